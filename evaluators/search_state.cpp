@@ -1,0 +1,204 @@
+#include "evaluators/search_state.h"
+
+#include <sstream>
+#include <stdexcept>
+
+namespace vmcap {
+
+SearchState::SearchState(const CapacityModel& model)
+    : model_(&model), R_(model.num_resources()), T_(model.num_targets()) {
+    const Problem& p = model.problem();
+    const std::size_t H = p.hosts.size();
+    nodes_.resize(H);
+    free_off_.resize(H);
+    b_off_.resize(H);
+    std::size_t fo = 0, bo = 0;
+    for (std::size_t h = 0; h < H; ++h) {
+        nodes_[h] = p.host_type_of(static_cast<int>(h)).num_nodes();
+        free_off_[h] = fo;
+        b_off_[h] = bo;
+        fo += static_cast<std::size_t>(nodes_[h]) * R_;
+        bo += static_cast<std::size_t>(nodes_[h]) * T_;
+    }
+    free_.assign(fo, 0);
+    b_.assign(bo, 0);
+    cap_.assign(H * T_, 0);
+    total_.assign(T_, 0);
+    vm_host_.resize(p.vms.size());
+    vm_pnuma_.resize(p.vms.size());
+    for (std::size_t v = 0; v < p.vms.size(); ++v) {
+        vm_host_[v] = p.vms[v].host;
+        vm_pnuma_[v] = p.vms[v].pnuma;
+    }
+    migrated_pos_.assign(p.vms.size(), -1);
+    rebuild();
+}
+
+NodeMask SearchState::mask_of(int vm) const {
+    const int k = problem().flavors[problem().vms[vm].flavor].num_vnuma();
+    unsigned m = 0;
+    for (int v = 0; v < k; ++v) m |= 1U << vm_pnuma_[vm][v];
+    return static_cast<NodeMask>(m);
+}
+
+bool SearchState::differs_from_origin(int vm, int host, NodeMask mask) const {
+    const Vm& orig = problem().vms[vm];
+    if (orig.host != host) return true;
+    const int k = problem().flavors[orig.flavor].num_vnuma();
+    unsigned m = 0;
+    for (int v = 0; v < k; ++v) m |= 1U << orig.pnuma[v];
+    return m != mask;
+}
+
+void SearchState::rebuild() {
+    const Problem& p = problem();
+    for (std::size_t h = 0; h < p.hosts.size(); ++h) {
+        const HostType& ht = p.host_type_of(static_cast<int>(h));
+        std::copy(ht.node_capacity.begin(), ht.node_capacity.end(), free_.begin() + static_cast<std::ptrdiff_t>(free_off_[h]));
+    }
+    for (std::size_t v = 0; v < p.vms.size(); ++v) {
+        const Flavor& fl = p.flavors[p.vms[v].flavor];
+        Amount* f = free_.data() + free_off_[vm_host_[v]];
+        for (int i = 0; i < fl.num_vnuma(); ++i)
+            for (int r = 0; r < R_; ++r) f[vm_pnuma_[v][i] * R_ + r] -= fl.node_demand[r];
+    }
+    std::fill(total_.begin(), total_.end(), 0);
+    for (std::size_t h = 0; h < p.hosts.size(); ++h) {
+        for (int j = 0; j < T_; ++j) cap_[h * T_ + j] = 0;
+        refresh_host(static_cast<int>(h), (1 << nodes_[h]) - 1);
+    }
+    migrated_.clear();
+    std::fill(migrated_pos_.begin(), migrated_pos_.end(), -1);
+    migrated_ram_ = 0;
+    for (std::size_t v = 0; v < p.vms.size(); ++v) {
+        unsigned m = 0;
+        for (int i = 0; i < p.flavors[p.vms[v].flavor].num_vnuma(); ++i) m |= 1U << vm_pnuma_[v][i];
+        if (differs_from_origin(static_cast<int>(v), vm_host_[v], static_cast<NodeMask>(m))) set_migrated(static_cast<int>(v), true);
+    }
+}
+
+// Recomputes b for the nodes in `nodes_mask` and the VMCAP of every target on `host`, keeping
+// total_ in step. Only touched nodes need new b entries: b depends on the node's free amounts only.
+void SearchState::refresh_host(int host, int nodes_mask) {
+    const int n = nodes_[host];
+    const Amount* f = free_.data() + free_off_[host];
+    const int type = problem().hosts[host].type;
+    for (int j = 0; j < T_; ++j) {
+        const int fl = model_->target_flavor(j);
+        Count* b = b_.data() + b_off_[host] + static_cast<std::size_t>(j) * n;
+        for (int i = 0; i < n; ++i)
+            if ((nodes_mask >> i) & 1) b[i] = model_->node_slots(fl, f + i * R_);
+        const Count c = model_->evaluator(type, fl)(b);
+        Count& cached = cap_[static_cast<std::size_t>(host) * T_ + j];
+        total_[j] += c - cached;
+        cached = c;
+    }
+}
+
+void SearchState::set_migrated(int vm, bool migrated) {
+    const bool was = migrated_pos_[vm] >= 0;
+    if (was == migrated) return;
+    const Amount ram = problem().flavors[problem().vms[vm].flavor].demand[kRamMib];
+    if (migrated) {
+        migrated_pos_[vm] = static_cast<int>(migrated_.size());
+        migrated_.push_back(vm);
+        migrated_ram_ += ram;
+    } else {
+        const int pos = migrated_pos_[vm];
+        const int last = migrated_.back();
+        migrated_[pos] = last;
+        migrated_pos_[last] = pos;
+        migrated_.pop_back();
+        migrated_pos_[vm] = -1;
+        migrated_ram_ -= ram;
+    }
+}
+
+void SearchState::move(int vm, int host, const Embedding& emb) {
+    const Problem& p = problem();
+    const Flavor& fl = p.flavors[p.vms[vm].flavor];
+    const int k = fl.num_vnuma();
+    const int src = vm_host_[vm];
+    Amount* fs = free_.data() + free_off_[src];
+    unsigned src_mask = 0;
+    for (int i = 0; i < k; ++i) {
+        const int node = vm_pnuma_[vm][i];
+        src_mask |= 1U << node;
+        for (int r = 0; r < R_; ++r) fs[node * R_ + r] += fl.node_demand[r];
+    }
+    Amount* fd = free_.data() + free_off_[host];
+    for (int i = 0; i < k; ++i)
+        for (int r = 0; r < R_; ++r) fd[emb.map[i] * R_ + r] -= fl.node_demand[r];
+    if (src == host) {
+        refresh_host(src, static_cast<int>(src_mask | emb.mask));
+    } else {
+        refresh_host(src, static_cast<int>(src_mask));
+        refresh_host(host, emb.mask);
+    }
+    vm_host_[vm] = host;
+    for (int i = 0; i < k; ++i) vm_pnuma_[vm][i] = emb.map[i];
+    set_migrated(vm, differs_from_origin(vm, host, emb.mask));
+}
+
+std::vector<Placement> SearchState::migrated_placements() const {
+    std::vector<Placement> out;
+    out.reserve(migrated_.size());
+    for (int vm : migrated_) out.push_back(Placement{vm, vm_host_[vm], vm_pnuma_[vm]});
+    return out;
+}
+
+void SearchState::set_placements(const std::vector<Placement>& placements) {
+    const Problem& p = problem();
+    for (std::size_t v = 0; v < p.vms.size(); ++v) {
+        vm_host_[v] = p.vms[v].host;
+        vm_pnuma_[v] = p.vms[v].pnuma;
+    }
+    for (const Placement& pl : placements) {
+        vm_host_[pl.vm] = pl.host;
+        vm_pnuma_[pl.vm] = pl.pnuma;
+    }
+    rebuild();
+    for (std::size_t i = 0; i < free_.size(); ++i)
+        if (free_[i] < 0) throw std::logic_error("set_placements: the placement overloads a pNUMA node");
+}
+
+void SearchState::check_consistency() const {
+    SearchState fresh(*model_);
+    // Same placement, aggregates from scratch.
+    fresh.vm_host_ = vm_host_;
+    fresh.vm_pnuma_ = vm_pnuma_;
+    fresh.rebuild();
+    const Problem& p = problem();
+    auto fail = [](const std::string& what) { throw std::logic_error("incremental state differs from full recomputation: " + what); };
+    for (std::size_t h = 0; h < p.hosts.size(); ++h) {
+        for (int i = 0; i < nodes_[h] * R_; ++i) {
+            if (free_[free_off_[h] + i] != fresh.free_[free_off_[h] + i]) {
+                std::ostringstream s;
+                s << "host " << p.hosts[h].id << " pNUMA node " << (i / R_ + 1) << " free " << p.resources[i % R_] << ": cached "
+                  << free_[free_off_[h] + i] << ", recomputed " << fresh.free_[free_off_[h] + i];
+                fail(s.str());
+            }
+            if (free_[free_off_[h] + i] < 0) fail("host " + p.hosts[h].id + " has a pNUMA node over capacity");
+        }
+        for (int j = 0; j < T_; ++j) {
+            for (int i = 0; i < nodes_[h]; ++i)
+                if (slots_of(static_cast<int>(h), j)[i] != fresh.slots_of(static_cast<int>(h), j)[i])
+                    fail("host " + p.hosts[h].id + " b of flavor " + p.flavors[model_->target_flavor(j)].name);
+            if (capacity(static_cast<int>(h), j) != fresh.capacity(static_cast<int>(h), j)) {
+                std::ostringstream s;
+                s << "host " << p.hosts[h].id << " VMCAP of flavor " << p.flavors[model_->target_flavor(j)].name << ": cached "
+                  << capacity(static_cast<int>(h), j) << ", recomputed " << fresh.capacity(static_cast<int>(h), j);
+                fail(s.str());
+            }
+        }
+    }
+    for (int j = 0; j < T_; ++j)
+        if (total_[j] != fresh.total_[j])
+            fail("cluster total of flavor " + p.flavors[model_->target_flavor(j)].name + ": cached " + std::to_string(total_[j]) +
+                 ", recomputed " + std::to_string(fresh.total_[j]));
+    if (migrations() != fresh.migrations() || migrated_ram_ != fresh.migrated_ram_)
+        fail("migration count or migrated RAM: cached " + std::to_string(migrations()) + "/" + std::to_string(migrated_ram_) +
+             ", recomputed " + std::to_string(fresh.migrations()) + "/" + std::to_string(fresh.migrated_ram_));
+}
+
+}  // namespace vmcap

@@ -1,0 +1,105 @@
+#pragma once
+/**
+ * @file search_state.h
+ * Mutable search state: the placement of every VM plus per-host cached aggregates (free amount of
+ * every pNUMA node, capacity vector b of every target flavor, VMCAP of every target flavor) and
+ * per-flavor cluster totals, updated incrementally on apply. Owned by one worker; copyable (a copy
+ * is how workers exchange elite states). Not thread-safe for concurrent mutation.
+ *
+ * Migration accounting: a VM counts as migrated when its (host, pNUMA nodes) differs from the
+ * snapshot; moving it back gives its migration and RAM back. This is what the migration budget
+ * (Constraints) limits.
+ */
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "evaluators/capacity_model.h"
+
+namespace vmcap {
+
+/** Where one VM runs: host index and pNUMA node (0-based) of each vNUMA node. */
+struct Placement {
+    int vm = -1;
+    int host = -1;
+    std::array<std::uint8_t, kMaxVNuma> pnuma{};
+};
+
+class SearchState {
+public:
+    /** State of the snapshot as loaded. O(VMs + hosts x targets x VMCAP). */
+    explicit SearchState(const CapacityModel& model);
+
+    const CapacityModel& model() const { return *model_; }
+    const Problem& problem() const { return model_->problem(); }
+
+    int host_of(int vm) const { return vm_host_[vm]; }
+    const std::uint8_t* pnuma_of(int vm) const { return vm_pnuma_[vm].data(); }
+    /** Node mask of a VM's current placement. */
+    NodeMask mask_of(int vm) const;
+
+    /** Free amounts of host h: [node * R + r]. */
+    const Amount* free_of(int host) const { return free_.data() + free_off_[host]; }
+    /** Capacity vector b of target j on host h (host's node count entries). */
+    const Count* slots_of(int host, int j) const { return b_.data() + b_off_[host] + j * nodes_[host]; }
+    /** VMCAP of target j on host h. */
+    Count capacity(int host, int j) const { return cap_[static_cast<std::size_t>(host) * T_ + j]; }
+    /** Cluster capacity of target j (sum over hosts). */
+    Count total(int j) const { return total_[j]; }
+    const std::vector<Count>& totals() const { return total_; }
+    /** Weighted objective sum_j w_j * total_j. */
+    double objective() const { return model_->weighted(total_.data()); }
+
+    std::int64_t migrations() const { return static_cast<std::int64_t>(migrated_.size()); }
+    Amount migrated_ram_mib() const { return migrated_ram_; }
+    bool is_migrated(int vm) const { return migrated_pos_[vm] >= 0; }
+    /** VMs whose placement differs from the snapshot, in an order that depends on history. */
+    const std::vector<int>& migrated_vms() const { return migrated_; }
+    /** Would placing `vm` on (host, mask) count as a migration? */
+    bool differs_from_origin(int vm, int host, NodeMask mask) const;
+
+    /**
+     * Moves `vm` to (host, embedding of its flavor there), updating every cached aggregate of the
+     * (at most two) touched hosts. Precondition: the destination nodes have room (checked only
+     * by check_consistency()). O(targets x (k x R + VMCAP)) per touched host.
+     */
+    void move(int vm, int host, const Embedding& emb);
+
+    /** Current placement of every migrated VM (O(migrations)); restore with set_placements(). */
+    std::vector<Placement> migrated_placements() const;
+
+    /**
+     * Resets to the snapshot, then puts each listed VM at its listed placement and rebuilds every
+     * aggregate from scratch. O(VMs + hosts x targets x VMCAP). Throws std::logic_error if the
+     * result overloads a pNUMA node.
+     */
+    void set_placements(const std::vector<Placement>& placements);
+
+    /**
+     * Recomputes every aggregate from the VM placement alone and compares it with the cached
+     * one; throws std::logic_error describing the first difference (host, node, flavor, values).
+     * O(VMs + hosts x targets x VMCAP). The runtime --check mode and the tests call it.
+     */
+    void check_consistency() const;
+
+private:
+    void rebuild();
+    void refresh_host(int host, int first_node_mask);
+    void set_migrated(int vm, bool migrated);
+
+    const CapacityModel* model_;
+    int R_ = 0, T_ = 0;
+    std::vector<int> vm_host_;
+    std::vector<std::array<std::uint8_t, kMaxVNuma>> vm_pnuma_;
+    std::vector<int> nodes_;          ///< pNUMA node count per host
+    std::vector<std::size_t> free_off_, b_off_;
+    std::vector<Amount> free_;        ///< [free_off_[h] + node * R + r]
+    std::vector<Count> b_;            ///< [b_off_[h] + j * nodes + node]
+    std::vector<Count> cap_;          ///< [h * T + j]
+    std::vector<Count> total_;        ///< [j]
+    std::vector<int> migrated_;       ///< migrated VMs
+    std::vector<int> migrated_pos_;   ///< index in migrated_ or -1
+    Amount migrated_ram_ = 0;
+};
+
+}  // namespace vmcap

@@ -1,0 +1,117 @@
+#pragma once
+/**
+ * @file problem.h
+ * Immutable problem data: resources, host types, hosts, flavors, VMs and migration constraints,
+ * exactly as loaded from a cluster snapshot (docs/format.md). Built once, then shared by
+ * `const&` across threads; nothing here changes during a search.
+ *
+ * Units: every capacity and demand is an integer in the unit its resource names (vCPU, MiB of
+ * RAM, ...), so `before + delta == after` holds exactly.
+ */
+#include <array>
+#include <cstdint>
+#include <limits>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "instances/topology.h"
+
+namespace vmcap {
+
+/** Integer amount of one resource (vCPU, MiB, cache ways, ...). */
+using Amount = std::int64_t;
+
+/**
+ * Bad user input (snapshot, plan, trace or option). The message is one line and names the file
+ * and the JSON path or id at fault. The CLI maps it to exit code 2.
+ */
+struct InputError : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+/** Most resources a snapshot may declare (fixed-size buffers on the move-evaluation path). */
+inline constexpr int kMaxResources = 16;
+
+/** Index of the vCPU resource in Problem::resources (always first). */
+inline constexpr int kVcpu = 0;
+/** Index of the RAM resource (MiB) in Problem::resources (always second). */
+inline constexpr int kRamMib = 1;
+
+/** A server model: pNUMA topology and the capacity of each pNUMA node in each resource. */
+struct HostType {
+    std::string name;
+    Topology topology;
+    /** Capacity of pNUMA node i in resource r at [i * R + r], R = Problem::resources.size(). */
+    std::vector<Amount> node_capacity;
+
+    int num_nodes() const { return topology.size(); }
+};
+
+/** A VM size: total demand per resource, split evenly over the vNUMA nodes of `vnuma`. */
+struct Flavor {
+    std::string name;
+    std::vector<Amount> demand;       ///< total demand per resource (size R)
+    std::vector<Amount> node_demand;  ///< demand of one vNUMA node = demand / k (exact; checked on load)
+    Topology vnuma;                   ///< vNUMA graph: K1, K2, K3, C4, K4 (or another connected graph)
+    double weight = 0.0;              ///< >= 0; flavors with weight > 0 are capacity targets
+
+    int num_vnuma() const { return vnuma.size(); }
+    bool is_target() const { return weight > 0.0; }
+};
+
+/** A server: its host type and its place in the network (rack = ToR, pod = aggregation). */
+struct Host {
+    std::string id;
+    int type = 0;  ///< index into Problem::host_types
+    std::string rack;
+    std::string pod;
+};
+
+/** A running VM and its current placement. */
+struct Vm {
+    std::string id;
+    int flavor = 0;  ///< index into Problem::flavors
+    int host = 0;    ///< index into Problem::hosts
+    /** pNUMA node (0-based) of each vNUMA node; entries past the flavor's vNUMA count are 0. */
+    std::array<std::uint8_t, kMaxVNuma> pnuma{};
+    bool migratable = true;
+};
+
+/** Migration budget of a plan. */
+struct Constraints {
+    /** Maximum number of live migrations (plan steps). */
+    std::int64_t max_migrations = std::numeric_limits<std::int64_t>::max();
+    /** Maximum RAM moved by live migration, summed over plan steps, in MiB. */
+    Amount max_migrated_ram_mib = std::numeric_limits<Amount>::max();
+};
+
+/**
+ * A whole cluster snapshot. Invariants after load_snapshot(): indices are in range, ids are
+ * unique, every VM's mapping is valid on its host, and no pNUMA node is over capacity.
+ */
+struct Problem {
+    std::vector<std::string> resources;  ///< resources[0] == "vcpu", resources[1] == "ram_mib"
+    std::vector<HostType> host_types;
+    std::vector<Host> hosts;
+    std::vector<Flavor> flavors;
+    std::vector<Vm> vms;
+    Constraints constraints;
+    /** Free-form provenance (trace, seed, time, licence/attribution); copied to outputs. */
+    std::string source;
+
+    int num_resources() const { return static_cast<int>(resources.size()); }
+    const HostType& host_type_of(int host) const { return host_types[hosts[host].type]; }
+};
+
+/**
+ * Checks the invariants listed on Problem. Throws InputError naming `file` and the JSON path
+ * (e.g. "cluster.json: vms[12] (id \"vm-12\"): pNUMA node 3 is over capacity in ram_mib").
+ * Also fills Flavor::node_demand. O(VMs * k^2 + hosts * nodes * R).
+ */
+void finalize_problem(Problem& problem, const std::string& file);
+
+/** Used amount of every pNUMA node of every host, recomputed from the VMs: [host][node * R + r]. */
+std::vector<std::vector<Amount>> compute_node_usage(const Problem& problem);
+
+}  // namespace vmcap

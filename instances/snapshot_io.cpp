@@ -1,0 +1,411 @@
+#include "instances/snapshot_io.h"
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <unordered_map>
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace vmcap {
+
+using nlohmann::json;
+
+std::string read_text_file(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw InputError(path + ": cannot open file for reading");
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    if (in.bad()) throw InputError(path + ": read error");
+    return ss.str();
+}
+
+void write_file_atomic(const std::string& path, const std::string& content) {
+    namespace fs = std::filesystem;
+    const fs::path target(path);
+    fs::path dir = target.parent_path();
+    if (dir.empty()) dir = ".";
+    std::string tmpl = (dir / ("." + target.filename().string() + ".tmpXXXXXX")).string();
+    int fd = mkstemp(tmpl.data());
+    if (fd < 0) throw std::runtime_error(path + ": cannot create a temporary file in " + dir.string());
+    std::size_t off = 0;
+    while (off < content.size()) {
+        ssize_t w = ::write(fd, content.data() + off, content.size() - off);
+        if (w <= 0) {
+            ::close(fd);
+            ::unlink(tmpl.c_str());
+            throw std::runtime_error(path + ": write failed");
+        }
+        off += static_cast<std::size_t>(w);
+    }
+    if (::fsync(fd) != 0 || ::close(fd) != 0) {
+        ::unlink(tmpl.c_str());
+        throw std::runtime_error(path + ": write failed");
+    }
+    ::chmod(tmpl.c_str(), 0644);
+    if (std::rename(tmpl.c_str(), path.c_str()) != 0) {
+        ::unlink(tmpl.c_str());
+        throw std::runtime_error(path + ": cannot rename temporary file into place");
+    }
+}
+
+namespace {
+
+/** Parse context: the file name and a JSON path for messages. */
+struct Ctx {
+    const std::string& file;
+    [[noreturn]] void fail(const std::string& path, const std::string& what) const {
+        throw InputError(file + ": " + path + ": " + what);
+    }
+};
+
+const json& need(const Ctx& c, const json& obj, const std::string& path, const char* key) {
+    auto it = obj.find(key);
+    if (it == obj.end()) c.fail(path, std::string("missing required key \"") + key + "\"");
+    return *it;
+}
+
+void only_keys(const Ctx& c, const json& obj, const std::string& path, std::initializer_list<const char*> allowed,
+               const std::set<std::string>& extra = {}) {
+    if (!obj.is_object()) c.fail(path, "expected an object");
+    for (auto it = obj.begin(); it != obj.end(); ++it) {
+        bool ok = extra.count(it.key()) > 0;
+        for (const char* a : allowed) ok = ok || it.key() == a;
+        if (!ok) c.fail(path, "unknown key \"" + it.key() + "\"");
+    }
+}
+
+std::string get_string(const Ctx& c, const json& v, const std::string& path) {
+    if (!v.is_string()) c.fail(path, "expected a string");
+    std::string s = v.get<std::string>();
+    if (s.empty()) c.fail(path, "must not be empty");
+    return s;
+}
+
+std::int64_t get_int(const Ctx& c, const json& v, const std::string& path, std::int64_t lo = 0) {
+    if (!v.is_number_integer()) c.fail(path, "expected an integer");
+    std::int64_t x = v.get<std::int64_t>();
+    if (x < lo) c.fail(path, "must be >= " + std::to_string(lo));
+    return x;
+}
+
+double get_number(const Ctx& c, const json& v, const std::string& path) {
+    if (!v.is_number()) c.fail(path, "expected a number");
+    double x = v.get<double>();
+    if (!std::isfinite(x) || x < 0) c.fail(path, "must be a finite number >= 0");
+    return x;
+}
+
+const json& get_array(const Ctx& c, const json& obj, const std::string& path, const char* key) {
+    const json& a = need(c, obj, path, key);
+    if (!a.is_array()) c.fail(path.empty() ? key : path + "." + key, "expected an array");
+    return a;
+}
+
+std::string join(const std::string& path, const std::string& key) { return path.empty() ? key : path + "." + key; }
+
+Topology parse_topology_value(const Ctx& c, const json& v, const std::string& path) {
+    if (v.is_string()) {
+        try {
+            return parse_topology(v.get<std::string>());
+        } catch (const std::invalid_argument& e) {
+            c.fail(path, e.what());
+        }
+    }
+    if (!v.is_object()) c.fail(path, "expected a topology name or {\"nodes\": n, \"edges\": [[a,b],...]}");
+    only_keys(c, v, path, {"nodes", "edges"});
+    const int n = static_cast<int>(get_int(c, need(c, v, path, "nodes"), join(path, "nodes"), 1));
+    std::vector<std::pair<int, int>> edges;
+    const json& e = get_array(c, v, path, "edges");
+    for (std::size_t i = 0; i < e.size(); ++i) {
+        const std::string ep = join(path, "edges") + "[" + std::to_string(i) + "]";
+        if (!e[i].is_array() || e[i].size() != 2) c.fail(ep, "expected a pair [a, b] of 1-based node numbers");
+        edges.emplace_back(static_cast<int>(get_int(c, e[i][0], ep + "[0]", 1)), static_cast<int>(get_int(c, e[i][1], ep + "[1]", 1)));
+    }
+    try {
+        return topology_from_edges(n, edges);
+    } catch (const std::invalid_argument& ex) {
+        c.fail(path, ex.what());
+    }
+}
+
+nlohmann::ordered_json topology_to_json(const Topology& t) {
+    using oj = nlohmann::ordered_json;
+    if (t.kind != TopologyKind::Explicit) return t.name;
+    oj edges = oj::array();
+    for (auto [a, b] : t.graph.edges()) edges.push_back({a + 1, b + 1});
+    oj o;
+    o["nodes"] = t.graph.n;
+    o["edges"] = edges;
+    return o;
+}
+
+std::vector<Amount> parse_amounts(const Ctx& c, const json& obj, const std::string& path,
+                                  const std::vector<std::string>& resources, bool all_required) {
+    std::vector<Amount> out(resources.size(), 0);
+    for (std::size_t r = 0; r < resources.size(); ++r) {
+        auto it = obj.find(resources[r]);
+        if (it == obj.end()) {
+            if (all_required || r < 2) c.fail(path, "missing required key \"" + resources[r] + "\"");
+            continue;
+        }
+        out[r] = get_int(c, *it, join(path, resources[r]), 0);
+    }
+    return out;
+}
+
+}  // namespace
+
+Problem parse_snapshot(const json& doc, const std::string& file) {
+    const Ctx c{file};
+    Problem p;
+    only_keys(c, doc, "(root)", {"format", "source", "resources", "host_types", "hosts", "flavors", "vms", "constraints"});
+    if (auto it = doc.find("format"); it != doc.end()) {
+        if (!it->is_string() || it->get<std::string>() != kSnapshotFormat)
+            c.fail("format", std::string("expected \"") + kSnapshotFormat + "\"");
+    }
+    if (auto it = doc.find("source"); it != doc.end()) {
+        if (!it->is_string()) c.fail("source", "expected a string");
+        p.source = it->get<std::string>();
+    }
+    p.resources = {"vcpu", "ram_mib"};
+    if (auto it = doc.find("resources"); it != doc.end()) {
+        if (!it->is_array()) c.fail("resources", "expected an array of resource names");
+        p.resources.clear();
+        for (std::size_t r = 0; r < it->size(); ++r) p.resources.push_back(get_string(c, (*it)[r], "resources[" + std::to_string(r) + "]"));
+    }
+    const int R = p.num_resources();
+    if (R < 2 || p.resources[kVcpu] != "vcpu" || p.resources[kRamMib] != "ram_mib")
+        c.fail("resources", "must start with \"vcpu\", \"ram_mib\"");
+    const std::set<std::string> resource_keys(p.resources.begin(), p.resources.end());
+
+    std::unordered_map<std::string, int> type_index, host_index, flavor_index;
+    const json& hts = get_array(c, doc, "", "host_types");
+    for (std::size_t t = 0; t < hts.size(); ++t) {
+        const std::string path = "host_types[" + std::to_string(t) + "]";
+        const json& o = hts[t];
+        only_keys(c, o, path, {"name", "topology", "node_capacity"});
+        HostType ht;
+        ht.name = get_string(c, need(c, o, path, "name"), join(path, "name"));
+        ht.topology = parse_topology_value(c, need(c, o, path, "topology"), join(path, "topology"));
+        const json& cap = need(c, o, path, "node_capacity");
+        const std::string cp = join(path, "node_capacity");
+        if (cap.is_object()) {
+            only_keys(c, cap, cp, {}, resource_keys);
+            auto one = parse_amounts(c, cap, cp, p.resources, true);
+            for (int i = 0; i < ht.num_nodes(); ++i) ht.node_capacity.insert(ht.node_capacity.end(), one.begin(), one.end());
+        } else if (cap.is_array()) {
+            if (static_cast<int>(cap.size()) != ht.num_nodes())
+                c.fail(cp, "has " + std::to_string(cap.size()) + " entries; the topology has " + std::to_string(ht.num_nodes()) + " pNUMA nodes");
+            for (std::size_t i = 0; i < cap.size(); ++i) {
+                const std::string ip = cp + "[" + std::to_string(i) + "]";
+                only_keys(c, cap[i], ip, {}, resource_keys);
+                auto one = parse_amounts(c, cap[i], ip, p.resources, true);
+                ht.node_capacity.insert(ht.node_capacity.end(), one.begin(), one.end());
+            }
+        } else {
+            c.fail(cp, "expected an object (same capacity on every pNUMA node) or an array with one object per pNUMA node");
+        }
+        if (!type_index.emplace(ht.name, static_cast<int>(t)).second) c.fail(join(path, "name"), "duplicate host type \"" + ht.name + "\"");
+        p.host_types.push_back(std::move(ht));
+    }
+
+    const json& hs = get_array(c, doc, "", "hosts");
+    p.hosts.reserve(hs.size());
+    for (std::size_t h = 0; h < hs.size(); ++h) {
+        const std::string path = "hosts[" + std::to_string(h) + "]";
+        const json& o = hs[h];
+        only_keys(c, o, path, {"id", "type", "rack", "pod"});
+        Host host;
+        host.id = get_string(c, need(c, o, path, "id"), join(path, "id"));
+        const std::string tn = get_string(c, need(c, o, path, "type"), join(path, "type"));
+        auto it = type_index.find(tn);
+        if (it == type_index.end()) c.fail(join(path, "type"), "unknown host type \"" + tn + "\"");
+        host.type = it->second;
+        if (o.contains("rack")) host.rack = get_string(c, o["rack"], join(path, "rack"));
+        if (o.contains("pod")) host.pod = get_string(c, o["pod"], join(path, "pod"));
+        if (!host_index.emplace(host.id, static_cast<int>(h)).second) c.fail(join(path, "id"), "duplicate host id \"" + host.id + "\"");
+        p.hosts.push_back(std::move(host));
+    }
+
+    const json& fs = get_array(c, doc, "", "flavors");
+    for (std::size_t f = 0; f < fs.size(); ++f) {
+        const std::string path = "flavors[" + std::to_string(f) + "]";
+        const json& o = fs[f];
+        only_keys(c, o, path, {"name", "vnuma", "weight"}, resource_keys);
+        Flavor fl;
+        fl.name = get_string(c, need(c, o, path, "name"), join(path, "name"));
+        fl.demand = parse_amounts(c, o, path, p.resources, false);
+        fl.vnuma = o.contains("vnuma") ? parse_topology_value(c, o["vnuma"], join(path, "vnuma")) : parse_topology("K1");
+        fl.weight = o.contains("weight") ? get_number(c, o["weight"], join(path, "weight")) : 0.0;
+        if (!flavor_index.emplace(fl.name, static_cast<int>(f)).second) c.fail(join(path, "name"), "duplicate flavor \"" + fl.name + "\"");
+        p.flavors.push_back(std::move(fl));
+    }
+
+    const json& vs = get_array(c, doc, "", "vms");
+    p.vms.reserve(vs.size());
+    std::unordered_map<std::string, int> vm_index;
+    vm_index.reserve(vs.size());
+    for (std::size_t i = 0; i < vs.size(); ++i) {
+        const std::string path = "vms[" + std::to_string(i) + "]";
+        const json& o = vs[i];
+        only_keys(c, o, path, {"id", "flavor", "host", "pnuma", "migratable"});
+        Vm vm;
+        vm.id = get_string(c, need(c, o, path, "id"), join(path, "id"));
+        const std::string where = path + " (id \"" + vm.id + "\")";
+        const std::string fn = get_string(c, need(c, o, path, "flavor"), join(path, "flavor"));
+        auto fi = flavor_index.find(fn);
+        if (fi == flavor_index.end()) c.fail(where + ".flavor", "unknown flavor \"" + fn + "\"");
+        vm.flavor = fi->second;
+        const std::string hn = get_string(c, need(c, o, path, "host"), join(path, "host"));
+        auto hi = host_index.find(hn);
+        if (hi == host_index.end()) c.fail(where + ".host", "unknown host \"" + hn + "\"");
+        vm.host = hi->second;
+        const json& pn = need(c, o, path, "pnuma");
+        const int k = p.flavors[vm.flavor].num_vnuma();
+        if (!pn.is_array() || static_cast<int>(pn.size()) != k)
+            c.fail(where + ".pnuma", "expected an array of " + std::to_string(k) + " pNUMA node numbers (1-based), one per vNUMA node of flavor \"" + fn + "\"");
+        const int nodes = p.host_type_of(vm.host).num_nodes();
+        for (int v = 0; v < k; ++v) {
+            const std::int64_t x = get_int(c, pn[v], where + ".pnuma[" + std::to_string(v) + "]", 1);
+            if (x > nodes)
+                c.fail(where + ".pnuma[" + std::to_string(v) + "]", "pNUMA node " + std::to_string(x) + " does not exist on host \"" + hn +
+                                                                   "\" (1.." + std::to_string(nodes) + ")");
+            vm.pnuma[v] = static_cast<std::uint8_t>(x - 1);
+        }
+        if (o.contains("migratable")) {
+            if (!o["migratable"].is_boolean()) c.fail(where + ".migratable", "expected true or false");
+            vm.migratable = o["migratable"].get<bool>();
+        }
+        if (!vm_index.emplace(vm.id, static_cast<int>(i)).second) c.fail(join(path, "id"), "duplicate VM id \"" + vm.id + "\"");
+        p.vms.push_back(std::move(vm));
+    }
+
+    if (auto it = doc.find("constraints"); it != doc.end()) {
+        only_keys(c, *it, "constraints", {"max_migrations", "max_migrated_ram_gib"});
+        if (it->contains("max_migrations")) p.constraints.max_migrations = get_int(c, (*it)["max_migrations"], "constraints.max_migrations", 0);
+        if (it->contains("max_migrated_ram_gib"))
+            p.constraints.max_migrated_ram_mib =
+                static_cast<Amount>(std::floor(get_number(c, (*it)["max_migrated_ram_gib"], "constraints.max_migrated_ram_gib") * 1024.0 + 1e-9));
+    }
+    finalize_problem(p, file);
+    return p;
+}
+
+Problem load_snapshot(const std::string& path) {
+    const std::string text = read_text_file(path);
+    json doc;
+    try {
+        doc = json::parse(text);
+    } catch (const json::parse_error& e) {
+        std::string what = e.what();
+        throw InputError(path + ": invalid JSON (" + what.substr(what.find(']') + 2) + ")");
+    }
+    return parse_snapshot(doc, path);
+}
+
+nlohmann::ordered_json snapshot_to_json(const Problem& p) {
+    using oj = nlohmann::ordered_json;
+    const int R = p.num_resources();
+    oj doc;
+    doc["format"] = kSnapshotFormat;
+    if (!p.source.empty()) doc["source"] = p.source;
+    doc["resources"] = p.resources;
+    oj hts = oj::array();
+    for (const auto& ht : p.host_types) {
+        oj o;
+        o["name"] = ht.name;
+        o["topology"] = topology_to_json(ht.topology);
+        bool uniform = true;
+        for (int i = 1; i < ht.num_nodes(); ++i)
+            for (int r = 0; r < R; ++r) uniform = uniform && ht.node_capacity[i * R + r] == ht.node_capacity[r];
+        auto node = [&](int i) {
+            oj cap;
+            for (int r = 0; r < R; ++r) cap[p.resources[r]] = ht.node_capacity[i * R + r];
+            return cap;
+        };
+        if (uniform) {
+            o["node_capacity"] = node(0);
+        } else {
+            oj arr = oj::array();
+            for (int i = 0; i < ht.num_nodes(); ++i) arr.push_back(node(i));
+            o["node_capacity"] = arr;
+        }
+        hts.push_back(o);
+    }
+    doc["host_types"] = hts;
+    oj hs = oj::array();
+    for (const auto& h : p.hosts) {
+        oj o;
+        o["id"] = h.id;
+        o["type"] = p.host_types[h.type].name;
+        if (!h.rack.empty()) o["rack"] = h.rack;
+        if (!h.pod.empty()) o["pod"] = h.pod;
+        hs.push_back(o);
+    }
+    doc["hosts"] = hs;
+    oj fs = oj::array();
+    for (const auto& f : p.flavors) {
+        oj o;
+        o["name"] = f.name;
+        for (int r = 0; r < R; ++r)
+            if (r < 2 || f.demand[r] != 0) o[p.resources[r]] = f.demand[r];
+        o["vnuma"] = topology_to_json(f.vnuma);
+        o["weight"] = f.weight;
+        fs.push_back(o);
+    }
+    doc["flavors"] = fs;
+    oj vs = oj::array();
+    for (const auto& vm : p.vms) {
+        oj o;
+        o["id"] = vm.id;
+        o["flavor"] = p.flavors[vm.flavor].name;
+        o["host"] = p.hosts[vm.host].id;
+        oj pn = oj::array();
+        for (int v = 0; v < p.flavors[vm.flavor].num_vnuma(); ++v) pn.push_back(vm.pnuma[v] + 1);
+        o["pnuma"] = pn;
+        if (!vm.migratable) o["migratable"] = false;
+        vs.push_back(o);
+    }
+    doc["vms"] = vs;
+    oj cons = oj::object();
+    if (p.constraints.max_migrations != std::numeric_limits<std::int64_t>::max()) cons["max_migrations"] = p.constraints.max_migrations;
+    if (p.constraints.max_migrated_ram_mib != std::numeric_limits<Amount>::max())
+        cons["max_migrated_ram_gib"] = static_cast<double>(p.constraints.max_migrated_ram_mib) / 1024.0;
+    doc["constraints"] = cons;
+    return doc;
+}
+
+}  // namespace vmcap
+
+namespace vmcap {
+
+std::string format_json_lines(const nlohmann::ordered_json& doc) {
+    if (!doc.is_object()) return doc.dump(1) + "\n";
+    std::string out = "{\n";
+    bool first = true;
+    for (auto it = doc.begin(); it != doc.end(); ++it) {
+        if (!first) out += ",\n";
+        first = false;
+        out += " " + nlohmann::ordered_json(it.key()).dump() + ": ";
+        if (it->is_array() && !it->empty() && (it->front().is_object() || it->front().is_array())) {
+            out += "[\n";
+            for (std::size_t i = 0; i < it->size(); ++i) {
+                out += "  " + (*it)[i].dump();
+                out += (i + 1 < it->size()) ? ",\n" : "\n";
+            }
+            out += " ]";
+        } else {
+            out += it->dump();
+        }
+    }
+    out += "\n}\n";
+    return out;
+}
+
+}  // namespace vmcap

@@ -1,0 +1,47 @@
+#pragma once
+/**
+ * @file snapshot_io.h
+ * Cluster snapshot JSON (format "vmcap-snapshot/1", documented in docs/format.md): read with full
+ * validation, write in canonical form. Node numbers are 1-based in JSON.
+ */
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "instances/problem.h"
+
+namespace vmcap {
+
+/** Format tag written to and accepted from the "format" key. */
+inline constexpr const char* kSnapshotFormat = "vmcap-snapshot/1";
+
+/**
+ * Reads and validates a snapshot file. Throws InputError with one line naming `path` and the JSON
+ * path or id at fault (unreadable file, malformed JSON, unknown key types, unknown host type /
+ * flavor / host, duplicate id, invalid mapping, pNUMA node over capacity, ...).
+ * O(size of the file).
+ */
+Problem load_snapshot(const std::string& path);
+
+/** As load_snapshot, from an already parsed document; `file` is used in messages only. */
+Problem parse_snapshot(const nlohmann::json& doc, const std::string& file);
+
+/** Canonical JSON of a problem (keys in document order); parse_snapshot(snapshot_to_json(p)) reproduces p. */
+nlohmann::ordered_json snapshot_to_json(const Problem& problem);
+
+/**
+ * Compact but readable text of a JSON document: top-level keys one per line, every element of a
+ * top-level array of objects on its own line (one host, flavor, VM or plan step per line).
+ */
+std::string format_json_lines(const nlohmann::ordered_json& doc);
+
+/** Reads a whole file; throws InputError naming the path if it cannot be read. */
+std::string read_text_file(const std::string& path);
+
+/**
+ * Writes `content` to `path` atomically: a temporary file in the same directory, flushed, then
+ * renamed over `path`. On failure nothing is left at `path` and std::runtime_error is thrown.
+ */
+void write_file_atomic(const std::string& path, const std::string& content);
+
+}  // namespace vmcap

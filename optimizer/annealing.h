@@ -1,0 +1,50 @@
+#pragma once
+/**
+ * @file annealing.h
+ * Parallel simulated annealing over migrate moves. Each worker owns a SearchState and an Rng
+ * seeded from (seed, worker id); workers run a fixed number of evaluations per round and meet at
+ * synchronisation points decided by counted work (not wall time), where the best state is shared
+ * in worker order. Hence the same snapshot, seed, thread count and evaluation budget give the same
+ * result. A run stopped by the time limit depends on machine speed (reported in stopped_by).
+ */
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "evaluators/search_state.h"
+
+namespace vmcap {
+
+/** One validated parameter set for a search. */
+struct SearchParams {
+    std::int64_t max_evaluations = 0;   ///< candidate-move evaluations, all workers; 0 = default_evaluations()
+    double time_limit_s = 60.0;         ///< wall-clock cap in seconds (checked every 1024 evaluations)
+    int threads = 1;                    ///< worker chains (oneTBB tasks)
+    std::uint64_t seed = 1;
+    std::int64_t check_every = 0;       ///< > 0: full recomputation check every N accepted moves
+    std::int64_t round_evaluations = 0; ///< evaluations per worker between synchronisations; 0 = auto
+    bool quiet = false;                 ///< no progress lines on stderr
+};
+
+/** Outcome of a search: the best state found, as the placements of its migrated VMs. */
+struct SearchResult {
+    std::vector<Placement> best;
+    double objective_before = 0.0;
+    double objective_best = 0.0;
+    std::int64_t evaluations = 0;   ///< candidate moves evaluated (all workers)
+    std::int64_t accepted = 0;      ///< moves applied
+    double seconds = 0.0;
+    std::string stopped_by;         ///< "evaluation budget" or "time limit"
+};
+
+/** Default evaluation budget for a snapshot: grows with the number of migratable VMs. */
+std::int64_t default_evaluations(const Problem& problem);
+
+/**
+ * Runs the annealing. Throws std::invalid_argument on bad params, std::logic_error if a --check
+ * recomputation differs from the incremental state; exceptions of worker threads reach the caller.
+ */
+SearchResult anneal(const CapacityModel& model, const SearchParams& params);
+
+}  // namespace vmcap

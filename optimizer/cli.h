@@ -1,0 +1,31 @@
+#pragma once
+/**
+ * @file cli.h
+ * Subcommands of the `vmcap` binary. Each takes its arguments after the subcommand name, parses
+ * them with Boost.Program_options, prints `--help` and returns 0, and returns 0 on success.
+ * Errors are thrown, never printed here: InputError or UsageError -> exit code 2, any other
+ * exception -> exit code 1 (main.cpp prints one line "vmcap <cmd>: <message>").
+ */
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace vmcap::cli {
+
+/** Wrong command-line usage (unknown option, missing value, bad combination). Exit code 2. */
+struct UsageError : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+using Args = std::vector<std::string>;
+
+int cmd_eval(const Args& args);
+int cmd_capacity(const Args& args);
+int cmd_plan(const Args& args);
+int cmd_validate(const Args& args);
+int cmd_snapshot(const Args& args);
+
+/** Path of the bundled example cluster (instances/examples/...), used when --cluster is absent. */
+std::string default_cluster_path();
+
+}  // namespace vmcap::cli

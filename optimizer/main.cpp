@@ -1,0 +1,59 @@
+// vmcap: cluster consolidation optimizer. Dispatches subcommands (optimizer/cli.h) and maps
+// errors to exit codes: 0 success, 2 bad input or usage, 1 internal failure (3: plan rejected by
+// `vmcap validate`).
+#include <boost/program_options/errors.hpp>
+#include <cstdio>
+#include <exception>
+#include <string>
+
+#include "instances/problem.h"
+#include "optimizer/cli.h"
+
+namespace {
+
+constexpr const char* kUsage =
+    "usage: vmcap <command> [options]   (vmcap <command> --help for its options)\n"
+    "\n"
+    "commands:\n"
+    "  plan       search live migrations that raise weighted capacity; write a migration plan\n"
+    "  validate   replay a plan on a snapshot and check every step\n"
+    "  capacity   per-flavor capacity (VMCAP) of a cluster snapshot\n"
+    "  eval       VMCAP of one host for one guest topology and capacity vector\n"
+    "  snapshot   build a cluster snapshot by replaying a real trace (Azure V1, Huawei-East-1)\n";
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    using namespace vmcap::cli;
+    if (argc < 2) {
+        std::fputs(kUsage, stderr);
+        return 2;
+    }
+    const std::string cmd = argv[1];
+    if (cmd == "--help" || cmd == "-h" || cmd == "help") {
+        std::fputs(kUsage, stdout);
+        return 0;
+    }
+    const Args args(argv + 2, argv + argc);
+    try {
+        if (cmd == "eval") return cmd_eval(args);
+        if (cmd == "capacity") return cmd_capacity(args);
+        if (cmd == "plan") return cmd_plan(args);
+        if (cmd == "validate") return cmd_validate(args);
+        if (cmd == "snapshot") return cmd_snapshot(args);
+        std::fprintf(stderr, "vmcap: unknown command '%s'\n%s", cmd.c_str(), kUsage);
+        return 2;
+    } catch (const vmcap::InputError& e) {
+        std::fprintf(stderr, "vmcap %s: %s\n", cmd.c_str(), e.what());
+        return 2;
+    } catch (const UsageError& e) {
+        std::fprintf(stderr, "vmcap %s: %s (see vmcap %s --help)\n", cmd.c_str(), e.what(), cmd.c_str());
+        return 2;
+    } catch (const boost::program_options::error& e) {
+        std::fprintf(stderr, "vmcap %s: %s (see vmcap %s --help)\n", cmd.c_str(), e.what(), cmd.c_str());
+        return 2;
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "vmcap %s: internal error: %s\n", cmd.c_str(), e.what());
+        return 1;
+    }
+}

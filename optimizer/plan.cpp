@@ -1,0 +1,205 @@
+#include "optimizer/plan.h"
+
+#include <algorithm>
+#include <limits>
+
+namespace vmcap {
+
+namespace {
+
+Embedding embedding_of(const std::array<std::uint8_t, kMaxVNuma>& pnuma, int k) {
+    Embedding e;
+    e.map = pnuma;
+    unsigned m = 0;
+    for (int i = 0; i < k; ++i) m |= 1U << pnuma[i];
+    e.mask = static_cast<NodeMask>(m);
+    return e;
+}
+
+/** Room for `vm` on (host, pnuma) in state s, counting the VM's own share as free if it is there. */
+bool fits(const SearchState& s, int vm, int host, const std::array<std::uint8_t, kMaxVNuma>& pnuma) {
+    const Problem& p = s.problem();
+    const Flavor& fl = p.flavors[p.vms[vm].flavor];
+    const int R = p.num_resources();
+    const Amount* f = s.free_of(host);
+    const bool same = s.host_of(vm) == host;
+    const std::uint8_t* cur = s.pnuma_of(vm);
+    for (int i = 0; i < fl.num_vnuma(); ++i) {
+        bool own = false;
+        for (int c = 0; c < fl.num_vnuma() && same; ++c) own = own || cur[c] == pnuma[i];
+        for (int r = 0; r < R; ++r)
+            if (f[pnuma[i] * R + r] + (own ? fl.node_demand[r] : 0) < fl.node_demand[r]) return false;
+    }
+    return true;
+}
+
+}  // namespace
+
+std::vector<Count> capacity_by_flavor(const CapacityModel& model, const std::vector<std::vector<Amount>>& usage) {
+    const Problem& p = model.problem();
+    std::vector<Count> out(p.flavors.size(), 0);
+    std::vector<Amount> free;
+    for (std::size_t h = 0; h < p.hosts.size(); ++h) {
+        const HostType& ht = p.host_type_of(static_cast<int>(h));
+        free.resize(ht.node_capacity.size());
+        for (std::size_t i = 0; i < free.size(); ++i) free[i] = ht.node_capacity[i] - usage[h][i];
+        for (std::size_t f = 0; f < p.flavors.size(); ++f)
+            out[f] += model.host_capacity(p.hosts[h].type, static_cast<int>(f), free.data());
+    }
+    return out;
+}
+
+Plan build_plan(const CapacityModel& model, const std::vector<Placement>& target) {
+    const Problem& p = model.problem();
+    Plan plan;
+    SearchState s(model);
+    plan.objective_before = s.objective();
+    plan.capacity_before = capacity_by_flavor(model, compute_node_usage(p));
+
+    std::vector<Placement> pending = target;
+    std::sort(pending.begin(), pending.end(), [](const Placement& a, const Placement& b) { return a.vm < b.vm; });
+    std::int64_t steps_left = p.constraints.max_migrations;
+    Amount ram_left = p.constraints.max_migrated_ram_mib;
+
+    auto execute = [&](int vm, int host, const std::array<std::uint8_t, kMaxVNuma>& pnuma, bool temporary) {
+        const Flavor& fl = p.flavors[p.vms[vm].flavor];
+        PlanStep st;
+        st.vm = vm;
+        st.from_host = s.host_of(vm);
+        std::copy_n(s.pnuma_of(vm), kMaxVNuma, st.from_pnuma.begin());
+        st.to_host = host;
+        st.to_pnuma = pnuma;
+        st.temporary = temporary;
+        s.move(vm, host, embedding_of(pnuma, fl.num_vnuma()));
+        st.objective_after = s.objective();
+        plan.steps.push_back(st);
+        --steps_left;
+        ram_left -= fl.demand[kRamMib];
+    };
+
+    while (!pending.empty()) {
+        bool progress = true;
+        while (progress) {
+            progress = false;
+            for (std::size_t i = 0; i < pending.size();) {
+                const Placement& pl = pending[i];
+                const Amount ram = p.flavors[p.vms[pl.vm].flavor].demand[kRamMib];
+                if (steps_left >= 1 && ram_left >= ram && fits(s, pl.vm, pl.host, pl.pnuma)) {
+                    execute(pl.vm, pl.host, pl.pnuma, false);
+                    pending.erase(pending.begin() + static_cast<std::ptrdiff_t>(i));
+                    progress = true;
+                } else {
+                    ++i;
+                }
+            }
+        }
+        if (pending.empty()) break;
+        // Deadlock: detour one blocked VM through another host if two more steps fit the budget
+        // beside the other pending ones.
+        bool broke = false;
+        for (const Placement& pl : pending) {
+            const Amount ram = p.flavors[p.vms[pl.vm].flavor].demand[kRamMib];
+            Amount pending_ram = 0;
+            for (const Placement& q : pending) pending_ram += p.flavors[p.vms[q.vm].flavor].demand[kRamMib];
+            if (steps_left < static_cast<std::int64_t>(pending.size()) + 1 || ram_left < pending_ram + ram) break;
+            // The first host (by index) with room: a detour's capacity cost is transient, and the
+            // best-prefix cut below removes any tail that does not pay off.
+            int best_host = -1;
+            std::array<std::uint8_t, kMaxVNuma> best_map{};
+            for (std::size_t h = 0; h < p.hosts.size() && best_host < 0; ++h) {
+                if (static_cast<int>(h) == s.host_of(pl.vm) || static_cast<int>(h) == pl.host) continue;
+                for (const Embedding& e : model.evaluator(p.hosts[h].type, p.vms[pl.vm].flavor).placements())
+                    if (fits(s, pl.vm, static_cast<int>(h), e.map)) {
+                        best_host = static_cast<int>(h);
+                        best_map = e.map;
+                        break;
+                    }
+            }
+            if (best_host < 0) continue;
+            execute(pl.vm, best_host, best_map, true);
+            broke = true;
+            break;
+        }
+        if (!broke) {
+            plan.dropped = static_cast<int>(pending.size());
+            break;
+        }
+    }
+
+    // Keep the best prefix (the shortest among equals).
+    std::size_t best_len = 0;
+    double best_obj = plan.objective_before;
+    for (std::size_t i = 0; i < plan.steps.size(); ++i)
+        if (plan.steps[i].objective_after > best_obj) {
+            best_obj = plan.steps[i].objective_after;
+            best_len = i + 1;
+        }
+    plan.steps.resize(best_len);
+    plan.objective_after = best_obj;
+
+    // Capacity after, recomputed from the usage the kept steps leave.
+    Problem after_usage_view = p;  // cheap enough once per plan; keeps compute_node_usage the single definition
+    for (const PlanStep& st : plan.steps) {
+        after_usage_view.vms[st.vm].host = st.to_host;
+        after_usage_view.vms[st.vm].pnuma = st.to_pnuma;
+        plan.migrated_ram_mib += p.flavors[p.vms[st.vm].flavor].demand[kRamMib];
+    }
+    plan.capacity_after = capacity_by_flavor(model, compute_node_usage(after_usage_view));
+    return plan;
+}
+
+nlohmann::ordered_json plan_to_json(const Problem& p, const Plan& plan, const PlanInfo& info) {
+    using oj = nlohmann::ordered_json;
+    oj doc;
+    doc["format"] = "vmcap-plan/1";
+    doc["cluster"] = info.cluster;
+    doc["algorithm"] = info.algorithm;
+    doc["seed"] = info.seed;
+    doc["threads"] = info.threads;
+    oj budget = oj::object();
+    if (p.constraints.max_migrations != std::numeric_limits<std::int64_t>::max()) budget["max_migrations"] = p.constraints.max_migrations;
+    if (p.constraints.max_migrated_ram_mib != std::numeric_limits<Amount>::max())
+        budget["max_migrated_ram_gib"] = static_cast<double>(p.constraints.max_migrated_ram_mib) / 1024.0;
+    doc["budget"] = budget;
+    doc["migrations"] = plan.steps.size();
+    doc["migrated_ram_gib"] = static_cast<double>(plan.migrated_ram_mib) / 1024.0;
+    doc["objective_before"] = plan.objective_before;
+    doc["objective_after"] = plan.objective_after;
+    oj cb = oj::object(), ca = oj::object();
+    for (std::size_t f = 0; f < p.flavors.size(); ++f) {
+        cb[p.flavors[f].name] = plan.capacity_before[f];
+        ca[p.flavors[f].name] = plan.capacity_after[f];
+    }
+    doc["capacity_before"] = cb;
+    doc["capacity_after"] = ca;
+    oj search = oj::object();
+    search["evaluations"] = info.evaluations;
+    search["seconds"] = info.seconds;
+    search["evaluations_per_second"] = info.seconds > 0 ? static_cast<double>(info.evaluations) / info.seconds : 0.0;
+    search["stopped_by"] = info.stopped_by;
+    search["dropped_moves"] = plan.dropped;
+    doc["search"] = search;
+    oj steps = oj::array();
+    for (std::size_t i = 0; i < plan.steps.size(); ++i) {
+        const PlanStep& st = plan.steps[i];
+        const int k = p.flavors[p.vms[st.vm].flavor].num_vnuma();
+        oj o;
+        o["step"] = i + 1;
+        o["vm"] = p.vms[st.vm].id;
+        o["flavor"] = p.flavors[p.vms[st.vm].flavor].name;
+        o["from_host"] = p.hosts[st.from_host].id;
+        o["from_pnuma"] = oj::array();
+        for (int v = 0; v < k; ++v) o["from_pnuma"].push_back(st.from_pnuma[v] + 1);
+        o["to_host"] = p.hosts[st.to_host].id;
+        o["to_pnuma"] = oj::array();
+        for (int v = 0; v < k; ++v) o["to_pnuma"].push_back(st.to_pnuma[v] + 1);
+        o["ram_gib"] = static_cast<double>(p.flavors[p.vms[st.vm].flavor].demand[kRamMib]) / 1024.0;
+        if (st.temporary) o["temporary"] = true;
+        o["objective_after"] = st.objective_after;
+        steps.push_back(o);
+    }
+    doc["steps"] = steps;
+    return doc;
+}
+
+}  // namespace vmcap

@@ -1,0 +1,62 @@
+#pragma once
+/**
+ * @file plan.h
+ * Migration plan: an ordered list of live migrations, each feasible on the state that the earlier
+ * steps leave, within the migration budget; and its JSON form ("vmcap-plan/1", docs/format.md).
+ */
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "evaluators/search_state.h"
+
+namespace vmcap {
+
+/** One live migration (or a remap when from_host == to_host). pNUMA nodes 0-based. */
+struct PlanStep {
+    int vm = -1;
+    int from_host = -1, to_host = -1;
+    std::array<std::uint8_t, kMaxVNuma> from_pnuma{}, to_pnuma{};
+    bool temporary = false;  ///< a detour that breaks a cyclic dependency; the VM moves again later
+    double objective_after = 0.0;  ///< weighted objective once this step is done
+};
+
+struct Plan {
+    std::vector<PlanStep> steps;
+    std::vector<Count> capacity_before, capacity_after;  ///< per flavor (all flavors, flavor order)
+    double objective_before = 0.0, objective_after = 0.0;
+    Amount migrated_ram_mib = 0;
+    int dropped = 0;  ///< target placements left out (no feasible order within the budget)
+};
+
+/**
+ * Orders the moves from the snapshot to `target` (the search's best state) into a plan:
+ * repeatedly executes, in VM order, every pending move whose destination nodes have room now;
+ * a cyclic dependency is broken by a temporary detour to another host if the budget allows one
+ * more step, otherwise the blocked moves are dropped. Finally the plan is cut after its best
+ * prefix, so objective_after >= objective_before and every prefix is feasible and within budget.
+ * O(steps^2 x k x R + steps x hosts) worst case.
+ */
+Plan build_plan(const CapacityModel& model, const std::vector<Placement>& target);
+
+/** Per-flavor cluster capacity for a usage table as returned by compute_node_usage(). */
+std::vector<Count> capacity_by_flavor(const CapacityModel& model, const std::vector<std::vector<Amount>>& usage);
+
+/** Search metadata written beside the steps. */
+struct PlanInfo {
+    std::string cluster;
+    std::string algorithm = "sa";
+    std::uint64_t seed = 0;
+    int threads = 1;
+    std::int64_t evaluations = 0;
+    double seconds = 0.0;
+    std::string stopped_by;
+};
+
+/** JSON of a plan ("vmcap-plan/1"): steps with ids and 1-based pNUMA nodes, budget, capacities. */
+nlohmann::ordered_json plan_to_json(const Problem& problem, const Plan& plan, const PlanInfo& info);
+
+}  // namespace vmcap

@@ -1,0 +1,150 @@
+#include "optimizer/validate.h"
+
+#include <cmath>
+#include <unordered_map>
+
+namespace vmcap {
+
+namespace {
+
+std::vector<Count> capacities(const CapacityModel& m, const std::vector<std::vector<Amount>>& used) {
+    const Problem& p = m.problem();
+    std::vector<Count> out(p.flavors.size(), 0);
+    for (std::size_t h = 0; h < p.hosts.size(); ++h) {
+        const HostType& ht = p.host_type_of(static_cast<int>(h));
+        std::vector<Amount> free(ht.node_capacity.size());
+        for (std::size_t i = 0; i < free.size(); ++i) free[i] = ht.node_capacity[i] - used[h][i];
+        for (std::size_t f = 0; f < p.flavors.size(); ++f) out[f] += m.host_capacity(p.hosts[h].type, static_cast<int>(f), free.data());
+    }
+    return out;
+}
+
+double weighted(const Problem& p, const std::vector<Count>& cap) {
+    double s = 0.0;
+    for (std::size_t f = 0; f < p.flavors.size(); ++f)
+        if (p.flavors[f].weight > 0) s += p.flavors[f].weight * static_cast<double>(cap[f]);
+    return s;
+}
+
+bool close(double a, double b) { return std::fabs(a - b) <= 1e-6 * std::max(1.0, std::fabs(b)); }
+
+}  // namespace
+
+PlanCheck validate_plan(const CapacityModel& model, const nlohmann::json& plan, const std::string& file) {
+    const Problem& p = model.problem();
+    const int R = p.num_resources();
+    auto bad = [&](const std::string& path, const std::string& what) -> InputError { return InputError(file + ": " + path + ": " + what); };
+    if (!plan.is_object() || plan.value("format", "") != "vmcap-plan/1") throw bad("format", "expected \"vmcap-plan/1\"");
+    if (!plan.contains("steps") || !plan["steps"].is_array()) throw bad("steps", "missing array of steps");
+
+    std::unordered_map<std::string, int> vm_index, host_index;
+    for (std::size_t v = 0; v < p.vms.size(); ++v) vm_index.emplace(p.vms[v].id, static_cast<int>(v));
+    for (std::size_t h = 0; h < p.hosts.size(); ++h) host_index.emplace(p.hosts[h].id, static_cast<int>(h));
+
+    // Own replay state: host, mapping and per-node usage.
+    std::vector<int> host(p.vms.size());
+    std::vector<std::vector<int>> map(p.vms.size());
+    for (std::size_t v = 0; v < p.vms.size(); ++v) {
+        host[v] = p.vms[v].host;
+        map[v].assign(p.vms[v].pnuma.begin(), p.vms[v].pnuma.begin() + p.flavors[p.vms[v].flavor].num_vnuma());
+    }
+    std::vector<std::vector<Amount>> used(p.hosts.size());
+    for (std::size_t h = 0; h < p.hosts.size(); ++h) used[h].assign(p.host_type_of(static_cast<int>(h)).node_capacity.size(), 0);
+    for (std::size_t v = 0; v < p.vms.size(); ++v)
+        for (int n : map[v])
+            for (int r = 0; r < R; ++r) used[host[v]][n * R + r] += p.flavors[p.vms[v].flavor].node_demand[r];
+
+    PlanCheck out;
+    const auto before = capacities(model, used);
+    out.objective_before = weighted(p, before);
+
+    auto node_list = [&](const nlohmann::json& a, const std::string& path, int k, int nodes) {
+        if (!a.is_array() || static_cast<int>(a.size()) != k) throw bad(path, "expected " + std::to_string(k) + " pNUMA node numbers");
+        std::vector<int> out_nodes;
+        for (std::size_t i = 0; i < a.size(); ++i) {
+            if (!a[i].is_number_integer() || a[i].get<int>() < 1 || a[i].get<int>() > nodes)
+                throw bad(path + "[" + std::to_string(i) + "]", "expected a pNUMA node number 1.." + std::to_string(nodes));
+            out_nodes.push_back(a[i].get<int>() - 1);
+        }
+        return out_nodes;
+    };
+
+    const auto& steps = plan["steps"];
+    Amount ram = 0;
+    for (std::size_t i = 0; i < steps.size(); ++i) {
+        const auto& st = steps[i];
+        const std::string path = "steps[" + std::to_string(i) + "]";
+        if (!st.is_object()) throw bad(path, "expected an object");
+        for (const char* key : {"vm", "from_host", "to_host", "from_pnuma", "to_pnuma"})
+            if (!st.contains(key)) throw bad(path, std::string("missing key \"") + key + "\"");
+        if (!st["vm"].is_string() || !vm_index.count(st["vm"].get<std::string>())) throw bad(path + ".vm", "unknown VM " + st["vm"].dump());
+        const int v = vm_index.at(st["vm"].get<std::string>());
+        for (const char* key : {"from_host", "to_host"})
+            if (!st[key].is_string() || !host_index.count(st[key].get<std::string>())) throw bad(path + "." + key, "unknown host " + st[key].dump());
+        const int from = host_index.at(st["from_host"].get<std::string>());
+        const int to = host_index.at(st["to_host"].get<std::string>());
+        const Flavor& fl = p.flavors[p.vms[v].flavor];
+        const int k = fl.num_vnuma();
+        const auto from_nodes = node_list(st["from_pnuma"], path + ".from_pnuma", k, p.host_type_of(from).num_nodes());
+        const auto to_nodes = node_list(st["to_pnuma"], path + ".to_pnuma", k, p.host_type_of(to).num_nodes());
+        const std::string where = path + " (step " + std::to_string(i + 1) + ", vm \"" + p.vms[v].id + "\")";
+        auto reject = [&](const std::string& why) {
+            out.ok = false;
+            out.error = where + ": " + why;
+            out.steps = static_cast<int>(i);
+            return out;
+        };
+        if (!p.vms[v].migratable) return reject("the VM is not migratable");
+        if (host[v] != from || map[v] != from_nodes)
+            return reject("the VM is not on host \"" + p.hosts[from].id + "\" with the given from_pnuma at this point (it is on \"" +
+                          p.hosts[host[v]].id + "\")");
+        if (from == to && from_nodes == to_nodes) return reject("the step does not move the VM");
+        if (!is_valid_mapping(p.host_type_of(to).topology.graph, fl.vnuma.graph, to_nodes))
+            return reject("to_pnuma is not a valid mapping of vNUMA topology " + fl.vnuma.name + " on host type \"" + p.host_type_of(to).name + "\"");
+        if (static_cast<std::int64_t>(i) + 1 > p.constraints.max_migrations)
+            return reject("exceeds the migration budget of " + std::to_string(p.constraints.max_migrations) + " migrations");
+        ram += fl.demand[kRamMib];
+        if (ram > p.constraints.max_migrated_ram_mib) return reject("exceeds the migrated-RAM budget");
+        for (int n : from_nodes)
+            for (int r = 0; r < R; ++r) used[from][n * R + r] -= fl.node_demand[r];
+        for (int n : to_nodes)
+            for (int r = 0; r < R; ++r) {
+                used[to][n * R + r] += fl.node_demand[r];
+                if (used[to][n * R + r] > p.host_type_of(to).node_capacity[n * R + r])
+                    return reject("pNUMA node " + std::to_string(n + 1) + " of host \"" + p.hosts[to].id + "\" would be over capacity in " +
+                                  p.resources[r]);
+            }
+        host[v] = to;
+        map[v] = to_nodes;
+    }
+    out.steps = static_cast<int>(steps.size());
+    out.capacity_after = capacities(model, used);
+    out.objective_after = weighted(p, out.capacity_after);
+
+    auto check_caps = [&](const char* key, const std::vector<Count>& expect) -> std::string {
+        if (!plan.contains(key)) return "";
+        const auto& obj = plan[key];
+        if (!obj.is_object()) throw bad(key, "expected an object flavor -> capacity");
+        for (std::size_t f = 0; f < p.flavors.size(); ++f) {
+            auto it = obj.find(p.flavors[f].name);
+            if (it == obj.end()) continue;
+            if (!it->is_number_integer() || it->get<Count>() != expect[f])
+                return std::string(key) + "." + p.flavors[f].name + " is " + it->dump() + ", recomputed " + std::to_string(expect[f]);
+        }
+        return "";
+    };
+    std::string mismatch = check_caps("capacity_before", before);
+    if (mismatch.empty()) mismatch = check_caps("capacity_after", out.capacity_after);
+    for (auto [key, value] : {std::pair{"objective_before", out.objective_before}, std::pair{"objective_after", out.objective_after}})
+        if (mismatch.empty() && plan.contains(key) && (!plan[key].is_number() || !close(plan[key].get<double>(), value)))
+            mismatch = std::string(key) + " is " + plan[key].dump() + ", recomputed " + std::to_string(value);
+    if (!mismatch.empty()) {
+        out.ok = false;
+        out.error = "after all steps: " + mismatch;
+        return out;
+    }
+    out.ok = true;
+    return out;
+}
+
+}  // namespace vmcap

@@ -1,0 +1,36 @@
+#pragma once
+/**
+ * @file validate.h
+ * Independent check of a migration plan: replays its steps on plain per-node usage tables (not
+ * the optimizer's SearchState or plan builder) and recomputes capacities from scratch.
+ */
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "evaluators/capacity_model.h"
+
+namespace vmcap {
+
+/** Outcome of validate_plan. */
+struct PlanCheck {
+    bool ok = false;
+    std::string error;            ///< first violation, naming the step ("steps[3] (step 4, vm \"x\"): ...")
+    int steps = 0;
+    double objective_before = 0.0, objective_after = 0.0;  ///< recomputed
+    std::vector<Count> capacity_after;                     ///< recomputed, per flavor
+};
+
+/**
+ * Replays `plan` (a "vmcap-plan/1" document read from `plan_file`) on `model.problem()`. Checks, at
+ * every step in order: the VM exists, is migratable and sits exactly on from_host/from_pnuma; the
+ * destination mapping is valid on the destination host type (distinct pNUMA nodes, vNUMA edges
+ * on pNUMA edges); no pNUMA node goes over capacity; the running step count and migrated RAM stay
+ * within the budget. Then checks the plan's capacity_before/after and objective_before/after
+ * against a full recomputation. Throws InputError if the document is malformed (missing keys,
+ * unknown ids, wrong types); a well-formed plan that breaks a rule gives ok == false.
+ */
+PlanCheck validate_plan(const CapacityModel& model, const nlohmann::json& plan, const std::string& plan_file);
+
+}  // namespace vmcap

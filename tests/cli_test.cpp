@@ -1,0 +1,119 @@
+// End-to-end checks of the vmcap binary: exit codes, stdout, files written or not.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <sys/wait.h>
+
+#include "instances/snapshot_io.h"
+#include "tests/fixtures.h"
+
+namespace vmcap {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct CmdResult {
+    int code = -1;
+    std::string out, err;
+};
+
+CmdResult run(const std::string& args) {
+    const fs::path dir = fs::temp_directory_path() / "vmcap_cli_test";
+    fs::create_directories(dir);
+    const std::string o = (dir / "stdout.txt").string(), e = (dir / "stderr.txt").string();
+    const std::string cmd = std::string(VMCAP_BINARY) + " " + args + " >" + o + " 2>" + e;
+    const int status = std::system(cmd.c_str());
+    CmdResult r;
+    r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    r.out = read_text_file(o);
+    r.err = read_text_file(e);
+    return r;
+}
+
+fs::path tmp(const std::string& name) { return fs::temp_directory_path() / "vmcap_cli_test" / name; }
+
+TEST(Cli, EvalPrintsBareInteger) {
+    // CQ3/K2 on the README's vector; the value is checked against the exhaustive oracle in vmcap_test.
+    CmdResult r = run("eval --host K4 --guest K2 --b 3,1,4,1");
+    EXPECT_EQ(r.code, 0) << r.err;
+    EXPECT_EQ(r.out, "4\n");  // min(floor(9/2), 9 - 4) = 4
+    r = run("eval --host K4 --guest K4 --b 3,1,4,1");
+    EXPECT_EQ(r.out, "1\n");
+    r = run("eval --host CQ3 --guest K2 --b 3,1,4,1,5,9,2,6");
+    EXPECT_EQ(r.code, 0) << r.err;
+    EXPECT_FALSE(r.out.empty());
+}
+
+TEST(Cli, EvalBadInputExits2) {
+    for (const char* args : {"eval --host CQ3 --guest K2 --b 1,2,3", "eval --host X9 --guest K2 --b 1", "eval --host K4 --guest K2 --b 1,-2,3,4",
+                             "eval --host K4 --guest K9 --b 1,2,3,4", "eval --host K4 --b 1,2,3,4", "eval --bogus"}) {
+        const CmdResult r = run(args);
+        EXPECT_EQ(r.code, 2) << args;
+        EXPECT_NE(r.err.find("vmcap eval: "), std::string::npos) << r.err;
+        EXPECT_TRUE(r.out.empty()) << args;
+    }
+}
+
+TEST(Cli, HelpOnEverySubcommand) {
+    for (const char* c : {"eval", "capacity", "plan", "validate", "snapshot"}) {
+        const CmdResult r = run(std::string(c) + " --help");
+        EXPECT_EQ(r.code, 0) << c;
+        EXPECT_NE(r.out.find("usage: vmcap"), std::string::npos) << c;
+    }
+    EXPECT_EQ(run("frobnicate").code, 2);
+}
+
+TEST(Cli, PlanThenValidateOnGeneratedCluster) {
+    test::RandomCluster rc;
+    rc.hosts = 20;
+    rc.max_migrations = 10;
+    rc.fill = 0.75;
+    const Problem p = test::make_random_problem(rc);
+    const std::string cluster = tmp("c.json").string(), plan = tmp("plan.json").string();
+    write_file_atomic(cluster, format_json_lines(snapshot_to_json(p)));
+    fs::remove(plan);
+    CmdResult r = run("plan --cluster " + cluster + " --out " + plan + " --max-evaluations 100000 --quiet --seed 3");
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_NE(r.out.find("objective"), std::string::npos);
+    const auto doc = nlohmann::json::parse(read_text_file(plan));
+    EXPECT_LE(doc["migrations"].get<int>(), 10);
+    EXPECT_GE(doc["objective_after"].get<double>(), doc["objective_before"].get<double>());
+    r = run("validate --cluster " + cluster + " --plan " + plan);
+    EXPECT_EQ(r.code, 0) << r.err;
+    EXPECT_NE(r.out.find("plan OK"), std::string::npos);
+
+    // Same seed, same plan.
+    const std::string plan2 = tmp("plan2.json").string();
+    r = run("plan --cluster " + cluster + " --out " + plan2 + " --max-evaluations 100000 --quiet --seed 3");
+    ASSERT_EQ(r.code, 0);
+    auto a = nlohmann::json::parse(read_text_file(plan)), b = nlohmann::json::parse(read_text_file(plan2));
+    EXPECT_EQ(a["steps"], b["steps"]);
+
+    // Tampered plan: validate names the step and exits 3.
+    if (!a["steps"].empty()) {
+        a["steps"][0]["from_host"] = a["steps"][0]["to_host"];
+        std::ofstream(plan2) << a.dump();
+        r = run("validate --cluster " + cluster + " --plan " + plan2);
+        EXPECT_EQ(r.code, 3);
+        EXPECT_NE(r.err.find("steps[0]"), std::string::npos) << r.err;
+    }
+}
+
+TEST(Cli, BadSnapshotExits2AndWritesNothing) {
+    const std::string cluster = tmp("broken.json").string(), plan = tmp("never.json").string();
+    std::ofstream(cluster) << R"({"host_types": [], "hosts": [], "flavors": [], "vms": [{"id": 1}]})";
+    fs::remove(plan);
+    const CmdResult r = run("plan --cluster " + cluster + " --out " + plan + " --quiet");
+    EXPECT_EQ(r.code, 2);
+    EXPECT_NE(r.err.find(cluster + ": "), std::string::npos) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_FALSE(fs::exists(plan));
+}
+
+}  // namespace
+}  // namespace vmcap

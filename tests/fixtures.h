@@ -1,0 +1,87 @@
+#pragma once
+// Test fixtures: small random fragmented snapshots built in code (no files), seeded.
+#include <random>
+#include <string>
+
+#include "instances/problem.h"
+#include "instances/topology.h"
+
+namespace vmcap::test {
+
+struct RandomCluster {
+    std::string host_topology = "CQ3";
+    int hosts = 12;
+    Amount node_vcpu = 16;
+    Amount node_ram_mib = 64 * 1024;
+    double fill = 0.7;  ///< stop placing once this fraction of vCPU is used (or nothing fits)
+    std::int64_t max_migrations = 6;
+    Amount max_migrated_ram_mib = std::numeric_limits<Amount>::max();
+    std::uint64_t seed = 1;
+};
+
+/**
+ * Hosts of one type, flavors K1 small/medium (weight 0 and 1), K2 and C4-or-K4 large (weight 1
+ * and 2); VMs placed at random feasible (host, placement) pairs so free space is fragmented.
+ */
+inline Problem make_random_problem(const RandomCluster& rc) {
+    Problem p;
+    p.resources = {"vcpu", "ram_mib"};
+    HostType ht;
+    ht.name = rc.host_topology + "-test";
+    ht.topology = parse_topology(rc.host_topology);
+    for (int i = 0; i < ht.num_nodes(); ++i) {
+        ht.node_capacity.push_back(rc.node_vcpu);
+        ht.node_capacity.push_back(rc.node_ram_mib);
+    }
+    p.host_types.push_back(ht);
+    for (int h = 0; h < rc.hosts; ++h) p.hosts.push_back(Host{"h" + std::to_string(h), 0, "r" + std::to_string(h / 4), "p0"});
+    const bool has_k4 = !enumerate_embeddings(ht.topology.graph, parse_topology("K4").graph).empty();
+    auto flavor = [&](std::string name, Amount vcpu, Amount ram_gib, const char* topo, double w) {
+        Flavor f;
+        f.name = std::move(name);
+        f.demand = {vcpu, ram_gib * 1024};
+        f.vnuma = parse_topology(topo);
+        f.weight = w;
+        p.flavors.push_back(f);
+    };
+    flavor("2c4g", 2, 4, "K1", 0.0);
+    flavor("4c16g", 4, 16, "K1", 1.0);
+    flavor("8c32g", 8, 32, "K2", 1.0);
+    if (ht.num_nodes() >= 4) flavor("16c64g", 16, 64, has_k4 ? "K4" : "C4", 2.0);
+    if (ht.num_nodes() < 2) p.flavors.resize(2);
+
+    std::mt19937_64 rng(rc.seed);
+    std::vector<std::vector<Amount>> used(rc.hosts, std::vector<Amount>(ht.node_capacity.size(), 0));
+    Amount total_vcpu = rc.node_vcpu * ht.num_nodes() * rc.hosts, used_vcpu = 0;
+    int id = 0;
+    for (int attempt = 0; attempt < 20000 && used_vcpu < rc.fill * static_cast<double>(total_vcpu); ++attempt) {
+        const int f = static_cast<int>(rng() % p.flavors.size());
+        const Flavor& fl = p.flavors[f];
+        const int k = fl.num_vnuma();
+        const int h = static_cast<int>(rng() % rc.hosts);
+        auto embs = enumerate_embeddings(ht.topology.graph, fl.vnuma.graph);
+        if (embs.empty()) continue;
+        const Embedding& e = embs[rng() % embs.size()];
+        bool ok = true;
+        for (int v = 0; v < k; ++v)
+            for (int r = 0; r < 2; ++r) ok = ok && used[h][e.map[v] * 2 + r] + fl.demand[r] / k <= ht.node_capacity[e.map[v] * 2 + r];
+        if (!ok) continue;
+        Vm vm;
+        vm.id = "vm" + std::to_string(id++);
+        vm.flavor = f;
+        vm.host = h;
+        for (int v = 0; v < k; ++v) {
+            vm.pnuma[v] = e.map[v];
+            for (int r = 0; r < 2; ++r) used[h][e.map[v] * 2 + r] += fl.demand[r] / k;
+        }
+        vm.migratable = (rng() % 10) != 0;
+        used_vcpu += fl.demand[0];
+        p.vms.push_back(vm);
+    }
+    p.constraints.max_migrations = rc.max_migrations;
+    p.constraints.max_migrated_ram_mib = rc.max_migrated_ram_mib;
+    finalize_problem(p, "<random>");
+    return p;
+}
+
+}  // namespace vmcap::test

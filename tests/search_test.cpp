@@ -1,0 +1,281 @@
+// Incremental evaluation vs full recomputation, plan validity, budget, determinism.
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "moves/migrate.h"
+#include "optimizer/annealing.h"
+#include "optimizer/plan.h"
+#include "optimizer/validate.h"
+#include "tests/fixtures.h"
+
+namespace vmcap {
+namespace {
+
+using test::RandomCluster;
+using test::make_random_problem;
+
+/** Objective of a placement computed the slow way: usage from the VM list, VMCAP per host. */
+double full_objective(const CapacityModel& m, const SearchState& s) {
+    Problem copy = m.problem();
+    for (std::size_t v = 0; v < copy.vms.size(); ++v) {
+        copy.vms[v].host = s.host_of(static_cast<int>(v));
+        std::copy_n(s.pnuma_of(static_cast<int>(v)), kMaxVNuma, copy.vms[v].pnuma.begin());
+    }
+    const auto cap = capacity_by_flavor(m, compute_node_usage(copy));
+    double obj = 0.0;
+    for (std::size_t f = 0; f < copy.flavors.size(); ++f) obj += copy.flavors[f].weight * static_cast<double>(cap[f]);
+    return obj;
+}
+
+class DeltaTest : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(DeltaTest, EvaluateEqualsFullRecomputationAfterRandomMoveSequences) {
+    for (std::uint64_t seed = 1; seed <= 6; ++seed) {
+        RandomCluster rc;
+        rc.host_topology = GetParam();
+        rc.hosts = 8;
+        rc.seed = seed;
+        rc.max_migrations = 1000;
+        rc.fill = 0.6 + 0.05 * static_cast<double>(seed);
+        const Problem p = make_random_problem(rc);
+        const CapacityModel m(p);
+        SearchState s(m);
+        std::mt19937_64 rng(seed);
+        int applied = 0;
+        for (int it = 0; it < 3000 && applied < 300; ++it) {
+            MigrateMove mv{static_cast<int>(rng() % p.vms.size()), static_cast<int>(rng() % p.hosts.size())};
+            const MigrateDelta d = mv.evaluate(s);
+            if (!d.feasible) continue;
+            SCOPED_TRACE("seed " + std::to_string(seed) + " move " + std::to_string(applied) + " vm " + p.vms[mv.vm].id + " -> " +
+                         p.hosts[mv.host].id);
+            const double before = s.objective();
+            const SearchState copy = s;
+            mv.apply(s, d);
+            ASSERT_NEAR(s.objective() - before, d.delta, 1e-9);
+            ASSERT_EQ(s.migrations(), d.migrations_after);
+            // evaluate() must not have mutated anything: the copy taken before apply is unchanged
+            // relative to a fresh evaluation.
+            const MigrateDelta again = mv.evaluate(copy);
+            ASSERT_EQ(again.embedding, d.embedding);
+            ++applied;
+            if (applied % 25 == 0) {
+                ASSERT_NO_THROW(s.check_consistency());
+                ASSERT_NEAR(s.objective(), full_objective(m, s), 1e-9);
+            }
+        }
+        EXPECT_GT(applied, 20);
+        ASSERT_NO_THROW(s.check_consistency());
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(Hosts, DeltaTest, ::testing::Values("CQ3", "K4", "Q33", "C4", "2xK4", "Q3", "K2"));
+
+TEST(SearchState, MoveBackRestoresSnapshotAndBudget) {
+    RandomCluster rc;
+    rc.max_migrations = 100;
+    const Problem p = make_random_problem(rc);
+    const CapacityModel m(p);
+    SearchState s(m);
+    const double obj0 = s.objective();
+    for (std::size_t v = 0; v < p.vms.size(); ++v) {
+        if (!p.vms[v].migratable) continue;
+        for (std::size_t h = 0; h < p.hosts.size(); ++h) {
+            MigrateMove mv{static_cast<int>(v), static_cast<int>(h)};
+            MigrateDelta d = mv.evaluate(s);
+            if (!d.feasible) continue;
+            mv.apply(s, d);
+            EXPECT_EQ(s.migrations(), 1);
+            EXPECT_EQ(s.migrated_ram_mib(), p.flavors[p.vms[v].flavor].demand[kRamMib]);
+            // Back home: the snapshot's nodes are free again, so the tie-break picks them.
+            MigrateMove back{static_cast<int>(v), p.vms[v].host};
+            MigrateDelta db = back.evaluate(s);
+            ASSERT_TRUE(db.feasible);
+            back.apply(s, db);
+            EXPECT_EQ(s.host_of(static_cast<int>(v)), p.vms[v].host);
+            if (s.migrations() == 0) {
+                EXPECT_DOUBLE_EQ(s.objective(), obj0);
+                EXPECT_EQ(s.migrated_ram_mib(), 0);
+            }
+            s.set_placements({});
+            return;
+        }
+    }
+    FAIL() << "no feasible move in the fixture";
+}
+
+TEST(SearchState, BudgetMakesMovesInfeasible) {
+    RandomCluster rc;
+    rc.max_migrations = 1;
+    const Problem p = make_random_problem(rc);
+    const CapacityModel m(p);
+    SearchState s(m);
+    int applied = 0;
+    for (std::size_t v = 0; v < p.vms.size() && applied < 1; ++v)
+        for (std::size_t h = 0; h < p.hosts.size() && applied < 1; ++h) {
+            MigrateMove mv{static_cast<int>(v), static_cast<int>(h)};
+            MigrateDelta d = mv.evaluate(s);
+            if (d.feasible) {
+                mv.apply(s, d);
+                ++applied;
+            }
+        }
+    ASSERT_EQ(s.migrations(), 1);
+    const int moved = s.migrated_vms()[0];
+    for (std::size_t v = 0; v < p.vms.size(); ++v)
+        for (std::size_t h = 0; h < p.hosts.size(); ++h) {
+            MigrateMove mv{static_cast<int>(v), static_cast<int>(h)};
+            MigrateDelta d = mv.evaluate(s);
+            if (static_cast<int>(v) != moved && d.feasible) {
+                // Only a move that keeps the VM on its snapshot placement could be within budget.
+                EXPECT_FALSE(s.differs_from_origin(mv.vm, mv.host,
+                                                   m.evaluator(p.hosts[h].type, p.vms[v].flavor).placements()[d.embedding].mask));
+            }
+        }
+}
+
+struct PlanCase {
+    std::string topo;
+    std::int64_t budget;
+    Amount ram_budget_mib;
+};
+
+class PlanTest : public ::testing::TestWithParam<PlanCase> {};
+
+TEST_P(PlanTest, PlanIsValidWithinBudgetAndNotWorse) {
+    const PlanCase pc = GetParam();
+    for (std::uint64_t seed = 1; seed <= 4; ++seed) {
+        RandomCluster rc;
+        rc.host_topology = pc.topo;
+        rc.hosts = 10;
+        rc.seed = seed;
+        rc.max_migrations = pc.budget;
+        rc.max_migrated_ram_mib = pc.ram_budget_mib;
+        const Problem p = make_random_problem(rc);
+        const CapacityModel m(p);
+        SearchParams sp;
+        sp.max_evaluations = 60000;
+        sp.seed = seed;
+        sp.quiet = true;
+        sp.check_every = 500;
+        const SearchResult r = anneal(m, sp);
+        const Plan plan = build_plan(m, r.best);
+        SCOPED_TRACE(pc.topo + " seed " + std::to_string(seed));
+        EXPECT_LE(static_cast<std::int64_t>(plan.steps.size()), pc.budget);
+        EXPECT_LE(plan.migrated_ram_mib, pc.ram_budget_mib);
+        EXPECT_GE(plan.objective_after, plan.objective_before);
+        const auto doc = nlohmann::json::parse(plan_to_json(p, plan, PlanInfo{}).dump());
+        const PlanCheck check = validate_plan(m, doc, "<plan>");
+        EXPECT_TRUE(check.ok) << check.error;
+        EXPECT_DOUBLE_EQ(check.objective_after, plan.objective_after);
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(Budgets, PlanTest,
+                         ::testing::Values(PlanCase{"CQ3", 3, std::numeric_limits<Amount>::max()}, PlanCase{"CQ3", 12, 200 * 1024},
+                                           PlanCase{"K4", 5, std::numeric_limits<Amount>::max()}, PlanCase{"Q33", 8, 100 * 1024},
+                                           PlanCase{"2xK4", 4, std::numeric_limits<Amount>::max()}, PlanCase{"CQ3", 0, 0}));
+
+TEST(Annealing, RaisesObjectiveOnFragmentedCluster) {
+    RandomCluster rc;
+    rc.hosts = 16;
+    rc.max_migrations = 20;
+    rc.fill = 0.75;
+    const Problem p = make_random_problem(rc);
+    const CapacityModel m(p);
+    SearchParams sp;
+    sp.max_evaluations = 200000;
+    sp.quiet = true;
+    const SearchResult r = anneal(m, sp);
+    EXPECT_GT(r.objective_best, r.objective_before);
+    const Plan plan = build_plan(m, r.best);
+    EXPECT_GT(plan.objective_after, plan.objective_before);
+}
+
+TEST(Annealing, DeterministicForSeedAndThreads) {
+    RandomCluster rc;
+    rc.hosts = 16;
+    rc.max_migrations = 15;
+    const Problem p = make_random_problem(rc);
+    const CapacityModel m(p);
+    for (int threads : {1, 2}) {
+        SearchParams sp;
+        sp.max_evaluations = 80000;
+        sp.threads = threads;
+        sp.seed = 7;
+        sp.quiet = true;
+        const Plan a = build_plan(m, anneal(m, sp).best);
+        const Plan b = build_plan(m, anneal(m, sp).best);
+        ASSERT_EQ(a.steps.size(), b.steps.size());
+        for (std::size_t i = 0; i < a.steps.size(); ++i) {
+            EXPECT_EQ(a.steps[i].vm, b.steps[i].vm);
+            EXPECT_EQ(a.steps[i].to_host, b.steps[i].to_host);
+            EXPECT_EQ(a.steps[i].to_pnuma, b.steps[i].to_pnuma);
+        }
+        EXPECT_EQ(a.objective_after, b.objective_after);
+    }
+}
+
+TEST(Validate, RejectsTamperedPlans) {
+    RandomCluster rc;
+    rc.hosts = 12;
+    rc.max_migrations = 10;
+    const Problem p = make_random_problem(rc);
+    const CapacityModel m(p);
+    SearchParams sp;
+    sp.max_evaluations = 100000;
+    sp.quiet = true;
+    const Plan plan = build_plan(m, anneal(m, sp).best);
+    ASSERT_GE(plan.steps.size(), 2u);
+    const auto good = nlohmann::json::parse(plan_to_json(p, plan, PlanInfo{}).dump());
+    ASSERT_TRUE(validate_plan(m, good, "p").ok);
+
+    auto wrong_source = good;
+    wrong_source["steps"][1]["from_host"] = good["steps"][1]["to_host"];
+    auto r = validate_plan(m, wrong_source, "p");
+    EXPECT_FALSE(r.ok);
+    EXPECT_NE(r.error.find("steps[1]"), std::string::npos) << r.error;
+
+    auto bad_objective = good;
+    bad_objective["objective_after"] = good["objective_after"].get<double>() + 1.0;
+    r = validate_plan(m, bad_objective, "p");
+    EXPECT_FALSE(r.ok);
+    EXPECT_NE(r.error.find("objective_after"), std::string::npos) << r.error;
+
+    Problem tight = p;
+    tight.constraints.max_migrations = 1;
+    const CapacityModel mt(tight);
+    r = validate_plan(mt, good, "p");
+    EXPECT_FALSE(r.ok);
+    EXPECT_NE(r.error.find("steps[1]"), std::string::npos) << r.error;
+    EXPECT_NE(r.error.find("budget"), std::string::npos) << r.error;
+
+    // Put a VM on nodes that are full: find a step and point it at a full node of its destination.
+    auto overload = good;
+    const int v0 = plan.steps[0].vm;
+    bool made = false;
+    for (std::size_t h = 0; h < p.hosts.size() && !made; ++h) {
+        const auto usage = compute_node_usage(p);
+        for (const Embedding& e : m.evaluator(p.hosts[h].type, p.vms[v0].flavor).placements()) {
+            bool full = false;
+            const Flavor& fl = p.flavors[p.vms[v0].flavor];
+            for (int i = 0; i < fl.num_vnuma(); ++i)
+                for (int res = 0; res < 2; ++res)
+                    full = full || usage[h][e.map[i] * 2 + res] + fl.node_demand[res] > p.host_type_of(static_cast<int>(h)).node_capacity[e.map[i] * 2 + res];
+            if (full && static_cast<int>(h) != p.vms[v0].host) {
+                overload["steps"][0]["to_host"] = p.hosts[h].id;
+                overload["steps"][0]["to_pnuma"] = nlohmann::json::array();
+                for (int i = 0; i < fl.num_vnuma(); ++i) overload["steps"][0]["to_pnuma"].push_back(e.map[i] + 1);
+                made = true;
+                break;
+            }
+        }
+    }
+    ASSERT_TRUE(made);
+    r = validate_plan(m, overload, "p");
+    EXPECT_FALSE(r.ok);
+    EXPECT_NE(r.error.find("steps[0]"), std::string::npos) << r.error;
+}
+
+}  // namespace
+}  // namespace vmcap
