@@ -63,7 +63,9 @@ TEST(Cli, HelpOnEverySubcommand) {
     for (const char* c : {"eval", "capacity", "plan", "validate", "snapshot"}) {
         const CmdResult r = run(std::string(c) + " --help");
         EXPECT_EQ(r.code, 0) << c;
-        EXPECT_NE(r.out.find("usage: vmcap"), std::string::npos) << c;
+        std::string lower = r.out;
+        std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
+        EXPECT_NE(lower.find("usage: vmcap"), std::string::npos) << c;
     }
     EXPECT_EQ(run("frobnicate").code, 2);
 }

@@ -1,0 +1,291 @@
+/**
+ * @file cmd_snapshot.cpp
+ * `vmcap snapshot`: builds a cluster snapshot by replaying a VM trace (Azure V1 dev/test split or
+ * Huawei-East-1) into N identical hosts with a NUMA-aware placer (instances/replay.h) and writes
+ * it as "vmcap-snapshot/1" JSON with the data's attribution in "source".
+ */
+#include <algorithm>
+#include <charconv>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <system_error>
+#include <vector>
+
+#include <boost/program_options.hpp>
+
+#include "instances/replay.h"
+#include "instances/snapshot_io.h"
+#include "instances/trace.h"
+#include "optimizer/cli.h"
+
+#ifndef VMCAP_SHARED_DATA_DIR
+#define VMCAP_SHARED_DATA_DIR "../shared/data"
+#endif
+
+namespace vmcap::cli {
+
+namespace {
+
+namespace po = boost::program_options;
+
+constexpr const char* kAzureAttribution =
+    "Data: Azure Public Dataset V1 (Cortez et al., \"Resource Central: Understanding and Predicting Workloads for "
+    "Improved Resource Management in Large Cloud Platforms\", SOSP 2017), CC-BY 4.0, "
+    "https://github.com/Azure/AzurePublicDataset; processed into flavor/lifetime traces by "
+    "huaweicloud/trace_generation_rnn (MIT).";
+constexpr const char* kHuaweiAttribution =
+    "Data: Huawei-East-1 (Huawei Cloud, https://github.com/huaweicloud/VM-placement-dataset; lifetime form "
+    "Huawei-East-1-lt.csv from ChanTinPing/SPANE), CC-BY-NC 4.0, non-commercial use only; cite Sheng et al., "
+    "\"VMAgent: Scheduling Simulator for Reinforcement Learning\" (arXiv 2112.04785) and \"Learning to schedule "
+    "multi-NUMA virtual machines via reinforcement learning\" (Pattern Recognition 121, 2021).";
+
+/** Shortest fixed-point text that round-trips (reproducible in the source string). */
+std::string num(double v) {
+    char buf[64];
+    auto [p, ec] = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::fixed);
+    return ec == std::errc{} ? std::string(buf, p) : std::to_string(v);
+}
+
+/** Fixed-point text with `digits` decimals, for display. */
+std::string fixed(double v, int digits) {
+    char buf[64];
+    auto [p, ec] = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::fixed, digits);
+    return ec == std::errc{} ? std::string(buf, p) : std::to_string(v);
+}
+
+std::string percent(double fraction) {
+    std::ostringstream os;
+    os.setf(std::ios::fixed);
+    os.precision(1);
+    os << 100.0 * fraction << "%";
+    return os.str();
+}
+
+double parse_number(const std::string& text, const std::string& what) {
+    double v = 0.0;
+    auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+    if (text.empty() || ec != std::errc{} || p != text.data() + text.size() || !std::isfinite(v))
+        throw UsageError(what + ": expected a number, got '" + text + "'");
+    return v;
+}
+
+/** Splits "NAME=VALUE" at the first '='; both parts non-empty. */
+std::pair<std::string, std::string> name_value(const std::string& text, const std::string& option) {
+    const auto eq = text.find('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == text.size())
+        throw UsageError("--" + option + ": expected NAME=VALUE, got '" + text + "'");
+    return {text.substr(0, eq), text.substr(eq + 1)};
+}
+
+template <class T>
+T get(const po::variables_map& vm, const char* key) {
+    return vm[key].as<T>();
+}
+
+std::string data_dir_from(const po::variables_map& vm) {
+    if (vm.count("data-dir")) return get<std::string>(vm, "data-dir");
+    if (const char* env = std::getenv("VMCAP_DATA_DIR"); env && *env) return env;
+    return VMCAP_SHARED_DATA_DIR;
+}
+
+}  // namespace
+
+int cmd_snapshot(const Args& args) {
+    po::options_description desc(
+        "Usage: vmcap snapshot --trace azure-dev|azure-test|huawei --hosts N --out FILE [options]\n"
+        "Replays a VM trace into N identical hosts with a NUMA-aware placer and writes the cluster at --time as a\n"
+        "snapshot (vmcap-snapshot/1). vNUMA rule: fewest nodes k in {1,2,4} with demand divisible by k and per-node\n"
+        "demand <= max-node-fraction x a pNUMA node (then fraction 1); k=4 is K4 if it embeds in the host, else C4.\n"
+        "Options");
+    desc.add_options()
+        ("help,h", "print this help and exit")
+        ("trace", po::value<std::string>(), "azure-dev | azure-test | huawei (required)")
+        ("data-dir", po::value<std::string>(),
+         "directory holding azure-v1-flavor-traces/ and huawei-east-1/ (default: $VMCAP_DATA_DIR, else " VMCAP_SHARED_DATA_DIR ")")
+        ("hosts", po::value<int>(), "number of hosts (required)")
+        ("host-type", po::value<std::string>()->default_value("CQ3"), "pNUMA topology of every host (K<n>, C4, CQ3, Q33, Q3, 2xK<n>, K<m>,<n>)")
+        ("node-vcpu", po::value<long long>()->default_value(16), "vCPUs per pNUMA node")
+        ("node-ram-gib", po::value<double>()->default_value(64.0), "RAM per pNUMA node, GiB")
+        ("time", po::value<double>(), "stop time, seconds since the first arrival (default: 2/3 of the arrival span, rounded to whole seconds)")
+        ("placer", po::value<std::string>()->default_value("best-fit"), "best-fit | first-fit")
+        ("sample", po::value<double>()->default_value(1.0), "keep each trace VM with this probability, in (0,1]")
+        ("seed", po::value<std::string>()->default_value("1"), "seed of lifetime draws (Azure) and sampling (uint64)")
+        ("copies", po::value<int>()->default_value(1),
+         "superpose this many copies of the trace to multiply the load: Azure copy c draws its lifetimes from seed+c; "
+         "Huawei copy c is shifted cyclically in time by c/copies of the arrival span")
+        ("hosts-per-rack", po::value<int>()->default_value(20), "hosts per rack")
+        ("racks-per-pod", po::value<int>()->default_value(10), "racks per pod")
+        ("max-node-fraction", po::value<double>()->default_value(0.5), "vNUMA rule: largest per-node share of a pNUMA node, in (0,1]")
+        ("vnuma", po::value<std::vector<std::string>>()->composing(), "NAME=TOPO: vNUMA topology of flavor NAME (repeatable)")
+        ("targets", po::value<std::string>()->default_value("multi-numa"), "multi-numa | all: flavors given weight 1")
+        ("weight", po::value<std::vector<std::string>>()->composing(), "NAME=W: weight of flavor NAME (repeatable)")
+        ("max-migrations", po::value<long long>(), "migration budget (default: ceil(1% of the VMs in the snapshot))")
+        ("max-migrated-gib", po::value<double>(), "RAM budget of live migration, GiB (default: unlimited)")
+        ("out", po::value<std::string>(), "output snapshot file (required)");
+
+    po::variables_map vm;
+    try {
+        po::store(po::command_line_parser(args).options(desc).run(), vm);
+        po::notify(vm);
+    } catch (const po::error& e) {
+        throw UsageError(e.what());
+    }
+    if (vm.count("help")) {
+        std::cout << desc << "\n";
+        return 0;
+    }
+    for (const char* required : {"trace", "hosts", "out"})
+        if (!vm.count(required)) throw UsageError(std::string("--") + required + " is required (see --help)");
+
+    // ---- options -> SnapshotOptions (range errors are usage errors)
+    const std::string trace_name = get<std::string>(vm, "trace");
+    if (trace_name != "azure-dev" && trace_name != "azure-test" && trace_name != "huawei")
+        throw UsageError("--trace must be azure-dev, azure-test or huawei, got '" + trace_name + "'");
+    const bool azure = trace_name != "huawei";
+    SnapshotOptions opt;
+    opt.num_hosts = get<int>(vm, "hosts");
+    if (opt.num_hosts < 1) throw UsageError("--hosts must be >= 1");
+    const long long node_vcpu = get<long long>(vm, "node-vcpu");
+    const double node_gib = get<double>(vm, "node-ram-gib");
+    if (node_vcpu < 1) throw UsageError("--node-vcpu must be >= 1");
+    if (!(node_gib > 0.0) || !std::isfinite(node_gib) || std::llround(node_gib * 1024.0) < 1)
+        throw UsageError("--node-ram-gib must be > 0");
+    try {
+        opt.host_type = uniform_host_type(get<std::string>(vm, "host-type"), node_vcpu, std::llround(node_gib * 1024.0));
+    } catch (const InputError& e) {
+        throw UsageError(std::string("--host-type: ") + e.what());
+    }
+    opt.placer = get<std::string>(vm, "placer");
+    if (opt.placer != "best-fit" && opt.placer != "first-fit")
+        throw UsageError("--placer must be best-fit or first-fit, got '" + opt.placer + "'");
+    opt.sample = get<double>(vm, "sample");
+    if (!(opt.sample > 0.0 && opt.sample <= 1.0)) throw UsageError("--sample must be in (0, 1]");
+    {
+        const std::string s = get<std::string>(vm, "seed");
+        auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), opt.seed);
+        if (s.empty() || ec != std::errc{} || p != s.data() + s.size())
+            throw UsageError("--seed: expected an unsigned 64-bit integer, got '" + s + "'");
+    }
+    const int copies = get<int>(vm, "copies");
+    if (copies < 1) throw UsageError("--copies must be >= 1");
+    opt.hosts_per_rack = get<int>(vm, "hosts-per-rack");
+    opt.racks_per_pod = get<int>(vm, "racks-per-pod");
+    if (opt.hosts_per_rack < 1 || opt.racks_per_pod < 1) throw UsageError("--hosts-per-rack and --racks-per-pod must be >= 1");
+    opt.rule.max_node_fraction = get<double>(vm, "max-node-fraction");
+    if (!(opt.rule.max_node_fraction > 0.0 && opt.rule.max_node_fraction <= 1.0))
+        throw UsageError("--max-node-fraction must be in (0, 1]");
+    if (vm.count("vnuma"))
+        for (const auto& s : get<std::vector<std::string>>(vm, "vnuma")) {
+            auto [name, topo] = name_value(s, "vnuma");
+            if (!opt.rule.overrides.emplace(name, topo).second) throw UsageError("--vnuma: flavor '" + name + "' given twice");
+        }
+    opt.targets = get<std::string>(vm, "targets");
+    if (opt.targets != "multi-numa" && opt.targets != "all")
+        throw UsageError("--targets must be multi-numa or all, got '" + opt.targets + "'");
+    if (vm.count("weight"))
+        for (const auto& s : get<std::vector<std::string>>(vm, "weight")) {
+            auto [name, text] = name_value(s, "weight");
+            const double w = parse_number(text, "--weight " + name);
+            if (w < 0.0) throw UsageError("--weight " + name + ": must be >= 0");
+            if (!opt.weights.emplace(name, w).second) throw UsageError("--weight: flavor '" + name + "' given twice");
+        }
+    if (vm.count("max-migrations")) {
+        opt.max_migrations = get<long long>(vm, "max-migrations");
+        if (opt.max_migrations < 0) throw UsageError("--max-migrations must be >= 0");
+    }
+    if (vm.count("max-migrated-gib")) {
+        const double g = get<double>(vm, "max-migrated-gib");
+        if (!(g >= 0.0) || !std::isfinite(g)) throw UsageError("--max-migrated-gib must be >= 0");
+        opt.max_migrated_ram_mib = std::llround(g * 1024.0);
+    }
+    const std::string out = get<std::string>(vm, "out");
+
+    // ---- read the trace
+    const std::filesystem::path data = data_dir_from(vm);
+    if (!std::filesystem::is_directory(data))
+        throw InputError(data.string() + ": data directory not found (use --data-dir or VMCAP_DATA_DIR)");
+    const auto t0 = std::chrono::steady_clock::now();
+    std::vector<TraceVm> trace;
+    std::string files;
+    if (azure) {
+        const std::filesystem::path dir = data / "azure-v1-flavor-traces";
+        const bool dev = trace_name == "azure-dev";
+        const std::string flav = dev ? "v1.dev.txt" : "v1.test.txt";
+        const std::string dur = dev ? "v1.dev.c2100000.txt" : "v1.test.c2591400.txt";
+        files = "split " + std::string(dev ? "dev" : "test") + ": " + flav + " + " + dur;
+        std::vector<std::vector<TraceVm>> parts;
+        for (int c = 0; c < copies; ++c)
+            parts.push_back(read_azure_trace((dir / "traces" / flav).string(), (dir / "traces" / dur).string(),
+                                             (dir / "maps" / "v1.interval_map.txt").string(),
+                                             (dir / "maps" / "flav_map.txt").string(), opt.seed + static_cast<std::uint64_t>(c)));
+        trace = copies == 1 ? std::move(parts.front()) : merge_traces(std::move(parts));
+    } else {
+        const std::filesystem::path csv = data / "huawei-east-1" / "Huawei-East-1-lt.csv";
+        files = "Huawei-East-1-lt.csv";
+        trace = read_huawei_trace(csv.string());
+        if (copies > 1) {
+            const double span = trace.empty() ? 0.0 : trace.back().arrival_s - trace.front().arrival_s;
+            std::vector<std::vector<TraceVm>> parts;
+            for (int c = 0; c < copies; ++c) parts.push_back(time_shifted_copy(trace, span * c / copies));
+            trace = merge_traces(std::move(parts));
+        }
+    }
+    if (trace.empty()) throw InputError(trace_name + ": the trace has no VMs");
+    const double span = trace.back().arrival_s - trace.front().arrival_s;
+    opt.time_s = vm.count("time") ? get<double>(vm, "time") : std::round(span * 2.0 / 3.0);
+    if (!(opt.time_s >= 0.0) || !std::isfinite(opt.time_s)) throw UsageError("--time must be >= 0");
+
+    opt.source = "vmcap snapshot: trace=" + trace_name + " (" + files + "), seed=" + std::to_string(opt.seed) +
+                 (copies > 1 ? ", copies=" + std::to_string(copies) : std::string()) + ", sample=" + num(opt.sample) +
+                 ", time=" + num(opt.time_s) + " s after the first arrival (trace time " +
+                 fixed(trace.front().arrival_s + opt.time_s, 3) + " s), hosts=" + std::to_string(opt.num_hosts) + " x " +
+                 opt.host_type.name + ", placer=" + opt.placer + ", max-node-fraction=" + num(opt.rule.max_node_fraction) +
+                 ", targets=" + opt.targets;
+    for (const auto& [name, topo] : opt.rule.overrides) opt.source += ", vnuma " + name + "=" + topo;
+    for (const auto& [name, w] : opt.weights) opt.source += ", weight " + name + "=" + num(w);
+    opt.source += std::string(". ") + (azure ? kAzureAttribution : kHuaweiAttribution);
+
+    // ---- replay and write
+    const auto t1 = std::chrono::steady_clock::now();
+    ReplayStats st;
+    const Problem problem = replay_snapshot(trace, opt, &st);
+    const auto t2 = std::chrono::steady_clock::now();
+    write_file_atomic(out, format_json_lines(snapshot_to_json(problem)));
+
+    std::map<int, std::int64_t> alive_per_flavor;
+    for (const Vm& v : problem.vms) ++alive_per_flavor[v.flavor];
+    auto seconds = [](auto a, auto b) { return fixed(std::chrono::duration<double>(b - a).count(), 2); };
+    std::cout << "snapshot " << out << ": " << trace_name << (copies > 1 ? " x" + std::to_string(copies) : std::string())
+              << ", " << opt.num_hosts << " hosts " << opt.host_type.name << ", " << opt.placer << ", time "
+              << fixed(opt.time_s, 0) << " s of " << fixed(span, 0) << " s\n"
+              << "  VMs: arrivals " << st.arrivals << ", placed " << st.placed << ", rejected " << st.rejected << " ("
+              << percent(st.arrivals ? static_cast<double>(st.rejected) / static_cast<double>(st.arrivals) : 0.0)
+              << "), departed " << st.departed << ", alive " << st.alive_at_end << " (peak " << st.peak_alive << ")\n"
+              << "  utilisation: vCPU " << percent(st.used_vcpu_fraction) << ", RAM " << percent(st.used_ram_fraction) << "\n"
+              << "  constraints: max_migrations " << problem.constraints.max_migrations << ", max_migrated_ram "
+              << (problem.constraints.max_migrated_ram_mib == std::numeric_limits<Amount>::max()
+                      ? std::string("unlimited")
+                      : num(static_cast<double>(problem.constraints.max_migrated_ram_mib) / 1024.0) + " GiB")
+              << "\n  flavors (vNUMA, weight, alive, rejected):\n";
+    for (std::size_t f = 0; f < problem.flavors.size(); ++f) {
+        const Flavor& fl = problem.flavors[f];
+        const auto rej = st.rejected_by_flavor.find(fl.name);
+        std::cout << "    " << fl.name << "  " << fl.vnuma.name << "  " << num(fl.weight) << "  "
+                  << alive_per_flavor[static_cast<int>(f)] << "  " << (rej == st.rejected_by_flavor.end() ? 0 : rej->second)
+                  << "\n";
+    }
+    for (const auto& [name, count] : st.rejected_by_flavor)
+        if (std::none_of(problem.flavors.begin(), problem.flavors.end(), [&](const Flavor& fl) { return fl.name == name; }))
+            std::cout << "    " << name << "  -  -  0  " << count << "\n";
+    std::cout << "  read " << seconds(t0, t1) << " s, replay " << seconds(t1, t2) << " s\n";
+    return 0;
+}
+
+}  // namespace vmcap::cli
