@@ -71,7 +71,7 @@ MigrateMove propose(const SearchState& s, const std::vector<int>& movable, Rng& 
 std::int64_t default_evaluations(const Problem& problem) {
     std::int64_t movable = 0;
     for (const Vm& vm : problem.vms) movable += vm.migratable ? 1 : 0;
-    return std::clamp<std::int64_t>(movable * 400, 200000, 400000000);
+    return std::clamp<std::int64_t>(movable * 1000, 1000000, 2000000000);
 }
 
 SearchResult anneal(const CapacityModel& model, const SearchParams& params) {

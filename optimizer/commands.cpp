@@ -158,7 +158,7 @@ int cmd_plan(const Args& args) {
         ("max-migrations", po::value(&max_mig), "migration budget: live migrations (default: the snapshot's constraints)")
         ("max-migrated-gib", po::value(&max_gib), "migration budget: RAM moved, GiB (default: the snapshot's constraints)")
         ("time-limit", po::value(&time_limit)->default_value(60), "wall-clock limit in seconds (a run stopped by it is not reproducible)")
-        ("max-evaluations", po::value(&max_evals)->default_value(0), "candidate-move evaluations, all threads (0: 400 per migratable VM)")
+        ("max-evaluations", po::value(&max_evals)->default_value(0), "candidate-move evaluations, all threads (0: 1000 per migratable VM, at least 1,000,000)")
         ("threads", po::value(&threads)->default_value(1), "search threads")
         ("seed", po::value(&seed)->default_value(1), "random seed")
         ("check", po::value(&check)->default_value(0), "recompute the objective from scratch every N accepted moves and fail on any difference")
