@@ -8,8 +8,13 @@
  * Table I, restated with vertex labelings in ../shared/docs/vmcap-formulas.md. Capacity vectors b
  * are 0-based arrays in the labeling of topology.h (b[0] is the paper's b1).
  *
- * All free functions are pure, O(n log n) or better, allocation-free and thread-safe.
- * Preconditions (not checked on the hot path): every b_i >= 0, b has the host's node count.
+ * The closed forms are pure, O(n) (Kn/Kk: O(n*k) on unbalanced inputs), allocation-free and
+ * thread-safe; they are the optimizer's inner loop. vmcap_exact is pure and thread-safe but
+ * allocates and is exponential in the worst case.
+ * Preconditions (not checked on the hot path): every b_i >= 0, b has the host's node count, and
+ * sum_i b_i < 2^59 (Kn/Kk divides by a 64x64->128 reciprocal multiply, exact below that).
+ * Every closed form is tested against an exhaustive search and the CBC MILP solver
+ * (tests/vmcap_test.cpp).
  */
 #include <cstdint>
 #include <span>
@@ -23,38 +28,69 @@ namespace vmcap {
 /** Number of VMs / vNUMA node slots. */
 using Count = std::int64_t;
 
-/** Any host, K1 guest: sum of b. */
+/** Any host (n nodes), K1 guest: sum of b[0..n). Table I row "any/K1". */
 Count vmcap_k1(const Count* b, int n);
-/** C4 host, K2 guest: min(b1+b3, b2+b4). */
+/** C4 host (b[0..4), cycle 1-2-3-4-1), K2 guest: min(b1+b3, b2+b4). Table I row "C4/K2". */
 Count vmcap_c4_k2(const Count* b);
-/** K<m>,<n> host (part 1 = b[0..m), part 2 = b[m..m+n)), K2 guest: min(sum part 1, sum part 2). */
+/**
+ * K<m>,<n> host (part 1 = b[0..m), part 2 = b[m..m+n)), K2 guest: min(sum part 1, sum part 2).
+ * Table I row "Km,n/K2". O(m+n).
+ */
 Count vmcap_kmn_k2(const Count* b, int m, int n);
 /**
  * K<n> host, K<k> guest, 1 <= k <= n <= 16: min over r = 0..k-1 of
  * floor((S - b_(1) - ... - b_(r)) / (k - r)), evaluated in the paper's recursive form (drop the
  * largest capacity while floor(S/k) < b_(1)), which stops after one step on balanced inputs.
+ * k == 1 returns the sum, k == n the minimum; k > n returns 0. Table I row "Kn/Kk".
+ * Cost O(n) when floor(S/k) >= b_(1); otherwise n = 4 and n = 8 sort by a branch-free network
+ * and take the min over r (O(k) more), other n select the maximum per dropped node (O(n*k)).
  */
 Count vmcap_kn_kk(const Count* b, int n, int k);
-/** K4 host, K2 guest: min(floor(S/2), S - b_(1)). */
+/** K4 host, K2 guest: min(floor(S/2), S - b_(1)). Table I row "K4/K2"; branch-free. */
 Count vmcap_k4_k2(const Count* b);
-/** K4 host, K3 guest: min(floor(S/3), floor((S - b_(1))/2), S - b_(1) - b_(2)). */
+/** K4 host, K3 guest: min(floor(S/3), floor((S - b_(1))/2), S - b_(1) - b_(2)). Row "K4/K3"; branch-free. */
 Count vmcap_k4_k3(const Count* b);
-/** Q3,3 host, K2 guest: min(b1+b3+b5+b7, b2+b4+b6+b8). */
+/** Q3,3 host (K4,4 with parts {1,3,5,7}, {2,4,6,8}), K2 guest: min(b1+b3+b5+b7, b2+b4+b6+b8). Row "Q3,3/K2". */
 Count vmcap_q33_k2(const Count* b);
-/** Q3,3 host, C4 guest: min(VMCAP(K4,K2,[b1,b3,b5,b7]), VMCAP(K4,K2,[b2,b4,b6,b8])). */
+/** Q3,3 host, C4 guest: min(VMCAP(K4,K2,[b1,b3,b5,b7]), VMCAP(K4,K2,[b2,b4,b6,b8])). Row "Q3,3/C4". */
 Count vmcap_q33_c4(const Count* b);
-/** CQ3 host, C4 guest: min(min(b1,b2)+min(b5,b6), min(b3,b4)+min(b7,b8)). */
+/** CQ3 host (labeling of topology.h), C4 guest: min(min(b1,b2)+min(b5,b6), min(b3,b4)+min(b7,b8)). Row "CQ3/C4". */
 Count vmcap_cq3_c4(const Count* b);
-/** CQ3 host, K2 guest: the six-term minimum of vmcap-formulas.md with the clamped shift d. */
+/**
+ * CQ3 host, K2 guest: the six-term minimum of vmcap-formulas.md (paper Lemma 5) with the shift
+ * d = floor((O - E)/2) clamped to [-min(b2,b8), min(b1,b7)]. Row "CQ3/K2"; branch-free.
+ */
 Count vmcap_cq3_k2(const Count* b);
-/** 2xK<n> host (two sockets), K<k> guest: VMCAP(Kn,Kk,b[0..n)) + VMCAP(Kn,Kk,b[n..2n)). */
+/**
+ * 2xK<n> host (two sockets), K<k> guest, 1 <= k <= n <= 8: VMCAP(Kn,Kk,b[0..n)) +
+ * VMCAP(Kn,Kk,b[n..2n)) (vmcap-formulas.md: two independent Kn problems).
+ */
 Count vmcap_2xkn_kk(const Count* b, int n, int k);
 
 /**
  * Exact VMCAP for any pair, given every distinct placement (pNUMA node set) of the guest:
- * the maximum number of placements, with repetition, using node i at most b_i times.
- * Branch and bound with memoisation; exponential in the worst case, intended for host graphs of
- * at most 16 nodes and guests of at most 8. Used where no closed form exists. Thread-safe.
+ * the maximum number of placements, with repetition, using node i at most b_i times, i.e. the
+ * integer program max sum_S x_S s.t. sum_{S contains i} x_S <= b_i, x_S >= 0 integer.
+ *
+ * Inputs: n in 0..kMaxPNuma; b[0..n) >= 0 and sum < 2^50; placements as from
+ * enumerate_embeddings (only `mask` is read). Empty masks, masks naming nodes >= n, duplicates
+ * and strict supersets of other placements are ignored (they never change the optimum).
+ * No placement (e.g. guest larger than host) gives 0.
+ *
+ * Method: placements through a node with b_i = 0 are dropped; independent components (no
+ * placement spans two) are solved separately; each by depth-first branch and bound on x_S
+ * (x_S <= t | x_S >= t+1, most fractional variable first) with the LP relaxation, solved by a
+ * bounded-variable revised simplex on the n node rows, as bound. Exactness does not depend on
+ * floating point: pruning uses the weak-duality bound of the final dual vector, valid for any
+ * dual vector, plus a safety margin, and incumbents are checked in integer arithmetic.
+ * Cost: one LP is O(iterations * (n^2 + 2^min(n,8) + m)) for m placements. Bipartite hosts with
+ * K2 guests (Q3, Km,n, Q3,3) have integral LPs and finish at the root; on the benchmarked pairs
+ * random inputs need about one branch-and-bound node; measured 0.3-25 us per call for 8-node hosts with b <= 64
+ * (bench/bench_vmcap.cpp; K8/K4 with 70 placements is the slowest), ~1 ms for 16-node hosts
+ * with a few hundred placements. The number of branch-and-bound nodes is
+ * exponential in the worst case (large integrality gaps, e.g. many odd components inside one
+ * component); there is no node limit, since the answer must be exact.
+ * Thread-safe (all state is local to the call); allocates O(m + n^2) per call.
  */
 Count vmcap_exact(std::span<const Embedding> placements, int n, const Count* b);
 
@@ -70,10 +106,18 @@ enum class VmcapMethod {
  */
 class VmcapEvaluator {
 public:
-    /** Throws std::invalid_argument if the guest has more vNUMA nodes than kMaxVNuma. */
+    /**
+     * Chooses the method from (host.kind, host.p/q, guest graph) and enumerates the placements
+     * (for every method: callers pick mappings from them). Closed forms: any/K1; C4/K2;
+     * K<m>,<n>/K2; K4/K2, K4/K3, K<n>/K<k> (k <= n; complete hosts also when given explicitly);
+     * Q33/K2, Q33/C4; CQ3/K2, CQ3/C4; 2xK<n>/K<k> (k <= n). Guests are recognised from the graph
+     * (complete, or a 4-cycle), not the name. Everything else, including guests larger than the
+     * host (0 placements, value 0), uses vmcap_exact. Cost: enumerate_embeddings, O(C(n,k)) searches.
+     * Throws std::invalid_argument if the guest has more vNUMA nodes than kMaxVNuma.
+     */
     VmcapEvaluator(const Topology& host, const Topology& guest);
 
-    /** VMCAP for capacity vector b (host.size() entries, each >= 0). */
+    /** VMCAP for capacity vector b (host.size() entries, each >= 0). One predictable switch. */
     Count operator()(const Count* b) const {
         switch (method_) {
             case VmcapMethod::K1: return vmcap_k1(b, n_);
@@ -94,7 +138,7 @@ public:
 
     VmcapMethod method() const { return method_; }
     bool is_closed_form() const { return method_ != VmcapMethod::Exact; }
-    /** Human-readable method, e.g. "closed form CQ3/K2" or "exact (branch and bound)". */
+    /** Human-readable method, e.g. "closed form CQ3/K2" or "exact fallback (LP branch and bound over 24 placements)". */
     std::string describe() const;
     /** Every distinct pNUMA node set the guest can use on this host (enumerate_embeddings). */
     const std::vector<Embedding>& placements() const { return placements_; }

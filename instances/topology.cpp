@@ -152,24 +152,23 @@ Topology topology_from_edges(int n, const std::vector<std::pair<int, int>>& edge
 
 namespace {
 
-void extend(const Graph& host, const Graph& guest, int v, std::array<std::uint8_t, kMaxVNuma>& map,
-            NodeMask used, std::vector<Embedding>& out, std::vector<bool>& seen) {
-    if (v == guest.n) {
-        if (!seen[used]) {
-            seen[used] = true;
-            out.push_back(Embedding{used, map});
-        }
-        return;
-    }
-    for (int p = 0; p < host.n; ++p) {
-        if ((used >> p) & 1U) continue;
-        bool ok = true;
-        for (int u = 0; u < v && ok; ++u)
-            if (guest.has_edge(u, v) && !host.has_edge(map[u], p)) ok = false;
-        if (!ok) continue;
+/**
+ * Finds the lexicographically smallest mapping (map[0], map[1], ...) of guest vertices 0..v-1
+ * onto exactly the nodes of `subset`, preserving guest edges. Candidates are bitmasks: the
+ * subset's unused nodes adjacent to the images of every earlier guest neighbour.
+ */
+bool embed_into(const Graph& host, const Graph& guest, int v, unsigned subset, unsigned used,
+                std::array<std::uint8_t, kMaxVNuma>& map) {
+    if (v == guest.n) return true;
+    unsigned cand = subset & ~used;
+    for (int u = 0; u < v && cand; ++u)
+        if (guest.has_edge(u, v)) cand &= host.adj[map[u]];
+    for (; cand; cand &= cand - 1U) {
+        const int p = std::countr_zero(cand);
         map[v] = static_cast<std::uint8_t>(p);
-        extend(host, guest, v + 1, map, static_cast<NodeMask>(used | (1U << p)), out, seen);
+        if (embed_into(host, guest, v + 1, subset, used | (1U << p), map)) return true;
     }
+    return false;
 }
 
 }  // namespace
@@ -180,10 +179,18 @@ std::vector<Embedding> enumerate_embeddings(const Graph& host, const Graph& gues
                                     " vNUMA nodes; at most " + std::to_string(kMaxVNuma) + " are supported");
     std::vector<Embedding> out;
     if (guest.n == 0 || guest.n > host.n) return out;
-    std::vector<bool> seen(1U << host.n, false);
+    // One search per k-node subset, in increasing mask order (Gosper's hack), stopping at the
+    // first mapping: O(C(n,k)) searches instead of enumerating all n!/(n-k)! injective maps
+    // (5e8 for K8 in K16). The representative is the lexicographically smallest mapping onto
+    // the set, as found by a depth-first search over all maps.
+    const unsigned limit = 1U << host.n;
     std::array<std::uint8_t, kMaxVNuma> map{};
-    extend(host, guest, 0, map, 0, out, seen);
-    std::sort(out.begin(), out.end(), [](const Embedding& a, const Embedding& b) { return a.mask < b.mask; });
+    for (unsigned subset = (1U << guest.n) - 1U; subset < limit;) {
+        if (embed_into(host, guest, 0, subset, 0, map)) out.push_back(Embedding{static_cast<NodeMask>(subset), map});
+        const unsigned low = subset & (~subset + 1U);
+        const unsigned ripple = subset + low;
+        subset = ripple | (((subset ^ ripple) >> 2) / low);
+    }
     return out;
 }
 

@@ -2,81 +2,101 @@
 
 namespace vmcap {
 
-MigrateDelta MigrateMove::evaluate(const SearchState& s) const {
-    MigrateDelta out;
+double removal_delta(const SearchState& s, int vm) {
     const Problem& p = s.problem();
     const CapacityModel& m = s.model();
-    const Vm& orig = p.vms[vm];
-    const int src = s.host_of(vm);
-    if (!orig.migratable || host == src) return out;
-    const Flavor& fl = p.flavors[orig.flavor];
+    const Flavor& fl = p.flavors[p.vms[vm].flavor];
     const int k = fl.num_vnuma();
     const int R = m.num_resources();
     const int T = m.num_targets();
     const Amount* nd = fl.node_demand.data();
-
-    // Source host: capacity gained by removing the VM (only its nodes' b entries change).
-    const int src_type = p.hosts[src].type;
-    const int ns = p.host_types[src_type].num_nodes();
+    const int src = s.host_of(vm);
+    const int type = p.hosts[src].type;
+    const int n = p.host_types[type].num_nodes();
     const Amount* fs = s.free_of(src);
     const std::uint8_t* cur = s.pnuma_of(vm);
-    Amount fr[kMaxVNuma * kMaxResources];  // free amounts of the VM's nodes after removal
-    const int stride = R;
+    Amount fr[kMaxVNuma * kMaxResources];  // free amounts of the VM's nodes once it is gone
     for (int i = 0; i < k; ++i)
-        for (int r = 0; r < R; ++r) fr[i * stride + r] = fs[cur[i] * R + r] + nd[r];
-    double d_src = 0.0;
+        for (int r = 0; r < R; ++r) fr[i * R + r] = fs[cur[i] * R + r] + nd[r];
+    double d = 0.0;
     Count tmp[kMaxPNuma];
     for (int j = 0; j < T; ++j) {
         const int tf = m.target_flavor(j);
         const Count* b = s.slots_of(src, j);
-        for (int i = 0; i < ns; ++i) tmp[i] = b[i];
-        for (int i = 0; i < k; ++i) tmp[cur[i]] = m.node_slots(tf, fr + i * stride);
-        const Count c = m.evaluator(src_type, tf)(tmp);
-        d_src += m.target_weight(j) * static_cast<double>(c - s.capacity(src, j));
+        for (int i = 0; i < n; ++i) tmp[i] = b[i];
+        for (int i = 0; i < k; ++i) tmp[cur[i]] = m.node_slots(tf, fr + i * R);
+        d += m.target_weight(j) * static_cast<double>(m.evaluator(type, tf)(tmp) - s.capacity(src, j));
     }
+    return d;
+}
 
-    // Destination host: best placement.
-    const int dst_type = p.hosts[host].type;
-    const int nd_nodes = p.host_types[dst_type].num_nodes();
+Insertion best_insertion(const SearchState& s, int flavor, int host, int vm) {
+    Insertion out;
+    const Problem& p = s.problem();
+    const CapacityModel& m = s.model();
+    const Flavor& fl = p.flavors[flavor];
+    const int k = fl.num_vnuma();
+    const int R = m.num_resources();
+    const int T = m.num_targets();
+    const Amount* nd = fl.node_demand.data();
+    const int type = p.hosts[host].type;
+    const int n = p.host_types[type].num_nodes();
     const Amount* fd = s.free_of(host);
-    const auto& placements = m.evaluator(dst_type, orig.flavor).placements();
-    const bool was_migrated = s.is_migrated(vm);
-    const std::int64_t base_migrations = s.migrations() - (was_migrated ? 1 : 0);
-    const Amount base_ram = s.migrated_ram_mib() - (was_migrated ? fl.demand[kRamMib] : 0);
+    const auto& placements = m.evaluator(type, flavor).placements();
     const Constraints& c = p.constraints;
-    double best = 0.0;
-    bool best_migrates = true;
+    std::int64_t base_migrations = 0;
+    Amount base_ram = 0;
+    if (vm >= 0) {
+        const bool was = s.is_migrated(vm);
+        base_migrations = s.migrations() - (was ? 1 : 0);
+        base_ram = s.migrated_ram_mib() - (was ? fl.demand[kRamMib] : 0);
+    }
     Amount left[kMaxVNuma * kMaxResources];
+    Count tmp[kMaxPNuma];
     for (std::size_t e = 0; e < placements.size(); ++e) {
         const Embedding& emb = placements[e];
         bool fits = true;
         for (int i = 0; i < k && fits; ++i)
             for (int r = 0; r < R; ++r) {
                 const Amount l = fd[emb.map[i] * R + r] - nd[r];
-                if (l < 0) { fits = false; break; }
+                if (l < 0) {
+                    fits = false;
+                    break;
+                }
                 left[i * R + r] = l;
             }
         if (!fits) continue;
-        const bool migrates = s.differs_from_origin(vm, host, emb.mask);
-        if (migrates && (base_migrations + 1 > c.max_migrations || base_ram + fl.demand[kRamMib] > c.max_migrated_ram_mib)) continue;
+        const bool migrates = vm < 0 || s.differs_from_origin(vm, host, emb.mask);
+        if (vm >= 0 && migrates && (base_migrations + 1 > c.max_migrations || base_ram + fl.demand[kRamMib] > c.max_migrated_ram_mib))
+            continue;
         double gain = 0.0;
         for (int j = 0; j < T; ++j) {
             const int tf = m.target_flavor(j);
             const Count* b = s.slots_of(host, j);
-            for (int i = 0; i < nd_nodes; ++i) tmp[i] = b[i];
+            for (int i = 0; i < n; ++i) tmp[i] = b[i];
             for (int i = 0; i < k; ++i) tmp[emb.map[i]] = m.node_slots(tf, left + i * R);
-            gain += m.target_weight(j) * static_cast<double>(m.evaluator(dst_type, tf)(tmp) - s.capacity(host, j));
+            gain += m.target_weight(j) * static_cast<double>(m.evaluator(type, tf)(tmp) - s.capacity(host, j));
         }
-        if (out.embedding < 0 || gain > best || (gain == best && best_migrates && !migrates)) {
+        if (out.embedding < 0 || gain > out.delta || (gain == out.delta && out.migrates && !migrates)) {
             out.embedding = static_cast<int>(e);
-            best = gain;
-            best_migrates = migrates;
+            out.delta = gain;
+            out.migrates = migrates;
         }
     }
-    if (out.embedding < 0) return out;
+    if (out.embedding >= 0) out.migrations_after = base_migrations + (out.migrates ? 1 : 0);
+    return out;
+}
+
+MigrateDelta MigrateMove::evaluate(const SearchState& s) const {
+    MigrateDelta out;
+    const Vm& orig = s.problem().vms[vm];
+    if (!orig.migratable || host == s.host_of(vm)) return out;
+    const Insertion ins = best_insertion(s, orig.flavor, host, vm);
+    if (ins.embedding < 0) return out;
     out.feasible = true;
-    out.delta = d_src + best;
-    out.migrations_after = base_migrations + (best_migrates ? 1 : 0);
+    out.embedding = ins.embedding;
+    out.delta = removal_delta(s, vm) + ins.delta;
+    out.migrations_after = ins.migrations_after;
     return out;
 }
 

@@ -14,6 +14,7 @@
 #include "instances/snapshot_io.h"
 #include "optimizer/annealing.h"
 #include "optimizer/cli.h"
+#include "optimizer/greedy.h"
 #include "optimizer/plan.h"
 #include "optimizer/validate.h"
 
@@ -147,7 +148,7 @@ int cmd_capacity(const Args& args) {
 
 int cmd_plan(const Args& args) {
     po::options_description desc("vmcap plan options");
-    std::string cluster, out;
+    std::string cluster, out, algorithm;
     std::int64_t max_mig = -1, max_evals = 0, check = 0;
     double max_gib = -1, time_limit = 60;
     int threads = 1;
@@ -155,6 +156,7 @@ int cmd_plan(const Args& args) {
     desc.add_options()("help,h", "show this help")
         ("cluster", po::value(&cluster), "cluster snapshot JSON (default: the bundled example)")
         ("out", po::value(&out)->default_value("plan.json"), "migration plan JSON to write (atomically)")
+        ("algorithm", po::value(&algorithm)->default_value("sa"), "sa (parallel simulated annealing) or greedy (best single migration, repeated)")
         ("max-migrations", po::value(&max_mig), "migration budget: live migrations (default: the snapshot's constraints)")
         ("max-migrated-gib", po::value(&max_gib), "migration budget: RAM moved, GiB (default: the snapshot's constraints)")
         ("time-limit", po::value(&time_limit)->default_value(60), "wall-clock limit in seconds (a run stopped by it is not reproducible)")
@@ -173,6 +175,7 @@ int cmd_plan(const Args& args) {
     if (vm.count("max-migrations") && max_mig < 0) throw UsageError("--max-migrations must be >= 0");
     if (vm.count("max-migrated-gib") && !(max_gib >= 0)) throw UsageError("--max-migrated-gib must be >= 0");
     if (out.empty()) throw UsageError("--out must not be empty");
+    if (algorithm != "sa" && algorithm != "greedy") throw UsageError("--algorithm must be sa or greedy");
     if (cluster.empty()) cluster = default_cluster_path();
     Problem p = load_snapshot(cluster);
     if (vm.count("max-migrations")) p.constraints.max_migrations = max_mig;
@@ -187,10 +190,11 @@ int cmd_plan(const Args& args) {
     sp.seed = seed;
     sp.check_every = check;
     sp.quiet = vm.count("quiet") > 0;
-    const SearchResult sr = anneal(model, sp);
+    const SearchResult sr = algorithm == "greedy" ? greedy(model, sp) : anneal(model, sp);
     const Plan plan = build_plan(model, sr.best);
     PlanInfo info;
     info.cluster = cluster;
+    info.algorithm = algorithm;
     info.seed = seed;
     info.threads = threads;
     info.evaluations = sr.evaluations;
@@ -203,7 +207,8 @@ int cmd_plan(const Args& args) {
     std::printf("budget    %s migrations, %s GiB migrated RAM\n",
                 c.max_migrations == std::numeric_limits<std::int64_t>::max() ? "unlimited" : std::to_string(c.max_migrations).c_str(),
                 c.max_migrated_ram_mib == std::numeric_limits<Amount>::max() ? "unlimited" : fmt_gib(c.max_migrated_ram_mib).c_str());
-    std::printf("search    simulated annealing, %d thread(s), seed %llu: %lld evaluations in %.2f s (%.2f M/s), stopped by %s\n", threads,
+    std::printf("search    %s, %d thread(s), seed %llu: %lld evaluations in %.2f s (%.2f M/s), stopped by %s\n",
+                algorithm == "sa" ? "simulated annealing" : "greedy", algorithm == "sa" ? threads : 1,
                 static_cast<unsigned long long>(seed), static_cast<long long>(sr.evaluations), sr.seconds,
                 sr.seconds > 0 ? static_cast<double>(sr.evaluations) / sr.seconds / 1e6 : 0.0, sr.stopped_by.c_str());
     std::printf("\n%-14s %-6s %7s %8s %8s %7s\n", "flavor", "vNUMA", "weight", "before", "after", "gain");

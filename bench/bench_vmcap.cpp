@@ -1,0 +1,157 @@
+// Micro-benchmarks of VMCAP evaluation (evaluators/vmcap.h, evaluators/vmcap_milp.h).
+//
+//   BM_Vmcap/<Host>_<Guest>           VmcapEvaluator (closed form), the optimizer's inner loop
+//   BM_VmcapDirect/<Host>_<Guest>     the free closed-form function, without the method switch
+//   BM_VmcapExact/<Host>_<Guest>/b<V> vmcap_exact on the same pairs and on pairs without a closed form
+//   BM_VmcapCbc/<Host>_<Guest>        vmcap_cbc (CBC MILP), the external baseline
+//
+// Each benchmark cycles through a fixed pool of 4096 random capacity vectors (seeded; values
+// uniform in 0..V, V = 32 unless the name says otherwise). Items/s = evaluations per second.
+#include <benchmark/benchmark.h>
+
+#include <functional>
+#include <map>
+#include <random>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "evaluators/vmcap.h"
+#include "evaluators/vmcap_milp.h"
+#include "instances/topology.h"
+
+namespace vmcap {
+namespace {
+
+constexpr std::size_t kPool = 4096;  // power of two: the index wraps with a mask
+
+/** Pool of kPool vectors of n capacities in 0..vmax, contiguous (vector t at [t*n, t*n+n)). */
+const std::vector<Count>& pool(int n, Count vmax) {
+    static std::map<std::pair<int, Count>, std::vector<Count>> pools;  // filled before timing
+    auto& p = pools[{n, vmax}];
+    if (p.empty()) {
+        std::mt19937_64 rng(42 + static_cast<unsigned>(n) * 1000 + static_cast<unsigned>(vmax));
+        std::uniform_int_distribution<Count> d(0, vmax);
+        p.resize(kPool * static_cast<std::size_t>(n));
+        for (auto& x : p) x = d(rng);
+    }
+    return p;
+}
+
+struct Pair {
+    std::string name;
+    Topology host, guest;
+};
+
+Topology topo(const char* s) { return parse_topology(s); }
+
+/** Fixed 8-node connected graph with two triangles and no closed form (K2, K3 guests). */
+Topology explicit8() {
+    return topology_from_edges(8, {{1, 2}, {1, 3}, {2, 3}, {2, 4}, {3, 5}, {4, 5}, {4, 6}, {5, 7},
+                                   {6, 7}, {6, 8}, {7, 8}, {1, 8}});
+}
+
+std::vector<Pair> closed_pairs() {
+    return {{"K4_K2", topo("K4"), topo("K2")},   {"K4_K3", topo("K4"), topo("K3")},
+            {"C4_K2", topo("C4"), topo("K2")},   {"Q33_K2", topo("Q33"), topo("K2")},
+            {"Q33_C4", topo("Q33"), topo("C4")}, {"CQ3_K2", topo("CQ3"), topo("K2")},
+            {"CQ3_C4", topo("CQ3"), topo("C4")}, {"K8_K4", topo("K8"), topo("K4")},
+            {"2xK4_K2", topo("2xK4"), topo("K2")}};
+}
+
+std::vector<Pair> exact_only_pairs() {
+    return {{"Q3_K2", topo("Q3"), topo("K2")},
+            {"Q3_C4", topo("Q3"), topo("C4")},
+            {"CQ3_P3", topo("CQ3"), topology_from_edges(3, {{1, 2}, {2, 3}})},
+            {"CQ3_K4", topo("CQ3"), topo("K4")},
+            {"2xK4_C4", topo("2xK4"), topo("C4")},
+            {"K5_C4", topo("K5"), topo("C4")},
+            {"Explicit8_K2", explicit8(), topo("K2")},
+            {"Explicit8_K3", explicit8(), topo("K3")}};
+}
+
+void bm_evaluator(benchmark::State& st, const Pair& p) {
+    const VmcapEvaluator ev(p.host, p.guest);
+    const int n = p.host.size();
+    const Count* data = pool(n, 32).data();
+    std::size_t t = 0;
+    Count sum = 0;
+    for (auto _ : st) {
+        sum += ev(data + t * static_cast<std::size_t>(n));
+        t = (t + 1) & (kPool - 1);
+    }
+    benchmark::DoNotOptimize(sum);
+    st.SetItemsProcessed(st.iterations());
+    st.SetLabel(ev.describe());
+}
+
+void bm_direct(benchmark::State& st, int n, Count (*f)(const Count*)) {
+    const Count* data = pool(n, 32).data();
+    std::size_t t = 0;
+    Count sum = 0;
+    for (auto _ : st) {
+        sum += f(data + t * static_cast<std::size_t>(n));
+        t = (t + 1) & (kPool - 1);
+    }
+    benchmark::DoNotOptimize(sum);
+    st.SetItemsProcessed(st.iterations());
+}
+
+Count direct_k8_k4(const Count* b) { return vmcap_kn_kk(b, 8, 4); }
+
+void bm_exact(benchmark::State& st, const Pair& p, Count vmax) {
+    const auto placements = enumerate_embeddings(p.host.graph, p.guest.graph);
+    const int n = p.host.size();
+    const Count* data = pool(n, vmax).data();
+    std::size_t t = 0;
+    Count sum = 0;
+    for (auto _ : st) {
+        sum += vmcap_exact(placements, n, data + t * static_cast<std::size_t>(n));
+        t = (t + 1) & (kPool - 1);
+    }
+    benchmark::DoNotOptimize(sum);
+    st.SetItemsProcessed(st.iterations());
+    st.SetLabel(std::to_string(placements.size()) + " placements");
+}
+
+void bm_cbc(benchmark::State& st, const Pair& p) {
+    const auto placements = enumerate_embeddings(p.host.graph, p.guest.graph);
+    const int n = p.host.size();
+    const Count* data = pool(n, 32).data();
+    std::size_t t = 0;
+    Count sum = 0;
+    for (auto _ : st) {
+        sum += vmcap_cbc(placements, n, data + t * static_cast<std::size_t>(n));
+        t = (t + 1) & (kPool - 1);
+    }
+    benchmark::DoNotOptimize(sum);
+    st.SetItemsProcessed(st.iterations());
+}
+
+const bool registered = [] {
+    for (const Pair& p : closed_pairs())
+        benchmark::RegisterBenchmark(("BM_Vmcap/" + p.name).c_str(), bm_evaluator, p);
+    const std::pair<const char*, std::pair<int, Count (*)(const Count*)>> direct[] = {
+        {"K4_K2", {4, vmcap_k4_k2}},   {"K4_K3", {4, vmcap_k4_k3}},   {"CQ3_K2", {8, vmcap_cq3_k2}},
+        {"CQ3_C4", {8, vmcap_cq3_c4}}, {"Q33_C4", {8, vmcap_q33_c4}}, {"K8_K4", {8, direct_k8_k4}}};
+    for (const auto& [name, f] : direct)
+        benchmark::RegisterBenchmark((std::string("BM_VmcapDirect/") + name).c_str(), bm_direct, f.first,
+                                     f.second);
+    for (Count vmax : {32, 64}) {
+        std::vector<Pair> all = closed_pairs();
+        for (Pair& p : exact_only_pairs()) all.push_back(std::move(p));
+        for (const Pair& p : all)
+            benchmark::RegisterBenchmark(("BM_VmcapExact/" + p.name + "/b" + std::to_string(vmax)).c_str(),
+                                         bm_exact, p, vmax);
+    }
+    for (const Pair& p : closed_pairs())
+        if (p.name == "CQ3_K2" || p.name == "CQ3_C4" || p.name == "K8_K4")
+            benchmark::RegisterBenchmark(("BM_VmcapCbc/" + p.name).c_str(), bm_cbc, p);
+    for (const Pair& p : exact_only_pairs())
+        if (p.name == "Q3_K2" || p.name == "Explicit8_K3")
+            benchmark::RegisterBenchmark(("BM_VmcapCbc/" + p.name).c_str(), bm_cbc, p);
+    return true;
+}();
+
+}  // namespace
+}  // namespace vmcap

@@ -1,0 +1,116 @@
+#include "optimizer/greedy.h"
+
+#include <chrono>
+#include <limits>
+
+#include "moves/migrate.h"
+
+namespace vmcap {
+
+SearchResult greedy(const CapacityModel& model, const SearchParams& params) {
+    using Clock = std::chrono::steady_clock;
+    const auto t0 = Clock::now();
+    const Problem& p = model.problem();
+    const int H = static_cast<int>(p.hosts.size());
+    const int F = static_cast<int>(p.flavors.size());
+    SearchState s(model);
+    SearchResult res;
+    res.objective_before = s.objective();
+    res.stopped_by = "no improving move";
+
+    // Destination gain of one more VM of flavor f on host h (budget ignored here; the chosen move
+    // is re-evaluated exactly before it is applied).
+    std::vector<double> dst(static_cast<std::size_t>(F) * H, -std::numeric_limits<double>::infinity());
+    std::vector<double> src(p.vms.size(), 0.0);
+    std::vector<char> flavor_used(F, 0);
+    for (const Vm& vm : p.vms)
+        if (vm.migratable) flavor_used[vm.flavor] = 1;
+    auto refresh_host = [&](int h) {
+        for (int f = 0; f < F; ++f) {
+            if (!flavor_used[f]) continue;
+            const Insertion ins = best_insertion(s, f, h, -1);
+            dst[static_cast<std::size_t>(f) * H + h] = ins.embedding >= 0 ? ins.delta : -std::numeric_limits<double>::infinity();
+            ++res.evaluations;
+        }
+    };
+    std::vector<std::vector<int>> on_host(H);
+    for (std::size_t v = 0; v < p.vms.size(); ++v)
+        if (p.vms[v].migratable) on_host[p.vms[v].host].push_back(static_cast<int>(v));
+    auto refresh_vms = [&](int h) {
+        for (int v : on_host[h]) src[v] = removal_delta(s, v);
+    };
+    for (int h = 0; h < H; ++h) {
+        refresh_host(h);
+        refresh_vms(h);
+    }
+    std::vector<char> banned(p.vms.size(), 0);  // moves whose exact evaluation disagreed (budget)
+
+    while (true) {
+        if (std::chrono::duration<double>(Clock::now() - t0).count() > params.time_limit_s) {
+            res.stopped_by = "time limit";
+            break;
+        }
+        // Best (VM, host) pair: per flavor, best destination, second best, and best VM.
+        double best = 0.0;
+        int bv = -1, bh = -1;
+        const Amount ram_left = p.constraints.max_migrated_ram_mib - s.migrated_ram_mib();
+        const bool count_left = s.migrations() < p.constraints.max_migrations;
+        for (int f = 0; f < F; ++f) {
+            if (!flavor_used[f]) continue;
+            const double* d = &dst[static_cast<std::size_t>(f) * H];
+            int h1 = -1, h2 = -1;
+            for (int h = 0; h < H; ++h) {
+                if (h1 < 0 || d[h] > d[h1]) {
+                    h2 = h1;
+                    h1 = h;
+                } else if (h2 < 0 || d[h] > d[h2]) {
+                    h2 = h;
+                }
+            }
+            if (h1 < 0 || d[h1] == -std::numeric_limits<double>::infinity()) continue;
+            const Amount ram = p.flavors[f].demand[kRamMib];
+            for (int h = 0; h < H; ++h)
+                for (int v : on_host[h]) {
+                    if (p.vms[v].flavor != f || banned[v]) continue;
+                    if (!s.is_migrated(v) && (!count_left || ram > ram_left)) continue;
+                    const int to = (h == h1) ? h2 : h1;
+                    if (to < 0) continue;
+                    const double g = src[v] + d[to];
+                    if (g > best + 1e-12) {
+                        best = g;
+                        bv = v;
+                        bh = to;
+                    }
+                }
+        }
+        if (bv < 0) break;
+        const MigrateMove mv{bv, bh};
+        const MigrateDelta md = mv.evaluate(s);
+        ++res.evaluations;
+        if (!md.feasible || md.delta <= 1e-12) {
+            banned[bv] = 1;
+            continue;
+        }
+        const int from = s.host_of(bv);
+        mv.apply(s, md);
+        ++res.accepted;
+        for (auto it = on_host[from].begin(); it != on_host[from].end(); ++it)
+            if (*it == bv) {
+                on_host[from].erase(it);
+                break;
+            }
+        on_host[bh].push_back(bv);
+        std::fill(banned.begin(), banned.end(), 0);
+        refresh_host(from);
+        refresh_host(bh);
+        refresh_vms(from);
+        refresh_vms(bh);
+    }
+    res.best = s.migrated_placements();
+    res.objective_best = s.objective();
+    res.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+    if (res.stopped_by == "no improving move" && s.migrations() >= p.constraints.max_migrations) res.stopped_by = "budget spent";
+    return res;
+}
+
+}  // namespace vmcap

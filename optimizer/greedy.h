@@ -1,0 +1,21 @@
+#pragma once
+/**
+ * @file greedy.h
+ * Greedy baseline, as published greedy consolidators do it: repeatedly apply the single migrate
+ * move with the largest positive gain until the budget is spent or no move gains. The yardstick
+ * the annealing is compared against (`vmcap plan --algorithm greedy`).
+ */
+#include "optimizer/annealing.h"
+
+namespace vmcap {
+
+/**
+ * Runs the greedy baseline from the snapshot. Each round finds the exact best migrate move over
+ * every (migratable VM, other host) pair, using that a move's delta splits into a source part
+ * (per VM) and a destination part (per flavor and host): O(VMs + flavors x hosts) per round after
+ * refreshing the two touched hosts. Deterministic (ties: lowest flavor, VM, host index).
+ * Stops at `params.time_limit_s`. Thread count is ignored (sequential).
+ */
+SearchResult greedy(const CapacityModel& model, const SearchParams& params);
+
+}  // namespace vmcap

@@ -1,0 +1,596 @@
+// Tests of evaluators/vmcap.h (closed forms of vmcap-formulas.md, exact fallback, evaluator method
+// selection) and evaluators/vmcap_milp.h. Ground truth comes from two sources that share no code
+// with the evaluators: an exhaustive memoised search written here (small capacities), and the CBC
+// MILP solver (large capacities). The placement lists fed to both are themselves checked against
+// a brute force over all node subsets and all guest-vertex permutations.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <bit>
+#include <functional>
+#include <initializer_list>
+#include <numeric>
+#include <ostream>
+#include <random>
+#include <set>
+#include <sstream>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "evaluators/vmcap.h"
+#include "evaluators/vmcap_milp.h"
+#include "instances/topology.h"
+
+namespace vmcap {
+namespace {
+
+using Vec = std::vector<Count>;
+
+/** Concatenation by append (GCC 12 -O3 warns falsely, -Wrestrict PR 105651, on "lit" + string). */
+std::string cat(std::initializer_list<std::string> parts) {
+    std::string s;
+    for (const std::string& p : parts) s += p;
+    return s;
+}
+
+std::string show(const Vec& b) {
+    std::ostringstream os;
+    os << "b=[";
+    for (std::size_t i = 0; i < b.size(); ++i) os << (i ? "," : "") << b[i];
+    os << "]";
+    return os.str();
+}
+
+std::vector<NodeMask> masks_of(const std::vector<Embedding>& es) {
+    std::vector<NodeMask> out;
+    for (const Embedding& e : es) out.push_back(e.mask);
+    return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Independent exhaustive oracle. f(b) = best over: never use again the lowest node i that still
+// lies on a fitting placement (b_i := 0), or use one fitting placement S containing i
+// (1 + f(b - S)). Every optimal multiset falls in one of these branches, so f is exact. Nodes on
+// no fitting placement are zeroed before memoisation (they cannot matter). The memo is kept
+// across calls for the same placement list. Capacities must be <= 63 and n <= 10 (6-bit packing).
+// ---------------------------------------------------------------------------------------------
+class Oracle {
+public:
+    Oracle(std::vector<NodeMask> masks, int n) : masks_(std::move(masks)), n_(n) {
+        if (n_ > 10) throw std::invalid_argument("oracle supports at most 10 nodes");
+    }
+
+    Count operator()(const Vec& b) {
+        if (static_cast<int>(b.size()) != n_) throw std::invalid_argument("oracle: size mismatch");
+        std::array<int, 16> a{};
+        for (int i = 0; i < n_; ++i) {
+            if (b[i] < 0 || b[i] > 63) throw std::invalid_argument("oracle: capacity out of 0..63");
+            a[i] = static_cast<int>(b[i]);
+        }
+        if (memo_.size() > 3'000'000) memo_.clear();
+        return f(a);
+    }
+
+private:
+    std::vector<NodeMask> masks_;
+    int n_;
+    std::unordered_map<std::uint64_t, Count> memo_;
+
+    Count f(std::array<int, 16> a) {
+        unsigned pos = 0;
+        for (int i = 0; i < n_; ++i)
+            if (a[i] > 0) pos |= 1U << i;
+        unsigned live = 0;
+        for (NodeMask s : masks_)
+            if (s != 0 && (s & ~pos) == 0) live |= s;
+        if (live == 0) return 0;
+        std::uint64_t key = 0;
+        for (int i = 0; i < n_; ++i) {
+            if (!((live >> i) & 1U)) a[i] = 0;
+            key |= static_cast<std::uint64_t>(a[i]) << (6 * i);
+        }
+        if (auto it = memo_.find(key); it != memo_.end()) return it->second;
+        const int i = std::countr_zero(live);
+        std::array<int, 16> closed = a;
+        closed[i] = 0;
+        Count best = f(closed);
+        for (NodeMask s : masks_) {
+            if (!((s >> i) & 1U) || (s & ~pos) != 0) continue;
+            std::array<int, 16> next = a;
+            for (int v = 0; v < n_; ++v)
+                if ((s >> v) & 1U) --next[v];
+            best = std::max(best, 1 + f(next));
+        }
+        memo_.emplace(key, best);
+        return best;
+    }
+};
+
+// ---------------------------------------------------------------------------------------------
+// Capacity vectors: uniform, many zeros, one dominant node, all equal, two levels.
+// ---------------------------------------------------------------------------------------------
+Vec random_b(std::mt19937_64& rng, int n, Count vmax, int mode, Count dominant_max) {
+    auto uni = [&](Count lo, Count hi) { return std::uniform_int_distribution<Count>(lo, hi)(rng); };
+    Vec b(n);
+    switch (mode % 5) {
+        case 0:
+            for (auto& x : b) x = uni(0, vmax);
+            break;
+        case 1:
+            for (auto& x : b) x = uni(0, 1) ? 0 : uni(1, vmax);
+            break;
+        case 2: {
+            for (auto& x : b) x = uni(0, vmax);
+            b[uni(0, n - 1)] = uni(std::min(dominant_max, 2 * vmax + 1), dominant_max);
+            break;
+        }
+        case 3: {
+            const Count c = uni(0, vmax);
+            for (auto& x : b) x = c;
+            break;
+        }
+        default: {
+            const Count lo = uni(0, vmax / 3), hi = uni(vmax / 2, vmax);
+            for (auto& x : b) x = uni(0, 1) ? hi : lo;
+            break;
+        }
+    }
+    return b;
+}
+
+Topology explicit_topology(int n, const std::vector<std::pair<int, int>>& e) { return topology_from_edges(n, e); }
+
+Topology guest_p3() { return explicit_topology(3, {{1, 2}, {2, 3}}); }
+Topology guest_star3() { return explicit_topology(4, {{1, 2}, {1, 3}, {1, 4}}); }
+
+/** Random connected, non-complete graph on n nodes with edge probability p (1-based edges). */
+Topology random_connected(std::mt19937_64& rng, int n, double p) {
+    std::bernoulli_distribution coin(p);
+    for (;;) {
+        std::vector<std::pair<int, int>> e;
+        for (int a = 1; a <= n; ++a)
+            for (int c = a + 1; c <= n; ++c)
+                if (coin(rng)) e.emplace_back(a, c);
+        Topology t = topology_from_edges(n, e);
+        if (t.kind == TopologyKind::Explicit && t.graph.is_connected()) return t;
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// enumerate_embeddings vs a brute force over all k-subsets and all bijections guest -> subset.
+// ---------------------------------------------------------------------------------------------
+std::vector<NodeMask> brute_force_masks(const Graph& host, const Graph& guest) {
+    std::vector<NodeMask> out;
+    const int k = guest.n;
+    for (unsigned mask = 0; mask < (1U << host.n); ++mask) {
+        if (std::popcount(mask) != k) continue;
+        std::vector<int> nodes;
+        for (int i = 0; i < host.n; ++i)
+            if ((mask >> i) & 1U) nodes.push_back(i);
+        bool any = false;
+        do {
+            bool ok = true;
+            for (int u = 0; u < k && ok; ++u)
+                for (int v = u + 1; v < k && ok; ++v)
+                    if (guest.has_edge(u, v) && !host.has_edge(nodes[u], nodes[v])) ok = false;
+            any = ok;
+        } while (!any && std::next_permutation(nodes.begin(), nodes.end()));
+        if (any) out.push_back(static_cast<NodeMask>(mask));
+    }
+    return out;
+}
+
+TEST(EnumerateEmbeddings, MatchesBruteForceOverSubsetsAndPermutations) {
+    std::mt19937_64 rng(7);
+    std::vector<std::pair<Topology, Topology>> pairs = {
+        {parse_topology("Q3"), parse_topology("K2")},   {parse_topology("Q3"), parse_topology("C4")},
+        {parse_topology("Q3"), guest_star3()},          {parse_topology("CQ3"), parse_topology("K2")},
+        {parse_topology("CQ3"), parse_topology("K3")},  {parse_topology("CQ3"), parse_topology("C4")},
+        {parse_topology("CQ3"), guest_p3()},            {parse_topology("Q33"), parse_topology("C4")},
+        {parse_topology("K5"), parse_topology("K3")},   {parse_topology("K6"), parse_topology("C4")},
+        {parse_topology("2xK4"), parse_topology("C4")}, {parse_topology("K3,4"), parse_topology("C4")},
+        {parse_topology("C4"), parse_topology("K3")},
+    };
+    for (int t = 0; t < 4; ++t) pairs.emplace_back(random_connected(rng, 7, 0.5), parse_topology("K3"));
+    for (const auto& [host, guest] : pairs) {
+        SCOPED_TRACE(host.name + " / " + guest.name);
+        const auto es = enumerate_embeddings(host.graph, guest.graph);
+        EXPECT_EQ(masks_of(es), brute_force_masks(host.graph, guest.graph));
+        for (const Embedding& e : es) {
+            std::vector<int> map(e.map.begin(), e.map.begin() + guest.size());
+            EXPECT_TRUE(is_valid_mapping(host.graph, guest.graph, map));
+            unsigned image = 0;
+            for (int p : map) image |= 1U << p;
+            EXPECT_EQ(image, e.mask);
+        }
+    }
+    // Counts that follow from the graphs alone: K2 placements are edges; Q3 has 6 square faces;
+    // CQ3 has the four 4-cycles of vmcap-formulas.md and no triangle (every node has degree 3
+    // and no two neighbours of a node are adjacent).
+    EXPECT_EQ(enumerate_embeddings(parse_topology("Q3").graph, parse_topology("K2").graph).size(), 12U);
+    EXPECT_EQ(enumerate_embeddings(parse_topology("Q3").graph, parse_topology("C4").graph).size(), 6U);
+    EXPECT_EQ(masks_of(enumerate_embeddings(parse_topology("CQ3").graph, parse_topology("C4").graph)),
+              (std::vector<NodeMask>{0x0F, 0x3C, 0xC3, 0xF0}));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Pair table: every row of vmcap-formulas.md (with several sizes where the row is a family).
+// ---------------------------------------------------------------------------------------------
+struct ClosedFormCase {
+    std::string host, guest;
+    VmcapMethod method;
+    std::function<Count(const Count*)> direct;  // the free function of vmcap.h for this row
+    Count vmax;                                  // capacities for the oracle comparison
+    int cases;
+    std::string variant = {};                    // distinguishes rows testing another function
+};
+
+/** Names the row in gtest messages instead of a byte dump. */
+void PrintTo(const ClosedFormCase& c, std::ostream* os) { *os << c.host << "/" << c.guest << " " << c.variant; }
+
+std::vector<ClosedFormCase> closed_form_cases() {
+    std::vector<ClosedFormCase> c;
+    for (const char* h : {"C4", "CQ3", "Q3", "Q33", "2xK3", "K2,3"}) {
+        const int n = parse_topology(h).size();
+        c.push_back({h, "K1", VmcapMethod::K1, [n](const Count* b) { return vmcap_k1(b, n); }, 6, 300});
+    }
+    c.push_back({"C4", "K2", VmcapMethod::C4_K2, [](const Count* b) { return vmcap_c4_k2(b); }, 8, 2000});
+    for (auto [m, n] : std::vector<std::pair<int, int>>{{1, 1}, {1, 3}, {2, 2}, {2, 3}, {3, 4}, {4, 4}}) {
+        c.push_back({cat({"K", std::to_string(m), ",", std::to_string(n)}), "K2", VmcapMethod::Kmn_K2,
+                     [m, n](const Count* b) { return vmcap_kmn_k2(b, m, n); }, m + n > 6 ? 4 : 6, 1500});
+    }
+    for (int n = 1; n <= 6; ++n)
+        for (int k = 1; k <= n; ++k) {
+            VmcapMethod meth = k == 1 ? VmcapMethod::K1
+                               : n == 4 && k == 2 ? VmcapMethod::K4_K2
+                               : n == 4 && k == 3 ? VmcapMethod::K4_K3
+                                                  : VmcapMethod::Kn_Kk;
+            c.push_back({cat({"K", std::to_string(n)}), cat({"K", std::to_string(k)}), meth,
+                         [n, k](const Count* b) { return vmcap_kn_kk(b, n, k); }, n <= 4 ? 8 : 6,
+                         n <= 4 ? 3000 : 1500, n == 4 && (k == 2 || k == 3) ? "generic" : ""});
+        }
+    c.push_back({"K4", "K2", VmcapMethod::K4_K2, [](const Count* b) { return vmcap_k4_k2(b); }, 10, 3000});
+    c.push_back({"K4", "K3", VmcapMethod::K4_K3, [](const Count* b) { return vmcap_k4_k3(b); }, 10, 3000});
+    c.push_back({"K8", "K4", VmcapMethod::Kn_Kk, [](const Count* b) { return vmcap_kn_kk(b, 8, 4); }, 3, 800});
+    c.push_back({"Q33", "K2", VmcapMethod::Q33_K2, [](const Count* b) { return vmcap_q33_k2(b); }, 4, 2000});
+    c.push_back({"Q33", "C4", VmcapMethod::Q33_C4, [](const Count* b) { return vmcap_q33_c4(b); }, 4, 2000});
+    c.push_back({"CQ3", "C4", VmcapMethod::CQ3_C4, [](const Count* b) { return vmcap_cq3_c4(b); }, 5, 2000});
+    c.push_back({"CQ3", "K2", VmcapMethod::CQ3_K2, [](const Count* b) { return vmcap_cq3_k2(b); }, 4, 3000});
+    for (int n = 2; n <= 4; ++n)
+        for (int k = 2; k <= n; ++k)
+            c.push_back({cat({"2xK", std::to_string(n)}), cat({"K", std::to_string(k)}), VmcapMethod::TwoKn_Kk,
+                         [n, k](const Count* b) { return vmcap_2xkn_kk(b, n, k); }, n <= 3 ? 6 : 4, 1500});
+    c.push_back({"2xK5", "K3", VmcapMethod::TwoKn_Kk, [](const Count* b) { return vmcap_2xkn_kk(b, 5, 3); }, 3, 500});
+    return c;
+}
+
+std::string case_name(const testing::TestParamInfo<ClosedFormCase>& info) {
+    std::string s = info.param.host + "_" + info.param.guest;
+    if (!info.param.variant.empty()) s += "_" + info.param.variant;
+    for (char& ch : s)
+        if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
+    return s;
+}
+
+class ClosedFormTest : public testing::TestWithParam<ClosedFormCase> {};
+
+TEST_P(ClosedFormTest, SelectedByEvaluatorAndMatchesOracle) {
+    const ClosedFormCase& c = GetParam();
+    const Topology host = parse_topology(c.host), guest = parse_topology(c.guest);
+    const VmcapEvaluator ev(host, guest);
+    EXPECT_EQ(ev.method(), c.method) << ev.describe();
+    EXPECT_TRUE(ev.is_closed_form());
+    EXPECT_EQ(ev.describe().rfind("closed form", 0), 0U) << ev.describe();
+    EXPECT_EQ(masks_of(ev.placements()), masks_of(enumerate_embeddings(host.graph, guest.graph)));
+    Oracle oracle(masks_of(ev.placements()), host.size());
+    std::mt19937_64 rng(1234 + host.size() * 17 + guest.size());
+    for (int t = 0; t < c.cases && !HasFailure(); ++t) {
+        const Vec b = random_b(rng, host.size(), c.vmax, t, 40);
+        SCOPED_TRACE(show(b));
+        const Count want = oracle(b);
+        EXPECT_EQ(c.direct(b.data()), want);
+        EXPECT_EQ(ev(b.data()), want);
+    }
+}
+
+TEST_P(ClosedFormTest, MatchesCbcAndExactOnLargeValues) {
+    const ClosedFormCase& c = GetParam();
+    const Topology host = parse_topology(c.host), guest = parse_topology(c.guest);
+    const VmcapEvaluator ev(host, guest);
+    std::mt19937_64 rng(99 + host.size() * 31 + guest.size());
+    const int cbc_cases = guest.size() == 1 ? 20 : 200;
+    for (int t = 0; t < 600 && !HasFailure(); ++t) {
+        // Mostly up to 10^6; every third vector mixes one huge node with small ones.
+        const Count vmax = t % 3 == 2 ? 50 : 1'000'000;
+        const Vec b = random_b(rng, host.size(), vmax, t, 2'000'000);
+        SCOPED_TRACE(show(b));
+        const Count got = ev(b.data());
+        EXPECT_EQ(c.direct(b.data()), got);
+        EXPECT_EQ(vmcap_exact(ev.placements(), host.size(), b.data()), got);
+        if (t < cbc_cases) {
+            EXPECT_EQ(vmcap_cbc(ev.placements(), host.size(), b.data()), got);
+        }
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(TableI, ClosedFormTest, testing::ValuesIn(closed_form_cases()), case_name);
+
+// Kn/Kk for every k <= n <= 16 on large values: the drop loop, the k == 1 and k == n special
+// cases, the unrolled n = 4 and n = 8 paths and the K4 specialisations, against the min-over-r
+// form of Table I (computed here by sorting and dividing).
+TEST(ClosedForm, KnKkRecursiveFormEqualsMinOverR) {
+    std::mt19937_64 rng(5);
+    for (int n = 1; n <= 16; ++n)
+        for (int k = 1; k <= n; ++k)
+            for (int t = 0; t < 200; ++t) {
+                // Every fourth vector near the documented limit (sum < 2^59) exercises the
+                // reciprocal-multiply division.
+                const Count vmax = t % 4 == 3 ? (Count{1} << 54) : 1'000'000;
+                const Vec b = random_b(rng, n, vmax, t, t % 4 == 3 ? (Count{1} << 55) : 100'000'000);
+                SCOPED_TRACE("n=" + std::to_string(n) + " k=" + std::to_string(k) + " " + show(b));
+                Vec s = b;
+                std::sort(s.rbegin(), s.rend());
+                Count total = std::accumulate(s.begin(), s.end(), Count{0}), want = total / k;
+                for (int r = 1; r < k; ++r) {
+                    total -= s[r - 1];
+                    want = std::min(want, total / (k - r));
+                }
+                ASSERT_EQ(vmcap_kn_kk(b.data(), n, k), want);
+                if (n == 4 && k == 2) {
+                    ASSERT_EQ(vmcap_k4_k2(b.data()), want);
+                }
+                if (n == 4 && k == 3) {
+                    ASSERT_EQ(vmcap_k4_k3(b.data()), want);
+                }
+            }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Pairs without a closed form: the exact fallback.
+// ---------------------------------------------------------------------------------------------
+struct ExactCase {
+    std::string name;
+    Topology host, guest;
+    Count vmax;
+    int cases;
+};
+
+void PrintTo(const ExactCase& c, std::ostream* os) { *os << c.name; }
+
+std::vector<ExactCase> exact_cases() {
+    std::vector<ExactCase> c = {
+        {"Q3_K2", parse_topology("Q3"), parse_topology("K2"), 6, 1500},
+        {"Q3_C4", parse_topology("Q3"), parse_topology("C4"), 8, 1500},
+        {"Q3_Star3", parse_topology("Q3"), guest_star3(), 6, 800},
+        {"CQ3_K3", parse_topology("CQ3"), parse_topology("K3"), 6, 100},
+        {"CQ3_K4", parse_topology("CQ3"), parse_topology("K4"), 6, 100},
+        {"CQ3_P3", parse_topology("CQ3"), guest_p3(), 5, 800},
+        {"2xK4_C4", parse_topology("2xK4"), parse_topology("C4"), 8, 800},
+        {"K5_C4", parse_topology("K5"), parse_topology("C4"), 8, 800},
+        {"Q33_K3", parse_topology("Q33"), parse_topology("K3"), 6, 100},
+        {"K2_3_C4", parse_topology("K2,3"), parse_topology("C4"), 8, 800},
+    };
+    std::mt19937_64 rng(2024);
+    for (int t = 0; t < 6; ++t) {
+        const int n = 5 + t % 4;
+        c.push_back({cat({"Random", std::to_string(n), "_K2_", std::to_string(t)}), random_connected(rng, n, 0.45),
+                     parse_topology("K2"), n <= 6 ? 6 : 4, 800});
+        c.push_back({cat({"Random", std::to_string(n), "_K3_", std::to_string(t)}), random_connected(rng, n, 0.7),
+                     parse_topology("K3"), n <= 6 ? 6 : 4, 800});
+    }
+    // Three triangles hanging off a centre: the LP bound exceeds the optimum (odd components).
+    c.push_back({"TriangleStar_K2",
+                 explicit_topology(10, {{1, 2}, {1, 5}, {1, 8}, {2, 3}, {3, 4}, {2, 4}, {5, 6}, {6, 7},
+                                        {5, 7}, {8, 9}, {9, 10}, {8, 10}}),
+                 parse_topology("K2"), 4, 800});
+    return c;
+}
+
+std::string exact_name(const testing::TestParamInfo<ExactCase>& info) { return info.param.name; }
+
+class ExactTest : public testing::TestWithParam<ExactCase> {};
+
+TEST_P(ExactTest, EvaluatorUsesExactAndMatchesOracle) {
+    const ExactCase& c = GetParam();
+    const VmcapEvaluator ev(c.host, c.guest);
+    EXPECT_EQ(ev.method(), VmcapMethod::Exact) << ev.describe();
+    EXPECT_FALSE(ev.is_closed_form());
+    EXPECT_EQ(ev.describe().rfind("exact", 0), 0U) << ev.describe();
+    Oracle oracle(masks_of(ev.placements()), c.host.size());
+    std::mt19937_64 rng(77 + c.host.size());
+    for (int t = 0; t < c.cases && !HasFailure(); ++t) {
+        const Vec b = random_b(rng, c.host.size(), c.vmax, t, 30);
+        SCOPED_TRACE(show(b));
+        const Count want = oracle(b);
+        EXPECT_EQ(vmcap_exact(ev.placements(), c.host.size(), b.data()), want);
+        EXPECT_EQ(ev(b.data()), want);
+    }
+}
+
+TEST_P(ExactTest, MatchesCbcUpTo60) {
+    const ExactCase& c = GetParam();
+    const VmcapEvaluator ev(c.host, c.guest);
+    std::mt19937_64 rng(31 + c.host.size());
+    for (int t = 0; t < 60 && !HasFailure(); ++t) {
+        const Vec b = random_b(rng, c.host.size(), 60, t, 500);
+        SCOPED_TRACE(show(b));
+        EXPECT_EQ(vmcap_exact(ev.placements(), c.host.size(), b.data()),
+                  vmcap_cbc(ev.placements(), c.host.size(), b.data()));
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(NoClosedForm, ExactTest, testing::ValuesIn(exact_cases()), exact_name);
+
+TEST(VmcapExact, LargeHostsMatchCbc) {
+    std::mt19937_64 rng(11);
+    for (int g = 0; g < 6; ++g) {
+        const int n = 11 + g;
+        const Topology host = random_connected(rng, n, 0.35);
+        for (const char* gname : {"K2", "K3", "C4"}) {
+            const Topology guest = parse_topology(gname);
+            const auto pl = enumerate_embeddings(host.graph, guest.graph);
+            for (int t = 0; t < 8 && !HasFailure(); ++t) {
+                const Vec b = random_b(rng, n, 60, t, 1000);
+                SCOPED_TRACE("n=" + std::to_string(n) + " guest=" + gname + " " + show(b));
+                EXPECT_EQ(vmcap_exact(pl, n, b.data()), vmcap_cbc(pl, n, b.data()));
+            }
+        }
+    }
+}
+
+// Duplicate placements, strict supersets and nodes outside the host must not change the value.
+TEST(VmcapExact, IgnoresDuplicatesSupersetsAndForeignNodes) {
+    const Topology host = parse_topology("Q3");
+    const auto pl = enumerate_embeddings(host.graph, parse_topology("K2").graph);
+    std::vector<Embedding> noisy = pl;
+    noisy.insert(noisy.end(), pl.begin(), pl.end());
+    noisy.push_back(Embedding{0x07, {}});   // superset of edge {0,1}
+    noisy.push_back(Embedding{0x100, {}});  // node 8 is not in an 8-node host
+    Oracle oracle(masks_of(pl), 8);
+    std::mt19937_64 rng(3);
+    for (int t = 0; t < 300 && !HasFailure(); ++t) {
+        const Vec b = random_b(rng, 8, 6, t, 20);
+        SCOPED_TRACE(show(b));
+        EXPECT_EQ(vmcap_exact(noisy, 8, b.data()), oracle(b));
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Evaluator selection table and edge cases.
+// ---------------------------------------------------------------------------------------------
+TEST(VmcapEvaluator, MethodSelection) {
+    struct Row {
+        Topology host, guest;
+        VmcapMethod want;
+    };
+    const std::vector<Row> rows = {
+        {parse_topology("Q3"), parse_topology("K1"), VmcapMethod::K1},
+        {parse_topology("C4"), parse_topology("K2"), VmcapMethod::C4_K2},
+        {parse_topology("C4"), parse_topology("C4"), VmcapMethod::Exact},
+        {parse_topology("K3,5"), parse_topology("K2"), VmcapMethod::Kmn_K2},
+        {parse_topology("K3,5"), parse_topology("C4"), VmcapMethod::Exact},
+        {parse_topology("K4"), parse_topology("K2"), VmcapMethod::K4_K2},
+        {parse_topology("K4"), parse_topology("K3"), VmcapMethod::K4_K3},
+        {parse_topology("K4"), parse_topology("K4"), VmcapMethod::Kn_Kk},
+        {parse_topology("K4"), parse_topology("C4"), VmcapMethod::Exact},
+        {parse_topology("K16"), parse_topology("K8"), VmcapMethod::Kn_Kk},
+        {parse_topology("K4"), parse_topology("K5"), VmcapMethod::Exact},
+        {parse_topology("Q33"), parse_topology("K2"), VmcapMethod::Q33_K2},
+        {parse_topology("Q33"), parse_topology("C4"), VmcapMethod::Q33_C4},
+        {parse_topology("Q33"), parse_topology("K3"), VmcapMethod::Exact},
+        {parse_topology("CQ3"), parse_topology("K2"), VmcapMethod::CQ3_K2},
+        {parse_topology("CQ3"), parse_topology("C4"), VmcapMethod::CQ3_C4},
+        {parse_topology("CQ3"), guest_p3(), VmcapMethod::Exact},
+        {parse_topology("Q3"), parse_topology("K2"), VmcapMethod::Exact},
+        {parse_topology("2xK4"), parse_topology("K3"), VmcapMethod::TwoKn_Kk},
+        {parse_topology("2xK4"), parse_topology("K4"), VmcapMethod::TwoKn_Kk},
+        {parse_topology("2xK3"), parse_topology("K4"), VmcapMethod::Exact},
+        {parse_topology("2xK4"), parse_topology("C4"), VmcapMethod::Exact},
+        // Guests recognised from the graph: an explicit 4-cycle with another labelling, an explicit
+        // triangle (returned as K3 by topology_from_edges).
+        {parse_topology("CQ3"), explicit_topology(4, {{1, 3}, {3, 2}, {2, 4}, {4, 1}}), VmcapMethod::CQ3_C4},
+        {parse_topology("K5"), explicit_topology(3, {{1, 2}, {2, 3}, {1, 3}}), VmcapMethod::Kn_Kk},
+        {explicit_topology(4, {{1, 2}, {2, 3}, {3, 4}, {4, 1}, {1, 3}, {2, 4}}), parse_topology("K2"),
+         VmcapMethod::K4_K2},
+    };
+    for (const Row& r : rows) {
+        const VmcapEvaluator ev(r.host, r.guest);
+        SCOPED_TRACE(r.host.name + " / " + r.guest.name + ": " + ev.describe());
+        EXPECT_EQ(ev.method(), r.want);
+        EXPECT_EQ(ev.is_closed_form(), r.want != VmcapMethod::Exact);
+        EXPECT_EQ(ev.host_nodes(), r.host.size());
+        EXPECT_EQ(ev.guest_nodes(), r.guest.size());
+        EXPECT_EQ(masks_of(ev.placements()), brute_force_masks(r.host.graph, r.guest.graph));
+    }
+}
+
+TEST(VmcapEvaluator, RejectsGuestsAboveMaxVNuma) {
+    EXPECT_THROW(VmcapEvaluator(parse_topology("K16"), parse_topology("K9")), std::invalid_argument);
+}
+
+TEST(VmcapEdgeCases, AllZerosGiveZero) {
+    const Vec zero(16, 0);
+    for (const auto& c : closed_form_cases()) {
+        SCOPED_TRACE(c.host + " / " + c.guest);
+        const VmcapEvaluator ev(parse_topology(c.host), parse_topology(c.guest));
+        EXPECT_EQ(ev(zero.data()), 0);
+        EXPECT_EQ(vmcap_exact(ev.placements(), ev.host_nodes(), zero.data()), 0);
+        EXPECT_EQ(vmcap_cbc(ev.placements(), ev.host_nodes(), zero.data()), 0);
+    }
+    for (const auto& c : exact_cases()) {
+        SCOPED_TRACE(c.name);
+        EXPECT_EQ(VmcapEvaluator(c.host, c.guest)(zero.data()), 0);
+    }
+}
+
+TEST(VmcapEdgeCases, SingleNodeHostAndOversizedGuests) {
+    const Count b1[1] = {7};
+    EXPECT_EQ(VmcapEvaluator(parse_topology("K1"), parse_topology("K1"))(b1), 7);
+    const VmcapEvaluator k1_k2(parse_topology("K1"), parse_topology("K2"));
+    EXPECT_EQ(k1_k2.method(), VmcapMethod::Exact);
+    EXPECT_TRUE(k1_k2.placements().empty());
+    EXPECT_EQ(k1_k2(b1), 0);
+    const Vec big(16, 1000);
+    for (auto [h, g] : std::vector<std::pair<const char*, const char*>>{
+             {"K4", "K5"}, {"C4", "K5"}, {"CQ3", "K8"}, {"2xK3", "K4"}, {"K2,2", "K3"}, {"Q3", "K4"}}) {
+        SCOPED_TRACE(std::string(h) + " / " + g);
+        const VmcapEvaluator ev(parse_topology(h), parse_topology(g));
+        EXPECT_EQ(ev(big.data()), 0);
+    }
+}
+
+// Values checked by hand (reasoning in the comments), then against every other method.
+TEST(VmcapEdgeCases, HandWorkedExamples) {
+    // K4/K2, b=(10,1,1,1): every copy uses one of nodes 2..4 (a copy on {1,x} or two of them),
+    // whose total is 3, and {1,2},{1,3},{1,4} reach 3.
+    const Count k4[4] = {10, 1, 1, 1};
+    EXPECT_EQ(vmcap_k4_k2(k4), 3);
+    // K4/K3, same b: each copy uses two of nodes 2..4 (total 3) -> at most 1; {1,2,3} works.
+    EXPECT_EQ(vmcap_k4_k3(k4), 1);
+    // C4/K2, b=(5,0,5,0): every edge of 1-2-3-4-1 touches node 2 or 4.
+    const Count c4[4] = {5, 0, 5, 0};
+    EXPECT_EQ(vmcap_c4_k2(c4), 0);
+    // K<n>/K<n> is the minimum; K1 guests sum.
+    const Count k5[5] = {4, 9, 3, 8, 6};
+    EXPECT_EQ(vmcap_kn_kk(k5, 5, 5), 3);
+    EXPECT_EQ(vmcap_k1(k5, 5), 30);
+    // CQ3/C4 with all 2: two disjoint 4-cycles {1,2,3,4},{5,6,7,8} twice each give 4, and every
+    // 4-cycle uses both nodes of two of the four rungs, so 4 copies use 16 = all slots.
+    const Vec cq2(8, 2);
+    EXPECT_EQ(vmcap_cq3_c4(cq2.data()), 4);
+}
+
+TEST(VmcapEdgeCases, WorkedExampleCq3K2AgreesEverywhere) {
+    const Topology host = parse_topology("CQ3"), guest = parse_topology("K2");
+    const VmcapEvaluator ev(host, guest);
+    const Vec b = {3, 1, 4, 1, 5, 9, 2, 6};
+    SCOPED_TRACE(show(b));
+    Oracle oracle(masks_of(ev.placements()), 8);
+    const Count want = oracle(b);
+    // The one solver-free check: every copy uses two slots, so at most floor(31 / 2).
+    EXPECT_LE(want, (3 + 1 + 4 + 1 + 5 + 9 + 2 + 6) / 2);
+    EXPECT_EQ(vmcap_cq3_k2(b.data()), want);
+    EXPECT_EQ(ev(b.data()), want);
+    EXPECT_EQ(vmcap_exact(ev.placements(), 8, b.data()), want);
+    EXPECT_EQ(vmcap_cbc(ev.placements(), 8, b.data()), want);
+}
+
+// An instance with an integrality gap: LP says 5, only 4 copies fit (removing the centre leaves
+// three odd components, Tutte-Berge). Checked with capacity 1 by hand and scaled by the oracle.
+TEST(VmcapEdgeCases, ExactClosesIntegralityGap) {
+    const Topology host = explicit_topology(
+        10, {{1, 2}, {1, 5}, {1, 8}, {2, 3}, {3, 4}, {2, 4}, {5, 6}, {6, 7}, {5, 7}, {8, 9}, {9, 10}, {8, 10}});
+    const auto pl = enumerate_embeddings(host.graph, parse_topology("K2").graph);
+    const Vec ones(10, 1);
+    EXPECT_EQ(vmcap_exact(pl, 10, ones.data()), 4);
+    Oracle oracle(masks_of(pl), 10);
+    for (Count v : {1, 2, 3, 5, 9}) {
+        const Vec b(10, v);
+        SCOPED_TRACE(show(b));
+        EXPECT_EQ(vmcap_exact(pl, 10, b.data()), oracle(b));
+    }
+}
+
+}  // namespace
+}  // namespace vmcap
