@@ -32,7 +32,7 @@ struct Scorer {
 };
 
 struct Worker {
-    explicit Worker(const CapacityModel& m, std::uint64_t seed, int id) : state(m), rng(seed, static_cast<std::uint64_t>(id)) {}
+    Worker(const SearchState& start, std::uint64_t seed, int id) : state(start), rng(seed, static_cast<std::uint64_t>(id)) {}
     SearchState state;
     Rng rng;
     std::vector<Placement> best;
@@ -87,7 +87,9 @@ SearchResult anneal(const CapacityModel& model, const SearchParams& params) {
 
     SearchState initial(model);
     res.objective_before = initial.objective();
-    res.objective_best = res.objective_before;
+    if (!params.start.empty()) initial.set_placements(params.start);
+    res.objective_best = initial.objective();
+    res.best = params.start;
     if (movable.empty() || p.hosts.size() < 2 || model.num_targets() == 0 || p.constraints.max_migrations == 0) {
         res.stopped_by = "nothing to search";
         return res;
@@ -116,6 +118,7 @@ SearchResult anneal(const CapacityModel& model, const SearchParams& params) {
         }
         if (n > 0) t_start = std::max(w_min * 0.1, (sum / n) / std::log(1.0 / 0.3));
     }
+    if (params.initial_temperature > 0) t_start = params.initial_temperature;
     const double t_end = w_min / 20.0;
     const double t_ratio = std::min(1.0, t_end / t_start);
 
@@ -128,9 +131,10 @@ SearchResult anneal(const CapacityModel& model, const SearchParams& params) {
     std::vector<Worker> workers;
     workers.reserve(W);
     for (int w = 0; w < W; ++w) {
-        workers.emplace_back(model, params.seed, w + 1);
-        workers.back().best_score = scorer.score(res.objective_before, 0);
-        workers.back().best_objective = res.objective_before;
+        workers.emplace_back(initial, params.seed, w + 1);
+        workers.back().best = params.start;
+        workers.back().best_score = scorer.score(initial.objective(), initial.migrations());
+        workers.back().best_objective = initial.objective();
     }
 
     std::atomic<bool> out_of_time{false};

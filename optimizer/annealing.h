@@ -25,6 +25,10 @@ struct SearchParams {
     std::int64_t check_every = 0;       ///< > 0: full recomputation check every N accepted moves
     std::int64_t round_evaluations = 0; ///< evaluations per worker between synchronisations; 0 = auto
     bool quiet = false;                 ///< no progress lines on stderr
+    double initial_temperature = 0.0;   ///< in objective units; 0 = calibrated from sampled worsening moves
+    /** Start state, as placements of migrated VMs (e.g. the greedy result); empty = the snapshot.
+     *  The best state starts as this one, so the search never returns anything worse. */
+    std::vector<Placement> start;
 };
 
 /** Outcome of a search: the best state found, as the placements of its migrated VMs. */

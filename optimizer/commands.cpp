@@ -1,4 +1,4 @@
-// Subcommands eval, capacity, plan and validate (snapshot lives in cmd_snapshot.cpp).
+// Subcommands plan and validate (eval and capacity: cmd_capacity.cpp; snapshot: cmd_snapshot.cpp).
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -14,6 +14,7 @@
 #include "instances/snapshot_io.h"
 #include "optimizer/annealing.h"
 #include "optimizer/cli.h"
+#include "optimizer/cli_util.h"
 #include "optimizer/greedy.h"
 #include "optimizer/plan.h"
 #include "optimizer/validate.h"
@@ -22,6 +23,8 @@ namespace po = boost::program_options;
 
 namespace vmcap::cli {
 
+using namespace detail;
+
 std::string default_cluster_path() {
 #ifdef VMCAP_DEFAULT_CLUSTER
     if (std::filesystem::exists(VMCAP_DEFAULT_CLUSTER)) return VMCAP_DEFAULT_CLUSTER;
@@ -29,128 +32,12 @@ std::string default_cluster_path() {
     return "instances/examples/azure-cq3-160.json";
 }
 
-namespace {
-
-/** Parses `args` against `desc`; returns true if --help was given (usage already printed). */
-bool parse(const Args& args, const po::options_description& desc, po::variables_map& vm, const char* usage) {
-    po::store(po::command_line_parser(args).options(desc).run(), vm);
-    if (vm.count("help")) {
-        std::cout << usage << "\n" << desc << "\n";
-        return true;
-    }
-    po::notify(vm);
-    return false;
-}
-
-std::vector<Count> parse_counts(const std::string& s, const char* what) {
-    std::vector<Count> out;
-    std::stringstream ss(s);
-    std::string tok;
-    while (std::getline(ss, tok, ',')) {
-        std::size_t pos = 0;
-        long long v = 0;
-        try {
-            v = std::stoll(tok, &pos);
-        } catch (const std::exception&) {
-            throw UsageError(std::string(what) + ": '" + tok + "' is not an integer");
-        }
-        if (pos != tok.size() || v < 0) throw UsageError(std::string(what) + ": '" + tok + "' is not a non-negative integer");
-        out.push_back(v);
-    }
-    return out;
-}
-
-std::string fmt_gib(Amount mib) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%g", static_cast<double>(mib) / 1024.0);
-    return buf;
-}
-
-std::string fmt_num(double x) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.10g", x);
-    return buf;
-}
-
-}  // namespace
-
-int cmd_eval(const Args& args) {
-    po::options_description desc("vmcap eval options");
-    std::string host, guest, b;
-    desc.add_options()("help,h", "show this help")
-        ("host", po::value(&host)->required(), "pNUMA topology: K<n>, K<m>,<n>, C4, CQ3, Q33, Q3, 2xK<n>")
-        ("guest", po::value(&guest)->required(), "vNUMA topology: K1, K2, K3, C4, K4, K<k>, ...")
-        ("b", po::value(&b)->required(), "capacity vector b1,...,bn: how many more vNUMA nodes each pNUMA node can hold");
-    po::variables_map vm;
-    if (parse(args, desc, vm, "usage: vmcap eval --host CQ3 --guest K2 --b 3,1,4,1,5,9,2,6\nPrints VMCAP(host, guest, b) as a bare integer.")) return 0;
-    Topology h, g;
-    try {
-        h = parse_topology(host);
-        g = parse_topology(guest);
-    } catch (const std::invalid_argument& e) {
-        throw UsageError(e.what());
-    }
-    const auto bv = parse_counts(b, "--b");
-    if (static_cast<int>(bv.size()) != h.size())
-        throw UsageError("--b has " + std::to_string(bv.size()) + " values; host " + h.name + " has " + std::to_string(h.size()) + " pNUMA nodes");
-    if (g.size() > kMaxVNuma) throw UsageError("guest " + g.name + " has more than " + std::to_string(kMaxVNuma) + " vNUMA nodes");
-    const VmcapEvaluator ev(h, g);
-    std::cout << ev(bv.data()) << "\n";
-    return 0;
-}
-
-int cmd_capacity(const Args& args) {
-    po::options_description desc("vmcap capacity options");
-    std::string cluster, format;
-    desc.add_options()("help,h", "show this help")
-        ("cluster", po::value(&cluster), "cluster snapshot JSON (default: the bundled example)")
-        ("format", po::value(&format)->default_value("table"), "table or json");
-    po::variables_map vm;
-    if (parse(args, desc, vm, "usage: vmcap capacity [--cluster C] [--format table|json]\nPer-flavor capacity: how many more VMs of each flavor fit.")) return 0;
-    if (format != "table" && format != "json") throw UsageError("--format must be table or json");
-    if (cluster.empty()) cluster = default_cluster_path();
-    const Problem p = load_snapshot(cluster);
-    const CapacityModel model(p);
-    const auto cap = capacity_by_flavor(model, compute_node_usage(p));
-    double objective = 0.0;
-    for (std::size_t f = 0; f < p.flavors.size(); ++f)
-        if (p.flavors[f].is_target()) objective += p.flavors[f].weight * static_cast<double>(cap[f]);
-    if (format == "json") {
-        nlohmann::ordered_json doc;
-        doc["cluster"] = cluster;
-        doc["hosts"] = p.hosts.size();
-        doc["vms"] = p.vms.size();
-        nlohmann::ordered_json fl = nlohmann::ordered_json::array();
-        for (std::size_t f = 0; f < p.flavors.size(); ++f) {
-            nlohmann::ordered_json o;
-            o["flavor"] = p.flavors[f].name;
-            o["vcpu"] = p.flavors[f].demand[kVcpu];
-            o["ram_gib"] = static_cast<double>(p.flavors[f].demand[kRamMib]) / 1024.0;
-            o["vnuma"] = p.flavors[f].vnuma.name;
-            o["weight"] = p.flavors[f].weight;
-            o["capacity"] = cap[f];
-            fl.push_back(o);
-        }
-        doc["flavors"] = fl;
-        doc["objective"] = objective;
-        std::cout << doc.dump(1) << "\n";
-        return 0;
-    }
-    std::printf("%s: %zu hosts, %zu VMs\n", cluster.c_str(), p.hosts.size(), p.vms.size());
-    std::printf("%-14s %6s %8s %-9s %7s %10s\n", "flavor", "vCPU", "RAM_GiB", "vNUMA", "weight", "capacity");
-    for (std::size_t f = 0; f < p.flavors.size(); ++f)
-        std::printf("%-14s %6lld %8s %-9s %7s %10lld\n", p.flavors[f].name.c_str(), static_cast<long long>(p.flavors[f].demand[kVcpu]),
-                    fmt_gib(p.flavors[f].demand[kRamMib]).c_str(), p.flavors[f].vnuma.name.c_str(), fmt_num(p.flavors[f].weight).c_str(),
-                    static_cast<long long>(cap[f]));
-    std::printf("weighted capacity (objective): %s\n", fmt_num(objective).c_str());
-    return 0;
-}
-
 int cmd_plan(const Args& args) {
     po::options_description desc("vmcap plan options");
     std::string cluster, out, algorithm;
     std::int64_t max_mig = -1, max_evals = 0, check = 0;
-    double max_gib = -1, time_limit = 60;
+    double max_gib = -1, time_limit = 60, t0 = 0;
+    std::string start;
     int threads = 1;
     std::uint64_t seed = 1;
     desc.add_options()("help,h", "show this help")
@@ -162,6 +49,8 @@ int cmd_plan(const Args& args) {
         ("time-limit", po::value(&time_limit)->default_value(60), "wall-clock limit in seconds (a run stopped by it is not reproducible)")
         ("max-evaluations", po::value(&max_evals)->default_value(0), "candidate-move evaluations, all threads (0: 1000 per migratable VM, at least 1,000,000)")
         ("threads", po::value(&threads)->default_value(1), "search threads")
+        ("sa-start", po::value(&start)->default_value("greedy"), "annealing start: greedy (the greedy plan, so never worse) or snapshot")
+        ("initial-temperature", po::value(&t0)->default_value(0), "annealing start temperature in objective units (0: calibrated)")
         ("seed", po::value(&seed)->default_value(1), "random seed")
         ("check", po::value(&check)->default_value(0), "recompute the objective from scratch every N accepted moves and fail on any difference")
         ("quiet,q", "no progress on stderr");
@@ -176,6 +65,8 @@ int cmd_plan(const Args& args) {
     if (vm.count("max-migrated-gib") && !(max_gib >= 0)) throw UsageError("--max-migrated-gib must be >= 0");
     if (out.empty()) throw UsageError("--out must not be empty");
     if (algorithm != "sa" && algorithm != "greedy") throw UsageError("--algorithm must be sa or greedy");
+    if (start != "greedy" && start != "snapshot") throw UsageError("--sa-start must be greedy or snapshot");
+    if (t0 < 0) throw UsageError("--initial-temperature must be >= 0");
     if (cluster.empty()) cluster = default_cluster_path();
     Problem p = load_snapshot(cluster);
     if (vm.count("max-migrations")) p.constraints.max_migrations = max_mig;
@@ -190,7 +81,18 @@ int cmd_plan(const Args& args) {
     sp.seed = seed;
     sp.check_every = check;
     sp.quiet = vm.count("quiet") > 0;
-    const SearchResult sr = algorithm == "greedy" ? greedy(model, sp) : anneal(model, sp);
+    sp.initial_temperature = t0;
+    SearchResult sr;
+    if (algorithm == "greedy" || start == "greedy") sr = greedy(model, sp);
+    if (algorithm == "sa") {
+        const double greedy_seconds = sr.seconds;
+        const std::int64_t greedy_evals = sr.evaluations;
+        if (start == "greedy") sp.start = sr.best;
+        sp.time_limit_s = std::max(1e-3, time_limit - greedy_seconds);
+        sr = anneal(model, sp);
+        sr.seconds += greedy_seconds;
+        sr.evaluations += greedy_evals;
+    }
     const Plan plan = build_plan(model, sr.best);
     PlanInfo info;
     info.cluster = cluster;

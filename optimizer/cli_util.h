@@ -1,0 +1,61 @@
+#pragma once
+// Small helpers shared by the subcommand implementations (not part of the public API).
+#include <cstdio>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <boost/program_options.hpp>
+
+#include "evaluators/vmcap.h"
+#include "instances/problem.h"
+#include "optimizer/cli.h"
+
+namespace vmcap::cli::detail {
+
+namespace po = boost::program_options;
+
+/** Parses `args` against `desc`; returns true if --help was given (usage already printed). */
+inline bool parse(const Args& args, const po::options_description& desc, po::variables_map& vm, const char* usage) {
+    po::store(po::command_line_parser(args).options(desc).run(), vm);
+    if (vm.count("help")) {
+        std::cout << usage << "\n" << desc << "\n";
+        return true;
+    }
+    po::notify(vm);
+    return false;
+}
+
+inline std::vector<Count> parse_counts(const std::string& s, const char* what) {
+    std::vector<Count> out;
+    std::stringstream ss(s);
+    std::string tok;
+    while (std::getline(ss, tok, ',')) {
+        std::size_t pos = 0;
+        long long v = 0;
+        try {
+            v = std::stoll(tok, &pos);
+        } catch (const std::exception&) {
+            throw UsageError(std::string(what) + ": '" + tok + "' is not an integer");
+        }
+        if (pos != tok.size() || v < 0) throw UsageError(std::string(what) + ": '" + tok + "' is not a non-negative integer");
+        out.push_back(v);
+    }
+    return out;
+}
+
+inline std::string fmt_gib(Amount mib) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%g", static_cast<double>(mib) / 1024.0);
+    return buf;
+}
+
+inline std::string fmt_num(double x) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.10g", x);
+    return buf;
+}
+
+
+}  // namespace vmcap::cli::detail
