@@ -30,7 +30,10 @@ void write_file_atomic(const std::string& path, const std::string& content) {
     const fs::path target(path);
     fs::path dir = target.parent_path();
     if (dir.empty()) dir = ".";
-    std::string tmpl = (dir / ("." + target.filename().string() + ".tmpXXXXXX")).string();
+    std::string name = ".";  // built by appending: "." + string trips a GCC 12 -Wrestrict false positive
+    name += target.filename().string();
+    name += ".tmpXXXXXX";
+    std::string tmpl = (dir / name).string();
     int fd = mkstemp(tmpl.data());
     if (fd < 0) throw std::runtime_error(path + ": cannot create a temporary file in " + dir.string());
     std::size_t off = 0;
@@ -392,7 +395,9 @@ std::string format_json_lines(const nlohmann::ordered_json& doc) {
     for (auto it = doc.begin(); it != doc.end(); ++it) {
         if (!first) out += ",\n";
         first = false;
-        out += " " + nlohmann::ordered_json(it.key()).dump() + ": ";
+        out += ' ';
+        out += nlohmann::ordered_json(it.key()).dump();
+        out += ": ";
         if (it->is_array() && !it->empty() && (it->front().is_object() || it->front().is_array())) {
             out += "[\n";
             for (std::size_t i = 0; i < it->size(); ++i) {

@@ -66,6 +66,13 @@ Topology make(std::string name, TopologyKind kind, int n, int p = 0, int q = 0) 
     return t;
 }
 
+// "K" + std::to_string(n) trips a GCC 12 -O3 -Wrestrict false positive; append instead.
+std::string prefixed(const char* prefix, int n) {
+    std::string s(prefix);
+    s += std::to_string(n);
+    return s;
+}
+
 void add1(Topology& t, int a, int b) { t.graph.add_edge(a - 1, b - 1); }  // 1-based helper
 
 }  // namespace
@@ -102,7 +109,7 @@ Topology parse_topology(std::string_view name) {
     if (name.starts_with("2xK")) {
         auto n = parse_int(name.substr(3));
         if (!n || *n < 1 || 2 * *n > kMaxPNuma) bad(name, kHelp);
-        Topology t = make("2xK" + std::to_string(*n), TopologyKind::TwoComplete, 2 * *n, *n);
+        Topology t = make(prefixed("2xK", *n), TopologyKind::TwoComplete, 2 * *n, *n);
         for (int s = 0; s < 2; ++s)
             for (int a = 0; a < *n; ++a)
                 for (int b = a + 1; b < *n; ++b) t.graph.add_edge(s * *n + a, s * *n + b);
@@ -114,7 +121,7 @@ Topology parse_topology(std::string_view name) {
         if (comma == std::string_view::npos) {
             auto n = parse_int(rest);
             if (!n || *n < 1 || *n > kMaxPNuma) bad(name, kHelp);
-            Topology t = make("K" + std::to_string(*n), TopologyKind::Complete, *n, *n);
+            Topology t = make(prefixed("K", *n), TopologyKind::Complete, *n, *n);
             for (int a = 0; a < *n; ++a)
                 for (int b = a + 1; b < *n; ++b) t.graph.add_edge(a, b);
             return t;
@@ -122,7 +129,7 @@ Topology parse_topology(std::string_view name) {
         auto m = parse_int(rest.substr(0, comma));
         auto n = parse_int(rest.substr(comma + 1));
         if (!m || !n || *m < 1 || *n < 1 || *m + *n > kMaxPNuma) bad(name, kHelp);
-        Topology t = make("K" + std::to_string(*m) + "," + std::to_string(*n),
+        Topology t = make(prefixed("K", *m) + prefixed(",", *n),
                           TopologyKind::CompleteBipartite, *m + *n, *m, *n);
         for (int a = 0; a < *m; ++a)
             for (int b = 0; b < *n; ++b) t.graph.add_edge(a, *m + b);
@@ -144,7 +151,7 @@ Topology topology_from_edges(int n, const std::vector<std::pair<int, int>>& edge
         t.graph.add_edge(a - 1, b - 1);
     }
     if (t.graph.is_complete()) {
-        Topology k = parse_topology("K" + std::to_string(n));
+        Topology k = parse_topology(prefixed("K", n));
         return k;
     }
     return t;

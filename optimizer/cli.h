@@ -24,6 +24,8 @@ int cmd_capacity(const Args& args);
 int cmd_plan(const Args& args);
 int cmd_validate(const Args& args);
 int cmd_snapshot(const Args& args);
+int cmd_generate(const Args& args);
+int cmd_exact(const Args& args);
 
 /** Path of the bundled example cluster (instances/examples/...), used when --cluster is absent. */
 std::string default_cluster_path();

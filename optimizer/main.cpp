@@ -19,7 +19,9 @@ constexpr const char* kUsage =
     "  validate   replay a plan on a snapshot and check every step\n"
     "  capacity   per-flavor capacity (VMCAP) of a cluster snapshot\n"
     "  eval       VMCAP of one host for one guest topology and capacity vector\n"
-    "  snapshot   build a cluster snapshot by replaying a real trace (Azure V1, Huawei-East-1)\n";
+    "  snapshot   build a cluster snapshot by replaying a real trace (Azure V1, Huawei-East-1)\n"
+    "  generate   write a random fragmented cluster snapshot\n"
+    "  exact      solve a small snapshot to proven optimality (MILP, CBC)\n";
 
 }  // namespace
 
@@ -41,6 +43,8 @@ int main(int argc, char** argv) {
         if (cmd == "plan") return cmd_plan(args);
         if (cmd == "validate") return cmd_validate(args);
         if (cmd == "snapshot") return cmd_snapshot(args);
+        if (cmd == "generate") return cmd_generate(args);
+        if (cmd == "exact") return cmd_exact(args);
         std::fprintf(stderr, "vmcap: unknown command '%s'\n%s", cmd.c_str(), kUsage);
         return 2;
     } catch (const vmcap::InputError& e) {

@@ -178,6 +178,7 @@ nlohmann::ordered_json plan_to_json(const Problem& p, const Plan& plan, const Pl
     search["evaluations_per_second"] = info.seconds > 0 ? static_cast<double>(info.evaluations) / info.seconds : 0.0;
     search["stopped_by"] = info.stopped_by;
     search["dropped_moves"] = plan.dropped;
+    if (info.proven_optimum >= 0) search["proven_optimum"] = info.proven_optimum;
     doc["search"] = search;
     oj steps = oj::array();
     for (std::size_t i = 0; i < plan.steps.size(); ++i) {

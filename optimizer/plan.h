@@ -54,6 +54,7 @@ struct PlanInfo {
     std::int64_t evaluations = 0;
     double seconds = 0.0;
     std::string stopped_by;
+    double proven_optimum = -1.0;  ///< >= 0: the MILP optimum (vmcap exact), written as search.proven_optimum
 };
 
 /** JSON of a plan ("vmcap-plan/1"): steps with ids and 1-based pNUMA nodes, budget, capacities. */

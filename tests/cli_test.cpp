@@ -8,6 +8,7 @@
 #include <fstream>
 #include <sstream>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "instances/snapshot_io.h"
 #include "tests/fixtures.h"
@@ -25,7 +26,9 @@ struct CmdResult {
 CmdResult run(const std::string& args) {
     const fs::path dir = fs::temp_directory_path() / "vmcap_cli_test";
     fs::create_directories(dir);
-    const std::string o = (dir / "stdout.txt").string(), e = (dir / "stderr.txt").string();
+    // CTest runs tests in parallel processes: per-process output files.
+    const std::string tag = std::to_string(::getpid());
+    const std::string o = (dir / ("stdout" + std::string(".") += tag)).string(), e = (dir / ("stderr" + std::string(".") += tag)).string();
     const std::string cmd = std::string(VMCAP_BINARY) + " " + args + " >" + o + " 2>" + e;
     const int status = std::system(cmd.c_str());
     CmdResult r;
@@ -35,7 +38,12 @@ CmdResult run(const std::string& args) {
     return r;
 }
 
-fs::path tmp(const std::string& name) { return fs::temp_directory_path() / "vmcap_cli_test" / name; }
+fs::path tmp(const std::string& name) {
+    std::string file = std::to_string(::getpid());
+    file += '-';
+    file += name;
+    return fs::temp_directory_path() / "vmcap_cli_test" / file;
+}
 
 TEST(Cli, EvalPrintsBareInteger) {
     // CQ3/K2 on the README's vector; the value is checked against the exhaustive oracle in vmcap_test.

@@ -34,7 +34,13 @@ inline Problem make_random_problem(const RandomCluster& rc) {
         ht.node_capacity.push_back(rc.node_ram_mib);
     }
     p.host_types.push_back(ht);
-    for (int h = 0; h < rc.hosts; ++h) p.hosts.push_back(Host{"h" + std::to_string(h), 0, "r" + std::to_string(h / 4), "p0"});
+    // Names built by appending: "x" + std::to_string(n) trips a GCC 12 -O3 -Wrestrict false positive.
+    auto name = [](const char* prefix, int n) {
+        std::string s(prefix);
+        s += std::to_string(n);
+        return s;
+    };
+    for (int h = 0; h < rc.hosts; ++h) p.hosts.push_back(Host{name("h", h), 0, name("r", h / 4), "p0"});
     const bool has_k4 = !enumerate_embeddings(ht.topology.graph, parse_topology("K4").graph).empty();
     auto flavor = [&](std::string name, Amount vcpu, Amount ram_gib, const char* topo, double w) {
         Flavor f;
@@ -67,7 +73,7 @@ inline Problem make_random_problem(const RandomCluster& rc) {
             for (int r = 0; r < 2; ++r) ok = ok && used[h][e.map[v] * 2 + r] + fl.demand[r] / k <= ht.node_capacity[e.map[v] * 2 + r];
         if (!ok) continue;
         Vm vm;
-        vm.id = "vm" + std::to_string(id++);
+        vm.id = name("vm", id++);
         vm.flavor = f;
         vm.host = h;
         for (int v = 0; v < k; ++v) {

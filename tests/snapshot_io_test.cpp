@@ -5,6 +5,8 @@
 #include <fstream>
 #include <functional>
 
+#include <unistd.h>
+
 #include "instances/snapshot_io.h"
 #include "tests/fixtures.h"
 
@@ -111,7 +113,7 @@ INSTANTIATE_TEST_SUITE_P(
     [](const ::testing::TestParamInfo<BadCase>& info) { return std::string(info.param.name); });
 
 TEST(SnapshotIo, FileErrorsNameTheFile) {
-    const auto dir = std::filesystem::temp_directory_path() / "vmcap_io_test";
+    const auto dir = std::filesystem::temp_directory_path() / ("vmcap_io_test_" + std::to_string(::getpid()));
     std::filesystem::create_directories(dir);
     const std::string bad = (dir / "bad.json").string();
     std::ofstream(bad) << "{ \"hosts\": [ ";
@@ -130,7 +132,7 @@ TEST(SnapshotIo, FileErrorsNameTheFile) {
 }
 
 TEST(SnapshotIo, AtomicWriteReplacesWholeFile) {
-    const auto dir = std::filesystem::temp_directory_path() / "vmcap_io_test";
+    const auto dir = std::filesystem::temp_directory_path() / ("vmcap_io_test_" + std::to_string(::getpid()));
     std::filesystem::create_directories(dir);
     const std::string path = (dir / "out.json").string();
     write_file_atomic(path, "first version, long text");

@@ -849,7 +849,9 @@ TEST(TimeShiftedCopy, KeepsLifetimesAndWrapsArrivalsIntoTheSpan) {
     for (std::size_t i = 0; i < c.size(); ++i) {
         EXPECT_GE(c[i].arrival_s, 100.0);
         EXPECT_LT(c[i].arrival_s, 190.0);
-        if (i > 0) EXPECT_LE(c[i - 1].arrival_s, c[i].arrival_s);
+        if (i > 0) {
+            EXPECT_LE(c[i - 1].arrival_s, c[i].arrival_s);
+        }
         lifetimes_out.insert(c[i].departure_s - c[i].arrival_s);
     }
     EXPECT_EQ(lifetimes_in, lifetimes_out);

@@ -1,0 +1,39 @@
+#pragma once
+/**
+ * @file exact.h
+ * Proven optimum of small instances by a MILP solved with CBC (coinor-libcbc-dev): the yardstick
+ * of the search (`vmcap exact`, bench/quality).
+ *
+ * Model: a binary x[v,h,S] per migratable VM v, host h and placement S (pNUMA node set) of its
+ * flavor there, exactly one per VM; an integer y[f,h,S] per target flavor f, host h and placement S
+ * counting the VMs of f that could be added there. For every target f, host h, pNUMA node i and
+ * resource r: usage of the placed VMs + demand_f,r x (sum of y[f,h,S] over S containing i) <=
+ * capacity, i.e. the y of one flavor form a VMCAP packing of the free space that x leaves
+ * (flavors are counted independently, as VMCAP does). Budget: at most max_migrations VMs and
+ * max_migrated_ram RAM off their snapshot placement. Objective: max sum_f w_f sum y[f,h,S].
+ */
+#include <string>
+#include <vector>
+
+#include "evaluators/search_state.h"
+
+namespace vmcap {
+
+struct ExactResult {
+    std::vector<Placement> best;  ///< placements of the VMs that move in the optimum
+    double objective = 0.0;       ///< optimum (proven if `proven`), or the best bound-feasible value found
+    double bound = 0.0;           ///< CBC's best upper bound
+    bool proven = false;          ///< optimality proven within the time limit
+    int columns = 0, rows = 0;
+    double seconds = 0.0;
+};
+
+/**
+ * Builds and solves the MILP. Intended for small instances (about <= 10 hosts and <= 40 VMs; the
+ * model has O(VMs x hosts x placements + targets x hosts x placements) columns). Throws
+ * std::runtime_error if CBC reports an infeasible model or returns a solution that fails the
+ * integer re-check. Thread-safe with respect to other instances (CBC state is local).
+ */
+ExactResult solve_exact(const CapacityModel& model, double time_limit_s);
+
+}  // namespace vmcap
