@@ -1,8 +1,9 @@
 #pragma once
 /**
  * @file annealing.h
- * Parallel simulated annealing over migrate moves. Each worker owns a SearchState and an Rng
- * seeded from (seed, worker id); workers run a fixed number of evaluations per round and meet at
+ * Parallel simulated annealing over migrate, swap, budget-exchange, ejection-chain and remap
+ * moves (moves/; mix in SearchParams). Each worker owns a SearchState and an Rng seeded from
+ * (seed, worker id); workers run a fixed number of evaluations per round and meet at
  * synchronisation points decided by counted work (not wall time), where the best state is shared
  * in worker order. Hence the same snapshot, seed, thread count and evaluation budget give the same
  * result. A run stopped by the time limit depends on machine speed (reported in stopped_by).
@@ -26,6 +27,14 @@ struct SearchParams {
     std::int64_t round_evaluations = 0; ///< evaluations per worker between synchronisations; 0 = auto
     bool quiet = false;                 ///< no progress lines on stderr
     double initial_temperature = 0.0;   ///< in objective units; 0 = calibrated from sampled worsening moves
+    /** Move mix: probability that a proposal is a swap / budget exchange / remap / ejection chain
+     *  (moves/); the rest are migrate moves. Each in [0, 1], sum <= 1. Exchange needs a migrated
+     *  VM and falls back to migrate without one. Remap is off by default: it spends a budget slot
+     *  on a same-host step and did not raise the objective on the bundled example. */
+    double mix_swap = 0.15;
+    double mix_exchange = 0.20;
+    double mix_remap = 0.0;
+    double mix_ejection = 0.10;
     /** Start state, as placements of migrated VMs (e.g. the greedy result); empty = the snapshot.
      *  The best state starts as this one, so the search never returns anything worse. */
     std::vector<Placement> start;
@@ -42,7 +51,7 @@ struct SearchResult {
     std::string stopped_by;         ///< "evaluation budget" or "time limit"
 };
 
-/** Default evaluation budget for a snapshot: grows with the number of migratable VMs. */
+/** Default evaluation budget for a snapshot: 500 per migratable VM, clamped to [10^6, 2 x 10^9]. */
 std::int64_t default_evaluations(const Problem& problem);
 
 /**

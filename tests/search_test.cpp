@@ -230,11 +230,15 @@ TEST(Validate, RejectsTamperedPlans) {
     const auto good = nlohmann::json::parse(plan_to_json(p, plan, PlanInfo{}).dump());
     ASSERT_TRUE(validate_plan(m, good, "p").ok);
 
+    // A step that changes host (a remap keeps it), pointed at the wrong source host.
+    std::size_t k = 1;
+    while (k < plan.steps.size() && plan.steps[k].from_host == plan.steps[k].to_host) ++k;
+    ASSERT_LT(k, plan.steps.size());
     auto wrong_source = good;
-    wrong_source["steps"][1]["from_host"] = good["steps"][1]["to_host"];
+    wrong_source["steps"][k]["from_host"] = good["steps"][k]["to_host"];
     auto r = validate_plan(m, wrong_source, "p");
     EXPECT_FALSE(r.ok);
-    EXPECT_NE(r.error.find("steps[1]"), std::string::npos) << r.error;
+    EXPECT_NE(r.error.find("steps[" + std::to_string(k) + "]"), std::string::npos) << r.error;
 
     auto bad_objective = good;
     bad_objective["objective_after"] = good["objective_after"].get<double>() + 1.0;

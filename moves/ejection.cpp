@@ -1,0 +1,98 @@
+#include "moves/ejection.h"
+
+#include "moves/host_scratch.h"
+
+namespace vmcap {
+
+namespace {
+
+/** Best placement per "migrates" flag (index 0: lands on its snapshot placement, 1: migrates). */
+struct Best {
+    int emb[2] = {-1, -1};
+    double value[2] = {0, 0};
+    void offer(bool migrates, int e, double v) {
+        const int c = migrates ? 1 : 0;
+        if (emb[c] < 0 || v > value[c]) {
+            emb[c] = e;
+            value[c] = v;
+        }
+    }
+};
+
+}  // namespace
+
+EjectionDelta EjectionMove::evaluate(const SearchState& s) const {
+    EjectionDelta out;
+    const Problem& p = s.problem();
+    if (a < 0 || b < 0 || a == b || !p.vms[a].migratable || !p.vms[b].migratable) return out;
+    const int ha = s.host_of(a), h2 = s.host_of(b);
+    if (ha == h2 || host < 0 || host == h2) return out;
+    const Flavor& fa = p.flavors[p.vms[a].flavor];
+    const Flavor& fb = p.flavors[p.vms[b].flavor];
+
+    // Step 2's host: b's host without b; a's placements there.
+    HostScratch S2;
+    S2.load(s, h2);
+    S2.release(fb, s.pnuma_of(b));
+    Best ba;
+    const auto& pa = s.model().evaluator(p.hosts[h2].type, p.vms[a].flavor).placements();
+    for (std::size_t e = 0; e < pa.size(); ++e) {
+        const Embedding& emb = pa[e];
+        if (!S2.fits(fa, emb.map.data())) continue;
+        ba.offer(s.differs_from_origin(a, h2, emb.mask), static_cast<int>(e), S2.gain(s, &fa, emb.map.data()));
+    }
+    if (ba.emb[0] < 0 && ba.emb[1] < 0) return out;
+
+    // Step 1: b's placements on `host` as it is now (a still there if host == ha). a's own host
+    // loses a either way; when it is also b's destination, b's value includes a's departure.
+    HostScratch S3, Sa;
+    S3.load(s, host);
+    double a_source = 0.0;
+    if (host == ha) {
+        Sa = S3;
+        Sa.release(fa, s.pnuma_of(a));
+    } else {
+        Sa.load(s, ha);
+        Sa.release(fa, s.pnuma_of(a));
+        a_source = Sa.gain(s);
+    }
+    Best bb;
+    const auto& pb = s.model().evaluator(p.hosts[host].type, p.vms[b].flavor).placements();
+    for (std::size_t e = 0; e < pb.size(); ++e) {
+        const Embedding& emb = pb[e];
+        if (!S3.fits(fb, emb.map.data())) continue;
+        const double v = host == ha ? Sa.gain(s, &fb, emb.map.data()) : S3.gain(s, &fb, emb.map.data());
+        bb.offer(s.differs_from_origin(b, host, emb.mask), static_cast<int>(e), v);
+    }
+
+    const Amount ra = fa.demand[kRamMib], rb = fb.demand[kRamMib];
+    const bool was_a = s.is_migrated(a), was_b = s.is_migrated(b);
+    const std::int64_t base = s.migrations() - (was_a ? 1 : 0) - (was_b ? 1 : 0);
+    const Amount base_ram = s.migrated_ram_mib() - (was_a ? ra : 0) - (was_b ? rb : 0);
+    for (int ma = 0; ma < 2; ++ma) {
+        if (ba.emb[ma] < 0) continue;
+        for (int mb = 0; mb < 2; ++mb) {
+            if (bb.emb[mb] < 0) continue;
+            const std::int64_t mig = base + ma + mb;
+            if (!within_budget(p, mig, base_ram + (ma ? ra : 0) + (mb ? rb : 0))) continue;
+            const double v = a_source + ba.value[ma] + bb.value[mb];
+            if (!out.feasible || v > out.delta || (v == out.delta && mig < out.migrations_after)) {
+                out.feasible = true;
+                out.delta = v;
+                out.embedding_a = ba.emb[ma];
+                out.embedding_b = bb.emb[mb];
+                out.migrations_after = mig;
+            }
+        }
+    }
+    return out;
+}
+
+void EjectionMove::apply(SearchState& s, const EjectionDelta& d) const {
+    const Problem& p = s.problem();
+    const int h2 = s.host_of(b);
+    s.move(b, host, s.model().evaluator(p.hosts[host].type, p.vms[b].flavor).placements()[d.embedding_b]);
+    s.move(a, h2, s.model().evaluator(p.hosts[h2].type, p.vms[a].flavor).placements()[d.embedding_a]);
+}
+
+}  // namespace vmcap

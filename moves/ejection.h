@@ -1,0 +1,48 @@
+#pragma once
+/**
+ * @file ejection.h
+ * Depth-2 ejection chain: VM `a` goes to the host of VM `b`, which is first ejected to a third
+ * host. Makes room-for-room trades that two separate migrate moves only reach through a
+ * worsening or infeasible intermediate state. A small value type: evaluate() is const and exact,
+ * apply() is separate.
+ */
+#include <cstdint>
+
+#include "evaluators/search_state.h"
+
+namespace vmcap {
+
+/** Result of EjectionMove::evaluate. */
+struct EjectionDelta {
+    bool feasible = false;
+    double delta = 0.0;                 ///< exact change of sum_f w_f * capacity_f (both steps)
+    int embedding_a = -1;               ///< a's placement on b's host: evaluator(type, flavor a).placements() index
+    int embedding_b = -1;               ///< b's placement on `host`
+    std::int64_t migrations_after = 0;  ///< SearchState::migrations() after apply
+};
+
+struct EjectionMove {
+    int a = -1;
+    int b = -1;     ///< on the destination of a (any host other than a's)
+    int host = -1;  ///< where b goes; != b's host (may be a's host)
+
+    /**
+     * Exact weighted delta of the chain in execution order, without mutating `state`:
+     * (1) b -> `host` on a placement with room now (a still on its host if that is `host`);
+     * (2) a -> b's former host, on a placement with room once b has left. Each step is a
+     * feasible live migration on the state the previous one leaves. The pair of placements with
+     * the largest combined delta within the budget wins (ties: fewer migrations, lowest masks).
+     * Budget as in SearchState: the count changes by (a, b migrated after) - (a, b migrated
+     * before); a VM landing on its snapshot placement gives its slot back. Infeasible if a == b,
+     * either is not migratable, a and b share a host, `host` is b's host, no placement pair has
+     * room, or the budget (count, RAM) would be exceeded. Works on tentative copies of the three
+     * touched hosts' free amounts (HostScratch).
+     * O((placements_a + placements_b) x targets x (k x R + VMCAP)); allocation-free.
+     */
+    EjectionDelta evaluate(const SearchState& state) const;
+
+    /** Applies a feasible result of evaluate() on the same state: b's move, then a's. */
+    void apply(SearchState& state, const EjectionDelta& d) const;
+};
+
+}  // namespace vmcap

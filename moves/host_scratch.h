@@ -1,0 +1,50 @@
+#pragma once
+/**
+ * @file host_scratch.h
+ * Tentative free amounts of one host, for evaluating compound moves (swap, remap, exchange)
+ * without mutating the SearchState: load the host's cached free amounts, release / occupy VM
+ * shares on it, then ask for the exact weighted capacity change against the state's cached
+ * capacities. Only the pNUMA nodes touched since load() get new capacity entries; the others
+ * reuse SearchState::slots_of. A value type on the stack, no allocation; O(n x R) to load.
+ */
+#include <cstdint>
+
+#include "evaluators/search_state.h"
+
+namespace vmcap {
+
+/** Does (migration count, migrated RAM in MiB) respect the snapshot's Constraints? */
+inline bool within_budget(const Problem& p, std::int64_t migrations, Amount ram_mib) {
+    return migrations <= p.constraints.max_migrations && ram_mib <= p.constraints.max_migrated_ram_mib;
+}
+
+class HostScratch {
+public:
+    /** Copies the cached free amounts of `host` and forgets earlier changes. O(nodes x R). */
+    void load(const SearchState& s, int host);
+    int host() const { return host_; }
+
+    /** Gives back the share of a VM of `fl` on `nodes` (its k pNUMA nodes): free += node demand. */
+    void release(const Flavor& fl, const std::uint8_t* nodes);
+    /** Takes the share of a VM of `fl` on `nodes`: free -= node demand. Precondition: fits(). */
+    void occupy(const Flavor& fl, const std::uint8_t* nodes);
+    /** Room for a VM of `fl` on `nodes` in the tentative free amounts. O(k x R). */
+    bool fits(const Flavor& fl, const std::uint8_t* nodes) const;
+
+    /**
+     * Exact weighted capacity change sum_j w_j (VMCAP_j(tentative) - capacity(host, j)) of this
+     * host, with, if `extra` is given, one more VM of that flavor on `extra_nodes` (which must
+     * fit). Does not change the scratch. O(targets x (n + k x R + VMCAP)).
+     */
+    double gain(const SearchState& s, const Flavor* extra = nullptr, const std::uint8_t* extra_nodes = nullptr) const;
+
+private:
+    int host_ = -1;
+    int type_ = -1;
+    int n_ = 0;
+    int R_ = 0;
+    unsigned dirty_ = 0;  ///< nodes whose free amounts differ from the state's
+    Amount free_[kMaxPNuma * kMaxResources];
+};
+
+}  // namespace vmcap

@@ -1,0 +1,45 @@
+#include "moves/remap.h"
+
+#include "moves/host_scratch.h"
+
+namespace vmcap {
+
+RemapDelta RemapMove::evaluate(const SearchState& s) const {
+    RemapDelta out;
+    const Problem& p = s.problem();
+    if (vm < 0 || !p.vms[vm].migratable) return out;
+    const Flavor& fl = p.flavors[p.vms[vm].flavor];
+    const int host = s.host_of(vm);
+    const NodeMask cur = s.mask_of(vm);
+    HostScratch h;
+    h.load(s, host);
+    h.release(fl, s.pnuma_of(vm));
+    const bool was = s.is_migrated(vm);
+    const std::int64_t base = s.migrations() - (was ? 1 : 0);
+    const Amount base_ram = s.migrated_ram_mib() - (was ? fl.demand[kRamMib] : 0);
+    const auto& placements = s.model().evaluator(p.hosts[host].type, p.vms[vm].flavor).placements();
+    bool best_migrates = true;
+    for (std::size_t e = 0; e < placements.size(); ++e) {
+        const Embedding& emb = placements[e];
+        if (emb.mask == cur || !h.fits(fl, emb.map.data())) continue;
+        const bool migrates = s.differs_from_origin(vm, host, emb.mask);
+        if (migrates && !within_budget(p, base + 1, base_ram + fl.demand[kRamMib])) continue;
+        const double v = h.gain(s, &fl, emb.map.data());
+        if (!out.feasible || v > out.delta || (v == out.delta && best_migrates && !migrates)) {
+            out.feasible = true;
+            out.delta = v;
+            out.embedding = static_cast<int>(e);
+            best_migrates = migrates;
+        }
+    }
+    if (out.feasible) out.migrations_after = base + (best_migrates ? 1 : 0);
+    return out;
+}
+
+void RemapMove::apply(SearchState& s, const RemapDelta& d) const {
+    const int host = s.host_of(vm);
+    const auto& placements = s.model().evaluator(s.problem().hosts[host].type, s.problem().vms[vm].flavor).placements();
+    s.move(vm, host, placements[d.embedding]);
+}
+
+}  // namespace vmcap

@@ -1,0 +1,105 @@
+#include "moves/swap.h"
+
+#include "moves/host_scratch.h"
+
+namespace vmcap {
+
+namespace {
+
+/** Best placement of one side per (fits before the other VM leaves, migrates) category. */
+struct Side {
+    int emb[4] = {-1, -1, -1, -1};  ///< index: 2 * fits_before + migrates
+    double value[4] = {0, 0, 0, 0};
+};
+
+/** Placements of `vm` on `host` (scratch = host without its swap partner). */
+Side best_per_category(const SearchState& s, int vm, const HostScratch& dest) {
+    Side out;
+    const Problem& p = s.problem();
+    const Flavor& fl = p.flavors[p.vms[vm].flavor];
+    const int host = dest.host();
+    const int R = s.model().num_resources();
+    const Amount* cached = s.free_of(host);
+    const auto& placements = s.model().evaluator(p.hosts[host].type, p.vms[vm].flavor).placements();
+    for (std::size_t e = 0; e < placements.size(); ++e) {
+        const Embedding& emb = placements[e];
+        if (!dest.fits(fl, emb.map.data())) continue;
+        bool before = true;  // room while the partner still occupies its nodes
+        for (int i = 0; i < fl.num_vnuma() && before; ++i)
+            for (int r = 0; r < R; ++r)
+                if (cached[emb.map[i] * R + r] < fl.node_demand[r]) {
+                    before = false;
+                    break;
+                }
+        const bool migrates = s.differs_from_origin(vm, host, emb.mask);
+        const int c = (before ? 2 : 0) + (migrates ? 1 : 0);
+        const double v = dest.gain(s, &fl, emb.map.data());
+        if (out.emb[c] < 0 || v > out.value[c]) {
+            out.emb[c] = static_cast<int>(e);
+            out.value[c] = v;
+        }
+    }
+    return out;
+}
+
+}  // namespace
+
+SwapDelta SwapMove::evaluate(const SearchState& s) const {
+    SwapDelta out;
+    const Problem& p = s.problem();
+    if (a == b || a < 0 || b < 0 || !p.vms[a].migratable || !p.vms[b].migratable) return out;
+    const int ha = s.host_of(a), hb = s.host_of(b);
+    if (ha == hb) return out;
+    const Flavor& fa = p.flavors[p.vms[a].flavor];
+    const Flavor& fb = p.flavors[p.vms[b].flavor];
+    HostScratch A, B;
+    A.load(s, ha);
+    A.release(fa, s.pnuma_of(a));
+    B.load(s, hb);
+    B.release(fb, s.pnuma_of(b));
+    const Side sa = best_per_category(s, a, B);
+    if (sa.emb[0] < 0 && sa.emb[1] < 0 && sa.emb[2] < 0 && sa.emb[3] < 0) return out;  // a fits nowhere on b's host
+    const Side sb = best_per_category(s, b, A);
+    const Amount ra = fa.demand[kRamMib], rb = fb.demand[kRamMib];
+    const bool was_a = s.is_migrated(a), was_b = s.is_migrated(b);
+    const std::int64_t base = s.migrations() - (was_a ? 1 : 0) - (was_b ? 1 : 0);
+    const Amount base_ram = s.migrated_ram_mib() - (was_a ? ra : 0) - (was_b ? rb : 0);
+    // Categories in a fixed order: a-first pairs (a fits before) come first, so ties keep them.
+    for (int ca = 3; ca >= 0; --ca) {
+        if (sa.emb[ca] < 0) continue;
+        for (int cb = 3; cb >= 0; --cb) {
+            if (sb.emb[cb] < 0) continue;
+            const bool a_before = ca >= 2, b_before = cb >= 2;
+            if (!a_before && !b_before) continue;
+            const bool ma = ca & 1, mb = cb & 1;
+            const std::int64_t mig = base + (ma ? 1 : 0) + (mb ? 1 : 0);
+            if (!within_budget(p, mig, base_ram + (ma ? ra : 0) + (mb ? rb : 0))) continue;
+            const double v = sa.value[ca] + sb.value[cb];
+            if (!out.feasible || v > out.delta || (v == out.delta && mig < out.migrations_after)) {
+                out.feasible = true;
+                out.delta = v;
+                out.embedding_a = sa.emb[ca];
+                out.embedding_b = sb.emb[cb];
+                out.a_first = a_before;
+                out.migrations_after = mig;
+            }
+        }
+    }
+    return out;
+}
+
+void SwapMove::apply(SearchState& s, const SwapDelta& d) const {
+    const Problem& p = s.problem();
+    const int ha = s.host_of(a), hb = s.host_of(b);
+    const Embedding& ea = s.model().evaluator(p.hosts[hb].type, p.vms[a].flavor).placements()[d.embedding_a];
+    const Embedding& eb = s.model().evaluator(p.hosts[ha].type, p.vms[b].flavor).placements()[d.embedding_b];
+    if (d.a_first) {
+        s.move(a, hb, ea);
+        s.move(b, ha, eb);
+    } else {
+        s.move(b, ha, eb);
+        s.move(a, hb, ea);
+    }
+}
+
+}  // namespace vmcap

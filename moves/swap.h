@@ -1,0 +1,47 @@
+#pragma once
+/**
+ * @file swap.h
+ * Swap move: two VMs on different hosts exchange hosts, each on its best placement on the other's
+ * host once both have left. A small value type: evaluate() is const and exact, apply() separate.
+ */
+#include <cstdint>
+
+#include "evaluators/search_state.h"
+
+namespace vmcap {
+
+/** Result of SwapMove::evaluate. */
+struct SwapDelta {
+    bool feasible = false;
+    double delta = 0.0;                 ///< exact change of sum_f w_f * capacity_f
+    int embedding_a = -1;               ///< a's placement on b's host: evaluator(type, flavor a).placements() index
+    int embedding_b = -1;               ///< b's placement on a's host
+    bool a_first = true;                ///< execution order of the two migrations (see evaluate)
+    std::int64_t migrations_after = 0;  ///< SearchState::migrations() after apply
+};
+
+struct SwapMove {
+    int a = -1;
+    int b = -1;
+
+    /**
+     * Exact weighted delta of a -> host_of(b) and b -> host_of(a) without mutating `state`.
+     * Placements are chosen on the hosts after both VMs left; the pair must also be executable
+     * as two live migrations in sequence: the first VM's placement has room on the other host
+     * while the second VM is still there (the second then fits by construction). Among all such
+     * pairs within the budget the largest delta wins; ties go to fewer migrations, then to
+     * a first, then to the lowest node masks. Budget semantics are SearchState's: after the swap
+     * a VM counts as migrated iff it is off its snapshot (host, node set), so the count changes by
+     * (a, b migrated after) - (a, b migrated before): +2 for two snapshot VMs, 0 for two VMs that
+     * were already migrated and do not land on their snapshot placement, -1/-2 when one returns.
+     * Infeasible if a == b, either VM is not migratable, they share a host, no placement pair
+     * has room, or the budget (count and RAM) would be exceeded.
+     * O((placements_a + placements_b) x targets x (k x R + VMCAP)); allocation-free.
+     */
+    SwapDelta evaluate(const SearchState& state) const;
+
+    /** Applies a feasible result of evaluate() on the same state: two SearchState::move calls. */
+    void apply(SearchState& state, const SwapDelta& d) const;
+};
+
+}  // namespace vmcap
