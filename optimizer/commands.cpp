@@ -33,6 +33,24 @@ std::string default_cluster_path() {
     return "instances/examples/azure-cq3-160.json";
 }
 
+/**
+ * Loads the snapshot for `plan` / `exact` (the bundled example if `cluster` is empty; the path is
+ * written back) and applies --max-migrations / --max-migrated-gib over its constraints. Throws
+ * UsageError on negative budgets, InputError on a bad snapshot or one without a target flavor.
+ */
+Problem load_for_search(std::string& cluster, const po::variables_map& vm, std::int64_t max_mig, double max_gib) {
+    if (vm.count("max-migrations") && max_mig < 0) throw UsageError("--max-migrations must be >= 0");
+    if (vm.count("max-migrated-gib") && !(max_gib >= 0)) throw UsageError("--max-migrated-gib must be >= 0");
+    if (cluster.empty()) cluster = default_cluster_path();
+    Problem p = load_snapshot(cluster);
+    if (vm.count("max-migrations")) p.constraints.max_migrations = max_mig;
+    if (vm.count("max-migrated-gib")) p.constraints.max_migrated_ram_mib = static_cast<Amount>(std::floor(max_gib * 1024.0 + 1e-9));
+    bool any_target = false;
+    for (const Flavor& f : p.flavors) any_target = any_target || f.is_target();
+    if (!any_target) throw InputError(cluster + ": flavors: no flavor has weight > 0, so there is nothing to maximise");
+    return p;
+}
+
 int cmd_plan(const Args& args) {
     po::options_description desc("vmcap plan options");
     std::string cluster, out, algorithm;
@@ -62,18 +80,12 @@ int cmd_plan(const Args& args) {
     if (threads < 1 || threads > 1024) throw UsageError("--threads must be in 1..1024");
     if (!(time_limit > 0)) throw UsageError("--time-limit must be > 0");
     if (max_evals < 0 || check < 0) throw UsageError("--max-evaluations and --check must be >= 0");
-    if (vm.count("max-migrations") && max_mig < 0) throw UsageError("--max-migrations must be >= 0");
-    if (vm.count("max-migrated-gib") && !(max_gib >= 0)) throw UsageError("--max-migrated-gib must be >= 0");
     if (out.empty()) throw UsageError("--out must not be empty");
     if (algorithm != "sa" && algorithm != "greedy") throw UsageError("--algorithm must be sa or greedy");
     if (start != "greedy" && start != "snapshot") throw UsageError("--sa-start must be greedy or snapshot");
     if (t0 < 0) throw UsageError("--initial-temperature must be >= 0");
-    if (cluster.empty()) cluster = default_cluster_path();
-    Problem p = load_snapshot(cluster);
-    if (vm.count("max-migrations")) p.constraints.max_migrations = max_mig;
-    if (vm.count("max-migrated-gib")) p.constraints.max_migrated_ram_mib = static_cast<Amount>(std::floor(max_gib * 1024.0 + 1e-9));
+    const Problem p = load_for_search(cluster, vm, max_mig, max_gib);
     const CapacityModel model(p);
-    if (model.num_targets() == 0) throw InputError(cluster + ": flavors: no flavor has weight > 0, so there is nothing to maximise");
 
     SearchParams sp;
     sp.max_evaluations = max_evals;
@@ -178,14 +190,8 @@ int cmd_exact(const Args& args) {
     if (parse(args, desc, vm, "usage: vmcap exact [--cluster C] [--out plan.json] [--time-limit S]\n"
                               "Solves a small instance (about <= 10 hosts, <= 40 VMs) to proven optimality with a MILP (CBC).")) return 0;
     if (!(time_limit > 0)) throw UsageError("--time-limit must be > 0");
-    if (vm.count("max-migrations") && max_mig < 0) throw UsageError("--max-migrations must be >= 0");
-    if (vm.count("max-migrated-gib") && !(max_gib >= 0)) throw UsageError("--max-migrated-gib must be >= 0");
-    if (cluster.empty()) cluster = default_cluster_path();
-    Problem p = load_snapshot(cluster);
-    if (vm.count("max-migrations")) p.constraints.max_migrations = max_mig;
-    if (vm.count("max-migrated-gib")) p.constraints.max_migrated_ram_mib = static_cast<Amount>(std::floor(max_gib * 1024.0 + 1e-9));
+    const Problem p = load_for_search(cluster, vm, max_mig, max_gib);
     const CapacityModel model(p);
-    if (model.num_targets() == 0) throw InputError(cluster + ": flavors: no flavor has weight > 0, so there is nothing to maximise");
     const ExactResult ex = solve_exact(model, time_limit);
     const Plan plan = build_plan(model, ex.best);
     PlanInfo info;

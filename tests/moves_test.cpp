@@ -58,18 +58,7 @@ Fingerprint fingerprint(const SearchState& s) {
     return Fingerprint{s.objective(), s.totals(), s.migrations(), s.migrated_ram_mib(), h};
 }
 
-/** Objective of a placement computed the slow way: usage from the VM list, VMCAP per host. */
-double full_objective(const CapacityModel& m, const SearchState& s) {
-    Problem copy = m.problem();
-    for (std::size_t v = 0; v < copy.vms.size(); ++v) {
-        copy.vms[v].host = s.host_of(static_cast<int>(v));
-        std::copy_n(s.pnuma_of(static_cast<int>(v)), kMaxVNuma, copy.vms[v].pnuma.begin());
-    }
-    const auto cap = capacity_by_flavor(m, compute_node_usage(copy));
-    double obj = 0.0;
-    for (std::size_t f = 0; f < copy.flavors.size(); ++f) obj += copy.flavors[f].weight * static_cast<double>(cap[f]);
-    return obj;
-}
+using test::full_objective;
 
 /** Room for `vm` on (host, e) in `s`, its own share counted as free (a live migration step). */
 bool room(const SearchState& s, int vm, int host, const Embedding& e) {
