@@ -4,9 +4,16 @@
 //   BM_VmcapDirect/<Host>_<Guest>     the free closed-form function, without the method switch
 //   BM_VmcapExact/<Host>_<Guest>/b<V> vmcap_exact on the same pairs and on pairs without a closed form
 //   BM_VmcapCbc/<Host>_<Guest>        vmcap_cbc (CBC MILP), the external baseline
+//   BM_VmcapPlacements/<Host>_<Guest>[/b<V>]  vmcap_placements (evaluators/placements.h): an
+//                                     optimal placement set (closed-form constructions, or the
+//                                     exact fallback's solution for pairs without a closed form)
+//   BM_KnKkAlgorithm1/<Host>_<Guest>/b<V>     the paper's Algorithm 1 (kn_kk_algorithm1), for
+//                                     comparison with the wrap-around rule vmcap_placements uses
 //
 // Each benchmark cycles through a fixed pool of 4096 random capacity vectors (seeded; values
 // uniform in 0..V, V = 32 unless the name says otherwise). Items/s = evaluations per second.
+// Closed form, exact fallback and CBC of one pair read the same pool (pool(n, 32)), so their
+// ratios compare identical inputs; the slower ones see a prefix of it (fewer iterations).
 #include <benchmark/benchmark.h>
 
 #include <functional>
@@ -16,6 +23,7 @@
 #include <utility>
 #include <vector>
 
+#include "evaluators/placements.h"
 #include "evaluators/vmcap.h"
 #include "evaluators/vmcap_milp.h"
 #include "instances/topology.h"
@@ -128,6 +136,33 @@ void bm_cbc(benchmark::State& st, const Pair& p) {
     st.SetItemsProcessed(st.iterations());
 }
 
+void bm_placements(benchmark::State& st, const Pair& p, Count vmax) {
+    const VmcapEvaluator ev(p.host, p.guest);
+    const int n = p.host.size();
+    const Count* data = pool(n, vmax).data();
+    std::size_t t = 0, entries = 0;
+    for (auto _ : st) {
+        const auto sol = vmcap_placements(ev, data + t * static_cast<std::size_t>(n));
+        entries += sol.size();
+        benchmark::DoNotOptimize(sol.data());
+        t = (t + 1) & (kPool - 1);
+    }
+    st.SetItemsProcessed(st.iterations());
+    st.counters["entries"] = benchmark::Counter(static_cast<double>(entries) / static_cast<double>(st.iterations()));
+    st.SetLabel(ev.describe());
+}
+
+void bm_algorithm1(benchmark::State& st, int n, int k, Count vmax) {
+    const Count* data = pool(n, vmax).data();
+    std::size_t t = 0;
+    for (auto _ : st) {
+        const auto sol = kn_kk_algorithm1(data + t * static_cast<std::size_t>(n), n, k);
+        benchmark::DoNotOptimize(sol.data());
+        t = (t + 1) & (kPool - 1);
+    }
+    st.SetItemsProcessed(st.iterations());
+}
+
 const bool registered = [] {
     for (const Pair& p : closed_pairs())
         benchmark::RegisterBenchmark(("BM_Vmcap/" + p.name).c_str(), bm_evaluator, p);
@@ -144,12 +179,23 @@ const bool registered = [] {
             benchmark::RegisterBenchmark(("BM_VmcapExact/" + p.name + "/b" + std::to_string(vmax)).c_str(),
                                          bm_exact, p, vmax);
     }
-    for (const Pair& p : closed_pairs())
-        if (p.name == "CQ3_K2" || p.name == "CQ3_C4" || p.name == "K8_K4")
-            benchmark::RegisterBenchmark(("BM_VmcapCbc/" + p.name).c_str(), bm_cbc, p);
+    for (const Pair& p : closed_pairs()) benchmark::RegisterBenchmark(("BM_VmcapCbc/" + p.name).c_str(), bm_cbc, p);
     for (const Pair& p : exact_only_pairs())
         if (p.name == "Q3_K2" || p.name == "Explicit8_K3")
             benchmark::RegisterBenchmark(("BM_VmcapCbc/" + p.name).c_str(), bm_cbc, p);
+    std::vector<Pair> with_k1 = closed_pairs();
+    with_k1.push_back({"CQ3_K1", topo("CQ3"), topo("K1")});
+    for (const Pair& p : with_k1) benchmark::RegisterBenchmark(("BM_VmcapPlacements/" + p.name).c_str(), bm_placements, p, Count{32});
+    for (const Pair& p : closed_pairs())
+        if (p.name == "K8_K4" || p.name == "CQ3_K2" || p.name == "Q33_C4")
+            benchmark::RegisterBenchmark(("BM_VmcapPlacements/" + p.name + "/b1000000").c_str(), bm_placements, p, Count{1'000'000});
+    for (const Pair& p : exact_only_pairs())
+        if (p.name == "Q3_K2" || p.name == "Q3_C4" || p.name == "CQ3_P3" || p.name == "Explicit8_K3")
+            benchmark::RegisterBenchmark(("BM_VmcapPlacements/" + p.name).c_str(), bm_placements, p, Count{32});
+    for (Count vmax : {32, 1'000'000}) {
+        benchmark::RegisterBenchmark(("BM_KnKkAlgorithm1/K8_K4/b" + std::to_string(vmax)).c_str(), bm_algorithm1, 8, 4, vmax);
+        benchmark::RegisterBenchmark(("BM_KnKkAlgorithm1/K4_K2/b" + std::to_string(vmax)).c_str(), bm_algorithm1, 4, 2, vmax);
+    }
     return true;
 }();
 

@@ -244,10 +244,21 @@ public:
         for (NodeMask s : masks_) kmin_ = std::min(kmin_, std::popcount(static_cast<unsigned>(s)));
     }
 
-    Count solve(const std::vector<Count>& b) {
+    /**
+     * Optimum for capacities b. With `solution` non-null, also the optimal multiplicity of every
+     * placement (solution->size() == m): the incumbent is recorded whenever it improves, as the
+     * copies fixed by up-branches on the current path plus the heuristic's completion.
+     */
+    Count solve(const std::vector<Count>& b, std::vector<Count>* solution = nullptr) {
         best_ = 0;
+        record_ = solution != nullptr;
+        if (record_) {
+            fixed_.assign(m_, 0);
+            best_x_.assign(m_, 0);
+        }
         std::vector<Count> bb = b, u(m_, std::numeric_limits<Count>::max());
         branch(0, bb, u);
+        if (record_) *solution = best_x_;
         return best_;
     }
 
@@ -267,6 +278,10 @@ private:
     std::vector<Count> xi_, r_;
     std::vector<int> order_;
     Count best_ = 0;
+    // Solution recording (vmcap_exact_placements only; off on the counting path).
+    bool record_ = false;
+    std::vector<Count> fixed_;   ///< copies fixed by the up-branches on the current path
+    std::vector<Count> best_x_;  ///< incumbent multiplicities
 
     void compute_duals() {
         std::fill(y_.begin(), y_.end(), 0.0);
@@ -478,7 +493,11 @@ private:
         }
         if (base + ub <= best_) return;
         const Count h = heuristic(b.data(), u.data());
-        best_ = std::max(best_, base + h);
+        if (base + h > best_) {
+            best_ = base + h;
+            if (record_)
+                for (int j = 0; j < m_; ++j) best_x_[j] = fixed_[j] + xi_[j];
+        }
         if (h >= ub) return;
 
         // Branch on the most fractional free variable: x_j >= t+1 (up) or x_j <= t (down); both
@@ -505,7 +524,9 @@ private:
             const Count c = t + 1;
             for_bits(masks_[bj], [&](int i) { b2[i] -= c; });
             u2[bj] -= c;
+            if (record_) fixed_[bj] += c;
             branch(base + c, b2, u2);
+            if (record_) fixed_[bj] -= c;
         }
         u[bj] = t;
         branch(base, b, u);
@@ -519,9 +540,12 @@ NodeMask compress(NodeMask mask, const int* local) {
     return static_cast<NodeMask>(out);
 }
 
-}  // namespace
-
-Count vmcap_exact(std::span<const Embedding> placements, int n, const Count* b) {
+/**
+ * vmcap_exact; with `solution` non-null also appends an optimal multiset as (global node mask,
+ * copies > 0) pairs, at most one per mask. Kept in one function so both paths share every step.
+ */
+Count exact_impl(std::span<const Embedding> placements, int n, const Count* b,
+                 std::vector<std::pair<NodeMask, Count>>* solution) {
     if (n <= 0 || placements.empty()) return 0;
     const unsigned all = n >= 16 ? 0xFFFFU : ((1U << n) - 1U);
     unsigned positive = 0;
@@ -583,17 +607,49 @@ Count vmcap_exact(std::span<const Embedding> placements, int n, const Count* b) 
             local[i] = static_cast<int>(lb.size());
             lb.push_back(b[i]);
         });
-        std::vector<NodeMask> lm;
+        std::vector<NodeMask> lm, global;
         for (NodeMask s : masks)
-            if (s & comp) lm.push_back(compress(s, local));
+            if (s & comp) {
+                lm.push_back(compress(s, local));
+                if (solution) global.push_back(s);
+            }
         if (lm.size() == 1) {  // a single placement: limited by its tightest node
             Count c = std::numeric_limits<Count>::max();
             for_bits(lm[0], [&](int i) { c = std::min(c, lb[i]); });
             total += c;
+            if (solution && c > 0) solution->emplace_back(global[0], c);
             continue;
         }
         ExactSolver solver(static_cast<int>(lb.size()), std::move(lm));
-        total += solver.solve(lb);
+        if (!solution) {
+            total += solver.solve(lb);
+            continue;
+        }
+        std::vector<Count> x;
+        total += solver.solve(lb, &x);
+        for (std::size_t j = 0; j < x.size(); ++j)
+            if (x[j] > 0) solution->emplace_back(global[j], x[j]);
+    }
+    return total;
+}
+
+}  // namespace
+
+Count vmcap_exact(std::span<const Embedding> placements, int n, const Count* b) {
+    return exact_impl(placements, n, b, nullptr);
+}
+
+Count vmcap_exact_placements(std::span<const Embedding> placements, int n, const Count* b,
+                             std::vector<PlacementCount>& out) {
+    out.clear();
+    std::vector<std::pair<NodeMask, Count>> sol;
+    const Count total = exact_impl(placements, n, b, &sol);
+    std::sort(sol.begin(), sol.end());
+    for (const auto& [mask, copies] : sol) {
+        // The first embedding with this node set (the solver only keeps masks it was given).
+        const auto it = std::find_if(placements.begin(), placements.end(), [m = mask](const Embedding& e) { return e.mask == m; });
+        if (it == placements.end()) throw std::logic_error("vmcap_exact_placements: solver returned an unknown placement");
+        out.push_back(PlacementCount{*it, copies});
     }
     return total;
 }

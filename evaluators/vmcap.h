@@ -14,7 +14,7 @@
  * Preconditions (not checked on the hot path): every b_i >= 0, b has the host's node count, and
  * sum_i b_i < 2^59 (Kn/Kk divides by a 64x64->128 reciprocal multiply, exact below that).
  * Every closed form is tested against an exhaustive search and the CBC MILP solver
- * (tests/vmcap_test.cpp).
+ * (tests/vmcap_test.cpp). Which placements reach the count: evaluators/placements.h.
  */
 #include <cstdint>
 #include <span>
@@ -89,10 +89,34 @@ Count vmcap_2xkn_kk(const Count* b, int n, int k);
  * (bench/bench_vmcap.cpp; K8/K4 with 70 placements is the slowest), ~1 ms for 16-node hosts
  * with a few hundred placements. The number of branch-and-bound nodes is
  * exponential in the worst case (large integrality gaps, e.g. many odd components inside one
- * component); there is no node limit, since the answer must be exact.
+ * component), and grows linearly with b when the LP optimum is an integer that no integer point
+ * attains on a degenerate optimal face: Q3 with a K1,3 guest on b = (H,L,L,H,L,H,H,L), H + L odd,
+ * takes ~0.4 s at H = 7350 and ~40 s at H = 735037 (CBC: over 60 s; test
+ * VmcapExact.DegenerateLpFaceScalesWithValues). There is no node limit, since the answer must be exact.
  * Thread-safe (all state is local to the call); allocates O(m + n^2) per call.
  */
 Count vmcap_exact(std::span<const Embedding> placements, int n, const Count* b);
+
+/**
+ * `copies` more VMs of a flavor, each mapped as `placement` (vNUMA node v -> pNUMA node
+ * placement.map[v]; placement.mask is the node set). A solution of VMCAP is a list of these with
+ * distinct masks, so its size does not grow with the capacities (b up to 10^6 and beyond).
+ */
+struct PlacementCount {
+    Embedding placement;
+    Count copies = 0;
+};
+
+/**
+ * vmcap_exact, and an optimal multiset of placements: `out` is cleared, then receives one entry
+ * per used node set (copies > 0, sorted by mask), whose copies sum to the returned VMCAP and use
+ * node i at most b[i] times. Each entry's Embedding is the first element of `placements` with that
+ * mask. Same inputs, method and exactness as vmcap_exact (the branch and bound records its
+ * incumbent; vmcap_exact itself does not pay for the recording). Cost: vmcap_exact plus
+ * O(m x used masks). Thread-safe. Throws std::logic_error only on an internal inconsistency.
+ */
+Count vmcap_exact_placements(std::span<const Embedding> placements, int n, const Count* b,
+                             std::vector<PlacementCount>& out);
 
 /** How a (host topology, guest topology) pair is evaluated; chosen once per pair. */
 enum class VmcapMethod {
@@ -144,6 +168,10 @@ public:
     const std::vector<Embedding>& placements() const { return placements_; }
     int host_nodes() const { return n_; }
     int guest_nodes() const { return k_; }
+    /** K<m>,<n> host with the Kmn_K2 method: m (part 1 = nodes 0..m-1); 2xK<n> with TwoKn_Kk: n (socket size); else 0. */
+    int host_p() const { return p_; }
+    /** K<m>,<n> host with the Kmn_K2 method: n (part 2 = nodes m..m+n-1); else 0. */
+    int host_q() const { return q_; }
 
 private:
     VmcapMethod method_ = VmcapMethod::Exact;

@@ -57,5 +57,20 @@ inline std::string fmt_num(double x) {
     return buf;
 }
 
+/**
+ * One placement line of `vmcap eval --placements`: the 1-based pNUMA nodes of vNUMA nodes
+ * 1..k in vNUMA order, comma-separated, then " x" and the number of VMs, e.g. "1,4 x3".
+ */
+inline std::string format_placement(const PlacementCount& pc, int k) {
+    std::string s;
+    for (int v = 0; v < k; ++v) {
+        if (v) s += ',';
+        s += std::to_string(pc.placement.map[v] + 1);
+    }
+    s += " x";
+    s += std::to_string(pc.copies);
+    return s;
+}
+
 
 }  // namespace vmcap::cli::detail

@@ -1,15 +1,20 @@
 // Subcommands eval and capacity.
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
+#include <map>
+#include <string>
+#include <vector>
 
 #include <boost/program_options.hpp>
 
 #include "evaluators/capacity_model.h"
+#include "evaluators/capacity_vectors.h"
+#include "evaluators/placements.h"
 #include "evaluators/vmcap.h"
 #include "instances/snapshot_io.h"
 #include "optimizer/cli.h"
 #include "optimizer/cli_util.h"
-#include "optimizer/plan.h"
 
 namespace po = boost::program_options;
 
@@ -23,9 +28,16 @@ int cmd_eval(const Args& args) {
     desc.add_options()("help,h", "show this help")
         ("host", po::value(&host)->required(), "pNUMA topology: K<n>, K<m>,<n>, C4, CQ3, Q33, Q3, 2xK<n>")
         ("guest", po::value(&guest)->required(), "vNUMA topology: K1, K2, K3, C4, K4, K<k>, ...")
-        ("b", po::value(&b)->required(), "capacity vector b1,...,bn: how many more vNUMA nodes each pNUMA node can hold");
+        ("b", po::value(&b)->required(), "capacity vector b1,...,bn: how many more vNUMA nodes each pNUMA node can hold")
+        ("placements", "after the count, print an optimal set of placements, one line 'n1,...,nk xC' each (see above)");
     po::variables_map vm;
-    if (parse(args, desc, vm, "usage: vmcap eval --host CQ3 --guest K2 --b 3,1,4,1,5,9,2,6\nPrints VMCAP(host, guest, b) as a bare integer.")) return 0;
+    if (parse(args, desc, vm,
+              "usage: vmcap eval --host CQ3 --guest K2 --b 3,1,4,1,5,9,2,6 [--placements]\n"
+              "Prints VMCAP(host, guest, b) as a bare integer: how many more VMs of the guest topology fit.\n"
+              "With --placements, then one line per distinct placement, e.g. '1,4 x3': the pNUMA nodes\n"
+              "(1-based, labelings of docs/format.md) of vNUMA nodes 1, 2, ... of one VM, and how many VMs\n"
+              "get that placement. The multiplicities sum to the count and use pNUMA node i at most b_i\n"
+              "times; lines are sorted by node set; none are printed when the count is 0.")) return 0;
     Topology h, g;
     try {
         h = parse_topology(host);
@@ -39,53 +51,221 @@ int cmd_eval(const Args& args) {
     if (g.size() > kMaxVNuma) throw UsageError("guest " + g.name + " has more than " + std::to_string(kMaxVNuma) + " vNUMA nodes");
     const VmcapEvaluator ev(h, g);
     std::cout << ev(bv.data()) << "\n";
+    if (vm.count("placements"))
+        for (const PlacementCount& pc : vmcap_placements(ev, bv.data())) std::cout << format_placement(pc, g.size()) << "\n";
     return 0;
 }
 
+namespace {
+
+/** Capacity of every flavor on every host, and its topology-free upper bound. */
+struct Breakdown {
+    int F = 0;
+    std::vector<Count> cap;    ///< [host * F + flavor]: VMCAP
+    std::vector<Count> bound;  ///< [host * F + flavor]: floor(sum_i b_i / k)
+};
+
+/**
+ * One full recomputation per host: free amounts from the snapshot, every flavor's capacity vector
+ * in one CapacityVectors pass, then VMCAP and the topology-free bound per flavor.
+ */
+Breakdown compute_breakdown(const CapacityModel& model) {
+    const Problem& p = model.problem();
+    const int F = static_cast<int>(p.flavors.size()), R = p.num_resources();
+    const CapacityVectors cv = CapacityVectors::for_all_flavors(p);
+    const auto usage = compute_node_usage(p);
+    Breakdown out;
+    out.F = F;
+    out.cap.assign(p.hosts.size() * static_cast<std::size_t>(F), 0);
+    out.bound.assign(out.cap.size(), 0);
+    std::vector<Amount> free;
+    std::vector<Count> b;
+    for (std::size_t h = 0; h < p.hosts.size(); ++h) {
+        const HostType& ht = p.host_type_of(static_cast<int>(h));
+        const int n = ht.num_nodes();
+        free.resize(static_cast<std::size_t>(n) * R);
+        for (std::size_t i = 0; i < free.size(); ++i) free[i] = ht.node_capacity[i] - usage[h][i];
+        b.resize(static_cast<std::size_t>(n) * F);
+        cv.compute(free.data(), n, b.data());
+        for (int f = 0; f < F; ++f) {
+            const Count* bf = b.data() + static_cast<std::size_t>(f) * n;
+            Count s = 0;
+            for (int i = 0; i < n; ++i) s += bf[i];
+            out.cap[h * F + f] = model.evaluator(p.hosts[h].type, f)(bf);
+            out.bound[h * F + f] = s / p.flavors[f].num_vnuma();
+        }
+    }
+    return out;
+}
+
+/** 100 x (bound - capacity) / bound, 0 when the bound is 0 (then the capacity is 0 too). */
+double loss_pct(Count cap, Count bound) { return bound > 0 ? 100.0 * static_cast<double>(bound - cap) / static_cast<double>(bound) : 0.0; }
+
+/** Adds capacity, bound and loss of one flavor over a set of hosts to `o`. */
+void add_summary(nlohmann::ordered_json& o, Count cap, Count bound) {
+    o["capacity"] = cap;
+    o["topology_free_bound"] = bound;
+    o["topology_loss"] = bound - cap;
+    o["topology_loss_pct"] = loss_pct(cap, bound);
+}
+
+}  // namespace
+
 int cmd_capacity(const Args& args) {
     po::options_description desc("vmcap capacity options");
-    std::string cluster, format;
+    std::string cluster, format, by;
     desc.add_options()("help,h", "show this help")
         ("cluster", po::value(&cluster), "cluster snapshot JSON (default: the bundled example)")
+        ("by", po::value(&by)->default_value("cluster"), "breakdown: host, rack or cluster (cluster totals are always shown)")
         ("format", po::value(&format)->default_value("table"), "table or json");
     po::variables_map vm;
-    if (parse(args, desc, vm, "usage: vmcap capacity [--cluster C] [--format table|json]\nPer-flavor capacity: how many more VMs of each flavor fit.")) return 0;
+    if (parse(args, desc, vm,
+              "usage: vmcap capacity [--cluster C] [--by host|rack|cluster] [--format table|json]\n"
+              "Per-flavor capacity: how many more VMs of each flavor fit (VMCAP summed over hosts).\n"
+              "  bound   topology-free upper bound: sum over hosts of floor(sum_i b_i / k), what would fit if\n"
+              "          any k pNUMA nodes of a host could take a k-vNUMA VM (free space counted, shape ignored)\n"
+              "  lost    bound - capacity, VMs lost to the NUMA topology and fragmentation (lost% of the bound)\n"
+              "--by host: one row per host with the capacity of every flavor; --by rack: per rack (hosts'\n"
+              "\"rack\", empty shown as (none)) capacity, bound and loss per flavor; then the cluster totals.\n"
+              "JSON: \"flavors\" (cluster totals), \"objective\", and \"by_host\" or \"by_rack\" when asked.")) return 0;
     if (format != "table" && format != "json") throw UsageError("--format must be table or json");
+    if (by != "host" && by != "rack" && by != "cluster") throw UsageError("--by must be host, rack or cluster");
     if (cluster.empty()) cluster = default_cluster_path();
     const Problem p = load_snapshot(cluster);
     const CapacityModel model(p);
-    const auto cap = capacity_by_flavor(model, compute_node_usage(p));
-    double objective = 0.0;
-    for (std::size_t f = 0; f < p.flavors.size(); ++f)
-        if (p.flavors[f].is_target()) objective += p.flavors[f].weight * static_cast<double>(cap[f]);
+    const Breakdown bd = compute_breakdown(model);
+    const int F = bd.F;
+    const std::size_t H = p.hosts.size();
+
+    std::vector<Count> cap(F, 0), bound(F, 0);
+    for (std::size_t h = 0; h < H; ++h)
+        for (int f = 0; f < F; ++f) {
+            cap[f] += bd.cap[h * F + f];
+            bound[f] += bd.bound[h * F + f];
+        }
+    double objective = 0.0, objective_bound = 0.0;
+    for (int f = 0; f < F; ++f)
+        if (p.flavors[f].is_target()) {
+            objective += p.flavors[f].weight * static_cast<double>(cap[f]);
+            objective_bound += p.flavors[f].weight * static_cast<double>(bound[f]);
+        }
+
+    // Racks in name order; hosts without a rack under "(none)".
+    std::map<std::string, std::vector<std::size_t>> racks;
+    if (by == "rack")
+        for (std::size_t h = 0; h < H; ++h) racks[p.hosts[h].rack.empty() ? "(none)" : p.hosts[h].rack].push_back(h);
+    auto rack_totals = [&](const std::vector<std::size_t>& hosts, int f) {
+        Count c = 0, bo = 0;
+        for (std::size_t h : hosts) {
+            c += bd.cap[h * F + f];
+            bo += bd.bound[h * F + f];
+        }
+        return std::pair<Count, Count>{c, bo};
+    };
+
     if (format == "json") {
         nlohmann::ordered_json doc;
         doc["cluster"] = cluster;
-        doc["hosts"] = p.hosts.size();
+        doc["hosts"] = H;
         doc["vms"] = p.vms.size();
+        doc["by"] = by;
         nlohmann::ordered_json fl = nlohmann::ordered_json::array();
-        for (std::size_t f = 0; f < p.flavors.size(); ++f) {
+        for (int f = 0; f < F; ++f) {
             nlohmann::ordered_json o;
             o["flavor"] = p.flavors[f].name;
             o["vcpu"] = p.flavors[f].demand[kVcpu];
             o["ram_gib"] = static_cast<double>(p.flavors[f].demand[kRamMib]) / 1024.0;
             o["vnuma"] = p.flavors[f].vnuma.name;
             o["weight"] = p.flavors[f].weight;
-            o["capacity"] = cap[f];
+            add_summary(o, cap[f], bound[f]);
             fl.push_back(o);
         }
         doc["flavors"] = fl;
         doc["objective"] = objective;
+        doc["objective_topology_free_bound"] = objective_bound;
+        if (by == "rack") {
+            nlohmann::ordered_json rs = nlohmann::ordered_json::array();
+            for (const auto& [name, hosts] : racks) {
+                nlohmann::ordered_json r;
+                r["rack"] = name;
+                r["hosts"] = hosts.size();
+                nlohmann::ordered_json rf = nlohmann::ordered_json::array();
+                for (int f = 0; f < F; ++f) {
+                    const auto [c, bo] = rack_totals(hosts, f);
+                    nlohmann::ordered_json o;
+                    o["flavor"] = p.flavors[f].name;
+                    add_summary(o, c, bo);
+                    rf.push_back(o);
+                }
+                r["flavors"] = rf;
+                rs.push_back(r);
+            }
+            doc["by_rack"] = rs;
+        }
+        if (by == "host") {
+            nlohmann::ordered_json hs = nlohmann::ordered_json::array();
+            for (std::size_t h = 0; h < H; ++h) {
+                nlohmann::ordered_json o, c, bo;
+                o["host"] = p.hosts[h].id;
+                o["rack"] = p.hosts[h].rack;
+                o["type"] = p.host_type_of(static_cast<int>(h)).name;
+                for (int f = 0; f < F; ++f) {
+                    c[p.flavors[f].name] = bd.cap[h * F + f];
+                    bo[p.flavors[f].name] = bd.bound[h * F + f];
+                }
+                o["capacity"] = c;
+                o["topology_free_bound"] = bo;
+                hs.push_back(o);
+            }
+            doc["by_host"] = hs;
+        }
         std::cout << doc.dump(1) << "\n";
         return 0;
     }
-    std::printf("%s: %zu hosts, %zu VMs\n", cluster.c_str(), p.hosts.size(), p.vms.size());
-    std::printf("%-14s %6s %8s %-9s %7s %10s\n", "flavor", "vCPU", "RAM_GiB", "vNUMA", "weight", "capacity");
-    for (std::size_t f = 0; f < p.flavors.size(); ++f)
-        std::printf("%-14s %6lld %8s %-9s %7s %10lld\n", p.flavors[f].name.c_str(), static_cast<long long>(p.flavors[f].demand[kVcpu]),
-                    fmt_gib(p.flavors[f].demand[kRamMib]).c_str(), p.flavors[f].vnuma.name.c_str(), fmt_num(p.flavors[f].weight).c_str(),
-                    static_cast<long long>(cap[f]));
-    std::printf("weighted capacity (objective): %s\n", fmt_num(objective).c_str());
+
+    std::printf("%s: %zu hosts, %zu VMs\n", cluster.c_str(), H, p.vms.size());
+    if (by == "host") {
+        std::size_t wid = 6, wrack = 4, wtype = 4;
+        for (const Host& h : p.hosts) {
+            wid = std::max(wid, h.id.size());
+            wrack = std::max(wrack, h.rack.size());
+        }
+        for (const HostType& t : p.host_types) wtype = std::max(wtype, t.name.size());
+        std::printf("\ncapacity per host:\n%-*s %-*s %-*s", static_cast<int>(wid), "host", static_cast<int>(wrack), "rack", static_cast<int>(wtype), "type");
+        std::vector<int> wf(F);
+        for (int f = 0; f < F; ++f) {
+            wf[f] = static_cast<int>(std::max<std::size_t>(p.flavors[f].name.size(), 6));
+            std::printf(" %*s", wf[f], p.flavors[f].name.c_str());
+        }
+        std::printf("\n");
+        for (std::size_t h = 0; h < H; ++h) {
+            std::printf("%-*s %-*s %-*s", static_cast<int>(wid), p.hosts[h].id.c_str(), static_cast<int>(wrack), p.hosts[h].rack.c_str(),
+                        static_cast<int>(wtype), p.host_type_of(static_cast<int>(h)).name.c_str());
+            for (int f = 0; f < F; ++f) std::printf(" %*lld", wf[f], static_cast<long long>(bd.cap[h * F + f]));
+            std::printf("\n");
+        }
+    }
+    if (by == "rack") {
+        std::size_t wr = 4;
+        for (const auto& r : racks) wr = std::max(wr, r.first.size());
+        std::printf("\ncapacity per rack:\n%-*s %6s %-14s %10s %10s %8s %6s\n", static_cast<int>(wr), "rack", "hosts", "flavor", "capacity", "bound", "lost",
+                    "lost%");
+        for (const auto& [name, hosts] : racks)
+            for (int f = 0; f < F; ++f) {
+                const auto [c, bo] = rack_totals(hosts, f);
+                std::printf("%-*s %6zu %-14s %10lld %10lld %8lld %5.1f%%\n", static_cast<int>(wr), name.c_str(), hosts.size(), p.flavors[f].name.c_str(),
+                            static_cast<long long>(c), static_cast<long long>(bo), static_cast<long long>(bo - c), loss_pct(c, bo));
+            }
+    }
+    if (by != "cluster") std::printf("\ncluster:\n");
+    std::printf("%-14s %6s %8s %-9s %7s %10s %10s %8s %6s\n", "flavor", "vCPU", "RAM_GiB", "vNUMA", "weight", "capacity", "bound", "lost", "lost%");
+    for (int f = 0; f < F; ++f)
+        std::printf("%-14s %6lld %8s %-9s %7s %10lld %10lld %8lld %5.1f%%\n", p.flavors[f].name.c_str(),
+                    static_cast<long long>(p.flavors[f].demand[kVcpu]), fmt_gib(p.flavors[f].demand[kRamMib]).c_str(),
+                    p.flavors[f].vnuma.name.c_str(), fmt_num(p.flavors[f].weight).c_str(), static_cast<long long>(cap[f]),
+                    static_cast<long long>(bound[f]), static_cast<long long>(bound[f] - cap[f]), loss_pct(cap[f], bound[f]));
+    std::printf("weighted capacity (objective): %s (topology-free bound %s)\n", fmt_num(objective).c_str(), fmt_num(objective_bound).c_str());
+    std::printf("bound = sum over hosts of floor(sum_i b_i / k): the capacity if any k pNUMA nodes could host a k-vNUMA VM\n");
     return 0;
 }
 

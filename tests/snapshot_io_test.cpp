@@ -129,6 +129,7 @@ TEST(SnapshotIo, FileErrorsNameTheFile) {
     } catch (const InputError& e) {
         EXPECT_NE(std::string(e.what()).find("missing.json: cannot open"), std::string::npos) << e.what();
     }
+    std::filesystem::remove_all(dir);
 }
 
 TEST(SnapshotIo, AtomicWriteReplacesWholeFile) {
@@ -141,6 +142,7 @@ TEST(SnapshotIo, AtomicWriteReplacesWholeFile) {
     for (const auto& e : std::filesystem::directory_iterator(dir))
         EXPECT_EQ(e.path().filename().string().find(".out.json.tmp"), std::string::npos) << "temporary file left behind";
     EXPECT_THROW(write_file_atomic((dir / "no_such_dir" / "x.json").string(), "x"), std::runtime_error);
+    std::filesystem::remove_all(dir);
 }
 
 }  // namespace

@@ -15,9 +15,9 @@
 #include <set>
 #include <sstream>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
+#include "evaluators/placements.h"
 #include "evaluators/vmcap.h"
 #include "evaluators/vmcap_milp.h"
 #include "instances/topology.h"
@@ -53,7 +53,8 @@ std::vector<NodeMask> masks_of(const std::vector<Embedding>& es) {
 // lies on a fitting placement (b_i := 0), or use one fitting placement S containing i
 // (1 + f(b - S)). Every optimal multiset falls in one of these branches, so f is exact. Nodes on
 // no fitting placement are zeroed before memoisation (they cannot matter). The memo is kept
-// across calls for the same placement list. Capacities must be <= 63 and n <= 10 (6-bit packing).
+// across calls for the same placement list, in a flat open-addressing table (linear probing on a
+// multiplicative hash; cleared when 3/4 full). Capacities must be <= 63 and n <= 10 (6-bit packing).
 // ---------------------------------------------------------------------------------------------
 class Oracle {
 public:
@@ -68,14 +69,22 @@ public:
             if (b[i] < 0 || b[i] > 63) throw std::invalid_argument("oracle: capacity out of 0..63");
             a[i] = static_cast<int>(b[i]);
         }
-        if (memo_.size() > 3'000'000) memo_.clear();
         return f(a);
     }
 
 private:
+    static constexpr std::size_t kSlots = std::size_t{1} << 21;
     std::vector<NodeMask> masks_;
     int n_;
-    std::unordered_map<std::uint64_t, Count> memo_;
+    std::vector<std::uint64_t> keys_ = std::vector<std::uint64_t>(kSlots, 0);  // key + 1; 0 = empty
+    std::vector<Count> values_ = std::vector<Count>(kSlots, 0);
+    std::size_t used_ = 0;
+
+    std::size_t slot(std::uint64_t key) const {
+        std::size_t h = static_cast<std::size_t>((key * 0x9E3779B97F4A7C15ULL) >> 43);  // 21 bits
+        while (keys_[h] != 0 && keys_[h] != key + 1) h = (h + 1) & (kSlots - 1);
+        return h;
+    }
 
     Count f(std::array<int, 16> a) {
         unsigned pos = 0;
@@ -90,7 +99,7 @@ private:
             if (!((live >> i) & 1U)) a[i] = 0;
             key |= static_cast<std::uint64_t>(a[i]) << (6 * i);
         }
-        if (auto it = memo_.find(key); it != memo_.end()) return it->second;
+        if (const std::size_t h = slot(key); keys_[h] != 0) return values_[h];
         const int i = std::countr_zero(live);
         std::array<int, 16> closed = a;
         closed[i] = 0;
@@ -102,7 +111,14 @@ private:
                 if ((s >> v) & 1U) --next[v];
             best = std::max(best, 1 + f(next));
         }
-        memo_.emplace(key, best);
+        if (used_ >= kSlots / 4 * 3) {
+            std::fill(keys_.begin(), keys_.end(), 0);
+            used_ = 0;
+        }
+        const std::size_t h = slot(key);
+        keys_[h] = key + 1;
+        values_[h] = best;
+        ++used_;
         return best;
     }
 };
@@ -138,6 +154,12 @@ Vec random_b(std::mt19937_64& rng, int n, Count vmax, int mode, Count dominant_m
     }
     return b;
 }
+
+/**
+ * Largest "dominant node" capacity in oracle comparisons: the oracle's memo holds up to
+ * prod_i (b_i + 1) states per vector, so 8-node hosts get a smaller dominant node.
+ */
+Count oracle_dominant_max(int n) { return n <= 6 ? 40 : 16; }
 
 Topology explicit_topology(int n, const std::vector<std::pair<int, int>>& e) { return topology_from_edges(n, e); }
 
@@ -221,24 +243,27 @@ struct ClosedFormCase {
     std::string host, guest;
     VmcapMethod method;
     std::function<Count(const Count*)> direct;  // the free function of vmcap.h for this row
-    Count vmax;                                  // capacities for the oracle comparison
-    int cases;
+    Count vmax;                                  // capacities for the oracle comparison (0..vmax)
+    int cases;                                   // vectors compared with the oracle
     std::string variant = {};                    // distinguishes rows testing another function
 };
 
 /** Names the row in gtest messages instead of a byte dump. */
 void PrintTo(const ClosedFormCase& c, std::ostream* os) { *os << c.host << "/" << c.guest << " " << c.variant; }
 
+/** Random capacity vectors compared with the exhaustive oracle, per pair (closed forms and fallback). */
+constexpr int kOracleCases = 10'000;
+
 std::vector<ClosedFormCase> closed_form_cases() {
     std::vector<ClosedFormCase> c;
     for (const char* h : {"C4", "CQ3", "Q3", "Q33", "2xK3", "K2,3"}) {
         const int n = parse_topology(h).size();
-        c.push_back({h, "K1", VmcapMethod::K1, [n](const Count* b) { return vmcap_k1(b, n); }, 6, 300});
+        c.push_back({h, "K1", VmcapMethod::K1, [n](const Count* b) { return vmcap_k1(b, n); }, n > 6 ? 3 : 6, kOracleCases});
     }
-    c.push_back({"C4", "K2", VmcapMethod::C4_K2, [](const Count* b) { return vmcap_c4_k2(b); }, 8, 2000});
+    c.push_back({"C4", "K2", VmcapMethod::C4_K2, [](const Count* b) { return vmcap_c4_k2(b); }, 8, kOracleCases});
     for (auto [m, n] : std::vector<std::pair<int, int>>{{1, 1}, {1, 3}, {2, 2}, {2, 3}, {3, 4}, {4, 4}}) {
         c.push_back({cat({"K", std::to_string(m), ",", std::to_string(n)}), "K2", VmcapMethod::Kmn_K2,
-                     [m, n](const Count* b) { return vmcap_kmn_k2(b, m, n); }, m + n > 6 ? 4 : 6, 1500});
+                     [m, n](const Count* b) { return vmcap_kmn_k2(b, m, n); }, m + n > 6 ? 4 : 6, kOracleCases});
     }
     for (int n = 1; n <= 6; ++n)
         for (int k = 1; k <= n; ++k) {
@@ -247,21 +272,21 @@ std::vector<ClosedFormCase> closed_form_cases() {
                                : n == 4 && k == 3 ? VmcapMethod::K4_K3
                                                   : VmcapMethod::Kn_Kk;
             c.push_back({cat({"K", std::to_string(n)}), cat({"K", std::to_string(k)}), meth,
-                         [n, k](const Count* b) { return vmcap_kn_kk(b, n, k); }, n <= 4 ? 8 : 6,
-                         n <= 4 ? 3000 : 1500, n == 4 && (k == 2 || k == 3) ? "generic" : ""});
+                         [n, k](const Count* b) { return vmcap_kn_kk(b, n, k); }, n <= 4 ? 8 : 6, kOracleCases,
+                         n == 4 && (k == 2 || k == 3) ? "generic" : ""});
         }
-    c.push_back({"K4", "K2", VmcapMethod::K4_K2, [](const Count* b) { return vmcap_k4_k2(b); }, 10, 3000});
-    c.push_back({"K4", "K3", VmcapMethod::K4_K3, [](const Count* b) { return vmcap_k4_k3(b); }, 10, 3000});
-    c.push_back({"K8", "K4", VmcapMethod::Kn_Kk, [](const Count* b) { return vmcap_kn_kk(b, 8, 4); }, 3, 800});
-    c.push_back({"Q33", "K2", VmcapMethod::Q33_K2, [](const Count* b) { return vmcap_q33_k2(b); }, 4, 2000});
-    c.push_back({"Q33", "C4", VmcapMethod::Q33_C4, [](const Count* b) { return vmcap_q33_c4(b); }, 4, 2000});
-    c.push_back({"CQ3", "C4", VmcapMethod::CQ3_C4, [](const Count* b) { return vmcap_cq3_c4(b); }, 5, 2000});
-    c.push_back({"CQ3", "K2", VmcapMethod::CQ3_K2, [](const Count* b) { return vmcap_cq3_k2(b); }, 4, 3000});
+    c.push_back({"K4", "K2", VmcapMethod::K4_K2, [](const Count* b) { return vmcap_k4_k2(b); }, 10, kOracleCases});
+    c.push_back({"K4", "K3", VmcapMethod::K4_K3, [](const Count* b) { return vmcap_k4_k3(b); }, 10, kOracleCases});
+    c.push_back({"K8", "K4", VmcapMethod::Kn_Kk, [](const Count* b) { return vmcap_kn_kk(b, 8, 4); }, 3, kOracleCases});
+    c.push_back({"Q33", "K2", VmcapMethod::Q33_K2, [](const Count* b) { return vmcap_q33_k2(b); }, 4, kOracleCases});
+    c.push_back({"Q33", "C4", VmcapMethod::Q33_C4, [](const Count* b) { return vmcap_q33_c4(b); }, 4, kOracleCases});
+    c.push_back({"CQ3", "C4", VmcapMethod::CQ3_C4, [](const Count* b) { return vmcap_cq3_c4(b); }, 4, kOracleCases});
+    c.push_back({"CQ3", "K2", VmcapMethod::CQ3_K2, [](const Count* b) { return vmcap_cq3_k2(b); }, 4, kOracleCases});
     for (int n = 2; n <= 4; ++n)
         for (int k = 2; k <= n; ++k)
             c.push_back({cat({"2xK", std::to_string(n)}), cat({"K", std::to_string(k)}), VmcapMethod::TwoKn_Kk,
-                         [n, k](const Count* b) { return vmcap_2xkn_kk(b, n, k); }, n <= 3 ? 6 : 4, 1500});
-    c.push_back({"2xK5", "K3", VmcapMethod::TwoKn_Kk, [](const Count* b) { return vmcap_2xkn_kk(b, 5, 3); }, 3, 500});
+                         [n, k](const Count* b) { return vmcap_2xkn_kk(b, n, k); }, n <= 3 ? 6 : 4, kOracleCases});
+    c.push_back({"2xK5", "K3", VmcapMethod::TwoKn_Kk, [](const Count* b) { return vmcap_2xkn_kk(b, 5, 3); }, 3, kOracleCases});
     return c;
 }
 
@@ -286,7 +311,7 @@ TEST_P(ClosedFormTest, SelectedByEvaluatorAndMatchesOracle) {
     Oracle oracle(masks_of(ev.placements()), host.size());
     std::mt19937_64 rng(1234 + host.size() * 17 + guest.size());
     for (int t = 0; t < c.cases && !HasFailure(); ++t) {
-        const Vec b = random_b(rng, host.size(), c.vmax, t, 40);
+        const Vec b = random_b(rng, host.size(), c.vmax, t, oracle_dominant_max(host.size()));
         SCOPED_TRACE(show(b));
         const Count want = oracle(b);
         EXPECT_EQ(c.direct(b.data()), want);
@@ -360,30 +385,30 @@ void PrintTo(const ExactCase& c, std::ostream* os) { *os << c.name; }
 
 std::vector<ExactCase> exact_cases() {
     std::vector<ExactCase> c = {
-        {"Q3_K2", parse_topology("Q3"), parse_topology("K2"), 6, 1500},
-        {"Q3_C4", parse_topology("Q3"), parse_topology("C4"), 8, 1500},
-        {"Q3_Star3", parse_topology("Q3"), guest_star3(), 6, 800},
-        {"CQ3_K3", parse_topology("CQ3"), parse_topology("K3"), 6, 100},
-        {"CQ3_K4", parse_topology("CQ3"), parse_topology("K4"), 6, 100},
-        {"CQ3_P3", parse_topology("CQ3"), guest_p3(), 5, 800},
-        {"2xK4_C4", parse_topology("2xK4"), parse_topology("C4"), 8, 800},
-        {"K5_C4", parse_topology("K5"), parse_topology("C4"), 8, 800},
-        {"Q33_K3", parse_topology("Q33"), parse_topology("K3"), 6, 100},
-        {"K2_3_C4", parse_topology("K2,3"), parse_topology("C4"), 8, 800},
+        {"Q3_K2", parse_topology("Q3"), parse_topology("K2"), 4, kOracleCases},
+        {"Q3_C4", parse_topology("Q3"), parse_topology("C4"), 4, kOracleCases},
+        {"Q3_Star3", parse_topology("Q3"), guest_star3(), 4, kOracleCases},
+        {"CQ3_K3", parse_topology("CQ3"), parse_topology("K3"), 6, kOracleCases},
+        {"CQ3_K4", parse_topology("CQ3"), parse_topology("K4"), 6, kOracleCases},
+        {"CQ3_P3", parse_topology("CQ3"), guest_p3(), 4, kOracleCases},
+        {"2xK4_C4", parse_topology("2xK4"), parse_topology("C4"), 4, kOracleCases},
+        {"K5_C4", parse_topology("K5"), parse_topology("C4"), 6, kOracleCases},
+        {"Q33_K3", parse_topology("Q33"), parse_topology("K3"), 6, kOracleCases},
+        {"K2_3_C4", parse_topology("K2,3"), parse_topology("C4"), 6, kOracleCases},
     };
     std::mt19937_64 rng(2024);
     for (int t = 0; t < 6; ++t) {
         const int n = 5 + t % 4;
         c.push_back({cat({"Random", std::to_string(n), "_K2_", std::to_string(t)}), random_connected(rng, n, 0.45),
-                     parse_topology("K2"), n <= 6 ? 6 : 4, 800});
+                     parse_topology("K2"), n <= 6 ? 6 : 4, kOracleCases});
         c.push_back({cat({"Random", std::to_string(n), "_K3_", std::to_string(t)}), random_connected(rng, n, 0.7),
-                     parse_topology("K3"), n <= 6 ? 6 : 4, 800});
+                     parse_topology("K3"), n <= 6 ? 6 : 4, kOracleCases});
     }
     // Three triangles hanging off a centre: the LP bound exceeds the optimum (odd components).
     c.push_back({"TriangleStar_K2",
                  explicit_topology(10, {{1, 2}, {1, 5}, {1, 8}, {2, 3}, {3, 4}, {2, 4}, {5, 6}, {6, 7},
                                         {5, 7}, {8, 9}, {9, 10}, {8, 10}}),
-                 parse_topology("K2"), 4, 800});
+                 parse_topology("K2"), 2, kOracleCases});
     return c;
 }
 
@@ -400,7 +425,7 @@ TEST_P(ExactTest, EvaluatorUsesExactAndMatchesOracle) {
     Oracle oracle(masks_of(ev.placements()), c.host.size());
     std::mt19937_64 rng(77 + c.host.size());
     for (int t = 0; t < c.cases && !HasFailure(); ++t) {
-        const Vec b = random_b(rng, c.host.size(), c.vmax, t, 30);
+        const Vec b = random_b(rng, c.host.size(), c.vmax, t, oracle_dominant_max(c.host.size()));
         SCOPED_TRACE(show(b));
         const Count want = oracle(b);
         EXPECT_EQ(vmcap_exact(ev.placements(), c.host.size(), b.data()), want);
@@ -590,6 +615,244 @@ TEST(VmcapEdgeCases, ExactClosesIntegralityGap) {
         SCOPED_TRACE(show(b));
         EXPECT_EQ(vmcap_exact(pl, 10, b.data()), oracle(b));
     }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Placement construction (evaluators/placements.h). Every solution is checked here without the
+// library's help: total copies, distinct masks, the map is injective and inside the host, the mask
+// is its image, every guest edge lands on a host edge, and no node is used more than b_i times.
+// ---------------------------------------------------------------------------------------------
+
+/** The first violation of `sol` as a solution with `want` copies, or "" if it is valid. */
+std::string placement_violation(const Graph& host, const Graph& guest, const Vec& b, const std::vector<PlacementCount>& sol,
+                                Count want) {
+    std::vector<Count> used(host.n, 0);
+    Count total = 0;
+    for (std::size_t j = 0; j < sol.size(); ++j) {
+        const PlacementCount& pc = sol[j];
+        const std::string at = "entry " + std::to_string(j) + ": ";
+        if (pc.copies <= 0) return at + "copies <= 0";
+        if (j > 0 && !(sol[j - 1].placement.mask < pc.placement.mask)) return at + "masks not strictly increasing";
+        unsigned image = 0;
+        for (int v = 0; v < guest.n; ++v) {
+            const int p = pc.placement.map[v];
+            if (p < 0 || p >= host.n) return at + "pNUMA node outside the host";
+            if ((image >> p) & 1U) return at + "two vNUMA nodes on one pNUMA node";
+            image |= 1U << p;
+        }
+        if (image != pc.placement.mask) return at + "mask is not the image of the map";
+        for (int u = 0; u < guest.n; ++u)
+            for (int v = u + 1; v < guest.n; ++v)
+                if (guest.has_edge(u, v) && !host.has_edge(pc.placement.map[u], pc.placement.map[v]))
+                    return at + "vNUMA edge not on a pNUMA edge";
+        for (int i = 0; i < host.n; ++i)
+            if ((image >> i) & 1U) used[i] += pc.copies;
+        total += pc.copies;
+    }
+    for (int i = 0; i < host.n; ++i)
+        if (used[i] > b[i]) return "node " + std::to_string(i + 1) + " used " + std::to_string(used[i]) + " > b=" + std::to_string(b[i]);
+    if (total != want) return "total " + std::to_string(total) + " != " + std::to_string(want);
+    return "";
+}
+
+/**
+ * Vectors for placement checks: small values (mode mix of random_b: uniform, zeros, dominant
+ * node, all equal, two levels), values up to 1000, values up to `large` with a dominant node up to
+ * 10 x large, an all-zero vector and vectors with a single positive node (up to 10^6).
+ */
+Vec placement_vector(std::mt19937_64& rng, int n, int t, Count large = 1'000'000) {
+    if (t % 97 == 0) return Vec(n, 0);
+    if (t % 97 == 1) {
+        Vec b(n, 0);
+        b[std::uniform_int_distribution<int>(0, n - 1)(rng)] = std::uniform_int_distribution<Count>(1, 1'000'000)(rng);
+        return b;
+    }
+    switch (t % 3) {
+        case 0: return random_b(rng, n, 8, t / 3, 40);
+        case 1: return random_b(rng, n, 1000, t / 3, 20'000);
+        default: return random_b(rng, n, large, t / 3, 10 * large);
+    }
+}
+
+/**
+ * Largest values for the exact fallback's placement checks. Its branch and bound (like CBC) needs
+ * time linear in b on LP-degenerate instances whose LP bound is not attained (see
+ * VmcapExact.DegenerateLpFaceScalesWithValues), so the fallback is checked up to 10^4 here and
+ * the closed forms up to 10^6.
+ */
+constexpr Count kExactLarge = 10'000;
+
+TEST_P(ClosedFormTest, PlacementsAreValidAndReachVmcap) {
+    const ClosedFormCase& c = GetParam();
+    const Topology host = parse_topology(c.host), guest = parse_topology(c.guest);
+    const VmcapEvaluator ev(host, guest);
+    std::mt19937_64 rng(555 + host.size() * 13 + guest.size());
+    for (int t = 0; t < 3000 && !HasFailure(); ++t) {
+        const Vec b = placement_vector(rng, host.size(), t);
+        SCOPED_TRACE(show(b));
+        EXPECT_EQ(placement_violation(host.graph, guest.graph, b, vmcap_placements(ev, b.data()), ev(b.data())), "");
+    }
+}
+
+TEST_P(ExactTest, PlacementsAreValidAndReachVmcap) {
+    const ExactCase& c = GetParam();
+    const VmcapEvaluator ev(c.host, c.guest);
+    std::mt19937_64 rng(556 + c.host.size());
+    for (int t = 0; t < 1500 && !HasFailure(); ++t) {
+        const Vec b = placement_vector(rng, c.host.size(), t, kExactLarge);
+        SCOPED_TRACE(show(b));
+        const Count want = ev(b.data());
+        EXPECT_EQ(placement_violation(c.host.graph, c.guest.graph, b, vmcap_placements(ev, b.data()), want), "");
+        std::vector<PlacementCount> sol;
+        EXPECT_EQ(vmcap_exact_placements(ev.placements(), c.host.size(), b.data(), sol), want);
+        EXPECT_EQ(placement_violation(c.host.graph, c.guest.graph, b, sol, want), "");
+    }
+}
+
+// The exact solver's solution on closed-form pairs too (its count is checked against the oracle
+// and CBC above), including the small-value oracle range.
+TEST_P(ClosedFormTest, ExactSolverSolutionIsValid) {
+    const ClosedFormCase& c = GetParam();
+    const Topology host = parse_topology(c.host), guest = parse_topology(c.guest);
+    const VmcapEvaluator ev(host, guest);
+    std::mt19937_64 rng(557 + host.size() * 13 + guest.size());
+    for (int t = 0; t < 300 && !HasFailure(); ++t) {
+        const Vec b = placement_vector(rng, host.size(), t);
+        SCOPED_TRACE(show(b));
+        std::vector<PlacementCount> sol;
+        const Count got = vmcap_exact_placements(ev.placements(), host.size(), b.data(), sol);
+        EXPECT_EQ(got, ev(b.data()));
+        EXPECT_EQ(placement_violation(host.graph, guest.graph, b, sol, got), "");
+    }
+}
+
+/** Node-set solutions as PlacementCount (any map onto the set; complete guests only). */
+std::vector<PlacementCount> as_complete_placements(const std::vector<NodeSetCount>& sets) {
+    std::vector<PlacementCount> out;
+    for (const NodeSetCount& s : sets) {
+        PlacementCount pc;
+        pc.placement.mask = s.nodes;
+        int v = 0;
+        for (int i = 0; i < kMaxPNuma; ++i)
+            if ((s.nodes >> i) & 1U) pc.placement.map[v++] = static_cast<std::uint8_t>(i);
+        pc.copies = s.copies;
+        out.push_back(pc);
+    }
+    return out;
+}
+
+// The paper's Algorithm 1 and the wrap-around rule both reach the Kn/Kk closed form (whose value
+// is checked against the oracle above) for every k <= n <= 8.
+TEST(Placements, KnKkAlgorithm1AndWrapAroundReachClosedForm) {
+    std::mt19937_64 rng(8);
+    int nodes[kMaxPNuma];
+    for (int i = 0; i < kMaxPNuma; ++i) nodes[i] = i;
+    for (int n = 1; n <= 8; ++n)
+        for (int k = 1; k <= n; ++k) {
+            const Graph host = parse_topology(cat({"K", std::to_string(n)})).graph;
+            const Graph guest = parse_topology(cat({"K", std::to_string(k)})).graph;
+            for (int t = 0; t < 400 && !HasFailure(); ++t) {
+                // Algorithm 1 runs about S/k rounds on tied inputs: moderate values only.
+                const Vec b = random_b(rng, n, t % 2 ? 30 : 300, t, t % 2 ? 200 : 3000);
+                SCOPED_TRACE("n=" + std::to_string(n) + " k=" + std::to_string(k) + " " + show(b));
+                const Count want = vmcap_kn_kk(b.data(), n, k);
+                EXPECT_EQ(placement_violation(host, guest, b, as_complete_placements(kn_kk_algorithm1(b.data(), n, k)), want), "");
+                EXPECT_EQ(placement_violation(host, guest, b, as_complete_placements(kn_kk_wraparound(b.data(), nodes, n, k, want)), want), "");
+            }
+        }
+}
+
+// The wrap-around rule fills any c <= VMCAP and refuses c = VMCAP + 1 (the grid cannot be filled).
+TEST(Placements, WrapAroundForEveryCountUpToVmcap) {
+    std::mt19937_64 rng(9);
+    int nodes[kMaxPNuma];
+    for (int i = 0; i < kMaxPNuma; ++i) nodes[i] = i;
+    for (int t = 0; t < 300 && !HasFailure(); ++t) {
+        const int n = 2 + t % 7, k = 1 + (t / 7) % n;
+        const Vec b = random_b(rng, n, 12, t, 60);
+        SCOPED_TRACE("n=" + std::to_string(n) + " k=" + std::to_string(k) + " " + show(b));
+        const Graph host = parse_topology(cat({"K", std::to_string(n)})).graph;
+        const Graph guest = parse_topology(cat({"K", std::to_string(k)})).graph;
+        const Count v = vmcap_kn_kk(b.data(), n, k);
+        for (Count c = 0; c <= v; ++c)
+            EXPECT_EQ(placement_violation(host, guest, b, as_complete_placements(kn_kk_wraparound(b.data(), nodes, n, k, c)), c), "");
+        EXPECT_THROW(kn_kk_wraparound(b.data(), nodes, n, k, v + 1), std::invalid_argument);
+    }
+}
+
+// CQ3/K2 from an arbitrary starting shift (not the paper's d) must still reach the closed form:
+// this exercises the concave binary search that a wrong guess falls back to.
+TEST(Placements, Cq3K2FromAnyStartingShift) {
+    const Topology host = parse_topology("CQ3"), guest = parse_topology("K2");
+    const VmcapEvaluator ev(host, guest);
+    std::mt19937_64 rng(10);
+    for (int t = 0; t < 3000 && !HasFailure(); ++t) {
+        const Vec b = placement_vector(rng, 8, t);
+        const Count shift = std::uniform_int_distribution<Count>(-1'000'000, 1'000'000)(rng) / (t % 2 ? 1 : 100'000);
+        SCOPED_TRACE(show(b) + " shift=" + std::to_string(shift));
+        std::vector<PlacementCount> sol;
+        for (const NodeSetCount& s : cq3_k2_sets(b.data(), shift)) {
+            const auto it = std::find_if(ev.placements().begin(), ev.placements().end(), [&](const Embedding& e) { return e.mask == s.nodes; });
+            ASSERT_NE(it, ev.placements().end());
+            sol.push_back(PlacementCount{*it, s.copies});
+        }
+        EXPECT_EQ(placement_violation(host.graph, guest.graph, b, sol, vmcap_cq3_k2(b.data())), "");
+    }
+}
+
+/** Mask and copies of each entry, for hand-worked expectations. */
+std::vector<std::pair<unsigned, Count>> mask_copies(const std::vector<PlacementCount>& sol) {
+    std::vector<std::pair<unsigned, Count>> out;
+    for (const PlacementCount& pc : sol) out.emplace_back(pc.placement.mask, pc.copies);
+    return out;
+}
+
+// Q3 with a K1,3 guest: the placements are the 8 closed neighbourhoods N[c]. On b = H at the
+// even-parity nodes {1,4,6,7}, L at the odd ones, summing the node rows by parity class gives
+// X_e + 3 X_o <= 4H and X_o + 3 X_e <= 4L (X_e, X_o: copies centred on each class), so the LP
+// bound is L + H, attained only with both tight, i.e. X_o = (3H - L)/2, impossible when H + L is
+// odd; L + H - 1 is attained (checked against CBC). The LP optimal face is 3-dimensional, so
+// branching on single variables needs a number of nodes that grows with b: ~0.4 s here, ~40 s at
+// H = 735037, L = 332558 (CBC: > 60 s). A known limitation of the fallback, pinned here.
+TEST(VmcapExact, DegenerateLpFaceScalesWithValues) {
+    const Topology host = parse_topology("Q3"), guest = guest_star3();
+    const VmcapEvaluator ev(host, guest);
+    const Count H = 7350, L = 3325;
+    const Vec b = {H, L, L, H, L, H, H, L};
+    std::vector<PlacementCount> sol;
+    EXPECT_EQ(vmcap_exact_placements(ev.placements(), 8, b.data(), sol), H + L - 1);
+    EXPECT_EQ(placement_violation(host.graph, guest.graph, b, sol, H + L - 1), "");
+    EXPECT_EQ(vmcap_cbc(ev.placements(), 8, b.data()), H + L - 1);
+    // With H + 1: 328 copies per even centre and 2341 per odd centre make every row tight
+    // (L = 2341 + 3 x 328, H + 1 = 328 + 3 x 2341), so the bound L + H + 1 is attained.
+    const Vec even = {H + 1, L, L, H + 1, L, H + 1, H + 1, L};
+    EXPECT_EQ(ev(even.data()), H + 1 + L);
+}
+
+// Cases whose optimal placement set is unique, worked out by hand.
+TEST(Placements, HandWorkedUniqueSolutions) {
+    // K4/K2, b=(10,1,1,1): 3 copies, each must use node 1 (nodes 2..4 hold 3 slots in total and a
+    // copy avoiding node 1 would use two of them): {1,2},{1,3},{1,4} once each.
+    const VmcapEvaluator k4k2(parse_topology("K4"), parse_topology("K2"));
+    const Vec b1 = {10, 1, 1, 1};
+    EXPECT_EQ(mask_copies(vmcap_placements(k4k2, b1.data())),
+              (std::vector<std::pair<unsigned, Count>>{{0x3, 1}, {0x5, 1}, {0x9, 1}}));
+    // CQ3/C4 with rungs {1,2} and {7,8} empty: {3,4,5,6} is the only 4-cycle avoiding both, and
+    // rung {5,6} (capacity 1) allows it once.
+    const VmcapEvaluator cq3c4(parse_topology("CQ3"), parse_topology("C4"));
+    const Vec b2 = {0, 0, 5, 5, 1, 1, 0, 0};
+    EXPECT_EQ(mask_copies(vmcap_placements(cq3c4, b2.data())), (std::vector<std::pair<unsigned, Count>>{{0x3C, 1}}));
+    // CQ3/K2 on b=(1,0,0,0,0,0,1,0): the crossing edge (1,7) is the only placement with capacity.
+    const VmcapEvaluator cq3k2(parse_topology("CQ3"), parse_topology("K2"));
+    const Vec b3 = {1, 0, 0, 0, 0, 0, 1, 0};
+    EXPECT_EQ(mask_copies(vmcap_placements(cq3k2, b3.data())), (std::vector<std::pair<unsigned, Count>>{{0x41, 1}}));
+    // Q3/K2 (exact fallback), b = 1 on the 4-cycle 1-2-4-3 (0-based 0,1,3,2) only: two disjoint
+    // edges of it, either {1,2}+{3,4} or {1,3}+{2,4}; both are perfect matchings of the cycle.
+    const VmcapEvaluator q3k2(parse_topology("Q3"), parse_topology("K2"));
+    const Vec b4 = {1, 1, 1, 1, 0, 0, 0, 0};
+    const auto got = mask_copies(vmcap_placements(q3k2, b4.data()));
+    EXPECT_TRUE(got == (std::vector<std::pair<unsigned, Count>>{{0x3, 1}, {0xC, 1}}) ||
+                got == (std::vector<std::pair<unsigned, Count>>{{0x5, 1}, {0xA, 1}}));
 }
 
 }  // namespace
