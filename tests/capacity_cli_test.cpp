@@ -18,6 +18,7 @@
 #include "evaluators/vmcap.h"
 #include "instances/snapshot_io.h"
 #include "optimizer/plan.h"
+#include "tests/cli_run.h"
 #include "tests/fixtures.h"
 
 namespace vmcap {
@@ -25,37 +26,10 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct CmdResult {
-    int code = -1;
-    std::string out, err;
-};
+using test::CmdResult;
+using test::tmp_dir;
 
-/** Own directory per process: other CLI tests may run concurrently (ctest -j). */
-fs::path tmp_dir() {
-    const fs::path dir = fs::temp_directory_path() / ("vmcap_capacity_cli_test_" + std::to_string(::getpid()));
-    fs::create_directories(dir);
-    return dir;
-}
-
-/** Removes this process's directory once all tests have run. */
-struct TmpCleanup : testing::Environment {
-    void TearDown() override {
-        std::error_code ec;
-        fs::remove_all(tmp_dir(), ec);
-    }
-};
-[[maybe_unused]] testing::Environment* const kTmpCleanup = testing::AddGlobalTestEnvironment(new TmpCleanup);
-
-CmdResult run(const std::string& args) {
-    const std::string o = (tmp_dir() / "stdout.txt").string(), e = (tmp_dir() / "stderr.txt").string();
-    const std::string cmd = std::string(VMCAP_BINARY) + " " + args + " >" + o + " 2>" + e;
-    const int status = std::system(cmd.c_str());
-    CmdResult r;
-    r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    r.out = read_text_file(o);
-    r.err = read_text_file(e);
-    return r;
-}
+CmdResult run(const std::string& args) { return test::run_vmcap(args); }
 
 std::vector<std::string> lines(const std::string& s) {
     std::vector<std::string> out;

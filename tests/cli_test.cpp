@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "instances/snapshot_io.h"
+#include "tests/cli_run.h"
 #include "tests/fixtures.h"
 
 namespace vmcap {
@@ -18,32 +19,11 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct CmdResult {
-    int code = -1;
-    std::string out, err;
-};
+using test::CmdResult;
 
-CmdResult run(const std::string& args) {
-    const fs::path dir = fs::temp_directory_path() / "vmcap_cli_test";
-    fs::create_directories(dir);
-    // CTest runs tests in parallel processes: per-process output files.
-    const std::string tag = std::to_string(::getpid());
-    const std::string o = (dir / ("stdout" + std::string(".") += tag)).string(), e = (dir / ("stderr" + std::string(".") += tag)).string();
-    const std::string cmd = std::string(VMCAP_BINARY) + " " + args + " >" + o + " 2>" + e;
-    const int status = std::system(cmd.c_str());
-    CmdResult r;
-    r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    r.out = read_text_file(o);
-    r.err = read_text_file(e);
-    return r;
-}
+CmdResult run(const std::string& args) { return test::run_vmcap(args); }
 
-fs::path tmp(const std::string& name) {
-    std::string file = std::to_string(::getpid());
-    file += '-';
-    file += name;
-    return fs::temp_directory_path() / "vmcap_cli_test" / file;
-}
+fs::path tmp(const std::string& name) { return test::tmp_dir() / name; }
 
 TEST(Cli, EvalPrintsBareInteger) {
     // CQ3/K2 on the README's vector; the value is checked against the exhaustive oracle in vmcap_test.
