@@ -1,8 +1,24 @@
 #include "evaluators/capacity_model.h"
 
+#include <stdexcept>
+
 namespace vmcap {
 
 CapacityModel::CapacityModel(const Problem& problem) : problem_(problem), R_(problem.num_resources()) {
+    divisors_.resize(problem.flavors.size());
+    for (std::size_t f = 0; f < problem.flavors.size(); ++f) {
+        SlotDivisors& d = divisors_[f];
+        for (int r = 0; r < R_; ++r) {
+            const Amount nd = problem.flavors[f].node_demand[r];
+            if (nd <= 0) continue;
+            d.resource[d.count] = r;
+            d.div[d.count] = MagicDivisor::make(nd);
+            ++d.count;
+        }
+        // finalize_problem rejects flavors without demand; guard anyway so node_slots never
+        // reads an unset divisor.
+        if (d.count == 0) throw std::invalid_argument("flavor " + problem.flavors[f].name + " demands no resource");
+    }
     for (std::size_t f = 0; f < problem.flavors.size(); ++f)
         if (problem.flavors[f].is_target()) {
             targets_.push_back(static_cast<int>(f));

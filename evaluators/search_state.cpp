@@ -31,6 +31,7 @@ SearchState::SearchState(const CapacityModel& model)
         vm_pnuma_[v] = p.vms[v].pnuma;
     }
     migrated_pos_.assign(p.vms.size(), -1);
+    host_version_.assign(H, 0);
     rebuild();
 }
 
@@ -64,6 +65,7 @@ void SearchState::rebuild() {
     }
     std::fill(total_.begin(), total_.end(), 0);
     for (std::size_t h = 0; h < p.hosts.size(); ++h) {
+        host_version_[h] = ++clock_;
         for (int j = 0; j < T_; ++j) cap_[h * T_ + j] = 0;
         refresh_host(static_cast<int>(h), (1 << nodes_[h]) - 1);
     }
@@ -129,6 +131,8 @@ void SearchState::move(int vm, int host, const Embedding& emb) {
     Amount* fd = free_.data() + free_off_[host];
     for (int i = 0; i < k; ++i)
         for (int r = 0; r < R_; ++r) fd[emb.map[i] * R_ + r] -= fl.node_demand[r];
+    host_version_[src] = ++clock_;
+    host_version_[host] = ++clock_;
     if (src == host) {
         refresh_host(src, static_cast<int>(src_mask | emb.mask));
     } else {

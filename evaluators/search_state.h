@@ -65,6 +65,13 @@ public:
      */
     void move(int vm, int host, const Embedding& emb);
 
+    /**
+     * Version of host h's aggregates: changes (to a value never used before in this state's
+     * lifetime) whenever move() or set_placements() touches the host, so per-worker caches of
+     * per-host quantities (moves/move_cache.h) can tell in O(1) whether an entry is still exact.
+     */
+    std::uint64_t host_version(int host) const { return host_version_[host]; }
+
     /** Current placement of every migrated VM (O(migrations)); restore with set_placements(). */
     std::vector<Placement> migrated_placements() const;
 
@@ -100,6 +107,8 @@ private:
     std::vector<int> migrated_;       ///< migrated VMs
     std::vector<int> migrated_pos_;   ///< index in migrated_ or -1
     Amount migrated_ram_ = 0;
+    std::vector<std::uint64_t> host_version_;  ///< [h]; see host_version()
+    std::uint64_t clock_ = 0;                  ///< last version handed out
 };
 
 }  // namespace vmcap

@@ -1,6 +1,7 @@
 #include "moves/ejection.h"
 
 #include "moves/host_scratch.h"
+#include "moves/move_cache.h"
 
 namespace vmcap {
 
@@ -19,9 +20,46 @@ struct Best {
     }
 };
 
+/** Step 1 evaluated on tentative host copies: b's best placements on `host` (per migrates flag)
+ *  and a's source part. */
+void step1(const EjectionMove& mv, const SearchState& s, int ha, const Flavor& fa, const Flavor& fb, double& a_source, Best& bb) {
+    const Problem& p = s.problem();
+    const int a = mv.a, b = mv.b, host = mv.host;
+    // Step 1: b's placements on `host` as it is now (a still there if host == ha). a's own host
+    // loses a either way; when it is also b's destination, b's value includes a's departure.
+    HostScratch S3, Sa;
+    S3.load(s, host);
+    if (host == ha) {
+        Sa = S3;
+        Sa.release(fa, s.pnuma_of(a));
+    } else {
+        Sa.load(s, ha);
+        Sa.release(fa, s.pnuma_of(a));
+        a_source = Sa.gain(s);
+    }
+    const auto& pb = s.model().evaluator(p.hosts[host].type, p.vms[b].flavor).placements();
+    for (std::size_t e = 0; e < pb.size(); ++e) {
+        const Embedding& emb = pb[e];
+        if (!S3.fits(fb, emb.map.data())) continue;
+        const double v = host == ha ? Sa.gain(s, &fb, emb.map.data()) : S3.gain(s, &fb, emb.map.data());
+        bb.offer(s.differs_from_origin(b, host, emb.mask), static_cast<int>(e), v);
+    }
+}
+
 }  // namespace
 
-EjectionDelta EjectionMove::evaluate(const SearchState& s) const {
+namespace {
+EjectionDelta evaluate_ejection(const EjectionMove& mv, const SearchState& s, MoveCache* cache);
+}  // namespace
+
+EjectionDelta EjectionMove::evaluate(const SearchState& s) const { return evaluate_ejection(*this, s, nullptr); }
+
+EjectionDelta EjectionMove::evaluate(const SearchState& s, MoveCache& cache) const { return evaluate_ejection(*this, s, &cache); }
+
+namespace {
+
+EjectionDelta evaluate_ejection(const EjectionMove& mv, const SearchState& s, MoveCache* cache) {
+    const int a = mv.a, b = mv.b, host = mv.host;
     EjectionDelta out;
     const Problem& p = s.problem();
     if (a < 0 || b < 0 || a == b || !p.vms[a].migratable || !p.vms[b].migratable) return out;
@@ -43,26 +81,17 @@ EjectionDelta EjectionMove::evaluate(const SearchState& s) const {
     }
     if (ba.emb[0] < 0 && ba.emb[1] < 0) return out;
 
-    // Step 1: b's placements on `host` as it is now (a still there if host == ha). a's own host
-    // loses a either way; when it is also b's destination, b's value includes a's departure.
-    HostScratch S3, Sa;
-    S3.load(s, host);
-    double a_source = 0.0;
-    if (host == ha) {
-        Sa = S3;
-        Sa.release(fa, s.pnuma_of(a));
-    } else {
-        Sa.load(s, ha);
-        Sa.release(fa, s.pnuma_of(a));
-        a_source = Sa.gain(s);
-    }
+    // Step 1 from the cache when `host` is neither a's host nor b's snapshot host: then a's
+    // source part is its removal delta and every placement of b there migrates, its best being
+    // the cached best insertion (same tie-break: first of the largest gain).
     Best bb;
-    const auto& pb = s.model().evaluator(p.hosts[host].type, p.vms[b].flavor).placements();
-    for (std::size_t e = 0; e < pb.size(); ++e) {
-        const Embedding& emb = pb[e];
-        if (!S3.fits(fb, emb.map.data())) continue;
-        const double v = host == ha ? Sa.gain(s, &fb, emb.map.data()) : S3.gain(s, &fb, emb.map.data());
-        bb.offer(s.differs_from_origin(b, host, emb.mask), static_cast<int>(e), v);
+    double a_source = 0.0;
+    if (cache != nullptr && host != ha && host != p.vms[b].host) {
+        a_source = cache->removal(s, a);
+        const Insertion& ins = cache->insertion(s, p.vms[b].flavor, host);
+        if (ins.embedding >= 0) bb.offer(true, ins.embedding, ins.delta);
+    } else {
+        step1(mv, s, ha, fa, fb, a_source, bb);
     }
 
     const Amount ra = fa.demand[kRamMib], rb = fb.demand[kRamMib];
@@ -87,6 +116,8 @@ EjectionDelta EjectionMove::evaluate(const SearchState& s) const {
     }
     return out;
 }
+
+}  // namespace
 
 void EjectionMove::apply(SearchState& s, const EjectionDelta& d) const {
     const Problem& p = s.problem();

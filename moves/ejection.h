@@ -12,6 +12,8 @@
 
 namespace vmcap {
 
+class MoveCache;
+
 /** Result of EjectionMove::evaluate. */
 struct EjectionDelta {
     bool feasible = false;
@@ -40,6 +42,14 @@ struct EjectionMove {
      * O((placements_a + placements_b) x targets x (k x R + VMCAP)); allocation-free.
      */
     EjectionDelta evaluate(const SearchState& state) const;
+
+    /**
+     * The same evaluation with step 1 taken from the worker's MoveCache when `host` is neither
+     * a's host nor b's snapshot host (a's removal delta and b's best insertion there, both exact
+     * for the current state): then only b's host is evaluated on a tentative copy. Same result
+     * as evaluate(state).
+     */
+    EjectionDelta evaluate(const SearchState& state, MoveCache& cache) const;
 
     /** Applies a feasible result of evaluate() on the same state: b's move, then a's. */
     void apply(SearchState& state, const EjectionDelta& d) const;

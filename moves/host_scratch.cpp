@@ -59,8 +59,16 @@ double HostScratch::gain(const SearchState& s, const Flavor* extra, const std::u
     for (int j = 0; j < T; ++j) {
         const int tf = m.target_flavor(j);
         const Count* b = s.slots_of(host_, j);
-        for (int i = 0; i < n_; ++i) tmp[i] = ((touched >> i) & 1U) ? m.node_slots(tf, local + i * R_) : b[i];
-        d += m.target_weight(j) * static_cast<double>(m.evaluator(type_, tf)(tmp) - s.capacity(host_, j));
+        bool changed = false;
+        for (int i = 0; i < n_; ++i) {
+            tmp[i] = b[i];
+            if ((touched >> i) & 1U) {
+                tmp[i] = m.node_slots(tf, local + i * R_);
+                changed |= tmp[i] != b[i];
+            }
+        }
+        // Same capacity vector, same VMCAP: skip the evaluator (adds exactly 0).
+        if (changed) d += m.target_weight(j) * static_cast<double>(m.evaluator(type_, tf)(tmp) - s.capacity(host_, j));
     }
     return d;
 }

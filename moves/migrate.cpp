@@ -23,8 +23,15 @@ double removal_delta(const SearchState& s, int vm) {
     for (int j = 0; j < T; ++j) {
         const int tf = m.target_flavor(j);
         const Count* b = s.slots_of(src, j);
+        Count nb[kMaxVNuma];
+        bool changed = false;
+        for (int i = 0; i < k; ++i) {
+            nb[i] = m.node_slots(tf, fr + i * R);
+            changed |= nb[i] != b[cur[i]];
+        }
+        if (!changed) continue;  // same capacity vector: VMCAP unchanged, adds exactly 0
         for (int i = 0; i < n; ++i) tmp[i] = b[i];
-        for (int i = 0; i < k; ++i) tmp[cur[i]] = m.node_slots(tf, fr + i * R);
+        for (int i = 0; i < k; ++i) tmp[cur[i]] = nb[i];
         d += m.target_weight(j) * static_cast<double>(m.evaluator(type, tf)(tmp) - s.capacity(src, j));
     }
     return d;
@@ -73,8 +80,15 @@ Insertion best_insertion(const SearchState& s, int flavor, int host, int vm) {
         for (int j = 0; j < T; ++j) {
             const int tf = m.target_flavor(j);
             const Count* b = s.slots_of(host, j);
+            Count nb[kMaxVNuma];
+            bool changed = false;
+            for (int i = 0; i < k; ++i) {
+                nb[i] = m.node_slots(tf, left + i * R);
+                changed |= nb[i] != b[emb.map[i]];
+            }
+            if (!changed) continue;  // same capacity vector: VMCAP unchanged, adds exactly 0
             for (int i = 0; i < n; ++i) tmp[i] = b[i];
-            for (int i = 0; i < k; ++i) tmp[emb.map[i]] = m.node_slots(tf, left + i * R);
+            for (int i = 0; i < k; ++i) tmp[emb.map[i]] = nb[i];
             gain += m.target_weight(j) * static_cast<double>(m.evaluator(type, tf)(tmp) - s.capacity(host, j));
         }
         if (out.embedding < 0 || gain > out.delta || (gain == out.delta && out.migrates && !migrates)) {

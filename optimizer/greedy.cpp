@@ -44,18 +44,26 @@ SearchResult greedy(const CapacityModel& model, const SearchParams& params) {
         refresh_vms(h);
     }
     std::vector<char> banned(p.vms.size(), 0);  // moves whose exact evaluation disagreed (budget)
+    std::vector<int> banned_list;
+    std::vector<int> movable;
+    for (std::size_t v = 0; v < p.vms.size(); ++v)
+        if (p.vms[v].migratable) movable.push_back(static_cast<int>(v));
+    std::vector<int> top1(F, -1), top2(F, -1);
 
     while (true) {
         if (std::chrono::duration<double>(Clock::now() - t0).count() > params.time_limit_s) {
             res.stopped_by = "time limit";
             break;
         }
-        // Best (VM, host) pair: per flavor, best destination, second best, and best VM.
+        // Best (VM, host) pair: per flavor, the best and second-best destination (O(flavors x
+        // hosts)); then one pass over the VMs (O(VMs)): a VM's best destination is its flavor's
+        // best host unless that is its own host, then the second best.
         double best = 0.0;
         int bv = -1, bh = -1;
         const Amount ram_left = p.constraints.max_migrated_ram_mib - s.migrated_ram_mib();
         const bool count_left = s.migrations() < p.constraints.max_migrations;
         for (int f = 0; f < F; ++f) {
+            top1[f] = top2[f] = -1;
             if (!flavor_used[f]) continue;
             const double* d = &dst[static_cast<std::size_t>(f) * H];
             int h1 = -1, h2 = -1;
@@ -68,20 +76,21 @@ SearchResult greedy(const CapacityModel& model, const SearchParams& params) {
                 }
             }
             if (h1 < 0 || d[h1] == -std::numeric_limits<double>::infinity()) continue;
-            const Amount ram = p.flavors[f].demand[kRamMib];
-            for (int h = 0; h < H; ++h)
-                for (int v : on_host[h]) {
-                    if (p.vms[v].flavor != f || banned[v]) continue;
-                    if (!s.is_migrated(v) && (!count_left || ram > ram_left)) continue;
-                    const int to = (h == h1) ? h2 : h1;
-                    if (to < 0) continue;
-                    const double g = src[v] + d[to];
-                    if (g > best + 1e-12) {
-                        best = g;
-                        bv = v;
-                        bh = to;
-                    }
-                }
+            top1[f] = h1;
+            top2[f] = h2;
+        }
+        for (int v : movable) {
+            const int f = p.vms[v].flavor;
+            if (top1[f] < 0 || banned[v]) continue;
+            if (!s.is_migrated(v) && (!count_left || p.flavors[f].demand[kRamMib] > ram_left)) continue;
+            const int to = (s.host_of(v) == top1[f]) ? top2[f] : top1[f];
+            if (to < 0) continue;
+            const double g = src[v] + dst[static_cast<std::size_t>(f) * H + to];
+            if (g > best + 1e-12) {
+                best = g;
+                bv = v;
+                bh = to;
+            }
         }
         if (bv < 0) break;
         const MigrateMove mv{bv, bh};
@@ -89,6 +98,7 @@ SearchResult greedy(const CapacityModel& model, const SearchParams& params) {
         ++res.evaluations;
         if (!md.feasible || md.delta <= 1e-12) {
             banned[bv] = 1;
+            banned_list.push_back(bv);
             continue;
         }
         const int from = s.host_of(bv);
@@ -100,7 +110,8 @@ SearchResult greedy(const CapacityModel& model, const SearchParams& params) {
                 break;
             }
         on_host[bh].push_back(bv);
-        std::fill(banned.begin(), banned.end(), 0);
+        for (int v : banned_list) banned[v] = 0;
+        banned_list.clear();
         refresh_host(from);
         refresh_host(bh);
         refresh_vms(from);

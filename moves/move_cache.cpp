@@ -1,0 +1,129 @@
+#include "moves/move_cache.h"
+
+#include "moves/host_scratch.h"
+
+namespace vmcap {
+
+MoveCache::MoveCache(const SearchState& s)
+    : F_(static_cast<int>(s.problem().flavors.size())),
+      removal_(s.problem().vms.size()),
+      insertion_(s.problem().hosts.size() * s.problem().flavors.size()),
+      return_(s.problem().vms.size()) {}
+
+const MoveCache::Return& MoveCache::return_home(const SearchState& s, int vm) {
+    const Problem& p = s.problem();
+    const Vm& v = p.vms[vm];
+    ReturnSlot& e = return_[vm];
+    const std::uint64_t ver = s.host_version(v.host);
+    if (e.version == ver) {
+        ++hits_;
+        return e.ret;
+    }
+    ++misses_;
+    e.version = ver;
+    HostScratch sc;
+    sc.load(s, v.host);
+    const Flavor& fl = p.flavors[v.flavor];
+    e.ret.fits = sc.fits(fl, v.pnuma.data());
+    e.ret.delta = e.ret.fits ? sc.gain(s, &fl, v.pnuma.data()) : 0.0;
+    return e.ret;
+}
+
+double MoveCache::removal(const SearchState& s, int vm) {
+    Removal& r = removal_[vm];
+    const std::uint64_t v = s.host_version(s.host_of(vm));
+    if (r.version == v) {
+        ++hits_;
+        return r.delta;
+    }
+    ++misses_;
+    r.version = v;
+    r.delta = removal_delta(s, vm);
+    return r.delta;
+}
+
+const Insertion& MoveCache::insertion(const SearchState& s, int flavor, int host) {
+    Slot& e = insertion_[static_cast<std::size_t>(host) * F_ + flavor];
+    const std::uint64_t v = s.host_version(host);
+    if (e.version == v) {
+        ++hits_;
+        return e.ins;
+    }
+    ++misses_;
+    e.version = v;
+    e.ins = best_insertion(s, flavor, host, -1);
+    return e.ins;
+}
+
+MigrateDelta evaluate_cached(const MigrateMove& mv, const SearchState& s, MoveCache& cache) {
+    const Problem& p = s.problem();
+    const Vm& orig = p.vms[mv.vm];
+    if (orig.host == mv.host) return mv.evaluate(s);
+    MigrateDelta out;
+    if (!orig.migratable || mv.host == s.host_of(mv.vm)) return out;
+    // Off the snapshot host every placement is a migration: the budget either admits all of
+    // them or none, and the best one does not depend on the VM.
+    const bool was = s.is_migrated(mv.vm);
+    const std::int64_t after = s.migrations() - (was ? 1 : 0) + 1;
+    const Amount ram = p.flavors[orig.flavor].demand[kRamMib];
+    if (!within_budget(p, after, s.migrated_ram_mib() - (was ? ram : 0) + ram)) return out;
+    const Insertion& ins = cache.insertion(s, orig.flavor, mv.host);
+    if (ins.embedding < 0) return out;
+    out.feasible = true;
+    out.embedding = ins.embedding;
+    out.delta = cache.removal(s, mv.vm) + ins.delta;
+    out.migrations_after = after;
+    return out;
+}
+
+}  // namespace vmcap
+
+namespace vmcap {
+
+ExchangeDelta evaluate_cached(const ExchangeMove& mv, const SearchState& s, MoveCache& cache) {
+    const Problem& p = s.problem();
+    const int a = mv.a, b = mv.b;
+    if (a < 0 || b < 0 || a == b || !s.is_migrated(a) || s.is_migrated(b) || !p.vms[b].migratable) return ExchangeDelta{};
+    const int ha = s.host_of(a), home = p.vms[a].host, hb = s.host_of(b), h = mv.host;
+    if (h < 0 || h == hb) return ExchangeDelta{};
+    if (ha == home || ha == hb || home == hb || home == h) return mv.evaluate(s);
+    ExchangeDelta out;
+    const Flavor& fa = p.flavors[p.vms[a].flavor];
+    const Flavor& fb = p.flavors[p.vms[b].flavor];
+    if (!within_budget(p, s.migrations(), s.migrated_ram_mib() - fa.demand[kRamMib] + fb.demand[kRamMib])) return out;
+    const MoveCache::Return& ret = cache.return_home(s, a);
+    if (!ret.fits) return out;
+    const double ret_delta = ret.delta;
+    if (h == ha) {
+        // b takes the room a leaves: only a's host is evaluated, on a tentative copy without a
+        // (the same loop as ExchangeMove::evaluate: first placement of the largest gain).
+        HostScratch dest;
+        dest.load(s, ha);
+        dest.release(fa, s.pnuma_of(a));
+        const auto& placements = s.model().evaluator(p.hosts[ha].type, p.vms[b].flavor).placements();
+        double best = 0.0;
+        for (std::size_t e = 0; e < placements.size(); ++e) {
+            const Embedding& emb = placements[e];
+            if (!dest.fits(fb, emb.map.data())) continue;
+            const double v = dest.gain(s, &fb, emb.map.data());
+            if (out.embedding < 0 || v > best) {
+                out.embedding = static_cast<int>(e);
+                best = v;
+            }
+        }
+        if (out.embedding < 0) return out;
+        out.feasible = true;
+        out.delta = ret_delta + cache.removal(s, b) + best;
+        out.migrations_after = s.migrations();
+        return out;
+    }
+    const Insertion& ins = cache.insertion(s, p.vms[b].flavor, h);
+    if (ins.embedding < 0) return out;
+    out.feasible = true;
+    out.embedding = ins.embedding;
+    out.delta = cache.removal(s, a) + ret_delta + cache.removal(s, b) + ins.delta;
+    out.migrations_after = s.migrations();
+    return out;
+}
+
+}  // namespace vmcap

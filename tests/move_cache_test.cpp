@@ -1,0 +1,118 @@
+// MoveCache (moves/move_cache.h): cached migrate, exchange and ejection evaluations equal the
+// uncached evaluate() on every candidate, through long random sequences of applied moves (so
+// stale entries would be caught), on several host topologies and budgets.
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "moves/ejection.h"
+#include "moves/exchange.h"
+#include "moves/migrate.h"
+#include "moves/move_cache.h"
+#include "tests/fixtures.h"
+
+namespace vmcap {
+namespace {
+
+using test::RandomCluster;
+using test::make_random_problem;
+
+struct Counts {
+    int migrate = 0, exchange = 0, ejection = 0, applied = 0;
+};
+
+Counts run_sequence(const char* topology, std::uint64_t seed, std::int64_t budget) {
+    RandomCluster rc;
+    rc.host_topology = topology;
+    rc.hosts = 6;
+    rc.seed = seed;
+    rc.max_migrations = budget;
+    const Problem p = make_random_problem(rc);
+    const CapacityModel m(p);
+    SearchState s(m);
+    MoveCache cache(s);
+    std::mt19937_64 rng(seed);
+    const int V = static_cast<int>(p.vms.size()), H = static_cast<int>(p.hosts.size());
+    Counts c;
+    for (int it = 0; it < 3000; ++it) {
+        const int a = static_cast<int>(rng() % V), b = static_cast<int>(rng() % V), h = static_cast<int>(rng() % H);
+        switch (rng() % 3) {
+            case 0: {
+                const MigrateMove mv{a, h};
+                const MigrateDelta u = mv.evaluate(s), d = evaluate_cached(mv, s, cache);
+                EXPECT_EQ(u.feasible, d.feasible);
+                if (u.feasible && d.feasible) {
+                    ++c.migrate;
+                    EXPECT_EQ(u.embedding, d.embedding);
+                    EXPECT_EQ(u.migrations_after, d.migrations_after);
+                    EXPECT_NEAR(u.delta, d.delta, 1e-9);
+                    if (d.delta >= 0 || rng() % 4 == 0) {
+                        mv.apply(s, d);
+                        ++c.applied;
+                    }
+                }
+                break;
+            }
+            case 1: {
+                // Exchange needs a migrated a: pick one when there is any.
+                const auto& mig = s.migrated_vms();
+                const int aa = mig.empty() ? a : mig[rng() % mig.size()];
+                const ExchangeMove mv{aa, b, h};
+                const ExchangeDelta u = mv.evaluate(s), d = evaluate_cached(mv, s, cache);
+                EXPECT_EQ(u.feasible, d.feasible);
+                if (u.feasible && d.feasible) {
+                    ++c.exchange;
+                    EXPECT_EQ(u.embedding, d.embedding);
+                    EXPECT_EQ(u.migrations_after, d.migrations_after);
+                    EXPECT_NEAR(u.delta, d.delta, 1e-9);
+                    if (d.delta >= 0 || rng() % 4 == 0) {
+                        mv.apply(s, d);
+                        ++c.applied;
+                    }
+                }
+                break;
+            }
+            default: {
+                const EjectionMove mv{a, b, h};
+                const EjectionDelta u = mv.evaluate(s), d = mv.evaluate(s, cache);
+                EXPECT_EQ(u.feasible, d.feasible);
+                if (u.feasible && d.feasible) {
+                    ++c.ejection;
+                    EXPECT_EQ(u.embedding_a, d.embedding_a);
+                    EXPECT_EQ(u.embedding_b, d.embedding_b);
+                    EXPECT_EQ(u.migrations_after, d.migrations_after);
+                    EXPECT_NEAR(u.delta, d.delta, 1e-9);
+                    if (d.delta >= 0 || rng() % 4 == 0) {
+                        mv.apply(s, d);
+                        ++c.applied;
+                    }
+                }
+                break;
+            }
+        }
+    }
+    s.check_consistency();
+    EXPECT_GT(cache.hits(), 0);
+    return c;
+}
+
+TEST(MoveCache, CachedEvaluationsEqualUncachedThroughRandomSequences) {
+    int migrate = 0, exchange = 0, ejection = 0, applied = 0;
+    std::uint64_t seed = 11;
+    for (const char* topo : {"CQ3", "K4", "2xK4", "Q33", "C4"})
+        for (std::int64_t budget : {2, 8, 1000}) {
+            const Counts c = run_sequence(topo, seed++, budget);
+            migrate += c.migrate;
+            exchange += c.exchange;
+            ejection += c.ejection;
+            applied += c.applied;
+        }
+    // The comparison must have exercised every cached path and many state changes.
+    EXPECT_GT(migrate, 1000);
+    EXPECT_GT(exchange, 100);
+    EXPECT_GT(ejection, 100);
+    EXPECT_GT(applied, 1000);
+}
+
+}  // namespace
+}  // namespace vmcap
