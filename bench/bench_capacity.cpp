@@ -10,6 +10,11 @@
 //   BM_CapacityVectorsScalar/<Host>_<F>flavors_<R>res  plain scalar loop with IDIV (CapacityModel::node_slots)
 //   BM_HostCapacity/<Host>_<Guest>                     b of one flavor plus its VMCAP (closed form)
 //   BM_HostCapacity/<Host>_<F>flavors                  b of all F flavors in one pass plus F VMCAPs
+//   BM_CapacityVectorsBatch/<Host>_<F>flavors_<R>res   CapacityVectors::compute_batch over the pool in
+//                                                      structure-of-arrays form, kChunk hosts per call
+//   BM_HostCapacityBatch/<Host>_<F>flavors[_<R>res]    the same plus one BatchEvaluator call per flavor
+//                                                      and chunk (evaluators/vmcap_batch.h): how a whole
+//                                                      cluster's capacities are recomputed
 //
 // Items/s counts (host, flavor) capacity vectors (or host capacities) per second: one iteration of an
 // F-flavor benchmark is F items. Inputs: a fixed pool of 4096 hosts' free amounts (seeded, uniform in
@@ -22,6 +27,7 @@
 
 #include "evaluators/capacity_vectors.h"
 #include "evaluators/vmcap.h"
+#include "evaluators/vmcap_batch.h"
 #include "instances/topology.h"
 
 namespace vmcap {
@@ -195,6 +201,64 @@ void bm_host_capacity_all(benchmark::State& st, const char* host, int resources)
     st.SetItemsProcessed(st.iterations() * F);
 }
 
+/**
+ * Hosts per compute_batch / BatchEvaluator call in the batched benchmarks: the chunk's capacity
+ * vectors (F x nodes x kChunk Counts, 32 KiB for 8 flavors on 8 nodes) stay in L1/L2 between
+ * the two passes.
+ */
+constexpr std::size_t kChunk = 64;
+
+/** free_pool transposed: amount r of node i of host t at [(i * R + r) * kPool + t]. */
+std::vector<Amount> free_pool_soa(int nodes, int resources) {
+    const auto aos = free_pool(nodes, resources);
+    const std::size_t rows = static_cast<std::size_t>(nodes) * resources;
+    std::vector<Amount> p(aos.size());
+    for (std::size_t t = 0; t < kPool; ++t)
+        for (std::size_t j = 0; j < rows; ++j) p[j * kPool + t] = aos[t * rows + j];
+    return p;
+}
+
+/** compute_batch only: b of all flavors for the whole pool, kChunk hosts per call. */
+void bm_capacity_vectors_batch(benchmark::State& st, int nodes, int flavors, int resources) {
+    const auto d = demand_matrix(flavors, resources);
+    const CapacityVectors cv(d.data(), flavors, resources);
+    const auto pool = free_pool_soa(nodes, resources);
+    std::vector<Count> b(static_cast<std::size_t>(nodes) * flavors * kChunk);
+    for (auto _ : st) {
+        for (std::size_t t0 = 0; t0 < kPool; t0 += kChunk) {
+            cv.compute_batch(pool.data() + t0, kPool, kChunk, nodes, b.data(), kChunk);
+            benchmark::DoNotOptimize(b.data());
+            benchmark::ClobberMemory();
+        }
+    }
+    st.SetItemsProcessed(st.iterations() * static_cast<std::int64_t>(kPool) * flavors);
+}
+
+/** All eight flavors on every host of the pool: compute_batch plus one BatchEvaluator call per flavor, per chunk. */
+void bm_host_capacity_batch(benchmark::State& st, const char* host, int resources) {
+    const Topology h = parse_topology(host);
+    const int n = h.size();
+    const int F = static_cast<int>(flavors8().size());
+    const auto d = demand_matrix(F, resources);
+    const CapacityVectors cv(d.data(), F, resources);
+    std::vector<BatchEvaluator> evs;
+    for (const BenchFlavor& f : flavors8()) evs.emplace_back(h, parse_topology(f.vnuma));
+    const auto pool = free_pool_soa(n, resources);
+    std::vector<Count> b(static_cast<std::size_t>(n) * F * kChunk);
+    std::vector<Count> cap(static_cast<std::size_t>(F) * kChunk);
+    Count sum = 0;
+    for (auto _ : st) {
+        for (std::size_t t0 = 0; t0 < kPool; t0 += kChunk) {
+            cv.compute_batch(pool.data() + t0, kPool, kChunk, n, b.data(), kChunk);
+            for (int f = 0; f < F; ++f)
+                evs[f](b.data() + static_cast<std::size_t>(f) * n * kChunk, kChunk, kChunk, cap.data() + static_cast<std::size_t>(f) * kChunk);
+            sum += cap[t0 & (kChunk - 1)];
+        }
+    }
+    benchmark::DoNotOptimize(sum);
+    st.SetItemsProcessed(st.iterations() * static_cast<std::int64_t>(kPool) * F);
+}
+
 const bool registered = [] {
     for (int res : {2, 3}) {
         const std::string suffix = "CQ3_8flavors_" + std::to_string(res) + "res";
@@ -210,6 +274,10 @@ const bool registered = [] {
     benchmark::RegisterBenchmark("BM_HostCapacity/CQ3_K2_3res", bm_host_capacity_one, "CQ3", 4, 3);
     benchmark::RegisterBenchmark("BM_HostCapacity/CQ3_8flavors", bm_host_capacity_all, "CQ3", 2);
     benchmark::RegisterBenchmark("BM_HostCapacity/CQ3_8flavors_3res", bm_host_capacity_all, "CQ3", 3);
+    benchmark::RegisterBenchmark("BM_CapacityVectorsBatch/CQ3_8flavors_2res", bm_capacity_vectors_batch, 8, 8, 2);
+    benchmark::RegisterBenchmark("BM_CapacityVectorsBatch/CQ3_8flavors_3res", bm_capacity_vectors_batch, 8, 8, 3);
+    benchmark::RegisterBenchmark("BM_HostCapacityBatch/CQ3_8flavors", bm_host_capacity_batch, "CQ3", 2);
+    benchmark::RegisterBenchmark("BM_HostCapacityBatch/CQ3_8flavors_3res", bm_host_capacity_batch, "CQ3", 3);
     return true;
 }();
 

@@ -2,6 +2,9 @@
 //
 //   BM_Vmcap/<Host>_<Guest>           VmcapEvaluator (closed form), the optimizer's inner loop
 //   BM_VmcapDirect/<Host>_<Guest>     the free closed-form function, without the method switch
+//   BM_VmcapBatch/<Host>_<Guest>      BatchEvaluator (evaluators/vmcap_batch.h): the whole pool,
+//                                     transposed to structure-of-arrays before timing, in one call
+//                                     per iteration (items = evaluations, 4096 per iteration)
 //   BM_VmcapExact/<Host>_<Guest>/b<V> vmcap_exact on the same pairs and on pairs without a closed form
 //   BM_VmcapCbc/<Host>_<Guest>        vmcap_cbc (CBC MILP), the external baseline
 //   BM_VmcapPlacements/<Host>_<Guest>[/b<V>]  vmcap_placements (evaluators/placements.h): an
@@ -25,6 +28,7 @@
 
 #include "evaluators/placements.h"
 #include "evaluators/vmcap.h"
+#include "evaluators/vmcap_batch.h"
 #include "evaluators/vmcap_milp.h"
 #include "instances/topology.h"
 
@@ -42,6 +46,17 @@ const std::vector<Count>& pool(int n, Count vmax) {
         std::uniform_int_distribution<Count> d(0, vmax);
         p.resize(kPool * static_cast<std::size_t>(n));
         for (auto& x : p) x = d(rng);
+    }
+    return p;
+}
+
+/** pool(n, vmax) transposed: capacity i of vector t at [i * kPool + t] (stride kPool). */
+const std::vector<Count>& soa_pool(int n, Count vmax) {
+    static std::map<std::pair<int, Count>, std::vector<Count>> pools;  // filled before timing
+    auto& p = pools[{n, vmax}];
+    if (p.empty()) {
+        p.resize(kPool * static_cast<std::size_t>(n));
+        transpose_to_soa(pool(n, vmax).data(), n, kPool, p.data(), kPool);
     }
     return p;
 }
@@ -90,6 +105,20 @@ void bm_evaluator(benchmark::State& st, const Pair& p) {
     }
     benchmark::DoNotOptimize(sum);
     st.SetItemsProcessed(st.iterations());
+    st.SetLabel(ev.describe());
+}
+
+/** BatchEvaluator over the whole pool per iteration; same inputs as bm_evaluator, bm_exact and bm_cbc. */
+void bm_batch(benchmark::State& st, const Pair& p) {
+    const BatchEvaluator ev(p.host, p.guest);
+    const Count* data = soa_pool(p.host.size(), 32).data();
+    std::vector<Count> out(kPool);
+    for (auto _ : st) {
+        ev(data, kPool, kPool, out.data());
+        benchmark::DoNotOptimize(out.data());
+        benchmark::ClobberMemory();
+    }
+    st.SetItemsProcessed(st.iterations() * static_cast<std::int64_t>(kPool));
     st.SetLabel(ev.describe());
 }
 
@@ -166,6 +195,8 @@ void bm_algorithm1(benchmark::State& st, int n, int k, Count vmax) {
 const bool registered = [] {
     for (const Pair& p : closed_pairs())
         benchmark::RegisterBenchmark(("BM_Vmcap/" + p.name).c_str(), bm_evaluator, p);
+    for (const Pair& p : closed_pairs())
+        benchmark::RegisterBenchmark(("BM_VmcapBatch/" + p.name).c_str(), bm_batch, p);
     const std::pair<const char*, std::pair<int, Count (*)(const Count*)>> direct[] = {
         {"K4_K2", {4, vmcap_k4_k2}},   {"K4_K3", {4, vmcap_k4_k3}},   {"CQ3_K2", {8, vmcap_cq3_k2}},
         {"CQ3_C4", {8, vmcap_cq3_c4}}, {"Q33_C4", {8, vmcap_q33_c4}}, {"K8_K4", {8, direct_k8_k4}}};

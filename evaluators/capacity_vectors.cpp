@@ -1,9 +1,17 @@
 #include "evaluators/capacity_vectors.h"
 
+#include <algorithm>
 #include <bit>
 #include <stdexcept>
 #include <string>
 #include <utility>
+
+// See evaluators/vmcap_batch.cpp: baseline x86-64 plus an AVX2 clone, chosen at load time.
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__gnu_linux__)
+#define VMCAP_BATCH_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+#else
+#define VMCAP_BATCH_CLONES
+#endif
 
 namespace vmcap {
 
@@ -182,6 +190,77 @@ void CapacityVectors::compute(const Amount* free, int nodes, Count* b_out) const
         case 4: return run.template operator()<4>();
         case 8: return run.template operator()<8>();
         default: return run.template operator()<Eigen::Dynamic>();
+    }
+}
+
+namespace {
+
+constexpr std::size_t kHostBlock = 256;
+
+/**
+ * out[l] = min over j < terms of floor(rows[j][l] / div[j]) for l < len, every rows[j][l] < 2^31:
+ * divide31 (magic31 < 2^32, so the product is one 32x32->64 multiply per lane) and the min in
+ * 32-bit lanes; the quotient is < 2^31.
+ */
+VMCAP_BATCH_CLONES void min_quotients_narrow(const Amount* const* rows, const MagicDivisor* div, int terms, std::size_t len,
+                                             Count* __restrict out) {
+    std::int32_t acc[kHostBlock];
+    {
+        const Amount* __restrict x = rows[0];
+        const std::uint64_t m = static_cast<std::uint32_t>(div[0].magic31);
+        const int sh = div[0].shift31;
+        for (std::size_t l = 0; l < len; ++l)
+            acc[l] = static_cast<std::int32_t>((static_cast<std::uint64_t>(static_cast<std::uint32_t>(x[l])) * m) >> sh);
+    }
+    for (int j = 1; j < terms; ++j) {
+        const Amount* __restrict x = rows[j];
+        const std::uint64_t m = static_cast<std::uint32_t>(div[j].magic31);
+        const int sh = div[j].shift31;
+        for (std::size_t l = 0; l < len; ++l)
+            acc[l] = std::min(acc[l], static_cast<std::int32_t>((static_cast<std::uint64_t>(static_cast<std::uint32_t>(x[l])) * m) >> sh));
+    }
+    for (std::size_t l = 0; l < len; ++l) out[l] = acc[l];
+}
+
+/** As min_quotients_narrow for any non-negative amounts (exact 128-bit divide; scalar). */
+void min_quotients_wide(const Amount* const* rows, const MagicDivisor* div, int terms, std::size_t len, Count* out) {
+    for (std::size_t l = 0; l < len; ++l) {
+        Count q = div[0].divide(rows[0][l]);
+        for (int j = 1; j < terms; ++j) q = std::min(q, div[j].divide(rows[j][l]));
+        out[l] = q;
+    }
+}
+
+/** True if every amount of rows [0, count_rows) x [0, len) (row r at free + r * stride) is below 2^31. */
+VMCAP_BATCH_CLONES bool all_narrow_block(const Amount* free, std::size_t stride, int count_rows, std::size_t len) {
+    std::uint64_t acc = 0;
+    for (int r = 0; r < count_rows; ++r) {
+        const Amount* __restrict x = free + static_cast<std::size_t>(r) * stride;
+        for (std::size_t l = 0; l < len; ++l) acc |= static_cast<std::uint64_t>(x[l]);
+    }
+    return (acc >> 31) == 0;
+}
+
+}  // namespace
+
+void CapacityVectors::compute_batch(const Amount* free, std::size_t free_stride, std::size_t count, int nodes, Count* b_out,
+                                    std::size_t b_stride) const {
+    const Amount* rows[kMaxResources];
+    MagicDivisor divs[kMaxResources];
+    for (std::size_t t0 = 0; t0 < count; t0 += kHostBlock) {
+        const std::size_t len = std::min(kHostBlock, count - t0);
+        const bool narrow = all_narrow_block(free + t0, free_stride, nodes * R_, len);
+        for (int f = 0; f < F_; ++f) {
+            const int terms = first_[f + 1] - first_[f];
+            for (int j = 0; j < terms; ++j) divs[j] = terms_[first_[f] + j].div;
+            for (int i = 0; i < nodes; ++i) {
+                for (int j = 0; j < terms; ++j)
+                    rows[j] = free + (static_cast<std::size_t>(i) * R_ + terms_[first_[f] + j].resource) * free_stride + t0;
+                Count* out = b_out + (static_cast<std::size_t>(f) * nodes + i) * b_stride + t0;
+                if (narrow) min_quotients_narrow(rows, divs, terms, len, out);
+                else min_quotients_wide(rows, divs, terms, len, out);
+            }
+        }
     }
 }
 

@@ -11,6 +11,7 @@
  * round-up variant used by libdivide, implemented here) and each division becomes one 64x64->128
  * multiply and a shift, exact for every non-negative int64 numerator and positive int64 divisor.
  */
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -113,6 +114,24 @@ public:
      * division per (node, resource with demand) of f, as compute() without sharing.
      */
     void compute_flavor(int f, const Amount* free, int nodes, Count* b_out) const;
+
+    /**
+     * Capacity vectors of `count` hosts with the same node count at once, structure of arrays
+     * (the layout of vmcap_batch.h):
+     *   free[(i * R + r) * free_stride + t]  free amount of resource r on node i of host t;
+     *   b_out[(f * nodes + i) * b_stride + t]  b_i of flavor f on host t, so flavor f's block
+     *   b_out + f * nodes * b_stride is ready for BatchEvaluator with stride b_stride.
+     * Same values as compute(). Preconditions (not checked): 0 <= nodes <= kMaxPNuma, free
+     * amounts >= 0, count <= both strides, b_out does not overlap free.
+     * Method: per block of 256 hosts, one OR over the block's free amounts decides between the
+     * 64-bit MagicDivisor::divide31 (all below 2^31; the loop over hosts vectorizes to 32x32->64
+     * multiplies, with an AVX2 clone via GCC function multiversioning) and the exact 128-bit
+     * divide; each (flavor, node) row is the min over the flavor's resources. No quotient is
+     * shared between flavors (the division is cheap enough vectorized). Cost
+     * O(count x nodes x sum_f |resources with demand|). Allocation-free; thread-safe.
+     */
+    void compute_batch(const Amount* free, std::size_t free_stride, std::size_t count, int nodes, Count* b_out,
+                       std::size_t b_stride) const;
 
     /** Distinct (resource, demand > 0) pairs over all flavors: the quotient columns compute() divides by. */
     int num_quotient_columns() const { return static_cast<int>(columns_.size()); }
