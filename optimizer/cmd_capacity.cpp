@@ -12,6 +12,7 @@
 #include "evaluators/capacity_vectors.h"
 #include "evaluators/placements.h"
 #include "evaluators/vmcap.h"
+#include "evaluators/vmcap_batch.h"
 #include "instances/snapshot_io.h"
 #include "optimizer/cli.h"
 #include "optimizer/cli_util.h"
@@ -66,8 +67,11 @@ struct Breakdown {
 };
 
 /**
- * One full recomputation per host: free amounts from the snapshot, every flavor's capacity vector
- * in one CapacityVectors pass, then VMCAP and the topology-free bound per flavor.
+ * One full recomputation: free amounts from the snapshot, then per host type, blocks of up to
+ * 256 hosts in structure-of-arrays layout: every flavor's capacity vectors in one batched pass
+ * (CapacityVectors::compute_batch) and VMCAP by the batched closed forms (BatchEvaluator,
+ * vmcap_batch.h; the exact fallback per vector where there is no closed form), plus the
+ * topology-free bound per flavor. Same values as the scalar path (tests/vmcap_batch_test.cpp).
  */
 Breakdown compute_breakdown(const CapacityModel& model) {
     const Problem& p = model.problem();
@@ -78,21 +82,39 @@ Breakdown compute_breakdown(const CapacityModel& model) {
     out.F = F;
     out.cap.assign(p.hosts.size() * static_cast<std::size_t>(F), 0);
     out.bound.assign(out.cap.size(), 0);
+    constexpr std::size_t kBlock = 256;
     std::vector<Amount> free;
-    std::vector<Count> b;
-    for (std::size_t h = 0; h < p.hosts.size(); ++h) {
-        const HostType& ht = p.host_type_of(static_cast<int>(h));
+    std::vector<Count> b, caps(kBlock);
+    for (int type = 0; type < static_cast<int>(p.host_types.size()); ++type) {
+        const HostType& ht = p.host_types[type];
         const int n = ht.num_nodes();
-        free.resize(static_cast<std::size_t>(n) * R);
-        for (std::size_t i = 0; i < free.size(); ++i) free[i] = ht.node_capacity[i] - usage[h][i];
-        b.resize(static_cast<std::size_t>(n) * F);
-        cv.compute(free.data(), n, b.data());
-        for (int f = 0; f < F; ++f) {
-            const Count* bf = b.data() + static_cast<std::size_t>(f) * n;
-            Count s = 0;
-            for (int i = 0; i < n; ++i) s += bf[i];
-            out.cap[h * F + f] = model.evaluator(p.hosts[h].type, f)(bf);
-            out.bound[h * F + f] = s / p.flavors[f].num_vnuma();
+        std::vector<BatchEvaluator> evaluators;
+        evaluators.reserve(F);
+        for (int f = 0; f < F; ++f) evaluators.emplace_back(model.evaluator(type, f));
+        std::vector<std::size_t> hosts;
+        for (std::size_t h = 0; h < p.hosts.size(); ++h)
+            if (p.hosts[h].type == type) hosts.push_back(h);
+        free.assign(static_cast<std::size_t>(n) * R * kBlock, 0);
+        b.assign(static_cast<std::size_t>(n) * F * kBlock, 0);
+        for (std::size_t first = 0; first < hosts.size(); first += kBlock) {
+            const std::size_t count = std::min(kBlock, hosts.size() - first);
+            for (std::size_t t = 0; t < count; ++t) {
+                const auto& u = usage[hosts[first + t]];
+                for (int x = 0; x < n * R; ++x) free[static_cast<std::size_t>(x) * kBlock + t] = ht.node_capacity[x] - u[x];
+            }
+            cv.compute_batch(free.data(), kBlock, count, n, b.data(), kBlock);
+            for (int f = 0; f < F; ++f) {
+                const Count* bf = b.data() + static_cast<std::size_t>(f) * n * kBlock;
+                evaluators[f](bf, kBlock, count, caps.data());
+                const int k = p.flavors[f].num_vnuma();
+                for (std::size_t t = 0; t < count; ++t) {
+                    Count sum = 0;
+                    for (int i = 0; i < n; ++i) sum += bf[static_cast<std::size_t>(i) * kBlock + t];
+                    const std::size_t h = hosts[first + t];
+                    out.cap[h * F + f] = caps[t];
+                    out.bound[h * F + f] = sum / k;
+                }
+            }
         }
     }
     return out;
