@@ -12,13 +12,7 @@
 #include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
 
-#include "moves/ejection.h"
-#include "moves/exchange.h"
-#include "moves/migrate.h"
-#include "moves/move_cache.h"
-#include "moves/remap.h"
-#include "moves/swap.h"
-#include "optimizer/rng.h"
+#include "optimizer/candidates.h"
 
 namespace vmcap {
 
@@ -26,217 +20,7 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-/**
- * Search score: the weighted objective minus a tie-break penalty per migration, small enough that
- * all migrations of a budget together cost less than half of one unit of the smallest target
- * weight. So a plan never trades capacity for fewer migrations, but among equal capacities it
- * prefers fewer migrations (neutral moves that use budget are not kept at low temperature).
- */
-struct Scorer {
-    double eps = 0.0;
-    double score(double objective, std::int64_t migrations) const { return objective - eps * static_cast<double>(migrations); }
-};
-
-/** Draws a candidate migrate move: mostly the next migratable VM of the worker's sweep (`cursor`
- *  walks the VM list cyclically from a random start; sequential, so the per-VM data streams
- *  through the CPU caches instead of costing a memory miss each) to a random other host;
- *  sometimes an already migrated VM (back home or elsewhere), so budget can be given back and
- *  reused. */
-MigrateMove propose_migrate(const SearchState& s, const std::vector<int>& movable, std::size_t& cursor, Rng& rng) {
-    const Problem& p = s.problem();
-    const auto H = static_cast<std::uint64_t>(p.hosts.size());
-    MigrateMove mv;
-    const auto& mig = s.migrated_vms();
-    if (!mig.empty() && rng.below(8) == 0) {
-        mv.vm = mig[rng.below(mig.size())];
-        if (rng.below(2) == 0 && p.vms[mv.vm].host != s.host_of(mv.vm)) {
-            mv.host = p.vms[mv.vm].host;
-            return mv;
-        }
-    } else {
-        mv.vm = movable[cursor];
-        if (++cursor == movable.size()) cursor = 0;
-    }
-    const int cur = s.host_of(mv.vm);
-    int h = static_cast<int>(rng.below(H - 1));
-    if (h >= cur) ++h;
-    mv.host = h;
-    return mv;
-}
-
-enum class Kind : int { Migrate = 0, Swap = 1, Remap = 2, Exchange = 3, Ejection = 4 };
-constexpr int kKinds = 5;
-constexpr const char* kKindName[kKinds] = {"migrate", "swap", "remap", "exchange", "ejection"};
-
-/** One candidate of any move type (small PODs side by side; only the one of `kind` is used). */
-struct Candidate {
-    Kind kind = Kind::Migrate;
-    MigrateMove migrate;
-    SwapMove swap;
-    RemapMove remap;
-    ExchangeMove exchange;
-    EjectionMove ejection;
-};
-
-/** evaluate() result of a Candidate, with the fields the acceptance test needs in front. */
-struct CandidateDelta {
-    bool feasible = false;
-    double delta = 0.0;
-    std::int64_t migrations_after = 0;
-    MigrateDelta m;
-    SwapDelta sw;
-    RemapDelta r;
-    ExchangeDelta x;
-    EjectionDelta ej;
-};
-
-/**
- * Exact evaluation; migrate moves go through the worker's MoveCache (same result as the uncached
- * evaluate, see move_cache.h).
- */
-CandidateDelta evaluate(const Candidate& c, const SearchState& s, MoveCache& cache) {
-    CandidateDelta d;
-    auto take = [&d](const auto& sub) {
-        d.feasible = sub.feasible;
-        d.delta = sub.delta;
-        d.migrations_after = sub.migrations_after;
-    };
-    switch (c.kind) {
-        case Kind::Migrate: d.m = evaluate_cached(c.migrate, s, cache); take(d.m); break;
-        case Kind::Swap: d.sw = c.swap.evaluate(s); take(d.sw); break;
-        case Kind::Remap: d.r = c.remap.evaluate(s); take(d.r); break;
-        case Kind::Exchange: d.x = evaluate_cached(c.exchange, s, cache); take(d.x); break;
-        case Kind::Ejection: d.ej = c.ejection.evaluate(s, cache); take(d.ej); break;
-    }
-    return d;
-}
-
-constexpr double kNoBound = std::numeric_limits<double>::infinity();
-
-/**
- * Upper bound on the objective delta of a compound move (swap, exchange, ejection) from cached
- * halves, valid because VMCAP never grows when a VM is added to a host: the delta is at most the
- * sum of the removal deltas of the VMs that leave (when they leave different hosts), plus the
- * best-insertion delta on a destination no other part of the move touches. -infinity: the move is
- * infeasible; kNoBound: no cheap bound (evaluate exactly). Lets the annealing reject a move whose
- * bound is below its acceptance threshold without the full evaluation; the decision is the same
- * as with the exact delta.
- */
-double upper_bound(const Candidate& c, const SearchState& s, MoveCache& cache) {
-    const Problem& p = s.problem();
-    switch (c.kind) {
-        case Kind::Swap: {
-            const SwapMove& m = c.swap;
-            if (s.host_of(m.a) == s.host_of(m.b)) return kNoBound;
-            return cache.removal(s, m.a) + cache.removal(s, m.b);
-        }
-        case Kind::Exchange: {
-            const ExchangeMove& m = c.exchange;
-            if (!s.is_migrated(m.a) || s.is_migrated(m.b)) return kNoBound;
-            const int ha = s.host_of(m.a), hb = s.host_of(m.b), home = p.vms[m.a].host;
-            if (ha == hb || m.host == hb) return kNoBound;
-            if (ha != home && home != hb && m.host != home) return kNoBound;  // cheap exact evaluation from the cache
-            double ub = cache.removal(s, m.a) + cache.removal(s, m.b);
-            if (m.host != ha && m.host != home) {
-                const Insertion& ins = cache.insertion(s, p.vms[m.b].flavor, m.host);
-                if (ins.embedding < 0) return -kNoBound;
-                ub += ins.delta;
-            }
-            return ub;
-        }
-        case Kind::Ejection: {
-            const EjectionMove& m = c.ejection;
-            const int ha = s.host_of(m.a), hb = s.host_of(m.b);
-            if (ha == hb || m.host == hb) return kNoBound;
-            double ub = cache.removal(s, m.a) + cache.removal(s, m.b);
-            if (m.host != ha) {
-                const Insertion& ins = cache.insertion(s, p.vms[m.b].flavor, m.host);
-                if (ins.embedding < 0) return -kNoBound;
-                ub += ins.delta;
-            }
-            return ub;
-        }
-        default: return kNoBound;
-    }
-}
-
-void apply(const Candidate& c, SearchState& s, const CandidateDelta& d) {
-    switch (c.kind) {
-        case Kind::Migrate: c.migrate.apply(s, d.m); break;
-        case Kind::Swap: c.swap.apply(s, d.sw); break;
-        case Kind::Remap: c.remap.apply(s, d.r); break;
-        case Kind::Exchange: c.exchange.apply(s, d.x); break;
-        case Kind::Ejection: c.ejection.apply(s, d.ej); break;
-    }
-}
-
-/** Cumulative move-mix thresholds on one uniform draw. */
-struct Mix {
-    double swap = 0.0, exchange = 0.0, remap = 0.0, ejection = 0.0;
-};
-
-/**
- * Draws a candidate by the mix. Swap: two random migratable VMs of different flavors on different
- * hosts. Exchange: a random migrated VM returns home while a random VM still on its snapshot
- * placement goes to a random host, half the time to the host the first one vacates (the room it
- * leaves is the likeliest use). Remap: a random migratable VM. Ejection: a random migratable VM
- * goes to the host of another, which is ejected to a random third host. A draw that finds no suitable pair
- * in a few tries (or no migrated VM) falls back to a migrate move, so every call yields one candidate.
- */
-Candidate propose(const SearchState& s, const std::vector<int>& movable, const Mix& mix, std::size_t& cursor, Rng& rng) {
-    const Problem& p = s.problem();
-    const auto H = static_cast<std::uint64_t>(p.hosts.size());
-    Candidate c;
-    const double u = rng.uniform();
-    if (u < mix.swap) {
-        const int a = movable[rng.below(movable.size())];
-        for (int t = 0; t < 4; ++t) {
-            const int b = movable[rng.below(movable.size())];
-            if (s.host_of(b) != s.host_of(a) && p.vms[b].flavor != p.vms[a].flavor) {
-                c.kind = Kind::Swap;
-                c.swap = SwapMove{a, b};
-                return c;
-            }
-        }
-    } else if (u < mix.exchange) {
-        const auto& mig = s.migrated_vms();
-        if (!mig.empty()) {
-            const int a = mig[rng.below(mig.size())];
-            for (int t = 0; t < 4; ++t) {
-                const int b = movable[rng.below(movable.size())];
-                if (b == a || s.is_migrated(b)) continue;
-                const int hb = s.host_of(b);
-                int h = s.host_of(a);
-                if (rng.below(2) == 0 || h == hb) {
-                    h = static_cast<int>(rng.below(H - 1));
-                    if (h >= hb) ++h;
-                }
-                c.kind = Kind::Exchange;
-                c.exchange = ExchangeMove{a, b, h};
-                return c;
-            }
-        }
-    } else if (u < mix.remap) {
-        c.kind = Kind::Remap;
-        c.remap = RemapMove{movable[rng.below(movable.size())]};
-        return c;
-    } else if (u < mix.ejection) {
-        const int a = movable[rng.below(movable.size())];
-        for (int t = 0; t < 4; ++t) {
-            const int b = movable[rng.below(movable.size())];
-            const int hb = s.host_of(b);
-            if (hb == s.host_of(a)) continue;
-            int h = static_cast<int>(rng.below(H - 1));
-            if (h >= hb) ++h;
-            c.kind = Kind::Ejection;
-            c.ejection = EjectionMove{a, b, h};
-            return c;
-        }
-    }
-    c.kind = Kind::Migrate;
-    c.migrate = propose_migrate(s, movable, cursor, rng);
-    return c;
-}
+using namespace search_detail;
 
 struct Worker {
     Worker(const SearchState& start, std::uint64_t seed, int id) : state(start), cache(state), rng(seed, static_cast<std::uint64_t>(id)) {}
@@ -252,6 +36,9 @@ struct Worker {
     std::int64_t kind_evaluated[kKinds] = {}, kind_accepted[kKinds] = {}, kind_improved[kKinds] = {};
     std::int64_t bounded = 0;  ///< compound moves rejected by upper_bound() without full evaluation
     std::size_t cursor = 0;    ///< sweep position in the migratable VM list (propose_migrate)
+    std::int64_t last_improvement = 0;  ///< per-worker evaluation count at the last new best (or reheat)
+    double boost = 1.0;                 ///< temperature multiplier after a reheat (decays to 1)
+    std::int64_t reheats = 0;
 };
 
 }  // namespace
@@ -269,6 +56,7 @@ SearchResult anneal(const CapacityModel& model, const SearchParams& params) {
     const Problem& p = model.problem();
     if (params.threads < 1) throw std::invalid_argument("threads must be >= 1");
     if (params.time_limit_s <= 0) throw std::invalid_argument("time limit must be > 0 seconds");
+    if (!(params.reheat_factor >= 1.0)) throw std::invalid_argument("reheat factor must be >= 1");
     for (double q : {params.mix_swap, params.mix_exchange, params.mix_remap, params.mix_ejection})
         if (!(q >= 0.0 && q <= 1.0)) throw std::invalid_argument("move mix probabilities must be in [0, 1]");
     if (params.mix_swap + params.mix_exchange + params.mix_remap + params.mix_ejection > 1.0 + 1e-12)
@@ -335,6 +123,9 @@ SearchResult anneal(const CapacityModel& model, const SearchParams& params) {
     const std::int64_t round = params.round_evaluations > 0 ? params.round_evaluations
                                                             : std::clamp<std::int64_t>(per_worker / 50, 2000, 2000000);
 
+    // Reheat after a stall of 10% of the run (at least 50,000 evaluations) without a new best.
+    const double kReheat = params.reheat_factor;
+    const std::int64_t reheat_after = std::max<std::int64_t>(50000, per_worker / 10);
     std::vector<Worker> workers;
     workers.reserve(W);
     for (int w = 0; w < W; ++w) {
@@ -366,7 +157,17 @@ SearchResult anneal(const CapacityModel& model, const SearchParams& params) {
                             break;
                         }
                         const double progress = static_cast<double>(done + e) / static_cast<double>(per_worker);
-                        temp = t_start * std::pow(t_ratio, progress);
+                        // Reheat: a worker whose best has not improved for reheat_after
+                        // evaluations multiplies the schedule's temperature by kReheat (capped
+                        // at the start temperature); the boost decays by 2% per block, so it
+                        // fades after ~100k evaluations. Counted work only: deterministic.
+                        if (kReheat > 1.0 && e + done - wk.last_improvement > reheat_after) {
+                            wk.boost = kReheat;
+                            wk.last_improvement = e + done;
+                            ++wk.reheats;
+                        }
+                        temp = std::min(t_start, t_start * std::pow(t_ratio, progress) * wk.boost);
+                        wk.boost = std::max(1.0, wk.boost * 0.98);
                     }
                     const Candidate mv = propose(s, movable, mix, wk.cursor, wk.rng);
                     ++wk.evaluations;
@@ -405,6 +206,7 @@ SearchResult anneal(const CapacityModel& model, const SearchParams& params) {
                     const double sc = scorer.score(s.objective(), s.migrations());
                     if (sc > wk.best_score) {
                         wk.best_score = sc;
+                        wk.last_improvement = e + done;
                         wk.best_objective = s.objective();
                         wk.best = s.migrated_placements();
                     }
@@ -442,6 +244,7 @@ SearchResult anneal(const CapacityModel& model, const SearchParams& params) {
     for (const auto& wk : workers) {
         res.evaluations += wk.evaluations;
         res.accepted += wk.accepted;
+        res.reheats += wk.reheats;
     }
     res.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
     if (!params.quiet) {
@@ -456,14 +259,16 @@ SearchResult anneal(const CapacityModel& model, const SearchParams& params) {
             std::fprintf(stderr, "  %s %lld / %lld / %lld", kKindName[k], static_cast<long long>(ev), static_cast<long long>(acc),
                          static_cast<long long>(imp));
         }
-        std::int64_t bounded = 0, hits = 0, misses = 0;
+        std::int64_t bounded = 0, hits = 0, misses = 0, reheats = 0;
         for (const auto& wk : workers) {
+            reheats += wk.reheats;
             bounded += wk.bounded;
             hits += wk.cache.hits();
             misses += wk.cache.misses();
         }
-        std::fprintf(stderr, "\ncompound moves rejected by their cached bound: %lld; move cache hits %lld, misses %lld\n",
-                     static_cast<long long>(bounded), static_cast<long long>(hits), static_cast<long long>(misses));
+        std::fprintf(stderr, "\ncompound moves rejected by their cached bound: %lld; move cache hits %lld, misses %lld; reheats %lld\n",
+                     static_cast<long long>(bounded), static_cast<long long>(hits), static_cast<long long>(misses),
+                     static_cast<long long>(reheats));
     }
     res.stopped_by = out_of_time.load() ? "time limit" : "evaluation budget";
     return res;

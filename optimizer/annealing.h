@@ -27,6 +27,9 @@ struct SearchParams {
     std::int64_t round_evaluations = 0; ///< evaluations per worker between synchronisations; 0 = auto
     bool quiet = false;                 ///< no progress lines on stderr
     double initial_temperature = 0.0;   ///< in objective units; 0 = calibrated from sampled worsening moves
+    /** Reheat: a worker without a new best for 10% of its evaluations (>= 50,000) multiplies the
+     *  temperature by this factor (capped at the start temperature, decaying back); 1 = off. */
+    double reheat_factor = 3.0;
     /** Move mix: probability that a proposal is a swap / budget exchange / remap / ejection chain
      *  (moves/); the rest are migrate moves. Each in [0, 1], sum <= 1. Exchange needs a migrated
      *  VM and falls back to migrate without one. Remap is off by default: it spends a budget slot
@@ -50,6 +53,7 @@ struct SearchResult {
     double objective_best = 0.0;
     std::int64_t evaluations = 0;   ///< candidate moves evaluated (all workers)
     std::int64_t accepted = 0;      ///< moves applied
+    std::int64_t reheats = 0;       ///< annealing reheats (all workers)
     double seconds = 0.0;
     std::string stopped_by;         ///< "evaluation budget" or "time limit"
 };

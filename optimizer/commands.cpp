@@ -1,4 +1,5 @@
-// Subcommands plan and validate (eval and capacity: cmd_capacity.cpp; snapshot: cmd_snapshot.cpp).
+// Subcommands plan and validate (eval and capacity: cmd_capacity.cpp; snapshot: cmd_snapshot.cpp;
+// exact: cmd_exact.cpp).
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -15,8 +16,8 @@
 #include "optimizer/annealing.h"
 #include "optimizer/cli.h"
 #include "optimizer/cli_util.h"
-#include "optimizer/exact.h"
 #include "optimizer/greedy.h"
+#include "optimizer/tabu.h"
 #include "optimizer/plan.h"
 #include "optimizer/validate.h"
 
@@ -51,18 +52,49 @@ Problem load_for_search(std::string& cluster, const po::variables_map& vm, std::
     return p;
 }
 
+/** Parses --move-mix "kind=share,..." into sp (kinds: swap, exchange, ejection, remap). */
+void parse_move_mix(const std::string& text, SearchParams& sp) {
+    std::size_t pos = 0;
+    while (pos <= text.size()) {
+        const std::size_t comma = std::min(text.find(',', pos), text.size());
+        const std::string item = text.substr(pos, comma - pos);
+        const std::size_t eq = item.find('=');
+        if (eq == std::string::npos) throw UsageError("--move-mix: expected kind=share, got '" + item + "'");
+        const std::string kind = item.substr(0, eq);
+        double share = 0.0;
+        try {
+            std::size_t used = 0;
+            share = std::stod(item.substr(eq + 1), &used);
+            if (used != item.size() - eq - 1) throw std::invalid_argument("trailing characters");
+        } catch (const std::exception&) {
+            throw UsageError("--move-mix: '" + item + "' is not kind=number");
+        }
+        if (!(share >= 0.0 && share <= 1.0)) throw UsageError("--move-mix: share of " + kind + " must be in [0, 1]");
+        if (kind == "swap") sp.mix_swap = share;
+        else if (kind == "exchange") sp.mix_exchange = share;
+        else if (kind == "ejection") sp.mix_ejection = share;
+        else if (kind == "remap") sp.mix_remap = share;
+        else throw UsageError("--move-mix: unknown move kind '" + kind + "' (swap, exchange, ejection, remap)");
+        pos = comma + 1;
+    }
+    if (sp.mix_swap + sp.mix_exchange + sp.mix_ejection + sp.mix_remap > 1.0 + 1e-12)
+        throw UsageError("--move-mix: shares must sum to at most 1");
+}
+
 int cmd_plan(const Args& args) {
     po::options_description desc("vmcap plan options");
     std::string cluster, out, algorithm;
     std::int64_t max_mig = -1, max_evals = 0, check = 0;
-    double max_gib = -1, time_limit = 60, t0 = 0;
-    std::string start;
-    int threads = 1;
+    double max_gib = -1, time_limit = 60, t0 = 0, reheat = 3.0;
+    std::string start, mix;
+    int threads = 1, tenure = 25, candidates = 256;
     std::uint64_t seed = 1;
     desc.add_options()("help,h", "show this help")
         ("cluster", po::value(&cluster), "cluster snapshot JSON (default: the bundled example)")
         ("out", po::value(&out)->default_value("plan.json"), "migration plan JSON to write (atomically)")
-        ("algorithm", po::value(&algorithm)->default_value("sa"), "sa (parallel simulated annealing) or greedy (best single migration, repeated)")
+        ("algorithm", po::value(&algorithm)->default_value("sa"), "sa (parallel simulated annealing), tabu (parallel tabu search) or greedy (best single migration, repeated)")
+        ("tabu-tenure", po::value(&tenure)->default_value(25), "tabu: iterations a moved VM may not move again (randomized in [T, 2T])")
+        ("tabu-candidates", po::value(&candidates)->default_value(256), "tabu: candidate moves evaluated per iteration")
         ("max-migrations", po::value(&max_mig), "migration budget: live migrations (default: the snapshot's constraints)")
         ("max-migrated-gib", po::value(&max_gib), "migration budget: RAM moved, GiB (default: the snapshot's constraints)")
         ("time-limit", po::value(&time_limit)->default_value(60), "wall-clock limit in seconds (a run stopped by it is not reproducible)")
@@ -70,6 +102,9 @@ int cmd_plan(const Args& args) {
         ("threads", po::value(&threads)->default_value(1), "search threads")
         ("sa-start", po::value(&start)->default_value("greedy"), "annealing start: greedy (the greedy plan, so never worse) or snapshot")
         ("initial-temperature", po::value(&t0)->default_value(0), "annealing start temperature in objective units (0: calibrated)")
+        ("reheat", po::value(&reheat)->default_value(3.0), "annealing reheat: temperature factor after a stall of 10% of the run without a new best (1: off)")
+        ("move-mix", po::value(&mix), "share of proposals per compound move, e.g. swap=0.15,exchange=0.2,ejection=0.1,remap=0 "
+                                      "(kinds not named keep their default; the rest are migrate moves)")
         ("seed", po::value(&seed)->default_value(1), "random seed")
         ("check", po::value(&check)->default_value(0), "recompute the objective from scratch every N accepted moves and fail on any difference")
         ("quiet,q", "no progress on stderr");
@@ -81,9 +116,11 @@ int cmd_plan(const Args& args) {
     if (!(time_limit > 0)) throw UsageError("--time-limit must be > 0");
     if (max_evals < 0 || check < 0) throw UsageError("--max-evaluations and --check must be >= 0");
     if (out.empty()) throw UsageError("--out must not be empty");
-    if (algorithm != "sa" && algorithm != "greedy") throw UsageError("--algorithm must be sa or greedy");
+    if (algorithm != "sa" && algorithm != "tabu" && algorithm != "greedy") throw UsageError("--algorithm must be sa, tabu or greedy");
+    if (tenure < 0 || candidates < 1) throw UsageError("--tabu-tenure must be >= 0 and --tabu-candidates >= 1");
     if (start != "greedy" && start != "snapshot") throw UsageError("--sa-start must be greedy or snapshot");
     if (t0 < 0) throw UsageError("--initial-temperature must be >= 0");
+    if (!(reheat >= 1.0 && reheat <= 1e6)) throw UsageError("--reheat must be in [1, 1e6]");
     const Problem p = load_for_search(cluster, vm, max_mig, max_gib);
     const CapacityModel model(p);
 
@@ -95,14 +132,16 @@ int cmd_plan(const Args& args) {
     sp.check_every = check;
     sp.quiet = vm.count("quiet") > 0;
     sp.initial_temperature = t0;
+    sp.reheat_factor = reheat;
+    if (!mix.empty()) parse_move_mix(mix, sp);
     SearchResult sr;
     if (algorithm == "greedy" || start == "greedy") sr = greedy(model, sp);
-    if (algorithm == "sa") {
+    if (algorithm == "sa" || algorithm == "tabu") {
         const double greedy_seconds = sr.seconds;
         const std::int64_t greedy_evals = sr.evaluations;
         if (start == "greedy") sp.start = sr.best;
         sp.time_limit_s = std::max(1e-3, time_limit - greedy_seconds);
-        sr = anneal(model, sp);
+        sr = algorithm == "sa" ? anneal(model, sp) : tabu_search(model, sp, TabuParams{tenure, candidates});
         sr.seconds += greedy_seconds;
         sr.evaluations += greedy_evals;
     }
@@ -123,7 +162,7 @@ int cmd_plan(const Args& args) {
                 c.max_migrations == std::numeric_limits<std::int64_t>::max() ? "unlimited" : std::to_string(c.max_migrations).c_str(),
                 c.max_migrated_ram_mib == std::numeric_limits<Amount>::max() ? "unlimited" : fmt_gib(c.max_migrated_ram_mib).c_str());
     std::printf("search    %s, %d thread(s), seed %llu: %lld evaluations in %.2f s (%.2f M/s), stopped by %s\n",
-                algorithm == "sa" ? "simulated annealing" : "greedy", algorithm == "sa" ? threads : 1,
+                algorithm == "sa" ? "simulated annealing" : algorithm == "tabu" ? "tabu search" : "greedy", algorithm == "greedy" ? 1 : threads,
                 static_cast<unsigned long long>(seed), static_cast<long long>(sr.evaluations), sr.seconds,
                 sr.seconds > 0 ? static_cast<double>(sr.evaluations) / sr.seconds / 1e6 : 0.0, sr.stopped_by.c_str());
     std::printf("\n%-14s %-6s %7s %8s %8s %7s\n", "flavor", "vNUMA", "weight", "before", "after", "gain");
@@ -172,42 +211,6 @@ int cmd_validate(const Args& args) {
         return 3;
     }
     std::printf("plan OK: %d step(s), objective %s -> %s\n", r.steps, fmt_num(r.objective_before).c_str(), fmt_num(r.objective_after).c_str());
-    return 0;
-}
-
-int cmd_exact(const Args& args) {
-    po::options_description desc("vmcap exact options");
-    std::string cluster, out;
-    std::int64_t max_mig = -1;
-    double max_gib = -1, time_limit = 600;
-    desc.add_options()("help,h", "show this help")
-        ("cluster", po::value(&cluster), "cluster snapshot JSON (default: the bundled example, far too large for this command)")
-        ("out", po::value(&out)->default_value("plan.json"), "migration plan JSON to write (atomically)")
-        ("max-migrations", po::value(&max_mig), "migration budget: live migrations (default: the snapshot's constraints)")
-        ("max-migrated-gib", po::value(&max_gib), "migration budget: RAM moved, GiB (default: the snapshot's constraints)")
-        ("time-limit", po::value(&time_limit)->default_value(600), "CBC wall-clock limit in seconds");
-    po::variables_map vm;
-    if (parse(args, desc, vm, "usage: vmcap exact [--cluster C] [--out plan.json] [--time-limit S]\n"
-                              "Solves a small instance (about <= 10 hosts, <= 40 VMs) to proven optimality with a MILP (CBC).")) return 0;
-    if (!(time_limit > 0)) throw UsageError("--time-limit must be > 0");
-    const Problem p = load_for_search(cluster, vm, max_mig, max_gib);
-    const CapacityModel model(p);
-    const ExactResult ex = solve_exact(model, time_limit);
-    const Plan plan = build_plan(model, ex.best);
-    PlanInfo info;
-    info.cluster = cluster;
-    info.algorithm = "exact";
-    info.seconds = ex.seconds;
-    info.stopped_by = ex.proven ? "proven optimal" : "time limit (not proven)";
-    if (ex.proven) info.proven_optimum = ex.objective;
-    write_file_atomic(out, format_json_lines(plan_to_json(p, plan, info)));
-    std::printf("exact     MILP with %d columns, %d rows, solved by CBC in %.2f s: %s\n", ex.columns, ex.rows, ex.seconds,
-                ex.proven ? "proven optimal" : "NOT proven optimal (time limit)");
-    std::printf("objective %s -> %s (best bound %s)\n", fmt_num(plan.objective_before).c_str(), fmt_num(ex.objective).c_str(),
-                fmt_num(ex.bound).c_str());
-    std::printf("plan      %zu migration(s) -> %s%s\n", plan.steps.size(), out.c_str(),
-                plan.objective_after < ex.objective ? " (no feasible order for every move within the budget: plan objective " : "");
-    if (plan.objective_after < ex.objective) std::printf("%s)\n", fmt_num(plan.objective_after).c_str());
     return 0;
 }
 

@@ -206,6 +206,7 @@ ExactResult solve_exact(const CapacityModel& model, double time_limit_s) {
         throw std::runtime_error("exact: MILP optimum " + std::to_string(std::abs(cbc.getObjValue())) +
                                  " differs from the VMCAP re-evaluation " + std::to_string(res.objective));
     res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    res.stopped_by = res.proven ? "proven optimal" : "time limit";
     return res;
 }
 

@@ -1,8 +1,9 @@
 #pragma once
 /**
  * @file exact.h
- * Proven optimum of small instances by a MILP solved with CBC (coinor-libcbc-dev): the yardstick
- * of the search (`vmcap exact`, bench/quality).
+ * Proven optimum of small instances by a MILP solved with CBC (coinor-libcbc-dev): `vmcap exact
+ * --method milp`, and a cross-check of the default combinatorial solver (exact_bb.h), which is
+ * much stronger (this MILP's LP relaxation counts fractional VM packings).
  *
  * Model: a binary x[v,h,S] per migratable VM v, host h and placement S (pNUMA node set) of its
  * flavor there, exactly one per VM; an integer y[f,h,S] per target flavor f, host h and placement S
@@ -24,8 +25,11 @@ struct ExactResult {
     double objective = 0.0;       ///< optimum (proven if `proven`), or the best bound-feasible value found
     double bound = 0.0;           ///< CBC's best upper bound
     bool proven = false;          ///< optimality proven within the time limit
-    int columns = 0, rows = 0;
+    int columns = 0, rows = 0;        ///< MILP size (0 for the branch and bound)
     double seconds = 0.0;
+    std::int64_t nodes = 0;           ///< branch-and-bound search nodes (0 for the MILP)
+    double start_objective = 0.0;     ///< branch and bound: incumbent from the warm start (greedy, annealing)
+    std::string stopped_by;           ///< "proven optimal", "time limit" or "node limit"
 };
 
 /**

@@ -86,7 +86,8 @@ SearchResult greedy(const CapacityModel& model, const SearchParams& params) {
             const int to = (s.host_of(v) == top1[f]) ? top2[f] : top1[f];
             if (to < 0) continue;
             const double g = src[v] + dst[static_cast<std::size_t>(f) * H + to];
-            if (g > best + 1e-12) {
+            // Ties (within 1e-12) go to the VM with less RAM: the cheaper live migration.
+            if (g > best + 1e-12 || (bv >= 0 && g >= best - 1e-12 && p.flavors[f].demand[kRamMib] < p.flavors[p.vms[bv].flavor].demand[kRamMib])) {
                 best = g;
                 bv = v;
                 bh = to;

@@ -13,7 +13,8 @@ namespace vmcap {
  * Runs the greedy baseline from the snapshot. Each round finds the exact best migrate move over
  * every (migratable VM, other host) pair, using that a move's delta splits into a source part
  * (per VM) and a destination part (per flavor and host): O(VMs + flavors x hosts) per round after
- * refreshing the two touched hosts. Deterministic (ties: lowest VM index, then lowest host index).
+ * refreshing the two touched hosts. Deterministic (ties: the VM with less RAM, then lowest VM index,
+ * then lowest host index).
  * Stops at `params.time_limit_s`. Thread count is ignored (sequential).
  */
 SearchResult greedy(const CapacityModel& model, const SearchParams& params);

@@ -1,60 +1,212 @@
-// vmcap exact (MILP, CBC) against brute force over every plan of at most one or two migrations;
-// vmcap generate determinism and validity.
+// vmcap exact: the branch and bound (exact_bb.h) against an independent brute force over every
+// final state within the budget, and against the MILP (CBC) where CBC proves optimality; limits;
+// the `vmcap exact` command; vmcap generate determinism and validity.
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <functional>
+#include <random>
 
 #include "evaluators/search_state.h"
 #include "instances/generator.h"
 #include "instances/snapshot_io.h"
 #include "optimizer/exact.h"
+#include "optimizer/exact_bb.h"
+#include "optimizer/greedy.h"
+#include "tests/cli_run.h"
 
 namespace vmcap {
 namespace {
 
-/** Best objective over every final state reachable by moving at most `budget` VMs (brute force). */
-double brute_force(const CapacityModel& m, int budget) {
+/**
+ * Best objective over every final state: each subset M of at most max_migrations migratable VMs
+ * (RAM within max_migrated_ram_mib) is taken off, then every assignment of M's VMs to a (host,
+ * placement) other than their own is tried, checking capacity node by node. Uses only the raw
+ * usage arithmetic and CapacityModel::host_capacity, nothing of SearchState or the solvers.
+ */
+double brute_force(const CapacityModel& m) {
     const Problem& p = m.problem();
-    SearchState s(m);
-    double best = s.objective();
-    std::vector<Placement> moved;
-    // Depth-first over (VM index increasing, destination host, placement) with incremental state.
-    std::function<void(int, int)> rec = [&](int first_vm, int left) {
-        if (left == 0) return;
-        for (int v = first_vm; v < static_cast<int>(p.vms.size()); ++v) {
-            if (!p.vms[v].migratable) continue;
-            const int home = s.host_of(v);
-            const std::array<std::uint8_t, kMaxVNuma> home_map = p.vms[v].pnuma;
-            for (int h = 0; h < static_cast<int>(p.hosts.size()); ++h)
-                for (const Embedding& e : m.evaluator(p.hosts[h].type, p.vms[v].flavor).placements()) {
-                    if (!s.differs_from_origin(v, h, e.mask)) continue;
-                    // Room check on the state without v.
-                    SearchState t = s;
-                    bool fits = true;
-                    const Flavor& fl = p.flavors[p.vms[v].flavor];
-                    for (int i = 0; i < fl.num_vnuma() && fits; ++i)
-                        for (int r = 0; r < p.num_resources(); ++r) {
-                            Amount free = s.free_of(h)[e.map[i] * p.num_resources() + r];
-                            if (h == home)
-                                for (int c = 0; c < fl.num_vnuma(); ++c)
-                                    if (home_map[c] == e.map[i]) free += fl.node_demand[r];
-                            if (free < fl.node_demand[r]) fits = false;
-                        }
-                    if (!fits) continue;
-                    t.move(v, h, e);
-                    if (t.migrated_ram_mib() > p.constraints.max_migrated_ram_mib) continue;
-                    best = std::max(best, t.objective());
-                    std::swap(s, t);
-                    rec(v + 1, left - 1);
-                    std::swap(s, t);
-                }
+    const int R = p.num_resources();
+    const int H = static_cast<int>(p.hosts.size());
+    const auto usage = compute_node_usage(p);
+    std::vector<std::vector<Amount>> free(H);
+    for (int h = 0; h < H; ++h)
+        for (std::size_t i = 0; i < usage[h].size(); ++i) free[h].push_back(p.host_type_of(h).node_capacity[i] - usage[h][i]);
+    std::vector<int> movable;
+    for (std::size_t v = 0; v < p.vms.size(); ++v)
+        if (p.vms[v].migratable) movable.push_back(static_cast<int>(v));
+    auto mask_of = [&](int v) {
+        unsigned mask = 0;
+        for (int i = 0; i < p.flavors[p.vms[v].flavor].num_vnuma(); ++i) mask |= 1U << p.vms[v].pnuma[i];
+        return mask;
+    };
+    auto shift = [&](int h, int flavor, unsigned mask, Amount sign) {
+        for (int i = 0; i < p.host_type_of(h).num_nodes(); ++i)
+            if ((mask >> i) & 1U)
+                for (int r = 0; r < R; ++r) free[h][i * R + r] += sign * p.flavors[flavor].node_demand[r];
+    };
+    auto value = [&] {
+        double s = 0.0;
+        for (int h = 0; h < H; ++h)
+            for (int j = 0; j < m.num_targets(); ++j)
+                s += m.target_weight(j) * static_cast<double>(m.host_capacity(p.hosts[h].type, m.target_flavor(j), free[h].data()));
+        return s;
+    };
+    double best = value();
+    std::vector<int> chosen;
+    std::function<void(std::size_t)> assign = [&](std::size_t k) {
+        if (k == chosen.size()) {
+            best = std::max(best, value());
+            return;
+        }
+        const int v = chosen[k];
+        const int f = p.vms[v].flavor;
+        for (int h = 0; h < H; ++h)
+            for (const Embedding& e : m.evaluator(p.hosts[h].type, f).placements()) {
+                if (h == p.vms[v].host && e.mask == mask_of(v)) continue;
+                bool fits = true;
+                for (int i = 0; i < p.host_type_of(h).num_nodes() && fits; ++i)
+                    if ((e.mask >> i) & 1U)
+                        for (int r = 0; r < R; ++r) fits = fits && free[h][i * R + r] >= p.flavors[f].node_demand[r];
+                if (!fits) continue;
+                shift(h, f, e.mask, -1);
+                assign(k + 1);
+                shift(h, f, e.mask, +1);
+            }
+    };
+    std::function<void(std::size_t, Amount)> subsets = [&](std::size_t first, Amount ram) {
+        if (!chosen.empty()) assign(0);
+        if (static_cast<std::int64_t>(chosen.size()) >= p.constraints.max_migrations) return;
+        for (std::size_t i = first; i < movable.size(); ++i) {
+            const int v = movable[i];
+            const Amount r = p.flavors[p.vms[v].flavor].demand[kRamMib];
+            if (ram + r > p.constraints.max_migrated_ram_mib) continue;
+            shift(p.vms[v].host, p.vms[v].flavor, mask_of(v), +1);
+            chosen.push_back(v);
+            subsets(i + 1, ram + r);
+            chosen.pop_back();
+            shift(p.vms[v].host, p.vms[v].flavor, mask_of(v), -1);
         }
     };
-    rec(0, budget);
+    subsets(0, 0);
     return best;
 }
 
-TEST(Exact, EqualsBruteForceOnTinyInstances) {
+/** Names built by appending (avoids a GCC 12 -O3 -Wrestrict false positive of "x" + to_string). */
+std::string name(const char* prefix, int n) {
+    std::string s(prefix);
+    s += std::to_string(n);
+    return s;
+}
+
+/**
+ * A tiny random snapshot: `hosts` hosts of one topology with 4 vCPU / 16 GiB per pNUMA node;
+ * flavors 1c4g (K1, weight 0), 2c8g (K1, weight 1), 4c16g (K2, weight 1.5; also 1 vNUMA node on
+ * one-node hosts never used here), 8c32g (K4 where K4 embeds, else C4, weight 2, hosts of >= 4
+ * nodes); up to `vms` VMs at random feasible placements, one in seven not migratable.
+ */
+Problem tiny_problem(const std::string& topo, int hosts, int vms, std::uint64_t seed) {
+    Problem p;
+    p.resources = {"vcpu", "ram_mib"};
+    HostType ht;
+    ht.name = topo;
+    ht.topology = parse_topology(topo);
+    for (int i = 0; i < ht.num_nodes(); ++i) {
+        ht.node_capacity.push_back(4);
+        ht.node_capacity.push_back(16 * 1024);
+    }
+    p.host_types.push_back(ht);
+    for (int h = 0; h < hosts; ++h) p.hosts.push_back(Host{name("h", h), 0, "r0", "p0"});
+    auto flavor = [&](const char* n, Amount vcpu, Amount gib, const char* vnuma, double w) {
+        Flavor f;
+        f.name = n;
+        f.demand = {vcpu, gib * 1024};
+        f.vnuma = parse_topology(vnuma);
+        f.weight = w;
+        p.flavors.push_back(f);
+    };
+    flavor("1c4g", 1, 4, "K1", 0.0);
+    flavor("2c8g", 2, 8, "K1", 1.0);
+    flavor("4c16g", 4, 16, "K2", 1.5);
+    if (ht.num_nodes() >= 4) {
+        const bool k4 = !enumerate_embeddings(ht.topology.graph, parse_topology("K4").graph).empty();
+        flavor("8c32g", 8, 32, k4 ? "K4" : "C4", 2.0);
+    }
+    std::mt19937_64 rng(seed);
+    std::vector<std::vector<Amount>> used(hosts, std::vector<Amount>(ht.node_capacity.size(), 0));
+    for (int attempt = 0; attempt < 400 && static_cast<int>(p.vms.size()) < vms; ++attempt) {
+        const int f = static_cast<int>(rng() % p.flavors.size());
+        const Flavor& fl = p.flavors[f];
+        const int k = fl.num_vnuma();
+        const int h = static_cast<int>(rng() % static_cast<std::uint64_t>(hosts));
+        const auto embs = enumerate_embeddings(ht.topology.graph, fl.vnuma.graph);
+        const Embedding& e = embs[rng() % embs.size()];
+        bool ok = true;
+        for (int v = 0; v < k; ++v)
+            for (int r = 0; r < 2; ++r) ok = ok && used[h][e.map[v] * 2 + r] + fl.demand[r] / k <= ht.node_capacity[e.map[v] * 2 + r];
+        if (!ok) continue;
+        Vm vm;
+        vm.id = name("vm", static_cast<int>(p.vms.size()));
+        vm.flavor = f;
+        vm.host = h;
+        for (int v = 0; v < k; ++v) {
+            vm.pnuma[v] = e.map[v];
+            for (int r = 0; r < 2; ++r) used[h][e.map[v] * 2 + r] += fl.demand[r] / k;
+        }
+        vm.migratable = rng() % 7 != 0;
+        p.vms.push_back(vm);
+    }
+    finalize_problem(p, "<tiny>");
+    return p;
+}
+
+BranchBoundParams cold(bool symmetry) {
+    BranchBoundParams bp;
+    bp.time_limit_s = 60;
+    bp.warm_start_evaluations = -1;  // the search must find the optimum itself
+    bp.symmetry = symmetry;
+    return bp;
+}
+
+// More cases for a local stress run: -DVMCAP_EXACT_TINY_CASES=400 (the suite keeps 40, ~3 s).
+#ifndef VMCAP_EXACT_TINY_CASES
+#define VMCAP_EXACT_TINY_CASES 40
+#endif
+
+TEST(ExactBb, EqualsBruteForceOnTinyInstances) {
+    const char* topologies[] = {"K2", "K4", "CQ3", "C4", "2xK4"};
+    int compared = 0, with_gain = 0;
+    for (int i = 0; i < VMCAP_EXACT_TINY_CASES; ++i) {
+        const std::string topo = topologies[i % 5];
+        const int budget = i % 4;
+        // Budget 3 with 8-node hosts only on 2 hosts, so the brute force stays fast.
+        const int hosts = (budget == 3 && (topo == "CQ3" || topo == "2xK4")) ? 2 : 2 + (i / 5) % 3;
+        Problem p = tiny_problem(topo, hosts, topo == "K2" ? 6 : 8, 100 + static_cast<std::uint64_t>(i));
+        p.constraints.max_migrations = budget;
+        if (i % 8 == 6) p.constraints.max_migrated_ram_mib = 20 * 1024;  // RAM budget binds: 2c8g + 4c16g at most
+        const CapacityModel m(p);
+        SCOPED_TRACE(topo + " case " + std::to_string(i));
+        const double bf = brute_force(m);
+        for (bool sym : {true, false}) {
+            const ExactResult ex = solve_exact_bb(m, cold(sym));
+            EXPECT_TRUE(ex.proven);
+            EXPECT_DOUBLE_EQ(ex.objective, bf) << "symmetry " << sym;
+            EXPECT_LE(static_cast<std::int64_t>(ex.best.size()), p.constraints.max_migrations);
+            Amount ram = 0;
+            for (const Placement& pl : ex.best) ram += p.flavors[p.vms[pl.vm].flavor].demand[kRamMib];
+            EXPECT_LE(ram, p.constraints.max_migrated_ram_mib);
+        }
+        BranchBoundParams warm;
+        warm.time_limit_s = 60;
+        EXPECT_DOUBLE_EQ(solve_exact_bb(m, warm).objective, bf);
+        if (bf > SearchState(m).objective()) ++with_gain;
+        ++compared;
+    }
+    EXPECT_GE(compared, 30);
+    EXPECT_GE(with_gain, 10);  // the set is not trivially "nothing to gain"
+}
+
+TEST(ExactBb, EqualsMilpWhereCbcProves) {
     int compared = 0;
     for (std::uint64_t seed = 1; seed <= 8; ++seed) {
         GenerateOptions o;
@@ -66,18 +218,116 @@ TEST(Exact, EqualsBruteForceOnTinyInstances) {
         o.churn = 0.5;
         o.seed = seed;
         Problem p = generate_cluster(o);
-        const int budget = 1 + static_cast<int>(seed % 2);
-        p.constraints.max_migrations = budget;
+        p.constraints.max_migrations = 1 + static_cast<int>(seed % 2);
         const CapacityModel m(p);
         if (m.num_targets() == 0) continue;
-        const ExactResult ex = solve_exact(m, 60);
-        if (!ex.proven) continue;
+        const ExactResult milp = solve_exact(m, 60);
+        if (!milp.proven) continue;
         SCOPED_TRACE("seed " + std::to_string(seed));
-        EXPECT_DOUBLE_EQ(ex.objective, brute_force(m, budget));
-        EXPECT_LE(static_cast<int>(ex.best.size()), budget);
+        const ExactResult bb = solve_exact_bb(m, cold(true));
+        EXPECT_TRUE(bb.proven);
+        EXPECT_DOUBLE_EQ(bb.objective, milp.objective);
+        EXPECT_DOUBLE_EQ(bb.objective, brute_force(m));
         ++compared;
     }
     EXPECT_GE(compared, 6);
+}
+
+// Quick (< 5 s) run on generated instances of the quality suite's kind.
+TEST(ExactBb, ProvesSmallGeneratedInstancesQuickly) {
+    struct Case {
+        const char* topo;
+        int hosts, vms, budget;
+    };
+    for (const Case c : {Case{"CQ3", 4, 20, 2}, Case{"K4", 6, 24, 3}}) {
+        GenerateOptions o;
+        o.host_topology = c.topo;
+        o.hosts = c.hosts;
+        o.vms = c.vms;
+        o.churn = 0.5;
+        o.seed = 7;
+        Problem p = generate_cluster(o);
+        p.constraints.max_migrations = c.budget;
+        const CapacityModel m(p);
+        SCOPED_TRACE(c.topo);
+        BranchBoundParams bp;
+        bp.time_limit_s = 30;
+        bp.warm_start_evaluations = 20000;
+        const ExactResult ex = solve_exact_bb(m, bp);
+        EXPECT_TRUE(ex.proven);
+        EXPECT_GE(ex.objective, ex.start_objective);
+        EXPECT_DOUBLE_EQ(ex.bound, ex.objective);
+        SearchParams sp;
+        sp.quiet = true;
+        EXPECT_GE(ex.objective, greedy(m, sp).objective_best);
+        EXPECT_DOUBLE_EQ(solve_exact_bb(m, cold(true)).objective, ex.objective);
+    }
+}
+
+TEST(ExactBb, NodeLimitReportsNotProvenWithValidBound) {
+    GenerateOptions o;
+    o.host_topology = "CQ3";
+    o.hosts = 6;
+    o.vms = 30;
+    o.churn = 0.5;
+    o.seed = 3;
+    Problem p = generate_cluster(o);
+    p.constraints.max_migrations = 3;
+    const CapacityModel m(p);
+    BranchBoundParams bp = cold(true);
+    bp.max_nodes = 5;
+    const ExactResult ex = solve_exact_bb(m, bp);
+    EXPECT_FALSE(ex.proven);
+    EXPECT_EQ(ex.stopped_by, "node limit");
+    const ExactResult full = solve_exact_bb(m, cold(true));
+    ASSERT_TRUE(full.proven);
+    EXPECT_LE(ex.objective, full.objective);
+    EXPECT_GE(ex.bound, full.objective);
+    bp.max_nodes = -1;
+    EXPECT_THROW(solve_exact_bb(m, bp), std::invalid_argument);
+}
+
+TEST(ExactCli, WritesProvenPlanAndRejectsBadInput) {
+    using test::run_vmcap;
+    using test::tmp_dir;
+    GenerateOptions o;
+    o.host_topology = "K4";
+    o.hosts = 4;
+    o.vms = 16;
+    o.churn = 0.5;
+    o.seed = 11;
+    Problem p = generate_cluster(o);
+    p.constraints.max_migrations = 2;
+    const std::string snap = (tmp_dir() / "exact_snap.json").string();
+    write_file_atomic(snap, format_json_lines(snapshot_to_json(p)));
+    const std::string plan = (tmp_dir() / "exact_plan.json").string();
+    std::filesystem::remove(plan);
+
+    const auto ok = run_vmcap("exact --cluster " + snap + " --out " + plan);
+    ASSERT_EQ(ok.code, 0) << ok.err;
+    const auto doc = nlohmann::json::parse(read_text_file(plan));
+    EXPECT_EQ(doc["algorithm"], "exact-bb");
+    EXPECT_EQ(doc["search"]["proven_optimal"], true);
+    EXPECT_DOUBLE_EQ(doc["objective_after"].get<double>(), doc["search"]["optimum"].get<double>());
+    EXPECT_DOUBLE_EQ(doc["search"]["proven_optimum"].get<double>(), doc["search"]["optimum"].get<double>());
+    const CapacityModel m(p);
+    EXPECT_DOUBLE_EQ(doc["search"]["optimum"].get<double>(), solve_exact_bb(m, cold(true)).objective);
+    EXPECT_EQ(run_vmcap("validate --cluster " + snap + " --plan " + plan).code, 0);
+
+    const auto milp = run_vmcap("exact --method milp --time-limit 2 --cluster " + snap + " --out " + plan);
+    EXPECT_EQ(milp.code, 0) << milp.err;
+
+    const std::string never = (tmp_dir() / "never.json").string();
+    for (const std::string bad : {"--method foo", "--time-limit 0", "--max-nodes -1", "--max-migrations -2"}) {
+        const auto r = run_vmcap("exact --cluster " + snap + " --out " + never + " " + bad);
+        EXPECT_EQ(r.code, 2) << bad;
+        EXPECT_FALSE(std::filesystem::exists(never)) << bad;
+        EXPECT_NE(r.err.find("vmcap exact"), std::string::npos) << r.err;
+    }
+    const auto missing = run_vmcap("exact --cluster " + (tmp_dir() / "nope.json").string() + " --out " + never);
+    EXPECT_EQ(missing.code, 2);
+    EXPECT_NE(missing.err.find("nope.json"), std::string::npos) << missing.err;
+    EXPECT_FALSE(std::filesystem::exists(never));
 }
 
 TEST(Generate, DeterministicValidAndFragmented) {

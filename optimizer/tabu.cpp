@@ -1,0 +1,199 @@
+#include "optimizer/tabu.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <stdexcept>
+
+#include <tbb/parallel_for.h>
+#include <tbb/task_arena.h>
+
+#include "optimizer/candidates.h"
+
+namespace vmcap {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using namespace search_detail;
+
+/** The VMs a candidate moves (at most two). */
+int moved_vms(const Candidate& c, int out[2]) {
+    switch (c.kind) {
+        case Kind::Migrate: out[0] = c.migrate.vm; return 1;
+        case Kind::Remap: out[0] = c.remap.vm; return 1;
+        case Kind::Swap: out[0] = c.swap.a; out[1] = c.swap.b; return 2;
+        case Kind::Exchange: out[0] = c.exchange.a; out[1] = c.exchange.b; return 2;
+        case Kind::Ejection: out[0] = c.ejection.a; out[1] = c.ejection.b; return 2;
+    }
+    return 0;
+}
+
+struct TabuWorker {
+    TabuWorker(const SearchState& start, std::uint64_t seed, int id, std::size_t vms)
+        : state(start), cache(state), rng(seed, static_cast<std::uint64_t>(id)), tabu_until(vms, 0) {}
+    SearchState state;
+    MoveCache cache;
+    Rng rng;
+    std::vector<std::int64_t> tabu_until;  ///< [vm]: first iteration at which the VM may move again
+    std::vector<Placement> best;
+    double best_score = 0.0, best_objective = 0.0;
+    std::int64_t evaluations = 0, accepted = 0, iteration = 0, since_check = 0;
+    std::size_t cursor = 0;
+};
+
+}  // namespace
+
+SearchResult tabu_search(const CapacityModel& model, const SearchParams& params, const TabuParams& tabu) {
+    const Problem& p = model.problem();
+    if (params.threads < 1) throw std::invalid_argument("threads must be >= 1");
+    if (params.time_limit_s <= 0) throw std::invalid_argument("time limit must be > 0 seconds");
+    if (tabu.tenure < 0) throw std::invalid_argument("tabu tenure must be >= 0");
+    if (tabu.candidates < 1) throw std::invalid_argument("tabu candidate list size must be >= 1");
+    for (double q : {params.mix_swap, params.mix_exchange, params.mix_remap, params.mix_ejection})
+        if (!(q >= 0.0 && q <= 1.0)) throw std::invalid_argument("move mix probabilities must be in [0, 1]");
+    if (params.mix_swap + params.mix_exchange + params.mix_remap + params.mix_ejection > 1.0 + 1e-12)
+        throw std::invalid_argument("move mix probabilities (swap + exchange + remap + ejection) must sum to at most 1");
+    Mix mix;
+    mix.swap = params.mix_swap;
+    mix.exchange = mix.swap + params.mix_exchange;
+    mix.remap = mix.exchange + params.mix_remap;
+    mix.ejection = mix.remap + params.mix_ejection;
+    const auto t0 = Clock::now();
+    SearchResult res;
+
+    std::vector<int> movable;
+    for (std::size_t v = 0; v < p.vms.size(); ++v)
+        if (p.vms[v].migratable) movable.push_back(static_cast<int>(v));
+    SearchState initial(model);
+    res.objective_before = initial.objective();
+    if (!params.start.empty()) initial.set_placements(params.start);
+    res.objective_best = initial.objective();
+    res.best = params.start;
+    if (movable.empty() || p.hosts.size() < 2 || model.num_targets() == 0 || p.constraints.max_migrations == 0) {
+        res.stopped_by = "nothing to search";
+        return res;
+    }
+    double w_min = 0.0;
+    for (int j = 0; j < model.num_targets(); ++j)
+        if (w_min == 0.0 || model.target_weight(j) < w_min) w_min = model.target_weight(j);
+    const double max_mig = static_cast<double>(std::min<std::int64_t>(p.constraints.max_migrations, static_cast<std::int64_t>(movable.size())));
+    const Scorer scorer{0.5 * w_min / (max_mig + 1.0)};
+
+    const std::int64_t total = params.max_evaluations > 0 ? params.max_evaluations : default_evaluations(p);
+    const int W = params.threads;
+    const std::int64_t per_worker = std::max<std::int64_t>(1, total / W);
+    const std::int64_t round = params.round_evaluations > 0 ? params.round_evaluations
+                                                            : std::clamp<std::int64_t>(per_worker / 50, 2000, 2000000);
+    std::vector<TabuWorker> workers;
+    workers.reserve(W);
+    for (int w = 0; w < W; ++w) {
+        workers.emplace_back(initial, params.seed, w + 1, p.vms.size());
+        TabuWorker& wk = workers.back();
+        wk.best = params.start;
+        wk.best_score = scorer.score(initial.objective(), initial.migrations());
+        wk.best_objective = initial.objective();
+        wk.cursor = wk.rng.below(movable.size());
+    }
+
+    std::atomic<bool> out_of_time{false};
+    const auto deadline = t0 + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(params.time_limit_s));
+    tbb::task_arena arena(W);
+    std::int64_t done = 0;
+    auto last_report = t0;
+    while (done < per_worker && !out_of_time.load()) {
+        const std::int64_t this_round = std::min(round, per_worker - done);
+        arena.execute([&] {
+            tbb::parallel_for(0, W, 1, [&](int w) {
+                TabuWorker& wk = workers[w];
+                SearchState& s = wk.state;
+                std::int64_t e = 0;
+                while (e < this_round) {
+                    if (Clock::now() > deadline) {
+                        out_of_time.store(true);
+                        break;
+                    }
+                    // One iteration: the best admissible move of a sampled candidate list.
+                    Candidate best_c;
+                    CandidateDelta best_d;
+                    double best_ds = 0.0;
+                    bool found = false;
+                    const double score_now = scorer.score(s.objective(), s.migrations());
+                    for (int c = 0; c < tabu.candidates && e < this_round; ++c, ++e) {
+                        const Candidate mv = propose(s, movable, mix, wk.cursor, wk.rng);
+                        ++wk.evaluations;
+                        const CandidateDelta d = evaluate(mv, s, wk.cache);
+                        if (!d.feasible) continue;
+                        const double ds = d.delta - scorer.eps * static_cast<double>(d.migrations_after - s.migrations());
+                        if (found && ds <= best_ds) continue;
+                        int vms[2];
+                        const int nv = moved_vms(mv, vms);
+                        bool is_tabu = false;
+                        for (int i = 0; i < nv; ++i) is_tabu |= wk.tabu_until[vms[i]] > wk.iteration;
+                        // Aspiration: a tabu move that reaches a new best of this worker is allowed.
+                        if (is_tabu && !(score_now + ds > wk.best_score + 1e-12)) continue;
+                        best_c = mv;
+                        best_d = d;
+                        best_ds = ds;
+                        found = true;
+                    }
+                    ++wk.iteration;
+                    if (!found) continue;
+                    apply(best_c, s, best_d);
+                    ++wk.accepted;
+                    int vms[2];
+                    const int nv = moved_vms(best_c, vms);
+                    for (int i = 0; i < nv; ++i)
+                        wk.tabu_until[vms[i]] = wk.iteration + tabu.tenure + static_cast<std::int64_t>(wk.rng.below(static_cast<std::uint64_t>(tabu.tenure) + 1));
+                    if (params.check_every > 0 && ++wk.since_check >= params.check_every) {
+                        wk.since_check = 0;
+                        s.check_consistency();
+                    }
+                    const double sc = scorer.score(s.objective(), s.migrations());
+                    if (sc > wk.best_score) {
+                        wk.best_score = sc;
+                        wk.best_objective = s.objective();
+                        wk.best = s.migrated_placements();
+                    }
+                }
+            });
+        });
+        done += this_round;
+        // Synchronisation point: workers behind the best (ties: lowest worker id) restart from it.
+        int bw = 0;
+        for (int w = 1; w < W; ++w)
+            if (workers[w].best_score > workers[bw].best_score) bw = w;
+        for (int w = 0; w < W; ++w)
+            if (w != bw && workers[w].best_score < workers[bw].best_score) {
+                workers[w].best = workers[bw].best;
+                workers[w].best_score = workers[bw].best_score;
+                workers[w].best_objective = workers[bw].best_objective;
+                workers[w].state.set_placements(workers[w].best);
+            }
+        const auto now = Clock::now();
+        if (!params.quiet && (now - last_report > std::chrono::seconds(2) || done >= per_worker)) {
+            last_report = now;
+            std::int64_t ev = 0;
+            for (const auto& wk : workers) ev += wk.evaluations;
+            const double secs = std::chrono::duration<double>(now - t0).count();
+            std::fprintf(stderr, "[%6.1fs] %5.1f%%  objective %.6g (start %.6g)  migrations %lld  %.2f M evals/s (tabu)\n", secs,
+                         100.0 * static_cast<double>(done) / static_cast<double>(per_worker), workers[bw].best_objective,
+                         res.objective_before, static_cast<long long>(workers[bw].best.size()), static_cast<double>(ev) / secs / 1e6);
+        }
+    }
+    int bw = 0;
+    for (int w = 1; w < W; ++w)
+        if (workers[w].best_score > workers[bw].best_score) bw = w;
+    res.best = workers[bw].best;
+    res.objective_best = workers[bw].best_objective;
+    for (const auto& wk : workers) {
+        res.evaluations += wk.evaluations;
+        res.accepted += wk.accepted;
+    }
+    res.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+    res.stopped_by = out_of_time.load() ? "time limit" : "evaluation budget";
+    return res;
+}
+
+}  // namespace vmcap
