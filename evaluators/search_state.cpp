@@ -1,5 +1,6 @@
 #include "evaluators/search_state.h"
 
+#include <algorithm>
 #include <sstream>
 #include <stdexcept>
 
@@ -51,8 +52,13 @@ bool SearchState::differs_from_origin(int vm, int host, NodeMask mask) const {
     return m != mask;
 }
 
-void SearchState::rebuild() {
+void SearchState::rebuild(const std::vector<char>* touched) {
     const Problem& p = problem();
+    // Hosts whose free amounts come out unchanged keep their version (their b and VMCAP are a
+    // function of the free amounts), so per-worker caches stay warm across set_placements();
+    // the first build (all versions 0) gives every host a fresh one.
+    const std::vector<Amount> old_free = free_;
+    const bool first = clock_ == 0;
     for (std::size_t h = 0; h < p.hosts.size(); ++h) {
         const HostType& ht = p.host_type_of(static_cast<int>(h));
         std::copy(ht.node_capacity.begin(), ht.node_capacity.end(), free_.begin() + static_cast<std::ptrdiff_t>(free_off_[h]));
@@ -65,7 +71,10 @@ void SearchState::rebuild() {
     }
     std::fill(total_.begin(), total_.end(), 0);
     for (std::size_t h = 0; h < p.hosts.size(); ++h) {
-        host_version_[h] = ++clock_;
+        if (first || touched == nullptr || (*touched)[h] || !std::equal(free_.begin() + static_cast<std::ptrdiff_t>(free_off_[h]),
+                                 free_.begin() + static_cast<std::ptrdiff_t>(free_off_[h] + static_cast<std::size_t>(nodes_[h]) * R_),
+                                 old_free.begin() + static_cast<std::ptrdiff_t>(free_off_[h])))
+            host_version_[h] = ++clock_;
         for (int j = 0; j < T_; ++j) cap_[h * T_ + j] = 0;
         refresh_host(static_cast<int>(h), (1 << nodes_[h]) - 1);
     }
@@ -153,6 +162,8 @@ std::vector<Placement> SearchState::migrated_placements() const {
 
 void SearchState::set_placements(const std::vector<Placement>& placements) {
     const Problem& p = problem();
+    const std::vector<int> old_host = vm_host_;
+    const std::vector<std::array<std::uint8_t, kMaxVNuma>> old_pnuma = vm_pnuma_;
     for (std::size_t v = 0; v < p.vms.size(); ++v) {
         vm_host_[v] = p.vms[v].host;
         vm_pnuma_[v] = p.vms[v].pnuma;
@@ -161,7 +172,12 @@ void SearchState::set_placements(const std::vector<Placement>& placements) {
         vm_host_[pl.vm] = pl.host;
         vm_pnuma_[pl.vm] = pl.pnuma;
     }
-    rebuild();
+    // A host one of whose VMs changed (host or nodes) gets a new version even if its free
+    // amounts come out equal: cached removal deltas depend on the VM's nodes too.
+    std::vector<char> touched(p.hosts.size(), 0);
+    for (std::size_t v = 0; v < p.vms.size(); ++v)
+        if (vm_host_[v] != old_host[v] || vm_pnuma_[v] != old_pnuma[v]) touched[old_host[v]] = touched[vm_host_[v]] = 1;
+    rebuild(&touched);
     for (std::size_t i = 0; i < free_.size(); ++i)
         if (free_[i] < 0) throw std::logic_error("set_placements: the placement overloads a pNUMA node");
 }

@@ -67,7 +67,8 @@ public:
 
     /**
      * Version of host h's aggregates: changes (to a value never used before in this state's
-     * lifetime) whenever move() or set_placements() touches the host, so per-worker caches of
+     * lifetime) whenever move() touches the host or set_placements() changes one of its VMs or
+     * its free amounts (other hosts keep their version), so per-worker caches of
      * per-host quantities (moves/move_cache.h) can tell in O(1) whether an entry is still exact.
      */
     std::uint64_t host_version(int host) const { return host_version_[host]; }
@@ -90,7 +91,9 @@ public:
     void check_consistency() const;
 
 private:
-    void rebuild();
+    /** Recomputes every aggregate from vm_host_/vm_pnuma_. Host versions: all new unless
+     *  `touched` is given; then only hosts marked there or whose free amounts changed. */
+    void rebuild(const std::vector<char>* touched = nullptr);
     void refresh_host(int host, int first_node_mask);
     void set_migrated(int vm, bool migrated);
 

@@ -135,6 +135,8 @@ int cmd_plan(const Args& args) {
     sp.reheat_factor = reheat;
     if (!mix.empty()) parse_move_mix(mix, sp);
     SearchResult sr;
+    double phase_seconds = 0.0;    // the annealing / tabu phase alone (after the greedy start)
+    std::int64_t phase_evals = 0;
     if (algorithm == "greedy" || start == "greedy") sr = greedy(model, sp);
     if (algorithm == "sa" || algorithm == "tabu") {
         const double greedy_seconds = sr.seconds;
@@ -142,6 +144,8 @@ int cmd_plan(const Args& args) {
         if (start == "greedy") sp.start = sr.best;
         sp.time_limit_s = std::max(1e-3, time_limit - greedy_seconds);
         sr = algorithm == "sa" ? anneal(model, sp) : tabu_search(model, sp, TabuParams{tenure, candidates});
+        phase_seconds = sr.seconds;
+        phase_evals = sr.evaluations;
         sr.seconds += greedy_seconds;
         sr.evaluations += greedy_evals;
     }
@@ -165,6 +169,10 @@ int cmd_plan(const Args& args) {
                 algorithm == "sa" ? "simulated annealing" : algorithm == "tabu" ? "tabu search" : "greedy", algorithm == "greedy" ? 1 : threads,
                 static_cast<unsigned long long>(seed), static_cast<long long>(sr.evaluations), sr.seconds,
                 sr.seconds > 0 ? static_cast<double>(sr.evaluations) / sr.seconds / 1e6 : 0.0, sr.stopped_by.c_str());
+    if (phase_seconds > 0)
+        std::printf("          %s phase: %lld candidate-move evaluations in %.2f s (%.2f M/s, %.2f M/s per thread)\n",
+                    algorithm == "sa" ? "annealing" : "tabu", static_cast<long long>(phase_evals), phase_seconds,
+                    static_cast<double>(phase_evals) / phase_seconds / 1e6, static_cast<double>(phase_evals) / phase_seconds / 1e6 / threads);
     std::printf("\n%-14s %-6s %7s %8s %8s %7s\n", "flavor", "vNUMA", "weight", "before", "after", "gain");
     for (std::size_t f = 0; f < p.flavors.size(); ++f) {
         if (!p.flavors[f].is_target()) continue;

@@ -1,6 +1,7 @@
 // MoveCache (moves/move_cache.h): cached migrate, exchange and ejection evaluations equal the
-// uncached evaluate() on every candidate, through long random sequences of applied moves (so
-// stale entries would be caught), on several host topologies and budgets.
+// uncached evaluate() on every candidate, through long random sequences of applied moves and
+// jumps back to earlier states (so stale entries would be caught), on several host topologies
+// and budgets.
 #include <gtest/gtest.h>
 
 #include <random>
@@ -34,7 +35,13 @@ Counts run_sequence(const char* topology, std::uint64_t seed, std::int64_t budge
     std::mt19937_64 rng(seed);
     const int V = static_cast<int>(p.vms.size()), H = static_cast<int>(p.hosts.size());
     Counts c;
+    std::vector<Placement> saved;
     for (int it = 0; it < 3000; ++it) {
+        // Jump back to an earlier state now and then, as workers do at synchronisation points:
+        // set_placements keeps the versions of untouched hosts, so cache entries must survive
+        // exactly where they are still valid and nowhere else.
+        if (it % 500 == 250) saved = s.migrated_placements();
+        if (it % 500 == 499) s.set_placements(saved);
         const int a = static_cast<int>(rng() % V), b = static_cast<int>(rng() % V), h = static_cast<int>(rng() % H);
         switch (rng() % 3) {
             case 0: {
@@ -112,6 +119,43 @@ TEST(MoveCache, CachedEvaluationsEqualUncachedThroughRandomSequences) {
     EXPECT_GT(exchange, 100);
     EXPECT_GT(ejection, 100);
     EXPECT_GT(applied, 1000);
+}
+
+}  // namespace
+}  // namespace vmcap
+
+namespace vmcap {
+namespace {
+
+// Two VMs of one flavor on one host trade pNUMA nodes through set_placements: the host's free
+// amounts are unchanged, but each VM's removal delta now concerns other nodes, so the host must
+// get a new version and the cache must not serve the old deltas.
+TEST(MoveCache, SetPlacementsThatSwapsIdenticalVmsInvalidatesRemovalDeltas) {
+    int checked = 0;
+    for (std::uint64_t seed = 1; seed <= 40 && checked == 0; ++seed) {
+        test::RandomCluster rc;
+        rc.host_topology = "CQ3";
+        rc.hosts = 6;
+        rc.seed = seed;
+        rc.max_migrations = 10;
+        const Problem p = test::make_random_problem(rc);
+        const CapacityModel m(p);
+        for (std::size_t x = 0; x < p.vms.size() && checked == 0; ++x)
+            for (std::size_t y = x + 1; y < p.vms.size() && checked == 0; ++y) {
+                const Vm& vx = p.vms[x];
+                const Vm& vy = p.vms[y];
+                if (vx.flavor != vy.flavor || vx.host != vy.host || vx.pnuma == vy.pnuma || !vx.migratable || !vy.migratable) continue;
+                SearchState s(m);
+                MoveCache cache(s);
+                const double before = cache.removal(s, static_cast<int>(x));
+                s.set_placements({Placement{static_cast<int>(x), vx.host, vy.pnuma}, Placement{static_cast<int>(y), vy.host, vx.pnuma}});
+                const double now = removal_delta(s, static_cast<int>(x));
+                if (now == before) continue;  // symmetric nodes: the case cannot show staleness
+                EXPECT_EQ(cache.removal(s, static_cast<int>(x)), now);
+                ++checked;
+            }
+    }
+    ASSERT_EQ(checked, 1) << "no instance with two same-flavor VMs on asymmetric nodes of one host";
 }
 
 }  // namespace
