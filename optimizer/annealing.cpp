@@ -35,7 +35,7 @@ struct Worker {
     std::int64_t since_check = 0;
     std::int64_t kind_evaluated[kKinds] = {}, kind_accepted[kKinds] = {}, kind_improved[kKinds] = {};
     std::int64_t bounded = 0;  ///< compound moves rejected by upper_bound() without full evaluation
-    std::size_t cursor = 0;    ///< sweep position in the migratable VM list (propose_migrate)
+    Proposal proposal;         ///< sweep position and destination candidate lists (candidates.h)
     std::int64_t last_improvement = 0;  ///< per-worker evaluation count at the last new best (or reheat)
     double boost = 1.0;                 ///< temperature multiplier after a reheat (decays to 1)
     std::int64_t reheats = 0;
@@ -70,8 +70,12 @@ SearchResult anneal(const CapacityModel& model, const SearchParams& params) {
     SearchResult res;
 
     std::vector<int> movable;
+    std::vector<char> flavor_used(p.flavors.size(), 0);
     for (std::size_t v = 0; v < p.vms.size(); ++v)
-        if (p.vms[v].migratable) movable.push_back(static_cast<int>(v));
+        if (p.vms[v].migratable) {
+            movable.push_back(static_cast<int>(v));
+            flavor_used[p.vms[v].flavor] = 1;
+        }
 
     SearchState initial(model);
     res.objective_before = initial.objective();
@@ -95,11 +99,12 @@ SearchResult anneal(const CapacityModel& model, const SearchParams& params) {
     {
         Rng cal(params.seed, 0xC0FFEEULL);
         MoveCache cal_cache(initial);
-        std::size_t cal_cursor = cal.below(movable.size());
+        Proposal cal_proposal;
+        cal_proposal.cursor = cal.below(movable.size());
         double sum = 0.0;
         int n = 0;
         for (int i = 0; i < 4000 && n < 400; ++i) {
-            const Candidate mv = propose(initial, movable, mix, cal_cursor, cal);
+            const Candidate mv = propose(initial, movable, mix, cal_proposal, cal);
             const CandidateDelta d = evaluate(mv, initial, cal_cache);
             if (d.feasible && d.delta < 0) {
                 sum += -d.delta;
@@ -131,7 +136,7 @@ SearchResult anneal(const CapacityModel& model, const SearchParams& params) {
     for (int w = 0; w < W; ++w) {
         workers.emplace_back(initial, params.seed, w + 1);
         workers.back().best = params.start;
-        workers.back().cursor = workers.back().rng.below(movable.size());
+        workers.back().proposal.cursor = workers.back().rng.below(movable.size());
         workers.back().best_score = scorer.score(initial.objective(), initial.migrations());
         workers.back().best_objective = initial.objective();
     }
@@ -147,6 +152,7 @@ SearchResult anneal(const CapacityModel& model, const SearchParams& params) {
             tbb::parallel_for(0, W, 1, [&](int w) {
                 Worker& wk = workers[w];
                 SearchState& s = wk.state;
+                if (params.destination_lists) wk.proposal.refresh(s, wk.cache, flavor_used);
                 double temp = t_start;
                 for (std::int64_t e = 0; e < this_round; ++e) {
                     if ((e & 255) == 0) {
@@ -169,7 +175,7 @@ SearchResult anneal(const CapacityModel& model, const SearchParams& params) {
                         temp = std::min(t_start, t_start * std::pow(t_ratio, progress) * wk.boost);
                         wk.boost = std::max(1.0, wk.boost * 0.98);
                     }
-                    const Candidate mv = propose(s, movable, mix, wk.cursor, wk.rng);
+                    const Candidate mv = propose(s, movable, mix, wk.proposal, wk.rng);
                     ++wk.evaluations;
                     const int kind = static_cast<int>(mv.kind);
                     ++wk.kind_evaluated[kind];

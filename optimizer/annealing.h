@@ -30,6 +30,9 @@ struct SearchParams {
     /** Reheat: a worker without a new best for 10% of its evaluations (>= 50,000) multiplies the
      *  temperature by this factor (capped at the start temperature, decaying back); 1 = off. */
     double reheat_factor = 3.0;
+    /** Draw half of the migrate destinations from per-flavor candidate lists of the hosts that
+     *  absorb the flavor most cheaply (rebuilt at each synchronisation point; optimizer/candidates.h). */
+    bool destination_lists = true;
     /** Move mix: probability that a proposal is a swap / budget exchange / remap / ejection chain
      *  (moves/); the rest are migrate moves. Each in [0, 1], sum <= 1. Exchange needs a migrated
      *  VM and falls back to migrate without one. Remap is off by default: it spends a budget slot

@@ -5,8 +5,10 @@
  * any move type, its proposal from the move mix, exact evaluation through the worker's
  * MoveCache, cheap upper bounds for compound moves, and apply. Internal to optimizer/.
  */
+#include <algorithm>
 #include <cstdint>
 #include <limits>
+#include <utility>
 #include <vector>
 
 #include "moves/ejection.h"
@@ -36,7 +38,40 @@ struct Scorer {
  *  through the CPU caches instead of costing a memory miss each) to a random other host;
  *  sometimes an already migrated VM (back home or elsewhere), so budget can be given back and
  *  reused. */
-inline MigrateMove propose_migrate(const SearchState& s, const std::vector<int>& movable, std::size_t& cursor, Rng& rng) {
+/**
+ * Per-worker proposal state: the sweep position over the migratable VMs and, per flavor, a
+ * candidate list of destination hosts: the kDestinations hosts with the largest cached
+ * best-insertion delta (the hosts that absorb a VM of the flavor at the least capacity cost),
+ * rebuilt at every synchronisation point (counted work, so deterministic). Half of the migrate
+ * proposals draw their destination from it, so the search spends its evaluations where moves can
+ * pay; the other half stay uniform so every host remains reachable.
+ */
+struct Proposal {
+    static constexpr int kDestinations = 64;
+    std::size_t cursor = 0;
+    std::vector<std::vector<int>> dest;  ///< [flavor]: candidate destination hosts (may be empty)
+
+    /** Rebuilds `dest` from the cache for every flavor with migratable VMs. O(flavors x hosts). */
+    void refresh(const SearchState& s, MoveCache& cache, const std::vector<char>& flavor_used) {
+        const Problem& p = s.problem();
+        const int H = static_cast<int>(p.hosts.size());
+        dest.assign(p.flavors.size(), {});
+        std::vector<std::pair<double, int>> v;
+        for (std::size_t f = 0; f < p.flavors.size(); ++f) {
+            if (!flavor_used[f]) continue;
+            v.clear();
+            for (int h = 0; h < H; ++h) {
+                const Insertion& ins = cache.insertion(s, static_cast<int>(f), h);
+                if (ins.embedding >= 0) v.emplace_back(-ins.delta, h);  // ascending = best first; ties: lower host
+            }
+            const std::size_t k = std::min<std::size_t>(kDestinations, v.size());
+            std::partial_sort(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(k), v.end());
+            for (std::size_t i = 0; i < k; ++i) dest[f].push_back(v[i].second);
+        }
+    }
+};
+
+inline MigrateMove propose_migrate(const SearchState& s, const std::vector<int>& movable, Proposal& pr, Rng& rng) {
     const Problem& p = s.problem();
     const auto H = static_cast<std::uint64_t>(p.hosts.size());
     MigrateMove mv;
@@ -48,10 +83,18 @@ inline MigrateMove propose_migrate(const SearchState& s, const std::vector<int>&
             return mv;
         }
     } else {
-        mv.vm = movable[cursor];
-        if (++cursor == movable.size()) cursor = 0;
+        mv.vm = movable[pr.cursor];
+        if (++pr.cursor == movable.size()) pr.cursor = 0;
     }
     const int cur = s.host_of(mv.vm);
+    const int f = p.vms[mv.vm].flavor;
+    if (static_cast<std::size_t>(f) < pr.dest.size() && !pr.dest[f].empty() && rng.below(2) == 0) {
+        const int h = pr.dest[f][rng.below(pr.dest[f].size())];
+        if (h != cur) {
+            mv.host = h;
+            return mv;
+        }
+    }
     int h = static_cast<int>(rng.below(H - 1));
     if (h >= cur) ++h;
     mv.host = h;
@@ -177,7 +220,7 @@ struct Mix {
  * goes to the host of another, which is ejected to a random third host. A draw that finds no suitable pair
  * in a few tries (or no migrated VM) falls back to a migrate move, so every call yields one candidate.
  */
-inline Candidate propose(const SearchState& s, const std::vector<int>& movable, const Mix& mix, std::size_t& cursor, Rng& rng) {
+inline Candidate propose(const SearchState& s, const std::vector<int>& movable, const Mix& mix, Proposal& pr, Rng& rng) {
     const Problem& p = s.problem();
     const auto H = static_cast<std::uint64_t>(p.hosts.size());
     Candidate c;
@@ -228,7 +271,7 @@ inline Candidate propose(const SearchState& s, const std::vector<int>& movable, 
         }
     }
     c.kind = Kind::Migrate;
-    c.migrate = propose_migrate(s, movable, cursor, rng);
+    c.migrate = propose_migrate(s, movable, pr, rng);
     return c;
 }
 

@@ -102,6 +102,7 @@ int cmd_plan(const Args& args) {
         ("threads", po::value(&threads)->default_value(1), "search threads")
         ("sa-start", po::value(&start)->default_value("greedy"), "annealing start: greedy (the greedy plan, so never worse) or snapshot")
         ("initial-temperature", po::value(&t0)->default_value(0), "annealing start temperature in objective units (0: calibrated)")
+        ("no-destination-lists", "draw every migrate destination uniformly (no per-flavor candidate lists)")
         ("reheat", po::value(&reheat)->default_value(3.0), "annealing reheat: temperature factor after a stall of 10% of the run without a new best (1: off)")
         ("move-mix", po::value(&mix), "share of proposals per compound move, e.g. swap=0.15,exchange=0.2,ejection=0.1,remap=0 "
                                       "(kinds not named keep their default; the rest are migrate moves)")
@@ -133,6 +134,7 @@ int cmd_plan(const Args& args) {
     sp.quiet = vm.count("quiet") > 0;
     sp.initial_temperature = t0;
     sp.reheat_factor = reheat;
+    sp.destination_lists = vm.count("no-destination-lists") == 0;
     if (!mix.empty()) parse_move_mix(mix, sp);
     SearchResult sr;
     double phase_seconds = 0.0;    // the annealing / tabu phase alone (after the greedy start)

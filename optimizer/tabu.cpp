@@ -40,7 +40,7 @@ struct TabuWorker {
     std::vector<Placement> best;
     double best_score = 0.0, best_objective = 0.0;
     std::int64_t evaluations = 0, accepted = 0, iteration = 0, since_check = 0;
-    std::size_t cursor = 0;
+    Proposal proposal;
 };
 
 }  // namespace
@@ -64,8 +64,12 @@ SearchResult tabu_search(const CapacityModel& model, const SearchParams& params,
     SearchResult res;
 
     std::vector<int> movable;
+    std::vector<char> flavor_used(p.flavors.size(), 0);
     for (std::size_t v = 0; v < p.vms.size(); ++v)
-        if (p.vms[v].migratable) movable.push_back(static_cast<int>(v));
+        if (p.vms[v].migratable) {
+            movable.push_back(static_cast<int>(v));
+            flavor_used[p.vms[v].flavor] = 1;
+        }
     SearchState initial(model);
     res.objective_before = initial.objective();
     if (!params.start.empty()) initial.set_placements(params.start);
@@ -94,7 +98,7 @@ SearchResult tabu_search(const CapacityModel& model, const SearchParams& params,
         wk.best = params.start;
         wk.best_score = scorer.score(initial.objective(), initial.migrations());
         wk.best_objective = initial.objective();
-        wk.cursor = wk.rng.below(movable.size());
+        wk.proposal.cursor = wk.rng.below(movable.size());
     }
 
     std::atomic<bool> out_of_time{false};
@@ -108,6 +112,7 @@ SearchResult tabu_search(const CapacityModel& model, const SearchParams& params,
             tbb::parallel_for(0, W, 1, [&](int w) {
                 TabuWorker& wk = workers[w];
                 SearchState& s = wk.state;
+                if (params.destination_lists) wk.proposal.refresh(s, wk.cache, flavor_used);
                 std::int64_t e = 0;
                 while (e < this_round) {
                     if (Clock::now() > deadline) {
@@ -121,7 +126,7 @@ SearchResult tabu_search(const CapacityModel& model, const SearchParams& params,
                     bool found = false;
                     const double score_now = scorer.score(s.objective(), s.migrations());
                     for (int c = 0; c < tabu.candidates && e < this_round; ++c, ++e) {
-                        const Candidate mv = propose(s, movable, mix, wk.cursor, wk.rng);
+                        const Candidate mv = propose(s, movable, mix, wk.proposal, wk.rng);
                         ++wk.evaluations;
                         const CandidateDelta d = evaluate(mv, s, wk.cache);
                         if (!d.feasible) continue;

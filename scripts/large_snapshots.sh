@@ -34,7 +34,8 @@ for name in az-test-2200 az-dev-2000 huawei-2000; do
     ss=$(tail -1 "$WORK/t")
     read -r before gobj <<<"$(echo "$g" | objective)"
     read -r _ sobj <<<"$(echo "$s" | objective)"
-    gain=$(awk -v a="$sobj" -v b="$gobj" 'BEGIN { printf "%+g (%+.2f%%)", a - b, b > 0 ? 100 * (a - b) / b : 0 }')
+    # Parenthesised: in awk's printf arguments a bare '>' is an output redirection.
+    gain=$(awk -v a="$sobj" -v b="$gobj" 'BEGIN { d = a - b; printf "%s%g (%s%.2f%%)", (d >= 0 ? "+" : ""), d, (d >= 0 ? "+" : ""), (b > 0 ? 100 * d / b : 0) }')
     echo "| $name | $hosts | $vms | $pct% | $budget | $before | $gobj | $sobj | $gain | $gs | $ss |"
   done
 done
