@@ -186,6 +186,11 @@ SearchResult anneal(const CapacityModel& model, const SearchParams& params) {
                         if (!d.feasible) continue;
                         ds = d.delta - scorer.eps * static_cast<double>(d.migrations_after - s.migrations());
                         if (ds < 0 && wk.rng.uniform() >= std::exp(ds / temp)) continue;
+                        // Exactly neutral moves (same objective, same migration count) are
+                        // plateau steps: accepted with probability neutral_acceptance.
+                        if (ds == 0.0 && d.delta == 0.0 && params.neutral_acceptance < 1.0 &&
+                            wk.rng.uniform() >= params.neutral_acceptance)
+                            continue;
                     } else {
                         // Threshold first: accept iff ds >= temp x ln(u). A move whose cached
                         // upper bound (+ the largest possible migration tie-break refund, 2 eps)

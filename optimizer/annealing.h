@@ -33,6 +33,9 @@ struct SearchParams {
     /** Draw half of the migrate destinations from per-flavor candidate lists of the hosts that
      *  absorb the flavor most cheaply (rebuilt at each synchronisation point; optimizer/candidates.h). */
     bool destination_lists = true;
+    /** Probability of accepting an exactly neutral migrate/remap move (objective and migration
+     *  count unchanged): plateau steps; each invalidates two hosts' cached deltas. In [0, 1]. */
+    double neutral_acceptance = 1.0;
     /** Move mix: probability that a proposal is a swap / budget exchange / remap / ejection chain
      *  (moves/); the rest are migrate moves. Each in [0, 1], sum <= 1. Exchange needs a migrated
      *  VM and falls back to migrate without one. Remap is off by default: it spends a budget slot

@@ -172,8 +172,15 @@ inline double upper_bound(const Candidate& c, const SearchState& s, MoveCache& c
             if (!s.is_migrated(m.a) || s.is_migrated(m.b)) return kNoBound;
             const int ha = s.host_of(m.a), hb = s.host_of(m.b), home = p.vms[m.a].host;
             if (ha == hb || m.host == hb) return kNoBound;
-            if (ha != home && home != hb && m.host != home) return kNoBound;  // cheap exact evaluation from the cache
+            const bool distinct = ha != home && home != hb;
+            if (distinct && m.host != home && m.host != ha) return kNoBound;  // exact from the cache anyway
             double ub = cache.removal(s, m.a) + cache.removal(s, m.b);
+            if (distinct && m.host != home) {
+                // a's snapshot host changes only by a's return: exactly its cached delta.
+                const MoveCache::Return& ret = cache.return_home(s, m.a);
+                if (!ret.fits) return -kNoBound;
+                ub += ret.delta;
+            }
             if (m.host != ha && m.host != home) {
                 const Insertion& ins = cache.insertion(s, p.vms[m.b].flavor, m.host);
                 if (ins.embedding < 0) return -kNoBound;

@@ -85,7 +85,7 @@ int cmd_plan(const Args& args) {
     po::options_description desc("vmcap plan options");
     std::string cluster, out, algorithm;
     std::int64_t max_mig = -1, max_evals = 0, check = 0;
-    double max_gib = -1, time_limit = 60, t0 = 0, reheat = 3.0;
+    double max_gib = -1, time_limit = 60, t0 = 0, reheat = 3.0, neutral = 1.0;
     std::string start, mix;
     int threads = 1, tenure = 25, candidates = 256;
     std::uint64_t seed = 1;
@@ -103,6 +103,7 @@ int cmd_plan(const Args& args) {
         ("sa-start", po::value(&start)->default_value("greedy"), "annealing start: greedy (the greedy plan, so never worse) or snapshot")
         ("initial-temperature", po::value(&t0)->default_value(0), "annealing start temperature in objective units (0: calibrated)")
         ("no-destination-lists", "draw every migrate destination uniformly (no per-flavor candidate lists)")
+        ("neutral-acceptance", po::value(&neutral)->default_value(1.0), "annealing: probability of accepting a move that changes neither the objective nor the migration count")
         ("reheat", po::value(&reheat)->default_value(3.0), "annealing reheat: temperature factor after a stall of 10% of the run without a new best (1: off)")
         ("move-mix", po::value(&mix), "share of proposals per compound move, e.g. swap=0.15,exchange=0.2,ejection=0.1,remap=0 "
                                       "(kinds not named keep their default; the rest are migrate moves)")
@@ -134,6 +135,8 @@ int cmd_plan(const Args& args) {
     sp.quiet = vm.count("quiet") > 0;
     sp.initial_temperature = t0;
     sp.reheat_factor = reheat;
+    if (!(neutral >= 0.0 && neutral <= 1.0)) throw UsageError("--neutral-acceptance must be in [0, 1]");
+    sp.neutral_acceptance = neutral;
     sp.destination_lists = vm.count("no-destination-lists") == 0;
     if (!mix.empty()) parse_move_mix(mix, sp);
     SearchResult sr;
