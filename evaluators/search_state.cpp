@@ -46,6 +46,7 @@ NodeMask SearchState::mask_of(int vm) const {
 bool SearchState::differs_from_origin(int vm, int host, NodeMask mask) const {
     const Vm& orig = problem().vms[vm];
     if (orig.host != host) return true;
+    if (!problem().constraints.remap_counts_as_migration) return false;  // a remap is free
     const int k = problem().flavors[orig.flavor].num_vnuma();
     unsigned m = 0;
     for (int v = 0; v < k; ++v) m |= 1U << orig.pnuma[v];

@@ -55,7 +55,8 @@ public:
     bool is_migrated(int vm) const { return migrated_pos_[vm] >= 0; }
     /** VMs whose placement differs from the snapshot, in an order that depends on history. */
     const std::vector<int>& migrated_vms() const { return migrated_; }
-    /** Would placing `vm` on (host, mask) count as a migration? */
+    /** Would placing `vm` on (host, mask) count as a migration? Off its snapshot host always; on
+     *  it, on other nodes only if Constraints::remap_counts_as_migration. */
     bool differs_from_origin(int vm, int host, NodeMask mask) const;
 
     /**

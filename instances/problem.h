@@ -84,6 +84,10 @@ struct Constraints {
     std::int64_t max_migrations = std::numeric_limits<std::int64_t>::max();
     /** Maximum RAM moved by live migration, summed over plan steps, in MiB. */
     Amount max_migrated_ram_mib = std::numeric_limits<Amount>::max();
+    /** Does moving a VM to other pNUMA nodes of its own host (a remap) count as a live migration
+     *  (budget slot and RAM)? Default yes: hypervisors implement it as a local live migration.
+     *  JSON constraints.remap_counts_as_migration. */
+    bool remap_counts_as_migration = true;
 };
 
 /**

@@ -290,7 +290,12 @@ Problem parse_snapshot(const json& doc, const std::string& file) {
     }
 
     if (auto it = doc.find("constraints"); it != doc.end()) {
-        only_keys(c, *it, "constraints", {"max_migrations", "max_migrated_ram_gib"});
+        only_keys(c, *it, "constraints", {"max_migrations", "max_migrated_ram_gib", "remap_counts_as_migration"});
+        if (it->contains("remap_counts_as_migration")) {
+            const json& r = (*it)["remap_counts_as_migration"];
+            if (!r.is_boolean()) c.fail("constraints.remap_counts_as_migration", "expected true or false");
+            p.constraints.remap_counts_as_migration = r.get<bool>();
+        }
         if (it->contains("max_migrations")) p.constraints.max_migrations = get_int(c, (*it)["max_migrations"], "constraints.max_migrations", 0);
         if (it->contains("max_migrated_ram_gib"))
             p.constraints.max_migrated_ram_mib =
@@ -380,6 +385,7 @@ nlohmann::ordered_json snapshot_to_json(const Problem& p) {
     if (p.constraints.max_migrations != std::numeric_limits<std::int64_t>::max()) cons["max_migrations"] = p.constraints.max_migrations;
     if (p.constraints.max_migrated_ram_mib != std::numeric_limits<Amount>::max())
         cons["max_migrated_ram_gib"] = static_cast<double>(p.constraints.max_migrated_ram_mib) / 1024.0;
+    if (!p.constraints.remap_counts_as_migration) cons["remap_counts_as_migration"] = false;
     doc["constraints"] = cons;
     return doc;
 }

@@ -59,7 +59,11 @@ int cmd_exact(const Args& args) {
             throw UsageError(e.what());  // e.g. a budget far beyond what the branch and bound can prove
         }
     } else {
-        ex = solve_exact(model, time_limit);
+        try {
+            ex = solve_exact(model, time_limit);
+        } catch (const std::invalid_argument& e) {
+            throw UsageError(e.what());
+        }
     }
     const Plan plan = build_plan(model, ex.best);
     PlanInfo info;

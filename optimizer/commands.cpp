@@ -46,6 +46,7 @@ Problem load_for_search(std::string& cluster, const po::variables_map& vm, std::
     Problem p = load_snapshot(cluster);
     if (vm.count("max-migrations")) p.constraints.max_migrations = max_mig;
     if (vm.count("max-migrated-gib")) p.constraints.max_migrated_ram_mib = static_cast<Amount>(std::floor(max_gib * 1024.0 + 1e-9));
+    if (vm.count("free-remaps")) p.constraints.remap_counts_as_migration = false;
     bool any_target = false;
     for (const Flavor& f : p.flavors) any_target = any_target || f.is_target();
     if (!any_target) throw InputError(cluster + ": flavors: no flavor has weight > 0, so there is nothing to maximise");
@@ -102,6 +103,8 @@ int cmd_plan(const Args& args) {
         ("threads", po::value(&threads)->default_value(1), "search threads")
         ("sa-start", po::value(&start)->default_value("greedy"), "annealing start: greedy (the greedy plan, so never worse) or snapshot")
         ("initial-temperature", po::value(&t0)->default_value(0), "annealing start temperature in objective units (0: calibrated)")
+        ("free-remaps", "a move to other pNUMA nodes of the VM's own host (remap) does not count against the budget "
+                        "(overrides constraints.remap_counts_as_migration; default: it counts)")
         ("no-destination-lists", "draw every migrate destination uniformly (no per-flavor candidate lists)")
         ("neutral-acceptance", po::value(&neutral)->default_value(1.0), "annealing: probability of accepting a move that changes neither the objective nor the migration count")
         ("reheat", po::value(&reheat)->default_value(3.0), "annealing reheat: temperature factor after a stall of 10% of the run without a new best (1: off)")
@@ -138,11 +141,14 @@ int cmd_plan(const Args& args) {
     if (!(neutral >= 0.0 && neutral <= 1.0)) throw UsageError("--neutral-acceptance must be in [0, 1]");
     sp.neutral_acceptance = neutral;
     sp.destination_lists = vm.count("no-destination-lists") == 0;
+    // Free remaps cost no budget, so the search proposes them (5%) unless --move-mix says otherwise.
+    if (!p.constraints.remap_counts_as_migration && mix.find("remap=") == std::string::npos) sp.mix_remap = 0.05;
     if (!mix.empty()) parse_move_mix(mix, sp);
     SearchResult sr;
     double phase_seconds = 0.0;    // the annealing / tabu phase alone (after the greedy start)
     std::int64_t phase_evals = 0;
     if (algorithm == "greedy" || start == "greedy") sr = greedy(model, sp);
+    const std::vector<Placement> greedy_best = sr.best;
     if (algorithm == "sa" || algorithm == "tabu") {
         const double greedy_seconds = sr.seconds;
         const std::int64_t greedy_evals = sr.evaluations;
@@ -154,10 +160,20 @@ int cmd_plan(const Args& args) {
         sr.seconds += greedy_seconds;
         sr.evaluations += greedy_evals;
     }
-    const Plan plan = build_plan(model, sr.best);
+    Plan plan = build_plan(model, sr.best);
+    // The search optimises final states; if its state cannot be ordered within the budget as
+    // well as the greedy one (moves dropped), the greedy plan is written: never worse than greedy.
+    bool fell_back = false;
+    if (algorithm != "greedy" && start == "greedy" && plan.dropped > 0) {
+        Plan g = build_plan(model, greedy_best);
+        if (g.objective_after > plan.objective_after) {
+            plan = std::move(g);
+            fell_back = true;
+        }
+    }
     PlanInfo info;
     info.cluster = cluster;
-    info.algorithm = algorithm;
+    info.algorithm = fell_back ? algorithm + " (greedy plan written)" : algorithm;
     info.seed = seed;
     info.threads = threads;
     info.evaluations = sr.evaluations;
@@ -188,8 +204,16 @@ int cmd_plan(const Args& args) {
     const double gain = plan.objective_after - plan.objective_before;
     std::printf("\nobjective %s -> %s (%+.1f%%)\n", fmt_num(plan.objective_before).c_str(), fmt_num(plan.objective_after).c_str(),
                 plan.objective_before > 0 ? 100.0 * gain / plan.objective_before : 0.0);
-    std::printf("plan      %zu migration(s), %s GiB RAM -> %s\n", plan.steps.size(), fmt_gib(plan.migrated_ram_mib).c_str(), out.c_str());
-    if (plan.dropped > 0) std::printf("note      %d move(s) of the search's best state had no feasible order within the budget and were left out\n", plan.dropped);
+    if (static_cast<std::int64_t>(plan.steps.size()) != plan.migrations)
+        std::printf("plan      %zu step(s): %lld migration(s) and %lld free remap(s), %s GiB RAM -> %s\n", plan.steps.size(),
+                    static_cast<long long>(plan.migrations), static_cast<long long>(plan.steps.size()) - static_cast<long long>(plan.migrations),
+                    fmt_gib(plan.migrated_ram_mib).c_str(), out.c_str());
+    else
+        std::printf("plan      %zu migration(s), %s GiB RAM -> %s\n", plan.steps.size(), fmt_gib(plan.migrated_ram_mib).c_str(), out.c_str());
+    if (fell_back)
+        std::printf("note      the search's best state had no feasible order within the budget that beats greedy: the greedy plan was written\n");
+    else if (plan.dropped > 0)
+        std::printf("note      %d move(s) of the search's best state had no feasible order within the budget and were left out\n", plan.dropped);
     const std::size_t show = std::min<std::size_t>(plan.steps.size(), 15);
     for (std::size_t i = 0; i < show; ++i) {
         const PlanStep& st = plan.steps[i];
@@ -205,12 +229,14 @@ int cmd_validate(const Args& args) {
     std::string cluster, plan_file;
     desc.add_options()("help,h", "show this help")
         ("cluster", po::value(&cluster), "cluster snapshot JSON the plan was made for (default: the bundled example)")
-        ("plan", po::value(&plan_file)->required(), "migration plan JSON");
+        ("plan", po::value(&plan_file)->required(), "migration plan JSON")
+        ("free-remaps", "remaps (same host, other nodes) use no budget, as with vmcap plan --free-remaps");
     po::variables_map vm;
     if (parse(args, desc, vm, "usage: vmcap validate [--cluster C] --plan P\n"
                               "Replays the plan step by step on its own code path. Exit 0 if valid, 3 naming the first violating step.")) return 0;
     if (cluster.empty()) cluster = default_cluster_path();
-    const Problem p = load_snapshot(cluster);
+    Problem p = load_snapshot(cluster);
+    if (vm.count("free-remaps")) p.constraints.remap_counts_as_migration = false;
     const CapacityModel model(p);
     nlohmann::json doc;
     try {

@@ -16,6 +16,8 @@ namespace vmcap {
 ExactResult solve_exact(const CapacityModel& model, double time_limit_s) {
     const auto t0 = std::chrono::steady_clock::now();
     const Problem& p = model.problem();
+    if (!p.constraints.remap_counts_as_migration)
+        throw std::invalid_argument("the exact solvers need constraints.remap_counts_as_migration = true (free remaps are not modelled)");
     const int H = static_cast<int>(p.hosts.size());
     const int R = p.num_resources();
     const int T = model.num_targets();

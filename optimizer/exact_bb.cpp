@@ -585,6 +585,9 @@ ExactResult BranchBound::run() {
 }  // namespace
 
 ExactResult solve_exact_bb(const CapacityModel& model, const BranchBoundParams& params) {
+    // The search enumerates moved VMs as budget users; a free remap would be a move outside it.
+    if (!model.problem().constraints.remap_counts_as_migration)
+        throw std::invalid_argument("the exact solvers need constraints.remap_counts_as_migration = true (free remaps are not modelled)");
     BranchBound bb(model, params);
     return bb.run();
 }

@@ -1,6 +1,7 @@
 #include "optimizer/plan.h"
 
 #include <algorithm>
+#include <unordered_map>
 #include <limits>
 
 namespace vmcap {
@@ -60,6 +61,8 @@ Plan build_plan(const CapacityModel& model, const std::vector<Placement>& target
     std::sort(pending.begin(), pending.end(), [](const Placement& a, const Placement& b) { return a.vm < b.vm; });
     std::int64_t steps_left = p.constraints.max_migrations;
     Amount ram_left = p.constraints.max_migrated_ram_mib;
+    // A step uses budget unless it is a remap (same host) and remaps are free.
+    auto step_counts = [&p](int from, int to) { return from != to || p.constraints.remap_counts_as_migration; };
 
     auto execute = [&](int vm, int host, const std::array<std::uint8_t, kMaxVNuma>& pnuma, bool temporary) {
         const Flavor& fl = p.flavors[p.vms[vm].flavor];
@@ -73,18 +76,22 @@ Plan build_plan(const CapacityModel& model, const std::vector<Placement>& target
         s.move(vm, host, embedding_of(pnuma, fl.num_vnuma()));
         st.objective_after = s.objective();
         plan.steps.push_back(st);
-        --steps_left;
-        ram_left -= fl.demand[kRamMib];
+        if (step_counts(st.from_host, host)) {
+            --steps_left;
+            ram_left -= fl.demand[kRamMib];
+        }
     };
 
+    std::unordered_map<int, int> detours;  // vm -> temporary steps so far
     while (!pending.empty()) {
         bool progress = true;
         while (progress) {
             progress = false;
             for (std::size_t i = 0; i < pending.size();) {
                 const Placement& pl = pending[i];
-                const Amount ram = p.flavors[p.vms[pl.vm].flavor].demand[kRamMib];
-                if (steps_left >= 1 && ram_left >= ram && fits(s, pl.vm, pl.host, pl.pnuma)) {
+                const bool counts = step_counts(s.host_of(pl.vm), pl.host);
+                const Amount ram = counts ? p.flavors[p.vms[pl.vm].flavor].demand[kRamMib] : 0;
+                if (steps_left >= (counts ? 1 : 0) && ram_left >= ram && fits(s, pl.vm, pl.host, pl.pnuma)) {
                     execute(pl.vm, pl.host, pl.pnuma, false);
                     pending.erase(pending.begin() + static_cast<std::ptrdiff_t>(i));
                     progress = true;
@@ -94,28 +101,53 @@ Plan build_plan(const CapacityModel& model, const std::vector<Placement>& target
             }
         }
         if (pending.empty()) break;
-        // Deadlock: detour one blocked VM through another host if two more steps fit the budget
-        // beside the other pending ones.
+        // Deadlock: detour one blocked VM if the detour and every pending move still fit the
+        // budget. With free remaps a detour to other nodes of the VM's own host costs nothing
+        // and is tried first; otherwise (or if none has room) another host.
         bool broke = false;
+        std::int64_t pending_steps = 0;
+        Amount pending_ram = 0;
+        for (const Placement& q : pending)
+            if (step_counts(s.host_of(q.vm), q.host)) {
+                ++pending_steps;
+                pending_ram += p.flavors[p.vms[q.vm].flavor].demand[kRamMib];
+            }
         for (const Placement& pl : pending) {
+            // At most two detours per VM: free same-host detours must not loop forever.
+            if (detours[pl.vm] >= 2) continue;
+            const int cur = s.host_of(pl.vm);
             const Amount ram = p.flavors[p.vms[pl.vm].flavor].demand[kRamMib];
-            Amount pending_ram = 0;
-            for (const Placement& q : pending) pending_ram += p.flavors[p.vms[q.vm].flavor].demand[kRamMib];
-            if (steps_left < static_cast<std::int64_t>(pending.size()) + 1 || ram_left < pending_ram + ram) break;
-            // The first host (by index) with room: a detour's capacity cost is transient, and the
-            // best-prefix cut below removes any tail that does not pay off.
+            // After the detour the VM's own move starts from the detour host: it counts unless it
+            // is then a free remap.
+            auto affordable = [&](int detour_host) {
+                const bool detour_counts = step_counts(cur, detour_host);
+                const bool was = step_counts(cur, pl.host), after = step_counts(detour_host, pl.host);
+                const std::int64_t steps = pending_steps - (was ? 1 : 0) + (after ? 1 : 0) + (detour_counts ? 1 : 0);
+                const Amount rams = pending_ram - (was ? ram : 0) + (after ? ram : 0) + (detour_counts ? ram : 0);
+                return steps_left >= steps && ram_left >= rams;
+            };
             int best_host = -1;
             std::array<std::uint8_t, kMaxVNuma> best_map{};
-            for (std::size_t h = 0; h < p.hosts.size() && best_host < 0; ++h) {
-                if (static_cast<int>(h) == s.host_of(pl.vm) || static_cast<int>(h) == pl.host) continue;
-                for (const Embedding& e : model.evaluator(p.hosts[h].type, p.vms[pl.vm].flavor).placements())
-                    if (fits(s, pl.vm, static_cast<int>(h), e.map)) {
-                        best_host = static_cast<int>(h);
+            auto try_host = [&](int h) {
+                if (!affordable(h)) return;
+                for (const Embedding& e : model.evaluator(p.hosts[h].type, p.vms[pl.vm].flavor).placements()) {
+                    if (h == cur && std::equal(e.map.begin(), e.map.begin() + p.flavors[p.vms[pl.vm].flavor].num_vnuma(), s.pnuma_of(pl.vm)))
+                        continue;  // not a move
+                    if (h == pl.host && e.map == pl.pnuma) continue;  // that is the blocked move itself
+                    if (fits(s, pl.vm, h, e.map)) {
+                        best_host = h;
                         best_map = e.map;
-                        break;
+                        return;
                     }
-            }
+                }
+            };
+            if (!p.constraints.remap_counts_as_migration) try_host(cur);
+            // The first other host (by index) with room: a detour's capacity cost is transient,
+            // and the best-prefix cut below removes any tail that does not pay off.
+            for (std::size_t h = 0; h < p.hosts.size() && best_host < 0; ++h)
+                if (static_cast<int>(h) != cur && static_cast<int>(h) != pl.host) try_host(static_cast<int>(h));
             if (best_host < 0) continue;
+            ++detours[pl.vm];
             execute(pl.vm, best_host, best_map, true);
             broke = true;
             break;
@@ -142,7 +174,10 @@ Plan build_plan(const CapacityModel& model, const std::vector<Placement>& target
     for (const PlanStep& st : plan.steps) {
         after_usage_view.vms[st.vm].host = st.to_host;
         after_usage_view.vms[st.vm].pnuma = st.to_pnuma;
-        plan.migrated_ram_mib += p.flavors[p.vms[st.vm].flavor].demand[kRamMib];
+        if (step_counts(st.from_host, st.to_host)) {
+            plan.migrated_ram_mib += p.flavors[p.vms[st.vm].flavor].demand[kRamMib];
+            ++plan.migrations;
+        }
     }
     plan.capacity_after = capacity_by_flavor(model, compute_node_usage(after_usage_view));
     return plan;
@@ -161,7 +196,7 @@ nlohmann::ordered_json plan_to_json(const Problem& p, const Plan& plan, const Pl
     if (p.constraints.max_migrated_ram_mib != std::numeric_limits<Amount>::max())
         budget["max_migrated_ram_gib"] = static_cast<double>(p.constraints.max_migrated_ram_mib) / 1024.0;
     doc["budget"] = budget;
-    doc["migrations"] = plan.steps.size();
+    doc["migrations"] = plan.migrations;
     doc["migrated_ram_gib"] = static_cast<double>(plan.migrated_ram_mib) / 1024.0;
     doc["objective_before"] = plan.objective_before;
     doc["objective_after"] = plan.objective_after;

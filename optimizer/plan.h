@@ -28,7 +28,8 @@ struct Plan {
     std::vector<PlanStep> steps;
     std::vector<Count> capacity_before, capacity_after;  ///< per flavor (all flavors, flavor order)
     double objective_before = 0.0, objective_after = 0.0;
-    Amount migrated_ram_mib = 0;
+    Amount migrated_ram_mib = 0;   ///< RAM of the steps that count as live migrations
+    std::int64_t migrations = 0;   ///< steps that count against the budget (all, unless remaps are free)
     int dropped = 0;  ///< target placements left out (no feasible order within the budget)
 };
 

@@ -71,6 +71,7 @@ PlanCheck validate_plan(const CapacityModel& model, const nlohmann::json& plan, 
 
     const auto& steps = plan["steps"];
     Amount ram = 0;
+    std::int64_t migrations = 0;  // steps that count against the budget
     for (std::size_t i = 0; i < steps.size(); ++i) {
         const auto& st = steps[i];
         const std::string path = "steps[" + std::to_string(i) + "]";
@@ -101,10 +102,13 @@ PlanCheck validate_plan(const CapacityModel& model, const nlohmann::json& plan, 
         if (from == to && from_nodes == to_nodes) return reject("the step does not move the VM");
         if (!is_valid_mapping(p.host_type_of(to).topology.graph, fl.vnuma.graph, to_nodes))
             return reject("to_pnuma is not a valid mapping of vNUMA topology " + fl.vnuma.name + " on host type \"" + p.host_type_of(to).name + "\"");
-        if (static_cast<std::int64_t>(i) + 1 > p.constraints.max_migrations)
-            return reject("exceeds the migration budget of " + std::to_string(p.constraints.max_migrations) + " migrations");
-        ram += fl.demand[kRamMib];
-        if (ram > p.constraints.max_migrated_ram_mib) return reject("exceeds the migrated-RAM budget");
+        // Every step is a live migration, except a remap (same host) when remaps are free.
+        if (from != to || p.constraints.remap_counts_as_migration) {
+            if (++migrations > p.constraints.max_migrations)
+                return reject("exceeds the migration budget of " + std::to_string(p.constraints.max_migrations) + " migrations");
+            ram += fl.demand[kRamMib];
+            if (ram > p.constraints.max_migrated_ram_mib) return reject("exceeds the migrated-RAM budget");
+        }
         for (int n : from_nodes)
             for (int r = 0; r < R; ++r) used[from][n * R + r] -= fl.node_demand[r];
         for (int n : to_nodes)
