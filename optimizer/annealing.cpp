@@ -57,15 +57,16 @@ SearchResult anneal(const CapacityModel& model, const SearchParams& params) {
     if (params.threads < 1) throw std::invalid_argument("threads must be >= 1");
     if (params.time_limit_s <= 0) throw std::invalid_argument("time limit must be > 0 seconds");
     if (!(params.reheat_factor >= 1.0)) throw std::invalid_argument("reheat factor must be >= 1");
-    for (double q : {params.mix_swap, params.mix_exchange, params.mix_remap, params.mix_ejection})
+    for (double q : {params.mix_swap, params.mix_exchange, params.mix_remap, params.mix_return, params.mix_ejection})
         if (!(q >= 0.0 && q <= 1.0)) throw std::invalid_argument("move mix probabilities must be in [0, 1]");
-    if (params.mix_swap + params.mix_exchange + params.mix_remap + params.mix_ejection > 1.0 + 1e-12)
-        throw std::invalid_argument("move mix probabilities (swap + exchange + remap + ejection) must sum to at most 1");
+    if (params.mix_swap + params.mix_exchange + params.mix_remap + params.mix_return + params.mix_ejection > 1.0 + 1e-12)
+        throw std::invalid_argument("move mix probabilities (swap + exchange + remap + return + ejection) must sum to at most 1");
     Mix mix;
     mix.swap = params.mix_swap;
     mix.exchange = mix.swap + params.mix_exchange;
     mix.remap = mix.exchange + params.mix_remap;
-    mix.ejection = mix.remap + params.mix_ejection;
+    mix.ret = mix.remap + params.mix_return;
+    mix.ejection = mix.ret + params.mix_ejection;
     const auto t0 = Clock::now();
     SearchResult res;
 
@@ -181,7 +182,7 @@ SearchResult anneal(const CapacityModel& model, const SearchParams& params) {
                     ++wk.kind_evaluated[kind];
                     CandidateDelta d;
                     double ds = 0.0;
-                    if (mv.kind == Kind::Migrate || mv.kind == Kind::Remap) {
+                    if (mv.kind == Kind::Migrate || mv.kind == Kind::Remap || mv.kind == Kind::Return) {
                         d = evaluate(mv, s, wk.cache);
                         if (!d.feasible) continue;
                         ds = d.delta - scorer.eps * static_cast<double>(d.migrations_after - s.migrations());

@@ -16,6 +16,7 @@
 #include "moves/migrate.h"
 #include "moves/move_cache.h"
 #include "moves/remap.h"
+#include "moves/return_move.h"
 #include "moves/swap.h"
 #include "optimizer/rng.h"
 
@@ -33,11 +34,6 @@ struct Scorer {
     double score(double objective, std::int64_t migrations) const { return objective - eps * static_cast<double>(migrations); }
 };
 
-/** Draws a candidate migrate move: mostly the next migratable VM of the worker's sweep (`cursor`
- *  walks the VM list cyclically from a random start; sequential, so the per-VM data streams
- *  through the CPU caches instead of costing a memory miss each) to a random other host;
- *  sometimes an already migrated VM (back home or elsewhere), so budget can be given back and
- *  reused. */
 /**
  * Per-worker proposal state: the sweep position over the migratable VMs and, per flavor, a
  * candidate list of destination hosts: the kDestinations hosts with the largest cached
@@ -71,6 +67,12 @@ struct Proposal {
     }
 };
 
+/** Draws a candidate migrate move: mostly the next migratable VM of the worker's sweep
+ *  (`pr.cursor` walks the VM list cyclically from a random start; sequential, so the per-VM data
+ *  streams through the CPU caches instead of costing a memory miss each), 1 in 8 an already
+ *  migrated VM (half of those to its snapshot host, on the best nodes there, so budget can be
+ *  given back and reused); otherwise the destination is half the time from the flavor's
+ *  candidate list, else uniform among the other hosts. */
 inline MigrateMove propose_migrate(const SearchState& s, const std::vector<int>& movable, Proposal& pr, Rng& rng) {
     const Problem& p = s.problem();
     const auto H = static_cast<std::uint64_t>(p.hosts.size());
@@ -79,7 +81,7 @@ inline MigrateMove propose_migrate(const SearchState& s, const std::vector<int>&
     if (!mig.empty() && rng.below(8) == 0) {
         mv.vm = mig[rng.below(mig.size())];
         if (rng.below(2) == 0 && p.vms[mv.vm].host != s.host_of(mv.vm)) {
-            mv.host = p.vms[mv.vm].host;
+            mv.host = p.vms[mv.vm].host;  // home, on the best nodes there
             return mv;
         }
     } else {
@@ -101,9 +103,9 @@ inline MigrateMove propose_migrate(const SearchState& s, const std::vector<int>&
     return mv;
 }
 
-enum class Kind : int { Migrate = 0, Swap = 1, Remap = 2, Exchange = 3, Ejection = 4 };
-constexpr int kKinds = 5;
-constexpr const char* kKindName[kKinds] = {"migrate", "swap", "remap", "exchange", "ejection"};
+enum class Kind : int { Migrate = 0, Swap = 1, Remap = 2, Exchange = 3, Ejection = 4, Return = 5 };
+constexpr int kKinds = 6;
+constexpr const char* kKindName[kKinds] = {"migrate", "swap", "remap", "exchange", "ejection", "return"};
 
 /** One candidate of any move type (small PODs side by side; only the one of `kind` is used). */
 struct Candidate {
@@ -113,6 +115,7 @@ struct Candidate {
     RemapMove remap;
     ExchangeMove exchange;
     EjectionMove ejection;
+    ReturnMove ret;
 };
 
 /** evaluate() result of a Candidate, with the fields the acceptance test needs in front. */
@@ -125,6 +128,7 @@ struct CandidateDelta {
     RemapDelta r;
     ExchangeDelta x;
     EjectionDelta ej;
+    ReturnDelta rt;
 };
 
 /**
@@ -144,6 +148,7 @@ inline CandidateDelta evaluate(const Candidate& c, const SearchState& s, MoveCac
         case Kind::Remap: d.r = c.remap.evaluate(s); take(d.r); break;
         case Kind::Exchange: d.x = evaluate_cached(c.exchange, s, cache); take(d.x); break;
         case Kind::Ejection: d.ej = c.ejection.evaluate(s, cache); take(d.ej); break;
+        case Kind::Return: d.rt = c.ret.evaluate(s, cache); take(d.rt); break;
     }
     return d;
 }
@@ -211,12 +216,13 @@ inline void apply(const Candidate& c, SearchState& s, const CandidateDelta& d) {
         case Kind::Remap: c.remap.apply(s, d.r); break;
         case Kind::Exchange: c.exchange.apply(s, d.x); break;
         case Kind::Ejection: c.ejection.apply(s, d.ej); break;
+        case Kind::Return: c.ret.apply(s, d.rt); break;
     }
 }
 
 /** Cumulative move-mix thresholds on one uniform draw. */
 struct Mix {
-    double swap = 0.0, exchange = 0.0, remap = 0.0, ejection = 0.0;
+    double swap = 0.0, exchange = 0.0, remap = 0.0, ret = 0.0, ejection = 0.0;
 };
 
 /**
@@ -264,6 +270,13 @@ inline Candidate propose(const SearchState& s, const std::vector<int>& movable, 
         c.kind = Kind::Remap;
         c.remap = RemapMove{movable[rng.below(movable.size())]};
         return c;
+    } else if (u < mix.ret) {
+        const auto& mig = s.migrated_vms();
+        if (!mig.empty()) {
+            c.kind = Kind::Return;
+            c.ret = ReturnMove{mig[rng.below(mig.size())]};
+            return c;
+        }
     } else if (u < mix.ejection) {
         const int a = movable[rng.below(movable.size())];
         for (int t = 0; t < 4; ++t) {

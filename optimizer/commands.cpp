@@ -53,7 +53,7 @@ Problem load_for_search(std::string& cluster, const po::variables_map& vm, std::
     return p;
 }
 
-/** Parses --move-mix "kind=share,..." into sp (kinds: swap, exchange, ejection, remap). */
+/** Parses --move-mix "kind=share,..." into sp (kinds: swap, exchange, ejection, remap, return). */
 void parse_move_mix(const std::string& text, SearchParams& sp) {
     std::size_t pos = 0;
     while (pos <= text.size()) {
@@ -75,10 +75,11 @@ void parse_move_mix(const std::string& text, SearchParams& sp) {
         else if (kind == "exchange") sp.mix_exchange = share;
         else if (kind == "ejection") sp.mix_ejection = share;
         else if (kind == "remap") sp.mix_remap = share;
-        else throw UsageError("--move-mix: unknown move kind '" + kind + "' (swap, exchange, ejection, remap)");
+        else if (kind == "return") sp.mix_return = share;
+        else throw UsageError("--move-mix: unknown move kind '" + kind + "' (swap, exchange, ejection, remap, return)");
         pos = comma + 1;
     }
-    if (sp.mix_swap + sp.mix_exchange + sp.mix_ejection + sp.mix_remap > 1.0 + 1e-12)
+    if (sp.mix_swap + sp.mix_exchange + sp.mix_ejection + sp.mix_remap + sp.mix_return > 1.0 + 1e-12)
         throw UsageError("--move-mix: shares must sum to at most 1");
 }
 

@@ -26,6 +26,7 @@ int moved_vms(const Candidate& c, int out[2]) {
         case Kind::Swap: out[0] = c.swap.a; out[1] = c.swap.b; return 2;
         case Kind::Exchange: out[0] = c.exchange.a; out[1] = c.exchange.b; return 2;
         case Kind::Ejection: out[0] = c.ejection.a; out[1] = c.ejection.b; return 2;
+        case Kind::Return: out[0] = c.ret.vm; return 1;
     }
     return 0;
 }
@@ -51,15 +52,16 @@ SearchResult tabu_search(const CapacityModel& model, const SearchParams& params,
     if (params.time_limit_s <= 0) throw std::invalid_argument("time limit must be > 0 seconds");
     if (tabu.tenure < 0) throw std::invalid_argument("tabu tenure must be >= 0");
     if (tabu.candidates < 1) throw std::invalid_argument("tabu candidate list size must be >= 1");
-    for (double q : {params.mix_swap, params.mix_exchange, params.mix_remap, params.mix_ejection})
+    for (double q : {params.mix_swap, params.mix_exchange, params.mix_remap, params.mix_return, params.mix_ejection})
         if (!(q >= 0.0 && q <= 1.0)) throw std::invalid_argument("move mix probabilities must be in [0, 1]");
-    if (params.mix_swap + params.mix_exchange + params.mix_remap + params.mix_ejection > 1.0 + 1e-12)
-        throw std::invalid_argument("move mix probabilities (swap + exchange + remap + ejection) must sum to at most 1");
+    if (params.mix_swap + params.mix_exchange + params.mix_remap + params.mix_return + params.mix_ejection > 1.0 + 1e-12)
+        throw std::invalid_argument("move mix probabilities (swap + exchange + remap + return + ejection) must sum to at most 1");
     Mix mix;
     mix.swap = params.mix_swap;
     mix.exchange = mix.swap + params.mix_exchange;
     mix.remap = mix.exchange + params.mix_remap;
-    mix.ejection = mix.remap + params.mix_ejection;
+    mix.ret = mix.remap + params.mix_return;
+    mix.ejection = mix.ret + params.mix_ejection;
     const auto t0 = Clock::now();
     SearchResult res;
 

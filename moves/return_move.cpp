@@ -1,0 +1,65 @@
+#include "moves/return_move.h"
+
+#include "moves/host_scratch.h"
+#include "moves/move_cache.h"
+
+namespace vmcap {
+
+namespace {
+
+Embedding snapshot_embedding(const Problem& p, int vm) {
+    Embedding e;
+    const Vm& v = p.vms[vm];
+    e.map = v.pnuma;
+    unsigned m = 0;
+    for (int i = 0; i < p.flavors[v.flavor].num_vnuma(); ++i) m |= 1U << v.pnuma[i];
+    e.mask = static_cast<NodeMask>(m);
+    return e;
+}
+
+}  // namespace
+
+ReturnDelta ReturnMove::evaluate(const SearchState& s) const {
+    ReturnDelta out;
+    const Problem& p = s.problem();
+    if (vm < 0 || !s.is_migrated(vm)) return out;
+    const Vm& v = p.vms[vm];
+    const Flavor& fl = p.flavors[v.flavor];
+    const int cur = s.host_of(vm);
+    HostScratch home;
+    home.load(s, v.host);
+    double source = 0.0;
+    if (cur == v.host) {
+        home.release(fl, s.pnuma_of(vm));  // a remap back: its own share is free
+    } else {
+        HostScratch src;
+        src.load(s, cur);
+        src.release(fl, s.pnuma_of(vm));
+        source = src.gain(s);
+    }
+    if (!home.fits(fl, v.pnuma.data())) return out;
+    out.feasible = true;
+    out.delta = source + home.gain(s, &fl, v.pnuma.data());
+    out.migrations_after = s.migrations() - 1;
+    return out;
+}
+
+ReturnDelta ReturnMove::evaluate(const SearchState& s, MoveCache& cache) const {
+    if (vm < 0 || !s.is_migrated(vm)) return ReturnDelta{};
+    if (s.host_of(vm) == s.problem().vms[vm].host) return evaluate(s);
+    ReturnDelta out;
+    const MoveCache::Return& ret = cache.return_home(s, vm);
+    if (!ret.fits) return out;
+    const double ret_delta = ret.delta;
+    out.feasible = true;
+    out.delta = cache.removal(s, vm) + ret_delta;
+    out.migrations_after = s.migrations() - 1;
+    return out;
+}
+
+void ReturnMove::apply(SearchState& s, const ReturnDelta&) const {
+    const Problem& p = s.problem();
+    s.move(vm, p.vms[vm].host, snapshot_embedding(p, vm));
+}
+
+}  // namespace vmcap
