@@ -6,17 +6,6 @@ namespace vmcap {
 
 namespace {
 
-/** The VM's snapshot placement as an Embedding (its own vNUMA -> pNUMA mapping). */
-Embedding snapshot_embedding(const Problem& p, int vm) {
-    Embedding e;
-    const Vm& v = p.vms[vm];
-    e.map = v.pnuma;
-    unsigned m = 0;
-    for (int i = 0; i < p.flavors[v.flavor].num_vnuma(); ++i) m |= 1U << v.pnuma[i];
-    e.mask = static_cast<NodeMask>(m);
-    return e;
-}
-
 /** At most four tentative hosts, looked up by host index (linear: tiny). */
 struct Scratches {
     HostScratch h[4];
@@ -51,17 +40,8 @@ ExchangeDelta ExchangeMove::evaluate(const SearchState& s) const {
     // Step 2: b leaves its host and takes its best placement on `host`.
     sc.get(s, hb).release(fb, s.pnuma_of(b));
     HostScratch& dest = sc.get(s, host);
-    const auto& placements = s.model().evaluator(p.hosts[host].type, p.vms[b].flavor).placements();
     double best = 0.0;
-    for (std::size_t e = 0; e < placements.size(); ++e) {
-        const Embedding& emb = placements[e];
-        if (!dest.fits(fb, emb.map.data())) continue;
-        const double v = dest.gain(s, &fb, emb.map.data());
-        if (out.embedding < 0 || v > best) {
-            out.embedding = static_cast<int>(e);
-            best = v;
-        }
-    }
+    out.embedding = dest.best_placement(s, fb, s.model().evaluator(p.hosts[host].type, p.vms[b].flavor).placements(), best);
     if (out.embedding < 0) return out;
     // The other touched hosts' gain does not depend on b's placement: computed once, and only
     // for a feasible move.

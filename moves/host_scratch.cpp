@@ -36,6 +36,21 @@ bool HostScratch::fits(const Flavor& fl, const std::uint8_t* nodes) const {
     return true;
 }
 
+int HostScratch::best_placement(const SearchState& s, const Flavor& fl, const std::vector<Embedding>& placements, double& best) const {
+    int out = -1;
+    best = 0.0;
+    for (std::size_t e = 0; e < placements.size(); ++e) {
+        const Embedding& emb = placements[e];
+        if (!fits(fl, emb.map.data())) continue;
+        const double v = gain(s, &fl, emb.map.data());
+        if (out < 0 || v > best) {
+            out = static_cast<int>(e);
+            best = v;
+        }
+    }
+    return out;
+}
+
 double HostScratch::gain(const SearchState& s, const Flavor* extra, const std::uint8_t* extra_nodes) const {
     unsigned touched = dirty_;
     Amount local[kMaxPNuma * kMaxResources];  // free amounts of the touched nodes only

@@ -18,6 +18,17 @@ inline bool within_budget(const Problem& p, std::int64_t migrations, Amount ram_
     return migrations <= p.constraints.max_migrations && ram_mib <= p.constraints.max_migrated_ram_mib;
 }
 
+/** The VM's snapshot placement as an Embedding (its own vNUMA -> pNUMA mapping and node mask). */
+inline Embedding snapshot_embedding(const Problem& p, int vm) {
+    Embedding e;
+    const Vm& v = p.vms[vm];
+    e.map = v.pnuma;
+    unsigned m = 0;
+    for (int i = 0; i < p.flavors[v.flavor].num_vnuma(); ++i) m |= 1U << v.pnuma[i];
+    e.mask = static_cast<NodeMask>(m);
+    return e;
+}
+
 class HostScratch {
 public:
     /** Copies the cached free amounts of `host` and forgets earlier changes. O(nodes x R). */
@@ -37,6 +48,13 @@ public:
      * fit). Does not change the scratch. O(targets x (n + k x R + VMCAP)).
      */
     double gain(const SearchState& s, const Flavor* extra = nullptr, const std::uint8_t* extra_nodes = nullptr) const;
+
+    /**
+     * Best placement of one more VM of `fl` among `placements` (the evaluator's list for this
+     * host type and flavor): the index of the first placement with room and the largest gain(),
+     * and that gain in `best`; -1 if none has room. O(placements x targets x (n + k x R + VMCAP)).
+     */
+    int best_placement(const SearchState& s, const Flavor& fl, const std::vector<Embedding>& placements, double& best) const;
 
 private:
     int host_ = -1;

@@ -100,17 +100,8 @@ ExchangeDelta evaluate_cached(const ExchangeMove& mv, const SearchState& s, Move
         HostScratch dest;
         dest.load(s, ha);
         dest.release(fa, s.pnuma_of(a));
-        const auto& placements = s.model().evaluator(p.hosts[ha].type, p.vms[b].flavor).placements();
         double best = 0.0;
-        for (std::size_t e = 0; e < placements.size(); ++e) {
-            const Embedding& emb = placements[e];
-            if (!dest.fits(fb, emb.map.data())) continue;
-            const double v = dest.gain(s, &fb, emb.map.data());
-            if (out.embedding < 0 || v > best) {
-                out.embedding = static_cast<int>(e);
-                best = v;
-            }
-        }
+        out.embedding = dest.best_placement(s, fb, s.model().evaluator(p.hosts[ha].type, p.vms[b].flavor).placements(), best);
         if (out.embedding < 0) return out;
         out.feasible = true;
         out.delta = ret_delta + cache.removal(s, b) + best;

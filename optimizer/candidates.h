@@ -7,6 +7,7 @@
  */
 #include <algorithm>
 #include <cstdint>
+#include <cstdio>
 #include <limits>
 #include <utility>
 #include <vector>
@@ -293,6 +294,45 @@ inline Candidate propose(const SearchState& s, const std::vector<int>& movable, 
     c.kind = Kind::Migrate;
     c.migrate = propose_migrate(s, movable, pr, rng);
     return c;
+}
+
+/** Index of the worker with the best score (ties: lowest id). W has best_score. */
+template <class W>
+int best_worker(const std::vector<W>& workers) {
+    int bw = 0;
+    for (int w = 1; w < static_cast<int>(workers.size()); ++w)
+        if (workers[w].best_score > workers[bw].best_score) bw = w;
+    return bw;
+}
+
+/**
+ * Synchronisation point of the parallel drivers: every worker behind the best (ties: lowest
+ * worker id) adopts its best state and restarts from it. Deterministic (worker order only).
+ * Returns the best worker's index. W has best, best_score, best_objective and state.
+ */
+template <class W>
+int share_best(std::vector<W>& workers) {
+    const int bw = best_worker(workers);
+    for (int w = 0; w < static_cast<int>(workers.size()); ++w)
+        if (w != bw && workers[w].best_score < workers[bw].best_score) {
+            workers[w].best = workers[bw].best;
+            workers[w].best_score = workers[bw].best_score;
+            workers[w].best_objective = workers[bw].best_objective;
+            workers[w].state.set_placements(workers[w].best);
+        }
+    return bw;
+}
+
+/** One progress line on stderr: elapsed seconds, share of the run done, best objective, its
+ *  migrations and the evaluation rate of all workers so far. */
+template <class W>
+void report_progress(const std::vector<W>& workers, int bw, double seconds, double done_fraction, double objective_before,
+                     const char* driver) {
+    std::int64_t ev = 0;
+    for (const auto& wk : workers) ev += wk.evaluations;
+    std::fprintf(stderr, "[%6.1fs] %5.1f%%  objective %.6g (start %.6g)  migrations %lld  %.2f M evals/s (%s)\n", seconds,
+                 100.0 * done_fraction, workers[bw].best_objective, objective_before,
+                 static_cast<long long>(workers[bw].best.size()), static_cast<double>(ev) / seconds / 1e6, driver);
 }
 
 }  // namespace vmcap::search_detail

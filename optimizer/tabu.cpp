@@ -168,30 +168,15 @@ SearchResult tabu_search(const CapacityModel& model, const SearchParams& params,
         });
         done += this_round;
         // Synchronisation point: workers behind the best (ties: lowest worker id) restart from it.
-        int bw = 0;
-        for (int w = 1; w < W; ++w)
-            if (workers[w].best_score > workers[bw].best_score) bw = w;
-        for (int w = 0; w < W; ++w)
-            if (w != bw && workers[w].best_score < workers[bw].best_score) {
-                workers[w].best = workers[bw].best;
-                workers[w].best_score = workers[bw].best_score;
-                workers[w].best_objective = workers[bw].best_objective;
-                workers[w].state.set_placements(workers[w].best);
-            }
+        const int bw = share_best(workers);
         const auto now = Clock::now();
         if (!params.quiet && (now - last_report > std::chrono::seconds(2) || done >= per_worker)) {
             last_report = now;
-            std::int64_t ev = 0;
-            for (const auto& wk : workers) ev += wk.evaluations;
-            const double secs = std::chrono::duration<double>(now - t0).count();
-            std::fprintf(stderr, "[%6.1fs] %5.1f%%  objective %.6g (start %.6g)  migrations %lld  %.2f M evals/s (tabu)\n", secs,
-                         100.0 * static_cast<double>(done) / static_cast<double>(per_worker), workers[bw].best_objective,
-                         res.objective_before, static_cast<long long>(workers[bw].best.size()), static_cast<double>(ev) / secs / 1e6);
+            report_progress(workers, bw, std::chrono::duration<double>(now - t0).count(),
+                            static_cast<double>(done) / static_cast<double>(per_worker), res.objective_before, "tabu");
         }
     }
-    int bw = 0;
-    for (int w = 1; w < W; ++w)
-        if (workers[w].best_score > workers[bw].best_score) bw = w;
+    const int bw = best_worker(workers);
     res.best = workers[bw].best;
     res.objective_best = workers[bw].best_objective;
     for (const auto& wk : workers) {
