@@ -72,5 +72,16 @@ inline std::string format_placement(const PlacementCount& pc, int k) {
     return s;
 }
 
-
 }  // namespace vmcap::cli::detail
+
+namespace vmcap::cli {
+
+/**
+ * Loads the snapshot for `plan` / `exact` (the bundled example if `cluster` is empty; the path is
+ * written back) and applies --max-migrations / --max-migrated-gib / --free-remaps (those present
+ * in `vm`) over its constraints. Throws UsageError on negative budgets, InputError on a bad
+ * snapshot or one without a target flavor. Defined in commands.cpp.
+ */
+Problem load_for_search(std::string& cluster, const boost::program_options::variables_map& vm, std::int64_t max_mig, double max_gib);
+
+}  // namespace vmcap::cli

@@ -20,10 +20,6 @@ namespace po = boost::program_options;
 
 namespace vmcap::cli {
 
-// Defined in commands.cpp (shared by `plan` and `exact`): loads the snapshot and applies the
-// budget options; throws UsageError / InputError.
-Problem load_for_search(std::string& cluster, const po::variables_map& vm, std::int64_t max_mig, double max_gib);
-
 using namespace detail;
 
 int cmd_exact(const Args& args) {

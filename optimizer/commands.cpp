@@ -34,11 +34,7 @@ std::string default_cluster_path() {
     return "instances/examples/azure-cq3-160.json";
 }
 
-/**
- * Loads the snapshot for `plan` / `exact` (the bundled example if `cluster` is empty; the path is
- * written back) and applies --max-migrations / --max-migrated-gib over its constraints. Throws
- * UsageError on negative budgets, InputError on a bad snapshot or one without a target flavor.
- */
+// load_for_search: contract in cli_util.h.
 Problem load_for_search(std::string& cluster, const po::variables_map& vm, std::int64_t max_mig, double max_gib) {
     if (vm.count("max-migrations") && max_mig < 0) throw UsageError("--max-migrations must be >= 0");
     if (vm.count("max-migrated-gib") && !(max_gib >= 0)) throw UsageError("--max-migrated-gib must be >= 0");
