@@ -53,46 +53,23 @@ std::int64_t default_evaluations(const Problem& problem) {
 }
 
 SearchResult anneal(const CapacityModel& model, const SearchParams& params) {
-    const Problem& p = model.problem();
-    if (params.threads < 1) throw std::invalid_argument("threads must be >= 1");
-    if (params.time_limit_s <= 0) throw std::invalid_argument("time limit must be > 0 seconds");
     if (!(params.reheat_factor >= 1.0)) throw std::invalid_argument("reheat factor must be >= 1");
-    for (double q : {params.mix_swap, params.mix_exchange, params.mix_remap, params.mix_return, params.mix_ejection})
-        if (!(q >= 0.0 && q <= 1.0)) throw std::invalid_argument("move mix probabilities must be in [0, 1]");
-    if (params.mix_swap + params.mix_exchange + params.mix_remap + params.mix_return + params.mix_ejection > 1.0 + 1e-12)
-        throw std::invalid_argument("move mix probabilities (swap + exchange + remap + return + ejection) must sum to at most 1");
-    Mix mix;
-    mix.swap = params.mix_swap;
-    mix.exchange = mix.swap + params.mix_exchange;
-    mix.remap = mix.exchange + params.mix_remap;
-    mix.ret = mix.remap + params.mix_return;
-    mix.ejection = mix.ret + params.mix_ejection;
     const auto t0 = Clock::now();
+    SearchSetup setup(model, params);
+    const Mix& mix = setup.mix;
+    const std::vector<int>& movable = setup.movable;
+    const std::vector<char>& flavor_used = setup.flavor_used;
+    const SearchState& initial = setup.initial;
+    const double w_min = setup.w_min;
+    const Scorer scorer = setup.scorer;
     SearchResult res;
-
-    std::vector<int> movable;
-    std::vector<char> flavor_used(p.flavors.size(), 0);
-    for (std::size_t v = 0; v < p.vms.size(); ++v)
-        if (p.vms[v].migratable) {
-            movable.push_back(static_cast<int>(v));
-            flavor_used[p.vms[v].flavor] = 1;
-        }
-
-    SearchState initial(model);
-    res.objective_before = initial.objective();
-    if (!params.start.empty()) initial.set_placements(params.start);
+    res.objective_before = setup.objective_before;
     res.objective_best = initial.objective();
     res.best = params.start;
-    if (movable.empty() || p.hosts.size() < 2 || model.num_targets() == 0 || p.constraints.max_migrations == 0) {
+    if (setup.nothing_to_search) {
         res.stopped_by = "nothing to search";
         return res;
     }
-
-    double w_min = 0.0;
-    for (int j = 0; j < model.num_targets(); ++j)
-        if (w_min == 0.0 || model.target_weight(j) < w_min) w_min = model.target_weight(j);
-    const double max_mig = static_cast<double>(std::min<std::int64_t>(p.constraints.max_migrations, static_cast<std::int64_t>(movable.size())));
-    const Scorer scorer{0.5 * w_min / (max_mig + 1.0)};
 
     // Temperature: geometric from T0 (a typical worsening move accepted with probability ~0.3)
     // to T1 (a loss of one smallest-weight unit accepted with probability ~e^-20).
@@ -123,11 +100,8 @@ SearchResult anneal(const CapacityModel& model, const SearchParams& params) {
     const double t_end = w_min / 20.0;
     const double t_ratio = std::min(1.0, t_end / t_start);
 
-    const std::int64_t total = params.max_evaluations > 0 ? params.max_evaluations : default_evaluations(p);
     const int W = params.threads;
-    const std::int64_t per_worker = std::max<std::int64_t>(1, total / W);
-    const std::int64_t round = params.round_evaluations > 0 ? params.round_evaluations
-                                                            : std::clamp<std::int64_t>(per_worker / 50, 2000, 2000000);
+    const std::int64_t per_worker = setup.per_worker, round = setup.round;
 
     // Reheat after a stall of 10% of the run (at least 50,000 evaluations) without a new best.
     const double kReheat = params.reheat_factor;

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <limits>
+#include <stdexcept>
 #include <utility>
 #include <vector>
 
@@ -19,6 +20,7 @@
 #include "moves/remap.h"
 #include "moves/return_move.h"
 #include "moves/swap.h"
+#include "optimizer/annealing.h"
 #include "optimizer/rng.h"
 
 namespace vmcap::search_detail {
@@ -295,6 +297,55 @@ inline Candidate propose(const SearchState& s, const std::vector<int>& movable, 
     c.migrate = propose_migrate(s, movable, pr, rng);
     return c;
 }
+
+/**
+ * What both drivers derive from (model, params) before searching: validated parameters (throws
+ * std::invalid_argument on threads < 1, a non-positive time limit or a bad move mix), the move-mix
+ * thresholds, the migratable VMs and their flavors, the start state, the migration tie-break and
+ * the run's length per worker. `nothing_to_search` is set when no move can exist.
+ */
+struct SearchSetup {
+    Mix mix;
+    std::vector<int> movable;
+    std::vector<char> flavor_used;  ///< [flavor]: has a migratable VM
+    SearchState initial;            ///< the snapshot with params.start applied
+    double objective_before = 0.0;  ///< of the snapshot
+    double w_min = 0.0;             ///< smallest target weight
+    Scorer scorer;
+    bool nothing_to_search = false;
+    std::int64_t per_worker = 0, round = 0;
+
+    SearchSetup(const CapacityModel& model, const SearchParams& params) : initial(model) {
+        const Problem& p = model.problem();
+        if (params.threads < 1) throw std::invalid_argument("threads must be >= 1");
+        if (params.time_limit_s <= 0) throw std::invalid_argument("time limit must be > 0 seconds");
+        for (double q : {params.mix_swap, params.mix_exchange, params.mix_remap, params.mix_return, params.mix_ejection})
+            if (!(q >= 0.0 && q <= 1.0)) throw std::invalid_argument("move mix probabilities must be in [0, 1]");
+        if (params.mix_swap + params.mix_exchange + params.mix_remap + params.mix_return + params.mix_ejection > 1.0 + 1e-12)
+            throw std::invalid_argument("move mix probabilities (swap + exchange + remap + return + ejection) must sum to at most 1");
+        mix.swap = params.mix_swap;
+        mix.exchange = mix.swap + params.mix_exchange;
+        mix.remap = mix.exchange + params.mix_remap;
+        mix.ret = mix.remap + params.mix_return;
+        mix.ejection = mix.ret + params.mix_ejection;
+        flavor_used.assign(p.flavors.size(), 0);
+        for (std::size_t v = 0; v < p.vms.size(); ++v)
+            if (p.vms[v].migratable) {
+                movable.push_back(static_cast<int>(v));
+                flavor_used[p.vms[v].flavor] = 1;
+            }
+        objective_before = initial.objective();
+        if (!params.start.empty()) initial.set_placements(params.start);
+        nothing_to_search = movable.empty() || p.hosts.size() < 2 || model.num_targets() == 0 || p.constraints.max_migrations == 0;
+        for (int j = 0; j < model.num_targets(); ++j)
+            if (w_min == 0.0 || model.target_weight(j) < w_min) w_min = model.target_weight(j);
+        const double max_mig = static_cast<double>(std::min<std::int64_t>(p.constraints.max_migrations, static_cast<std::int64_t>(movable.size())));
+        scorer = Scorer{0.5 * w_min / (max_mig + 1.0)};
+        const std::int64_t total = params.max_evaluations > 0 ? params.max_evaluations : default_evaluations(p);
+        per_worker = std::max<std::int64_t>(1, total / params.threads);
+        round = params.round_evaluations > 0 ? params.round_evaluations : std::clamp<std::int64_t>(per_worker / 50, 2000, 2000000);
+    }
+};
 
 /** Index of the worker with the best score (ties: lowest id). W has best_score. */
 template <class W>
