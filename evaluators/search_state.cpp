@@ -53,13 +53,8 @@ bool SearchState::differs_from_origin(int vm, int host, NodeMask mask) const {
     return m != mask;
 }
 
-void SearchState::rebuild(const std::vector<char>* touched) {
+void SearchState::rebuild() {
     const Problem& p = problem();
-    // Hosts whose free amounts come out unchanged keep their version (their b and VMCAP are a
-    // function of the free amounts), so per-worker caches stay warm across set_placements();
-    // the first build (all versions 0) gives every host a fresh one.
-    const std::vector<Amount> old_free = free_;
-    const bool first = clock_ == 0;
     for (std::size_t h = 0; h < p.hosts.size(); ++h) {
         const HostType& ht = p.host_type_of(static_cast<int>(h));
         std::copy(ht.node_capacity.begin(), ht.node_capacity.end(), free_.begin() + static_cast<std::ptrdiff_t>(free_off_[h]));
@@ -72,10 +67,7 @@ void SearchState::rebuild(const std::vector<char>* touched) {
     }
     std::fill(total_.begin(), total_.end(), 0);
     for (std::size_t h = 0; h < p.hosts.size(); ++h) {
-        if (first || touched == nullptr || (*touched)[h] || !std::equal(free_.begin() + static_cast<std::ptrdiff_t>(free_off_[h]),
-                                 free_.begin() + static_cast<std::ptrdiff_t>(free_off_[h] + static_cast<std::size_t>(nodes_[h]) * R_),
-                                 old_free.begin() + static_cast<std::ptrdiff_t>(free_off_[h])))
-            host_version_[h] = ++clock_;
+        host_version_[h] = ++clock_;
         for (int j = 0; j < T_; ++j) cap_[h * T_ + j] = 0;
         refresh_host(static_cast<int>(h), (1 << nodes_[h]) - 1);
     }
@@ -163,24 +155,60 @@ std::vector<Placement> SearchState::migrated_placements() const {
 
 void SearchState::set_placements(const std::vector<Placement>& placements) {
     const Problem& p = problem();
-    const std::vector<int> old_host = vm_host_;
-    const std::vector<std::array<std::uint8_t, kMaxVNuma>> old_pnuma = vm_pnuma_;
-    for (std::size_t v = 0; v < p.vms.size(); ++v) {
-        vm_host_[v] = p.vms[v].host;
-        vm_pnuma_[v] = p.vms[v].pnuma;
+    // Only VMs that are migrated now or listed can change: move each to its target (listed
+    // placement, else its snapshot placement) in the free amounts, then refresh the touched
+    // hosts. O(migrated + listed + touched hosts x targets x VMCAP) instead of a full rebuild;
+    // this is the synchronisation cost of every worker that adopts another's best state.
+    if (listed_.size() != p.vms.size()) listed_.assign(p.vms.size(), -1);
+    for (std::size_t k = 0; k < placements.size(); ++k) listed_[placements[k].vm] = static_cast<int>(k);
+    std::vector<int> candidates = migrated_;
+    for (const Placement& pl : placements) candidates.push_back(pl.vm);
+    std::vector<std::pair<int, unsigned>> touched;  // (host, node mask), may repeat hosts
+    std::vector<int> changed;
+    for (int vm : candidates) {
+        if (listed_[vm] == -2) continue;  // already handled (listed and migrated)
+        const Vm& orig = p.vms[vm];
+        const int to_host = listed_[vm] >= 0 ? placements[listed_[vm]].host : orig.host;
+        const std::array<std::uint8_t, kMaxVNuma>& to_nodes = listed_[vm] >= 0 ? placements[listed_[vm]].pnuma : orig.pnuma;
+        listed_[vm] = -2;
+        changed.push_back(vm);
+        if (to_host == vm_host_[vm] && to_nodes == vm_pnuma_[vm]) continue;
+        const Flavor& fl = p.flavors[orig.flavor];
+        const int k = fl.num_vnuma();
+        Amount* fs = free_.data() + free_off_[vm_host_[vm]];
+        Amount* fd = free_.data() + free_off_[to_host];
+        unsigned ms = 0, md = 0;
+        for (int i = 0; i < k; ++i) {
+            ms |= 1U << vm_pnuma_[vm][i];
+            md |= 1U << to_nodes[i];
+            for (int r = 0; r < R_; ++r) {
+                fs[vm_pnuma_[vm][i] * R_ + r] += fl.node_demand[r];
+                fd[to_nodes[i] * R_ + r] -= fl.node_demand[r];
+            }
+        }
+        touched.emplace_back(vm_host_[vm], ms);
+        touched.emplace_back(to_host, md);
+        vm_host_[vm] = to_host;
+        vm_pnuma_[vm] = to_nodes;
     }
-    for (const Placement& pl : placements) {
-        vm_host_[pl.vm] = pl.host;
-        vm_pnuma_[pl.vm] = pl.pnuma;
+    for (int vm : changed) listed_[vm] = -1;
+    // Merge the node masks per host, then refresh each touched host once with a new version.
+    std::sort(touched.begin(), touched.end());
+    for (std::size_t a = 0; a < touched.size();) {
+        const int h = touched[a].first;
+        unsigned mask = 0;
+        for (; a < touched.size() && touched[a].first == h; ++a) mask |= touched[a].second;
+        host_version_[h] = ++clock_;
+        refresh_host(h, static_cast<int>(mask));
+        const Amount* f = free_.data() + free_off_[h];
+        for (int x = 0; x < nodes_[h] * R_; ++x)
+            if (f[x] < 0) throw std::logic_error("set_placements: the placement overloads a pNUMA node");
     }
-    // A host one of whose VMs changed (host or nodes) gets a new version even if its free
-    // amounts come out equal: cached removal deltas depend on the VM's nodes too.
-    std::vector<char> touched(p.hosts.size(), 0);
-    for (std::size_t v = 0; v < p.vms.size(); ++v)
-        if (vm_host_[v] != old_host[v] || vm_pnuma_[v] != old_pnuma[v]) touched[old_host[v]] = touched[vm_host_[v]] = 1;
-    rebuild(&touched);
-    for (std::size_t i = 0; i < free_.size(); ++i)
-        if (free_[i] < 0) throw std::logic_error("set_placements: the placement overloads a pNUMA node");
+    for (int vm : changed) set_migrated(vm, differs_from_origin(vm, vm_host_[vm], mask_of(vm)));
+    // Migrated VMs in VM order, as a rebuild lists them: the search draws from this list by
+    // position, so the order is part of what makes a run reproducible.
+    std::sort(migrated_.begin(), migrated_.end());
+    for (std::size_t k = 0; k < migrated_.size(); ++k) migrated_pos_[migrated_[k]] = static_cast<int>(k);
 }
 
 void SearchState::check_consistency() const {

@@ -68,8 +68,8 @@ public:
 
     /**
      * Version of host h's aggregates: changes (to a value never used before in this state's
-     * lifetime) whenever move() touches the host or set_placements() changes one of its VMs or
-     * its free amounts (other hosts keep their version), so per-worker caches of
+     * lifetime) whenever move() touches the host or set_placements() changes one of its VMs
+     * (other hosts keep their version), so per-worker caches of
      * per-host quantities (moves/move_cache.h) can tell in O(1) whether an entry is still exact.
      */
     std::uint64_t host_version(int host) const { return host_version_[host]; }
@@ -78,9 +78,10 @@ public:
     std::vector<Placement> migrated_placements() const;
 
     /**
-     * Resets to the snapshot, then puts each listed VM at its listed placement and rebuilds every
-     * aggregate from scratch. O(VMs + hosts x targets x VMCAP). Throws std::logic_error if the
-     * result overloads a pNUMA node.
+     * Puts each listed VM at its listed placement and every other VM at its snapshot placement,
+     * updating only what changes: O(migrated + listed VMs + touched hosts x targets x VMCAP).
+     * Hosts whose VMs are all unchanged keep their version. Throws std::logic_error if the
+     * result overloads a pNUMA node (the state is then unusable).
      */
     void set_placements(const std::vector<Placement>& placements);
 
@@ -92,9 +93,8 @@ public:
     void check_consistency() const;
 
 private:
-    /** Recomputes every aggregate from vm_host_/vm_pnuma_. Host versions: all new unless
-     *  `touched` is given; then only hosts marked there or whose free amounts changed. */
-    void rebuild(const std::vector<char>* touched = nullptr);
+    /** Recomputes every aggregate from vm_host_/vm_pnuma_; every host gets a new version. */
+    void rebuild();
     void refresh_host(int host, int first_node_mask);
     void set_migrated(int vm, bool migrated);
 
@@ -112,6 +112,7 @@ private:
     std::vector<int> migrated_pos_;   ///< index in migrated_ or -1
     Amount migrated_ram_ = 0;
     std::vector<std::uint64_t> host_version_;  ///< [h]; see host_version()
+    std::vector<int> listed_;                  ///< set_placements scratch: [vm] -> index in its list, -1 (kept all -1 between calls)
     std::uint64_t clock_ = 0;                  ///< last version handed out
 };
 
