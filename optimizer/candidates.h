@@ -343,7 +343,7 @@ struct SearchSetup {
         scorer = Scorer{0.5 * w_min / (max_mig + 1.0)};
         const std::int64_t total = params.max_evaluations > 0 ? params.max_evaluations : default_evaluations(p);
         per_worker = std::max<std::int64_t>(1, total / params.threads);
-        round = params.round_evaluations > 0 ? params.round_evaluations : std::clamp<std::int64_t>(per_worker / 50, 2000, 2000000);
+        round = params.round_evaluations > 0 ? params.round_evaluations : std::clamp<std::int64_t>(per_worker / 50, 2000, 20000000);
     }
 };
 
