@@ -43,9 +43,9 @@ struct Worker {
 
 }  // namespace
 
-// 500 per migratable VM: swap / exchange / ejection evaluations cost about two migrate
-// evaluations, so this keeps a 1000-host snapshot at ~25-30 s on one thread (stopped by the
-// evaluation budget, hence reproducible) while still beating greedy (az1100 795, hw1000 2877).
+// 500 per migratable VM: a 1000-host snapshot takes 7-9 s on one thread with the move cache
+// (stopped by the evaluation budget, hence reproducible) and beats greedy (az1100 801 vs 791,
+// hw1000 2879 vs 2834; docs/performance.md).
 std::int64_t default_evaluations(const Problem& problem) {
     std::int64_t movable = 0;
     for (const Vm& vm : problem.vms) movable += vm.migratable ? 1 : 0;
@@ -185,17 +185,7 @@ SearchResult anneal(const CapacityModel& model, const SearchParams& params) {
                     ++wk.accepted;
                     ++wk.kind_accepted[kind];
                     if (d.delta > 0) ++wk.kind_improved[kind];
-                    if (params.check_every > 0 && ++wk.since_check >= params.check_every) {
-                        wk.since_check = 0;
-                        s.check_consistency();
-                    }
-                    const double sc = scorer.score(s.objective(), s.migrations());
-                    if (sc > wk.best_score) {
-                        wk.best_score = sc;
-                        wk.last_improvement = e + done;
-                        wk.best_objective = s.objective();
-                        wk.best = s.migrated_placements();
-                    }
+                    if (after_apply(wk, params.check_every, scorer)) wk.last_improvement = e + done;
                 }
             });
         });

@@ -1,8 +1,9 @@
 #pragma once
 /**
  * @file annealing.h
- * Parallel simulated annealing over migrate, swap, budget-exchange, ejection-chain and remap
- * moves (moves/; mix in SearchParams). Each worker owns a SearchState and an Rng seeded from
+ * Parallel simulated annealing with reheats over migrate, swap, budget-exchange, ejection-chain,
+ * remap and return moves (moves/; mix in SearchParams; proposal and cached evaluation in
+ * optimizer/candidates.h). Each worker owns a SearchState, a MoveCache and an Rng seeded from
  * (seed, worker id); workers run a fixed number of evaluations per round and meet at
  * synchronisation points decided by counted work (not wall time), where the best state is shared
  * in worker order. Hence the same snapshot, seed, thread count and evaluation budget give the same
@@ -28,7 +29,8 @@ struct SearchParams {
      *  clamped to [2,000, 2 x 10^7]. A worker that adopts another's best state finds the cached
      *  deltas of every host where the states differ stale, so on 10,000 hosts a synchronisation
      *  costs ~0.2 s of re-evaluation: long runs synchronise every ~10 s, not every second
-     *  (2 threads on the 10k snapshot: 3.1-3.7 M evaluations/s with 2 x 10^6, 4.6 M/s with 2 x 10^7). */
+     *  (2 threads on the 10k snapshot: 3.2-3.7 M evaluations/s with 2 x 10^6; 3.4-4.6 M/s with
+     *  2 x 10^7, bimodal on the test VM; docs/performance.md). */
     std::int64_t round_evaluations = 0;
     bool quiet = false;                 ///< no progress lines on stderr
     double initial_temperature = 0.0;   ///< in objective units; 0 = calibrated from sampled worsening moves

@@ -347,6 +347,26 @@ struct SearchSetup {
     }
 };
 
+/**
+ * After a move was applied to `wk.state`: the --check recomputation every `check_every` applied
+ * moves (throws std::logic_error on a difference), then the worker's best state if the score
+ * improved. Returns whether it did. W has state, since_check, best, best_score, best_objective.
+ */
+template <class W>
+bool after_apply(W& wk, std::int64_t check_every, const Scorer& scorer) {
+    SearchState& s = wk.state;
+    if (check_every > 0 && ++wk.since_check >= check_every) {
+        wk.since_check = 0;
+        s.check_consistency();
+    }
+    const double sc = scorer.score(s.objective(), s.migrations());
+    if (sc <= wk.best_score) return false;
+    wk.best_score = sc;
+    wk.best_objective = s.objective();
+    wk.best = s.migrated_placements();
+    return true;
+}
+
 /** Index of the worker with the best score (ties: lowest id). W has best_score. */
 template <class W>
 int best_worker(const std::vector<W>& workers) {

@@ -128,16 +128,7 @@ SearchResult tabu_search(const CapacityModel& model, const SearchParams& params,
                     const int nv = moved_vms(best_c, vms);
                     for (int i = 0; i < nv; ++i)
                         wk.tabu_until[vms[i]] = wk.iteration + tabu.tenure + static_cast<std::int64_t>(wk.rng.below(static_cast<std::uint64_t>(tabu.tenure) + 1));
-                    if (params.check_every > 0 && ++wk.since_check >= params.check_every) {
-                        wk.since_check = 0;
-                        s.check_consistency();
-                    }
-                    const double sc = scorer.score(s.objective(), s.migrations());
-                    if (sc > wk.best_score) {
-                        wk.best_score = sc;
-                        wk.best_objective = s.objective();
-                        wk.best = s.migrated_placements();
-                    }
+                    after_apply(wk, params.check_every, scorer);
                 }
             });
         });
