@@ -52,6 +52,15 @@ namespace {
 EjectionDelta evaluate_ejection(const EjectionMove& mv, const SearchState& s, MoveCache* cache);
 }  // namespace
 
+bool EjectionMove::budget_admits(const SearchState& s) const {
+    const Problem& p = s.problem();
+    const Amount ra = p.flavors[p.vms[a].flavor].demand[kRamMib], rb = p.flavors[p.vms[b].flavor].demand[kRamMib];
+    const bool was_a = s.is_migrated(a), was_b = s.is_migrated(b);
+    const bool ma = s.host_of(b) != p.vms[a].host, mb = host != p.vms[b].host;  // off the snapshot host: certainly migrated
+    return within_budget(p, s.migrations() - was_a - was_b + ma + mb,
+                         s.migrated_ram_mib() - (was_a ? ra : 0) - (was_b ? rb : 0) + (ma ? ra : 0) + (mb ? rb : 0));
+}
+
 EjectionDelta EjectionMove::evaluate(const SearchState& s) const { return evaluate_ejection(*this, s, nullptr); }
 
 EjectionDelta EjectionMove::evaluate(const SearchState& s, MoveCache& cache) const { return evaluate_ejection(*this, s, &cache); }
@@ -64,7 +73,7 @@ EjectionDelta evaluate_ejection(const EjectionMove& mv, const SearchState& s, Mo
     const Problem& p = s.problem();
     if (a < 0 || b < 0 || a == b || !p.vms[a].migratable || !p.vms[b].migratable) return out;
     const int ha = s.host_of(a), h2 = s.host_of(b);
-    if (ha == h2 || host < 0 || host == h2) return out;
+    if (ha == h2 || host < 0 || host == h2 || !mv.budget_admits(s)) return out;
     const Flavor& fa = p.flavors[p.vms[a].flavor];
     const Flavor& fb = p.flavors[p.vms[b].flavor];
 

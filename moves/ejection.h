@@ -44,6 +44,16 @@ struct EjectionMove {
     EjectionDelta evaluate(const SearchState& state) const;
 
     /**
+     * O(1) necessary condition for feasibility: false when even the cheapest outcome (each VM
+     * counts as migrated unless it lands on its snapshot host) exceeds the migration budget
+     * (count or RAM), in which case evaluate() returns infeasible. Lets a search reject the move
+     * before any capacity is computed (at a full budget nearly every ejection of two snapshot VMs).
+     * Precondition: a and b are valid VM indices.
+     */
+    bool budget_admits(const SearchState& state) const;
+
+
+    /**
      * The same evaluation with step 1 taken from the worker's MoveCache when `host` is neither
      * a's host nor b's snapshot host (a's removal delta and b's best insertion there, both exact
      * for the current state): then only b's host is evaluated on a tentative copy. Same result

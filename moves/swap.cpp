@@ -44,12 +44,22 @@ Side best_per_category(const SearchState& s, int vm, const HostScratch& dest) {
 
 }  // namespace
 
+bool SwapMove::budget_admits(const SearchState& s) const {
+    const Problem& p = s.problem();
+    const int ha = s.host_of(a), hb = s.host_of(b);
+    const Amount ra = p.flavors[p.vms[a].flavor].demand[kRamMib], rb = p.flavors[p.vms[b].flavor].demand[kRamMib];
+    const bool was_a = s.is_migrated(a), was_b = s.is_migrated(b);
+    const bool ma = hb != p.vms[a].host, mb = ha != p.vms[b].host;  // off the snapshot host: certainly migrated
+    return within_budget(p, s.migrations() - was_a - was_b + ma + mb,
+                         s.migrated_ram_mib() - (was_a ? ra : 0) - (was_b ? rb : 0) + (ma ? ra : 0) + (mb ? rb : 0));
+}
+
 SwapDelta SwapMove::evaluate(const SearchState& s) const {
     SwapDelta out;
     const Problem& p = s.problem();
     if (a == b || a < 0 || b < 0 || !p.vms[a].migratable || !p.vms[b].migratable) return out;
     const int ha = s.host_of(a), hb = s.host_of(b);
-    if (ha == hb) return out;
+    if (ha == hb || !budget_admits(s)) return out;
     const Flavor& fa = p.flavors[p.vms[a].flavor];
     const Flavor& fb = p.flavors[p.vms[b].flavor];
     HostScratch A, B;

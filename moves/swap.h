@@ -40,6 +40,16 @@ struct SwapMove {
      */
     SwapDelta evaluate(const SearchState& state) const;
 
+    /**
+     * O(1) necessary condition for feasibility: false when even the cheapest outcome (each VM
+     * counts as migrated unless it lands on its snapshot host) exceeds the migration budget
+     * (count or RAM), in which case evaluate() returns infeasible. Lets a search reject the move
+     * before any capacity is computed (at a full budget nearly every swap of two snapshot VMs).
+     * Precondition: a and b are valid VM indices.
+     */
+    bool budget_admits(const SearchState& state) const;
+
+
     /** Applies a feasible result of evaluate() on the same state: two SearchState::move calls. */
     void apply(SearchState& state, const SwapDelta& d) const;
 };

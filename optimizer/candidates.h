@@ -173,6 +173,7 @@ inline double upper_bound(const Candidate& c, const SearchState& s, MoveCache& c
         case Kind::Swap: {
             const SwapMove& m = c.swap;
             if (s.host_of(m.a) == s.host_of(m.b)) return kNoBound;
+            if (!m.budget_admits(s)) return -kNoBound;
             return cache.removal(s, m.a) + cache.removal(s, m.b);
         }
         case Kind::Exchange: {
@@ -200,6 +201,7 @@ inline double upper_bound(const Candidate& c, const SearchState& s, MoveCache& c
             const EjectionMove& m = c.ejection;
             const int ha = s.host_of(m.a), hb = s.host_of(m.b);
             if (ha == hb || m.host == hb) return kNoBound;
+            if (!m.budget_admits(s)) return -kNoBound;
             double ub = cache.removal(s, m.a) + cache.removal(s, m.b);
             if (m.host != ha) {
                 const Insertion& ins = cache.insertion(s, p.vms[m.b].flavor, m.host);
