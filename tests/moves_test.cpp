@@ -187,7 +187,7 @@ class MovesTest : public ::testing::TestWithParam<MovesCase> {};
  */
 TEST_P(MovesTest, EvaluateIsExactPureBestAndWithinBudget) {
     const MovesCase mc = GetParam();
-    int applied_total = 0, brute_checked = 0;
+    int applied_total = 0, brute_checked = 0, budget_rejected = 0;
     for (std::uint64_t seed = 1; seed <= 5; ++seed) {
         RandomCluster rc;
         rc.host_topology = mc.topo;
@@ -224,6 +224,10 @@ TEST_P(MovesTest, EvaluateIsExactPureBestAndWithinBudget) {
                 if (brute && p.vms[mv.a].migratable && p.vms[mv.b].migratable && mv.a != mv.b && s.host_of(mv.a) != s.host_of(mv.b)) {
                     const double bf = brute_swap(s, mv.a, mv.b);
                     ASSERT_EQ(d.feasible, bf != kNone);
+                    if (!mv.budget_admits(s)) {  // the O(1) pre-check never rejects a feasible swap
+                        ASSERT_EQ(bf, kNone);
+                        ++budget_rejected;
+                    }
                     if (d.feasible) {
                         ASSERT_NEAR(d.delta, bf, 1e-9);
                     }
@@ -263,6 +267,10 @@ TEST_P(MovesTest, EvaluateIsExactPureBestAndWithinBudget) {
                     mv.host != s.host_of(mv.b)) {
                     const double bf = brute_ejection(s, mv);
                     ASSERT_EQ(d.feasible, bf != kNone);
+                    if (!mv.budget_admits(s)) {  // the O(1) pre-check never rejects a feasible ejection
+                        ASSERT_EQ(bf, kNone);
+                        ++budget_rejected;
+                    }
                     if (d.feasible) {
                         ASSERT_NEAR(d.delta, bf, 1e-9);
                     }
@@ -314,6 +322,9 @@ TEST_P(MovesTest, EvaluateIsExactPureBestAndWithinBudget) {
     }
     EXPECT_GT(applied_total, 25) << "too few feasible moves to test anything";
     EXPECT_GT(brute_checked, 25);
+    if (mc.kind == Kind::Swap || mc.kind == Kind::Ejection) {
+        EXPECT_GT(budget_rejected, 0) << "the budget pre-check was never exercised";
+    }
 }
 
 std::vector<MovesCase> all_cases() {
