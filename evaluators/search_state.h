@@ -35,6 +35,14 @@ public:
 
     int host_of(int vm) const { return vm_host_[vm]; }
     const std::uint8_t* pnuma_of(int vm) const { return vm_pnuma_[vm].data(); }
+    /** Hint: the per-VM data of `vm` (snapshot record, host, pNUMA nodes, migrated flag) will be
+     *  read soon; issues prefetches, changes nothing. O(1). */
+    void prefetch_vm(int vm) const {
+        __builtin_prefetch(&problem().vms[vm]);
+        __builtin_prefetch(&vm_host_[vm]);
+        __builtin_prefetch(&vm_pnuma_[vm]);
+        __builtin_prefetch(&migrated_pos_[vm]);
+    }
     /** Node mask of a VM's current placement. */
     NodeMask mask_of(int vm) const;
 

@@ -78,11 +78,11 @@ SearchResult anneal(const CapacityModel& model, const SearchParams& params) {
         Rng cal(params.seed, 0xC0FFEEULL);
         MoveCache cal_cache(initial);
         Proposal cal_proposal;
-        cal_proposal.cursor = cal.below(movable.size());
+        cal_proposal.start(cal, movable.size());
         double sum = 0.0;
         int n = 0;
         for (int i = 0; i < 4000 && n < 400; ++i) {
-            const Candidate mv = propose(initial, movable, mix, cal_proposal, cal);
+            const Candidate mv = propose(initial, cal_cache, movable, mix, cal_proposal, cal);
             const CandidateDelta d = evaluate(mv, initial, cal_cache);
             if (d.feasible && d.delta < 0) {
                 sum += -d.delta;
@@ -111,7 +111,7 @@ SearchResult anneal(const CapacityModel& model, const SearchParams& params) {
     for (int w = 0; w < W; ++w) {
         workers.emplace_back(initial, params.seed, w + 1);
         workers.back().best = params.start;
-        workers.back().proposal.cursor = workers.back().rng.below(movable.size());
+        workers.back().proposal.start(workers.back().rng, movable.size());
         workers.back().best_score = scorer.score(initial.objective(), initial.migrations());
         workers.back().best_objective = initial.objective();
     }
@@ -150,7 +150,7 @@ SearchResult anneal(const CapacityModel& model, const SearchParams& params) {
                         temp = std::min(t_start, t_start * std::pow(t_ratio, progress) * wk.boost);
                         wk.boost = std::max(1.0, wk.boost * 0.98);
                     }
-                    const Candidate mv = propose(s, movable, mix, wk.proposal, wk.rng);
+                    const Candidate mv = propose(s, wk.cache, movable, mix, wk.proposal, wk.rng);
                     ++wk.evaluations;
                     const int kind = static_cast<int>(mv.kind);
                     ++wk.kind_evaluated[kind];

@@ -75,7 +75,7 @@ SearchResult tabu_search(const CapacityModel& model, const SearchParams& params,
         wk.best = params.start;
         wk.best_score = scorer.score(initial.objective(), initial.migrations());
         wk.best_objective = initial.objective();
-        wk.proposal.cursor = wk.rng.below(movable.size());
+        wk.proposal.start(wk.rng, movable.size());
     }
 
     std::atomic<bool> out_of_time{false};
@@ -103,7 +103,7 @@ SearchResult tabu_search(const CapacityModel& model, const SearchParams& params,
                     bool found = false;
                     const double score_now = scorer.score(s.objective(), s.migrations());
                     for (int c = 0; c < tabu.candidates && e < this_round; ++c, ++e) {
-                        const Candidate mv = propose(s, movable, mix, wk.proposal, wk.rng);
+                        const Candidate mv = propose(s, wk.cache, movable, mix, wk.proposal, wk.rng);
                         ++wk.evaluations;
                         const CandidateDelta d = evaluate(mv, s, wk.cache);
                         if (!d.feasible) continue;
