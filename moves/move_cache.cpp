@@ -55,10 +55,52 @@ const Insertion& MoveCache::insertion(const SearchState& s, int flavor, int host
     return e.ins;
 }
 
+namespace {
+
+/** A migrated VM back to its snapshot host (remaps counted as migrations, the VM elsewhere now):
+ *  the best of its snapshot nodes (the cached return, which gives the budget slot back and wins
+ *  ties, as in best_insertion) and any other placement there (the cached best insertion, which
+ *  keeps the VM migrated: count and RAM unchanged, so always within the budget). */
+MigrateDelta evaluate_home_cached(const MigrateMove& mv, const SearchState& s, MoveCache& cache) {
+    const Problem& p = s.problem();
+    const Vm& orig = p.vms[mv.vm];
+    MigrateDelta out;
+    const MoveCache::Return& ret = cache.return_home(s, mv.vm);
+    const bool ret_fits = ret.fits;
+    const double ret_delta = ret.delta;
+    const Insertion& ins = cache.insertion(s, orig.flavor, mv.host);
+    if (ret_fits && (ins.embedding < 0 || ret_delta >= ins.delta)) {
+        // Every placement on the snapshot node set frees the same amounts (one node demand per
+        // vNUMA node), so the first one in the list is what best_insertion picks.
+        const NodeMask home_mask = snapshot_embedding(p, mv.vm).mask;
+        const auto& placements = s.model().evaluator(p.hosts[mv.host].type, orig.flavor).placements();
+        for (std::size_t e = 0; e < placements.size(); ++e)
+            if (placements[e].mask == home_mask) {
+                out.embedding = static_cast<int>(e);
+                break;
+            }
+        out.delta = cache.removal(s, mv.vm) + ret_delta;
+        out.migrations_after = s.migrations() - 1;
+    } else {
+        if (ins.embedding < 0) return out;
+        out.embedding = ins.embedding;
+        out.delta = cache.removal(s, mv.vm) + ins.delta;
+        out.migrations_after = s.migrations();
+    }
+    out.feasible = out.embedding >= 0;
+    return out;
+}
+
+}  // namespace
+
 MigrateDelta evaluate_cached(const MigrateMove& mv, const SearchState& s, MoveCache& cache) {
     const Problem& p = s.problem();
     const Vm& orig = p.vms[mv.vm];
-    if (orig.host == mv.host) return mv.evaluate(s);
+    if (orig.host == mv.host) {
+        if (orig.migratable && p.constraints.remap_counts_as_migration && s.host_of(mv.vm) != mv.host)
+            return evaluate_home_cached(mv, s, cache);
+        return mv.evaluate(s);
+    }
     MigrateDelta out;
     if (!orig.migratable || mv.host == s.host_of(mv.vm)) return out;
     // Off the snapshot host every placement is a migration: the budget either admits all of

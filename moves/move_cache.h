@@ -72,9 +72,10 @@ private:
 
 /**
  * MigrateMove::evaluate through the cache: the same result (feasibility, delta, embedding,
- * migrations_after) as the uncached evaluate, bit for bit. Destinations on the VM's snapshot
- * host take the uncached path (the tie-break to the snapshot nodes and the budget refund depend
- * on the VM there).
+ * migrations_after) as the uncached evaluate, bit for bit. A VM going back to its snapshot host
+ * from another host takes the better of its cached return (snapshot nodes, budget refunded, wins
+ * ties) and the cached best insertion there; only with free remaps
+ * (Constraints::remap_counts_as_migration false) does that case take the uncached path.
  */
 MigrateDelta evaluate_cached(const MigrateMove& mv, const SearchState& state, MoveCache& cache);
 

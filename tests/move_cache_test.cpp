@@ -19,7 +19,7 @@ using test::RandomCluster;
 using test::make_random_problem;
 
 struct Counts {
-    int migrate = 0, exchange = 0, ejection = 0, applied = 0;
+    int migrate = 0, home = 0, exchange = 0, ejection = 0, applied = 0;
 };
 
 Counts run_sequence(const char* topology, std::uint64_t seed, std::int64_t budget) {
@@ -45,14 +45,19 @@ Counts run_sequence(const char* topology, std::uint64_t seed, std::int64_t budge
         const int a = static_cast<int>(rng() % V), b = static_cast<int>(rng() % V), h = static_cast<int>(rng() % H);
         switch (rng() % 3) {
             case 0: {
-                const MigrateMove mv{a, h};
+                // One in three: a migrated VM back to its snapshot host (the cached return path).
+                const auto& mig = s.migrated_vms();
+                const bool home = !mig.empty() && rng() % 3 == 0;
+                const int vm = home ? mig[rng() % mig.size()] : a;
+                const MigrateMove mv{vm, home ? p.vms[vm].host : h};
                 const MigrateDelta u = mv.evaluate(s), d = evaluate_cached(mv, s, cache);
                 EXPECT_EQ(u.feasible, d.feasible);
                 if (u.feasible && d.feasible) {
                     ++c.migrate;
+                    if (home && s.host_of(vm) != mv.host) ++c.home;
                     EXPECT_EQ(u.embedding, d.embedding);
                     EXPECT_EQ(u.migrations_after, d.migrations_after);
-                    EXPECT_NEAR(u.delta, d.delta, 1e-9);
+                    EXPECT_EQ(u.delta, d.delta);  // bit for bit: the same two terms summed
                     if (d.delta >= 0 || rng() % 4 == 0) {
                         mv.apply(s, d);
                         ++c.applied;
@@ -104,18 +109,20 @@ Counts run_sequence(const char* topology, std::uint64_t seed, std::int64_t budge
 }
 
 TEST(MoveCache, CachedEvaluationsEqualUncachedThroughRandomSequences) {
-    int migrate = 0, exchange = 0, ejection = 0, applied = 0;
+    int migrate = 0, home = 0, exchange = 0, ejection = 0, applied = 0;
     std::uint64_t seed = 11;
     for (const char* topo : {"CQ3", "K4", "2xK4", "Q33", "C4"})
         for (std::int64_t budget : {2, 8, 1000}) {
             const Counts c = run_sequence(topo, seed++, budget);
             migrate += c.migrate;
+            home += c.home;
             exchange += c.exchange;
             ejection += c.ejection;
             applied += c.applied;
         }
     // The comparison must have exercised every cached path and many state changes.
     EXPECT_GT(migrate, 1000);
+    EXPECT_GT(home, 100);
     EXPECT_GT(exchange, 100);
     EXPECT_GT(ejection, 100);
     EXPECT_GT(applied, 1000);
