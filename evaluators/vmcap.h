@@ -161,6 +161,10 @@ public:
     }
 
     VmcapMethod method() const { return method_; }
+    /** VMCAP is the sum of the capacity vector (one-node guest, formula K1): a change of some
+     *  entries changes VMCAP by exactly the sum of the entry changes, which the incremental
+     *  evaluators use instead of calling the evaluator. */
+    bool additive() const { return method_ == VmcapMethod::K1; }
     bool is_closed_form() const { return method_ != VmcapMethod::Exact; }
     /** Human-readable method, e.g. "closed form CQ3/K2" or "exact fallback (LP branch and bound over 24 placements)". */
     std::string describe() const;

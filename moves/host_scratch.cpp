@@ -74,6 +74,16 @@ double HostScratch::gain(const SearchState& s, const Flavor* extra, const std::u
     for (int j = 0; j < T; ++j) {
         const int tf = m.target_flavor(j);
         const Count* b = s.slots_of(host_, j);
+        const VmcapEvaluator& ev = m.evaluator(type_, tf);
+        if (ev.additive()) {  // VMCAP = sum of b: the change is the sum of the touched entries' changes
+            Count dd = 0;
+            for (unsigned t = touched; t != 0; t &= t - 1) {
+                const int i = std::countr_zero(t);
+                dd += m.node_slots(tf, local + i * R_) - b[i];
+            }
+            if (dd != 0) d += m.target_weight(j) * static_cast<double>(dd);
+            continue;
+        }
         bool changed = false;
         for (int i = 0; i < n_; ++i) {
             tmp[i] = b[i];
@@ -83,7 +93,7 @@ double HostScratch::gain(const SearchState& s, const Flavor* extra, const std::u
             }
         }
         // Same capacity vector, same VMCAP: skip the evaluator (adds exactly 0).
-        if (changed) d += m.target_weight(j) * static_cast<double>(m.evaluator(type_, tf)(tmp) - s.capacity(host_, j));
+        if (changed) d += m.target_weight(j) * static_cast<double>(ev(tmp) - s.capacity(host_, j));
     }
     return d;
 }

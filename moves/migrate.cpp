@@ -30,9 +30,16 @@ double removal_delta(const SearchState& s, int vm) {
             changed |= nb[i] != b[cur[i]];
         }
         if (!changed) continue;  // same capacity vector: VMCAP unchanged, adds exactly 0
+        const VmcapEvaluator& ev = m.evaluator(type, tf);
+        if (ev.additive()) {  // VMCAP = sum of b: the same integer without the evaluator
+            Count dd = 0;
+            for (int i = 0; i < k; ++i) dd += nb[i] - b[cur[i]];
+            d += m.target_weight(j) * static_cast<double>(dd);
+            continue;
+        }
         for (int i = 0; i < n; ++i) tmp[i] = b[i];
         for (int i = 0; i < k; ++i) tmp[cur[i]] = nb[i];
-        d += m.target_weight(j) * static_cast<double>(m.evaluator(type, tf)(tmp) - s.capacity(src, j));
+        d += m.target_weight(j) * static_cast<double>(ev(tmp) - s.capacity(src, j));
     }
     return d;
 }
@@ -87,9 +94,16 @@ Insertion best_insertion(const SearchState& s, int flavor, int host, int vm) {
                 changed |= nb[i] != b[emb.map[i]];
             }
             if (!changed) continue;  // same capacity vector: VMCAP unchanged, adds exactly 0
+            const VmcapEvaluator& ev = m.evaluator(type, tf);
+            if (ev.additive()) {  // VMCAP = sum of b: the same integer without the evaluator
+                Count dd = 0;
+                for (int i = 0; i < k; ++i) dd += nb[i] - b[emb.map[i]];
+                gain += m.target_weight(j) * static_cast<double>(dd);
+                continue;
+            }
             for (int i = 0; i < n; ++i) tmp[i] = b[i];
             for (int i = 0; i < k; ++i) tmp[emb.map[i]] = nb[i];
-            gain += m.target_weight(j) * static_cast<double>(m.evaluator(type, tf)(tmp) - s.capacity(host, j));
+            gain += m.target_weight(j) * static_cast<double>(ev(tmp) - s.capacity(host, j));
         }
         if (out.embedding < 0 || gain > out.delta || (gain == out.delta && out.migrates && !migrates)) {
             out.embedding = static_cast<int>(e);
