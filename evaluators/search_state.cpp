@@ -25,28 +25,32 @@ SearchState::SearchState(const CapacityModel& model)
     b_.assign(bo, 0);
     cap_.assign(H * T_, 0);
     total_.assign(T_, 0);
-    vm_host_.resize(p.vms.size());
-    vm_pnuma_.resize(p.vms.size());
+    vm_.resize(p.vms.size());
     for (std::size_t v = 0; v < p.vms.size(); ++v) {
-        vm_host_[v] = p.vms[v].host;
-        vm_pnuma_[v] = p.vms[v].pnuma;
+        const Vm& src = p.vms[v];
+        VmSlot& d = vm_[v];
+        d.host = src.host;
+        d.origin = src.host;
+        d.flavor = src.flavor;
+        d.migrated_pos = -1;
+        d.pnuma = src.pnuma;
+        d.migratable = src.migratable;
     }
-    migrated_pos_.assign(p.vms.size(), -1);
     host_version_.assign(H, 0);
     rebuild();
 }
 
 NodeMask SearchState::mask_of(int vm) const {
-    const int k = problem().flavors[problem().vms[vm].flavor].num_vnuma();
+    const int k = problem().flavors[vm_[vm].flavor].num_vnuma();
     unsigned m = 0;
-    for (int v = 0; v < k; ++v) m |= 1U << vm_pnuma_[vm][v];
+    for (int v = 0; v < k; ++v) m |= 1U << vm_[vm].pnuma[v];
     return static_cast<NodeMask>(m);
 }
 
 bool SearchState::differs_from_origin(int vm, int host, NodeMask mask) const {
-    const Vm& orig = problem().vms[vm];
-    if (orig.host != host) return true;
+    if (vm_[vm].origin != host) return true;  // the common case without touching the Problem's VM record
     if (!problem().constraints.remap_counts_as_migration) return false;  // a remap is free
+    const Vm& orig = problem().vms[vm];
     const int k = problem().flavors[orig.flavor].num_vnuma();
     unsigned m = 0;
     for (int v = 0; v < k; ++v) m |= 1U << orig.pnuma[v];
@@ -61,9 +65,9 @@ void SearchState::rebuild() {
     }
     for (std::size_t v = 0; v < p.vms.size(); ++v) {
         const Flavor& fl = p.flavors[p.vms[v].flavor];
-        Amount* f = free_.data() + free_off_[vm_host_[v]];
+        Amount* f = free_.data() + free_off_[vm_[v].host];
         for (int i = 0; i < fl.num_vnuma(); ++i)
-            for (int r = 0; r < R_; ++r) f[vm_pnuma_[v][i] * R_ + r] -= fl.node_demand[r];
+            for (int r = 0; r < R_; ++r) f[vm_[v].pnuma[i] * R_ + r] -= fl.node_demand[r];
     }
     std::fill(total_.begin(), total_.end(), 0);
     for (std::size_t h = 0; h < p.hosts.size(); ++h) {
@@ -72,12 +76,12 @@ void SearchState::rebuild() {
         refresh_host(static_cast<int>(h), (1 << nodes_[h]) - 1);
     }
     migrated_.clear();
-    std::fill(migrated_pos_.begin(), migrated_pos_.end(), -1);
+    for (VmSlot& d : vm_) d.migrated_pos = -1;
     migrated_ram_ = 0;
     for (std::size_t v = 0; v < p.vms.size(); ++v) {
         unsigned m = 0;
-        for (int i = 0; i < p.flavors[p.vms[v].flavor].num_vnuma(); ++i) m |= 1U << vm_pnuma_[v][i];
-        if (differs_from_origin(static_cast<int>(v), vm_host_[v], static_cast<NodeMask>(m))) set_migrated(static_cast<int>(v), true);
+        for (int i = 0; i < p.flavors[p.vms[v].flavor].num_vnuma(); ++i) m |= 1U << vm_[v].pnuma[i];
+        if (differs_from_origin(static_cast<int>(v), vm_[v].host, static_cast<NodeMask>(m))) set_migrated(static_cast<int>(v), true);
     }
 }
 
@@ -100,33 +104,33 @@ void SearchState::refresh_host(int host, int nodes_mask) {
 }
 
 void SearchState::set_migrated(int vm, bool migrated) {
-    const bool was = migrated_pos_[vm] >= 0;
+    const bool was = vm_[vm].migrated_pos >= 0;
     if (was == migrated) return;
-    const Amount ram = problem().flavors[problem().vms[vm].flavor].demand[kRamMib];
+    const Amount ram = problem().flavors[vm_[vm].flavor].demand[kRamMib];
     if (migrated) {
-        migrated_pos_[vm] = static_cast<int>(migrated_.size());
+        vm_[vm].migrated_pos = static_cast<int>(migrated_.size());
         migrated_.push_back(vm);
         migrated_ram_ += ram;
     } else {
-        const int pos = migrated_pos_[vm];
+        const int pos = vm_[vm].migrated_pos;
         const int last = migrated_.back();
         migrated_[pos] = last;
-        migrated_pos_[last] = pos;
+        vm_[last].migrated_pos = pos;
         migrated_.pop_back();
-        migrated_pos_[vm] = -1;
+        vm_[vm].migrated_pos = -1;
         migrated_ram_ -= ram;
     }
 }
 
 void SearchState::move(int vm, int host, const Embedding& emb) {
     const Problem& p = problem();
-    const Flavor& fl = p.flavors[p.vms[vm].flavor];
+    const Flavor& fl = p.flavors[vm_[vm].flavor];
     const int k = fl.num_vnuma();
-    const int src = vm_host_[vm];
+    const int src = vm_[vm].host;
     Amount* fs = free_.data() + free_off_[src];
     unsigned src_mask = 0;
     for (int i = 0; i < k; ++i) {
-        const int node = vm_pnuma_[vm][i];
+        const int node = vm_[vm].pnuma[i];
         src_mask |= 1U << node;
         for (int r = 0; r < R_; ++r) fs[node * R_ + r] += fl.node_demand[r];
     }
@@ -141,15 +145,15 @@ void SearchState::move(int vm, int host, const Embedding& emb) {
         refresh_host(src, static_cast<int>(src_mask));
         refresh_host(host, emb.mask);
     }
-    vm_host_[vm] = host;
-    for (int i = 0; i < k; ++i) vm_pnuma_[vm][i] = emb.map[i];
+    vm_[vm].host = host;
+    for (int i = 0; i < k; ++i) vm_[vm].pnuma[i] = emb.map[i];
     set_migrated(vm, differs_from_origin(vm, host, emb.mask));
 }
 
 std::vector<Placement> SearchState::migrated_placements() const {
     std::vector<Placement> out;
     out.reserve(migrated_.size());
-    for (int vm : migrated_) out.push_back(Placement{vm, vm_host_[vm], vm_pnuma_[vm]});
+    for (int vm : migrated_) out.push_back(Placement{vm, vm_[vm].host, vm_[vm].pnuma});
     return out;
 }
 
@@ -172,24 +176,24 @@ void SearchState::set_placements(const std::vector<Placement>& placements) {
         const std::array<std::uint8_t, kMaxVNuma>& to_nodes = listed_[vm] >= 0 ? placements[listed_[vm]].pnuma : orig.pnuma;
         listed_[vm] = -2;
         changed.push_back(vm);
-        if (to_host == vm_host_[vm] && to_nodes == vm_pnuma_[vm]) continue;
+        if (to_host == vm_[vm].host && to_nodes == vm_[vm].pnuma) continue;
         const Flavor& fl = p.flavors[orig.flavor];
         const int k = fl.num_vnuma();
-        Amount* fs = free_.data() + free_off_[vm_host_[vm]];
+        Amount* fs = free_.data() + free_off_[vm_[vm].host];
         Amount* fd = free_.data() + free_off_[to_host];
         unsigned ms = 0, md = 0;
         for (int i = 0; i < k; ++i) {
-            ms |= 1U << vm_pnuma_[vm][i];
+            ms |= 1U << vm_[vm].pnuma[i];
             md |= 1U << to_nodes[i];
             for (int r = 0; r < R_; ++r) {
-                fs[vm_pnuma_[vm][i] * R_ + r] += fl.node_demand[r];
+                fs[vm_[vm].pnuma[i] * R_ + r] += fl.node_demand[r];
                 fd[to_nodes[i] * R_ + r] -= fl.node_demand[r];
             }
         }
-        touched.emplace_back(vm_host_[vm], ms);
+        touched.emplace_back(vm_[vm].host, ms);
         touched.emplace_back(to_host, md);
-        vm_host_[vm] = to_host;
-        vm_pnuma_[vm] = to_nodes;
+        vm_[vm].host = to_host;
+        vm_[vm].pnuma = to_nodes;
     }
     for (int vm : changed) listed_[vm] = -1;
     // Merge the node masks per host, then refresh each touched host once with a new version.
@@ -204,18 +208,17 @@ void SearchState::set_placements(const std::vector<Placement>& placements) {
         for (int x = 0; x < nodes_[h] * R_; ++x)
             if (f[x] < 0) throw std::logic_error("set_placements: the placement overloads a pNUMA node");
     }
-    for (int vm : changed) set_migrated(vm, differs_from_origin(vm, vm_host_[vm], mask_of(vm)));
+    for (int vm : changed) set_migrated(vm, differs_from_origin(vm, vm_[vm].host, mask_of(vm)));
     // Migrated VMs in VM order, as a rebuild lists them: the search draws from this list by
     // position, so the order is part of what makes a run reproducible.
     std::sort(migrated_.begin(), migrated_.end());
-    for (std::size_t k = 0; k < migrated_.size(); ++k) migrated_pos_[migrated_[k]] = static_cast<int>(k);
+    for (std::size_t k = 0; k < migrated_.size(); ++k) vm_[migrated_[k]].migrated_pos = static_cast<int>(k);
 }
 
 void SearchState::check_consistency() const {
     SearchState fresh(*model_);
     // Same placement, aggregates from scratch.
-    fresh.vm_host_ = vm_host_;
-    fresh.vm_pnuma_ = vm_pnuma_;
+    fresh.vm_ = vm_;
     fresh.rebuild();
     const Problem& p = problem();
     auto fail = [](const std::string& what) { throw std::logic_error("incremental state differs from full recomputation: " + what); };

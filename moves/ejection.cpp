@@ -37,7 +37,7 @@ void step1(const EjectionMove& mv, const SearchState& s, int ha, const Flavor& f
         Sa.release(fa, s.pnuma_of(a));
         a_source = Sa.gain(s);
     }
-    const auto& pb = s.model().evaluator(p.hosts[host].type, p.vms[b].flavor).placements();
+    const auto& pb = s.model().evaluator(p.hosts[host].type, s.flavor_of(b)).placements();
     for (std::size_t e = 0; e < pb.size(); ++e) {
         const Embedding& emb = pb[e];
         if (!S3.fits(fb, emb.map.data())) continue;
@@ -54,9 +54,9 @@ EjectionDelta evaluate_ejection(const EjectionMove& mv, const SearchState& s, Mo
 
 bool EjectionMove::budget_admits(const SearchState& s) const {
     const Problem& p = s.problem();
-    const Amount ra = p.flavors[p.vms[a].flavor].demand[kRamMib], rb = p.flavors[p.vms[b].flavor].demand[kRamMib];
+    const Amount ra = p.flavors[s.flavor_of(a)].demand[kRamMib], rb = p.flavors[s.flavor_of(b)].demand[kRamMib];
     const bool was_a = s.is_migrated(a), was_b = s.is_migrated(b);
-    const bool ma = s.host_of(b) != p.vms[a].host, mb = host != p.vms[b].host;  // off the snapshot host: certainly migrated
+    const bool ma = s.host_of(b) != s.origin_of(a), mb = host != s.origin_of(b);  // off the snapshot host: certainly migrated
     return within_budget(p, s.migrations() - was_a - was_b + ma + mb,
                          s.migrated_ram_mib() - (was_a ? ra : 0) - (was_b ? rb : 0) + (ma ? ra : 0) + (mb ? rb : 0));
 }
@@ -71,18 +71,18 @@ EjectionDelta evaluate_ejection(const EjectionMove& mv, const SearchState& s, Mo
     const int a = mv.a, b = mv.b, host = mv.host;
     EjectionDelta out;
     const Problem& p = s.problem();
-    if (a < 0 || b < 0 || a == b || !p.vms[a].migratable || !p.vms[b].migratable) return out;
+    if (a < 0 || b < 0 || a == b || !s.migratable(a) || !s.migratable(b)) return out;
     const int ha = s.host_of(a), h2 = s.host_of(b);
     if (ha == h2 || host < 0 || host == h2 || !mv.budget_admits(s)) return out;
-    const Flavor& fa = p.flavors[p.vms[a].flavor];
-    const Flavor& fb = p.flavors[p.vms[b].flavor];
+    const Flavor& fa = p.flavors[s.flavor_of(a)];
+    const Flavor& fb = p.flavors[s.flavor_of(b)];
 
     // Step 2's host: b's host without b; a's placements there.
     HostScratch S2;
     S2.load(s, h2);
     S2.release(fb, s.pnuma_of(b));
     Best ba;
-    const auto& pa = s.model().evaluator(p.hosts[h2].type, p.vms[a].flavor).placements();
+    const auto& pa = s.model().evaluator(p.hosts[h2].type, s.flavor_of(a)).placements();
     for (std::size_t e = 0; e < pa.size(); ++e) {
         const Embedding& emb = pa[e];
         if (!S2.fits(fa, emb.map.data())) continue;
@@ -95,9 +95,9 @@ EjectionDelta evaluate_ejection(const EjectionMove& mv, const SearchState& s, Mo
     // the cached best insertion (same tie-break: first of the largest gain).
     Best bb;
     double a_source = 0.0;
-    if (cache != nullptr && host != ha && host != p.vms[b].host) {
+    if (cache != nullptr && host != ha && host != s.origin_of(b)) {
         a_source = cache->removal(s, a);
-        const Insertion& ins = cache->insertion(s, p.vms[b].flavor, host);
+        const Insertion& ins = cache->insertion(s, s.flavor_of(b), host);
         if (ins.embedding >= 0) bb.offer(true, ins.embedding, ins.delta);
     } else {
         step1(mv, s, ha, fa, fb, a_source, bb);
@@ -131,8 +131,8 @@ EjectionDelta evaluate_ejection(const EjectionMove& mv, const SearchState& s, Mo
 void EjectionMove::apply(SearchState& s, const EjectionDelta& d) const {
     const Problem& p = s.problem();
     const int h2 = s.host_of(b);
-    s.move(b, host, s.model().evaluator(p.hosts[host].type, p.vms[b].flavor).placements()[d.embedding_b]);
-    s.move(a, h2, s.model().evaluator(p.hosts[h2].type, p.vms[a].flavor).placements()[d.embedding_a]);
+    s.move(b, host, s.model().evaluator(p.hosts[host].type, s.flavor_of(b)).placements()[d.embedding_b]);
+    s.move(a, h2, s.model().evaluator(p.hosts[h2].type, s.flavor_of(a)).placements()[d.embedding_a]);
 }
 
 }  // namespace vmcap

@@ -5,7 +5,7 @@ namespace vmcap {
 double removal_delta(const SearchState& s, int vm) {
     const Problem& p = s.problem();
     const CapacityModel& m = s.model();
-    const Flavor& fl = p.flavors[p.vms[vm].flavor];
+    const Flavor& fl = p.flavors[s.flavor_of(vm)];
     const int k = fl.num_vnuma();
     const int R = m.num_resources();
     const int T = m.num_targets();

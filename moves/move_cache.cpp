@@ -11,19 +11,18 @@ MoveCache::MoveCache(const SearchState& s)
       return_(s.problem().vms.size()) {}
 
 const MoveCache::Return& MoveCache::return_home(const SearchState& s, int vm) {
-    const Problem& p = s.problem();
-    const Vm& v = p.vms[vm];
     ReturnSlot& e = return_[vm];
-    const std::uint64_t ver = s.host_version(v.host);
+    const std::uint64_t ver = s.host_version(s.origin_of(vm));
     if (e.version == ver) {
         ++hits_;
         return e.ret;
     }
     ++misses_;
     e.version = ver;
+    const Vm& v = s.problem().vms[vm];
+    const Flavor& fl = s.problem().flavors[v.flavor];
     HostScratch sc;
     sc.load(s, v.host);
-    const Flavor& fl = p.flavors[v.flavor];
     e.ret.fits = sc.fits(fl, v.pnuma.data());
     e.ret.delta = e.ret.fits ? sc.gain(s, &fl, v.pnuma.data()) : 0.0;
     return e.ret;
@@ -95,21 +94,21 @@ MigrateDelta evaluate_home_cached(const MigrateMove& mv, const SearchState& s, M
 
 MigrateDelta evaluate_cached(const MigrateMove& mv, const SearchState& s, MoveCache& cache) {
     const Problem& p = s.problem();
-    const Vm& orig = p.vms[mv.vm];
-    if (orig.host == mv.host) {
-        if (orig.migratable && p.constraints.remap_counts_as_migration && s.host_of(mv.vm) != mv.host)
+    const int flavor = s.flavor_of(mv.vm);  // the state's compact per-VM record: one cache line
+    if (s.origin_of(mv.vm) == mv.host) {
+        if (s.migratable(mv.vm) && p.constraints.remap_counts_as_migration && s.host_of(mv.vm) != mv.host)
             return evaluate_home_cached(mv, s, cache);
         return mv.evaluate(s);
     }
     MigrateDelta out;
-    if (!orig.migratable || mv.host == s.host_of(mv.vm)) return out;
+    if (!s.migratable(mv.vm) || mv.host == s.host_of(mv.vm)) return out;
     // Off the snapshot host every placement is a migration: the budget either admits all of
     // them or none, and the best one does not depend on the VM.
     const bool was = s.is_migrated(mv.vm);
     const std::int64_t after = s.migrations() - (was ? 1 : 0) + 1;
-    const Amount ram = p.flavors[orig.flavor].demand[kRamMib];
+    const Amount ram = p.flavors[flavor].demand[kRamMib];
     if (!within_budget(p, after, s.migrated_ram_mib() - (was ? ram : 0) + ram)) return out;
-    const Insertion& ins = cache.insertion(s, orig.flavor, mv.host);
+    const Insertion& ins = cache.insertion(s, flavor, mv.host);
     if (ins.embedding < 0) return out;
     out.feasible = true;
     out.embedding = ins.embedding;
@@ -125,13 +124,13 @@ namespace vmcap {
 ExchangeDelta evaluate_cached(const ExchangeMove& mv, const SearchState& s, MoveCache& cache) {
     const Problem& p = s.problem();
     const int a = mv.a, b = mv.b;
-    if (a < 0 || b < 0 || a == b || !s.is_migrated(a) || s.is_migrated(b) || !p.vms[b].migratable) return ExchangeDelta{};
-    const int ha = s.host_of(a), home = p.vms[a].host, hb = s.host_of(b), h = mv.host;
+    if (a < 0 || b < 0 || a == b || !s.is_migrated(a) || s.is_migrated(b) || !s.migratable(b)) return ExchangeDelta{};
+    const int ha = s.host_of(a), home = s.origin_of(a), hb = s.host_of(b), h = mv.host;
     if (h < 0 || h == hb) return ExchangeDelta{};
     if (ha == home || ha == hb || home == hb || home == h) return mv.evaluate(s);
     ExchangeDelta out;
-    const Flavor& fa = p.flavors[p.vms[a].flavor];
-    const Flavor& fb = p.flavors[p.vms[b].flavor];
+    const Flavor& fa = p.flavors[s.flavor_of(a)];
+    const Flavor& fb = p.flavors[s.flavor_of(b)];
     if (!within_budget(p, s.migrations(), s.migrated_ram_mib() - fa.demand[kRamMib] + fb.demand[kRamMib])) return out;
     const MoveCache::Return& ret = cache.return_home(s, a);
     if (!ret.fits) return out;
@@ -143,14 +142,14 @@ ExchangeDelta evaluate_cached(const ExchangeMove& mv, const SearchState& s, Move
         dest.load(s, ha);
         dest.release(fa, s.pnuma_of(a));
         double best = 0.0;
-        out.embedding = dest.best_placement(s, fb, s.model().evaluator(p.hosts[ha].type, p.vms[b].flavor).placements(), best);
+        out.embedding = dest.best_placement(s, fb, s.model().evaluator(p.hosts[ha].type, s.flavor_of(b)).placements(), best);
         if (out.embedding < 0) return out;
         out.feasible = true;
         out.delta = ret_delta + cache.removal(s, b) + best;
         out.migrations_after = s.migrations();
         return out;
     }
-    const Insertion& ins = cache.insertion(s, p.vms[b].flavor, h);
+    const Insertion& ins = cache.insertion(s, s.flavor_of(b), h);
     if (ins.embedding < 0) return out;
     out.feasible = true;
     out.embedding = ins.embedding;

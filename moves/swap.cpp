@@ -16,11 +16,11 @@ struct Side {
 Side best_per_category(const SearchState& s, int vm, const HostScratch& dest) {
     Side out;
     const Problem& p = s.problem();
-    const Flavor& fl = p.flavors[p.vms[vm].flavor];
+    const Flavor& fl = p.flavors[s.flavor_of(vm)];
     const int host = dest.host();
     const int R = s.model().num_resources();
     const Amount* cached = s.free_of(host);
-    const auto& placements = s.model().evaluator(p.hosts[host].type, p.vms[vm].flavor).placements();
+    const auto& placements = s.model().evaluator(p.hosts[host].type, s.flavor_of(vm)).placements();
     for (std::size_t e = 0; e < placements.size(); ++e) {
         const Embedding& emb = placements[e];
         if (!dest.fits(fl, emb.map.data())) continue;
@@ -47,9 +47,9 @@ Side best_per_category(const SearchState& s, int vm, const HostScratch& dest) {
 bool SwapMove::budget_admits(const SearchState& s) const {
     const Problem& p = s.problem();
     const int ha = s.host_of(a), hb = s.host_of(b);
-    const Amount ra = p.flavors[p.vms[a].flavor].demand[kRamMib], rb = p.flavors[p.vms[b].flavor].demand[kRamMib];
+    const Amount ra = p.flavors[s.flavor_of(a)].demand[kRamMib], rb = p.flavors[s.flavor_of(b)].demand[kRamMib];
     const bool was_a = s.is_migrated(a), was_b = s.is_migrated(b);
-    const bool ma = hb != p.vms[a].host, mb = ha != p.vms[b].host;  // off the snapshot host: certainly migrated
+    const bool ma = hb != s.origin_of(a), mb = ha != s.origin_of(b);  // off the snapshot host: certainly migrated
     return within_budget(p, s.migrations() - was_a - was_b + ma + mb,
                          s.migrated_ram_mib() - (was_a ? ra : 0) - (was_b ? rb : 0) + (ma ? ra : 0) + (mb ? rb : 0));
 }
@@ -57,11 +57,11 @@ bool SwapMove::budget_admits(const SearchState& s) const {
 SwapDelta SwapMove::evaluate(const SearchState& s) const {
     SwapDelta out;
     const Problem& p = s.problem();
-    if (a == b || a < 0 || b < 0 || !p.vms[a].migratable || !p.vms[b].migratable) return out;
+    if (a == b || a < 0 || b < 0 || !s.migratable(a) || !s.migratable(b)) return out;
     const int ha = s.host_of(a), hb = s.host_of(b);
     if (ha == hb || !budget_admits(s)) return out;
-    const Flavor& fa = p.flavors[p.vms[a].flavor];
-    const Flavor& fb = p.flavors[p.vms[b].flavor];
+    const Flavor& fa = p.flavors[s.flavor_of(a)];
+    const Flavor& fb = p.flavors[s.flavor_of(b)];
     HostScratch A, B;
     A.load(s, ha);
     A.release(fa, s.pnuma_of(a));
@@ -101,8 +101,8 @@ SwapDelta SwapMove::evaluate(const SearchState& s) const {
 void SwapMove::apply(SearchState& s, const SwapDelta& d) const {
     const Problem& p = s.problem();
     const int ha = s.host_of(a), hb = s.host_of(b);
-    const Embedding& ea = s.model().evaluator(p.hosts[hb].type, p.vms[a].flavor).placements()[d.embedding_a];
-    const Embedding& eb = s.model().evaluator(p.hosts[ha].type, p.vms[b].flavor).placements()[d.embedding_b];
+    const Embedding& ea = s.model().evaluator(p.hosts[hb].type, s.flavor_of(a)).placements()[d.embedding_a];
+    const Embedding& eb = s.model().evaluator(p.hosts[ha].type, s.flavor_of(b)).placements()[d.embedding_b];
     if (d.a_first) {
         s.move(a, hb, ea);
         s.move(b, ha, eb);

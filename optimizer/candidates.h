@@ -122,8 +122,8 @@ inline MigrateMove propose_migrate(const SearchState& s, const std::vector<int>&
     const auto& mig = s.migrated_vms();
     if (!mig.empty() && rng.below(8) == 0) {
         mv.vm = mig[rng.below(mig.size())];
-        if (rng.below(2) == 0 && p.vms[mv.vm].host != s.host_of(mv.vm)) {
-            mv.host = p.vms[mv.vm].host;  // home, on the best nodes there
+        if (rng.below(2) == 0 && s.origin_of(mv.vm) != s.host_of(mv.vm)) {
+            mv.host = s.origin_of(mv.vm);  // home, on the best nodes there
             return mv;
         }
     } else {
@@ -131,7 +131,7 @@ inline MigrateMove propose_migrate(const SearchState& s, const std::vector<int>&
         if (++pr.cursor == movable.size()) pr.cursor = 0;
     }
     const int cur = s.host_of(mv.vm);
-    const int f = p.vms[mv.vm].flavor;
+    const int f = s.flavor_of(mv.vm);
     if (static_cast<std::size_t>(f) < pr.dest.size() && !pr.dest[f].empty() && rng.below(2) == 0) {
         const int h = pr.dest[f][rng.below(pr.dest[f].size())];
         if (h != cur) {
@@ -207,7 +207,6 @@ constexpr double kNoBound = std::numeric_limits<double>::infinity();
  * as with the exact delta.
  */
 inline double upper_bound(const Candidate& c, const SearchState& s, MoveCache& cache) {
-    const Problem& p = s.problem();
     switch (c.kind) {
         case Kind::Swap: {
             const SwapMove& m = c.swap;
@@ -218,7 +217,7 @@ inline double upper_bound(const Candidate& c, const SearchState& s, MoveCache& c
         case Kind::Exchange: {
             const ExchangeMove& m = c.exchange;
             if (!s.is_migrated(m.a) || s.is_migrated(m.b)) return kNoBound;
-            const int ha = s.host_of(m.a), hb = s.host_of(m.b), home = p.vms[m.a].host;
+            const int ha = s.host_of(m.a), hb = s.host_of(m.b), home = s.origin_of(m.a);
             if (ha == hb || m.host == hb) return kNoBound;
             const bool distinct = ha != home && home != hb;
             if (distinct && m.host != home && m.host != ha) return kNoBound;  // exact from the cache anyway
@@ -230,7 +229,7 @@ inline double upper_bound(const Candidate& c, const SearchState& s, MoveCache& c
                 ub += ret.delta;
             }
             if (m.host != ha && m.host != home) {
-                const Insertion& ins = cache.insertion(s, p.vms[m.b].flavor, m.host);
+                const Insertion& ins = cache.insertion(s, s.flavor_of(m.b), m.host);
                 if (ins.embedding < 0) return -kNoBound;
                 ub += ins.delta;
             }
@@ -243,7 +242,7 @@ inline double upper_bound(const Candidate& c, const SearchState& s, MoveCache& c
             if (!m.budget_admits(s)) return -kNoBound;
             double ub = cache.removal(s, m.a) + cache.removal(s, m.b);
             if (m.host != ha) {
-                const Insertion& ins = cache.insertion(s, p.vms[m.b].flavor, m.host);
+                const Insertion& ins = cache.insertion(s, s.flavor_of(m.b), m.host);
                 if (ins.embedding < 0) return -kNoBound;
                 ub += ins.delta;
             }
@@ -290,7 +289,7 @@ inline Candidate propose(const SearchState& s, const MoveCache& cache, const std
         const int a = pr.random_vm(s, cache, movable, rng);
         for (int t = 0; t < 4; ++t) {
             const int b = pr.random_vm(s, cache, movable, rng);
-            if (s.host_of(b) != s.host_of(a) && p.vms[b].flavor != p.vms[a].flavor) {
+            if (s.host_of(b) != s.host_of(a) && s.flavor_of(b) != s.flavor_of(a)) {
                 c.kind = Kind::Swap;
                 c.swap = SwapMove{a, b};
                 return c;
@@ -307,7 +306,7 @@ inline Candidate propose(const SearchState& s, const MoveCache& cache, const std
                 int h = s.host_of(a);
                 const std::uint64_t r = rng.below(4);
                 if (r >= 2 || h == hb) {
-                    const int f = p.vms[b].flavor;
+                    const int f = s.flavor_of(b);
                     h = -1;
                     if (r == 2 && static_cast<std::size_t>(f) < pr.dest.size() && !pr.dest[f].empty()) h = pr.dest[f][rng.below(pr.dest[f].size())];
                     if (h < 0 || h == hb) {
