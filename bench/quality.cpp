@@ -71,7 +71,8 @@ GenerateOptions instance(int k, int& budget, const char*& kind) {
 
 int main(int argc, char** argv) {
     int instances = 30, only = -1, cold = 0, symmetry = 1;
-    double mix_remap = -1;  // < 0: the annealing's default move mix
+    double mix_remap = -1;           // < 0: the annealing's default move mix
+    double neutral_acceptance = -1;  // < 0: the annealing's default
     double sa_seconds = 10, exact_seconds = 300;
     for (int i = 1; i < argc; i += 2) {
         if (i + 1 >= argc) {
@@ -85,8 +86,9 @@ int main(int argc, char** argv) {
         else if (!std::strcmp(argv[i], "--cold")) cold = std::atoi(argv[i + 1]);
         else if (!std::strcmp(argv[i], "--symmetry")) symmetry = std::atoi(argv[i + 1]);
         else if (!std::strcmp(argv[i], "--mix-remap")) mix_remap = std::atof(argv[i + 1]);
+        else if (!std::strcmp(argv[i], "--neutral-acceptance")) neutral_acceptance = std::atof(argv[i + 1]);
         else {
-            std::fprintf(stderr, "usage: vmcap_quality [--instances N] [--sa-seconds S] [--exact-seconds S] [--only K] [--cold 1] [--symmetry 0] [--mix-remap P]\n");
+            std::fprintf(stderr, "usage: vmcap_quality [--instances N] [--sa-seconds S] [--exact-seconds S] [--only K] [--cold 1] [--symmetry 0] [--mix-remap P] [--neutral-acceptance P]\n");
             return 2;
         }
     }
@@ -116,6 +118,7 @@ int main(int argc, char** argv) {
         sp.seed = 1;
         sp.time_limit_s = sa_seconds;
         if (mix_remap >= 0) sp.mix_remap = mix_remap;
+        if (neutral_acceptance >= 0) sp.neutral_acceptance = neutral_acceptance;
         const auto t0 = std::chrono::steady_clock::now();
         const SearchResult g = greedy(m, sp);
         sp.start = g.best;

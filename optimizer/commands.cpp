@@ -103,7 +103,7 @@ int cmd_plan(const Args& args) {
         ("free-remaps", "a move to other pNUMA nodes of the VM's own host (remap) does not count against the budget "
                         "(overrides constraints.remap_counts_as_migration; default: it counts)")
         ("no-destination-lists", "draw every migrate destination uniformly (no per-flavor candidate lists)")
-        ("neutral-acceptance", po::value(&neutral)->default_value(1.0), "annealing: probability of accepting a move that changes neither the objective nor the migration count")
+        ("neutral-acceptance", po::value(&neutral)->default_value(0.1, "0.1"), "annealing: probability of accepting a move that changes neither the objective nor the migration count")
         ("reheat", po::value(&reheat)->default_value(3.0), "annealing reheat: temperature factor after a stall of 10% of the run without a new best (1: off)")
         ("move-mix", po::value(&mix), "share of proposals per compound move, e.g. swap=0.15,exchange=0.2,ejection=0.1,remap=0 "
                                       "(kinds not named keep their default; the rest are migrate moves)")
