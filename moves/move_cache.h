@@ -10,7 +10,7 @@
  * on nearly every evaluation.
  *
  * Bound to one SearchState for its lifetime (versions are per state). Not thread-safe: one per
- * worker. Memory: 40 bytes per VM + 48 bytes per (flavor, host).
+ * worker. Memory: 40 bytes per VM + 40 bytes per (flavor, host) + 2 MiB (vacated-host table).
  */
 #include <cstdint>
 #include <vector>
@@ -35,14 +35,34 @@ public:
      */
     const Insertion& insertion(const SearchState& state, int flavor, int host);
 
-    /** Change of the weighted objective when `vm` is added back on its snapshot (host, pNUMA
-     *  nodes) as that host is now, or fits == false. Meaningful only while the VM is elsewhere. */
+    /** Change of the weighted objective when `vm` goes back to its snapshot (host, pNUMA nodes),
+     *  or fits == false (no room there). From another host: the snapshot host's change as it is
+     *  now (the source host's part is removal()); from other nodes of its snapshot host (a remap
+     *  counted as a migration): the whole change of that host, its current share released first.
+     *  Meaningful only while the VM is migrated. */
     struct Return {
         bool fits = false;
         double delta = 0.0;
     };
     /** Return of `vm` to its snapshot placement, memoised by the snapshot host's version. */
     const Return& return_home(const SearchState& state, int vm);
+
+    /** Best placement of one more VM of `flavor` on `vm`'s current host once `vm` has left it
+     *  (or, with `returned`, once `vm` has moved back to its snapshot nodes on that host). */
+    struct Vacated {
+        int embedding = -1;  ///< evaluator(host type, flavor).placements() index; -1: nothing fits
+        double delta = 0.0;  ///< exact weighted change of that host: vm's departure plus the arrival
+    };
+    /**
+     * HostScratch::best_placement on host_of(vm) without vm (first placement of the largest gain),
+     * memoised: the room an exchange's returning VM vacates, offered to its partner. With
+     * `returned` (precondition: vm is on other nodes of its snapshot host) vm is moved back to its
+     * snapshot nodes there first; embedding -1 if they lack room. Kept in a direct-mapped table of
+     * 2^kVacatedBits entries keyed by (vm, flavor, returned) and checked against the host's
+     * version, so a collision costs only a recomputation. The reference is valid until the next
+     * call.
+     */
+    const Vacated& vacated_insertion(const SearchState& state, int vm, int flavor, bool returned = false);
 
     /** Hint: removal(state, vm) will be asked soon; prefetches its entry. O(1). */
     void prefetch_removal(int vm) const { __builtin_prefetch(&removal_[vm]); }
@@ -67,6 +87,13 @@ private:
         Return ret;
     };
     std::vector<ReturnSlot> return_;  ///< [vm]
+    static constexpr int kVacatedBits = 16;
+    struct VacatedSlot {
+        std::uint64_t version = 0;
+        int vm = -1, flavor = -1;  ///< flavor + F when `returned`
+        Vacated value;
+    };
+    std::vector<VacatedSlot> vacated_;  ///< direct-mapped by hash(vm, flavor)
     std::int64_t hits_ = 0, misses_ = 0;
 };
 
@@ -84,8 +111,12 @@ MigrateDelta evaluate_cached(const MigrateMove& mv, const SearchState& state, Mo
  * snapshot host, b's host, b's destination) are distinct, each changes independently and the
  * delta is exactly the sum of four cached parts (a's removal, a's return, b's removal, b's best
  * insertion); when b's destination is a's current host (b takes the room a leaves) and the
- * other three are distinct, only that host is evaluated; otherwise the uncached evaluate. Same feasibility, embedding and migrations_after
- * as ExchangeMove::evaluate; the delta equals it up to floating-point summation order (< 1e-9).
+ * other three are distinct, that host's part is the memoised vacated_insertion. When a is
+ * remapped on its snapshot host (its current and snapshot hosts coincide) its whole part is the
+ * cached return, and a destination there is vacated_insertion(returned). Otherwise (b on a's
+ * current or snapshot host, or b sent to a's snapshot host from elsewhere) the uncached evaluate.
+ * Same feasibility, embedding and migrations_after as ExchangeMove::evaluate; the delta equals it
+ * up to floating-point summation order (< 1e-9).
  */
 ExchangeDelta evaluate_cached(const ExchangeMove& mv, const SearchState& state, MoveCache& cache);
 

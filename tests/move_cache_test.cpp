@@ -2,6 +2,7 @@
 // uncached evaluate() on every candidate, through long random sequences of applied moves and
 // jumps back to earlier states (so stale entries would be caught), on several host topologies
 // and budgets.
+#include <cstdio>
 #include <gtest/gtest.h>
 
 #include <random>
@@ -19,7 +20,7 @@ using test::RandomCluster;
 using test::make_random_problem;
 
 struct Counts {
-    int migrate = 0, home = 0, exchange = 0, ejection = 0, applied = 0;
+    int migrate = 0, home = 0, exchange = 0, vacated = 0, remapped = 0, ejection = 0, applied = 0;
 };
 
 Counts run_sequence(const char* topology, std::uint64_t seed, std::int64_t budget) {
@@ -69,11 +70,15 @@ Counts run_sequence(const char* topology, std::uint64_t seed, std::int64_t budge
                 // Exchange needs a migrated a: pick one when there is any.
                 const auto& mig = s.migrated_vms();
                 const int aa = mig.empty() ? a : mig[rng() % mig.size()];
-                const ExchangeMove mv{aa, b, h};
+                // One in three: b takes the room a vacates (the memoised vacated-host path).
+                const bool vacated = rng() % 3 == 0;
+                const ExchangeMove mv{aa, b, vacated ? s.host_of(aa) : h};
                 const ExchangeDelta u = mv.evaluate(s), d = evaluate_cached(mv, s, cache);
                 EXPECT_EQ(u.feasible, d.feasible);
                 if (u.feasible && d.feasible) {
                     ++c.exchange;
+                    if (vacated) ++c.vacated;
+                    if (s.host_of(aa) == p.vms[aa].host) ++c.remapped;  // a goes back to its nodes on its own host
                     EXPECT_EQ(u.embedding, d.embedding);
                     EXPECT_EQ(u.migrations_after, d.migrations_after);
                     EXPECT_NEAR(u.delta, d.delta, 1e-9);
@@ -109,7 +114,7 @@ Counts run_sequence(const char* topology, std::uint64_t seed, std::int64_t budge
 }
 
 TEST(MoveCache, CachedEvaluationsEqualUncachedThroughRandomSequences) {
-    int migrate = 0, home = 0, exchange = 0, ejection = 0, applied = 0;
+    int migrate = 0, home = 0, exchange = 0, vacated = 0, remapped = 0, ejection = 0, applied = 0;
     std::uint64_t seed = 11;
     for (const char* topo : {"CQ3", "K4", "2xK4", "Q33", "C4"})
         for (std::int64_t budget : {2, 8, 1000}) {
@@ -117,6 +122,8 @@ TEST(MoveCache, CachedEvaluationsEqualUncachedThroughRandomSequences) {
             migrate += c.migrate;
             home += c.home;
             exchange += c.exchange;
+            vacated += c.vacated;
+            remapped += c.remapped;
             ejection += c.ejection;
             applied += c.applied;
         }
@@ -124,6 +131,10 @@ TEST(MoveCache, CachedEvaluationsEqualUncachedThroughRandomSequences) {
     EXPECT_GT(migrate, 1000);
     EXPECT_GT(home, 100);
     EXPECT_GT(exchange, 100);
+    EXPECT_GT(vacated, 50);
+    EXPECT_GT(remapped, 20);
+    std::printf("[          ] compared: %d migrate (%d home), %d exchange (%d vacated, %d remapped), %d ejection\n", migrate, home, exchange,
+                vacated, remapped, ejection);
     EXPECT_GT(ejection, 100);
     EXPECT_GT(applied, 1000);
 }
