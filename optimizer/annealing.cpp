@@ -129,6 +129,7 @@ SearchResult anneal(const CapacityModel& model, const SearchParams& params) {
                 SearchState& s = wk.state;
                 if (params.destination_lists) wk.proposal.refresh(s, wk.cache, flavor_used);
                 double temp = t_start;
+                CandidateDelta delta;  // reused by every candidate (see evaluate())
                 for (std::int64_t e = 0; e < this_round; ++e) {
                     if ((e & 255) == 0) {
                         // The temperature changes by < 0.1% per 256 evaluations of a run of
@@ -154,10 +155,10 @@ SearchResult anneal(const CapacityModel& model, const SearchParams& params) {
                     ++wk.evaluations;
                     const int kind = static_cast<int>(mv.kind);
                     ++wk.kind_evaluated[kind];
-                    CandidateDelta d;
+                    CandidateDelta& d = delta;
                     double ds = 0.0;
                     if (mv.kind == Kind::Migrate || mv.kind == Kind::Remap || mv.kind == Kind::Return) {
-                        d = evaluate(mv, s, wk.cache);
+                        evaluate(mv, s, wk.cache, d);
                         if (!d.feasible) continue;
                         ds = d.delta - scorer.eps * static_cast<double>(d.migrations_after - s.migrations());
                         if (ds < 0 && wk.rng.uniform() >= std::exp(ds / temp)) continue;
@@ -176,7 +177,7 @@ SearchResult anneal(const CapacityModel& model, const SearchParams& params) {
                             ++wk.bounded;
                             continue;
                         }
-                        d = evaluate(mv, s, wk.cache);
+                        evaluate(mv, s, wk.cache, d);
                         if (!d.feasible) continue;
                         ds = d.delta - scorer.eps * static_cast<double>(d.migrations_after - s.migrations());
                         if (ds < threshold) continue;
