@@ -31,7 +31,8 @@ int moved_vms(const Candidate& c, int out[2]) {
     return 0;
 }
 
-struct TabuWorker {
+// 128-byte aligned against false sharing between neighbouring workers (see annealing.cpp).
+struct alignas(128) TabuWorker {
     TabuWorker(const SearchState& start, std::uint64_t seed, int id, std::size_t vms)
         : state(start), cache(state), rng(seed, static_cast<std::uint64_t>(id)), tabu_until(vms, 0) {}
     SearchState state;
