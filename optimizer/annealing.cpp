@@ -46,13 +46,14 @@ struct alignas(128) Worker {
 
 }  // namespace
 
-// 500 per migratable VM: a 1000-host snapshot takes 7-9 s on one thread with the move cache
-// (stopped by the evaluation budget, hence reproducible) and beats greedy (az1100 801 vs 791,
-// hw1000 2879 vs 2834; docs/performance.md).
+// 1500 per migratable VM: a 1000-host snapshot takes about 10 s on one thread (stopped by the
+// evaluation budget, hence reproducible), the wall time that 500 per VM took before the speed
+// work of session 3; three times the evaluations gave az1100 seeds 1-3 804 / 802 / 798 and
+// hw1000 2903 / 2912 / 2914 (vs 797 and 2888 at 500 per VM, seed 1; docs/performance.md).
 std::int64_t default_evaluations(const Problem& problem) {
     std::int64_t movable = 0;
     for (const Vm& vm : problem.vms) movable += vm.migratable ? 1 : 0;
-    return std::clamp<std::int64_t>(movable * 500, 1000000, 2000000000);
+    return std::clamp<std::int64_t>(movable * 1500, 1000000, 6000000000);
 }
 
 SearchResult anneal(const CapacityModel& model, const SearchParams& params) {
