@@ -78,7 +78,7 @@ struct SearchResult {
     std::string stopped_by;         ///< "evaluation budget" or "time limit"
 };
 
-/** Default evaluation budget for a snapshot: 1500 per migratable VM, clamped to [10^6, 6 x 10^9]. */
+/** Default evaluation budget for a snapshot: 1500 per migratable VM, clamped to [10^6, 2.5 x 10^8]. */
 std::int64_t default_evaluations(const Problem& problem);
 
 /**

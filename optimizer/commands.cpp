@@ -96,7 +96,7 @@ int cmd_plan(const Args& args) {
         ("max-migrations", po::value(&max_mig), "migration budget: live migrations (default: the snapshot's constraints)")
         ("max-migrated-gib", po::value(&max_gib), "migration budget: RAM moved, GiB (default: the snapshot's constraints)")
         ("time-limit", po::value(&time_limit)->default_value(60), "wall-clock limit in seconds (a run stopped by it is not reproducible)")
-        ("max-evaluations", po::value(&max_evals)->default_value(0), "candidate-move evaluations, all threads (0: 1500 per migratable VM, at least 1,000,000)")
+        ("max-evaluations", po::value(&max_evals)->default_value(0), "candidate-move evaluations, all threads (0: 1500 per migratable VM, at least 1,000,000, at most 250,000,000)")
         ("threads", po::value(&threads)->default_value(1), "search threads")
         ("sa-start", po::value(&start)->default_value("greedy"), "annealing start: greedy (the greedy plan, so never worse) or snapshot")
         ("initial-temperature", po::value(&t0)->default_value(0), "annealing start temperature in objective units (0: calibrated)")
