@@ -81,7 +81,6 @@ struct Proposal {
         return out;
     }
 
-
     /** Rebuilds `dest` from the cache for every flavor with migratable VMs. O(flavors x hosts). */
     void refresh(const SearchState& s, MoveCache& cache, const std::vector<char>& flavor_used) {
         const Problem& p = s.problem();
