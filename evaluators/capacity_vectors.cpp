@@ -6,12 +6,7 @@
 #include <string>
 #include <utility>
 
-// See evaluators/vmcap_batch.cpp: baseline x86-64 plus an AVX2 clone, chosen at load time.
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__gnu_linux__)
-#define VMCAP_BATCH_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
-#else
-#define VMCAP_BATCH_CLONES
-#endif
+#include "evaluators/target_clones.h"
 
 namespace vmcap {
 

@@ -7,19 +7,7 @@
 #include <utility>
 
 #include "evaluators/capacity_vectors.h"
-
-// Function multiversioning: each kernel below is compiled for baseline x86-64 (SSE2), AVX2 and
-// AVX-512F; the dynamic loader picks one per process (ifunc, the CPU's best). AVX2 matters for
-// the 64-bit lanes (SSE2 has no 64-bit compare, so a 64-bit min does not vectorize there) and
-// doubles the width of the 32-bit ones; AVX-512F narrows 64-bit loads to 32-bit lanes in one
-// instruction (VPMOVQD) and doubles the width again (K4/K3: 1.24 -> 0.81 ns per vector in a
-// scratch benchmark on the Sapphire Rapids VM of docs/performance.md). GCC only; other
-// compilers get the baseline build.
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__gnu_linux__)
-#define VMCAP_BATCH_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
-#else
-#define VMCAP_BATCH_CLONES
-#endif
+#include "evaluators/target_clones.h"
 
 namespace vmcap {
 

@@ -52,14 +52,7 @@ namespace {
 EjectionDelta evaluate_ejection(const EjectionMove& mv, const SearchState& s, MoveCache* cache);
 }  // namespace
 
-bool EjectionMove::budget_admits(const SearchState& s) const {
-    const Problem& p = s.problem();
-    const Amount ra = p.flavors[s.flavor_of(a)].demand[kRamMib], rb = p.flavors[s.flavor_of(b)].demand[kRamMib];
-    const bool was_a = s.is_migrated(a), was_b = s.is_migrated(b);
-    const bool ma = s.host_of(b) != s.origin_of(a), mb = host != s.origin_of(b);  // off the snapshot host: certainly migrated
-    return within_budget(p, s.migrations() - was_a - was_b + ma + mb,
-                         s.migrated_ram_mib() - (was_a ? ra : 0) - (was_b ? rb : 0) + (ma ? ra : 0) + (mb ? rb : 0));
-}
+bool EjectionMove::budget_admits(const SearchState& s) const { return pair_budget_admits(s, a, s.host_of(b), b, host); }
 
 EjectionDelta EjectionMove::evaluate(const SearchState& s) const { return evaluate_ejection(*this, s, nullptr); }
 

@@ -44,15 +44,7 @@ Side best_per_category(const SearchState& s, int vm, const HostScratch& dest) {
 
 }  // namespace
 
-bool SwapMove::budget_admits(const SearchState& s) const {
-    const Problem& p = s.problem();
-    const int ha = s.host_of(a), hb = s.host_of(b);
-    const Amount ra = p.flavors[s.flavor_of(a)].demand[kRamMib], rb = p.flavors[s.flavor_of(b)].demand[kRamMib];
-    const bool was_a = s.is_migrated(a), was_b = s.is_migrated(b);
-    const bool ma = hb != s.origin_of(a), mb = ha != s.origin_of(b);  // off the snapshot host: certainly migrated
-    return within_budget(p, s.migrations() - was_a - was_b + ma + mb,
-                         s.migrated_ram_mib() - (was_a ? ra : 0) - (was_b ? rb : 0) + (ma ? ra : 0) + (mb ? rb : 0));
-}
+bool SwapMove::budget_admits(const SearchState& s) const { return pair_budget_admits(s, a, s.host_of(b), b, s.host_of(a)); }
 
 SwapDelta SwapMove::evaluate(const SearchState& s) const {
     SwapDelta out;

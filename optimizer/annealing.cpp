@@ -69,14 +69,8 @@ SearchResult anneal(const CapacityModel& model, const SearchParams& params) {
     const SearchState& initial = setup.initial;
     const double w_min = setup.w_min;
     const Scorer scorer = setup.scorer;
-    SearchResult res;
-    res.objective_before = setup.objective_before;
-    res.objective_best = initial.objective();
-    res.best = params.start;
-    if (setup.nothing_to_search) {
-        res.stopped_by = "nothing to search";
-        return res;
-    }
+    SearchResult res = setup.start_result(params);
+    if (setup.nothing_to_search) return res;
 
     // Temperature: geometric from T0 (a typical worsening move accepted with probability ~0.3)
     // to T1 (a loss of one smallest-weight unit accepted with probability ~e^-20).
@@ -199,23 +193,10 @@ SearchResult anneal(const CapacityModel& model, const SearchParams& params) {
         });
         done += this_round;
         // Synchronisation point: share the best state in worker order (ties: lowest worker id).
-        const int bw = share_best(workers);
-        const auto now = Clock::now();
-        if (!params.quiet && (now - last_report > std::chrono::seconds(2) || done >= per_worker)) {
-            last_report = now;
-            report_progress(workers, bw, std::chrono::duration<double>(now - t0).count(),
-                            static_cast<double>(done) / static_cast<double>(per_worker), res.objective_before, "annealing");
-        }
+        end_round(workers, params, t0, last_report, done, per_worker, res.objective_before, "annealing");
     }
-    const int bw = best_worker(workers);
-    res.best = workers[bw].best;
-    res.objective_best = workers[bw].best_objective;
-    for (const auto& wk : workers) {
-        res.evaluations += wk.evaluations;
-        res.accepted += wk.accepted;
-        res.reheats += wk.reheats;
-    }
-    res.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+    finish(res, workers, t0, out_of_time.load());
+    for (const auto& wk : workers) res.reheats += wk.reheats;
     if (!params.quiet) {
         std::fprintf(stderr, "moves (evaluated / accepted / improving):");
         for (int k = 0; k < kKinds; ++k) {
@@ -239,7 +220,6 @@ SearchResult anneal(const CapacityModel& model, const SearchParams& params) {
                      static_cast<long long>(bounded), static_cast<long long>(hits), static_cast<long long>(misses),
                      static_cast<long long>(reheats));
     }
-    res.stopped_by = out_of_time.load() ? "time limit" : "evaluation budget";
     return res;
 }
 

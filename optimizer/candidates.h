@@ -6,6 +6,7 @@
  * MoveCache, cheap upper bounds for compound moves, and apply. Internal to optimizer/.
  */
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <limits>
@@ -402,6 +403,17 @@ struct SearchSetup {
         per_worker = std::max<std::int64_t>(1, total / params.threads);
         round = params.round_evaluations > 0 ? params.round_evaluations : std::clamp<std::int64_t>(per_worker / 50, 2000, 20000000);
     }
+
+    /** The result before any search: the snapshot's objective, the start plan (params.start) and
+     *  its objective; stopped_by "nothing to search" when nothing_to_search. */
+    SearchResult start_result(const SearchParams& params) const {
+        SearchResult res;
+        res.objective_before = objective_before;
+        res.objective_best = initial.objective();
+        res.best = params.start;
+        if (nothing_to_search) res.stopped_by = "nothing to search";
+        return res;
+    }
 };
 
 /**
@@ -461,6 +473,41 @@ void report_progress(const std::vector<W>& workers, int bw, double seconds, doub
     std::fprintf(stderr, "[%6.1fs] %5.1f%%  objective %.6g (start %.6g)  migrations %lld  %.2f M evals/s (%s)\n", seconds,
                  100.0 * done_fraction, workers[bw].best_objective, objective_before,
                  static_cast<long long>(workers[bw].best.size()), static_cast<double>(ev) / seconds / 1e6, driver);
+}
+
+/**
+ * The end of a round of the parallel drivers: the synchronisation point (share_best), then a
+ * progress line on stderr unless params.quiet, at most every 2 s and at the end of the run.
+ * Returns the best worker's index. `last_report` is the time of the last line (updated).
+ */
+template <class W>
+int end_round(std::vector<W>& workers, const SearchParams& params, std::chrono::steady_clock::time_point t0,
+              std::chrono::steady_clock::time_point& last_report, std::int64_t done, std::int64_t per_worker, double objective_before,
+              const char* driver) {
+    const int bw = share_best(workers);
+    const auto now = std::chrono::steady_clock::now();
+    if (!params.quiet && (now - last_report > std::chrono::seconds(2) || done >= per_worker)) {
+        last_report = now;
+        report_progress(workers, bw, std::chrono::duration<double>(now - t0).count(),
+                        static_cast<double>(done) / static_cast<double>(per_worker), objective_before, driver);
+    }
+    return bw;
+}
+
+/** Fills `res` at the end of a parallel run: the best worker's plan and objective (ties: lowest
+ *  id), all workers' evaluations and accepted moves, seconds since t0 and why the run stopped.
+ *  W has best, best_score, best_objective, evaluations and accepted. */
+template <class W>
+void finish(SearchResult& res, const std::vector<W>& workers, std::chrono::steady_clock::time_point t0, bool out_of_time) {
+    const int bw = best_worker(workers);
+    res.best = workers[bw].best;
+    res.objective_best = workers[bw].best_objective;
+    for (const auto& wk : workers) {
+        res.evaluations += wk.evaluations;
+        res.accepted += wk.accepted;
+    }
+    res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    res.stopped_by = out_of_time ? "time limit" : "evaluation budget";
 }
 
 }  // namespace vmcap::search_detail

@@ -58,14 +58,8 @@ SearchResult tabu_search(const CapacityModel& model, const SearchParams& params,
     const std::vector<char>& flavor_used = setup.flavor_used;
     const SearchState& initial = setup.initial;
     const Scorer scorer = setup.scorer;
-    SearchResult res;
-    res.objective_before = setup.objective_before;
-    res.objective_best = initial.objective();
-    res.best = params.start;
-    if (setup.nothing_to_search) {
-        res.stopped_by = "nothing to search";
-        return res;
-    }
+    SearchResult res = setup.start_result(params);
+    if (setup.nothing_to_search) return res;
     const int W = params.threads;
     const std::int64_t per_worker = setup.per_worker, round = setup.round;
     std::vector<TabuWorker> workers;
@@ -135,23 +129,9 @@ SearchResult tabu_search(const CapacityModel& model, const SearchParams& params,
         });
         done += this_round;
         // Synchronisation point: workers behind the best (ties: lowest worker id) restart from it.
-        const int bw = share_best(workers);
-        const auto now = Clock::now();
-        if (!params.quiet && (now - last_report > std::chrono::seconds(2) || done >= per_worker)) {
-            last_report = now;
-            report_progress(workers, bw, std::chrono::duration<double>(now - t0).count(),
-                            static_cast<double>(done) / static_cast<double>(per_worker), res.objective_before, "tabu");
-        }
+        end_round(workers, params, t0, last_report, done, per_worker, res.objective_before, "tabu");
     }
-    const int bw = best_worker(workers);
-    res.best = workers[bw].best;
-    res.objective_best = workers[bw].best_objective;
-    for (const auto& wk : workers) {
-        res.evaluations += wk.evaluations;
-        res.accepted += wk.accepted;
-    }
-    res.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
-    res.stopped_by = out_of_time.load() ? "time limit" : "evaluation budget";
+    finish(res, workers, t0, out_of_time.load());
     return res;
 }
 

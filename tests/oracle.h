@@ -4,13 +4,23 @@
 #include <array>
 #include <bit>
 #include <cstdint>
+#include <initializer_list>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "evaluators/vmcap.h"
 #include "instances/topology.h"
 
 namespace vmcap::test {
+
+/** Concatenation by append, for the VMCAP tests' failure messages (GCC 12 -O3 warns falsely,
+ *  -Wrestrict PR 105651, on "lit" + std::string). */
+inline std::string cat(std::initializer_list<std::string> parts) {
+    std::string s;
+    for (const std::string& p : parts) s += p;
+    return s;
+}
 
 // ---------------------------------------------------------------------------------------------
 // Independent exhaustive oracle. f(b) = best over: never use again the lowest node i that still

@@ -28,15 +28,10 @@ namespace vmcap {
 namespace {
 
 using test::Oracle;
+using test::cat;
 
 using Vec = std::vector<Count>;
 
-/** Concatenation by append (GCC 12 -O3 -Wrestrict false positive on "lit" + string). */
-std::string cat(std::initializer_list<std::string> parts) {
-    std::string s;
-    for (const std::string& p : parts) s += p;
-    return s;
-}
 
 std::string show(const Count* b, int n) {
     std::ostringstream os;

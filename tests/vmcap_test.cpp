@@ -28,15 +28,10 @@ namespace vmcap {
 namespace {
 
 using test::Oracle;
+using test::cat;
 
 using Vec = std::vector<Count>;
 
-/** Concatenation by append (GCC 12 -O3 warns falsely, -Wrestrict PR 105651, on "lit" + string). */
-std::string cat(std::initializer_list<std::string> parts) {
-    std::string s;
-    for (const std::string& p : parts) s += p;
-    return s;
-}
 
 std::string show(const Vec& b) {
     std::ostringstream os;
