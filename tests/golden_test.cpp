@@ -1,0 +1,105 @@
+// Golden trajectories: `vmcap plan` at seed 1 with a fixed evaluation budget, on the bundled example
+// and on one generated medium snapshot, for every search driver and 1 and 2 threads. The exact
+// objective_after and a hash of the plan's steps are pinned, so a refactor that changes what the
+// search does is noticed (HGS-CVRP's fixed-seed golden runs). Which changes may move these values,
+// and what such a change must show, is stated in README.md ("Golden plans").
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "tests/cli_run.h"
+
+namespace vmcap {
+namespace {
+
+using test::run_vmcap;
+using test::tmp_dir;
+
+/** FNV-1a (64-bit) over one line per step: "vm|from_host|to_host|to_pnuma,..|t-if-temporary". */
+std::string plan_hash(const nlohmann::json& plan) {
+    std::uint64_t x = 0xcbf29ce484222325ULL;
+    for (const auto& s : plan.at("steps")) {
+        std::string line = s.at("vm").get<std::string>() + "|" + s.at("from_host").get<std::string>() + "|" +
+                           s.at("to_host").get<std::string>() + "|";
+        bool first = true;
+        for (const auto& n : s.at("to_pnuma")) {
+            if (!first) line += ",";
+            line += std::to_string(n.get<int>());
+            first = false;
+        }
+        line += "|";
+        if (s.value("temporary", false)) line += "t";
+        line += "\n";
+        for (unsigned char c : line) {
+            x ^= c;
+            x *= 0x100000001b3ULL;
+        }
+    }
+    char buf[17];
+    std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(x));
+    return buf;
+}
+
+struct Golden {
+    const char* cluster;    ///< "" = the bundled example; "medium" = the generated snapshot below
+    const char* algorithm;  ///< sa, tabu, greedy
+    int threads;
+    std::int64_t evaluations;
+    double objective_after;
+    std::size_t steps;
+    const char* hash;
+};
+
+std::string medium_snapshot() {
+    const std::string path = (tmp_dir() / "golden-medium.json").string();
+    static bool made = false;
+    if (!made) {
+        const auto r = run_vmcap("generate --hosts 200 --vms 2400 --seed 11 --budget-fraction 0.03 --out " + path);
+        EXPECT_EQ(r.code, 0) << r.err;
+        made = true;
+    }
+    return path;
+}
+
+class GoldenPlan : public ::testing::TestWithParam<Golden> {};
+
+TEST_P(GoldenPlan, ObjectiveAndPlanHashPinned) {
+    const Golden& g = GetParam();
+    std::string args = "plan --quiet --seed 1 --algorithm " + std::string(g.algorithm) + " --threads " + std::to_string(g.threads);
+    if (g.evaluations > 0) args += " --max-evaluations " + std::to_string(g.evaluations);
+    if (std::string(g.cluster) == "medium") args += " --cluster " + medium_snapshot();
+    const std::string out = (tmp_dir() / ("golden-" + std::string(g.cluster) + g.algorithm + std::to_string(g.threads) + ".json")).string();
+    const auto r = run_vmcap(args + " --out " + out);
+    ASSERT_EQ(r.code, 0) << r.err;
+    const auto plan = nlohmann::json::parse(read_text_file(out));
+    SCOPED_TRACE("vmcap " + args);
+    EXPECT_EQ(plan.at("objective_after").get<double>(), g.objective_after);
+    EXPECT_EQ(plan.at("steps").size(), g.steps);
+    EXPECT_EQ(plan_hash(plan), g.hash);
+    EXPECT_EQ(plan.at("search").at("stopped_by").get<std::string>(), g.algorithm == std::string("greedy") ? "budget spent" : "evaluation budget");
+}
+
+// Values measured at commit bc8128b (before the engine refactor of issue "Open the engine").
+INSTANTIATE_TEST_SUITE_P(
+    Pinned, GoldenPlan,
+    ::testing::Values(Golden{"", "greedy", 1, 0, 126, 70, "184a150ccb49b36b"},
+                      Golden{"", "sa", 1, 1000000, 128, 70, "c61ef4f1592e7bd1"},
+                      Golden{"", "sa", 2, 1000000, 126, 70, "184a150ccb49b36b"},
+                      Golden{"", "tabu", 1, 1000000, 127, 70, "be93995f66022cd6"},
+                      Golden{"", "tabu", 2, 1000000, 128, 70, "1a69dcfd6526a238"},
+                      Golden{"medium", "greedy", 1, 0, 1956, 72, "b0864b263e04e242"},
+                      Golden{"medium", "sa", 1, 2000000, 1957, 72, "6902938826b0cb1c"},
+                      Golden{"medium", "sa", 2, 2000000, 1956, 72, "b0864b263e04e242"},
+                      Golden{"medium", "tabu", 1, 2000000, 1957, 72, "986a3c916662291a"},
+                      Golden{"medium", "tabu", 2, 2000000, 1957, 72, "5b33b3672c5ed67f"}),
+    [](const ::testing::TestParamInfo<Golden>& i) {
+        return std::string(i.param.cluster[0] ? i.param.cluster : "bundled") + "_" + i.param.algorithm + "_t" +
+               std::to_string(i.param.threads);
+    });
+
+}  // namespace
+}  // namespace vmcap
