@@ -1,5 +1,7 @@
 #include "evaluators/search_state.h"
 
+#include "evaluators/capacity_change.h"
+
 #include <algorithm>
 #include <sstream>
 #include <stdexcept>
@@ -11,11 +13,13 @@ SearchState::SearchState(const CapacityModel& model)
     const Problem& p = model.problem();
     const std::size_t H = p.hosts.size();
     nodes_.resize(H);
+    type_.resize(H);
     free_off_.resize(H);
     b_off_.resize(H);
     std::size_t fo = 0, bo = 0;
     for (std::size_t h = 0; h < H; ++h) {
         nodes_[h] = p.host_type_of(static_cast<int>(h)).num_nodes();
+        type_[h] = p.hosts[h].type;
         free_off_[h] = fo;
         b_off_[h] = bo;
         fo += static_cast<std::size_t>(nodes_[h]) * R_;
@@ -41,20 +45,14 @@ SearchState::SearchState(const CapacityModel& model)
 }
 
 NodeMask SearchState::mask_of(int vm) const {
-    const int k = problem().flavors[vm_[vm].flavor].num_vnuma();
-    unsigned m = 0;
-    for (int v = 0; v < k; ++v) m |= 1U << vm_[vm].pnuma[v];
-    return static_cast<NodeMask>(m);
+    return node_mask(vm_[vm].pnuma.data(), problem().flavors[vm_[vm].flavor].num_vnuma());
 }
 
 bool SearchState::differs_from_origin(int vm, int host, NodeMask mask) const {
     if (vm_[vm].origin != host) return true;  // the common case without touching the Problem's VM record
     if (!problem().constraints.remap_counts_as_migration) return false;  // a remap is free
     const Vm& orig = problem().vms[vm];
-    const int k = problem().flavors[orig.flavor].num_vnuma();
-    unsigned m = 0;
-    for (int v = 0; v < k; ++v) m |= 1U << orig.pnuma[v];
-    return m != mask;
+    return node_mask(orig.pnuma.data(), problem().flavors[orig.flavor].num_vnuma()) != mask;
 }
 
 void SearchState::rebuild() {
@@ -69,37 +67,38 @@ void SearchState::rebuild() {
         for (int i = 0; i < fl.num_vnuma(); ++i)
             for (int r = 0; r < R_; ++r) f[vm_[v].pnuma[i] * R_ + r] -= fl.node_demand[r];
     }
+    // b = 0 with VMCAP 0 is a consistent start (VMCAP of the zero vector is 0), so refresh_host's
+    // unchanged-vector shortcut is exact from it.
     std::fill(total_.begin(), total_.end(), 0);
+    std::fill(b_.begin(), b_.end(), 0);
+    std::fill(cap_.begin(), cap_.end(), 0);
     for (std::size_t h = 0; h < p.hosts.size(); ++h) {
         host_version_[h] = ++clock_;
-        for (int j = 0; j < T_; ++j) cap_[h * T_ + j] = 0;
         refresh_host(static_cast<int>(h), (1 << nodes_[h]) - 1);
     }
     migrated_.clear();
     for (VmSlot& d : vm_) d.migrated_pos = -1;
     migrated_ram_ = 0;
-    for (std::size_t v = 0; v < p.vms.size(); ++v) {
-        unsigned m = 0;
-        for (int i = 0; i < p.flavors[p.vms[v].flavor].num_vnuma(); ++i) m |= 1U << vm_[v].pnuma[i];
-        if (differs_from_origin(static_cast<int>(v), vm_[v].host, static_cast<NodeMask>(m))) set_migrated(static_cast<int>(v), true);
-    }
+    for (std::size_t v = 0; v < p.vms.size(); ++v)
+        if (differs_from_origin(static_cast<int>(v), vm_[v].host, mask_of(static_cast<int>(v)))) set_migrated(static_cast<int>(v), true);
 }
 
-// Recomputes b for the nodes in `nodes_mask` and the VMCAP of every target on `host`, keeping
-// total_ in step. Only touched nodes need new b entries: b depends on the node's free amounts only.
+// Brings b of the nodes in `nodes_mask` and the VMCAP of every target on `host` in step with the
+// free amounts, and total_ with them, through the capacity-change kernel (capacity_change.h): the
+// same arithmetic that scored the move.
 void SearchState::refresh_host(int host, int nodes_mask) {
     const int n = nodes_[host];
     const Amount* f = free_.data() + free_off_[host];
-    const int type = problem().hosts[host].type;
+    const int type = type_[host];
+    const auto touched = static_cast<unsigned>(nodes_mask);
+    Count nb[kMaxPNuma];
     for (int j = 0; j < T_; ++j) {
-        const int fl = model_->target_flavor(j);
         Count* b = b_.data() + b_off_[host] + static_cast<std::size_t>(j) * n;
-        for (int i = 0; i < n; ++i)
-            if ((nodes_mask >> i) & 1) b[i] = model_->node_slots(fl, f + i * R_);
-        const Count c = model_->evaluator(type, fl)(b);
         Count& cached = cap_[static_cast<std::size_t>(host) * T_ + j];
-        total_[j] += c - cached;
-        cached = c;
+        const Count dc = target_capacity_change(*model_, type, n, j, b, cached, touched, f, nb);
+        for (unsigned t = touched; t != 0; t &= t - 1) b[std::countr_zero(t)] = nb[std::countr_zero(t)];
+        cached += dc;
+        total_[j] += dc;
     }
 }
 
@@ -181,10 +180,8 @@ void SearchState::set_placements(const std::vector<Placement>& placements) {
         const int k = fl.num_vnuma();
         Amount* fs = free_.data() + free_off_[vm_[vm].host];
         Amount* fd = free_.data() + free_off_[to_host];
-        unsigned ms = 0, md = 0;
+        const unsigned ms = node_mask(vm_[vm].pnuma.data(), k), md = node_mask(to_nodes.data(), k);
         for (int i = 0; i < k; ++i) {
-            ms |= 1U << vm_[vm].pnuma[i];
-            md |= 1U << to_nodes[i];
             for (int r = 0; r < R_; ++r) {
                 fs[vm_[vm].pnuma[i] * R_ + r] += fl.node_demand[r];
                 fd[to_nodes[i] * R_ + r] -= fl.node_demand[r];

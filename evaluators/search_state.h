@@ -47,6 +47,10 @@ public:
     /** Node mask of a VM's current placement. */
     NodeMask mask_of(int vm) const;
 
+    /** Host type index of host h (= problem().hosts[h].type). */
+    int type_of(int host) const { return type_[host]; }
+    /** pNUMA node count of host h. */
+    int nodes_of(int host) const { return nodes_[host]; }
     /** Free amounts of host h: [node * R + r]. */
     const Amount* free_of(int host) const { return free_.data() + free_off_[host]; }
     /** Capacity vector b of target j on host h (host's node count entries). */
@@ -122,6 +126,7 @@ private:
     static_assert(sizeof(VmSlot) == 32);
     std::vector<VmSlot> vm_;
     std::vector<int> nodes_;          ///< pNUMA node count per host
+    std::vector<int> type_;           ///< host type per host
     std::vector<std::size_t> free_off_, b_off_;
     std::vector<Amount> free_;        ///< [free_off_[h] + node * R + r]
     std::vector<Count> b_;            ///< [b_off_[h] + j * nodes + node]

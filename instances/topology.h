@@ -107,6 +107,13 @@ struct Embedding {
  */
 std::vector<Embedding> enumerate_embeddings(const Graph& host, const Graph& guest);
 
+/** Set of the pNUMA nodes `nodes[0..k)` (0-based, each < kMaxPNuma) as a NodeMask. O(k). */
+inline NodeMask node_mask(const std::uint8_t* nodes, int k) {
+    unsigned m = 0;
+    for (int i = 0; i < k; ++i) m |= 1U << nodes[i];
+    return static_cast<NodeMask>(m);
+}
+
 /** True if `map` (0-based pNUMA per vNUMA node) is injective and preserves every guest edge. */
 bool is_valid_mapping(const Graph& host, const Graph& guest, const std::vector<int>& map);
 

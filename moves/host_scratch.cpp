@@ -1,5 +1,7 @@
 #include "moves/host_scratch.h"
 
+#include "evaluators/capacity_change.h"
+
 #include <algorithm>
 #include <bit>
 
@@ -52,50 +54,21 @@ int HostScratch::best_placement(const SearchState& s, const Flavor& fl, const st
 }
 
 double HostScratch::gain(const SearchState& s, const Flavor* extra, const std::uint8_t* extra_nodes) const {
+    if (extra == nullptr) return capacity_gain(s, host_, dirty_, free_);
+    // One more VM on extra_nodes: the touched nodes' amounts on a local copy.
     unsigned touched = dirty_;
-    Amount local[kMaxPNuma * kMaxResources];  // free amounts of the touched nodes only
+    Amount local[kMaxPNuma * kMaxResources];
     for (unsigned m = dirty_; m != 0; m &= m - 1) {
         const int i = std::countr_zero(m);
         std::copy_n(free_ + i * R_, R_, local + i * R_);
     }
-    if (extra != nullptr) {
-        for (int v = 0; v < extra->num_vnuma(); ++v) {
-            const int i = extra_nodes[v];
-            if (!((touched >> i) & 1U)) std::copy_n(free_ + i * R_, R_, local + i * R_);
-            touched |= 1U << i;
-            for (int r = 0; r < R_; ++r) local[i * R_ + r] -= extra->node_demand[r];
-        }
+    for (int v = 0; v < extra->num_vnuma(); ++v) {
+        const int i = extra_nodes[v];
+        if (!((touched >> i) & 1U)) std::copy_n(free_ + i * R_, R_, local + i * R_);
+        touched |= 1U << i;
+        for (int r = 0; r < R_; ++r) local[i * R_ + r] -= extra->node_demand[r];
     }
-    if (touched == 0) return 0.0;
-    const CapacityModel& m = s.model();
-    const int T = m.num_targets();
-    Count tmp[kMaxPNuma];
-    double d = 0.0;
-    for (int j = 0; j < T; ++j) {
-        const int tf = m.target_flavor(j);
-        const Count* b = s.slots_of(host_, j);
-        const VmcapEvaluator& ev = m.evaluator(type_, tf);
-        if (ev.additive()) {  // VMCAP = sum of b: the change is the sum of the touched entries' changes
-            Count dd = 0;
-            for (unsigned t = touched; t != 0; t &= t - 1) {
-                const int i = std::countr_zero(t);
-                dd += m.node_slots(tf, local + i * R_) - b[i];
-            }
-            if (dd != 0) d += m.target_weight(j) * static_cast<double>(dd);
-            continue;
-        }
-        bool changed = false;
-        for (int i = 0; i < n_; ++i) {
-            tmp[i] = b[i];
-            if ((touched >> i) & 1U) {
-                tmp[i] = m.node_slots(tf, local + i * R_);
-                changed |= tmp[i] != b[i];
-            }
-        }
-        // Same capacity vector, same VMCAP: skip the evaluator (adds exactly 0).
-        if (changed) d += m.target_weight(j) * static_cast<double>(ev(tmp) - s.capacity(host_, j));
-    }
-    return d;
+    return capacity_gain(s, host_, touched, local);
 }
 
 }  // namespace vmcap

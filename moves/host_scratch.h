@@ -37,9 +37,7 @@ inline Embedding snapshot_embedding(const Problem& p, int vm) {
     Embedding e;
     const Vm& v = p.vms[vm];
     e.map = v.pnuma;
-    unsigned m = 0;
-    for (int i = 0; i < p.flavors[v.flavor].num_vnuma(); ++i) m |= 1U << v.pnuma[i];
-    e.mask = static_cast<NodeMask>(m);
+    e.mask = node_mask(v.pnuma.data(), p.flavors[v.flavor].num_vnuma());
     return e;
 }
 

@@ -1,47 +1,21 @@
 #include "moves/migrate.h"
 
+#include "evaluators/capacity_change.h"
+
 namespace vmcap {
 
 double removal_delta(const SearchState& s, int vm) {
-    const Problem& p = s.problem();
-    const CapacityModel& m = s.model();
-    const Flavor& fl = p.flavors[s.flavor_of(vm)];
+    const Flavor& fl = s.problem().flavors[s.flavor_of(vm)];
     const int k = fl.num_vnuma();
-    const int R = m.num_resources();
-    const int T = m.num_targets();
+    const int R = s.model().num_resources();
     const Amount* nd = fl.node_demand.data();
     const int src = s.host_of(vm);
-    const int type = p.hosts[src].type;
-    const int n = p.host_types[type].num_nodes();
     const Amount* fs = s.free_of(src);
     const std::uint8_t* cur = s.pnuma_of(vm);
-    Amount fr[kMaxVNuma * kMaxResources];  // free amounts of the VM's nodes once it is gone
+    Amount local[kMaxPNuma * kMaxResources];  // free amounts of the VM's nodes once it is gone
     for (int i = 0; i < k; ++i)
-        for (int r = 0; r < R; ++r) fr[i * R + r] = fs[cur[i] * R + r] + nd[r];
-    double d = 0.0;
-    Count tmp[kMaxPNuma];
-    for (int j = 0; j < T; ++j) {
-        const int tf = m.target_flavor(j);
-        const Count* b = s.slots_of(src, j);
-        Count nb[kMaxVNuma];
-        bool changed = false;
-        for (int i = 0; i < k; ++i) {
-            nb[i] = m.node_slots(tf, fr + i * R);
-            changed |= nb[i] != b[cur[i]];
-        }
-        if (!changed) continue;  // same capacity vector: VMCAP unchanged, adds exactly 0
-        const VmcapEvaluator& ev = m.evaluator(type, tf);
-        if (ev.additive()) {  // VMCAP = sum of b: the same integer without the evaluator
-            Count dd = 0;
-            for (int i = 0; i < k; ++i) dd += nb[i] - b[cur[i]];
-            d += m.target_weight(j) * static_cast<double>(dd);
-            continue;
-        }
-        for (int i = 0; i < n; ++i) tmp[i] = b[i];
-        for (int i = 0; i < k; ++i) tmp[cur[i]] = nb[i];
-        d += m.target_weight(j) * static_cast<double>(ev(tmp) - s.capacity(src, j));
-    }
-    return d;
+        for (int r = 0; r < R; ++r) local[cur[i] * R + r] = fs[cur[i] * R + r] + nd[r];
+    return capacity_gain(s, src, node_mask(cur, k), local);
 }
 
 Insertion best_insertion(const SearchState& s, int flavor, int host, int vm) {
@@ -51,12 +25,9 @@ Insertion best_insertion(const SearchState& s, int flavor, int host, int vm) {
     const Flavor& fl = p.flavors[flavor];
     const int k = fl.num_vnuma();
     const int R = m.num_resources();
-    const int T = m.num_targets();
     const Amount* nd = fl.node_demand.data();
-    const int type = p.hosts[host].type;
-    const int n = p.host_types[type].num_nodes();
     const Amount* fd = s.free_of(host);
-    const auto& placements = m.evaluator(type, flavor).placements();
+    const auto& placements = m.evaluator(s.type_of(host), flavor).placements();
     const Constraints& c = p.constraints;
     std::int64_t base_migrations = 0;
     Amount base_ram = 0;
@@ -65,8 +36,7 @@ Insertion best_insertion(const SearchState& s, int flavor, int host, int vm) {
         base_migrations = s.migrations() - (was ? 1 : 0);
         base_ram = s.migrated_ram_mib() - (was ? fl.demand[kRamMib] : 0);
     }
-    Amount left[kMaxVNuma * kMaxResources];
-    Count tmp[kMaxPNuma];
+    Amount local[kMaxPNuma * kMaxResources];  // free amounts of the placement's nodes with the VM
     for (std::size_t e = 0; e < placements.size(); ++e) {
         const Embedding& emb = placements[e];
         bool fits = true;
@@ -77,34 +47,13 @@ Insertion best_insertion(const SearchState& s, int flavor, int host, int vm) {
                     fits = false;
                     break;
                 }
-                left[i * R + r] = l;
+                local[emb.map[i] * R + r] = l;
             }
         if (!fits) continue;
         const bool migrates = vm < 0 || s.differs_from_origin(vm, host, emb.mask);
         if (vm >= 0 && migrates && (base_migrations + 1 > c.max_migrations || base_ram + fl.demand[kRamMib] > c.max_migrated_ram_mib))
             continue;
-        double gain = 0.0;
-        for (int j = 0; j < T; ++j) {
-            const int tf = m.target_flavor(j);
-            const Count* b = s.slots_of(host, j);
-            Count nb[kMaxVNuma];
-            bool changed = false;
-            for (int i = 0; i < k; ++i) {
-                nb[i] = m.node_slots(tf, left + i * R);
-                changed |= nb[i] != b[emb.map[i]];
-            }
-            if (!changed) continue;  // same capacity vector: VMCAP unchanged, adds exactly 0
-            const VmcapEvaluator& ev = m.evaluator(type, tf);
-            if (ev.additive()) {  // VMCAP = sum of b: the same integer without the evaluator
-                Count dd = 0;
-                for (int i = 0; i < k; ++i) dd += nb[i] - b[emb.map[i]];
-                gain += m.target_weight(j) * static_cast<double>(dd);
-                continue;
-            }
-            for (int i = 0; i < n; ++i) tmp[i] = b[i];
-            for (int i = 0; i < k; ++i) tmp[emb.map[i]] = nb[i];
-            gain += m.target_weight(j) * static_cast<double>(ev(tmp) - s.capacity(host, j));
-        }
+        const double gain = capacity_gain(s, host, emb.mask, local);
         if (out.embedding < 0 || gain > out.delta || (gain == out.delta && out.migrates && !migrates)) {
             out.embedding = static_cast<int>(e);
             out.delta = gain;

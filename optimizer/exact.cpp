@@ -50,8 +50,7 @@ ExactResult solve_exact(const CapacityModel& model, double time_limit_s) {
     for (std::size_t v = 0; v < p.vms.size(); ++v) {
         const Vm& vm = p.vms[v];
         if (!vm.migratable) continue;
-        unsigned orig_mask = 0;
-        for (int i = 0; i < p.flavors[vm.flavor].num_vnuma(); ++i) orig_mask |= 1U << vm.pnuma[i];
+        const unsigned orig_mask = node_mask(vm.pnuma.data(), p.flavors[vm.flavor].num_vnuma());
         for (int h = 0; h < H; ++h) {
             const auto& pl = model.evaluator(p.hosts[h].type, vm.flavor).placements();
             for (std::size_t e = 0; e < pl.size(); ++e) {

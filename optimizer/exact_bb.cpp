@@ -144,7 +144,7 @@ BranchBound::BranchBound(const CapacityModel& model, const BranchBoundParams& pa
         mv.vm = static_cast<int>(v);
         mv.host = vm.host;
         mv.flavor = vm.flavor;
-        for (int i = 0; i < p_.flavors[vm.flavor].num_vnuma(); ++i) mv.mask = static_cast<NodeMask>(mv.mask | (1U << vm.pnuma[i]));
+        mv.mask = node_mask(vm.pnuma.data(), p_.flavors[vm.flavor].num_vnuma());
         mv.ram = p_.flavors[vm.flavor].demand[kRamMib];
         mov_.push_back(mv);
     }

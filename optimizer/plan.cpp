@@ -11,9 +11,7 @@ namespace {
 Embedding embedding_of(const std::array<std::uint8_t, kMaxVNuma>& pnuma, int k) {
     Embedding e;
     e.map = pnuma;
-    unsigned m = 0;
-    for (int i = 0; i < k; ++i) m |= 1U << pnuma[i];
-    e.mask = static_cast<NodeMask>(m);
+    e.mask = node_mask(pnuma.data(), k);
     return e;
 }
 
