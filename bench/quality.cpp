@@ -117,7 +117,7 @@ int main(int argc, char** argv) {
         sp.quiet = true;
         sp.seed = 1;
         sp.time_limit_s = sa_seconds;
-        if (mix_remap >= 0) sp.mix_remap = mix_remap;
+        if (mix_remap >= 0) sp.mix.set("remap", mix_remap);
         if (neutral_acceptance >= 0) sp.neutral_acceptance = neutral_acceptance;
         const auto t0 = std::chrono::steady_clock::now();
         const SearchResult g = greedy(m, sp);

@@ -2,6 +2,7 @@
 
 #include "moves/host_scratch.h"
 #include "moves/move_cache.h"
+#include "moves/proposal.h"
 
 namespace vmcap {
 
@@ -45,20 +46,6 @@ void step1(const EjectionMove& mv, const SearchState& s, int ha, const Flavor& f
         bb.offer(s.differs_from_origin(b, host, emb.mask), static_cast<int>(e), v);
     }
 }
-
-}  // namespace
-
-namespace {
-EjectionDelta evaluate_ejection(const EjectionMove& mv, const SearchState& s, MoveCache* cache);
-}  // namespace
-
-bool EjectionMove::budget_admits(const SearchState& s) const { return pair_budget_admits(s, a, s.host_of(b), b, host); }
-
-EjectionDelta EjectionMove::evaluate(const SearchState& s) const { return evaluate_ejection(*this, s, nullptr); }
-
-EjectionDelta EjectionMove::evaluate(const SearchState& s, MoveCache& cache) const { return evaluate_ejection(*this, s, &cache); }
-
-namespace {
 
 EjectionDelta evaluate_ejection(const EjectionMove& mv, const SearchState& s, MoveCache* cache) {
     const int a = mv.a, b = mv.b, host = mv.host;
@@ -120,6 +107,45 @@ EjectionDelta evaluate_ejection(const EjectionMove& mv, const SearchState& s, Mo
 }
 
 }  // namespace
+
+bool EjectionMove::budget_admits(const SearchState& s) const { return pair_budget_admits(s, a, s.host_of(b), b, host); }
+
+EjectionDelta EjectionMove::evaluate(const SearchState& s) const { return evaluate_ejection(*this, s, nullptr); }
+
+EjectionDelta EjectionMove::evaluate(const SearchState& s, MoveCache& cache) const { return evaluate_ejection(*this, s, &cache); }
+
+double EjectionMove::upper_bound(const SearchState& s, MoveCache& cache) const {
+    const int ha = s.host_of(a), hb = s.host_of(b);
+    if (ha == hb || host == hb) return kNoBound;
+    if (!budget_admits(s)) return -kNoBound;
+    double ub = cache.removal(s, a) + cache.removal(s, b);
+    if (host != ha) {
+        const Insertion& ins = cache.insertion(s, s.flavor_of(b), host);
+        if (ins.embedding < 0) return -kNoBound;
+        ub += ins.delta;
+    }
+    return ub;
+}
+
+int EjectionMove::relocations(const SearchState& s, const EjectionDelta& d, Relocation* out) const {
+    const int h2 = s.host_of(b);
+    out[0] = Relocation{b, h2, host, s.model().evaluator(s.type_of(host), s.flavor_of(b)).placements()[d.embedding_b].mask};
+    out[1] = Relocation{a, s.host_of(a), h2, s.model().evaluator(s.type_of(h2), s.flavor_of(a)).placements()[d.embedding_a].mask};
+    return 2;
+}
+
+bool EjectionMove::propose(ProposalContext& ctx, EjectionMove& out) {
+    const SearchState& s = ctx.state;
+    const int a = ctx.random_vm();
+    for (int t = 0; t < 4; ++t) {
+        const int b = ctx.random_vm();
+        const int hb = s.host_of(b);
+        if (hb == s.host_of(a)) continue;
+        out = EjectionMove{a, b, ctx.random_host_except(hb)};
+        return true;
+    }
+    return false;
+}
 
 void EjectionMove::apply(SearchState& s, const EjectionDelta& d) const {
     const Problem& p = s.problem();

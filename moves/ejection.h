@@ -8,22 +8,26 @@
  */
 #include <cstdint>
 
+#include <string_view>
+
 #include "evaluators/search_state.h"
+#include "moves/move.h"
 
 namespace vmcap {
 
-class MoveCache;
-
 /** Result of EjectionMove::evaluate. */
-struct EjectionDelta {
-    bool feasible = false;
-    double delta = 0.0;                 ///< exact change of sum_f w_f * capacity_f (both steps)
+struct EjectionDelta : DeltaHead {
     int embedding_a = -1;               ///< a's placement on b's host: evaluator(type, flavor a).placements() index
     int embedding_b = -1;               ///< b's placement on `host`
-    std::int64_t migrations_after = 0;  ///< SearchState::migrations() after apply
 };
 
 struct EjectionMove {
+    static constexpr std::string_view kName = "ejection";
+    static constexpr bool kCompound = true;
+    /** Rare by default, like swap (docs/performance.md). */
+    static constexpr double kDefaultShare = 0.03;
+    using Delta = EjectionDelta;
+
     int a = -1;
     int b = -1;     ///< on the destination of a (any host other than a's)
     int host = -1;  ///< where b goes; != b's host (may be a's host)
@@ -61,8 +65,27 @@ struct EjectionMove {
      */
     EjectionDelta evaluate(const SearchState& state, MoveCache& cache) const;
 
+    /**
+     * Upper bound from cached halves (VMCAP never grows when a VM is added): a's and b's removal
+     * deltas plus b's best insertion on `host` when that is not a's host. -kNoBound if the budget
+     * or b's insertion rules the move out; kNoBound when a and b share a host or host is b's.
+     */
+    double upper_bound(const SearchState& state, MoveCache& cache) const;
+
+    /** b to `host`, then a to b's former host, on the chosen nodes. */
+    int relocations(const SearchState& state, const EjectionDelta& d, Relocation* out) const;
+    int moved_vms(int* out) const {
+        out[0] = a;
+        out[1] = b;
+        return 2;
+    }
+
     /** Applies a feasible result of evaluate() on the same state: b's move, then a's. */
     void apply(SearchState& state, const EjectionDelta& d) const;
+
+    /** A random migratable VM a goes to the host of another, b, which is ejected to a random third
+     *  host (4 tries for a b on another host than a's). */
+    static bool propose(ProposalContext& ctx, EjectionMove& out);
 };
 
 }  // namespace vmcap

@@ -1,68 +1,10 @@
 #include "moves/migrate.h"
 
-#include "evaluators/capacity_change.h"
+#include "moves/host_scratch.h"
+#include "moves/move_cache.h"
+#include "moves/proposal.h"
 
 namespace vmcap {
-
-double removal_delta(const SearchState& s, int vm) {
-    const Flavor& fl = s.problem().flavors[s.flavor_of(vm)];
-    const int k = fl.num_vnuma();
-    const int R = s.model().num_resources();
-    const Amount* nd = fl.node_demand.data();
-    const int src = s.host_of(vm);
-    const Amount* fs = s.free_of(src);
-    const std::uint8_t* cur = s.pnuma_of(vm);
-    Amount local[kMaxPNuma * kMaxResources];  // free amounts of the VM's nodes once it is gone
-    for (int i = 0; i < k; ++i)
-        for (int r = 0; r < R; ++r) local[cur[i] * R + r] = fs[cur[i] * R + r] + nd[r];
-    return capacity_gain(s, src, node_mask(cur, k), local);
-}
-
-Insertion best_insertion(const SearchState& s, int flavor, int host, int vm) {
-    Insertion out;
-    const Problem& p = s.problem();
-    const CapacityModel& m = s.model();
-    const Flavor& fl = p.flavors[flavor];
-    const int k = fl.num_vnuma();
-    const int R = m.num_resources();
-    const Amount* nd = fl.node_demand.data();
-    const Amount* fd = s.free_of(host);
-    const auto& placements = m.evaluator(s.type_of(host), flavor).placements();
-    const Constraints& c = p.constraints;
-    std::int64_t base_migrations = 0;
-    Amount base_ram = 0;
-    if (vm >= 0) {
-        const bool was = s.is_migrated(vm);
-        base_migrations = s.migrations() - (was ? 1 : 0);
-        base_ram = s.migrated_ram_mib() - (was ? fl.demand[kRamMib] : 0);
-    }
-    Amount local[kMaxPNuma * kMaxResources];  // free amounts of the placement's nodes with the VM
-    for (std::size_t e = 0; e < placements.size(); ++e) {
-        const Embedding& emb = placements[e];
-        bool fits = true;
-        for (int i = 0; i < k && fits; ++i)
-            for (int r = 0; r < R; ++r) {
-                const Amount l = fd[emb.map[i] * R + r] - nd[r];
-                if (l < 0) {
-                    fits = false;
-                    break;
-                }
-                local[emb.map[i] * R + r] = l;
-            }
-        if (!fits) continue;
-        const bool migrates = vm < 0 || s.differs_from_origin(vm, host, emb.mask);
-        if (vm >= 0 && migrates && (base_migrations + 1 > c.max_migrations || base_ram + fl.demand[kRamMib] > c.max_migrated_ram_mib))
-            continue;
-        const double gain = capacity_gain(s, host, emb.mask, local);
-        if (out.embedding < 0 || gain > out.delta || (gain == out.delta && out.migrates && !migrates)) {
-            out.embedding = static_cast<int>(e);
-            out.delta = gain;
-            out.migrates = migrates;
-        }
-    }
-    if (out.embedding >= 0) out.migrations_after = base_migrations + (out.migrates ? 1 : 0);
-    return out;
-}
 
 MigrateDelta MigrateMove::evaluate(const SearchState& s) const {
     MigrateDelta out;
@@ -77,10 +19,104 @@ MigrateDelta MigrateMove::evaluate(const SearchState& s) const {
     return out;
 }
 
+namespace {
+
+/** A migrated VM back to its snapshot host (remaps counted as migrations, the VM elsewhere now):
+ *  the best of its snapshot nodes (the cached return, which gives the budget slot back and wins
+ *  ties, as in best_insertion) and any other placement there (the cached best insertion, which
+ *  keeps the VM migrated: count and RAM unchanged, so always within the budget). */
+MigrateDelta evaluate_home_cached(const MigrateMove& mv, const SearchState& s, MoveCache& cache) {
+    const Problem& p = s.problem();
+    const Vm& orig = p.vms[mv.vm];
+    MigrateDelta out;
+    const MoveCache::Return& ret = cache.return_home(s, mv.vm);
+    const bool ret_fits = ret.fits;
+    const double ret_delta = ret.delta;
+    const Insertion& ins = cache.insertion(s, orig.flavor, mv.host);
+    if (ret_fits && (ins.embedding < 0 || ret_delta >= ins.delta)) {
+        // Every placement on the snapshot node set frees the same amounts (one node demand per
+        // vNUMA node), so the first one in the list is what best_insertion picks.
+        const NodeMask home_mask = snapshot_embedding(p, mv.vm).mask;
+        const auto& placements = s.model().evaluator(s.type_of(mv.host), orig.flavor).placements();
+        for (std::size_t e = 0; e < placements.size(); ++e)
+            if (placements[e].mask == home_mask) {
+                out.embedding = static_cast<int>(e);
+                break;
+            }
+        out.delta = cache.removal(s, mv.vm) + ret_delta;
+        out.migrations_after = s.migrations() - 1;
+    } else {
+        if (ins.embedding < 0) return out;
+        out.embedding = ins.embedding;
+        out.delta = cache.removal(s, mv.vm) + ins.delta;
+        out.migrations_after = s.migrations();
+    }
+    out.feasible = out.embedding >= 0;
+    return out;
+}
+
+}  // namespace
+
+MigrateDelta MigrateMove::evaluate(const SearchState& s, MoveCache& cache) const {
+    const Problem& p = s.problem();
+    const int flavor = s.flavor_of(vm);  // the state's compact per-VM record: one cache line
+    if (s.origin_of(vm) == host) {
+        if (s.migratable(vm) && p.constraints.remap_counts_as_migration && s.host_of(vm) != host)
+            return evaluate_home_cached(*this, s, cache);
+        return evaluate(s);
+    }
+    MigrateDelta out;
+    if (!s.migratable(vm) || host == s.host_of(vm)) return out;
+    // Off the snapshot host every placement is a migration: the budget either admits all of
+    // them or none, and the best one does not depend on the VM.
+    const bool was = s.is_migrated(vm);
+    const std::int64_t after = s.migrations() - (was ? 1 : 0) + 1;
+    const Amount ram = p.flavors[flavor].demand[kRamMib];
+    if (!within_budget(p, after, s.migrated_ram_mib() - (was ? ram : 0) + ram)) return out;
+    const Insertion& ins = cache.insertion(s, flavor, host);
+    if (ins.embedding < 0) return out;
+    out.feasible = true;
+    out.embedding = ins.embedding;
+    out.delta = cache.removal(s, vm) + ins.delta;
+    out.migrations_after = after;
+    return out;
+}
+
+int MigrateMove::relocations(const SearchState& s, const MigrateDelta& d, Relocation* out) const {
+    out[0] = Relocation{vm, s.host_of(vm), host, s.model().evaluator(s.type_of(host), s.flavor_of(vm)).placements()[d.embedding].mask};
+    return 1;
+}
+
 void MigrateMove::apply(SearchState& s, const MigrateDelta& d) const {
-    const int flavor = s.problem().vms[vm].flavor;
-    const auto& placements = s.model().evaluator(s.problem().hosts[host].type, flavor).placements();
+    const auto& placements = s.model().evaluator(s.type_of(host), s.flavor_of(vm)).placements();
     s.move(vm, host, placements[d.embedding]);
+}
+
+bool MigrateMove::propose(ProposalContext& ctx, MigrateMove& mv) {
+    const SearchState& s = ctx.state;
+    Rng& rng = ctx.rng;
+    const auto& mig = s.migrated_vms();
+    if (!mig.empty() && rng.below(8) == 0) {
+        mv.vm = mig[rng.below(mig.size())];
+        if (rng.below(2) == 0 && s.origin_of(mv.vm) != s.host_of(mv.vm)) {
+            mv.host = s.origin_of(mv.vm);  // home, on the best nodes there
+            return true;
+        }
+    } else {
+        mv.vm = ctx.movable[ctx.proposal.cursor];
+        if (++ctx.proposal.cursor == ctx.movable.size()) ctx.proposal.cursor = 0;
+    }
+    const int cur = s.host_of(mv.vm);
+    const int f = s.flavor_of(mv.vm);
+    if (ctx.has_destinations(f) && rng.below(2) == 0) {
+        const int h = ctx.listed_destination(f);
+        if (h != cur) {
+            mv.host = h;
+            return true;
+        }
+    }
+    mv.host = ctx.random_host_except(cur);
+    return true;
 }
 
 }  // namespace vmcap

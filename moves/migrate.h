@@ -2,46 +2,30 @@
 /**
  * @file migrate.h
  * Migrate move: a VM goes to another host, on the placement (pNUMA node set) there that keeps the
- * most weighted capacity. A small value type: evaluate() is const and exact, apply() is separate.
+ * most weighted capacity. A small value type: evaluate() is const and exact, apply() is separate
+ * (surface: moves/move.h).
  */
 #include <cstdint>
+#include <string_view>
 
 #include "evaluators/search_state.h"
+#include "moves/insertion.h"
+#include "moves/move.h"
 
 namespace vmcap {
 
 /** Result of MigrateMove::evaluate. */
-struct MigrateDelta {
-    bool feasible = false;  ///< room on the destination nodes and the budget holds afterwards
-    double delta = 0.0;     ///< exact change of the weighted objective sum_f w_f * capacity_f
-    int embedding = -1;     ///< index into evaluator(dest type, flavor).placements()
-    std::int64_t migrations_after = 0;  ///< SearchState::migrations() after apply
+struct MigrateDelta : DeltaHead {
+    int embedding = -1;  ///< index into evaluator(dest type, flavor).placements()
 };
-
-/**
- * Exact weighted-objective change of taking `vm` off its current host (source half of a migrate
- * move). Only the VM's pNUMA nodes' capacity entries change. O(targets x (k x R + VMCAP)).
- */
-double removal_delta(const SearchState& state, int vm);
-
-/** Best placement of a VM of some flavor on one host (destination half of a migrate move). */
-struct Insertion {
-    int embedding = -1;      ///< index into evaluator(host type, flavor).placements(); -1: nothing fits
-    double delta = 0.0;      ///< exact weighted-objective change on that host
-    bool migrates = true;    ///< false only when it puts `vm` back on its snapshot nodes
-    std::int64_t migrations_after = 0;  ///< with `vm` >= 0: SearchState::migrations() after the move
-};
-
-/**
- * Best placement for a VM of `flavor` on `host` as the host is now: the feasible placement with the
- * largest weighted gain; ties go to the VM's snapshot placement (no migration), then to the lowest
- * node mask. With `vm` >= 0, placements that would break the migration budget are skipped; with
- * `vm` == -1 the budget is not considered. Does not remove `vm` from its current host: callers
- * pass a host other than the VM's own. O(placements x targets x (k x R + VMCAP)).
- */
-Insertion best_insertion(const SearchState& state, int flavor, int host, int vm);
 
 struct MigrateMove {
+    static constexpr std::string_view kName = "migrate";
+    static constexpr bool kCompound = false;
+    /** Not drawn by share: migrate is what every proposal that is not another kind becomes. */
+    static constexpr double kDefaultShare = 0.0;
+    using Delta = MigrateDelta;
+
     int vm = -1;
     int host = -1;  ///< destination host, != current host
 
@@ -56,8 +40,38 @@ struct MigrateMove {
      */
     MigrateDelta evaluate(const SearchState& state) const;
 
+    /**
+     * The same result (feasibility, delta, embedding, migrations_after) through the worker's
+     * MoveCache, bit for bit: off the snapshot host every placement is a migration, so the delta
+     * is the cached removal plus the cached best insertion. A VM going back to its snapshot host
+     * from another host takes the better of its cached return (snapshot nodes, budget refunded,
+     * wins ties) and the cached best insertion there; only with free remaps
+     * (Constraints::remap_counts_as_migration false) does that case take the uncached path.
+     */
+    MigrateDelta evaluate(const SearchState& state, MoveCache& cache) const;
+
+    /** No cheap bound: the cached evaluation is already O(1) on a hit. */
+    double upper_bound(const SearchState&, MoveCache&) const { return kNoBound; }
+
+    /** The VM to `host` on the chosen nodes. */
+    int relocations(const SearchState& state, const MigrateDelta& d, Relocation* out) const;
+    int moved_vms(int* out) const {
+        out[0] = vm;
+        return 1;
+    }
+
     /** Applies a feasible result of evaluate() on the same state. */
     void apply(SearchState& state, const MigrateDelta& d) const;
+
+    /**
+     * Mostly the next migratable VM of the worker's sweep (Proposal::cursor walks the VM list
+     * cyclically from a random start; sequential, so the per-VM data streams through the CPU
+     * caches instead of costing a memory miss each), 1 in 8 an already migrated VM (half of
+     * those to its snapshot host, on the best nodes there, so budget can be given back and
+     * reused); otherwise the destination is half the time from the flavor's candidate list,
+     * else uniform among the other hosts. Always succeeds.
+     */
+    static bool propose(ProposalContext& ctx, MigrateMove& out);
 };
 
 }  // namespace vmcap

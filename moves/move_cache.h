@@ -10,14 +10,16 @@
  * the two touched hosts' entries go stale, which is why a search over 10,000 hosts hits the cache
  * on nearly every evaluation (about 93% of lookups in the 10k-host runs of docs/performance.md).
  *
+ * Only per-host primitives live here; each move type owns its cached evaluation (moves/*.cpp,
+ * `evaluate(state, cache)`), built from these.
+ *
  * Bound to one SearchState for its lifetime (versions are per state). Not thread-safe: one per
  * worker. Memory: 40 bytes per VM + 40 bytes per (flavor, host) + 2 MiB (vacated-host table).
  */
 #include <cstdint>
 #include <vector>
 
-#include "moves/exchange.h"
-#include "moves/migrate.h"
+#include "moves/insertion.h"
 
 namespace vmcap {
 
@@ -97,28 +99,5 @@ private:
     std::vector<VacatedSlot> vacated_;  ///< direct-mapped by hash(vm, flavor)
     std::int64_t hits_ = 0, misses_ = 0;
 };
-
-/**
- * MigrateMove::evaluate through the cache: the same result (feasibility, delta, embedding,
- * migrations_after) as the uncached evaluate, bit for bit. A VM going back to its snapshot host
- * from another host takes the better of its cached return (snapshot nodes, budget refunded, wins
- * ties) and the cached best insertion there; only with free remaps
- * (Constraints::remap_counts_as_migration false) does that case take the uncached path.
- */
-MigrateDelta evaluate_cached(const MigrateMove& mv, const SearchState& state, MoveCache& cache);
-
-/**
- * ExchangeMove::evaluate through the cache. When the four hosts involved (a's current host, a's
- * snapshot host, b's host, b's destination) are distinct, each changes independently and the
- * delta is exactly the sum of four cached parts (a's removal, a's return, b's removal, b's best
- * insertion); when b's destination is a's current host (b takes the room a leaves) and the
- * other three are distinct, that host's part is the memoised vacated_insertion. When a is
- * remapped on its snapshot host (its current and snapshot hosts coincide) its whole part is the
- * cached return, and a destination there is vacated_insertion(returned). Otherwise (b on a's
- * current or snapshot host, or b sent to a's snapshot host from elsewhere) the uncached evaluate.
- * Same feasibility, embedding and migrations_after as ExchangeMove::evaluate; the delta equals it
- * up to floating-point summation order (< 1e-9).
- */
-ExchangeDelta evaluate_cached(const ExchangeMove& mv, const SearchState& state, MoveCache& cache);
 
 }  // namespace vmcap

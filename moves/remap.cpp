@@ -1,6 +1,7 @@
 #include "moves/remap.h"
 
 #include "moves/host_scratch.h"
+#include "moves/proposal.h"
 
 namespace vmcap {
 
@@ -34,6 +35,17 @@ RemapDelta RemapMove::evaluate(const SearchState& s) const {
     }
     if (out.feasible) out.migrations_after = base + (best_migrates ? 1 : 0);
     return out;
+}
+
+int RemapMove::relocations(const SearchState& s, const RemapDelta& d, Relocation* out) const {
+    const int h = s.host_of(vm);
+    out[0] = Relocation{vm, h, h, s.model().evaluator(s.type_of(h), s.flavor_of(vm)).placements()[d.embedding].mask};
+    return 1;
+}
+
+bool RemapMove::propose(ProposalContext& ctx, RemapMove& out) {
+    out = RemapMove{ctx.random_vm()};
+    return true;
 }
 
 void RemapMove::apply(SearchState& s, const RemapDelta& d) const {

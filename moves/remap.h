@@ -6,19 +6,26 @@
  */
 #include <cstdint>
 
+#include <string_view>
+
 #include "evaluators/search_state.h"
+#include "moves/move.h"
 
 namespace vmcap {
 
 /** Result of RemapMove::evaluate. */
-struct RemapDelta {
-    bool feasible = false;
-    double delta = 0.0;                 ///< exact change of sum_f w_f * capacity_f
-    int embedding = -1;                 ///< index into evaluator(host type, flavor).placements()
-    std::int64_t migrations_after = 0;  ///< SearchState::migrations() after apply
+struct RemapDelta : DeltaHead {
+    int embedding = -1;  ///< index into evaluator(host type, flavor).placements()
 };
 
 struct RemapMove {
+    static constexpr std::string_view kName = "remap";
+    static constexpr bool kCompound = false;
+    /** Off by default: it spends a budget slot on a same-host step (with free remaps
+     *  `vmcap plan` proposes 5%). */
+    static constexpr double kDefaultShare = 0.0;
+    using Delta = RemapDelta;
+
     int vm = -1;
 
     /**
@@ -33,8 +40,22 @@ struct RemapMove {
      */
     RemapDelta evaluate(const SearchState& state) const;
 
+    /** No cached path (one host, changed twice): evaluate(state). */
+    RemapDelta evaluate(const SearchState& state, MoveCache&) const { return evaluate(state); }
+    double upper_bound(const SearchState&, MoveCache&) const { return kNoBound; }
+
+    /** The VM to other nodes of its own host. */
+    int relocations(const SearchState& state, const RemapDelta& d, Relocation* out) const;
+    int moved_vms(int* out) const {
+        out[0] = vm;
+        return 1;
+    }
+
     /** Applies a feasible result of evaluate() on the same state (SearchState::move, same host). */
     void apply(SearchState& state, const RemapDelta& d) const;
+
+    /** A random migratable VM. Always succeeds. */
+    static bool propose(ProposalContext& ctx, RemapMove& out);
 };
 
 }  // namespace vmcap

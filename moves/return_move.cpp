@@ -2,6 +2,7 @@
 
 #include "moves/host_scratch.h"
 #include "moves/move_cache.h"
+#include "moves/proposal.h"
 
 namespace vmcap {
 
@@ -42,6 +43,18 @@ ReturnDelta ReturnMove::evaluate(const SearchState& s, MoveCache& cache) const {
     out.delta = cache.removal(s, vm) + ret_delta;
     out.migrations_after = s.migrations() - 1;
     return out;
+}
+
+int ReturnMove::relocations(const SearchState& s, const ReturnDelta&, Relocation* out) const {
+    out[0] = Relocation{vm, s.host_of(vm), s.origin_of(vm), snapshot_embedding(s.problem(), vm).mask};
+    return 1;
+}
+
+bool ReturnMove::propose(ProposalContext& ctx, ReturnMove& out) {
+    const auto& mig = ctx.state.migrated_vms();
+    if (mig.empty()) return false;
+    out = ReturnMove{mig[ctx.rng.below(mig.size())]};
+    return true;
 }
 
 void ReturnMove::apply(SearchState& s, const ReturnDelta&) const {

@@ -7,20 +7,24 @@
  */
 #include <cstdint>
 
+#include <string_view>
+
 #include "evaluators/search_state.h"
+#include "moves/move.h"
 
 namespace vmcap {
 
-class MoveCache;
-
 /** Result of ReturnMove::evaluate. */
-struct ReturnDelta {
-    bool feasible = false;
-    double delta = 0.0;                 ///< exact change of sum_f w_f * capacity_f
-    std::int64_t migrations_after = 0;  ///< SearchState::migrations() - 1
-};
+struct ReturnDelta : DeltaHead {};
 
 struct ReturnMove {
+    static constexpr std::string_view kName = "return";
+    static constexpr bool kCompound = false;
+    /** Off by default: migrate proposals already send migrated VMs home (1 in 16, on the best
+     *  nodes there); docs/performance.md has the measurement. */
+    static constexpr double kDefaultShare = 0.0;
+    using Delta = ReturnDelta;
+
     int vm = -1;
 
     /**
@@ -38,8 +42,20 @@ struct ReturnMove {
      */
     ReturnDelta evaluate(const SearchState& state, MoveCache& cache) const;
 
+    double upper_bound(const SearchState&, MoveCache&) const { return kNoBound; }
+
+    /** The VM back to its snapshot host and nodes. */
+    int relocations(const SearchState& state, const ReturnDelta& d, Relocation* out) const;
+    int moved_vms(int* out) const {
+        out[0] = vm;
+        return 1;
+    }
+
     /** Applies a feasible result of evaluate() on the same state. */
     void apply(SearchState& state, const ReturnDelta& d) const;
+
+    /** A random migrated VM; false if none is migrated. */
+    static bool propose(ProposalContext& ctx, ReturnMove& out);
 };
 
 }  // namespace vmcap

@@ -1,6 +1,8 @@
 #include "moves/swap.h"
 
 #include "moves/host_scratch.h"
+#include "moves/move_cache.h"
+#include "moves/proposal.h"
 
 namespace vmcap {
 
@@ -88,6 +90,34 @@ SwapDelta SwapMove::evaluate(const SearchState& s) const {
         }
     }
     return out;
+}
+
+double SwapMove::upper_bound(const SearchState& s, MoveCache& cache) const {
+    if (s.host_of(a) == s.host_of(b)) return kNoBound;
+    if (!budget_admits(s)) return -kNoBound;
+    return cache.removal(s, a) + cache.removal(s, b);
+}
+
+int SwapMove::relocations(const SearchState& s, const SwapDelta& d, Relocation* out) const {
+    const int ha = s.host_of(a), hb = s.host_of(b);
+    const Relocation ra{a, ha, hb, s.model().evaluator(s.type_of(hb), s.flavor_of(a)).placements()[d.embedding_a].mask};
+    const Relocation rb{b, hb, ha, s.model().evaluator(s.type_of(ha), s.flavor_of(b)).placements()[d.embedding_b].mask};
+    out[0] = d.a_first ? ra : rb;
+    out[1] = d.a_first ? rb : ra;
+    return 2;
+}
+
+bool SwapMove::propose(ProposalContext& ctx, SwapMove& out) {
+    const SearchState& s = ctx.state;
+    const int a = ctx.random_vm();
+    for (int t = 0; t < 4; ++t) {
+        const int b = ctx.random_vm();
+        if (s.host_of(b) != s.host_of(a) && s.flavor_of(b) != s.flavor_of(a)) {
+            out = SwapMove{a, b};
+            return true;
+        }
+    }
+    return false;
 }
 
 void SwapMove::apply(SearchState& s, const SwapDelta& d) const {

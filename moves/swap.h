@@ -6,21 +6,27 @@
  */
 #include <cstdint>
 
+#include <string_view>
+
 #include "evaluators/search_state.h"
+#include "moves/move.h"
 
 namespace vmcap {
 
 /** Result of SwapMove::evaluate. */
-struct SwapDelta {
-    bool feasible = false;
-    double delta = 0.0;                 ///< exact change of sum_f w_f * capacity_f
+struct SwapDelta : DeltaHead {
     int embedding_a = -1;               ///< a's placement on b's host: evaluator(type, flavor a).placements() index
     int embedding_b = -1;               ///< b's placement on a's host
     bool a_first = true;                ///< execution order of the two migrations (see evaluate)
-    std::int64_t migrations_after = 0;  ///< SearchState::migrations() after apply
 };
 
 struct SwapMove {
+    static constexpr std::string_view kName = "swap";
+    static constexpr bool kCompound = true;
+    /** Rare by default: a swap costs 10-30 cached migrate evaluations (docs/performance.md). */
+    static constexpr double kDefaultShare = 0.03;
+    using Delta = SwapDelta;
+
     int a = -1;
     int b = -1;
 
@@ -50,8 +56,29 @@ struct SwapMove {
     bool budget_admits(const SearchState& state) const;
 
 
+    /** No cached path: both hosts change together; evaluate(state). */
+    SwapDelta evaluate(const SearchState& state, MoveCache&) const { return evaluate(state); }
+
+    /**
+     * Upper bound on the delta from cached halves, valid because VMCAP never grows when a VM is
+     * added to a host: the sum of the two removal deltas (the VMs leave different hosts).
+     * -kNoBound when budget_admits() is false; kNoBound when a and b share a host.
+     */
+    double upper_bound(const SearchState& state, MoveCache& cache) const;
+
+    /** a to b's host and b to a's host, in the order of d.a_first. */
+    int relocations(const SearchState& state, const SwapDelta& d, Relocation* out) const;
+    int moved_vms(int* out) const {
+        out[0] = a;
+        out[1] = b;
+        return 2;
+    }
+
     /** Applies a feasible result of evaluate() on the same state: two SearchState::move calls. */
     void apply(SearchState& state, const SwapDelta& d) const;
+
+    /** Two random migratable VMs of different flavors on different hosts (4 tries for b). */
+    static bool propose(ProposalContext& ctx, SwapMove& out);
 };
 
 }  // namespace vmcap

@@ -63,7 +63,7 @@ SearchResult anneal(const CapacityModel& model, const SearchParams& params) {
     if (!(params.reheat_factor >= 1.0)) throw std::invalid_argument("reheat factor must be >= 1");
     const auto t0 = Clock::now();
     SearchSetup setup(model, params);
-    const Mix& mix = setup.mix;
+    const auto& mix = setup.mix;
     const std::vector<int>& movable = setup.movable;
     const std::vector<char>& flavor_used = setup.flavor_used;
     const SearchState& initial = setup.initial;
@@ -82,8 +82,9 @@ SearchResult anneal(const CapacityModel& model, const SearchParams& params) {
         cal_proposal.start(cal, movable.size());
         double sum = 0.0;
         int n = 0;
+        ProposalContext ctx{initial, cal_cache, movable, cal_proposal, cal};
         for (int i = 0; i < 4000 && n < 400; ++i) {
-            const Candidate mv = propose(initial, cal_cache, movable, mix, cal_proposal, cal);
+            const Candidate mv = propose(ctx, mix);
             const CandidateDelta d = evaluate(mv, initial, cal_cache);
             if (d.feasible && d.delta < 0) {
                 sum += -d.delta;
@@ -131,6 +132,7 @@ SearchResult anneal(const CapacityModel& model, const SearchParams& params) {
                 if (params.destination_lists) wk.proposal.refresh(s, wk.cache, flavor_used);
                 double temp = t_start;
                 CandidateDelta delta;  // reused by every candidate (see evaluate())
+                ProposalContext ctx{s, wk.cache, movable, wk.proposal, wk.rng};
                 for (std::int64_t e = 0; e < this_round; ++e) {
                     if ((e & 255) == 0) {
                         // The temperature changes by < 0.1% per 256 evaluations of a run of
@@ -152,13 +154,13 @@ SearchResult anneal(const CapacityModel& model, const SearchParams& params) {
                         temp = std::min(t_start, t_start * std::pow(t_ratio, progress) * wk.boost);
                         wk.boost = std::max(1.0, wk.boost * 0.98);
                     }
-                    const Candidate mv = propose(s, wk.cache, movable, mix, wk.proposal, wk.rng);
+                    const Candidate mv = propose(ctx, mix);
                     ++wk.evaluations;
-                    const int kind = static_cast<int>(mv.kind);
+                    const int kind = mv.kind;
                     ++wk.kind_evaluated[kind];
                     CandidateDelta& d = delta;
                     double ds = 0.0;
-                    if (mv.kind == Kind::Migrate || mv.kind == Kind::Remap || mv.kind == Kind::Return) {
+                    if (!is_compound(mv)) {
                         evaluate(mv, s, wk.cache, d);
                         if (!d.feasible) continue;
                         ds = d.delta - scorer.eps * static_cast<double>(d.migrations_after - s.migrations());
@@ -206,7 +208,7 @@ SearchResult anneal(const CapacityModel& model, const SearchParams& params) {
                 acc += wk.kind_accepted[k];
                 imp += wk.kind_improved[k];
             }
-            std::fprintf(stderr, "  %s %lld / %lld / %lld", kKindName[k], static_cast<long long>(ev), static_cast<long long>(acc),
+            std::fprintf(stderr, "  %s %lld / %lld / %lld", std::string(Moves::kNames[k]).c_str(), static_cast<long long>(ev), static_cast<long long>(acc),
                          static_cast<long long>(imp));
         }
         std::int64_t bounded = 0, hits = 0, misses = 0, reheats = 0;

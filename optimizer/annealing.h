@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "evaluators/search_state.h"
+#include "moves/move_list.h"
 
 namespace vmcap {
 
@@ -46,21 +47,11 @@ struct SearchParams {
      *  0.1; 0.03: 28/30, 0.273%), medium snapshots equal within seed noise, and on 10,000 hosts
      *  about 4x fewer cache misses (docs/performance.md). */
     double neutral_acceptance = 0.1;
-    /** Move mix: probability that a proposal is a swap / budget exchange / remap / ejection chain
-     *  (moves/); the rest are migrate moves. Each in [0, 1], sum <= 1. Exchange needs a migrated
-     *  VM and falls back to migrate without one. Remap is off by default: it spends a budget slot
-     *  on a same-host step and did not raise the objective on the bundled example. Swap and
-     *  ejection are rare by default: they cost 10-30 cached migrate evaluations each (two or
-     *  three hosts re-evaluated per placement) and, at equal evaluation counts, 0.15 / 0.10 did
-     *  not beat 0 / 0 on az1100 (797 vs 799), hw1000 (2880 vs 2881) or the bundled example. */
-    double mix_swap = 0.03;
-    double mix_exchange = 0.20;
-    double mix_remap = 0.0;
-    double mix_ejection = 0.03;
-    /** Return moves (a migrated VM back to its exact snapshot placement, budget given back).
-     *  Off by default: migrate proposals already send migrated VMs home (1 in 16, on the best
-     *  nodes there); at 1 in 16 return moves measured 794-797 vs 797-801 on az1100 (seeds 1-3). */
-    double mix_return = 0.0;
+    /** Share of proposals per move kind (moves/move_list.h; defaults: each move's kDefaultShare,
+     *  chosen by the quality suite, docs/performance.md); the rest are migrate moves. A kind
+     *  whose proposal finds no suitable VMs (e.g. exchange without a migrated VM) falls back to
+     *  migrate. */
+    MoveMix mix;
     /** Start state, as placements of migrated VMs (e.g. the greedy result); empty = the snapshot.
      *  The best state starts as this one, so the search never returns anything worse. */
     std::vector<Placement> start;

@@ -49,7 +49,7 @@ Problem load_for_search(std::string& cluster, const po::variables_map& vm, std::
     return p;
 }
 
-/** Parses --move-mix "kind=share,..." into sp (kinds: swap, exchange, ejection, remap, return). */
+/** Parses --move-mix "kind=share,..." into sp.mix (kinds by name: moves/move_list.h). */
 void parse_move_mix(const std::string& text, SearchParams& sp) {
     std::size_t pos = 0;
     while (pos <= text.size()) {
@@ -66,17 +66,18 @@ void parse_move_mix(const std::string& text, SearchParams& sp) {
         } catch (const std::exception&) {
             throw UsageError("--move-mix: '" + item + "' is not kind=number");
         }
-        if (!(share >= 0.0 && share <= 1.0)) throw UsageError("--move-mix: share of " + kind + " must be in [0, 1]");
-        if (kind == "swap") sp.mix_swap = share;
-        else if (kind == "exchange") sp.mix_exchange = share;
-        else if (kind == "ejection") sp.mix_ejection = share;
-        else if (kind == "remap") sp.mix_remap = share;
-        else if (kind == "return") sp.mix_return = share;
-        else throw UsageError("--move-mix: unknown move kind '" + kind + "' (swap, exchange, ejection, remap, return)");
+        try {
+            sp.mix.set(kind, share);
+        } catch (const std::invalid_argument& e) {
+            throw UsageError(std::string("--move-mix: ") + e.what());
+        }
         pos = comma + 1;
     }
-    if (sp.mix_swap + sp.mix_exchange + sp.mix_ejection + sp.mix_remap + sp.mix_return > 1.0 + 1e-12)
-        throw UsageError("--move-mix: shares must sum to at most 1");
+    try {
+        sp.mix.validate();
+    } catch (const std::invalid_argument& e) {
+        throw UsageError(std::string("--move-mix: ") + e.what());
+    }
 }
 
 int cmd_plan(const Args& args) {
@@ -139,7 +140,7 @@ int cmd_plan(const Args& args) {
     sp.neutral_acceptance = neutral;
     sp.destination_lists = vm.count("no-destination-lists") == 0;
     // Free remaps cost no budget, so the search proposes them (5%) unless --move-mix says otherwise.
-    if (!p.constraints.remap_counts_as_migration && mix.find("remap=") == std::string::npos) sp.mix_remap = 0.05;
+    if (!p.constraints.remap_counts_as_migration && mix.find("remap=") == std::string::npos) sp.mix.set("remap", 0.05);
     if (!mix.empty()) parse_move_mix(mix, sp);
     SearchResult sr;
     double phase_seconds = 0.0;    // the annealing / tabu phase alone (after the greedy start)

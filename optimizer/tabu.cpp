@@ -18,19 +18,6 @@ namespace {
 using Clock = std::chrono::steady_clock;
 using namespace search_detail;
 
-/** The VMs a candidate moves (at most two). */
-int moved_vms(const Candidate& c, int out[2]) {
-    switch (c.kind) {
-        case Kind::Migrate: out[0] = c.migrate.vm; return 1;
-        case Kind::Remap: out[0] = c.remap.vm; return 1;
-        case Kind::Swap: out[0] = c.swap.a; out[1] = c.swap.b; return 2;
-        case Kind::Exchange: out[0] = c.exchange.a; out[1] = c.exchange.b; return 2;
-        case Kind::Ejection: out[0] = c.ejection.a; out[1] = c.ejection.b; return 2;
-        case Kind::Return: out[0] = c.ret.vm; return 1;
-    }
-    return 0;
-}
-
 // 128-byte aligned against false sharing between neighbouring workers (see annealing.cpp).
 struct alignas(128) TabuWorker {
     TabuWorker(const SearchState& start, std::uint64_t seed, int id, std::size_t vms)
@@ -53,7 +40,7 @@ SearchResult tabu_search(const CapacityModel& model, const SearchParams& params,
     if (tabu.candidates < 1) throw std::invalid_argument("tabu candidate list size must be >= 1");
     const auto t0 = Clock::now();
     SearchSetup setup(model, params);
-    const Mix& mix = setup.mix;
+    const auto& mix = setup.mix;
     const std::vector<int>& movable = setup.movable;
     const std::vector<char>& flavor_used = setup.flavor_used;
     const SearchState& initial = setup.initial;
@@ -86,6 +73,7 @@ SearchResult tabu_search(const CapacityModel& model, const SearchParams& params,
                 SearchState& s = wk.state;
                 if (params.destination_lists) wk.proposal.refresh(s, wk.cache, flavor_used);
                 std::int64_t e = 0;
+                ProposalContext ctx{s, wk.cache, movable, wk.proposal, wk.rng};
                 while (e < this_round) {
                     if (Clock::now() > deadline) {
                         out_of_time.store(true);
@@ -98,13 +86,13 @@ SearchResult tabu_search(const CapacityModel& model, const SearchParams& params,
                     bool found = false;
                     const double score_now = scorer.score(s.objective(), s.migrations());
                     for (int c = 0; c < tabu.candidates && e < this_round; ++c, ++e) {
-                        const Candidate mv = propose(s, wk.cache, movable, mix, wk.proposal, wk.rng);
+                        const Candidate mv = propose(ctx, mix);
                         ++wk.evaluations;
                         const CandidateDelta d = evaluate(mv, s, wk.cache);
                         if (!d.feasible) continue;
                         const double ds = d.delta - scorer.eps * static_cast<double>(d.migrations_after - s.migrations());
                         if (found && ds <= best_ds) continue;
-                        int vms[2];
+                        int vms[kMaxRelocations];
                         const int nv = moved_vms(mv, vms);
                         bool is_tabu = false;
                         for (int i = 0; i < nv; ++i) is_tabu |= wk.tabu_until[vms[i]] > wk.iteration;
@@ -119,7 +107,7 @@ SearchResult tabu_search(const CapacityModel& model, const SearchParams& params,
                     if (!found) continue;
                     apply(best_c, s, best_d);
                     ++wk.accepted;
-                    int vms[2];
+                    int vms[kMaxRelocations];
                     const int nv = moved_vms(best_c, vms);
                     for (int i = 0; i < nv; ++i)
                         wk.tabu_until[vms[i]] = wk.iteration + tabu.tenure + static_cast<std::int64_t>(wk.rng.below(static_cast<std::uint64_t>(tabu.tenure) + 1));

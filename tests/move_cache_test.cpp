@@ -8,7 +8,7 @@
 #include <random>
 
 #include "moves/ejection.h"
-#include "moves/exchange.h"
+#include "moves/budget_exchange.h"
 #include "moves/migrate.h"
 #include "moves/move_cache.h"
 #include "tests/fixtures.h"
@@ -51,7 +51,7 @@ Counts run_sequence(const char* topology, std::uint64_t seed, std::int64_t budge
                 const bool home = !mig.empty() && rng() % 3 == 0;
                 const int vm = home ? mig[rng() % mig.size()] : a;
                 const MigrateMove mv{vm, home ? p.vms[vm].host : h};
-                const MigrateDelta u = mv.evaluate(s), d = evaluate_cached(mv, s, cache);
+                const MigrateDelta u = mv.evaluate(s), d = mv.evaluate(s, cache);
                 EXPECT_EQ(u.feasible, d.feasible);
                 if (u.feasible && d.feasible) {
                     ++c.migrate;
@@ -72,8 +72,8 @@ Counts run_sequence(const char* topology, std::uint64_t seed, std::int64_t budge
                 const int aa = mig.empty() ? a : mig[rng() % mig.size()];
                 // One in three: b takes the room a vacates (the memoised vacated-host path).
                 const bool vacated = rng() % 3 == 0;
-                const ExchangeMove mv{aa, b, vacated ? s.host_of(aa) : h};
-                const ExchangeDelta u = mv.evaluate(s), d = evaluate_cached(mv, s, cache);
+                const BudgetExchangeMove mv{aa, b, vacated ? s.host_of(aa) : h};
+                const BudgetExchangeDelta u = mv.evaluate(s), d = mv.evaluate(s, cache);
                 EXPECT_EQ(u.feasible, d.feasible);
                 if (u.feasible && d.feasible) {
                     ++c.exchange;

@@ -8,7 +8,7 @@
 #include "instances/generator.h"
 #include "instances/snapshot_io.h"
 #include "moves/ejection.h"
-#include "moves/exchange.h"
+#include "moves/budget_exchange.h"
 #include "moves/migrate.h"
 #include "moves/remap.h"
 #include "moves/swap.h"
@@ -119,7 +119,7 @@ double brute_remap(const SearchState& s, int vm) {
     return best;
 }
 
-double brute_exchange(const SearchState& s, const ExchangeMove& x) {
+double brute_exchange(const SearchState& s, const BudgetExchangeMove& x) {
     const Problem& p = s.problem();
     Embedding home;
     home.map = p.vms[x.a].pnuma;
@@ -285,8 +285,8 @@ TEST_P(MovesTest, EvaluateIsExactPureBestAndWithinBudget) {
             } else {
                 const auto& mig = s.migrated_vms();
                 if (mig.empty()) continue;
-                const ExchangeMove mv{mig[rng() % mig.size()], static_cast<int>(rng() % V), static_cast<int>(rng() % H)};
-                const ExchangeDelta d = mv.evaluate(s);
+                const BudgetExchangeMove mv{mig[rng() % mig.size()], static_cast<int>(rng() % V), static_cast<int>(rng() % H)};
+                const BudgetExchangeDelta d = mv.evaluate(s);
                 ASSERT_EQ(fingerprint(s), before);
                 if (brute && !s.is_migrated(mv.b) && p.vms[mv.b].migratable && mv.host != s.host_of(mv.b)) {
                     const double bf = brute_exchange(s, mv);
@@ -354,7 +354,7 @@ TEST(Moves, InfeasibleCasesAreRejected) {
     EXPECT_FALSE((SwapMove{v0, v1}.evaluate(s).feasible));
     // Nothing is migrated yet, so nothing can give a slot back.
     const int other = (p.vms[v1].host + 1) % static_cast<int>(p.hosts.size());
-    EXPECT_FALSE((ExchangeMove{v0, v1, other}.evaluate(s).feasible));
+    EXPECT_FALSE((BudgetExchangeMove{v0, v1, other}.evaluate(s).feasible));
     for (std::size_t v = 0; v < p.vms.size(); ++v)
         if (!p.vms[v].migratable) {
             EXPECT_FALSE((RemapMove{static_cast<int>(v)}.evaluate(s).feasible));
@@ -388,7 +388,7 @@ TEST(Moves, ExchangeReusesTheSlotOfAFullBudget) {
         for (std::size_t h = 0; h < p.hosts.size(); ++h) {
             if (static_cast<int>(h) == p.vms[b].host) continue;
             EXPECT_FALSE((MigrateMove{static_cast<int>(b), static_cast<int>(h)}.evaluate(s).feasible));
-            const ExchangeDelta d = ExchangeMove{a, static_cast<int>(b), static_cast<int>(h)}.evaluate(s);
+            const BudgetExchangeDelta d = BudgetExchangeMove{a, static_cast<int>(b), static_cast<int>(h)}.evaluate(s);
             feasible_exchanges += d.feasible ? 1 : 0;
             if (d.feasible) {
                 EXPECT_EQ(d.migrations_after, 1);

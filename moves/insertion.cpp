@@ -1,0 +1,67 @@
+#include "moves/insertion.h"
+
+#include "evaluators/capacity_change.h"
+
+namespace vmcap {
+
+double removal_delta(const SearchState& s, int vm) {
+    const Flavor& fl = s.problem().flavors[s.flavor_of(vm)];
+    const int k = fl.num_vnuma();
+    const int R = s.model().num_resources();
+    const Amount* nd = fl.node_demand.data();
+    const int src = s.host_of(vm);
+    const Amount* fs = s.free_of(src);
+    const std::uint8_t* cur = s.pnuma_of(vm);
+    Amount local[kMaxPNuma * kMaxResources];  // free amounts of the VM's nodes once it is gone
+    for (int i = 0; i < k; ++i)
+        for (int r = 0; r < R; ++r) local[cur[i] * R + r] = fs[cur[i] * R + r] + nd[r];
+    return capacity_gain(s, src, node_mask(cur, k), local);
+}
+
+Insertion best_insertion(const SearchState& s, int flavor, int host, int vm) {
+    Insertion out;
+    const Problem& p = s.problem();
+    const CapacityModel& m = s.model();
+    const Flavor& fl = p.flavors[flavor];
+    const int k = fl.num_vnuma();
+    const int R = m.num_resources();
+    const Amount* nd = fl.node_demand.data();
+    const Amount* fd = s.free_of(host);
+    const auto& placements = m.evaluator(s.type_of(host), flavor).placements();
+    const Constraints& c = p.constraints;
+    std::int64_t base_migrations = 0;
+    Amount base_ram = 0;
+    if (vm >= 0) {
+        const bool was = s.is_migrated(vm);
+        base_migrations = s.migrations() - (was ? 1 : 0);
+        base_ram = s.migrated_ram_mib() - (was ? fl.demand[kRamMib] : 0);
+    }
+    Amount local[kMaxPNuma * kMaxResources];  // free amounts of the placement's nodes with the VM
+    for (std::size_t e = 0; e < placements.size(); ++e) {
+        const Embedding& emb = placements[e];
+        bool fits = true;
+        for (int i = 0; i < k && fits; ++i)
+            for (int r = 0; r < R; ++r) {
+                const Amount l = fd[emb.map[i] * R + r] - nd[r];
+                if (l < 0) {
+                    fits = false;
+                    break;
+                }
+                local[emb.map[i] * R + r] = l;
+            }
+        if (!fits) continue;
+        const bool migrates = vm < 0 || s.differs_from_origin(vm, host, emb.mask);
+        if (vm >= 0 && migrates && (base_migrations + 1 > c.max_migrations || base_ram + fl.demand[kRamMib] > c.max_migrated_ram_mib))
+            continue;
+        const double gain = capacity_gain(s, host, emb.mask, local);
+        if (out.embedding < 0 || gain > out.delta || (gain == out.delta && out.migrates && !migrates)) {
+            out.embedding = static_cast<int>(e);
+            out.delta = gain;
+            out.migrates = migrates;
+        }
+    }
+    if (out.embedding >= 0) out.migrations_after = base_migrations + (out.migrates ? 1 : 0);
+    return out;
+}
+
+}  // namespace vmcap

@@ -1,0 +1,117 @@
+#pragma once
+/**
+ * @file proposal.h
+ * Neighbourhood sampling state shared by every move type's propose(): the worker's RNG, the
+ * migratable VMs, a prefetching random-VM stream and per-flavor destination candidate lists.
+ * Per worker; not thread-safe.
+ */
+#include <algorithm>
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+#include "evaluators/search_state.h"
+#include "moves/move_cache.h"
+#include "moves/rng.h"
+
+namespace vmcap {
+
+/**
+ * Per-worker proposal state: the sweep position over the migratable VMs and, per flavor, a
+ * candidate list of destination hosts: the kDestinations hosts with the largest cached
+ * best-insertion delta (the hosts that absorb a VM of the flavor at the least capacity cost),
+ * rebuilt at every synchronisation point (counted work, so deterministic). Half of the migrate
+ * proposals draw their destination from it, so the search spends its evaluations where moves can
+ * pay; the other half stay uniform so every host remains reachable.
+ */
+struct Proposal {
+    static constexpr int kDestinations = 64;
+    std::size_t cursor = 0;              ///< migrate sweep: next index into the migratable VMs
+    std::vector<std::vector<int>> dest;  ///< [flavor]: candidate destination hosts (may be empty)
+
+    /** Random start position of the sweep over `n` migratable VMs (n > 0). */
+    void start(Rng& rng, std::size_t n) { cursor = rng.below(n); }
+
+    /**
+     * A uniformly random migratable VM, drawn kAhead calls in advance: its index into `movable` is
+     * drawn 2 x kAhead calls before it is returned (and that entry of `movable` prefetched), the
+     * VM read kAhead calls before (and its per-VM search data prefetched). On a 300,000-VM
+     * snapshot a VM drawn at the moment of use costs several dependent memory misses; this way
+     * the misses overlap with the work of the calls in between. Deterministic: the draws come
+     * from the worker's RNG in call order. Equivalent in distribution to movable[rng.below(n)].
+     */
+    int random_vm(const SearchState& s, const MoveCache& cache, const std::vector<int>& movable, Rng& rng) {
+        const auto n = static_cast<std::uint64_t>(movable.size());
+        if (!primed_) {
+            for (int i = 0; i < kAhead; ++i) {
+                vm_[i] = movable[rng.below(n)];
+                idx_[i] = static_cast<std::uint32_t>(rng.below(n));
+            }
+            primed_ = true;
+        }
+        const int out = vm_[pos_];
+        vm_[pos_] = movable[idx_[pos_]];
+        s.prefetch_vm(vm_[pos_]);
+        cache.prefetch_removal(vm_[pos_]);
+        idx_[pos_] = static_cast<std::uint32_t>(rng.below(n));
+        __builtin_prefetch(movable.data() + idx_[pos_]);
+        pos_ = (pos_ + 1) % kAhead;
+        return out;
+    }
+
+    /** Rebuilds `dest` from the cache for every flavor with migratable VMs. O(flavors x hosts). */
+    void refresh(const SearchState& s, MoveCache& cache, const std::vector<char>& flavor_used) {
+        const Problem& p = s.problem();
+        const int H = static_cast<int>(p.hosts.size());
+        dest.assign(p.flavors.size(), {});
+        std::vector<std::pair<double, int>> v;
+        for (std::size_t f = 0; f < p.flavors.size(); ++f) {
+            if (!flavor_used[f]) continue;
+            v.clear();
+            for (int h = 0; h < H; ++h) {
+                const Insertion& ins = cache.insertion(s, static_cast<int>(f), h);
+                if (ins.embedding >= 0) v.emplace_back(-ins.delta, h);  // ascending = best first; ties: lower host
+            }
+            const std::size_t k = std::min<std::size_t>(kDestinations, v.size());
+            std::partial_sort(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(k), v.end());
+            for (std::size_t i = 0; i < k; ++i) dest[f].push_back(v[i].second);
+        }
+    }
+
+private:
+    static constexpr int kAhead = 8;
+    bool primed_ = false;
+    int pos_ = 0;
+    int vm_[kAhead] = {};             ///< VMs to return, their data prefetched
+    std::uint32_t idx_[kAhead] = {};  ///< movable indices drawn ahead, their entry prefetched
+};
+
+/** What a move type's propose() may use: the state, the worker's cache (prefetch hints only), the
+ *  migratable VMs, the worker's Proposal and RNG. */
+struct ProposalContext {
+    const SearchState& state;
+    const MoveCache& cache;
+    const std::vector<int>& movable;
+    Proposal& proposal;
+    Rng& rng;
+
+    /** Proposal::random_vm on this worker's stream. */
+    int random_vm() { return proposal.random_vm(state, cache, movable, rng); }
+    /** A uniformly random host other than `h` (at least two hosts). */
+    int random_host_except(int h) {
+        int x = static_cast<int>(rng.below(static_cast<std::uint64_t>(state.problem().hosts.size()) - 1));
+        if (x >= h) ++x;
+        return x;
+    }
+    /** Does flavor f have a destination list (at least one host)? */
+    bool has_destinations(int f) const {
+        return static_cast<std::size_t>(f) < proposal.dest.size() && !proposal.dest[f].empty();
+    }
+    /** A host from flavor f's destination list, or -1 if it has none (no draw then). */
+    int listed_destination(int f) {
+        if (static_cast<std::size_t>(f) >= proposal.dest.size() || proposal.dest[f].empty()) return -1;
+        return proposal.dest[f][rng.below(proposal.dest[f].size())];
+    }
+};
+
+}  // namespace vmcap
