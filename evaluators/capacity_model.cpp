@@ -27,7 +27,16 @@ CapacityModel::CapacityModel(const Problem& problem) : problem_(problem), R_(pro
     evaluators_.reserve(problem.host_types.size() * problem.flavors.size());
     for (const HostType& ht : problem.host_types)
         for (const Flavor& fl : problem.flavors) evaluators_.emplace_back(ht.topology, fl.vnuma);
+    for (auto& t : make_terms(problem)) add_term(std::move(t));
 }
+
+void CapacityModel::add_term(std::unique_ptr<ObjectiveTerm> term) {
+    terms_separable_ = terms_separable_ && term->separable_per_host();
+    terms_monotone_ = terms_monotone_ && term->monotone_under_insertion();
+    terms_.push_back(std::move(term));
+}
+
+void CapacityModel::add_filter(std::unique_ptr<FeasibilityFilter> filter) { filters_.push_back(std::move(filter)); }
 
 Count CapacityModel::host_capacity(int host_type, int flavor, const Amount* free) const {
     const int n = problem_.host_types[host_type].num_nodes();

@@ -3,12 +3,17 @@
  * @file capacity_model.h
  * Immutable per-(host type, flavor) tables derived from a Problem once: the VMCAP evaluator of
  * every pair (closed form or exact fallback, chosen here and never per call), every placement of
- * every flavor on every host type, and the capacity targets (flavors with weight > 0).
- * Shared by `const&` across search threads; thread-safe for concurrent reads.
+ * every flavor on every host type, the capacity targets (flavors with weight > 0), and the rest of
+ * the objective (terms beyond VMCAP, from Problem::objective_terms) and the feasibility filters
+ * beyond the built-in rules (evaluators/objective.h).
+ * Shared by `const&` across search threads; thread-safe for concurrent reads (add_term and
+ * add_filter are for set-up, before any search).
  */
+#include <memory>
 #include <vector>
 
 #include "evaluators/capacity_vectors.h"
+#include "evaluators/objective.h"
 #include "evaluators/vmcap.h"
 #include "instances/problem.h"
 
@@ -16,8 +21,24 @@ namespace vmcap {
 
 class CapacityModel {
 public:
-    /** Builds the tables; O(host types x flavors x placements). Keeps a reference to `problem`. */
+    /** Builds the tables and the objective terms of problem.objective_terms; O(host types x
+     *  flavors x placements). Keeps a reference to `problem`. Throws std::invalid_argument on an
+     *  unknown objective term or a bad term weight. */
     explicit CapacityModel(const Problem& problem);
+
+    /** Objective terms beyond VMCAP capacity (may be empty), in a fixed order. */
+    const std::vector<std::unique_ptr<ObjectiveTerm>>& terms() const { return terms_; }
+    bool has_terms() const { return !terms_.empty(); }
+    /** Every term is separable per host (the move cache may be used). */
+    bool terms_separable() const { return terms_separable_; }
+    /** Every term is monotone under insertion (bounds built on VMCAP's monotonicity hold). */
+    bool terms_monotone() const { return terms_monotone_; }
+    /** Feasibility filters beyond the built-in rules (may be empty). */
+    const std::vector<std::unique_ptr<FeasibilityFilter>>& filters() const { return filters_; }
+    bool has_filters() const { return !filters_.empty(); }
+    /** Set-up only (not thread-safe): adds a term / a filter, e.g. one that has no registry entry. */
+    void add_term(std::unique_ptr<ObjectiveTerm> term);
+    void add_filter(std::unique_ptr<FeasibilityFilter> filter);
 
     const Problem& problem() const { return problem_; }
     int num_resources() const { return R_; }
@@ -73,6 +94,9 @@ private:
     std::vector<double> weights_;
     std::vector<VmcapEvaluator> evaluators_;  ///< [host_type * F + flavor]
     std::vector<SlotDivisors> divisors_;      ///< [flavor]
+    std::vector<std::unique_ptr<ObjectiveTerm>> terms_;
+    std::vector<std::unique_ptr<FeasibilityFilter>> filters_;
+    bool terms_separable_ = true, terms_monotone_ = true;
 };
 
 }  // namespace vmcap

@@ -1,20 +1,45 @@
 #pragma once
 /**
  * @file objective.h
- * The objective's and the feasibility rules' seam: what a move changes, as the objective terms
- * and feasibility filters see it.
+ * The objective's and the feasibility rules' seam.
+ *
+ * The objective is a sum of terms. The first, VMCAP capacity (sum_f w_f x capacity_f), is built
+ * into the engine and keeps every fast path: its per-host aggregates are SearchState's capacity
+ * vectors and VMCAP values, its delta comes from the capacity-change kernel
+ * (capacity_change.h), the move cache memoises it per host version, and the annealing's
+ * threshold-first bound, greedy's ranking and the exact solver's bounds use that VMCAP never
+ * grows when a VM is added to a host. Further terms (ObjectiveTerm) are listed in the
+ * CapacityModel; a move's complete delta is its VMCAP delta plus each term's exact delta for the
+ * move's relocations (score_move, moves/move.h). A term declares what the engine may assume of it
+ * (separable_per_host, monotone_under_insertion); when it does not, those paths fall back safely.
+ *
+ * Feasibility beyond the built-in rules (pNUMA node capacity, migration budget count and RAM,
+ * migratable VMs: evaluators/feasibility.h) is a list of FeasibilityFilter, consulted by every
+ * move before any capacity work, and re-checked from scratch by `vmcap validate`.
+ *
+ * Adding a term: its two files and one line in the registry (objective.cpp); the drivers, the
+ * moves and the CLI need no edit (the CLI offers `--<name> W` for every registered term).
  */
-#include <cstdint>
+#include <functional>
+#include <limits>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
 
+#include "instances/problem.h"
 #include "instances/topology.h"
 
 namespace vmcap {
 
+class SearchState;
+
 /**
  * One VM changing place, as objective terms and feasibility filters see a move: `vm` goes from
- * `from_host` to `to_host` on the pNUMA node set `to_mask` (to_mask 0: not decided yet, when a
- * filter is consulted before any capacity work). A move lists its relocations in execution
- * order; each is relative to the state the previous ones leave.
+ * `from_host` to `to_host` on the pNUMA node set `to_mask` (0 when a filter is consulted before
+ * the move chose its nodes). A move lists its relocations in execution order; each is relative to
+ * the state the previous ones leave.
  */
 struct Relocation {
     int vm = -1;
@@ -22,5 +47,74 @@ struct Relocation {
     int to_host = -1;
     NodeMask to_mask = 0;
 };
+
+/** A placement of every VM, as from-scratch checks see it: host[v] and pNUMA node set mask[v]. */
+struct PlacementView {
+    std::span<const int> host;
+    std::span<const NodeMask> mask;
+};
+
+/**
+ * An objective term beyond VMCAP capacity, added to the maximised objective. Immutable and shared
+ * by all workers (thread-safe for concurrent const calls). Its cached value lives in each
+ * SearchState (updated by delta() on every SearchState::move, recomputed by value() under
+ * --check), so a term with richer aggregates keeps them behind its own per-state structure.
+ */
+class ObjectiveTerm {
+public:
+    virtual ~ObjectiveTerm() = default;
+    /** Registry name, also the CLI option `--<name>` and the key in the plan's objective_terms. */
+    virtual std::string_view name() const = 0;
+    /** The weight it was made with (objective units per term unit), for reports. */
+    virtual double weight() const = 0;
+    /** A relocation's delta depends only on the moved VM and the hosts it leaves and enters (not
+     *  on other hosts' VMs): the engine may combine it with the host-versioned move cache. False
+     *  makes every move evaluate uncached. */
+    virtual bool separable_per_host() const = 0;
+    /** Adding a VM to a host never raises the term for the other VMs there: the annealing's
+     *  threshold-first rejection may add bound() to the cached VMCAP bound. False: compound moves
+     *  are always evaluated exactly; greedy and the exact solvers refuse or rank by VMCAP only. */
+    virtual bool monotone_under_insertion() const = 0;
+    /** Exact change of the term when `moves` are applied in order to `state` (which is not
+     *  changed). Called on every evaluated move that the capacity rules allow; keep it O(moved). */
+    virtual double delta(const SearchState& state, std::span<const Relocation> moves) const = 0;
+    /** Upper bound on delta() over every move that relocates exactly `vms`, anywhere;
+     *  +infinity when no cheap bound exists. */
+    virtual double bound(const SearchState& state, std::span<const int> vms) const = 0;
+    /** The term's value for `placement` of `problem`'s VMs, from scratch (no cached aggregate):
+     *  the reference that --check and `vmcap validate` compare with. */
+    virtual double value(const Problem& problem, const PlacementView& placement) const = 0;
+};
+
+/**
+ * A feasibility rule beyond the built-in ones. Immutable, shared by all workers.
+ */
+class FeasibilityFilter {
+public:
+    virtual ~FeasibilityFilter() = default;
+    virtual std::string_view name() const = 0;
+    /** May `moves` be applied in order to `state`? Consulted before any capacity work (to_mask is
+     *  then 0); must be exact for host-level rules (a false 'true' lets an illegal move through). */
+    virtual bool admits(const SearchState& state, std::span<const Relocation> moves) const = 0;
+    /** From scratch: "" if `placement` satisfies the rule, else a one-line reason naming the VM
+     *  or host (`vmcap validate` checks it after every step of a plan). */
+    virtual std::string violation(const Problem& problem, const PlacementView& placement) const = 0;
+};
+
+/** A registered objective term: its name (CLI `--<name> W`), help text and factory. */
+struct TermInfo {
+    std::string_view name;
+    std::string_view help;
+    std::function<std::unique_ptr<ObjectiveTerm>(const Problem&, double weight)> make;
+};
+
+/** Every objective term that a snapshot or the CLI can switch on by name, in a fixed order. */
+const std::vector<TermInfo>& registered_terms();
+
+/**
+ * Builds the terms listed in problem.objective_terms (name, weight; weight 0 = off) from the
+ * registry. Throws std::invalid_argument naming an unknown term or a non-finite weight.
+ */
+std::vector<std::unique_ptr<ObjectiveTerm>> make_terms(const Problem& problem);
 
 }  // namespace vmcap

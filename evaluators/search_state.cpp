@@ -3,6 +3,7 @@
 #include "evaluators/capacity_change.h"
 
 #include <algorithm>
+#include <cmath>
 #include <sstream>
 #include <stdexcept>
 
@@ -41,6 +42,7 @@ SearchState::SearchState(const CapacityModel& model)
         d.migratable = src.migratable;
     }
     host_version_.assign(H, 0);
+    term_value_.assign(model.terms().size(), 0.0);
     rebuild();
 }
 
@@ -81,6 +83,24 @@ void SearchState::rebuild() {
     migrated_ram_ = 0;
     for (std::size_t v = 0; v < p.vms.size(); ++v)
         if (differs_from_origin(static_cast<int>(v), vm_[v].host, mask_of(static_cast<int>(v)))) set_migrated(static_cast<int>(v), true);
+    recompute_terms();
+}
+
+void SearchState::placement_arrays(std::vector<int>& host, std::vector<NodeMask>& mask) const {
+    host.resize(vm_.size());
+    mask.resize(vm_.size());
+    for (std::size_t v = 0; v < vm_.size(); ++v) {
+        host[v] = vm_[v].host;
+        mask[v] = mask_of(static_cast<int>(v));
+    }
+}
+
+void SearchState::recompute_terms() {
+    if (term_value_.empty()) return;
+    std::vector<int> host;
+    std::vector<NodeMask> mask;
+    placement_arrays(host, mask);
+    for (std::size_t t = 0; t < term_value_.size(); ++t) term_value_[t] = model_->terms()[t]->value(problem(), PlacementView{host, mask});
 }
 
 // Brings b of the nodes in `nodes_mask` and the VMCAP of every target on `host` in step with the
@@ -123,6 +143,10 @@ void SearchState::set_migrated(int vm, bool migrated) {
 
 void SearchState::move(int vm, int host, const Embedding& emb) {
     const Problem& p = problem();
+    if (!term_value_.empty()) {  // the further terms' aggregates, retracted and inserted (before the change)
+        const Relocation r{vm, vm_[vm].host, host, emb.mask};
+        for (std::size_t t = 0; t < term_value_.size(); ++t) term_value_[t] += model_->terms()[t]->delta(*this, std::span(&r, 1));
+    }
     const Flavor& fl = p.flavors[vm_[vm].flavor];
     const int k = fl.num_vnuma();
     const int src = vm_[vm].host;
@@ -210,6 +234,7 @@ void SearchState::set_placements(const std::vector<Placement>& placements) {
     // position, so the order is part of what makes a run reproducible.
     std::sort(migrated_.begin(), migrated_.end());
     for (std::size_t k = 0; k < migrated_.size(); ++k) vm_[migrated_[k]].migrated_pos = static_cast<int>(k);
+    recompute_terms();
 }
 
 void SearchState::check_consistency() const {
@@ -245,6 +270,12 @@ void SearchState::check_consistency() const {
         if (total_[j] != fresh.total_[j])
             fail("cluster total of flavor " + p.flavors[model_->target_flavor(j)].name + ": cached " + std::to_string(total_[j]) +
                  ", recomputed " + std::to_string(fresh.total_[j]));
+    for (std::size_t t = 0; t < term_value_.size(); ++t)
+        if (std::fabs(term_value_[t] - fresh.term_value_[t]) > 1e-6 * std::max(1.0, std::fabs(fresh.term_value_[t]))) {
+            std::ostringstream s;
+            s << "objective term " << model_->terms()[t]->name() << ": cached " << term_value_[t] << ", recomputed " << fresh.term_value_[t];
+            fail(s.str());
+        }
     if (migrations() != fresh.migrations() || migrated_ram_ != fresh.migrated_ram_)
         fail("migration count or migrated RAM: cached " + std::to_string(migrations()) + "/" + std::to_string(migrated_ram_) +
              ", recomputed " + std::to_string(fresh.migrations()) + "/" + std::to_string(fresh.migrated_ram_));

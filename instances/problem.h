@@ -14,6 +14,7 @@
 #include <stdexcept>
 #include <string>
 #include <vector>
+#include <utility>
 
 #include "instances/topology.h"
 
@@ -101,6 +102,9 @@ struct Problem {
     std::vector<Flavor> flavors;
     std::vector<Vm> vms;
     Constraints constraints;
+    /** Objective terms beyond VMCAP capacity, by registry name (evaluators/objective.h) with their
+     *  weight; set by the CLI (`vmcap plan --ram-cost W`). Empty: the objective is VMCAP only. */
+    std::vector<std::pair<std::string, double>> objective_terms;
     /** Free-form provenance (trace, seed, time, licence/attribution); copied to outputs. */
     std::string source;
 

@@ -68,9 +68,9 @@ struct BudgetExchangeMove {
 
     /** a back to its snapshot placement, then b to `host` on the chosen nodes. */
     int relocations(const SearchState& state, const BudgetExchangeDelta& d, Relocation* out) const;
-    int moved_vms(int* out) const {
-        out[0] = a;
-        out[1] = b;
+    int host_relocations(const SearchState& state, Relocation* out) const {
+        out[0] = Relocation{a, state.host_of(a), state.origin_of(a), 0};
+        out[1] = Relocation{b, state.host_of(b), host, 0};
         return 2;
     }
 

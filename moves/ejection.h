@@ -74,9 +74,9 @@ struct EjectionMove {
 
     /** b to `host`, then a to b's former host, on the chosen nodes. */
     int relocations(const SearchState& state, const EjectionDelta& d, Relocation* out) const;
-    int moved_vms(int* out) const {
-        out[0] = a;
-        out[1] = b;
+    int host_relocations(const SearchState& state, Relocation* out) const {
+        out[0] = Relocation{a, state.host_of(a), state.host_of(b), 0};
+        out[1] = Relocation{b, state.host_of(b), host, 0};
         return 2;
     }
 

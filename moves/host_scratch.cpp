@@ -31,12 +31,7 @@ void HostScratch::occupy(const Flavor& fl, const std::uint8_t* nodes) {
     }
 }
 
-bool HostScratch::fits(const Flavor& fl, const std::uint8_t* nodes) const {
-    for (int i = 0; i < fl.num_vnuma(); ++i)
-        for (int r = 0; r < R_; ++r)
-            if (free_[nodes[i] * R_ + r] < fl.node_demand[r]) return false;
-    return true;
-}
+bool HostScratch::fits(const Flavor& fl, const std::uint8_t* nodes) const { return fits_nodes(free_, R_, fl, nodes); }
 
 int HostScratch::best_placement(const SearchState& s, const Flavor& fl, const std::vector<Embedding>& placements, double& best) const {
     int out = -1;

@@ -9,28 +9,10 @@
  */
 #include <cstdint>
 
+#include "evaluators/feasibility.h"
 #include "evaluators/search_state.h"
 
 namespace vmcap {
-
-/** Does (migration count, migrated RAM in MiB) respect the snapshot's Constraints? */
-inline bool within_budget(const Problem& p, std::int64_t migrations, Amount ram_mib) {
-    return migrations <= p.constraints.max_migrations && ram_mib <= p.constraints.max_migrated_ram_mib;
-}
-
-/**
- * O(1) necessary condition for a move of two VMs to fit the budget: `a` ends on host `host_a`,
- * `b` on `host_b`; each counts as migrated afterwards at least when it ends off its snapshot host.
- * False when even that cheapest outcome exceeds the migration count or RAM budget.
- */
-inline bool pair_budget_admits(const SearchState& s, int a, int host_a, int b, int host_b) {
-    const Problem& p = s.problem();
-    const Amount ra = p.flavors[s.flavor_of(a)].demand[kRamMib], rb = p.flavors[s.flavor_of(b)].demand[kRamMib];
-    const bool was_a = s.is_migrated(a), was_b = s.is_migrated(b);
-    const bool ma = host_a != s.origin_of(a), mb = host_b != s.origin_of(b);
-    return within_budget(p, s.migrations() - was_a - was_b + ma + mb,
-                         s.migrated_ram_mib() - (was_a ? ra : 0) - (was_b ? rb : 0) + (ma ? ra : 0) + (mb ? rb : 0));
-}
 
 /** The VM's snapshot placement as an Embedding (its own vNUMA -> pNUMA mapping and node mask). */
 inline Embedding snapshot_embedding(const Problem& p, int vm) {

@@ -55,8 +55,8 @@ struct MigrateMove {
 
     /** The VM to `host` on the chosen nodes. */
     int relocations(const SearchState& state, const MigrateDelta& d, Relocation* out) const;
-    int moved_vms(int* out) const {
-        out[0] = vm;
+    int host_relocations(const SearchState& state, Relocation* out) const {
+        out[0] = Relocation{vm, state.host_of(vm), host, 0};
         return 1;
     }
 

@@ -15,10 +15,12 @@
  *     worker's per-host memo (moves own their cached evaluation);
  *   - `double upper_bound(const SearchState&, MoveCache&) const` — an upper bound on the VMCAP
  *     delta, -kNoBound if infeasible, kNoBound if no cheap bound;
- *   - `int relocations(const SearchState&, const Delta&, Relocation*) const` — the VMs it moves
- *     and where to, in execution order (at most kMaxRelocations), for feasibility filters and
- *     objective terms (evaluators/objective.h) and tabu attributes;
- *   - `int moved_vms(int*) const` — the VMs it may move (tabu attributes), before evaluation;
+ *   - `int host_relocations(const SearchState&, Relocation*) const` — before evaluation, the VMs it
+ *     moves and their destination hosts (to_mask 0), at most kMaxRelocations, in the order of the
+ *     move's fields (a, b; not necessarily execution order, which evaluation decides): what
+ *     feasibility filters see before any capacity work, and the tabu attributes;
+ *   - `int relocations(const SearchState&, const Delta&, Relocation*) const` — after evaluation,
+ *     the same with the chosen nodes, in execution order: what objective terms see;
  *   - `void apply(SearchState&, const Delta&) const`;
  *   - `static bool propose(ProposalContext&, Move&)` — draws a candidate (moves/proposal.h);
  *     false if no suitable one was found in a few tries (the caller falls back to migrate).
@@ -28,6 +30,7 @@
 #include <limits>
 #include <string_view>
 
+#include "evaluators/feasibility.h"
 #include "evaluators/objective.h"
 #include "evaluators/search_state.h"
 
@@ -51,7 +54,7 @@ inline constexpr double kNoBound = std::numeric_limits<double>::infinity();
 
 template <class M>
 concept MoveType = requires(const M m, M& out, SearchState& s, const SearchState& cs, MoveCache& cache, const typename M::Delta& d,
-                            Relocation* r, int* vms, ProposalContext& ctx) {
+                            Relocation* r, ProposalContext& ctx) {
     { M::kName } -> std::convertible_to<std::string_view>;
     { M::kCompound } -> std::convertible_to<bool>;
     { M::kDefaultShare } -> std::convertible_to<double>;
@@ -60,9 +63,61 @@ concept MoveType = requires(const M m, M& out, SearchState& s, const SearchState
     { m.evaluate(cs, cache) } -> std::same_as<typename M::Delta>;
     { m.upper_bound(cs, cache) } -> std::same_as<double>;
     { m.relocations(cs, d, r) } -> std::same_as<int>;
-    { m.moved_vms(vms) } -> std::same_as<int>;
+    { m.host_relocations(cs, r) } -> std::same_as<int>;
     { m.apply(s, d) };
     { M::propose(ctx, out) } -> std::same_as<bool>;
 };
+
+/**
+ * The complete evaluation of a move, what the search acts on: the model's feasibility filters
+ * first (before any capacity work), then the move's own evaluation (VMCAP delta, built-in rules;
+ * through `cache` when one is given and every objective term is separable per host), then each
+ * further objective term's exact delta for the move's relocations. Without filters and terms
+ * (the default) this is exactly mv.evaluate(state[, cache]).
+ */
+template <MoveType M>
+inline void score_move(const M& mv, const SearchState& s, MoveCache* cache, typename M::Delta& d) {
+    const CapacityModel& m = s.model();
+    Relocation r[kMaxRelocations];
+    if (m.has_filters()) [[unlikely]] {
+        if (!filters_admit(s, std::span(r, static_cast<std::size_t>(mv.host_relocations(s, r))))) {
+            d = typename M::Delta{};
+            return;
+        }
+    }
+    d = (cache != nullptr && m.terms_separable()) ? mv.evaluate(s, *cache) : mv.evaluate(s);
+    if (m.has_terms() && d.feasible) [[unlikely]] {
+        const auto moves = std::span<const Relocation>(r, static_cast<std::size_t>(mv.relocations(s, d, r)));
+        for (const auto& t : m.terms()) d.delta += t->delta(s, moves);
+    }
+}
+
+/** score_move into a fresh Delta. */
+template <MoveType M>
+inline typename M::Delta score_move(const M& mv, const SearchState& s, MoveCache* cache = nullptr) {
+    typename M::Delta d;
+    score_move(mv, s, cache, d);
+    return d;
+}
+
+/**
+ * Upper bound on score_move(mv).delta for threshold-first rejection: the move's cached VMCAP
+ * bound plus each further term's bound() over the moved VMs; kNoBound when the move has none or a
+ * term is not monotone under insertion; -kNoBound when the move is infeasible.
+ */
+template <MoveType M>
+inline double score_bound(const M& mv, const SearchState& s, MoveCache& cache) {
+    double ub = mv.upper_bound(s, cache);
+    const CapacityModel& m = s.model();
+    if (!m.has_terms() || ub == kNoBound || ub == -kNoBound) [[likely]]
+        return ub;
+    if (!m.terms_monotone()) return kNoBound;
+    Relocation r[kMaxRelocations];
+    int vms[kMaxRelocations];
+    const int n = mv.host_relocations(s, r);
+    for (int i = 0; i < n; ++i) vms[i] = r[i].vm;
+    for (const auto& t : m.terms()) ub += t->bound(s, std::span<const int>(vms, static_cast<std::size_t>(n)));
+    return ub;
+}
 
 }  // namespace vmcap

@@ -10,7 +10,7 @@
  * the two touched hosts' entries go stale, which is why a search over 10,000 hosts hits the cache
  * on nearly every evaluation (about 93% of lookups in the 10k-host runs of docs/performance.md).
  *
- * Only per-host primitives live here; each move type owns its cached evaluation (moves/*.cpp,
+ * Only per-host primitives live here; each move type owns its cached evaluation (in its own moves/ file,
  * `evaluate(state, cache)`), built from these.
  *
  * Bound to one SearchState for its lifetime (versions are per state). Not thread-safe: one per

@@ -118,14 +118,15 @@ struct CandidateDelta : DeltaHead {
 };
 
 /**
- * Exact evaluation into `d` through the worker's MoveCache (only the head and the sub-delta of
+ * Exact evaluation into `d` (score_move: filters, the move's cached evaluation, further objective
+ * terms) through the worker's MoveCache (only the head and the sub-delta of
  * c.kind are written: the annealing loop reuses one CandidateDelta instead of building and copying
  * the whole struct per candidate, which cost ~15% of a 10k-host run in store-forwarding stalls).
  */
 inline void evaluate(const Candidate& c, const SearchState& s, MoveCache& cache, CandidateDelta& d) {
     visit_kind(c.kind, [&](auto k) {
         auto& sub = std::get<k()>(d.sub);
-        sub = c.get<k()>().evaluate(s, cache);
+        score_move(c.get<k()>(), s, &cache, sub);
         static_cast<DeltaHead&>(d) = sub;
     });
 }
@@ -145,7 +146,7 @@ inline CandidateDelta evaluate(const Candidate& c, const SearchState& s, MoveCac
  */
 inline double upper_bound(const Candidate& c, const SearchState& s, MoveCache& cache) {
     double ub = kNoBound;
-    visit_kind(c.kind, [&](auto k) { ub = c.get<k()>().upper_bound(s, cache); });
+    visit_kind(c.kind, [&](auto k) { ub = score_bound(c.get<k()>(), s, cache); });
     return ub;
 }
 
@@ -155,9 +156,11 @@ inline void apply(const Candidate& c, SearchState& s, const CandidateDelta& d) {
 }
 
 /** The VMs c may move (tabu attributes), at most kMaxRelocations. */
-inline int moved_vms(const Candidate& c, int* out) {
+inline int moved_vms(const Candidate& c, const SearchState& s, int* out) {
+    Relocation r[kMaxRelocations];
     int n = 0;
-    visit_kind(c.kind, [&](auto k) { n = c.get<k()>().moved_vms(out); });
+    visit_kind(c.kind, [&](auto k) { n = c.get<k()>().host_relocations(s, r); });
+    for (int i = 0; i < n; ++i) out[i] = r[i].vm;
     return n;
 }
 

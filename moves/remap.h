@@ -46,8 +46,8 @@ struct RemapMove {
 
     /** The VM to other nodes of its own host. */
     int relocations(const SearchState& state, const RemapDelta& d, Relocation* out) const;
-    int moved_vms(int* out) const {
-        out[0] = vm;
+    int host_relocations(const SearchState& state, Relocation* out) const {
+        out[0] = Relocation{vm, state.host_of(vm), state.host_of(vm), 0};
         return 1;
     }
 

@@ -46,8 +46,8 @@ struct ReturnMove {
 
     /** The VM back to its snapshot host and nodes. */
     int relocations(const SearchState& state, const ReturnDelta& d, Relocation* out) const;
-    int moved_vms(int* out) const {
-        out[0] = vm;
+    int host_relocations(const SearchState& state, Relocation* out) const {
+        out[0] = Relocation{vm, state.host_of(vm), state.origin_of(vm), 0};
         return 1;
     }
 

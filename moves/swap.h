@@ -68,9 +68,9 @@ struct SwapMove {
 
     /** a to b's host and b to a's host, in the order of d.a_first. */
     int relocations(const SearchState& state, const SwapDelta& d, Relocation* out) const;
-    int moved_vms(int* out) const {
-        out[0] = a;
-        out[1] = b;
+    int host_relocations(const SearchState& state, Relocation* out) const {
+        out[0] = Relocation{a, state.host_of(a), state.host_of(b), 0};
+        out[1] = Relocation{b, state.host_of(b), state.host_of(a), 0};
         return 2;
     }
 

@@ -82,6 +82,12 @@ namespace vmcap::cli {
  * in `vm`) over its constraints. Throws UsageError on negative budgets, InputError on a bad
  * snapshot or one without a target flavor. Defined in commands.cpp.
  */
+/** Adds `--<name> W` for every registered objective term (evaluators/objective.h). */
+void add_term_options(boost::program_options::options_description& desc);
+/** Sets problem.objective_terms from the term options given (replacing an earlier entry of the
+ *  same name); throws UsageError on a negative or non-finite weight. */
+void read_term_options(const boost::program_options::variables_map& vm, Problem& problem);
+
 Problem load_for_search(std::string& cluster, const boost::program_options::variables_map& vm, std::int64_t max_mig, double max_gib);
 
 }  // namespace vmcap::cli

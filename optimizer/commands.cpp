@@ -43,10 +43,27 @@ Problem load_for_search(std::string& cluster, const po::variables_map& vm, std::
     if (vm.count("max-migrations")) p.constraints.max_migrations = max_mig;
     if (vm.count("max-migrated-gib")) p.constraints.max_migrated_ram_mib = static_cast<Amount>(std::floor(max_gib * 1024.0 + 1e-9));
     if (vm.count("free-remaps")) p.constraints.remap_counts_as_migration = false;
+    read_term_options(vm, p);
     bool any_target = false;
     for (const Flavor& f : p.flavors) any_target = any_target || f.is_target();
     if (!any_target) throw InputError(cluster + ": flavors: no flavor has weight > 0, so there is nothing to maximise");
     return p;
+}
+
+void add_term_options(po::options_description& desc) {
+    for (const TermInfo& t : registered_terms())
+        desc.add_options()(std::string(t.name).c_str(), po::value<double>()->value_name("W"), std::string(t.help).c_str());
+}
+
+void read_term_options(const po::variables_map& vm, Problem& p) {
+    for (const TermInfo& t : registered_terms()) {
+        const std::string name(t.name);
+        if (!vm.count(name)) continue;
+        const double w = vm[name].as<double>();
+        if (!(w >= 0.0) || !std::isfinite(w)) throw UsageError("--" + name + " must be a finite number >= 0");
+        std::erase_if(p.objective_terms, [&](const auto& e) { return e.first == name; });
+        p.objective_terms.emplace_back(name, w);
+    }
 }
 
 /** Parses --move-mix "kind=share,..." into sp.mix (kinds by name: moves/move_list.h). */
@@ -111,6 +128,7 @@ int cmd_plan(const Args& args) {
         ("seed", po::value(&seed)->default_value(1), "random seed")
         ("check", po::value(&check)->default_value(0), "recompute the objective from scratch every N accepted moves and fail on any difference")
         ("quiet,q", "no progress on stderr");
+    add_term_options(desc);
     po::variables_map vm;
     if (parse(args, desc, vm, "usage: vmcap plan [--cluster C] [--out plan.json] [--max-migrations N] [--max-migrated-gib G]\n"
                               "                  [--time-limit S] [--threads T] [--seed K]\n"
@@ -229,19 +247,34 @@ int cmd_validate(const Args& args) {
         ("cluster", po::value(&cluster), "cluster snapshot JSON the plan was made for (default: the bundled example)")
         ("plan", po::value(&plan_file)->required(), "migration plan JSON")
         ("free-remaps", "remaps (same host, other nodes) use no budget, as with vmcap plan --free-remaps");
+    add_term_options(desc);
     po::variables_map vm;
     if (parse(args, desc, vm, "usage: vmcap validate [--cluster C] --plan P\n"
                               "Replays the plan step by step on its own code path. Exit 0 if valid, 3 naming the first violating step.")) return 0;
     if (cluster.empty()) cluster = default_cluster_path();
     Problem p = load_snapshot(cluster);
     if (vm.count("free-remaps")) p.constraints.remap_counts_as_migration = false;
-    const CapacityModel model(p);
     nlohmann::json doc;
     try {
         doc = nlohmann::json::parse(read_text_file(plan_file));
     } catch (const nlohmann::json::parse_error& e) {
         throw InputError(plan_file + ": invalid JSON");
     }
+    // The objective the plan was made for: its objective_terms, unless the command line says otherwise.
+    if (doc.is_object() && doc.contains("objective_terms")) {
+        const auto& terms = doc["objective_terms"];
+        if (!terms.is_object()) throw InputError(plan_file + ": objective_terms: expected an object name -> weight");
+        for (const auto& [name, w] : terms.items()) {
+            bool known = false;
+            for (const TermInfo& t : registered_terms()) known = known || t.name == name;
+            if (!known) throw InputError(plan_file + ": objective_terms." + name + ": unknown objective term");
+            if (!w.is_number() || !(w.get<double>() >= 0.0) || !std::isfinite(w.get<double>()))
+                throw InputError(plan_file + ": objective_terms." + name + ": expected a finite number >= 0");
+            p.objective_terms.emplace_back(name, w.get<double>());
+        }
+    }
+    read_term_options(vm, p);
+    const CapacityModel model(p);
     const PlanCheck r = validate_plan(model, doc, plan_file);
     if (!r.ok) {
         std::fprintf(stderr, "vmcap validate: %s: %s\n", plan_file.c_str(), r.error.c_str());

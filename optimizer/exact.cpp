@@ -18,6 +18,8 @@ ExactResult solve_exact(const CapacityModel& model, double time_limit_s) {
     const Problem& p = model.problem();
     if (!p.constraints.remap_counts_as_migration)
         throw std::invalid_argument("the exact solvers need constraints.remap_counts_as_migration = true (free remaps are not modelled)");
+    if (model.has_terms() || model.has_filters())
+        throw std::invalid_argument("the exact solvers optimise VMCAP capacity under the built-in rules only (no further objective terms or feasibility filters)");
     const int H = static_cast<int>(p.hosts.size());
     const int R = p.num_resources();
     const int T = model.num_targets();

@@ -588,6 +588,8 @@ ExactResult solve_exact_bb(const CapacityModel& model, const BranchBoundParams& 
     // The search enumerates moved VMs as budget users; a free remap would be a move outside it.
     if (!model.problem().constraints.remap_counts_as_migration)
         throw std::invalid_argument("the exact solvers need constraints.remap_counts_as_migration = true (free remaps are not modelled)");
+    if (model.has_terms() || model.has_filters())
+        throw std::invalid_argument("the exact solvers optimise VMCAP capacity under the built-in rules only (no further objective terms or feasibility filters)");
     BranchBound bb(model, params);
     return bb.run();
 }

@@ -95,7 +95,7 @@ SearchResult greedy(const CapacityModel& model, const SearchParams& params) {
         }
         if (bv < 0) break;
         const MigrateMove mv{bv, bh};
-        const MigrateDelta md = mv.evaluate(s);
+        const MigrateDelta md = score_move(mv, s);  // the complete delta: filters and every objective term
         ++res.evaluations;
         if (!md.feasible || md.delta <= 1e-12) {
             banned[bv] = 1;

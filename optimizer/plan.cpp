@@ -196,6 +196,11 @@ nlohmann::ordered_json plan_to_json(const Problem& p, const Plan& plan, const Pl
     doc["budget"] = budget;
     doc["migrations"] = plan.migrations;
     doc["migrated_ram_gib"] = static_cast<double>(plan.migrated_ram_mib) / 1024.0;
+    if (!p.objective_terms.empty()) {
+        oj terms = oj::object();
+        for (const auto& [name, weight] : p.objective_terms) terms[name] = weight;
+        doc["objective_terms"] = terms;
+    }
     doc["objective_before"] = plan.objective_before;
     doc["objective_after"] = plan.objective_after;
     oj cb = oj::object(), ca = oj::object();

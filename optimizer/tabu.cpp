@@ -93,7 +93,7 @@ SearchResult tabu_search(const CapacityModel& model, const SearchParams& params,
                         const double ds = d.delta - scorer.eps * static_cast<double>(d.migrations_after - s.migrations());
                         if (found && ds <= best_ds) continue;
                         int vms[kMaxRelocations];
-                        const int nv = moved_vms(mv, vms);
+                        const int nv = moved_vms(mv, s, vms);
                         bool is_tabu = false;
                         for (int i = 0; i < nv; ++i) is_tabu |= wk.tabu_until[vms[i]] > wk.iteration;
                         // Aspiration: a tabu move that reaches a new best of this worker is allowed.
@@ -108,7 +108,7 @@ SearchResult tabu_search(const CapacityModel& model, const SearchParams& params,
                     apply(best_c, s, best_d);
                     ++wk.accepted;
                     int vms[kMaxRelocations];
-                    const int nv = moved_vms(best_c, vms);
+                    const int nv = moved_vms(best_c, s, vms);
                     for (int i = 0; i < nv; ++i)
                         wk.tabu_until[vms[i]] = wk.iteration + tabu.tenure + static_cast<std::int64_t>(wk.rng.below(static_cast<std::uint64_t>(tabu.tenure) + 1));
                     after_apply(wk, params.check_every, scorer);

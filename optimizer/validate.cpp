@@ -26,6 +26,36 @@ double weighted(const Problem& p, const std::vector<Count>& cap) {
     return s;
 }
 
+/** The further objective terms' value of the replayed placement, from scratch. */
+double terms_value(const CapacityModel& m, const std::vector<int>& host, const std::vector<std::vector<int>>& map) {
+    if (!m.has_terms()) return 0.0;
+    std::vector<NodeMask> mask(host.size());
+    for (std::size_t v = 0; v < host.size(); ++v) {
+        unsigned x = 0;
+        for (int n : map[v]) x |= 1U << n;
+        mask[v] = static_cast<NodeMask>(x);
+    }
+    double s = 0.0;
+    for (const auto& t : m.terms()) s += t->value(m.problem(), PlacementView{host, mask});
+    return s;
+}
+
+/** The first violated feasibility filter of the replayed placement, or "". */
+std::string filter_violation(const CapacityModel& m, const std::vector<int>& host, const std::vector<std::vector<int>>& map) {
+    if (!m.has_filters()) return "";
+    std::vector<NodeMask> mask(host.size());
+    for (std::size_t v = 0; v < host.size(); ++v) {
+        unsigned x = 0;
+        for (int n : map[v]) x |= 1U << n;
+        mask[v] = static_cast<NodeMask>(x);
+    }
+    for (const auto& f : m.filters()) {
+        const std::string why = f->violation(m.problem(), PlacementView{host, mask});
+        if (!why.empty()) return std::string(f->name()) + ": " + why;
+    }
+    return "";
+}
+
 bool close(double a, double b) { return std::fabs(a - b) <= 1e-6 * std::max(1.0, std::fabs(b)); }
 
 }  // namespace
@@ -56,7 +86,7 @@ PlanCheck validate_plan(const CapacityModel& model, const nlohmann::json& plan, 
 
     PlanCheck out;
     const auto before = capacities(model, used);
-    out.objective_before = weighted(p, before);
+    out.objective_before = weighted(p, before) + terms_value(model, host, map);
 
     auto node_list = [&](const nlohmann::json& a, const std::string& path, int k, int nodes) {
         if (!a.is_array() || static_cast<int>(a.size()) != k) throw bad(path, "expected " + std::to_string(k) + " pNUMA node numbers");
@@ -120,10 +150,11 @@ PlanCheck validate_plan(const CapacityModel& model, const nlohmann::json& plan, 
             }
         host[v] = to;
         map[v] = to_nodes;
+        if (const std::string why = filter_violation(model, host, map); !why.empty()) return reject(why);
     }
     out.steps = static_cast<int>(steps.size());
     out.capacity_after = capacities(model, used);
-    out.objective_after = weighted(p, out.capacity_after);
+    out.objective_after = weighted(p, out.capacity_after) + terms_value(model, host, map);
 
     auto check_caps = [&](const char* key, const std::vector<Count>& expect) -> std::string {
         if (!plan.contains(key)) return "";

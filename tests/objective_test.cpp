@@ -1,0 +1,261 @@
+// The objective / feasibility seam (evaluators/objective.h): a further objective term (RAM cost)
+// and a feasibility filter reach every move kind, the search and validation without any edit in
+// the drivers; and the checks that would catch a wrong delta — for random candidates of every
+// kind, the bound used for threshold-first rejection is >= the exact delta and -infinity only when
+// the move is infeasible, and the applied move changes the objective by exactly the delta.
+#include <gtest/gtest.h>
+
+#include <random>
+#include <string>
+
+#include "evaluators/ram_cost_term.h"
+#include "moves/move_list.h"
+#include "optimizer/annealing.h"
+#include "optimizer/exact.h"
+#include "optimizer/plan.h"
+#include "optimizer/validate.h"
+#include "tests/fixtures.h"
+
+namespace vmcap {
+namespace {
+
+using test::RandomCluster;
+using test::full_objective;
+using test::make_random_problem;
+
+/** Test filter: no VM may end on host `banned` (a host drain). */
+class DrainFilter final : public FeasibilityFilter {
+public:
+    explicit DrainFilter(int banned) : banned_(banned) {}
+    std::string_view name() const override { return "drain"; }
+    bool admits(const SearchState&, std::span<const Relocation> moves) const override {
+        for (const Relocation& r : moves)
+            if (r.to_host == banned_ && r.from_host != banned_) return false;
+        return true;
+    }
+    std::string violation(const Problem& p, const PlacementView& pl) const override {
+        for (std::size_t v = 0; v < p.vms.size(); ++v)
+            if (pl.host[v] == banned_ && p.vms[v].host != banned_) return "vm " + p.vms[v].id + " moved onto the drained host";
+        return "";
+    }
+
+private:
+    int banned_;
+};
+
+/** RAM cost the slow way: W x GiB of every VM off its snapshot placement. */
+double ram_cost_from_scratch(const SearchState& s, double w) {
+    const Problem& p = s.problem();
+    double gib = 0.0;
+    for (std::size_t v = 0; v < p.vms.size(); ++v) {
+        const Vm& vm = p.vms[v];
+        const bool moved = s.host_of(static_cast<int>(v)) != vm.host || s.mask_of(static_cast<int>(v)) != node_mask(vm.pnuma.data(), p.flavors[vm.flavor].num_vnuma());
+        if (moved) gib += static_cast<double>(p.flavors[vm.flavor].demand[kRamMib]) / 1024.0;
+    }
+    return -w * gib;
+}
+
+struct Stats {
+    int evaluated[kKinds] = {}, feasible[kKinds] = {}, applied[kKinds] = {}, bounded[kKinds] = {};
+    int tight[kKinds] = {};  ///< feasible moves whose bound is within 0.25 of the exact delta
+};
+
+/**
+ * Random candidates of every kind (an even mix) on a fragmented cluster; for each: the bound is
+ * >= the exact delta (and -infinity only if infeasible), the cached evaluation equals the uncached
+ * one, and for accepted ones the objective after apply minus before equals the delta, the VMCAP
+ * part equals a full recomputation, and the term part equals its from-scratch value.
+ */
+void check_random_candidates(const std::string& topology, std::uint64_t seed, double ram_cost, Stats& st) {
+    RandomCluster rc;
+    rc.host_topology = topology;
+    rc.hosts = 10;
+    rc.seed = seed;
+    rc.max_migrations = 8;
+    rc.fill = 0.75;
+    Problem p = make_random_problem(rc);
+    if (ram_cost > 0) p.objective_terms.emplace_back("ram-cost", ram_cost);
+    const CapacityModel m(p);
+    ASSERT_EQ(m.has_terms(), ram_cost > 0);
+    SearchState s(m);
+    MoveCache cache(s);
+    Proposal pr;
+    Rng rng(seed, 99);
+    std::vector<int> movable;
+    for (std::size_t v = 0; v < p.vms.size(); ++v)
+        if (p.vms[v].migratable) movable.push_back(static_cast<int>(v));
+    pr.start(rng, movable.size());
+    MoveMix mix;
+    for (int k = 1; k < kKinds; ++k) mix.share[k] = 1.0 / kKinds;
+    const auto cum = mix.cumulative();
+    std::mt19937_64 coin(seed);
+    for (int it = 0; it < 3000; ++it) {
+        ProposalContext ctx{s, cache, movable, pr, rng};
+        const Candidate c = propose(ctx, cum);
+        ++st.evaluated[c.kind];
+        const double ub = upper_bound(c, s, cache);
+        const CandidateDelta d = evaluate(c, s, cache);
+        SCOPED_TRACE(std::string(Moves::kNames[c.kind]) + " #" + std::to_string(it) + " seed " + std::to_string(seed) + " " + topology);
+        // The uncached complete evaluation agrees with the cached one.
+        visit_kind(c.kind, [&](auto k) {
+            const auto u = score_move(c.get<k()>(), s);
+            ASSERT_EQ(u.feasible, d.feasible);
+            if (d.feasible) {
+                ASSERT_NEAR(u.delta, d.delta, 1e-9);
+                ASSERT_EQ(u.migrations_after, d.migrations_after);
+            }
+        });
+        if (ub == -kNoBound) ASSERT_FALSE(d.feasible) << "bound says infeasible, evaluation says feasible";
+        if (ub != kNoBound) ++st.bounded[c.kind];
+        if (!d.feasible) continue;
+        ++st.feasible[c.kind];
+        ASSERT_GE(ub + 1e-9, d.delta) << "bound below the exact delta";
+        if (ub != kNoBound && ub - d.delta < 0.25) ++st.tight[c.kind];
+        if (coin() % 3 != 0) continue;  // apply a third of the feasible moves: the state wanders
+        const double before = s.objective();
+        apply(c, s, d);
+        ++st.applied[c.kind];
+        ASSERT_NEAR(s.objective() - before, d.delta, 1e-9) << "applied delta differs from the evaluated one";
+        ASSERT_EQ(s.migrations(), d.migrations_after);
+        ASSERT_NEAR(s.objective(), full_objective(m, s) + ram_cost_from_scratch(s, ram_cost), 1e-9);
+        if (st.applied[c.kind] % 20 == 0) ASSERT_NO_THROW(s.check_consistency());
+    }
+    ASSERT_NO_THROW(s.check_consistency());
+}
+
+class CandidateProperties : public ::testing::TestWithParam<std::tuple<std::string, double>> {};
+
+TEST_P(CandidateProperties, BoundAboveDeltaAndAppliedDeltaExact) {
+    Stats st;
+    for (std::uint64_t seed = 1; seed <= 4; ++seed) {
+        check_random_candidates(std::get<0>(GetParam()), seed, std::get<1>(GetParam()), st);
+        if (HasFatalFailure()) return;
+    }
+    // Every kind was exercised: evaluated, feasible and applied; compound kinds bounded.
+    for (int k = 0; k < kKinds; ++k) {
+        SCOPED_TRACE(std::string(Moves::kNames[k]));
+        EXPECT_GT(st.evaluated[k], 50);
+        EXPECT_GT(st.feasible[k], 5);
+        EXPECT_GT(st.applied[k], 1);
+        if (Moves::kCompound[k]) EXPECT_GT(st.bounded[k], 10);
+        // A bound that is never close to the delta would let an under-estimating mutation pass:
+        // exchange and ejection bounds are exact in many cases (swap bounds on these clusters
+        // never are: both insertions cost capacity).
+        if (std::get<1>(GetParam()) == 0.0 && (k == kind_index("exchange") || k == kind_index("ejection"))) EXPECT_GT(st.tight[k], 20);
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(Kinds, CandidateProperties,
+                         ::testing::Combine(::testing::Values("CQ3", "K4", "2xK4"), ::testing::Values(0.0, 0.25)),
+                         [](const auto& i) {
+                             return std::get<0>(i.param) + (std::get<1>(i.param) > 0 ? "_ramcost" : "_vmcap");
+                         });
+
+TEST(RamCostTerm, DeltaAndValueByHand) {
+    RandomCluster rc;
+    rc.hosts = 6;
+    rc.max_migrations = 100;
+    Problem p = make_random_problem(rc);
+    p.objective_terms.emplace_back("ram-cost", 2.0);
+    const CapacityModel m(p);
+    ASSERT_EQ(m.terms().size(), 1u);
+    EXPECT_EQ(m.terms()[0]->name(), "ram-cost");
+    EXPECT_TRUE(m.terms_separable());
+    EXPECT_TRUE(m.terms_monotone());
+    SearchState s(m);
+    EXPECT_EQ(s.terms_value(), 0.0);  // nothing migrated yet
+    // Migrate the first VM that can go somewhere: the term falls by 2 per GiB.
+    for (std::size_t v = 0; v < p.vms.size(); ++v)
+        for (std::size_t h = 0; h < p.hosts.size(); ++h) {
+            const MigrateMove mv{static_cast<int>(v), static_cast<int>(h)};
+            const MigrateDelta vmcap_only = mv.evaluate(s);
+            if (!vmcap_only.feasible) continue;
+            const double gib = static_cast<double>(p.flavors[p.vms[v].flavor].demand[kRamMib]) / 1024.0;
+            const MigrateDelta full = score_move(mv, s);
+            EXPECT_DOUBLE_EQ(full.delta, vmcap_only.delta - 2.0 * gib);
+            mv.apply(s, full);
+            EXPECT_DOUBLE_EQ(s.terms_value(), -2.0 * gib);
+            // Back home: the cost is refunded.
+            const ReturnMove back{static_cast<int>(v)};
+            const ReturnDelta rd = score_move(back, s);
+            ASSERT_TRUE(rd.feasible);
+            EXPECT_DOUBLE_EQ(rd.delta, back.evaluate(s).delta + 2.0 * gib);
+            back.apply(s, rd);
+            EXPECT_DOUBLE_EQ(s.terms_value(), 0.0);
+            return;
+        }
+    FAIL() << "no feasible migration";
+}
+
+TEST(RamCostTerm, UnknownTermAndBadWeightRejected) {
+    RandomCluster rc;
+    Problem p = make_random_problem(rc);
+    p.objective_terms.emplace_back("bandwidth", 1.0);
+    EXPECT_THROW(CapacityModel{p}, std::invalid_argument);
+    p.objective_terms.back() = {"ram-cost", -1.0};
+    EXPECT_THROW(CapacityModel{p}, std::invalid_argument);
+    p.objective_terms.back() = {"ram-cost", 0.0};  // weight 0: off
+    EXPECT_FALSE(CapacityModel{p}.has_terms());
+}
+
+TEST(RamCostTerm, SearchTradesCapacityForLessRamAndValidates) {
+    RandomCluster rc;
+    rc.hosts = 16;
+    rc.max_migrations = 20;
+    rc.fill = 0.75;
+    Problem p = make_random_problem(rc);
+    SearchParams sp;
+    sp.max_evaluations = 200000;
+    sp.quiet = true;
+    const CapacityModel plain(p);
+    const Plan a = build_plan(plain, anneal(plain, sp).best);
+    p.objective_terms.emplace_back("ram-cost", 0.2);
+    const CapacityModel costly(p);
+    const Plan b = build_plan(costly, anneal(costly, sp).best);
+    ASSERT_GT(a.migrated_ram_mib, 0);
+    EXPECT_LT(b.migrated_ram_mib, a.migrated_ram_mib);
+    // The written objective includes the cost, and validation recomputes it from scratch.
+    const auto doc = nlohmann::json::parse(plan_to_json(p, b, PlanInfo{}).dump());
+    ASSERT_TRUE(doc.contains("objective_terms"));
+    const PlanCheck ok = validate_plan(costly, doc, "p");
+    EXPECT_TRUE(ok.ok) << ok.error;
+    // Validated against VMCAP alone, the stated objective no longer matches.
+    const PlanCheck wrong = validate_plan(plain, doc, "p");
+    EXPECT_FALSE(wrong.ok);
+    // The exact solvers refuse an objective they do not model.
+    EXPECT_THROW(solve_exact(costly, 10), std::invalid_argument);
+}
+
+TEST(FeasibilityFilter, SearchNeverUsesADrainedHostAndValidateRejectsIt) {
+    RandomCluster rc;
+    rc.hosts = 12;
+    rc.max_migrations = 15;
+    rc.fill = 0.7;
+    const Problem p = make_random_problem(rc);
+    // Drain the host that the unconstrained search likes most as a destination.
+    const CapacityModel plain(p);
+    SearchParams sp;
+    sp.max_evaluations = 150000;
+    sp.quiet = true;
+    const Plan free_plan = build_plan(plain, anneal(plain, sp).best);
+    std::vector<int> arrivals(p.hosts.size(), 0);
+    for (const PlanStep& st : free_plan.steps)
+        if (st.from_host != st.to_host) ++arrivals[st.to_host];
+    const int drained = static_cast<int>(std::max_element(arrivals.begin(), arrivals.end()) - arrivals.begin());
+    ASSERT_GT(arrivals[drained], 0);
+
+    CapacityModel m(p);
+    m.add_filter(std::make_unique<DrainFilter>(drained));
+    const SearchResult r = anneal(m, sp);
+    for (const Placement& pl : r.best)
+        EXPECT_FALSE(pl.host == drained && p.vms[pl.vm].host != drained) << "vm " << p.vms[pl.vm].id << " on the drained host";
+    EXPECT_GT(r.objective_best, r.objective_before);
+    // The unconstrained plan violates the filter: validate names it.
+    const auto doc = nlohmann::json::parse(plan_to_json(p, free_plan, PlanInfo{}).dump());
+    const PlanCheck c = validate_plan(m, doc, "p");
+    EXPECT_FALSE(c.ok);
+    EXPECT_NE(c.error.find("drain"), std::string::npos) << c.error;
+}
+
+}  // namespace
+}  // namespace vmcap
