@@ -185,11 +185,10 @@ SearchResult anneal(const CapacityModel& model, const SearchParams& params) {
                         ds = d.delta - scorer.eps * static_cast<double>(d.migrations_after - s.migrations());
                         if (ds < threshold) continue;
                     }
-                    apply(mv, s, d);
+                    if (apply_and_check(wk, mv, d, params.check_every, scorer)) wk.last_improvement = e + done;
                     ++wk.accepted;
                     ++wk.kind_accepted[kind];
                     if (d.delta > 0) ++wk.kind_improved[kind];
-                    if (after_apply(wk, params.check_every, scorer)) wk.last_improvement = e + done;
                 }
             });
         });

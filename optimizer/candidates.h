@@ -7,6 +7,8 @@
  */
 #include <algorithm>
 #include <chrono>
+#include <cmath>
+#include <string>
 #include <cstdint>
 #include <cstdio>
 #include <limits>
@@ -84,17 +86,42 @@ struct SearchSetup {
     }
 };
 
+#ifdef NDEBUG
+inline constexpr bool kDebugChecks = false;
+#else
+inline constexpr bool kDebugChecks = true;
+#endif
+
+/** Should every applied move's delta be checked against the objective change (--check, debug)? */
+inline bool verify_deltas(std::int64_t check_every) { return check_every > 0 || kDebugChecks; }
+
 /**
- * After a move was applied to `wk.state`: the --check recomputation every `check_every` applied
- * moves (throws std::logic_error on a difference), then the worker's best state if the score
- * improved. Returns whether it did. W has state, since_check, best, best_score, best_objective.
+ * Applies a feasible evaluation `d` of `c` to `wk.state`. When verify_deltas(check_every): asserts
+ * that the objective changed by exactly the delta the search acted on (throws std::logic_error
+ * naming the move kind, the delta and the change), and every `check_every` applied moves
+ * recomputes every aggregate from scratch (SearchState::check_consistency). Then updates the
+ * worker's best state if the score improved; returns whether it did.
+ * W has state, since_check, best, best_score, best_objective.
  */
 template <class W>
-bool after_apply(W& wk, std::int64_t check_every, const Scorer& scorer) {
+bool apply_and_check(W& wk, const Candidate& c, const CandidateDelta& d, std::int64_t check_every, const Scorer& scorer) {
     SearchState& s = wk.state;
-    if (check_every > 0 && ++wk.since_check >= check_every) {
-        wk.since_check = 0;
-        s.check_consistency();
+    const bool verify = verify_deltas(check_every);
+    const double before = verify ? s.objective() : 0.0;
+    apply(c, s, d);
+    if (verify) {
+        const double change = s.objective() - before;
+        // Exact up to the summation order of cached parts (exchange: < 1e-9).
+        if (!(std::fabs(change - d.delta) <= 1e-9 * std::max(1.0, std::fabs(before)))) {
+            char msg[256];
+            std::snprintf(msg, sizeof msg, "%s move: the search acted on delta %.17g but the objective changed by %.17g",
+                          std::string(Moves::kNames[c.kind]).c_str(), d.delta, change);
+            throw std::logic_error(msg);
+        }
+        if (check_every > 0 && ++wk.since_check >= check_every) {
+            wk.since_check = 0;
+            s.check_consistency();
+        }
     }
     const double sc = scorer.score(s.objective(), s.migrations());
     if (sc <= wk.best_score) return false;

@@ -105,13 +105,12 @@ SearchResult tabu_search(const CapacityModel& model, const SearchParams& params,
                     }
                     ++wk.iteration;
                     if (!found) continue;
-                    apply(best_c, s, best_d);
+                    apply_and_check(wk, best_c, best_d, params.check_every, scorer);
                     ++wk.accepted;
                     int vms[kMaxRelocations];
                     const int nv = moved_vms(best_c, s, vms);
                     for (int i = 0; i < nv; ++i)
                         wk.tabu_until[vms[i]] = wk.iteration + tabu.tenure + static_cast<std::int64_t>(wk.rng.below(static_cast<std::uint64_t>(tabu.tenure) + 1));
-                    after_apply(wk, params.check_every, scorer);
                 }
             });
         });

@@ -11,6 +11,7 @@
 #include "evaluators/ram_cost_term.h"
 #include "moves/move_list.h"
 #include "optimizer/annealing.h"
+#include "optimizer/candidates.h"
 #include "optimizer/exact.h"
 #include "optimizer/plan.h"
 #include "optimizer/validate.h"
@@ -105,7 +106,9 @@ void check_random_candidates(const std::string& topology, std::uint64_t seed, do
                 ASSERT_EQ(u.migrations_after, d.migrations_after);
             }
         });
-        if (ub == -kNoBound) ASSERT_FALSE(d.feasible) << "bound says infeasible, evaluation says feasible";
+        if (ub == -kNoBound) {
+            ASSERT_FALSE(d.feasible) << "bound says infeasible, evaluation says feasible";
+        }
         if (ub != kNoBound) ++st.bounded[c.kind];
         if (!d.feasible) continue;
         ++st.feasible[c.kind];
@@ -118,7 +121,9 @@ void check_random_candidates(const std::string& topology, std::uint64_t seed, do
         ASSERT_NEAR(s.objective() - before, d.delta, 1e-9) << "applied delta differs from the evaluated one";
         ASSERT_EQ(s.migrations(), d.migrations_after);
         ASSERT_NEAR(s.objective(), full_objective(m, s) + ram_cost_from_scratch(s, ram_cost), 1e-9);
-        if (st.applied[c.kind] % 20 == 0) ASSERT_NO_THROW(s.check_consistency());
+        if (st.applied[c.kind] % 20 == 0) {
+            ASSERT_NO_THROW(s.check_consistency());
+        }
     }
     ASSERT_NO_THROW(s.check_consistency());
 }
@@ -137,11 +142,15 @@ TEST_P(CandidateProperties, BoundAboveDeltaAndAppliedDeltaExact) {
         EXPECT_GT(st.evaluated[k], 50);
         EXPECT_GT(st.feasible[k], 5);
         EXPECT_GT(st.applied[k], 1);
-        if (Moves::kCompound[k]) EXPECT_GT(st.bounded[k], 10);
+        if (Moves::kCompound[k]) {
+            EXPECT_GT(st.bounded[k], 10);
+        }
         // A bound that is never close to the delta would let an under-estimating mutation pass:
         // exchange and ejection bounds are exact in many cases (swap bounds on these clusters
         // never are: both insertions cost capacity).
-        if (std::get<1>(GetParam()) == 0.0 && (k == kind_index("exchange") || k == kind_index("ejection"))) EXPECT_GT(st.tight[k], 20);
+        if (std::get<1>(GetParam()) == 0.0 && (k == kind_index("exchange") || k == kind_index("ejection"))) {
+            EXPECT_GT(st.tight[k], 20);
+        }
     }
 }
 
@@ -255,6 +264,77 @@ TEST(FeasibilityFilter, SearchNeverUsesADrainedHostAndValidateRejectsIt) {
     const PlanCheck c = validate_plan(m, doc, "p");
     EXPECT_FALSE(c.ok);
     EXPECT_NE(c.error.find("drain"), std::string::npos) << c.error;
+}
+
+/** A term with a wrong incremental delta (off by 1 on every migration off the snapshot host) and a
+ *  correct from-scratch value: what --check must catch. */
+class WrongDeltaTerm final : public ObjectiveTerm {
+public:
+    std::string_view name() const override { return "wrong"; }
+    double weight() const override { return 1.0; }
+    bool separable_per_host() const override { return true; }
+    bool monotone_under_insertion() const override { return true; }
+    double delta(const SearchState& s, std::span<const Relocation> moves) const override {
+        double d = 0.0;
+        for (const Relocation& r : moves) d += r.to_host != s.origin_of(r.vm) && r.from_host == s.origin_of(r.vm) ? 1.0 : 0.0;
+        return d;
+    }
+    double bound(const SearchState&, std::span<const int>) const override { return kNoBound; }
+    double value(const Problem&, const PlacementView&) const override { return 0.0; }
+};
+
+TEST(CheckMode, WrongTermDeltaCaughtByTheRecomputation) {
+    RandomCluster rc;
+    rc.hosts = 10;
+    rc.max_migrations = 10;
+    const Problem p = make_random_problem(rc);
+    CapacityModel m(p);
+    m.add_term(std::make_unique<WrongDeltaTerm>());
+    SearchParams sp;
+    sp.max_evaluations = 50000;
+    sp.quiet = true;
+    sp.check_every = 1;
+    try {
+        anneal(m, sp);
+        FAIL() << "a wrong delta went unnoticed";
+    } catch (const std::logic_error& e) {
+        EXPECT_NE(std::string(e.what()).find("objective term wrong"), std::string::npos) << e.what();
+    }
+}
+
+/** The worker fields apply_and_check uses. */
+struct CheckWorker {
+    explicit CheckWorker(const CapacityModel& m) : state(m) {}
+    SearchState state;
+    std::int64_t since_check = 0;
+    std::vector<Placement> best;
+    double best_score = -1e300, best_objective = 0.0;
+};
+
+TEST(CheckMode, AppliedDeltaMismatchFailsLoudlyNamingTheMove) {
+    RandomCluster rc;
+    rc.hosts = 10;
+    rc.max_migrations = 10;
+    const Problem p = make_random_problem(rc);
+    const CapacityModel m(p);
+    CheckWorker wk(m);
+    MoveCache cache(wk.state);
+    for (int v = 0; v < static_cast<int>(p.vms.size()); ++v)
+        for (int h = 0; h < static_cast<int>(p.hosts.size()); ++h) {
+            Candidate c;
+            c.get<0>() = MigrateMove{v, h};
+            CandidateDelta d = evaluate(c, wk.state, cache);
+            if (!d.feasible || d.delta == 0.0) continue;
+            d.delta += 1.0;  // what a wrong incremental evaluation would hand the search
+            try {
+                search_detail::apply_and_check(wk, c, d, 1, search_detail::Scorer{});
+                FAIL() << "a wrong delta went unnoticed";
+            } catch (const std::logic_error& e) {
+                EXPECT_NE(std::string(e.what()).find("migrate move: the search acted on delta"), std::string::npos) << e.what();
+            }
+            return;
+        }
+    FAIL() << "no feasible migration with a non-zero delta";
 }
 
 }  // namespace
