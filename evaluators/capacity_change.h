@@ -50,24 +50,23 @@ inline Count target_capacity_change(const CapacityModel& m, int type, int n, int
 }
 
 /**
- * Exact weighted VMCAP change sum_j w_j (VMCAP_j(after) - capacity(host, j)) of `host` in `state`
+ * Exact weighted VMCAP change sum_j w_j (VMCAP_j(after) - capacity(host, j)) of `host` in `state`,
+ * in score units (evaluators/score.h),
  * when the pNUMA nodes in `touched` get the free amounts `local[i * R + r]` (node-indexed, only
  * touched nodes read; amounts must be >= 0). The state is not changed. Allocation-free.
- * O(targets x (|touched| x R + VMCAP)). Summation in target order, so the same inputs give the
- * same double bit for bit wherever it is called.
+ * O(targets x (|touched| x R + VMCAP)). An integer: the same wherever and in whatever order it is
+ * summed.
  */
-inline double capacity_gain(const SearchState& state, int host, unsigned touched, const Amount* local) {
-    if (touched == 0) return 0.0;
+inline Score capacity_gain(const SearchState& state, int host, unsigned touched, const Amount* local) {
+    if (touched == 0) return 0;
     const CapacityModel& m = state.model();
     const int T = m.num_targets();
     const int type = state.type_of(host);
     const int n = state.nodes_of(host);
     Count nb[kMaxPNuma];
-    double d = 0.0;
-    for (int j = 0; j < T; ++j) {
-        const Count dc = target_capacity_change(m, type, n, j, state.slots_of(host, j), state.capacity(host, j), touched, local, nb);
-        if (dc != 0) d += m.target_weight(j) * static_cast<double>(dc);
-    }
+    Score d = 0;
+    for (int j = 0; j < T; ++j)
+        d += m.target_weight_units(j) * target_capacity_change(m, type, n, j, state.slots_of(host, j), state.capacity(host, j), touched, local, nb);
     return d;
 }
 

@@ -21,8 +21,11 @@ CapacityModel::CapacityModel(const Problem& problem) : problem_(problem), R_(pro
     }
     for (std::size_t f = 0; f < problem.flavors.size(); ++f)
         if (problem.flavors[f].is_target()) {
+            if (weight_milli(problem.flavors[f].weight) < 0)
+                throw std::invalid_argument("flavor " + problem.flavors[f].name + ": weight must be at most 100000 with at most 3 decimals");
             targets_.push_back(static_cast<int>(f));
             weights_.push_back(problem.flavors[f].weight);
+            weight_units_.push_back(weight_units(problem.flavors[f].weight));
         }
     evaluators_.reserve(problem.host_types.size() * problem.flavors.size());
     for (const HostType& ht : problem.host_types)

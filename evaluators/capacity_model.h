@@ -14,6 +14,7 @@
 
 #include "evaluators/capacity_vectors.h"
 #include "evaluators/objective.h"
+#include "evaluators/score.h"
 #include "evaluators/vmcap.h"
 #include "instances/problem.h"
 
@@ -47,6 +48,8 @@ public:
     int num_targets() const { return static_cast<int>(targets_.size()); }
     int target_flavor(int j) const { return targets_[j]; }
     double target_weight(int j) const { return weights_[j]; }
+    /** Score units of one unit of capacity of target j (weight in thousandths x 1024; score.h). */
+    Score target_weight_units(int j) const { return weight_units_[j]; }
 
     /** VMCAP evaluator of (host type, flavor); its placements() list the usable node sets. */
     const VmcapEvaluator& evaluator(int host_type, int flavor) const {
@@ -73,12 +76,14 @@ public:
     /** VMCAP of `flavor` on one host of `host_type` with free amounts `free` ([node * R + r]). */
     Count host_capacity(int host_type, int flavor, const Amount* free) const;
 
-    /** Weighted objective sum_j w_j * totals[j] in target order (totals has num_targets() entries). */
-    double weighted(const Count* totals) const {
-        double s = 0.0;
-        for (int j = 0; j < num_targets(); ++j) s += weights_[j] * static_cast<double>(totals[j]);
+    /** VMCAP term sum_j w_j * totals[j] in score units, exactly (totals has num_targets() entries). */
+    Score weighted(const Count* totals) const {
+        Score s = 0;
+        for (int j = 0; j < num_targets(); ++j) s += weight_units_[j] * totals[j];
         return s;
     }
+    /** The same in objective units as a double (the exact solvers' own arithmetic). */
+    double weighted_objective(const Count* totals) const { return to_objective(weighted(totals)); }
 
 private:
     /** The resources a flavor's vNUMA node demands (> 0) and their reciprocals. */
@@ -92,6 +97,7 @@ private:
     int R_ = 0;
     std::vector<int> targets_;
     std::vector<double> weights_;
+    std::vector<Score> weight_units_;
     std::vector<VmcapEvaluator> evaluators_;  ///< [host_type * F + flavor]
     std::vector<SlotDivisors> divisors_;      ///< [flavor]
     std::vector<std::unique_ptr<ObjectiveTerm>> terms_;

@@ -28,6 +28,7 @@
 #include <string_view>
 #include <vector>
 
+#include "evaluators/score.h"
 #include "instances/problem.h"
 #include "instances/topology.h"
 
@@ -65,7 +66,7 @@ public:
     virtual ~ObjectiveTerm() = default;
     /** Registry name, also the CLI option `--<name>` and the key in the plan's objective_terms. */
     virtual std::string_view name() const = 0;
-    /** The weight it was made with (objective units per term unit), for reports. */
+    /** The weight it was made with (objective units per term unit, at most 3 decimals), for reports. */
     virtual double weight() const = 0;
     /** A relocation's delta depends only on the moved VM and the hosts it leaves and enters (not
      *  on other hosts' VMs): the engine may combine it with the host-versioned move cache. False
@@ -75,15 +76,15 @@ public:
      *  threshold-first rejection may add bound() to the cached VMCAP bound. False: compound moves
      *  are always evaluated exactly; greedy and the exact solvers refuse or rank by VMCAP only. */
     virtual bool monotone_under_insertion() const = 0;
-    /** Exact change of the term when `moves` are applied in order to `state` (which is not
+    /** Exact change (score units, evaluators/score.h) of the term when `moves` are applied in order to `state` (which is not
      *  changed). Called on every evaluated move that the capacity rules allow; keep it O(moved). */
-    virtual double delta(const SearchState& state, std::span<const Relocation> moves) const = 0;
-    /** Upper bound on delta() over every move that relocates exactly `vms`, anywhere;
-     *  +infinity when no cheap bound exists. */
+    virtual Score delta(const SearchState& state, std::span<const Relocation> moves) const = 0;
+    /** Upper bound on delta() (score units) over every move that relocates exactly `vms`,
+     *  anywhere; +infinity when no cheap bound exists. */
     virtual double bound(const SearchState& state, std::span<const int> vms) const = 0;
     /** The term's value for `placement` of `problem`'s VMs, from scratch (no cached aggregate):
      *  the reference that --check and `vmcap validate` compare with. */
-    virtual double value(const Problem& problem, const PlacementView& placement) const = 0;
+    virtual Score value(const Problem& problem, const PlacementView& placement) const = 0;
 };
 
 /**

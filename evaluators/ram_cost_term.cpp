@@ -7,40 +7,40 @@
 
 namespace vmcap {
 
-RamCostTerm::RamCostTerm(const Problem&, double weight_per_gib) : w_(weight_per_gib) {
-    if (!(w_ >= 0.0) || !std::isfinite(w_)) throw std::invalid_argument("ram-cost must be a finite number >= 0");
+RamCostTerm::RamCostTerm(const Problem&, double weight_per_gib) : w_(weight_per_gib), w_milli_(weight_milli(weight_per_gib)) {
+    if (w_milli_ < 0) throw std::invalid_argument("ram-cost must be a number in [0, 100000] with at most 3 decimals");
 }
 
 namespace {
-double gib(const Problem& p, int vm) { return static_cast<double>(p.flavors[p.vms[vm].flavor].demand[kRamMib]) / 1024.0; }
+Score mib(const Problem& p, int vm) { return p.flavors[p.vms[vm].flavor].demand[kRamMib]; }
 }  // namespace
 
-double RamCostTerm::delta(const SearchState& s, std::span<const Relocation> moves) const {
-    double d = 0.0;
+Score RamCostTerm::delta(const SearchState& s, std::span<const Relocation> moves) const {
+    Score d = 0;
     for (const Relocation& r : moves) {
         const int after = s.differs_from_origin(r.vm, r.to_host, r.to_mask) ? 1 : 0;
         const int before = s.is_migrated(r.vm) ? 1 : 0;
-        if (after != before) d -= w_ * gib(s.problem(), r.vm) * (after - before);
+        d -= w_milli_ * mib(s.problem(), r.vm) * (after - before);
     }
     return d;
 }
 
 double RamCostTerm::bound(const SearchState& s, std::span<const int> vms) const {
-    double b = 0.0;
+    Score b = 0;
     for (int v : vms)
-        if (s.is_migrated(v)) b += w_ * gib(s.problem(), v);
-    return b;
+        if (s.is_migrated(v)) b += w_milli_ * mib(s.problem(), v);
+    return static_cast<double>(b);
 }
 
-double RamCostTerm::value(const Problem& p, const PlacementView& pl) const {
-    double ram = 0.0;
+Score RamCostTerm::value(const Problem& p, const PlacementView& pl) const {
+    Score ram = 0;
     for (std::size_t v = 0; v < p.vms.size(); ++v) {
         const Vm& vm = p.vms[v];
         const bool moved = pl.host[v] != vm.host ||
                            (p.constraints.remap_counts_as_migration && pl.mask[v] != node_mask(vm.pnuma.data(), p.flavors[vm.flavor].num_vnuma()));
-        if (moved) ram += gib(p, static_cast<int>(v));
+        if (moved) ram += mib(p, static_cast<int>(v));
     }
-    return -w_ * ram;
+    return -w_milli_ * ram;
 }
 
 }  // namespace vmcap

@@ -16,7 +16,8 @@ public:
     static constexpr std::string_view kName = "ram-cost";
     static constexpr std::string_view kHelp = "objective penalty per GiB of RAM live-migrated (objective units per GiB; 0: off)";
 
-    /** Throws std::invalid_argument if `weight_per_gib` is negative or not finite. */
+    /** Throws std::invalid_argument if `weight_per_gib` is negative, above kMaxWeight or has more
+     *  than three decimals. */
     RamCostTerm(const Problem& problem, double weight_per_gib);
 
     std::string_view name() const override { return kName; }
@@ -25,14 +26,15 @@ public:
     /** Depends on the moved VMs' own migration status only, never on other VMs of a host. */
     bool monotone_under_insertion() const override { return true; }
     /** -W x (GiB of the relocated VMs that count as migrated after - before). O(moves). */
-    double delta(const SearchState& state, std::span<const Relocation> moves) const override;
+    Score delta(const SearchState& state, std::span<const Relocation> moves) const override;
     /** W x GiB of the listed VMs that are migrated now (at best they all go home). O(vms). */
     double bound(const SearchState& state, std::span<const int> vms) const override;
     /** -W x GiB of every VM whose placement differs from the snapshot (as the budget counts). O(VMs). */
-    double value(const Problem& problem, const PlacementView& placement) const override;
+    Score value(const Problem& problem, const PlacementView& placement) const override;
 
 private:
     double w_;
+    Score w_milli_;  ///< W in thousandths: the score of one MiB migrated is -w_milli_ (score.h)
 };
 
 }  // namespace vmcap

@@ -42,7 +42,7 @@ SearchState::SearchState(const CapacityModel& model)
         d.migratable = src.migratable;
     }
     host_version_.assign(H, 0);
-    term_value_.assign(model.terms().size(), 0.0);
+    term_value_.assign(model.terms().size(), 0);
     rebuild();
 }
 
@@ -271,7 +271,7 @@ void SearchState::check_consistency() const {
             fail("cluster total of flavor " + p.flavors[model_->target_flavor(j)].name + ": cached " + std::to_string(total_[j]) +
                  ", recomputed " + std::to_string(fresh.total_[j]));
     for (std::size_t t = 0; t < term_value_.size(); ++t)
-        if (std::fabs(term_value_[t] - fresh.term_value_[t]) > 1e-6 * std::max(1.0, std::fabs(fresh.term_value_[t]))) {
+        if (term_value_[t] != fresh.term_value_[t]) {
             std::ostringstream s;
             s << "objective term " << model_->terms()[t]->name() << ": cached " << term_value_[t] << ", recomputed " << fresh.term_value_[t];
             fail(s.str());

@@ -60,19 +60,21 @@ public:
     /** Cluster capacity of target j (sum over hosts). */
     Count total(int j) const { return total_[j]; }
     const std::vector<Count>& totals() const { return total_; }
-    /** The objective: VMCAP capacity sum_j w_j * total_j plus the cached value of every further
+    /** The objective in score units (exact; evaluators/score.h): VMCAP capacity sum_j w_j * total_j plus the cached value of every further
      *  objective term (CapacityModel::terms()). O(targets + terms). */
-    double objective() const {
-        const double c = model_->weighted(total_.data());
+    Score objective() const {
+        const Score c = model_->weighted(total_.data());
         return term_value_.empty() ? c : c + terms_value();
     }
+    /** objective() in objective units (reports). */
+    double objective_value() const { return to_objective(objective()); }
     /** Cached value of the objective's further terms (0 without any); term t's is term_value(t). */
-    double terms_value() const {
-        double s = 0.0;
-        for (double v : term_value_) s += v;
+    Score terms_value() const {
+        Score s = 0;
+        for (Score v : term_value_) s += v;
         return s;
     }
-    double term_value(int t) const { return term_value_[t]; }
+    Score term_value(int t) const { return term_value_[t]; }
     /** Every VM's host and pNUMA node set, for from-scratch checks (ObjectiveTerm::value,
      *  FeasibilityFilter::violation). O(VMs). */
     void placement_arrays(std::vector<int>& host, std::vector<NodeMask>& mask) const;
@@ -153,7 +155,7 @@ private:
     std::vector<std::uint64_t> host_version_;  ///< [h]; see host_version()
     std::vector<int> listed_;                  ///< set_placements scratch: [vm] -> index in its list, -1 (kept all -1 between calls)
     std::uint64_t clock_ = 0;                  ///< last version handed out
-    std::vector<double> term_value_;           ///< [t]: cached value of CapacityModel::terms()[t]
+    std::vector<Score> term_value_;           ///< [t]: cached value of CapacityModel::terms()[t]
 };
 
 }  // namespace vmcap

@@ -38,6 +38,8 @@ void finalize_problem(Problem& p, const std::string& file) {
         const std::string where = file + ": flavors[" + std::to_string(f) + "] (name \"" + fl.name + "\")";
         if (static_cast<int>(fl.demand.size()) != R) throw InputError(where + ": demand must give every resource");
         if (!(fl.weight >= 0.0)) throw InputError(where + ": weight must be >= 0");
+        if (weight_milli(fl.weight) < 0)
+            throw InputError(where + ": weight " + std::to_string(fl.weight) + " must be at most 100000 with at most 3 decimals (weights are counted in thousandths)");
         if (fl.num_vnuma() < 1 || !fl.vnuma.graph.is_connected())
             throw InputError(where + ": vnuma topology must be a connected graph");
         if (fl.num_vnuma() > kMaxVNuma)

@@ -49,13 +49,28 @@ struct HostType {
     int num_nodes() const { return topology.size(); }
 };
 
+/** Weights (flavor weights, objective-term weights) are fixed-point with this many units per 1:
+ *  at most three decimals, so the objective is an exact integer (evaluators/score.h). */
+inline constexpr std::int64_t kWeightScale = 1000;
+/** Largest accepted weight: keeps weighted sums of cluster capacities far below int64 overflow. */
+inline constexpr double kMaxWeight = 100000.0;
+
+/** `w` in thousandths, or -1 if it is negative, above kMaxWeight, or has more than three decimals. */
+inline std::int64_t weight_milli(double w) {
+    if (!(w >= 0.0 && w <= kMaxWeight)) return -1;
+    const double x = w * static_cast<double>(kWeightScale);
+    const auto m = static_cast<std::int64_t>(x + 0.5);
+    const double err = x - static_cast<double>(m);
+    return (err > 1e-6 || err < -1e-6) ? -1 : m;
+}
+
 /** A VM size: total demand per resource, split evenly over the vNUMA nodes of `vnuma`. */
 struct Flavor {
     std::string name;
     std::vector<Amount> demand;       ///< total demand per resource (size R)
     std::vector<Amount> node_demand;  ///< demand of one vNUMA node = demand / k (exact; checked on load)
     Topology vnuma;                   ///< vNUMA graph: K1, K2, K3, C4, K4 (or another connected graph)
-    double weight = 0.0;              ///< >= 0; flavors with weight > 0 are capacity targets
+    double weight = 0.0;              ///< in [0, kMaxWeight], at most 3 decimals; weight > 0: a capacity target
 
     int num_vnuma() const { return vnuma.size(); }
     bool is_target() const { return weight > 0.0; }

@@ -42,12 +42,12 @@ BudgetExchangeDelta BudgetExchangeMove::evaluate(const SearchState& s) const {
     // Step 2: b leaves its host and takes its best placement on `host`.
     sc.get(s, hb).release(fb, s.pnuma_of(b));
     HostScratch& dest = sc.get(s, host);
-    double best = 0.0;
+    Score best = 0;
     out.embedding = dest.best_placement(s, fb, s.model().evaluator(p.hosts[host].type, p.vms[b].flavor).placements(), best);
     if (out.embedding < 0) return out;
     // The other touched hosts' gain does not depend on b's placement: computed once, and only
     // for a feasible move.
-    double others = 0.0;
+    Score others = 0;
     for (int i = 0; i < sc.n; ++i)
         if (sc.h[i].host() != host) others += sc.h[i].gain(s);
     out.feasible = true;
@@ -68,7 +68,7 @@ BudgetExchangeDelta BudgetExchangeMove::evaluate(const SearchState& s, MoveCache
     if (!within_budget(p, s.migrations(), s.migrated_ram_mib() - fa.demand[kRamMib] + fb.demand[kRamMib])) return out;
     const MoveCache::Return& ret = cache.return_home(s, a);
     if (!ret.fits) return out;
-    const double ret_delta = ret.delta;
+    const Score ret_delta = ret.delta;
     if (ha == home) {
         // a is remapped on its snapshot host and moves back to its snapshot nodes there: the
         // cached return is that host's whole change (a quarter of the exchanges evaluated on
@@ -93,7 +93,7 @@ BudgetExchangeDelta BudgetExchangeMove::evaluate(const SearchState& s, MoveCache
         // (the same loop as ExchangeMove::evaluate: first placement of the largest gain).
         const MoveCache::Vacated& vac = cache.vacated_insertion(s, a, s.flavor_of(b));
         if (vac.embedding < 0) return out;
-        const double best = vac.delta;
+        const Score best = vac.delta;
         out.embedding = vac.embedding;
         out.feasible = true;
         out.delta = ret_delta + cache.removal(s, b) + best;
@@ -115,7 +115,7 @@ double BudgetExchangeMove::upper_bound(const SearchState& s, MoveCache& cache) c
     if (ha == hb || host == hb) return kNoBound;
     const bool distinct = ha != home && home != hb;
     if (distinct && host != home && host != ha) return kNoBound;  // exact from the cache anyway
-    double ub = cache.removal(s, a) + cache.removal(s, b);
+    Score ub = cache.removal(s, a) + cache.removal(s, b);
     if (distinct && host != home) {
         // a's snapshot host changes only by a's return: exactly its cached delta.
         const MoveCache::Return& ret = cache.return_home(s, a);
@@ -127,7 +127,7 @@ double BudgetExchangeMove::upper_bound(const SearchState& s, MoveCache& cache) c
         if (ins.embedding < 0) return -kNoBound;
         ub += ins.delta;
     }
-    return ub;
+    return static_cast<double>(ub);
 }
 
 int BudgetExchangeMove::relocations(const SearchState& s, const BudgetExchangeDelta& d, Relocation* out) const {

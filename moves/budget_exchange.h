@@ -53,8 +53,7 @@ struct BudgetExchangeMove {
      * remapped on its snapshot host (its current and snapshot hosts coincide) its whole part is the
      * cached return, and a destination there is vacated_insertion(returned). Otherwise (b on a's
      * current or snapshot host, or b sent to a's snapshot host from elsewhere) the uncached evaluate.
-     * Same feasibility, embedding and migrations_after as evaluate(state); the delta equals it up to
-     * floating-point summation order (< 1e-9).
+     * Same result as evaluate(state), exactly (integer score units).
      */
     BudgetExchangeDelta evaluate(const SearchState& state, MoveCache& cache) const;
 

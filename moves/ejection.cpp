@@ -11,8 +11,8 @@ namespace {
 /** Best placement per "migrates" flag (index 0: lands on its snapshot placement, 1: migrates). */
 struct Best {
     int emb[2] = {-1, -1};
-    double value[2] = {0, 0};
-    void offer(bool migrates, int e, double v) {
+    Score value[2] = {0, 0};
+    void offer(bool migrates, int e, Score v) {
         const int c = migrates ? 1 : 0;
         if (emb[c] < 0 || v > value[c]) {
             emb[c] = e;
@@ -23,7 +23,7 @@ struct Best {
 
 /** Step 1 evaluated on tentative host copies: b's best placements on `host` (per migrates flag)
  *  and a's source part. */
-void step1(const EjectionMove& mv, const SearchState& s, int ha, const Flavor& fa, const Flavor& fb, double& a_source, Best& bb) {
+void step1(const EjectionMove& mv, const SearchState& s, int ha, const Flavor& fa, const Flavor& fb, Score& a_source, Best& bb) {
     const Problem& p = s.problem();
     const int a = mv.a, b = mv.b, host = mv.host;
     // Step 1: b's placements on `host` as it is now (a still there if host == ha). a's own host
@@ -42,7 +42,7 @@ void step1(const EjectionMove& mv, const SearchState& s, int ha, const Flavor& f
     for (std::size_t e = 0; e < pb.size(); ++e) {
         const Embedding& emb = pb[e];
         if (!S3.fits(fb, emb.map.data())) continue;
-        const double v = host == ha ? Sa.gain(s, &fb, emb.map.data()) : S3.gain(s, &fb, emb.map.data());
+        const Score v = host == ha ? Sa.gain(s, &fb, emb.map.data()) : S3.gain(s, &fb, emb.map.data());
         bb.offer(s.differs_from_origin(b, host, emb.mask), static_cast<int>(e), v);
     }
 }
@@ -74,7 +74,7 @@ EjectionDelta evaluate_ejection(const EjectionMove& mv, const SearchState& s, Mo
     // source part is its removal delta and every placement of b there migrates, its best being
     // the cached best insertion (same tie-break: first of the largest gain).
     Best bb;
-    double a_source = 0.0;
+    Score a_source = 0;
     if (cache != nullptr && host != ha && host != s.origin_of(b)) {
         a_source = cache->removal(s, a);
         const Insertion& ins = cache->insertion(s, s.flavor_of(b), host);
@@ -93,7 +93,7 @@ EjectionDelta evaluate_ejection(const EjectionMove& mv, const SearchState& s, Mo
             if (bb.emb[mb] < 0) continue;
             const std::int64_t mig = base + ma + mb;
             if (!within_budget(p, mig, base_ram + (ma ? ra : 0) + (mb ? rb : 0))) continue;
-            const double v = a_source + ba.value[ma] + bb.value[mb];
+            const Score v = a_source + ba.value[ma] + bb.value[mb];
             if (!out.feasible || v > out.delta || (v == out.delta && mig < out.migrations_after)) {
                 out.feasible = true;
                 out.delta = v;
@@ -118,13 +118,13 @@ double EjectionMove::upper_bound(const SearchState& s, MoveCache& cache) const {
     const int ha = s.host_of(a), hb = s.host_of(b);
     if (ha == hb || host == hb) return kNoBound;
     if (!budget_admits(s)) return -kNoBound;
-    double ub = cache.removal(s, a) + cache.removal(s, b);
+    Score ub = cache.removal(s, a) + cache.removal(s, b);
     if (host != ha) {
         const Insertion& ins = cache.insertion(s, s.flavor_of(b), host);
         if (ins.embedding < 0) return -kNoBound;
         ub += ins.delta;
     }
-    return ub;
+    return static_cast<double>(ub);
 }
 
 int EjectionMove::relocations(const SearchState& s, const EjectionDelta& d, Relocation* out) const {

@@ -33,13 +33,13 @@ void HostScratch::occupy(const Flavor& fl, const std::uint8_t* nodes) {
 
 bool HostScratch::fits(const Flavor& fl, const std::uint8_t* nodes) const { return fits_nodes(free_, R_, fl, nodes); }
 
-int HostScratch::best_placement(const SearchState& s, const Flavor& fl, const std::vector<Embedding>& placements, double& best) const {
+int HostScratch::best_placement(const SearchState& s, const Flavor& fl, const std::vector<Embedding>& placements, Score& best) const {
     int out = -1;
-    best = 0.0;
+    best = 0;
     for (std::size_t e = 0; e < placements.size(); ++e) {
         const Embedding& emb = placements[e];
         if (!fits(fl, emb.map.data())) continue;
-        const double v = gain(s, &fl, emb.map.data());
+        const Score v = gain(s, &fl, emb.map.data());
         if (out < 0 || v > best) {
             out = static_cast<int>(e);
             best = v;
@@ -48,7 +48,7 @@ int HostScratch::best_placement(const SearchState& s, const Flavor& fl, const st
     return out;
 }
 
-double HostScratch::gain(const SearchState& s, const Flavor* extra, const std::uint8_t* extra_nodes) const {
+Score HostScratch::gain(const SearchState& s, const Flavor* extra, const std::uint8_t* extra_nodes) const {
     if (extra == nullptr) return capacity_gain(s, host_, dirty_, free_);
     // One more VM on extra_nodes: the touched nodes' amounts on a local copy.
     unsigned touched = dirty_;

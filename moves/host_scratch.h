@@ -37,18 +37,18 @@ public:
     bool fits(const Flavor& fl, const std::uint8_t* nodes) const;
 
     /**
-     * Exact weighted capacity change sum_j w_j (VMCAP_j(tentative) - capacity(host, j)) of this
+     * Exact weighted capacity change sum_j w_j (VMCAP_j(tentative) - capacity(host, j)), in score units, of this
      * host, with, if `extra` is given, one more VM of that flavor on `extra_nodes` (which must
      * fit). Does not change the scratch. O(targets x (n + k x R + VMCAP)).
      */
-    double gain(const SearchState& s, const Flavor* extra = nullptr, const std::uint8_t* extra_nodes = nullptr) const;
+    Score gain(const SearchState& s, const Flavor* extra = nullptr, const std::uint8_t* extra_nodes = nullptr) const;
 
     /**
      * Best placement of one more VM of `fl` among `placements` (the evaluator's list for this
      * host type and flavor): the index of the first placement with room and the largest gain(),
      * and that gain in `best`; -1 if none has room. O(placements x targets x (n + k x R + VMCAP)).
      */
-    int best_placement(const SearchState& s, const Flavor& fl, const std::vector<Embedding>& placements, double& best) const;
+    int best_placement(const SearchState& s, const Flavor& fl, const std::vector<Embedding>& placements, Score& best) const;
 
 private:
     int host_ = -1;

@@ -4,7 +4,7 @@
 
 namespace vmcap {
 
-double removal_delta(const SearchState& s, int vm) {
+Score removal_delta(const SearchState& s, int vm) {
     const Flavor& fl = s.problem().flavors[s.flavor_of(vm)];
     const int k = fl.num_vnuma();
     const int R = s.model().num_resources();
@@ -53,7 +53,7 @@ Insertion best_insertion(const SearchState& s, int flavor, int host, int vm) {
         const bool migrates = vm < 0 || s.differs_from_origin(vm, host, emb.mask);
         if (vm >= 0 && migrates && (base_migrations + 1 > c.max_migrations || base_ram + fl.demand[kRamMib] > c.max_migrated_ram_mib))
             continue;
-        const double gain = capacity_gain(s, host, emb.mask, local);
+        const Score gain = capacity_gain(s, host, emb.mask, local);
         if (out.embedding < 0 || gain > out.delta || (gain == out.delta && out.migrates && !migrates)) {
             out.embedding = static_cast<int>(e);
             out.delta = gain;

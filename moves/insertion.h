@@ -8,20 +8,21 @@
  */
 #include <cstdint>
 
+#include "evaluators/score.h"
 #include "evaluators/search_state.h"
 
 namespace vmcap {
 
 /**
- * Exact weighted VMCAP change of taking `vm` off its current host (source half of a migrate
+ * Exact weighted VMCAP change (score units) of taking `vm` off its current host (source half of a migrate
  * move). Only the VM's pNUMA nodes' capacity entries change. O(targets x (k x R + VMCAP)).
  */
-double removal_delta(const SearchState& state, int vm);
+Score removal_delta(const SearchState& state, int vm);
 
 /** Best placement of a VM of some flavor on one host (destination half of a migrate move). */
 struct Insertion {
     int embedding = -1;      ///< index into evaluator(host type, flavor).placements(); -1: nothing fits
-    double delta = 0.0;      ///< exact weighted VMCAP change on that host
+    Score delta = 0;         ///< exact weighted VMCAP change on that host (score units)
     bool migrates = true;    ///< false only when it puts `vm` back on its snapshot nodes
     std::int64_t migrations_after = 0;  ///< with `vm` >= 0: SearchState::migrations() after the move
 };

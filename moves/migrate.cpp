@@ -31,7 +31,7 @@ MigrateDelta evaluate_home_cached(const MigrateMove& mv, const SearchState& s, M
     MigrateDelta out;
     const MoveCache::Return& ret = cache.return_home(s, mv.vm);
     const bool ret_fits = ret.fits;
-    const double ret_delta = ret.delta;
+    const Score ret_delta = ret.delta;
     const Insertion& ins = cache.insertion(s, orig.flavor, mv.host);
     if (ret_fits && (ins.embedding < 0 || ret_delta >= ins.delta)) {
         // Every placement on the snapshot node set frees the same amounts (one node demand per

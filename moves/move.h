@@ -42,7 +42,7 @@ struct ProposalContext;
 /** The fields of every move's evaluation result, in front, so the search reads them uniformly. */
 struct DeltaHead {
     bool feasible = false;              ///< every step is a feasible live migration within the budget
-    double delta = 0.0;                 ///< exact change of the objective (SearchState::objective())
+    Score delta = 0;                    ///< exact change of SearchState::objective(), score units (score.h)
     std::int64_t migrations_after = 0;  ///< SearchState::migrations() after apply
 };
 

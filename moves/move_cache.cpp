@@ -26,7 +26,7 @@ const MoveCache::Return& MoveCache::return_home(const SearchState& s, int vm) {
     sc.load(s, v.host);
     if (s.host_of(vm) == v.host) sc.release(fl, s.pnuma_of(vm));  // a remap back: its own share is free
     e.ret.fits = sc.fits(fl, v.pnuma.data());
-    e.ret.delta = e.ret.fits ? sc.gain(s, &fl, v.pnuma.data()) : 0.0;
+    e.ret.delta = e.ret.fits ? sc.gain(s, &fl, v.pnuma.data()) : 0;
     return e.ret;
 }
 
@@ -57,13 +57,13 @@ const MoveCache::Vacated& MoveCache::vacated_insertion(const SearchState& s, int
         }
         dest.occupy(own, snap);
     }
-    double best = 0.0;
+    Score best = 0;
     e.value.embedding = dest.best_placement(s, p.flavors[flavor], s.model().evaluator(p.hosts[host].type, flavor).placements(), best);
-    e.value.delta = e.value.embedding >= 0 ? best : 0.0;
+    e.value.delta = e.value.embedding >= 0 ? best : 0;
     return e.value;
 }
 
-double MoveCache::removal(const SearchState& s, int vm) {
+Score MoveCache::removal(const SearchState& s, int vm) {
     Removal& r = removal_[vm];
     const std::uint64_t v = s.host_version(s.host_of(vm));
     if (r.version == v) {

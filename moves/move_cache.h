@@ -29,7 +29,7 @@ public:
     explicit MoveCache(const SearchState& state);
 
     /** removal_delta(state, vm), memoised. O(1) on a hit. */
-    double removal(const SearchState& state, int vm);
+    Score removal(const SearchState& state, int vm);
 
     /**
      * best_insertion(state, flavor, host, -1) (budget ignored, no snapshot tie-break: every
@@ -45,7 +45,7 @@ public:
      *  Meaningful only while the VM is migrated. */
     struct Return {
         bool fits = false;
-        double delta = 0.0;
+        Score delta = 0;
     };
     /** Return of `vm` to its snapshot placement, memoised by the snapshot host's version. */
     const Return& return_home(const SearchState& state, int vm);
@@ -54,7 +54,7 @@ public:
      *  (or, with `returned`, once `vm` has moved back to its snapshot nodes on that host). */
     struct Vacated {
         int embedding = -1;  ///< evaluator(host type, flavor).placements() index; -1: nothing fits
-        double delta = 0.0;  ///< exact weighted change of that host: vm's departure plus the arrival
+        Score delta = 0;     ///< exact weighted change of that host: vm's departure plus the arrival
     };
     /**
      * HostScratch::best_placement on host_of(vm) without vm (first placement of the largest gain),
@@ -76,7 +76,7 @@ public:
 private:
     struct Removal {
         std::uint64_t version = 0;  ///< host version it was computed at; 0 = never
-        double delta = 0.0;
+        Score delta = 0;
     };
     struct Slot {
         std::uint64_t version = 0;

@@ -64,7 +64,7 @@ struct Proposal {
         const Problem& p = s.problem();
         const int H = static_cast<int>(p.hosts.size());
         dest.assign(p.flavors.size(), {});
-        std::vector<std::pair<double, int>> v;
+        std::vector<std::pair<Score, int>> v;
         for (std::size_t f = 0; f < p.flavors.size(); ++f) {
             if (!flavor_used[f]) continue;
             v.clear();

@@ -25,7 +25,7 @@ RemapDelta RemapMove::evaluate(const SearchState& s) const {
         if (emb.mask == cur || !h.fits(fl, emb.map.data())) continue;
         const bool migrates = s.differs_from_origin(vm, host, emb.mask);
         if (migrates && !within_budget(p, base + 1, base_ram + fl.demand[kRamMib])) continue;
-        const double v = h.gain(s, &fl, emb.map.data());
+        const Score v = h.gain(s, &fl, emb.map.data());
         if (!out.feasible || v > out.delta || (v == out.delta && best_migrates && !migrates)) {
             out.feasible = true;
             out.delta = v;

@@ -16,7 +16,7 @@ ReturnDelta ReturnMove::evaluate(const SearchState& s) const {
     const int cur = s.host_of(vm);
     HostScratch home;
     home.load(s, v.host);
-    double source = 0.0;
+    Score source = 0;
     if (cur == v.host) {
         home.release(fl, s.pnuma_of(vm));  // a remap back: its own share is free
     } else {
@@ -38,7 +38,7 @@ ReturnDelta ReturnMove::evaluate(const SearchState& s, MoveCache& cache) const {
     ReturnDelta out;
     const MoveCache::Return& ret = cache.return_home(s, vm);
     if (!ret.fits) return out;
-    const double ret_delta = ret.delta;
+    const Score ret_delta = ret.delta;
     out.feasible = true;
     out.delta = cache.removal(s, vm) + ret_delta;
     out.migrations_after = s.migrations() - 1;

@@ -11,7 +11,7 @@ namespace {
 /** Best placement of one side per (fits before the other VM leaves, migrates) category. */
 struct Side {
     int emb[4] = {-1, -1, -1, -1};  ///< index: 2 * fits_before + migrates
-    double value[4] = {0, 0, 0, 0};
+    Score value[4] = {0, 0, 0, 0};
 };
 
 /** Placements of `vm` on `host` (scratch = host without its swap partner). */
@@ -35,7 +35,7 @@ Side best_per_category(const SearchState& s, int vm, const HostScratch& dest) {
                 }
         const bool migrates = s.differs_from_origin(vm, host, emb.mask);
         const int c = (before ? 2 : 0) + (migrates ? 1 : 0);
-        const double v = dest.gain(s, &fl, emb.map.data());
+        const Score v = dest.gain(s, &fl, emb.map.data());
         if (out.emb[c] < 0 || v > out.value[c]) {
             out.emb[c] = static_cast<int>(e);
             out.value[c] = v;
@@ -78,7 +78,7 @@ SwapDelta SwapMove::evaluate(const SearchState& s) const {
             const bool ma = ca & 1, mb = cb & 1;
             const std::int64_t mig = base + (ma ? 1 : 0) + (mb ? 1 : 0);
             if (!within_budget(p, mig, base_ram + (ma ? ra : 0) + (mb ? rb : 0))) continue;
-            const double v = sa.value[ca] + sb.value[cb];
+            const Score v = sa.value[ca] + sb.value[cb];
             if (!out.feasible || v > out.delta || (v == out.delta && mig < out.migrations_after)) {
                 out.feasible = true;
                 out.delta = v;
@@ -95,7 +95,7 @@ SwapDelta SwapMove::evaluate(const SearchState& s) const {
 double SwapMove::upper_bound(const SearchState& s, MoveCache& cache) const {
     if (s.host_of(a) == s.host_of(b)) return kNoBound;
     if (!budget_admits(s)) return -kNoBound;
-    return cache.removal(s, a) + cache.removal(s, b);
+    return static_cast<double>(cache.removal(s, a) + cache.removal(s, b));
 }
 
 int SwapMove::relocations(const SearchState& s, const SwapDelta& d, Relocation* out) const {

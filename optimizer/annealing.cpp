@@ -31,8 +31,7 @@ struct alignas(128) Worker {
     MoveCache cache;
     Rng rng;
     std::vector<Placement> best;
-    double best_score = 0.0;
-    double best_objective = 0.0;
+    SearchScore best_score;
     std::int64_t evaluations = 0;
     std::int64_t accepted = 0;
     std::int64_t since_check = 0;
@@ -98,7 +97,7 @@ SearchResult anneal(const CapacityModel& model, const SearchParams& params) {
     // compound moves: hw1000 2868 -> 2890 and az1100 795 -> 797 at the default length, bundled
     // example unchanged (128).
     if (!params.start.empty()) t_start = std::min(t_start, 0.3 * w_min);
-    if (params.initial_temperature > 0) t_start = params.initial_temperature;
+    if (params.initial_temperature > 0) t_start = params.initial_temperature * static_cast<double>(kScoreScale);
     const double t_end = w_min / 20.0;
     const double t_ratio = std::min(1.0, t_end / t_start);
 
@@ -114,8 +113,7 @@ SearchResult anneal(const CapacityModel& model, const SearchParams& params) {
         workers.emplace_back(initial, params.seed, w + 1);
         workers.back().best = params.start;
         workers.back().proposal.start(workers.back().rng, movable.size());
-        workers.back().best_score = scorer.score(initial.objective(), initial.migrations());
-        workers.back().best_objective = initial.objective();
+        workers.back().best_score = setup.start_score;
     }
 
     std::atomic<bool> out_of_time{false};
@@ -163,29 +161,29 @@ SearchResult anneal(const CapacityModel& model, const SearchParams& params) {
                     if (!is_compound(mv)) {
                         evaluate(mv, s, wk.cache, d);
                         if (!d.feasible) continue;
-                        ds = d.delta - scorer.eps * static_cast<double>(d.migrations_after - s.migrations());
+                        ds = scorer.acceptance_delta(d.delta, d.migrations_after - s.migrations());
                         if (ds < 0 && wk.rng.uniform() >= std::exp(ds / temp)) continue;
                         // Exactly neutral moves (same objective, same migration count) are
                         // plateau steps: accepted with probability neutral_acceptance.
-                        if (ds == 0.0 && d.delta == 0.0 && params.neutral_acceptance < 1.0 &&
+                        if (d.delta == 0 && d.migrations_after == s.migrations() && params.neutral_acceptance < 1.0 &&
                             wk.rng.uniform() >= params.neutral_acceptance)
                             continue;
                     } else {
                         // Threshold first: accept iff ds >= temp x ln(u). A move whose cached
-                        // upper bound (+ the largest possible migration tie-break refund, 2 eps)
+                        // upper bound (+ the largest possible migration tie-break refund, 2 tie)
                         // is below it is rejected exactly without the full evaluation.
                         const double threshold = temp * std::log(wk.rng.uniform());
                         const double ub = upper_bound(mv, s, wk.cache);
-                        if (ub + 2.0 * scorer.eps + 1e-9 < threshold) {
+                        if (ub + 2.0 * scorer.tie < threshold) {
                             ++wk.bounded;
                             continue;
                         }
                         evaluate(mv, s, wk.cache, d);
                         if (!d.feasible) continue;
-                        ds = d.delta - scorer.eps * static_cast<double>(d.migrations_after - s.migrations());
+                        ds = scorer.acceptance_delta(d.delta, d.migrations_after - s.migrations());
                         if (ds < threshold) continue;
                     }
-                    if (apply_and_check(wk, mv, d, params.check_every, scorer)) wk.last_improvement = e + done;
+                    if (apply_and_check(wk, mv, d, params.check_every)) wk.last_improvement = e + done;
                     ++wk.accepted;
                     ++wk.kind_accepted[kind];
                     if (d.delta > 0) ++wk.kind_improved[kind];

@@ -23,14 +23,31 @@ namespace vmcap::search_detail {
 
 
 /**
- * Search score: the weighted objective minus a tie-break penalty per migration, small enough that
- * all migrations of a budget together cost less than half of one unit of the smallest target
- * weight. So a plan never trades capacity for fewer migrations, but among equal capacities it
- * prefers fewer migrations (neutral moves that use budget are not kept at low temperature).
+ * The search's order on states, exact and lexicographic: the higher objective wins, then the one
+ * with fewer migrations. So a plan never trades capacity for fewer migrations, but among equal
+ * objectives it prefers fewer migrations.
+ */
+struct SearchScore {
+    Score objective = std::numeric_limits<Score>::min();
+    std::int64_t migrations = 0;
+    friend bool operator<(const SearchScore& a, const SearchScore& b) {
+        return a.objective < b.objective || (a.objective == b.objective && a.migrations > b.migrations);
+    }
+    friend bool operator==(const SearchScore&, const SearchScore&) = default;
+};
+
+/**
+ * The Metropolis rule's view of a move: its delta minus `tie` score units per migration it adds,
+ * with `tie` so small that all migrations of a budget together weigh less than half of one unit of
+ * the smallest target weight — the same order as SearchScore, so that neutral moves that use
+ * budget are not kept at low temperature. Only acceptance probabilities use this double; every
+ * comparison of states is exact (SearchScore).
  */
 struct Scorer {
-    double eps = 0.0;
-    double score(double objective, std::int64_t migrations) const { return objective - eps * static_cast<double>(migrations); }
+    double tie = 0.0;
+    double acceptance_delta(Score delta, std::int64_t added_migrations) const {
+        return static_cast<double>(delta) - tie * static_cast<double>(added_migrations);
+    }
 };
 
 /**
@@ -44,9 +61,10 @@ struct SearchSetup {
     std::vector<int> movable;
     std::vector<char> flavor_used;  ///< [flavor]: has a migratable VM
     SearchState initial;            ///< the snapshot with params.start applied
-    double objective_before = 0.0;  ///< of the snapshot
-    double w_min = 0.0;             ///< smallest target weight
+    double objective_before = 0.0;  ///< of the snapshot, objective units
+    double w_min = 0.0;             ///< smallest target weight, score units (score.h)
     Scorer scorer;
+    SearchScore start_score;        ///< of the start state
     bool nothing_to_search = false;
     std::int64_t per_worker = 0, round = 0;
 
@@ -62,13 +80,14 @@ struct SearchSetup {
                 movable.push_back(static_cast<int>(v));
                 flavor_used[p.vms[v].flavor] = 1;
             }
-        objective_before = initial.objective();
+        objective_before = initial.objective_value();
         if (!params.start.empty()) initial.set_placements(params.start);
         nothing_to_search = movable.empty() || p.hosts.size() < 2 || model.num_targets() == 0 || p.constraints.max_migrations == 0;
         for (int j = 0; j < model.num_targets(); ++j)
-            if (w_min == 0.0 || model.target_weight(j) < w_min) w_min = model.target_weight(j);
+            if (w_min == 0.0 || static_cast<double>(model.target_weight_units(j)) < w_min) w_min = static_cast<double>(model.target_weight_units(j));
         const double max_mig = static_cast<double>(std::min<std::int64_t>(p.constraints.max_migrations, static_cast<std::int64_t>(movable.size())));
         scorer = Scorer{0.5 * w_min / (max_mig + 1.0)};
+        start_score = SearchScore{initial.objective(), initial.migrations()};
         const std::int64_t total = params.max_evaluations > 0 ? params.max_evaluations : default_evaluations(p);
         per_worker = std::max<std::int64_t>(1, total / params.threads);
         round = params.round_evaluations > 0 ? params.round_evaluations : std::clamp<std::int64_t>(per_worker / 50, 2000, 20000000);
@@ -79,7 +98,7 @@ struct SearchSetup {
     SearchResult start_result(const SearchParams& params) const {
         SearchResult res;
         res.objective_before = objective_before;
-        res.objective_best = initial.objective();
+        res.objective_best = initial.objective_value();
         res.best = params.start;
         if (nothing_to_search) res.stopped_by = "nothing to search";
         return res;
@@ -101,21 +120,20 @@ inline bool verify_deltas(std::int64_t check_every) { return check_every > 0 || 
  * naming the move kind, the delta and the change), and every `check_every` applied moves
  * recomputes every aggregate from scratch (SearchState::check_consistency). Then updates the
  * worker's best state if the score improved; returns whether it did.
- * W has state, since_check, best, best_score, best_objective.
+ * W has state, since_check, best, best_score.
  */
 template <class W>
-bool apply_and_check(W& wk, const Candidate& c, const CandidateDelta& d, std::int64_t check_every, const Scorer& scorer) {
+bool apply_and_check(W& wk, const Candidate& c, const CandidateDelta& d, std::int64_t check_every) {
     SearchState& s = wk.state;
     const bool verify = verify_deltas(check_every);
-    const double before = verify ? s.objective() : 0.0;
+    const Score before = verify ? s.objective() : 0;
     apply(c, s, d);
     if (verify) {
-        const double change = s.objective() - before;
-        // Exact up to the summation order of cached parts (exchange: < 1e-9).
-        if (!(std::fabs(change - d.delta) <= 1e-9 * std::max(1.0, std::fabs(before)))) {
+        const Score change = s.objective() - before;
+        if (change != d.delta) {
             char msg[256];
-            std::snprintf(msg, sizeof msg, "%s move: the search acted on delta %.17g but the objective changed by %.17g",
-                          std::string(Moves::kNames[c.kind]).c_str(), d.delta, change);
+            std::snprintf(msg, sizeof msg, "%s move: the search acted on delta %lld but the objective changed by %lld (score units)",
+                          std::string(Moves::kNames[c.kind]).c_str(), static_cast<long long>(d.delta), static_cast<long long>(change));
             throw std::logic_error(msg);
         }
         if (check_every > 0 && ++wk.since_check >= check_every) {
@@ -123,10 +141,9 @@ bool apply_and_check(W& wk, const Candidate& c, const CandidateDelta& d, std::in
             s.check_consistency();
         }
     }
-    const double sc = scorer.score(s.objective(), s.migrations());
-    if (sc <= wk.best_score) return false;
+    const SearchScore sc{s.objective(), s.migrations()};
+    if (!(wk.best_score < sc)) return false;
     wk.best_score = sc;
-    wk.best_objective = s.objective();
     wk.best = s.migrated_placements();
     return true;
 }
@@ -136,14 +153,14 @@ template <class W>
 int best_worker(const std::vector<W>& workers) {
     int bw = 0;
     for (int w = 1; w < static_cast<int>(workers.size()); ++w)
-        if (workers[w].best_score > workers[bw].best_score) bw = w;
+        if (workers[bw].best_score < workers[w].best_score) bw = w;
     return bw;
 }
 
 /**
  * Synchronisation point of the parallel drivers: every worker behind the best (ties: lowest
  * worker id) adopts its best state and restarts from it. Deterministic (worker order only).
- * Returns the best worker's index. W has best, best_score, best_objective and state.
+ * Returns the best worker's index. W has best, best_score and state.
  */
 template <class W>
 int share_best(std::vector<W>& workers) {
@@ -152,7 +169,6 @@ int share_best(std::vector<W>& workers) {
         if (w != bw && workers[w].best_score < workers[bw].best_score) {
             workers[w].best = workers[bw].best;
             workers[w].best_score = workers[bw].best_score;
-            workers[w].best_objective = workers[bw].best_objective;
             workers[w].state.set_placements(workers[w].best);
         }
     return bw;
@@ -166,7 +182,7 @@ void report_progress(const std::vector<W>& workers, int bw, double seconds, doub
     std::int64_t ev = 0;
     for (const auto& wk : workers) ev += wk.evaluations;
     std::fprintf(stderr, "[%6.1fs] %5.1f%%  objective %.6g (start %.6g)  migrations %lld  %.2f M evals/s (%s)\n", seconds,
-                 100.0 * done_fraction, workers[bw].best_objective, objective_before,
+                 100.0 * done_fraction, to_objective(workers[bw].best_score.objective), objective_before,
                  static_cast<long long>(workers[bw].best.size()), static_cast<double>(ev) / seconds / 1e6, driver);
 }
 
@@ -191,12 +207,12 @@ int end_round(std::vector<W>& workers, const SearchParams& params, std::chrono::
 
 /** Fills `res` at the end of a parallel run: the best worker's plan and objective (ties: lowest
  *  id), all workers' evaluations and accepted moves, seconds since t0 and why the run stopped.
- *  W has best, best_score, best_objective, evaluations and accepted. */
+ *  W has best, best_score, evaluations and accepted. */
 template <class W>
 void finish(SearchResult& res, const std::vector<W>& workers, std::chrono::steady_clock::time_point t0, bool out_of_time) {
     const int bw = best_worker(workers);
     res.best = workers[bw].best;
-    res.objective_best = workers[bw].best_objective;
+    res.objective_best = to_objective(workers[bw].best_score.objective);
     for (const auto& wk : workers) {
         res.evaluations += wk.evaluations;
         res.accepted += wk.accepted;

@@ -204,7 +204,7 @@ ExactResult solve_exact(const CapacityModel& model, double time_limit_s) {
     // VMCAP may exceed only if the model were wrong; a mismatch is a bug, reported loudly).
     SearchState s(model);
     s.set_placements(res.best);
-    res.objective = s.objective();
+    res.objective = s.objective_value();
     if (res.proven && std::abs(res.objective - std::abs(cbc.getObjValue())) > 1e-6 * std::max(1.0, res.objective))
         throw std::runtime_error("exact: MILP optimum " + std::to_string(std::abs(cbc.getObjValue())) +
                                  " differs from the VMCAP re-evaluation " + std::to_string(res.objective));

@@ -69,7 +69,7 @@ private:
     void place(int pos, int h, int emb);
     void unplace(int pos, int h, int emb);
     bool trial(int h, int flavor, const Embedding& e, double& delta) const;
-    double objective() const { return m_.weighted(tot_.data()); }
+    double objective() const { return m_.weighted_objective(tot_.data()); }
     double eps() const { return 1e-9 * std::max(1.0, std::abs(inc_)); }
     bool tick();
 
@@ -371,7 +371,7 @@ double BranchBound::superset_bound(int first, int r) const {
 
 void BranchBound::warm_start() {
     SearchState s(m_);
-    inc_ = s.objective();
+    inc_ = s.objective_value();
     if (prm_.warm_start_evaluations < 0 || B_ == 0) return;
     SearchParams sp;
     sp.quiet = true;
@@ -385,8 +385,8 @@ void BranchBound::warm_start() {
         r = anneal(m_, sp);
     }
     s.set_placements(r.best);
-    if (s.objective() > inc_) {
-        inc_ = s.objective();
+    if (s.objective_value() > inc_) {
+        inc_ = s.objective_value();
         best_ = r.best;
     }
 }
@@ -573,7 +573,7 @@ ExactResult BranchBound::run() {
     // Independent re-evaluation through SearchState: value and budget.
     SearchState s(m_);
     s.set_placements(best_);
-    res.objective = s.objective();
+    res.objective = s.objective_value();
     if (std::abs(res.objective - inc_) > 1e-9 * std::max(1.0, std::abs(inc_)))
         throw std::logic_error("exact: branch-and-bound value differs from the SearchState re-evaluation");
     if (s.migrations() > p_.constraints.max_migrations || s.migrated_ram_mib() > p_.constraints.max_migrated_ram_mib)

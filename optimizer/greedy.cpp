@@ -15,13 +15,14 @@ SearchResult greedy(const CapacityModel& model, const SearchParams& params) {
     const int F = static_cast<int>(p.flavors.size());
     SearchState s(model);
     SearchResult res;
-    res.objective_before = s.objective();
+    res.objective_before = s.objective_value();
     res.stopped_by = "no improving move";
 
     // Destination gain of one more VM of flavor f on host h (budget ignored here; the chosen move
     // is re-evaluated exactly before it is applied).
-    std::vector<double> dst(static_cast<std::size_t>(F) * H, -std::numeric_limits<double>::infinity());
-    std::vector<double> src(p.vms.size(), 0.0);
+    constexpr Score kNone = std::numeric_limits<Score>::min();  // nothing fits
+    std::vector<Score> dst(static_cast<std::size_t>(F) * H, kNone);
+    std::vector<Score> src(p.vms.size(), 0);
     std::vector<char> flavor_used(F, 0);
     for (const Vm& vm : p.vms)
         if (vm.migratable) flavor_used[vm.flavor] = 1;
@@ -29,7 +30,7 @@ SearchResult greedy(const CapacityModel& model, const SearchParams& params) {
         for (int f = 0; f < F; ++f) {
             if (!flavor_used[f]) continue;
             const Insertion ins = best_insertion(s, f, h, -1);
-            dst[static_cast<std::size_t>(f) * H + h] = ins.embedding >= 0 ? ins.delta : -std::numeric_limits<double>::infinity();
+            dst[static_cast<std::size_t>(f) * H + h] = ins.embedding >= 0 ? ins.delta : kNone;
             ++res.evaluations;
         }
     };
@@ -58,14 +59,14 @@ SearchResult greedy(const CapacityModel& model, const SearchParams& params) {
         // Best (VM, host) pair: per flavor, the best and second-best destination (O(flavors x
         // hosts)); then one pass over the VMs (O(VMs)): a VM's best destination is its flavor's
         // best host unless that is its own host, then the second best.
-        double best = 0.0;
+        Score best = 0;
         int bv = -1, bh = -1;
         const Amount ram_left = p.constraints.max_migrated_ram_mib - s.migrated_ram_mib();
         const bool count_left = s.migrations() < p.constraints.max_migrations;
         for (int f = 0; f < F; ++f) {
             top1[f] = top2[f] = -1;
             if (!flavor_used[f]) continue;
-            const double* d = &dst[static_cast<std::size_t>(f) * H];
+            const Score* d = &dst[static_cast<std::size_t>(f) * H];
             int h1 = -1, h2 = -1;
             for (int h = 0; h < H; ++h) {
                 if (h1 < 0 || d[h] > d[h1]) {
@@ -75,7 +76,7 @@ SearchResult greedy(const CapacityModel& model, const SearchParams& params) {
                     h2 = h;
                 }
             }
-            if (h1 < 0 || d[h1] == -std::numeric_limits<double>::infinity()) continue;
+            if (h1 < 0 || d[h1] == kNone) continue;
             top1[f] = h1;
             top2[f] = h2;
         }
@@ -85,9 +86,10 @@ SearchResult greedy(const CapacityModel& model, const SearchParams& params) {
             if (!s.is_migrated(v) && (!count_left || p.flavors[f].demand[kRamMib] > ram_left)) continue;
             const int to = (s.host_of(v) == top1[f]) ? top2[f] : top1[f];
             if (to < 0) continue;
-            const double g = src[v] + dst[static_cast<std::size_t>(f) * H + to];
-            // Ties (within 1e-12) go to the VM with less RAM: the cheaper live migration.
-            if (g > best + 1e-12 || (bv >= 0 && g >= best - 1e-12 && p.flavors[f].demand[kRamMib] < p.flavors[p.vms[bv].flavor].demand[kRamMib])) {
+            if (dst[static_cast<std::size_t>(f) * H + to] == kNone) continue;
+            const Score g = src[v] + dst[static_cast<std::size_t>(f) * H + to];
+            // Ties go to the VM with less RAM: the cheaper live migration.
+            if (g > best || (bv >= 0 && g == best && p.flavors[f].demand[kRamMib] < p.flavors[p.vms[bv].flavor].demand[kRamMib])) {
                 best = g;
                 bv = v;
                 bh = to;
@@ -97,7 +99,7 @@ SearchResult greedy(const CapacityModel& model, const SearchParams& params) {
         const MigrateMove mv{bv, bh};
         const MigrateDelta md = score_move(mv, s);  // the complete delta: filters and every objective term
         ++res.evaluations;
-        if (!md.feasible || md.delta <= 1e-12) {
+        if (!md.feasible || md.delta <= 0) {
             banned[bv] = 1;
             banned_list.push_back(bv);
             continue;
@@ -119,7 +121,7 @@ SearchResult greedy(const CapacityModel& model, const SearchParams& params) {
         refresh_vms(bh);
     }
     res.best = s.migrated_placements();
-    res.objective_best = s.objective();
+    res.objective_best = s.objective_value();
     res.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
     if (res.stopped_by == "no improving move" && s.migrations() >= p.constraints.max_migrations) res.stopped_by = "budget spent";
     return res;

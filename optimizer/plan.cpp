@@ -52,7 +52,7 @@ Plan build_plan(const CapacityModel& model, const std::vector<Placement>& target
     const Problem& p = model.problem();
     Plan plan;
     SearchState s(model);
-    plan.objective_before = s.objective();
+    plan.objective_before = s.objective_value();
     plan.capacity_before = capacity_by_flavor(model, compute_node_usage(p));
 
     std::vector<Placement> pending = target;
@@ -72,7 +72,7 @@ Plan build_plan(const CapacityModel& model, const std::vector<Placement>& target
         st.to_pnuma = pnuma;
         st.temporary = temporary;
         s.move(vm, host, embedding_of(pnuma, fl.num_vnuma()));
-        st.objective_after = s.objective();
+        st.objective_after = s.objective_value();
         plan.steps.push_back(st);
         if (step_counts(st.from_host, host)) {
             --steps_left;

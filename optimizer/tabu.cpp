@@ -27,7 +27,7 @@ struct alignas(128) TabuWorker {
     Rng rng;
     std::vector<std::int64_t> tabu_until;  ///< [vm]: first iteration at which the VM may move again
     std::vector<Placement> best;
-    double best_score = 0.0, best_objective = 0.0;
+    SearchScore best_score;
     std::int64_t evaluations = 0, accepted = 0, iteration = 0, since_check = 0;
     Proposal proposal;
 };
@@ -44,7 +44,6 @@ SearchResult tabu_search(const CapacityModel& model, const SearchParams& params,
     const std::vector<int>& movable = setup.movable;
     const std::vector<char>& flavor_used = setup.flavor_used;
     const SearchState& initial = setup.initial;
-    const Scorer scorer = setup.scorer;
     SearchResult res = setup.start_result(params);
     if (setup.nothing_to_search) return res;
     const int W = params.threads;
@@ -55,8 +54,7 @@ SearchResult tabu_search(const CapacityModel& model, const SearchParams& params,
         workers.emplace_back(initial, params.seed, w + 1, p.vms.size());
         TabuWorker& wk = workers.back();
         wk.best = params.start;
-        wk.best_score = scorer.score(initial.objective(), initial.migrations());
-        wk.best_objective = initial.objective();
+        wk.best_score = setup.start_score;
         wk.proposal.start(wk.rng, movable.size());
     }
 
@@ -82,22 +80,23 @@ SearchResult tabu_search(const CapacityModel& model, const SearchParams& params,
                     // One iteration: the best admissible move of a sampled candidate list.
                     Candidate best_c;
                     CandidateDelta best_d;
-                    double best_ds = 0.0;
+                    SearchScore best_ds;
                     bool found = false;
-                    const double score_now = scorer.score(s.objective(), s.migrations());
+                    const Score objective_now = s.objective();
                     for (int c = 0; c < tabu.candidates && e < this_round; ++c, ++e) {
                         const Candidate mv = propose(ctx, mix);
                         ++wk.evaluations;
                         const CandidateDelta d = evaluate(mv, s, wk.cache);
                         if (!d.feasible) continue;
-                        const double ds = d.delta - scorer.eps * static_cast<double>(d.migrations_after - s.migrations());
-                        if (found && ds <= best_ds) continue;
+                        // The best candidate in the search's exact order: delta, then fewer migrations.
+                        const SearchScore ds{d.delta, d.migrations_after};
+                        if (found && !(best_ds < ds)) continue;
                         int vms[kMaxRelocations];
                         const int nv = moved_vms(mv, s, vms);
                         bool is_tabu = false;
                         for (int i = 0; i < nv; ++i) is_tabu |= wk.tabu_until[vms[i]] > wk.iteration;
                         // Aspiration: a tabu move that reaches a new best of this worker is allowed.
-                        if (is_tabu && !(score_now + ds > wk.best_score + 1e-12)) continue;
+                        if (is_tabu && !(wk.best_score < SearchScore{objective_now + d.delta, d.migrations_after})) continue;
                         best_c = mv;
                         best_d = d;
                         best_ds = ds;
@@ -105,7 +104,7 @@ SearchResult tabu_search(const CapacityModel& model, const SearchParams& params,
                     }
                     ++wk.iteration;
                     if (!found) continue;
-                    apply_and_check(wk, best_c, best_d, params.check_every, scorer);
+                    apply_and_check(wk, best_c, best_d, params.check_every);
                     ++wk.accepted;
                     int vms[kMaxRelocations];
                     const int nv = moved_vms(best_c, s, vms);

@@ -19,23 +19,24 @@ std::vector<Count> capacities(const CapacityModel& m, const std::vector<std::vec
     return out;
 }
 
-double weighted(const Problem& p, const std::vector<Count>& cap) {
-    double s = 0.0;
+/** VMCAP term in exact score units (score.h), from the validator's own capacities. */
+Score weighted(const Problem& p, const std::vector<Count>& cap) {
+    Score s = 0;
     for (std::size_t f = 0; f < p.flavors.size(); ++f)
-        if (p.flavors[f].weight > 0) s += p.flavors[f].weight * static_cast<double>(cap[f]);
+        if (p.flavors[f].weight > 0) s += weight_units(p.flavors[f].weight) * cap[f];
     return s;
 }
 
 /** The further objective terms' value of the replayed placement, from scratch. */
-double terms_value(const CapacityModel& m, const std::vector<int>& host, const std::vector<std::vector<int>>& map) {
-    if (!m.has_terms()) return 0.0;
+Score terms_value(const CapacityModel& m, const std::vector<int>& host, const std::vector<std::vector<int>>& map) {
+    if (!m.has_terms()) return 0;
     std::vector<NodeMask> mask(host.size());
     for (std::size_t v = 0; v < host.size(); ++v) {
         unsigned x = 0;
         for (int n : map[v]) x |= 1U << n;
         mask[v] = static_cast<NodeMask>(x);
     }
-    double s = 0.0;
+    Score s = 0;
     for (const auto& t : m.terms()) s += t->value(m.problem(), PlacementView{host, mask});
     return s;
 }
@@ -86,7 +87,7 @@ PlanCheck validate_plan(const CapacityModel& model, const nlohmann::json& plan, 
 
     PlanCheck out;
     const auto before = capacities(model, used);
-    out.objective_before = weighted(p, before) + terms_value(model, host, map);
+    out.objective_before = to_objective(weighted(p, before) + terms_value(model, host, map));
 
     auto node_list = [&](const nlohmann::json& a, const std::string& path, int k, int nodes) {
         if (!a.is_array() || static_cast<int>(a.size()) != k) throw bad(path, "expected " + std::to_string(k) + " pNUMA node numbers");
@@ -154,7 +155,7 @@ PlanCheck validate_plan(const CapacityModel& model, const nlohmann::json& plan, 
     }
     out.steps = static_cast<int>(steps.size());
     out.capacity_after = capacities(model, used);
-    out.objective_after = weighted(p, out.capacity_after) + terms_value(model, host, map);
+    out.objective_after = to_objective(weighted(p, out.capacity_after) + terms_value(model, host, map));
 
     auto check_caps = [&](const char* key, const std::vector<Count>& expect) -> std::string {
         if (!plan.contains(key)) return "";

@@ -199,7 +199,7 @@ TEST(ExactBb, EqualsBruteForceOnTinyInstances) {
         BranchBoundParams warm;
         warm.time_limit_s = 60;
         EXPECT_DOUBLE_EQ(solve_exact_bb(m, warm).objective, bf);
-        if (bf > SearchState(m).objective()) ++with_gain;
+        if (bf > SearchState(m).objective_value()) ++with_gain;
         ++compared;
     }
     EXPECT_GE(compared, 30);

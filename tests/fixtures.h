@@ -94,15 +94,15 @@ inline Problem make_random_problem(const RandomCluster& rc) {
 
 /** Objective of a state computed the slow way: usage from the VM list, VMCAP per host (an
  *  independent check of SearchState's incremental aggregates). */
-inline double full_objective(const CapacityModel& m, const SearchState& s) {
+inline Score full_objective(const CapacityModel& m, const SearchState& s) {
     Problem copy = m.problem();
     for (std::size_t v = 0; v < copy.vms.size(); ++v) {
         copy.vms[v].host = s.host_of(static_cast<int>(v));
         std::copy_n(s.pnuma_of(static_cast<int>(v)), kMaxVNuma, copy.vms[v].pnuma.begin());
     }
     const auto cap = capacity_by_flavor(m, compute_node_usage(copy));
-    double obj = 0.0;
-    for (std::size_t f = 0; f < copy.flavors.size(); ++f) obj += copy.flavors[f].weight * static_cast<double>(cap[f]);
+    Score obj = 0;  // score units (evaluators/score.h)
+    for (std::size_t f = 0; f < copy.flavors.size(); ++f) obj += weight_units(copy.flavors[f].weight) * cap[f];
     return obj;
 }
 

@@ -27,7 +27,7 @@ using test::make_random_problem;
 /** Everything evaluate() could disturb: objective, totals, budget use, and a hash of the free
  *  amounts, capacity vectors, capacities and placements of every host and VM. */
 struct Fingerprint {
-    double objective = 0.0;
+    Score objective = 0;
     std::vector<Count> totals;
     std::int64_t migrations = 0;
     Amount ram = 0;
@@ -84,11 +84,11 @@ const std::vector<Embedding>& placements_of(const SearchState& s, int vm, int ho
     return s.model().evaluator(s.problem().hosts[host].type, s.problem().vms[vm].flavor).placements();
 }
 
-constexpr double kNone = -1e300;
+constexpr Score kNone = std::numeric_limits<Score>::min();
 
 /** Best objective change over every executable (order, placement pair) of a swap; kNone if none. */
-double brute_swap(const SearchState& s, int a, int b) {
-    double best = kNone;
+Score brute_swap(const SearchState& s, int a, int b) {
+    Score best = kNone;
     const int ha = s.host_of(a), hb = s.host_of(b);
     for (const Embedding& ea : placements_of(s, a, hb))
         for (const Embedding& eb : placements_of(s, b, ha))
@@ -107,8 +107,8 @@ double brute_swap(const SearchState& s, int a, int b) {
     return best;
 }
 
-double brute_remap(const SearchState& s, int vm) {
-    double best = kNone;
+Score brute_remap(const SearchState& s, int vm) {
+    Score best = kNone;
     const int h = s.host_of(vm);
     for (const Embedding& e : placements_of(s, vm, h)) {
         if (e.mask == s.mask_of(vm) || !room(s, vm, h, e)) continue;
@@ -119,7 +119,7 @@ double brute_remap(const SearchState& s, int vm) {
     return best;
 }
 
-double brute_exchange(const SearchState& s, const BudgetExchangeMove& x) {
+Score brute_exchange(const SearchState& s, const BudgetExchangeMove& x) {
     const Problem& p = s.problem();
     Embedding home;
     home.map = p.vms[x.a].pnuma;
@@ -129,7 +129,7 @@ double brute_exchange(const SearchState& s, const BudgetExchangeMove& x) {
     if (!room(s, x.a, p.vms[x.a].host, home)) return kNone;
     SearchState t = s;
     t.move(x.a, p.vms[x.a].host, home);
-    double best = kNone;
+    Score best = kNone;
     for (const Embedding& e : placements_of(t, x.b, x.host)) {
         if (!room(t, x.b, x.host, e)) continue;
         SearchState u = t;
@@ -140,8 +140,8 @@ double brute_exchange(const SearchState& s, const BudgetExchangeMove& x) {
 }
 
 /** Best objective change over every placement pair of a depth-2 ejection chain; kNone if none. */
-double brute_ejection(const SearchState& s, const EjectionMove& x) {
-    double best = kNone;
+Score brute_ejection(const SearchState& s, const EjectionMove& x) {
+    Score best = kNone;
     const int h2 = s.host_of(x.b);
     for (const Embedding& eb : placements_of(s, x.b, x.host)) {
         if (!room(s, x.b, x.host, eb)) continue;
@@ -229,7 +229,7 @@ TEST_P(MovesTest, EvaluateIsExactPureBestAndWithinBudget) {
                         ++budget_rejected;
                     }
                     if (d.feasible) {
-                        ASSERT_NEAR(d.delta, bf, 1e-9);
+                        ASSERT_EQ(d.delta, bf);
                     }
                     ++brute_checked;
                 }
@@ -247,7 +247,7 @@ TEST_P(MovesTest, EvaluateIsExactPureBestAndWithinBudget) {
                     const double bf = brute_remap(s, mv.vm);
                     ASSERT_EQ(d.feasible, bf != kNone);
                     if (d.feasible) {
-                        ASSERT_NEAR(d.delta, bf, 1e-9);
+                        ASSERT_EQ(d.delta, bf);
                     }
                     ++brute_checked;
                 }
@@ -272,7 +272,7 @@ TEST_P(MovesTest, EvaluateIsExactPureBestAndWithinBudget) {
                         ++budget_rejected;
                     }
                     if (d.feasible) {
-                        ASSERT_NEAR(d.delta, bf, 1e-9);
+                        ASSERT_EQ(d.delta, bf);
                     }
                     ++brute_checked;
                 }
@@ -292,7 +292,7 @@ TEST_P(MovesTest, EvaluateIsExactPureBestAndWithinBudget) {
                     const double bf = brute_exchange(s, mv);
                     ASSERT_EQ(d.feasible, bf != kNone);
                     if (d.feasible) {
-                        ASSERT_NEAR(d.delta, bf, 1e-9);
+                        ASSERT_EQ(d.delta, bf);
                     }
                     ++brute_checked;
                 }
@@ -306,18 +306,18 @@ TEST_P(MovesTest, EvaluateIsExactPureBestAndWithinBudget) {
                 feasible = true, delta = d.delta, mig_after = d.migrations_after;
             }
             ASSERT_TRUE(feasible);
-            ASSERT_NEAR(s.objective() - before.objective, delta, 1e-9);
+            ASSERT_EQ(s.objective() - before.objective, delta);
             ASSERT_EQ(s.migrations(), mig_after);
             ASSERT_LE(s.migrations(), p.constraints.max_migrations);
             ASSERT_LE(s.migrated_ram_mib(), p.constraints.max_migrated_ram_mib);
             ++applied;
             if (applied % 20 == 0) {
                 ASSERT_NO_THROW(s.check_consistency());
-                ASSERT_NEAR(s.objective(), full_objective(m, s), 1e-9);
+                ASSERT_EQ(s.objective(), full_objective(m, s));
             }
         }
         ASSERT_NO_THROW(s.check_consistency());
-        ASSERT_NEAR(s.objective(), full_objective(m, s), 1e-9);
+        ASSERT_EQ(s.objective(), full_objective(m, s));
         applied_total += applied;
     }
     EXPECT_GT(applied_total, 25) << "too few feasible moves to test anything";

@@ -44,16 +44,16 @@ private:
     int banned_;
 };
 
-/** RAM cost the slow way: W x GiB of every VM off its snapshot placement. */
-double ram_cost_from_scratch(const SearchState& s, double w) {
+/** RAM cost the slow way, in score units: W (thousandths) x MiB of every VM off its snapshot placement. */
+Score ram_cost_from_scratch(const SearchState& s, double w) {
     const Problem& p = s.problem();
-    double gib = 0.0;
+    Score mib = 0;
     for (std::size_t v = 0; v < p.vms.size(); ++v) {
         const Vm& vm = p.vms[v];
         const bool moved = s.host_of(static_cast<int>(v)) != vm.host || s.mask_of(static_cast<int>(v)) != node_mask(vm.pnuma.data(), p.flavors[vm.flavor].num_vnuma());
-        if (moved) gib += static_cast<double>(p.flavors[vm.flavor].demand[kRamMib]) / 1024.0;
+        if (moved) mib += p.flavors[vm.flavor].demand[kRamMib];
     }
-    return -w * gib;
+    return -weight_milli(w) * mib;
 }
 
 struct Stats {
@@ -102,7 +102,7 @@ void check_random_candidates(const std::string& topology, std::uint64_t seed, do
             const auto u = score_move(c.get<k()>(), s);
             ASSERT_EQ(u.feasible, d.feasible);
             if (d.feasible) {
-                ASSERT_NEAR(u.delta, d.delta, 1e-9);
+                ASSERT_EQ(u.delta, d.delta);
                 ASSERT_EQ(u.migrations_after, d.migrations_after);
             }
         });
@@ -112,15 +112,15 @@ void check_random_candidates(const std::string& topology, std::uint64_t seed, do
         if (ub != kNoBound) ++st.bounded[c.kind];
         if (!d.feasible) continue;
         ++st.feasible[c.kind];
-        ASSERT_GE(ub + 1e-9, d.delta) << "bound below the exact delta";
-        if (ub != kNoBound && ub - d.delta < 0.25) ++st.tight[c.kind];
+        ASSERT_GE(ub, static_cast<double>(d.delta)) << "bound below the exact delta";
+        if (ub != kNoBound && ub - static_cast<double>(d.delta) < 0.25 * static_cast<double>(kScoreScale)) ++st.tight[c.kind];
         if (coin() % 3 != 0) continue;  // apply a third of the feasible moves: the state wanders
-        const double before = s.objective();
+        const Score before = s.objective();
         apply(c, s, d);
         ++st.applied[c.kind];
-        ASSERT_NEAR(s.objective() - before, d.delta, 1e-9) << "applied delta differs from the evaluated one";
+        ASSERT_EQ(s.objective() - before, d.delta) << "applied delta differs from the evaluated one";
         ASSERT_EQ(s.migrations(), d.migrations_after);
-        ASSERT_NEAR(s.objective(), full_objective(m, s) + ram_cost_from_scratch(s, ram_cost), 1e-9);
+        ASSERT_EQ(s.objective(), full_objective(m, s) + ram_cost_from_scratch(s, ram_cost));
         if (st.applied[c.kind] % 20 == 0) {
             ASSERT_NO_THROW(s.check_consistency());
         }
@@ -172,25 +172,25 @@ TEST(RamCostTerm, DeltaAndValueByHand) {
     EXPECT_TRUE(m.terms_separable());
     EXPECT_TRUE(m.terms_monotone());
     SearchState s(m);
-    EXPECT_EQ(s.terms_value(), 0.0);  // nothing migrated yet
+    EXPECT_EQ(s.terms_value(), 0);  // nothing migrated yet
     // Migrate the first VM that can go somewhere: the term falls by 2 per GiB.
     for (std::size_t v = 0; v < p.vms.size(); ++v)
         for (std::size_t h = 0; h < p.hosts.size(); ++h) {
             const MigrateMove mv{static_cast<int>(v), static_cast<int>(h)};
             const MigrateDelta vmcap_only = mv.evaluate(s);
             if (!vmcap_only.feasible) continue;
-            const double gib = static_cast<double>(p.flavors[p.vms[v].flavor].demand[kRamMib]) / 1024.0;
+            const Score cost = 2000 * p.flavors[p.vms[v].flavor].demand[kRamMib];  // W = 2: 2000 thousandths per MiB
             const MigrateDelta full = score_move(mv, s);
-            EXPECT_DOUBLE_EQ(full.delta, vmcap_only.delta - 2.0 * gib);
+            EXPECT_EQ(full.delta, vmcap_only.delta - cost);
             mv.apply(s, full);
-            EXPECT_DOUBLE_EQ(s.terms_value(), -2.0 * gib);
+            EXPECT_EQ(s.terms_value(), -cost);
             // Back home: the cost is refunded.
             const ReturnMove back{static_cast<int>(v)};
             const ReturnDelta rd = score_move(back, s);
             ASSERT_TRUE(rd.feasible);
-            EXPECT_DOUBLE_EQ(rd.delta, back.evaluate(s).delta + 2.0 * gib);
+            EXPECT_EQ(rd.delta, back.evaluate(s).delta + cost);
             back.apply(s, rd);
-            EXPECT_DOUBLE_EQ(s.terms_value(), 0.0);
+            EXPECT_EQ(s.terms_value(), 0);
             return;
         }
     FAIL() << "no feasible migration";
@@ -274,13 +274,13 @@ public:
     double weight() const override { return 1.0; }
     bool separable_per_host() const override { return true; }
     bool monotone_under_insertion() const override { return true; }
-    double delta(const SearchState& s, std::span<const Relocation> moves) const override {
-        double d = 0.0;
-        for (const Relocation& r : moves) d += r.to_host != s.origin_of(r.vm) && r.from_host == s.origin_of(r.vm) ? 1.0 : 0.0;
+    Score delta(const SearchState& s, std::span<const Relocation> moves) const override {
+        Score d = 0;
+        for (const Relocation& r : moves) d += r.to_host != s.origin_of(r.vm) && r.from_host == s.origin_of(r.vm) ? 1 : 0;
         return d;
     }
     double bound(const SearchState&, std::span<const int>) const override { return kNoBound; }
-    double value(const Problem&, const PlacementView&) const override { return 0.0; }
+    Score value(const Problem&, const PlacementView&) const override { return 0; }
 };
 
 TEST(CheckMode, WrongTermDeltaCaughtByTheRecomputation) {
@@ -308,7 +308,7 @@ struct CheckWorker {
     SearchState state;
     std::int64_t since_check = 0;
     std::vector<Placement> best;
-    double best_score = -1e300, best_objective = 0.0;
+    search_detail::SearchScore best_score;
 };
 
 TEST(CheckMode, AppliedDeltaMismatchFailsLoudlyNamingTheMove) {
@@ -324,10 +324,10 @@ TEST(CheckMode, AppliedDeltaMismatchFailsLoudlyNamingTheMove) {
             Candidate c;
             c.get<0>() = MigrateMove{v, h};
             CandidateDelta d = evaluate(c, wk.state, cache);
-            if (!d.feasible || d.delta == 0.0) continue;
-            d.delta += 1.0;  // what a wrong incremental evaluation would hand the search
+            if (!d.feasible || d.delta == 0) continue;
+            d.delta += 1;  // what a wrong incremental evaluation would hand the search
             try {
-                search_detail::apply_and_check(wk, c, d, 1, search_detail::Scorer{});
+                search_detail::apply_and_check(wk, c, d, 1);
                 FAIL() << "a wrong delta went unnoticed";
             } catch (const std::logic_error& e) {
                 EXPECT_NE(std::string(e.what()).find("migrate move: the search acted on delta"), std::string::npos) << e.what();

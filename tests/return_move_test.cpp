@@ -45,14 +45,14 @@ TEST(ReturnMove, ExactDeltaBudgetRefundAndCacheAgree) {
             const ReturnDelta u = ret.evaluate(s), c = ret.evaluate(s, cache);
             ASSERT_EQ(u.feasible, c.feasible);
             if (!u.feasible) continue;
-            EXPECT_NEAR(u.delta, c.delta, 1e-9);
+            EXPECT_EQ(u.delta, c.delta);
             EXPECT_EQ(u.migrations_after, c.migrations_after);
             if (rng() % 2 == 0) continue;
             remap_backs += s.host_of(ret.vm) == p.vms[ret.vm].host ? 1 : 0;
-            const double before = s.objective();
+            const Score before = s.objective();
             const std::int64_t mig_before = s.migrations();
             ret.apply(s, u);
-            EXPECT_NEAR(s.objective() - before, u.delta, 1e-9);
+            EXPECT_EQ(s.objective() - before, u.delta);
             EXPECT_EQ(s.migrations(), mig_before - 1);
             EXPECT_FALSE(s.is_migrated(ret.vm));
             EXPECT_EQ(s.host_of(ret.vm), p.vms[ret.vm].host);

@@ -38,10 +38,10 @@ TEST_P(DeltaTest, EvaluateEqualsFullRecomputationAfterRandomMoveSequences) {
             if (!d.feasible) continue;
             SCOPED_TRACE("seed " + std::to_string(seed) + " move " + std::to_string(applied) + " vm " + p.vms[mv.vm].id + " -> " +
                          p.hosts[mv.host].id);
-            const double before = s.objective();
+            const Score before = s.objective();
             const SearchState copy = s;
             mv.apply(s, d);
-            ASSERT_NEAR(s.objective() - before, d.delta, 1e-9);
+            ASSERT_EQ(s.objective() - before, d.delta);
             ASSERT_EQ(s.migrations(), d.migrations_after);
             // evaluate() must not have mutated anything: the copy taken before apply is unchanged
             // relative to a fresh evaluation.
@@ -50,7 +50,7 @@ TEST_P(DeltaTest, EvaluateEqualsFullRecomputationAfterRandomMoveSequences) {
             ++applied;
             if (applied % 25 == 0) {
                 ASSERT_NO_THROW(s.check_consistency());
-                ASSERT_NEAR(s.objective(), full_objective(m, s), 1e-9);
+                ASSERT_EQ(s.objective(), full_objective(m, s));
             }
         }
         EXPECT_GT(applied, 20);
@@ -66,7 +66,7 @@ TEST(SearchState, MoveBackRestoresSnapshotAndBudget) {
     const Problem p = make_random_problem(rc);
     const CapacityModel m(p);
     SearchState s(m);
-    const double obj0 = s.objective();
+    const Score obj0 = s.objective();
     for (std::size_t v = 0; v < p.vms.size(); ++v) {
         if (!p.vms[v].migratable) continue;
         for (std::size_t h = 0; h < p.hosts.size(); ++h) {
@@ -83,7 +83,7 @@ TEST(SearchState, MoveBackRestoresSnapshotAndBudget) {
             back.apply(s, db);
             EXPECT_EQ(s.host_of(static_cast<int>(v)), p.vms[v].host);
             if (s.migrations() == 0) {
-                EXPECT_DOUBLE_EQ(s.objective(), obj0);
+                EXPECT_EQ(s.objective(), obj0);
                 EXPECT_EQ(s.migrated_ram_mib(), 0);
             }
             s.set_placements({});

@@ -51,7 +51,7 @@ TEST(Tabu, NeverWorseThanGreedyStartAndDeterministic) {
         // The reported best is the objective of its placements, recomputed from scratch.
         SearchState s(m);
         s.set_placements(a.best);
-        EXPECT_DOUBLE_EQ(s.objective(), a.objective_best);
+        EXPECT_DOUBLE_EQ(s.objective_value(), a.objective_best);
         EXPECT_LE(s.migrations(), p.constraints.max_migrations);
     }
 }

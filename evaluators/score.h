@@ -1,0 +1,30 @@
+#pragma once
+/**
+ * @file score.h
+ * The objective in exact integers. Flavor weights (and objective-term weights) are fixed-point
+ * numbers with at most three decimals (kWeightScale, checked at load); RAM is counted in MiB. One
+ * objective unit — one more VM of a weight-1 flavor — is kScoreScale score units, so
+ *   VMCAP term:  sum_f (1000 w_f) x 1024 x capacity_f
+ *   RAM cost:    -(1000 W) x (MiB migrated)          (W per GiB = per 1024 MiB)
+ * are both integers, and `before + delta == after` holds exactly for every move: no epsilon in
+ * the search. Weights are capped (kMaxWeight) so that sums stay far from int64 overflow.
+ */
+#include <cstdint>
+
+#include "instances/problem.h"
+
+namespace vmcap {
+
+/** The objective and its deltas, in score units (1 / kScoreScale of an objective unit). */
+using Score = std::int64_t;
+
+/** Score units per objective unit: thousandths of a weight, times MiB per GiB. */
+inline constexpr Score kScoreScale = kWeightScale * 1024;
+
+/** A score in objective units (what reports and plan files show). */
+inline double to_objective(Score s) { return static_cast<double>(s) / static_cast<double>(kScoreScale); }
+
+/** Score units of one unit of capacity of a flavor of weight `weight` (checked: weight_milli() >= 0). */
+inline Score weight_units(double weight) { return weight_milli(weight) * 1024; }
+
+}  // namespace vmcap
