@@ -45,21 +45,7 @@ struct alignas(128) Worker {
 
 }  // namespace
 
-// 1500 per migratable VM: a 1000-host snapshot takes about 10 s on one thread (stopped by the
-// evaluation budget, hence reproducible), the wall time that 500 per VM took before the speed
-// work of session 3; three times the evaluations gave az1100 seeds 1-3 804 / 802 / 798 and
-// hw1000 2903 / 2912 / 2914 (vs 797 and 2888 at 500 per VM, seed 1; docs/performance.md).
-// At most 2.5 x 10^8: on the 10,000-host snapshot (7-10 M evaluations/s, greedy start 6-14 s)
-// the default run then ends on its evaluation budget, reproducibly, before the default 60 s
-// time limit.
-std::int64_t default_evaluations(const Problem& problem) {
-    std::int64_t movable = 0;
-    for (const Vm& vm : problem.vms) movable += vm.migratable ? 1 : 0;
-    return std::clamp<std::int64_t>(movable * 1500, 1000000, 250000000);
-}
-
 SearchResult anneal(const CapacityModel& model, const SearchParams& params) {
-    if (!(params.reheat_factor >= 1.0)) throw std::invalid_argument("reheat factor must be >= 1");
     const auto t0 = Clock::now();
     SearchSetup setup(model, params);
     const auto& mix = setup.mix;

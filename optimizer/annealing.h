@@ -9,68 +9,9 @@
  * in worker order. Hence the same snapshot, seed, thread count and evaluation budget give the same
  * result. A run stopped by the time limit depends on machine speed (reported in stopped_by).
  */
-#include <cstdint>
-#include <functional>
-#include <string>
-#include <vector>
-
-#include "evaluators/search_state.h"
-#include "moves/move_list.h"
+#include "optimizer/search_params.h"
 
 namespace vmcap {
-
-/** One validated parameter set for a search. */
-struct SearchParams {
-    std::int64_t max_evaluations = 0;   ///< candidate-move evaluations, all workers; 0 = default_evaluations()
-    double time_limit_s = 60.0;         ///< wall-clock cap in seconds (checked every 1024 evaluations)
-    int threads = 1;                    ///< worker chains (oneTBB tasks)
-    std::uint64_t seed = 1;
-    std::int64_t check_every = 0;       ///< > 0: full recomputation check every N accepted moves
-    /** Evaluations per worker between synchronisation points; 0 = auto: 1/50 of the worker's run,
-     *  clamped to [2,000, 2 x 10^7]. A worker that adopts another's best state finds the cached
-     *  deltas of every host where the states differ stale, so on 10,000 hosts a synchronisation
-     *  costs ~0.2 s of re-evaluation: long runs synchronise every ~10 s, not every second
-     *  (2 threads on the 10k snapshot: 3.2-3.7 M evaluations/s with 2 x 10^6; 3.4-4.6 M/s with
-     *  2 x 10^7, bimodal on the test VM; docs/performance.md). */
-    std::int64_t round_evaluations = 0;
-    bool quiet = false;                 ///< no progress lines on stderr
-    double initial_temperature = 0.0;   ///< in objective units; 0 = calibrated from sampled worsening moves
-    /** Reheat: a worker without a new best for 10% of its evaluations (>= 50,000) multiplies the
-     *  temperature by this factor (capped at the start temperature, decaying back); 1 = off. */
-    double reheat_factor = 3.0;
-    /** Draw half of the migrate destinations from per-flavor candidate lists of the hosts that
-     *  absorb the flavor most cheaply (rebuilt at each synchronisation point; optimizer/candidates.h). */
-    bool destination_lists = true;
-    /** Probability of accepting an exactly neutral migrate/remap move (objective and migration
-     *  count unchanged): plateau steps; each invalidates two hosts' cached deltas. In [0, 1].
-     *  Default 0.1: quality suite 29/30 at the optimum, gap 0.185% (1.0: 28/30, 0.442%; 0.3: as
-     *  0.1; 0.03: 28/30, 0.273%), medium snapshots equal within seed noise, and on 10,000 hosts
-     *  about 4x fewer cache misses (docs/performance.md). */
-    double neutral_acceptance = 0.1;
-    /** Share of proposals per move kind (moves/move_list.h; defaults: each move's kDefaultShare,
-     *  chosen by the quality suite, docs/performance.md); the rest are migrate moves. A kind
-     *  whose proposal finds no suitable VMs (e.g. exchange without a migrated VM) falls back to
-     *  migrate. */
-    MoveMix mix;
-    /** Start state, as placements of migrated VMs (e.g. the greedy result); empty = the snapshot.
-     *  The best state starts as this one, so the search never returns anything worse. */
-    std::vector<Placement> start;
-};
-
-/** Outcome of a search: the best state found, as the placements of its migrated VMs. */
-struct SearchResult {
-    std::vector<Placement> best;
-    double objective_before = 0.0;
-    double objective_best = 0.0;
-    std::int64_t evaluations = 0;   ///< candidate moves evaluated (all workers)
-    std::int64_t accepted = 0;      ///< moves applied
-    std::int64_t reheats = 0;       ///< annealing reheats (all workers)
-    double seconds = 0.0;
-    std::string stopped_by;         ///< "evaluation budget" or "time limit"
-};
-
-/** Default evaluation budget for a snapshot: 1500 per migratable VM, clamped to [10^6, 2.5 x 10^8]. */
-std::int64_t default_evaluations(const Problem& problem);
 
 /**
  * Runs the annealing. Throws std::invalid_argument on bad params, std::logic_error if a --check

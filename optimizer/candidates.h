@@ -52,7 +52,7 @@ struct Scorer {
 
 /**
  * What both drivers derive from (model, params) before searching: validated parameters (throws
- * std::invalid_argument on threads < 1, a non-positive time limit or a bad move mix), the move-mix
+ * std::invalid_argument: SearchParams::validate()), the move-mix
  * thresholds, the migratable VMs and their flavors, the start state, the migration tie-break and
  * the run's length per worker. `nothing_to_search` is set when no move can exist.
  */
@@ -70,9 +70,7 @@ struct SearchSetup {
 
     SearchSetup(const CapacityModel& model, const SearchParams& params) : initial(model) {
         const Problem& p = model.problem();
-        if (params.threads < 1) throw std::invalid_argument("threads must be >= 1");
-        if (params.time_limit_s <= 0) throw std::invalid_argument("time limit must be > 0 seconds");
-        params.mix.validate();
+        params.validate();
         mix = params.mix.cumulative();
         flavor_used.assign(p.flavors.size(), 0);
         for (std::size_t v = 0; v < p.vms.size(); ++v)
@@ -100,7 +98,7 @@ struct SearchSetup {
         res.objective_before = objective_before;
         res.objective_best = initial.objective_value();
         res.best = params.start;
-        if (nothing_to_search) res.stopped_by = "nothing to search";
+        if (nothing_to_search) res.stopped_by = StopReason::NothingToSearch;
         return res;
     }
 };
@@ -218,7 +216,7 @@ void finish(SearchResult& res, const std::vector<W>& workers, std::chrono::stead
         res.accepted += wk.accepted;
     }
     res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    res.stopped_by = out_of_time ? "time limit" : "evaluation budget";
+    res.stopped_by = out_of_time ? StopReason::TimeLimit : StopReason::EvaluationBudget;
 }
 
 }  // namespace vmcap::search_detail

@@ -16,7 +16,8 @@ SearchResult greedy(const CapacityModel& model, const SearchParams& params) {
     SearchState s(model);
     SearchResult res;
     res.objective_before = s.objective_value();
-    res.stopped_by = "no improving move";
+    params.validate();
+    res.stopped_by = StopReason::NoImprovingMove;
 
     // Destination gain of one more VM of flavor f on host h (budget ignored here; the chosen move
     // is re-evaluated exactly before it is applied).
@@ -53,7 +54,7 @@ SearchResult greedy(const CapacityModel& model, const SearchParams& params) {
 
     while (true) {
         if (std::chrono::duration<double>(Clock::now() - t0).count() > params.time_limit_s) {
-            res.stopped_by = "time limit";
+            res.stopped_by = StopReason::TimeLimit;
             break;
         }
         // Best (VM, host) pair: per flavor, the best and second-best destination (O(flavors x
@@ -123,7 +124,7 @@ SearchResult greedy(const CapacityModel& model, const SearchParams& params) {
     res.best = s.migrated_placements();
     res.objective_best = s.objective_value();
     res.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
-    if (res.stopped_by == "no improving move" && s.migrations() >= p.constraints.max_migrations) res.stopped_by = "budget spent";
+    if (res.stopped_by == StopReason::NoImprovingMove && s.migrations() >= p.constraints.max_migrations) res.stopped_by = StopReason::BudgetSpent;
     return res;
 }
 

@@ -5,7 +5,7 @@
  * move with the largest positive gain until the budget is spent or no move gains. The yardstick
  * the annealing is compared against (`vmcap plan --algorithm greedy`).
  */
-#include "optimizer/annealing.h"
+#include "optimizer/search_params.h"
 
 namespace vmcap {
 

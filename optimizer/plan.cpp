@@ -1,5 +1,7 @@
 #include "optimizer/plan.h"
 
+#include "evaluators/cluster_capacity.h"
+
 #include <algorithm>
 #include <unordered_map>
 #include <limits>
@@ -34,26 +36,12 @@ bool fits(const SearchState& s, int vm, int host, const std::array<std::uint8_t,
 
 }  // namespace
 
-std::vector<Count> capacity_by_flavor(const CapacityModel& model, const std::vector<std::vector<Amount>>& usage) {
-    const Problem& p = model.problem();
-    std::vector<Count> out(p.flavors.size(), 0);
-    std::vector<Amount> free;
-    for (std::size_t h = 0; h < p.hosts.size(); ++h) {
-        const HostType& ht = p.host_type_of(static_cast<int>(h));
-        free.resize(ht.node_capacity.size());
-        for (std::size_t i = 0; i < free.size(); ++i) free[i] = ht.node_capacity[i] - usage[h][i];
-        for (std::size_t f = 0; f < p.flavors.size(); ++f)
-            out[f] += model.host_capacity(p.hosts[h].type, static_cast<int>(f), free.data());
-    }
-    return out;
-}
-
 Plan build_plan(const CapacityModel& model, const std::vector<Placement>& target) {
     const Problem& p = model.problem();
     Plan plan;
     SearchState s(model);
     plan.objective_before = s.objective_value();
-    plan.capacity_before = capacity_by_flavor(model, compute_node_usage(p));
+    plan.capacity_before = cluster_capacity(model, compute_node_usage(p)).totals();
 
     std::vector<Placement> pending = target;
     std::sort(pending.begin(), pending.end(), [](const Placement& a, const Placement& b) { return a.vm < b.vm; });
@@ -177,7 +165,7 @@ Plan build_plan(const CapacityModel& model, const std::vector<Placement>& target
             ++plan.migrations;
         }
     }
-    plan.capacity_after = capacity_by_flavor(model, compute_node_usage(after_usage_view));
+    plan.capacity_after = cluster_capacity(model, compute_node_usage(after_usage_view)).totals();
     return plan;
 }
 

@@ -43,8 +43,6 @@ struct Plan {
  */
 Plan build_plan(const CapacityModel& model, const std::vector<Placement>& target);
 
-/** Per-flavor cluster capacity for a usage table as returned by compute_node_usage(). */
-std::vector<Count> capacity_by_flavor(const CapacityModel& model, const std::vector<std::vector<Amount>>& usage);
 
 /** Search metadata written beside the steps. */
 struct PlanInfo {

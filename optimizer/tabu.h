@@ -10,7 +10,7 @@
  * points decided by counted evaluations, like the annealing: the same snapshot, seed, thread
  * count and evaluation budget give the same result.
  */
-#include "optimizer/annealing.h"
+#include "optimizer/search_params.h"
 
 namespace vmcap {
 

@@ -238,7 +238,7 @@ TEST(CapacityCli, BreakdownsAreConsistentOnGeneratedCluster) {
         write_file_atomic(c, format_json_lines(snapshot_to_json(p)));
         const Problem loaded = load_snapshot(c);
         const CapacityModel model(loaded);
-        const auto want_cap = capacity_by_flavor(model, compute_node_usage(loaded));
+        const auto want_cap = test::capacity_by_flavor(model, compute_node_usage(loaded));
         const auto usage = compute_node_usage(loaded);
         const int F = static_cast<int>(loaded.flavors.size()), R = loaded.num_resources();
         std::vector<Count> want_bound(F, 0);

@@ -92,6 +92,22 @@ inline Problem make_random_problem(const RandomCluster& rc) {
     return p;
 }
 
+/** Per-flavor cluster capacity the scalar way (CapacityModel::host_capacity per host): the
+ *  reference the batched cluster_capacity and the CLI are checked against. */
+inline std::vector<Count> capacity_by_flavor(const CapacityModel& model, const std::vector<std::vector<Amount>>& usage) {
+    const Problem& p = model.problem();
+    std::vector<Count> out(p.flavors.size(), 0);
+    std::vector<Amount> free;
+    for (std::size_t h = 0; h < p.hosts.size(); ++h) {
+        const HostType& ht = p.host_type_of(static_cast<int>(h));
+        free.resize(ht.node_capacity.size());
+        for (std::size_t i = 0; i < free.size(); ++i) free[i] = ht.node_capacity[i] - usage[h][i];
+        for (std::size_t f = 0; f < p.flavors.size(); ++f)
+            out[f] += model.host_capacity(p.hosts[h].type, static_cast<int>(f), free.data());
+    }
+    return out;
+}
+
 /** Objective of a state computed the slow way: usage from the VM list, VMCAP per host (an
  *  independent check of SearchState's incremental aggregates). */
 inline Score full_objective(const CapacityModel& m, const SearchState& s) {

@@ -7,6 +7,7 @@
 #include "optimizer/exact_bb.h"
 #include "optimizer/greedy.h"
 #include "optimizer/plan.h"
+#include "optimizer/annealing.h"
 #include "optimizer/tabu.h"
 #include "tests/cli_run.h"
 #include "tests/fixtures.h"

@@ -6,8 +6,8 @@
 
 #include "instances/generator.h"
 #include "instances/snapshot_io.h"
-#include "optimizer/cli.h"
-#include "optimizer/cli_util.h"
+#include "cli/cli.h"
+#include "cli/cli_util.h"
 
 namespace vmcap::cli {
 

@@ -23,7 +23,7 @@
 #include "instances/replay.h"
 #include "instances/snapshot_io.h"
 #include "instances/trace.h"
-#include "optimizer/cli.h"
+#include "cli/cli.h"
 
 #ifndef VMCAP_SHARED_DATA_DIR
 #define VMCAP_SHARED_DATA_DIR "../shared/data"

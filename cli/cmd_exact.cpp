@@ -10,8 +10,8 @@
 
 #include "evaluators/capacity_model.h"
 #include "instances/snapshot_io.h"
-#include "optimizer/cli.h"
-#include "optimizer/cli_util.h"
+#include "cli/cli.h"
+#include "cli/cli_util.h"
 #include "optimizer/exact.h"
 #include "optimizer/exact_bb.h"
 #include "optimizer/plan.h"

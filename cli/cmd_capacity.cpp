@@ -9,13 +9,14 @@
 #include <boost/program_options.hpp>
 
 #include "evaluators/capacity_model.h"
+#include "evaluators/cluster_capacity.h"
 #include "evaluators/capacity_vectors.h"
 #include "evaluators/placements.h"
 #include "evaluators/vmcap.h"
 #include "evaluators/vmcap_batch.h"
 #include "instances/snapshot_io.h"
-#include "optimizer/cli.h"
-#include "optimizer/cli_util.h"
+#include "cli/cli.h"
+#include "cli/cli_util.h"
 
 namespace po = boost::program_options;
 
@@ -59,67 +60,6 @@ int cmd_eval(const Args& args) {
 
 namespace {
 
-/** Capacity of every flavor on every host, and its topology-free upper bound. */
-struct Breakdown {
-    int F = 0;
-    std::vector<Count> cap;    ///< [host * F + flavor]: VMCAP
-    std::vector<Count> bound;  ///< [host * F + flavor]: floor(sum_i b_i / k)
-};
-
-/**
- * One full recomputation: free amounts from the snapshot, then per host type, blocks of up to
- * 256 hosts in structure-of-arrays layout: every flavor's capacity vectors in one batched pass
- * (CapacityVectors::compute_batch) and VMCAP by the batched closed forms (BatchEvaluator,
- * vmcap_batch.h; the exact fallback per vector where there is no closed form), plus the
- * topology-free bound per flavor. Same values as the scalar path (tests/vmcap_batch_test.cpp).
- */
-Breakdown compute_breakdown(const CapacityModel& model) {
-    const Problem& p = model.problem();
-    const int F = static_cast<int>(p.flavors.size()), R = p.num_resources();
-    const CapacityVectors cv = CapacityVectors::for_all_flavors(p);
-    const auto usage = compute_node_usage(p);
-    Breakdown out;
-    out.F = F;
-    out.cap.assign(p.hosts.size() * static_cast<std::size_t>(F), 0);
-    out.bound.assign(out.cap.size(), 0);
-    constexpr std::size_t kBlock = 256;
-    std::vector<Amount> free;
-    std::vector<Count> b, caps(kBlock);
-    for (int type = 0; type < static_cast<int>(p.host_types.size()); ++type) {
-        const HostType& ht = p.host_types[type];
-        const int n = ht.num_nodes();
-        std::vector<BatchEvaluator> evaluators;
-        evaluators.reserve(F);
-        for (int f = 0; f < F; ++f) evaluators.emplace_back(model.evaluator(type, f));
-        std::vector<std::size_t> hosts;
-        for (std::size_t h = 0; h < p.hosts.size(); ++h)
-            if (p.hosts[h].type == type) hosts.push_back(h);
-        free.assign(static_cast<std::size_t>(n) * R * kBlock, 0);
-        b.assign(static_cast<std::size_t>(n) * F * kBlock, 0);
-        for (std::size_t first = 0; first < hosts.size(); first += kBlock) {
-            const std::size_t count = std::min(kBlock, hosts.size() - first);
-            for (std::size_t t = 0; t < count; ++t) {
-                const auto& u = usage[hosts[first + t]];
-                for (int x = 0; x < n * R; ++x) free[static_cast<std::size_t>(x) * kBlock + t] = ht.node_capacity[x] - u[x];
-            }
-            cv.compute_batch(free.data(), kBlock, count, n, b.data(), kBlock);
-            for (int f = 0; f < F; ++f) {
-                const Count* bf = b.data() + static_cast<std::size_t>(f) * n * kBlock;
-                evaluators[f](bf, kBlock, count, caps.data());
-                const int k = p.flavors[f].num_vnuma();
-                for (std::size_t t = 0; t < count; ++t) {
-                    Count sum = 0;
-                    for (int i = 0; i < n; ++i) sum += bf[static_cast<std::size_t>(i) * kBlock + t];
-                    const std::size_t h = hosts[first + t];
-                    out.cap[h * F + f] = caps[t];
-                    out.bound[h * F + f] = sum / k;
-                }
-            }
-        }
-    }
-    return out;
-}
-
 /** 100 x (bound - capacity) / bound, 0 when the bound is 0 (then the capacity is 0 too). */
 double loss_pct(Count cap, Count bound) { return bound > 0 ? 100.0 * static_cast<double>(bound - cap) / static_cast<double>(bound) : 0.0; }
 
@@ -155,7 +95,7 @@ int cmd_capacity(const Args& args) {
     if (cluster.empty()) cluster = default_cluster_path();
     const Problem p = load_snapshot(cluster);
     const CapacityModel model(p);
-    const Breakdown bd = compute_breakdown(model);
+    const ClusterCapacity bd = cluster_capacity(model, compute_node_usage(p));
     const int F = bd.F;
     const std::size_t H = p.hosts.size();
 

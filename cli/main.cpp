@@ -1,4 +1,4 @@
-// vmcap: cluster consolidation optimizer. Dispatches subcommands (optimizer/cli.h) and maps
+// vmcap: cluster consolidation optimizer. Dispatches subcommands (cli/cli.h) and maps
 // errors to exit codes: 0 success, 2 bad input or usage, 1 internal failure (3: plan rejected by
 // `vmcap validate`).
 #include <boost/program_options/errors.hpp>
@@ -7,7 +7,7 @@
 #include <string>
 
 #include "instances/problem.h"
-#include "optimizer/cli.h"
+#include "cli/cli.h"
 
 namespace {
 

@@ -14,10 +14,9 @@
 #include "evaluators/vmcap.h"
 #include "instances/snapshot_io.h"
 #include "optimizer/annealing.h"
-#include "optimizer/cli.h"
-#include "optimizer/cli_util.h"
-#include "optimizer/greedy.h"
-#include "optimizer/tabu.h"
+#include "cli/cli.h"
+#include "cli/cli_util.h"
+#include "optimizer/optimize.h"
 #include "optimizer/plan.h"
 #include "optimizer/validate.h"
 
@@ -154,39 +153,27 @@ int cmd_plan(const Args& args) {
     sp.quiet = vm.count("quiet") > 0;
     sp.initial_temperature = t0;
     sp.reheat_factor = reheat;
-    if (!(neutral >= 0.0 && neutral <= 1.0)) throw UsageError("--neutral-acceptance must be in [0, 1]");
     sp.neutral_acceptance = neutral;
     sp.destination_lists = vm.count("no-destination-lists") == 0;
     // Free remaps cost no budget, so the search proposes them (5%) unless --move-mix says otherwise.
     if (!p.constraints.remap_counts_as_migration && mix.find("remap=") == std::string::npos) sp.mix.set("remap", 0.05);
     if (!mix.empty()) parse_move_mix(mix, sp);
-    SearchResult sr;
-    double phase_seconds = 0.0;    // the annealing / tabu phase alone (after the greedy start)
-    std::int64_t phase_evals = 0;
-    if (algorithm == "greedy" || start == "greedy") sr = greedy(model, sp);
-    const std::vector<Placement> greedy_best = sr.best;
-    if (algorithm == "sa" || algorithm == "tabu") {
-        const double greedy_seconds = sr.seconds;
-        const std::int64_t greedy_evals = sr.evaluations;
-        if (start == "greedy") sp.start = sr.best;
-        sp.time_limit_s = std::max(1e-3, time_limit - greedy_seconds);
-        sr = algorithm == "sa" ? anneal(model, sp) : tabu_search(model, sp, TabuParams{tenure, candidates});
-        phase_seconds = sr.seconds;
-        phase_evals = sr.evaluations;
-        sr.seconds += greedy_seconds;
-        sr.evaluations += greedy_evals;
+    OptimizeParams op;
+    op.algorithm = algorithm == "greedy" ? Algorithm::Greedy : algorithm == "sa" ? Algorithm::Annealing : Algorithm::Tabu;
+    op.greedy_start = start == "greedy";
+    op.search = sp;
+    op.tabu = TabuParams{tenure, candidates};
+    try {
+        op.validate();
+    } catch (const std::invalid_argument& e) {
+        throw UsageError(e.what());
     }
-    Plan plan = build_plan(model, sr.best);
-    // The search optimises final states; if its state cannot be ordered within the budget as
-    // well as the greedy one (moves dropped), the greedy plan is written: never worse than greedy.
-    bool fell_back = false;
-    if (algorithm != "greedy" && start == "greedy" && plan.dropped > 0) {
-        Plan g = build_plan(model, greedy_best);
-        if (g.objective_after > plan.objective_after) {
-            plan = std::move(g);
-            fell_back = true;
-        }
-    }
+    const OptimizeResult res = optimize(model, op);
+    const Plan& plan = res.plan;
+    const SearchResult& sr = res.search;
+    const bool fell_back = res.fell_back;
+    const double phase_seconds = res.phase_seconds;
+    const std::int64_t phase_evals = res.phase_evaluations;
     PlanInfo info;
     info.cluster = cluster;
     info.algorithm = fell_back ? algorithm + " (greedy plan written)" : algorithm;
@@ -194,7 +181,7 @@ int cmd_plan(const Args& args) {
     info.threads = threads;
     info.evaluations = sr.evaluations;
     info.seconds = sr.seconds;
-    info.stopped_by = sr.stopped_by;
+    info.stopped_by = std::string(to_string(sr.stopped_by));
     write_file_atomic(out, format_json_lines(plan_to_json(p, plan, info)));
 
     const auto& c = p.constraints;
@@ -205,7 +192,7 @@ int cmd_plan(const Args& args) {
     std::printf("search    %s, %d thread(s), seed %llu: %lld evaluations in %.2f s (%.2f M/s), stopped by %s\n",
                 algorithm == "sa" ? "simulated annealing" : algorithm == "tabu" ? "tabu search" : "greedy", algorithm == "greedy" ? 1 : threads,
                 static_cast<unsigned long long>(seed), static_cast<long long>(sr.evaluations), sr.seconds,
-                sr.seconds > 0 ? static_cast<double>(sr.evaluations) / sr.seconds / 1e6 : 0.0, sr.stopped_by.c_str());
+                sr.seconds > 0 ? static_cast<double>(sr.evaluations) / sr.seconds / 1e6 : 0.0, std::string(to_string(sr.stopped_by)).c_str());
     if (phase_seconds > 0)
         std::printf("          %s phase: %lld candidate-move evaluations in %.2f s (%.2f M/s, %.2f M/s per thread)\n",
                     algorithm == "sa" ? "annealing" : "tabu", static_cast<long long>(phase_evals), phase_seconds,

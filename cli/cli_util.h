@@ -10,7 +10,7 @@
 
 #include "evaluators/vmcap.h"
 #include "instances/problem.h"
-#include "optimizer/cli.h"
+#include "cli/cli.h"
 
 namespace vmcap::cli::detail {
 

@@ -1,0 +1,56 @@
+#pragma once
+/**
+ * @file optimize.h
+ * The planning pipeline that `vmcap plan` and the quality suite run: greedy, then the annealing or
+ * tabu search from the greedy plan (or from the snapshot) in the time left, then the ordered
+ * migration plan, falling back to the greedy plan when the search's best state cannot be ordered
+ * within the budget as well as greedy's (so the written plan is never worse than greedy's).
+ */
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include "optimizer/plan.h"
+#include "optimizer/search_params.h"
+#include "optimizer/tabu.h"
+
+namespace vmcap {
+
+enum class Algorithm { Greedy, Annealing, Tabu };
+
+/** "greedy", "sa", "tabu" (the CLI's --algorithm words). */
+constexpr std::string_view to_string(Algorithm a) {
+    return a == Algorithm::Greedy ? "greedy" : a == Algorithm::Annealing ? "sa" : "tabu";
+}
+
+/** One validated parameter set for the pipeline. */
+struct OptimizeParams {
+    Algorithm algorithm = Algorithm::Annealing;
+    /** Start annealing / tabu from the greedy plan (default; never worse than greedy) or from the
+     *  snapshot. Ignored for Algorithm::Greedy. */
+    bool greedy_start = true;
+    /** Budget, threads, seed, move mix... time_limit_s covers the whole pipeline (greedy included). */
+    SearchParams search;
+    TabuParams tabu;
+    /** Throws std::invalid_argument naming the first bad parameter (SearchParams::validate, tabu
+     *  tenure < 0, tabu candidates < 1). */
+    void validate() const;
+};
+
+struct OptimizeResult {
+    Plan plan;                   ///< the plan written (ordered, every prefix feasible)
+    SearchResult search;         ///< the last phase's result; seconds and evaluations include greedy
+    std::vector<Placement> greedy_best;  ///< greedy's final state (empty for a snapshot start)
+    bool fell_back = false;      ///< the greedy plan was written instead of the search's
+    double phase_seconds = 0.0;  ///< the annealing / tabu phase alone (0 for greedy)
+    std::int64_t phase_evaluations = 0;
+};
+
+/**
+ * Runs the pipeline on `model`. Deterministic for the same model, seed, thread count and
+ * evaluation budget (unless the time limit stops a phase). Throws std::invalid_argument on bad
+ * params, std::logic_error if a --check recomputation differs; worker exceptions reach the caller.
+ */
+OptimizeResult optimize(const CapacityModel& model, const OptimizeParams& params);
+
+}  // namespace vmcap
