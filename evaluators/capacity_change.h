@@ -45,7 +45,8 @@ inline Count target_capacity_change(const CapacityModel& m, int type, int n, int
     const VmcapEvaluator& ev = m.evaluator(type, tf);
     if (ev.additive()) return sum;  // VMCAP = sum of b: the same integer without the evaluator
     Count tmp[kMaxPNuma];
-    for (int i = 0; i < n; ++i) tmp[i] = ((touched >> i) & 1U) ? nb[i] : b[i];
+    for (int i = 0; i < n; ++i) tmp[i] = b[i];
+    for (unsigned t = touched; t != 0; t &= t - 1) tmp[std::countr_zero(t)] = nb[std::countr_zero(t)];
     return ev(tmp) - cap;
 }
 
@@ -57,17 +58,20 @@ inline Count target_capacity_change(const CapacityModel& m, int type, int n, int
  * O(targets x (|touched| x R + VMCAP)). An integer: the same wherever and in whatever order it is
  * summed.
  */
-inline Score capacity_gain(const SearchState& state, int host, unsigned touched, const Amount* local) {
+inline Score capacity_gain(const SearchState& state, int host, int type, int n, unsigned touched, const Amount* local) {
     if (touched == 0) return 0;
     const CapacityModel& m = state.model();
     const int T = m.num_targets();
-    const int type = state.type_of(host);
-    const int n = state.nodes_of(host);
     Count nb[kMaxPNuma];
     Score d = 0;
     for (int j = 0; j < T; ++j)
         d += m.target_weight_units(j) * target_capacity_change(m, type, n, j, state.slots_of(host, j), state.capacity(host, j), touched, local, nb);
     return d;
+}
+
+/** capacity_gain with the host's type and node count looked up. */
+inline Score capacity_gain(const SearchState& state, int host, unsigned touched, const Amount* local) {
+    return capacity_gain(state, host, state.type_of(host), state.nodes_of(host), touched, local);
 }
 
 }  // namespace vmcap

@@ -27,7 +27,8 @@ Insertion best_insertion(const SearchState& s, int flavor, int host, int vm) {
     const int R = m.num_resources();
     const Amount* nd = fl.node_demand.data();
     const Amount* fd = s.free_of(host);
-    const auto& placements = m.evaluator(s.type_of(host), flavor).placements();
+    const int type = s.type_of(host), n = s.nodes_of(host);
+    const auto& placements = m.evaluator(type, flavor).placements();
     const Constraints& c = p.constraints;
     std::int64_t base_migrations = 0;
     Amount base_ram = 0;
@@ -53,7 +54,7 @@ Insertion best_insertion(const SearchState& s, int flavor, int host, int vm) {
         const bool migrates = vm < 0 || s.differs_from_origin(vm, host, emb.mask);
         if (vm >= 0 && migrates && (base_migrations + 1 > c.max_migrations || base_ram + fl.demand[kRamMib] > c.max_migrated_ram_mib))
             continue;
-        const Score gain = capacity_gain(s, host, emb.mask, local);
+        const Score gain = capacity_gain(s, host, type, n, emb.mask, local);
         if (out.embedding < 0 || gain > out.delta || (gain == out.delta && out.migrates && !migrates)) {
             out.embedding = static_cast<int>(e);
             out.delta = gain;

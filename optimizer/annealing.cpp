@@ -43,6 +43,86 @@ struct alignas(128) Worker {
     std::int64_t reheats = 0;
 };
 
+/**
+ * The temperature schedule: geometric from t_start to t_start x t_ratio over the worker's run,
+ * times a reheat boost. A worker whose best has not improved for `reheat_after` evaluations
+ * multiplies the temperature by `reheat` (capped at the start temperature); the boost decays by
+ * 2% per 256-evaluation block, so it fades after ~100k evaluations. Counted work only:
+ * deterministic.
+ */
+struct Schedule {
+    double t_start = 1.0, t_ratio = 1.0, reheat = 1.0;
+    std::int64_t reheat_after = 0, per_worker = 1;
+
+    /** Temperature for the block starting at the worker's evaluation `at` (called every 256
+     *  evaluations: the temperature changes by < 0.1% per block of a run of >= 10^5, so one pow
+     *  per block instead of one per evaluation). Updates the worker's reheat state. */
+    double temperature(Worker& wk, std::int64_t at) const {
+        if (reheat > 1.0 && at - wk.last_improvement > reheat_after) {
+            wk.boost = reheat;
+            wk.last_improvement = at;
+            ++wk.reheats;
+        }
+        const double progress = static_cast<double>(at) / static_cast<double>(per_worker);
+        const double t = std::min(t_start, t_start * std::pow(t_ratio, progress) * wk.boost);
+        wk.boost = std::max(1.0, wk.boost * 0.98);
+        return t;
+    }
+};
+
+/**
+ * The Metropolis decision for candidate `c` at temperature `temp`, evaluating it into `d` when
+ * needed. Simple moves: evaluate, then accept a worsening one with probability exp(ds / temp) and
+ * an exactly neutral one (same objective, same migration count) with probability
+ * `neutral_acceptance` (plateau steps). Compound moves: the threshold first (accept iff
+ * ds >= temp x ln(u)); a move whose cached upper bound (+ the largest migration tie-break refund,
+ * 2 tie) is below it is rejected exactly without the full evaluation (counted in wk.bounded).
+ */
+inline bool accept(const Candidate& c, Worker& wk, CandidateDelta& d, double temp, const Scorer& scorer, double neutral_acceptance) {
+    const SearchState& s = wk.state;
+    if (!is_compound(c)) {
+        evaluate(c, s, wk.cache, d);
+        if (!d.feasible) return false;
+        const double ds = scorer.acceptance_delta(d.delta, d.migrations_after - s.migrations());
+        if (ds < 0 && wk.rng.uniform() >= std::exp(ds / temp)) return false;
+        return !(d.delta == 0 && d.migrations_after == s.migrations() && neutral_acceptance < 1.0 &&
+                 wk.rng.uniform() >= neutral_acceptance);
+    }
+    const double threshold = temp * std::log(wk.rng.uniform());
+    if (upper_bound(c, s, wk.cache) + 2.0 * scorer.tie < threshold) {
+        ++wk.bounded;
+        return false;
+    }
+    evaluate(c, s, wk.cache, d);
+    return d.feasible && scorer.acceptance_delta(d.delta, d.migrations_after - s.migrations()) >= threshold;
+}
+
+/** Per-kind statistics of a run on stderr: evaluated / accepted / improving moves, moves rejected
+ *  by their bound, move-cache hits and misses, reheats. */
+void report_moves(const std::vector<Worker>& workers) {
+        std::fprintf(stderr, "moves (evaluated / accepted / improving):");
+        for (int k = 0; k < kKinds; ++k) {
+            std::int64_t ev = 0, acc = 0, imp = 0;
+            for (const auto& wk : workers) {
+                ev += wk.kind_evaluated[k];
+                acc += wk.kind_accepted[k];
+                imp += wk.kind_improved[k];
+            }
+            std::fprintf(stderr, "  %s %lld / %lld / %lld", std::string(Moves::kNames[k]).c_str(), static_cast<long long>(ev), static_cast<long long>(acc),
+                         static_cast<long long>(imp));
+        }
+        std::int64_t bounded = 0, hits = 0, misses = 0, reheats = 0;
+        for (const auto& wk : workers) {
+            reheats += wk.reheats;
+            bounded += wk.bounded;
+            hits += wk.cache.hits();
+            misses += wk.cache.misses();
+        }
+        std::fprintf(stderr, "\ncompound moves rejected by their cached bound: %lld; move cache hits %lld, misses %lld; reheats %lld\n",
+                     static_cast<long long>(bounded), static_cast<long long>(hits), static_cast<long long>(misses),
+                     static_cast<long long>(reheats));
+}
+
 }  // namespace
 
 SearchResult anneal(const CapacityModel& model, const SearchParams& params) {
@@ -69,7 +149,7 @@ SearchResult anneal(const CapacityModel& model, const SearchParams& params) {
         int n = 0;
         ProposalContext ctx{initial, cal_cache, movable, cal_proposal, cal};
         for (int i = 0; i < 4000 && n < 400; ++i) {
-            const Candidate mv = propose(ctx, mix);
+            const Candidate mv = propose<Moves>(ctx, mix);
             const CandidateDelta d = evaluate(mv, initial, cal_cache);
             if (d.feasible && d.delta < 0) {
                 sum += -d.delta;
@@ -79,9 +159,8 @@ SearchResult anneal(const CapacityModel& model, const SearchParams& params) {
         if (n > 0) t_start = std::max(w_min * 0.1, (sum / n) / std::log(1.0 / 0.3));
     }
     // From a given start (the greedy plan) polish instead of re-melting: a loss of one
-    // smallest-weight unit is accepted with probability <= e^-3.3 at the start. Measured with the
-    // compound moves: hw1000 2868 -> 2890 and az1100 795 -> 797 at the default length, bundled
-    // example unchanged (128).
+    // smallest-weight unit is accepted with probability <= e^-3.3 at the start (chosen on the
+    // medium snapshots, docs/performance.md).
     if (!params.start.empty()) t_start = std::min(t_start, 0.3 * w_min);
     if (params.initial_temperature > 0) t_start = params.initial_temperature * static_cast<double>(kScoreScale);
     const double t_end = w_min / 20.0;
@@ -91,8 +170,7 @@ SearchResult anneal(const CapacityModel& model, const SearchParams& params) {
     const std::int64_t per_worker = setup.per_worker, round = setup.round;
 
     // Reheat after a stall of 10% of the run (at least 50,000 evaluations) without a new best.
-    const double kReheat = params.reheat_factor;
-    const std::int64_t reheat_after = std::max<std::int64_t>(50000, per_worker / 10);
+    const Schedule schedule{t_start, t_ratio, params.reheat_factor, std::max<std::int64_t>(50000, per_worker / 10), per_worker};
     std::vector<Worker> workers;
     workers.reserve(W);
     for (int w = 0; w < W; ++w) {
@@ -119,60 +197,20 @@ SearchResult anneal(const CapacityModel& model, const SearchParams& params) {
                 ProposalContext ctx{s, wk.cache, movable, wk.proposal, wk.rng};
                 for (std::int64_t e = 0; e < this_round; ++e) {
                     if ((e & 255) == 0) {
-                        // The temperature changes by < 0.1% per 256 evaluations of a run of
-                        // >= 10^5 per worker; one pow per block instead of one per evaluation.
                         if ((e & 1023) == 0 && Clock::now() > deadline) {
                             out_of_time.store(true);
                             break;
                         }
-                        const double progress = static_cast<double>(done + e) / static_cast<double>(per_worker);
-                        // Reheat: a worker whose best has not improved for reheat_after
-                        // evaluations multiplies the schedule's temperature by kReheat (capped
-                        // at the start temperature); the boost decays by 2% per block, so it
-                        // fades after ~100k evaluations. Counted work only: deterministic.
-                        if (kReheat > 1.0 && e + done - wk.last_improvement > reheat_after) {
-                            wk.boost = kReheat;
-                            wk.last_improvement = e + done;
-                            ++wk.reheats;
-                        }
-                        temp = std::min(t_start, t_start * std::pow(t_ratio, progress) * wk.boost);
-                        wk.boost = std::max(1.0, wk.boost * 0.98);
+                        temp = schedule.temperature(wk, done + e);
                     }
-                    const Candidate mv = propose(ctx, mix);
+                    const Candidate mv = propose<Moves>(ctx, mix);
                     ++wk.evaluations;
-                    const int kind = mv.kind;
-                    ++wk.kind_evaluated[kind];
-                    CandidateDelta& d = delta;
-                    double ds = 0.0;
-                    if (!is_compound(mv)) {
-                        evaluate(mv, s, wk.cache, d);
-                        if (!d.feasible) continue;
-                        ds = scorer.acceptance_delta(d.delta, d.migrations_after - s.migrations());
-                        if (ds < 0 && wk.rng.uniform() >= std::exp(ds / temp)) continue;
-                        // Exactly neutral moves (same objective, same migration count) are
-                        // plateau steps: accepted with probability neutral_acceptance.
-                        if (d.delta == 0 && d.migrations_after == s.migrations() && params.neutral_acceptance < 1.0 &&
-                            wk.rng.uniform() >= params.neutral_acceptance)
-                            continue;
-                    } else {
-                        // Threshold first: accept iff ds >= temp x ln(u). A move whose cached
-                        // upper bound (+ the largest possible migration tie-break refund, 2 tie)
-                        // is below it is rejected exactly without the full evaluation.
-                        const double threshold = temp * std::log(wk.rng.uniform());
-                        const double ub = upper_bound(mv, s, wk.cache);
-                        if (ub + 2.0 * scorer.tie < threshold) {
-                            ++wk.bounded;
-                            continue;
-                        }
-                        evaluate(mv, s, wk.cache, d);
-                        if (!d.feasible) continue;
-                        ds = scorer.acceptance_delta(d.delta, d.migrations_after - s.migrations());
-                        if (ds < threshold) continue;
-                    }
-                    if (apply_and_check(wk, mv, d, params.check_every)) wk.last_improvement = e + done;
+                    ++wk.kind_evaluated[mv.kind];
+                    if (!accept(mv, wk, delta, temp, scorer, params.neutral_acceptance)) continue;
+                    if (apply_and_check(wk, mv, delta, params.check_every)) wk.last_improvement = done + e;
                     ++wk.accepted;
-                    ++wk.kind_accepted[kind];
-                    if (d.delta > 0) ++wk.kind_improved[kind];
+                    ++wk.kind_accepted[mv.kind];
+                    if (delta.delta > 0) ++wk.kind_improved[mv.kind];
                 }
             });
         });
@@ -182,29 +220,7 @@ SearchResult anneal(const CapacityModel& model, const SearchParams& params) {
     }
     finish(res, workers, t0, out_of_time.load());
     for (const auto& wk : workers) res.reheats += wk.reheats;
-    if (!params.quiet) {
-        std::fprintf(stderr, "moves (evaluated / accepted / improving):");
-        for (int k = 0; k < kKinds; ++k) {
-            std::int64_t ev = 0, acc = 0, imp = 0;
-            for (const auto& wk : workers) {
-                ev += wk.kind_evaluated[k];
-                acc += wk.kind_accepted[k];
-                imp += wk.kind_improved[k];
-            }
-            std::fprintf(stderr, "  %s %lld / %lld / %lld", std::string(Moves::kNames[k]).c_str(), static_cast<long long>(ev), static_cast<long long>(acc),
-                         static_cast<long long>(imp));
-        }
-        std::int64_t bounded = 0, hits = 0, misses = 0, reheats = 0;
-        for (const auto& wk : workers) {
-            reheats += wk.reheats;
-            bounded += wk.bounded;
-            hits += wk.cache.hits();
-            misses += wk.cache.misses();
-        }
-        std::fprintf(stderr, "\ncompound moves rejected by their cached bound: %lld; move cache hits %lld, misses %lld; reheats %lld\n",
-                     static_cast<long long>(bounded), static_cast<long long>(hits), static_cast<long long>(misses),
-                     static_cast<long long>(reheats));
-    }
+    if (!params.quiet) report_moves(workers);
     return res;
 }
 

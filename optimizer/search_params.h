@@ -40,27 +40,26 @@ struct SearchParams {
     double time_limit_s = 60.0;         ///< wall-clock cap in seconds (checked every 1024 evaluations)
     int threads = 1;                    ///< worker chains (oneTBB tasks)
     std::uint64_t seed = 1;
-    std::int64_t check_every = 0;       ///< > 0: full recomputation check every N accepted moves
+    std::int64_t check_every = 0;       ///< > 0: every applied move's delta asserted, full recomputation every N applied moves
     /** Evaluations per worker between synchronisation points; 0 = auto: 1/50 of the worker's run,
      *  clamped to [2,000, 2 x 10^7]. A worker that adopts another's best state finds the cached
      *  deltas of every host where the states differ stale, so on 10,000 hosts a synchronisation
-     *  costs ~0.2 s of re-evaluation: long runs synchronise every ~10 s, not every second
-     *  (2 threads on the 10k snapshot: 3.2-3.7 M evaluations/s with 2 x 10^6; 3.4-4.6 M/s with
-     *  2 x 10^7, bimodal on the test VM; docs/performance.md). */
+     *  costs a noticeable re-evaluation: long runs synchronise rarely (measurements:
+     *  docs/performance.md, "Search speed on 10,000 hosts"). */
     std::int64_t round_evaluations = 0;
     bool quiet = false;                 ///< no progress lines on stderr
-    double initial_temperature = 0.0;   ///< in objective units; 0 = calibrated from sampled worsening moves
+    double initial_temperature = 0.0;   ///< in objective units (not score units); 0 = calibrated from sampled worsening moves
     /** Reheat: a worker without a new best for 10% of its evaluations (>= 50,000) multiplies the
      *  temperature by this factor (capped at the start temperature, decaying back); 1 = off. */
     double reheat_factor = 3.0;
     /** Draw half of the migrate destinations from per-flavor candidate lists of the hosts that
      *  absorb the flavor most cheaply (rebuilt at each synchronisation point; optimizer/candidates.h). */
     bool destination_lists = true;
-    /** Probability of accepting an exactly neutral migrate/remap move (objective and migration
-     *  count unchanged): plateau steps; each invalidates two hosts' cached deltas. In [0, 1].
-     *  Default 0.1: quality suite 29/30 at the optimum, gap 0.185% (1.0: 28/30, 0.442%; 0.3: as
-     *  0.1; 0.03: 28/30, 0.273%), medium snapshots equal within seed noise, and on 10,000 hosts
-     *  about 4x fewer cache misses (docs/performance.md). */
+    /** Probability of accepting an exactly neutral simple move (migrate, remap, return: objective
+     *  and migration count unchanged): plateau steps; each invalidates two hosts' cached deltas.
+     *  In [0, 1]. Neutral compound moves (swap, exchange, ejection) take the threshold-first path,
+     *  where a threshold <= 0 always accepts them. Default chosen by the quality suite
+     *  (docs/performance.md, "Search", neutral-acceptance sweep). */
     double neutral_acceptance = 0.1;
     /** Share of proposals per move kind (moves/move_list.h; defaults: each move's kDefaultShare,
      *  chosen by the quality suite, docs/performance.md); the rest are migrate moves. A kind

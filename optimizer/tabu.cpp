@@ -84,7 +84,7 @@ SearchResult tabu_search(const CapacityModel& model, const SearchParams& params,
                     bool found = false;
                     const Score objective_now = s.objective();
                     for (int c = 0; c < tabu.candidates && e < this_round; ++c, ++e) {
-                        const Candidate mv = propose(ctx, mix);
+                        const Candidate mv = propose<Moves>(ctx, mix);
                         ++wk.evaluations;
                         const CandidateDelta d = evaluate(mv, s, wk.cache);
                         if (!d.feasible) continue;

@@ -92,7 +92,7 @@ void check_random_candidates(const std::string& topology, std::uint64_t seed, do
     std::mt19937_64 coin(seed);
     for (int it = 0; it < 3000; ++it) {
         ProposalContext ctx{s, cache, movable, pr, rng};
-        const Candidate c = propose(ctx, cum);
+        const Candidate c = propose<Moves>(ctx, cum);
         ++st.evaluated[c.kind];
         const double ub = upper_bound(c, s, cache);
         const CandidateDelta d = evaluate(c, s, cache);
