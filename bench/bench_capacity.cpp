@@ -92,7 +92,8 @@ void bm_capacity_vectors_per_flavor(benchmark::State& st, int nodes, int flavors
     std::vector<Count> b(static_cast<std::size_t>(nodes) * flavors);
     std::size_t t = 0;
     for (auto _ : st) {
-        for (int f = 0; f < flavors; ++f) cv.compute_flavor(f, pool.data() + t * stride, nodes, b.data() + static_cast<std::size_t>(f) * nodes);
+        for (int f = 0; f < flavors; ++f)
+            cv.compute_flavor(f, pool.data() + t * stride, nodes, b.data() + static_cast<std::size_t>(f) * nodes);
         benchmark::DoNotOptimize(b.data());
         benchmark::ClobberMemory();
         t = (t + 1) & (kPool - 1);
@@ -117,8 +118,10 @@ void bm_capacity_vectors_eigen_div(benchmark::State& st, int nodes, int flavors,
             for (int r = 0; r < resources; ++r) {
                 const Amount dd = cv.demand()(f, r);
                 if (dd == 0) continue;
-                if (first) col = fr.col(r) / dd;
-                else col = col.min(fr.col(r) / dd);
+                if (first)
+                    col = fr.col(r) / dd;
+                else
+                    col = col.min(fr.col(r) / dd);
                 first = false;
             }
         }
@@ -251,7 +254,8 @@ void bm_host_capacity_batch(benchmark::State& st, const char* host, int resource
         for (std::size_t t0 = 0; t0 < kPool; t0 += kChunk) {
             cv.compute_batch(pool.data() + t0, kPool, kChunk, n, b.data(), kChunk);
             for (int f = 0; f < F; ++f)
-                evs[f](b.data() + static_cast<std::size_t>(f) * n * kChunk, kChunk, kChunk, cap.data() + static_cast<std::size_t>(f) * kChunk);
+                evs[f](b.data() + static_cast<std::size_t>(f) * n * kChunk, kChunk, kChunk,
+                       cap.data() + static_cast<std::size_t>(f) * kChunk);
             sum += cap[t0 & (kChunk - 1)];
         }
     }

@@ -66,20 +66,19 @@ struct Pair {
     Topology host, guest;
 };
 
-Topology topo(const char* s) { return parse_topology(s); }
+Topology topo(const char* s) {
+    return parse_topology(s);
+}
 
 /** Fixed 8-node connected graph with two triangles and no closed form (K2, K3 guests). */
 Topology explicit8() {
-    return topology_from_edges(8, {{1, 2}, {1, 3}, {2, 3}, {2, 4}, {3, 5}, {4, 5}, {4, 6}, {5, 7},
-                                   {6, 7}, {6, 8}, {7, 8}, {1, 8}});
+    return topology_from_edges(8, {{1, 2}, {1, 3}, {2, 3}, {2, 4}, {3, 5}, {4, 5}, {4, 6}, {5, 7}, {6, 7}, {6, 8}, {7, 8}, {1, 8}});
 }
 
 std::vector<Pair> closed_pairs() {
-    return {{"K4_K2", topo("K4"), topo("K2")},   {"K4_K3", topo("K4"), topo("K3")},
-            {"C4_K2", topo("C4"), topo("K2")},   {"Q33_K2", topo("Q33"), topo("K2")},
-            {"Q33_C4", topo("Q33"), topo("C4")}, {"CQ3_K2", topo("CQ3"), topo("K2")},
-            {"CQ3_C4", topo("CQ3"), topo("C4")}, {"K8_K4", topo("K8"), topo("K4")},
-            {"2xK4_K2", topo("2xK4"), topo("K2")}};
+    return {{"K4_K2", topo("K4"), topo("K2")},   {"K4_K3", topo("K4"), topo("K3")},   {"C4_K2", topo("C4"), topo("K2")},
+            {"Q33_K2", topo("Q33"), topo("K2")}, {"Q33_C4", topo("Q33"), topo("C4")}, {"CQ3_K2", topo("CQ3"), topo("K2")},
+            {"CQ3_C4", topo("CQ3"), topo("C4")}, {"K8_K4", topo("K8"), topo("K4")},   {"2xK4_K2", topo("2xK4"), topo("K2")}};
 }
 
 std::vector<Pair> exact_only_pairs() {
@@ -134,7 +133,9 @@ void bm_direct(benchmark::State& st, int n, Count (*f)(const Count*)) {
     st.SetItemsProcessed(st.iterations());
 }
 
-Count direct_k8_k4(const Count* b) { return vmcap_kn_kk(b, 8, 4); }
+Count direct_k8_k4(const Count* b) {
+    return vmcap_kn_kk(b, 8, 4);
+}
 
 void bm_exact(benchmark::State& st, const Pair& p, Count vmax) {
     const auto placements = enumerate_embeddings(p.host.graph, p.guest.graph);
@@ -193,27 +194,22 @@ void bm_algorithm1(benchmark::State& st, int n, int k, Count vmax) {
 }
 
 const bool registered = [] {
-    for (const Pair& p : closed_pairs())
-        benchmark::RegisterBenchmark(("BM_Vmcap/" + p.name).c_str(), bm_evaluator, p);
-    for (const Pair& p : closed_pairs())
-        benchmark::RegisterBenchmark(("BM_VmcapBatch/" + p.name).c_str(), bm_batch, p);
+    for (const Pair& p : closed_pairs()) benchmark::RegisterBenchmark(("BM_Vmcap/" + p.name).c_str(), bm_evaluator, p);
+    for (const Pair& p : closed_pairs()) benchmark::RegisterBenchmark(("BM_VmcapBatch/" + p.name).c_str(), bm_batch, p);
     const std::pair<const char*, std::pair<int, Count (*)(const Count*)>> direct[] = {
         {"K4_K2", {4, vmcap_k4_k2}},   {"K4_K3", {4, vmcap_k4_k3}},   {"CQ3_K2", {8, vmcap_cq3_k2}},
         {"CQ3_C4", {8, vmcap_cq3_c4}}, {"Q33_C4", {8, vmcap_q33_c4}}, {"K8_K4", {8, direct_k8_k4}}};
     for (const auto& [name, f] : direct)
-        benchmark::RegisterBenchmark((std::string("BM_VmcapDirect/") + name).c_str(), bm_direct, f.first,
-                                     f.second);
+        benchmark::RegisterBenchmark((std::string("BM_VmcapDirect/") + name).c_str(), bm_direct, f.first, f.second);
     for (Count vmax : {32, 64}) {
         std::vector<Pair> all = closed_pairs();
         for (Pair& p : exact_only_pairs()) all.push_back(std::move(p));
         for (const Pair& p : all)
-            benchmark::RegisterBenchmark(("BM_VmcapExact/" + p.name + "/b" + std::to_string(vmax)).c_str(),
-                                         bm_exact, p, vmax);
+            benchmark::RegisterBenchmark(("BM_VmcapExact/" + p.name + "/b" + std::to_string(vmax)).c_str(), bm_exact, p, vmax);
     }
     for (const Pair& p : closed_pairs()) benchmark::RegisterBenchmark(("BM_VmcapCbc/" + p.name).c_str(), bm_cbc, p);
     for (const Pair& p : exact_only_pairs())
-        if (p.name == "Q3_K2" || p.name == "Explicit8_K3")
-            benchmark::RegisterBenchmark(("BM_VmcapCbc/" + p.name).c_str(), bm_cbc, p);
+        if (p.name == "Q3_K2" || p.name == "Explicit8_K3") benchmark::RegisterBenchmark(("BM_VmcapCbc/" + p.name).c_str(), bm_cbc, p);
     std::vector<Pair> with_k1 = closed_pairs();
     with_k1.push_back({"CQ3_K1", topo("CQ3"), topo("K1")});
     for (const Pair& p : with_k1) benchmark::RegisterBenchmark(("BM_VmcapPlacements/" + p.name).c_str(), bm_placements, p, Count{32});

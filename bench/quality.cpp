@@ -53,8 +53,8 @@ GenerateOptions instance(int k, int& budget, const char*& kind) {
         budget = 1 + k / 6;
     } else {
         kind = "dense";
-        o.hosts = 4 + k % 3;   // 4..6
-        o.vms = 36 + k % 5;    // 36..40
+        o.hosts = 4 + k % 3;  // 4..6
+        o.vms = 36 + k % 5;   // 36..40
         o.node_vcpu = small_host ? 8 : 4;
         o.node_ram_mib = (small_host ? 32 : 16) * 1024;
         if (o.host_topology == "K2") {
@@ -78,16 +78,26 @@ int main(int argc, char** argv) {
             std::fprintf(stderr, "vmcap_quality: %s needs a value\n", argv[i]);
             return 2;
         }
-        if (!std::strcmp(argv[i], "--instances")) instances = std::atoi(argv[i + 1]);
-        else if (!std::strcmp(argv[i], "--sa-seconds")) sa_seconds = std::atof(argv[i + 1]);
-        else if (!std::strcmp(argv[i], "--exact-seconds")) exact_seconds = std::atof(argv[i + 1]);
-        else if (!std::strcmp(argv[i], "--only")) only = std::atoi(argv[i + 1]);
-        else if (!std::strcmp(argv[i], "--cold")) cold = std::atoi(argv[i + 1]);
-        else if (!std::strcmp(argv[i], "--symmetry")) symmetry = std::atoi(argv[i + 1]);
-        else if (!std::strcmp(argv[i], "--mix-remap")) mix_remap = std::atof(argv[i + 1]);
-        else if (!std::strcmp(argv[i], "--neutral-acceptance")) neutral_acceptance = std::atof(argv[i + 1]);
+        if (!std::strcmp(argv[i], "--instances"))
+            instances = std::atoi(argv[i + 1]);
+        else if (!std::strcmp(argv[i], "--sa-seconds"))
+            sa_seconds = std::atof(argv[i + 1]);
+        else if (!std::strcmp(argv[i], "--exact-seconds"))
+            exact_seconds = std::atof(argv[i + 1]);
+        else if (!std::strcmp(argv[i], "--only"))
+            only = std::atoi(argv[i + 1]);
+        else if (!std::strcmp(argv[i], "--cold"))
+            cold = std::atoi(argv[i + 1]);
+        else if (!std::strcmp(argv[i], "--symmetry"))
+            symmetry = std::atoi(argv[i + 1]);
+        else if (!std::strcmp(argv[i], "--mix-remap"))
+            mix_remap = std::atof(argv[i + 1]);
+        else if (!std::strcmp(argv[i], "--neutral-acceptance"))
+            neutral_acceptance = std::atof(argv[i + 1]);
         else {
-            std::fprintf(stderr, "usage: vmcap_quality [--instances N] [--sa-seconds S] [--exact-seconds S] [--only K] [--cold 1] [--symmetry 0] [--mix-remap P] [--neutral-acceptance P]\n");
+            std::fprintf(stderr,
+                         "usage: vmcap_quality [--instances N] [--sa-seconds S] [--exact-seconds S] [--only K] [--cold 1] [--symmetry 0] "
+                         "[--mix-remap P] [--neutral-acceptance P]\n");
             return 2;
         }
     }
@@ -95,7 +105,9 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "vmcap_quality: --instances must be >= 1, --sa-seconds and --exact-seconds > 0\n");
         return 2;
     }
-    std::printf("| # | kind | topology | hosts | VMs | budget | before | greedy | annealing | tabu | optimum | proven | gap %% | exact s | SA s | B&B nodes |\n");
+    std::printf(
+        "| # | kind | topology | hosts | VMs | budget | before | greedy | annealing | tabu | optimum | proven | gap %% | exact s | SA s | "
+        "B&B nodes |\n");
     std::printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     double gap_sum = 0, exact_total = 0, exact_max = 0;
     int counted = 0, below_greedy = 0, unproven = 0, at_optimum = 0, plan_short = 0, tabu_at_optimum = 0;
@@ -142,23 +154,26 @@ int main(int argc, char** argv) {
             tabu_gap_sum += opt > 0 ? 100.0 * (opt - tb.objective_best) / opt : 0.0;
             if (tb.objective_best >= opt) ++tabu_at_optimum;
             ++counted;
-            if (sa.objective_best >= opt) ++at_optimum;
-            else missed.push_back(k + 1);
+            if (sa.objective_best >= opt)
+                ++at_optimum;
+            else
+                missed.push_back(k + 1);
         } else {
             ++unproven;
         }
         exact_total += ex.seconds;
         exact_max = std::max(exact_max, ex.seconds);
         if (sa.objective_best < g.objective_best) ++below_greedy;
-        std::printf("| %d | %s | %s | %zu | %zu | %d | %g | %g | %g | %g | %g | %s | %.2f | %.2f | %.2f | %lld |\n", k + 1, kind, o.host_topology.c_str(),
-                    p.hosts.size(), p.vms.size(), budget, g.objective_before, g.objective_best, sa.objective_best, tb.objective_best, opt, ex.proven ? "yes" : "no",
-                    gap, ex.seconds, sa_s, static_cast<long long>(ex.nodes));
+        std::printf("| %d | %s | %s | %zu | %zu | %d | %g | %g | %g | %g | %g | %s | %.2f | %.2f | %.2f | %lld |\n", k + 1, kind,
+                    o.host_topology.c_str(), p.hosts.size(), p.vms.size(), budget, g.objective_before, g.objective_best, sa.objective_best,
+                    tb.objective_best, opt, ex.proven ? "yes" : "no", gap, ex.seconds, sa_s, static_cast<long long>(ex.nodes));
         std::fflush(stdout);
     }
     const double avg = counted ? gap_sum / counted : 0.0;
-    std::printf("\nsummary: %d instances with a proven optimum (%d unproven); annealing at the optimum on %d, average gap %.3f%%, "
-                "below greedy on %d; exact solve %.2f s total, %.2f s max",
-                counted, unproven, at_optimum, avg, below_greedy, exact_total, exact_max);
+    std::printf(
+        "\nsummary: %d instances with a proven optimum (%d unproven); annealing at the optimum on %d, average gap %.3f%%, "
+        "below greedy on %d; exact solve %.2f s total, %.2f s max",
+        counted, unproven, at_optimum, avg, below_greedy, exact_total, exact_max);
     if (plan_short > 0) std::printf("; plan of the annealing state shorter on %d", plan_short);
     std::printf("\ntabu search (reported, not a target): at the optimum on %d, average gap %.3f%%", tabu_at_optimum,
                 counted ? tabu_gap_sum / counted : 0.0);

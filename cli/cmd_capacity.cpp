@@ -27,11 +27,13 @@ using namespace detail;
 int cmd_eval(const Args& args) {
     po::options_description desc("vmcap eval options");
     std::string host, guest, b;
+    // clang-format off
     desc.add_options()("help,h", "show this help")
         ("host", po::value(&host)->required(), "pNUMA topology: K<n>, K<m>,<n>, C4, CQ3, Q33, Q3, 2xK<n>")
         ("guest", po::value(&guest)->required(), "vNUMA topology: K1, K2, K3, C4, K4, K<k>, ...")
         ("b", po::value(&b)->required(), "capacity vector b1,...,bn: how many more vNUMA nodes each pNUMA node can hold")
         ("placements", "after the count, print an optimal set of placements, one line 'n1,...,nk xC' each (see above)");
+    // clang-format on
     po::variables_map vm;
     if (parse(args, desc, vm,
               "usage: vmcap eval --host CQ3 --guest K2 --b 3,1,4,1,5,9,2,6 [--placements]\n"
@@ -39,7 +41,8 @@ int cmd_eval(const Args& args) {
               "With --placements, then one line per distinct placement, e.g. '1,4 x3': the pNUMA nodes\n"
               "(1-based, labelings of docs/format.md) of vNUMA nodes 1, 2, ... of one VM, and how many VMs\n"
               "get that placement. The multiplicities sum to the count and use pNUMA node i at most b_i\n"
-              "times; lines are sorted by node set; none are printed when the count is 0.")) return 0;
+              "times; lines are sorted by node set; none are printed when the count is 0."))
+        return 0;
     Topology h, g;
     try {
         h = parse_topology(host);
@@ -49,7 +52,8 @@ int cmd_eval(const Args& args) {
     }
     const auto bv = parse_counts(b, "--b");
     if (static_cast<int>(bv.size()) != h.size())
-        throw UsageError("--b has " + std::to_string(bv.size()) + " values; host " + h.name + " has " + std::to_string(h.size()) + " pNUMA nodes");
+        throw UsageError("--b has " + std::to_string(bv.size()) + " values; host " + h.name + " has " + std::to_string(h.size()) +
+                         " pNUMA nodes");
     if (g.size() > kMaxVNuma) throw UsageError("guest " + g.name + " has more than " + std::to_string(kMaxVNuma) + " vNUMA nodes");
     const VmcapEvaluator ev(h, g);
     std::cout << ev(bv.data()) << "\n";
@@ -61,7 +65,9 @@ int cmd_eval(const Args& args) {
 namespace {
 
 /** 100 x (bound - capacity) / bound, 0 when the bound is 0 (then the capacity is 0 too). */
-double loss_pct(Count cap, Count bound) { return bound > 0 ? 100.0 * static_cast<double>(bound - cap) / static_cast<double>(bound) : 0.0; }
+double loss_pct(Count cap, Count bound) {
+    return bound > 0 ? 100.0 * static_cast<double>(bound - cap) / static_cast<double>(bound) : 0.0;
+}
 
 /** Adds capacity, bound and loss of one flavor over a set of hosts to `o`. */
 void add_summary(nlohmann::ordered_json& o, Count cap, Count bound) {
@@ -76,10 +82,12 @@ void add_summary(nlohmann::ordered_json& o, Count cap, Count bound) {
 int cmd_capacity(const Args& args) {
     po::options_description desc("vmcap capacity options");
     std::string cluster, format, by;
+    // clang-format off
     desc.add_options()("help,h", "show this help")
         ("cluster", po::value(&cluster), "cluster snapshot JSON (default: the bundled example)")
         ("by", po::value(&by)->default_value("cluster"), "breakdown: host, rack or cluster (cluster totals are always shown)")
         ("format", po::value(&format)->default_value("table"), "table or json");
+    // clang-format on
     po::variables_map vm;
     if (parse(args, desc, vm,
               "usage: vmcap capacity [--cluster C] [--by host|rack|cluster] [--format table|json]\n"
@@ -89,7 +97,8 @@ int cmd_capacity(const Args& args) {
               "  lost    bound - capacity, VMs lost to the NUMA topology and fragmentation (lost% of the bound)\n"
               "--by host: one row per host with the capacity of every flavor; --by rack: per rack (hosts'\n"
               "\"rack\", empty shown as (none)) capacity, bound and loss per flavor; then the cluster totals.\n"
-              "JSON: \"flavors\" (cluster totals), \"objective\", and \"by_host\" or \"by_rack\" when asked.")) return 0;
+              "JSON: \"flavors\" (cluster totals), \"objective\", and \"by_host\" or \"by_rack\" when asked."))
+        return 0;
     if (format != "table" && format != "json") throw UsageError("--format must be table or json");
     if (by != "host" && by != "rack" && by != "cluster") throw UsageError("--by must be host, rack or cluster");
     if (cluster.empty()) cluster = default_cluster_path();
@@ -193,7 +202,8 @@ int cmd_capacity(const Args& args) {
             wrack = std::max(wrack, h.rack.size());
         }
         for (const HostType& t : p.host_types) wtype = std::max(wtype, t.name.size());
-        std::printf("\ncapacity per host:\n%-*s %-*s %-*s", static_cast<int>(wid), "host", static_cast<int>(wrack), "rack", static_cast<int>(wtype), "type");
+        std::printf("\ncapacity per host:\n%-*s %-*s %-*s", static_cast<int>(wid), "host", static_cast<int>(wrack), "rack",
+                    static_cast<int>(wtype), "type");
         std::vector<int> wf(F);
         for (int f = 0; f < F; ++f) {
             wf[f] = static_cast<int>(std::max<std::size_t>(p.flavors[f].name.size(), 6));
@@ -210,23 +220,26 @@ int cmd_capacity(const Args& args) {
     if (by == "rack") {
         std::size_t wr = 4;
         for (const auto& r : racks) wr = std::max(wr, r.first.size());
-        std::printf("\ncapacity per rack:\n%-*s %6s %-14s %10s %10s %8s %6s\n", static_cast<int>(wr), "rack", "hosts", "flavor", "capacity", "bound", "lost",
-                    "lost%");
+        std::printf("\ncapacity per rack:\n%-*s %6s %-14s %10s %10s %8s %6s\n", static_cast<int>(wr), "rack", "hosts", "flavor", "capacity",
+                    "bound", "lost", "lost%");
         for (const auto& [name, hosts] : racks)
             for (int f = 0; f < F; ++f) {
                 const auto [c, bo] = rack_totals(hosts, f);
-                std::printf("%-*s %6zu %-14s %10lld %10lld %8lld %5.1f%%\n", static_cast<int>(wr), name.c_str(), hosts.size(), p.flavors[f].name.c_str(),
-                            static_cast<long long>(c), static_cast<long long>(bo), static_cast<long long>(bo - c), loss_pct(c, bo));
+                std::printf("%-*s %6zu %-14s %10lld %10lld %8lld %5.1f%%\n", static_cast<int>(wr), name.c_str(), hosts.size(),
+                            p.flavors[f].name.c_str(), static_cast<long long>(c), static_cast<long long>(bo),
+                            static_cast<long long>(bo - c), loss_pct(c, bo));
             }
     }
     if (by != "cluster") std::printf("\ncluster:\n");
-    std::printf("%-14s %6s %8s %-9s %7s %10s %10s %8s %6s\n", "flavor", "vCPU", "RAM_GiB", "vNUMA", "weight", "capacity", "bound", "lost", "lost%");
+    std::printf("%-14s %6s %8s %-9s %7s %10s %10s %8s %6s\n", "flavor", "vCPU", "RAM_GiB", "vNUMA", "weight", "capacity", "bound", "lost",
+                "lost%");
     for (int f = 0; f < F; ++f)
         std::printf("%-14s %6lld %8s %-9s %7s %10lld %10lld %8lld %5.1f%%\n", p.flavors[f].name.c_str(),
                     static_cast<long long>(p.flavors[f].demand[kVcpu]), fmt_gib(p.flavors[f].demand[kRamMib]).c_str(),
                     p.flavors[f].vnuma.name.c_str(), fmt_num(p.flavors[f].weight).c_str(), static_cast<long long>(cap[f]),
                     static_cast<long long>(bound[f]), static_cast<long long>(bound[f] - cap[f]), loss_pct(cap[f], bound[f]));
-    std::printf("weighted capacity (objective): %s (topology-free bound %s)\n", fmt_num(objective).c_str(), fmt_num(objective_bound).c_str());
+    std::printf("weighted capacity (objective): %s (topology-free bound %s)\n", fmt_num(objective).c_str(),
+                fmt_num(objective_bound).c_str());
     std::printf("bound = sum over hosts of floor(sum_i b_i / k): the capacity if any k pNUMA nodes could host a k-vNUMA VM\n");
     return 0;
 }

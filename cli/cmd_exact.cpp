@@ -27,6 +27,7 @@ int cmd_exact(const Args& args) {
     std::string cluster, out, method;
     std::int64_t max_mig = -1, max_nodes = 0;
     double max_gib = -1, time_limit = 600;
+    // clang-format off
     desc.add_options()("help,h", "show this help")
         ("cluster", po::value(&cluster), "cluster snapshot JSON (default: the bundled example, far too large for this command)")
         ("out", po::value(&out)->default_value("plan.json"), "migration plan JSON to write (atomically)")
@@ -35,9 +36,12 @@ int cmd_exact(const Args& args) {
         ("max-migrated-gib", po::value(&max_gib), "migration budget: RAM moved, GiB (default: the snapshot's constraints)")
         ("time-limit", po::value(&time_limit)->default_value(600), "wall-clock limit in seconds; if hit, the result is reported as not proven")
         ("max-nodes", po::value(&max_nodes)->default_value(0), "bb: search-node limit (0: unlimited); if hit, not proven");
+    // clang-format on
     po::variables_map vm;
-    if (parse(args, desc, vm, "usage: vmcap exact [--cluster C] [--out plan.json] [--method bb|milp] [--time-limit S]\n"
-                              "Solves a small instance (about <= 10 hosts, <= 40 VMs, a few migrations) to proven optimality.")) return 0;
+    if (parse(args, desc, vm,
+              "usage: vmcap exact [--cluster C] [--out plan.json] [--method bb|milp] [--time-limit S]\n"
+              "Solves a small instance (about <= 10 hosts, <= 40 VMs, a few migrations) to proven optimality."))
+        return 0;
     if (!(time_limit > 0)) throw UsageError("--time-limit must be > 0");
     if (max_nodes < 0) throw UsageError("--max-nodes must be >= 0");
     if (method != "bb" && method != "milp") throw UsageError("--method must be bb or milp");
@@ -86,7 +90,8 @@ int cmd_exact(const Args& args) {
                 std::isfinite(ex.bound) ? fmt_num(ex.bound).c_str() : "none");
     std::printf("plan      %zu migration(s) -> %s\n", plan.steps.size(), out.c_str());
     if (plan.objective_after < ex.objective)
-        std::printf("note      no feasible order for every move within the budget: the plan reaches %s\n", fmt_num(plan.objective_after).c_str());
+        std::printf("note      no feasible order for every move within the budget: the plan reaches %s\n",
+                    fmt_num(plan.objective_after).c_str());
     return 0;
 }
 

@@ -18,6 +18,7 @@ int cmd_generate(const Args& args) {
     GenerateOptions o;
     std::string out;
     double node_ram_gib = 64;
+    // clang-format off
     desc.add_options()("help,h", "show this help")
         ("hosts", po::value(&o.hosts)->required(), "number of hosts")
         ("vms", po::value(&o.vms)->required(), "number of VMs (fewer if the hosts fill up)")
@@ -28,16 +29,19 @@ int cmd_generate(const Args& args) {
         ("budget-fraction", po::value(&o.migration_budget)->default_value(0.01), "max_migrations = ceil(fraction x VMs)")
         ("seed", po::value(&o.seed)->default_value(1), "random seed")
         ("out", po::value(&out)->required(), "snapshot file to write (atomically)");
+    // clang-format on
     po::variables_map vm;
-    if (parse(args, desc, vm, "usage: vmcap generate --hosts N --vms M [--host-type T] [--seed S] --out C\n"
-                              "Writes a random fragmented cluster snapshot (flavor catalog 1c2g ... 16c128g, VMs at random placements).")) return 0;
+    if (parse(args, desc, vm,
+              "usage: vmcap generate --hosts N --vms M [--host-type T] [--seed S] --out C\n"
+              "Writes a random fragmented cluster snapshot (flavor catalog 1c2g ... 16c128g, VMs at random placements)."))
+        return 0;
     if (o.node_vcpu < 1 || !(node_ram_gib > 0)) throw UsageError("--node-vcpu and --node-ram-gib must be > 0");
     if (!(o.migration_budget >= 0)) throw UsageError("--budget-fraction must be >= 0");
     o.node_ram_mib = static_cast<Amount>(std::llround(node_ram_gib * 1024.0));
     const Problem p = generate_cluster(o);
     write_file_atomic(out, format_json_lines(snapshot_to_json(p)));
-    std::printf("generated %s: %zu hosts (%s), %zu VMs, budget %lld migrations\n", out.c_str(), p.hosts.size(), p.host_types[0].name.c_str(),
-                p.vms.size(), static_cast<long long>(p.constraints.max_migrations));
+    std::printf("generated %s: %zu hosts (%s), %zu VMs, budget %lld migrations\n", out.c_str(), p.hosts.size(),
+                p.host_types[0].name.c_str(), p.vms.size(), static_cast<long long>(p.constraints.max_migrations));
     return 0;
 }
 

@@ -104,6 +104,7 @@ int cmd_snapshot(const Args& args) {
         "snapshot (vmcap-snapshot/1). vNUMA rule: fewest nodes k in {1,2,4} with demand divisible by k and per-node\n"
         "demand <= max-node-fraction x a pNUMA node (then fraction 1); k=4 is K4 if it embeds in the host, else C4.\n"
         "Options");
+    // clang-format off
     desc.add_options()
         ("help,h", "print this help and exit")
         ("trace", po::value<std::string>(), "azure-dev | azure-test | huawei (required)")
@@ -129,6 +130,7 @@ int cmd_snapshot(const Args& args) {
         ("max-migrations", po::value<long long>(), "migration budget (default: ceil(1% of the VMs in the snapshot))")
         ("max-migrated-gib", po::value<double>(), "RAM budget of live migration, GiB (default: unlimited)")
         ("out", po::value<std::string>(), "output snapshot file (required)");
+    // clang-format on
 
     po::variables_map vm;
     try {
@@ -179,8 +181,7 @@ int cmd_snapshot(const Args& args) {
     opt.racks_per_pod = get<int>(vm, "racks-per-pod");
     if (opt.hosts_per_rack < 1 || opt.racks_per_pod < 1) throw UsageError("--hosts-per-rack and --racks-per-pod must be >= 1");
     opt.rule.max_node_fraction = get<double>(vm, "max-node-fraction");
-    if (!(opt.rule.max_node_fraction > 0.0 && opt.rule.max_node_fraction <= 1.0))
-        throw UsageError("--max-node-fraction must be in (0, 1]");
+    if (!(opt.rule.max_node_fraction > 0.0 && opt.rule.max_node_fraction <= 1.0)) throw UsageError("--max-node-fraction must be in (0, 1]");
     if (vm.count("vnuma"))
         for (const auto& s : get<std::vector<std::string>>(vm, "vnuma")) {
             auto [name, topo] = name_value(s, "vnuma");
@@ -223,8 +224,8 @@ int cmd_snapshot(const Args& args) {
         std::vector<std::vector<TraceVm>> parts;
         for (int c = 0; c < copies; ++c)
             parts.push_back(read_azure_trace((dir / "traces" / flav).string(), (dir / "traces" / dur).string(),
-                                             (dir / "maps" / "v1.interval_map.txt").string(),
-                                             (dir / "maps" / "flav_map.txt").string(), opt.seed + static_cast<std::uint64_t>(c)));
+                                             (dir / "maps" / "v1.interval_map.txt").string(), (dir / "maps" / "flav_map.txt").string(),
+                                             opt.seed + static_cast<std::uint64_t>(c)));
         trace = copies == 1 ? std::move(parts.front()) : merge_traces(std::move(parts));
     } else {
         const std::filesystem::path csv = data / "huawei-east-1" / "Huawei-East-1-lt.csv";
@@ -244,10 +245,9 @@ int cmd_snapshot(const Args& args) {
 
     opt.source = "vmcap snapshot: trace=" + trace_name + " (" + files + "), seed=" + std::to_string(opt.seed) +
                  (copies > 1 ? ", copies=" + std::to_string(copies) : std::string()) + ", sample=" + num(opt.sample) +
-                 ", time=" + num(opt.time_s) + " s after the first arrival (trace time " +
-                 fixed(trace.front().arrival_s + opt.time_s, 3) + " s), hosts=" + std::to_string(opt.num_hosts) + " x " +
-                 opt.host_type.name + ", placer=" + opt.placer + ", max-node-fraction=" + num(opt.rule.max_node_fraction) +
-                 ", targets=" + opt.targets;
+                 ", time=" + num(opt.time_s) + " s after the first arrival (trace time " + fixed(trace.front().arrival_s + opt.time_s, 3) +
+                 " s), hosts=" + std::to_string(opt.num_hosts) + " x " + opt.host_type.name + ", placer=" + opt.placer +
+                 ", max-node-fraction=" + num(opt.rule.max_node_fraction) + ", targets=" + opt.targets;
     for (const auto& [name, topo] : opt.rule.overrides) opt.source += ", vnuma " + name + "=" + topo;
     for (const auto& [name, w] : opt.weights) opt.source += ", weight " + name + "=" + num(w);
     opt.source += std::string(". ") + (azure ? kAzureAttribution : kHuaweiAttribution);
@@ -262,12 +262,12 @@ int cmd_snapshot(const Args& args) {
     std::map<int, std::int64_t> alive_per_flavor;
     for (const Vm& v : problem.vms) ++alive_per_flavor[v.flavor];
     auto seconds = [](auto a, auto b) { return fixed(std::chrono::duration<double>(b - a).count(), 2); };
-    std::cout << "snapshot " << out << ": " << trace_name << (copies > 1 ? " x" + std::to_string(copies) : std::string())
-              << ", " << opt.num_hosts << " hosts " << opt.host_type.name << ", " << opt.placer << ", time "
-              << fixed(opt.time_s, 0) << " s of " << fixed(span, 0) << " s\n"
+    std::cout << "snapshot " << out << ": " << trace_name << (copies > 1 ? " x" + std::to_string(copies) : std::string()) << ", "
+              << opt.num_hosts << " hosts " << opt.host_type.name << ", " << opt.placer << ", time " << fixed(opt.time_s, 0) << " s of "
+              << fixed(span, 0) << " s\n"
               << "  VMs: arrivals " << st.arrivals << ", placed " << st.placed << ", rejected " << st.rejected << " ("
-              << percent(st.arrivals ? static_cast<double>(st.rejected) / static_cast<double>(st.arrivals) : 0.0)
-              << "), departed " << st.departed << ", alive " << st.alive_at_end << " (peak " << st.peak_alive << ")\n"
+              << percent(st.arrivals ? static_cast<double>(st.rejected) / static_cast<double>(st.arrivals) : 0.0) << "), departed "
+              << st.departed << ", alive " << st.alive_at_end << " (peak " << st.peak_alive << ")\n"
               << "  utilisation: vCPU " << percent(st.used_vcpu_fraction) << ", RAM " << percent(st.used_ram_fraction) << "\n"
               << "  constraints: max_migrations " << problem.constraints.max_migrations << ", max_migrated_ram "
               << (problem.constraints.max_migrated_ram_mib == std::numeric_limits<Amount>::max()
@@ -277,9 +277,8 @@ int cmd_snapshot(const Args& args) {
     for (std::size_t f = 0; f < problem.flavors.size(); ++f) {
         const Flavor& fl = problem.flavors[f];
         const auto rej = st.rejected_by_flavor.find(fl.name);
-        std::cout << "    " << fl.name << "  " << fl.vnuma.name << "  " << num(fl.weight) << "  "
-                  << alive_per_flavor[static_cast<int>(f)] << "  " << (rej == st.rejected_by_flavor.end() ? 0 : rej->second)
-                  << "\n";
+        std::cout << "    " << fl.name << "  " << fl.vnuma.name << "  " << num(fl.weight) << "  " << alive_per_flavor[static_cast<int>(f)]
+                  << "  " << (rej == st.rejected_by_flavor.end() ? 0 : rej->second) << "\n";
     }
     for (const auto& [name, count] : st.rejected_by_flavor)
         if (std::none_of(problem.flavors.begin(), problem.flavors.end(), [&](const Flavor& fl) { return fl.name == name; }))

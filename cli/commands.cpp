@@ -104,6 +104,7 @@ int cmd_plan(const Args& args) {
     std::string start, mix;
     int threads = 1, tenure = 25, candidates = 256;
     std::uint64_t seed = 1;
+    // clang-format off
     desc.add_options()("help,h", "show this help")
         ("cluster", po::value(&cluster), "cluster snapshot JSON (default: the bundled example)")
         ("out", po::value(&out)->default_value("plan.json"), "migration plan JSON to write (atomically)")
@@ -127,11 +128,14 @@ int cmd_plan(const Args& args) {
         ("seed", po::value(&seed)->default_value(1), "random seed")
         ("check", po::value(&check)->default_value(0), "recompute the objective from scratch every N accepted moves and fail on any difference")
         ("quiet,q", "no progress on stderr");
+    // clang-format on
     add_term_options(desc);
     po::variables_map vm;
-    if (parse(args, desc, vm, "usage: vmcap plan [--cluster C] [--out plan.json] [--max-migrations N] [--max-migrated-gib G]\n"
-                              "                  [--time-limit S] [--threads T] [--seed K]\n"
-                              "Maximises sum_f weight_f x capacity_f by simulated annealing over live migrations within the budget.")) return 0;
+    if (parse(args, desc, vm,
+              "usage: vmcap plan [--cluster C] [--out plan.json] [--max-migrations N] [--max-migrated-gib G]\n"
+              "                  [--time-limit S] [--threads T] [--seed K]\n"
+              "Maximises sum_f weight_f x capacity_f by simulated annealing over live migrations within the budget."))
+        return 0;
     if (threads < 1 || threads > 1024) throw UsageError("--threads must be in 1..1024");
     if (!(time_limit > 0)) throw UsageError("--time-limit must be > 0");
     if (max_evals < 0 || check < 0) throw UsageError("--max-evaluations and --check must be >= 0");
@@ -185,38 +189,48 @@ int cmd_plan(const Args& args) {
     write_file_atomic(out, format_json_lines(plan_to_json(p, plan, info)));
 
     const auto& c = p.constraints;
-    std::printf("cluster   %s: %zu hosts, %zu VMs, %d target flavor(s)\n", cluster.c_str(), p.hosts.size(), p.vms.size(), model.num_targets());
+    std::printf("cluster   %s: %zu hosts, %zu VMs, %d target flavor(s)\n", cluster.c_str(), p.hosts.size(), p.vms.size(),
+                model.num_targets());
     std::printf("budget    %s migrations, %s GiB migrated RAM\n",
                 c.max_migrations == std::numeric_limits<std::int64_t>::max() ? "unlimited" : std::to_string(c.max_migrations).c_str(),
                 c.max_migrated_ram_mib == std::numeric_limits<Amount>::max() ? "unlimited" : fmt_gib(c.max_migrated_ram_mib).c_str());
     std::printf("search    %s, %d thread(s), seed %llu: %lld evaluations in %.2f s (%.2f M/s), stopped by %s\n",
-                algorithm == "sa" ? "simulated annealing" : algorithm == "tabu" ? "tabu search" : "greedy", algorithm == "greedy" ? 1 : threads,
-                static_cast<unsigned long long>(seed), static_cast<long long>(sr.evaluations), sr.seconds,
-                sr.seconds > 0 ? static_cast<double>(sr.evaluations) / sr.seconds / 1e6 : 0.0, std::string(to_string(sr.stopped_by)).c_str());
+                algorithm == "sa"     ? "simulated annealing"
+                : algorithm == "tabu" ? "tabu search"
+                                      : "greedy",
+                algorithm == "greedy" ? 1 : threads, static_cast<unsigned long long>(seed), static_cast<long long>(sr.evaluations),
+                sr.seconds, sr.seconds > 0 ? static_cast<double>(sr.evaluations) / sr.seconds / 1e6 : 0.0,
+                std::string(to_string(sr.stopped_by)).c_str());
     if (phase_seconds > 0)
         std::printf("          %s phase: %lld candidate-move evaluations in %.2f s (%.2f M/s, %.2f M/s per thread)\n",
                     algorithm == "sa" ? "annealing" : "tabu", static_cast<long long>(phase_evals), phase_seconds,
-                    static_cast<double>(phase_evals) / phase_seconds / 1e6, static_cast<double>(phase_evals) / phase_seconds / 1e6 / threads);
+                    static_cast<double>(phase_evals) / phase_seconds / 1e6,
+                    static_cast<double>(phase_evals) / phase_seconds / 1e6 / threads);
     std::printf("\n%-14s %-6s %7s %8s %8s %7s\n", "flavor", "vNUMA", "weight", "before", "after", "gain");
     for (std::size_t f = 0; f < p.flavors.size(); ++f) {
         if (!p.flavors[f].is_target()) continue;
         std::printf("%-14s %-6s %7s %8lld %8lld %+7lld\n", p.flavors[f].name.c_str(), p.flavors[f].vnuma.name.c_str(),
                     fmt_num(p.flavors[f].weight).c_str(), static_cast<long long>(plan.capacity_before[f]),
-                    static_cast<long long>(plan.capacity_after[f]), static_cast<long long>(plan.capacity_after[f] - plan.capacity_before[f]));
+                    static_cast<long long>(plan.capacity_after[f]),
+                    static_cast<long long>(plan.capacity_after[f] - plan.capacity_before[f]));
     }
     const double gain = plan.objective_after - plan.objective_before;
     std::printf("\nobjective %s -> %s (%+.1f%%)\n", fmt_num(plan.objective_before).c_str(), fmt_num(plan.objective_after).c_str(),
                 plan.objective_before > 0 ? 100.0 * gain / plan.objective_before : 0.0);
     if (static_cast<std::int64_t>(plan.steps.size()) != plan.migrations)
         std::printf("plan      %zu step(s): %lld migration(s) and %lld free remap(s), %s GiB RAM -> %s\n", plan.steps.size(),
-                    static_cast<long long>(plan.migrations), static_cast<long long>(plan.steps.size()) - static_cast<long long>(plan.migrations),
+                    static_cast<long long>(plan.migrations),
+                    static_cast<long long>(plan.steps.size()) - static_cast<long long>(plan.migrations),
                     fmt_gib(plan.migrated_ram_mib).c_str(), out.c_str());
     else
-        std::printf("plan      %zu migration(s), %s GiB RAM -> %s\n", plan.steps.size(), fmt_gib(plan.migrated_ram_mib).c_str(), out.c_str());
+        std::printf("plan      %zu migration(s), %s GiB RAM -> %s\n", plan.steps.size(), fmt_gib(plan.migrated_ram_mib).c_str(),
+                    out.c_str());
     if (fell_back)
-        std::printf("note      the search's best state had no feasible order within the budget that beats greedy: the greedy plan was written\n");
+        std::printf(
+            "note      the search's best state had no feasible order within the budget that beats greedy: the greedy plan was written\n");
     else if (plan.dropped > 0)
-        std::printf("note      %d move(s) of the search's best state had no feasible order within the budget and were left out\n", plan.dropped);
+        std::printf("note      %d move(s) of the search's best state had no feasible order within the budget and were left out\n",
+                    plan.dropped);
     const std::size_t show = std::min<std::size_t>(plan.steps.size(), 15);
     for (std::size_t i = 0; i < show; ++i) {
         const PlanStep& st = plan.steps[i];
@@ -230,14 +244,18 @@ int cmd_plan(const Args& args) {
 int cmd_validate(const Args& args) {
     po::options_description desc("vmcap validate options");
     std::string cluster, plan_file;
+    // clang-format off
     desc.add_options()("help,h", "show this help")
         ("cluster", po::value(&cluster), "cluster snapshot JSON the plan was made for (default: the bundled example)")
         ("plan", po::value(&plan_file)->required(), "migration plan JSON")
         ("free-remaps", "remaps (same host, other nodes) use no budget, as with vmcap plan --free-remaps");
+    // clang-format on
     add_term_options(desc);
     po::variables_map vm;
-    if (parse(args, desc, vm, "usage: vmcap validate [--cluster C] --plan P\n"
-                              "Replays the plan step by step on its own code path. Exit 0 if valid, 3 naming the first violating step.")) return 0;
+    if (parse(args, desc, vm,
+              "usage: vmcap validate [--cluster C] --plan P\n"
+              "Replays the plan step by step on its own code path. Exit 0 if valid, 3 naming the first violating step."))
+        return 0;
     if (cluster.empty()) cluster = default_cluster_path();
     Problem p = load_snapshot(cluster);
     if (vm.count("free-remaps")) p.constraints.remap_counts_as_migration = false;
@@ -267,7 +285,8 @@ int cmd_validate(const Args& args) {
         std::fprintf(stderr, "vmcap validate: %s: %s\n", plan_file.c_str(), r.error.c_str());
         return 3;
     }
-    std::printf("plan OK: %d step(s), objective %s -> %s\n", r.steps, fmt_num(r.objective_before).c_str(), fmt_num(r.objective_after).c_str());
+    std::printf("plan OK: %d step(s), objective %s -> %s\n", r.steps, fmt_num(r.objective_before).c_str(),
+                fmt_num(r.objective_after).c_str());
     return 0;
 }
 

@@ -65,7 +65,8 @@ inline Score capacity_gain(const SearchState& state, int host, int type, int n, 
     Count nb[kMaxPNuma];
     Score d = 0;
     for (int j = 0; j < T; ++j)
-        d += m.target_weight_units(j) * target_capacity_change(m, type, n, j, state.slots_of(host, j), state.capacity(host, j), touched, local, nb);
+        d += m.target_weight_units(j) *
+             target_capacity_change(m, type, n, j, state.slots_of(host, j), state.capacity(host, j), touched, local, nb);
     return d;
 }
 

@@ -22,7 +22,8 @@ CapacityModel::CapacityModel(const Problem& problem) : problem_(problem), R_(pro
     for (std::size_t f = 0; f < problem.flavors.size(); ++f)
         if (problem.flavors[f].is_target()) {
             if (weight_milli(problem.flavors[f].weight) < 0)
-                throw std::invalid_argument("flavor " + problem.flavors[f].name + ": weight must be at most 100000 with at most 3 decimals");
+                throw std::invalid_argument("flavor " + problem.flavors[f].name +
+                                            ": weight must be at most 100000 with at most 3 decimals");
             targets_.push_back(static_cast<int>(f));
             weights_.push_back(problem.flavors[f].weight);
             weight_units_.push_back(weight_units(problem.flavors[f].weight));
@@ -39,7 +40,9 @@ void CapacityModel::add_term(std::unique_ptr<ObjectiveTerm> term) {
     terms_.push_back(std::move(term));
 }
 
-void CapacityModel::add_filter(std::unique_ptr<FeasibilityFilter> filter) { filters_.push_back(std::move(filter)); }
+void CapacityModel::add_filter(std::unique_ptr<FeasibilityFilter> filter) {
+    filters_.push_back(std::move(filter));
+}
 
 Count CapacityModel::host_capacity(int host_type, int flavor, const Amount* free) const {
     const int n = problem_.host_types[host_type].num_nodes();

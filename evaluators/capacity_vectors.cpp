@@ -74,7 +74,8 @@ CapacityVectors CapacityVectors::for_flavors(const Problem& problem, const std::
             throw std::out_of_range("CapacityVectors: flavor index " + std::to_string(f) + " outside the problem");
         const auto& nd = problem.flavors[f].node_demand;
         if (static_cast<int>(nd.size()) != R)
-            throw std::invalid_argument("CapacityVectors: flavor '" + problem.flavors[f].name + "' has no node demand (problem not finalized)");
+            throw std::invalid_argument("CapacityVectors: flavor '" + problem.flavors[f].name +
+                                        "' has no node demand (problem not finalized)");
         d.insert(d.end(), nd.begin(), nd.end());
     }
     return CapacityVectors(d.data(), static_cast<int>(flavor_indices.size()), R);
@@ -100,9 +101,7 @@ inline void slots(const Term* t, const Term* end, const Amount* free, int nodes,
     using SlotsMap = Eigen::Map<Eigen::Array<Count, N, 1>>;
     const FreeMap fr(free, nodes, R);
     SlotsMap b(b_out, nodes);
-    auto quotient = [](const MagicDivisor& d) {
-        return [d](Amount x) { return Narrow ? d.divide31(x) : d.divide(x); };
-    };
+    auto quotient = [](const MagicDivisor& d) { return [d](Amount x) { return Narrow ? d.divide31(x) : d.divide(x); }; };
     b = fr.col(t->resource).unaryExpr(quotient(t->div));
     for (++t; t < end; ++t) b = b.min(fr.col(t->resource).unaryExpr(quotient(t->div)));
 }
@@ -128,8 +127,10 @@ inline void slots_any(const Term* t, const Term* end, const Amount* free, int no
 void CapacityVectors::compute_flavor(int f, const Amount* free, int nodes, Count* b_out) const {
     const Term* t = terms_.data() + first_[f];
     const Term* end = terms_.data() + first_[f + 1];
-    if (all_narrow(free, nodes * R_)) slots_any<true>(t, end, free, nodes, R_, b_out);
-    else slots_any<false>(t, end, free, nodes, R_, b_out);
+    if (all_narrow(free, nodes * R_))
+        slots_any<true>(t, end, free, nodes, R_, b_out);
+    else
+        slots_any<false>(t, end, free, nodes, R_, b_out);
 }
 
 namespace {
@@ -152,8 +153,8 @@ inline void min_of_columns(const int* cols, int count, const Count* scratch, int
 }
 
 template <int N, bool Narrow, class Term>
-void compute_shared(const std::vector<Term>& columns, const std::vector<int>& first, const std::vector<int>& column_of_term,
-                    int F, const Amount* free, int nodes, int R, Count* b_out) {
+void compute_shared(const std::vector<Term>& columns, const std::vector<int>& first, const std::vector<int>& column_of_term, int F,
+                    const Amount* free, int nodes, int R, Count* b_out) {
     Count scratch[CapacityVectors::kScratch];
     for (std::size_t c = 0; c < columns.size(); ++c)
         quotient_column<N, Narrow>(columns[c], free, nodes, R, scratch + static_cast<std::ptrdiff_t>(c) * nodes);
@@ -172,14 +173,18 @@ void CapacityVectors::compute(const Amount* free, int nodes, Count* b_out) const
             const Term* t = terms_.data() + first_[f];
             const Term* end = terms_.data() + first_[f + 1];
             Count* b = b_out + static_cast<std::size_t>(f) * nodes;
-            if (narrow) slots_any<true>(t, end, free, nodes, R_, b);
-            else slots_any<false>(t, end, free, nodes, R_, b);
+            if (narrow)
+                slots_any<true>(t, end, free, nodes, R_, b);
+            else
+                slots_any<false>(t, end, free, nodes, R_, b);
         }
         return;
     }
     auto run = [&]<int N>() {
-        if (narrow) compute_shared<N, true>(columns_, first_, column_of_term_, F_, free, nodes, R_, b_out);
-        else compute_shared<N, false>(columns_, first_, column_of_term_, F_, free, nodes, R_, b_out);
+        if (narrow)
+            compute_shared<N, true>(columns_, first_, column_of_term_, F_, free, nodes, R_, b_out);
+        else
+            compute_shared<N, false>(columns_, first_, column_of_term_, F_, free, nodes, R_, b_out);
     };
     switch (nodes) {
         case 4: return run.template operator()<4>();
@@ -252,8 +257,10 @@ void CapacityVectors::compute_batch(const Amount* free, std::size_t free_stride,
                 for (int j = 0; j < terms; ++j)
                     rows[j] = free + (static_cast<std::size_t>(i) * R_ + terms_[first_[f] + j].resource) * free_stride + t0;
                 Count* out = b_out + (static_cast<std::size_t>(f) * nodes + i) * b_stride + t0;
-                if (narrow) min_quotients_narrow(rows, divs, terms, len, out);
-                else min_quotients_wide(rows, divs, terms, len, out);
+                if (narrow)
+                    min_quotients_narrow(rows, divs, terms, len, out);
+                else
+                    min_quotients_wide(rows, divs, terms, len, out);
             }
         }
     }

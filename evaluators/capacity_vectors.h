@@ -39,10 +39,10 @@ namespace vmcap {
  * result is meaningless). Value type; thread-safe. make() costs a few 128-bit divisions.
  */
 struct MagicDivisor {
-    std::uint64_t magic = std::uint64_t{1} << 63;    ///< d = 1 by default
+    std::uint64_t magic = std::uint64_t{1} << 63;  ///< d = 1 by default
     std::uint64_t magic31 = std::uint64_t{1} << 31;
-    int shift = 0;    ///< ceil(log2 d)
-    int shift31 = 31; ///< 31 + ceil(log2 d), or 0 with magic31 = 0 when d > 2^32
+    int shift = 0;     ///< ceil(log2 d)
+    int shift31 = 31;  ///< 31 + ceil(log2 d), or 0 with magic31 = 0 when d > 2^32
 
     /** Reciprocal of d. Throws std::invalid_argument unless 1 <= d. */
     static MagicDivisor make(Amount d);
@@ -130,8 +130,7 @@ public:
      * shared between flavors (the division is cheap enough vectorized). Cost
      * O(count x nodes x sum_f |resources with demand|). Allocation-free; thread-safe.
      */
-    void compute_batch(const Amount* free, std::size_t free_stride, std::size_t count, int nodes, Count* b_out,
-                       std::size_t b_stride) const;
+    void compute_batch(const Amount* free, std::size_t free_stride, std::size_t count, int nodes, Count* b_out, std::size_t b_stride) const;
 
     /** Distinct (resource, demand > 0) pairs over all flavors: the quotient columns compute() divides by. */
     int num_quotient_columns() const { return static_cast<int>(columns_.size()); }

@@ -22,8 +22,10 @@ std::vector<NodeSetCount> merged(std::vector<NodeSetCount> v) {
     std::vector<NodeSetCount> out;
     for (const NodeSetCount& e : v) {
         if (e.copies <= 0) continue;
-        if (!out.empty() && out.back().nodes == e.nodes) out.back().copies += e.copies;
-        else out.push_back(e);
+        if (!out.empty() && out.back().nodes == e.nodes)
+            out.back().copies += e.copies;
+        else
+            out.push_back(e);
     }
     return out;
 }
@@ -49,8 +51,8 @@ std::vector<NodeSetCount> grid_columns(const std::vector<std::vector<Block>>& ro
     std::sort(cuts.begin(), cuts.end());
     cuts.erase(std::unique(cuts.begin(), cuts.end()), cuts.end());
     cuts.push_back(c);
-    std::vector<std::size_t> at(rows.size(), 0);   // block of each row covering the current column
-    std::vector<Count> end(rows.size(), 0);        // first column after that block
+    std::vector<std::size_t> at(rows.size(), 0);  // block of each row covering the current column
+    std::vector<Count> end(rows.size(), 0);       // first column after that block
     for (std::size_t r = 0; r < rows.size(); ++r) end[r] = rows[r].empty() ? 0 : rows[r][0].len;
     for (std::size_t j = 0; j + 1 < cuts.size(); ++j) {
         const Count q = cuts[j];
@@ -69,8 +71,7 @@ std::vector<NodeSetCount> grid_columns(const std::vector<std::vector<Block>>& ro
  * `rows` rows of exactly c slots; a block that crosses a row end is split. Returns false if there
  * are fewer than rows x c slots.
  */
-bool fill_rows(const Count* b, const int* nodes, int n, Count per_node_cap, int rows, Count c,
-               std::vector<std::vector<Block>>& out) {
+bool fill_rows(const Count* b, const int* nodes, int n, Count per_node_cap, int rows, Count c, std::vector<std::vector<Block>>& out) {
     const std::size_t first = out.size();
     out.resize(first + static_cast<std::size_t>(rows));
     int row = 0;
@@ -123,7 +124,7 @@ std::vector<NodeSetCount> kn_kk_algorithm1(const Count* b, int n, int k) {
             B[I[j]] -= s;  // lines 18-20
         }
         M.push_back(NodeSetCount{static_cast<NodeMask>(mask), s});  // lines 15-17, batched
-        if (M.size() > 4096) M = merged(std::move(M));               // keep memory O(C(n,k))
+        if (M.size() > 4096) M = merged(std::move(M));              // keep memory O(C(n,k))
     }
 }
 
@@ -186,9 +187,16 @@ namespace {
 
 /** Edges of the ladder H = CQ3 minus (1,7), (2,8), 0-based as (odd-labelled node, even-labelled node). */
 constexpr std::array<std::array<int, 2>, 10> kLadder = {{
-    {0, 1}, {2, 3}, {4, 5}, {6, 7},  // rungs (1,2) (3,4) (5,6) (7,8)
-    {0, 3}, {4, 3}, {4, 7},          // rail 1-4-5-8
-    {2, 1}, {2, 5}, {6, 5},          // rail 2-3-6-7
+    {0, 1},
+    {2, 3},
+    {4, 5},
+    {6, 7},  // rungs (1,2) (3,4) (5,6) (7,8)
+    {0, 3},
+    {4, 3},
+    {4, 7},  // rail 1-4-5-8
+    {2, 1},
+    {2, 5},
+    {6, 5},  // rail 2-3-6-7
 }};
 
 /**
@@ -254,8 +262,10 @@ Count cq3_best_x(const Count* b, int branch, Count hi, Count hint) {
     Count lo = 0;
     while (lo < hi) {  // smallest x with slope(x) <= 0 (or hi)
         const Count mid = lo + (hi - lo) / 2;
-        if (slope(mid) > 0) lo = mid + 1;
-        else hi = mid;
+        if (slope(mid) > 0)
+            lo = mid + 1;
+        else
+            hi = mid;
     }
     return lo;
 }
@@ -337,8 +347,9 @@ std::vector<PlacementCount> vmcap_placements(const VmcapEvaluator& ev, const Cou
         out.push_back(PlacementCount{*it, s.copies});
         total += s.copies;
     }
-    if (total != ev(b)) throw std::logic_error("vmcap_placements: " + ev.describe() + " built " + std::to_string(total) +
-                                               " copies, VMCAP is " + std::to_string(ev(b)));
+    if (total != ev(b))
+        throw std::logic_error("vmcap_placements: " + ev.describe() + " built " + std::to_string(total) + " copies, VMCAP is " +
+                               std::to_string(ev(b)));
     return out;
 }
 

@@ -12,7 +12,9 @@ RamCostTerm::RamCostTerm(const Problem&, double weight_per_gib) : w_(weight_per_
 }
 
 namespace {
-Score mib(const Problem& p, int vm) { return p.flavors[p.vms[vm].flavor].demand[kRamMib]; }
+Score mib(const Problem& p, int vm) {
+    return p.flavors[p.vms[vm].flavor].demand[kRamMib];
+}
 }  // namespace
 
 Score RamCostTerm::delta(const SearchState& s, std::span<const Relocation> moves) const {
@@ -36,8 +38,8 @@ Score RamCostTerm::value(const Problem& p, const PlacementView& pl) const {
     Score ram = 0;
     for (std::size_t v = 0; v < p.vms.size(); ++v) {
         const Vm& vm = p.vms[v];
-        const bool moved = pl.host[v] != vm.host ||
-                           (p.constraints.remap_counts_as_migration && pl.mask[v] != node_mask(vm.pnuma.data(), p.flavors[vm.flavor].num_vnuma()));
+        const bool moved = pl.host[v] != vm.host || (p.constraints.remap_counts_as_migration &&
+                                                     pl.mask[v] != node_mask(vm.pnuma.data(), p.flavors[vm.flavor].num_vnuma()));
         if (moved) ram += mib(p, static_cast<int>(v));
     }
     return -w_milli_ * ram;

@@ -22,9 +22,13 @@ using Score = std::int64_t;
 inline constexpr Score kScoreScale = kWeightScale * 1024;
 
 /** A score in objective units (what reports and plan files show). */
-inline double to_objective(Score s) { return static_cast<double>(s) / static_cast<double>(kScoreScale); }
+inline double to_objective(Score s) {
+    return static_cast<double>(s) / static_cast<double>(kScoreScale);
+}
 
 /** Score units of one unit of capacity of a flavor of weight `weight` (checked: weight_milli() >= 0). */
-inline Score weight_units(double weight) { return weight_milli(weight) * 1024; }
+inline Score weight_units(double weight) {
+    return weight_milli(weight) * 1024;
+}
 
 }  // namespace vmcap

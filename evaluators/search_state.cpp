@@ -9,8 +9,7 @@
 
 namespace vmcap {
 
-SearchState::SearchState(const CapacityModel& model)
-    : model_(&model), R_(model.num_resources()), T_(model.num_targets()) {
+SearchState::SearchState(const CapacityModel& model) : model_(&model), R_(model.num_resources()), T_(model.num_targets()) {
     const Problem& p = model.problem();
     const std::size_t H = p.hosts.size();
     nodes_.resize(H);
@@ -51,7 +50,7 @@ NodeMask SearchState::mask_of(int vm) const {
 }
 
 bool SearchState::differs_from_origin(int vm, int host, NodeMask mask) const {
-    if (vm_[vm].origin != host) return true;  // the common case without touching the Problem's VM record
+    if (vm_[vm].origin != host) return true;                             // the common case without touching the Problem's VM record
     if (!problem().constraints.remap_counts_as_migration) return false;  // a remap is free
     const Vm& orig = problem().vms[vm];
     return node_mask(orig.pnuma.data(), problem().flavors[orig.flavor].num_vnuma()) != mask;
@@ -273,7 +272,8 @@ void SearchState::check_consistency() const {
     for (std::size_t t = 0; t < term_value_.size(); ++t)
         if (term_value_[t] != fresh.term_value_[t]) {
             std::ostringstream s;
-            s << "objective term " << model_->terms()[t]->name() << ": cached " << term_value_[t] << ", recomputed " << fresh.term_value_[t];
+            s << "objective term " << model_->terms()[t]->name() << ": cached " << term_value_[t] << ", recomputed "
+              << fresh.term_value_[t];
             fail(s.str());
         }
     if (migrations() != fresh.migrations() || migrated_ram_ != fresh.migrated_ram_)

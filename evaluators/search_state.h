@@ -143,19 +143,19 @@ private:
     };
     static_assert(sizeof(VmSlot) == 32);
     std::vector<VmSlot> vm_;
-    std::vector<int> nodes_;          ///< pNUMA node count per host
-    std::vector<int> type_;           ///< host type per host
+    std::vector<int> nodes_;  ///< pNUMA node count per host
+    std::vector<int> type_;   ///< host type per host
     std::vector<std::size_t> free_off_, b_off_;
-    std::vector<Amount> free_;        ///< [free_off_[h] + node * R + r]
-    std::vector<Count> b_;            ///< [b_off_[h] + j * nodes + node]
-    std::vector<Count> cap_;          ///< [h * T + j]
-    std::vector<Count> total_;        ///< [j]
-    std::vector<int> migrated_;       ///< migrated VMs
+    std::vector<Amount> free_;   ///< [free_off_[h] + node * R + r]
+    std::vector<Count> b_;       ///< [b_off_[h] + j * nodes + node]
+    std::vector<Count> cap_;     ///< [h * T + j]
+    std::vector<Count> total_;   ///< [j]
+    std::vector<int> migrated_;  ///< migrated VMs
     Amount migrated_ram_ = 0;
     std::vector<std::uint64_t> host_version_;  ///< [h]; see host_version()
     std::vector<int> listed_;                  ///< set_placements scratch: [vm] -> index in its list, -1 (kept all -1 between calls)
     std::uint64_t clock_ = 0;                  ///< last version handed out
-    std::vector<Score> term_value_;           ///< [t]: cached value of CapacityModel::terms()[t]
+    std::vector<Score> term_value_;            ///< [t]: cached value of CapacityModel::terms()[t]
 };
 
 }  // namespace vmcap

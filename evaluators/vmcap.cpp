@@ -21,7 +21,9 @@ Count vmcap_k1(const Count* b, int n) {
     return s;
 }
 
-Count vmcap_c4_k2(const Count* b) { return std::min(b[0] + b[2], b[1] + b[3]); }
+Count vmcap_c4_k2(const Count* b) {
+    return std::min(b[0] + b[2], b[1] + b[3]);
+}
 
 Count vmcap_kmn_k2(const Count* b, int m, int n) {
     Count s1 = 0, s2 = 0;
@@ -44,7 +46,9 @@ inline void sort2(Count a, Count b, Count& lo, Count& hi) {
 }
 
 /** Branch-free compare-exchange of a[i], a[j] (i < j): afterwards a[i] <= a[j]. */
-inline void cx(Count* a, int i, int j) { sort2(a[i], a[j], a[i], a[j]); }
+inline void cx(Count* a, int i, int j) {
+    sort2(a[i], a[j], a[i], a[j]);
+}
 
 __extension__ typedef unsigned __int128 U128;  // GCC/Clang extension; -Wpedantic-clean spelling
 
@@ -99,14 +103,31 @@ template <int N>
     Count a[N];
     for (int i = 0; i < N; ++i) a[i] = b[i];
     if constexpr (N == 4) {
-        cx(a, 0, 1); cx(a, 2, 3); cx(a, 0, 2); cx(a, 1, 3); cx(a, 1, 2);
+        cx(a, 0, 1);
+        cx(a, 2, 3);
+        cx(a, 0, 2);
+        cx(a, 1, 3);
+        cx(a, 1, 2);
     } else {
-        cx(a, 0, 1); cx(a, 2, 3); cx(a, 4, 5); cx(a, 6, 7);
-        cx(a, 0, 2); cx(a, 1, 3); cx(a, 4, 6); cx(a, 5, 7);
-        cx(a, 1, 2); cx(a, 5, 6);
-        cx(a, 0, 4); cx(a, 1, 5); cx(a, 2, 6); cx(a, 3, 7);
-        cx(a, 2, 4); cx(a, 3, 5);
-        cx(a, 1, 2); cx(a, 3, 4); cx(a, 5, 6);
+        cx(a, 0, 1);
+        cx(a, 2, 3);
+        cx(a, 4, 5);
+        cx(a, 6, 7);
+        cx(a, 0, 2);
+        cx(a, 1, 3);
+        cx(a, 4, 6);
+        cx(a, 5, 7);
+        cx(a, 1, 2);
+        cx(a, 5, 6);
+        cx(a, 0, 4);
+        cx(a, 1, 5);
+        cx(a, 2, 6);
+        cx(a, 3, 7);
+        cx(a, 2, 4);
+        cx(a, 3, 5);
+        cx(a, 1, 2);
+        cx(a, 3, 4);
+        cx(a, 5, 6);
     }
     Count best = div_small(s, k);
     for (int r = 1; r < k; ++r) {
@@ -164,8 +185,8 @@ Count vmcap_k4_k3(const Count* b) {
     Count lo01, hi01, lo23, hi23, mid, m1, lo_lo, hi_lo;
     sort2(b[0], b[1], lo01, hi01);
     sort2(b[2], b[3], lo23, hi23);
-    sort2(hi01, hi23, mid, m1);        // m1 = b_(1); mid = the smaller of the two pair maxima
-    sort2(lo01, lo23, lo_lo, hi_lo);   // hi_lo = the larger of the two pair minima
+    sort2(hi01, hi23, mid, m1);                                      // m1 = b_(1); mid = the smaller of the two pair maxima
+    sort2(lo01, lo23, lo_lo, hi_lo);                                 // hi_lo = the larger of the two pair minima
     const Count m2 = mid - ((mid - hi_lo) & ((mid - hi_lo) >> 63));  // b_(2) = max(mid, hi_lo)
     const Count t3 = static_cast<Count>(static_cast<std::uint64_t>(s) / 3U);
     const Count t2 = static_cast<Count>(static_cast<std::uint64_t>(s - m1) >> 1);
@@ -183,8 +204,7 @@ Count vmcap_q33_c4(const Count* b) {
 }
 
 Count vmcap_cq3_c4(const Count* b) {
-    return std::min(std::min(b[0], b[1]) + std::min(b[4], b[5]),
-                    std::min(b[2], b[3]) + std::min(b[6], b[7]));
+    return std::min(std::min(b[0], b[1]) + std::min(b[4], b[5]), std::min(b[2], b[3]) + std::min(b[6], b[7]));
 }
 
 Count vmcap_cq3_k2(const Count* b) {
@@ -234,9 +254,19 @@ inline void for_bits(unsigned mask, F&& f) {
 class ExactSolver {
 public:
     ExactSolver(int n, std::vector<NodeMask> masks)
-        : n_(n), m_(static_cast<int>(masks.size())), masks_(std::move(masks)),
-          binv_(static_cast<std::size_t>(n) * n), xb_(n), y_(n), alpha_(n), x_(m_), basis_(n),
-          status_(m_ + n), xi_(m_), r_(n), order_(m_) {
+        : n_(n),
+          m_(static_cast<int>(masks.size())),
+          masks_(std::move(masks)),
+          binv_(static_cast<std::size_t>(n) * n),
+          xb_(n),
+          y_(n),
+          alpha_(n),
+          x_(m_),
+          basis_(n),
+          status_(m_ + n),
+          xi_(m_),
+          r_(n),
+          order_(m_) {
         lo_bits_ = std::min(n_, 8);
         sum_lo_.assign(std::size_t{1} << lo_bits_, 0.0);
         sum_hi_.assign(std::size_t{1} << (n_ - lo_bits_), 0.0);
@@ -387,8 +417,7 @@ private:
                 // Ties: keep a bound flip (no basis change); between rows use Bland's smallest
                 // index when anti-cycling, else the largest |alpha| for numerical stability.
                 const bool take = lim < t - 1e-12 ||
-                                  (leave >= 0 && lim <= t + 1e-12 &&
-                                   (bland ? basis_[r] < basis_[leave] : std::abs(delta) > leave_abs));
+                                  (leave >= 0 && lim <= t + 1e-12 && (bland ? basis_[r] < basis_[leave] : std::abs(delta) > leave_abs));
                 if (take) {
                     t = lim;
                     leave = r;
@@ -544,8 +573,7 @@ NodeMask compress(NodeMask mask, const int* local) {
  * vmcap_exact; with `solution` non-null also appends an optimal multiset as (global node mask,
  * copies > 0) pairs, at most one per mask. Kept in one function so both paths share every step.
  */
-Count exact_impl(std::span<const Embedding> placements, int n, const Count* b,
-                 std::vector<std::pair<NodeMask, Count>>* solution) {
+Count exact_impl(std::span<const Embedding> placements, int n, const Count* b, std::vector<std::pair<NodeMask, Count>>* solution) {
     if (n <= 0 || placements.empty()) return 0;
     const unsigned all = n >= 16 ? 0xFFFFU : ((1U << n) - 1U);
     unsigned positive = 0;
@@ -591,8 +619,10 @@ Count exact_impl(std::span<const Embedding> placements, int n, const Count* b,
         unsigned merged = s;
         int kept = 0;
         for (int c = 0; c < num_comps; ++c) {
-            if (comps[c] & merged) merged |= comps[c];
-            else comps[kept++] = comps[c];
+            if (comps[c] & merged)
+                merged |= comps[c];
+            else
+                comps[kept++] = comps[c];
         }
         comps[kept++] = merged;
         num_comps = kept;
@@ -639,8 +669,7 @@ Count vmcap_exact(std::span<const Embedding> placements, int n, const Count* b) 
     return exact_impl(placements, n, b, nullptr);
 }
 
-Count vmcap_exact_placements(std::span<const Embedding> placements, int n, const Count* b,
-                             std::vector<PlacementCount>& out) {
+Count vmcap_exact_placements(std::span<const Embedding> placements, int n, const Count* b, std::vector<PlacementCount>& out) {
     out.clear();
     std::vector<std::pair<NodeMask, Count>> sol;
     const Count total = exact_impl(placements, n, b, &sol);
@@ -670,8 +699,7 @@ bool is_cycle4(const Graph& g) {
 
 VmcapEvaluator::VmcapEvaluator(const Topology& host, const Topology& guest) {
     if (guest.size() > kMaxVNuma)
-        throw std::invalid_argument("guest topology '" + guest.name + "' has " +
-                                    std::to_string(guest.size()) + " vNUMA nodes; at most " +
+        throw std::invalid_argument("guest topology '" + guest.name + "' has " + std::to_string(guest.size()) + " vNUMA nodes; at most " +
                                     std::to_string(kMaxVNuma) + " are supported");
     n_ = host.size();
     k_ = guest.size();
@@ -691,9 +719,7 @@ VmcapEvaluator::VmcapEvaluator(const Topology& host, const Topology& guest) {
         case TopologyKind::Complete:
         case TopologyKind::Explicit:
             if (g_complete && host.graph.is_complete()) {
-                method_ = n_ == 4 && k_ == 2   ? VmcapMethod::K4_K2
-                          : n_ == 4 && k_ == 3 ? VmcapMethod::K4_K3
-                                               : VmcapMethod::Kn_Kk;
+                method_ = n_ == 4 && k_ == 2 ? VmcapMethod::K4_K2 : n_ == 4 && k_ == 3 ? VmcapMethod::K4_K3 : VmcapMethod::Kn_Kk;
             }
             break;
         case TopologyKind::Cycle4:
@@ -707,12 +733,16 @@ VmcapEvaluator::VmcapEvaluator(const Topology& host, const Topology& guest) {
             }
             break;
         case TopologyKind::EnhancedCube:
-            if (g_k2) method_ = VmcapMethod::Q33_K2;
-            else if (g_c4) method_ = VmcapMethod::Q33_C4;
+            if (g_k2)
+                method_ = VmcapMethod::Q33_K2;
+            else if (g_c4)
+                method_ = VmcapMethod::Q33_C4;
             break;
         case TopologyKind::CrossedCube:
-            if (g_k2) method_ = VmcapMethod::CQ3_K2;
-            else if (g_c4) method_ = VmcapMethod::CQ3_C4;
+            if (g_k2)
+                method_ = VmcapMethod::CQ3_K2;
+            else if (g_c4)
+                method_ = VmcapMethod::CQ3_C4;
             break;
         case TopologyKind::TwoComplete:
             if (g_complete && k_ <= host.p && 2 * host.p == n_) {
@@ -720,8 +750,7 @@ VmcapEvaluator::VmcapEvaluator(const Topology& host, const Topology& guest) {
                 p_ = host.p;
             }
             break;
-        case TopologyKind::Cube:
-            break;
+        case TopologyKind::Cube: break;
     }
 }
 

@@ -115,13 +115,10 @@ struct PlacementCount {
  * incumbent; vmcap_exact itself does not pay for the recording). Cost: vmcap_exact plus
  * O(m x used masks). Thread-safe. Throws std::logic_error only on an internal inconsistency.
  */
-Count vmcap_exact_placements(std::span<const Embedding> placements, int n, const Count* b,
-                             std::vector<PlacementCount>& out);
+Count vmcap_exact_placements(std::span<const Embedding> placements, int n, const Count* b, std::vector<PlacementCount>& out);
 
 /** How a (host topology, guest topology) pair is evaluated; chosen once per pair. */
-enum class VmcapMethod {
-    K1, C4_K2, Kmn_K2, Kn_Kk, K4_K2, K4_K3, Q33_K2, Q33_C4, CQ3_C4, CQ3_K2, TwoKn_Kk, Exact
-};
+enum class VmcapMethod { K1, C4_K2, Kmn_K2, Kn_Kk, K4_K2, K4_K3, Q33_K2, Q33_C4, CQ3_C4, CQ3_K2, TwoKn_Kk, Exact };
 
 /**
  * VMCAP of one (host topology, guest topology) pair. The closed form or the exact fallback is

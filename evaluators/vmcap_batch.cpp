@@ -92,20 +92,24 @@ inline T f_twoxk4_k3(const T* v) {
  * signed overflow, which would be undefined behaviour (and an UBSan report) even though unused.
  */
 template <class T, int N, class F>
-[[gnu::always_inline]] inline std::uint64_t lanes(const Count* __restrict soa, std::size_t stride, std::size_t count,
-                                                  Count* __restrict out, F f) {
+[[gnu::always_inline]] inline std::uint64_t lanes(const Count* __restrict soa, std::size_t stride, std::size_t count, Count* __restrict out,
+                                                  F f) {
     std::uint64_t acc = 0;
     for (std::size_t t = 0; t < count; ++t) {
         T v[N];
         for (int i = 0; i < N; ++i) {
             const Count x = soa[static_cast<std::size_t>(i) * stride + t];
             acc |= static_cast<std::uint64_t>(x);
-            if constexpr (sizeof(T) == 4) v[i] = static_cast<T>(x & (kBatchNarrowLimit - 1));
-            else v[i] = x;
+            if constexpr (sizeof(T) == 4)
+                v[i] = static_cast<T>(x & (kBatchNarrowLimit - 1));
+            else
+                v[i] = x;
         }
         const T r = f(v);
-        if constexpr (sizeof(T) == 4) out[t] = static_cast<Count>(static_cast<std::uint32_t>(r));  // r >= 0: zero-extend
-        else out[t] = r;
+        if constexpr (sizeof(T) == 4)
+            out[t] = static_cast<Count>(static_cast<std::uint32_t>(r));  // r >= 0: zero-extend
+        else
+            out[t] = r;
     }
     return acc;
 }
@@ -113,12 +117,12 @@ template <class T, int N, class F>
 using FixedKernel = std::uint64_t (*)(const Count*, std::size_t, std::size_t, Count*);
 
 // One 32-bit and one 64-bit kernel per fixed-size form, each multiversioned.
-#define VMCAP_FIXED_KERNELS(name, N)                                                                                    \
+#define VMCAP_FIXED_KERNELS(name, N)                                                                                  \
     VMCAP_BATCH_CLONES std::uint64_t name##_32(const Count* soa, std::size_t stride, std::size_t count, Count* out) { \
-        return lanes<std::int32_t, N>(soa, stride, count, out, [](const std::int32_t* v) { return f_##name(v); });     \
-    }                                                                                                                   \
+        return lanes<std::int32_t, N>(soa, stride, count, out, [](const std::int32_t* v) { return f_##name(v); });    \
+    }                                                                                                                 \
     VMCAP_BATCH_CLONES std::uint64_t name##_64(const Count* soa, std::size_t stride, std::size_t count, Count* out) { \
-        return lanes<std::int64_t, N>(soa, stride, count, out, [](const std::int64_t* v) { return f_##name(v); });     \
+        return lanes<std::int64_t, N>(soa, stride, count, out, [](const std::int64_t* v) { return f_##name(v); });    \
     }
 
 VMCAP_FIXED_KERNELS(c4_k2, 4)
@@ -137,8 +141,7 @@ VMCAP_FIXED_KERNELS(twoxk4_k3, 8)
 inline void drive(FixedKernel narrow, FixedKernel wide, const Count* soa, std::size_t stride, std::size_t count, Count* out) {
     for (std::size_t t0 = 0; t0 < count; t0 += kBatchBlock) {
         const std::size_t len = std::min(kBatchBlock, count - t0);
-        if (narrow(soa + t0, stride, len, out + t0) >= static_cast<std::uint64_t>(kBatchNarrowLimit))
-            wide(soa + t0, stride, len, out + t0);
+        if (narrow(soa + t0, stride, len, out + t0) >= static_cast<std::uint64_t>(kBatchNarrowLimit)) wide(soa + t0, stride, len, out + t0);
     }
 }
 
@@ -149,8 +152,7 @@ inline void drive(FixedKernel narrow, FixedKernel wide, const Count* soa, std::s
 constexpr std::size_t kLanes = 64;
 
 /** Sums in 64-bit lanes (plain adds vectorize on SSE2; no narrowing needed). */
-VMCAP_BATCH_CLONES void k1_kernel(const Count* __restrict soa, std::size_t stride, std::size_t count, int n,
-                                  Count* __restrict out) {
+VMCAP_BATCH_CLONES void k1_kernel(const Count* __restrict soa, std::size_t stride, std::size_t count, int n, Count* __restrict out) {
     for (std::size_t t0 = 0; t0 < count; t0 += kLanes) {
         const std::size_t len = std::min(kLanes, count - t0);
         Count s[kLanes] = {};
@@ -198,8 +200,8 @@ struct KnKkArgs {
  * (PMULUDQ); T = int64: scalar ceil(2^64/d) multiply-high, exact for s < 2^59 (vmcap.cpp div_small).
  */
 template <class T>
-[[gnu::always_inline]] inline bool kn_kk_block(const KnKkArgs& p, const Count* __restrict soa, std::size_t stride,
-                                               std::size_t len, Count* __restrict out, bool accumulate) {
+[[gnu::always_inline]] inline bool kn_kk_block(const KnKkArgs& p, const Count* __restrict soa, std::size_t stride, std::size_t len,
+                                               Count* __restrict out, bool accumulate) {
     alignas(64) T a[kMaxPNuma][kLanes];
     std::uint64_t acc = 0;
     for (int i = 0; i < p.n; ++i) {
@@ -324,8 +326,7 @@ void vmcap_batch_2xkn_kk(const Count* soa, std::size_t stride, std::size_t count
 // ---------------------------------------------------------------------------------------------
 
 std::vector<Comparator> top_selection_network(int n, int t) {
-    if (n < 1 || n > kMaxPNuma || t < 0 || t > n)
-        throw std::invalid_argument("top_selection_network: need 1 <= n <= 16 and 0 <= t <= n");
+    if (n < 1 || n > kMaxPNuma || t < 0 || t > n) throw std::invalid_argument("top_selection_network: need 1 <= n <= 16 and 0 <= t <= n");
     int p2 = 1;
     while (p2 < n) p2 <<= 1;
     // Batcher's odd-even merge sort on p2 inputs; comparators (i, j) with j >= n only ever see
@@ -376,8 +377,7 @@ BatchEvaluator::BatchEvaluator(const Topology& host, const Topology& guest) : Ba
 BatchEvaluator::BatchEvaluator(VmcapEvaluator scalar) : scalar_(std::move(scalar)) {
     const int n = scalar_.host_nodes(), k = scalar_.guest_nodes();
     if (method() == VmcapMethod::Kn_Kk) plan_ = KnKkBatchPlan(n, k);
-    if (method() == VmcapMethod::TwoKn_Kk && !(scalar_.host_p() == 4 && (k == 2 || k == 3)))
-        plan_ = KnKkBatchPlan(scalar_.host_p(), k);
+    if (method() == VmcapMethod::TwoKn_Kk && !(scalar_.host_p() == 4 && (k == 2 || k == 3))) plan_ = KnKkBatchPlan(scalar_.host_p(), k);
 }
 
 void BatchEvaluator::operator()(const Count* soa, std::size_t stride, std::size_t count, Count* out) const {

@@ -44,8 +44,7 @@ Count solve_with_cbc(const std::vector<unsigned>& masks, int n, const Count* b) 
 
     OsiClpSolverInterface solver;
     solver.messageHandler()->setLogLevel(0);
-    solver.loadProblem(m, n, start.data(), index.data(), value.data(), collb.data(), colub.data(),
-                       obj.data(), rowlb.data(), rowub.data());
+    solver.loadProblem(m, n, start.data(), index.data(), value.data(), collb.data(), colub.data(), obj.data(), rowlb.data(), rowub.data());
     solver.setObjSense(-1.0);  // maximise
     for (int j = 0; j < m; ++j) solver.setInteger(j);
 
@@ -56,15 +55,13 @@ Count solve_with_cbc(const std::vector<unsigned>& masks, int n, const Count* b) 
     model.setMaximumSeconds(kCbcSecondsLimit);
     model.branchAndBound();
     if (!model.isProvenOptimal())
-        throw std::runtime_error("vmcap_cbc: CBC did not prove optimality within " +
-                                 std::to_string(kCbcSecondsLimit) + " s (status " +
+        throw std::runtime_error("vmcap_cbc: CBC did not prove optimality within " + std::to_string(kCbcSecondsLimit) + " s (status " +
                                  std::to_string(model.status()) + ")");
 
     const double* x = model.bestSolution();
     if (x == nullptr) {
         // x = 0 is always feasible, so a proven optimum without a stored solution means 0.
-        if (std::abs(model.getObjValue()) > 0.5)
-            throw std::runtime_error("vmcap_cbc: optimum reported without a solution");
+        if (std::abs(model.getObjValue()) > 0.5) throw std::runtime_error("vmcap_cbc: optimum reported without a solution");
         return 0;
     }
     // Check the solution in integer arithmetic; the oracle must not trust tolerances.
@@ -79,11 +76,10 @@ Count solve_with_cbc(const std::vector<unsigned>& masks, int n, const Count* b) 
         for (CoinBigIndex p = start[j]; p < start[j + 1]; ++p) used[index[p]] += v;
     }
     for (int i = 0; i < n; ++i)
-        if (used[i] > b[i])
-            throw std::runtime_error("vmcap_cbc: solution exceeds the capacity of node " + std::to_string(i));
+        if (used[i] > b[i]) throw std::runtime_error("vmcap_cbc: solution exceeds the capacity of node " + std::to_string(i));
     if (std::abs(static_cast<double>(total) - std::abs(model.getObjValue())) > 0.5)
-        throw std::runtime_error("vmcap_cbc: objective " + std::to_string(model.getObjValue()) +
-                                 " disagrees with the solution's count " + std::to_string(total));
+        throw std::runtime_error("vmcap_cbc: objective " + std::to_string(model.getObjValue()) + " disagrees with the solution's count " +
+                                 std::to_string(total));
     return total;
 }
 
@@ -108,8 +104,10 @@ Count vmcap_cbc(std::span<const Embedding> placements, int n, const Count* b) {
         unsigned merged = s;
         std::vector<unsigned> rest;
         for (unsigned c : comps) {
-            if (c & merged) merged |= c;
-            else rest.push_back(c);
+            if (c & merged)
+                merged |= c;
+            else
+                rest.push_back(c);
         }
         rest.push_back(merged);
         comps.swap(rest);

@@ -105,7 +105,8 @@ Problem generate_cluster(const GenerateOptions& o) {
         std::swap(placed[i], placed.back());
         placed.pop_back();
     }
-    std::sort(placed.begin(), placed.end(), [](const Vm& a, const Vm& b) { return a.host != b.host ? a.host < b.host : a.pnuma < b.pnuma; });
+    std::sort(placed.begin(), placed.end(),
+              [](const Vm& a, const Vm& b) { return a.host != b.host ? a.host < b.host : a.pnuma < b.pnuma; });
     for (std::size_t i = 0; i < placed.size(); ++i) {
         placed[i].id = "vm" + std::to_string(i + 1);
         p.vms.push_back(placed[i]);

@@ -13,12 +13,12 @@ namespace vmcap {
 
 struct GenerateOptions {
     int hosts = 100;
-    int vms = 3000;                  ///< target number of VMs in the snapshot (fewer if the hosts fill up)
+    int vms = 3000;  ///< target number of VMs in the snapshot (fewer if the hosts fill up)
     std::string host_topology = "CQ3";
-    Amount node_vcpu = 16;           ///< per pNUMA node
-    Amount node_ram_mib = 64 * 1024; ///< per pNUMA node
-    double churn = 0.3;              ///< fraction of extra VMs placed then deleted, which fragments free space
-    double migration_budget = 0.01;  ///< max_migrations = ceil(this x VMs)
+    Amount node_vcpu = 16;            ///< per pNUMA node
+    Amount node_ram_mib = 64 * 1024;  ///< per pNUMA node
+    double churn = 0.3;               ///< fraction of extra VMs placed then deleted, which fragments free space
+    double migration_budget = 0.01;   ///< max_migrations = ceil(this x VMs)
     std::uint64_t seed = 1;
     int hosts_per_rack = 20;
 };

@@ -28,8 +28,8 @@ void finalize_problem(Problem& p, const std::string& file) {
         const auto& ht = p.host_types[t];
         const std::string where = file + ": host_types[" + std::to_string(t) + "] (name \"" + ht.name + "\")";
         if (static_cast<int>(ht.node_capacity.size()) != ht.num_nodes() * R)
-            throw InputError(where + ": node_capacity must give every resource for each of the " +
-                             std::to_string(ht.num_nodes()) + " pNUMA nodes");
+            throw InputError(where + ": node_capacity must give every resource for each of the " + std::to_string(ht.num_nodes()) +
+                             " pNUMA nodes");
         for (Amount c : ht.node_capacity)
             if (c < 0) throw InputError(where + ": node_capacity: negative capacity");
     }
@@ -39,11 +39,10 @@ void finalize_problem(Problem& p, const std::string& file) {
         if (static_cast<int>(fl.demand.size()) != R) throw InputError(where + ": demand must give every resource");
         if (!(fl.weight >= 0.0)) throw InputError(where + ": weight must be >= 0");
         if (weight_milli(fl.weight) < 0)
-            throw InputError(where + ": weight " + std::to_string(fl.weight) + " must be at most 100000 with at most 3 decimals (weights are counted in thousandths)");
-        if (fl.num_vnuma() < 1 || !fl.vnuma.graph.is_connected())
-            throw InputError(where + ": vnuma topology must be a connected graph");
-        if (fl.num_vnuma() > kMaxVNuma)
-            throw InputError(where + ": vnuma topology has more than " + std::to_string(kMaxVNuma) + " nodes");
+            throw InputError(where + ": weight " + std::to_string(fl.weight) +
+                             " must be at most 100000 with at most 3 decimals (weights are counted in thousandths)");
+        if (fl.num_vnuma() < 1 || !fl.vnuma.graph.is_connected()) throw InputError(where + ": vnuma topology must be a connected graph");
+        if (fl.num_vnuma() > kMaxVNuma) throw InputError(where + ": vnuma topology has more than " + std::to_string(kMaxVNuma) + " nodes");
         fl.node_demand.assign(R, 0);
         bool any = false;
         for (int r = 0; r < R; ++r) {
@@ -76,7 +75,8 @@ void finalize_problem(Problem& p, const std::string& file) {
                 throw InputError(vm_where(file, i, vm) + ": pnuma[" + std::to_string(v) + "] = " + std::to_string(map[v] + 1) +
                                  " is not a pNUMA node of host type \"" + ht.name + "\" (1.." + std::to_string(ht.num_nodes()) + ")");
         if (!is_valid_mapping(ht.topology.graph, fl.vnuma.graph, map))
-            throw InputError(vm_where(file, i, vm) + ": pnuma: vNUMA nodes must sit on distinct pNUMA nodes and every vNUMA edge on a pNUMA edge of \"" +
+            throw InputError(vm_where(file, i, vm) +
+                             ": pnuma: vNUMA nodes must sit on distinct pNUMA nodes and every vNUMA edge on a pNUMA edge of \"" +
                              ht.topology.name + "\"");
         for (int v = 0; v < fl.num_vnuma(); ++v)
             for (int r = 0; r < R; ++r) {
@@ -84,8 +84,8 @@ void finalize_problem(Problem& p, const std::string& file) {
                 u += fl.node_demand[r];
                 if (u > ht.node_capacity[map[v] * R + r])
                     throw InputError(vm_where(file, i, vm) + ": pNUMA node " + std::to_string(map[v] + 1) + " of host \"" +
-                                     p.hosts[vm.host].id + "\" is over capacity in " + p.resources[r] + " (" +
-                                     std::to_string(u) + " > " + std::to_string(ht.node_capacity[map[v] * R + r]) + ")");
+                                     p.hosts[vm.host].id + "\" is over capacity in " + p.resources[r] + " (" + std::to_string(u) + " > " +
+                                     std::to_string(ht.node_capacity[map[v] * R + r]) + ")");
             }
     }
     if (p.constraints.max_migrations < 0) throw InputError(file + ": constraints.max_migrations must be >= 0");

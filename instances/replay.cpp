@@ -31,7 +31,9 @@ std::string demand_text(const std::vector<Amount>& demand) {
     return s + "]";
 }
 
-bool embeds(const Graph& host, const Graph& guest) { return !enumerate_embeddings(host, guest).empty(); }
+bool embeds(const Graph& host, const Graph& guest) {
+    return !enumerate_embeddings(host, guest).empty();
+}
 
 std::string padded(char prefix, long long value, int width) {
     std::string digits = std::to_string(value);
@@ -47,12 +49,14 @@ std::uint64_t mix_seed(std::uint64_t x) {
     return x ^ (x >> 31);
 }
 
-[[noreturn]] void bad_option(const std::string& what) { throw InputError("replay: " + what); }
+[[noreturn]] void bad_option(const std::string& what) {
+    throw InputError("replay: " + what);
+}
 
 /** Everything the placer needs about one flavor; computed at its first arrival. */
 struct FlavorPlan {
     std::string name;
-    Amount vcpu = 0, ram = 0;        // total demand
+    Amount vcpu = 0, ram = 0;            // total demand
     Amount node_vcpu = 0, node_ram = 0;  // per vNUMA node
     int k = 0;
     Topology vnuma;
@@ -74,8 +78,7 @@ struct FlavorPlan {
  */
 class ClusterState {
 public:
-    ClusterState(const HostType& type, int hosts, bool best_fit)
-        : n_(type.num_nodes()), hosts_(hosts), best_fit_(best_fit) {
+    ClusterState(const HostType& type, int hosts, bool best_fit) : n_(type.num_nodes()), hosts_(hosts), best_fit_(best_fit) {
         for (int i = 0; i < n_; ++i) {
             cap_.push_back(NodeFree{type.node_capacity[static_cast<std::size_t>(i * kR + kVcpu)],
                                     type.node_capacity[static_cast<std::size_t>(i * kR + kRamMib)]});
@@ -96,8 +99,8 @@ public:
             while (leaves_ < hosts) leaves_ *= 2;
             seg_.assign(2 * static_cast<std::size_t>(leaves_), NodeFree{-1, -1});
             for (int h = 0; h < hosts; ++h)
-                seg_[static_cast<std::size_t>(leaves_ + h)] = NodeFree{agg_[static_cast<std::size_t>(h)].max_v,
-                                                                       agg_[static_cast<std::size_t>(h)].max_r};
+                seg_[static_cast<std::size_t>(leaves_ + h)] =
+                    NodeFree{agg_[static_cast<std::size_t>(h)].max_v, agg_[static_cast<std::size_t>(h)].max_r};
             for (int x = leaves_ - 1; x >= 1; --x) pull(static_cast<std::size_t>(x));
         }
     }
@@ -204,8 +207,7 @@ private:
     /** Set of host indices: bitset plus a summary bitset of non-zero words; O(1) update, ordered scan. */
     class HostSet {
     public:
-        explicit HostSet(int hosts)
-            : words_((static_cast<std::size_t>(hosts) + 63) / 64, 0), summary_((words_.size() + 63) / 64, 0) {}
+        explicit HostSet(int hosts) : words_((static_cast<std::size_t>(hosts) + 63) / 64, 0), summary_((words_.size() + 63) / 64, 0) {}
         bool empty() const { return count_ == 0; }
         void insert(int h) {
             const auto w = static_cast<std::size_t>(h) / 64;
@@ -251,9 +253,7 @@ private:
         agg_[static_cast<std::size_t>(h)] = a;
     }
 
-    void pull(std::size_t x) {
-        seg_[x] = NodeFree{std::max(seg_[2 * x].v, seg_[2 * x + 1].v), std::max(seg_[2 * x].r, seg_[2 * x + 1].r)};
-    }
+    void pull(std::size_t x) { seg_[x] = NodeFree{std::max(seg_[2 * x].v, seg_[2 * x + 1].v), std::max(seg_[2 * x].r, seg_[2 * x + 1].r)}; }
 
     /** Leftmost host in [lo, hi) under segment-tree node x with a feasible placement for f. */
     std::pair<int, int> first_fit(int x, int lo, int hi, FlavorPlan& f) const {
@@ -278,13 +278,13 @@ private:
     int hosts_;
     bool best_fit_;
     Amount host_cap_v_ = 0;
-    std::vector<NodeFree> cap_;                 // per node
-    std::vector<NodeFree> free_;                // [host * n + node]
-    std::vector<HostAgg> agg_;                  // per host
-    std::vector<std::uint32_t> version_;        // per host, bumped by every apply (>= 1)
-    std::vector<HostSet> buckets_;              // best-fit: [free vCPU] -> hosts
+    std::vector<NodeFree> cap_;           // per node
+    std::vector<NodeFree> free_;          // [host * n + node]
+    std::vector<HostAgg> agg_;            // per host
+    std::vector<std::uint32_t> version_;  // per host, bumped by every apply (>= 1)
+    std::vector<HostSet> buckets_;        // best-fit: [free vCPU] -> hosts
     int leaves_ = 1;
-    std::vector<NodeFree> seg_;                 // first-fit: max over hosts of (max_v, max_r)
+    std::vector<NodeFree> seg_;  // first-fit: max over hosts of (max_v, max_r)
 };
 
 void validate_options(const SnapshotOptions& o) {
@@ -297,14 +297,11 @@ void validate_options(const SnapshotOptions& o) {
         if (c <= 0) bad_option("host type '" + o.host_type.name + "' has a node capacity <= 0");
     if (o.num_hosts < 1) bad_option("number of hosts must be >= 1, got " + std::to_string(o.num_hosts));
     if (!std::isfinite(o.time_s) || o.time_s < 0.0) bad_option("time must be finite and >= 0");
-    if (o.placer != "best-fit" && o.placer != "first-fit")
-        bad_option("placer must be best-fit or first-fit, got '" + o.placer + "'");
+    if (o.placer != "best-fit" && o.placer != "first-fit") bad_option("placer must be best-fit or first-fit, got '" + o.placer + "'");
     if (o.hosts_per_rack < 1 || o.racks_per_pod < 1) bad_option("hosts per rack and racks per pod must be >= 1");
     if (!(o.sample > 0.0 && o.sample <= 1.0)) bad_option("sample must be in (0, 1]");
-    if (o.targets != "multi-numa" && o.targets != "all")
-        bad_option("targets must be multi-numa or all, got '" + o.targets + "'");
-    if (!(o.rule.max_node_fraction > 0.0 && o.rule.max_node_fraction <= 1.0))
-        bad_option("max node fraction must be in (0, 1]");
+    if (o.targets != "multi-numa" && o.targets != "all") bad_option("targets must be multi-numa or all, got '" + o.targets + "'");
+    if (!(o.rule.max_node_fraction > 0.0 && o.rule.max_node_fraction <= 1.0)) bad_option("max node fraction must be in (0, 1]");
     for (const auto& [name, w] : o.weights)
         if (!std::isfinite(w) || w < 0.0) bad_option("weight of '" + name + "' must be finite and >= 0");
     if (o.max_migrations < -1) bad_option("max migrations must be >= 0 (or -1 for 1% of the VMs)");
@@ -317,22 +314,18 @@ Topology vnuma_topology_for(const HostType& host, const std::vector<Amount>& dem
                             const VnumaRule& rule) {
     const int n = host.num_nodes();
     const auto R = demand.size();
-    const std::string who = "flavor '" + flavor_name + "' (demand " + demand_text(demand) + ") on host type '" +
-                            host.name + "'";
+    const std::string who = "flavor '" + flavor_name + "' (demand " + demand_text(demand) + ") on host type '" + host.name + "'";
     if (R == 0 || n < 1 || host.node_capacity.size() != static_cast<std::size_t>(n) * R)
-        throw InputError(who + ": host type has " + std::to_string(host.node_capacity.size()) +
-                         " node capacities, expected " + std::to_string(n) + " nodes x " + std::to_string(R) + " resources");
-    if (!(rule.max_node_fraction > 0.0 && rule.max_node_fraction <= 1.0))
-        throw InputError(who + ": max node fraction must be in (0, 1]");
+        throw InputError(who + ": host type has " + std::to_string(host.node_capacity.size()) + " node capacities, expected " +
+                         std::to_string(n) + " nodes x " + std::to_string(R) + " resources");
+    if (!(rule.max_node_fraction > 0.0 && rule.max_node_fraction <= 1.0)) throw InputError(who + ": max node fraction must be in (0, 1]");
     for (Amount d : demand)
         if (d < 0) throw InputError(who + ": negative demand");
     std::vector<Amount> cap(R, std::numeric_limits<Amount>::max());  // smallest node per resource
     for (int i = 0; i < n; ++i)
         for (std::size_t r = 0; r < R; ++r) cap[r] = std::min(cap[r], host.node_capacity[static_cast<std::size_t>(i) * R + r]);
 
-    auto divisible = [&](int k) {
-        return std::all_of(demand.begin(), demand.end(), [k](Amount d) { return d % k == 0; });
-    };
+    auto divisible = [&](int k) { return std::all_of(demand.begin(), demand.end(), [k](Amount d) { return d % k == 0; }); };
     auto fits = [&](int k, double fraction) {
         for (std::size_t r = 0; r < R; ++r)
             if (static_cast<double>(demand[r] / k) > fraction * static_cast<double>(cap[r])) return false;
@@ -350,8 +343,7 @@ Topology vnuma_topology_for(const HostType& host, const std::vector<Amount>& dem
         if (k > kMaxVNuma || !embeds(host.topology.graph, t.graph))
             throw InputError(who + ": vNUMA override " + t.name + " does not embed in host topology " + host.topology.name);
         if (!divisible(k)) throw InputError(who + ": vNUMA override " + t.name + ": demand not divisible by " + std::to_string(k));
-        if (!fits(k, 1.0))
-            throw InputError(who + ": vNUMA override " + t.name + ": per-node demand exceeds a pNUMA node");
+        if (!fits(k, 1.0)) throw InputError(who + ": vNUMA override " + t.name + ": per-node demand exceeds a pNUMA node");
         return t;
     }
 
@@ -366,8 +358,9 @@ Topology vnuma_topology_for(const HostType& host, const std::vector<Amount>& dem
             return t;
         }
     }
-    throw InputError(who + ": no vNUMA split into 1, 2 or 4 nodes fits the pNUMA nodes; use a vNUMA override "
-                           "or larger nodes");
+    throw InputError(who +
+                     ": no vNUMA split into 1, 2 or 4 nodes fits the pNUMA nodes; use a vNUMA override "
+                     "or larger nodes");
 }
 
 HostType uniform_host_type(const std::string& topology_name, Amount node_vcpu, Amount node_ram_mib) {
@@ -528,8 +521,10 @@ Problem replay_snapshot(const std::vector<TraceVm>& trace, const SnapshotOptions
         f.demand = {p.vcpu, p.ram};
         f.node_demand = {p.node_vcpu, p.node_ram};
         f.vnuma = p.vnuma;
-        if (options.targets == "all") f.weight = 1.0;
-        else f.weight = p.k >= 2 ? 1.0 : 0.0;
+        if (options.targets == "all")
+            f.weight = 1.0;
+        else
+            f.weight = p.k >= 2 ? 1.0 : 0.0;
         any_multi = any_multi || p.k >= 2;
         problem_flavor[static_cast<std::size_t>(pid)] = static_cast<int>(problem.flavors.size());
         problem.flavors.push_back(std::move(f));

@@ -50,8 +50,7 @@ struct VnumaRule {
  * fraction is outside (0, 1], or the shapes disagree. Cost: a few enumerate_embeddings calls
  * (once per flavor, never on a hot path). Pure, thread-safe.
  */
-Topology vnuma_topology_for(const HostType& host, const std::vector<Amount>& demand, const std::string& flavor_name,
-                            const VnumaRule& rule);
+Topology vnuma_topology_for(const HostType& host, const std::vector<Amount>& demand, const std::string& flavor_name, const VnumaRule& rule);
 
 /**
  * Host type with `topology_name` (parse_topology) and every pNUMA node of capacity (node_vcpu
@@ -90,16 +89,16 @@ struct SnapshotOptions {
 
 /** Counters of one replay. VM counts are after sampling and up to the stop time. */
 struct ReplayStats {
-    std::int64_t arrivals = 0;      ///< VMs that arrived by the stop time (placed + rejected)
-    std::int64_t placed = 0;        ///< arrivals the placer put on a host
-    std::int64_t rejected = 0;      ///< arrivals no host could take
-    std::int64_t departed = 0;      ///< placed VMs that departed by the stop time
-    std::int64_t alive_at_end = 0;  ///< placed VMs alive at the stop time = VMs in the snapshot
-    std::int64_t peak_alive = 0;    ///< most VMs alive at once during the replay
-    double used_vcpu_fraction = 0.0;  ///< vCPU used at the stop time / total vCPU of all hosts
-    double used_ram_fraction = 0.0;   ///< RAM used at the stop time / total RAM of all hosts
-    double first_arrival_s = 0.0;     ///< trace time of the first arrival (the time origin)
-    double stop_s = 0.0;              ///< trace time of the stop = first_arrival_s + time_s
+    std::int64_t arrivals = 0;                               ///< VMs that arrived by the stop time (placed + rejected)
+    std::int64_t placed = 0;                                 ///< arrivals the placer put on a host
+    std::int64_t rejected = 0;                               ///< arrivals no host could take
+    std::int64_t departed = 0;                               ///< placed VMs that departed by the stop time
+    std::int64_t alive_at_end = 0;                           ///< placed VMs alive at the stop time = VMs in the snapshot
+    std::int64_t peak_alive = 0;                             ///< most VMs alive at once during the replay
+    double used_vcpu_fraction = 0.0;                         ///< vCPU used at the stop time / total vCPU of all hosts
+    double used_ram_fraction = 0.0;                          ///< RAM used at the stop time / total RAM of all hosts
+    double first_arrival_s = 0.0;                            ///< trace time of the first arrival (the time origin)
+    double stop_s = 0.0;                                     ///< trace time of the stop = first_arrival_s + time_s
     std::map<std::string, std::int64_t> rejected_by_flavor;  ///< flavor name -> rejected arrivals
 };
 

@@ -62,9 +62,7 @@ namespace {
 /** Parse context: the file name and a JSON path for messages. */
 struct Ctx {
     const std::string& file;
-    [[noreturn]] void fail(const std::string& path, const std::string& what) const {
-        throw InputError(file + ": " + path + ": " + what);
-    }
+    [[noreturn]] void fail(const std::string& path, const std::string& what) const { throw InputError(file + ": " + path + ": " + what); }
 };
 
 const json& need(const Ctx& c, const json& obj, const std::string& path, const char* key) {
@@ -110,7 +108,9 @@ const json& get_array(const Ctx& c, const json& obj, const std::string& path, co
     return a;
 }
 
-std::string join(const std::string& path, const std::string& key) { return path.empty() ? key : path + "." + key; }
+std::string join(const std::string& path, const std::string& key) {
+    return path.empty() ? key : path + "." + key;
+}
 
 Topology parse_topology_value(const Ctx& c, const json& v, const std::string& path) {
     if (v.is_string()) {
@@ -148,8 +148,8 @@ nlohmann::ordered_json topology_to_json(const Topology& t) {
     return o;
 }
 
-std::vector<Amount> parse_amounts(const Ctx& c, const json& obj, const std::string& path,
-                                  const std::vector<std::string>& resources, bool all_required) {
+std::vector<Amount> parse_amounts(const Ctx& c, const json& obj, const std::string& path, const std::vector<std::string>& resources,
+                                  bool all_required) {
     std::vector<Amount> out(resources.size(), 0);
     for (std::size_t r = 0; r < resources.size(); ++r) {
         auto it = obj.find(resources[r]);
@@ -204,7 +204,8 @@ Problem parse_snapshot(const json& doc, const std::string& file) {
             for (int i = 0; i < ht.num_nodes(); ++i) ht.node_capacity.insert(ht.node_capacity.end(), one.begin(), one.end());
         } else if (cap.is_array()) {
             if (static_cast<int>(cap.size()) != ht.num_nodes())
-                c.fail(cp, "has " + std::to_string(cap.size()) + " entries; the topology has " + std::to_string(ht.num_nodes()) + " pNUMA nodes");
+                c.fail(cp, "has " + std::to_string(cap.size()) + " entries; the topology has " + std::to_string(ht.num_nodes()) +
+                               " pNUMA nodes");
             for (std::size_t i = 0; i < cap.size(); ++i) {
                 const std::string ip = cp + "[" + std::to_string(i) + "]";
                 only_keys(c, cap[i], ip, {}, resource_keys);
@@ -272,13 +273,14 @@ Problem parse_snapshot(const json& doc, const std::string& file) {
         const json& pn = need(c, o, path, "pnuma");
         const int k = p.flavors[vm.flavor].num_vnuma();
         if (!pn.is_array() || static_cast<int>(pn.size()) != k)
-            c.fail(where + ".pnuma", "expected an array of " + std::to_string(k) + " pNUMA node numbers (1-based), one per vNUMA node of flavor \"" + fn + "\"");
+            c.fail(where + ".pnuma", "expected an array of " + std::to_string(k) +
+                                         " pNUMA node numbers (1-based), one per vNUMA node of flavor \"" + fn + "\"");
         const int nodes = p.host_type_of(vm.host).num_nodes();
         for (int v = 0; v < k; ++v) {
             const std::int64_t x = get_int(c, pn[v], where + ".pnuma[" + std::to_string(v) + "]", 1);
             if (x > nodes)
-                c.fail(where + ".pnuma[" + std::to_string(v) + "]", "pNUMA node " + std::to_string(x) + " does not exist on host \"" + hn +
-                                                                   "\" (1.." + std::to_string(nodes) + ")");
+                c.fail(where + ".pnuma[" + std::to_string(v) + "]",
+                       "pNUMA node " + std::to_string(x) + " does not exist on host \"" + hn + "\" (1.." + std::to_string(nodes) + ")");
             vm.pnuma[v] = static_cast<std::uint8_t>(x - 1);
         }
         if (o.contains("migratable")) {
@@ -296,10 +298,11 @@ Problem parse_snapshot(const json& doc, const std::string& file) {
             if (!r.is_boolean()) c.fail("constraints.remap_counts_as_migration", "expected true or false");
             p.constraints.remap_counts_as_migration = r.get<bool>();
         }
-        if (it->contains("max_migrations")) p.constraints.max_migrations = get_int(c, (*it)["max_migrations"], "constraints.max_migrations", 0);
+        if (it->contains("max_migrations"))
+            p.constraints.max_migrations = get_int(c, (*it)["max_migrations"], "constraints.max_migrations", 0);
         if (it->contains("max_migrated_ram_gib"))
-            p.constraints.max_migrated_ram_mib =
-                static_cast<Amount>(std::floor(get_number(c, (*it)["max_migrated_ram_gib"], "constraints.max_migrated_ram_gib") * 1024.0 + 1e-9));
+            p.constraints.max_migrated_ram_mib = static_cast<Amount>(
+                std::floor(get_number(c, (*it)["max_migrated_ram_gib"], "constraints.max_migrated_ram_gib") * 1024.0 + 1e-9));
     }
     finalize_problem(p, file);
     return p;

@@ -73,24 +73,36 @@ std::string prefixed(const char* prefix, int n) {
     return s;
 }
 
-void add1(Topology& t, int a, int b) { t.graph.add_edge(a - 1, b - 1); }  // 1-based helper
+void add1(Topology& t, int a, int b) {
+    t.graph.add_edge(a - 1, b - 1);
+}  // 1-based helper
 
 }  // namespace
 
 Topology parse_topology(std::string_view name) {
-    const std::string_view kHelp =
-        "expected K<n>, K<m>,<n>, C4, CQ3, Q33, Q3 or 2xK<n> (at most 16 pNUMA nodes)";
+    const std::string_view kHelp = "expected K<n>, K<m>,<n>, C4, CQ3, Q33, Q3 or 2xK<n> (at most 16 pNUMA nodes)";
     if (name == "C4") {
         Topology t = make("C4", TopologyKind::Cycle4, 4);
-        add1(t, 1, 2); add1(t, 2, 3); add1(t, 3, 4); add1(t, 4, 1);
+        add1(t, 1, 2);
+        add1(t, 2, 3);
+        add1(t, 3, 4);
+        add1(t, 4, 1);
         return t;
     }
     if (name == "CQ3") {
         Topology t = make("CQ3", TopologyKind::CrossedCube, 8);
-        add1(t, 1, 2); add1(t, 3, 4); add1(t, 5, 6); add1(t, 7, 8);          // rungs
-        add1(t, 1, 4); add1(t, 4, 5); add1(t, 5, 8);                          // rail 1-4-5-8
-        add1(t, 2, 3); add1(t, 3, 6); add1(t, 6, 7);                          // rail 2-3-6-7
-        add1(t, 1, 7); add1(t, 2, 8);                                         // crossing edges
+        add1(t, 1, 2);
+        add1(t, 3, 4);
+        add1(t, 5, 6);
+        add1(t, 7, 8);  // rungs
+        add1(t, 1, 4);
+        add1(t, 4, 5);
+        add1(t, 5, 8);  // rail 1-4-5-8
+        add1(t, 2, 3);
+        add1(t, 3, 6);
+        add1(t, 6, 7);  // rail 2-3-6-7
+        add1(t, 1, 7);
+        add1(t, 2, 8);  // crossing edges
         return t;
     }
     if (name == "Q33" || name == "Q3,3") {
@@ -129,8 +141,7 @@ Topology parse_topology(std::string_view name) {
         auto m = parse_int(rest.substr(0, comma));
         auto n = parse_int(rest.substr(comma + 1));
         if (!m || !n || *m < 1 || *n < 1 || *m + *n > kMaxPNuma) bad(name, kHelp);
-        Topology t = make(prefixed("K", *m) + prefixed(",", *n),
-                          TopologyKind::CompleteBipartite, *m + *n, *m, *n);
+        Topology t = make(prefixed("K", *m) + prefixed(",", *n), TopologyKind::CompleteBipartite, *m + *n, *m, *n);
         for (int a = 0; a < *m; ++a)
             for (int b = 0; b < *n; ++b) t.graph.add_edge(a, *m + b);
         return t;
@@ -140,13 +151,12 @@ Topology parse_topology(std::string_view name) {
 
 Topology topology_from_edges(int n, const std::vector<std::pair<int, int>>& edges_1based) {
     if (n < 1 || n > kMaxPNuma)
-        throw std::invalid_argument("explicit topology has " + std::to_string(n) +
-                                    " nodes; expected 1.." + std::to_string(kMaxPNuma));
+        throw std::invalid_argument("explicit topology has " + std::to_string(n) + " nodes; expected 1.." + std::to_string(kMaxPNuma));
     Topology t = make("explicit", TopologyKind::Explicit, n);
     for (auto [a, b] : edges_1based) {
         if (a < 1 || a > n || b < 1 || b > n)
-            throw std::invalid_argument("edge [" + std::to_string(a) + "," + std::to_string(b) +
-                                        "] names a node outside 1.." + std::to_string(n));
+            throw std::invalid_argument("edge [" + std::to_string(a) + "," + std::to_string(b) + "] names a node outside 1.." +
+                                        std::to_string(n));
         if (a == b) throw std::invalid_argument("edge [" + std::to_string(a) + "," + std::to_string(b) + "] is a self-loop");
         t.graph.add_edge(a - 1, b - 1);
     }
@@ -164,8 +174,7 @@ namespace {
  * onto exactly the nodes of `subset`, preserving guest edges. Candidates are bitmasks: the
  * subset's unused nodes adjacent to the images of every earlier guest neighbour.
  */
-bool embed_into(const Graph& host, const Graph& guest, int v, unsigned subset, unsigned used,
-                std::array<std::uint8_t, kMaxVNuma>& map) {
+bool embed_into(const Graph& host, const Graph& guest, int v, unsigned subset, unsigned used, std::array<std::uint8_t, kMaxVNuma>& map) {
     if (v == guest.n) return true;
     unsigned cand = subset & ~used;
     for (int u = 0; u < v && cand; ++u)
@@ -182,8 +191,8 @@ bool embed_into(const Graph& host, const Graph& guest, int v, unsigned subset, u
 
 std::vector<Embedding> enumerate_embeddings(const Graph& host, const Graph& guest) {
     if (guest.n > kMaxVNuma)
-        throw std::invalid_argument("guest topology has " + std::to_string(guest.n) +
-                                    " vNUMA nodes; at most " + std::to_string(kMaxVNuma) + " are supported");
+        throw std::invalid_argument("guest topology has " + std::to_string(guest.n) + " vNUMA nodes; at most " + std::to_string(kMaxVNuma) +
+                                    " are supported");
     std::vector<Embedding> out;
     if (guest.n == 0 || guest.n > host.n) return out;
     // One search per k-node subset, in increasing mask order (Gosper's hack), stopping at the

@@ -28,8 +28,8 @@ using NodeMask = std::uint16_t;
  * Value type; O(1) edge test. Thread-safe for concurrent reads.
  */
 struct Graph {
-    int n = 0;                                 ///< number of nodes
-    std::array<NodeMask, kMaxPNuma> adj{};     ///< adj[i] bit j set <=> edge {i,j}
+    int n = 0;                              ///< number of nodes
+    std::array<NodeMask, kMaxPNuma> adj{};  ///< adj[i] bit j set <=> edge {i,j}
 
     bool has_edge(int a, int b) const { return (adj[a] >> b) & 1U; }
     /** Adds edge {a,b} (0-based). Precondition: a != b, both < n. */
@@ -67,10 +67,10 @@ enum class TopologyKind { Complete, CompleteBipartite, Cycle4, CrossedCube, Enha
  *  - `2xK<n>`: two disjoint K<n> (two sockets): nodes 1..n and n+1..2n.
  */
 struct Topology {
-    std::string name;          ///< canonical name ("CQ3", "K4", "K4,4", "2xK4", or "explicit")
+    std::string name;  ///< canonical name ("CQ3", "K4", "K4,4", "2xK4", or "explicit")
     TopologyKind kind = TopologyKind::Explicit;
-    int p = 0;                 ///< K<n>: n; K<m>,<n>: m; 2xK<n>: n; else 0
-    int q = 0;                 ///< K<m>,<n>: n; else 0
+    int p = 0;  ///< K<n>: n; K<m>,<n>: m; 2xK<n>: n; else 0
+    int q = 0;  ///< K<m>,<n>: n; else 0
     Graph graph;
 
     int size() const { return graph.n; }

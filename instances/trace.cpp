@@ -101,7 +101,9 @@ std::uint64_t uniform_below(std::mt19937_64& rng, std::uint64_t n) {
 }
 
 /** Uniform double in [0, 1) from the top 53 bits of one draw. */
-double uniform_unit(std::mt19937_64& rng) { return static_cast<double>(rng() >> 11) * 0x1.0p-53; }
+double uniform_unit(std::mt19937_64& rng) {
+    return static_cast<double>(rng() >> 11) * 0x1.0p-53;
+}
 
 struct FlavorSize {
     Amount vcpu = 0;
@@ -121,9 +123,8 @@ std::map<std::string, FlavorSize, std::less<>> read_flavor_map(const std::string
         const auto comma = size.find(',');
         std::int64_t vcpu = 0;
         double gb = 0.0;
-        if (comma == std::string_view::npos || !parse_i64(size.substr(0, comma), vcpu) ||
-            !parse_double(size.substr(comma + 1), gb) || letter.empty() ||
-            letter.find_first_of(" ,|") != std::string_view::npos)
+        if (comma == std::string_view::npos || !parse_i64(size.substr(0, comma), vcpu) || !parse_double(size.substr(comma + 1), gb) ||
+            letter.empty() || letter.find_first_of(" ,|") != std::string_view::npos)
             in.fail("expected '<vCPU>,<GB> <letter>', got " + quoted(line));
         if (vcpu <= 0 || gb <= 0.0) in.fail("vCPU and GB must be positive in " + quoted(line));
         const Amount ram = std::llround(gb * 1024.0);
@@ -156,7 +157,8 @@ IntervalMap read_interval_map(const std::string& path) {
         if (prev_d >= 0) {
             if (d <= prev_d) in.fail("durations must increase");
             if (bin < prev_bin) in.fail("bins must not decrease");
-            if (step == 0) step = d - prev_d;
+            if (step == 0)
+                step = d - prev_d;
             else if (d - prev_d != step)
                 in.fail("durations must be equally spaced (step " + std::to_string(step) + ")");
         }
@@ -181,8 +183,7 @@ std::string trace_flavor_name(Amount vcpu, Amount ram_mib) {
 }
 
 std::vector<TraceVm> read_azure_trace(const std::string& flavor_file, const std::string& duration_file,
-                                      const std::string& interval_map_file,
-                                      const std::string& flavor_map_file, std::uint64_t seed) {
+                                      const std::string& interval_map_file, const std::string& flavor_map_file, std::uint64_t seed) {
     const auto flavors = read_flavor_map(flavor_map_file);
     const IntervalMap imap = read_interval_map(interval_map_file);
     LineReader fin(flavor_file);
@@ -197,10 +198,8 @@ std::vector<TraceVm> read_azure_trace(const std::string& flavor_file, const std:
         const bool has_f = fin.next(fline);
         const bool has_d = din.next(dline);
         if (!has_f && !has_d) break;
-        if (!has_f)
-            din.fail("duration file has more lines than " + flavor_file + " (" + std::to_string(fin.line()) + ")");
-        if (!has_d)
-            fin.fail("flavor file has more lines than " + duration_file + " (" + std::to_string(din.line()) + ")");
+        if (!has_f) din.fail("duration file has more lines than " + flavor_file + " (" + std::to_string(fin.line()) + ")");
+        if (!has_d) fin.fail("flavor file has more lines than " + duration_file + " (" + std::to_string(din.line()) + ")");
 
         const auto fsp = fline.find(' ');
         const auto dsp = dline.find(' ');
@@ -208,24 +207,26 @@ std::vector<TraceVm> read_azure_trace(const std::string& flavor_file, const std:
         if (!parse_double(fline.substr(0, fsp), t)) fin.fail("expected '<t> <flavor>,...', got a bad timestamp");
         if (!parse_double(dline.substr(0, dsp), td)) din.fail("expected '<t> <duration>,...', got a bad timestamp");
         if (t != td)
-            din.fail("timestamp " + std::string(dline.substr(0, dsp)) + " does not match " +
-                     std::string(fline.substr(0, fsp)) + " at " + flavor_file + ":" + std::to_string(fin.line()));
-        if (first) t_prev = t - 300.0;
-        else if (t <= t_prev) fin.fail("timestamps must increase");
+            din.fail("timestamp " + std::string(dline.substr(0, dsp)) + " does not match " + std::string(fline.substr(0, fsp)) + " at " +
+                     flavor_file + ":" + std::to_string(fin.line()));
+        if (first)
+            t_prev = t - 300.0;
+        else if (t <= t_prev)
+            fin.fail("timestamps must increase");
 
         const std::string_view frest = fsp == std::string_view::npos ? std::string_view{} : fline.substr(fsp + 1);
         const std::string_view drest = dsp == std::string_view::npos ? std::string_view{} : dline.substr(dsp + 1);
         const auto ftok = frest.empty() ? std::vector<std::string_view>{} : split(frest, ',');
         const auto dtok = drest.empty() ? std::vector<std::string_view>{} : split(drest, ',');
         if (ftok.size() != dtok.size())
-            din.fail(std::to_string(dtok.size()) + " tokens, but " + flavor_file + ":" + std::to_string(fin.line()) +
-                     " has " + std::to_string(ftok.size()));
+            din.fail(std::to_string(dtok.size()) + " tokens, but " + flavor_file + ":" + std::to_string(fin.line()) + " has " +
+                     std::to_string(ftok.size()));
         std::size_t count = 0;
         for (std::size_t i = 0; i < ftok.size(); ++i) {
             const bool fbar = ftok[i] == "|", dbar = dtok[i] == "|";
             if (fbar != dbar)
-                din.fail("token " + std::to_string(i + 1) + " " + quoted(dtok[i]) + " does not align with " +
-                         quoted(ftok[i]) + " at " + flavor_file + ":" + std::to_string(fin.line()));
+                din.fail("token " + std::to_string(i + 1) + " " + quoted(dtok[i]) + " does not align with " + quoted(ftok[i]) + " at " +
+                         flavor_file + ":" + std::to_string(fin.line()));
             if (!fbar) ++count;
         }
 
@@ -248,8 +249,7 @@ std::vector<TraceVm> read_azure_trace(const std::string& flavor_file, const std:
                 vm.departure_s = kInf;  // censored, or longer than the map covers
             } else {
                 const auto& members = imap.bins[static_cast<std::size_t>(bin)];
-                if (members.empty())
-                    din.fail("duration bin " + std::to_string(bin) + " has no durations in " + interval_map_file);
+                if (members.empty()) din.fail("duration bin " + std::to_string(bin) + " has no durations in " + interval_map_file);
                 const std::uint64_t pick = uniform_below(rng, members.size());
                 const double offset = uniform_unit(rng) * imap.step;
                 vm.departure_s = vm.arrival_s + static_cast<double>(members[pick]) + offset;
@@ -260,8 +260,7 @@ std::vector<TraceVm> read_azure_trace(const std::string& flavor_file, const std:
         t_prev = t;
         first = false;
     }
-    std::stable_sort(out.begin(), out.end(),
-                     [](const TraceVm& a, const TraceVm& b) { return a.arrival_s < b.arrival_s; });
+    std::stable_sort(out.begin(), out.end(), [](const TraceVm& a, const TraceVm& b) { return a.arrival_s < b.arrival_s; });
     return out;
 }
 
@@ -291,8 +290,7 @@ std::vector<TraceVm> read_huawei_trace(const std::string& csv_file) {
         vm.flavor_name = trace_flavor_name(cpu, vm.ram_mib);
         out.push_back(std::move(vm));
     }
-    std::stable_sort(out.begin(), out.end(),
-                     [](const TraceVm& a, const TraceVm& b) { return a.arrival_s < b.arrival_s; });
+    std::stable_sort(out.begin(), out.end(), [](const TraceVm& a, const TraceVm& b) { return a.arrival_s < b.arrival_s; });
     return out;
 }
 
@@ -305,8 +303,7 @@ std::vector<TraceVm> merge_traces(std::vector<std::vector<TraceVm>> traces) {
         for (auto& vm : t) out.push_back(std::move(vm));
         std::vector<TraceVm>().swap(t);  // release each input as soon as it is copied
     }
-    std::stable_sort(out.begin(), out.end(),
-                     [](const TraceVm& a, const TraceVm& b) { return a.arrival_s < b.arrival_s; });
+    std::stable_sort(out.begin(), out.end(), [](const TraceVm& a, const TraceVm& b) { return a.arrival_s < b.arrival_s; });
     return out;
 }
 

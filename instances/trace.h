@@ -77,8 +77,7 @@ std::string trace_flavor_name(Amount vcpu, Amount ram_mib);
  * O(size of the files). Thread-safe (no shared state).
  */
 std::vector<TraceVm> read_azure_trace(const std::string& flavor_file, const std::string& duration_file,
-                                      const std::string& interval_map_file,
-                                      const std::string& flavor_map_file, std::uint64_t seed);
+                                      const std::string& interval_map_file, const std::string& flavor_map_file, std::uint64_t seed);
 
 /**
  * Reads the Huawei-East-1 lifetime CSV: header exactly `vmid,cpu,mem,at,lt`, then rows of

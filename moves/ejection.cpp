@@ -108,11 +108,17 @@ EjectionDelta evaluate_ejection(const EjectionMove& mv, const SearchState& s, Mo
 
 }  // namespace
 
-bool EjectionMove::budget_admits(const SearchState& s) const { return pair_budget_admits(s, a, s.host_of(b), b, host); }
+bool EjectionMove::budget_admits(const SearchState& s) const {
+    return pair_budget_admits(s, a, s.host_of(b), b, host);
+}
 
-EjectionDelta EjectionMove::evaluate(const SearchState& s) const { return evaluate_ejection(*this, s, nullptr); }
+EjectionDelta EjectionMove::evaluate(const SearchState& s) const {
+    return evaluate_ejection(*this, s, nullptr);
+}
 
-EjectionDelta EjectionMove::evaluate(const SearchState& s, MoveCache& cache) const { return evaluate_ejection(*this, s, &cache); }
+EjectionDelta EjectionMove::evaluate(const SearchState& s, MoveCache& cache) const {
+    return evaluate_ejection(*this, s, &cache);
+}
 
 double EjectionMove::upper_bound(const SearchState& s, MoveCache& cache) const {
     const int ha = s.host_of(a), hb = s.host_of(b);

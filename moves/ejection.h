@@ -17,8 +17,8 @@ namespace vmcap {
 
 /** Result of EjectionMove::evaluate. */
 struct EjectionDelta : DeltaHead {
-    int embedding_a = -1;               ///< a's placement on b's host: evaluator(type, flavor a).placements() index
-    int embedding_b = -1;               ///< b's placement on `host`
+    int embedding_a = -1;  ///< a's placement on b's host: evaluator(type, flavor a).placements() index
+    int embedding_b = -1;  ///< b's placement on `host`
 };
 
 struct EjectionMove {
@@ -55,7 +55,6 @@ struct EjectionMove {
      * Precondition: a and b are valid VM indices.
      */
     bool budget_admits(const SearchState& state) const;
-
 
     /**
      * The same evaluation with step 1 taken from the worker's MoveCache when `host` is neither

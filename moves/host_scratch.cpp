@@ -31,7 +31,9 @@ void HostScratch::occupy(const Flavor& fl, const std::uint8_t* nodes) {
     }
 }
 
-bool HostScratch::fits(const Flavor& fl, const std::uint8_t* nodes) const { return fits_nodes(free_, R_, fl, nodes); }
+bool HostScratch::fits(const Flavor& fl, const std::uint8_t* nodes) const {
+    return fits_nodes(free_, R_, fl, nodes);
+}
 
 int HostScratch::best_placement(const SearchState& s, const Flavor& fl, const std::vector<Embedding>& placements, Score& best) const {
     int out = -1;

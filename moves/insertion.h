@@ -21,9 +21,9 @@ Score removal_delta(const SearchState& state, int vm);
 
 /** Best placement of a VM of some flavor on one host (destination half of a migrate move). */
 struct Insertion {
-    int embedding = -1;      ///< index into evaluator(host type, flavor).placements(); -1: nothing fits
-    Score delta = 0;         ///< exact weighted VMCAP change on that host (score units)
-    bool migrates = true;    ///< false only when it puts `vm` back on its snapshot nodes
+    int embedding = -1;                 ///< index into evaluator(host type, flavor).placements(); -1: nothing fits
+    Score delta = 0;                    ///< exact weighted VMCAP change on that host (score units)
+    bool migrates = true;               ///< false only when it puts `vm` back on its snapshot nodes
     std::int64_t migrations_after = 0;  ///< with `vm` >= 0: SearchState::migrations() after the move
 };
 

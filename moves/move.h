@@ -64,7 +64,7 @@ concept MoveType = requires(const M m, M& out, SearchState& s, const SearchState
     { m.upper_bound(cs, cache) } -> std::same_as<double>;
     { m.relocations(cs, d, r) } -> std::same_as<int>;
     { m.host_relocations(cs, r) } -> std::same_as<int>;
-    { m.apply(s, d) };
+    {m.apply(s, d)};
     { M::propose(ctx, out) } -> std::same_as<bool>;
 };
 

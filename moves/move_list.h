@@ -48,7 +48,8 @@ struct MoveList {
     static void visit(int kind, F&& f) {
         [&]<int... I>(std::integer_sequence<int, I...>) {
             (void)((kind == I ? (f(std::integral_constant<int, I>{}), true) : false) || ...);
-        }(std::make_integer_sequence<int, kSize>{});
+        }
+        (std::make_integer_sequence<int, kSize>{});
     }
 };
 
@@ -222,7 +223,9 @@ using Candidate = BasicCandidate<Moves>;
 using CandidateDelta = BasicCandidateDelta<Moves>;
 
 /** Index of the move kind named `name` in Moves, or -1. */
-constexpr int kind_index(std::string_view name) { return Moves::index(name); }
+constexpr int kind_index(std::string_view name) {
+    return Moves::index(name);
+}
 
 /** Calls f(std::integral_constant<int, K>) for K == kind of Moves. */
 template <class F>

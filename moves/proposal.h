@@ -104,9 +104,7 @@ struct ProposalContext {
         return x;
     }
     /** Does flavor f have a destination list (at least one host)? */
-    bool has_destinations(int f) const {
-        return static_cast<std::size_t>(f) < proposal.dest.size() && !proposal.dest[f].empty();
-    }
+    bool has_destinations(int f) const { return static_cast<std::size_t>(f) < proposal.dest.size() && !proposal.dest[f].empty(); }
     /** A host from flavor f's destination list, or -1 if it has none (no draw then). */
     int listed_destination(int f) {
         if (static_cast<std::size_t>(f) >= proposal.dest.size() || proposal.dest[f].empty()) return -1;

@@ -6,7 +6,6 @@
 
 namespace vmcap {
 
-
 ReturnDelta ReturnMove::evaluate(const SearchState& s) const {
     ReturnDelta out;
     const Problem& p = s.problem();

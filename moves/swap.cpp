@@ -46,7 +46,9 @@ Side best_per_category(const SearchState& s, int vm, const HostScratch& dest) {
 
 }  // namespace
 
-bool SwapMove::budget_admits(const SearchState& s) const { return pair_budget_admits(s, a, s.host_of(b), b, s.host_of(a)); }
+bool SwapMove::budget_admits(const SearchState& s) const {
+    return pair_budget_admits(s, a, s.host_of(b), b, s.host_of(a));
+}
 
 SwapDelta SwapMove::evaluate(const SearchState& s) const {
     SwapDelta out;

@@ -15,9 +15,9 @@ namespace vmcap {
 
 /** Result of SwapMove::evaluate. */
 struct SwapDelta : DeltaHead {
-    int embedding_a = -1;               ///< a's placement on b's host: evaluator(type, flavor a).placements() index
-    int embedding_b = -1;               ///< b's placement on a's host
-    bool a_first = true;                ///< execution order of the two migrations (see evaluate)
+    int embedding_a = -1;  ///< a's placement on b's host: evaluator(type, flavor a).placements() index
+    int embedding_b = -1;  ///< b's placement on a's host
+    bool a_first = true;   ///< execution order of the two migrations (see evaluate)
 };
 
 struct SwapMove {
@@ -54,7 +54,6 @@ struct SwapMove {
      * Precondition: a and b are valid VM indices.
      */
     bool budget_admits(const SearchState& state) const;
-
 
     /** No cached path: both hosts change together; evaluate(state). */
     SwapDelta evaluate(const SearchState& state, MoveCache&) const { return evaluate(state); }

@@ -36,8 +36,8 @@ struct alignas(128) Worker {
     std::int64_t accepted = 0;
     std::int64_t since_check = 0;
     std::int64_t kind_evaluated[kKinds] = {}, kind_accepted[kKinds] = {}, kind_improved[kKinds] = {};
-    std::int64_t bounded = 0;  ///< compound moves rejected by upper_bound() without full evaluation
-    Proposal proposal;         ///< sweep position and destination candidate lists (candidates.h)
+    std::int64_t bounded = 0;           ///< compound moves rejected by upper_bound() without full evaluation
+    Proposal proposal;                  ///< sweep position and destination candidate lists (candidates.h)
     std::int64_t last_improvement = 0;  ///< per-worker evaluation count at the last new best (or reheat)
     double boost = 1.0;                 ///< temperature multiplier after a reheat (decays to 1)
     std::int64_t reheats = 0;
@@ -100,27 +100,27 @@ inline bool accept(const Candidate& c, Worker& wk, CandidateDelta& d, double tem
 /** Per-kind statistics of a run on stderr: evaluated / accepted / improving moves, moves rejected
  *  by their bound, move-cache hits and misses, reheats. */
 void report_moves(const std::vector<Worker>& workers) {
-        std::fprintf(stderr, "moves (evaluated / accepted / improving):");
-        for (int k = 0; k < kKinds; ++k) {
-            std::int64_t ev = 0, acc = 0, imp = 0;
-            for (const auto& wk : workers) {
-                ev += wk.kind_evaluated[k];
-                acc += wk.kind_accepted[k];
-                imp += wk.kind_improved[k];
-            }
-            std::fprintf(stderr, "  %s %lld / %lld / %lld", std::string(Moves::kNames[k]).c_str(), static_cast<long long>(ev), static_cast<long long>(acc),
-                         static_cast<long long>(imp));
-        }
-        std::int64_t bounded = 0, hits = 0, misses = 0, reheats = 0;
+    std::fprintf(stderr, "moves (evaluated / accepted / improving):");
+    for (int k = 0; k < kKinds; ++k) {
+        std::int64_t ev = 0, acc = 0, imp = 0;
         for (const auto& wk : workers) {
-            reheats += wk.reheats;
-            bounded += wk.bounded;
-            hits += wk.cache.hits();
-            misses += wk.cache.misses();
+            ev += wk.kind_evaluated[k];
+            acc += wk.kind_accepted[k];
+            imp += wk.kind_improved[k];
         }
-        std::fprintf(stderr, "\ncompound moves rejected by their cached bound: %lld; move cache hits %lld, misses %lld; reheats %lld\n",
-                     static_cast<long long>(bounded), static_cast<long long>(hits), static_cast<long long>(misses),
-                     static_cast<long long>(reheats));
+        std::fprintf(stderr, "  %s %lld / %lld / %lld", std::string(Moves::kNames[k]).c_str(), static_cast<long long>(ev),
+                     static_cast<long long>(acc), static_cast<long long>(imp));
+    }
+    std::int64_t bounded = 0, hits = 0, misses = 0, reheats = 0;
+    for (const auto& wk : workers) {
+        reheats += wk.reheats;
+        bounded += wk.bounded;
+        hits += wk.cache.hits();
+        misses += wk.cache.misses();
+    }
+    std::fprintf(stderr, "\ncompound moves rejected by their cached bound: %lld; move cache hits %lld, misses %lld; reheats %lld\n",
+                 static_cast<long long>(bounded), static_cast<long long>(hits), static_cast<long long>(misses),
+                 static_cast<long long>(reheats));
 }
 
 }  // namespace

@@ -21,7 +21,6 @@
 
 namespace vmcap::search_detail {
 
-
 /**
  * The search's order on states, exact and lexicographic: the higher objective wins, then the one
  * with fewer migrations. So a plan never trades capacity for fewer migrations, but among equal
@@ -64,7 +63,7 @@ struct SearchSetup {
     double objective_before = 0.0;  ///< of the snapshot, objective units
     double w_min = 0.0;             ///< smallest target weight, score units (score.h)
     Scorer scorer;
-    SearchScore start_score;        ///< of the start state
+    SearchScore start_score;  ///< of the start state
     bool nothing_to_search = false;
     std::int64_t per_worker = 0, round = 0;
 
@@ -82,8 +81,10 @@ struct SearchSetup {
         if (!params.start.empty()) initial.set_placements(params.start);
         nothing_to_search = movable.empty() || p.hosts.size() < 2 || model.num_targets() == 0 || p.constraints.max_migrations == 0;
         for (int j = 0; j < model.num_targets(); ++j)
-            if (w_min == 0.0 || static_cast<double>(model.target_weight_units(j)) < w_min) w_min = static_cast<double>(model.target_weight_units(j));
-        const double max_mig = static_cast<double>(std::min<std::int64_t>(p.constraints.max_migrations, static_cast<std::int64_t>(movable.size())));
+            if (w_min == 0.0 || static_cast<double>(model.target_weight_units(j)) < w_min)
+                w_min = static_cast<double>(model.target_weight_units(j));
+        const double max_mig =
+            static_cast<double>(std::min<std::int64_t>(p.constraints.max_migrations, static_cast<std::int64_t>(movable.size())));
         scorer = Scorer{0.5 * w_min / (max_mig + 1.0)};
         start_score = SearchScore{initial.objective(), initial.migrations()};
         const std::int64_t total = params.max_evaluations > 0 ? params.max_evaluations : default_evaluations(p);
@@ -110,7 +111,9 @@ inline constexpr bool kDebugChecks = true;
 #endif
 
 /** Should every applied move's delta be checked against the objective change (--check, debug)? */
-inline bool verify_deltas(std::int64_t check_every) { return check_every > 0 || kDebugChecks; }
+inline bool verify_deltas(std::int64_t check_every) {
+    return check_every > 0 || kDebugChecks;
+}
 
 /**
  * Applies a feasible evaluation `d` of `c` to `wk.state`. When verify_deltas(check_every): asserts

@@ -19,7 +19,8 @@ ExactResult solve_exact(const CapacityModel& model, double time_limit_s) {
     if (!p.constraints.remap_counts_as_migration)
         throw std::invalid_argument("the exact solvers need constraints.remap_counts_as_migration = true (free remaps are not modelled)");
     if (model.has_terms() || model.has_filters())
-        throw std::invalid_argument("the exact solvers optimise VMCAP capacity under the built-in rules only (no further objective terms or feasibility filters)");
+        throw std::invalid_argument(
+            "the exact solvers optimise VMCAP capacity under the built-in rules only (no further objective terms or feasibility filters)");
     const int H = static_cast<int>(p.hosts.size());
     const int R = p.num_resources();
     const int T = model.num_targets();
@@ -36,9 +37,14 @@ ExactResult solve_exact(const CapacityModel& model, double time_limit_s) {
 
     std::vector<double> collb, colub, obj;
     std::vector<char> integer;
-    struct XCol { int vm, host, emb; bool stay; };
+    struct XCol {
+        int vm, host, emb;
+        bool stay;
+    };
     std::vector<XCol> xcols;
-    struct YCol { int target, host, emb; };
+    struct YCol {
+        int target, host, emb;
+    };
     std::vector<YCol> ycols;
     auto fits_empty = [&](int flavor, int host, const Embedding& e) {
         const HostType& ht = p.host_type_of(host);
@@ -83,7 +89,8 @@ ExactResult solve_exact(const CapacityModel& model, double time_limit_s) {
                 for (int i = 0; i < p.flavors[f].num_vnuma(); ++i)
                     for (int r = 0; r < R; ++r)
                         if (p.flavors[f].node_demand[r] > 0)
-                            ub = std::min(ub, (ht.node_capacity[pl[e].map[i] * R + r] - fixed[h][pl[e].map[i] * R + r]) / p.flavors[f].node_demand[r]);
+                            ub = std::min(ub, (ht.node_capacity[pl[e].map[i] * R + r] - fixed[h][pl[e].map[i] * R + r]) /
+                                                  p.flavors[f].node_demand[r]);
                 collb.push_back(0);
                 colub.push_back(static_cast<double>(ub));
                 obj.push_back(model.target_weight(j));

@@ -25,11 +25,11 @@ struct ExactResult {
     double objective = 0.0;       ///< optimum (proven if `proven`), or the best bound-feasible value found
     double bound = 0.0;           ///< CBC's best upper bound
     bool proven = false;          ///< optimality proven within the time limit
-    int columns = 0, rows = 0;        ///< MILP size (0 for the branch and bound)
+    int columns = 0, rows = 0;    ///< MILP size (0 for the branch and bound)
     double seconds = 0.0;
-    std::int64_t nodes = 0;           ///< branch-and-bound search nodes (0 for the MILP)
-    double start_objective = 0.0;     ///< branch and bound: incumbent from the warm start (greedy, annealing)
-    std::string stopped_by;           ///< "proven optimal", "time limit" or "node limit"
+    std::int64_t nodes = 0;        ///< branch-and-bound search nodes (0 for the MILP)
+    double start_objective = 0.0;  ///< branch and bound: incumbent from the warm start (greedy, annealing)
+    std::string stopped_by;        ///< "proven optimal", "time limit" or "node limit"
 };
 
 /**

@@ -103,8 +103,8 @@ private:
     std::vector<std::unordered_map<std::uint64_t, double>> ftab_;  ///< [h][local removal mask] -> host value
     std::vector<std::vector<double>> ksuf_;                        ///< [h][t]: best gain of t removals on hosts >= h
 
-    std::vector<int> chosen_;                  ///< M, positions in mov_, increasing
-    std::vector<int> dest_host_, dest_emb_;    ///< per index into chosen_
+    std::vector<int> chosen_;                ///< M, positions in mov_, increasing
+    std::vector<int> dest_host_, dest_emb_;  ///< per index into chosen_
     double inc_ = 0.0;
     std::vector<Placement> best_;
     std::int64_t nodes_ = 0;
@@ -112,8 +112,7 @@ private:
     std::chrono::steady_clock::time_point t0_;
 };
 
-BranchBound::BranchBound(const CapacityModel& model, const BranchBoundParams& params)
-    : m_(model), p_(model.problem()), prm_(params) {
+BranchBound::BranchBound(const CapacityModel& model, const BranchBoundParams& params) : m_(model), p_(model.problem()), prm_(params) {
     if (!(prm_.time_limit_s > 0)) throw std::invalid_argument("exact: time limit must be > 0");
     if (prm_.max_nodes < 0) throw std::invalid_argument("exact: node limit must be >= 0");
     H_ = static_cast<int>(p_.hosts.size());
@@ -282,8 +281,7 @@ bool BranchBound::tick() {
         stopped_ = "node limit";
         return true;
     }
-    if ((nodes_ & 255) == 0 &&
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0_).count() > prm_.time_limit_s) {
+    if ((nodes_ & 255) == 0 && std::chrono::duration<double>(std::chrono::steady_clock::now() - t0_).count() > prm_.time_limit_s) {
         stopped_ = "time limit";
         return true;
     }
@@ -478,8 +476,10 @@ void BranchBound::search(std::uint64_t unplaced, int last_k) {
                 nopt[a] += static_cast<int>(opts[static_cast<std::size_t>(a) * H_ + rep[h]].size());
                 continue;
             }
-            if (touch_[h] == 0 && h != mov_[pos].host) o = opts0_[static_cast<std::size_t>(pos) * H_ + h];
-            else options_on(pos, h, o);
+            if (touch_[h] == 0 && h != mov_[pos].host)
+                o = opts0_[static_cast<std::size_t>(pos) * H_ + h];
+            else
+                options_on(pos, h, o);
             double l = kInf;
             for (const Option& op : o) l = std::min(l, -op.delta);
             loss[static_cast<std::size_t>(a) * H_ + h] = l;
@@ -589,7 +589,8 @@ ExactResult solve_exact_bb(const CapacityModel& model, const BranchBoundParams& 
     if (!model.problem().constraints.remap_counts_as_migration)
         throw std::invalid_argument("the exact solvers need constraints.remap_counts_as_migration = true (free remaps are not modelled)");
     if (model.has_terms() || model.has_filters())
-        throw std::invalid_argument("the exact solvers optimise VMCAP capacity under the built-in rules only (no further objective terms or feasibility filters)");
+        throw std::invalid_argument(
+            "the exact solvers optimise VMCAP capacity under the built-in rules only (no further objective terms or feasibility filters)");
     BranchBound bb(model, params);
     return bb.run();
 }

@@ -24,12 +24,12 @@ namespace vmcap {
 
 /** One validated parameter set of the branch and bound. */
 struct BranchBoundParams {
-    double time_limit_s = 600.0;    ///< wall-clock cap in seconds (checked every 256 nodes)
-    std::int64_t max_nodes = 0;     ///< search nodes (removal sets + placement nodes); 0 = unlimited
+    double time_limit_s = 600.0;  ///< wall-clock cap in seconds (checked every 256 nodes)
+    std::int64_t max_nodes = 0;   ///< search nodes (removal sets + placement nodes); 0 = unlimited
     /** Incumbent from greedy plus an annealing run of this many evaluations (0: greedy only, -1:
      *  start from the snapshot alone, as tests do to make the search find the optimum itself). */
     std::int64_t warm_start_evaluations = 100000;
-    std::uint64_t seed = 1;         ///< annealing seed of the warm start
+    std::uint64_t seed = 1;  ///< annealing seed of the warm start
     /** Break host and identical-VM symmetries (off only to cross-check the symmetry rules). */
     bool symmetry = true;
 };

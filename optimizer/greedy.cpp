@@ -124,7 +124,8 @@ SearchResult greedy(const CapacityModel& model, const SearchParams& params) {
     res.best = s.migrated_placements();
     res.objective_best = s.objective_value();
     res.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
-    if (res.stopped_by == StopReason::NoImprovingMove && s.migrations() >= p.constraints.max_migrations) res.stopped_by = StopReason::BudgetSpent;
+    if (res.stopped_by == StopReason::NoImprovingMove && s.migrations() >= p.constraints.max_migrations)
+        res.stopped_by = StopReason::BudgetSpent;
     return res;
 }
 

@@ -38,11 +38,11 @@ struct OptimizeParams {
 };
 
 struct OptimizeResult {
-    Plan plan;                   ///< the plan written (ordered, every prefix feasible)
-    SearchResult search;         ///< the last phase's result; seconds and evaluations include greedy
+    Plan plan;                           ///< the plan written (ordered, every prefix feasible)
+    SearchResult search;                 ///< the last phase's result; seconds and evaluations include greedy
     std::vector<Placement> greedy_best;  ///< greedy's final state (empty for a snapshot start)
-    bool fell_back = false;      ///< the greedy plan was written instead of the search's
-    double phase_seconds = 0.0;  ///< the annealing / tabu phase alone (0 for greedy)
+    bool fell_back = false;              ///< the greedy plan was written instead of the search's
+    double phase_seconds = 0.0;          ///< the annealing / tabu phase alone (0 for greedy)
     std::int64_t phase_evaluations = 0;
 };
 

@@ -117,8 +117,9 @@ Plan build_plan(const CapacityModel& model, const std::vector<Placement>& target
             auto try_host = [&](int h) {
                 if (!affordable(h)) return;
                 for (const Embedding& e : model.evaluator(p.hosts[h].type, p.vms[pl.vm].flavor).placements()) {
-                    if (h == cur && std::equal(e.map.begin(), e.map.begin() + p.flavors[p.vms[pl.vm].flavor].num_vnuma(), s.pnuma_of(pl.vm)))
-                        continue;  // not a move
+                    if (h == cur &&
+                        std::equal(e.map.begin(), e.map.begin() + p.flavors[p.vms[pl.vm].flavor].num_vnuma(), s.pnuma_of(pl.vm)))
+                        continue;                                     // not a move
                     if (h == pl.host && e.map == pl.pnuma) continue;  // that is the blocked move itself
                     if (fits(s, pl.vm, h, e.map)) {
                         best_host = h;

@@ -20,7 +20,7 @@ struct PlanStep {
     int vm = -1;
     int from_host = -1, to_host = -1;
     std::array<std::uint8_t, kMaxVNuma> from_pnuma{}, to_pnuma{};
-    bool temporary = false;  ///< a detour that breaks a cyclic dependency; the VM moves again later
+    bool temporary = false;        ///< a detour that breaks a cyclic dependency; the VM moves again later
     double objective_after = 0.0;  ///< weighted objective once this step is done
 };
 
@@ -28,9 +28,9 @@ struct Plan {
     std::vector<PlanStep> steps;
     std::vector<Count> capacity_before, capacity_after;  ///< per flavor (all flavors, flavor order)
     double objective_before = 0.0, objective_after = 0.0;
-    Amount migrated_ram_mib = 0;   ///< RAM of the steps that count as live migrations
-    std::int64_t migrations = 0;   ///< steps that count against the budget (all, unless remaps are free)
-    int dropped = 0;  ///< target placements left out (no feasible order within the budget)
+    Amount migrated_ram_mib = 0;  ///< RAM of the steps that count as live migrations
+    std::int64_t migrations = 0;  ///< steps that count against the budget (all, unless remaps are free)
+    int dropped = 0;              ///< target placements left out (no feasible order within the budget)
 };
 
 /**
@@ -42,7 +42,6 @@ struct Plan {
  * O(steps^2 x k x R + steps x hosts) worst case.
  */
 Plan build_plan(const CapacityModel& model, const std::vector<Placement>& target);
-
 
 /** Search metadata written beside the steps. */
 struct PlanInfo {

@@ -36,19 +36,19 @@ constexpr std::string_view to_string(StopReason r) {
 
 /** One parameter set for a search (annealing, tabu, greedy); validate() checks it once. */
 struct SearchParams {
-    std::int64_t max_evaluations = 0;   ///< candidate-move evaluations, all workers; 0 = default_evaluations()
-    double time_limit_s = 60.0;         ///< wall-clock cap in seconds (checked every 1024 evaluations)
-    int threads = 1;                    ///< worker chains (oneTBB tasks)
+    std::int64_t max_evaluations = 0;  ///< candidate-move evaluations, all workers; 0 = default_evaluations()
+    double time_limit_s = 60.0;        ///< wall-clock cap in seconds (checked every 1024 evaluations)
+    int threads = 1;                   ///< worker chains (oneTBB tasks)
     std::uint64_t seed = 1;
-    std::int64_t check_every = 0;       ///< > 0: every applied move's delta asserted, full recomputation every N applied moves
+    std::int64_t check_every = 0;  ///< > 0: every applied move's delta asserted, full recomputation every N applied moves
     /** Evaluations per worker between synchronisation points; 0 = auto: 1/50 of the worker's run,
      *  clamped to [2,000, 2 x 10^7]. A worker that adopts another's best state finds the cached
      *  deltas of every host where the states differ stale, so on 10,000 hosts a synchronisation
      *  costs a noticeable re-evaluation: long runs synchronise rarely (measurements:
      *  docs/performance.md, "Search speed on 10,000 hosts"). */
     std::int64_t round_evaluations = 0;
-    bool quiet = false;                 ///< no progress lines on stderr
-    double initial_temperature = 0.0;   ///< in objective units (not score units); 0 = calibrated from sampled worsening moves
+    bool quiet = false;                ///< no progress lines on stderr
+    double initial_temperature = 0.0;  ///< in objective units (not score units); 0 = calibrated from sampled worsening moves
     /** Reheat: a worker without a new best for 10% of its evaluations (>= 50,000) multiplies the
      *  temperature by this factor (capped at the start temperature, decaying back); 1 = off. */
     double reheat_factor = 3.0;

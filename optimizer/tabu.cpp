@@ -109,7 +109,8 @@ SearchResult tabu_search(const CapacityModel& model, const SearchParams& params,
                     int vms[kMaxRelocations];
                     const int nv = moved_vms(best_c, s, vms);
                     for (int i = 0; i < nv; ++i)
-                        wk.tabu_until[vms[i]] = wk.iteration + tabu.tenure + static_cast<std::int64_t>(wk.rng.below(static_cast<std::uint64_t>(tabu.tenure) + 1));
+                        wk.tabu_until[vms[i]] = wk.iteration + tabu.tenure +
+                                                static_cast<std::int64_t>(wk.rng.below(static_cast<std::uint64_t>(tabu.tenure) + 1));
                 }
             });
         });

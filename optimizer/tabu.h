@@ -16,8 +16,8 @@ namespace vmcap {
 
 /** Tabu-specific parameters; the rest (budget, threads, seed, mix, start) come from SearchParams. */
 struct TabuParams {
-    int tenure = 25;      ///< iterations a moved VM stays tabu (randomized in [tenure, 2 x tenure]); >= 0
-    int candidates = 256; ///< candidate moves evaluated per iteration; >= 1
+    int tenure = 25;       ///< iterations a moved VM stays tabu (randomized in [tenure, 2 x tenure]); >= 0
+    int candidates = 256;  ///< candidate moves evaluated per iteration; >= 1
 };
 
 /**

@@ -57,7 +57,9 @@ std::string filter_violation(const CapacityModel& m, const std::vector<int>& hos
     return "";
 }
 
-bool close(double a, double b) { return std::fabs(a - b) <= 1e-6 * std::max(1.0, std::fabs(b)); }
+bool close(double a, double b) {
+    return std::fabs(a - b) <= 1e-6 * std::max(1.0, std::fabs(b));
+}
 
 }  // namespace
 
@@ -112,7 +114,8 @@ PlanCheck validate_plan(const CapacityModel& model, const nlohmann::json& plan, 
         if (!st["vm"].is_string() || !vm_index.count(st["vm"].get<std::string>())) throw bad(path + ".vm", "unknown VM " + st["vm"].dump());
         const int v = vm_index.at(st["vm"].get<std::string>());
         for (const char* key : {"from_host", "to_host"})
-            if (!st[key].is_string() || !host_index.count(st[key].get<std::string>())) throw bad(path + "." + key, "unknown host " + st[key].dump());
+            if (!st[key].is_string() || !host_index.count(st[key].get<std::string>()))
+                throw bad(path + "." + key, "unknown host " + st[key].dump());
         const int from = host_index.at(st["from_host"].get<std::string>());
         const int to = host_index.at(st["to_host"].get<std::string>());
         const Flavor& fl = p.flavors[p.vms[v].flavor];
@@ -132,7 +135,8 @@ PlanCheck validate_plan(const CapacityModel& model, const nlohmann::json& plan, 
                           p.hosts[host[v]].id + "\")");
         if (from == to && from_nodes == to_nodes) return reject("the step does not move the VM");
         if (!is_valid_mapping(p.host_type_of(to).topology.graph, fl.vnuma.graph, to_nodes))
-            return reject("to_pnuma is not a valid mapping of vNUMA topology " + fl.vnuma.name + " on host type \"" + p.host_type_of(to).name + "\"");
+            return reject("to_pnuma is not a valid mapping of vNUMA topology " + fl.vnuma.name + " on host type \"" +
+                          p.host_type_of(to).name + "\"");
         // Every step is a live migration, except a remap (same host) when remaps are free.
         if (from != to || p.constraints.remap_counts_as_migration) {
             if (++migrations > p.constraints.max_migrations)

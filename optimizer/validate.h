@@ -16,7 +16,7 @@ namespace vmcap {
 /** Outcome of validate_plan. */
 struct PlanCheck {
     bool ok = false;
-    std::string error;            ///< first violation, naming the step ("steps[3] (step 4, vm \"x\"): ...")
+    std::string error;  ///< first violation, naming the step ("steps[3] (step 4, vm \"x\"): ...")
     int steps = 0;
     double objective_before = 0.0, objective_after = 0.0;  ///< recomputed
     std::vector<Count> capacity_after;                     ///< recomputed, per flavor

@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 PACKAGES=(g++ cmake ninja-build pkg-config libtbb-dev libeigen3-dev libboost-program-options-dev
-          nlohmann-json3-dev libgtest-dev libbenchmark-dev coinor-libcbc-dev)
+          nlohmann-json3-dev libgtest-dev libbenchmark-dev coinor-libcbc-dev clang-format)
 missing=()
 for p in "${PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

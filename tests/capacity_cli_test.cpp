@@ -29,7 +29,9 @@ namespace fs = std::filesystem;
 using test::CmdResult;
 using test::tmp_dir;
 
-CmdResult run(const std::string& args) { return test::run_vmcap(args); }
+CmdResult run(const std::string& args) {
+    return test::run_vmcap(args);
+}
 
 std::vector<std::string> lines(const std::string& s) {
     std::vector<std::string> out;
@@ -87,9 +89,9 @@ std::string check_placement_output(const std::string& out, const Topology& host,
 
 TEST(CapacityCli, EvalPlacementsAreValidForClosedFormsAndFallback) {
     const std::vector<std::tuple<std::string, std::string, std::string>> cases = {
-        {"CQ3", "K2", "3,1,4,1,5,9,2,6"},  {"CQ3", "C4", "3,1,4,1,5,9,2,6"}, {"Q33", "C4", "7,1,4,1,5,9,2,6"},
+        {"CQ3", "K2", "3,1,4,1,5,9,2,6"},  {"CQ3", "C4", "3,1,4,1,5,9,2,6"},  {"Q33", "C4", "7,1,4,1,5,9,2,6"},
         {"K4", "K3", "10,1,1,1"},          {"K8", "K4", "9,9,9,1,2,3,4,100"}, {"2xK4", "K2", "1,2,3,4,5,6,7,8"},
-        {"K3,5", "K2", "4,4,4,1,2,3,4,5"}, {"C4", "K2", "1000000,3,7,2"},    {"Q3", "C4", "3,1,4,1,5,9,2,6"},
+        {"K3,5", "K2", "4,4,4,1,2,3,4,5"}, {"C4", "K2", "1000000,3,7,2"},     {"Q3", "C4", "3,1,4,1,5,9,2,6"},
         {"Q3", "K2", "3,1,4,1,5,9,2,6"},   {"K5", "C4", "5,5,5,5,5"},         {"CQ3", "K1", "0,1,0,2,0,3,0,4"},
     };
     for (const auto& [h, g, b] : cases) {
@@ -303,7 +305,8 @@ TEST(CapacityCli, BreakdownsAreConsistentOnGeneratedCluster) {
 }
 
 TEST(CapacityCli, BadOptionsExit2WithOneLine) {
-    for (const char* args : {"capacity --by pod", "capacity --format xml", "capacity --by", "eval --host K4 --guest K2 --b 1,2,3 --placements"}) {
+    for (const char* args :
+         {"capacity --by pod", "capacity --format xml", "capacity --by", "eval --host K4 --guest K2 --b 1,2,3 --placements"}) {
         const CmdResult r = run(args);
         EXPECT_EQ(r.code, 2) << args;
         EXPECT_TRUE(r.out.empty()) << args;

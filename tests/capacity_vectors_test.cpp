@@ -110,7 +110,8 @@ TEST(CapacityVectors, MatchesNaiveLoopOnRandomMatrices) {
         for (int f = 0; f < F; ++f) {
             std::vector<Count> one(nodes, -7);
             cv.compute_flavor(f, free.data(), nodes, one.data());
-            ASSERT_EQ(one, std::vector<Count>(want.begin() + static_cast<std::ptrdiff_t>(f) * nodes, want.begin() + static_cast<std::ptrdiff_t>(f + 1) * nodes));
+            ASSERT_EQ(one, std::vector<Count>(want.begin() + static_cast<std::ptrdiff_t>(f) * nodes,
+                                              want.begin() + static_cast<std::ptrdiff_t>(f + 1) * nodes));
         }
     }
 }
@@ -126,10 +127,13 @@ TEST(CapacityVectors, SharedColumnsAndBufferOverflowPath) {
             // Few distinct divisors for F = 8 and 40 (shared columns); many for F = 400.
             const Amount dmax = F == 400 ? 5000 : 6;
             for (auto& d : demand) d = std::uniform_int_distribution<Amount>(0, dmax)(rng);
-            for (int f = 0; f < F; ++f) demand[static_cast<std::size_t>(f) * R] = std::max<Amount>(1, demand[static_cast<std::size_t>(f) * R]);
-            for (std::size_t i = 0; i < free.size(); ++i) free[i] = std::uniform_int_distribution<Amount>(0, i % 2 ? 100 : (Amount{1} << 40))(rng);
+            for (int f = 0; f < F; ++f)
+                demand[static_cast<std::size_t>(f) * R] = std::max<Amount>(1, demand[static_cast<std::size_t>(f) * R]);
+            for (std::size_t i = 0; i < free.size(); ++i)
+                free[i] = std::uniform_int_distribution<Amount>(0, i % 2 ? 100 : (Amount{1} << 40))(rng);
             const CapacityVectors cv(demand.data(), F, R);
-            SCOPED_TRACE("F=" + std::to_string(F) + " nodes=" + std::to_string(nodes) + " columns=" + std::to_string(cv.num_quotient_columns()));
+            SCOPED_TRACE("F=" + std::to_string(F) + " nodes=" + std::to_string(nodes) +
+                         " columns=" + std::to_string(cv.num_quotient_columns()));
             if (F == 8) {
                 EXPECT_LT(cv.num_quotient_columns(), 3 * F);  // with at most 7 values per resource, some repeat
             }
@@ -152,8 +156,8 @@ TEST(CapacityVectors, HandWorkedThreeResources) {
                              2, 4096, 3};  // f1: 2 vCPU, 4 GiB, 3 ways
     const CapacityVectors cv(demand, 2, 3);
     const Amount free[] = {16, 65536, 12,   // node 1: f0 min(4, 8) = 4; f1 min(8, 16, 4) = 4
-                           9, 16384, 2,     // node 2: f0 min(2, 2) = 2; f1 min(4, 4, 0) = 0
-                           0, 65536, 12};   // node 3: no vCPU left: 0 for both
+                           9,  16384, 2,    // node 2: f0 min(2, 2) = 2; f1 min(4, 4, 0) = 0
+                           0,  65536, 12};  // node 3: no vCPU left: 0 for both
     Count b[6];
     cv.compute(free, 3, b);
     EXPECT_EQ(std::vector<Count>(b, b + 6), (std::vector<Count>{4, 2, 0, 4, 0, 0}));
@@ -195,7 +199,8 @@ TEST(CapacityVectors, AgreesWithCapacityModelNodeSlots) {
             ht.node_capacity = nc;
         }
         for (std::size_t f = 0; f < p.flavors.size(); ++f)
-            p.flavors[f].demand.push_back(f % 2 ? 0 : static_cast<Amount>(p.flavors[f].num_vnuma()) * (2 + 2 * static_cast<Amount>(f % 4 == 2)));
+            p.flavors[f].demand.push_back(
+                f % 2 ? 0 : static_cast<Amount>(p.flavors[f].num_vnuma()) * (2 + 2 * static_cast<Amount>(f % 4 == 2)));
         finalize_problem(p, "<test>");
         const CapacityModel model(p);
         const CapacityVectors cv = CapacityVectors::for_all_flavors(p);

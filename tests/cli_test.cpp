@@ -21,9 +21,13 @@ namespace fs = std::filesystem;
 
 using test::CmdResult;
 
-CmdResult run(const std::string& args) { return test::run_vmcap(args); }
+CmdResult run(const std::string& args) {
+    return test::run_vmcap(args);
+}
 
-fs::path tmp(const std::string& name) { return test::tmp_dir() / name; }
+fs::path tmp(const std::string& name) {
+    return test::tmp_dir() / name;
+}
 
 TEST(Cli, EvalPrintsBareInteger) {
     // CQ3/K2 on the README's vector; the value is checked against the exhaustive oracle in vmcap_test.
@@ -38,8 +42,9 @@ TEST(Cli, EvalPrintsBareInteger) {
 }
 
 TEST(Cli, EvalBadInputExits2) {
-    for (const char* args : {"eval --host CQ3 --guest K2 --b 1,2,3", "eval --host X9 --guest K2 --b 1", "eval --host K4 --guest K2 --b 1,-2,3,4",
-                             "eval --host K4 --guest K9 --b 1,2,3,4", "eval --host K4 --b 1,2,3,4", "eval --bogus"}) {
+    for (const char* args :
+         {"eval --host CQ3 --guest K2 --b 1,2,3", "eval --host X9 --guest K2 --b 1", "eval --host K4 --guest K2 --b 1,-2,3,4",
+          "eval --host K4 --guest K9 --b 1,2,3,4", "eval --host K4 --b 1,2,3,4", "eval --bogus"}) {
         const CmdResult r = run(args);
         EXPECT_EQ(r.code, 2) << args;
         EXPECT_NE(r.err.find("vmcap eval: "), std::string::npos) << r.err;

@@ -102,8 +102,7 @@ inline std::vector<Count> capacity_by_flavor(const CapacityModel& model, const s
         const HostType& ht = p.host_type_of(static_cast<int>(h));
         free.resize(ht.node_capacity.size());
         for (std::size_t i = 0; i < free.size(); ++i) free[i] = ht.node_capacity[i] - usage[h][i];
-        for (std::size_t f = 0; f < p.flavors.size(); ++f)
-            out[f] += model.host_capacity(p.hosts[h].type, static_cast<int>(f), free.data());
+        for (std::size_t f = 0; f < p.flavors.size(); ++f) out[f] += model.host_capacity(p.hosts[h].type, static_cast<int>(f), free.data());
     }
     return out;
 }

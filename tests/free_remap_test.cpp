@@ -86,8 +86,11 @@ TEST(FreeRemaps, PlanBuilderAndValidationCountOnlyHostChanges) {
             from.push_back(p.vms[v].pnuma[i] + 1);
             to.push_back(s.pnuma_of(static_cast<int>(v))[i] + 1);
         }
-        steps.push_back({{"vm", p.vms[v].id}, {"from_host", p.hosts[p.vms[v].host].id}, {"from_pnuma", from},
-                         {"to_host", p.hosts[p.vms[v].host].id}, {"to_pnuma", to}});
+        steps.push_back({{"vm", p.vms[v].id},
+                         {"from_host", p.hosts[p.vms[v].host].id},
+                         {"from_pnuma", from},
+                         {"to_host", p.hosts[p.vms[v].host].id},
+                         {"to_pnuma", to}});
         Placement pl;
         pl.vm = static_cast<int>(v);
         pl.host = p.vms[v].host;

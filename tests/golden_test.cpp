@@ -23,8 +23,8 @@ using test::tmp_dir;
 std::string plan_hash(const nlohmann::json& plan) {
     std::uint64_t x = 0xcbf29ce484222325ULL;
     for (const auto& s : plan.at("steps")) {
-        std::string line = s.at("vm").get<std::string>() + "|" + s.at("from_host").get<std::string>() + "|" +
-                           s.at("to_host").get<std::string>() + "|";
+        std::string line =
+            s.at("vm").get<std::string>() + "|" + s.at("from_host").get<std::string>() + "|" + s.at("to_host").get<std::string>() + "|";
         bool first = true;
         for (const auto& n : s.at("to_pnuma")) {
             if (!first) line += ",";
@@ -80,26 +80,26 @@ TEST_P(GoldenPlan, ObjectiveAndPlanHashPinned) {
     EXPECT_EQ(plan.at("objective_after").get<double>(), g.objective_after);
     EXPECT_EQ(plan.at("steps").size(), g.steps);
     EXPECT_EQ(plan_hash(plan), g.hash);
-    EXPECT_EQ(plan.at("search").at("stopped_by").get<std::string>(), g.algorithm == std::string("greedy") ? "budget spent" : "evaluation budget");
+    EXPECT_EQ(plan.at("search").at("stopped_by").get<std::string>(),
+              g.algorithm == std::string("greedy") ? "budget spent" : "evaluation budget");
 }
 
 // Values measured at commit bc8128b (before the engine refactor of issue "Open the engine").
-INSTANTIATE_TEST_SUITE_P(
-    Pinned, GoldenPlan,
-    ::testing::Values(Golden{"", "greedy", 1, 0, 126, 70, "184a150ccb49b36b"},
-                      Golden{"", "sa", 1, 1000000, 128, 70, "c61ef4f1592e7bd1"},
-                      Golden{"", "sa", 2, 1000000, 126, 70, "184a150ccb49b36b"},
-                      Golden{"", "tabu", 1, 1000000, 127, 70, "be93995f66022cd6"},
-                      Golden{"", "tabu", 2, 1000000, 128, 70, "1a69dcfd6526a238"},
-                      Golden{"medium", "greedy", 1, 0, 1956, 72, "b0864b263e04e242"},
-                      Golden{"medium", "sa", 1, 2000000, 1957, 72, "6902938826b0cb1c"},
-                      Golden{"medium", "sa", 2, 2000000, 1956, 72, "b0864b263e04e242"},
-                      Golden{"medium", "tabu", 1, 2000000, 1957, 72, "986a3c916662291a"},
-                      Golden{"medium", "tabu", 2, 2000000, 1957, 72, "5b33b3672c5ed67f"}),
-    [](const ::testing::TestParamInfo<Golden>& i) {
-        return std::string(i.param.cluster[0] ? i.param.cluster : "bundled") + "_" + i.param.algorithm + "_t" +
-               std::to_string(i.param.threads);
-    });
+INSTANTIATE_TEST_SUITE_P(Pinned, GoldenPlan,
+                         ::testing::Values(Golden{"", "greedy", 1, 0, 126, 70, "184a150ccb49b36b"},
+                                           Golden{"", "sa", 1, 1000000, 128, 70, "c61ef4f1592e7bd1"},
+                                           Golden{"", "sa", 2, 1000000, 126, 70, "184a150ccb49b36b"},
+                                           Golden{"", "tabu", 1, 1000000, 127, 70, "be93995f66022cd6"},
+                                           Golden{"", "tabu", 2, 1000000, 128, 70, "1a69dcfd6526a238"},
+                                           Golden{"medium", "greedy", 1, 0, 1956, 72, "b0864b263e04e242"},
+                                           Golden{"medium", "sa", 1, 2000000, 1957, 72, "6902938826b0cb1c"},
+                                           Golden{"medium", "sa", 2, 2000000, 1956, 72, "b0864b263e04e242"},
+                                           Golden{"medium", "tabu", 1, 2000000, 1957, 72, "986a3c916662291a"},
+                                           Golden{"medium", "tabu", 2, 2000000, 1957, 72, "5b33b3672c5ed67f"}),
+                         [](const ::testing::TestParamInfo<Golden>& i) {
+                             return std::string(i.param.cluster[0] ? i.param.cluster : "bundled") + "_" + i.param.algorithm + "_t" +
+                                    std::to_string(i.param.threads);
+                         });
 
 }  // namespace
 }  // namespace vmcap

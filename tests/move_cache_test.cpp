@@ -16,8 +16,8 @@
 namespace vmcap {
 namespace {
 
-using test::RandomCluster;
 using test::make_random_problem;
+using test::RandomCluster;
 
 struct Counts {
     int migrate = 0, home = 0, exchange = 0, vacated = 0, remapped = 0, ejection = 0, applied = 0;
@@ -133,8 +133,8 @@ TEST(MoveCache, CachedEvaluationsEqualUncachedThroughRandomSequences) {
     EXPECT_GT(exchange, 100);
     EXPECT_GT(vacated, 50);
     EXPECT_GT(remapped, 20);
-    std::printf("[          ] compared: %d migrate (%d home), %d exchange (%d vacated, %d remapped), %d ejection\n", migrate, home, exchange,
-                vacated, remapped, ejection);
+    std::printf("[          ] compared: %d migrate (%d home), %d exchange (%d vacated, %d remapped), %d ejection\n", migrate, home,
+                exchange, vacated, remapped, ejection);
     EXPECT_GT(ejection, 100);
     EXPECT_GT(applied, 1000);
 }

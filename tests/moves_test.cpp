@@ -21,8 +21,8 @@
 namespace vmcap {
 namespace {
 
-using test::RandomCluster;
 using test::make_random_problem;
+using test::RandomCluster;
 
 /** Everything evaluate() could disturb: objective, totals, budget use, and a hash of the free
  *  amounts, capacity vectors, capacities and placements of every host and VM. */
@@ -164,7 +164,9 @@ struct MovesCase {
     Kind kind;
 };
 
-void PrintTo(const MovesCase& c, std::ostream* os) { *os << c.topo << " kind " << static_cast<int>(c.kind); }
+void PrintTo(const MovesCase& c, std::ostream* os) {
+    *os << c.topo << " kind " << static_cast<int>(c.kind);
+}
 
 std::string case_name(const ::testing::TestParamInfo<MovesCase>& info) {
     const char* k = info.param.kind == Kind::Swap       ? "Swap"
@@ -345,8 +347,10 @@ TEST(Moves, InfeasibleCasesAreRejected) {
     int v0 = -1, v1 = -1;  // two migratable VMs on different hosts
     for (std::size_t v = 0; v < p.vms.size() && v1 < 0; ++v) {
         if (!p.vms[v].migratable) continue;
-        if (v0 < 0) v0 = static_cast<int>(v);
-        else if (p.vms[v].host != p.vms[v0].host) v1 = static_cast<int>(v);
+        if (v0 < 0)
+            v0 = static_cast<int>(v);
+        else if (p.vms[v].host != p.vms[v0].host)
+            v1 = static_cast<int>(v);
     }
     ASSERT_GE(v1, 0);
     EXPECT_FALSE((SwapMove{v0, v0}.evaluate(s).feasible));

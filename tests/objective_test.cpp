@@ -20,9 +20,9 @@
 namespace vmcap {
 namespace {
 
-using test::RandomCluster;
 using test::full_objective;
 using test::make_random_problem;
+using test::RandomCluster;
 
 /** Test filter: no VM may end on host `banned` (a host drain). */
 class DrainFilter final : public FeasibilityFilter {
@@ -50,7 +50,8 @@ Score ram_cost_from_scratch(const SearchState& s, double w) {
     Score mib = 0;
     for (std::size_t v = 0; v < p.vms.size(); ++v) {
         const Vm& vm = p.vms[v];
-        const bool moved = s.host_of(static_cast<int>(v)) != vm.host || s.mask_of(static_cast<int>(v)) != node_mask(vm.pnuma.data(), p.flavors[vm.flavor].num_vnuma());
+        const bool moved = s.host_of(static_cast<int>(v)) != vm.host ||
+                           s.mask_of(static_cast<int>(v)) != node_mask(vm.pnuma.data(), p.flavors[vm.flavor].num_vnuma());
         if (moved) mib += p.flavors[vm.flavor].demand[kRamMib];
     }
     return -weight_milli(w) * mib;
@@ -156,9 +157,7 @@ TEST_P(CandidateProperties, BoundAboveDeltaAndAppliedDeltaExact) {
 
 INSTANTIATE_TEST_SUITE_P(Kinds, CandidateProperties,
                          ::testing::Combine(::testing::Values("CQ3", "K4", "2xK4"), ::testing::Values(0.0, 0.25)),
-                         [](const auto& i) {
-                             return std::get<0>(i.param) + (std::get<1>(i.param) > 0 ? "_ramcost" : "_vmcap");
-                         });
+                         [](const auto& i) { return std::get<0>(i.param) + (std::get<1>(i.param) > 0 ? "_ramcost" : "_vmcap"); });
 
 TEST(RamCostTerm, DeltaAndValueByHand) {
     RandomCluster rc;

@@ -12,8 +12,8 @@
 namespace vmcap {
 namespace {
 
-using test::RandomCluster;
 using test::make_random_problem;
+using test::RandomCluster;
 
 using test::full_objective;
 
@@ -117,8 +117,8 @@ TEST(SearchState, BudgetMakesMovesInfeasible) {
             MigrateDelta d = mv.evaluate(s);
             if (static_cast<int>(v) != moved && d.feasible) {
                 // Only a move that keeps the VM on its snapshot placement could be within budget.
-                EXPECT_FALSE(s.differs_from_origin(mv.vm, mv.host,
-                                                   m.evaluator(p.hosts[h].type, p.vms[v].flavor).placements()[d.embedding].mask));
+                EXPECT_FALSE(
+                    s.differs_from_origin(mv.vm, mv.host, m.evaluator(p.hosts[h].type, p.vms[v].flavor).placements()[d.embedding].mask));
             }
         }
 }
@@ -254,7 +254,8 @@ TEST(Validate, RejectsTamperedPlans) {
             const Flavor& fl = p.flavors[p.vms[v0].flavor];
             for (int i = 0; i < fl.num_vnuma(); ++i)
                 for (int res = 0; res < 2; ++res)
-                    full = full || usage[h][e.map[i] * 2 + res] + fl.node_demand[res] > p.host_type_of(static_cast<int>(h)).node_capacity[e.map[i] * 2 + res];
+                    full = full || usage[h][e.map[i] * 2 + res] + fl.node_demand[res] >
+                                       p.host_type_of(static_cast<int>(h)).node_capacity[e.map[i] * 2 + res];
             if (full && static_cast<int>(h) != p.vms[v0].host) {
                 overload["steps"][0]["to_host"] = p.hosts[h].id;
                 overload["steps"][0]["to_pnuma"] = nlohmann::json::array();

@@ -90,9 +90,21 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"unknown_flavor", [](json& d) { d["vms"][0]["flavor"] = "huge"; }, "vms[0] (id \"a\").flavor: unknown flavor \"huge\""},
         BadCase{"unknown_host", [](json& d) { d["vms"][0]["host"] = "h9"; }, "vms[0] (id \"a\").host: unknown host \"h9\""},
         BadCase{"duplicate_vm", [](json& d) { d["vms"][1]["id"] = "a"; }, "duplicate VM id \"a\""},
-        BadCase{"same_pnuma_twice", [](json& d) { d["vms"][0]["pnuma"] = {1, 1}; }, "distinct pNUMA nodes"},
-        BadCase{"edge_not_on_pnuma_edge", [](json& d) { d["vms"][0]["pnuma"] = {1, 3}; }, "every vNUMA edge on a pNUMA edge"},
-        BadCase{"pnuma_out_of_range", [](json& d) { d["vms"][0]["pnuma"] = {1, 9}; }, "pnuma[1]"},
+        BadCase{"same_pnuma_twice",
+                [](json& d) {
+                    d["vms"][0]["pnuma"] = {1, 1};
+                },
+                "distinct pNUMA nodes"},
+        BadCase{"edge_not_on_pnuma_edge",
+                [](json& d) {
+                    d["vms"][0]["pnuma"] = {1, 3};
+                },
+                "every vNUMA edge on a pNUMA edge"},
+        BadCase{"pnuma_out_of_range",
+                [](json& d) {
+                    d["vms"][0]["pnuma"] = {1, 9};
+                },
+                "pnuma[1]"},
         BadCase{"wrong_pnuma_count", [](json& d) { d["vms"][0]["pnuma"] = {1}; }, "expected an array of 2 pNUMA node numbers"},
         BadCase{"over_capacity",
                 [](json& d) {

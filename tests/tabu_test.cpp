@@ -15,8 +15,8 @@
 namespace vmcap {
 namespace {
 
-using test::RandomCluster;
 using test::make_random_problem;
+using test::RandomCluster;
 
 Problem cluster(const char* topology, std::uint64_t seed, std::int64_t budget, int hosts = 12) {
     RandomCluster rc;

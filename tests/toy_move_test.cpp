@@ -82,8 +82,7 @@ struct CycleMove {
     Delta evaluate(const SearchState& s, MoveCache&) const { return evaluate(s); }
     /** VMCAP never grows when a VM is added: at most the three removal deltas (distinct hosts). */
     double upper_bound(const SearchState& s, MoveCache& cache) const {
-        if (s.host_of(v[0]) == s.host_of(v[1]) || s.host_of(v[1]) == s.host_of(v[2]) || s.host_of(v[0]) == s.host_of(v[2]))
-            return kNoBound;
+        if (s.host_of(v[0]) == s.host_of(v[1]) || s.host_of(v[1]) == s.host_of(v[2]) || s.host_of(v[0]) == s.host_of(v[2])) return kNoBound;
         return static_cast<double>(cache.removal(s, v[0]) + cache.removal(s, v[1]) + cache.removal(s, v[2]));
     }
     int host_relocations(const SearchState& s, Relocation* out) const {

@@ -40,8 +40,7 @@ class TempDir {
 public:
     TempDir() {
         static std::atomic<int> counter{0};
-        path_ = fs::temp_directory_path() /
-                ("vmcap_trace_test_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
+        path_ = fs::temp_directory_path() / ("vmcap_trace_test_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
         fs::remove_all(path_);
         fs::create_directories(path_);
     }
@@ -254,22 +253,16 @@ struct RuleCase {
 
 TEST(VnumaRule, Table) {
     const std::vector<RuleCase> cases = {
-        {"CQ3", 16, 64, 1, 1, "K1"},
-        {"CQ3", 16, 64, 8, 16, "K1"},    // exactly half a node
-        {"CQ3", 16, 64, 8, 56, "K2"},    // 56 GiB > 32: split in two
-        {"CQ3", 16, 64, 8, 64, "K2"},
-        {"CQ3", 16, 64, 16, 112, "C4"},  // k = 4, CQ3 has no K4
-        {"CQ3", 16, 64, 48, 96, "C4"},   // only with fraction 1.0 (12 vCPU per node)
-        {"CQ3", 16, 64, 9, 18, "K1"},    // 9 vCPU not divisible: fraction 1.0, one node
-        {"Q33", 16, 64, 32, 64, "C4"},
-        {"K4", 16, 64, 16, 112, "K4"},   // K4 embeds: K4
-        {"K8", 16, 64, 32, 64, "K4"},
-        {"K2", 40, 90, 64, 128, "K2"},   // VMAgent servers: 32c64g per node with fraction 1.0
-        {"K2", 40, 90, 16, 32, "K1"},
-        {"K2", 40, 90, 24, 48, "K2"},
-        {"K2", 16, 64, 48, 96, ""},      // would need 4 nodes, host has 2
-        {"CQ3", 16, 64, 128, 256, ""},   // 32 vCPU per node even when split in 4
-        {"2xK1", 16, 64, 32, 64, ""},    // K2 does not embed in two disconnected nodes
+        {"CQ3", 16, 64, 1, 1, "K1"},   {"CQ3", 16, 64, 8, 16, "K1"},    // exactly half a node
+        {"CQ3", 16, 64, 8, 56, "K2"},                                   // 56 GiB > 32: split in two
+        {"CQ3", 16, 64, 8, 64, "K2"},  {"CQ3", 16, 64, 16, 112, "C4"},  // k = 4, CQ3 has no K4
+        {"CQ3", 16, 64, 48, 96, "C4"},                                  // only with fraction 1.0 (12 vCPU per node)
+        {"CQ3", 16, 64, 9, 18, "K1"},                                   // 9 vCPU not divisible: fraction 1.0, one node
+        {"Q33", 16, 64, 32, 64, "C4"}, {"K4", 16, 64, 16, 112, "K4"},   // K4 embeds: K4
+        {"K8", 16, 64, 32, 64, "K4"},  {"K2", 40, 90, 64, 128, "K2"},   // VMAgent servers: 32c64g per node with fraction 1.0
+        {"K2", 40, 90, 16, 32, "K1"},  {"K2", 40, 90, 24, 48, "K2"},   {"K2", 16, 64, 48, 96, ""},  // would need 4 nodes, host has 2
+        {"CQ3", 16, 64, 128, 256, ""},                                                              // 32 vCPU per node even when split in 4
+        {"2xK1", 16, 64, 32, 64, ""},  // K2 does not embed in two disconnected nodes
     };
     for (const auto& c : cases) {
         SCOPED_TRACE(c.host_topology + " " + std::to_string(c.vcpu) + "c" + std::to_string(c.gib) + "g");
@@ -403,8 +396,7 @@ TEST(Replay, RandomTraceInvariants) {
  * Reference placer written straight from the documented rules, O(hosts x placements) per arrival:
  * returns trace index -> (host, pNUMA node of each vNUMA node) for the VMs alive at the stop.
  */
-std::map<std::size_t, std::pair<int, std::vector<int>>> brute_force_replay(const std::vector<TraceVm>& trace,
-                                                                          const SnapshotOptions& o) {
+std::map<std::size_t, std::pair<int, std::vector<int>>> brute_force_replay(const std::vector<TraceVm>& trace, const SnapshotOptions& o) {
     const HostType& ht = o.host_type;
     const int n = ht.num_nodes();
     std::vector<std::vector<Amount>> fv(static_cast<std::size_t>(o.num_hosts)), fr(static_cast<std::size_t>(o.num_hosts));
@@ -535,14 +527,14 @@ TEST(Replay, CountsRejectionsAndHonoursDepartures) {
     o.num_hosts = 1;
     o.time_s = 100.0;
     const std::vector<TraceVm> t = {
-        vm_at(0, 10, 1, 1),    // vm0 departs at 10
-        vm_at(1, kInf, 1, 1),  // vm1
-        vm_at(2, kInf, 1, 1),  // vm2
-        vm_at(3, kInf, 1, 1),  // vm3: node full now
-        vm_at(4, kInf, 1, 1),  // vm4 rejected
-        vm_at(10, kInf, 1, 1), // vm5: vm0 departs at 10 first, so it fits
-        vm_at(11, kInf, 1, 1), // vm6 rejected
-        vm_at(101, kInf, 1, 1) // after the stop time: not replayed
+        vm_at(0, 10, 1, 1),     // vm0 departs at 10
+        vm_at(1, kInf, 1, 1),   // vm1
+        vm_at(2, kInf, 1, 1),   // vm2
+        vm_at(3, kInf, 1, 1),   // vm3: node full now
+        vm_at(4, kInf, 1, 1),   // vm4 rejected
+        vm_at(10, kInf, 1, 1),  // vm5: vm0 departs at 10 first, so it fits
+        vm_at(11, kInf, 1, 1),  // vm6 rejected
+        vm_at(101, kInf, 1, 1)  // after the stop time: not replayed
     };
     ReplayStats st;
     const Problem p = replay_snapshot(t, o, &st);
@@ -634,8 +626,8 @@ TEST(Replay, DeterministicForAFixedSeedAndSampleDependsOnSeed) {
 }
 
 TEST(Replay, TargetsWeightsTopologyAndConstraints) {
-    const std::vector<TraceVm> t = {vm_at(0, kInf, 1, 2), vm_at(1, kInf, 8, 56), vm_at(2, kInf, 16, 112),
-                                    vm_at(3, kInf, 4, 8), vm_at(4, 5, 2, 4)};
+    const std::vector<TraceVm> t = {vm_at(0, kInf, 1, 2), vm_at(1, kInf, 8, 56), vm_at(2, kInf, 16, 112), vm_at(3, kInf, 4, 8),
+                                    vm_at(4, 5, 2, 4)};
     SnapshotOptions o = cq3_options(5, 10.0);
     o.hosts_per_rack = 2;
     o.racks_per_pod = 2;
@@ -725,8 +717,8 @@ TEST(CmdSnapshot, WritesASnapshotFromASyntheticDataDir) {
     d.write("azure-v1-flavor-traces/maps/v1.interval_map.txt", kIntervalMap);
     d.write("azure-v1-flavor-traces/maps/flav_map.txt", kFlavorMap);
     const std::string out = (d.path() / "snap.json").string();
-    const cli::Args args = {"--trace", "azure-dev", "--data-dir", d.path().string(), "--hosts", "3", "--time", "400",
-                            "--seed", "9", "--weight", "2c3.5g=0.5", "--out", out};
+    const cli::Args args = {"--trace", "azure-dev", "--data-dir", d.path().string(), "--hosts",    "3",     "--time",
+                            "400",     "--seed",    "9",          "--weight",        "2c3.5g=0.5", "--out", out};
     ASSERT_EQ(cli::cmd_snapshot(args), 0);
     const Problem p = load_snapshot(out);
     EXPECT_EQ(p.hosts.size(), 3u);
@@ -751,7 +743,7 @@ TEST(CmdSnapshot, WritesASnapshotFromASyntheticDataDir) {
     EXPECT_THROW(cli::cmd_snapshot(with({"--vnuma", "2c3.5g"})), cli::UsageError);
     EXPECT_THROW(cli::cmd_snapshot(with({"--host-type", "XYZ"})), cli::UsageError);
     EXPECT_THROW(cli::cmd_snapshot(with({"--bogus"})), cli::UsageError);
-    EXPECT_THROW(cli::cmd_snapshot({"--trace", "azure-dev", "--out", out}), cli::UsageError);  // --hosts missing
+    EXPECT_THROW(cli::cmd_snapshot({"--trace", "azure-dev", "--out", out}), cli::UsageError);                 // --hosts missing
     EXPECT_THROW(cli::cmd_snapshot(with({"--data-dir", (d.path() / "nowhere").string()})), cli::UsageError);  // given twice
     EXPECT_THROW(cli::cmd_snapshot({"--trace", "huawei", "--data-dir", d.path().string(), "--hosts", "3", "--out", out}),
                  InputError);  // the CSV is absent
@@ -759,7 +751,9 @@ TEST(CmdSnapshot, WritesASnapshotFromASyntheticDataDir) {
 
 // ---------------------------------------------------------------- real traces (smoke)
 
-fs::path shared_data() { return fs::path(VMCAP_SHARED_DATA_DIR); }
+fs::path shared_data() {
+    return fs::path(VMCAP_SHARED_DATA_DIR);
+}
 
 struct RealCase {
     std::string name;
@@ -769,13 +763,15 @@ struct RealCase {
     int hosts;
 };
 
-void PrintTo(const RealCase& c, std::ostream* os) { *os << c.name; }
+void PrintTo(const RealCase& c, std::ostream* os) {
+    *os << c.name;
+}
 
 /** Flavor names of the data README's tables (Azure flav_map.txt; Huawei flavor counts). */
 std::set<std::string> documented_flavors(const std::string& name) {
     if (name == "huawei")
-        return {"1c2g", "1c1g", "2c4g", "4c8g", "1c4g", "2c8g", "8c16g", "4c16g", "8c32g", "16c32g", "12c24g",
-                "64c128g", "32c64g", "24c48g", "48c96g"};
+        return {"1c2g",  "1c1g",   "2c4g",   "4c8g",    "1c4g",   "2c8g",   "8c16g", "4c16g",
+                "8c32g", "16c32g", "12c24g", "64c128g", "32c64g", "24c48g", "48c96g"};
     return {"1c0.75g", "1c1.75g", "1c2g", "16c112g", "2c14g", "2c16g", "2c3.5g", "2c4g",
             "4c28g",   "4c32g",   "4c7g", "4c8g",    "8c14g", "8c16g", "8c56g",  "8c64g"};
 }
@@ -803,8 +799,7 @@ TEST_P(RealTrace, ReplaysIntoAValidSnapshot) {
     const std::set<std::string> documented = documented_flavors(c.name);
     EXPECT_TRUE(std::includes(documented.begin(), documented.end(), flavors.begin(), flavors.end()));
     EXPECT_GE(flavors.size(), documented.size() - 2);
-    EXPECT_TRUE(std::is_sorted(trace.begin(), trace.end(),
-                               [](const TraceVm& a, const TraceVm& b) { return a.arrival_s < b.arrival_s; }));
+    EXPECT_TRUE(std::is_sorted(trace.begin(), trace.end(), [](const TraceVm& a, const TraceVm& b) { return a.arrival_s < b.arrival_s; }));
     SnapshotOptions o;
     o.host_type = uniform_host_type(c.host_topology, c.node_vcpu, c.node_gib * 1024);
     o.num_hosts = c.hosts;
@@ -840,8 +835,8 @@ namespace {
 TEST(TimeShiftedCopy, KeepsLifetimesAndWrapsArrivalsIntoTheSpan) {
     std::vector<TraceVm> t;
     for (int i = 0; i < 10; ++i)
-        t.push_back(TraceVm{100.0 + 10.0 * i, i == 3 ? std::numeric_limits<double>::infinity() : 100.0 + 10.0 * i + 5.0 + i, 1 + i % 2,
-                            1024, "x"});
+        t.push_back(
+            TraceVm{100.0 + 10.0 * i, i == 3 ? std::numeric_limits<double>::infinity() : 100.0 + 10.0 * i + 5.0 + i, 1 + i % 2, 1024, "x"});
     const auto c = time_shifted_copy(t, 35.0);  // span 90: arrivals move by 35, wrapping past 190
     ASSERT_EQ(c.size(), t.size());
     std::multiset<double> lifetimes_in, lifetimes_out;

@@ -27,11 +27,10 @@
 namespace vmcap {
 namespace {
 
-using test::Oracle;
 using test::cat;
+using test::Oracle;
 
 using Vec = std::vector<Count>;
-
 
 std::string show(const Count* b, int n) {
     std::ostringstream os;
@@ -40,7 +39,6 @@ std::string show(const Count* b, int n) {
     os << "]";
     return os.str();
 }
-
 
 // ---------------------------------------------------------------------------------------------
 // Inputs: `count` vectors of n capacities, contiguous (aos[t * n + i]). Modes: uniform, many
@@ -124,12 +122,14 @@ using BatchFn = std::function<void(const Count*, std::size_t, std::size_t, Count
 struct BatchCase {
     std::string host, guest;
     VmcapMethod method;
-    BatchFn direct;           ///< the free vmcap_batch_* function of this row
-    Count vmax;               ///< capacities of the oracle comparison (0..vmax)
+    BatchFn direct;  ///< the free vmcap_batch_* function of this row
+    Count vmax;      ///< capacities of the oracle comparison (0..vmax)
     std::string variant = {};
 };
 
-void PrintTo(const BatchCase& c, std::ostream* os) { *os << c.host << "/" << c.guest << " " << c.variant; }
+void PrintTo(const BatchCase& c, std::ostream* os) {
+    *os << c.host << "/" << c.guest << " " << c.variant;
+}
 
 constexpr std::size_t kOracleVectors = 10'000;
 
@@ -138,8 +138,7 @@ std::vector<BatchCase> batch_cases() {
     for (const char* h : {"C4", "CQ3", "Q33", "K2,3", "K4", "K8", "2xK3"}) {
         const int n = parse_topology(h).size();
         c.push_back({h, "K1", VmcapMethod::K1,
-                     [n](const Count* s, std::size_t st, std::size_t k, Count* o) { vmcap_batch_k1(s, st, k, n, o); },
-                     n > 6 ? 3 : 6});
+                     [n](const Count* s, std::size_t st, std::size_t k, Count* o) { vmcap_batch_k1(s, st, k, n, o); }, n > 6 ? 3 : 6});
     }
     c.push_back({"C4", "K2", VmcapMethod::C4_K2, vmcap_batch_c4_k2, 8});
     for (auto [m, n] : std::vector<std::pair<int, int>>{{1, 1}, {1, 3}, {2, 2}, {2, 3}, {3, 4}, {4, 4}}) {
@@ -272,9 +271,8 @@ TEST(BatchKnKk, EqualsRecursiveAndSortedFormsForEveryNAndK) {
             Vec aos = random_vectors(rng, n, count / 2, 40, 1'000, false);
             const Vec large = random_vectors(rng, n, count / 2, 1'000'000, 100'000'000, true);
             aos.insert(aos.end(), large.begin(), large.end());
-            const Vec free_fn = evaluate_batched(aos, n, [n, k](const Count* s, std::size_t st, std::size_t c, Count* o) {
-                vmcap_batch_kn_kk(s, st, c, n, k, o);
-            });
+            const Vec free_fn = evaluate_batched(
+                aos, n, [n, k](const Count* s, std::size_t st, std::size_t c, Count* o) { vmcap_batch_kn_kk(s, st, c, n, k, o); });
             Vec via_eval;  // guests are limited to kMaxVNuma nodes
             if (k <= kMaxVNuma) {
                 const BatchEvaluator ev(parse_topology(cat({"K", std::to_string(n)})), parse_topology(cat({"K", std::to_string(k)})));
@@ -308,9 +306,8 @@ TEST(BatchTwoKnKk, EqualsScalarForEverySocketSize) {
     for (int n = 1; n <= 8; ++n)
         for (int k = 1; k <= n; ++k) {
             const Vec aos = random_vectors(rng, 2 * n, 3'000, 1'000'000, 100'000'000, true);
-            const Vec got = evaluate_batched(aos, 2 * n, [n, k](const Count* s, std::size_t st, std::size_t c, Count* o) {
-                vmcap_batch_2xkn_kk(s, st, c, n, k, o);
-            });
+            const Vec got = evaluate_batched(
+                aos, 2 * n, [n, k](const Count* s, std::size_t st, std::size_t c, Count* o) { vmcap_batch_2xkn_kk(s, st, c, n, k, o); });
             for (std::size_t t = 0; t < got.size(); ++t) {
                 const Count* b = aos.data() + t * 2 * n;
                 ASSERT_EQ(got[t], vmcap_2xkn_kk(b, n, k)) << "n=" << n << " k=" << k << " " << show(b, 2 * n);
@@ -380,7 +377,8 @@ TEST(CapacityVectorsBatch, EqualsComputePerHost) {
                 cv.compute(aos.data() + t * rows, nodes, want.data());
                 for (int f = 0; f < 6; ++f)
                     for (int i = 0; i < nodes; ++i)
-                        ASSERT_EQ(got[1 + (static_cast<std::size_t>(f) * nodes + i) * bs + t], want[static_cast<std::size_t>(f) * nodes + i])
+                        ASSERT_EQ(got[1 + (static_cast<std::size_t>(f) * nodes + i) * bs + t],
+                                  want[static_cast<std::size_t>(f) * nodes + i])
                             << "nodes=" << nodes << " count=" << count << " host " << t << " flavor " << f << " node " << i;
             }
         }

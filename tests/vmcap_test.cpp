@@ -27,11 +27,10 @@
 namespace vmcap {
 namespace {
 
-using test::Oracle;
 using test::cat;
+using test::Oracle;
 
 using Vec = std::vector<Count>;
-
 
 std::string show(const Vec& b) {
     std::ostringstream os;
@@ -46,7 +45,6 @@ std::vector<NodeMask> masks_of(const std::vector<Embedding>& es) {
     for (const Embedding& e : es) out.push_back(e.mask);
     return out;
 }
-
 
 // ---------------------------------------------------------------------------------------------
 // Capacity vectors: uniform, many zeros, one dominant node, all equal, two levels.
@@ -84,12 +82,20 @@ Vec random_b(std::mt19937_64& rng, int n, Count vmax, int mode, Count dominant_m
  * Largest "dominant node" capacity in oracle comparisons: the oracle's memo holds up to
  * prod_i (b_i + 1) states per vector, so 8-node hosts get a smaller dominant node.
  */
-Count oracle_dominant_max(int n) { return n <= 6 ? 40 : 16; }
+Count oracle_dominant_max(int n) {
+    return n <= 6 ? 40 : 16;
+}
 
-Topology explicit_topology(int n, const std::vector<std::pair<int, int>>& e) { return topology_from_edges(n, e); }
+Topology explicit_topology(int n, const std::vector<std::pair<int, int>>& e) {
+    return topology_from_edges(n, e);
+}
 
-Topology guest_p3() { return explicit_topology(3, {{1, 2}, {2, 3}}); }
-Topology guest_star3() { return explicit_topology(4, {{1, 2}, {1, 3}, {1, 4}}); }
+Topology guest_p3() {
+    return explicit_topology(3, {{1, 2}, {2, 3}});
+}
+Topology guest_star3() {
+    return explicit_topology(4, {{1, 2}, {1, 3}, {1, 4}});
+}
 
 /** Random connected, non-complete graph on n nodes with edge probability p (1-based edges). */
 Topology random_connected(std::mt19937_64& rng, int n, double p) {
@@ -131,12 +137,18 @@ std::vector<NodeMask> brute_force_masks(const Graph& host, const Graph& guest) {
 TEST(EnumerateEmbeddings, MatchesBruteForceOverSubsetsAndPermutations) {
     std::mt19937_64 rng(7);
     std::vector<std::pair<Topology, Topology>> pairs = {
-        {parse_topology("Q3"), parse_topology("K2")},   {parse_topology("Q3"), parse_topology("C4")},
-        {parse_topology("Q3"), guest_star3()},          {parse_topology("CQ3"), parse_topology("K2")},
-        {parse_topology("CQ3"), parse_topology("K3")},  {parse_topology("CQ3"), parse_topology("C4")},
-        {parse_topology("CQ3"), guest_p3()},            {parse_topology("Q33"), parse_topology("C4")},
-        {parse_topology("K5"), parse_topology("K3")},   {parse_topology("K6"), parse_topology("C4")},
-        {parse_topology("2xK4"), parse_topology("C4")}, {parse_topology("K3,4"), parse_topology("C4")},
+        {parse_topology("Q3"), parse_topology("K2")},
+        {parse_topology("Q3"), parse_topology("C4")},
+        {parse_topology("Q3"), guest_star3()},
+        {parse_topology("CQ3"), parse_topology("K2")},
+        {parse_topology("CQ3"), parse_topology("K3")},
+        {parse_topology("CQ3"), parse_topology("C4")},
+        {parse_topology("CQ3"), guest_p3()},
+        {parse_topology("Q33"), parse_topology("C4")},
+        {parse_topology("K5"), parse_topology("K3")},
+        {parse_topology("K6"), parse_topology("C4")},
+        {parse_topology("2xK4"), parse_topology("C4")},
+        {parse_topology("K3,4"), parse_topology("C4")},
         {parse_topology("C4"), parse_topology("K3")},
     };
     for (int t = 0; t < 4; ++t) pairs.emplace_back(random_connected(rng, 7, 0.5), parse_topology("K3"));
@@ -168,13 +180,15 @@ struct ClosedFormCase {
     std::string host, guest;
     VmcapMethod method;
     std::function<Count(const Count*)> direct;  // the free function of vmcap.h for this row
-    Count vmax;                                  // capacities for the oracle comparison (0..vmax)
-    int cases;                                   // vectors compared with the oracle
-    std::string variant = {};                    // distinguishes rows testing another function
+    Count vmax;                                 // capacities for the oracle comparison (0..vmax)
+    int cases;                                  // vectors compared with the oracle
+    std::string variant = {};                   // distinguishes rows testing another function
 };
 
 /** Names the row in gtest messages instead of a byte dump. */
-void PrintTo(const ClosedFormCase& c, std::ostream* os) { *os << c.host << "/" << c.guest << " " << c.variant; }
+void PrintTo(const ClosedFormCase& c, std::ostream* os) {
+    *os << c.host << "/" << c.guest << " " << c.variant;
+}
 
 /** Random capacity vectors compared with the exhaustive oracle, per pair (closed forms and fallback). */
 constexpr int kOracleCases = 10'000;
@@ -192,7 +206,7 @@ std::vector<ClosedFormCase> closed_form_cases() {
     }
     for (int n = 1; n <= 6; ++n)
         for (int k = 1; k <= n; ++k) {
-            VmcapMethod meth = k == 1 ? VmcapMethod::K1
+            VmcapMethod meth = k == 1             ? VmcapMethod::K1
                                : n == 4 && k == 2 ? VmcapMethod::K4_K2
                                : n == 4 && k == 3 ? VmcapMethod::K4_K3
                                                   : VmcapMethod::Kn_Kk;
@@ -306,7 +320,9 @@ struct ExactCase {
     int cases;
 };
 
-void PrintTo(const ExactCase& c, std::ostream* os) { *os << c.name; }
+void PrintTo(const ExactCase& c, std::ostream* os) {
+    *os << c.name;
+}
 
 std::vector<ExactCase> exact_cases() {
     std::vector<ExactCase> c = {
@@ -324,20 +340,21 @@ std::vector<ExactCase> exact_cases() {
     std::mt19937_64 rng(2024);
     for (int t = 0; t < 6; ++t) {
         const int n = 5 + t % 4;
-        c.push_back({cat({"Random", std::to_string(n), "_K2_", std::to_string(t)}), random_connected(rng, n, 0.45),
-                     parse_topology("K2"), n <= 6 ? 6 : 4, kOracleCases});
-        c.push_back({cat({"Random", std::to_string(n), "_K3_", std::to_string(t)}), random_connected(rng, n, 0.7),
-                     parse_topology("K3"), n <= 6 ? 6 : 4, kOracleCases});
+        c.push_back({cat({"Random", std::to_string(n), "_K2_", std::to_string(t)}), random_connected(rng, n, 0.45), parse_topology("K2"),
+                     n <= 6 ? 6 : 4, kOracleCases});
+        c.push_back({cat({"Random", std::to_string(n), "_K3_", std::to_string(t)}), random_connected(rng, n, 0.7), parse_topology("K3"),
+                     n <= 6 ? 6 : 4, kOracleCases});
     }
     // Three triangles hanging off a centre: the LP bound exceeds the optimum (odd components).
     c.push_back({"TriangleStar_K2",
-                 explicit_topology(10, {{1, 2}, {1, 5}, {1, 8}, {2, 3}, {3, 4}, {2, 4}, {5, 6}, {6, 7},
-                                        {5, 7}, {8, 9}, {9, 10}, {8, 10}}),
+                 explicit_topology(10, {{1, 2}, {1, 5}, {1, 8}, {2, 3}, {3, 4}, {2, 4}, {5, 6}, {6, 7}, {5, 7}, {8, 9}, {9, 10}, {8, 10}}),
                  parse_topology("K2"), 2, kOracleCases});
     return c;
 }
 
-std::string exact_name(const testing::TestParamInfo<ExactCase>& info) { return info.param.name; }
+std::string exact_name(const testing::TestParamInfo<ExactCase>& info) {
+    return info.param.name;
+}
 
 class ExactTest : public testing::TestWithParam<ExactCase> {};
 
@@ -365,8 +382,7 @@ TEST_P(ExactTest, MatchesCbcUpTo60) {
     for (int t = 0; t < 60 && !HasFailure(); ++t) {
         const Vec b = random_b(rng, c.host.size(), 60, t, 500);
         SCOPED_TRACE(show(b));
-        EXPECT_EQ(vmcap_exact(ev.placements(), c.host.size(), b.data()),
-                  vmcap_cbc(ev.placements(), c.host.size(), b.data()));
+        EXPECT_EQ(vmcap_exact(ev.placements(), c.host.size(), b.data()), vmcap_cbc(ev.placements(), c.host.size(), b.data()));
     }
 }
 
@@ -441,8 +457,7 @@ TEST(VmcapEvaluator, MethodSelection) {
         // triangle (returned as K3 by topology_from_edges).
         {parse_topology("CQ3"), explicit_topology(4, {{1, 3}, {3, 2}, {2, 4}, {4, 1}}), VmcapMethod::CQ3_C4},
         {parse_topology("K5"), explicit_topology(3, {{1, 2}, {2, 3}, {1, 3}}), VmcapMethod::Kn_Kk},
-        {explicit_topology(4, {{1, 2}, {2, 3}, {3, 4}, {4, 1}, {1, 3}, {2, 4}}), parse_topology("K2"),
-         VmcapMethod::K4_K2},
+        {explicit_topology(4, {{1, 2}, {2, 3}, {3, 4}, {4, 1}, {1, 3}, {2, 4}}), parse_topology("K2"), VmcapMethod::K4_K2},
     };
     for (const Row& r : rows) {
         const VmcapEvaluator ev(r.host, r.guest);
@@ -529,8 +544,8 @@ TEST(VmcapEdgeCases, WorkedExampleCq3K2AgreesEverywhere) {
 // An instance with an integrality gap: LP says 5, only 4 copies fit (removing the centre leaves
 // three odd components, Tutte-Berge). Checked with capacity 1 by hand and scaled by the oracle.
 TEST(VmcapEdgeCases, ExactClosesIntegralityGap) {
-    const Topology host = explicit_topology(
-        10, {{1, 2}, {1, 5}, {1, 8}, {2, 3}, {3, 4}, {2, 4}, {5, 6}, {6, 7}, {5, 7}, {8, 9}, {9, 10}, {8, 10}});
+    const Topology host =
+        explicit_topology(10, {{1, 2}, {1, 5}, {1, 8}, {2, 3}, {3, 4}, {2, 4}, {5, 6}, {6, 7}, {5, 7}, {8, 9}, {9, 10}, {8, 10}});
     const auto pl = enumerate_embeddings(host.graph, parse_topology("K2").graph);
     const Vec ones(10, 1);
     EXPECT_EQ(vmcap_exact(pl, 10, ones.data()), 4);
@@ -549,8 +564,7 @@ TEST(VmcapEdgeCases, ExactClosesIntegralityGap) {
 // ---------------------------------------------------------------------------------------------
 
 /** The first violation of `sol` as a solution with `want` copies, or "" if it is valid. */
-std::string placement_violation(const Graph& host, const Graph& guest, const Vec& b, const std::vector<PlacementCount>& sol,
-                                Count want) {
+std::string placement_violation(const Graph& host, const Graph& guest, const Vec& b, const std::vector<PlacementCount>& sol, Count want) {
     std::vector<Count> used(host.n, 0);
     Count total = 0;
     for (std::size_t j = 0; j < sol.size(); ++j) {
@@ -682,7 +696,8 @@ TEST(Placements, KnKkAlgorithm1AndWrapAroundReachClosedForm) {
                 SCOPED_TRACE("n=" + std::to_string(n) + " k=" + std::to_string(k) + " " + show(b));
                 const Count want = vmcap_kn_kk(b.data(), n, k);
                 EXPECT_EQ(placement_violation(host, guest, b, as_complete_placements(kn_kk_algorithm1(b.data(), n, k)), want), "");
-                EXPECT_EQ(placement_violation(host, guest, b, as_complete_placements(kn_kk_wraparound(b.data(), nodes, n, k, want)), want), "");
+                EXPECT_EQ(placement_violation(host, guest, b, as_complete_placements(kn_kk_wraparound(b.data(), nodes, n, k, want)), want),
+                          "");
             }
         }
 }
@@ -717,7 +732,8 @@ TEST(Placements, Cq3K2FromAnyStartingShift) {
         SCOPED_TRACE(show(b) + " shift=" + std::to_string(shift));
         std::vector<PlacementCount> sol;
         for (const NodeSetCount& s : cq3_k2_sets(b.data(), shift)) {
-            const auto it = std::find_if(ev.placements().begin(), ev.placements().end(), [&](const Embedding& e) { return e.mask == s.nodes; });
+            const auto it =
+                std::find_if(ev.placements().begin(), ev.placements().end(), [&](const Embedding& e) { return e.mask == s.nodes; });
             ASSERT_NE(it, ev.placements().end());
             sol.push_back(PlacementCount{*it, s.copies});
         }
@@ -760,8 +776,7 @@ TEST(Placements, HandWorkedUniqueSolutions) {
     // copy avoiding node 1 would use two of them): {1,2},{1,3},{1,4} once each.
     const VmcapEvaluator k4k2(parse_topology("K4"), parse_topology("K2"));
     const Vec b1 = {10, 1, 1, 1};
-    EXPECT_EQ(mask_copies(vmcap_placements(k4k2, b1.data())),
-              (std::vector<std::pair<unsigned, Count>>{{0x3, 1}, {0x5, 1}, {0x9, 1}}));
+    EXPECT_EQ(mask_copies(vmcap_placements(k4k2, b1.data())), (std::vector<std::pair<unsigned, Count>>{{0x3, 1}, {0x5, 1}, {0x9, 1}}));
     // CQ3/C4 with rungs {1,2} and {7,8} empty: {3,4,5,6} is the only 4-cycle avoiding both, and
     // rung {5,6} (capacity 1) allows it once.
     const VmcapEvaluator cq3c4(parse_topology("CQ3"), parse_topology("C4"));
