@@ -7,7 +7,7 @@
 //   BM_CapacityVectorsPerFlavor/<Host>_<F>flavors_<R>res  compute_flavor for each flavor (no sharing)
 //   BM_CapacityVectorsEigenDiv/<Host>_<F>flavors_<R>res  the same Eigen expression with Eigen's own
 //                                                      integer division (hardware IDIV), for comparison
-//   BM_CapacityVectorsScalar/<Host>_<F>flavors_<R>res  plain scalar loop with IDIV (CapacityModel::node_slots)
+//   BM_CapacityVectorsScalar/<Host>_<F>flavors_<R>res  plain scalar loop with IDIV (CapacityModel::node_b)
 //   BM_HostCapacity/<Host>_<Guest>                     b of one flavor plus its VMCAP (closed form)
 //   BM_HostCapacity/<Host>_<F>flavors                  b of all F flavors in one pass plus F VMCAPs
 //   BM_CapacityVectorsBatch/<Host>_<F>flavors_<R>res   CapacityVectors::compute_batch over the pool in
@@ -142,7 +142,7 @@ void bm_capacity_vectors_scalar(benchmark::State& st, int nodes, int flavors, in
         const Amount* fr = pool.data() + t * stride;
         for (int f = 0; f < flavors; ++f) {
             const Amount* nd = d.data() + static_cast<std::size_t>(f) * resources;
-            for (int i = 0; i < nodes; ++i) {  // CapacityModel::node_slots
+            for (int i = 0; i < nodes; ++i) {  // CapacityModel::node_b
                 Count best = -1;
                 for (int r = 0; r < resources; ++r) {
                     if (nd[r] == 0) continue;

@@ -37,7 +37,7 @@ inline Count target_capacity_change(const CapacityModel& m, int type, int n, int
     Count sum = 0;
     for (unsigned t = touched; t != 0; t &= t - 1) {
         const int i = std::countr_zero(t);
-        nb[i] = m.node_slots(tf, local + i * R);
+        nb[i] = m.node_b(tf, local + i * R);
         changed |= nb[i] != b[i];
         sum += nb[i] - b[i];
     }
@@ -66,7 +66,7 @@ inline Score capacity_gain(const SearchState& state, int host, int type, int n, 
     Score d = 0;
     for (int j = 0; j < T; ++j)
         d += m.target_weight_units(j) *
-             target_capacity_change(m, type, n, j, state.slots_of(host, j), state.capacity(host, j), touched, local, nb);
+             target_capacity_change(m, type, n, j, state.b_of(host, j), state.capacity(host, j), touched, local, nb);
     return d;
 }
 

@@ -15,7 +15,7 @@ CapacityModel::CapacityModel(const Problem& problem) : problem_(problem), R_(pro
             d.div[d.count] = MagicDivisor::make(nd);
             ++d.count;
         }
-        // finalize_problem rejects flavors without demand; guard anyway so node_slots never
+        // finalize_problem rejects flavors without demand; guard anyway so node_b never
         // reads an unset divisor.
         if (d.count == 0) throw std::invalid_argument("flavor " + problem.flavors[f].name + " demands no resource");
     }
@@ -47,7 +47,7 @@ void CapacityModel::add_filter(std::unique_ptr<FeasibilityFilter> filter) {
 Count CapacityModel::host_capacity(int host_type, int flavor, const Amount* free) const {
     const int n = problem_.host_types[host_type].num_nodes();
     Count b[kMaxPNuma];
-    for (int i = 0; i < n; ++i) b[i] = node_slots(flavor, free + i * R_);
+    for (int i = 0; i < n; ++i) b[i] = node_b(flavor, free + i * R_);
     return evaluator(host_type, flavor)(b);
 }
 

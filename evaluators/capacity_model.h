@@ -61,7 +61,7 @@ public:
      * floor(free[r] / node_demand[r]) (vmcap-formulas.md, Definition). `free_node` has R entries.
      * O(R); free amounts must be >= 0.
      */
-    Count node_slots(int flavor, const Amount* free_node) const {
+    Count node_b(int flavor, const Amount* free_node) const {
         // Exact magic-number division (MagicDivisor): the search calls this for every touched
         // node x target x candidate placement, and a hardware 64-bit divide costs ~10x more.
         const SlotDivisors& d = divisors_[flavor];

@@ -5,7 +5,7 @@
  *
  *     b[f][i] = min over resources r with node_demand[f][r] > 0 of floor(free[i][r] / node_demand[f][r])
  *
- * (vmcap-formulas.md, "Definition"; the same value as CapacityModel::node_slots). The demands are
+ * (vmcap-formulas.md, "Definition"; the same value as CapacityModel::node_b). The demands are
  * fixed per flavor, so every (flavor, resource) divisor is turned once into a "magic" reciprocal
  * (Granlund and Montgomery, "Division by invariant integers using multiplication", PLDI 1994; the
  * round-up variant used by libdivide, implemented here) and each division becomes one 64x64->128

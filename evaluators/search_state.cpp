@@ -255,7 +255,7 @@ void SearchState::check_consistency() const {
         }
         for (int j = 0; j < T_; ++j) {
             for (int i = 0; i < nodes_[h]; ++i)
-                if (slots_of(static_cast<int>(h), j)[i] != fresh.slots_of(static_cast<int>(h), j)[i])
+                if (b_of(static_cast<int>(h), j)[i] != fresh.b_of(static_cast<int>(h), j)[i])
                     fail("host " + p.hosts[h].id + " b of flavor " + p.flavors[model_->target_flavor(j)].name);
             if (capacity(static_cast<int>(h), j) != fresh.capacity(static_cast<int>(h), j)) {
                 std::ostringstream s;

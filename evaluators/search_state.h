@@ -54,7 +54,7 @@ public:
     /** Free amounts of host h: [node * R + r]. */
     const Amount* free_of(int host) const { return free_.data() + free_off_[host]; }
     /** Capacity vector b of target j on host h (host's node count entries). */
-    const Count* slots_of(int host, int j) const { return b_.data() + b_off_[host] + j * nodes_[host]; }
+    const Count* b_of(int host, int j) const { return b_.data() + b_off_[host] + j * nodes_[host]; }
     /** VMCAP of target j on host h. */
     Count capacity(int host, int j) const { return cap_[static_cast<std::size_t>(host) * T_ + j]; }
     /** Cluster capacity of target j (sum over hosts). */

@@ -5,7 +5,7 @@
  * without mutating the SearchState: load the host's cached free amounts, release / occupy VM
  * shares on it, then ask for the exact weighted capacity change against the state's cached
  * capacities. Only the pNUMA nodes touched since load() get new capacity entries; the others
- * reuse SearchState::slots_of. A value type on the stack, no allocation; O(n x R) to load.
+ * reuse SearchState::b_of. A value type on the stack, no allocation; O(n x R) to load.
  */
 #include <cstdint>
 

@@ -197,7 +197,7 @@ void BranchBound::refresh(int h, NodeMask changed) {
         const int tf = m_.target_flavor(j);
         Count* b = b_.data() + boff_[h] + static_cast<std::size_t>(j) * n;
         for (int i = 0; i < n; ++i)
-            if ((changed >> i) & 1U) b[i] = m_.node_slots(tf, f + i * R_);
+            if ((changed >> i) & 1U) b[i] = m_.node_b(tf, f + i * R_);
         const Count c = m_.evaluator(type_[h], tf)(b);
         Count& old = cap_[static_cast<std::size_t>(h) * T_ + j];
         tot_[j] += c - old;
@@ -257,7 +257,7 @@ bool BranchBound::trial(int h, int flavor, const Embedding& e, double& delta) co
         const int tf = m_.target_flavor(j);
         const Count* b = b_.data() + boff_[h] + static_cast<std::size_t>(j) * n;
         std::copy(b, b + n, tmp);
-        for (int i = 0; i < k; ++i) tmp[e.map[i]] = m_.node_slots(tf, left + i * R_);
+        for (int i = 0; i < k; ++i) tmp[e.map[i]] = m_.node_b(tf, left + i * R_);
         delta += m_.target_weight(j) * static_cast<double>(m_.evaluator(type_[h], tf)(tmp) - cap_[static_cast<std::size_t>(h) * T_ + j]);
     }
     return true;

@@ -1,7 +1,7 @@
 // End-to-end checks of `vmcap eval --placements` and `vmcap capacity --by host|rack|cluster`
 // (optimizer/cmd_capacity.cpp), running the binary like tests/cli_test.cpp. Expected values come
 // from hand-worked cases or from in-process recomputation by another code path
-// (capacity_by_flavor, CapacityModel::node_slots), never from the command itself.
+// (capacity_by_flavor, CapacityModel::node_b), never from the command itself.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -225,7 +225,7 @@ TEST(CapacityCli, HandWorkedClusterAllBreakdowns) {
 
 // On a generated cluster: hosts sum to racks sum to the cluster, the cluster equals the planner's
 // capacity_by_flavor (CapacityModel::host_capacity, per-node divisions) and the bound equals a
-// recomputation from CapacityModel::node_slots; bound >= capacity everywhere.
+// recomputation from CapacityModel::node_b; bound >= capacity everywhere.
 TEST(CapacityCli, BreakdownsAreConsistentOnGeneratedCluster) {
     for (const char* topo : {"CQ3", "Q3", "2xK4"}) {
         SCOPED_TRACE(topo);
@@ -250,7 +250,7 @@ TEST(CapacityCli, BreakdownsAreConsistentOnGeneratedCluster) {
             for (std::size_t i = 0; i < free.size(); ++i) free[i] = ht.node_capacity[i] - usage[h][i];
             for (int f = 0; f < F; ++f) {
                 Count s = 0;
-                for (int i = 0; i < ht.num_nodes(); ++i) s += model.node_slots(f, free.data() + i * R);
+                for (int i = 0; i < ht.num_nodes(); ++i) s += model.node_b(f, free.data() + i * R);
                 want_bound[f] += s / loaded.flavors[f].num_vnuma();
             }
         }

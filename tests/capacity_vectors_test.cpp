@@ -1,6 +1,6 @@
 // Tests of evaluators/capacity_vectors.h: the magic-reciprocal division (both widths) against the
 // hardware division over the whole documented range, and the one-pass capacity vectors against a naive
-// scalar loop (and CapacityModel::node_slots) on random free/demand matrices with 2..6 resources,
+// scalar loop (and CapacityModel::node_b) on random free/demand matrices with 2..6 resources,
 // zero demands and values from 0 to 2^63 - 1.
 #include <gtest/gtest.h>
 
@@ -177,7 +177,7 @@ TEST(CapacityVectors, RejectsInvalidDemand) {
     EXPECT_EQ(none.num_flavors(), 0);
 }
 
-// From a loaded problem with a third resource: the same b as CapacityModel::node_slots (the
+// From a loaded problem with a third resource: the same b as CapacityModel::node_b (the
 // optimizer's per-node path) for every flavor, on the fixture's free amounts and on random ones.
 TEST(CapacityVectors, AgreesWithCapacityModelNodeSlots) {
     std::mt19937_64 rng(6);
@@ -213,7 +213,7 @@ TEST(CapacityVectors, AgreesWithCapacityModelNodeSlots) {
             for (int f = 0; f < F; ++f)
                 for (int i = 0; i < n; ++i) {
                     const Count got = b[static_cast<std::size_t>(f) * n + i];
-                    ASSERT_EQ(got, model.node_slots(f, free.data() + i * R)) << where << " flavor " << f << " node " << i;
+                    ASSERT_EQ(got, model.node_b(f, free.data() + i * R)) << where << " flavor " << f << " node " << i;
                     const auto& nd = p.flavors[f].node_demand;
                     l3_binds += nd[2] > 0 && got < std::min(free[i * R] / nd[0], free[i * R + 1] / nd[1]);
                 }

@@ -47,7 +47,7 @@ Fingerprint fingerprint(const SearchState& s) {
         const int n = p.host_type_of(static_cast<int>(host)).num_nodes();
         for (int i = 0; i < n * R; ++i) mix(s.free_of(static_cast<int>(host))[i]);
         for (int j = 0; j < T; ++j) {
-            for (int i = 0; i < n; ++i) mix(s.slots_of(static_cast<int>(host), j)[i]);
+            for (int i = 0; i < n; ++i) mix(s.b_of(static_cast<int>(host), j)[i]);
             mix(s.capacity(static_cast<int>(host), j));
         }
     }
