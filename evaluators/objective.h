@@ -56,10 +56,40 @@ struct PlacementView {
 };
 
 /**
+ * Per-state aggregates of one objective term (e.g. VMs per host, loads per link): made by the term
+ * from a state's placement, owned by that SearchState (copied with it: clone()), and updated on
+ * every SearchState::move through ObjectiveTerm::on_move — the term's retract/insert.
+ */
+class TermAggregates {
+public:
+    virtual ~TermAggregates() = default;
+    virtual std::unique_ptr<TermAggregates> clone() const = 0;
+};
+
+/** A copyable owner of TermAggregates (copies clone), so SearchState stays a value type. */
+class TermAggregatesBox {
+public:
+    TermAggregatesBox() = default;
+    explicit TermAggregatesBox(std::unique_ptr<TermAggregates> p) : p_(std::move(p)) {}
+    TermAggregatesBox(const TermAggregatesBox& o) : p_(o.p_ ? o.p_->clone() : nullptr) {}
+    TermAggregatesBox& operator=(const TermAggregatesBox& o) {
+        if (this != &o) p_ = o.p_ ? o.p_->clone() : nullptr;
+        return *this;
+    }
+    TermAggregatesBox(TermAggregatesBox&&) noexcept = default;
+    TermAggregatesBox& operator=(TermAggregatesBox&&) noexcept = default;
+    TermAggregates* get() const { return p_.get(); }
+
+private:
+    std::unique_ptr<TermAggregates> p_;
+};
+
+/**
  * An objective term beyond VMCAP capacity, added to the maximised objective. Immutable and shared
- * by all workers (thread-safe for concurrent const calls). Its cached value lives in each
- * SearchState (updated by delta() on every SearchState::move, recomputed by value() under
- * --check), so a term with richer aggregates keeps them behind its own per-state structure.
+ * by all workers (thread-safe for concurrent const calls). Each SearchState keeps the term's
+ * cached value (updated by delta() on every SearchState::move, recomputed by value() under
+ * --check) and, if the term makes them, its aggregates (make_aggregates, on_move; read in delta()
+ * through SearchState::term_aggregates).
  */
 class ObjectiveTerm {
 public:
@@ -85,6 +115,20 @@ public:
     /** The term's value for `placement` of `problem`'s VMs, from scratch (no cached aggregate):
      *  the reference that --check and `vmcap validate` compare with. */
     virtual Score value(const Problem& problem, const PlacementView& placement) const = 0;
+    /** The aggregates this term keeps in each SearchState, built from `state`'s VM placement (its
+     *  cached capacity aggregates may not be ready yet); called when a state is built or its
+     *  placement reset (SearchState::set_placements). Default: none. */
+    virtual std::unique_ptr<TermAggregates> make_aggregates(const SearchState& state) const {
+        (void)state;
+        return nullptr;
+    }
+    /** Retract/insert for one relocation: updates `agg` (made by make_aggregates) when `r` is
+     *  applied to `state`, which is still the state before the move. Default: nothing. */
+    virtual void on_move(TermAggregates& agg, const SearchState& state, const Relocation& r) const {
+        (void)agg;
+        (void)state;
+        (void)r;
+    }
 };
 
 /**

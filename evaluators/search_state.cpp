@@ -96,6 +96,8 @@ void SearchState::placement_arrays(std::vector<int>& host, std::vector<NodeMask>
 
 void SearchState::recompute_terms() {
     if (term_value_.empty()) return;
+    term_agg_.clear();
+    for (const auto& term : model_->terms()) term_agg_.emplace_back(term->make_aggregates(*this));
     std::vector<int> host;
     std::vector<NodeMask> mask;
     placement_arrays(host, mask);
@@ -144,7 +146,11 @@ void SearchState::move(int vm, int host, const Embedding& emb) {
     const Problem& p = problem();
     if (!term_value_.empty()) {  // the further terms' aggregates, retracted and inserted (before the change)
         const Relocation r{vm, vm_[vm].host, host, emb.mask};
-        for (std::size_t t = 0; t < term_value_.size(); ++t) term_value_[t] += model_->terms()[t]->delta(*this, std::span(&r, 1));
+        for (std::size_t t = 0; t < term_value_.size(); ++t) {
+            const ObjectiveTerm& term = *model_->terms()[t];
+            term_value_[t] += term.delta(*this, std::span(&r, 1));
+            if (TermAggregates* agg = term_agg_[t].get()) term.on_move(*agg, *this, r);
+        }
     }
     const Flavor& fl = p.flavors[vm_[vm].flavor];
     const int k = fl.num_vnuma();

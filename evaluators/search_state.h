@@ -75,6 +75,13 @@ public:
         return s;
     }
     Score term_value(int t) const { return term_value_[t]; }
+    /** Aggregates that `term` (one of CapacityModel::terms()) keeps in this state, or nullptr.
+     *  O(terms). */
+    const TermAggregates* term_aggregates(const ObjectiveTerm& term) const {
+        for (std::size_t t = 0; t < term_agg_.size(); ++t)
+            if (model_->terms()[t].get() == &term) return term_agg_[t].get();
+        return nullptr;
+    }
     /** Every VM's host and pNUMA node set, for from-scratch checks (ObjectiveTerm::value,
      *  FeasibilityFilter::violation). O(VMs). */
     void placement_arrays(std::vector<int>& host, std::vector<NodeMask>& mask) const;
@@ -156,6 +163,7 @@ private:
     std::vector<int> listed_;                  ///< set_placements scratch: [vm] -> index in its list, -1 (kept all -1 between calls)
     std::uint64_t clock_ = 0;                  ///< last version handed out
     std::vector<Score> term_value_;            ///< [t]: cached value of CapacityModel::terms()[t]
+    std::vector<TermAggregatesBox> term_agg_;  ///< [t]: that term's aggregates (may hold nullptr)
 };
 
 }  // namespace vmcap

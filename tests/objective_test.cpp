@@ -301,6 +301,126 @@ TEST(CheckMode, WrongTermDeltaCaughtByTheRecomputation) {
     }
 }
 
+/** VMs on each host (the aggregates of SpreadTerm). */
+struct HostCounts final : TermAggregates {
+    std::vector<int> count;
+    std::unique_ptr<TermAggregates> clone() const override { return std::make_unique<HostCounts>(*this); }
+};
+
+/**
+ * A term with per-state aggregates (what a bandwidth term needs): minus W (score units) per VM
+ * beyond `cap` VMs on a host. Its delta reads the VM counts kept in the state, its on_move keeps
+ * them, its value recounts from scratch.
+ */
+class SpreadTerm final : public ObjectiveTerm {
+public:
+    SpreadTerm(Score w, int cap) : w_(w), cap_(cap) {}
+    std::string_view name() const override { return "spread"; }
+    double weight() const override { return static_cast<double>(w_); }
+    bool separable_per_host() const override { return true; }
+    bool monotone_under_insertion() const override { return true; }
+    Score delta(const SearchState& s, std::span<const Relocation> moves) const override {
+        const auto& count = static_cast<const HostCounts*>(s.term_aggregates(*this))->count;
+        int hosts[2 * kMaxRelocations], change[2 * kMaxRelocations], n = 0;  // count changes of the touched hosts
+        auto bump = [&](int h, int by) {
+            for (int i = 0; i < n; ++i)
+                if (hosts[i] == h) return void(change[i] += by);
+            hosts[n] = h;
+            change[n++] = by;
+        };
+        for (const Relocation& r : moves)
+            if (r.from_host != r.to_host) {
+                bump(r.from_host, -1);
+                bump(r.to_host, +1);
+            }
+        Score d = 0;
+        for (int i = 0; i < n; ++i) d += penalty(count[hosts[i]] + change[i]) - penalty(count[hosts[i]]);
+        return d;
+    }
+    /** Each VM that leaves a host lowers its count by one (at most W back); arrivals only cost. */
+    double bound(const SearchState&, std::span<const int> vms) const override {
+        return static_cast<double>(w_) * static_cast<double>(vms.size());
+    }
+    Score value(const Problem& p, const PlacementView& pl) const override {
+        std::vector<int> count(p.hosts.size(), 0);
+        for (int h : pl.host) ++count[h];
+        Score v = 0;
+        for (int c : count) v += penalty(c);
+        return v;
+    }
+    std::unique_ptr<TermAggregates> make_aggregates(const SearchState& s) const override {
+        auto a = std::make_unique<HostCounts>();
+        a->count.assign(s.problem().hosts.size(), 0);
+        for (std::size_t v = 0; v < s.problem().vms.size(); ++v) ++a->count[s.host_of(static_cast<int>(v))];
+        return a;
+    }
+    void on_move(TermAggregates& agg, const SearchState&, const Relocation& r) const override {
+        auto& count = static_cast<HostCounts&>(agg).count;
+        --count[r.from_host];
+        ++count[r.to_host];
+    }
+
+private:
+    Score penalty(int c) const { return -w_ * std::max(0, c - cap_); }
+    Score w_;
+    int cap_;
+};
+
+TEST(TermAggregates, KeptExactThroughMovesCopiesAndTheParallelSearch) {
+    test::RandomCluster rc;
+    rc.hosts = 10;
+    rc.max_migrations = 1000;
+    rc.fill = 0.7;
+    const Problem p = make_random_problem(rc);
+    CapacityModel m(p);
+    int most = 0;
+    for (std::size_t h = 0; h < p.hosts.size(); ++h) {
+        int c = 0;
+        for (const Vm& vm : p.vms) c += vm.host == static_cast<int>(h);
+        most = std::max(most, c);
+    }
+    m.add_term(std::make_unique<SpreadTerm>(kScoreScale / 2, most - 2));  // half a unit per VM above the cap
+    SearchState s(m);
+    ASSERT_LT(s.terms_value(), 0);  // the fullest hosts pay
+    MoveCache cache(s);
+    std::mt19937_64 rng(3);
+    int applied = 0;
+    for (int it = 0; it < 4000 && applied < 300; ++it) {
+        Candidate c;
+        if (rng() % 3 == 0) {
+            c.kind = kind_index("swap");
+            c.get<1>() = SwapMove{static_cast<int>(rng() % p.vms.size()), static_cast<int>(rng() % p.vms.size())};
+        } else {
+            c.get<0>() = MigrateMove{static_cast<int>(rng() % p.vms.size()), static_cast<int>(rng() % p.hosts.size())};
+        }
+        const CandidateDelta d = evaluate(c, s, cache);
+        if (!d.feasible) continue;
+        const double ub = upper_bound(c, s, cache);
+        ASSERT_GE(ub, static_cast<double>(d.delta));
+        const SearchState before_copy = s;  // a copy owns its own aggregates
+        const Score before = s.objective();
+        apply(c, s, d);
+        ++applied;
+        ASSERT_EQ(s.objective() - before, d.delta);
+        ASSERT_EQ(before_copy.objective(), before);
+        std::vector<int> host;
+        std::vector<NodeMask> mask;
+        s.placement_arrays(host, mask);
+        ASSERT_EQ(s.objective(), full_objective(m, s) + m.terms()[0]->value(p, PlacementView{host, mask}));
+        if (applied % 50 == 0) ASSERT_NO_THROW(s.check_consistency());
+    }
+    EXPECT_GT(applied, 100);
+    // Two threads adopting each other's states at synchronisation points, checked every move.
+    SearchParams sp;
+    sp.max_evaluations = 60000;
+    sp.threads = 2;
+    sp.round_evaluations = 5000;
+    sp.check_every = 1;
+    sp.quiet = true;
+    const SearchResult r = anneal(m, sp);
+    EXPECT_GE(r.objective_best, r.objective_before);
+}
+
 /** The worker fields apply_and_check uses. */
 struct CheckWorker {
     explicit CheckWorker(const CapacityModel& m) : state(m) {}
