@@ -42,6 +42,7 @@ SearchState::SearchState(const CapacityModel& model) : model_(&model), R_(model.
     }
     host_version_.assign(H, 0);
     term_value_.assign(model.terms().size(), 0);
+    track_displaced_ = !p.constraints.remap_counts_as_migration;
     rebuild();
 }
 
@@ -78,10 +79,13 @@ void SearchState::rebuild() {
         refresh_host(static_cast<int>(h), (1 << nodes_[h]) - 1);
     }
     migrated_.clear();
-    for (VmSlot& d : vm_) d.migrated_pos = -1;
+    displaced_.clear();
+    for (VmSlot& d : vm_) d.migrated_pos = d.displaced_pos = -1;
     migrated_ram_ = 0;
     for (std::size_t v = 0; v < p.vms.size(); ++v)
         if (differs_from_origin(static_cast<int>(v), vm_[v].host, mask_of(static_cast<int>(v)))) set_migrated(static_cast<int>(v), true);
+    if (track_displaced_)
+        for (std::size_t v = 0; v < p.vms.size(); ++v) update_displaced(static_cast<int>(v));
     recompute_terms();
 }
 
@@ -120,6 +124,25 @@ void SearchState::refresh_host(int host, int nodes_mask) {
         for (unsigned t = touched; t != 0; t &= t - 1) b[std::countr_zero(t)] = nb[std::countr_zero(t)];
         cached += dc;
         total_[j] += dc;
+    }
+}
+
+void SearchState::update_displaced(int vm) {
+    const Vm& orig = problem().vms[vm];
+    // Node sets, not mappings: capacity depends on the set (as in differs_from_origin).
+    const bool now = vm_[vm].host != orig.host || mask_of(vm) != node_mask(orig.pnuma.data(), problem().flavors[orig.flavor].num_vnuma());
+    const bool was = vm_[vm].displaced_pos >= 0;
+    if (now == was) return;
+    if (now) {
+        vm_[vm].displaced_pos = static_cast<int>(displaced_.size());
+        displaced_.push_back(vm);
+    } else {
+        const int pos = vm_[vm].displaced_pos;
+        const int last = displaced_.back();
+        displaced_[pos] = last;
+        vm_[last].displaced_pos = pos;
+        displaced_.pop_back();
+        vm_[vm].displaced_pos = -1;
     }
 }
 
@@ -176,12 +199,14 @@ void SearchState::move(int vm, int host, const Embedding& emb) {
     vm_[vm].host = host;
     for (int i = 0; i < k; ++i) vm_[vm].pnuma[i] = emb.map[i];
     set_migrated(vm, differs_from_origin(vm, host, emb.mask));
+    if (track_displaced_) update_displaced(vm);
 }
 
-std::vector<Placement> SearchState::migrated_placements() const {
+std::vector<Placement> SearchState::displaced_placements() const {
     std::vector<Placement> out;
-    out.reserve(migrated_.size());
-    for (int vm : migrated_) out.push_back(Placement{vm, vm_[vm].host, vm_[vm].pnuma});
+    const std::vector<int>& moved = displaced_vms();
+    out.reserve(moved.size());
+    for (int vm : moved) out.push_back(Placement{vm, vm_[vm].host, vm_[vm].pnuma});
     return out;
 }
 
@@ -193,7 +218,7 @@ void SearchState::set_placements(const std::vector<Placement>& placements) {
     // this is the synchronisation cost of every worker that adopts another's best state.
     if (listed_.size() != p.vms.size()) listed_.assign(p.vms.size(), -1);
     for (std::size_t k = 0; k < placements.size(); ++k) listed_[placements[k].vm] = static_cast<int>(k);
-    std::vector<int> candidates = migrated_;
+    std::vector<int> candidates = displaced_vms();
     for (const Placement& pl : placements) candidates.push_back(pl.vm);
     std::vector<std::pair<int, unsigned>> touched;  // (host, node mask), may repeat hosts
     std::vector<int> changed;
@@ -234,11 +259,16 @@ void SearchState::set_placements(const std::vector<Placement>& placements) {
         for (int x = 0; x < nodes_[h] * R_; ++x)
             if (f[x] < 0) throw std::logic_error("set_placements: the placement overloads a pNUMA node");
     }
-    for (int vm : changed) set_migrated(vm, differs_from_origin(vm, vm_[vm].host, mask_of(vm)));
+    for (int vm : changed) {
+        set_migrated(vm, differs_from_origin(vm, vm_[vm].host, mask_of(vm)));
+        if (track_displaced_) update_displaced(vm);
+    }
     // Migrated VMs in VM order, as a rebuild lists them: the search draws from this list by
     // position, so the order is part of what makes a run reproducible.
     std::sort(migrated_.begin(), migrated_.end());
     for (std::size_t k = 0; k < migrated_.size(); ++k) vm_[migrated_[k]].migrated_pos = static_cast<int>(k);
+    std::sort(displaced_.begin(), displaced_.end());
+    for (std::size_t k = 0; k < displaced_.size(); ++k) vm_[displaced_[k]].displaced_pos = static_cast<int>(k);
     recompute_terms();
 }
 
@@ -282,6 +312,9 @@ void SearchState::check_consistency() const {
               << fresh.term_value_[t];
             fail(s.str());
         }
+    if (displaced_vms().size() != fresh.displaced_vms().size())
+        fail("VMs off their snapshot placement: cached " + std::to_string(displaced_vms().size()) + ", recomputed " +
+             std::to_string(fresh.displaced_vms().size()));
     if (migrations() != fresh.migrations() || migrated_ram_ != fresh.migrated_ram_)
         fail("migration count or migrated RAM: cached " + std::to_string(migrations()) + "/" + std::to_string(migrated_ram_) +
              ", recomputed " + std::to_string(fresh.migrations()) + "/" + std::to_string(fresh.migrated_ram_));

@@ -110,12 +110,18 @@ public:
      */
     std::uint64_t host_version(int host) const { return host_version_[host]; }
 
-    /** Current placement of every migrated VM (O(migrations)); restore with set_placements(). */
-    std::vector<Placement> migrated_placements() const;
+    /** VMs whose (host, pNUMA nodes) differ from the snapshot: the migrated VMs, plus, when remaps
+     *  are free (Constraints::remap_counts_as_migration false), the VMs remapped on their own host,
+     *  which use no budget but are part of the state. In an order that depends on history. */
+    const std::vector<int>& displaced_vms() const { return track_displaced_ ? displaced_ : migrated_; }
+
+    /** Current placement of every displaced VM (O(displaced)): the whole state relative to the
+     *  snapshot; restore with set_placements(). */
+    std::vector<Placement> displaced_placements() const;
 
     /**
      * Puts each listed VM at its listed placement and every other VM at its snapshot placement,
-     * updating only what changes: O(migrated + listed VMs + touched hosts x targets x VMCAP).
+     * updating only what changes: O(displaced + listed VMs + touched hosts x targets x VMCAP).
      * Hosts whose VMs are all unchanged keep their version. Throws std::logic_error if the
      * result overloads a pNUMA node (the state is then unusable).
      */
@@ -133,6 +139,8 @@ private:
     void rebuild();
     void refresh_host(int host, int first_node_mask);
     void set_migrated(int vm, bool migrated);
+    /** Keeps displaced_ in step for `vm` (only when track_displaced_). */
+    void update_displaced(int vm);
     /** Term values from scratch (ObjectiveTerm::value). O(terms x VMs). */
     void recompute_terms();
 
@@ -147,17 +155,20 @@ private:
         std::int32_t flavor = 0;
         std::array<std::uint8_t, kMaxVNuma> pnuma{};  ///< current pNUMA node of each vNUMA node
         std::uint8_t migratable = 1;
+        std::int32_t displaced_pos = -1;  ///< index in displaced_ or -1 (free remaps only)
     };
     static_assert(sizeof(VmSlot) == 32);
     std::vector<VmSlot> vm_;
     std::vector<int> nodes_;  ///< pNUMA node count per host
     std::vector<int> type_;   ///< host type per host
     std::vector<std::size_t> free_off_, b_off_;
-    std::vector<Amount> free_;   ///< [free_off_[h] + node * R + r]
-    std::vector<Count> b_;       ///< [b_off_[h] + j * nodes + node]
-    std::vector<Count> cap_;     ///< [h * T + j]
-    std::vector<Count> total_;   ///< [j]
-    std::vector<int> migrated_;  ///< migrated VMs
+    std::vector<Amount> free_;      ///< [free_off_[h] + node * R + r]
+    std::vector<Count> b_;          ///< [b_off_[h] + j * nodes + node]
+    std::vector<Count> cap_;        ///< [h * T + j]
+    std::vector<Count> total_;      ///< [j]
+    std::vector<int> migrated_;     ///< migrated VMs
+    bool track_displaced_ = false;  ///< remaps are free: displaced_ differs from migrated_
+    std::vector<int> displaced_;    ///< VMs off their snapshot placement (only when track_displaced_)
     Amount migrated_ram_ = 0;
     std::vector<std::uint64_t> host_version_;  ///< [h]; see host_version()
     std::vector<int> listed_;                  ///< set_placements scratch: [vm] -> index in its list, -1 (kept all -1 between calls)

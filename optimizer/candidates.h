@@ -145,7 +145,7 @@ bool apply_and_check(W& wk, const Candidate& c, const CandidateDelta& d, std::in
     const SearchScore sc{s.objective(), s.migrations()};
     if (!(wk.best_score < sc)) return false;
     wk.best_score = sc;
-    wk.best = s.migrated_placements();
+    wk.best = s.displaced_placements();
     return true;
 }
 

@@ -121,7 +121,7 @@ SearchResult greedy(const CapacityModel& model, const SearchParams& params) {
         refresh_vms(from);
         refresh_vms(bh);
     }
-    res.best = s.migrated_placements();
+    res.best = s.displaced_placements();
     res.objective_best = s.objective_value();
     res.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
     if (res.stopped_by == StopReason::NoImprovingMove && s.migrations() >= p.constraints.max_migrations)

@@ -47,6 +47,17 @@ struct OptimizeResult {
 };
 
 /**
+ * With free remaps (Constraints::remap_counts_as_migration false): the state `placements` without
+ * the remaps that do not pay — each VM remapped on its own snapshot host goes back to its snapshot
+ * nodes (in VM order, repeated until nothing changes) when that has room and does not lower the
+ * objective (every term counted, filters consulted). Free remaps are neutral to the budget, so the
+ * annealing's plateau steps accumulate them; an operator should not run thousands of remaps that
+ * change nothing. Without free remaps `placements` is returned unchanged. O(passes x displaced x
+ * targets x VMCAP).
+ */
+std::vector<Placement> drop_neutral_remaps(const CapacityModel& model, const std::vector<Placement>& placements);
+
+/**
  * Runs the pipeline on `model`. Deterministic for the same model, seed, thread count and
  * evaluation budget (unless the time limit stops a phase). Throws std::invalid_argument on bad
  * params, std::logic_error if a --check recomputation differs; worker exceptions reach the caller.

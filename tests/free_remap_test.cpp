@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "instances/snapshot_io.h"
+#include "moves/migrate.h"
 #include "moves/remap.h"
 #include "optimizer/annealing.h"
 #include "optimizer/exact_bb.h"
@@ -143,6 +144,66 @@ TEST(FreeRemapsCli, PlanIsNeverWorseThanGreedyAndValidates) {
     EXPECT_GE(a["objective_after"].get<double>(), g["objective_after"].get<double>());
     r = test::run_vmcap("validate --free-remaps --plan " + sa);
     EXPECT_EQ(r.code, 0) << r.out << r.err;
+}
+
+// The state's snapshot-relative description keeps free remaps: before, displaced_placements()
+// listed only budget-counting VMs, so restoring a state (a worker adopting the best one at a
+// synchronisation point) put remapped VMs back on nodes others had taken ("set_placements: the
+// placement overloads a pNUMA node", exit 1 with 2 threads), and plans never contained remaps.
+TEST(FreeRemaps, DisplacedPlacementsRestoreTheStateExactly) {
+    const Problem p = cluster(false, 1000, 5);
+    const CapacityModel m(p);
+    SearchState s(m);
+    int remaps = 0, migrations = 0;
+    for (int vm = 0; vm < static_cast<int>(p.vms.size()) && remaps < 25; ++vm) {
+        const RemapDelta d = RemapMove{vm}.evaluate(s);
+        if (!d.feasible) continue;
+        RemapMove{vm}.apply(s, d);
+        ++remaps;
+    }
+    for (int vm = 0; vm < static_cast<int>(p.vms.size()) && migrations < 5; vm += 7) {
+        const MigrateDelta d = MigrateMove{vm, (s.host_of(vm) + 1) % static_cast<int>(p.hosts.size())}.evaluate(s);
+        if (!d.feasible) continue;
+        MigrateMove{vm, (s.host_of(vm) + 1) % static_cast<int>(p.hosts.size())}.apply(s, d);
+        ++migrations;
+    }
+    ASSERT_GT(remaps, 10);
+    ASSERT_GT(migrations, 0);
+    ASSERT_GT(s.displaced_vms().size(), static_cast<std::size_t>(s.migrations()));  // remaps are displaced, not migrated
+    SearchState t(m);
+    ASSERT_NO_THROW(t.set_placements(s.displaced_placements()));
+    EXPECT_EQ(t.objective(), s.objective());
+    EXPECT_EQ(t.migrations(), s.migrations());
+    for (int vm = 0; vm < static_cast<int>(p.vms.size()); ++vm) {
+        ASSERT_EQ(t.host_of(vm), s.host_of(vm));
+        ASSERT_EQ(t.mask_of(vm), s.mask_of(vm));
+    }
+    ASSERT_NO_THROW(t.check_consistency());
+    // And back to the snapshot.
+    ASSERT_NO_THROW(t.set_placements({}));
+    EXPECT_EQ(t.objective(), SearchState(m).objective());
+    EXPECT_TRUE(t.displaced_vms().empty());
+}
+
+// The parallel free-remap path of issue 13's reproducer: 2 threads, sa and tabu, seeds 1-3 on the
+// bundled example. Each run exits 0, its plan validates, and it is never below the greedy plan.
+TEST(FreeRemaps, ParallelSearchOnTheBundledExampleWritesValidPlans) {
+    const auto g = test::run_vmcap("plan --quiet --free-remaps --algorithm greedy --out " + (test::tmp_dir() / "g.json").string());
+    ASSERT_EQ(g.code, 0) << g.err;
+    const double greedy = nlohmann::json::parse(read_text_file((test::tmp_dir() / "g.json").string()))["objective_after"].get<double>();
+    for (const char* algorithm : {"sa", "tabu"})
+        for (int seed = 1; seed <= 3; ++seed) {
+            const std::string out = (test::tmp_dir() / ("fr-" + std::string(algorithm) + std::to_string(seed) + ".json")).string();
+            const std::string args = std::string("plan --quiet --free-remaps --threads 2 --max-evaluations 300000 --algorithm ") +
+                                     algorithm + " --seed " + std::to_string(seed) + " --out " + out;
+            SCOPED_TRACE(args);
+            const auto r = test::run_vmcap(args);
+            ASSERT_EQ(r.code, 0) << r.err;
+            const auto v = test::run_vmcap("validate --free-remaps --plan " + out);
+            EXPECT_EQ(v.code, 0) << v.err;
+            const auto doc = nlohmann::json::parse(read_text_file(out));
+            EXPECT_GE(doc["objective_after"].get<double>(), greedy);
+        }
 }
 
 }  // namespace

@@ -41,7 +41,7 @@ Counts run_sequence(const char* topology, std::uint64_t seed, std::int64_t budge
         // Jump back to an earlier state now and then, as workers do at synchronisation points:
         // set_placements keeps the versions of untouched hosts, so cache entries must survive
         // exactly where they are still valid and nowhere else.
-        if (it % 500 == 250) saved = s.migrated_placements();
+        if (it % 500 == 250) saved = s.displaced_placements();
         if (it % 500 == 499) s.set_placements(saved);
         const int a = static_cast<int>(rng() % V), b = static_cast<int>(rng() % V), h = static_cast<int>(rng() % H);
         switch (rng() % 3) {
