@@ -1,6 +1,7 @@
 #pragma once
 // Small helpers shared by the subcommand implementations (not part of the public API).
 #include <cstdio>
+#include <memory>
 #include <iostream>
 #include <sstream>
 #include <string>
@@ -8,6 +9,7 @@
 
 #include <boost/program_options.hpp>
 
+#include "evaluators/capacity_model.h"
 #include "evaluators/vmcap.h"
 #include "instances/problem.h"
 #include "cli/cli.h"
@@ -87,6 +89,10 @@ void add_term_options(boost::program_options::options_description& desc);
 /** Sets problem.objective_terms from the term options given (replacing an earlier entry of the
  *  same name); throws UsageError on a negative or non-finite weight. */
 void read_term_options(const boost::program_options::variables_map& vm, Problem& problem);
+
+/** The CapacityModel of `p`; its construction errors (weights, objective terms, the exact integer
+ *  range of the objective) become an InputError naming `file` (exit 2). */
+std::unique_ptr<CapacityModel> model_for(const Problem& p, const std::string& file);
 
 Problem load_for_search(std::string& cluster, const boost::program_options::variables_map& vm, std::int64_t max_mig, double max_gib);
 

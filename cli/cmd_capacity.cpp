@@ -103,7 +103,8 @@ int cmd_capacity(const Args& args) {
     if (by != "host" && by != "rack" && by != "cluster") throw UsageError("--by must be host, rack or cluster");
     if (cluster.empty()) cluster = default_cluster_path();
     const Problem p = load_snapshot(cluster);
-    const CapacityModel model(p);
+    const auto model_ptr = model_for(p, cluster);
+    const CapacityModel& model = *model_ptr;
     const ClusterCapacity bd = cluster_capacity(model, compute_node_usage(p));
     const int F = bd.F;
     const std::size_t H = p.hosts.size();

@@ -46,8 +46,10 @@ int cmd_exact(const Args& args) {
     if (max_nodes < 0) throw UsageError("--max-nodes must be >= 0");
     if (method != "bb" && method != "milp") throw UsageError("--method must be bb or milp");
     if (out.empty()) throw UsageError("--out must not be empty");
+    check_output_path(out);
     const Problem p = load_for_search(cluster, vm, max_mig, max_gib);
-    const CapacityModel model(p);
+    const auto model_ptr = model_for(p, cluster);
+    const CapacityModel& model = *model_ptr;
     ExactResult ex;
     if (method == "bb") {
         BranchBoundParams bp;

@@ -38,6 +38,7 @@ int cmd_generate(const Args& args) {
     if (o.node_vcpu < 1 || !(node_ram_gib > 0)) throw UsageError("--node-vcpu and --node-ram-gib must be > 0");
     if (!(o.migration_budget >= 0)) throw UsageError("--budget-fraction must be >= 0");
     o.node_ram_mib = static_cast<Amount>(std::llround(node_ram_gib * 1024.0));
+    check_output_path(out);
     const Problem p = generate_cluster(o);
     write_file_atomic(out, format_json_lines(snapshot_to_json(p)));
     std::printf("generated %s: %zu hosts (%s), %zu VMs, budget %lld migrations\n", out.c_str(), p.hosts.size(),

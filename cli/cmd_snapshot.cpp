@@ -207,6 +207,7 @@ int cmd_snapshot(const Args& args) {
         opt.max_migrated_ram_mib = std::llround(g * 1024.0);
     }
     const std::string out = get<std::string>(vm, "out");
+    check_output_path(out);
 
     // ---- read the trace
     const std::filesystem::path data = data_dir_from(vm);

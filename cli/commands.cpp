@@ -1,6 +1,7 @@
 // Subcommands plan and validate (eval and capacity: cmd_capacity.cpp; snapshot: cmd_snapshot.cpp;
 // exact: cmd_exact.cpp).
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -40,13 +41,24 @@ Problem load_for_search(std::string& cluster, const po::variables_map& vm, std::
     if (cluster.empty()) cluster = default_cluster_path();
     Problem p = load_snapshot(cluster);
     if (vm.count("max-migrations")) p.constraints.max_migrations = max_mig;
-    if (vm.count("max-migrated-gib")) p.constraints.max_migrated_ram_mib = static_cast<Amount>(std::floor(max_gib * 1024.0 + 1e-9));
+    if (vm.count("max-migrated-gib")) {
+        if (!std::isfinite(max_gib)) throw UsageError("--max-migrated-gib must be a finite number >= 0");
+        p.constraints.max_migrated_ram_mib = gib_to_mib_budget(max_gib);
+    }
     if (vm.count("free-remaps")) p.constraints.remap_counts_as_migration = false;
     read_term_options(vm, p);
     bool any_target = false;
     for (const Flavor& f : p.flavors) any_target = any_target || f.is_target();
     if (!any_target) throw InputError(cluster + ": flavors: no flavor has weight > 0, so there is nothing to maximise");
     return p;
+}
+
+std::unique_ptr<CapacityModel> model_for(const Problem& p, const std::string& file) {
+    try {
+        return std::make_unique<CapacityModel>(p);
+    } catch (const std::invalid_argument& e) {
+        throw InputError(file + ": " + e.what());
+    }
 }
 
 void add_term_options(po::options_description& desc) {
@@ -104,6 +116,7 @@ int cmd_plan(const Args& args) {
     std::string start, mix;
     int threads = 1, tenure = 25, candidates = 256;
     std::uint64_t seed = 1;
+    std::string seed_text;
     // clang-format off
     desc.add_options()("help,h", "show this help")
         ("cluster", po::value(&cluster), "cluster snapshot JSON (default: the bundled example)")
@@ -125,7 +138,7 @@ int cmd_plan(const Args& args) {
         ("reheat", po::value(&reheat)->default_value(3.0), "annealing reheat: temperature factor after a stall of 10% of the run without a new best (1: off)")
         ("move-mix", po::value(&mix), "share of proposals per compound move, e.g. swap=0.15,exchange=0.2,ejection=0.1,remap=0 "
                                       "(kinds not named keep their default; the rest are migrate moves)")
-        ("seed", po::value(&seed)->default_value(1), "random seed")
+        ("seed", po::value(&seed_text)->default_value("1"), "random seed (unsigned 64-bit integer)")
         ("check", po::value(&check)->default_value(0), "recompute the objective from scratch every N accepted moves and fail on any difference")
         ("quiet,q", "no progress on stderr");
     // clang-format on
@@ -136,17 +149,24 @@ int cmd_plan(const Args& args) {
               "                  [--time-limit S] [--threads T] [--seed K]\n"
               "Maximises sum_f weight_f x capacity_f by simulated annealing over live migrations within the budget."))
         return 0;
+    {  // parsed by hand: program_options would wrap "-1" into a huge unsigned seed
+        auto [end, ec] = std::from_chars(seed_text.data(), seed_text.data() + seed_text.size(), seed);
+        if (ec != std::errc() || end != seed_text.data() + seed_text.size())
+            throw UsageError("--seed: expected an unsigned 64-bit integer, got '" + seed_text + "'");
+    }
     if (threads < 1 || threads > 1024) throw UsageError("--threads must be in 1..1024");
     if (!(time_limit > 0)) throw UsageError("--time-limit must be > 0");
     if (max_evals < 0 || check < 0) throw UsageError("--max-evaluations and --check must be >= 0");
     if (out.empty()) throw UsageError("--out must not be empty");
+    check_output_path(out);  // before any work: an unwritable --out must not waste a night's search
     if (algorithm != "sa" && algorithm != "tabu" && algorithm != "greedy") throw UsageError("--algorithm must be sa, tabu or greedy");
     if (tenure < 0 || candidates < 1) throw UsageError("--tabu-tenure must be >= 0 and --tabu-candidates >= 1");
     if (start != "greedy" && start != "snapshot") throw UsageError("--sa-start must be greedy or snapshot");
     if (t0 < 0) throw UsageError("--initial-temperature must be >= 0");
     if (!(reheat >= 1.0 && reheat <= 1e6)) throw UsageError("--reheat must be in [1, 1e6]");
     const Problem p = load_for_search(cluster, vm, max_mig, max_gib);
-    const CapacityModel model(p);
+    const auto model_ptr = model_for(p, cluster);
+    const CapacityModel& model = *model_ptr;
 
     SearchParams sp;
     sp.max_evaluations = max_evals;
@@ -262,7 +282,7 @@ int cmd_validate(const Args& args) {
     nlohmann::json doc;
     try {
         doc = nlohmann::json::parse(read_text_file(plan_file));
-    } catch (const nlohmann::json::parse_error& e) {
+    } catch (const nlohmann::json::exception& e) {  // syntax, or a number beyond double range
         throw InputError(plan_file + ": invalid JSON");
     }
     // The objective the plan was made for: its objective_terms, unless the command line says otherwise.
@@ -279,8 +299,15 @@ int cmd_validate(const Args& args) {
         }
     }
     read_term_options(vm, p);
-    const CapacityModel model(p);
-    const PlanCheck r = validate_plan(model, doc, plan_file);
+    const auto model_ptr = model_for(p, cluster);
+    const CapacityModel& model = *model_ptr;
+    PlanCheck r;
+    try {
+        r = validate_plan(model, doc, plan_file);
+    } catch (const nlohmann::json::exception& e) {  // a value of an unexpected type the checks did not name
+        std::string what = e.what();
+        throw InputError(plan_file + ": " + what.substr(what.find(']') + 2));
+    }
     if (!r.ok) {
         std::fprintf(stderr, "vmcap validate: %s: %s\n", plan_file.c_str(), r.error.c_str());
         return 3;

@@ -23,6 +23,23 @@ constexpr const char* kUsage =
     "  generate   write a random fragmented cluster snapshot\n"
     "  exact      solve a small snapshot to proven optimality (MILP, CBC)\n";
 
+/** The message as one printable line: control characters (a newline or a terminal escape inside
+ *  an id from the input) shown as \xNN, so an error is always exactly one line. */
+std::string one_line(const char* what) {
+    std::string out;
+    for (const char* c = what; *c; ++c) {
+        const auto u = static_cast<unsigned char>(*c);
+        if (u < 0x20 || u == 0x7f) {
+            char buf[8];
+            std::snprintf(buf, sizeof buf, "\\x%02x", u);
+            out += buf;
+        } else {
+            out += *c;
+        }
+    }
+    return out;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -48,16 +65,16 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "vmcap: unknown command '%s'\n%s", cmd.c_str(), kUsage);
         return 2;
     } catch (const vmcap::InputError& e) {
-        std::fprintf(stderr, "vmcap %s: %s\n", cmd.c_str(), e.what());
+        std::fprintf(stderr, "vmcap %s: %s\n", cmd.c_str(), one_line(e.what()).c_str());
         return 2;
     } catch (const UsageError& e) {
-        std::fprintf(stderr, "vmcap %s: %s (see vmcap %s --help)\n", cmd.c_str(), e.what(), cmd.c_str());
+        std::fprintf(stderr, "vmcap %s: %s (see vmcap %s --help)\n", cmd.c_str(), one_line(e.what()).c_str(), cmd.c_str());
         return 2;
     } catch (const boost::program_options::error& e) {
-        std::fprintf(stderr, "vmcap %s: %s (see vmcap %s --help)\n", cmd.c_str(), e.what(), cmd.c_str());
+        std::fprintf(stderr, "vmcap %s: %s (see vmcap %s --help)\n", cmd.c_str(), one_line(e.what()).c_str(), cmd.c_str());
         return 2;
     } catch (const std::exception& e) {
-        std::fprintf(stderr, "vmcap %s: internal error: %s\n", cmd.c_str(), e.what());
+        std::fprintf(stderr, "vmcap %s: internal error: %s\n", cmd.c_str(), one_line(e.what()).c_str());
         return 1;
     }
 }

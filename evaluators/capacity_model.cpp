@@ -1,5 +1,7 @@
 #include "evaluators/capacity_model.h"
 
+#include <algorithm>
+#include <limits>
 #include <stdexcept>
 
 namespace vmcap {
@@ -31,6 +33,27 @@ CapacityModel::CapacityModel(const Problem& problem) : problem_(problem), R_(pro
     evaluators_.reserve(problem.host_types.size() * problem.flavors.size());
     for (const HostType& ht : problem.host_types)
         for (const Flavor& fl : problem.flavors) evaluators_.emplace_back(ht.topology, fl.vnuma);
+    // The objective must stay an exact int64 (evaluators/score.h): bound every target's cluster
+    // capacity by the sum over hosts of floor(node capacity / node demand) over its nodes (>= any
+    // VMCAP), and the weighted sum of those bounds by 2^61.
+    Wide most = 0;
+    for (int j = 0; j < num_targets(); ++j) {
+        const Flavor& fl = problem.flavors[targets_[j]];
+        Wide cap = 0;
+        for (const Host& h : problem.hosts) {
+            const HostType& ht = problem.host_types[h.type];
+            for (int i = 0; i < ht.num_nodes(); ++i) {
+                Amount b = std::numeric_limits<Amount>::max();
+                for (int r = 0; r < R_; ++r)
+                    if (fl.node_demand[r] > 0) b = std::min(b, ht.node_capacity[i * R_ + r] / fl.node_demand[r]);
+                cap += b;
+            }
+        }
+        most += cap * weight_units_[j];
+        if (most >= (static_cast<Wide>(1) << 61))
+            throw std::invalid_argument(
+                "weights x capacities exceed the objective's exact integer range (2^61 score units; lower the weights or the capacities)");
+    }
     for (auto& t : make_terms(problem)) add_term(std::move(t));
 }
 

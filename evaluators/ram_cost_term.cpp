@@ -7,8 +7,12 @@
 
 namespace vmcap {
 
-RamCostTerm::RamCostTerm(const Problem&, double weight_per_gib) : w_(weight_per_gib), w_milli_(weight_milli(weight_per_gib)) {
+RamCostTerm::RamCostTerm(const Problem& problem, double weight_per_gib) : w_(weight_per_gib), w_milli_(weight_milli(weight_per_gib)) {
     if (w_milli_ < 0) throw std::invalid_argument("ram-cost must be a number in [0, 100000] with at most 3 decimals");
+    Wide most = 0;  // every VM migrated: the term's largest magnitude must stay an exact int64
+    for (const Vm& vm : problem.vms) most += static_cast<Wide>(problem.flavors[vm.flavor].demand[kRamMib]) * w_milli_;
+    if (most >= (static_cast<Wide>(1) << 61))
+        throw std::invalid_argument("ram-cost x migrated RAM exceeds the objective's exact integer range");
 }
 
 namespace {

@@ -18,6 +18,9 @@ namespace vmcap {
 /** The objective and its deltas, in score units (1 / kScoreScale of an objective unit). */
 using Score = std::int64_t;
 
+/** 128-bit integer for range checks of score sums (GCC/Clang extension). */
+__extension__ typedef __int128 Wide;
+
 /** Score units per objective unit: thousandths of a weight, times MiB per GiB. */
 inline constexpr Score kScoreScale = kWeightScale * 1024;
 

@@ -49,6 +49,10 @@ struct HostType {
     int num_nodes() const { return topology.size(); }
 };
 
+/** Largest accepted resource amount (capacity or demand, in its unit: vCPU, MiB, ...), 2^40:
+ *  keeps every sum of amounts and capacity counts far from int64 overflow. */
+inline constexpr std::int64_t kMaxAmount = std::int64_t{1} << 40;
+
 /** Weights (flavor weights, objective-term weights) are fixed-point with this many units per 1:
  *  at most three decimals, so the objective is an exact integer (evaluators/score.h). */
 inline constexpr std::int64_t kWeightScale = 1000;

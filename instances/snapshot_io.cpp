@@ -1,6 +1,7 @@
 #include "instances/snapshot_io.h"
 
 #include <cmath>
+#include <limits>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -16,6 +17,13 @@ namespace vmcap {
 
 using nlohmann::json;
 
+Amount gib_to_mib_budget(double gib) {
+    // Beyond 2^52 MiB (4 EiB) nothing is limited: saturate instead of overflowing the cast.
+    const double mib = std::floor(gib * 1024.0 + 1e-9);
+    if (!(mib < 4503599627370496.0)) return std::numeric_limits<Amount>::max();
+    return static_cast<Amount>(mib);
+}
+
 std::string read_text_file(const std::string& path) {
     std::ifstream in(path, std::ios::binary);
     if (!in) throw InputError(path + ": cannot open file for reading");
@@ -25,9 +33,41 @@ std::string read_text_file(const std::string& path) {
     return ss.str();
 }
 
+namespace {
+
+/** Where the bytes for `path` go: the file itself, or, for a symlink, the file it points to (the
+ *  link is kept). Throws InputError if that exists and is not a regular file. */
+std::filesystem::path output_target(const std::string& path) {
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    fs::path target(path);
+    if (fs::is_symlink(fs::symlink_status(target, ec))) {
+        const fs::path resolved = fs::weakly_canonical(target, ec);
+        if (ec) throw InputError(path + ": cannot resolve the symbolic link");
+        target = resolved;
+    }
+    const fs::file_status st = fs::status(target, ec);
+    if (fs::exists(st) && !fs::is_regular_file(st)) throw InputError(path + ": exists and is not a regular file; not replaced");
+    return target;
+}
+
+}  // namespace
+
+void check_output_path(const std::string& path) {
+    namespace fs = std::filesystem;
+    if (path.empty()) throw InputError("output path is empty");
+    const fs::path target = output_target(path);
+    fs::path dir = target.parent_path();
+    if (dir.empty()) dir = ".";
+    std::error_code ec;
+    if (!fs::is_directory(dir, ec)) throw InputError(path + ": directory " + dir.string() + " does not exist");
+    if (::access(dir.c_str(), W_OK | X_OK) != 0) throw InputError(path + ": directory " + dir.string() + " is not writable");
+    if (fs::exists(target, ec) && ::access(target.c_str(), W_OK) != 0) throw InputError(path + ": file is not writable");
+}
+
 void write_file_atomic(const std::string& path, const std::string& content) {
     namespace fs = std::filesystem;
-    const fs::path target(path);
+    const fs::path target = output_target(path);
     fs::path dir = target.parent_path();
     if (dir.empty()) dir = ".";
     std::string name = ".";  // built by appending: "." + string trips a GCC 12 -Wrestrict false positive
@@ -35,7 +75,17 @@ void write_file_atomic(const std::string& path, const std::string& content) {
     name += ".tmpXXXXXX";
     std::string tmpl = (dir / name).string();
     int fd = mkstemp(tmpl.data());
-    if (fd < 0) throw std::runtime_error(path + ": cannot create a temporary file in " + dir.string());
+    if (fd < 0) throw InputError(path + ": cannot create a temporary file in " + dir.string());
+    // An existing file keeps its permissions; a new one gets the usual 0666 less the umask.
+    struct stat old {};
+    mode_t mode;
+    if (::stat(target.c_str(), &old) == 0) {
+        mode = old.st_mode & 07777;
+    } else {
+        const mode_t mask = ::umask(0);
+        ::umask(mask);
+        mode = 0666 & ~mask;
+    }
     std::size_t off = 0;
     while (off < content.size()) {
         ssize_t w = ::write(fd, content.data() + off, content.size() - off);
@@ -46,12 +96,11 @@ void write_file_atomic(const std::string& path, const std::string& content) {
         }
         off += static_cast<std::size_t>(w);
     }
-    if (::fsync(fd) != 0 || ::close(fd) != 0) {
+    if (::fchmod(fd, mode) != 0 || ::fsync(fd) != 0 || ::close(fd) != 0) {
         ::unlink(tmpl.c_str());
         throw std::runtime_error(path + ": write failed");
     }
-    ::chmod(tmpl.c_str(), 0644);
-    if (std::rename(tmpl.c_str(), path.c_str()) != 0) {
+    if (std::rename(tmpl.c_str(), target.c_str()) != 0) {
         ::unlink(tmpl.c_str());
         throw std::runtime_error(path + ": cannot rename temporary file into place");
     }
@@ -88,10 +137,14 @@ std::string get_string(const Ctx& c, const json& v, const std::string& path) {
     return s;
 }
 
-std::int64_t get_int(const Ctx& c, const json& v, const std::string& path, std::int64_t lo = 0) {
+std::int64_t get_int(const Ctx& c, const json& v, const std::string& path, std::int64_t lo = 0,
+                     std::int64_t hi = std::numeric_limits<std::int64_t>::max()) {
     if (!v.is_number_integer()) c.fail(path, "expected an integer");
+    // An unsigned value above int64 (or a huge one) must not wrap when read.
+    if (v.is_number_unsigned() && v.get<std::uint64_t>() > static_cast<std::uint64_t>(hi)) c.fail(path, "must be <= " + std::to_string(hi));
     std::int64_t x = v.get<std::int64_t>();
     if (x < lo) c.fail(path, "must be >= " + std::to_string(lo));
+    if (x > hi) c.fail(path, "must be <= " + std::to_string(hi));
     return x;
 }
 
@@ -122,13 +175,14 @@ Topology parse_topology_value(const Ctx& c, const json& v, const std::string& pa
     }
     if (!v.is_object()) c.fail(path, "expected a topology name or {\"nodes\": n, \"edges\": [[a,b],...]}");
     only_keys(c, v, path, {"nodes", "edges"});
-    const int n = static_cast<int>(get_int(c, need(c, v, path, "nodes"), join(path, "nodes"), 1));
+    const int n = static_cast<int>(get_int(c, need(c, v, path, "nodes"), join(path, "nodes"), 1, kMaxPNuma));
     std::vector<std::pair<int, int>> edges;
     const json& e = get_array(c, v, path, "edges");
     for (std::size_t i = 0; i < e.size(); ++i) {
         const std::string ep = join(path, "edges") + "[" + std::to_string(i) + "]";
         if (!e[i].is_array() || e[i].size() != 2) c.fail(ep, "expected a pair [a, b] of 1-based node numbers");
-        edges.emplace_back(static_cast<int>(get_int(c, e[i][0], ep + "[0]", 1)), static_cast<int>(get_int(c, e[i][1], ep + "[1]", 1)));
+        edges.emplace_back(static_cast<int>(get_int(c, e[i][0], ep + "[0]", 1, n)),
+                           static_cast<int>(get_int(c, e[i][1], ep + "[1]", 1, n)));
     }
     try {
         return topology_from_edges(n, edges);
@@ -157,7 +211,7 @@ std::vector<Amount> parse_amounts(const Ctx& c, const json& obj, const std::stri
             if (all_required || r < 2) c.fail(path, "missing required key \"" + resources[r] + "\"");
             continue;
         }
-        out[r] = get_int(c, *it, join(path, resources[r]), 0);
+        out[r] = get_int(c, *it, join(path, resources[r]), 0, kMaxAmount);
     }
     return out;
 }
@@ -220,6 +274,7 @@ Problem parse_snapshot(const json& doc, const std::string& file) {
     }
 
     const json& hs = get_array(c, doc, "", "hosts");
+    if (hs.empty()) c.fail("hosts", "is empty: a snapshot needs at least one host");
     p.hosts.reserve(hs.size());
     for (std::size_t h = 0; h < hs.size(); ++h) {
         const std::string path = "hosts[" + std::to_string(h) + "]";
@@ -238,6 +293,7 @@ Problem parse_snapshot(const json& doc, const std::string& file) {
     }
 
     const json& fs = get_array(c, doc, "", "flavors");
+    if (fs.empty()) c.fail("flavors", "is empty: a snapshot needs at least one flavor");
     for (std::size_t f = 0; f < fs.size(); ++f) {
         const std::string path = "flavors[" + std::to_string(f) + "]";
         const json& o = fs[f];
@@ -246,6 +302,10 @@ Problem parse_snapshot(const json& doc, const std::string& file) {
         fl.name = get_string(c, need(c, o, path, "name"), join(path, "name"));
         fl.demand = parse_amounts(c, o, path, p.resources, false);
         fl.vnuma = o.contains("vnuma") ? parse_topology_value(c, o["vnuma"], join(path, "vnuma")) : parse_topology("K1");
+        // Checked here, before any VM's pNUMA array (kMaxVNuma entries) is filled from it.
+        if (fl.num_vnuma() > kMaxVNuma)
+            c.fail(join(path, "vnuma"),
+                   "has " + std::to_string(fl.num_vnuma()) + " nodes; at most " + std::to_string(kMaxVNuma) + " are supported");
         fl.weight = o.contains("weight") ? get_number(c, o["weight"], join(path, "weight")) : 0.0;
         if (!flavor_index.emplace(fl.name, static_cast<int>(f)).second) c.fail(join(path, "name"), "duplicate flavor \"" + fl.name + "\"");
         p.flavors.push_back(std::move(fl));
@@ -301,8 +361,8 @@ Problem parse_snapshot(const json& doc, const std::string& file) {
         if (it->contains("max_migrations"))
             p.constraints.max_migrations = get_int(c, (*it)["max_migrations"], "constraints.max_migrations", 0);
         if (it->contains("max_migrated_ram_gib"))
-            p.constraints.max_migrated_ram_mib = static_cast<Amount>(
-                std::floor(get_number(c, (*it)["max_migrated_ram_gib"], "constraints.max_migrated_ram_gib") * 1024.0 + 1e-9));
+            p.constraints.max_migrated_ram_mib =
+                gib_to_mib_budget(get_number(c, (*it)["max_migrated_ram_gib"], "constraints.max_migrated_ram_gib"));
     }
     finalize_problem(p, file);
     return p;
@@ -313,11 +373,16 @@ Problem load_snapshot(const std::string& path) {
     json doc;
     try {
         doc = json::parse(text);
-    } catch (const json::parse_error& e) {
+    } catch (const json::exception& e) {  // syntax, and numbers beyond double range (out_of_range)
         std::string what = e.what();
         throw InputError(path + ": invalid JSON (" + what.substr(what.find(']') + 2) + ")");
     }
-    return parse_snapshot(doc, path);
+    try {
+        return parse_snapshot(doc, path);
+    } catch (const json::exception& e) {  // a type the checks above did not expect: still bad input
+        std::string what = e.what();
+        throw InputError(path + ": " + what.substr(what.find(']') + 2));
+    }
 }
 
 nlohmann::ordered_json snapshot_to_json(const Problem& p) {

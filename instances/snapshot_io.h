@@ -38,10 +38,24 @@ std::string format_json_lines(const nlohmann::ordered_json& doc);
 /** Reads a whole file; throws InputError naming the path if it cannot be read. */
 std::string read_text_file(const std::string& path);
 
+/** A RAM budget in GiB (>= 0, finite) as whole MiB, rounded down; budgets beyond 2^52 MiB mean
+ *  "unlimited" (std::numeric_limits<Amount>::max()) instead of overflowing. */
+Amount gib_to_mib_budget(double gib);
+
 /**
  * Writes `content` to `path` atomically: a temporary file in the same directory, flushed, then
- * renamed over `path`. On failure nothing is left at `path` and std::runtime_error is thrown.
+ * renamed over `path`. A symbolic link at `path` is followed (the file it points to is replaced,
+ * the link kept); an existing file keeps its permissions, a new one gets 0666 less the umask.
+ * Throws InputError if the target is not a regular file or no temporary file can be made there,
+ * std::runtime_error if writing fails; either way nothing is left at `path`.
  */
 void write_file_atomic(const std::string& path, const std::string& content);
+
+/**
+ * Checks, before any work, that write_file_atomic(path, ...) can succeed: the directory exists and
+ * is writable, and the target (through a symbolic link, which is kept) is absent or a writable
+ * regular file. Throws InputError naming the path otherwise (exit 2, nothing written).
+ */
+void check_output_path(const std::string& path);
 
 }  // namespace vmcap

@@ -57,6 +57,16 @@ std::string filter_violation(const CapacityModel& m, const std::vector<int>& hos
     return "";
 }
 
+/** A plan value as an error message may quote it: scalars (strings shortened), never a nested
+ *  array or object (dumping one is recursive and unbounded in size). */
+std::string describe(const nlohmann::json& v) {
+    if (v.is_array()) return "an array";
+    if (v.is_object()) return "an object";
+    std::string s = v.dump();
+    if (s.size() > 60) s = s.substr(0, 57) + "...";
+    return s;
+}
+
 bool close(double a, double b) {
     return std::fabs(a - b) <= 1e-6 * std::max(1.0, std::fabs(b));
 }
@@ -67,7 +77,8 @@ PlanCheck validate_plan(const CapacityModel& model, const nlohmann::json& plan, 
     const Problem& p = model.problem();
     const int R = p.num_resources();
     auto bad = [&](const std::string& path, const std::string& what) -> InputError { return InputError(file + ": " + path + ": " + what); };
-    if (!plan.is_object() || plan.value("format", "") != "vmcap-plan/1") throw bad("format", "expected \"vmcap-plan/1\"");
+    if (!plan.is_object() || !plan.contains("format") || !plan["format"].is_string() || plan["format"].get<std::string>() != "vmcap-plan/1")
+        throw bad("format", "expected \"vmcap-plan/1\"");
     if (!plan.contains("steps") || !plan["steps"].is_array()) throw bad("steps", "missing array of steps");
 
     std::unordered_map<std::string, int> vm_index, host_index;
@@ -95,9 +106,11 @@ PlanCheck validate_plan(const CapacityModel& model, const nlohmann::json& plan, 
         if (!a.is_array() || static_cast<int>(a.size()) != k) throw bad(path, "expected " + std::to_string(k) + " pNUMA node numbers");
         std::vector<int> out_nodes;
         for (std::size_t i = 0; i < a.size(); ++i) {
-            if (!a[i].is_number_integer() || a[i].get<int>() < 1 || a[i].get<int>() > nodes)
+            // Read as 64-bit (and unsigned values bounded first): a node number must never be truncated into range.
+            if (!a[i].is_number_integer() || (a[i].is_number_unsigned() && a[i].get<std::uint64_t>() > static_cast<std::uint64_t>(nodes)) ||
+                a[i].get<std::int64_t>() < 1 || a[i].get<std::int64_t>() > nodes)
                 throw bad(path + "[" + std::to_string(i) + "]", "expected a pNUMA node number 1.." + std::to_string(nodes));
-            out_nodes.push_back(a[i].get<int>() - 1);
+            out_nodes.push_back(static_cast<int>(a[i].get<std::int64_t>()) - 1);
         }
         return out_nodes;
     };
@@ -111,11 +124,12 @@ PlanCheck validate_plan(const CapacityModel& model, const nlohmann::json& plan, 
         if (!st.is_object()) throw bad(path, "expected an object");
         for (const char* key : {"vm", "from_host", "to_host", "from_pnuma", "to_pnuma"})
             if (!st.contains(key)) throw bad(path, std::string("missing key \"") + key + "\"");
-        if (!st["vm"].is_string() || !vm_index.count(st["vm"].get<std::string>())) throw bad(path + ".vm", "unknown VM " + st["vm"].dump());
+        if (!st["vm"].is_string() || !vm_index.count(st["vm"].get<std::string>()))
+            throw bad(path + ".vm", "unknown VM " + describe(st["vm"]));
         const int v = vm_index.at(st["vm"].get<std::string>());
         for (const char* key : {"from_host", "to_host"})
             if (!st[key].is_string() || !host_index.count(st[key].get<std::string>()))
-                throw bad(path + "." + key, "unknown host " + st[key].dump());
+                throw bad(path + "." + key, "unknown host " + describe(st[key]));
         const int from = host_index.at(st["from_host"].get<std::string>());
         const int to = host_index.at(st["to_host"].get<std::string>());
         const Flavor& fl = p.flavors[p.vms[v].flavor];
@@ -169,7 +183,7 @@ PlanCheck validate_plan(const CapacityModel& model, const nlohmann::json& plan, 
             auto it = obj.find(p.flavors[f].name);
             if (it == obj.end()) continue;
             if (!it->is_number_integer() || it->get<Count>() != expect[f])
-                return std::string(key) + "." + p.flavors[f].name + " is " + it->dump() + ", recomputed " + std::to_string(expect[f]);
+                return std::string(key) + "." + p.flavors[f].name + " is " + describe(*it) + ", recomputed " + std::to_string(expect[f]);
         }
         return "";
     };
@@ -177,7 +191,7 @@ PlanCheck validate_plan(const CapacityModel& model, const nlohmann::json& plan, 
     if (mismatch.empty()) mismatch = check_caps("capacity_after", out.capacity_after);
     for (auto [key, value] : {std::pair{"objective_before", out.objective_before}, std::pair{"objective_after", out.objective_after}})
         if (mismatch.empty() && plan.contains(key) && (!plan[key].is_number() || !close(plan[key].get<double>(), value)))
-            mismatch = std::string(key) + " is " + plan[key].dump() + ", recomputed " + std::to_string(value);
+            mismatch = std::string(key) + " is " + describe(plan[key]) + ", recomputed " + std::to_string(value);
     if (!mismatch.empty()) {
         out.ok = false;
         out.error = "after all steps: " + mismatch;

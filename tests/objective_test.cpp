@@ -407,7 +407,9 @@ TEST(TermAggregates, KeptExactThroughMovesCopiesAndTheParallelSearch) {
         std::vector<NodeMask> mask;
         s.placement_arrays(host, mask);
         ASSERT_EQ(s.objective(), full_objective(m, s) + m.terms()[0]->value(p, PlacementView{host, mask}));
-        if (applied % 50 == 0) ASSERT_NO_THROW(s.check_consistency());
+        if (applied % 50 == 0) {
+            ASSERT_NO_THROW(s.check_consistency());
+        }
     }
     EXPECT_GT(applied, 100);
     // Two threads adopting each other's states at synchronisation points, checked every move.
