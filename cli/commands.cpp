@@ -268,7 +268,9 @@ int cmd_validate(const Args& args) {
     desc.add_options()("help,h", "show this help")
         ("cluster", po::value(&cluster), "cluster snapshot JSON the plan was made for (default: the bundled example)")
         ("plan", po::value(&plan_file)->required(), "migration plan JSON")
-        ("free-remaps", "remaps (same host, other nodes) use no budget, as with vmcap plan --free-remaps");
+        ("free-remaps", "remaps (same host, other nodes) use no budget, as with vmcap plan --free-remaps")
+        ("max-migrations", po::value<std::int64_t>(), "check against this migration budget (default: the plan's recorded budget, else the snapshot's)")
+        ("max-migrated-gib", po::value<double>(), "check against this RAM budget in GiB (default: the plan's recorded budget, else the snapshot's)");
     // clang-format on
     add_term_options(desc);
     po::variables_map vm;
@@ -299,11 +301,21 @@ int cmd_validate(const Args& args) {
         }
     }
     read_term_options(vm, p);
+    const bool cli_budget = vm.count("max-migrations") || vm.count("max-migrated-gib");
+    if (vm.count("max-migrations")) {
+        if (vm["max-migrations"].as<std::int64_t>() < 0) throw UsageError("--max-migrations must be >= 0");
+        p.constraints.max_migrations = vm["max-migrations"].as<std::int64_t>();
+    }
+    if (vm.count("max-migrated-gib")) {
+        const double g = vm["max-migrated-gib"].as<double>();
+        if (!(g >= 0) || !std::isfinite(g)) throw UsageError("--max-migrated-gib must be a finite number >= 0");
+        p.constraints.max_migrated_ram_mib = gib_to_mib_budget(g);
+    }
     const auto model_ptr = model_for(p, cluster);
     const CapacityModel& model = *model_ptr;
     PlanCheck r;
     try {
-        r = validate_plan(model, doc, plan_file);
+        r = validate_plan(model, doc, plan_file, !cli_budget);
     } catch (const nlohmann::json::exception& e) {  // a value of an unexpected type the checks did not name
         std::string what = e.what();
         throw InputError(plan_file + ": " + what.substr(what.find(']') + 2));

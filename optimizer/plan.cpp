@@ -155,6 +155,13 @@ Plan build_plan(const CapacityModel& model, const std::vector<Placement>& target
         }
     plan.steps.resize(best_len);
     plan.objective_after = best_obj;
+    // "temporary" means the VM moves again later in the plan: a detour whose follow-up was dropped
+    // (no order within the budget) or cut with the tail is the VM's last step, so it is not one.
+    {
+        std::unordered_map<int, std::size_t> last;
+        for (std::size_t i = 0; i < plan.steps.size(); ++i) last[plan.steps[i].vm] = i;
+        for (std::size_t i = 0; i < plan.steps.size(); ++i) plan.steps[i].temporary = last[plan.steps[i].vm] != i;
+    }
 
     // Capacity after, recomputed from the usage the kept steps leave.
     Problem after_usage_view = p;  // cheap enough once per plan; keeps compute_node_usage the single definition

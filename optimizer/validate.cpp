@@ -1,6 +1,9 @@
 #include "optimizer/validate.h"
 
+#include "instances/snapshot_io.h"
+
 #include <cmath>
+#include <limits>
 #include <unordered_map>
 
 namespace vmcap {
@@ -73,7 +76,7 @@ bool close(double a, double b) {
 
 }  // namespace
 
-PlanCheck validate_plan(const CapacityModel& model, const nlohmann::json& plan, const std::string& file) {
+PlanCheck validate_plan(const CapacityModel& model, const nlohmann::json& plan, const std::string& file, bool use_plan_budget) {
     const Problem& p = model.problem();
     const int R = p.num_resources();
     auto bad = [&](const std::string& path, const std::string& what) -> InputError { return InputError(file + ": " + path + ": " + what); };
@@ -102,6 +105,45 @@ PlanCheck validate_plan(const CapacityModel& model, const nlohmann::json& plan, 
     const auto before = capacities(model, used);
     out.objective_before = to_objective(weighted(p, before) + terms_value(model, host, map));
 
+    // The budget the plan claims it was made for (vmcap plan's overrides included), unless the
+    // caller fixes it; else the snapshot's.
+    Constraints budget = p.constraints;
+    if (use_plan_budget && plan.contains("budget")) {
+        const auto& b = plan["budget"];
+        if (!b.is_object()) throw bad("budget", "expected an object");
+        budget.max_migrations = std::numeric_limits<std::int64_t>::max();
+        budget.max_migrated_ram_mib = std::numeric_limits<Amount>::max();
+        for (auto it = b.begin(); it != b.end(); ++it) {
+            if (it.key() == "max_migrations") {
+                if (!it->is_number_integer() || it->get<std::int64_t>() < 0) throw bad("budget.max_migrations", "expected an integer >= 0");
+                budget.max_migrations = it->get<std::int64_t>();
+            } else if (it.key() == "max_migrated_ram_gib") {
+                if (!it->is_number() || !(it->get<double>() >= 0) || !std::isfinite(it->get<double>()))
+                    throw bad("budget.max_migrated_ram_gib", "expected a number >= 0");
+                budget.max_migrated_ram_mib = gib_to_mib_budget(it->get<double>());
+            } else {
+                throw bad("budget", "unknown key \"" + it.key() + "\"");
+            }
+        }
+    }
+
+    // Per-host capacity of every flavor, kept in step with the replay (only the touched hosts are
+    // recomputed), so that every step's objective_after is checked.
+    const std::size_t F = p.flavors.size();
+    std::vector<Count> host_cap(p.hosts.size() * F), totals(F, 0);
+    auto refresh = [&](int h) {
+        const HostType& ht = p.host_type_of(h);
+        std::vector<Amount> free(ht.node_capacity.size());
+        for (std::size_t x = 0; x < free.size(); ++x) free[x] = ht.node_capacity[x] - used[h][x];
+        for (std::size_t f = 0; f < F; ++f) {
+            Count& c = host_cap[static_cast<std::size_t>(h) * F + f];
+            totals[f] -= c;
+            c = model.host_capacity(p.hosts[h].type, static_cast<int>(f), free.data());
+            totals[f] += c;
+        }
+    };
+    for (int h = 0; h < static_cast<int>(p.hosts.size()); ++h) refresh(h);
+
     auto node_list = [&](const nlohmann::json& a, const std::string& path, int k, int nodes) {
         if (!a.is_array() || static_cast<int>(a.size()) != k) throw bad(path, "expected " + std::to_string(k) + " pNUMA node numbers");
         std::vector<int> out_nodes;
@@ -116,6 +158,12 @@ PlanCheck validate_plan(const CapacityModel& model, const nlohmann::json& plan, 
     };
 
     const auto& steps = plan["steps"];
+    std::unordered_map<int, std::size_t> last_step;  // VM -> index of its last step (checks "temporary")
+    for (std::size_t i = 0; i < steps.size(); ++i)
+        if (steps[i].is_object() && steps[i].contains("vm") && steps[i]["vm"].is_string()) {
+            auto it = vm_index.find(steps[i]["vm"].get<std::string>());
+            if (it != vm_index.end()) last_step[it->second] = i;
+        }
     Amount ram = 0;
     std::int64_t migrations = 0;  // steps that count against the budget
     for (std::size_t i = 0; i < steps.size(); ++i) {
@@ -153,10 +201,21 @@ PlanCheck validate_plan(const CapacityModel& model, const nlohmann::json& plan, 
                           p.host_type_of(to).name + "\"");
         // Every step is a live migration, except a remap (same host) when remaps are free.
         if (from != to || p.constraints.remap_counts_as_migration) {
-            if (++migrations > p.constraints.max_migrations)
-                return reject("exceeds the migration budget of " + std::to_string(p.constraints.max_migrations) + " migrations");
+            if (++migrations > budget.max_migrations)
+                return reject("exceeds the migration budget of " + std::to_string(budget.max_migrations) + " migrations");
             ram += fl.demand[kRamMib];
-            if (ram > p.constraints.max_migrated_ram_mib) return reject("exceeds the migrated-RAM budget");
+            if (ram > budget.max_migrated_ram_mib) return reject("exceeds the migrated-RAM budget");
+        }
+        // What the step states about itself.
+        if (st.contains("flavor") && (!st["flavor"].is_string() || st["flavor"].get<std::string>() != fl.name))
+            return reject("flavor is " + describe(st["flavor"]) + ", the VM's flavor is \"" + fl.name + "\"");
+        if (st.contains("ram_gib") &&
+            (!st["ram_gib"].is_number() || !close(st["ram_gib"].get<double>(), static_cast<double>(fl.demand[kRamMib]) / 1024.0)))
+            return reject("ram_gib is " + describe(st["ram_gib"]) + ", the flavor's RAM is " +
+                          std::to_string(static_cast<double>(fl.demand[kRamMib]) / 1024.0) + " GiB");
+        if (st.contains("temporary")) {
+            if (!st["temporary"].is_boolean()) throw bad(path + ".temporary", "expected true or false");
+            if (st["temporary"].get<bool>() && last_step.at(v) == i) return reject("marked temporary, but the VM never moves again");
         }
         for (int n : from_nodes)
             for (int r = 0; r < R; ++r) used[from][n * R + r] -= fl.node_demand[r];
@@ -170,6 +229,13 @@ PlanCheck validate_plan(const CapacityModel& model, const nlohmann::json& plan, 
         host[v] = to;
         map[v] = to_nodes;
         if (const std::string why = filter_violation(model, host, map); !why.empty()) return reject(why);
+        refresh(from);
+        if (to != from) refresh(to);
+        if (st.contains("objective_after")) {
+            const double now = to_objective(weighted(p, totals) + terms_value(model, host, map));
+            if (!st["objective_after"].is_number() || !close(st["objective_after"].get<double>(), now))
+                return reject("objective_after is " + describe(st["objective_after"]) + ", recomputed " + std::to_string(now));
+        }
     }
     out.steps = static_cast<int>(steps.size());
     out.capacity_after = capacities(model, used);
@@ -192,6 +258,13 @@ PlanCheck validate_plan(const CapacityModel& model, const nlohmann::json& plan, 
     for (auto [key, value] : {std::pair{"objective_before", out.objective_before}, std::pair{"objective_after", out.objective_after}})
         if (mismatch.empty() && plan.contains(key) && (!plan[key].is_number() || !close(plan[key].get<double>(), value)))
             mismatch = std::string(key) + " is " + describe(plan[key]) + ", recomputed " + std::to_string(value);
+    if (mismatch.empty() && plan.contains("migrations") &&
+        (!plan["migrations"].is_number_integer() || plan["migrations"].get<std::int64_t>() != migrations))
+        mismatch = "migrations is " + describe(plan["migrations"]) + ", recomputed " + std::to_string(migrations);
+    if (mismatch.empty() && plan.contains("migrated_ram_gib") &&
+        (!plan["migrated_ram_gib"].is_number() || !close(plan["migrated_ram_gib"].get<double>(), static_cast<double>(ram) / 1024.0)))
+        mismatch = "migrated_ram_gib is " + describe(plan["migrated_ram_gib"]) + ", recomputed " +
+                   std::to_string(static_cast<double>(ram) / 1024.0);
     if (!mismatch.empty()) {
         out.ok = false;
         out.error = "after all steps: " + mismatch;

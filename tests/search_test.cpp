@@ -238,10 +238,48 @@ TEST(Validate, RejectsTamperedPlans) {
     Problem tight = p;
     tight.constraints.max_migrations = 1;
     const CapacityModel mt(tight);
-    r = validate_plan(mt, good, "p");
+    // The plan's own recorded budget (what it was made for) is what it is checked against...
+    EXPECT_TRUE(validate_plan(mt, good, "p").ok);
+    // ...unless the caller fixes the budget (vmcap validate --max-migrations).
+    r = validate_plan(mt, good, "p", false);
     EXPECT_FALSE(r.ok);
     EXPECT_NE(r.error.find("steps[1]"), std::string::npos) << r.error;
     EXPECT_NE(r.error.find("budget"), std::string::npos) << r.error;
+
+    // A plan that exceeds the budget it claims.
+    auto claims_less = good;
+    claims_less["budget"]["max_migrations"] = 1;
+    r = validate_plan(m, claims_less, "p");
+    EXPECT_FALSE(r.ok);
+    EXPECT_NE(r.error.find("steps[1]"), std::string::npos) << r.error;
+    // Every number the plan states is recomputed.
+    auto step_objective = good;
+    step_objective["steps"][0]["objective_after"] = good["steps"][0]["objective_after"].get<double>() + 1.0;
+    r = validate_plan(m, step_objective, "p");
+    EXPECT_FALSE(r.ok);
+    EXPECT_NE(r.error.find("steps[0]"), std::string::npos) << r.error;
+    EXPECT_NE(r.error.find("objective_after"), std::string::npos) << r.error;
+    auto count = good;
+    count["migrations"] = good["migrations"].get<std::int64_t>() + 1;
+    r = validate_plan(m, count, "p");
+    EXPECT_FALSE(r.ok);
+    EXPECT_NE(r.error.find("migrations is"), std::string::npos) << r.error;
+    auto gib = good;
+    gib["migrated_ram_gib"] = good["migrated_ram_gib"].get<double>() + 0.5;
+    EXPECT_FALSE(validate_plan(m, gib, "p").ok);
+    auto step_ram = good;
+    step_ram["steps"][1]["ram_gib"] = 123456;
+    r = validate_plan(m, step_ram, "p");
+    EXPECT_FALSE(r.ok);
+    EXPECT_NE(r.error.find("ram_gib"), std::string::npos) << r.error;
+    auto step_flavor = good;
+    step_flavor["steps"][0]["flavor"] = "no-such-flavor";
+    EXPECT_FALSE(validate_plan(m, step_flavor, "p").ok);
+    auto temporary = good;
+    temporary["steps"][plan.steps.size() - 1]["temporary"] = true;  // the last step: its VM never moves again
+    r = validate_plan(m, temporary, "p");
+    EXPECT_FALSE(r.ok);
+    EXPECT_NE(r.error.find("temporary"), std::string::npos) << r.error;
 
     // Put a VM on nodes that are full: find a step and point it at a full node of its destination.
     auto overload = good;
