@@ -19,6 +19,10 @@ struct UsageError : std::runtime_error {
 
 using Args = std::vector<std::string>;
 
+/** Exit code of `vmcap plan` stopped by SIGINT or SIGTERM: the best plan found so far was written
+ *  (atomically) and its summary printed. 130 = 128 + SIGINT, as shells report an interrupt. */
+inline constexpr int kExitInterrupted = 130;
+
 int cmd_eval(const Args& args);
 int cmd_capacity(const Args& args);
 int cmd_plan(const Args& args);

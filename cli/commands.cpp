@@ -1,6 +1,8 @@
 // Subcommands plan and validate (eval and capacity: cmd_capacity.cpp; snapshot: cmd_snapshot.cpp;
 // exact: cmd_exact.cpp).
 #include <algorithm>
+#include <atomic>
+#include <csignal>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -108,6 +110,19 @@ void parse_move_mix(const std::string& text, SearchParams& sp) {
     }
 }
 
+namespace {
+
+// Set by SIGINT / SIGTERM during `vmcap plan` (an atomic store is async-signal-safe); the search
+// polls it. The handler restores the default action, so a second signal ends the process at once.
+std::atomic<bool> stop_requested{false};
+
+extern "C" void request_stop(int sig) {
+    stop_requested.store(true);
+    std::signal(sig, SIG_DFL);
+}
+
+}  // namespace
+
 int cmd_plan(const Args& args) {
     po::options_description desc("vmcap plan options");
     std::string cluster, out, algorithm;
@@ -192,6 +207,9 @@ int cmd_plan(const Args& args) {
     } catch (const std::invalid_argument& e) {
         throw UsageError(e.what());
     }
+    op.search.stop = &stop_requested;
+    std::signal(SIGINT, request_stop);
+    std::signal(SIGTERM, request_stop);
     const OptimizeResult res = optimize(model, op);
     const Plan& plan = res.plan;
     const SearchResult& sr = res.search;
@@ -245,6 +263,8 @@ int cmd_plan(const Args& args) {
     else
         std::printf("plan      %zu migration(s), %s GiB RAM -> %s\n", plan.steps.size(), fmt_gib(plan.migrated_ram_mib).c_str(),
                     out.c_str());
+    if (sr.stopped_by == StopReason::Interrupted)
+        std::printf("note      interrupted: the best plan found so far was written (exit code %d)\n", kExitInterrupted);
     if (fell_back)
         std::printf(
             "note      the search's best state had no feasible order within the budget that beats greedy: the greedy plan was written\n");
@@ -258,7 +278,7 @@ int cmd_plan(const Args& args) {
                     p.hosts[st.from_host].id.c_str(), p.hosts[st.to_host].id.c_str(), st.temporary ? "  (temporary)" : "");
     }
     if (plan.steps.size() > show) std::printf("  ... %zu more steps in %s\n", plan.steps.size() - show, out.c_str());
-    return 0;
+    return sr.stopped_by == StopReason::Interrupted ? kExitInterrupted : 0;
 }
 
 int cmd_validate(const Args& args) {

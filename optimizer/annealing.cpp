@@ -180,7 +180,7 @@ SearchResult anneal(const CapacityModel& model, const SearchParams& params) {
         workers.back().best_score = setup.start_score;
     }
 
-    std::atomic<bool> out_of_time{false};
+    std::atomic<bool> out_of_time{false}, interrupted{false};
     const auto deadline = t0 + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(params.time_limit_s));
     tbb::task_arena arena(W);
     std::int64_t done = 0;  // evaluations per worker completed in earlier rounds
@@ -197,7 +197,7 @@ SearchResult anneal(const CapacityModel& model, const SearchParams& params) {
                 ProposalContext ctx{s, wk.cache, movable, wk.proposal, wk.rng};
                 for (std::int64_t e = 0; e < this_round; ++e) {
                     if ((e & 255) == 0) {
-                        if ((e & 1023) == 0 && Clock::now() > deadline) {
+                        if ((e & 1023) == 0 && should_stop(params, deadline, interrupted)) {
                             out_of_time.store(true);
                             break;
                         }
@@ -218,7 +218,7 @@ SearchResult anneal(const CapacityModel& model, const SearchParams& params) {
         // Synchronisation point: share the best state in worker order (ties: lowest worker id).
         end_round(workers, params, t0, last_report, done, per_worker, res.objective_before, "annealing");
     }
-    finish(res, workers, t0, out_of_time.load());
+    finish(res, workers, t0, out_of_time.load(), interrupted.load());
     for (const auto& wk : workers) res.reheats += wk.reheats;
     if (!params.quiet) report_moves(workers);
     return res;

@@ -206,11 +206,21 @@ int end_round(std::vector<W>& workers, const SearchParams& params, std::chrono::
     return bw;
 }
 
+/** Has the run's time or an outside stop request ended it? Sets `interrupted` on a stop request. */
+inline bool should_stop(const SearchParams& params, std::chrono::steady_clock::time_point deadline, std::atomic<bool>& interrupted) {
+    if (params.stop != nullptr && params.stop->load(std::memory_order_relaxed)) {
+        interrupted.store(true);
+        return true;
+    }
+    return std::chrono::steady_clock::now() > deadline;
+}
+
 /** Fills `res` at the end of a parallel run: the best worker's plan and objective (ties: lowest
  *  id), all workers' evaluations and accepted moves, seconds since t0 and why the run stopped.
  *  W has best, best_score, evaluations and accepted. */
 template <class W>
-void finish(SearchResult& res, const std::vector<W>& workers, std::chrono::steady_clock::time_point t0, bool out_of_time) {
+void finish(SearchResult& res, const std::vector<W>& workers, std::chrono::steady_clock::time_point t0, bool out_of_time,
+            bool interrupted = false) {
     const int bw = best_worker(workers);
     res.best = workers[bw].best;
     res.objective_best = to_objective(workers[bw].best_score.objective);
@@ -219,7 +229,7 @@ void finish(SearchResult& res, const std::vector<W>& workers, std::chrono::stead
         res.accepted += wk.accepted;
     }
     res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    res.stopped_by = out_of_time ? StopReason::TimeLimit : StopReason::EvaluationBudget;
+    res.stopped_by = interrupted ? StopReason::Interrupted : out_of_time ? StopReason::TimeLimit : StopReason::EvaluationBudget;
 }
 
 }  // namespace vmcap::search_detail

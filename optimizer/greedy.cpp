@@ -53,6 +53,10 @@ SearchResult greedy(const CapacityModel& model, const SearchParams& params) {
     std::vector<int> top1(F, -1), top2(F, -1);
 
     while (true) {
+        if (params.stop != nullptr && params.stop->load(std::memory_order_relaxed)) {
+            res.stopped_by = StopReason::Interrupted;
+            break;
+        }
         if (std::chrono::duration<double>(Clock::now() - t0).count() > params.time_limit_s) {
             res.stopped_by = StopReason::TimeLimit;
             break;

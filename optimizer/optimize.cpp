@@ -54,7 +54,8 @@ OptimizeResult optimize(const CapacityModel& model, const OptimizeParams& params
     SearchResult& sr = out.search;
     if (params.algorithm == Algorithm::Greedy || params.greedy_start) sr = greedy(model, sp);
     out.greedy_best = sr.best;
-    if (params.algorithm != Algorithm::Greedy) {
+    const bool stop_now = sr.stopped_by == StopReason::Interrupted;  // interrupted during greedy: no search phase
+    if (params.algorithm != Algorithm::Greedy && !stop_now) {
         const double greedy_seconds = sr.seconds;
         const std::int64_t greedy_evals = sr.evaluations;
         if (params.greedy_start) sp.start = sr.best;

@@ -4,6 +4,7 @@
  * The parameter and result types shared by every search driver (greedy, annealing, tabu) and the
  * pipeline that runs them (optimize.h).
  */
+#include <atomic>
 #include <cstdint>
 #include <string_view>
 #include <vector>
@@ -20,6 +21,7 @@ enum class StopReason {
     NothingToSearch,   ///< no move can exist (no migratable VM, one host, no target, budget 0)
     NoImprovingMove,   ///< greedy: no single migration raises the objective
     BudgetSpent,       ///< greedy: the migration budget is used up
+    Interrupted,       ///< SearchParams::stop was set (SIGINT / SIGTERM in the CLI)
 };
 
 /** The plan file's and the summary's words for a stop reason ("evaluation budget", ...). */
@@ -30,6 +32,7 @@ constexpr std::string_view to_string(StopReason r) {
         case StopReason::NothingToSearch: return "nothing to search";
         case StopReason::NoImprovingMove: return "no improving move";
         case StopReason::BudgetSpent: return "budget spent";
+        case StopReason::Interrupted: return "interrupt";
     }
     return "?";
 }
@@ -66,6 +69,10 @@ struct SearchParams {
      *  whose proposal finds no suitable VMs (e.g. exchange without a migrated VM) falls back to
      *  migrate. */
     MoveMix mix;
+    /** When set (from another thread or a signal handler), the search stops at its next clock
+     *  check (every 1024 annealing evaluations, every tabu iteration, every greedy round) and
+     *  returns its best state so far with StopReason::Interrupted. nullptr: never. */
+    const std::atomic<bool>* stop = nullptr;
     /** Start state, as placements of migrated VMs (e.g. the greedy result); empty = the snapshot.
      *  The best state starts as this one, so the search never returns anything worse. */
     std::vector<Placement> start;

@@ -58,7 +58,7 @@ SearchResult tabu_search(const CapacityModel& model, const SearchParams& params,
         wk.proposal.start(wk.rng, movable.size());
     }
 
-    std::atomic<bool> out_of_time{false};
+    std::atomic<bool> out_of_time{false}, interrupted{false};
     const auto deadline = t0 + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(params.time_limit_s));
     tbb::task_arena arena(W);
     std::int64_t done = 0;
@@ -73,7 +73,7 @@ SearchResult tabu_search(const CapacityModel& model, const SearchParams& params,
                 std::int64_t e = 0;
                 ProposalContext ctx{s, wk.cache, movable, wk.proposal, wk.rng};
                 while (e < this_round) {
-                    if (Clock::now() > deadline) {
+                    if (should_stop(params, deadline, interrupted)) {
                         out_of_time.store(true);
                         break;
                     }
@@ -118,7 +118,7 @@ SearchResult tabu_search(const CapacityModel& model, const SearchParams& params,
         // Synchronisation point: workers behind the best (ties: lowest worker id) restart from it.
         end_round(workers, params, t0, last_report, done, per_worker, res.objective_before, "tabu");
     }
-    finish(res, workers, t0, out_of_time.load());
+    finish(res, workers, t0, out_of_time.load(), interrupted.load());
     return res;
 }
 

@@ -163,3 +163,33 @@ TEST(OutputFile, SymlinkKeptPermissionsKeptDirectoryRefused) {
 
 }  // namespace
 }  // namespace vmcap
+
+namespace vmcap {
+namespace {
+
+// SIGINT during a long `vmcap plan`: the search stops at its next check, the best plan so far is
+// written atomically (no temporary file left), it validates, and the exit code is 130.
+TEST(Signals, InterruptWritesTheBestPlanSoFarAndExits130) {
+    const std::string snap = (tmp_dir() / "sig.json").string();
+    ASSERT_EQ(run_vmcap("generate --hosts 300 --vms 4000 --seed 3 --budget-fraction 0.05 --out " + snap).code, 0);
+    const auto dir = tmp_dir() / "sigout";
+    std::filesystem::remove_all(dir);
+    std::filesystem::create_directories(dir);
+    const std::string out = (dir / "p.json").string();
+    const std::string cmd = "timeout --preserve-status -s INT 2 " + std::string(VMCAP_BINARY) + " plan --cluster " + snap +
+                            " --time-limit 300 --max-evaluations 4000000000 --quiet --out " + out + " > " + (dir / "o.txt").string() +
+                            " 2>&1";
+    const int status = std::system(cmd.c_str());
+    ASSERT_TRUE(WIFEXITED(status));
+    EXPECT_EQ(WEXITSTATUS(status), 130) << read_text_file((dir / "o.txt").string());
+    EXPECT_NE(read_text_file((dir / "o.txt").string()).find("interrupted"), std::string::npos);
+    int files = 0;
+    for (const auto& e : std::filesystem::directory_iterator(dir)) files += e.path().filename() != "o.txt";
+    EXPECT_EQ(files, 1) << "a temporary file was left";
+    const auto plan = nlohmann::json::parse(read_text_file(out));
+    EXPECT_EQ(plan["search"]["stopped_by"], "interrupt");
+    EXPECT_EQ(run_vmcap("validate --cluster " + snap + " --plan " + out).code, 0);
+}
+
+}  // namespace
+}  // namespace vmcap
