@@ -505,60 +505,63 @@ private:
     }
 
     void branch(Count base, std::vector<Count>& b, std::vector<Count>& u) {
-        // x_j <= min_{i in S_j} b_i is implied; making it explicit keeps every bound finite.
-        Count sum_u = 0, sum_b = 0;
-        for (int j = 0; j < m_; ++j) {
-            for_bits(masks_[j], [&](int i) { u[j] = std::min(u[j], b[i]); });
-            sum_u += u[j];
-        }
-        for (int i = 0; i < n_; ++i) sum_b += b[i];
-        Count ub = std::min(sum_u, sum_b / kmin_);
-        if (base + ub <= best_) return;
-
-        const double bound = lp(b.data(), u.data());
-        if (bound < static_cast<double>(ub)) {
-            // Margin covers the rounding of the double evaluation of the dual bound.
-            ub = std::min(ub, static_cast<Count>(std::floor(bound + 1e-6 + 1e-9 * bound)));
-        }
-        if (base + ub <= best_) return;
-        const Count h = heuristic(b.data(), u.data());
-        if (base + h > best_) {
-            best_ = base + h;
-            if (record_)
-                for (int j = 0; j < m_; ++j) best_x_[j] = fixed_[j] + xi_[j];
-        }
-        if (h >= ub) return;
-
-        // Branch on the most fractional free variable: x_j >= t+1 (up) or x_j <= t (down); both
-        // strictly shrink u_j, so the search terminates. If the LP point is integral (the bound
-        // margin or the heuristic can leave a gap of 1), the largest free variable is split.
-        int bj = -1;
-        double best_frac = -1.0;
-        for (int j = 0; j < m_; ++j) {
-            if (u[j] == 0) continue;
-            const double f = x_[j] - std::floor(x_[j]);
-            const double score = std::min(f, 1.0 - f) + 1e-12 * x_[j];
-            if (score > best_frac) {
-                best_frac = score;
-                bj = j;
+        // The "down" branch (x_j <= t, same base) is a loop, not a tail call: its depth grows with
+        // the capacity values, and recursion there overflowed the stack on large vectors.
+        for (;;) {
+            // x_j <= min_{i in S_j} b_i is implied; making it explicit keeps every bound finite.
+            Count sum_u = 0, sum_b = 0;
+            for (int j = 0; j < m_; ++j) {
+                for_bits(masks_[j], [&](int i) { u[j] = std::min(u[j], b[i]); });
+                sum_u += u[j];
             }
-        }
-        if (bj < 0) return;  // every variable fixed at 0: the heuristic already found the value
-        const double fl = std::floor(x_[bj] + 1e-9);
-        Count t = fl <= 0.0 ? 0 : static_cast<Count>(fl);
-        t = std::min(t, u[bj] - 1);
+            for (int i = 0; i < n_; ++i) sum_b += b[i];
+            Count ub = std::min(sum_u, sum_b / kmin_);
+            if (base + ub <= best_) return;
 
-        {
-            std::vector<Count> b2 = b, u2 = u;
-            const Count c = t + 1;
-            for_bits(masks_[bj], [&](int i) { b2[i] -= c; });
-            u2[bj] -= c;
-            if (record_) fixed_[bj] += c;
-            branch(base + c, b2, u2);
-            if (record_) fixed_[bj] -= c;
+            const double bound = lp(b.data(), u.data());
+            if (bound < static_cast<double>(ub)) {
+                // Margin covers the rounding of the double evaluation of the dual bound.
+                ub = std::min(ub, static_cast<Count>(std::floor(bound + 1e-6 + 1e-9 * bound)));
+            }
+            if (base + ub <= best_) return;
+            const Count h = heuristic(b.data(), u.data());
+            if (base + h > best_) {
+                best_ = base + h;
+                if (record_)
+                    for (int j = 0; j < m_; ++j) best_x_[j] = fixed_[j] + xi_[j];
+            }
+            if (h >= ub) return;
+
+            // Branch on the most fractional free variable: x_j >= t+1 (up) or x_j <= t (down); both
+            // strictly shrink u_j, so the search terminates. If the LP point is integral (the bound
+            // margin or the heuristic can leave a gap of 1), the largest free variable is split.
+            int bj = -1;
+            double best_frac = -1.0;
+            for (int j = 0; j < m_; ++j) {
+                if (u[j] == 0) continue;
+                const double f = x_[j] - std::floor(x_[j]);
+                const double score = std::min(f, 1.0 - f) + 1e-12 * x_[j];
+                if (score > best_frac) {
+                    best_frac = score;
+                    bj = j;
+                }
+            }
+            if (bj < 0) return;  // every variable fixed at 0: the heuristic already found the value
+            const double fl = std::floor(x_[bj] + 1e-9);
+            Count t = fl <= 0.0 ? 0 : static_cast<Count>(fl);
+            t = std::min(t, u[bj] - 1);
+
+            {
+                std::vector<Count> b2 = b, u2 = u;
+                const Count c = t + 1;
+                for_bits(masks_[bj], [&](int i) { b2[i] -= c; });
+                u2[bj] -= c;
+                if (record_) fixed_[bj] += c;
+                branch(base + c, b2, u2);
+                if (record_) fixed_[bj] -= c;
+            }
+            u[bj] = t;
         }
-        u[bj] = t;
-        branch(base, b, u);
     }
 };
 

@@ -41,7 +41,8 @@ TEST(MagicDivisor, MatchesHardwareDivisionOnEdgesAndRandomValues) {
         if (d <= kMax / 1000) xs.insert(xs.end(), {999 * d - 1, 999 * d, 1000 * d - 1, 1000 * d});
         for (const Amount q : {kMax / d, kMax / d - 1}) {  // the largest quotients, and their edges
             if (q < 0) continue;
-            xs.insert(xs.end(), {q * d, q * d + (d - 1)});
+            xs.push_back(q * d);
+            if (q * d <= kMax - (d - 1)) xs.push_back(q * d + (d - 1));  // (no signed overflow past kMax)
             if (q * d > 0) xs.push_back(q * d - 1);
         }
         for (int r = 0; r < 200; ++r) xs.push_back(random_magnitude(rng));
