@@ -131,38 +131,30 @@ void SearchState::update_displaced(int vm) {
     const Vm& orig = problem().vms[vm];
     // Node sets, not mappings: capacity depends on the set (as in differs_from_origin).
     const bool now = vm_[vm].host != orig.host || mask_of(vm) != node_mask(orig.pnuma.data(), problem().flavors[orig.flavor].num_vnuma());
-    const bool was = vm_[vm].displaced_pos >= 0;
-    if (now == was) return;
-    if (now) {
-        vm_[vm].displaced_pos = static_cast<int>(displaced_.size());
-        displaced_.push_back(vm);
-    } else {
-        const int pos = vm_[vm].displaced_pos;
-        const int last = displaced_.back();
-        displaced_[pos] = last;
-        vm_[last].displaced_pos = pos;
-        displaced_.pop_back();
-        vm_[vm].displaced_pos = -1;
-    }
+    set_listed(displaced_, &VmSlot::displaced_pos, vm, now);
 }
 
 void SearchState::set_migrated(int vm, bool migrated) {
-    const bool was = vm_[vm].migrated_pos >= 0;
-    if (was == migrated) return;
+    if (!set_listed(migrated_, &VmSlot::migrated_pos, vm, migrated)) return;
     const Amount ram = problem().flavors[vm_[vm].flavor].demand[kRamMib];
-    if (migrated) {
-        vm_[vm].migrated_pos = static_cast<int>(migrated_.size());
-        migrated_.push_back(vm);
-        migrated_ram_ += ram;
-    } else {
-        const int pos = vm_[vm].migrated_pos;
-        const int last = migrated_.back();
-        migrated_[pos] = last;
-        vm_[last].migrated_pos = pos;
-        migrated_.pop_back();
-        vm_[vm].migrated_pos = -1;
-        migrated_ram_ -= ram;
+    migrated_ram_ += migrated ? ram : -ram;
+}
+
+bool SearchState::set_listed(std::vector<int>& list, std::int32_t VmSlot::*pos, int vm, bool in) {
+    const bool was = vm_[vm].*pos >= 0;
+    if (was == in) return false;
+    if (in) {
+        vm_[vm].*pos = static_cast<std::int32_t>(list.size());
+        list.push_back(vm);
+    } else {  // swap-remove: O(1), the order of the rest depends on history (set_placements sorts)
+        const std::int32_t at = vm_[vm].*pos;
+        const int last = list.back();
+        list[at] = last;
+        vm_[last].*pos = at;
+        list.pop_back();
+        vm_[vm].*pos = -1;
     }
+    return true;
 }
 
 void SearchState::move(int vm, int host, const Embedding& emb) {

@@ -68,13 +68,12 @@ public:
     }
     /** objective() in objective units (reports). */
     double objective_value() const { return to_objective(objective()); }
-    /** Cached value of the objective's further terms (0 without any); term t's is term_value(t). */
+    /** Cached value of the objective's further terms (0 without any). */
     Score terms_value() const {
         Score s = 0;
         for (Score v : term_value_) s += v;
         return s;
     }
-    Score term_value(int t) const { return term_value_[t]; }
     /** Aggregates that `term` (one of CapacityModel::terms()) keeps in this state, or nullptr.
      *  O(terms). */
     const TermAggregates* term_aggregates(const ObjectiveTerm& term) const {
@@ -158,6 +157,9 @@ private:
         std::int32_t displaced_pos = -1;  ///< index in displaced_ or -1 (free remaps only)
     };
     static_assert(sizeof(VmSlot) == 32);
+    /** Puts `vm` in (`in`) or out of `list`, its index there kept in the VM's `pos` field;
+     *  returns whether membership changed. O(1). */
+    bool set_listed(std::vector<int>& list, std::int32_t VmSlot::*pos, int vm, bool in);
     std::vector<VmSlot> vm_;
     std::vector<int> nodes_;  ///< pNUMA node count per host
     std::vector<int> type_;   ///< host type per host

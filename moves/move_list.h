@@ -164,14 +164,6 @@ inline int moved_vms(const BasicCandidate<L>& c, const SearchState& s, int* out)
     return n;
 }
 
-/** The relocations of a feasible evaluation of c, in execution order. */
-template <class L>
-inline int relocations(const BasicCandidate<L>& c, const SearchState& s, const BasicCandidateDelta<L>& d, Relocation* out) {
-    int n = 0;
-    L::visit(c.kind, [&](auto k) { n = c.template get<k()>().relocations(s, std::get<k()>(d.sub), out); });
-    return n;
-}
-
 /** Is c a compound move (threshold-first acceptance with its upper bound)? */
 template <class L>
 inline bool is_compound(const BasicCandidate<L>& c) {

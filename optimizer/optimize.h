@@ -18,11 +18,6 @@ namespace vmcap {
 
 enum class Algorithm { Greedy, Annealing, Tabu };
 
-/** "greedy", "sa", "tabu" (the CLI's --algorithm words). */
-constexpr std::string_view to_string(Algorithm a) {
-    return a == Algorithm::Greedy ? "greedy" : a == Algorithm::Annealing ? "sa" : "tabu";
-}
-
 /** One validated parameter set for the pipeline. */
 struct OptimizeParams {
     Algorithm algorithm = Algorithm::Annealing;

@@ -10,18 +10,6 @@ namespace vmcap {
 
 namespace {
 
-std::vector<Count> capacities(const CapacityModel& m, const std::vector<std::vector<Amount>>& used) {
-    const Problem& p = m.problem();
-    std::vector<Count> out(p.flavors.size(), 0);
-    for (std::size_t h = 0; h < p.hosts.size(); ++h) {
-        const HostType& ht = p.host_type_of(static_cast<int>(h));
-        std::vector<Amount> free(ht.node_capacity.size());
-        for (std::size_t i = 0; i < free.size(); ++i) free[i] = ht.node_capacity[i] - used[h][i];
-        for (std::size_t f = 0; f < p.flavors.size(); ++f) out[f] += m.host_capacity(p.hosts[h].type, static_cast<int>(f), free.data());
-    }
-    return out;
-}
-
 /** VMCAP term in exact score units (score.h), from the validator's own capacities. */
 Score weighted(const Problem& p, const std::vector<Count>& cap) {
     Score s = 0;
@@ -102,8 +90,6 @@ PlanCheck validate_plan(const CapacityModel& model, const nlohmann::json& plan, 
             for (int r = 0; r < R; ++r) used[host[v]][n * R + r] += p.flavors[p.vms[v].flavor].node_demand[r];
 
     PlanCheck out;
-    const auto before = capacities(model, used);
-    out.objective_before = to_objective(weighted(p, before) + terms_value(model, host, map));
 
     // The budget the plan claims it was made for (vmcap plan's overrides included), unless the
     // caller fixes it; else the snapshot's.
@@ -143,6 +129,8 @@ PlanCheck validate_plan(const CapacityModel& model, const nlohmann::json& plan, 
         }
     };
     for (int h = 0; h < static_cast<int>(p.hosts.size()); ++h) refresh(h);
+    const std::vector<Count> before = totals;
+    out.objective_before = to_objective(weighted(p, before) + terms_value(model, host, map));
 
     auto node_list = [&](const nlohmann::json& a, const std::string& path, int k, int nodes) {
         if (!a.is_array() || static_cast<int>(a.size()) != k) throw bad(path, "expected " + std::to_string(k) + " pNUMA node numbers");
@@ -238,7 +226,7 @@ PlanCheck validate_plan(const CapacityModel& model, const nlohmann::json& plan, 
         }
     }
     out.steps = static_cast<int>(steps.size());
-    out.capacity_after = capacities(model, used);
+    out.capacity_after = totals;  // every host touched by a step was refreshed from the replayed usage
     out.objective_after = to_objective(weighted(p, out.capacity_after) + terms_value(model, host, map));
 
     auto check_caps = [&](const char* key, const std::vector<Count>& expect) -> std::string {
