@@ -3,8 +3,8 @@
  * @file cli.h
  * Subcommands of the `vmcap` binary. Each takes its arguments after the subcommand name, parses
  * them with Boost.Program_options, prints `--help` and returns 0, and returns 0 on success.
- * Errors are thrown, never printed here: InputError or UsageError -> exit code 2, any other
- * exception -> exit code 1 (main.cpp prints one line "vmcap <cmd>: <message>").
+ * Errors are thrown, never printed here: InputError or UsageError -> exit code 2, TimeLimitReached
+ * -> kExitTimeLimit (4), any other exception -> exit code 1 (main.cpp prints one line "vmcap <cmd>: <message>").
  */
 #include <stdexcept>
 #include <string>
@@ -22,6 +22,11 @@ using Args = std::vector<std::string>;
 /** Exit code of `vmcap plan` stopped by SIGINT or SIGTERM: the best plan found so far was written
  *  (atomically) and its summary printed. 130 = 128 + SIGINT, as shells report an interrupt. */
 inline constexpr int kExitInterrupted = 130;
+
+/** Exit code when a command's --time-limit passed before it had a result to write (an
+ *  exact-fallback VMCAP evaluation would have started after it; `plan` allows a grace period):
+ *  one line on stderr, nothing written. */
+inline constexpr int kExitTimeLimit = 4;
 
 int cmd_eval(const Args& args);
 int cmd_capacity(const Args& args);

@@ -1,5 +1,7 @@
 #pragma once
 // Small helpers shared by the subcommand implementations (not part of the public API).
+#include <charconv>
+#include <chrono>
 #include <cstdio>
 #include <memory>
 #include <iostream>
@@ -29,6 +31,16 @@ inline bool parse(const Args& args, const po::options_description& desc, po::var
     return false;
 }
 
+/** An unsigned 64-bit --seed, parsed by hand: program_options would wrap "-1" into a huge value. */
+inline std::uint64_t parse_seed(const std::string& text) {
+    std::uint64_t seed = 0;
+    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), seed);
+    if (ec != std::errc() || end != text.data() + text.size())
+        throw UsageError("--seed: expected an unsigned 64-bit integer, got '" + text + "'");
+    return seed;
+}
+
+/** Comma-separated counts, each in 0..kMaxAmount (so that sums of 16 of them stay exact). */
 inline std::vector<Count> parse_counts(const std::string& s, const char* what) {
     std::vector<Count> out;
     std::stringstream ss(s);
@@ -42,6 +54,7 @@ inline std::vector<Count> parse_counts(const std::string& s, const char* what) {
             throw UsageError(std::string(what) + ": '" + tok + "' is not an integer");
         }
         if (pos != tok.size() || v < 0) throw UsageError(std::string(what) + ": '" + tok + "' is not a non-negative integer");
+        if (v > kMaxAmount) throw UsageError(std::string(what) + ": '" + tok + "' is above " + std::to_string(kMaxAmount));
         out.push_back(v);
     }
     return out;
@@ -90,9 +103,22 @@ void add_term_options(boost::program_options::options_description& desc);
  *  same name); throws UsageError on a negative or non-finite weight. */
 void read_term_options(const boost::program_options::variables_map& vm, Problem& problem);
 
-/** The CapacityModel of `p`; its construction errors (weights, objective terms, the exact integer
- *  range of the objective) become an InputError naming `file` (exit 2). */
-std::unique_ptr<CapacityModel> model_for(const Problem& p, const std::string& file);
+/** Adds `--exact-work-limit N` (ModelOptions::exact_work_limit) to a command that evaluates VMCAP,
+ *  and with `time_limit` a `--time-limit S` (no default: unlimited) for commands without one. */
+void add_model_options(boost::program_options::options_description& desc, bool time_limit = false);
+
+/** The instant no exact-fallback evaluation may start after: `start` + the command's --time-limit
+ *  (UsageError unless > 0) + grace, or never without that option. */
+std::chrono::steady_clock::time_point time_deadline(const boost::program_options::variables_map& vm,
+                                                    std::chrono::steady_clock::time_point start, double grace_s = 0.0);
+
+/** The CapacityModel of `p`, with the --exact-work-limit of `vm` (if the command has it; throws
+ *  UsageError below 1); its construction errors (weights, objective terms, the exact integer range
+ *  of the objective) become an InputError naming `file` (exit 2), and so does a later evaluation
+ *  beyond the exact work limit (the refusal names `file`, the host type and the flavor). No
+ *  exact-fallback evaluation starts after `deadline` (TimeLimitReached, exit code 4). */
+std::unique_ptr<CapacityModel> model_for(const Problem& p, const std::string& file, const boost::program_options::variables_map& vm,
+                                         std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max());
 
 Problem load_for_search(std::string& cluster, const boost::program_options::variables_map& vm, std::int64_t max_mig, double max_gib);
 

@@ -1,4 +1,5 @@
 // Subcommands eval and capacity.
+#include <chrono>
 #include <algorithm>
 #include <cstdio>
 #include <iostream>
@@ -34,6 +35,7 @@ int cmd_eval(const Args& args) {
         ("b", po::value(&b)->required(), "capacity vector b1,...,bn: how many more vNUMA nodes each pNUMA node can hold")
         ("placements", "after the count, print an optimal set of placements, one line 'n1,...,nk xC' each (see above)");
     // clang-format on
+    add_model_options(desc);
     po::variables_map vm;
     if (parse(args, desc, vm,
               "usage: vmcap eval --host CQ3 --guest K2 --b 3,1,4,1,5,9,2,6 [--placements]\n"
@@ -55,7 +57,10 @@ int cmd_eval(const Args& args) {
         throw UsageError("--b has " + std::to_string(bv.size()) + " values; host " + h.name + " has " + std::to_string(h.size()) +
                          " pNUMA nodes");
     if (g.size() > kMaxVNuma) throw UsageError("guest " + g.name + " has more than " + std::to_string(kMaxVNuma) + " vNUMA nodes");
-    const VmcapEvaluator ev(h, g);
+    ExactOptions exact{kDefaultExactWorkLimit, "host " + h.name + " with guest " + g.name};
+    if (vm.count("exact-work-limit")) exact.work_limit = vm["exact-work-limit"].as<std::int64_t>();
+    if (exact.work_limit < 1) throw UsageError("--exact-work-limit must be >= 1");
+    const VmcapEvaluator ev(h, g, exact);
     std::cout << ev(bv.data()) << "\n";
     if (vm.count("placements"))
         for (const PlacementCount& pc : vmcap_placements(ev, bv.data())) std::cout << format_placement(pc, g.size()) << "\n";
@@ -80,6 +85,7 @@ void add_summary(nlohmann::ordered_json& o, Count cap, Count bound) {
 }  // namespace
 
 int cmd_capacity(const Args& args) {
+    const auto start = std::chrono::steady_clock::now();
     po::options_description desc("vmcap capacity options");
     std::string cluster, format, by;
     // clang-format off
@@ -88,6 +94,7 @@ int cmd_capacity(const Args& args) {
         ("by", po::value(&by)->default_value("cluster"), "breakdown: host, rack or cluster (cluster totals are always shown)")
         ("format", po::value(&format)->default_value("table"), "table or json");
     // clang-format on
+    add_model_options(desc, true);
     po::variables_map vm;
     if (parse(args, desc, vm,
               "usage: vmcap capacity [--cluster C] [--by host|rack|cluster] [--format table|json]\n"
@@ -102,8 +109,9 @@ int cmd_capacity(const Args& args) {
     if (format != "table" && format != "json") throw UsageError("--format must be table or json");
     if (by != "host" && by != "rack" && by != "cluster") throw UsageError("--by must be host, rack or cluster");
     if (cluster.empty()) cluster = default_cluster_path();
+    const auto deadline = time_deadline(vm, start);
     const Problem p = load_snapshot(cluster);
-    const auto model_ptr = model_for(p, cluster);
+    const auto model_ptr = model_for(p, cluster, vm, deadline);
     const CapacityModel& model = *model_ptr;
     const ClusterCapacity bd = cluster_capacity(model, compute_node_usage(p));
     const int F = bd.F;

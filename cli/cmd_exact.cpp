@@ -37,6 +37,7 @@ int cmd_exact(const Args& args) {
         ("time-limit", po::value(&time_limit)->default_value(600), "wall-clock limit in seconds; if hit, the result is reported as not proven")
         ("max-nodes", po::value(&max_nodes)->default_value(0), "bb: search-node limit (0: unlimited); if hit, not proven");
     // clang-format on
+    add_model_options(desc);
     po::variables_map vm;
     if (parse(args, desc, vm,
               "usage: vmcap exact [--cluster C] [--out plan.json] [--method bb|milp] [--time-limit S]\n"
@@ -48,7 +49,7 @@ int cmd_exact(const Args& args) {
     if (out.empty()) throw UsageError("--out must not be empty");
     check_output_path(out);
     const Problem p = load_for_search(cluster, vm, max_mig, max_gib);
-    const auto model_ptr = model_for(p, cluster);
+    const auto model_ptr = model_for(p, cluster, vm);
     const CapacityModel& model = *model_ptr;
     ExactResult ex;
     if (method == "bb") {

@@ -18,6 +18,7 @@ int cmd_generate(const Args& args) {
     GenerateOptions o;
     std::string out;
     double node_ram_gib = 64;
+    std::string seed_text;
     // clang-format off
     desc.add_options()("help,h", "show this help")
         ("hosts", po::value(&o.hosts)->required(), "number of hosts")
@@ -27,7 +28,7 @@ int cmd_generate(const Args& args) {
         ("node-ram-gib", po::value(&node_ram_gib)->default_value(64), "RAM per pNUMA node, GiB")
         ("churn", po::value(&o.churn)->default_value(0.3), "extra VMs placed then deleted, as a fraction of --vms (fragments free space)")
         ("budget-fraction", po::value(&o.migration_budget)->default_value(0.01), "max_migrations = ceil(fraction x VMs)")
-        ("seed", po::value(&o.seed)->default_value(1), "random seed")
+        ("seed", po::value(&seed_text)->default_value("1"), "random seed (unsigned 64-bit integer)")
         ("out", po::value(&out)->required(), "snapshot file to write (atomically)");
     // clang-format on
     po::variables_map vm;
@@ -35,6 +36,7 @@ int cmd_generate(const Args& args) {
               "usage: vmcap generate --hosts N --vms M [--host-type T] [--seed S] --out C\n"
               "Writes a random fragmented cluster snapshot (flavor catalog 1c2g ... 16c128g, VMs at random placements)."))
         return 0;
+    o.seed = parse_seed(seed_text);
     if (o.node_vcpu < 1 || !(node_ram_gib > 0)) throw UsageError("--node-vcpu and --node-ram-gib must be > 0");
     if (!(o.migration_budget >= 0)) throw UsageError("--budget-fraction must be >= 0");
     o.node_ram_mib = static_cast<Amount>(std::llround(node_ram_gib * 1024.0));

@@ -4,6 +4,7 @@
 #include <atomic>
 #include <csignal>
 #include <charconv>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -55,9 +56,38 @@ Problem load_for_search(std::string& cluster, const po::variables_map& vm, std::
     return p;
 }
 
-std::unique_ptr<CapacityModel> model_for(const Problem& p, const std::string& file) {
+std::chrono::steady_clock::time_point time_deadline(const po::variables_map& vm, std::chrono::steady_clock::time_point start,
+                                                    double grace_s) {
+    if (!vm.count("time-limit")) return std::chrono::steady_clock::time_point::max();
+    const double limit = vm["time-limit"].as<double>();
+    if (!(limit > 0)) throw UsageError("--time-limit must be > 0");
+    return deadline_after(start, limit + grace_s);
+}
+
+void add_model_options(po::options_description& desc, bool time_limit) {
+    if (time_limit)
+        desc.add_options()("time-limit", po::value<double>()->value_name("S"),
+                           "wall-clock limit in seconds for the exact-fallback VMCAP evaluations: none starts after it; if one "
+                           "would, the command stops with exit code 4 and writes nothing (default: none)");
+    desc.add_options()("exact-work-limit", po::value<std::int64_t>()->value_name("N"),
+                       ("most work one exact-fallback VMCAP evaluation may do (a branch-and-bound node over m placements on n "
+                        "pNUMA nodes costs m + n^2); beyond it the command stops with exit code 2 naming the host type and "
+                        "flavor (default: " +
+                        std::to_string(kDefaultExactWorkLimit) + ")")
+                           .c_str());
+}
+
+std::unique_ptr<CapacityModel> model_for(const Problem& p, const std::string& file, const po::variables_map& vm,
+                                         std::chrono::steady_clock::time_point deadline) {
+    ModelOptions options;
+    options.source = file;
+    options.deadline = deadline;
+    if (vm.count("exact-work-limit")) {
+        options.exact_work_limit = vm["exact-work-limit"].as<std::int64_t>();
+        if (options.exact_work_limit < 1) throw UsageError("--exact-work-limit must be >= 1");
+    }
     try {
-        return std::make_unique<CapacityModel>(p);
+        return std::make_unique<CapacityModel>(p, options);
     } catch (const std::invalid_argument& e) {
         throw InputError(file + ": " + e.what());
     }
@@ -124,6 +154,7 @@ extern "C" void request_stop(int sig) {
 }  // namespace
 
 int cmd_plan(const Args& args) {
+    const auto started = std::chrono::steady_clock::now();
     po::options_description desc("vmcap plan options");
     std::string cluster, out, algorithm;
     std::int64_t max_mig = -1, max_evals = 0, check = 0;
@@ -158,17 +189,14 @@ int cmd_plan(const Args& args) {
         ("quiet,q", "no progress on stderr");
     // clang-format on
     add_term_options(desc);
+    add_model_options(desc);
     po::variables_map vm;
     if (parse(args, desc, vm,
               "usage: vmcap plan [--cluster C] [--out plan.json] [--max-migrations N] [--max-migrated-gib G]\n"
               "                  [--time-limit S] [--threads T] [--seed K]\n"
               "Maximises sum_f weight_f x capacity_f by simulated annealing over live migrations within the budget."))
         return 0;
-    {  // parsed by hand: program_options would wrap "-1" into a huge unsigned seed
-        auto [end, ec] = std::from_chars(seed_text.data(), seed_text.data() + seed_text.size(), seed);
-        if (ec != std::errc() || end != seed_text.data() + seed_text.size())
-            throw UsageError("--seed: expected an unsigned 64-bit integer, got '" + seed_text + "'");
-    }
+    seed = parse_seed(seed_text);
     if (threads < 1 || threads > 1024) throw UsageError("--threads must be in 1..1024");
     if (!(time_limit > 0)) throw UsageError("--time-limit must be > 0");
     if (max_evals < 0 || check < 0) throw UsageError("--max-evaluations and --check must be >= 0");
@@ -180,7 +208,10 @@ int cmd_plan(const Args& args) {
     if (t0 < 0) throw UsageError("--initial-temperature must be >= 0");
     if (!(reheat >= 1.0 && reheat <= 1e6)) throw UsageError("--reheat must be in [1, 1e6]");
     const Problem p = load_for_search(cluster, vm, max_mig, max_gib);
-    const auto model_ptr = model_for(p, cluster);
+    // The search stops itself at the limit and writes its best plan; this backstop (10% later,
+    // at least 5 s) stops a run that one slow exact-fallback evaluation after another would
+    // carry far past it (exit code 4, nothing written).
+    const auto model_ptr = model_for(p, cluster, vm, deadline_after(started, time_limit + std::max(5.0, 0.1 * time_limit)));
     const CapacityModel& model = *model_ptr;
 
     SearchParams sp;
@@ -282,6 +313,7 @@ int cmd_plan(const Args& args) {
 }
 
 int cmd_validate(const Args& args) {
+    const auto start = std::chrono::steady_clock::now();
     po::options_description desc("vmcap validate options");
     std::string cluster, plan_file;
     // clang-format off
@@ -293,6 +325,7 @@ int cmd_validate(const Args& args) {
         ("max-migrated-gib", po::value<double>(), "check against this RAM budget in GiB (default: the plan's recorded budget, else the snapshot's)");
     // clang-format on
     add_term_options(desc);
+    add_model_options(desc, true);
     po::variables_map vm;
     if (parse(args, desc, vm,
               "usage: vmcap validate [--cluster C] --plan P\n"
@@ -331,7 +364,7 @@ int cmd_validate(const Args& args) {
         if (!(g >= 0) || !std::isfinite(g)) throw UsageError("--max-migrated-gib must be a finite number >= 0");
         p.constraints.max_migrated_ram_mib = gib_to_mib_budget(g);
     }
-    const auto model_ptr = model_for(p, cluster);
+    const auto model_ptr = model_for(p, cluster, vm, time_deadline(vm, start));
     const CapacityModel& model = *model_ptr;
     PlanCheck r;
     try {

@@ -6,6 +6,7 @@
 #include <exception>
 #include <string>
 
+#include "evaluators/vmcap.h"
 #include "instances/problem.h"
 #include "cli/cli.h"
 
@@ -62,8 +63,11 @@ int main(int argc, char** argv) {
         if (cmd == "snapshot") return cmd_snapshot(args);
         if (cmd == "generate") return cmd_generate(args);
         if (cmd == "exact") return cmd_exact(args);
-        std::fprintf(stderr, "vmcap: unknown command '%s'\n%s", cmd.c_str(), kUsage);
+        std::fprintf(stderr, "vmcap: unknown command '%s' (see vmcap --help)\n", one_line(cmd.c_str()).c_str());
         return 2;
+    } catch (const vmcap::TimeLimitReached& e) {
+        std::fprintf(stderr, "vmcap %s: %s; nothing written (exit code %d)\n", cmd.c_str(), one_line(e.what()).c_str(), kExitTimeLimit);
+        return kExitTimeLimit;
     } catch (const vmcap::InputError& e) {
         std::fprintf(stderr, "vmcap %s: %s\n", cmd.c_str(), one_line(e.what()).c_str());
         return 2;

@@ -6,7 +6,7 @@
 
 namespace vmcap {
 
-CapacityModel::CapacityModel(const Problem& problem) : problem_(problem), R_(problem.num_resources()) {
+CapacityModel::CapacityModel(const Problem& problem, const ModelOptions& options) : problem_(problem), R_(problem.num_resources()) {
     divisors_.resize(problem.flavors.size());
     for (std::size_t f = 0; f < problem.flavors.size(); ++f) {
         SlotDivisors& d = divisors_[f];
@@ -32,7 +32,11 @@ CapacityModel::CapacityModel(const Problem& problem) : problem_(problem), R_(pro
         }
     evaluators_.reserve(problem.host_types.size() * problem.flavors.size());
     for (const HostType& ht : problem.host_types)
-        for (const Flavor& fl : problem.flavors) evaluators_.emplace_back(ht.topology, fl.vnuma);
+        for (const Flavor& fl : problem.flavors) {
+            std::string label = options.source.empty() ? std::string() : options.source + ": ";
+            label += "host type '" + ht.name + "' with flavor '" + fl.name + "'";
+            evaluators_.emplace_back(ht.topology, fl.vnuma, ExactOptions{options.exact_work_limit, std::move(label), options.deadline});
+        }
     // The objective must stay an exact int64 (evaluators/score.h): bound every target's cluster
     // capacity by the sum over hosts of floor(node capacity / node demand) over its nodes (>= any
     // VMCAP), and the weighted sum of those bounds by 2^61.

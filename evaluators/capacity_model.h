@@ -10,6 +10,7 @@
  * add_filter are for set-up, before any search).
  */
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "evaluators/capacity_vectors.h"
@@ -20,12 +21,25 @@
 
 namespace vmcap {
 
+/** Set-up options of a CapacityModel. */
+struct ModelOptions {
+    /** Most work one exact-fallback VMCAP evaluation may do (ExactOptions::work_limit;
+     *  `--exact-work-limit`); >= 1. */
+    std::int64_t exact_work_limit = kDefaultExactWorkLimit;
+    /** No exact-fallback evaluation starts after this instant (ExactOptions::deadline). */
+    std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
+    /** The snapshot's file name, prefixed to refusals ("<source>: host type 'x' with flavor 'y'
+     *  needs the exact VMCAP solver beyond its limit of N work units ..."); may be empty. */
+    std::string source;
+};
+
 class CapacityModel {
 public:
     /** Builds the tables and the objective terms of problem.objective_terms; O(host types x
      *  flavors x placements). Keeps a reference to `problem`. Throws std::invalid_argument on an
-     *  unknown objective term or a bad term weight. */
-    explicit CapacityModel(const Problem& problem);
+     *  unknown objective term, a bad term weight or a work limit < 1. Every evaluation of an
+     *  exact-fallback pair may throw InputError beyond options.exact_work_limit work units (vmcap.h). */
+    explicit CapacityModel(const Problem& problem, const ModelOptions& options = {});
 
     /** Objective terms beyond VMCAP capacity (may be empty), in a fixed order. */
     const std::vector<std::unique_ptr<ObjectiveTerm>>& terms() const { return terms_; }

@@ -1,5 +1,7 @@
 #include "evaluators/placements.h"
 
+#include "instances/problem.h"
+
 #include <algorithm>
 #include <array>
 #include <limits>
@@ -303,7 +305,11 @@ std::vector<PlacementCount> vmcap_placements(const VmcapEvaluator& ev, const Cou
     const int n = ev.host_nodes(), k = ev.guest_nodes();
     std::vector<PlacementCount> out;
     if (ev.method() == VmcapMethod::Exact) {
-        vmcap_exact_placements(ev.placements(), n, b, out);
+        try {
+            vmcap_exact_placements(ev.placements(), n, b, out, ev.exact_options().work_limit);
+        } catch (const ExactLimitExceeded&) {
+            throw InputError(ev.exact_refusal(b));
+        }
         return out;
     }
     std::vector<NodeSetCount> sets;

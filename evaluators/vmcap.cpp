@@ -1,11 +1,14 @@
 #include "evaluators/vmcap.h"
 
+#include "instances/problem.h"
+
 #include <algorithm>
 #include <array>
 #include <bit>
 #include <cmath>
 #include <limits>
 #include <stdexcept>
+#include <string>
 #include <utility>
 
 namespace vmcap {
@@ -253,8 +256,10 @@ inline void for_bits(unsigned mask, F&& f) {
 
 class ExactSolver {
 public:
-    ExactSolver(int n, std::vector<NodeMask> masks)
-        : n_(n),
+    ExactSolver(int n, std::vector<NodeMask> masks, std::int64_t& work_left, std::int64_t work_limit)
+        : work_left_(work_left),
+          work_limit_(work_limit),
+          n_(n),
           m_(static_cast<int>(masks.size())),
           masks_(std::move(masks)),
           binv_(static_cast<std::size_t>(n) * n),
@@ -296,6 +301,8 @@ private:
     // Variables 0..m-1 are placements, m..m+n-1 the slacks of the node rows.
     enum : signed char { kAtLower = 0, kAtUpper = 1, kBasic = 2 };
 
+    std::int64_t& work_left_;  ///< work units left in this vmcap_exact call (shared by its components)
+    std::int64_t work_limit_;  ///< the call's limit, for the exception
     int n_, m_, kmin_;
     std::vector<NodeMask> masks_;
     std::vector<double> binv_, xb_, y_, alpha_, x_;
@@ -518,6 +525,9 @@ private:
             Count ub = std::min(sum_u, sum_b / kmin_);
             if (base + ub <= best_) return;
 
+            // One node's work: a pricing pass over the m placements plus a basis update (n^2).
+            work_left_ -= m_ + n_ * n_;
+            if (work_left_ < 0) throw ExactLimitExceeded(work_limit_);
             const double bound = lp(b.data(), u.data());
             if (bound < static_cast<double>(ub)) {
                 // Margin covers the rounding of the double evaluation of the dual bound.
@@ -576,7 +586,8 @@ NodeMask compress(NodeMask mask, const int* local) {
  * vmcap_exact; with `solution` non-null also appends an optimal multiset as (global node mask,
  * copies > 0) pairs, at most one per mask. Kept in one function so both paths share every step.
  */
-Count exact_impl(std::span<const Embedding> placements, int n, const Count* b, std::vector<std::pair<NodeMask, Count>>* solution) {
+Count exact_impl(std::span<const Embedding> placements, int n, const Count* b, std::int64_t work_limit,
+                 std::vector<std::pair<NodeMask, Count>>* solution) {
     if (n <= 0 || placements.empty()) return 0;
     const unsigned all = n >= 16 ? 0xFFFFU : ((1U << n) - 1U);
     unsigned positive = 0;
@@ -632,6 +643,7 @@ Count exact_impl(std::span<const Embedding> placements, int n, const Count* b, s
     }
 
     Count total = 0;
+    std::int64_t work_left = work_limit;
     for (int c = 0; c < num_comps; ++c) {
         const unsigned comp = comps[c];
         int local[kMaxPNuma] = {};
@@ -653,7 +665,7 @@ Count exact_impl(std::span<const Embedding> placements, int n, const Count* b, s
             if (solution && c > 0) solution->emplace_back(global[0], c);
             continue;
         }
-        ExactSolver solver(static_cast<int>(lb.size()), std::move(lm));
+        ExactSolver solver(static_cast<int>(lb.size()), std::move(lm), work_left, work_limit);
         if (!solution) {
             total += solver.solve(lb);
             continue;
@@ -668,14 +680,18 @@ Count exact_impl(std::span<const Embedding> placements, int n, const Count* b, s
 
 }  // namespace
 
-Count vmcap_exact(std::span<const Embedding> placements, int n, const Count* b) {
-    return exact_impl(placements, n, b, nullptr);
+ExactLimitExceeded::ExactLimitExceeded(std::int64_t limit)
+    : std::runtime_error("the exact VMCAP solver needs more than its work limit of " + std::to_string(limit)), work_limit(limit) {}
+
+Count vmcap_exact(std::span<const Embedding> placements, int n, const Count* b, std::int64_t work_limit) {
+    return exact_impl(placements, n, b, work_limit, nullptr);
 }
 
-Count vmcap_exact_placements(std::span<const Embedding> placements, int n, const Count* b, std::vector<PlacementCount>& out) {
+Count vmcap_exact_placements(std::span<const Embedding> placements, int n, const Count* b, std::vector<PlacementCount>& out,
+                             std::int64_t work_limit) {
     out.clear();
     std::vector<std::pair<NodeMask, Count>> sol;
-    const Count total = exact_impl(placements, n, b, &sol);
+    const Count total = exact_impl(placements, n, b, work_limit, &sol);
     std::sort(sol.begin(), sol.end());
     for (const auto& [mask, copies] : sol) {
         // The first embedding with this node set (the solver only keeps masks it was given).
@@ -700,7 +716,28 @@ bool is_cycle4(const Graph& g) {
 
 }  // namespace
 
-VmcapEvaluator::VmcapEvaluator(const Topology& host, const Topology& guest) {
+std::string VmcapEvaluator::exact_refusal(const Count* b) const {
+    std::string vec;
+    for (int i = 0; i < n_; ++i) vec.append(i ? ", " : "").append(std::to_string(b[i]));
+    return (exact_.label.empty() ? std::string("a host/guest topology pair") : exact_.label) +
+           " needs the exact VMCAP solver beyond its limit of " + std::to_string(exact_.work_limit) + " work units (b = [" + vec +
+           "]); raise --exact-work-limit or give the host type a topology with a closed form";
+}
+
+Count VmcapEvaluator::exact(const Count* b) const {
+    if (exact_.deadline != std::chrono::steady_clock::time_point::max() && std::chrono::steady_clock::now() > exact_.deadline)
+        throw TimeLimitReached("time limit reached while evaluating " +
+                               (exact_.label.empty() ? std::string("a host/guest topology pair") : exact_.label) +
+                               " with the exact VMCAP solver");
+    try {
+        return vmcap_exact(placements_, n_, b, exact_.work_limit);
+    } catch (const ExactLimitExceeded&) {
+        throw InputError(exact_refusal(b));
+    }
+}
+
+VmcapEvaluator::VmcapEvaluator(const Topology& host, const Topology& guest, ExactOptions exact) : exact_(std::move(exact)) {
+    if (exact_.work_limit < 1) throw std::invalid_argument("exact work limit must be >= 1");
     if (guest.size() > kMaxVNuma)
         throw std::invalid_argument("guest topology '" + guest.name + "' has " + std::to_string(guest.size()) + " vNUMA nodes; at most " +
                                     std::to_string(kMaxVNuma) + " are supported");

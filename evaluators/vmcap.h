@@ -16,8 +16,10 @@
  * Every closed form is tested against an exhaustive search and the CBC MILP solver
  * (tests/vmcap_test.cpp). Which placements reach the count: evaluators/placements.h.
  */
+#include <chrono>
 #include <cstdint>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -68,6 +70,21 @@ Count vmcap_cq3_k2(const Count* b);
 Count vmcap_2xkn_kk(const Count* b, int n, int k);
 
 /**
+ * Default work limit of one exact VMCAP evaluation (`--exact-work-limit`), in work units: every
+ * branch-and-bound node costs m + n^2 units (a pricing pass over its m placements plus a basis
+ * update on n node rows), so the limit tracks time across topologies. Measured time at the
+ * limit: docs/performance.md, "Bounded exact fallback"; every benchmarked pair needs a few
+ * nodes per random input, far below it.
+ */
+inline constexpr std::int64_t kDefaultExactWorkLimit = 20'000'000;
+
+/** The exact VMCAP solver would need more than `work_limit` work units (kDefaultExactWorkLimit). */
+struct ExactLimitExceeded : std::runtime_error {
+    explicit ExactLimitExceeded(std::int64_t limit);
+    std::int64_t work_limit;
+};
+
+/**
  * Exact VMCAP for any pair, given every distinct placement (pNUMA node set) of the guest:
  * the maximum number of placements, with repetition, using node i at most b_i times, i.e. the
  * integer program max sum_S x_S s.t. sum_{S contains i} x_S <= b_i, x_S >= 0 integer.
@@ -91,11 +108,14 @@ Count vmcap_2xkn_kk(const Count* b, int n, int k);
  * exponential in the worst case (large integrality gaps, e.g. many odd components inside one
  * component), and grows linearly with b when the LP optimum is an integer that no integer point
  * attains on a degenerate optimal face: Q3 with a K1,3 guest on b = (H,L,L,H,L,H,H,L), H + L odd,
- * takes ~0.4 s at H = 7350 and ~40 s at H = 735037 (CBC: over 60 s; test
- * VmcapExact.DegenerateLpFaceScalesWithValues). There is no node limit, since the answer must be exact.
+ * takes ~0.4 s at H = 7350 and ~40 s at H = 735037 without a limit (CBC: over 60 s; test
+ * VmcapExact.DegenerateLpFaceScalesWithValues). The answer is exact or not given: beyond
+ * `work_limit` work units (kDefaultExactWorkLimit) the call throws ExactLimitExceeded, which
+ * bounds the time of one evaluation by counting work, not the clock, so the outcome is
+ * deterministic.
  * Thread-safe (all state is local to the call); allocates O(m + n^2) per call.
  */
-Count vmcap_exact(std::span<const Embedding> placements, int n, const Count* b);
+Count vmcap_exact(std::span<const Embedding> placements, int n, const Count* b, std::int64_t work_limit = kDefaultExactWorkLimit);
 
 /**
  * `copies` more VMs of a flavor, each mapped as `placement` (vNUMA node v -> pNUMA node
@@ -113,9 +133,30 @@ struct PlacementCount {
  * node i at most b[i] times. Each entry's Embedding is the first element of `placements` with that
  * mask. Same inputs, method and exactness as vmcap_exact (the branch and bound records its
  * incumbent; vmcap_exact itself does not pay for the recording). Cost: vmcap_exact plus
- * O(m x used masks). Thread-safe. Throws std::logic_error only on an internal inconsistency.
+ * O(m x used masks). Thread-safe. Throws ExactLimitExceeded as vmcap_exact, std::logic_error only
+ * on an internal inconsistency.
  */
-Count vmcap_exact_placements(std::span<const Embedding> placements, int n, const Count* b, std::vector<PlacementCount>& out);
+Count vmcap_exact_placements(std::span<const Embedding> placements, int n, const Count* b, std::vector<PlacementCount>& out,
+                             std::int64_t work_limit = kDefaultExactWorkLimit);
+
+/**
+ * A command's wall-clock limit (`--time-limit`) passed before an exact-fallback VMCAP evaluation
+ * could start. Exit code 4 in the CLI (nothing written). Closed forms never check the clock.
+ */
+struct TimeLimitReached : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+/** Limits of the exact fallback of one VmcapEvaluator. */
+struct ExactOptions {
+    /** Most work units per evaluation (vmcap_exact's work_limit); >= 1. */
+    std::int64_t work_limit = kDefaultExactWorkLimit;
+    /** Names the pair in the refusal, e.g. "host type 'q3' with flavor 'star'". */
+    std::string label;
+    /** No exact evaluation starts after this instant (TimeLimitReached); one that started
+     *  before runs to its end, which the work limit bounds. Default: never. */
+    std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
+};
 
 /** How a (host topology, guest topology) pair is evaluated; chosen once per pair. */
 enum class VmcapMethod { K1, C4_K2, Kmn_K2, Kn_Kk, K4_K2, K4_K3, Q33_K2, Q33_C4, CQ3_C4, CQ3_K2, TwoKn_Kk, Exact };
@@ -135,10 +176,17 @@ public:
      * (complete, or a 4-cycle), not the name. Everything else, including guests larger than the
      * host (0 placements, value 0), uses vmcap_exact. Cost: enumerate_embeddings, O(C(n,k)) searches.
      * Throws std::invalid_argument if the guest has more vNUMA nodes than kMaxVNuma.
+     * `exact` bounds the exact fallback's work per evaluation.
      */
-    VmcapEvaluator(const Topology& host, const Topology& guest);
+    VmcapEvaluator(const Topology& host, const Topology& guest, ExactOptions exact = {});
 
-    /** VMCAP for capacity vector b (host.size() entries, each >= 0). One predictable switch. */
+    /**
+     * VMCAP for capacity vector b (host.size() entries, each >= 0). One predictable switch.
+     * The exact fallback throws InputError (instances/problem.h) when one evaluation would need
+     * more than the ExactOptions work limit: "<label> needs the exact VMCAP solver beyond its
+     * limit of N work units (b = [...]); ..." -- a documented refusal, exit code 2 in the CLI;
+     * and TimeLimitReached when called after the ExactOptions deadline.
+     */
     Count operator()(const Count* b) const {
         switch (method_) {
             case VmcapMethod::K1: return vmcap_k1(b, n_);
@@ -152,7 +200,7 @@ public:
             case VmcapMethod::CQ3_C4: return vmcap_cq3_c4(b);
             case VmcapMethod::CQ3_K2: return vmcap_cq3_k2(b);
             case VmcapMethod::TwoKn_Kk: return vmcap_2xkn_kk(b, p_, k_);
-            case VmcapMethod::Exact: return vmcap_exact(placements_, n_, b);
+            case VmcapMethod::Exact: return exact(b);
         }
         return 0;
     }
@@ -174,10 +222,19 @@ public:
     /** K<m>,<n> host with the Kmn_K2 method: n (part 2 = nodes m..m+n-1); else 0. */
     int host_q() const { return q_; }
 
+    /** The exact-fallback limits this evaluator was built with. */
+    const ExactOptions& exact_options() const { return exact_; }
+    /** The one-line refusal for capacity vector b (operator()'s InputError message). */
+    std::string exact_refusal(const Count* b) const;
+
 private:
+    /** vmcap_exact within the work limit; the refusal names the pair (out of line: cold). */
+    Count exact(const Count* b) const;
+
     VmcapMethod method_ = VmcapMethod::Exact;
     int n_ = 0, k_ = 0, p_ = 0, q_ = 0;
     std::vector<Embedding> placements_;
+    ExactOptions exact_;
 };
 
 }  // namespace vmcap

@@ -1,6 +1,8 @@
 #include "instances/snapshot_io.h"
 
+#include <cerrno>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <cstdio>
 #include <filesystem>
@@ -10,6 +12,7 @@
 #include <sstream>
 #include <unordered_map>
 
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -25,6 +28,9 @@ Amount gib_to_mib_budget(double gib) {
 }
 
 std::string read_text_file(const std::string& path) {
+    // A directory or a device (/dev/zero never ends) is not a file to read; pipes are allowed.
+    struct stat st {};
+    if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISFIFO(st.st_mode)) throw InputError(path + ": not a regular file");
     std::ifstream in(path, std::ios::binary);
     if (!in) throw InputError(path + ": cannot open file for reading");
     std::ostringstream ss;
@@ -53,6 +59,31 @@ std::filesystem::path output_target(const std::string& path) {
 
 }  // namespace
 
+namespace {
+
+/** An unnamed file in `dir` (O_TMPFILE): it has no name until linked, so a process killed
+ *  before the rename (even by SIGKILL) leaves nothing behind. -1 where the file system lacks
+ *  O_TMPFILE (errno EOPNOTSUPP or EISDIR); the caller then falls back to a named temp file. */
+int open_unnamed(const std::filesystem::path& dir) {
+#ifdef O_TMPFILE
+    if (::access("/proc/self/fd", X_OK) != 0) {  // linked through /proc/self/fd/N later
+        errno = EOPNOTSUPP;
+        return -1;
+    }
+    return ::open(dir.c_str(), O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
+#else
+    (void)dir;
+    errno = EOPNOTSUPP;
+    return -1;
+#endif
+}
+
+bool tmpfile_unsupported(int err) {
+    return err == EOPNOTSUPP || err == EISDIR || err == EINVAL;
+}
+
+}  // namespace
+
 void check_output_path(const std::string& path) {
     namespace fs = std::filesystem;
     if (path.empty()) throw InputError("output path is empty");
@@ -61,8 +92,17 @@ void check_output_path(const std::string& path) {
     if (dir.empty()) dir = ".";
     std::error_code ec;
     if (!fs::is_directory(dir, ec)) throw InputError(path + ": directory " + dir.string() + " does not exist");
-    if (::access(dir.c_str(), W_OK | X_OK) != 0) throw InputError(path + ": directory " + dir.string() + " is not writable");
     if (fs::exists(target, ec) && ::access(target.c_str(), W_OK) != 0) throw InputError(path + ": file is not writable");
+    // access() says yes to root everywhere (also in /proc or on a read-only mount): create the
+    // temporary file write_file_atomic will need, and drop it.
+    int fd = open_unnamed(dir);
+    if (fd < 0 && tmpfile_unsupported(errno)) {
+        std::string tmpl = (dir / ".vmcap-probe.tmpXXXXXX").string();
+        fd = mkstemp(tmpl.data());
+        if (fd >= 0) ::unlink(tmpl.c_str());
+    }
+    if (fd < 0) throw InputError(path + ": cannot create a file in directory " + dir.string());
+    ::close(fd);
 }
 
 void write_file_atomic(const std::string& path, const std::string& content) {
@@ -74,8 +114,20 @@ void write_file_atomic(const std::string& path, const std::string& content) {
     name += target.filename().string();
     name += ".tmpXXXXXX";
     std::string tmpl = (dir / name).string();
-    int fd = mkstemp(tmpl.data());
-    if (fd < 0) throw InputError(path + ": cannot create a temporary file in " + dir.string());
+    // Preferred: an unnamed file, linked under a temporary name only once complete, then renamed
+    // over the target; a kill at any point leaves no partial file. Fallback: mkstemp, removed on
+    // every exit path this process controls.
+    int fd = open_unnamed(dir);
+    const bool unnamed = fd >= 0;
+    if (!unnamed) {
+        if (!tmpfile_unsupported(errno)) throw InputError(path + ": cannot create a temporary file in " + dir.string());
+        fd = mkstemp(tmpl.data());
+        if (fd < 0) throw InputError(path + ": cannot create a temporary file in " + dir.string());
+    }
+    auto discard = [&] {
+        ::close(fd);
+        if (!unnamed) ::unlink(tmpl.c_str());
+    };
     // An existing file keeps its permissions; a new one gets the usual 0666 less the umask.
     struct stat old {};
     mode_t mode;
@@ -90,13 +142,33 @@ void write_file_atomic(const std::string& path, const std::string& content) {
     while (off < content.size()) {
         ssize_t w = ::write(fd, content.data() + off, content.size() - off);
         if (w <= 0) {
-            ::close(fd);
-            ::unlink(tmpl.c_str());
+            discard();
             throw std::runtime_error(path + ": write failed");
         }
         off += static_cast<std::size_t>(w);
     }
-    if (::fchmod(fd, mode) != 0 || ::fsync(fd) != 0 || ::close(fd) != 0) {
+    if (::fchmod(fd, mode) != 0 || ::fsync(fd) != 0) {
+        discard();
+        throw std::runtime_error(path + ": write failed");
+    }
+    if (unnamed) {
+        // Give the complete file a temporary name (linkat cannot replace), then rename over the target.
+        for (int attempt = 0;; ++attempt) {
+            tmpl = (dir / name).string();
+            const int probe = mkstemp(tmpl.data());  // picks a free unique name
+            if (probe >= 0) {
+                ::close(probe);
+                ::unlink(tmpl.c_str());
+            }
+            const std::string self = "/proc/self/fd/" + std::to_string(fd);
+            if (probe >= 0 && ::linkat(AT_FDCWD, self.c_str(), AT_FDCWD, tmpl.c_str(), AT_SYMLINK_FOLLOW) == 0) break;
+            if (attempt == 8 || (probe >= 0 && errno != EEXIST)) {
+                ::close(fd);
+                throw std::runtime_error(path + ": cannot link the temporary file into " + dir.string());
+            }
+        }
+    }
+    if (::close(fd) != 0) {
         ::unlink(tmpl.c_str());
         throw std::runtime_error(path + ": write failed");
     }

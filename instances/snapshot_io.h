@@ -35,7 +35,8 @@ nlohmann::ordered_json snapshot_to_json(const Problem& problem);
  */
 std::string format_json_lines(const nlohmann::ordered_json& doc);
 
-/** Reads a whole file; throws InputError naming the path if it cannot be read. */
+/** Reads a whole file (or pipe); throws InputError naming the path if it cannot be read or is a
+ *  directory or device. */
 std::string read_text_file(const std::string& path);
 
 /** A RAM budget in GiB (>= 0, finite) as whole MiB, rounded down; budgets beyond 2^52 MiB mean
@@ -44,7 +45,9 @@ Amount gib_to_mib_budget(double gib);
 
 /**
  * Writes `content` to `path` atomically: a temporary file in the same directory, flushed, then
- * renamed over `path`. A symbolic link at `path` is followed (the file it points to is replaced,
+ * renamed over `path`. The temporary file is unnamed (O_TMPFILE) until complete, so a process
+ * killed while writing, even by SIGKILL, leaves nothing behind; on file systems without O_TMPFILE
+ * a named one (".<name>.tmpXXXXXX") is used and removed on every exit path but SIGKILL. A symbolic link at `path` is followed (the file it points to is replaced,
  * the link kept); an existing file keeps its permissions, a new one gets 0666 less the umask.
  * Throws InputError if the target is not a regular file or no temporary file can be made there,
  * std::runtime_error if writing fails; either way nothing is left at `path`.
@@ -53,7 +56,7 @@ void write_file_atomic(const std::string& path, const std::string& content);
 
 /**
  * Checks, before any work, that write_file_atomic(path, ...) can succeed: the directory exists and
- * is writable, and the target (through a symbolic link, which is kept) is absent or a writable
+ * a file can be created there (tried, not just asked of access(), which says yes to root), and the target (through a symbolic link, which is kept) is absent or a writable
  * regular file. Throws InputError naming the path otherwise (exit 2, nothing written).
  */
 void check_output_path(const std::string& path);

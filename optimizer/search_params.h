@@ -5,6 +5,7 @@
  * pipeline that runs them (optimize.h).
  */
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <string_view>
 #include <vector>
@@ -13,6 +14,14 @@
 #include "moves/move_list.h"
 
 namespace vmcap {
+
+/** t0 + seconds on the steady clock, saturating: a limit beyond ~30 years (or +inf) never
+ *  expires instead of overflowing the clock's integer ticks into the past. seconds > 0. */
+inline std::chrono::steady_clock::time_point deadline_after(std::chrono::steady_clock::time_point t0, double seconds) {
+    using Clock = std::chrono::steady_clock;
+    if (!(seconds < 1e9)) return Clock::time_point::max();
+    return t0 + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
+}
 
 /** Why a search stopped. */
 enum class StopReason {

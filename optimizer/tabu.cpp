@@ -59,7 +59,7 @@ SearchResult tabu_search(const CapacityModel& model, const SearchParams& params,
     }
 
     std::atomic<bool> out_of_time{false}, interrupted{false};
-    const auto deadline = t0 + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(params.time_limit_s));
+    const auto deadline = deadline_after(t0, params.time_limit_s);
     tbb::task_arena arena(W);
     std::int64_t done = 0;
     auto last_report = t0;

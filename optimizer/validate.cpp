@@ -3,6 +3,7 @@
 #include "instances/snapshot_io.h"
 
 #include <cmath>
+#include <initializer_list>
 #include <limits>
 #include <unordered_map>
 
@@ -71,6 +72,52 @@ PlanCheck validate_plan(const CapacityModel& model, const nlohmann::json& plan, 
     if (!plan.is_object() || !plan.contains("format") || !plan["format"].is_string() || plan["format"].get<std::string>() != "vmcap-plan/1")
         throw bad("format", "expected \"vmcap-plan/1\"");
     if (!plan.contains("steps") || !plan["steps"].is_array()) throw bad("steps", "missing array of steps");
+    // Every field the plan format defines has one JSON type (docs/format.md); a field of another
+    // type is a malformed plan (exit 2), not a plan with a wrong value (exit 3). Unknown fields
+    // are ignored, so that later versions may add some.
+    enum class Kind { String, Number, Integer, Boolean, Object, Array };
+    auto check_kinds = [&](const nlohmann::json& obj, const std::string& prefix,
+                           std::initializer_list<std::pair<const char*, Kind>> fields) {
+        for (const auto& [key, kind] : fields) {
+            if (!obj.contains(key)) continue;
+            const auto& v = obj[key];
+            const bool ok = kind == Kind::String    ? v.is_string()
+                            : kind == Kind::Number  ? v.is_number()
+                            : kind == Kind::Integer ? v.is_number_integer()
+                            : kind == Kind::Boolean ? v.is_boolean()
+                            : kind == Kind::Object  ? v.is_object()
+                                                    : v.is_array();
+            static constexpr const char* kNames[] = {"a string", "a number", "an integer", "true or false", "an object", "an array"};
+            if (!ok) throw bad(prefix + key, std::string("expected ") + kNames[static_cast<int>(kind)] + ", got " + describe(v));
+        }
+    };
+    check_kinds(plan, "",
+                {{"cluster", Kind::String},
+                 {"algorithm", Kind::String},
+                 {"seed", Kind::Integer},
+                 {"threads", Kind::Integer},
+                 {"budget", Kind::Object},
+                 {"migrations", Kind::Integer},
+                 {"migrated_ram_gib", Kind::Number},
+                 {"objective_before", Kind::Number},
+                 {"objective_after", Kind::Number},
+                 {"capacity_before", Kind::Object},
+                 {"capacity_after", Kind::Object},
+                 {"objective_terms", Kind::Object},
+                 {"search", Kind::Object}});
+    for (std::size_t i = 0; i < plan["steps"].size(); ++i)
+        if (plan["steps"][i].is_object())
+            check_kinds(plan["steps"][i], "steps[" + std::to_string(i) + "].",
+                        {{"step", Kind::Integer},
+                         {"vm", Kind::String},
+                         {"flavor", Kind::String},
+                         {"from_host", Kind::String},
+                         {"to_host", Kind::String},
+                         {"from_pnuma", Kind::Array},
+                         {"to_pnuma", Kind::Array},
+                         {"ram_gib", Kind::Number},
+                         {"objective_after", Kind::Number},
+                         {"temporary", Kind::Boolean}});
 
     std::unordered_map<std::string, int> vm_index, host_index;
     for (std::size_t v = 0; v < p.vms.size(); ++v) vm_index.emplace(p.vms[v].id, static_cast<int>(v));

@@ -133,7 +133,12 @@ TEST(BadInput, PlansThatWouldTruncateRecurseOrMistypeGetExit2) {
     check("deep_vm",
           R"({"format": "vmcap-plan/1", "steps": [{"vm": )" + nested +
               R"(, "from_host": "h1", "to_host": "h2", "from_pnuma": [1], "to_pnuma": [1]}]})",
-          "unknown VM an array");
+          "steps[0].vm: expected a string, got an array");
+    // A field of the wrong type is a malformed plan (exit 2), not a wrong value (exit 3).
+    check("algorithm_number", std::string(R"({"format": "vmcap-plan/1", "algorithm": 5, "steps": []})"),
+          "algorithm: expected a string, got 5");
+    check("objective_array", std::string(R"({"format": "vmcap-plan/1", "objective_before": [[1]], "steps": []})"),
+          "objective_before: expected a number, got an array");
     check(
         "to_pnuma_2p32",
         R"({"format": "vmcap-plan/1", "steps": [{"vm": "b", "from_host": "h2", "to_host": "h1", "from_pnuma": [4], "to_pnuma": [4294967297]}]})",

@@ -1,6 +1,8 @@
 // Incremental evaluation vs full recomputation, plan validity, budget, determinism.
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <limits>
 #include <random>
 
 #include "moves/migrate.h"
@@ -59,6 +61,16 @@ TEST_P(DeltaTest, EvaluateEqualsFullRecomputationAfterRandomMoveSequences) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Hosts, DeltaTest, ::testing::Values("CQ3", "K4", "Q33", "C4", "2xK4", "Q3", "K2"));
+
+TEST(SearchParams, DeadlineSaturatesInsteadOfOverflowing) {
+    // 1e10 s in nanosecond ticks overflows int64: the deadline used to land in the past and the
+    // search stopped at once, "by time limit". A huge or infinite limit means none.
+    const auto now = std::chrono::steady_clock::now();
+    EXPECT_EQ(deadline_after(now, 1e10), std::chrono::steady_clock::time_point::max());
+    EXPECT_EQ(deadline_after(now, std::numeric_limits<double>::infinity()), std::chrono::steady_clock::time_point::max());
+    EXPECT_GT(deadline_after(now, 9e8), now + std::chrono::hours(24 * 365 * 28));
+    EXPECT_EQ(deadline_after(now, 2.5), now + std::chrono::milliseconds(2500));
+}
 
 TEST(SearchState, MoveBackRestoresSnapshotAndBudget) {
     RandomCluster rc;

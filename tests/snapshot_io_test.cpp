@@ -6,6 +6,8 @@
 #include <functional>
 
 #include <unistd.h>
+#include <csignal>
+#include <sys/wait.h>
 
 #include "instances/snapshot_io.h"
 #include "tests/fixtures.h"
@@ -155,6 +157,43 @@ TEST(SnapshotIo, AtomicWriteReplacesWholeFile) {
         EXPECT_EQ(e.path().filename().string().find(".out.json.tmp"), std::string::npos) << "temporary file left behind";
     EXPECT_THROW(write_file_atomic((dir / "no_such_dir" / "x.json").string(), "x"), std::runtime_error);
     std::filesystem::remove_all(dir);
+}
+
+TEST(SnapshotIo, AtomicWriteKilledLeavesNoTemporaryFile) {
+    // A child writes 256 MiB and is killed with SIGKILL part-way (no handler can run): the target
+    // holds its old content or the complete new one, and no temporary file is left (O_TMPFILE).
+    const auto dir = std::filesystem::temp_directory_path() / ("vmcap_kill_test_" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir);
+    const std::string path = (dir / "plan.json").string();
+    write_file_atomic(path, "old");
+    const std::string big(std::size_t{256} << 20, 'x');
+    int killed_while_writing = 0;
+    for (int delay_ms : {5, 20, 60}) {
+        const pid_t child = ::fork();
+        ASSERT_GE(child, 0);
+        if (child == 0) {
+            write_file_atomic(path, big);
+            ::_exit(0);
+        }
+        ::usleep(static_cast<useconds_t>(delay_ms) * 1000);
+        ::kill(child, SIGKILL);
+        int status = 0;
+        ::waitpid(child, &status, 0);
+        killed_while_writing += WIFSIGNALED(status) ? 1 : 0;
+        const auto size = std::filesystem::file_size(path);
+        EXPECT_TRUE(size == 3 || size == big.size()) << size;
+        for (const auto& e : std::filesystem::directory_iterator(dir))
+            EXPECT_EQ(e.path().filename().string(), "plan.json") << "left behind after SIGKILL";
+    }
+    EXPECT_GT(killed_while_writing, 0) << "every child finished before the kill: the test did not test anything";
+    std::filesystem::remove_all(dir);
+}
+
+TEST(SnapshotIo, OutputPathCheckedByCreatingAFile) {
+    // access() says yes to root everywhere; the check must try. /proc refuses new files to anyone.
+    EXPECT_THROW(check_output_path("/proc/vmcap-test-plan.json"), InputError);
+    EXPECT_THROW(read_text_file("/dev/zero"), InputError);  // a device would be read forever
+    EXPECT_THROW(read_text_file("/tmp"), InputError);
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <chrono>
 #include <functional>
 #include <initializer_list>
 #include <numeric>
@@ -20,6 +21,7 @@
 #include "evaluators/placements.h"
 #include "evaluators/vmcap.h"
 #include "evaluators/vmcap_milp.h"
+#include "instances/problem.h"
 #include "instances/topology.h"
 
 #include "tests/oracle.h"
@@ -768,6 +770,45 @@ TEST(VmcapExact, DegenerateLpFaceScalesWithValues) {
     // (L = 2341 + 3 x 328, H + 1 = 328 + 3 x 2341), so the bound L + H + 1 is attained.
     const Vec even = {H + 1, L, L, H + 1, L, H + 1, H + 1, L};
     EXPECT_EQ(ev(even.data()), H + 1 + L);
+}
+
+// The exact fallback's work limit: a refusal, never a wrong answer, and deterministic.
+TEST(VmcapExact, WorkLimitRefusesInsteadOfRunningUnbounded) {
+    const Topology host = parse_topology("Q3"), guest = guest_star3();
+    const Count H = 7350, L = 3325;
+    const Vec b = {H, L, L, H, L, H, H, L};
+    const VmcapEvaluator unlimited(host, guest, ExactOptions{std::int64_t{1} << 40, "q3/star"});
+    EXPECT_EQ(unlimited(b.data()), H + L - 1);
+    // The limit is counted in work, not time: the same vector is refused at every call.
+    EXPECT_THROW(vmcap_exact(unlimited.placements(), 8, b.data(), 1000), ExactLimitExceeded);
+    EXPECT_THROW(vmcap_exact(unlimited.placements(), 8, b.data(), 1000), ExactLimitExceeded);
+    const VmcapEvaluator tight(host, guest, ExactOptions{1000, "host type 'q3' with flavor 'star'"});
+    try {
+        tight(b.data());
+        FAIL() << "no refusal";
+    } catch (const InputError& e) {
+        const std::string what = e.what();
+        EXPECT_NE(what.find("host type 'q3' with flavor 'star' needs the exact VMCAP solver beyond its limit of 1000 work units"),
+                  std::string::npos)
+            << what;
+        EXPECT_NE(what.find("b = [7350, 3325, 3325, 7350, 3325, 7350, 7350, 3325]"), std::string::npos) << what;
+    }
+    std::vector<PlacementCount> sol;
+    EXPECT_THROW(vmcap_placements(tight, b.data()), InputError);
+    // An easy vector on the same tight evaluator is answered exactly (one node, within 1000 units).
+    const Vec easy = {3, 1, 1, 3, 1, 3, 3, 1};
+    EXPECT_EQ(tight(easy.data()), vmcap_cbc(tight.placements(), 8, easy.data()));
+    EXPECT_THROW(VmcapEvaluator(host, guest, ExactOptions{0, ""}), std::invalid_argument);
+}
+
+TEST(VmcapExact, DeadlineStopsExactEvaluationsOnly) {
+    const auto past = std::chrono::steady_clock::now() - std::chrono::seconds(1);
+    const VmcapEvaluator exact(parse_topology("Q3"), guest_star3(), ExactOptions{kDefaultExactWorkLimit, "q3/star", past});
+    const Vec b = {3, 1, 1, 3, 1, 3, 3, 1};
+    EXPECT_THROW(exact(b.data()), TimeLimitReached);
+    // Closed forms cost nanoseconds and never look at the clock.
+    const VmcapEvaluator closed(parse_topology("CQ3"), parse_topology("K2"), ExactOptions{kDefaultExactWorkLimit, "cq3/k2", past});
+    EXPECT_EQ(closed(b.data()), vmcap_cbc(closed.placements(), 8, b.data()));
 }
 
 // Cases whose optimal placement set is unique, worked out by hand.

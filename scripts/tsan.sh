@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Third CI stage: ThreadSanitizer on the parallel search (build-tsan/, RelWithDebInfo). Runs the
+# tests that drive several search threads -- annealing, tabu and free remaps with 2 threads, the
+# golden plans at 2 threads (through the TSan-built vmcap binary) and the parallel search tests --
+# with every report fatal. Needs the packages scripts/setup.sh installs. Measured: docs/performance.md.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+cmake -S . -B build-tsan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DVMCAP_SANITIZE_THREAD=ON -DVMCAP_BUILD_TESTS=ON -DVMCAP_BUILD_BENCH=OFF >/dev/null
+cmake --build build-tsan -j"$(nproc)"
+# oneTBB's own synchronisation is not instrumented; its scheduler internals are suppressed, our
+# code is not (scripts/tsan.supp).
+export TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$PWD/scripts/tsan.supp"
+ctest --test-dir build-tsan --output-on-failure -j"$(nproc)" --timeout 1800 \
+  -R 'Golden|FreeRemaps|Tabu|Parallel|TermAggregates|Signals' "$@"
