@@ -153,8 +153,9 @@ struct ExactOptions {
     std::int64_t work_limit = kDefaultExactWorkLimit;
     /** Names the pair in the refusal, e.g. "host type 'q3' with flavor 'star'". */
     std::string label;
-    /** No exact evaluation starts after this instant (TimeLimitReached); one that started
-     *  before runs to its end, which the work limit bounds. Default: never. */
+    /** Exact evaluations stop starting soon after this instant (TimeLimitReached; the clock is
+     *  read every 16th exact evaluation of a thread); one that started runs to its end, which
+     *  the work limit bounds. Default: never. */
     std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
 };
 
