@@ -8,9 +8,10 @@
  * there) and doubles the width of the 32-bit ones; AVX-512F narrows 64-bit loads to 32-bit lanes
  * in one instruction (VPMOVQD) and doubles the width again (K4/K3: 1.24 -> 0.81 ns per vector in a
  * scratch benchmark on the VM of docs/performance.md). GCC on x86-64 Linux only; elsewhere the
- * baseline build. Internal to evaluators/.
+ * baseline build (and under ThreadSanitizer). Internal to evaluators/.
  */
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__gnu_linux__)
+// Not under ThreadSanitizer: the ifunc resolvers run before its runtime is set up and crash.
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__gnu_linux__) && !defined(__SANITIZE_THREAD__)
 #define VMCAP_BATCH_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
 #else
 #define VMCAP_BATCH_CLONES

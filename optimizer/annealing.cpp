@@ -9,10 +9,10 @@
 #include <stdexcept>
 
 #include <tbb/global_control.h>
-#include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
 
 #include "optimizer/candidates.h"
+#include "optimizer/fork_join.h"
 
 namespace vmcap {
 
@@ -187,32 +187,30 @@ SearchResult anneal(const CapacityModel& model, const SearchParams& params) {
     auto last_report = t0;
     while (done < per_worker && !out_of_time.load()) {
         const std::int64_t this_round = std::min(round, per_worker - done);
-        arena.execute([&] {
-            tbb::parallel_for(0, W, 1, [&](int w) {
-                Worker& wk = workers[w];
-                SearchState& s = wk.state;
-                if (params.destination_lists) wk.proposal.refresh(s, wk.cache, flavor_used);
-                double temp = t_start;
-                CandidateDelta delta;  // reused by every candidate (see evaluate())
-                ProposalContext ctx{s, wk.cache, movable, wk.proposal, wk.rng};
-                for (std::int64_t e = 0; e < this_round; ++e) {
-                    if ((e & 255) == 0) {
-                        if ((e & 1023) == 0 && should_stop(params, deadline, interrupted)) {
-                            out_of_time.store(true);
-                            break;
-                        }
-                        temp = schedule.temperature(wk, done + e);
+        run_workers(arena, W, [&](int w) {
+            Worker& wk = workers[w];
+            SearchState& s = wk.state;
+            if (params.destination_lists) wk.proposal.refresh(s, wk.cache, flavor_used);
+            double temp = t_start;
+            CandidateDelta delta;  // reused by every candidate (see evaluate())
+            ProposalContext ctx{s, wk.cache, movable, wk.proposal, wk.rng};
+            for (std::int64_t e = 0; e < this_round; ++e) {
+                if ((e & 255) == 0) {
+                    if ((e & 1023) == 0 && should_stop(params, deadline, interrupted)) {
+                        out_of_time.store(true);
+                        break;
                     }
-                    const Candidate mv = propose<Moves>(ctx, mix);
-                    ++wk.evaluations;
-                    ++wk.kind_evaluated[mv.kind];
-                    if (!accept(mv, wk, delta, temp, scorer, params.neutral_acceptance)) continue;
-                    if (apply_and_check(wk, mv, delta, params.check_every)) wk.last_improvement = done + e;
-                    ++wk.accepted;
-                    ++wk.kind_accepted[mv.kind];
-                    if (delta.delta > 0) ++wk.kind_improved[mv.kind];
+                    temp = schedule.temperature(wk, done + e);
                 }
-            });
+                const Candidate mv = propose<Moves>(ctx, mix);
+                ++wk.evaluations;
+                ++wk.kind_evaluated[mv.kind];
+                if (!accept(mv, wk, delta, temp, scorer, params.neutral_acceptance)) continue;
+                if (apply_and_check(wk, mv, delta, params.check_every)) wk.last_improvement = done + e;
+                ++wk.accepted;
+                ++wk.kind_accepted[mv.kind];
+                if (delta.delta > 0) ++wk.kind_improved[mv.kind];
+            }
         });
         done += this_round;
         // Synchronisation point: share the best state in worker order (ties: lowest worker id).

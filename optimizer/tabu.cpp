@@ -6,10 +6,10 @@
 #include <cstdio>
 #include <stdexcept>
 
-#include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
 
 #include "optimizer/candidates.h"
+#include "optimizer/fork_join.h"
 
 namespace vmcap {
 
@@ -65,54 +65,52 @@ SearchResult tabu_search(const CapacityModel& model, const SearchParams& params,
     auto last_report = t0;
     while (done < per_worker && !out_of_time.load()) {
         const std::int64_t this_round = std::min(round, per_worker - done);
-        arena.execute([&] {
-            tbb::parallel_for(0, W, 1, [&](int w) {
-                TabuWorker& wk = workers[w];
-                SearchState& s = wk.state;
-                if (params.destination_lists) wk.proposal.refresh(s, wk.cache, flavor_used);
-                std::int64_t e = 0;
-                ProposalContext ctx{s, wk.cache, movable, wk.proposal, wk.rng};
-                while (e < this_round) {
-                    if (should_stop(params, deadline, interrupted)) {
-                        out_of_time.store(true);
-                        break;
-                    }
-                    // One iteration: the best admissible move of a sampled candidate list.
-                    Candidate best_c;
-                    CandidateDelta best_d;
-                    SearchScore best_ds;
-                    bool found = false;
-                    const Score objective_now = s.objective();
-                    for (int c = 0; c < tabu.candidates && e < this_round; ++c, ++e) {
-                        const Candidate mv = propose<Moves>(ctx, mix);
-                        ++wk.evaluations;
-                        const CandidateDelta d = evaluate(mv, s, wk.cache);
-                        if (!d.feasible) continue;
-                        // The best candidate in the search's exact order: delta, then fewer migrations.
-                        const SearchScore ds{d.delta, d.migrations_after};
-                        if (found && !(best_ds < ds)) continue;
-                        int vms[kMaxRelocations];
-                        const int nv = moved_vms(mv, s, vms);
-                        bool is_tabu = false;
-                        for (int i = 0; i < nv; ++i) is_tabu |= wk.tabu_until[vms[i]] > wk.iteration;
-                        // Aspiration: a tabu move that reaches a new best of this worker is allowed.
-                        if (is_tabu && !(wk.best_score < SearchScore{objective_now + d.delta, d.migrations_after})) continue;
-                        best_c = mv;
-                        best_d = d;
-                        best_ds = ds;
-                        found = true;
-                    }
-                    ++wk.iteration;
-                    if (!found) continue;
-                    apply_and_check(wk, best_c, best_d, params.check_every);
-                    ++wk.accepted;
-                    int vms[kMaxRelocations];
-                    const int nv = moved_vms(best_c, s, vms);
-                    for (int i = 0; i < nv; ++i)
-                        wk.tabu_until[vms[i]] = wk.iteration + tabu.tenure +
-                                                static_cast<std::int64_t>(wk.rng.below(static_cast<std::uint64_t>(tabu.tenure) + 1));
+        run_workers(arena, W, [&](int w) {
+            TabuWorker& wk = workers[w];
+            SearchState& s = wk.state;
+            if (params.destination_lists) wk.proposal.refresh(s, wk.cache, flavor_used);
+            std::int64_t e = 0;
+            ProposalContext ctx{s, wk.cache, movable, wk.proposal, wk.rng};
+            while (e < this_round) {
+                if (should_stop(params, deadline, interrupted)) {
+                    out_of_time.store(true);
+                    break;
                 }
-            });
+                // One iteration: the best admissible move of a sampled candidate list.
+                Candidate best_c;
+                CandidateDelta best_d;
+                SearchScore best_ds;
+                bool found = false;
+                const Score objective_now = s.objective();
+                for (int c = 0; c < tabu.candidates && e < this_round; ++c, ++e) {
+                    const Candidate mv = propose<Moves>(ctx, mix);
+                    ++wk.evaluations;
+                    const CandidateDelta d = evaluate(mv, s, wk.cache);
+                    if (!d.feasible) continue;
+                    // The best candidate in the search's exact order: delta, then fewer migrations.
+                    const SearchScore ds{d.delta, d.migrations_after};
+                    if (found && !(best_ds < ds)) continue;
+                    int vms[kMaxRelocations];
+                    const int nv = moved_vms(mv, s, vms);
+                    bool is_tabu = false;
+                    for (int i = 0; i < nv; ++i) is_tabu |= wk.tabu_until[vms[i]] > wk.iteration;
+                    // Aspiration: a tabu move that reaches a new best of this worker is allowed.
+                    if (is_tabu && !(wk.best_score < SearchScore{objective_now + d.delta, d.migrations_after})) continue;
+                    best_c = mv;
+                    best_d = d;
+                    best_ds = ds;
+                    found = true;
+                }
+                ++wk.iteration;
+                if (!found) continue;
+                apply_and_check(wk, best_c, best_d, params.check_every);
+                ++wk.accepted;
+                int vms[kMaxRelocations];
+                const int nv = moved_vms(best_c, s, vms);
+                for (int i = 0; i < nv; ++i)
+                    wk.tabu_until[vms[i]] =
+                        wk.iteration + tabu.tenure + static_cast<std::int64_t>(wk.rng.below(static_cast<std::uint64_t>(tabu.tenure) + 1));
+            }
         });
         done += this_round;
         // Synchronisation point: workers behind the best (ties: lowest worker id) restart from it.
