@@ -282,7 +282,7 @@ int cmd_snapshot(const Args& args) {
                   << "  " << (rej == st.rejected_by_flavor.end() ? 0 : rej->second) << "\n";
     }
     for (const auto& [name, count] : st.rejected_by_flavor)
-        if (std::none_of(problem.flavors.begin(), problem.flavors.end(), [&](const Flavor& fl) { return fl.name == name; }))
+        if (std::none_of(problem.flavors.begin(), problem.flavors.end(), [&name = name](const Flavor& fl) { return fl.name == name; }))
             std::cout << "    " << name << "  -  -  0  " << count << "\n";
     std::cout << "  read " << seconds(t0, t1) << " s, replay " << seconds(t1, t2) << " s\n";
     return 0;
