@@ -12,6 +12,7 @@
 #include "evaluators/capacity_model.h"
 #include "evaluators/cluster_capacity.h"
 #include "evaluators/capacity_vectors.h"
+#include "evaluators/network_load.h"
 #include "evaluators/placements.h"
 #include "evaluators/vmcap.h"
 #include "evaluators/vmcap_batch.h"
@@ -80,6 +81,50 @@ void add_summary(nlohmann::ordered_json& o, Count cap, Count bound) {
     o["topology_free_bound"] = bound;
     o["topology_loss"] = bound - cap;
     o["topology_loss_pct"] = loss_pct(cap, bound);
+}
+
+}  // namespace
+
+namespace {
+
+/** Link loads of the snapshot's placement (evaluators/network_load.h), most utilised first. */
+struct NetworkReport {
+    std::size_t links = 0, vlinks = 0, in_vdcs = 0, same_host = 0;
+    struct Row {
+        std::string name;
+        double load_mbps = 0, capacity_mbps = 0;
+    };
+    std::vector<Row> by_utilisation;  ///< every loaded link, highest load / capacity first
+    std::vector<Row> over;            ///< links above capacity
+};
+
+NetworkReport network_report(const Problem& p) {
+    const NetworkRoutes routes(p);
+    std::vector<int> host(p.vms.size());
+    for (std::size_t v = 0; v < p.vms.size(); ++v) host[v] = p.vms[v].host;
+    const auto loads = link_loads(p, routes, host);
+    NetworkReport r;
+    r.links = static_cast<std::size_t>(routes.num_links());
+    r.vlinks = p.vlinks.size();
+    for (const Vlink& v : p.vlinks) {
+        r.in_vdcs += v.vdc >= 0 ? 1 : 0;
+        r.same_host += host[v.a] == host[v.b] ? 1 : 0;
+    }
+    const double scale = static_cast<double>(routes.scale());
+    std::vector<int> order;
+    for (int l = 0; l < routes.num_links(); ++l)
+        if (loads[l] > 0) order.push_back(l);
+    // Exact order by load / capacity (cross-multiplied in 128 bits), then link number.
+    std::sort(order.begin(), order.end(), [&](int a, int b) {
+        const __int128 x = static_cast<__int128>(loads[a]) * routes.capacity(b), y = static_cast<__int128>(loads[b]) * routes.capacity(a);
+        return x != y ? x > y : a < b;
+    });
+    for (int l : order) {
+        NetworkReport::Row row{routes.link_name(l), static_cast<double>(loads[l]) / scale, static_cast<double>(routes.capacity(l)) / scale};
+        if (loads[l] > routes.capacity(l)) r.over.push_back(row);
+        r.by_utilisation.push_back(std::move(row));
+    }
+    return r;
 }
 
 }  // namespace
@@ -163,6 +208,22 @@ int cmd_capacity(const Args& args) {
         doc["flavors"] = fl;
         doc["objective"] = objective;
         doc["objective_topology_free_bound"] = objective_bound;
+        if (p.network.present()) {
+            const NetworkReport nr = network_report(p);
+            nlohmann::ordered_json n;
+            n["links"] = nr.links;
+            n["vlinks"] = nr.vlinks;
+            n["vlinks_in_vdcs"] = nr.in_vdcs;
+            n["vlinks_within_a_host"] = nr.same_host;
+            auto rows = [](const std::vector<NetworkReport::Row>& v) {
+                nlohmann::ordered_json a = nlohmann::ordered_json::array();
+                for (const auto& r : v) a.push_back({{"link", r.name}, {"load_mbps", r.load_mbps}, {"capacity_mbps", r.capacity_mbps}});
+                return a;
+            };
+            n["over_capacity"] = rows(nr.over);
+            n["loaded_links"] = rows(nr.by_utilisation);
+            doc["network"] = n;
+        }
         if (by == "rack") {
             nlohmann::ordered_json rs = nlohmann::ordered_json::array();
             for (const auto& [name, hosts] : racks) {
@@ -250,6 +311,20 @@ int cmd_capacity(const Args& args) {
     std::printf("weighted capacity (objective): %s (topology-free bound %s)\n", fmt_num(objective).c_str(),
                 fmt_num(objective_bound).c_str());
     std::printf("bound = sum over hosts of floor(sum_i b_i / k): the capacity if any k pNUMA nodes could host a k-vNUMA VM\n");
+    if (p.network.present()) {
+        const NetworkReport nr = network_report(p);
+        std::printf("\nnetwork: %zu links (host uplinks included), %zu vlinks (%zu in VDCs, %zu within one host); ECMP loads\n", nr.links,
+                    nr.vlinks, nr.in_vdcs, nr.same_host);
+        const std::size_t show = std::min<std::size_t>(nr.by_utilisation.size(), 5);
+        for (std::size_t i = 0; i < show; ++i) {
+            const auto& r = nr.by_utilisation[i];
+            std::printf("  %-40s %12.3f / %10.0f Mbps  %6.1f%%\n", r.name.c_str(), r.load_mbps, r.capacity_mbps,
+                        100.0 * r.load_mbps / r.capacity_mbps);
+        }
+        if (nr.by_utilisation.size() > show)
+            std::printf("  ... %zu more loaded links (--format json lists all)\n", nr.by_utilisation.size() - show);
+        std::printf("links over capacity: %zu\n", nr.over.size());
+    }
     return 0;
 }
 

@@ -302,6 +302,11 @@ int cmd_plan(const Args& args) {
     else if (plan.dropped > 0)
         std::printf("note      %d move(s) of the search's best state had no feasible order within the budget and were left out\n",
                     plan.dropped);
+    if (p.network.present())
+        std::printf(
+            "note      the snapshot's network and %zu vlink(s) were loaded and checked, but link capacities are not yet a rule of "
+            "the search (see vmcap capacity for link loads)\n",
+            p.vlinks.size());
     const std::size_t show = std::min<std::size_t>(plan.steps.size(), 15);
     for (std::size_t i = 0; i < show; ++i) {
         const PlanStep& st = plan.steps[i];

@@ -16,6 +16,7 @@
 #include <vector>
 #include <utility>
 
+#include "instances/network.h"
 #include "instances/topology.h"
 
 namespace vmcap {
@@ -45,6 +46,10 @@ struct HostType {
     Topology topology;
     /** Capacity of pNUMA node i in resource r at [i * R + r], R = Problem::resources.size(). */
     std::vector<Amount> node_capacity;
+
+    /** NIC uplink capacity of every host of this type, Mbps (JSON `nic_mbps`); 0 when not
+     *  given, which only a snapshot without a network may leave. */
+    std::int64_t nic_mbps = 0;
 
     int num_nodes() const { return topology.size(); }
 };
@@ -86,6 +91,9 @@ struct Host {
     int type = 0;  ///< index into Problem::host_types
     std::string rack;
     std::string pod;
+    /** The switch its NIC attaches to, as given (JSON `uplink`); empty: the switch named by
+     *  `rack`. Resolved into Network::host_switch by the loader. */
+    std::string uplink;
 };
 
 /** A running VM and its current placement. */
@@ -124,6 +132,13 @@ struct Problem {
     /** Objective terms beyond VMCAP capacity, by registry name (evaluators/objective.h) with their
      *  weight; set by the CLI (`vmcap plan --ram-cost W`). Empty: the objective is VMCAP only. */
     std::vector<std::pair<std::string, double>> objective_terms;
+    /** The datacenter network (empty when the snapshot has none: then there are no vlinks and
+     *  every bandwidth rule is off). */
+    Network network;
+    /** Bandwidth reservations between VMs (docs/format.md "Network and vlinks"). */
+    std::vector<Vlink> vlinks;
+    /** VDC (tenant) ids; Vlink::vdc indexes them. */
+    std::vector<std::string> vdcs;
     /** Free-form provenance (trace, seed, time, licence/attribution); copied to outputs. */
     std::string source;
 

@@ -288,12 +288,132 @@ std::vector<Amount> parse_amounts(const Ctx& c, const json& obj, const std::stri
     return out;
 }
 
+/** [vm_a, vm_b, mbps] at `path` into p.vlinks (vdc index or -1). */
+void parse_vlinks(const Ctx& c, const json& arr, const std::string& path, int vdc, Problem& p,
+                  const std::unordered_map<std::string, int>& vm_index) {
+    if (!arr.is_array()) c.fail(path, "expected an array of [vm_a, vm_b, mbps]");
+    for (std::size_t i = 0; i < arr.size(); ++i) {
+        const std::string ip = path + "[" + std::to_string(i) + "]";
+        const json& e = arr[i];
+        if (!e.is_array() || e.size() != 3) c.fail(ip, "expected [vm_a, vm_b, mbps]");
+        Vlink v;
+        int* ends[2] = {&v.a, &v.b};
+        for (int k = 0; k < 2; ++k) {
+            const std::string id = get_string(c, e[k], ip + "[" + std::to_string(k) + "]");
+            auto it = vm_index.find(id);
+            if (it == vm_index.end()) c.fail(ip + "[" + std::to_string(k) + "]", "unknown VM \"" + id + "\"");
+            *ends[k] = it->second;
+        }
+        if (v.a == v.b) c.fail(ip, "a vlink joins two different VMs");
+        v.mbps = get_int(c, e[2], ip + "[2]", 1, kMaxMbps);
+        v.vdc = vdc;
+        p.vlinks.push_back(v);
+    }
+}
+
+/** The optional "network", "vlinks" and "vdcs" sections (docs/format.md "Network and vlinks"). */
+void parse_network(const Ctx& c, const json& doc, Problem& p, const std::unordered_map<std::string, int>& vm_index) {
+    const auto net = doc.find("network");
+    if (net == doc.end()) {
+        if (doc.contains("vlinks") || doc.contains("vdcs"))
+            c.fail(doc.contains("vlinks") ? "vlinks" : "vdcs", "vlinks need a \"network\" section");
+        for (std::size_t h = 0; h < p.hosts.size(); ++h)
+            if (!p.hosts[h].uplink.empty())
+                c.fail("hosts[" + std::to_string(h) + "].uplink", "names a switch, but the snapshot has no \"network\"");
+        return;
+    }
+    only_keys(c, *net, "network", {"switches", "links"});
+    Network& n = p.network;
+    std::unordered_map<std::string, int> sw;
+    const json& ss = get_array(c, *net, "network", "switches");
+    if (ss.empty()) c.fail("network.switches", "is empty: a network needs at least one switch");
+    for (std::size_t i = 0; i < ss.size(); ++i) {
+        const std::string id = get_string(c, ss[i], "network.switches[" + std::to_string(i) + "]");
+        if (!sw.emplace(id, static_cast<int>(i)).second)
+            c.fail("network.switches[" + std::to_string(i) + "]", "duplicate switch \"" + id + "\"");
+        n.switches.push_back(id);
+    }
+    if (net->contains("links")) {
+        const json& ls = get_array(c, *net, "network", "links");
+        for (std::size_t i = 0; i < ls.size(); ++i) {
+            const std::string ip = "network.links[" + std::to_string(i) + "]";
+            const json& e = ls[i];
+            if (!e.is_array() || e.size() != 3) c.fail(ip, "expected [switch_a, switch_b, mbps]");
+            NetLink l;
+            int* ends[2] = {&l.a, &l.b};
+            for (int k = 0; k < 2; ++k) {
+                const std::string id = get_string(c, e[k], ip + "[" + std::to_string(k) + "]");
+                auto it = sw.find(id);
+                if (it == sw.end()) c.fail(ip + "[" + std::to_string(k) + "]", "unknown switch \"" + id + "\"");
+                *ends[k] = it->second;
+            }
+            if (l.a == l.b) c.fail(ip, "a link joins two different switches");
+            l.mbps = get_int(c, e[2], ip + "[2]", 1, kMaxMbps);
+            n.links.push_back(l);
+        }
+    }
+    // Every host attaches to one switch: its "uplink", else the switch its "rack" names.
+    n.host_switch.resize(p.hosts.size());
+    for (std::size_t h = 0; h < p.hosts.size(); ++h) {
+        const Host& host = p.hosts[h];
+        const std::string path = "hosts[" + std::to_string(h) + "]";
+        const std::string& name = host.uplink.empty() ? host.rack : host.uplink;
+        auto it = sw.find(name);
+        if (it == sw.end())
+            c.fail(host.uplink.empty() ? path : path + ".uplink",
+                   host.uplink.empty() ? "host \"" + host.id + "\" attaches to no switch: give \"uplink\" or a \"rack\" that names a switch"
+                                       : "unknown switch \"" + name + "\"");
+        n.host_switch[h] = it->second;
+        if (p.host_types[host.type].nic_mbps == 0)
+            c.fail("host_types[" + std::to_string(host.type) + "].nic_mbps",
+                   "required when the snapshot has a network (the host uplink capacity, Mbps)");
+    }
+    // The switches hosts attach to must reach each other (else some vlink could have no route).
+    std::vector<std::vector<int>> adj(n.switches.size());
+    for (const NetLink& l : n.links) {
+        adj[l.a].push_back(l.b);
+        adj[l.b].push_back(l.a);
+    }
+    std::vector<char> seen(n.switches.size(), 0);
+    std::vector<int> stack = {n.host_switch[0]};
+    seen[n.host_switch[0]] = 1;
+    while (!stack.empty()) {
+        const int u = stack.back();
+        stack.pop_back();
+        for (int v : adj[u])
+            if (!seen[v]) {
+                seen[v] = 1;
+                stack.push_back(v);
+            }
+    }
+    for (std::size_t h = 0; h < p.hosts.size(); ++h)
+        if (!seen[n.host_switch[h]])
+            c.fail("network", "switch \"" + n.switches[n.host_switch[h]] + "\" (host \"" + p.hosts[h].id + "\") cannot reach switch \"" +
+                                  n.switches[n.host_switch[0]] + "\" (host \"" + p.hosts[0].id + "\")");
+
+    if (auto it = doc.find("vlinks"); it != doc.end()) parse_vlinks(c, *it, "vlinks", -1, p, vm_index);
+    if (auto it = doc.find("vdcs"); it != doc.end()) {
+        if (!it->is_array()) c.fail("vdcs", "expected an array of {\"id\", \"vlinks\"}");
+        std::unordered_map<std::string, int> vdc_index;
+        for (std::size_t d = 0; d < it->size(); ++d) {
+            const std::string path = "vdcs[" + std::to_string(d) + "]";
+            const json& o = (*it)[d];
+            only_keys(c, o, path, {"id", "vlinks"});
+            const std::string id = get_string(c, need(c, o, path, "id"), join(path, "id"));
+            if (!vdc_index.emplace(id, static_cast<int>(d)).second) c.fail(join(path, "id"), "duplicate VDC \"" + id + "\"");
+            p.vdcs.push_back(id);
+            parse_vlinks(c, need(c, o, path, "vlinks"), join(path, "vlinks"), static_cast<int>(d), p, vm_index);
+        }
+    }
+}
+
 }  // namespace
 
 Problem parse_snapshot(const json& doc, const std::string& file) {
     const Ctx c{file};
     Problem p;
-    only_keys(c, doc, "(root)", {"format", "source", "resources", "host_types", "hosts", "flavors", "vms", "constraints"});
+    only_keys(c, doc, "(root)",
+              {"format", "source", "resources", "host_types", "hosts", "flavors", "vms", "constraints", "network", "vlinks", "vdcs"});
     if (auto it = doc.find("format"); it != doc.end()) {
         if (!it->is_string() || it->get<std::string>() != kSnapshotFormat)
             c.fail("format", std::string("expected \"") + kSnapshotFormat + "\"");
@@ -318,7 +438,7 @@ Problem parse_snapshot(const json& doc, const std::string& file) {
     for (std::size_t t = 0; t < hts.size(); ++t) {
         const std::string path = "host_types[" + std::to_string(t) + "]";
         const json& o = hts[t];
-        only_keys(c, o, path, {"name", "topology", "node_capacity"});
+        only_keys(c, o, path, {"name", "topology", "node_capacity", "nic_mbps"});
         HostType ht;
         ht.name = get_string(c, need(c, o, path, "name"), join(path, "name"));
         ht.topology = parse_topology_value(c, need(c, o, path, "topology"), join(path, "topology"));
@@ -341,6 +461,7 @@ Problem parse_snapshot(const json& doc, const std::string& file) {
         } else {
             c.fail(cp, "expected an object (same capacity on every pNUMA node) or an array with one object per pNUMA node");
         }
+        if (o.contains("nic_mbps")) ht.nic_mbps = get_int(c, o["nic_mbps"], join(path, "nic_mbps"), 1, kMaxMbps);
         if (!type_index.emplace(ht.name, static_cast<int>(t)).second) c.fail(join(path, "name"), "duplicate host type \"" + ht.name + "\"");
         p.host_types.push_back(std::move(ht));
     }
@@ -351,7 +472,7 @@ Problem parse_snapshot(const json& doc, const std::string& file) {
     for (std::size_t h = 0; h < hs.size(); ++h) {
         const std::string path = "hosts[" + std::to_string(h) + "]";
         const json& o = hs[h];
-        only_keys(c, o, path, {"id", "type", "rack", "pod"});
+        only_keys(c, o, path, {"id", "type", "rack", "pod", "uplink"});
         Host host;
         host.id = get_string(c, need(c, o, path, "id"), join(path, "id"));
         const std::string tn = get_string(c, need(c, o, path, "type"), join(path, "type"));
@@ -360,6 +481,7 @@ Problem parse_snapshot(const json& doc, const std::string& file) {
         host.type = it->second;
         if (o.contains("rack")) host.rack = get_string(c, o["rack"], join(path, "rack"));
         if (o.contains("pod")) host.pod = get_string(c, o["pod"], join(path, "pod"));
+        if (o.contains("uplink")) host.uplink = get_string(c, o["uplink"], join(path, "uplink"));
         if (!host_index.emplace(host.id, static_cast<int>(h)).second) c.fail(join(path, "id"), "duplicate host id \"" + host.id + "\"");
         p.hosts.push_back(std::move(host));
     }
@@ -436,6 +558,7 @@ Problem parse_snapshot(const json& doc, const std::string& file) {
             p.constraints.max_migrated_ram_mib =
                 gib_to_mib_budget(get_number(c, (*it)["max_migrated_ram_gib"], "constraints.max_migrated_ram_gib"));
     }
+    parse_network(c, doc, p, vm_index);
     finalize_problem(p, file);
     return p;
 }
@@ -484,6 +607,7 @@ nlohmann::ordered_json snapshot_to_json(const Problem& p) {
             for (int i = 0; i < ht.num_nodes(); ++i) arr.push_back(node(i));
             o["node_capacity"] = arr;
         }
+        if (ht.nic_mbps > 0) o["nic_mbps"] = ht.nic_mbps;
         hts.push_back(o);
     }
     doc["host_types"] = hts;
@@ -494,6 +618,7 @@ nlohmann::ordered_json snapshot_to_json(const Problem& p) {
         o["type"] = p.host_types[h.type].name;
         if (!h.rack.empty()) o["rack"] = h.rack;
         if (!h.pod.empty()) o["pod"] = h.pod;
+        if (!h.uplink.empty()) o["uplink"] = h.uplink;
         hs.push_back(o);
     }
     doc["hosts"] = hs;
@@ -527,6 +652,24 @@ nlohmann::ordered_json snapshot_to_json(const Problem& p) {
         cons["max_migrated_ram_gib"] = static_cast<double>(p.constraints.max_migrated_ram_mib) / 1024.0;
     if (!p.constraints.remap_counts_as_migration) cons["remap_counts_as_migration"] = false;
     doc["constraints"] = cons;
+    if (p.network.present()) {
+        oj net;
+        net["switches"] = p.network.switches;
+        oj ls = oj::array();
+        for (const NetLink& l : p.network.links) ls.push_back(oj::array({p.network.switches[l.a], p.network.switches[l.b], l.mbps}));
+        net["links"] = ls;
+        doc["network"] = net;
+        auto vlink_json = [&](const Vlink& v) { return oj::array({p.vms[v.a].id, p.vms[v.b].id, v.mbps}); };
+        oj loose = oj::array();
+        std::vector<oj> grouped(p.vdcs.size(), oj::array());
+        for (const Vlink& v : p.vlinks) (v.vdc < 0 ? loose : grouped[v.vdc]).push_back(vlink_json(v));
+        if (!loose.empty()) doc["vlinks"] = loose;
+        if (!p.vdcs.empty()) {
+            oj ds = oj::array();
+            for (std::size_t d = 0; d < p.vdcs.size(); ++d) ds.push_back(oj{{"id", p.vdcs[d]}, {"vlinks", grouped[d]}});
+            doc["vdcs"] = ds;
+        }
+    }
     return doc;
 }
 

@@ -1,0 +1,157 @@
+#include "evaluators/network_load.h"
+
+#include <algorithm>
+#include <numeric>
+
+namespace vmcap {
+
+namespace {
+
+/** A non-negative rational share of one unit of traffic, kept reduced. */
+struct Frac {
+    std::int64_t num = 0, den = 1;
+};
+
+Frac add(Frac x, Frac y, std::int64_t max_den) {
+    if (x.num == 0) return y;
+    if (y.num == 0) return x;
+    const std::int64_t g = std::gcd(x.den, y.den);
+    const __int128 den = static_cast<__int128>(x.den / g) * y.den;
+    const __int128 num = static_cast<__int128>(x.num) * (y.den / g) + static_cast<__int128>(y.num) * (x.den / g);
+    if (den > static_cast<__int128>(max_den) * max_den) throw InputError("network: ECMP shares too fine");
+    const auto n = static_cast<std::int64_t>(num), d = static_cast<std::int64_t>(den);
+    const std::int64_t r = std::gcd(n, d);
+    return {n / r, d / r};
+}
+
+}  // namespace
+
+NetworkRoutes::NetworkRoutes(const Problem& p) : problem_(p) {
+    const Network& net = p.network;
+    const int H = static_cast<int>(p.hosts.size());
+    const int S = static_cast<int>(net.switches.size());
+    const int L = static_cast<int>(net.links.size());
+    if (!net.present() || static_cast<int>(net.host_switch.size()) != H) throw InputError("network routes: the snapshot has no network");
+
+    edge_index_.assign(S, -1);
+    std::vector<int> edges;  // host-attached switches, in switch order
+    for (int h = 0; h < H; ++h) edge_index_[net.host_switch[h]] = 0;
+    for (int s = 0; s < S; ++s)
+        if (edge_index_[s] == 0) {
+            edge_index_[s] = static_cast<int>(edges.size());
+            edges.push_back(s);
+        }
+    edge_count_ = edges.size();
+
+    std::vector<std::vector<std::pair<int, int>>> adj(S);  // (neighbour switch, link index)
+    for (int i = 0; i < L; ++i) {
+        adj[net.links[i].a].emplace_back(net.links[i].b, i);
+        adj[net.links[i].b].emplace_back(net.links[i].a, i);
+    }
+
+    // Per ordered pair: the shares as fractions; the scale is their denominators' lcm.
+    struct Entry {
+        int link;
+        Frac f;
+    };
+    std::vector<std::vector<Entry>> pair_entries(edge_count_ * edge_count_);  // [s * E + t]
+    std::int64_t scale = 1;
+    std::vector<int> dist(S);
+    std::vector<Frac> flow(S), on_link(L);
+    std::vector<std::vector<int>> bucket;
+    std::vector<int> touched;
+    for (std::size_t ti = 0; ti < edge_count_; ++ti) {
+        const int t = edges[ti];
+        std::fill(dist.begin(), dist.end(), -1);
+        std::vector<int> queue = {t};
+        dist[t] = 0;
+        for (std::size_t q = 0; q < queue.size(); ++q)
+            for (auto [v, l] : adj[queue[q]])
+                if (dist[v] < 0) {
+                    dist[v] = dist[queue[q]] + 1;
+                    queue.push_back(v);
+                }
+        for (std::size_t si = 0; si < edge_count_; ++si) {
+            std::vector<Entry>& entries = pair_entries[si * edge_count_ + ti];
+            const int s = edges[si];
+            if (s == t) continue;
+            // Hop-by-hop equal split on the shortest-path DAG towards t, farthest switches first.
+            bucket.assign(static_cast<std::size_t>(dist[s]) + 1, {});
+            flow[s] = {1, 1};
+            bucket[dist[s]].push_back(s);
+            for (int d = dist[s]; d >= 1; --d)
+                for (int u : bucket[d]) {
+                    int next = 0;
+                    for (auto [v, l] : adj[u]) next += dist[v] == d - 1 ? 1 : 0;
+                    if (static_cast<__int128>(flow[u].den) * next > (static_cast<__int128>(1) << 48))
+                        throw InputError("network: the ECMP shares between switches \"" + net.switches[s] + "\" and \"" + net.switches[t] +
+                                         "\" are too fine for exact integer loads");
+                    const Frac part{flow[u].num, flow[u].den * next};
+                    const std::int64_t g = std::gcd(part.num, part.den);
+                    const Frac each{part.num / g, part.den / g};
+                    for (auto [v, l] : adj[u]) {
+                        if (dist[v] != d - 1) continue;
+                        if (on_link[l].num == 0) touched.push_back(l);
+                        on_link[l] = add(on_link[l], each, kMaxScale);
+                        if (flow[v].num == 0) bucket[d - 1].push_back(v);
+                        flow[v] = add(flow[v], each, kMaxScale);
+                    }
+                    flow[u] = {};
+                }
+            flow[t] = {};
+            std::sort(touched.begin(), touched.end());
+            for (int l : touched) {
+                entries.push_back({l, on_link[l]});
+                scale = std::lcm(scale, on_link[l].den);
+                if (scale > kMaxScale)
+                    throw InputError("network: the ECMP shares between switches \"" + net.switches[s] + "\" and \"" + net.switches[t] +
+                                     "\" need more than " + std::to_string(kMaxScale) +
+                                     " parts per Mbps (split factors too irregular for exact integer loads)");
+                on_link[l] = {};
+            }
+            touched.clear();
+        }
+    }
+    scale_ = scale;
+    offset_.assign(edge_count_ * edge_count_ + 1, 0);
+    for (std::size_t k = 0; k < pair_entries.size(); ++k) {
+        offset_[k] = shares_.size();
+        for (const Entry& e : pair_entries[k]) shares_.push_back(LinkShare{H + e.link, e.f.num * (scale / e.f.den)});
+    }
+    offset_[edge_count_ * edge_count_] = shares_.size();
+
+    capacity_.resize(static_cast<std::size_t>(H) + L);
+    for (int h = 0; h < H; ++h) capacity_[h] = p.host_type_of(h).nic_mbps * scale_;
+    for (int i = 0; i < L; ++i) capacity_[H + i] = net.links[i].mbps * scale_;
+    // Every load is at most the sum of all vlink bandwidths x scale: keep that below 2^62.
+    __int128 total = 0;
+    for (const Vlink& v : p.vlinks) total += static_cast<__int128>(v.mbps) * scale_;
+    if (total > (static_cast<__int128>(1) << 62))
+        throw InputError("network: the vlinks' total bandwidth is too large for exact link loads");
+}
+
+std::string NetworkRoutes::link_name(int link) const {
+    const int H = static_cast<int>(problem_.hosts.size());
+    if (link < H) return "uplink of host \"" + problem_.hosts[link].id + "\"";
+    const NetLink& l = problem_.network.links[link - H];
+    return "link " + problem_.network.switches[l.a] + "-" + problem_.network.switches[l.b] + " (network.links[" + std::to_string(link - H) +
+           "])";
+}
+
+void NetworkRoutes::add_vlink(std::vector<std::int64_t>& loads, int hx, int hy, std::int64_t mbps, int sign) const {
+    if (hx == hy) return;
+    const std::int64_t whole = sign * mbps * scale_;
+    loads[hx] += whole;
+    loads[hy] += whole;
+    const int s = problem_.network.host_switch[hx], t = problem_.network.host_switch[hy];
+    if (s == t) return;
+    for (const LinkShare& e : route(s, t)) loads[e.link] += sign * mbps * e.share;
+}
+
+std::vector<std::int64_t> link_loads(const Problem& p, const NetworkRoutes& routes, std::span<const int> vm_host) {
+    std::vector<std::int64_t> loads(routes.num_links(), 0);
+    for (const Vlink& v : p.vlinks) routes.add_vlink(loads, vm_host[v.a], vm_host[v.b], v.mbps, +1);
+    return loads;
+}
+
+}  // namespace vmcap

@@ -1,0 +1,93 @@
+#pragma once
+/**
+ * @file network_load.h
+ * Routing and link loads of the vlinks of a snapshot (issue "Virtual links"), exact in integers.
+ *
+ * Routing model (seed 003 digest §8.1.3 (c)): hierarchical ECMP with fixed equal splitting. The
+ * traffic of a vlink between VMs on hosts x != y loads both host uplinks with its whole bandwidth
+ * and, when the hosts attach to different switches s != t, the switch links on the shortest paths
+ * (in hops) from s to t: at every switch the traffic arriving is split equally over its links to
+ * switches one hop closer to t (parallel links count one each). On a tree this is the unique
+ * path; on leaf-spine, FatTree and Jupiter-like Clos fabrics it is the usual ECMP spread. A vlink
+ * inside one host costs nothing (digest §1.2 G3). Loads are undirected: one load per link,
+ * compared with its capacity (digest §8.1.1).
+ *
+ * Integer micro-units: every share is a multiple of 1/scale() of the bandwidth (scale() = the
+ * least common multiple of the split denominators), so loads are integers in Mbps x scale() and
+ * adding, then removing, a vlink restores every load exactly, in any order.
+ *
+ * Links are numbered hosts first: link h < H is the NIC uplink of host h (capacity
+ * HostType::nic_mbps), link H + i is Network::links[i].
+ */
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "instances/problem.h"
+
+namespace vmcap {
+
+/** A link and the share of a route's traffic on it, in 1/scale() units (1..scale()). */
+struct LinkShare {
+    int link = 0;
+    std::int64_t share = 0;
+};
+
+/**
+ * The ECMP routes between every two switches that hosts attach to, and the link capacities in
+ * micro-units. Immutable after construction; thread-safe for concurrent reads.
+ */
+class NetworkRoutes {
+public:
+    /** Most micro-units per Mbps (the split denominators' least common multiple). */
+    static constexpr std::int64_t kMaxScale = std::int64_t{1} << 24;
+
+    /**
+     * Routes of problem.network (which must be present and connected, as the loader ensures).
+     * Cost: one breadth-first search per host-attached switch plus one route per ordered pair of
+     * them, O(E^2 x (S + L)) for E such switches, S switches and L links; memory O(E^2 x route
+     * length). Throws InputError if the ECMP shares need more than kMaxScale micro-units per Mbps
+     * (irregular fabrics with many different split factors), or if the sum of all vlink
+     * bandwidths in micro-units could overflow int64.
+     */
+    explicit NetworkRoutes(const Problem& problem);
+
+    /** Number of links: H host uplinks, then the switch links. */
+    int num_links() const { return static_cast<int>(capacity_.size()); }
+    /** Micro-units per Mbps. */
+    std::int64_t scale() const { return scale_; }
+    /** Capacity of link `link` in micro-units (Mbps x scale()). */
+    std::int64_t capacity(int link) const { return capacity_[link]; }
+    /** "uplink of host h1" or "link tor1-spine2 (#3)": names a link in messages and reports. */
+    std::string link_name(int link) const;
+
+    /** The switch links between host-attached switches s != t with their shares (each in
+     *  1..scale(); they sum to scale() over every cut between s and t). O(1). */
+    std::span<const LinkShare> route(int s, int t) const {
+        const std::size_t k = static_cast<std::size_t>(edge_index_[s]) * edge_count_ + edge_index_[t];
+        return {shares_.data() + offset_[k], shares_.data() + offset_[k + 1]};
+    }
+
+    /**
+     * Adds sign x the loads of a vlink of `mbps` between VMs on hosts hx and hy to `loads`
+     * (num_links() entries, micro-units): nothing if hx == hy; else mbps x scale() on both host
+     * uplinks and mbps x share on each link of route(switch(hx), switch(hy)). O(route length).
+     */
+    void add_vlink(std::vector<std::int64_t>& loads, int hx, int hy, std::int64_t mbps, int sign) const;
+
+private:
+    const Problem& problem_;
+    std::int64_t scale_ = 1;
+    std::vector<std::int64_t> capacity_;
+    std::vector<int> edge_index_;  ///< [switch] index among host-attached switches, or -1
+    std::size_t edge_count_ = 0;
+    std::vector<std::size_t> offset_;  ///< [s * E + t] .. [s * E + t + 1) in shares_
+    std::vector<LinkShare> shares_;
+};
+
+/** Loads of every link (micro-units) with VM v on host vm_host[v], recomputed from scratch over
+ *  all vlinks: O(vlinks x route length). The independent path of `vmcap validate`. */
+std::vector<std::int64_t> link_loads(const Problem& problem, const NetworkRoutes& routes, std::span<const int> vm_host);
+
+}  // namespace vmcap

@@ -1,0 +1,46 @@
+#pragma once
+/**
+ * @file network.h
+ * The datacenter network of a snapshot and the vlinks over it (issue "Virtual links"): switches
+ * joined by links with integer capacities in Mbps, every host attached to one switch by its NIC
+ * uplink (capacity HostType::nic_mbps), and vlinks -- bandwidth reservations between two VMs,
+ * optionally grouped in VDCs (tenants). Immutable problem data, filled by the snapshot loader
+ * (instances/snapshot_io.h, JSON in docs/format.md "Network and vlinks"); routing and link loads
+ * are in evaluators/network_load.h. Model: seed 003 digest §1.1 (servers, switches, links with
+ * capacity c(l), bandwidth R(v,w) between VMs; a vlink inside one server costs nothing, §1.2 G3).
+ */
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace vmcap {
+
+/** Largest link capacity or vlink bandwidth, Mbps (1 Pbps): far above any real link, and small
+ *  enough that loads in micro-units (evaluators/network_load.h) stay exact in int64. */
+inline constexpr std::int64_t kMaxMbps = 1'000'000'000;
+
+/** One switch-to-switch link, undirected (one load per link, compared with its capacity:
+ *  digest §8.1.1). Several links between the same two switches are parallel links (ECMP splits
+ *  over each). */
+struct NetLink {
+    int a = 0, b = 0;       ///< switch indices into Network::switches, a != b
+    std::int64_t mbps = 0;  ///< capacity, 1..kMaxMbps
+};
+
+/** Switches and links; hosts attach through Network::host_switch. Empty: no network section. */
+struct Network {
+    std::vector<std::string> switches;  ///< switch ids; the index is the switch number
+    std::vector<NetLink> links;         ///< switch-to-switch links
+    std::vector<int> host_switch;       ///< [host] the switch its NIC uplink attaches to
+
+    bool present() const { return !switches.empty(); }
+};
+
+/** A bandwidth reservation between two VMs (undirected), in Mbps. */
+struct Vlink {
+    int a = 0, b = 0;       ///< VM indices into Problem::vms, a != b
+    std::int64_t mbps = 0;  ///< 1..kMaxMbps
+    int vdc = -1;           ///< index into Problem::vdcs, or -1 (not in a VDC)
+};
+
+}  // namespace vmcap

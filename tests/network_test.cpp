@@ -1,0 +1,317 @@
+// Network and vlinks (issue "Virtual links", steps 1-2): the snapshot sections load with one-line
+// errors, round-trip, and the ECMP routes and link loads are exact -- checked against loads worked
+// out by hand on leaf-spine and Clos fabrics, and against an independent oracle that enumerates
+// every shortest path on random switch graphs.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <fstream>
+#include <functional>
+#include <map>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "evaluators/network_load.h"
+#include "instances/snapshot_io.h"
+#include "tests/cli_run.h"
+
+namespace vmcap {
+namespace {
+
+/** A snapshot: hosts "h<i>" on switch `host_switch[i]` (by "uplink"), one VM "v<i>" per host, the
+ *  given switches, links and vlinks (JSON fragments). */
+std::string net_snapshot(const std::vector<std::string>& host_switch, const std::string& switches, const std::string& links,
+                         const std::string& vlinks, const std::string& extra = "") {
+    std::string hosts, vms;
+    for (std::size_t i = 0; i < host_switch.size(); ++i) {
+        hosts +=
+            std::string(i ? ", " : "") + R"({"id": "h)" + std::to_string(i) + R"(", "type": "t", "uplink": ")" + host_switch[i] + "\"}";
+        vms += std::string(i ? ", " : "") + R"({"id": "v)" + std::to_string(i) + R"(", "flavor": "f", "host": "h)" + std::to_string(i) +
+               R"(", "pnuma": [1]})";
+    }
+    return R"({"format": "vmcap-snapshot/1",
+ "host_types": [{"name": "t", "topology": "K2", "node_capacity": {"vcpu": 16, "ram_mib": 65536}, "nic_mbps": 10000}],
+ "hosts": [)" +
+           hosts + R"(], "flavors": [{"name": "f", "vcpu": 2, "ram_mib": 4096, "weight": 1}], "vms": [)" + vms +
+           R"(], "network": {"switches": )" + switches + R"(, "links": )" + links + "}" +
+           (vlinks.empty() ? "" : R"(, "vlinks": )" + vlinks) + extra + "}";
+}
+
+Problem load(const std::string& text) {
+    return parse_snapshot(nlohmann::json::parse(text), "net.json");
+}
+
+std::vector<int> snapshot_hosts(const Problem& p) {
+    std::vector<int> h;
+    for (const Vm& vm : p.vms) h.push_back(vm.host);
+    return h;
+}
+
+// Leaf-spine: two ToRs, two spines, every ToR linked once to every spine.
+const char* kLeafSpineSwitches = R"(["tor1", "tor2", "spine1", "spine2"])";
+const char* kLeafSpineLinks =
+    R"([["tor1", "spine1", 40000], ["tor1", "spine2", 40000], ["tor2", "spine1", 40000], ["tor2", "spine2", 40000]])";
+
+TEST(Network, LeafSpineLoadsByHand) {
+    // v0, v1 under tor1 (hosts h0, h1), v2 under tor2; v3 on h0 with v0.
+    const Problem p = load(net_snapshot({"tor1", "tor1", "tor2", "tor1"}, kLeafSpineSwitches, kLeafSpineLinks, "",
+                                        R"(, "vdcs": [{"id": "tenant", "vlinks": [["v0", "v1", 100], ["v0", "v2", 200]]}],
+                                        "vlinks": [["v0", "v3", 50]])"));
+    ASSERT_EQ(p.vlinks.size(), 3U);
+    EXPECT_EQ(p.vdcs, std::vector<std::string>{"tenant"});
+    std::vector<int> host = snapshot_hosts(p);
+    host[3] = 0;  // v3 next to v0 on h0: that vlink costs nothing
+    const NetworkRoutes routes(p);
+    EXPECT_EQ(routes.scale(), 2);  // each ToR splits over two spines
+    const auto loads = link_loads(p, routes, host);
+    ASSERT_EQ(loads.size(), 4U + 4U);
+    EXPECT_EQ(loads[0], 2 * (100 + 200));  // h0's uplink: v0-v1 and v0-v2, not v0-v3
+    EXPECT_EQ(loads[1], 2 * 100);
+    EXPECT_EQ(loads[2], 2 * 200);
+    EXPECT_EQ(loads[3], 0);                                                       // h3 holds nothing now
+    for (int l = 4; l < 8; ++l) EXPECT_EQ(loads[l], 200) << routes.link_name(l);  // 200 Mbps / 2 spines, in half-Mbps units
+    EXPECT_EQ(routes.capacity(0), 2 * 10000);
+    EXPECT_EQ(routes.capacity(4), 2 * 40000);
+    EXPECT_EQ(routes.link_name(0), "uplink of host \"h0\"");
+    EXPECT_EQ(routes.link_name(5), "link tor1-spine2 (network.links[1])");
+}
+
+TEST(Network, ClosAcrossPodsSplitsAsTheDigestSays) {
+    // Two pods of (2 ToRs, 2 MBs), 2 SBs; every ToR to every MB of its pod, every MB to every SB.
+    // A vlink of b from pod 1 to pod 2: b/2 on each ToR-MB leg, b/4 on each MB-SB link (digest
+    // §8.1.3: b/(#MB) then b/(#MB x #SB)).
+    const std::string sw = R"(["t1", "t2", "t3", "t4", "m1", "m2", "m3", "m4", "s1", "s2"])";
+    std::string links = "[";
+    auto link = [&](const std::string& a, const std::string& b) {
+        links += (links.size() > 1 ? ", [\"" : "[\"") + a + "\", \"" + b + "\", 100000]";
+    };
+    for (auto t : {"t1", "t2"})
+        for (auto m : {"m1", "m2"}) link(t, m);
+    for (auto t : {"t3", "t4"})
+        for (auto m : {"m3", "m4"}) link(t, m);
+    for (auto m : {"m1", "m2", "m3", "m4"})
+        for (auto s : {"s1", "s2"}) link(m, s);
+    links += "]";
+    const Problem p = load(net_snapshot({"t1", "t3"}, sw, links, R"([["v0", "v1", 800]])"));
+    const NetworkRoutes routes(p);
+    EXPECT_EQ(routes.scale(), 4);
+    const auto loads = link_loads(p, routes, snapshot_hosts(p));
+    const int H = 2;
+    std::map<std::string, std::int64_t> by_name;
+    for (int l = H; l < routes.num_links(); ++l) by_name[routes.link_name(l).substr(5, 5)] = loads[l];
+    EXPECT_EQ(by_name["t1-m1"], 4 * 400);
+    EXPECT_EQ(by_name["t1-m2"], 4 * 400);
+    EXPECT_EQ(by_name["t2-m1"], 0);
+    EXPECT_EQ(by_name["t3-m3"], 4 * 400);
+    EXPECT_EQ(by_name["t4-m3"], 0);
+    for (auto k : {"m1-s1", "m1-s2", "m2-s1", "m2-s2", "m3-s1", "m3-s2", "m4-s1", "m4-s2"}) EXPECT_EQ(by_name[k], 4 * 200) << k;
+    EXPECT_EQ(loads[0], 4 * 800);
+    EXPECT_EQ(loads[1], 4 * 800);
+}
+
+TEST(Network, RoutesMatchAnEnumerationOfEveryShortestPath) {
+    // Oracle: hop-by-hop equal splitting is a walk that picks a next-hop link uniformly at every
+    // switch; a link's share is the summed probability of the shortest paths through it.
+    std::mt19937_64 rng(11);
+    for (int trial = 0; trial < 60; ++trial) {
+        const int S = 3 + static_cast<int>(rng() % 6);
+        std::vector<std::pair<int, int>> ls;
+        for (int s = 1; s < S; ++s) ls.emplace_back(static_cast<int>(rng() % s), s);  // a spanning tree
+        for (int extra = static_cast<int>(rng() % 8); extra > 0; --extra) {
+            const int a = static_cast<int>(rng() % S), b = static_cast<int>(rng() % S);
+            if (a != b) ls.emplace_back(a, b);  // may repeat a pair: parallel links
+        }
+        std::string sw = "[", links = "[";
+        for (int s = 0; s < S; ++s) sw += std::string(s ? ", " : "") + "\"s" + std::to_string(s) + "\"";
+        for (std::size_t i = 0; i < ls.size(); ++i)
+            links +=
+                std::string(i ? ", " : "") + "[\"s" + std::to_string(ls[i].first) + "\", \"s" + std::to_string(ls[i].second) + "\", 1000]";
+        sw += "]";
+        links += "]";
+        std::vector<std::string> host_sw;
+        for (int s = 0; s < S; ++s) host_sw.push_back("s" + std::to_string(s));
+        const Problem p = load(net_snapshot(host_sw, sw, links, ""));
+        const NetworkRoutes routes(p);
+        SCOPED_TRACE(links);
+        for (int s = 0; s < S; ++s)
+            for (int t = 0; t < S; ++t) {
+                if (s == t) continue;
+                // BFS distances to t, then every shortest path from s by depth-first search.
+                std::vector<int> dist(S, -1);
+                std::vector<int> q = {t};
+                dist[t] = 0;
+                for (std::size_t i = 0; i < q.size(); ++i)
+                    for (std::size_t l = 0; l < ls.size(); ++l)
+                        for (auto [u, v] : {ls[l], std::pair{ls[l].second, ls[l].first}})
+                            if (u == q[i] && dist[v] < 0) {
+                                dist[v] = dist[u] + 1;
+                                q.push_back(v);
+                            }
+                std::vector<double> want(ls.size(), 0.0);
+                std::vector<int> path;
+                std::function<void(int, double)> walk = [&](int u, double prob) {
+                    if (u == t) {
+                        for (int l : path) want[l] += prob;
+                        return;
+                    }
+                    std::vector<std::pair<int, int>> next;  // (link, switch)
+                    for (std::size_t l = 0; l < ls.size(); ++l)
+                        for (auto [a, b] : {ls[l], std::pair{ls[l].second, ls[l].first}})
+                            if (a == u && dist[b] == dist[u] - 1) next.emplace_back(static_cast<int>(l), b);
+                    for (auto [l, v] : next) {
+                        path.push_back(l);
+                        walk(v, prob / static_cast<double>(next.size()));
+                        path.pop_back();
+                    }
+                };
+                walk(s, 1.0);
+                std::vector<double> got(ls.size(), 0.0);
+                for (const LinkShare& e : routes.route(s, t)) {
+                    ASSERT_GE(e.share, 1);
+                    ASSERT_LE(e.share, routes.scale());
+                    got[e.link - S] += static_cast<double>(e.share) / static_cast<double>(routes.scale());
+                }
+                for (std::size_t l = 0; l < ls.size(); ++l)
+                    EXPECT_NEAR(got[l], want[l], 1e-12) << "s" << s << " -> s" << t << " link " << l;
+            }
+    }
+}
+
+TEST(Network, AddingThenRemovingVlinksRestoresEveryLoadExactly) {
+    const Problem p = load(net_snapshot({"tor1", "tor1", "tor2", "tor2"}, kLeafSpineSwitches, kLeafSpineLinks,
+                                        R"([["v0", "v1", 7], ["v0", "v2", 13], ["v1", "v3", 29], ["v2", "v3", 31]])"));
+    const NetworkRoutes routes(p);
+    std::mt19937_64 rng(3);
+    std::vector<std::int64_t> loads(routes.num_links(), 0);
+    struct Added {
+        int hx, hy;
+        std::int64_t mbps;
+    };
+    std::vector<Added> added;
+    for (int step = 0; step < 2000; ++step) {
+        const Vlink& v = p.vlinks[rng() % p.vlinks.size()];
+        added.push_back({static_cast<int>(rng() % 4), static_cast<int>(rng() % 4), v.mbps});
+        routes.add_vlink(loads, added.back().hx, added.back().hy, v.mbps, +1);
+    }
+    const auto full = loads;
+    EXPECT_GT(*std::max_element(full.begin(), full.end()), 0);
+    std::shuffle(added.begin(), added.end(), rng);  // removed in another order
+    for (const Added& a : added) routes.add_vlink(loads, a.hx, a.hy, a.mbps, -1);
+    for (std::int64_t x : loads) EXPECT_EQ(x, 0);
+}
+
+TEST(Network, SnapshotRoundTripKeepsNetworkVlinksAndVdcs) {
+    const Problem p = load(net_snapshot({"tor1", "tor2"}, kLeafSpineSwitches, kLeafSpineLinks, R"([["v0", "v1", 5]])",
+                                        R"(, "vdcs": [{"id": "a", "vlinks": [["v1", "v0", 9]]}])"));
+    const auto text = format_json_lines(snapshot_to_json(p));
+    const Problem q = parse_snapshot(nlohmann::json::parse(text), "again.json");
+    EXPECT_EQ(format_json_lines(snapshot_to_json(q)), text);
+    ASSERT_EQ(q.vlinks.size(), 2U);
+    EXPECT_EQ(q.vlinks[1].vdc, 0);
+    EXPECT_EQ(q.network.links.size(), 4U);
+    EXPECT_EQ(q.host_types[0].nic_mbps, 10000);
+}
+
+TEST(Network, BadSectionsGetOneLineErrorsNamingThePath) {
+    const std::vector<std::string> tors = {"tor1", "tor2"};
+    struct Case {
+        std::string text, message;
+    };
+    const std::string ok_links = kLeafSpineLinks;
+    const Case cases[] = {
+        {net_snapshot(tors, kLeafSpineSwitches, R"([["tor1", "spine9", 100]])", ""), "network.links[0][1]: unknown switch \"spine9\""},
+        {net_snapshot(tors, kLeafSpineSwitches, R"([["tor1", "tor1", 100]])", ""), "network.links[0]: a link joins two different switches"},
+        {net_snapshot(tors, kLeafSpineSwitches, R"([["tor1", "spine1", -5]])", ""), "network.links[0][2]: must be >= 1"},
+        {net_snapshot(tors, kLeafSpineSwitches, R"([["tor1", "spine1", 1.5]])", ""), "network.links[0][2]: expected an integer"},
+        {net_snapshot(tors, R"(["tor1", "tor1"])", "[]", ""), "network.switches[1]: duplicate switch \"tor1\""},
+        {net_snapshot({"tor1", "nowhere"}, kLeafSpineSwitches, ok_links, ""), "hosts[1].uplink: unknown switch \"nowhere\""},
+        {net_snapshot(tors, kLeafSpineSwitches, R"([["tor1", "spine1", 100]])", ""), "network: switch \"tor2\" (host \"h1\") cannot reach"},
+        {net_snapshot(tors, kLeafSpineSwitches, ok_links, R"([["v0", "v9", 5]])"), "vlinks[0][1]: unknown VM \"v9\""},
+        {net_snapshot(tors, kLeafSpineSwitches, ok_links, R"([["v0", "v0", 5]])"), "vlinks[0]: a vlink joins two different VMs"},
+        {net_snapshot(tors, kLeafSpineSwitches, ok_links, R"([["v0", "v1", -1]])"), "vlinks[0][2]: must be >= 1"},
+        {net_snapshot(tors, kLeafSpineSwitches, ok_links, R"([["v0", "v1", 2.5]])"), "vlinks[0][2]: expected an integer"},
+        {net_snapshot(tors, kLeafSpineSwitches, ok_links, R"([["v0", "v1"]])"), "vlinks[0]: expected [vm_a, vm_b, mbps]"},
+        {net_snapshot(tors, kLeafSpineSwitches, ok_links, R"([["v0", "v1", 2000000000]])"), "vlinks[0][2]: must be <= 1000000000"},
+    };
+    for (const Case& c : cases) {
+        try {
+            load(c.text);
+            ADD_FAILURE() << "accepted; expected: " << c.message;
+        } catch (const InputError& e) {
+            EXPECT_NE(std::string(e.what()).find("net.json: " + c.message), std::string::npos) << e.what();
+        }
+    }
+    // Vlinks without a network; a network host type without a NIC capacity.
+    std::string no_net = net_snapshot(tors, kLeafSpineSwitches, ok_links, R"([["v0", "v1", 5]])");
+    no_net.replace(no_net.find(R"("network")"), 0, R"("network_x": 0, )");
+    EXPECT_THROW(load(no_net), InputError);  // unknown key
+    std::string no_nic = net_snapshot(tors, kLeafSpineSwitches, ok_links, "");
+    no_nic.erase(no_nic.find(R"(, "nic_mbps": 10000)"), std::string(R"(, "nic_mbps": 10000)").size());
+    try {
+        load(no_nic);
+        ADD_FAILURE() << "no NIC capacity accepted";
+    } catch (const InputError& e) {
+        EXPECT_NE(std::string(e.what()).find("host_types[0].nic_mbps: required when the snapshot has a network"), std::string::npos)
+            << e.what();
+    }
+    const std::string plain = R"({"format": "vmcap-snapshot/1",
+ "host_types": [{"name": "t", "topology": "K2", "node_capacity": {"vcpu": 16, "ram_mib": 65536}}],
+ "hosts": [{"id": "h0", "type": "t"}], "flavors": [{"name": "f", "vcpu": 2, "ram_mib": 4096, "weight": 1}],
+ "vms": [{"id": "a", "flavor": "f", "host": "h0", "pnuma": [1]}, {"id": "b", "flavor": "f", "host": "h0", "pnuma": [2]}],
+ "vlinks": [["a", "b", 5]]})";
+    try {
+        load(plain);
+        ADD_FAILURE() << "vlinks without a network accepted";
+    } catch (const InputError& e) {
+        EXPECT_NE(std::string(e.what()).find("vlinks: vlinks need a \"network\" section"), std::string::npos) << e.what();
+    }
+}
+
+/** The leaf-spine example of docs/format.md ("Network and vlinks"). */
+const char* kFormatExample = R"JSON({
+  "format": "vmcap-snapshot/1",
+  "host_types": [{"name": "k2", "topology": "K2", "node_capacity": {"vcpu": 16, "ram_mib": 65536}, "nic_mbps": 10000}],
+  "hosts": [
+    {"id": "h1", "type": "k2", "rack": "tor1"},
+    {"id": "h2", "type": "k2", "rack": "tor1"},
+    {"id": "h3", "type": "k2", "rack": "tor2"}
+  ],
+  "flavors": [{"name": "small", "vcpu": 2, "ram_mib": 4096}, {"name": "big", "vcpu": 16, "ram_mib": 65536, "vnuma": "K2", "weight": 1}],
+  "vms": [
+    {"id": "web1", "flavor": "small", "host": "h1", "pnuma": [1]},
+    {"id": "web2", "flavor": "small", "host": "h3", "pnuma": [2]},
+    {"id": "db", "flavor": "small", "host": "h2", "pnuma": [1]}
+  ],
+  "network": {
+    "switches": ["tor1", "tor2", "spine1", "spine2"],
+    "links": [["tor1", "spine1", 40000], ["tor1", "spine2", 40000], ["tor2", "spine1", 40000], ["tor2", "spine2", 40000]]
+  },
+  "vdcs": [{"id": "shop", "vlinks": [["web1", "db", 500], ["web2", "db", 500]]}],
+  "vlinks": [["web1", "web2", 100]]
+})JSON";
+
+TEST(Network, CapacityReportsLinkLoadsAndOverloadedLinks) {
+    const std::string path = (test::tmp_dir() / "net-example.json").string();
+    std::ofstream(path) << kFormatExample;
+    auto r = test::run_vmcap("capacity --cluster " + path);
+    ASSERT_EQ(r.code, 0) << r.err;
+    // db's host h2 carries both 500-Mbps vlinks; tor1-spine1 half of the 500 + 100 that leave tor1.
+    EXPECT_NE(r.out.find("network: 7 links (host uplinks included), 3 vlinks (2 in VDCs, 0 within one host)"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("uplink of host \"h2\"                          1000.000 /      10000 Mbps    10.0%"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("link tor1-spine1 (network.links[0])           300.000 /      40000 Mbps"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("links over capacity: 0"), std::string::npos) << r.out;
+    std::string small_nic = kFormatExample;
+    const std::string nic = "\"nic_mbps\": 10000";
+    small_nic.replace(small_nic.find(nic), nic.size(), "\"nic_mbps\": 800");
+    std::ofstream(path) << small_nic;
+    r = test::run_vmcap("capacity --cluster " + path + " --format json");
+    ASSERT_EQ(r.code, 0) << r.err;
+    const auto doc = nlohmann::json::parse(r.out);
+    ASSERT_EQ(doc["network"]["over_capacity"].size(), 1U) << r.out;
+    EXPECT_EQ(doc["network"]["over_capacity"][0]["link"], "uplink of host \"h2\"");
+    EXPECT_EQ(doc["network"]["over_capacity"][0]["load_mbps"], 1000.0);
+}
+
+}  // namespace
+}  // namespace vmcap
