@@ -15,6 +15,7 @@
 #include <boost/program_options.hpp>
 
 #include "evaluators/capacity_model.h"
+#include "evaluators/link_filter.h"
 #include "evaluators/vmcap.h"
 #include "instances/snapshot_io.h"
 #include "optimizer/annealing.h"
@@ -255,7 +256,24 @@ int cmd_plan(const Args& args) {
     info.evaluations = sr.evaluations;
     info.seconds = sr.seconds;
     info.stopped_by = std::string(to_string(sr.stopped_by));
-    write_file_atomic(out, format_json_lines(plan_to_json(p, plan, info)));
+    auto doc = plan_to_json(p, plan, info);
+    // The network: links over capacity in the snapshot and after the plan (the rule keeps every
+    // step within capacity, or no worse than the snapshot on a link it already overloads).
+    std::vector<std::string> over_before, over_after;
+    for (const auto& filter : model.filters())
+        if (const auto* links = dynamic_cast<const LinkCapacityFilter*>(filter.get())) {
+            std::vector<int> host(p.vms.size());
+            for (std::size_t v = 0; v < host.size(); ++v) host[v] = p.vms[v].host;
+            for (const PlanStep& st : plan.steps) host[st.vm] = st.to_host;
+            const auto after = link_loads(p, links->routes(), host);
+            for (int l = 0; l < links->routes().num_links(); ++l) {
+                if (links->snapshot_loads()[l] > links->routes().capacity(l)) over_before.push_back(links->routes().link_name(l));
+                if (after[l] > links->routes().capacity(l)) over_after.push_back(links->routes().link_name(l));
+            }
+            doc["network"] = {
+                {"vlinks", p.vlinks.size()}, {"links_over_capacity_before", over_before}, {"links_over_capacity_after", over_after}};
+        }
+    write_file_atomic(out, format_json_lines(doc));
 
     const auto& c = p.constraints;
     std::printf("cluster   %s: %zu hosts, %zu VMs, %d target flavor(s)\n", cluster.c_str(), p.hosts.size(), p.vms.size(),
@@ -304,9 +322,9 @@ int cmd_plan(const Args& args) {
                     plan.dropped);
     if (p.network.present())
         std::printf(
-            "note      the snapshot's network and %zu vlink(s) were loaded and checked, but link capacities are not yet a rule of "
-            "the search (see vmcap capacity for link loads)\n",
-            p.vlinks.size());
+            "network   %zu vlink(s); link capacities kept at every step; links over capacity: %zu in the snapshot, %zu after the "
+            "plan\n",
+            p.vlinks.size(), over_before.size(), over_after.size());
     const std::size_t show = std::min<std::size_t>(plan.steps.size(), 15);
     for (std::size_t i = 0; i < show; ++i) {
         const PlanStep& st = plan.steps[i];

@@ -1,5 +1,7 @@
 #include "evaluators/capacity_model.h"
 
+#include "evaluators/link_filter.h"
+
 #include <algorithm>
 #include <limits>
 #include <stdexcept>
@@ -59,6 +61,8 @@ CapacityModel::CapacityModel(const Problem& problem, const ModelOptions& options
                 "weights x capacities exceed the objective's exact integer range (2^61 score units; lower the weights or the capacities)");
     }
     for (auto& t : make_terms(problem)) add_term(std::move(t));
+    // The network's link capacities are a rule of every move once there are vlinks to route.
+    if (problem.network.present() && !problem.vlinks.empty()) add_filter(std::make_unique<LinkCapacityFilter>(problem));
 }
 
 void CapacityModel::add_term(std::unique_ptr<ObjectiveTerm> term) {

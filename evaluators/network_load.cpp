@@ -120,6 +120,7 @@ NetworkRoutes::NetworkRoutes(const Problem& p) : problem_(p) {
     }
     offset_[edge_count_ * edge_count_] = shares_.size();
 
+    host_switch_ = net.host_switch;
     capacity_.resize(static_cast<std::size_t>(H) + L);
     for (int h = 0; h < H; ++h) capacity_[h] = p.host_type_of(h).nic_mbps * scale_;
     for (int i = 0; i < L; ++i) capacity_[H + i] = net.links[i].mbps * scale_;
@@ -139,13 +140,7 @@ std::string NetworkRoutes::link_name(int link) const {
 }
 
 void NetworkRoutes::add_vlink(std::vector<std::int64_t>& loads, int hx, int hy, std::int64_t mbps, int sign) const {
-    if (hx == hy) return;
-    const std::int64_t whole = sign * mbps * scale_;
-    loads[hx] += whole;
-    loads[hy] += whole;
-    const int s = problem_.network.host_switch[hx], t = problem_.network.host_switch[hy];
-    if (s == t) return;
-    for (const LinkShare& e : route(s, t)) loads[e.link] += sign * mbps * e.share;
+    for_each_share(hx, hy, [&](int link, std::int64_t units) { loads[link] += sign * mbps * units; });
 }
 
 std::vector<std::int64_t> link_loads(const Problem& p, const NetworkRoutes& routes, std::span<const int> vm_host) {

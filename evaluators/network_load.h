@@ -76,11 +76,25 @@ public:
      */
     void add_vlink(std::vector<std::int64_t>& loads, int hx, int hy, std::int64_t mbps, int sign) const;
 
+    /** Calls f(link, units) for every link a vlink between hosts hx and hy loads, with its load
+     *  in micro-units per Mbps (scale() on the host uplinks, the route shares between). Nothing
+     *  when hx == hy. O(route length). */
+    template <class F>
+    void for_each_share(int hx, int hy, F&& f) const {
+        if (hx == hy) return;
+        f(hx, scale_);
+        f(hy, scale_);
+        const int s = host_switch_[hx], t = host_switch_[hy];
+        if (s == t) return;
+        for (const LinkShare& e : route(s, t)) f(e.link, e.share);
+    }
+
 private:
     const Problem& problem_;
     std::int64_t scale_ = 1;
     std::vector<std::int64_t> capacity_;
-    std::vector<int> edge_index_;  ///< [switch] index among host-attached switches, or -1
+    std::vector<int> host_switch_;  ///< [host] switch of its uplink
+    std::vector<int> edge_index_;   ///< [switch] index among host-attached switches, or -1
     std::size_t edge_count_ = 0;
     std::vector<std::size_t> offset_;  ///< [s * E + t] .. [s * E + t + 1) in shares_
     std::vector<LinkShare> shares_;

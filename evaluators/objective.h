@@ -144,6 +144,14 @@ public:
     /** From scratch: "" if `placement` satisfies the rule, else a one-line reason naming the VM
      *  or host (`vmcap validate` checks it after every step of a plan). */
     virtual std::string violation(const Problem& problem, const PlacementView& placement) const = 0;
+    /** Per-state aggregates (e.g. loads per link) the filter reads in admits(), as for terms:
+     *  owned by each SearchState, copied with it, updated by on_move before every relocation
+     *  (`state` still shows the VM at r.from_host). Default: none. */
+    virtual std::unique_ptr<TermAggregates> make_aggregates(const SearchState& /*state*/) const { return nullptr; }
+    virtual void on_move(TermAggregates& /*agg*/, const SearchState& /*state*/, const Relocation& /*r*/) const {}
+    /** "" if `cached` equals the aggregates recomputed from `state`'s placement, else what differs
+     *  (SearchState::check_consistency, --check). */
+    virtual std::string check_aggregates(const TermAggregates& /*cached*/, const SearchState& /*state*/) const { return ""; }
 };
 
 /** A registered objective term: its name (CLI `--<name> W`), help text and factory. */

@@ -99,6 +99,12 @@ void SearchState::placement_arrays(std::vector<int>& host, std::vector<NodeMask>
 }
 
 void SearchState::recompute_terms() {
+    filter_agg_.clear();
+    filter_aggregates_ = false;
+    for (const auto& filter : model_->filters()) {
+        filter_agg_.emplace_back(filter->make_aggregates(*this));
+        filter_aggregates_ = filter_aggregates_ || filter_agg_.back().get() != nullptr;
+    }
     if (term_value_.empty()) return;
     term_agg_.clear();
     for (const auto& term : model_->terms()) term_agg_.emplace_back(term->make_aggregates(*this));
@@ -159,6 +165,11 @@ bool SearchState::set_listed(std::vector<int>& list, std::int32_t VmSlot::*pos, 
 
 void SearchState::move(int vm, int host, const Embedding& emb) {
     const Problem& p = problem();
+    if (filter_aggregates_) {  // the filters' aggregates, before the change
+        const Relocation r{vm, vm_[vm].host, host, emb.mask};
+        for (std::size_t f = 0; f < filter_agg_.size(); ++f)
+            if (TermAggregates* agg = filter_agg_[f].get()) model_->filters()[f]->on_move(*agg, *this, r);
+    }
     if (!term_value_.empty()) {  // the further terms' aggregates, retracted and inserted (before the change)
         const Relocation r{vm, vm_[vm].host, host, emb.mask};
         for (std::size_t t = 0; t < term_value_.size(); ++t) {
@@ -304,6 +315,10 @@ void SearchState::check_consistency() const {
               << fresh.term_value_[t];
             fail(s.str());
         }
+    for (std::size_t f = 0; f < filter_agg_.size(); ++f)
+        if (const TermAggregates* agg = filter_agg_[f].get())
+            if (const std::string why = model_->filters()[f]->check_aggregates(*agg, *this); !why.empty())
+                fail("feasibility filter " + std::string(model_->filters()[f]->name()) + ": " + why);
     if (displaced_vms().size() != fresh.displaced_vms().size())
         fail("VMs off their snapshot placement: cached " + std::to_string(displaced_vms().size()) + ", recomputed " +
              std::to_string(fresh.displaced_vms().size()));

@@ -81,6 +81,13 @@ public:
             if (model_->terms()[t].get() == &term) return term_agg_[t].get();
         return nullptr;
     }
+    /** Aggregates that `filter` (one of CapacityModel::filters()) keeps in this state, or
+     *  nullptr. O(filters). */
+    const TermAggregates* filter_aggregates(const FeasibilityFilter& filter) const {
+        for (std::size_t f = 0; f < filter_agg_.size(); ++f)
+            if (model_->filters()[f].get() == &filter) return filter_agg_[f].get();
+        return nullptr;
+    }
     /** Every VM's host and pNUMA node set, for from-scratch checks (ObjectiveTerm::value,
      *  FeasibilityFilter::violation). O(VMs). */
     void placement_arrays(std::vector<int>& host, std::vector<NodeMask>& mask) const;
@@ -172,11 +179,13 @@ private:
     bool track_displaced_ = false;  ///< remaps are free: displaced_ differs from migrated_
     std::vector<int> displaced_;    ///< VMs off their snapshot placement (only when track_displaced_)
     Amount migrated_ram_ = 0;
-    std::vector<std::uint64_t> host_version_;  ///< [h]; see host_version()
-    std::vector<int> listed_;                  ///< set_placements scratch: [vm] -> index in its list, -1 (kept all -1 between calls)
-    std::uint64_t clock_ = 0;                  ///< last version handed out
-    std::vector<Score> term_value_;            ///< [t]: cached value of CapacityModel::terms()[t]
-    std::vector<TermAggregatesBox> term_agg_;  ///< [t]: that term's aggregates (may hold nullptr)
+    std::vector<std::uint64_t> host_version_;    ///< [h]; see host_version()
+    std::vector<int> listed_;                    ///< set_placements scratch: [vm] -> index in its list, -1 (kept all -1 between calls)
+    std::uint64_t clock_ = 0;                    ///< last version handed out
+    std::vector<Score> term_value_;              ///< [t]: cached value of CapacityModel::terms()[t]
+    std::vector<TermAggregatesBox> term_agg_;    ///< [t]: that term's aggregates (may hold nullptr)
+    std::vector<TermAggregatesBox> filter_agg_;  ///< [f]: that filter's aggregates (may hold nullptr)
+    bool filter_aggregates_ = false;             ///< some filter keeps aggregates (move() updates them)
 };
 
 }  // namespace vmcap

@@ -1,6 +1,7 @@
 #include "optimizer/plan.h"
 
 #include "evaluators/cluster_capacity.h"
+#include "evaluators/feasibility.h"
 
 #include <algorithm>
 #include <unordered_map>
@@ -30,6 +31,11 @@ bool fits(const SearchState& s, int vm, int host, const std::array<std::uint8_t,
         for (int c = 0; c < fl.num_vnuma() && same; ++c) own = own || cur[c] == pnuma[i];
         for (int r = 0; r < R; ++r)
             if (f[pnuma[i] * R + r] + (own ? fl.node_demand[r] : 0) < fl.node_demand[r]) return false;
+    }
+    // Every step of the plan keeps the feasibility filters (link capacities among them).
+    if (s.model().has_filters()) {
+        const Relocation r{vm, s.host_of(vm), host, node_mask(pnuma.data(), fl.num_vnuma())};
+        return filters_admit(s, std::span(&r, 1));
     }
     return true;
 }

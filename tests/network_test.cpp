@@ -311,6 +311,17 @@ TEST(Network, CapacityReportsLinkLoadsAndOverloadedLinks) {
     ASSERT_EQ(doc["network"]["over_capacity"].size(), 1U) << r.out;
     EXPECT_EQ(doc["network"]["over_capacity"][0]["link"], "uplink of host \"h2\"");
     EXPECT_EQ(doc["network"]["over_capacity"][0]["load_mbps"], 1000.0);
+    // plan on the overloaded snapshot: the link may not get worse; the summary and the plan say so.
+    const std::string out = (test::tmp_dir() / "net-plan.json").string();
+    r = test::run_vmcap("plan --quiet --cluster " + path + " --out " + out);
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_NE(r.out.find("network   3 vlink(s); link capacities kept at every step; links over capacity: 1 in the snapshot"),
+              std::string::npos)
+        << r.out;
+    std::ifstream in(out);
+    const auto plan = nlohmann::json::parse(in);
+    EXPECT_EQ(plan["network"]["links_over_capacity_before"], nlohmann::json::array({"uplink of host \"h2\""}));
+    EXPECT_EQ(test::run_vmcap("validate --cluster " + path + " --plan " + out).code, 0);
 }
 
 }  // namespace

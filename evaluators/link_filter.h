@@ -1,0 +1,50 @@
+#pragma once
+/**
+ * @file link_filter.h
+ * The link-capacity rule of the network (issue "Virtual links", step 3): no move may load a link
+ * above its capacity, and a link the snapshot already overloads may not get worse (digest §8.1.5:
+ * "Hard: no link above capacity"). Loads follow evaluators/network_load.h (ECMP, micro-units).
+ * Enforced by every move (FeasibilityFilter::admits, through score_move), by each step of plan
+ * building, and re-checked from scratch after every plan step by `vmcap validate`.
+ */
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "evaluators/network_load.h"
+#include "evaluators/objective.h"
+
+namespace vmcap {
+
+class LinkCapacityFilter final : public FeasibilityFilter {
+public:
+    /** For problem.network (present) and problem.vlinks: routes, the vlinks of every VM and the
+     *  snapshot's loads. Throws InputError as NetworkRoutes. O(routes + vlinks x route length). */
+    explicit LinkCapacityFilter(const Problem& problem);
+
+    std::string_view name() const override { return "link-capacity"; }
+    /** O(sum over the moved VMs of their vlinks x route length); no allocation (a per-thread
+     *  scratch buffer). Both ends of a vlink may move in one move: each relocation sees the
+     *  previous ones, so the vlink is counted once. */
+    bool admits(const SearchState& state, std::span<const Relocation> moves) const override;
+    /** First link above capacity and above its snapshot load, from scratch. */
+    std::string violation(const Problem& problem, const PlacementView& placement) const override;
+    std::unique_ptr<TermAggregates> make_aggregates(const SearchState& state) const override;
+    void on_move(TermAggregates& agg, const SearchState& state, const Relocation& r) const override;
+    std::string check_aggregates(const TermAggregates& cached, const SearchState& state) const override;
+
+    const NetworkRoutes& routes() const { return routes_; }
+    /** Loads of the snapshot's placement (micro-units). */
+    const std::vector<std::int64_t>& snapshot_loads() const { return snapshot_loads_; }
+    /** May a link carry `load` (micro-units)? At most its capacity, or at most its snapshot load. */
+    bool allowed(int link, std::int64_t load) const { return load <= routes_.capacity(link) || load <= snapshot_loads_[link]; }
+
+private:
+    const Problem& problem_;
+    NetworkRoutes routes_;
+    std::vector<std::vector<int>> vlinks_of_;  ///< [vm] indices into problem.vlinks
+    std::vector<std::int64_t> snapshot_loads_;
+};
+
+}  // namespace vmcap
