@@ -302,8 +302,12 @@ int cmd_plan(const Args& args) {
                     static_cast<long long>(plan.capacity_after[f] - plan.capacity_before[f]));
     }
     const double gain = plan.objective_after - plan.objective_before;
-    std::printf("\nobjective %s -> %s (%+.1f%%)\n", fmt_num(plan.objective_before).c_str(), fmt_num(plan.objective_after).c_str(),
-                plan.objective_before > 0 ? 100.0 * gain / plan.objective_before : 0.0);
+    // A relative gain only from a positive start (terms can make the objective 0 or negative).
+    std::printf("\nobjective %s -> %s", fmt_num(plan.objective_before).c_str(), fmt_num(plan.objective_after).c_str());
+    if (plan.objective_before > 0)
+        std::printf(" (%+.1f%%)\n", 100.0 * gain / plan.objective_before);
+    else
+        std::printf(" (%s%s)\n", gain >= 0 ? "+" : "", fmt_num(gain).c_str());
     if (static_cast<std::int64_t>(plan.steps.size()) != plan.migrations)
         std::printf("plan      %zu step(s): %lld migration(s) and %lld free remap(s), %s GiB RAM -> %s\n", plan.steps.size(),
                     static_cast<long long>(plan.migrations),

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "evaluators/locality_term.h"
 #include "evaluators/ram_cost_term.h"
 
 namespace vmcap {
@@ -12,6 +13,8 @@ const std::vector<TermInfo>& registered_terms() {
     static const std::vector<TermInfo> terms = {
         {RamCostTerm::kName, RamCostTerm::kHelp,
          [](const Problem& p, double w) -> std::unique_ptr<ObjectiveTerm> { return std::make_unique<RamCostTerm>(p, w); }},
+        {LocalityTerm::kName, LocalityTerm::kHelp,
+         [](const Problem& p, double w) -> std::unique_ptr<ObjectiveTerm> { return std::make_unique<LocalityTerm>(p, w); }},
     };
     return terms;
 }

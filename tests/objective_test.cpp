@@ -57,6 +57,35 @@ Score ram_cost_from_scratch(const SearchState& s, double w) {
     return -weight_milli(w) * mib;
 }
 
+/** -W x sum over vlinks of Mbps x (different ToR switch), from the placement: the locality term's
+ *  value recomputed here on its own (the networks of these tests have no pods). */
+Score locality_from_scratch(const SearchState& s, double w) {
+    const Problem& p = s.problem();
+    Score mbps = 0;
+    for (const Vlink& v : p.vlinks) {
+        const int x = s.host_of(v.a), y = s.host_of(v.b);
+        if (x != y && p.network.host_switch[x] != p.network.host_switch[y]) mbps += v.mbps;
+    }
+    return -weight_milli(w) * 1024 * mbps;
+}
+
+/** A leaf-spine network over the hosts (ToR = host index mod 3, two spines) and random vlinks
+ *  between the VMs; NIC and uplink capacities tight enough that the link rule binds. */
+void add_network(Problem& p, std::uint64_t seed) {
+    p.host_types[0].nic_mbps = 2000;
+    for (auto& ht : p.host_types) ht.nic_mbps = 2000;
+    p.network.switches = {"tor0", "tor1", "tor2", "spine0", "spine1"};
+    for (int t = 0; t < 3; ++t)
+        for (int sp = 3; sp < 5; ++sp) p.network.links.push_back(NetLink{t, sp, 2500});
+    for (std::size_t h = 0; h < p.hosts.size(); ++h) p.network.host_switch.push_back(static_cast<int>(h % 3));
+    std::mt19937_64 rng(seed * 31 + 7);
+    const int V = static_cast<int>(p.vms.size());
+    for (int e = 0; e < 2 * V; ++e) {
+        const int a = static_cast<int>(rng() % V), b = static_cast<int>(rng() % V);
+        if (a != b) p.vlinks.push_back(Vlink{a, b, 20 + static_cast<std::int64_t>(rng() % 300), -1});
+    }
+}
+
 struct Stats {
     int evaluated[kKinds] = {}, feasible[kKinds] = {}, applied[kKinds] = {}, bounded[kKinds] = {};
     int tight[kKinds] = {};  ///< feasible moves whose bound is within 0.25 of the exact delta
@@ -68,7 +97,7 @@ struct Stats {
  * one, and for accepted ones the objective after apply minus before equals the delta, the VMCAP
  * part equals a full recomputation, and the term part equals its from-scratch value.
  */
-void check_random_candidates(const std::string& topology, std::uint64_t seed, double ram_cost, Stats& st) {
+void check_random_candidates(const std::string& topology, std::uint64_t seed, double ram_cost, Stats& st, double locality = 0.0) {
     RandomCluster rc;
     rc.host_topology = topology;
     rc.hosts = 10;
@@ -77,8 +106,13 @@ void check_random_candidates(const std::string& topology, std::uint64_t seed, do
     rc.fill = 0.75;
     Problem p = make_random_problem(rc);
     if (ram_cost > 0) p.objective_terms.emplace_back("ram-cost", ram_cost);
+    if (locality > 0) {
+        add_network(p, seed);
+        p.objective_terms.emplace_back("locality-weight", locality);
+    }
     const CapacityModel m(p);
-    ASSERT_EQ(m.has_terms(), ram_cost > 0);
+    ASSERT_EQ(m.has_terms(), ram_cost > 0 || locality > 0);
+    ASSERT_EQ(m.has_filters(), locality > 0);  // the link-capacity rule comes with the vlinks
     SearchState s(m);
     MoveCache cache(s);
     Proposal pr;
@@ -121,7 +155,8 @@ void check_random_candidates(const std::string& topology, std::uint64_t seed, do
         ++st.applied[c.kind];
         ASSERT_EQ(s.objective() - before, d.delta) << "applied delta differs from the evaluated one";
         ASSERT_EQ(s.migrations(), d.migrations_after);
-        ASSERT_EQ(s.objective(), full_objective(m, s) + ram_cost_from_scratch(s, ram_cost));
+        ASSERT_EQ(s.objective(),
+                  full_objective(m, s) + ram_cost_from_scratch(s, ram_cost) + (locality > 0 ? locality_from_scratch(s, locality) : 0));
         if (st.applied[c.kind] % 20 == 0) {
             ASSERT_NO_THROW(s.check_consistency());
         }
@@ -153,6 +188,54 @@ TEST_P(CandidateProperties, BoundAboveDeltaAndAppliedDeltaExact) {
             EXPECT_GT(st.tight[k], 20);
         }
     }
+}
+
+// The network: link-capacity filter (with its per-state loads) and the locality term, together
+// with the RAM cost, through every move kind.
+TEST(CandidatePropertiesNetwork, LinkRuleAndLocalityTermExactThroughEveryKind) {
+    Stats st;
+    for (std::uint64_t seed = 1; seed <= 4; ++seed) {
+        check_random_candidates("CQ3", seed, 0.25, st, 0.002);
+        if (HasFatalFailure()) return;
+    }
+    for (int k = 0; k < kKinds; ++k) {
+        SCOPED_TRACE(std::string(Moves::kNames[k]));
+        EXPECT_GT(st.evaluated[k], 50);
+        EXPECT_GT(st.feasible[k], 5);
+        EXPECT_GT(st.applied[k], 1);
+    }
+}
+
+TEST(LocalityTerm, DeltaByHandAndASwapOfTwoLinkedVmsCountsTheirVlinkOnce) {
+    RandomCluster rc;
+    rc.hosts = 6;
+    rc.seed = 3;
+    Problem p = make_random_problem(rc);
+    add_network(p, 1);
+    // Two VMs under different ToRs (host index mod 3), joined by one 100-Mbps vlink.
+    int a = -1, b = -1;
+    for (std::size_t v = 0; v < p.vms.size() && b < 0; ++v)
+        for (std::size_t w = 0; w < p.vms.size(); ++w)
+            if (p.vms[v].host % 3 != p.vms[w].host % 3) {
+                a = static_cast<int>(v), b = static_cast<int>(w);
+                break;
+            }
+    ASSERT_GE(b, 0);
+    p.vlinks = {Vlink{a, b, 100, -1}};
+    p.objective_terms.emplace_back("locality-weight", 0.5);
+    const CapacityModel m(p);
+    const SearchState s(m);
+    const ObjectiveTerm& t = *m.terms()[0];
+    const int ha = p.vms[a].host, hb = p.vms[b].host;
+    const Score one = weight_milli(0.5) * 1024 * 100;  // 0.5 objective units per Mbps x 100 Mbps
+    std::vector<int> host;
+    std::vector<NodeMask> mask;
+    s.placement_arrays(host, mask);
+    EXPECT_EQ(t.value(p, PlacementView{host, mask}), -one);
+    const Relocation join{a, ha, hb, 0};
+    EXPECT_EQ(t.delta(s, std::span(&join, 1)), one);  // a joins b's host: the crossing is gone
+    const Relocation swap[2] = {{a, ha, hb, 0}, {b, hb, ha, 0}};
+    EXPECT_EQ(t.delta(s, swap), 0);  // they trade places: still one crossing, counted once
 }
 
 INSTANTIATE_TEST_SUITE_P(Kinds, CandidateProperties,
