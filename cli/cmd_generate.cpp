@@ -19,6 +19,8 @@ int cmd_generate(const Args& args) {
     std::string out;
     double node_ram_gib = 64;
     std::string seed_text;
+    std::string network;
+    NetworkOptions no;
     // clang-format off
     desc.add_options()("help,h", "show this help")
         ("hosts", po::value(&o.hosts)->required(), "number of hosts")
@@ -29,6 +31,15 @@ int cmd_generate(const Args& args) {
         ("churn", po::value(&o.churn)->default_value(0.3), "extra VMs placed then deleted, as a fraction of --vms (fragments free space)")
         ("budget-fraction", po::value(&o.migration_budget)->default_value(0.01), "max_migrations = ceil(fraction x VMs)")
         ("seed", po::value(&seed_text)->default_value("1"), "random seed (unsigned 64-bit integer)")
+        ("hosts-per-rack", po::value(&o.hosts_per_rack)->default_value(20), "hosts per rack (hosts[].rack; the ToR with --network)")
+        ("network", po::value(&network), "add a datacenter network: leaf-spine (every ToR linked to each spine) or tree (ToR -> pod aggregation -> core)")
+        ("spines", po::value(&no.spines)->default_value(2), "leaf-spine: spine switches")
+        ("racks-per-pod", po::value(&no.racks_per_pod)->default_value(8), "tree: racks under one aggregation switch")
+        ("nic-mbps", po::value(&no.nic_mbps)->default_value(25000), "host NIC uplink capacity, Mbps")
+        ("tor-uplink-mbps", po::value(&no.tor_uplink_mbps)->default_value(100000), "each ToR uplink (to a spine or to its aggregation switch), Mbps")
+        ("agg-uplink-mbps", po::value(&no.agg_uplink_mbps)->default_value(400000), "tree: each aggregation-to-core link, Mbps")
+        ("vdc-size", po::value(&no.vdc_size)->default_value(0), "with --network: VMs per VDC (2..30, all-to-all vlinks; 0: no vlinks)")
+        ("bpc", po::value(&no.bpc_mbps)->default_value(2), "vlink bandwidth per vCPU, Mbps: bpc x min(vCPU of the two VMs)")
         ("out", po::value(&out)->required(), "snapshot file to write (atomically)");
     // clang-format on
     po::variables_map vm;
@@ -41,10 +52,23 @@ int cmd_generate(const Args& args) {
     if (!(o.migration_budget >= 0)) throw UsageError("--budget-fraction must be >= 0");
     o.node_ram_mib = static_cast<Amount>(std::llround(node_ram_gib * 1024.0));
     check_output_path(out);
-    const Problem p = generate_cluster(o);
+    if (o.hosts_per_rack < 1) throw UsageError("--hosts-per-rack must be >= 1");
+    if (network.empty() && !vm["vdc-size"].defaulted()) throw UsageError("--vdc-size needs --network");
+    Problem p = generate_cluster(o);
+    if (!network.empty()) {
+        no.kind = network;
+        no.seed = o.seed;
+        add_network(p, no);
+        // Through the loader's own checks, as any snapshot with a network.
+        p = parse_snapshot(nlohmann::json::parse(snapshot_to_json(p).dump()), out);
+    }
     write_file_atomic(out, format_json_lines(snapshot_to_json(p)));
-    std::printf("generated %s: %zu hosts (%s), %zu VMs, budget %lld migrations\n", out.c_str(), p.hosts.size(),
-                p.host_types[0].name.c_str(), p.vms.size(), static_cast<long long>(p.constraints.max_migrations));
+    std::printf("generated %s: %zu hosts (%s), %zu VMs, budget %lld migrations", out.c_str(), p.hosts.size(), p.host_types[0].name.c_str(),
+                p.vms.size(), static_cast<long long>(p.constraints.max_migrations));
+    if (p.network.present())
+        std::printf("; %s network of %zu switches and %zu links, %zu VDCs with %zu vlinks", network.c_str(), p.network.switches.size(),
+                    p.network.links.size(), p.vdcs.size(), p.vlinks.size());
+    std::printf("\n");
     return 0;
 }
 

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "evaluators/network_load.h"
+#include "instances/generator.h"
 #include "instances/snapshot_io.h"
 #include "tests/cli_run.h"
 
@@ -266,6 +267,47 @@ TEST(Network, BadSectionsGetOneLineErrorsNamingThePath) {
     } catch (const InputError& e) {
         EXPECT_NE(std::string(e.what()).find("vlinks: vlinks need a \"network\" section"), std::string::npos) << e.what();
     }
+}
+
+TEST(Network, GeneratedLeafSpineAndTreeWithGridironVdcs) {
+    GenerateOptions go;
+    go.hosts = 50;
+    go.vms = 300;
+    go.hosts_per_rack = 10;
+    for (const char* kind : {"leaf-spine", "tree"}) {
+        SCOPED_TRACE(kind);
+        Problem p = generate_cluster(go);
+        NetworkOptions no;
+        no.kind = kind;
+        no.racks_per_pod = 2;
+        no.vdc_size = 7;
+        no.bpc_mbps = 3;
+        add_network(p, no);
+        // 5 racks -> 5 ToRs; leaf-spine: + 2 spines, 10 links; tree: + 3 aggregation switches + core, 5 + 3 links.
+        EXPECT_EQ(p.network.switches.size(), std::string(kind) == "tree" ? 9U : 7U);
+        EXPECT_EQ(p.network.links.size(), std::string(kind) == "tree" ? 8U : 10U);
+        // VDCs of 7 VMs, all-to-all: 21 vlinks each; the last VDC holds the remainder (300 = 42 x 7 + 6).
+        ASSERT_EQ(p.vdcs.size(), 43U);
+        EXPECT_EQ(p.vlinks.size(), 42U * 21U + 15U);
+        for (const Vlink& v : p.vlinks) {
+            const Amount cores = std::min(p.flavors[p.vms[v.a].flavor].demand[kVcpu], p.flavors[p.vms[v.b].flavor].demand[kVcpu]);
+            ASSERT_EQ(v.mbps, 3 * cores);
+        }
+        if (std::string(kind) == "tree") EXPECT_EQ(p.hosts[49].pod, "p3");  // rack 5 of pods of 2 racks
+        // What `vmcap generate` writes passes the loader and reads back the same.
+        const std::string text = format_json_lines(snapshot_to_json(p));
+        const Problem q = parse_snapshot(nlohmann::json::parse(text), "gen.json");
+        EXPECT_EQ(format_json_lines(snapshot_to_json(q)), text);
+        const NetworkRoutes routes(q);
+        EXPECT_EQ(routes.scale(), std::string(kind) == "tree" ? 1 : 2);
+    }
+    Problem p = generate_cluster(go);
+    NetworkOptions bad;
+    bad.kind = "bcube";
+    EXPECT_THROW(add_network(p, bad), InputError);
+    bad.kind = "tree";
+    bad.vdc_size = 31;  // Gridiron caps a VDC at 30 VMs
+    EXPECT_THROW(add_network(p, bad), InputError);
 }
 
 /** The leaf-spine example of docs/format.md ("Network and vlinks"). */
