@@ -1,6 +1,8 @@
 #include "evaluators/link_filter.h"
 
+#include <algorithm>
 #include <cstdio>
+#include <limits>
 
 #include "evaluators/search_state.h"
 
@@ -8,9 +10,12 @@ namespace vmcap {
 
 namespace {
 
-/** Loads per link of a state (micro-units). */
+/** Loads per link of a state (micro-units), and a lower bound on the smallest allowance
+ *  (how much more any link may carry: max(capacity, snapshot load) - load) for the fast path. */
 struct LinkLoads final : TermAggregates {
     std::vector<std::int64_t> load;
+    std::int64_t min_allowance = 0;  ///< <= the true minimum; exact after refresh(), lowered by on_move
+    int moves_since_refresh = 0;
     std::unique_ptr<TermAggregates> clone() const override { return std::make_unique<LinkLoads>(*this); }
 };
 
@@ -28,10 +33,12 @@ std::vector<int> hosts_of(const SearchState& s) {
 
 }  // namespace
 
-LinkCapacityFilter::LinkCapacityFilter(const Problem& p) : problem_(p), routes_(p), vlinks_of_(p.vms.size()) {
+LinkCapacityFilter::LinkCapacityFilter(const Problem& p) : problem_(p), routes_(p), vlinks_of_(p.vms.size()), vlink_mbps_(p.vms.size(), 0) {
     for (std::size_t e = 0; e < p.vlinks.size(); ++e) {
         vlinks_of_[p.vlinks[e].a].push_back(static_cast<int>(e));
         vlinks_of_[p.vlinks[e].b].push_back(static_cast<int>(e));
+        vlink_mbps_[p.vlinks[e].a] += p.vlinks[e].mbps;
+        vlink_mbps_[p.vlinks[e].b] += p.vlinks[e].mbps;
     }
     std::vector<int> host(p.vms.size());
     for (std::size_t v = 0; v < host.size(); ++v) host[v] = p.vms[v].host;
@@ -39,6 +46,12 @@ LinkCapacityFilter::LinkCapacityFilter(const Problem& p) : problem_(p), routes_(
 }
 
 bool LinkCapacityFilter::admits(const SearchState& s, std::span<const Relocation> moves) const {
+    const auto* agg = static_cast<const LinkLoads*>(s.filter_aggregates(*this));
+    // Fast path: a relocation raises any one link by at most its VM's whole vlink bandwidth, so a
+    // move whose VMs' bandwidth fits the smallest allowance anywhere is admitted without routing.
+    std::int64_t most = 0;
+    for (const Relocation& r : moves) most += vlink_mbps_[r.vm];
+    if (static_cast<Wide>(most) * routes_.scale() <= agg->min_allowance) return true;
     thread_local Scratch sc;
     if (sc.delta.size() < static_cast<std::size_t>(routes_.num_links())) sc.delta.resize(routes_.num_links(), 0);
     // Host of VM v once the relocations before index i have run.
@@ -65,7 +78,6 @@ bool LinkCapacityFilter::admits(const SearchState& s, std::span<const Relocation
             add(v.a == r.vm ? r.to_host : ha, v.b == r.vm ? r.to_host : hb, v.mbps, +1);
         }
     }
-    const auto* agg = static_cast<const LinkLoads*>(s.filter_aggregates(*this));
     bool ok = true;
     for (int link : sc.touched) {
         const std::int64_t d = sc.delta[link];
@@ -76,21 +88,40 @@ bool LinkCapacityFilter::admits(const SearchState& s, std::span<const Relocation
     return ok;
 }
 
+std::int64_t LinkCapacityFilter::allowance(int link, std::int64_t load) const {
+    return std::max(routes_.capacity(link), snapshot_loads_[link]) - load;
+}
+
+namespace {
+void refresh(LinkLoads& agg, const LinkCapacityFilter& f) {
+    agg.min_allowance = std::numeric_limits<std::int64_t>::max();
+    for (int l = 0; l < f.routes().num_links(); ++l) agg.min_allowance = std::min(agg.min_allowance, f.allowance(l, agg.load[l]));
+    agg.moves_since_refresh = 0;
+}
+}  // namespace
+
 std::unique_ptr<TermAggregates> LinkCapacityFilter::make_aggregates(const SearchState& s) const {
     auto agg = std::make_unique<LinkLoads>();
     agg->load = link_loads(problem_, routes_, hosts_of(s));
+    refresh(*agg, *this);
     return agg;
 }
 
 void LinkCapacityFilter::on_move(TermAggregates& agg, const SearchState& s, const Relocation& r) const {
-    auto& load = static_cast<LinkLoads&>(agg).load;
+    auto& a = static_cast<LinkLoads&>(agg);
     if (r.from_host == r.to_host) return;
     for (int e : vlinks_of_[r.vm]) {
         const Vlink& v = problem_.vlinks[e];
         const int ha = s.host_of(v.a), hb = s.host_of(v.b);
-        routes_.add_vlink(load, ha, hb, v.mbps, -1);
-        routes_.add_vlink(load, v.a == r.vm ? r.to_host : ha, v.b == r.vm ? r.to_host : hb, v.mbps, +1);
+        routes_.add_vlink(a.load, ha, hb, v.mbps, -1);
+        // The links this vlink loads now may have less allowance: keep the bound below it.
+        routes_.for_each_share(v.a == r.vm ? r.to_host : ha, v.b == r.vm ? r.to_host : hb, [&](int link, std::int64_t units) {
+            a.load[link] += v.mbps * units;
+            a.min_allowance = std::min(a.min_allowance, allowance(link, a.load[link]));
+        });
     }
+    // Loads that fell leave the bound low (safe, but the fast path fires less): tighten it now and then.
+    if (++a.moves_since_refresh >= 4096) refresh(a, *this);
 }
 
 std::string LinkCapacityFilter::check_aggregates(const TermAggregates& cached, const SearchState& s) const {

@@ -24,9 +24,10 @@ public:
     explicit LinkCapacityFilter(const Problem& problem);
 
     std::string_view name() const override { return "link-capacity"; }
-    /** O(sum over the moved VMs of their vlinks x route length); no allocation (a per-thread
-     *  scratch buffer). Both ends of a vlink may move in one move: each relocation sees the
-     *  previous ones, so the vlink is counted once. */
+    /** O(1) when the moved VMs' total vlink bandwidth fits the state's smallest link allowance
+     *  (no link can then go over); else O(sum over the moved VMs of their vlinks x route length),
+     *  no allocation (a per-thread scratch buffer). Both ends of a vlink may move in one move:
+     *  each relocation sees the previous ones, so the vlink is counted once. */
     bool admits(const SearchState& state, std::span<const Relocation> moves) const override;
     /** First link above capacity and above its snapshot load, from scratch. */
     std::string violation(const Problem& problem, const PlacementView& placement) const override;
@@ -37,6 +38,8 @@ public:
     const NetworkRoutes& routes() const { return routes_; }
     /** Loads of the snapshot's placement (micro-units). */
     const std::vector<std::int64_t>& snapshot_loads() const { return snapshot_loads_; }
+    /** How much more `link` may carry at `load`: max(capacity, snapshot load) - load (micro-units). */
+    std::int64_t allowance(int link, std::int64_t load) const;
     /** May a link carry `load` (micro-units)? At most its capacity, or at most its snapshot load. */
     bool allowed(int link, std::int64_t load) const { return load <= routes_.capacity(link) || load <= snapshot_loads_[link]; }
 
@@ -44,6 +47,7 @@ private:
     const Problem& problem_;
     NetworkRoutes routes_;
     std::vector<std::vector<int>> vlinks_of_;  ///< [vm] indices into problem.vlinks
+    std::vector<std::int64_t> vlink_mbps_;     ///< [vm] total bandwidth of its vlinks (the fast path's bound)
     std::vector<std::int64_t> snapshot_loads_;
 };
 
