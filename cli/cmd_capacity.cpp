@@ -116,7 +116,7 @@ NetworkReport network_report(const Problem& p) {
         if (loads[l] > 0) order.push_back(l);
     // Exact order by load / capacity (cross-multiplied in 128 bits), then link number.
     std::sort(order.begin(), order.end(), [&](int a, int b) {
-        const __int128 x = static_cast<__int128>(loads[a]) * routes.capacity(b), y = static_cast<__int128>(loads[b]) * routes.capacity(a);
+        const Wide x = static_cast<Wide>(loads[a]) * routes.capacity(b), y = static_cast<Wide>(loads[b]) * routes.capacity(a);
         return x != y ? x > y : a < b;
     });
     for (int l : order) {

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <numeric>
 
+#include "evaluators/score.h"
+
 namespace vmcap {
 
 namespace {
@@ -16,9 +18,9 @@ Frac add(Frac x, Frac y, std::int64_t max_den) {
     if (x.num == 0) return y;
     if (y.num == 0) return x;
     const std::int64_t g = std::gcd(x.den, y.den);
-    const __int128 den = static_cast<__int128>(x.den / g) * y.den;
-    const __int128 num = static_cast<__int128>(x.num) * (y.den / g) + static_cast<__int128>(y.num) * (x.den / g);
-    if (den > static_cast<__int128>(max_den) * max_den) throw InputError("network: ECMP shares too fine");
+    const Wide den = static_cast<Wide>(x.den / g) * y.den;
+    const Wide num = static_cast<Wide>(x.num) * (y.den / g) + static_cast<Wide>(y.num) * (x.den / g);
+    if (den > static_cast<Wide>(max_den) * max_den) throw InputError("network: ECMP shares too fine");
     const auto n = static_cast<std::int64_t>(num), d = static_cast<std::int64_t>(den);
     const std::int64_t r = std::gcd(n, d);
     return {n / r, d / r};
@@ -83,7 +85,7 @@ NetworkRoutes::NetworkRoutes(const Problem& p) : problem_(p) {
                 for (int u : bucket[d]) {
                     int next = 0;
                     for (auto [v, l] : adj[u]) next += dist[v] == d - 1 ? 1 : 0;
-                    if (static_cast<__int128>(flow[u].den) * next > (static_cast<__int128>(1) << 48))
+                    if (static_cast<Wide>(flow[u].den) * next > (static_cast<Wide>(1) << 48))
                         throw InputError("network: the ECMP shares between switches \"" + net.switches[s] + "\" and \"" + net.switches[t] +
                                          "\" are too fine for exact integer loads");
                     const Frac part{flow[u].num, flow[u].den * next};
@@ -125,10 +127,9 @@ NetworkRoutes::NetworkRoutes(const Problem& p) : problem_(p) {
     for (int h = 0; h < H; ++h) capacity_[h] = p.host_type_of(h).nic_mbps * scale_;
     for (int i = 0; i < L; ++i) capacity_[H + i] = net.links[i].mbps * scale_;
     // Every load is at most the sum of all vlink bandwidths x scale: keep that below 2^62.
-    __int128 total = 0;
-    for (const Vlink& v : p.vlinks) total += static_cast<__int128>(v.mbps) * scale_;
-    if (total > (static_cast<__int128>(1) << 62))
-        throw InputError("network: the vlinks' total bandwidth is too large for exact link loads");
+    Wide total = 0;
+    for (const Vlink& v : p.vlinks) total += static_cast<Wide>(v.mbps) * scale_;
+    if (total > (static_cast<Wide>(1) << 62)) throw InputError("network: the vlinks' total bandwidth is too large for exact link loads");
 }
 
 std::string NetworkRoutes::link_name(int link) const {

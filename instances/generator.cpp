@@ -36,7 +36,7 @@ Problem generate_cluster(const GenerateOptions& o) {
         char id[32], rack[32];
         std::snprintf(id, sizeof id, "h%05d", h + 1);
         std::snprintf(rack, sizeof rack, "r%04d", h / std::max(1, o.hosts_per_rack) + 1);
-        p.hosts.push_back(Host{id, 0, rack, "p001"});
+        p.hosts.push_back(Host{id, 0, rack, "p001", ""});
     }
     const std::pair<Amount, Amount> catalog[] = {{1, 2}, {2, 4}, {4, 8}, {4, 16}, {8, 32}, {8, 64}, {16, 64}, {16, 128}};
     const VnumaRule rule;

@@ -116,7 +116,7 @@ Problem tiny_problem(const std::string& topo, int hosts, int vms, std::uint64_t 
         ht.node_capacity.push_back(16 * 1024);
     }
     p.host_types.push_back(ht);
-    for (int h = 0; h < hosts; ++h) p.hosts.push_back(Host{name("h", h), 0, "r0", "p0"});
+    for (int h = 0; h < hosts; ++h) p.hosts.push_back(Host{name("h", h), 0, "r0", "p0", ""});
     auto flavor = [&](const char* n, Amount vcpu, Amount gib, const char* vnuma, double w) {
         Flavor f;
         f.name = n;

@@ -42,7 +42,7 @@ inline Problem make_random_problem(const RandomCluster& rc) {
         s += std::to_string(n);
         return s;
     };
-    for (int h = 0; h < rc.hosts; ++h) p.hosts.push_back(Host{name("h", h), 0, name("r", h / 4), "p0"});
+    for (int h = 0; h < rc.hosts; ++h) p.hosts.push_back(Host{name("h", h), 0, name("r", h / 4), "p0", ""});
     const bool has_k4 = !enumerate_embeddings(ht.topology.graph, parse_topology("K4").graph).empty();
     auto flavor = [&](std::string name, Amount vcpu, Amount ram_gib, const char* topo, double w) {
         Flavor f;

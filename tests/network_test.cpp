@@ -131,7 +131,8 @@ TEST(Network, RoutesMatchAnEnumerationOfEveryShortestPath) {
         sw += "]";
         links += "]";
         std::vector<std::string> host_sw;
-        for (int s = 0; s < S; ++s) host_sw.push_back("s" + std::to_string(s));
+        for (int s = 0; s < S; ++s)
+            host_sw.push_back(std::string("s").append(std::to_string(s)));  // append: GCC 12 -Wrestrict false positive
         const Problem p = load(net_snapshot(host_sw, sw, links, ""));
         const NetworkRoutes routes(p);
         SCOPED_TRACE(links);
@@ -293,7 +294,9 @@ TEST(Network, GeneratedLeafSpineAndTreeWithGridironVdcs) {
             const Amount cores = std::min(p.flavors[p.vms[v.a].flavor].demand[kVcpu], p.flavors[p.vms[v.b].flavor].demand[kVcpu]);
             ASSERT_EQ(v.mbps, 3 * cores);
         }
-        if (std::string(kind) == "tree") EXPECT_EQ(p.hosts[49].pod, "p3");  // rack 5 of pods of 2 racks
+        if (std::string(kind) == "tree") {
+            EXPECT_EQ(p.hosts[49].pod, "p3");  // rack 5 of pods of 2 racks
+        }
         // What `vmcap generate` writes passes the loader and reads back the same.
         const std::string text = format_json_lines(snapshot_to_json(p));
         const Problem q = parse_snapshot(nlohmann::json::parse(text), "gen.json");
