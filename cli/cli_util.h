@@ -107,6 +107,9 @@ void read_term_options(const boost::program_options::variables_map& vm, Problem&
  *  and with `time_limit` a `--time-limit S` (no default: unlimited) for commands without one. */
 void add_model_options(boost::program_options::options_description& desc, bool time_limit = false);
 
+/** The --exact-work-limit of `vm` (kDefaultExactWorkLimit when absent); UsageError below 1. */
+std::int64_t exact_work_limit(const boost::program_options::variables_map& vm);
+
 /** The instant no exact-fallback evaluation may start after: `start` + the command's --time-limit
  *  (UsageError unless > 0) + grace, or never without that option. */
 std::chrono::steady_clock::time_point time_deadline(const boost::program_options::variables_map& vm,

@@ -58,10 +58,7 @@ int cmd_eval(const Args& args) {
         throw UsageError("--b has " + std::to_string(bv.size()) + " values; host " + h.name + " has " + std::to_string(h.size()) +
                          " pNUMA nodes");
     if (g.size() > kMaxVNuma) throw UsageError("guest " + g.name + " has more than " + std::to_string(kMaxVNuma) + " vNUMA nodes");
-    ExactOptions exact{kDefaultExactWorkLimit, "host " + h.name + " with guest " + g.name};
-    if (vm.count("exact-work-limit")) exact.work_limit = vm["exact-work-limit"].as<std::int64_t>();
-    if (exact.work_limit < 1) throw UsageError("--exact-work-limit must be >= 1");
-    const VmcapEvaluator ev(h, g, exact);
+    const VmcapEvaluator ev(h, g, ExactOptions{exact_work_limit(vm), "host " + h.name + " with guest " + g.name});
     std::cout << ev(bv.data()) << "\n";
     if (vm.count("placements"))
         for (const PlacementCount& pc : vmcap_placements(ev, bv.data())) std::cout << format_placement(pc, g.size()) << "\n";

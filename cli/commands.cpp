@@ -78,15 +78,19 @@ void add_model_options(po::options_description& desc, bool time_limit) {
                            .c_str());
 }
 
+std::int64_t exact_work_limit(const po::variables_map& vm) {
+    if (!vm.count("exact-work-limit")) return kDefaultExactWorkLimit;
+    const std::int64_t limit = vm["exact-work-limit"].as<std::int64_t>();
+    if (limit < 1) throw UsageError("--exact-work-limit must be >= 1");
+    return limit;
+}
+
 std::unique_ptr<CapacityModel> model_for(const Problem& p, const std::string& file, const po::variables_map& vm,
                                          std::chrono::steady_clock::time_point deadline) {
     ModelOptions options;
     options.source = file;
     options.deadline = deadline;
-    if (vm.count("exact-work-limit")) {
-        options.exact_work_limit = vm["exact-work-limit"].as<std::int64_t>();
-        if (options.exact_work_limit < 1) throw UsageError("--exact-work-limit must be >= 1");
-    }
+    options.exact_work_limit = exact_work_limit(vm);
     try {
         return std::make_unique<CapacityModel>(p, options);
     } catch (const std::invalid_argument& e) {

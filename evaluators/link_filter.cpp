@@ -55,12 +55,7 @@ bool LinkCapacityFilter::admits(const SearchState& s, std::span<const Relocation
     thread_local Scratch sc;
     if (sc.delta.size() < static_cast<std::size_t>(routes_.num_links())) sc.delta.resize(routes_.num_links(), 0);
     // Host of VM v once the relocations before index i have run.
-    auto host_now = [&](int v, std::size_t i) {
-        int h = s.host_of(v);
-        for (std::size_t j = 0; j < i; ++j)
-            if (moves[j].vm == v) h = moves[j].to_host;
-        return h;
-    };
+    auto host_now = [&](int v, std::size_t i) { return host_after(s.host_of(v), moves, v, i); };
     auto add = [&](int hx, int hy, std::int64_t mbps, int sign) {
         routes_.for_each_share(hx, hy, [&](int link, std::int64_t units) {
             if (sc.delta[link] == 0) sc.touched.push_back(link);

@@ -30,12 +30,7 @@ LocalityTerm::LocalityTerm(const Problem& p, double w) : problem_(p), w_(w), vli
 }
 
 Score LocalityTerm::delta(const SearchState& s, std::span<const Relocation> moves) const {
-    auto host_now = [&](int v, std::size_t i) {
-        int h = s.host_of(v);
-        for (std::size_t j = 0; j < i; ++j)
-            if (moves[j].vm == v) h = moves[j].to_host;
-        return h;
-    };
+    auto host_now = [&](int v, std::size_t i) { return host_after(s.host_of(v), moves, v, i); };
     Score d = 0;
     for (std::size_t i = 0; i < moves.size(); ++i) {
         const Relocation& r = moves[i];

@@ -122,7 +122,6 @@ NetworkRoutes::NetworkRoutes(const Problem& p) : problem_(p) {
     }
     offset_[edge_count_ * edge_count_] = shares_.size();
 
-    host_switch_ = net.host_switch;
     capacity_.resize(static_cast<std::size_t>(H) + L);
     for (int h = 0; h < H; ++h) capacity_[h] = p.host_type_of(h).nic_mbps * scale_;
     for (int i = 0; i < L; ++i) capacity_[H + i] = net.links[i].mbps * scale_;

@@ -84,7 +84,7 @@ public:
         if (hx == hy) return;
         f(hx, scale_);
         f(hy, scale_);
-        const int s = host_switch_[hx], t = host_switch_[hy];
+        const int s = problem_.network.host_switch[hx], t = problem_.network.host_switch[hy];
         if (s == t) return;
         for (const LinkShare& e : route(s, t)) f(e.link, e.share);
     }
@@ -93,8 +93,7 @@ private:
     const Problem& problem_;
     std::int64_t scale_ = 1;
     std::vector<std::int64_t> capacity_;
-    std::vector<int> host_switch_;  ///< [host] switch of its uplink
-    std::vector<int> edge_index_;   ///< [switch] index among host-attached switches, or -1
+    std::vector<int> edge_index_;  ///< [switch] index among host-attached switches, or -1
     std::size_t edge_count_ = 0;
     std::vector<std::size_t> offset_;  ///< [s * E + t] .. [s * E + t + 1) in shares_
     std::vector<LinkShare> shares_;

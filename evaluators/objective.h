@@ -49,6 +49,15 @@ struct Relocation {
     NodeMask to_mask = 0;
 };
 
+/** Host of VM `vm` once moves[0..i) have run: the last of them that moves it, else `current`
+ *  (its host in the state the moves start from). For terms and filters whose values depend on
+ *  several VMs (a vlink's two ends), so that a VM moved earlier in the same move is seen there. O(i). */
+inline int host_after(int current, std::span<const Relocation> moves, int vm, std::size_t i) {
+    for (std::size_t j = 0; j < i; ++j)
+        if (moves[j].vm == vm) current = moves[j].to_host;
+    return current;
+}
+
 /** A placement of every VM, as from-scratch checks see it: host[v] and pNUMA node set mask[v]. */
 struct PlacementView {
     std::span<const int> host;

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <map>
 #include <set>
+#include <tuple>
 #include <sstream>
 #include <unordered_map>
 
@@ -288,24 +289,31 @@ std::vector<Amount> parse_amounts(const Ctx& c, const json& obj, const std::stri
     return out;
 }
 
+/** A `[a, b, mbps]` edge at `path` (a vlink between VMs, a link between switches): both ends
+ *  looked up by id in `index`, distinct, and an integer bandwidth in 1..kMaxMbps. */
+std::tuple<int, int, std::int64_t> parse_edge(const Ctx& c, const json& e, const std::string& path,
+                                              const std::unordered_map<std::string, int>& index, const std::string& end, const char* noun) {
+    if (!e.is_array() || e.size() != 3) c.fail(path, "expected [" + end + "_a, " + end + "_b, mbps]");
+    int ends[2];
+    for (int k = 0; k < 2; ++k) {
+        const std::string kp = path + "[" + std::to_string(k) + "]";
+        const std::string id = get_string(c, e[k], kp);
+        auto it = index.find(id);
+        if (it == index.end()) c.fail(kp, std::string("unknown ") + noun + " \"" + id + "\"");
+        ends[k] = it->second;
+    }
+    if (ends[0] == ends[1]) c.fail(path, std::string("joins ") + noun + " \"" + e[0].get<std::string>() + "\" to itself");
+    return {ends[0], ends[1], get_int(c, e[2], path + "[2]", 1, kMaxMbps)};
+}
+
 /** [vm_a, vm_b, mbps] at `path` into p.vlinks (vdc index or -1). */
 void parse_vlinks(const Ctx& c, const json& arr, const std::string& path, int vdc, Problem& p,
                   const std::unordered_map<std::string, int>& vm_index) {
     if (!arr.is_array()) c.fail(path, "expected an array of [vm_a, vm_b, mbps]");
     for (std::size_t i = 0; i < arr.size(); ++i) {
         const std::string ip = path + "[" + std::to_string(i) + "]";
-        const json& e = arr[i];
-        if (!e.is_array() || e.size() != 3) c.fail(ip, "expected [vm_a, vm_b, mbps]");
         Vlink v;
-        int* ends[2] = {&v.a, &v.b};
-        for (int k = 0; k < 2; ++k) {
-            const std::string id = get_string(c, e[k], ip + "[" + std::to_string(k) + "]");
-            auto it = vm_index.find(id);
-            if (it == vm_index.end()) c.fail(ip + "[" + std::to_string(k) + "]", "unknown VM \"" + id + "\"");
-            *ends[k] = it->second;
-        }
-        if (v.a == v.b) c.fail(ip, "a vlink joins two different VMs");
-        v.mbps = get_int(c, e[2], ip + "[2]", 1, kMaxMbps);
+        std::tie(v.a, v.b, v.mbps) = parse_edge(c, arr[i], ip, vm_index, "vm", "VM");
         v.vdc = vdc;
         p.vlinks.push_back(v);
     }
@@ -337,18 +345,8 @@ void parse_network(const Ctx& c, const json& doc, Problem& p, const std::unorder
         const json& ls = get_array(c, *net, "network", "links");
         for (std::size_t i = 0; i < ls.size(); ++i) {
             const std::string ip = "network.links[" + std::to_string(i) + "]";
-            const json& e = ls[i];
-            if (!e.is_array() || e.size() != 3) c.fail(ip, "expected [switch_a, switch_b, mbps]");
             NetLink l;
-            int* ends[2] = {&l.a, &l.b};
-            for (int k = 0; k < 2; ++k) {
-                const std::string id = get_string(c, e[k], ip + "[" + std::to_string(k) + "]");
-                auto it = sw.find(id);
-                if (it == sw.end()) c.fail(ip + "[" + std::to_string(k) + "]", "unknown switch \"" + id + "\"");
-                *ends[k] = it->second;
-            }
-            if (l.a == l.b) c.fail(ip, "a link joins two different switches");
-            l.mbps = get_int(c, e[2], ip + "[2]", 1, kMaxMbps);
+            std::tie(l.a, l.b, l.mbps) = parse_edge(c, ls[i], ip, sw, "switch", "switch");
             n.links.push_back(l);
         }
     }

@@ -15,17 +15,7 @@ TARGETS=(fuzz_snapshot fuzz_plan fuzz_validate)
 
 PACKAGES=(clang libclang-rt-14-dev cmake ninja-build pkg-config libtbb-dev libeigen3-dev libboost-program-options-dev
           nlohmann-json3-dev coinor-libcbc-dev)
-missing=()
-for p in "${PACKAGES[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
-if [ ${#missing[@]} -gt 0 ]; then
-  echo "fuzz: installing ${missing[*]}"
-  SUDO=""
-  [ "$(id -u)" -ne 0 ] && SUDO="sudo"
-  $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
-fi
+bash scripts/install_packages.sh fuzz "${PACKAGES[@]}"
 
 start=$(date +%s)
 CC=clang CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DVMCAP_BUILD_FUZZ=ON -DVMCAP_BUILD_TESTS=OFF -DVMCAP_BUILD_BENCH=OFF \

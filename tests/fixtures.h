@@ -121,4 +121,23 @@ inline Score full_objective(const CapacityModel& m, const SearchState& s) {
     return obj;
 }
 
+/**
+ * A leaf-spine network over p's hosts (ToR = host index mod 3, two spines; NIC capacity `nic`,
+ * each ToR-spine link `uplink`, Mbps) and 2 x VMs random vlinks of lo .. lo + span - 1 Mbps:
+ * small clusters on which the link-capacity rule binds.
+ */
+inline void add_leaf_spine(Problem& p, std::uint64_t seed, std::int64_t nic, std::int64_t uplink, std::int64_t lo, std::int64_t span) {
+    for (auto& ht : p.host_types) ht.nic_mbps = nic;
+    p.network.switches = {"tor0", "tor1", "tor2", "spine0", "spine1"};
+    for (int t = 0; t < 3; ++t)
+        for (int sp = 3; sp < 5; ++sp) p.network.links.push_back(NetLink{t, sp, uplink});
+    for (std::size_t h = 0; h < p.hosts.size(); ++h) p.network.host_switch.push_back(static_cast<int>(h % 3));
+    std::mt19937_64 rng(seed);
+    const int V = static_cast<int>(p.vms.size());
+    for (int e = 0; e < 2 * V; ++e) {
+        const int a = static_cast<int>(rng() % V), b = static_cast<int>(rng() % V);
+        if (a != b) p.vlinks.push_back(Vlink{a, b, lo + static_cast<std::int64_t>(rng() % span), -1});
+    }
+}
+
 }  // namespace vmcap::test

@@ -16,6 +16,7 @@
 #include "optimizer/optimize.h"
 #include "optimizer/plan.h"
 #include "optimizer/validate.h"
+#include "tests/fixtures.h"
 
 namespace vmcap {
 namespace {
@@ -29,17 +30,7 @@ Problem networked(std::uint64_t seed, std::int64_t nic_mbps, std::int64_t uplink
     go.seed = seed;
     go.migration_budget = 0.08;
     Problem p = generate_cluster(go);
-    p.host_types[0].nic_mbps = nic_mbps;
-    p.network.switches = {"tor0", "tor1", "tor2", "spine0", "spine1"};
-    for (int t = 0; t < 3; ++t)
-        for (int s = 3; s < 5; ++s) p.network.links.push_back(NetLink{t, s, uplink_mbps});
-    for (std::size_t h = 0; h < p.hosts.size(); ++h) p.network.host_switch.push_back(static_cast<int>(h % 3));
-    std::mt19937_64 rng(seed * 7 + 1);
-    const int V = static_cast<int>(p.vms.size());
-    for (int e = 0; e < 2 * V; ++e) {
-        const int a = static_cast<int>(rng() % V), b = static_cast<int>(rng() % V);
-        if (a != b) p.vlinks.push_back(Vlink{a, b, 50 + static_cast<std::int64_t>(rng() % 400), -1});
-    }
+    test::add_leaf_spine(p, seed * 7 + 1, nic_mbps, uplink_mbps, 50, 400);
     return p;
 }
 

@@ -223,14 +223,14 @@ TEST(Network, BadSectionsGetOneLineErrorsNamingThePath) {
     const std::string ok_links = kLeafSpineLinks;
     const Case cases[] = {
         {net_snapshot(tors, kLeafSpineSwitches, R"([["tor1", "spine9", 100]])", ""), "network.links[0][1]: unknown switch \"spine9\""},
-        {net_snapshot(tors, kLeafSpineSwitches, R"([["tor1", "tor1", 100]])", ""), "network.links[0]: a link joins two different switches"},
+        {net_snapshot(tors, kLeafSpineSwitches, R"([["tor1", "tor1", 100]])", ""), "network.links[0]: joins switch \"tor1\" to itself"},
         {net_snapshot(tors, kLeafSpineSwitches, R"([["tor1", "spine1", -5]])", ""), "network.links[0][2]: must be >= 1"},
         {net_snapshot(tors, kLeafSpineSwitches, R"([["tor1", "spine1", 1.5]])", ""), "network.links[0][2]: expected an integer"},
         {net_snapshot(tors, R"(["tor1", "tor1"])", "[]", ""), "network.switches[1]: duplicate switch \"tor1\""},
         {net_snapshot({"tor1", "nowhere"}, kLeafSpineSwitches, ok_links, ""), "hosts[1].uplink: unknown switch \"nowhere\""},
         {net_snapshot(tors, kLeafSpineSwitches, R"([["tor1", "spine1", 100]])", ""), "network: switch \"tor2\" (host \"h1\") cannot reach"},
         {net_snapshot(tors, kLeafSpineSwitches, ok_links, R"([["v0", "v9", 5]])"), "vlinks[0][1]: unknown VM \"v9\""},
-        {net_snapshot(tors, kLeafSpineSwitches, ok_links, R"([["v0", "v0", 5]])"), "vlinks[0]: a vlink joins two different VMs"},
+        {net_snapshot(tors, kLeafSpineSwitches, ok_links, R"([["v0", "v0", 5]])"), "vlinks[0]: joins VM \"v0\" to itself"},
         {net_snapshot(tors, kLeafSpineSwitches, ok_links, R"([["v0", "v1", -1]])"), "vlinks[0][2]: must be >= 1"},
         {net_snapshot(tors, kLeafSpineSwitches, ok_links, R"([["v0", "v1", 2.5]])"), "vlinks[0][2]: expected an integer"},
         {net_snapshot(tors, kLeafSpineSwitches, ok_links, R"([["v0", "v1"]])"), "vlinks[0]: expected [vm_a, vm_b, mbps]"},

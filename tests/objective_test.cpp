@@ -69,23 +69,6 @@ Score locality_from_scratch(const SearchState& s, double w) {
     return -weight_milli(w) * 1024 * mbps;
 }
 
-/** A leaf-spine network over the hosts (ToR = host index mod 3, two spines) and random vlinks
- *  between the VMs; NIC and uplink capacities tight enough that the link rule binds. */
-void add_network(Problem& p, std::uint64_t seed) {
-    p.host_types[0].nic_mbps = 2000;
-    for (auto& ht : p.host_types) ht.nic_mbps = 2000;
-    p.network.switches = {"tor0", "tor1", "tor2", "spine0", "spine1"};
-    for (int t = 0; t < 3; ++t)
-        for (int sp = 3; sp < 5; ++sp) p.network.links.push_back(NetLink{t, sp, 2500});
-    for (std::size_t h = 0; h < p.hosts.size(); ++h) p.network.host_switch.push_back(static_cast<int>(h % 3));
-    std::mt19937_64 rng(seed * 31 + 7);
-    const int V = static_cast<int>(p.vms.size());
-    for (int e = 0; e < 2 * V; ++e) {
-        const int a = static_cast<int>(rng() % V), b = static_cast<int>(rng() % V);
-        if (a != b) p.vlinks.push_back(Vlink{a, b, 20 + static_cast<std::int64_t>(rng() % 300), -1});
-    }
-}
-
 struct Stats {
     int evaluated[kKinds] = {}, feasible[kKinds] = {}, applied[kKinds] = {}, bounded[kKinds] = {};
     int tight[kKinds] = {};  ///< feasible moves whose bound is within 0.25 of the exact delta
@@ -107,7 +90,7 @@ void check_random_candidates(const std::string& topology, std::uint64_t seed, do
     Problem p = make_random_problem(rc);
     if (ram_cost > 0) p.objective_terms.emplace_back("ram-cost", ram_cost);
     if (locality > 0) {
-        add_network(p, seed);
+        test::add_leaf_spine(p, seed * 31 + 7, 2000, 2500, 20, 300);
         p.objective_terms.emplace_back("locality-weight", locality);
     }
     const CapacityModel m(p);
@@ -164,6 +147,16 @@ void check_random_candidates(const std::string& topology, std::uint64_t seed, do
     ASSERT_NO_THROW(s.check_consistency());
 }
 
+/** Every kind was evaluated, found feasible and applied often enough for the checks to bite. */
+void expect_every_kind_exercised(const Stats& st) {
+    for (int k = 0; k < kKinds; ++k) {
+        SCOPED_TRACE(std::string(Moves::kNames[k]));
+        EXPECT_GT(st.evaluated[k], 50);
+        EXPECT_GT(st.feasible[k], 5);
+        EXPECT_GT(st.applied[k], 1);
+    }
+}
+
 class CandidateProperties : public ::testing::TestWithParam<std::tuple<std::string, double>> {};
 
 TEST_P(CandidateProperties, BoundAboveDeltaAndAppliedDeltaExact) {
@@ -172,12 +165,9 @@ TEST_P(CandidateProperties, BoundAboveDeltaAndAppliedDeltaExact) {
         check_random_candidates(std::get<0>(GetParam()), seed, std::get<1>(GetParam()), st);
         if (HasFatalFailure()) return;
     }
-    // Every kind was exercised: evaluated, feasible and applied; compound kinds bounded.
+    expect_every_kind_exercised(st);
     for (int k = 0; k < kKinds; ++k) {
         SCOPED_TRACE(std::string(Moves::kNames[k]));
-        EXPECT_GT(st.evaluated[k], 50);
-        EXPECT_GT(st.feasible[k], 5);
-        EXPECT_GT(st.applied[k], 1);
         if (Moves::kCompound[k]) {
             EXPECT_GT(st.bounded[k], 10);
         }
@@ -198,12 +188,7 @@ TEST(CandidatePropertiesNetwork, LinkRuleAndLocalityTermExactThroughEveryKind) {
         check_random_candidates("CQ3", seed, 0.25, st, 0.002);
         if (HasFatalFailure()) return;
     }
-    for (int k = 0; k < kKinds; ++k) {
-        SCOPED_TRACE(std::string(Moves::kNames[k]));
-        EXPECT_GT(st.evaluated[k], 50);
-        EXPECT_GT(st.feasible[k], 5);
-        EXPECT_GT(st.applied[k], 1);
-    }
+    expect_every_kind_exercised(st);
 }
 
 TEST(LocalityTerm, DeltaByHandAndASwapOfTwoLinkedVmsCountsTheirVlinkOnce) {
@@ -211,7 +196,7 @@ TEST(LocalityTerm, DeltaByHandAndASwapOfTwoLinkedVmsCountsTheirVlinkOnce) {
     rc.hosts = 6;
     rc.seed = 3;
     Problem p = make_random_problem(rc);
-    add_network(p, 1);
+    test::add_leaf_spine(p, 38, 2000, 2500, 20, 300);
     // Two VMs under different ToRs (host index mod 3), joined by one 100-Mbps vlink.
     int a = -1, b = -1;
     for (std::size_t v = 0; v < p.vms.size() && b < 0; ++v)
