@@ -34,6 +34,8 @@ int cmd_plan(const Args& args);
 int cmd_validate(const Args& args);
 int cmd_snapshot(const Args& args);
 int cmd_generate(const Args& args);
+/** `vmcap import netsolver ...` (cli/cmd_import.cpp): NetSolver .pn/.vn instances into a snapshot. */
+int cmd_import(const Args& args);
 int cmd_exact(const Args& args);
 
 /** Path of the bundled example cluster (instances/examples/...), used when --cluster is absent. */

@@ -22,6 +22,7 @@ constexpr const char* kUsage =
     "  eval       VMCAP of one host for one guest topology and capacity vector\n"
     "  snapshot   build a cluster snapshot by replaying a real trace (Azure V1, Huawei-East-1)\n"
     "  generate   write a random fragmented cluster snapshot\n"
+    "  import     build a snapshot from external instances (netsolver: NetSolver .pn network + .vn VDCs)\n"
     "  exact      solve a small snapshot to proven optimality (MILP, CBC)\n";
 
 /** The message as one printable line: control characters (a newline or a terminal escape inside
@@ -62,6 +63,7 @@ int main(int argc, char** argv) {
         if (cmd == "validate") return cmd_validate(args);
         if (cmd == "snapshot") return cmd_snapshot(args);
         if (cmd == "generate") return cmd_generate(args);
+        if (cmd == "import") return cmd_import(args);
         if (cmd == "exact") return cmd_exact(args);
         std::fprintf(stderr, "vmcap: unknown command '%s' (see vmcap --help)\n", one_line(cmd.c_str()).c_str());
         return 2;

@@ -1,0 +1,180 @@
+/**
+ * @file cmd_import.cpp
+ * `vmcap import netsolver`: a NetSolver physical network (.pn) and VDCs (.vn, from an instance
+ * list or given one by one) into a "vmcap-snapshot/1" snapshot with a network, vlinks and VDCs
+ * (instances/netsolver.h; docs/format.md "vmcap import netsolver"). The VDCs are placed in offer
+ * order until the first one that does not fit, every link checked against the ECMP loads of
+ * evaluators/network_load.h.
+ */
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <boost/program_options.hpp>
+
+#include "evaluators/network_load.h"
+#include "instances/netsolver.h"
+#include "instances/snapshot_io.h"
+#include "cli/cli.h"
+
+namespace vmcap::cli {
+
+namespace {
+
+namespace po = boost::program_options;
+
+/** The placer's view of NetworkRoutes (instances/ cannot include evaluators/). */
+class RoutesShares : public LinkShareSource {
+public:
+    explicit RoutesShares(const NetworkRoutes& r) : r_(r) {}
+    int num_links() const override { return r_.num_links(); }
+    std::int64_t capacity(int link) const override { return r_.capacity(link); }
+    std::int64_t scale() const override { return r_.scale(); }
+    void shares(int hx, int hy, std::vector<std::pair<int, std::int64_t>>& out) const override {
+        r_.for_each_share(hx, hy, [&](int link, std::int64_t units) { out.emplace_back(link, units); });
+    }
+
+private:
+    const NetworkRoutes& r_;
+};
+
+nlohmann::json read_json(const std::string& path) {
+    const std::string text = read_text_file(path);
+    try {
+        return nlohmann::json::parse(text);
+    } catch (const nlohmann::json::exception& e) {
+        std::string what = e.what();
+        std::string m = path;
+        m += ": invalid JSON (";
+        m += what.substr(what.find(']') + 2);
+        m += ")";
+        throw InputError(m);
+    }
+}
+
+constexpr const char* kUsage =
+    "usage: vmcap import netsolver --pn FILE.pn (--list LIST.txt | --vn A.vn [--vn B.vn ...] | A.vn B.vn ...) --out C [options]\n"
+    "Turns a NetSolver physical network and virtual data centers (VDCs) into a snapshot with a network, vlinks and VDCs.\n"
+    "Servers become hosts (cores and RAM split into --numa-nodes equal pNUMA nodes, K<n>); a server's links are its NIC\n"
+    "uplink to one switch; switch-to-switch links become network links (a link listed in both directions counts once).\n"
+    "VDCs are placed in offer order, each VM on pNUMA nodes with room and every link within capacity (ECMP loads),\n"
+    "until the first VDC that does not fit completely (or --max-vdcs). BCube and other server-centric networks, whose\n"
+    "servers forward traffic between several links, are refused (exit 2): vmcap hosts have one NIC uplink to one switch.\n"
+    "Units: RAM in GB (1 GB = --ram-mib-per-unit MiB), bandwidth in units of --mbps-per-unit Mbps; storage is ignored.";
+
+}  // namespace
+
+int cmd_import(const Args& args) {
+    if (args.empty() || args[0] == "--help" || args[0] == "-h") {
+        std::cout << "usage: vmcap import <source> [options]   (vmcap import <source> --help)\n"
+                     "sources:\n"
+                     "  netsolver   NetSolver VDC-allocation instances (.pn physical network, .vn VDCs; MIT, UBC-NSS, AIJ 2020)\n";
+        if (args.empty()) throw UsageError("expected a source: netsolver");
+        return 0;
+    }
+    if (args[0] != "netsolver") throw UsageError(std::string("unknown source '") + args[0] + "' (expected netsolver)");
+    const Args rest(args.begin() + 1, args.end());
+
+    po::options_description desc("vmcap import netsolver options");
+    NetsolverOptions o;
+    std::string pn_path, list_path, out;
+    std::vector<std::string> vn_paths;
+    long long max_vdcs = -1, max_migrations = -1;
+    // clang-format off
+    desc.add_options()("help,h", "show this help")
+        ("pn", po::value(&pn_path)->required(), "physical network (.pn JSON: Servers, PN)")
+        ("list", po::value(&list_path), "instance list: one .vn path per line, the order VDCs are offered in")
+        ("vn", po::value(&vn_paths)->composing(), "a VDC (.vn JSON: VMs, VN); repeatable, also as plain arguments; offered in the given order")
+        ("numa-nodes", po::value(&o.numa_nodes)->default_value(2), "pNUMA nodes per server (topology K<n>, 1..16)")
+        ("mbps-per-unit", po::value(&o.mbps_per_unit)->default_value(1000), "Mbps per NetSolver bandwidth unit")
+        ("ram-mib-per-unit", po::value(&o.ram_mib_per_unit)->default_value(1024), "MiB per NetSolver RAM unit (GB)")
+        ("max-node-fraction", po::value(&o.max_node_fraction)->default_value(1.0),
+         "vNUMA rule: a VM gets the fewest nodes k in {1,2,4} whose per-node demand is at most this share of a pNUMA node")
+        ("max-vdcs", po::value(&max_vdcs), "stop after this many VDCs are allocated (default: until the first that does not fit)")
+        ("max-migrations", po::value(&max_migrations), "migration budget of the snapshot (default: ceil(1% of the VMs))")
+        ("out", po::value(&out)->required(), "snapshot file to write (atomically)");
+    // clang-format on
+    po::positional_options_description pos;
+    pos.add("vn", -1);
+    po::variables_map vm;
+    po::store(po::command_line_parser(rest).options(desc).positional(pos).run(), vm);
+    if (vm.count("help")) {
+        std::cout << kUsage << "\n\n" << desc << "\n";
+        return 0;
+    }
+    po::notify(vm);
+    if (out.empty()) throw UsageError("--out must not be empty");
+    if (list_path.empty() == vn_paths.empty()) throw UsageError("give the VDCs either as --list FILE or as .vn files, not both or neither");
+    if (vm.count("max-vdcs") && max_vdcs < 0) throw UsageError("--max-vdcs must be >= 0");
+    if (vm.count("max-migrations") && max_migrations < 0) throw UsageError("--max-migrations must be >= 0");
+    o.max_vdcs = max_vdcs;
+    o.max_migrations = max_migrations;
+    check_output_path(out);
+
+    NetsolverNetworkInfo info;
+    Problem p = netsolver_cluster(read_json(pn_path), pn_path, o, &info);
+    if (!list_path.empty()) vn_paths = read_netsolver_instance_list(list_path);
+    std::map<std::string, NetsolverVdc> cache;  // each distinct file read once
+    std::vector<NetsolverVdc> vdcs;
+    vdcs.reserve(vn_paths.size());
+    for (const std::string& path : vn_paths) {
+        auto it = cache.find(path);
+        if (it == cache.end()) it = cache.emplace(path, parse_netsolver_vn(read_json(path), path)).first;
+        vdcs.push_back(it->second);
+    }
+
+    NetsolverPlacementStats st;
+    {
+        const NetworkRoutes routes(p);
+        st = place_netsolver_vdcs(p, vdcs, RoutesShares(routes), o);
+    }
+    std::string src = kNetsolverAttribution;
+    src += " Imported by vmcap import netsolver from ";
+    src += std::filesystem::path(pn_path).filename().string();
+    src += " and ";
+    src += list_path.empty() ? std::to_string(vn_paths.size()).append(" .vn files") : std::filesystem::path(list_path).filename().string();
+    src += std::string(": ") + std::to_string(st.allocated) + " of " + std::to_string(st.offered) + " VDCs offered allocated (";
+    src += st.stopped_by_max ? "stopped by --max-vdcs" : st.failed_vdc.empty() ? "all fitted" : "until the first that did not fit";
+    src += std::string("); 1 bandwidth unit = ") + std::to_string(o.mbps_per_unit) +
+           " Mbps; 1 RAM unit (GB) = " + std::to_string(o.ram_mib_per_unit);
+    src += std::string(" MiB; ") + std::to_string(o.numa_nodes) + " pNUMA nodes per server; storage not modelled.";
+    p.source = src;
+
+    // Through the loader's own checks, as any snapshot with a network.
+    p = parse_snapshot(nlohmann::json::parse(snapshot_to_json(p).dump()), out);
+    double max_util = 0.0;
+    std::string max_link = "none";
+    {
+        const NetworkRoutes routes(p);
+        std::vector<int> vm_host(p.vms.size());
+        for (std::size_t v = 0; v < p.vms.size(); ++v) vm_host[v] = p.vms[v].host;
+        const std::vector<std::int64_t> loads = link_loads(p, routes, vm_host);
+        for (int l = 0; l < routes.num_links(); ++l) {
+            const double u = static_cast<double>(loads[l]) / static_cast<double>(routes.capacity(l));
+            if (loads[l] > 0 && u > max_util) {
+                max_util = u;
+                max_link = routes.link_name(l);
+            }
+        }
+    }
+    write_file_atomic(out, format_json_lines(snapshot_to_json(p)));
+    std::printf("imported %s: %zu hosts (%zu host types), %zu switches, %zu switch links", out.c_str(), p.hosts.size(), p.host_types.size(),
+                p.network.switches.size(), p.network.links.size());
+    if (info.merged_reverse_links > 0) std::printf(" (%d links listed in both directions counted once)", info.merged_reverse_links);
+    std::printf("\nallocated %d of %d VDCs offered", st.allocated, st.offered);
+    if (st.stopped_by_max)
+        std::printf(" (stopped by --max-vdcs)");
+    else if (!st.failed_vdc.empty())
+        std::printf(" (VDC %s did not fit: %s)", st.failed_vdc.c_str(), st.failure.c_str());
+    else
+        std::printf(" (all fitted)");
+    std::printf("\n%zu VMs, %zu flavors, %zu vlinks", p.vms.size(), p.flavors.size(), p.vlinks.size());
+    if (st.dropped_zero_vlinks > 0) std::printf(" (%d VN edges of bandwidth 0 dropped)", st.dropped_zero_vlinks);
+    std::printf("; most utilised link %.1f%% (%s)\n", 100.0 * max_util, max_link.c_str());
+    return 0;
+}
+
+}  // namespace vmcap::cli
