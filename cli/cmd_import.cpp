@@ -68,11 +68,11 @@ constexpr const char* kUsage =
 }  // namespace
 
 int cmd_import(const Args& args) {
-    if (args.empty() || args[0] == "--help" || args[0] == "-h") {
+    if (args.empty()) throw UsageError("expected a source: netsolver");
+    if (args[0] == "--help" || args[0] == "-h") {
         std::cout << "usage: vmcap import <source> [options]   (vmcap import <source> --help)\n"
                      "sources:\n"
                      "  netsolver   NetSolver VDC-allocation instances (.pn physical network, .vn VDCs; MIT, UBC-NSS, AIJ 2020)\n";
-        if (args.empty()) throw UsageError("expected a source: netsolver");
         return 0;
     }
     if (args[0] != "netsolver") throw UsageError(std::string("unknown source '") + args[0] + "' (expected netsolver)");
