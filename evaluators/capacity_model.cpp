@@ -1,5 +1,6 @@
 #include "evaluators/capacity_model.h"
 
+#include "evaluators/bandwidth_capacity.h"
 #include "evaluators/link_filter.h"
 
 #include <algorithm>
@@ -63,8 +64,15 @@ CapacityModel::CapacityModel(const Problem& problem, const ModelOptions& options
                 "weights x capacities exceed the objective's exact integer range (2^61 score units; lower the weights or the capacities)");
     }
     for (auto& t : make_terms(problem)) add_term(std::move(t));
-    // The network's link capacities are a rule of every move once there are vlinks to route.
-    if (problem.network.present() && !problem.vlinks.empty()) add_filter(std::make_unique<LinkCapacityFilter>(problem));
+    // The network's link capacities are a rule of every move once there are vlinks to route; the
+    // bandwidth-aware capacity term applies once a target flavor declares a bandwidth. Both route
+    // with one shared table.
+    const bool links = problem.network.present() && !problem.vlinks.empty();
+    if (links || BandwidthCapacityTerm::applies(problem)) {
+        auto routes = std::make_shared<const NetworkRoutes>(problem);
+        if (links) add_filter(std::make_unique<LinkCapacityFilter>(problem, routes));
+        if (BandwidthCapacityTerm::applies(problem)) add_term(std::make_unique<BandwidthCapacityTerm>(*this, routes));
+    }
 }
 
 void CapacityModel::add_term(std::unique_ptr<ObjectiveTerm> term) {

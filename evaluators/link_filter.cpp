@@ -33,7 +33,11 @@ std::vector<int> hosts_of(const SearchState& s) {
 
 }  // namespace
 
-LinkCapacityFilter::LinkCapacityFilter(const Problem& p) : problem_(p), routes_(p), vlinks_of_(p.vms.size()), vlink_mbps_(p.vms.size(), 0) {
+LinkCapacityFilter::LinkCapacityFilter(const Problem& p, std::shared_ptr<const NetworkRoutes> routes)
+    : problem_(p),
+      routes_(routes ? std::move(routes) : std::make_shared<const NetworkRoutes>(p)),
+      vlinks_of_(p.vms.size()),
+      vlink_mbps_(p.vms.size(), 0) {
     for (std::size_t e = 0; e < p.vlinks.size(); ++e) {
         vlinks_of_[p.vlinks[e].a].push_back(static_cast<int>(e));
         vlinks_of_[p.vlinks[e].b].push_back(static_cast<int>(e));
@@ -42,7 +46,7 @@ LinkCapacityFilter::LinkCapacityFilter(const Problem& p) : problem_(p), routes_(
     }
     std::vector<int> host(p.vms.size());
     for (std::size_t v = 0; v < host.size(); ++v) host[v] = p.vms[v].host;
-    snapshot_loads_ = link_loads(p, routes_, host);
+    snapshot_loads_ = link_loads(p, *routes_, host);
 }
 
 bool LinkCapacityFilter::admits(const SearchState& s, std::span<const Relocation> moves) const {
@@ -51,13 +55,13 @@ bool LinkCapacityFilter::admits(const SearchState& s, std::span<const Relocation
     // move whose VMs' bandwidth fits the smallest allowance anywhere is admitted without routing.
     std::int64_t most = 0;
     for (const Relocation& r : moves) most += vlink_mbps_[r.vm];
-    if (static_cast<Wide>(most) * routes_.scale() <= agg->min_allowance) return true;
+    if (static_cast<Wide>(most) * routes_->scale() <= agg->min_allowance) return true;
     thread_local Scratch sc;
-    if (sc.delta.size() < static_cast<std::size_t>(routes_.num_links())) sc.delta.resize(routes_.num_links(), 0);
+    if (sc.delta.size() < static_cast<std::size_t>(routes_->num_links())) sc.delta.resize(routes_->num_links(), 0);
     // Host of VM v once the relocations before index i have run.
     auto host_now = [&](int v, std::size_t i) { return host_after(s.host_of(v), moves, v, i); };
     auto add = [&](int hx, int hy, std::int64_t mbps, int sign) {
-        routes_.for_each_share(hx, hy, [&](int link, std::int64_t units) {
+        routes_->for_each_share(hx, hy, [&](int link, std::int64_t units) {
             if (sc.delta[link] == 0) sc.touched.push_back(link);
             sc.delta[link] += sign * mbps * units;
         });
@@ -84,7 +88,7 @@ bool LinkCapacityFilter::admits(const SearchState& s, std::span<const Relocation
 }
 
 std::int64_t LinkCapacityFilter::allowance(int link, std::int64_t load) const {
-    return std::max(routes_.capacity(link), snapshot_loads_[link]) - load;
+    return std::max(routes_->capacity(link), snapshot_loads_[link]) - load;
 }
 
 namespace {
@@ -97,7 +101,7 @@ void refresh(LinkLoads& agg, const LinkCapacityFilter& f) {
 
 std::unique_ptr<TermAggregates> LinkCapacityFilter::make_aggregates(const SearchState& s) const {
     auto agg = std::make_unique<LinkLoads>();
-    agg->load = link_loads(problem_, routes_, hosts_of(s));
+    agg->load = link_loads(problem_, *routes_, hosts_of(s));
     refresh(*agg, *this);
     return agg;
 }
@@ -108,9 +112,9 @@ void LinkCapacityFilter::on_move(TermAggregates& agg, const SearchState& s, cons
     for (int e : vlinks_of_[r.vm]) {
         const Vlink& v = problem_.vlinks[e];
         const int ha = s.host_of(v.a), hb = s.host_of(v.b);
-        routes_.add_vlink(a.load, ha, hb, v.mbps, -1);
+        routes_->add_vlink(a.load, ha, hb, v.mbps, -1);
         // The links this vlink loads now may have less allowance: keep the bound below it.
-        routes_.for_each_share(v.a == r.vm ? r.to_host : ha, v.b == r.vm ? r.to_host : hb, [&](int link, std::int64_t units) {
+        routes_->for_each_share(v.a == r.vm ? r.to_host : ha, v.b == r.vm ? r.to_host : hb, [&](int link, std::int64_t units) {
             a.load[link] += v.mbps * units;
             a.min_allowance = std::min(a.min_allowance, allowance(link, a.load[link]));
         });
@@ -121,24 +125,24 @@ void LinkCapacityFilter::on_move(TermAggregates& agg, const SearchState& s, cons
 
 std::string LinkCapacityFilter::check_aggregates(const TermAggregates& cached, const SearchState& s) const {
     const auto& load = static_cast<const LinkLoads&>(cached).load;
-    const auto fresh = link_loads(problem_, routes_, hosts_of(s));
-    for (int l = 0; l < routes_.num_links(); ++l)
+    const auto fresh = link_loads(problem_, *routes_, hosts_of(s));
+    for (int l = 0; l < routes_->num_links(); ++l)
         if (load[l] != fresh[l])
-            return routes_.link_name(l) + " load: cached " + std::to_string(load[l]) + ", recomputed " + std::to_string(fresh[l]) + " (1/" +
-                   std::to_string(routes_.scale()) + " Mbps)";
+            return routes_->link_name(l) + " load: cached " + std::to_string(load[l]) + ", recomputed " + std::to_string(fresh[l]) +
+                   " (1/" + std::to_string(routes_->scale()) + " Mbps)";
     return "";
 }
 
 std::string LinkCapacityFilter::violation(const Problem& p, const PlacementView& placement) const {
-    const auto load = link_loads(p, routes_, placement.host);
-    const double scale = static_cast<double>(routes_.scale());
-    for (int l = 0; l < routes_.num_links(); ++l)
+    const auto load = link_loads(p, *routes_, placement.host);
+    const double scale = static_cast<double>(routes_->scale());
+    for (int l = 0; l < routes_->num_links(); ++l)
         if (!allowed(l, load[l])) {
             char buf[160];
             std::snprintf(buf, sizeof buf, " carries %.3f Mbps, above its capacity of %.0f Mbps", static_cast<double>(load[l]) / scale,
-                          static_cast<double>(routes_.capacity(l)) / scale);
-            std::string why = routes_.link_name(l) + buf;
-            if (snapshot_loads_[l] > routes_.capacity(l)) why += " and above its snapshot load";
+                          static_cast<double>(routes_->capacity(l)) / scale);
+            std::string why = routes_->link_name(l) + buf;
+            if (snapshot_loads_[l] > routes_->capacity(l)) why += " and above its snapshot load";
             return why;
         }
     return "";

@@ -20,8 +20,10 @@ namespace vmcap {
 class LinkCapacityFilter final : public FeasibilityFilter {
 public:
     /** For problem.network (present) and problem.vlinks: routes, the vlinks of every VM and the
-     *  snapshot's loads. Throws InputError as NetworkRoutes. O(routes + vlinks x route length). */
-    explicit LinkCapacityFilter(const Problem& problem);
+     *  snapshot's loads. Throws InputError as NetworkRoutes. O(routes + vlinks x route length).
+     *  `routes` may be shared with other network evaluators (the bandwidth-aware capacity term);
+     *  null: built here. */
+    explicit LinkCapacityFilter(const Problem& problem, std::shared_ptr<const NetworkRoutes> routes = nullptr);
 
     std::string_view name() const override { return "link-capacity"; }
     /** O(1) when the moved VMs' total vlink bandwidth fits the state's smallest link allowance
@@ -35,17 +37,17 @@ public:
     void on_move(TermAggregates& agg, const SearchState& state, const Relocation& r) const override;
     std::string check_aggregates(const TermAggregates& cached, const SearchState& state) const override;
 
-    const NetworkRoutes& routes() const { return routes_; }
+    const NetworkRoutes& routes() const { return *routes_; }
     /** Loads of the snapshot's placement (micro-units). */
     const std::vector<std::int64_t>& snapshot_loads() const { return snapshot_loads_; }
     /** How much more `link` may carry at `load`: max(capacity, snapshot load) - load (micro-units). */
     std::int64_t allowance(int link, std::int64_t load) const;
     /** May a link carry `load` (micro-units)? At most its capacity, or at most its snapshot load. */
-    bool allowed(int link, std::int64_t load) const { return load <= routes_.capacity(link) || load <= snapshot_loads_[link]; }
+    bool allowed(int link, std::int64_t load) const { return load <= routes_->capacity(link) || load <= snapshot_loads_[link]; }
 
 private:
     const Problem& problem_;
-    NetworkRoutes routes_;
+    std::shared_ptr<const NetworkRoutes> routes_;
     std::vector<std::vector<int>> vlinks_of_;  ///< [vm] indices into problem.vlinks
     std::vector<std::int64_t> vlink_mbps_;     ///< [vm] total bandwidth of its vlinks (the fast path's bound)
     std::vector<std::int64_t> snapshot_loads_;

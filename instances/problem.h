@@ -80,6 +80,10 @@ struct Flavor {
     std::vector<Amount> node_demand;  ///< demand of one vNUMA node = demand / k (exact; checked on load)
     Topology vnuma;                   ///< vNUMA graph: K1, K2, K3, C4, K4 (or another connected graph)
     double weight = 0.0;              ///< in [0, kMaxWeight], at most 3 decimals; weight > 0: a capacity target
+    /** Hose bandwidth one VM of this flavor needs to and from the network, Mbps (JSON
+     *  `bandwidth_mbps`, 0..kMaxMbps; 0: none). With a network section, capacity for it is also
+     *  limited by free uplink bandwidth (evaluators/bandwidth_capacity.h); without one it is ignored. */
+    std::int64_t bandwidth_mbps = 0;
 
     int num_vnuma() const { return vnuma.size(); }
     bool is_target() const { return weight > 0.0; }

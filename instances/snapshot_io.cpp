@@ -489,7 +489,7 @@ Problem parse_snapshot(const json& doc, const std::string& file) {
     for (std::size_t f = 0; f < fs.size(); ++f) {
         const std::string path = "flavors[" + std::to_string(f) + "]";
         const json& o = fs[f];
-        only_keys(c, o, path, {"name", "vnuma", "weight"}, resource_keys);
+        only_keys(c, o, path, {"name", "vnuma", "weight", "bandwidth_mbps"}, resource_keys);
         Flavor fl;
         fl.name = get_string(c, need(c, o, path, "name"), join(path, "name"));
         fl.demand = parse_amounts(c, o, path, p.resources, false);
@@ -499,6 +499,7 @@ Problem parse_snapshot(const json& doc, const std::string& file) {
             c.fail(join(path, "vnuma"),
                    "has " + std::to_string(fl.num_vnuma()) + " nodes; at most " + std::to_string(kMaxVNuma) + " are supported");
         fl.weight = o.contains("weight") ? get_number(c, o["weight"], join(path, "weight")) : 0.0;
+        if (o.contains("bandwidth_mbps")) fl.bandwidth_mbps = get_int(c, o["bandwidth_mbps"], join(path, "bandwidth_mbps"), 0, kMaxMbps);
         if (!flavor_index.emplace(fl.name, static_cast<int>(f)).second) c.fail(join(path, "name"), "duplicate flavor \"" + fl.name + "\"");
         p.flavors.push_back(std::move(fl));
     }
@@ -628,6 +629,7 @@ nlohmann::ordered_json snapshot_to_json(const Problem& p) {
             if (r < 2 || f.demand[r] != 0) o[p.resources[r]] = f.demand[r];
         o["vnuma"] = topology_to_json(f.vnuma);
         o["weight"] = f.weight;
+        if (f.bandwidth_mbps > 0) o["bandwidth_mbps"] = f.bandwidth_mbps;
         fs.push_back(o);
     }
     doc["flavors"] = fs;

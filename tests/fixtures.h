@@ -1,8 +1,13 @@
 #pragma once
 // Test fixtures: small random fragmented snapshots built in code (no files), seeded.
+#include <algorithm>
+#include <limits>
+#include <map>
 #include <random>
+#include <set>
 #include <string>
 
+#include "evaluators/network_load.h"
 #include "evaluators/search_state.h"
 #include "instances/problem.h"
 #include "optimizer/plan.h"
@@ -118,6 +123,94 @@ inline Score full_objective(const CapacityModel& m, const SearchState& s) {
     const auto cap = capacity_by_flavor(m, compute_node_usage(copy));
     Score obj = 0;  // score units (evaluators/score.h)
     for (std::size_t f = 0; f < copy.flavors.size(); ++f) obj += weight_units(copy.flavors[f].weight) * cap[f];
+    return obj;
+}
+
+/**
+ * Objective of a state with bandwidth-aware capacity, the slow way (evaluators/bandwidth_capacity.h
+ * rule, re-derived here on its own): per host min(VMCAP, free NIC / b), per rack (hosts sharing a
+ * switch) min(sum, k x least free uplink / b) over its links to switches no host attaches to, per
+ * pod (hosts[].pod) min(sum, k x least free / b) over the links leaving the racks' upper switches
+ * for switches neither upper nor host-attached; sum_f w_f x capacity_f in score units. Loads from
+ * link_loads (checked against a path-enumeration oracle in network_test.cpp).
+ */
+inline Score bandwidth_capped_objective(const CapacityModel& m, const SearchState& s) {
+    Problem copy = m.problem();
+    std::vector<int> host(copy.vms.size());
+    for (std::size_t v = 0; v < copy.vms.size(); ++v) {
+        copy.vms[v].host = host[v] = s.host_of(static_cast<int>(v));
+        std::copy_n(s.pnuma_of(static_cast<int>(v)), kMaxVNuma, copy.vms[v].pnuma.begin());
+    }
+    const NetworkRoutes routes(copy);
+    const auto load = link_loads(copy, routes, host);
+    const std::int64_t S = routes.scale();
+    const auto usage = compute_node_usage(copy);
+    const int H = static_cast<int>(copy.hosts.size());
+    std::set<int> attached(copy.network.host_switch.begin(), copy.network.host_switch.end());
+    auto free_of = [&](int link) { return std::max<std::int64_t>(0, routes.capacity(link) - load[link]); };
+    auto cap_over = [&](const std::vector<int>& links, std::int64_t b) -> Count {
+        if (links.empty()) return std::numeric_limits<Count>::max();
+        std::int64_t least = std::numeric_limits<std::int64_t>::max();
+        for (int l : links) least = std::min(least, free_of(l));
+        return static_cast<Count>(static_cast<Wide>(least) * static_cast<Wide>(links.size()) / (b * S));
+    };
+    Score obj = 0;
+    for (std::size_t f = 0; f < copy.flavors.size(); ++f) {
+        const Flavor& fl = copy.flavors[f];
+        if (!fl.is_target()) continue;
+        std::map<int, Count> rack_sum;        // switch -> sum of host values
+        std::map<int, std::string> rack_pod;  // switch -> pod ("" if none or mixed)
+        std::map<int, bool> rack_mixed;
+        Count total = 0;
+        for (int h = 0; h < H; ++h) {
+            const HostType& ht = copy.host_type_of(h);
+            std::vector<Amount> fr(ht.node_capacity.size());
+            for (std::size_t i = 0; i < fr.size(); ++i) fr[i] = ht.node_capacity[i] - usage[h][i];
+            Count c = m.host_capacity(copy.hosts[h].type, static_cast<int>(f), fr.data());
+            if (fl.bandwidth_mbps > 0) c = std::min<Count>(c, free_of(h) / (fl.bandwidth_mbps * S));
+            const int sw = copy.network.host_switch[h];
+            rack_sum[sw] += c;
+            const std::string& pod = copy.hosts[h].pod;
+            if (rack_pod.count(sw) && rack_pod[sw] != pod) rack_mixed[sw] = true;
+            rack_pod[sw] = pod;
+        }
+        if (fl.bandwidth_mbps == 0) {
+            for (auto& [sw, c] : rack_sum) total += c;
+            obj += weight_units(fl.weight) * total;
+            continue;
+        }
+        std::map<std::string, Count> pod_sum;
+        std::map<std::string, std::set<int>> pod_upper;
+        for (auto& [sw, c] : rack_sum) {
+            std::vector<int> up;
+            for (std::size_t i = 0; i < copy.network.links.size(); ++i) {
+                const NetLink& l = copy.network.links[i];
+                const int other = l.a == sw ? l.b : l.b == sw ? l.a : -1;
+                if (other >= 0 && !attached.count(other)) {
+                    up.push_back(H + static_cast<int>(i));
+                    if (!rack_mixed[sw] && !rack_pod[sw].empty()) pod_upper[rack_pod[sw]].insert(other);
+                }
+            }
+            const Count r = std::min(c, cap_over(up, fl.bandwidth_mbps));
+            if (rack_mixed[sw] || rack_pod[sw].empty())
+                total += r;
+            else
+                pod_sum[rack_pod[sw]] += r;
+        }
+        for (auto& [pod, c] : pod_sum) {
+            const std::set<int>& upper = pod_upper[pod];
+            std::vector<int> up;
+            for (std::size_t i = 0; i < copy.network.links.size(); ++i) {
+                const NetLink& l = copy.network.links[i];
+                const bool a_in = upper.count(l.a) > 0, b_in = upper.count(l.b) > 0;
+                if (a_in == b_in) continue;
+                const int other = a_in ? l.b : l.a;
+                if (!attached.count(other)) up.push_back(H + static_cast<int>(i));
+            }
+            total += std::min(c, cap_over(up, fl.bandwidth_mbps));
+        }
+        obj += weight_units(fl.weight) * total;
+    }
     return obj;
 }
 

@@ -80,7 +80,8 @@ struct Stats {
  * one, and for accepted ones the objective after apply minus before equals the delta, the VMCAP
  * part equals a full recomputation, and the term part equals its from-scratch value.
  */
-void check_random_candidates(const std::string& topology, std::uint64_t seed, double ram_cost, Stats& st, double locality = 0.0) {
+void check_random_candidates(const std::string& topology, std::uint64_t seed, double ram_cost, Stats& st, double locality = 0.0,
+                             bool bandwidth = false) {
     RandomCluster rc;
     rc.host_topology = topology;
     rc.hosts = 10;
@@ -93,10 +94,26 @@ void check_random_candidates(const std::string& topology, std::uint64_t seed, do
         test::add_leaf_spine(p, seed * 31 + 7, 2000, 2500, 20, 300);
         p.objective_terms.emplace_back("locality-weight", locality);
     }
+    if (bandwidth) {  // hose bandwidths that bind on NICs, ToR uplinks and the pod's uplinks
+        std::mt19937_64 bw(seed);
+        for (Flavor& f : p.flavors) f.bandwidth_mbps = f.is_target() ? 400 + static_cast<std::int64_t>(bw() % 800) : 0;
+        for (std::size_t h = 0; h < p.hosts.size(); ++h) p.hosts[h].pod = h % 3 == 2 ? "" : "pod0";  // racks 0, 1 share a pod
+        if (!p.network.present()) test::add_leaf_spine(p, seed * 31 + 7, 2000, 2500, 20, 300);
+        // Room for the snapshot's vlinks, so that caps bind without being all 0.
+        for (auto& ht : p.host_types) ht.nic_mbps = 6000;
+        for (NetLink& l : p.network.links) l.mbps = 6000;
+        for (Vlink& v : p.vlinks) v.mbps = std::max<std::int64_t>(1, v.mbps / 4);
+        p.network.switches.push_back("core");  // the pod's uplinks: both spines to a core switch
+        p.network.links.push_back(NetLink{3, 5, 4000});
+        p.network.links.push_back(NetLink{4, 5, 4000});
+    }
     const CapacityModel m(p);
-    ASSERT_EQ(m.has_terms(), ram_cost > 0 || locality > 0);
+    ASSERT_EQ(m.has_terms(), ram_cost > 0 || locality > 0 || bandwidth);
     ASSERT_EQ(m.has_filters(), locality > 0);  // the link-capacity rule comes with the vlinks
     SearchState s(m);
+    if (bandwidth) {
+        ASSERT_LT(test::bandwidth_capped_objective(m, s), full_objective(m, s));  // the caps bind
+    }
     MoveCache cache(s);
     Proposal pr;
     Rng rng(seed, 99);
@@ -138,8 +155,8 @@ void check_random_candidates(const std::string& topology, std::uint64_t seed, do
         ++st.applied[c.kind];
         ASSERT_EQ(s.objective() - before, d.delta) << "applied delta differs from the evaluated one";
         ASSERT_EQ(s.migrations(), d.migrations_after);
-        ASSERT_EQ(s.objective(),
-                  full_objective(m, s) + ram_cost_from_scratch(s, ram_cost) + (locality > 0 ? locality_from_scratch(s, locality) : 0));
+        ASSERT_EQ(s.objective(), (bandwidth ? test::bandwidth_capped_objective(m, s) : full_objective(m, s)) +
+                                     ram_cost_from_scratch(s, ram_cost) + (locality > 0 ? locality_from_scratch(s, locality) : 0));
         if (st.applied[c.kind] % 20 == 0) {
             ASSERT_NO_THROW(s.check_consistency());
         }
@@ -186,6 +203,17 @@ TEST(CandidatePropertiesNetwork, LinkRuleAndLocalityTermExactThroughEveryKind) {
     Stats st;
     for (std::uint64_t seed = 1; seed <= 4; ++seed) {
         check_random_candidates("CQ3", seed, 0.25, st, 0.002);
+        if (HasFatalFailure()) return;
+    }
+    expect_every_kind_exercised(st);
+}
+
+// Bandwidth-aware capacity (hose bandwidth per target flavor) on top: its exact delta through
+// every move kind, against the capacity re-derived from scratch in the fixture.
+TEST(CandidatePropertiesNetwork, BandwidthAwareCapacityExactThroughEveryKind) {
+    Stats st;
+    for (std::uint64_t seed = 1; seed <= 4; ++seed) {
+        check_random_candidates(seed % 2 ? "CQ3" : "K4", seed, 0.0, st, 0.002, true);
         if (HasFatalFailure()) return;
     }
     expect_every_kind_exercised(st);
