@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <filesystem>
+#include <initializer_list>
 #include <iostream>
 #include <map>
 #include <sstream>
@@ -20,10 +21,12 @@
 
 #include <boost/program_options.hpp>
 
+#include "instances/datacenter_network.h"
 #include "instances/replay.h"
 #include "instances/snapshot_io.h"
 #include "instances/trace.h"
 #include "cli/cli.h"
+#include "cli/network_flags.h"
 
 #ifndef VMCAP_SHARED_DATA_DIR
 #define VMCAP_SHARED_DATA_DIR "../shared/data"
@@ -103,6 +106,9 @@ int cmd_snapshot(const Args& args) {
         "Replays a VM trace into N identical hosts with a NUMA-aware placer and writes the cluster at --time as a\n"
         "snapshot (vmcap-snapshot/1). vNUMA rule: fewest nodes k in {1,2,4} with demand divisible by k and per-node\n"
         "demand <= max-node-fraction x a pNUMA node (then fraction 1); k=4 is K4 if it embeds in the host, else C4.\n"
+        "With --network or --topology-preset the snapshot gets a datacenter network over its racks; with --bpc (Azure only)\n"
+        "every tenant batch becomes Gridiron VDCs of at most --vdc-cap VMs whose VMs alive at --time are linked all-to-all\n"
+        "with floor(bpc x min(vCPU)) Mbps. The replay places on NUMA only: it does not check link capacities.\n"
         "Options");
     // clang-format off
     desc.add_options()
@@ -110,7 +116,7 @@ int cmd_snapshot(const Args& args) {
         ("trace", po::value<std::string>(), "azure-dev | azure-test | huawei (required)")
         ("data-dir", po::value<std::string>(),
          "directory holding azure-v1-flavor-traces/ and huawei-east-1/ (default: $VMCAP_DATA_DIR, else " VMCAP_SHARED_DATA_DIR ")")
-        ("hosts", po::value<int>(), "number of hosts (required)")
+        ("hosts", po::value<int>(), "number of hosts (required unless --topology-preset)")
         ("host-type", po::value<std::string>()->default_value("CQ3"), "pNUMA topology of every host (K<n>, C4, CQ3, Q33, Q3, 2xK<n>, K<m>,<n>)")
         ("node-vcpu", po::value<long long>()->default_value(16), "vCPUs per pNUMA node")
         ("node-ram-gib", po::value<double>()->default_value(64.0), "RAM per pNUMA node, GiB")
@@ -129,8 +135,14 @@ int cmd_snapshot(const Args& args) {
         ("weight", po::value<std::vector<std::string>>()->composing(), "NAME=W: weight of flavor NAME (repeatable)")
         ("max-migrations", po::value<long long>(), "migration budget (default: ceil(1% of the VMs in the snapshot))")
         ("max-migrated-gib", po::value<double>(), "RAM budget of live migration, GiB (default: unlimited)")
+        ("bpc", po::value<double>(),
+         "Gridiron vlinks, Mbps per vCPU (Azure only; needs a network): the VMs of one tenant batch alive at --time are "
+         "linked all-to-all with floor(bpc x min(vCPU of the two)) Mbps; 0: no vlinks")
+        ("vdc-cap", po::value<int>()->default_value(30),
+         "with --bpc: most VMs of one VDC; a larger batch is chopped in arrival order into VDCs <batch>, <batch>__0, <batch>__1, ...")
         ("out", po::value<std::string>(), "output snapshot file (required)");
     // clang-format on
+    add_network_flags(desc);
 
     po::variables_map vm;
     try {
@@ -143,8 +155,9 @@ int cmd_snapshot(const Args& args) {
         std::cout << desc << "\n";
         return 0;
     }
-    for (const char* required : {"trace", "hosts", "out"})
+    for (const char* required : {"trace", "out"})
         if (!vm.count(required)) throw UsageError(std::string("--") + required + " is required (see --help)");
+    if (!vm.count("hosts") && !vm.count("topology-preset")) throw UsageError("--hosts is required (or --topology-preset)");
 
     // ---- options -> SnapshotOptions (range errors are usage errors)
     const std::string trace_name = get<std::string>(vm, "trace");
@@ -152,15 +165,24 @@ int cmd_snapshot(const Args& args) {
         throw UsageError("--trace must be azure-dev, azure-test or huawei, got '" + trace_name + "'");
     const bool azure = trace_name != "huawei";
     SnapshotOptions opt;
-    opt.num_hosts = get<int>(vm, "hosts");
+    opt.num_hosts = vm.count("hosts") ? get<int>(vm, "hosts") : 0;
+    opt.hosts_per_rack = get<int>(vm, "hosts-per-rack");
+    opt.racks_per_pod = get<int>(vm, "racks-per-pod");
+    const NetworkChoice net = read_network_flags(vm, opt.num_hosts, opt.hosts_per_rack, opt.racks_per_pod);
     if (opt.num_hosts < 1) throw UsageError("--hosts must be >= 1");
-    const long long node_vcpu = get<long long>(vm, "node-vcpu");
-    const double node_gib = get<double>(vm, "node-ram-gib");
+    std::string host_topology = get<std::string>(vm, "host-type");
+    long long node_vcpu = get<long long>(vm, "node-vcpu");
+    double node_gib = get<double>(vm, "node-ram-gib");
+    if (net.preset && !net.preset->host_topology.empty()) {  // the preset's servers, unless a host flag is given
+        if (vm["host-type"].defaulted()) host_topology = net.preset->host_topology;
+        if (vm["node-vcpu"].defaulted()) node_vcpu = net.preset->node_vcpu;
+        if (vm["node-ram-gib"].defaulted()) node_gib = static_cast<double>(net.preset->node_ram_mib) / 1024.0;
+    }
     if (node_vcpu < 1) throw UsageError("--node-vcpu must be >= 1");
     if (!(node_gib > 0.0) || !std::isfinite(node_gib) || std::llround(node_gib * 1024.0) < 1)
         throw UsageError("--node-ram-gib must be > 0");
     try {
-        opt.host_type = uniform_host_type(get<std::string>(vm, "host-type"), node_vcpu, std::llround(node_gib * 1024.0));
+        opt.host_type = uniform_host_type(host_topology, node_vcpu, std::llround(node_gib * 1024.0));
     } catch (const InputError& e) {
         throw UsageError(std::string("--host-type: ") + e.what());
     }
@@ -177,8 +199,6 @@ int cmd_snapshot(const Args& args) {
     }
     const int copies = get<int>(vm, "copies");
     if (copies < 1) throw UsageError("--copies must be >= 1");
-    opt.hosts_per_rack = get<int>(vm, "hosts-per-rack");
-    opt.racks_per_pod = get<int>(vm, "racks-per-pod");
     if (opt.hosts_per_rack < 1 || opt.racks_per_pod < 1) throw UsageError("--hosts-per-rack and --racks-per-pod must be >= 1");
     opt.rule.max_node_fraction = get<double>(vm, "max-node-fraction");
     if (!(opt.rule.max_node_fraction > 0.0 && opt.rule.max_node_fraction <= 1.0)) throw UsageError("--max-node-fraction must be in (0, 1]");
@@ -206,6 +226,15 @@ int cmd_snapshot(const Args& args) {
         if (!(g >= 0.0) || !std::isfinite(g)) throw UsageError("--max-migrated-gib must be >= 0");
         opt.max_migrated_ram_mib = std::llround(g * 1024.0);
     }
+    const double bpc = vm.count("bpc") ? get<double>(vm, "bpc") : 0.0;
+    const int vdc_cap = get<int>(vm, "vdc-cap");
+    if (!std::isfinite(bpc) || bpc < 0.0 || bpc > 1e6) throw UsageError("--bpc must be in 0..1000000 Mbps per vCPU");
+    if (vdc_cap < 1) throw UsageError("--vdc-cap must be >= 1");
+    if (!vm["vdc-cap"].defaulted() && !(bpc > 0.0)) throw UsageError("--vdc-cap needs --bpc");
+    if (bpc > 0.0 && !azure)
+        throw UsageError(
+            "--bpc needs the tenant batches of the Azure trace; Huawei-East-1 has no tenants (use --trace azure-dev|azure-test)");
+    if (bpc > 0.0 && !net.present) throw UsageError("--bpc needs --network or --topology-preset (vlinks need a network)");
     const std::string out = get<std::string>(vm, "out");
     check_output_path(out);
 
@@ -223,10 +252,12 @@ int cmd_snapshot(const Args& args) {
         const std::string dur = dev ? "v1.dev.c2100000.txt" : "v1.test.c2591400.txt";
         files = "split " + std::string(dev ? "dev" : "test") + ": " + flav + " + " + dur;
         std::vector<std::vector<TraceVm>> parts;
-        for (int c = 0; c < copies; ++c)
+        for (int c = 0; c < copies; ++c) {
             parts.push_back(read_azure_trace((dir / "traces" / flav).string(), (dir / "traces" / dur).string(),
                                              (dir / "maps" / "v1.interval_map.txt").string(), (dir / "maps" / "flav_map.txt").string(),
                                              opt.seed + static_cast<std::uint64_t>(c)));
+            for (TraceVm& v : parts.back()) v.copy = c;  // copy c's batches are tenants of their own ("c<c>-t...")
+        }
         trace = copies == 1 ? std::move(parts.front()) : merge_traces(std::move(parts));
     } else {
         const std::filesystem::path csv = data / "huawei-east-1" / "Huawei-East-1-lt.csv";
@@ -251,12 +282,35 @@ int cmd_snapshot(const Args& args) {
                  ", max-node-fraction=" + num(opt.rule.max_node_fraction) + ", targets=" + opt.targets;
     for (const auto& [name, topo] : opt.rule.overrides) opt.source += ", vnuma " + name + "=" + topo;
     for (const auto& [name, w] : opt.weights) opt.source += ", weight " + name + "=" + num(w);
+    if (net.present) {  // appended piece by piece ("literal" + string trips GCC 12's -Wrestrict)
+        const DatacenterNetworkOptions& n = net.options;
+        auto add = [&](std::initializer_list<std::string> parts) {
+            for (const std::string& part : parts) opt.source += part;
+        };
+        add({", network=", net.label, " (racks of ", std::to_string(opt.hosts_per_rack), ", NIC ", std::to_string(n.nic_mbps),
+             " Mbps, ToR uplink ", std::to_string(n.tor_uplink_mbps), " Mbps"});
+        if (n.kind == "leaf-spine") add({", ", std::to_string(n.spines), " spines"});
+        if (n.kind == "leaf-spine" && n.spine_links > 0)
+            add({", ", std::to_string(n.spine_links), " x ", std::to_string(n.agg_uplink_mbps), " Mbps spine-spine"});
+        if (n.kind != "leaf-spine") add({", ", std::to_string(n.racks_per_pod), " racks per pod"});
+        if (n.kind == "jupiter") add({", ", std::to_string(n.mbs_per_pod), " middle blocks per pod"});
+        if (n.kind != "leaf-spine") add({", upper links ", std::to_string(n.agg_uplink_mbps), " Mbps"});
+        add({")"});
+        if (bpc > 0.0) add({", bpc=", num(bpc), " Mbps per vCPU, vdc-cap=", std::to_string(vdc_cap), " (Gridiron VDCs of tenant batches)"});
+    }
     opt.source += std::string(". ") + (azure ? kAzureAttribution : kHuaweiAttribution);
 
     // ---- replay and write
     const auto t1 = std::chrono::steady_clock::now();
     ReplayStats st;
-    const Problem problem = replay_snapshot(trace, opt, &st);
+    Problem problem = replay_snapshot(trace, opt, &st);
+    TraceVdcStats vdc;
+    if (net.present) {
+        build_datacenter_network(problem, net.options, "snapshot");
+        if (bpc > 0.0) vdc = add_trace_vdcs(problem, trace, st.vm_trace_index, bpc, vdc_cap);
+        // Through the loader's own checks, as any snapshot with a network.
+        problem = parse_snapshot(nlohmann::json::parse(snapshot_to_json(problem).dump()), out);
+    }
     const auto t2 = std::chrono::steady_clock::now();
     write_file_atomic(out, format_json_lines(snapshot_to_json(problem)));
 
@@ -284,6 +338,13 @@ int cmd_snapshot(const Args& args) {
     for (const auto& [name, count] : st.rejected_by_flavor)
         if (std::none_of(problem.flavors.begin(), problem.flavors.end(), [&name = name](const Flavor& fl) { return fl.name == name; }))
             std::cout << "    " << name << "  -  -  0  " << count << "\n";
+    if (net.present)
+        std::cout << "  network: " << net.label << ", " << problem.network.switches.size() << " switches, " << problem.network.links.size()
+                  << " links (the replay does not check link capacities: see vmcap capacity)\n";
+    if (bpc > 0.0)
+        std::cout << "  VDCs: " << vdc.vdcs << " with vlinks, from " << vdc.batches << " tenant batches alive (" << vdc.chopped_batches
+                  << " chopped at " << vdc_cap << "; largest VDC " << vdc.largest_vdc << " VMs alive), " << vdc.vlinks << " vlinks, "
+                  << vdc.total_mbps << " Mbps in total\n";
     std::cout << "  read " << seconds(t0, t1) << " s, replay " << seconds(t1, t2) << " s\n";
     return 0;
 }

@@ -1,6 +1,5 @@
 #include "instances/generator.h"
 
-#include <unordered_map>
 #include <algorithm>
 #include <cmath>
 
@@ -120,39 +119,9 @@ Problem generate_cluster(const GenerateOptions& o) {
 }
 
 void add_network(Problem& p, const NetworkOptions& o) {
-    if (o.kind != "leaf-spine" && o.kind != "tree") throw InputError("generate: --network must be leaf-spine or tree");
-    if (o.spines < 1 || o.racks_per_pod < 1) throw InputError("generate: --spines and --racks-per-pod must be >= 1");
-    for (std::int64_t c : {o.nic_mbps, o.tor_uplink_mbps, o.agg_uplink_mbps})
-        if (c < 1 || c > kMaxMbps) throw InputError("generate: link capacities must be in 1.." + std::to_string(kMaxMbps) + " Mbps");
     if (o.vdc_size < 0 || o.vdc_size > 30 || o.vdc_size == 1) throw InputError("generate: --vdc-size must be 0 or in 2..30");
     if (o.bpc_mbps < 1 || o.bpc_mbps > 1'000'000) throw InputError("generate: --bpc must be in 1..1000000 Mbps per vCPU");
-    Network& net = p.network;
-    net = Network{};
-    p.vlinks.clear();
-    p.vdcs.clear();
-    for (auto& ht : p.host_types) ht.nic_mbps = o.nic_mbps;
-    std::unordered_map<std::string, int> tor;
-    for (Host& h : p.hosts) {
-        h.uplink.clear();
-        auto [it, fresh] = tor.emplace(h.rack, static_cast<int>(net.switches.size()));
-        if (fresh) net.switches.push_back(h.rack);
-    }
-    const int racks = static_cast<int>(net.switches.size());
-    if (o.kind == "leaf-spine") {
-        for (int s = 0; s < o.spines; ++s) {
-            net.switches.push_back("spine" + std::to_string(s + 1));
-            for (int r = 0; r < racks; ++r) net.links.push_back(NetLink{r, racks + s, o.tor_uplink_mbps});
-        }
-    } else {
-        const int pods = (racks + o.racks_per_pod - 1) / o.racks_per_pod;
-        for (int q = 0; q < pods; ++q) net.switches.push_back("agg" + std::to_string(q + 1));
-        net.switches.push_back("core");
-        for (int r = 0; r < racks; ++r) net.links.push_back(NetLink{r, racks + r / o.racks_per_pod, o.tor_uplink_mbps});
-        for (int q = 0; q < pods; ++q) net.links.push_back(NetLink{racks + q, racks + pods, o.agg_uplink_mbps});
-        for (Host& h : p.hosts) h.pod = "p" + std::to_string(tor.at(h.rack) / o.racks_per_pod + 1);
-    }
-    net.host_switch.resize(p.hosts.size());
-    for (std::size_t h = 0; h < p.hosts.size(); ++h) net.host_switch[h] = tor.at(p.hosts[h].rack);
+    build_datacenter_network(p, o, "generate");
     if (o.vdc_size == 0) return;
     std::vector<int> order(p.vms.size());
     for (std::size_t v = 0; v < order.size(); ++v) order[v] = static_cast<int>(v);
@@ -161,14 +130,9 @@ void add_network(Problem& p, const NetworkOptions& o) {
     for (std::size_t first = 0; first + 1 < order.size(); first += static_cast<std::size_t>(o.vdc_size)) {
         const std::size_t last = std::min(order.size(), first + static_cast<std::size_t>(o.vdc_size));
         if (last - first < 2) break;
-        const int d = static_cast<int>(p.vdcs.size());
-        p.vdcs.push_back("vdc" + std::to_string(d + 1));
-        for (std::size_t i = first; i < last; ++i)
-            for (std::size_t j = i + 1; j < last; ++j) {
-                const int a = order[i], b = order[j];
-                const Amount cores = std::min(p.flavors[p.vms[a].flavor].demand[kVcpu], p.flavors[p.vms[b].flavor].demand[kVcpu]);
-                p.vlinks.push_back(Vlink{a, b, std::max<std::int64_t>(1, o.bpc_mbps * cores), d});
-            }
+        const std::vector<int> members(order.begin() + static_cast<std::ptrdiff_t>(first),
+                                       order.begin() + static_cast<std::ptrdiff_t>(last));
+        add_all_to_all_vdc(p, "vdc" + std::to_string(p.vdcs.size() + 1), members, static_cast<double>(o.bpc_mbps));
     }
 }
 

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <string>
 
+#include "instances/datacenter_network.h"
 #include "instances/problem.h"
 
 namespace vmcap {
@@ -32,26 +33,20 @@ struct GenerateOptions {
  */
 Problem generate_cluster(const GenerateOptions& options);
 
-/** A datacenter network and VDC vlinks for a generated cluster (`vmcap generate --network ...`). */
-struct NetworkOptions {
-    std::string kind = "leaf-spine";         ///< "leaf-spine" or "tree"
-    int spines = 2;                          ///< leaf-spine: spine switches; every ToR has one link to each
-    int racks_per_pod = 8;                   ///< tree: ToRs under one aggregation switch (one pod)
-    std::int64_t nic_mbps = 25'000;          ///< host uplink (NIC) capacity
-    std::int64_t tor_uplink_mbps = 100'000;  ///< each ToR-to-spine (leaf-spine) or ToR-to-aggregation (tree) link
-    std::int64_t agg_uplink_mbps = 400'000;  ///< tree: each aggregation-to-core link
-    int vdc_size = 0;                        ///< VMs per VDC, at most 30 (Gridiron's cap); 0: no vlinks
-    std::int64_t bpc_mbps = 2;               ///< vlink Mbps per vCPU: bandwidth = bpc x min(vCPU of its two VMs)
+/** A datacenter network and VDC vlinks for a generated cluster (`vmcap generate --network ...`):
+ *  the network of DatacenterNetworkOptions (instances/datacenter_network.h), plus random VDCs. */
+struct NetworkOptions : DatacenterNetworkOptions {
+    int vdc_size = 0;           ///< VMs per VDC, at most 30 (Gridiron's cap); 0: no vlinks
+    std::int64_t bpc_mbps = 2;  ///< vlink Mbps per vCPU: bandwidth = bpc x min(vCPU of its two VMs)
     std::uint64_t seed = 1;
 };
 
 /**
- * Adds a network to `problem` (hosts keep their racks; every rack becomes a ToR switch named like
- * it): "leaf-spine" links every ToR once to each of `spines` spine switches; "tree" groups
- * `racks_per_pod` racks into a pod under one aggregation switch (hosts get that pod) and links every
- * aggregation switch to one core switch. With vdc_size > 0, the VMs (shuffled with `seed`) are cut
- * into VDCs of vdc_size with all-to-all vlinks of bpc x min(vCPU) Mbps, as Gridiron builds its
- * workload from Azure tenants (seed 003 digest §3.3). Throws InputError on bad options.
+ * Adds a network to `problem` with build_datacenter_network (hosts keep their racks; every rack
+ * becomes a ToR switch named like it; "leaf-spine", "tree" or "jupiter"). With vdc_size > 0, the
+ * VMs (shuffled with `seed`) are cut into VDCs of vdc_size with all-to-all vlinks of
+ * bpc x min(vCPU) Mbps (add_all_to_all_vdc), as Gridiron builds its workload from Azure tenants
+ * (seed 003 digest §3.3). Throws InputError ("generate: ...") on bad options.
  * O(hosts + VMs x vdc_size).
  */
 void add_network(Problem& problem, const NetworkOptions& options);

@@ -546,6 +546,7 @@ Problem replay_snapshot(const std::vector<TraceVm>& trace, const SnapshotOptions
         for (int v = 0; v < p.k; ++v) vm.pnuma[static_cast<std::size_t>(v)] = emb.map[static_cast<std::size_t>(v)];
         vm.migratable = true;
         problem.vms.push_back(std::move(vm));
+        st.vm_trace_index.push_back(i);
         used_v += p.vcpu;
         used_r += p.ram;
     }

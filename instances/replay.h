@@ -100,6 +100,9 @@ struct ReplayStats {
     double first_arrival_s = 0.0;                            ///< trace time of the first arrival (the time origin)
     double stop_s = 0.0;                                     ///< trace time of the stop = first_arrival_s + time_s
     std::map<std::string, std::int64_t> rejected_by_flavor;  ///< flavor name -> rejected arrivals
+    /** Trace index of each VM of the snapshot: problem.vms[i] is trace[vm_trace_index[i]] (the VMs
+     *  alive at the stop time, increasing). What `vmcap snapshot --bpc` links by tenant batch. */
+    std::vector<std::size_t> vm_trace_index;
 };
 
 /**

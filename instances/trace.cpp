@@ -182,6 +182,22 @@ std::string trace_flavor_name(Amount vcpu, Amount ram_mib) {
     return std::to_string(vcpu) + "c" + std::string(buf, p) + "g";
 }
 
+std::string trace_batch_name(const TraceVm& vm) {
+    std::string out;
+    if (vm.copy > 0) {
+        out += 'c';
+        out += std::to_string(vm.copy);
+        out += '-';
+    }
+    char buf[64];
+    auto [p, ec] = std::to_chars(buf, buf + sizeof buf, vm.batch_bin_s, std::chars_format::fixed);
+    out += 't';
+    out.append(ec == std::errc{} ? std::string(buf, p) : std::to_string(vm.batch_bin_s));
+    out += "-b";
+    out += std::to_string(vm.batch_in_bin);
+    return out;
+}
+
 std::vector<TraceVm> read_azure_trace(const std::string& flavor_file, const std::string& duration_file,
                                       const std::string& interval_map_file, const std::string& flavor_map_file, std::uint64_t seed) {
     const auto flavors = read_flavor_map(flavor_map_file);
@@ -194,6 +210,7 @@ std::vector<TraceVm> read_azure_trace(const std::string& flavor_file, const std:
     std::string_view fline, dline;
     double t_prev = 0.0;
     bool first = true;
+    std::int64_t next_batch = 0;  // tenant batches seen so far (file order)
     while (true) {
         const bool has_f = fin.next(fline);
         const bool has_d = din.next(dline);
@@ -231,8 +248,18 @@ std::vector<TraceVm> read_azure_trace(const std::string& flavor_file, const std:
         }
 
         std::size_t idx = 0;
+        std::int32_t line_batches = 0;  // batches started on this line
+        bool in_batch = false;          // a batch is open (has a VM, not yet closed by '|')
         for (std::size_t i = 0; i < ftok.size(); ++i) {
-            if (ftok[i] == "|") continue;
+            if (ftok[i] == "|") {
+                in_batch = false;
+                continue;
+            }
+            if (!in_batch) {
+                in_batch = true;
+                ++next_batch;
+                ++line_batches;
+            }
             const auto fit = flavors.find(ftok[i]);
             if (fit == flavors.end()) fin.fail("unknown flavor " + quoted(ftok[i]) + " (not in " + flavor_map_file + ")");
             const std::string_view d = dtok[i];
@@ -245,6 +272,9 @@ std::vector<TraceVm> read_azure_trace(const std::string& flavor_file, const std:
             vm.vcpu = fit->second.vcpu;
             vm.ram_mib = fit->second.ram_mib;
             vm.flavor_name = fit->second.name;
+            vm.batch = next_batch - 1;
+            vm.batch_bin_s = t;
+            vm.batch_in_bin = line_batches - 1;
             if (d[0] == 'C' || static_cast<std::size_t>(bin) >= imap.bins.size()) {
                 vm.departure_s = kInf;  // censored, or longer than the map covers
             } else {

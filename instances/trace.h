@@ -35,6 +35,20 @@ struct TraceVm {
     Amount ram_mib = 0;  ///< RAM in MiB (GiB * 1024, rounded to the nearest MiB), > 0
     /** "<vcpu>c<ram GiB>g" with RAM printed in the shortest fixed form: "16c112g", "1c0.75g". */
     std::string flavor_name;
+    /**
+     * Tenant batch of the VM: Azure's `|`-closed group of one line (one tenant, one 300-s bin; the
+     * VDC of a Gridiron-style workload, seed 003 digest §3.2-3.3). A 0-based index in file order,
+     * unique within one read_azure_trace call; -1 when the trace has no batches (Huawei). The
+     * batch's identity is (copy, batch).
+     */
+    std::int64_t batch = -1;
+    /** Timestamp (s, as in the file) of the line holding the batch; meaningful when batch >= 0. */
+    double batch_bin_s = 0.0;
+    /** 0-based position of the batch among the batches of its line; -1 when batch < 0. */
+    std::int32_t batch_in_bin = -1;
+    /** Which superposed copy of a trace the VM comes from (set by the caller before merge_traces;
+     *  0 for a single trace). Only names and separates batches; nothing else reads it. */
+    std::int32_t copy = 0;
 
     /** True if the VM never departs within the trace. */
     bool censored() const { return departure_s == std::numeric_limits<double>::infinity(); }
@@ -47,13 +61,24 @@ struct TraceVm {
 std::string trace_flavor_name(Amount vcpu, Amount ram_mib);
 
 /**
+ * Name of the VM's tenant batch, "t<bin>-b<k>" (bin = TraceVm::batch_bin_s printed in the
+ * shortest fixed form, k = TraceVm::batch_in_bin), prefixed "c<copy>-" when copy > 0: e.g.
+ * "t2100000-b3", "c1-t2100000-b3". Unique per (copy, batch) of one file. Precondition:
+ * vm.batch >= 0. Pure, thread-safe.
+ */
+std::string trace_batch_name(const TraceVm& vm);
+
+/**
  * Reads one split of the Azure V1 flavor traces (format of INPUT.upstream.md).
  *
  * - `flavor_file`: lines `<t> tok,tok,|,tok,...`; each non-`|` token is a flavor letter of
  *   `flavor_map_file`; `|` separates tenant batches and is otherwise ignored. The VMs of a line
  *   arrived in (t_prev, t]; the i-th of `count` VMs (file order) gets arrival
  *   t_prev + (i + 0.5) / count * (t - t_prev), with t_prev = t - 300 on the first line.
- *   Timestamps must increase strictly.
+ *   Timestamps must increase strictly. Every run of flavor tokens closed by `|` (or by the end of
+ *   the line) is one tenant batch: TraceVm::batch counts them in file order, batch_bin_s is the
+ *   line's timestamp, batch_in_bin the batch's position in the line (an empty run, `|,|`, is no
+ *   batch).
  * - `duration_file`: the partner file; line for line the same timestamp and the same token
  *   sequence shape (`|` at the same places, one duration token per flavor token).
  *   `U<k>`: uncensored lifetime in duration bin k of `interval_map_file`. The lifetime is drawn
