@@ -4,11 +4,13 @@
 #include <cstdio>
 #include <iostream>
 #include <map>
+#include <numeric>
 #include <string>
 #include <vector>
 
 #include <boost/program_options.hpp>
 
+#include "evaluators/bandwidth_capacity.h"
 #include "evaluators/capacity_model.h"
 #include "evaluators/cluster_capacity.h"
 #include "evaluators/capacity_vectors.h"
@@ -93,7 +95,24 @@ struct NetworkReport {
     };
     std::vector<Row> by_utilisation;  ///< every loaded link, highest load / capacity first
     std::vector<Row> over;            ///< links above capacity
+    /** Utilisation (load / capacity, %) of one layer of links: host NIC uplinks, then switch links
+     *  by the level of their lower end (evaluators/network_load.h switch_levels). */
+    struct Layer {
+        std::string name;
+        std::size_t links = 0, over = 0;
+        double max_pct = 0, p99_pct = 0, mean_pct = 0;
+    };
+    std::vector<Layer> layers;
 };
+
+/** Name of the layer of a switch link whose ends have levels lo <= hi. */
+std::string layer_name(int lo, int hi) {
+    if (lo == 0 && hi == 0) return "ToR-ToR links";
+    if (lo == 0) return "ToR uplinks";
+    if (lo == 1 && hi == 2) return "aggregation uplinks";
+    if (lo == hi) return "level-" + std::to_string(lo) + " lateral links";
+    return "level-" + std::to_string(lo) + " uplinks";
+}
 
 NetworkReport network_report(const Problem& p) {
     const NetworkRoutes routes(p);
@@ -120,6 +139,29 @@ NetworkReport network_report(const Problem& p) {
         NetworkReport::Row row{routes.link_name(l), static_cast<double>(loads[l]) / scale, static_cast<double>(routes.capacity(l)) / scale};
         if (loads[l] > routes.capacity(l)) r.over.push_back(row);
         r.by_utilisation.push_back(std::move(row));
+    }
+    // Layers: p99 by nearest rank over every link of the layer, idle ones included.
+    const std::vector<int> level = switch_levels(p);
+    const int H = static_cast<int>(p.hosts.size());
+    std::map<std::pair<int, int>, std::vector<double>> util;  // (lo, hi) level, host uplinks (-1, -1)
+    for (int l = 0; l < routes.num_links(); ++l) {
+        std::pair<int, int> key{-1, -1};
+        if (l >= H) {
+            const NetLink& nl = p.network.links[l - H];
+            key = {std::min(level[nl.a], level[nl.b]), std::max(level[nl.a], level[nl.b])};
+        }
+        util[key].push_back(100.0 * static_cast<double>(loads[l]) / static_cast<double>(routes.capacity(l)));
+    }
+    for (auto& [key, u] : util) {
+        NetworkReport::Layer layer;
+        layer.name = key.first < 0 ? "host NIC uplinks" : layer_name(key.first, key.second);
+        std::sort(u.begin(), u.end());
+        layer.links = u.size();
+        layer.max_pct = u.back();
+        layer.p99_pct = u[(u.size() * 99 + 99) / 100 - 1];
+        layer.mean_pct = std::accumulate(u.begin(), u.end(), 0.0) / static_cast<double>(u.size());
+        layer.over = static_cast<std::size_t>(u.end() - std::upper_bound(u.begin(), u.end(), 100.0));
+        r.layers.push_back(std::move(layer));
     }
     return r;
 }
@@ -172,6 +214,28 @@ int cmd_capacity(const Args& args) {
             objective_bound += p.flavors[f].weight * static_cast<double>(bound[f]);
         }
 
+    // Bandwidth-limited capacity (evaluators/bandwidth_capacity.h) of the target flavors with a
+    // hose bandwidth, when the snapshot has a network: -1 where VMCAP alone applies.
+    std::vector<Count> bw_cap(F, -1);
+    double bw_objective = objective;
+    for (const auto& t : model.terms())
+        if (const auto* b = dynamic_cast<const BandwidthCapacityTerm*>(t.get())) {
+            std::vector<int> host(p.vms.size());
+            std::vector<NodeMask> mask(p.vms.size());
+            for (std::size_t v = 0; v < p.vms.size(); ++v) {
+                host[v] = p.vms[v].host;
+                mask[v] = node_mask(p.vms[v].pnuma.data(), p.flavors[p.vms[v].flavor].num_vnuma());
+            }
+            const auto capped = b->capped_totals(PlacementView{host, mask});
+            for (int j = 0; j < model.num_targets(); ++j)
+                if (capped[j] >= 0) {
+                    const int f = model.target_flavor(j);
+                    bw_cap[f] = capped[j];
+                    bw_objective -= p.flavors[f].weight * static_cast<double>(cap[f] - capped[j]);
+                }
+        }
+    const bool has_bw = bw_objective != objective || std::any_of(bw_cap.begin(), bw_cap.end(), [](Count c) { return c >= 0; });
+
     // Racks in name order; hosts without a rack under "(none)".
     std::map<std::string, std::vector<std::size_t>> racks;
     if (by == "rack")
@@ -200,10 +264,13 @@ int cmd_capacity(const Args& args) {
             o["vnuma"] = p.flavors[f].vnuma.name;
             o["weight"] = p.flavors[f].weight;
             add_summary(o, cap[f], bound[f]);
+            if (p.flavors[f].bandwidth_mbps > 0) o["bandwidth_mbps"] = p.flavors[f].bandwidth_mbps;
+            if (bw_cap[f] >= 0) o["bandwidth_limited_capacity"] = bw_cap[f];
             fl.push_back(o);
         }
         doc["flavors"] = fl;
         doc["objective"] = objective;
+        if (has_bw) doc["objective_bandwidth_limited"] = bw_objective;
         doc["objective_topology_free_bound"] = objective_bound;
         if (p.network.present()) {
             const NetworkReport nr = network_report(p);
@@ -217,6 +284,15 @@ int cmd_capacity(const Args& args) {
                 for (const auto& r : v) a.push_back({{"link", r.name}, {"load_mbps", r.load_mbps}, {"capacity_mbps", r.capacity_mbps}});
                 return a;
             };
+            nlohmann::ordered_json layers = nlohmann::ordered_json::array();
+            for (const auto& l : nr.layers)
+                layers.push_back({{"layer", l.name},
+                                  {"links", l.links},
+                                  {"max_utilisation_pct", l.max_pct},
+                                  {"p99_utilisation_pct", l.p99_pct},
+                                  {"mean_utilisation_pct", l.mean_pct},
+                                  {"over_capacity", l.over}});
+            n["layers"] = layers;
             n["over_capacity"] = rows(nr.over);
             n["loaded_links"] = rows(nr.by_utilisation);
             doc["network"] = n;
@@ -308,10 +384,23 @@ int cmd_capacity(const Args& args) {
     std::printf("weighted capacity (objective): %s (topology-free bound %s)\n", fmt_num(objective).c_str(),
                 fmt_num(objective_bound).c_str());
     std::printf("bound = sum over hosts of floor(sum_i b_i / k): the capacity if any k pNUMA nodes could host a k-vNUMA VM\n");
+    if (has_bw) {
+        std::printf("\nbandwidth-limited capacity (hose bandwidth per VM; host NIC, ToR and pod uplinks, docs/format.md):\n");
+        std::printf("%-14s %10s %10s %10s\n", "flavor", "Mbps/VM", "VMCAP", "bw-limited");
+        for (int f = 0; f < F; ++f)
+            if (bw_cap[f] >= 0)
+                std::printf("%-14s %10lld %10lld %10lld\n", p.flavors[f].name.c_str(), static_cast<long long>(p.flavors[f].bandwidth_mbps),
+                            static_cast<long long>(cap[f]), static_cast<long long>(bw_cap[f]));
+        std::printf("weighted capacity with bandwidth limits: %s\n", fmt_num(bw_objective).c_str());
+    }
     if (p.network.present()) {
         const NetworkReport nr = network_report(p);
         std::printf("\nnetwork: %zu links (host uplinks included), %zu vlinks (%zu in VDCs, %zu within one host); ECMP loads\n", nr.links,
                     nr.vlinks, nr.in_vdcs, nr.same_host);
+        std::printf("  %-24s %7s %8s %8s %8s %6s\n", "layer", "links", "max%", "p99%", "mean%", "over");
+        for (const auto& l : nr.layers)
+            std::printf("  %-24s %7zu %7.1f%% %7.1f%% %7.1f%% %6zu\n", l.name.c_str(), l.links, l.max_pct, l.p99_pct, l.mean_pct, l.over);
+        std::printf("most utilised links:\n");
         const std::size_t show = std::min<std::size_t>(nr.by_utilisation.size(), 5);
         for (std::size_t i = 0; i < show; ++i) {
             const auto& r = nr.by_utilisation[i];

@@ -264,18 +264,39 @@ int cmd_plan(const Args& args) {
     // The network: links over capacity in the snapshot and after the plan (the rule keeps every
     // step within capacity, or no worse than the snapshot on a link it already overloads).
     std::vector<std::string> over_before, over_after;
+    double max_util_before = 0, max_util_after = 0;
+    std::int64_t cross_rack[2] = {0, 0}, cross_pod[2] = {0, 0};  // Mbps of vlinks between ToRs / pods, before and after
     for (const auto& filter : model.filters())
         if (const auto* links = dynamic_cast<const LinkCapacityFilter*>(filter.get())) {
+            const NetworkRoutes& routes = links->routes();
             std::vector<int> host(p.vms.size());
             for (std::size_t v = 0; v < host.size(); ++v) host[v] = p.vms[v].host;
-            for (const PlanStep& st : plan.steps) host[st.vm] = st.to_host;
-            const auto after = link_loads(p, links->routes(), host);
-            for (int l = 0; l < links->routes().num_links(); ++l) {
-                if (links->snapshot_loads()[l] > links->routes().capacity(l)) over_before.push_back(links->routes().link_name(l));
-                if (after[l] > links->routes().capacity(l)) over_after.push_back(links->routes().link_name(l));
+            for (int phase = 0; phase < 2; ++phase) {
+                if (phase == 1)
+                    for (const PlanStep& st : plan.steps) host[st.vm] = st.to_host;
+                for (const Vlink& v : p.vlinks) {
+                    const int x = host[v.a], y = host[v.b];
+                    if (p.network.host_switch[x] != p.network.host_switch[y]) cross_rack[phase] += v.mbps;
+                    if (!p.hosts[x].pod.empty() && !p.hosts[y].pod.empty() && p.hosts[x].pod != p.hosts[y].pod) cross_pod[phase] += v.mbps;
+                }
             }
-            doc["network"] = {
-                {"vlinks", p.vlinks.size()}, {"links_over_capacity_before", over_before}, {"links_over_capacity_after", over_after}};
+            const auto after = link_loads(p, routes, host);
+            for (int l = 0; l < routes.num_links(); ++l) {
+                const double cap = static_cast<double>(routes.capacity(l));
+                max_util_before = std::max(max_util_before, 100.0 * static_cast<double>(links->snapshot_loads()[l]) / cap);
+                max_util_after = std::max(max_util_after, 100.0 * static_cast<double>(after[l]) / cap);
+                if (links->snapshot_loads()[l] > routes.capacity(l)) over_before.push_back(routes.link_name(l));
+                if (after[l] > routes.capacity(l)) over_after.push_back(routes.link_name(l));
+            }
+            doc["network"] = {{"vlinks", p.vlinks.size()},
+                              {"links_over_capacity_before", over_before},
+                              {"links_over_capacity_after", over_after},
+                              {"max_link_utilisation_pct_before", max_util_before},
+                              {"max_link_utilisation_pct_after", max_util_after},
+                              {"cross_rack_mbps_before", cross_rack[0]},
+                              {"cross_rack_mbps_after", cross_rack[1]},
+                              {"cross_pod_mbps_before", cross_pod[0]},
+                              {"cross_pod_mbps_after", cross_pod[1]}};
         }
     write_file_atomic(out, format_json_lines(doc));
 
@@ -328,11 +349,17 @@ int cmd_plan(const Args& args) {
     else if (plan.dropped > 0)
         std::printf("note      %d move(s) of the search's best state had no feasible order within the budget and were left out\n",
                     plan.dropped);
-    if (p.network.present())
+    if (p.network.present() && !p.vlinks.empty()) {
         std::printf(
             "network   %zu vlink(s); link capacities kept at every step; links over capacity: %zu in the snapshot, %zu after the "
             "plan\n",
             p.vlinks.size(), over_before.size(), over_after.size());
+        std::printf("          max link utilisation %.1f%% -> %.1f%%; cross-rack vlink bandwidth %lld -> %lld Mbps", max_util_before,
+                    max_util_after, static_cast<long long>(cross_rack[0]), static_cast<long long>(cross_rack[1]));
+        if (cross_pod[0] > 0 || cross_pod[1] > 0)
+            std::printf("; cross-pod %lld -> %lld Mbps", static_cast<long long>(cross_pod[0]), static_cast<long long>(cross_pod[1]));
+        std::printf("\n");
+    }
     const std::size_t show = std::min<std::size_t>(plan.steps.size(), 15);
     for (std::size_t i = 0; i < show; ++i) {
         const PlanStep& st = plan.steps[i];

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <array>
 #include <bit>
-#include <deque>
 #include <limits>
 #include <map>
 #include <stdexcept>
@@ -91,23 +90,13 @@ BandwidthCapacityTerm::BandwidthCapacityTerm(const CapacityModel& model, std::sh
         rack_of_host_.push_back(r);
     }
     const int R = static_cast<int>(rack_uplinks_.size());
-    // Level of a switch: hops from the nearest host-attached switch (multi-source BFS).
     std::vector<std::vector<std::pair<int, int>>> adj(S);  // (neighbour, link id)
     for (std::size_t i = 0; i < p.network.links.size(); ++i) {
         const NetLink& l = p.network.links[i];
         adj[l.a].emplace_back(l.b, H + static_cast<int>(i));
         adj[l.b].emplace_back(l.a, H + static_cast<int>(i));
     }
-    std::vector<int> level(S, -1);
-    std::deque<int> queue;
-    for (int s = 0; s < S; ++s)
-        if (rack_of_switch[s] >= 0) level[s] = 0, queue.push_back(s);
-    while (!queue.empty()) {
-        const int s = queue.front();
-        queue.pop_front();
-        for (auto [t, l] : adj[s])
-            if (level[t] < 0) level[t] = level[s] + 1, queue.push_back(t);
-    }
+    const std::vector<int> level = switch_levels(p);
     link_rack_.assign(static_cast<std::size_t>(routes_->num_links()), -1);
     link_pod_.assign(static_cast<std::size_t>(routes_->num_links()), -1);
     for (int s = 0; s < S; ++s)

@@ -149,4 +149,20 @@ std::vector<std::int64_t> link_loads(const Problem& p, const NetworkRoutes& rout
     return loads;
 }
 
+std::vector<int> switch_levels(const Problem& p) {
+    const std::size_t S = p.network.switches.size();
+    std::vector<std::vector<int>> adj(S);
+    for (const NetLink& l : p.network.links) {
+        adj[l.a].push_back(l.b);
+        adj[l.b].push_back(l.a);
+    }
+    std::vector<int> level(S, -1), queue;
+    for (int s : p.network.host_switch)
+        if (level[s] < 0) level[s] = 0, queue.push_back(s);
+    for (std::size_t i = 0; i < queue.size(); ++i)  // multi-source breadth-first search
+        for (int t : adj[queue[i]])
+            if (level[t] < 0) level[t] = level[queue[i]] + 1, queue.push_back(t);
+    return level;
+}
+
 }  // namespace vmcap

@@ -99,6 +99,12 @@ private:
     std::vector<LinkShare> shares_;
 };
 
+/** Level of every switch of problem.network: 0 for a switch some host attaches to (a ToR), else
+ *  its distance in hops from the nearest such switch (aggregation / spine 1, core 2, ...); -1 if
+ *  unreachable. Orders the layers of reports and the uplinks of the bandwidth-aware capacity
+ *  (evaluators/bandwidth_capacity.h). O(switches + links). */
+std::vector<int> switch_levels(const Problem& problem);
+
 /** Loads of every link (micro-units) with VM v on host vm_host[v], recomputed from scratch over
  *  all vlinks: O(vlinks x route length). The independent path of `vmcap validate`. */
 std::vector<std::int64_t> link_loads(const Problem& problem, const NetworkRoutes& routes, std::span<const int> vm_host);

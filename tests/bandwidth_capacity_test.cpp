@@ -4,11 +4,13 @@
 // from-scratch re-derivation are in objective_test.cpp (CandidatePropertiesNetwork).
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <string>
 
 #include "evaluators/bandwidth_capacity.h"
 #include "evaluators/search_state.h"
 #include "instances/snapshot_io.h"
+#include "tests/cli_run.h"
 #include "tests/fixtures.h"
 
 namespace vmcap {
@@ -116,6 +118,33 @@ TEST(BandwidthCapacity, SnapshotFieldRoundTripsAndIsChecked) {
     } catch (const InputError& e) {
         EXPECT_NE(std::string(e.what()).find("flavors[0].bandwidth_mbps"), std::string::npos) << e.what();
     }
+}
+
+TEST(BandwidthCapacity, CapacityCommandReportsItBesideVmcapAndLayers) {
+    const auto file = test::tmp_dir() / "bw_tree.json";
+    { std::ofstream(file) << tree_snapshot("3000"); }
+    const auto r = test::run_vmcap("capacity --format json --cluster " + file.string());
+    ASSERT_EQ(r.code, 0) << r.err;
+    const auto doc = nlohmann::json::parse(r.out);
+    EXPECT_EQ(doc["flavors"][0]["capacity"], 18);
+    EXPECT_EQ(doc["flavors"][0]["bandwidth_limited_capacity"], 5);
+    EXPECT_FALSE(doc["flavors"][1].contains("bandwidth_limited_capacity"));
+    EXPECT_EQ(doc["objective"], 54.0);
+    EXPECT_EQ(doc["objective_bandwidth_limited"], 41.0);
+    // Layers: 5 NICs (max 500 / 2,500 = 20%), 3 ToR uplinks (500 / 3,000 twice, 0), 2 aggregation uplinks (idle).
+    const auto& layers = doc["network"]["layers"];
+    ASSERT_EQ(layers.size(), 3U);
+    EXPECT_EQ(layers[0]["layer"], "host NIC uplinks");
+    EXPECT_EQ(layers[0]["links"], 5);
+    EXPECT_DOUBLE_EQ(layers[0]["max_utilisation_pct"].get<double>(), 20.0);
+    EXPECT_DOUBLE_EQ(layers[0]["mean_utilisation_pct"].get<double>(), 8.0);
+    EXPECT_EQ(layers[1]["layer"], "ToR uplinks");
+    EXPECT_EQ(layers[1]["links"], 3);
+    EXPECT_NEAR(layers[1]["p99_utilisation_pct"].get<double>(), 100.0 / 6, 1e-9);
+    EXPECT_EQ(layers[2]["layer"], "aggregation uplinks");
+    EXPECT_EQ(layers[2]["max_utilisation_pct"], 0.0);
+    const auto t = test::run_vmcap("capacity --cluster " + file.string());
+    EXPECT_NE(t.out.find("weighted capacity with bandwidth limits: 41"), std::string::npos) << t.out;
 }
 
 }  // namespace
