@@ -68,6 +68,7 @@ CapacityModel::CapacityModel(const Problem& problem, const ModelOptions& options
     // bandwidth-aware capacity term applies once a target flavor declares a bandwidth. Both route
     // with one shared table.
     const bool links = problem.network.present() && !problem.vlinks.empty();
+    if (links) vlink_index_ = std::make_unique<const VlinkIndex>(problem);
     if (links || BandwidthCapacityTerm::applies(problem)) {
         auto routes = std::make_shared<const NetworkRoutes>(problem);
         if (links) add_filter(std::make_unique<LinkCapacityFilter>(problem, routes));

@@ -18,6 +18,7 @@
 #include "evaluators/score.h"
 #include "evaluators/vmcap.h"
 #include "instances/problem.h"
+#include "instances/vlink_index.h"
 
 namespace vmcap {
 
@@ -56,6 +57,9 @@ public:
     void add_filter(std::unique_ptr<FeasibilityFilter> filter);
 
     const Problem& problem() const { return problem_; }
+    /** The snapshot's vlinks per VM and hosts per switch (instances/vlink_index.h), or nullptr
+     *  when it has no vlinks: proposals draw destinations near vlink peers from it. */
+    const VlinkIndex* vlink_index() const { return vlink_index_.get(); }
     int num_resources() const { return R_; }
 
     /** Capacity targets, in flavor order: flavor index and weight of target j. */
@@ -116,6 +120,7 @@ private:
     std::vector<SlotDivisors> divisors_;      ///< [flavor]
     std::vector<std::unique_ptr<ObjectiveTerm>> terms_;
     std::vector<std::unique_ptr<FeasibilityFilter>> filters_;
+    std::unique_ptr<const VlinkIndex> vlink_index_;
     bool terms_separable_ = true, terms_monotone_ = true;
 };
 

@@ -108,6 +108,31 @@ bool MigrateMove::propose(ProposalContext& ctx, MigrateMove& mv) {
     }
     const int cur = s.host_of(mv.vm);
     const int f = s.flavor_of(mv.vm);
+    // Near a vlink peer (StarNetLA's "savings" ranking, seed 003 digest §4.5, §8.1.6, as a
+    // distribution): a peer drawn with probability proportional to its vlink's bandwidth, so a
+    // host is drawn in proportion to the bandwidth the VM exchanges with VMs on it; then that host
+    // or, half of the time, a random host under the same ToR. No draw without vlinks.
+    if (const VlinkIndex* vi = s.model().vlink_index(); vi != nullptr && vi->mbps_of(mv.vm) > 0 && rng.below(kPeerDraw) == 0) {
+        const Problem& p = s.problem();
+        auto r = static_cast<std::int64_t>(rng.below(static_cast<std::uint64_t>(vi->mbps_of(mv.vm))));
+        int peer = -1;
+        for (int e : vi->vlinks_of(mv.vm)) {
+            const Vlink& v = p.vlinks[e];
+            if ((r -= v.mbps) < 0) {
+                peer = v.a == mv.vm ? v.b : v.a;
+                break;
+            }
+        }
+        int h = s.host_of(peer);
+        if (rng.below(2) == 0) {
+            const auto rack = vi->hosts_on(p.network.host_switch[h]);
+            h = rack[rng.below(rack.size())];
+        }
+        if (h != cur) {
+            mv.host = h;
+            return true;
+        }
+    }
     if (ctx.has_destinations(f) && rng.below(2) == 0) {
         const int h = ctx.listed_destination(f);
         if (h != cur) {

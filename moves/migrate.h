@@ -68,10 +68,14 @@ struct MigrateMove {
      * cyclically from a random start; sequential, so the per-VM data streams through the CPU
      * caches instead of costing a memory miss each), 1 in 8 an already migrated VM (half of
      * those to its snapshot host, on the best nodes there, so budget can be given back and
-     * reused); otherwise the destination is half the time from the flavor's candidate list,
-     * else uniform among the other hosts. Always succeeds.
+     * reused); otherwise, when the VM has vlinks, 1 in kPeerDraw times a host near one of its
+     * vlink peers (drawn in proportion to bandwidth: the peer's host or a host under its ToR);
+     * else half the time from the flavor's candidate list, else uniform among the other hosts.
+     * Always succeeds.
      */
     static bool propose(ProposalContext& ctx, MigrateMove& out);
+    /** 1 in kPeerDraw migrate proposals of a VM with vlinks look near its peers. */
+    static constexpr std::uint64_t kPeerDraw = 4;
 };
 
 }  // namespace vmcap
