@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <stdexcept>
 
 #include <coin/CbcModel.hpp>
@@ -11,16 +12,37 @@
 #include <coin/CoinPackedVector.hpp>
 #include <coin/OsiClpSolverInterface.hpp>
 
+#include "evaluators/link_filter.h"
+
 namespace vmcap {
+
+const LinkCapacityFilter* check_exact_scope(const CapacityModel& model) {
+    if (!model.problem().constraints.remap_counts_as_migration)
+        throw std::invalid_argument("the exact solvers need constraints.remap_counts_as_migration = true (free remaps are not modelled)");
+    if (model.has_terms()) {
+        std::string msg = "the exact solvers optimise VMCAP capacity only: objective term '";
+        msg += model.terms().front()->name();
+        msg += "' is not modelled (no further objective terms: ram-cost, locality-weight, bandwidth-capacity)";
+        throw std::invalid_argument(msg);
+    }
+    const LinkCapacityFilter* links = nullptr;
+    for (const auto& f : model.filters()) {
+        const auto* l = dynamic_cast<const LinkCapacityFilter*>(f.get());
+        if (l == nullptr || links != nullptr) {
+            std::string msg = "the exact solvers model the built-in rules and one link-capacity rule only: feasibility filter '";
+            msg += f->name();
+            msg += "' is not modelled";
+            throw std::invalid_argument(msg);
+        }
+        links = l;
+    }
+    return links;
+}
 
 ExactResult solve_exact(const CapacityModel& model, double time_limit_s) {
     const auto t0 = std::chrono::steady_clock::now();
     const Problem& p = model.problem();
-    if (!p.constraints.remap_counts_as_migration)
-        throw std::invalid_argument("the exact solvers need constraints.remap_counts_as_migration = true (free remaps are not modelled)");
-    if (model.has_terms() || model.has_filters())
-        throw std::invalid_argument(
-            "the exact solvers optimise VMCAP capacity under the built-in rules only (no further objective terms or feasibility filters)");
+    const LinkCapacityFilter* links = check_exact_scope(model);
     const int H = static_cast<int>(p.hosts.size());
     const int R = p.num_resources();
     const int T = model.num_targets();
@@ -98,7 +120,87 @@ ExactResult solve_exact(const CapacityModel& model, double time_limit_s) {
             }
         }
     }
+    // Link rule (exact.h). A vlink with one end fixed loads each link linearly in the moving
+    // end's x. With both ends migratable: d[e,h] >= |u[a,h] - u[b,h]| (1 iff the vlink crosses
+    // host h's NIC) carries scale() x mbps on uplink h, and z[e,s,t] >= U[a,s] + U[b,t] - 1 (U:
+    // u summed over the hosts on switch s) carries the route shares of s -> t, s != t. d and z
+    // are continuous in [0, 1]; the link rows bound them only from above, so their values at an
+    // integer x (|difference|, product) are always feasible and the rows are exact there.
+    struct AuxCol {
+        std::vector<std::pair<int, double>> lower[2];  // rows aux - sum coef x >= rhs[k] (0, 1 or 2 rows)
+        double rhs[2] = {0.0, 0.0};
+        int rows = 0;
+        double start = 0.0;  // value at the snapshot
+    };
+    std::vector<AuxCol> aux;
+    const int L = links ? links->routes().num_links() : 0;
+    std::vector<std::map<int, double>> link_coef(L);  // [link] column -> micro-units
+    std::vector<double> link_const(L, 0.0);           // [link] load of the vlinks between fixed VMs
+    if (links) {
+        const NetworkRoutes& routes = links->routes();
+        const std::vector<int>& sw = p.network.host_switch;
+        const double scale = static_cast<double>(routes.scale());
+        auto new_aux = [&](AuxCol a) {
+            const int c = static_cast<int>(collb.size());
+            collb.push_back(0);
+            colub.push_back(1);
+            obj.push_back(0);
+            integer.push_back(0);
+            aux.push_back(std::move(a));
+            return c;
+        };
+        for (std::size_t e = 0; e < p.vlinks.size(); ++e) {
+            const Vlink& vl = p.vlinks[e];
+            const double mbps = static_cast<double>(vl.mbps);
+            const bool ma = p.vms[vl.a].migratable, mb = p.vms[vl.b].migratable;
+            const int ha0 = p.vms[vl.a].host, hb0 = p.vms[vl.b].host;
+            if (!ma && !mb) {
+                routes.for_each_share(ha0, hb0,
+                                      [&](int link, std::int64_t units) { link_const[link] += mbps * static_cast<double>(units); });
+                continue;
+            }
+            if (ma != mb) {
+                const int mv = ma ? vl.a : vl.b, fixed_host = ma ? hb0 : ha0;
+                for (int c : vm_cols[mv])
+                    routes.for_each_share(xcols[c].host, fixed_host,
+                                          [&](int link, std::int64_t units) { link_coef[link][c] += mbps * static_cast<double>(units); });
+                continue;
+            }
+            for (int h = 0; h < H; ++h) {
+                AuxCol d;
+                for (int k = 0; k < 2; ++k) {
+                    const double sign = k == 0 ? 1.0 : -1.0;  // d >= u[a,h] - u[b,h], d >= u[b,h] - u[a,h]
+                    for (int c : vm_cols[vl.a])
+                        if (xcols[c].host == h) d.lower[k].emplace_back(c, -sign);
+                    for (int c : vm_cols[vl.b])
+                        if (xcols[c].host == h) d.lower[k].emplace_back(c, sign);
+                }
+                if (d.lower[0].empty()) continue;  // neither end can be on h
+                d.rows = 2;
+                d.start = (ha0 == h) != (hb0 == h) ? 1.0 : 0.0;
+                link_coef[h][new_aux(std::move(d))] += mbps * scale;
+            }
+            for (std::size_t s = 0; s < p.network.switches.size(); ++s)
+                for (std::size_t t = 0; t < p.network.switches.size(); ++t) {
+                    if (s == t) continue;
+                    AuxCol z;
+                    z.rows = 1;
+                    z.rhs[0] = -1.0;
+                    for (int c : vm_cols[vl.a])
+                        if (sw[xcols[c].host] == static_cast<int>(s)) z.lower[0].emplace_back(c, -1.0);
+                    const std::size_t on_s = z.lower[0].size();
+                    for (int c : vm_cols[vl.b])
+                        if (sw[xcols[c].host] == static_cast<int>(t)) z.lower[0].emplace_back(c, -1.0);
+                    if (on_s == 0 || z.lower[0].size() == on_s) continue;  // an end never under s, or never under t
+                    z.start = sw[ha0] == static_cast<int>(s) && sw[hb0] == static_cast<int>(t) ? 1.0 : 0.0;
+                    const int col = new_aux(std::move(z));
+                    for (const LinkShare& ls : routes.route(static_cast<int>(s), static_cast<int>(t)))
+                        link_coef[ls.link][col] += mbps * static_cast<double>(ls.share);
+                }
+        }
+    }
     const int ncols = static_cast<int>(collb.size());
+    const int aux0 = ncols - static_cast<int>(aux.size());
 
     CoinPackedMatrix m(false, 0, 0);
     m.setDimensions(0, ncols);
@@ -163,6 +265,21 @@ ExactResult solve_exact(const CapacityModel& model, double time_limit_s) {
             add_row(ram, movable_ram - static_cast<double>(p.constraints.max_migrated_ram_mib), COIN_DBL_MAX);
     }
 
+    // Link rows: the lower bounds of d and z, then every link's load <= max(capacity, snapshot load).
+    for (std::size_t k = 0; k < aux.size(); ++k)
+        for (int r = 0; r < aux[k].rows; ++r) {
+            CoinPackedVector row;
+            row.insert(aux0 + static_cast<int>(k), 1.0);
+            for (const auto& [c, coef] : aux[k].lower[r]) row.insert(c, coef);
+            add_row(row, aux[k].rhs[r], COIN_DBL_MAX);
+        }
+    for (int l = 0; l < L; ++l) {
+        if (link_coef[l].empty()) continue;
+        CoinPackedVector row;
+        for (const auto& [c, units] : link_coef[l]) row.insert(c, units);
+        add_row(row, -COIN_DBL_MAX, static_cast<double>(links->allowance(l, 0)) - link_const[l]);
+    }
+
     OsiClpSolverInterface solver;
     solver.messageHandler()->setLogLevel(0);
     solver.loadProblem(m, collb.data(), colub.data(), obj.data(), rowlb.data(), rowub.data());
@@ -178,6 +295,7 @@ ExactResult solve_exact(const CapacityModel& model, double time_limit_s) {
     {
         std::vector<double> start(ncols, 0.0);
         for (int c = 0; c < nx; ++c) start[c] = xcols[c].stay ? 1.0 : 0.0;
+        for (std::size_t k = 0; k < aux.size(); ++k) start[aux0 + static_cast<int>(k)] = aux[k].start;
         cbc.setBestSolution(start.data(), ncols, 0.0, true);
     }
     cbc.branchAndBound();
@@ -212,6 +330,17 @@ ExactResult solve_exact(const CapacityModel& model, double time_limit_s) {
     SearchState s(model);
     s.set_placements(res.best);
     res.objective = s.objective_value();
+    if (links) {
+        std::vector<int> host;
+        std::vector<NodeMask> mask;
+        s.placement_arrays(host, mask);
+        const std::string why = links->violation(p, PlacementView{host, mask});
+        if (!why.empty()) {
+            std::string msg = "exact: the MILP's optimum breaks the link-capacity rule: ";
+            msg += why;
+            throw std::runtime_error(msg);
+        }
+    }
     if (res.proven && std::abs(res.objective - std::abs(cbc.getObjValue())) > 1e-6 * std::max(1.0, res.objective))
         throw std::runtime_error("exact: MILP optimum " + std::to_string(std::abs(cbc.getObjValue())) +
                                  " differs from the VMCAP re-evaluation " + std::to_string(res.objective));

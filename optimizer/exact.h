@@ -12,6 +12,17 @@
  * capacity, i.e. the y of one flavor form a VMCAP packing of the free space that x leaves
  * (flavors are counted independently, as VMCAP does). Budget: at most max_migrations VMs and
  * max_migrated_ram RAM off their snapshot placement. Objective: max sum_f w_f sum y[f,h,S].
+ *
+ * The link-capacity rule (evaluators/link_filter.h; registered by CapacityModel when the snapshot
+ * has a network and vlinks) is modelled exactly, in micro-units (NetworkRoutes). With u[v,h] =
+ * sum_S x[v,h,S] (a constant for a non-migratable VM): a vlink e = (a, b) of m Mbps with one end
+ * fixed loads each link linearly in the other end's u (its ECMP shares from each host); with both
+ * ends migratable, uplink h carries m x scale() x d[e,h] with d[e,h] >= |u[a,h] - u[b,h]| (the
+ * vlink crosses h's NIC), and the switch links the route shares of s -> t times z[e,s,t] >=
+ * U[a,s] + U[b,t] - 1 (U: u summed over the hosts on switch s, s != t). d and z are continuous in
+ * [0, 1] and bounded only from below, so at every integer x their exact values (|difference|,
+ * product) are feasible. One row per loaded link: load <= max(capacity, snapshot load). Other
+ * objective terms and feasibility filters are refused (check_exact_scope).
  */
 #include <string>
 #include <vector>
@@ -19,6 +30,8 @@
 #include "evaluators/search_state.h"
 
 namespace vmcap {
+
+class LinkCapacityFilter;
 
 struct ExactResult {
     std::vector<Placement> best;  ///< placements of the VMs that move in the optimum
@@ -33,10 +46,20 @@ struct ExactResult {
 };
 
 /**
+ * What both exact solvers model, checked before any work: returns the model's link-capacity
+ * filter (nullptr without one). Throws std::invalid_argument with a one-line reason for free
+ * remaps (constraints.remap_counts_as_migration false), any objective term beyond VMCAP
+ * (ram-cost, locality-weight, bandwidth-capacity: not modelled), and any feasibility filter other
+ * than one LinkCapacityFilter. O(filters).
+ */
+const LinkCapacityFilter* check_exact_scope(const CapacityModel& model);
+
+/**
  * Builds and solves the MILP. Intended for small instances (about <= 10 hosts and <= 40 VMs; the
- * model has O(VMs x hosts x placements + targets x hosts x placements) columns). Throws
- * std::runtime_error if CBC reports an infeasible model or returns a solution that fails the
- * integer re-check. Thread-safe with respect to other instances (CBC state is local).
+ * model has O(VMs x hosts x placements + targets x hosts x placements + vlinks x (hosts + switches^2))
+ * columns). Throws std::invalid_argument as check_exact_scope; std::runtime_error if CBC reports
+ * an infeasible model or returns a solution that fails the integer re-check (VMCAP value, and the
+ * link loads recomputed from scratch by LinkCapacityFilter::violation). Thread-safe with respect to other instances (CBC state is local).
  */
 ExactResult solve_exact(const CapacityModel& model, double time_limit_s);
 

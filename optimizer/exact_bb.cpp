@@ -18,6 +18,17 @@
 // Symmetry: identical VMs (same host, flavor and node set) are chosen as a prefix of their class
 // and placed consecutively with non-decreasing (host, placement); a host with the same type and
 // free amounts as a lower host (neither the snapshot host of an unplaced VM) is not tried.
+//
+// The link-capacity rule (evaluators/link_filter.h), when the model has it. The search keeps the
+// "determined" load of every link: that of the vlinks whose two ends are final (not in M, or
+// placed). A vlink loads every link by >= 0, so the final load of a link is at least its
+// determined load: a placement that takes some link above max(capacity, snapshot load) is never
+// part of a feasible completion and is skipped (the check depends on the host only), and a VM
+// with no such host left ends the branch. At a leaf every vlink is determined, so the incumbent
+// is link-feasible (re-checked from scratch at the end). The VMCAP bounds stay upper bounds, as
+// forbidding placements only lowers the optimum. Symmetries change: hosts differ by their place
+// in the network and their loads (no host symmetry), and a VM with a vlink is in no class of
+// identical VMs (its vlinks name it).
 #include "optimizer/exact_bb.h"
 
 #include <algorithm>
@@ -30,6 +41,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "evaluators/link_filter.h"
 #include "optimizer/annealing.h"
 #include "optimizer/greedy.h"
 
@@ -69,6 +81,9 @@ private:
     void place(int pos, int h, int emb);
     void unplace(int pos, int h, int emb);
     bool trial(int h, int flavor, const Embedding& e, double& delta) const;
+    // --- link-capacity rule (only with links_): determined loads ---
+    void link_shift(int vm, int h, int sign);
+    bool link_trial(int vm, int h);
     double objective() const { return m_.weighted_objective(tot_.data()); }
     double eps() const { return 1e-9 * std::max(1.0, std::abs(inc_)); }
     bool tick();
@@ -92,6 +107,14 @@ private:
     std::vector<Amount> free_;
     std::vector<Count> b_, cap_, tot_;
     std::vector<int> touch_;  ///< > 0: host differs from the snapshot (removals or placements)
+
+    const LinkCapacityFilter* links_ = nullptr;
+    std::vector<std::vector<int>> vlinks_of_;  ///< [vm] indices into problem.vlinks
+    std::vector<std::int64_t> load_;           ///< [link] determined load, micro-units
+    std::vector<int> cur_host_;                ///< [vm] host now (snapshot host while open)
+    std::vector<char> open_;                   ///< [vm] in M and not placed yet
+    std::vector<std::int64_t> ldelta_;         ///< [link] link_trial scratch (zero between calls)
+    std::vector<int> ltouched_;
 
     std::vector<Movable> mov_;
     std::vector<int> host_first_, host_end_;  ///< range of each host's movable VMs in mov_
@@ -136,6 +159,20 @@ BranchBound::BranchBound(const CapacityModel& model, const BranchBoundParams& pa
     touch_.assign(H_, 0);
     for (int h = 0; h < H_; ++h) refresh(h, static_cast<NodeMask>((1U << n_[h]) - 1));
 
+    for (const auto& f : m_.filters()) links_ = dynamic_cast<const LinkCapacityFilter*>(f.get());
+    if (links_) {
+        vlinks_of_.assign(p_.vms.size(), {});
+        for (std::size_t e = 0; e < p_.vlinks.size(); ++e) {
+            vlinks_of_[p_.vlinks[e].a].push_back(static_cast<int>(e));
+            vlinks_of_[p_.vlinks[e].b].push_back(static_cast<int>(e));
+        }
+        load_ = links_->snapshot_loads();
+        ldelta_.assign(load_.size(), 0);
+        cur_host_.resize(p_.vms.size());
+        for (std::size_t v = 0; v < p_.vms.size(); ++v) cur_host_[v] = p_.vms[v].host;
+        open_.assign(p_.vms.size(), 0);
+    }
+
     for (std::size_t v = 0; v < p_.vms.size(); ++v) {
         const Vm& vm = p_.vms[v];
         if (!vm.migratable) continue;
@@ -158,7 +195,9 @@ BranchBound::BranchBound(const CapacityModel& model, const BranchBoundParams& pa
     host_end_.assign(H_, 0);
     for (std::size_t i = 0; i < mov_.size(); ++i) {
         Movable& mv = mov_[i];
-        const bool same = i > 0 && mov_[i - 1].host == mv.host && mov_[i - 1].flavor == mv.flavor && mov_[i - 1].mask == mv.mask;
+        const auto linked = [&](const Movable& x) { return links_ != nullptr && !vlinks_of_[x.vm].empty(); };
+        const bool same = i > 0 && mov_[i - 1].host == mv.host && mov_[i - 1].flavor == mv.flavor && mov_[i - 1].mask == mv.mask &&
+                          !linked(mov_[i - 1]) && !linked(mv);
         mv.cls = same ? mov_[i - 1].cls : static_cast<int>(i);
         if (i == 0 || mov_[i - 1].host != mv.host) host_first_[mv.host] = static_cast<int>(i);
         host_end_[mv.host] = static_cast<int>(i) + 1;
@@ -218,24 +257,74 @@ void BranchBound::take_off(int pos) {
     const Movable& mv = mov_[pos];
     shift(mv.host, mv.flavor, mv.mask, +1);
     ++touch_[mv.host];
+    if (links_) {
+        link_shift(mv.vm, mv.host, -1);
+        open_[mv.vm] = 1;
+    }
 }
 
 void BranchBound::put_back(int pos) {
     const Movable& mv = mov_[pos];
     shift(mv.host, mv.flavor, mv.mask, -1);
     --touch_[mv.host];
+    if (links_) {
+        open_[mv.vm] = 0;
+        link_shift(mv.vm, mv.host, +1);
+    }
 }
 
 void BranchBound::place(int pos, int h, int emb) {
     const Movable& mv = mov_[pos];
     shift(h, mv.flavor, m_.evaluator(type_[h], mv.flavor).placements()[emb].mask, -1);
     ++touch_[h];
+    if (links_) {
+        open_[mv.vm] = 0;
+        cur_host_[mv.vm] = h;
+        link_shift(mv.vm, h, +1);
+    }
 }
 
 void BranchBound::unplace(int pos, int h, int emb) {
     const Movable& mv = mov_[pos];
     shift(h, mv.flavor, m_.evaluator(type_[h], mv.flavor).placements()[emb].mask, +1);
     --touch_[h];
+    if (links_) {
+        link_shift(mv.vm, h, -1);
+        cur_host_[mv.vm] = mv.host;
+        open_[mv.vm] = 1;
+    }
+}
+
+void BranchBound::link_shift(int vm, int h, int sign) {
+    // The vlinks of `vm` whose other end is final join (sign +1) or leave (-1) the determined loads.
+    const NetworkRoutes& routes = links_->routes();
+    for (int e : vlinks_of_[vm]) {
+        const Vlink& l = p_.vlinks[e];
+        const int other = l.a == vm ? l.b : l.a;
+        if (!open_[other]) routes.add_vlink(load_, h, cur_host_[other], l.mbps, sign);
+    }
+}
+
+bool BranchBound::link_trial(int vm, int h) {
+    // Would `vm` (open) on host h take a link above max(capacity, snapshot load) with the vlinks
+    // to its final peers? Their loads only add, so the sum per link is compared once.
+    const NetworkRoutes& routes = links_->routes();
+    for (int e : vlinks_of_[vm]) {
+        const Vlink& l = p_.vlinks[e];
+        const int other = l.a == vm ? l.b : l.a;
+        if (open_[other]) continue;
+        routes.for_each_share(h, cur_host_[other], [&](int link, std::int64_t units) {
+            if (ldelta_[link] == 0) ltouched_.push_back(link);
+            ldelta_[link] += l.mbps * units;
+        });
+    }
+    bool ok = true;
+    for (int link : ltouched_) {
+        ok = ok && links_->allowed(link, load_[link] + ldelta_[link]);
+        ldelta_[link] = 0;
+    }
+    ltouched_.clear();
+    return ok;
 }
 
 bool BranchBound::trial(int h, int flavor, const Embedding& e, double& delta) const {
@@ -383,6 +472,13 @@ void BranchBound::warm_start() {
         r = anneal(m_, sp);
     }
     s.set_placements(r.best);
+    if (links_) {
+        // The searches obey the filter; a start that breaks it would make the incumbent infeasible.
+        std::vector<int> host;
+        std::vector<NodeMask> mask;
+        s.placement_arrays(host, mask);
+        if (!links_->violation(p_, PlacementView{host, mask}).empty()) return;
+    }
     if (s.objective_value() > inc_) {
         inc_ = s.objective_value();
         best_ = r.best;
@@ -450,7 +546,7 @@ void BranchBound::search(std::uint64_t unplaced, int last_k) {
     for (std::uint64_t u = unplaced; u; u &= u - 1) origin[mov_[chosen_[std::countr_zero(u)]].host] = 1;
     for (int h = 0; h < H_; ++h) {
         rep[h] = h;
-        if (!sym || origin[h]) continue;
+        if (!sym || links_ || origin[h]) continue;
         const std::size_t len = static_cast<std::size_t>(n_[h]) * R_;
         for (int g = 0; g < h; ++g)
             if (rep[g] == g && !origin[g] && type_[g] == type_[h] &&
@@ -476,7 +572,9 @@ void BranchBound::search(std::uint64_t unplaced, int last_k) {
                 nopt[a] += static_cast<int>(opts[static_cast<std::size_t>(a) * H_ + rep[h]].size());
                 continue;
             }
-            if (touch_[h] == 0 && h != mov_[pos].host)
+            if (links_ && !link_trial(mov_[pos].vm, h))
+                o.clear();  // some link over its limit already: never feasible below this node
+            else if (touch_[h] == 0 && h != mov_[pos].host)
                 o = opts0_[static_cast<std::size_t>(pos) * H_ + h];
             else
                 options_on(pos, h, o);
@@ -578,6 +676,17 @@ ExactResult BranchBound::run() {
         throw std::logic_error("exact: branch-and-bound value differs from the SearchState re-evaluation");
     if (s.migrations() > p_.constraints.max_migrations || s.migrated_ram_mib() > p_.constraints.max_migrated_ram_mib)
         throw std::logic_error("exact: branch-and-bound optimum breaks the migration budget");
+    if (links_) {
+        std::vector<int> host;
+        std::vector<NodeMask> mask;
+        s.placement_arrays(host, mask);
+        const std::string why = links_->violation(p_, PlacementView{host, mask});
+        if (!why.empty()) {
+            std::string msg = "exact: branch-and-bound optimum breaks the link-capacity rule: ";
+            msg += why;
+            throw std::logic_error(msg);
+        }
+    }
     res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0_).count();
     return res;
 }
@@ -585,12 +694,9 @@ ExactResult BranchBound::run() {
 }  // namespace
 
 ExactResult solve_exact_bb(const CapacityModel& model, const BranchBoundParams& params) {
-    // The search enumerates moved VMs as budget users; a free remap would be a move outside it.
-    if (!model.problem().constraints.remap_counts_as_migration)
-        throw std::invalid_argument("the exact solvers need constraints.remap_counts_as_migration = true (free remaps are not modelled)");
-    if (model.has_terms() || model.has_filters())
-        throw std::invalid_argument(
-            "the exact solvers optimise VMCAP capacity under the built-in rules only (no further objective terms or feasibility filters)");
+    // The search enumerates moved VMs as budget users (a free remap would be a move outside it),
+    // and models VMCAP under the built-in rules and the link-capacity rule only.
+    check_exact_scope(model);
     BranchBound bb(model, params);
     return bb.run();
 }

@@ -7,7 +7,13 @@
  * optimisation; every migratable VM ends on one (host, placement of its flavor there); a VM is
  * migrated iff its (host, pNUMA node set) differs from the snapshot; at most max_migrations
  * migrated VMs and max_migrated_ram_mib of their RAM; no pNUMA node over capacity; objective
- * sum_j w_j x sum_hosts VMCAP.
+ * sum_j w_j x sum_hosts VMCAP. With the link-capacity rule (a network with vlinks;
+ * evaluators/link_filter.h), only final states whose every link load is <= max(capacity, snapshot
+ * load) count: each placement is checked against the loads of the vlinks already determined
+ * (both ends final; loads only add, so this prunes exactly), the incumbent is link-feasible, the
+ * VMCAP bounds stay valid (forbidding placements only lowers the optimum), and host symmetry and
+ * identical-VM classes of VMs with vlinks are off. Other objective terms and filters are refused
+ * (check_exact_scope, exact.h).
  *
  * Search (details in exact_bb.cpp): an outer enumeration of the set M of moved VMs (increasing
  * index, identical VMs taken in a fixed order), an inner search placing M's VMs on the snapshot
@@ -43,9 +49,11 @@ struct BranchBoundParams {
  * `columns`/`rows` are 0; `nodes` counts search nodes. Optimal up to a relative tolerance of
  * 1e-9 on the weighted objective (weights are doubles). Complexity: exponential in the budget,
  * about sum_{s<=B} C(movable VMs, s) removal sets times a pruned placement search. Thread-safe
- * with respect to other calls (no shared state); single-threaded. Throws std::invalid_argument on
- * a non-positive time limit, a negative node limit, or an effective budget above 62 migrations
- * (the solver's bitmasks; far beyond what it can prove anyway).
+ * with respect to other calls (no shared state); single-threaded. Throws std::invalid_argument as
+ * check_exact_scope, on a non-positive time limit, a negative node limit, or an effective budget
+ * above 62 migrations (the solver's bitmasks; far beyond what it can prove anyway). With links, the
+ * optimum is re-checked from scratch (LinkCapacityFilter::violation; a violation throws
+ * std::logic_error) and each placement node costs O(vlinks of the VM x route length) more.
  */
 ExactResult solve_exact_bb(const CapacityModel& model, const BranchBoundParams& params);
 

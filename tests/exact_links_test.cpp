@@ -1,0 +1,353 @@
+// vmcap exact with the link-capacity rule (issue 11): on tiny networked snapshots (3-4 hosts on a
+// leaf-spine, 6-8 VMs, about 10-20 vlinks, budgets 1-3) the branch and bound (exact_bb.h) and the MILP
+// (exact.h) equal an independent brute force over every final state within the budget whose link
+// loads, recomputed from scratch, respect max(capacity, snapshot load); how often the rule binds
+// (the optimum without it is higher) and the annealing pipeline reaches the
+// optimum (issue 11 asks >= 95%; see the floors below); every plan built passes `validate`.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdio>
+#include <functional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "evaluators/network_load.h"
+#include "evaluators/search_state.h"
+#include "instances/snapshot_io.h"
+#include "optimizer/exact.h"
+#include "optimizer/exact_bb.h"
+#include "optimizer/optimize.h"
+#include "optimizer/plan.h"
+#include "optimizer/validate.h"
+#include "tests/cli_run.h"
+#include "tests/fixtures.h"
+
+namespace vmcap {
+namespace {
+
+std::string name(const char* prefix, int n) {
+    std::string s(prefix);  // appended: "x" + to_string trips a GCC 12 -Wrestrict false positive
+    s += std::to_string(n);
+    return s;
+}
+
+/**
+ * `hosts` hosts of topology `topo` (K1: one pNUMA node of 8 vCPU / 32 GiB; else 4 vCPU / 16 GiB
+ * per node); flavors 1c4g (K1, weight 0), 2c8g (K1, 1), 4c16g (K2, or K1 on K1 hosts; 1.5) and on
+ * >= 4-node hosts 8c32g (K4, 2); exactly `vms` VMs at random feasible placements, every second
+ * one first tried on the host of the one before (VMs come in pairs that talk); one in seven not
+ * migratable. Network: test::add_leaf_spine (host h on ToR h mod 3, two spines, NICs of 50 Mbps,
+ * ToR-spine links of 500 Mbps), the first half of its random vlinks (100..399 Mbps), and a vlink
+ * of 100..399 Mbps between every two VMs that share a host. NICs below every vlink make the rule
+ * bind: no NIC may carry more than in the snapshot, so a VM leaves its partners only if that
+ * does not load any NIC more (or they move with it).
+ */
+Problem networked(const std::string& topo, int hosts, int vms, std::int64_t budget, std::uint64_t seed) {
+    Problem p;
+    p.resources = {"vcpu", "ram_mib"};
+    HostType ht;
+    ht.name = topo;
+    ht.topology = parse_topology(topo);
+    const Amount node_vcpu = ht.num_nodes() == 1 ? 8 : 4;
+    for (int i = 0; i < ht.num_nodes(); ++i) {
+        ht.node_capacity.push_back(node_vcpu);
+        ht.node_capacity.push_back(node_vcpu * 4 * 1024);
+    }
+    p.host_types.push_back(ht);
+    for (int h = 0; h < hosts; ++h) p.hosts.push_back(Host{name("h", h), 0, name("tor", h % 3), "p0", ""});  // rack = its ToR
+    auto flavor = [&](const char* n, Amount vcpu, Amount gib, const char* vnuma, double w) {
+        Flavor f;
+        f.name = n;
+        f.demand = {vcpu, gib * 1024};
+        f.vnuma = parse_topology(vnuma);
+        f.weight = w;
+        p.flavors.push_back(f);
+    };
+    flavor("1c4g", 1, 4, "K1", 0.0);
+    flavor("2c8g", 2, 8, "K1", 1.0);
+    flavor("4c16g", 4, 16, ht.num_nodes() == 1 ? "K1" : "K2", 1.5);
+    if (ht.num_nodes() >= 4) flavor("8c32g", 8, 32, "K4", 2.0);
+    std::mt19937_64 rng(seed);
+    std::vector<std::vector<Amount>> used(hosts, std::vector<Amount>(ht.node_capacity.size(), 0));
+    for (int attempt = 0; attempt < 1000 && static_cast<int>(p.vms.size()) < vms; ++attempt) {
+        const int f = static_cast<int>(rng() % p.flavors.size());
+        const Flavor& fl = p.flavors[f];
+        const int k = fl.num_vnuma();
+        int h = static_cast<int>(rng() % static_cast<std::uint64_t>(hosts));
+        if (p.vms.size() % 2 == 1 && attempt % 50 != 49) h = p.vms.back().host;  // the partner's host
+        const auto embs = enumerate_embeddings(ht.topology.graph, fl.vnuma.graph);
+        const Embedding& e = embs[rng() % embs.size()];
+        bool ok = true;
+        for (int v = 0; v < k; ++v)
+            for (int r = 0; r < 2; ++r) ok = ok && used[h][e.map[v] * 2 + r] + fl.demand[r] / k <= ht.node_capacity[e.map[v] * 2 + r];
+        if (!ok) continue;
+        Vm vm;
+        vm.id = name("vm", static_cast<int>(p.vms.size()));
+        vm.flavor = f;
+        vm.host = h;
+        for (int v = 0; v < k; ++v) {
+            vm.pnuma[v] = e.map[v];
+            for (int r = 0; r < 2; ++r) used[h][e.map[v] * 2 + r] += fl.demand[r] / k;
+        }
+        vm.migratable = rng() % 7 != 0;
+        p.vms.push_back(vm);
+    }
+    p.constraints.max_migrations = budget;
+    finalize_problem(p, "<networked>");
+    test::add_leaf_spine(p, seed * 31 + 7, 50, 500, 100, 300);
+    p.vlinks.resize(p.vlinks.size() / 2);
+    const int V = static_cast<int>(p.vms.size());
+    for (int a = 0; a < V; ++a)
+        for (int b = a + 1; b < V; ++b)
+            if (p.vms[a].host == p.vms[b].host) p.vlinks.push_back(Vlink{a, b, 100 + static_cast<std::int64_t>(rng() % 300), -1});
+    return p;
+}
+
+/**
+ * Best objective (score units) over every final state: each set M of at most max_migrations
+ * migratable VMs (RAM within max_migrated_ram_mib) leaves its nodes, then every assignment of M's
+ * VMs to a (host, node set) other than their own is tried, node capacities checked by hand. With
+ * `links`, a final state counts only if link_loads() of its hosts (a route table of its own) keeps
+ * every link within max(capacity, snapshot load). Value: sum_f w_f x sum_h VMCAP through
+ * CapacityModel::host_capacity. Nothing of SearchState, the filter or the solvers.
+ */
+Score brute_force(const CapacityModel& m, bool links) {
+    const Problem& p = m.problem();
+    const int R = p.num_resources();
+    const int H = static_cast<int>(p.hosts.size());
+    const NetworkRoutes routes(p);
+    std::vector<int> host(p.vms.size());
+    for (std::size_t v = 0; v < p.vms.size(); ++v) host[v] = p.vms[v].host;
+    const std::vector<std::int64_t> snapshot = link_loads(p, routes, host);
+    const auto usage = compute_node_usage(p);
+    std::vector<std::vector<Amount>> free(H);
+    for (int h = 0; h < H; ++h)
+        for (std::size_t i = 0; i < usage[h].size(); ++i) free[h].push_back(p.host_type_of(h).node_capacity[i] - usage[h][i]);
+    std::vector<int> movable;
+    for (std::size_t v = 0; v < p.vms.size(); ++v)
+        if (p.vms[v].migratable) movable.push_back(static_cast<int>(v));
+    auto mask_of = [&](int v) {
+        unsigned mask = 0;
+        for (int i = 0; i < p.flavors[p.vms[v].flavor].num_vnuma(); ++i) mask |= 1U << p.vms[v].pnuma[i];
+        return mask;
+    };
+    auto shift = [&](int h, int flavor, unsigned mask, Amount sign) {
+        for (int i = 0; i < p.host_type_of(h).num_nodes(); ++i)
+            if ((mask >> i) & 1U)
+                for (int r = 0; r < R; ++r) free[h][i * R + r] += sign * p.flavors[flavor].node_demand[r];
+    };
+    auto value = [&] {
+        Score s = 0;
+        for (std::size_t f = 0; f < p.flavors.size(); ++f)
+            for (int h = 0; h < H; ++h)
+                s += weight_units(p.flavors[f].weight) * m.host_capacity(p.hosts[h].type, static_cast<int>(f), free[h].data());
+        return s;
+    };
+    auto links_ok = [&] {
+        const auto load = link_loads(p, routes, host);
+        for (int l = 0; l < routes.num_links(); ++l)
+            if (load[l] > std::max(routes.capacity(l), snapshot[l])) return false;
+        return true;
+    };
+    Score best = value();
+    std::vector<int> chosen;
+    std::function<void(std::size_t)> assign = [&](std::size_t k) {
+        if (k == chosen.size()) {
+            if (!links || links_ok()) best = std::max(best, value());
+            return;
+        }
+        const int v = chosen[k];
+        const int f = p.vms[v].flavor;
+        for (int h = 0; h < H; ++h)
+            for (const Embedding& e : m.evaluator(p.hosts[h].type, f).placements()) {
+                if (h == p.vms[v].host && e.mask == mask_of(v)) continue;
+                bool fits = true;
+                for (int i = 0; i < p.host_type_of(h).num_nodes() && fits; ++i)
+                    if ((e.mask >> i) & 1U)
+                        for (int r = 0; r < R; ++r) fits = fits && free[h][i * R + r] >= p.flavors[f].node_demand[r];
+                if (!fits) continue;
+                shift(h, f, e.mask, -1);
+                host[v] = h;
+                assign(k + 1);
+                host[v] = p.vms[v].host;
+                shift(h, f, e.mask, +1);
+            }
+    };
+    std::function<void(std::size_t, Amount)> subsets = [&](std::size_t first, Amount ram) {
+        if (!chosen.empty()) assign(0);
+        if (static_cast<std::int64_t>(chosen.size()) >= p.constraints.max_migrations) return;
+        for (std::size_t i = first; i < movable.size(); ++i) {
+            const int v = movable[i];
+            const Amount r = p.flavors[p.vms[v].flavor].demand[kRamMib];
+            if (ram + r > p.constraints.max_migrated_ram_mib) continue;
+            shift(p.vms[v].host, p.vms[v].flavor, mask_of(v), +1);
+            chosen.push_back(v);
+            subsets(i + 1, ram + r);
+            chosen.pop_back();
+            shift(p.vms[v].host, p.vms[v].flavor, mask_of(v), -1);
+        }
+    };
+    subsets(0, 0);
+    return best;
+}
+
+BranchBoundParams cold(bool symmetry) {
+    BranchBoundParams bp;
+    bp.time_limit_s = 60;
+    bp.warm_start_evaluations = -1;  // the search must find the optimum itself
+    bp.symmetry = symmetry;
+    return bp;
+}
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+/** Builds the plan of `best`, validates it independently and returns its objective_after. */
+double validated_plan(const CapacityModel& m, const std::vector<Placement>& best) {
+    const Plan plan = build_plan(m, best);
+    const auto doc = nlohmann::json::parse(plan_to_json(m.problem(), plan, PlanInfo{}).dump());
+    const PlanCheck check = validate_plan(m, doc, "<plan>");
+    EXPECT_TRUE(check.ok) << check.error;
+    EXPECT_DOUBLE_EQ(check.objective_after, plan.objective_after);
+    return plan.objective_after;
+}
+
+struct Case {
+    const char* topo;
+    int hosts, vms;
+    std::int64_t budget;
+};
+
+// 30 instances: one-, two- and four-node hosts, 3..4 hosts, 6..8 VMs, budgets 1..3 (each
+// topology with each budget).
+std::vector<Case> cases() {
+    const char* topos[] = {"K1", "K2", "K4"};
+    std::vector<Case> out;
+    for (int i = 0; i < 30; ++i) out.push_back(Case{topos[i % 3], 3 + (i / 3) % 2, 6 + (i / 2) % 3, 1 + (i / 6) % 3});
+    return out;
+}
+
+TEST(ExactLinks, BranchBoundAndMilpEqualBruteForceAndAnnealingReachesIt) {
+    const auto cs = cases();
+    int binding = 0, anneal_hits = 0, plan_hits = 0, exact_plan_full = 0;
+    std::printf("%4s %4s %5s %3s %3s %6s | %9s %9s | %8s %8s %9s | %s\n", "case", "topo", "hosts", "vms", "B", "vlinks", "opt-links",
+                "opt-free", "bb ms", "milp ms", "milp cols", "anneal");
+    for (std::size_t i = 0; i < cs.size(); ++i) {
+        const Case& c = cs[i];
+        const Problem p = networked(c.topo, c.hosts, c.vms, c.budget, 1000 + i);
+        SCOPED_TRACE(name("case ", static_cast<int>(i)));
+        ASSERT_EQ(static_cast<int>(p.vms.size()), c.vms);
+        const CapacityModel m(p);
+        ASSERT_TRUE(m.has_filters());
+        Problem free_p = p;  // the same snapshot without vlinks: no link rule
+        free_p.vlinks.clear();
+        const CapacityModel m_free(free_p);
+        ASSERT_FALSE(m_free.has_filters());
+
+        const double bf = to_objective(brute_force(m, true));
+        const double bf_free = to_objective(brute_force(m_free, false));
+        EXPECT_LE(bf, bf_free);
+        if (bf < bf_free) ++binding;
+
+        auto t0 = std::chrono::steady_clock::now();
+        const ExactResult bb = solve_exact_bb(m, cold(true));
+        const double bb_s = seconds_since(t0);
+        EXPECT_TRUE(bb.proven);
+        EXPECT_DOUBLE_EQ(bb.objective, bf);
+        EXPECT_DOUBLE_EQ(solve_exact_bb(m, cold(false)).objective, bf);  // without symmetry rules
+        BranchBoundParams warm;
+        warm.time_limit_s = 60;
+        warm.warm_start_evaluations = 5000;
+        EXPECT_DOUBLE_EQ(solve_exact_bb(m, warm).objective, bf);
+        EXPECT_DOUBLE_EQ(solve_exact_bb(m_free, cold(true)).objective, bf_free);
+
+        t0 = std::chrono::steady_clock::now();
+        const ExactResult milp = solve_exact(m, 60);
+        const double milp_s = seconds_since(t0);
+        EXPECT_TRUE(milp.proven);
+        EXPECT_DOUBLE_EQ(milp.objective, bf);
+
+        // Plans of both optima: ordered, validated (every step's links and nodes); with links a
+        // final state may have no order whose every prefix keeps the links (then fewer steps).
+        const double bb_plan = validated_plan(m, bb.best);
+        validated_plan(m, milp.best);
+        if (bb_plan == bf) ++exact_plan_full;
+
+        OptimizeParams op;
+        op.algorithm = Algorithm::Annealing;
+        op.search.quiet = true;
+        op.search.seed = 1;
+        op.search.threads = 1;
+        op.search.max_evaluations = 20000;  // 100,000 gives the same hits (measured)
+        const OptimizeResult r = optimize(m, op);
+        const bool hit = r.search.objective_best == bf;
+        anneal_hits += hit;
+        EXPECT_LE(r.search.objective_best, bf);
+        const auto doc = nlohmann::json::parse(plan_to_json(p, r.plan, PlanInfo{}).dump());
+        const PlanCheck check = validate_plan(m, doc, "<plan>");
+        EXPECT_TRUE(check.ok) << check.error;
+        plan_hits += r.plan.objective_after == bf;
+
+        std::printf("%4zu %4s %5d %3d %3lld %6zu | %9.3f %9.3f | %8.2f %8.2f %9d | %s\n", i, c.topo, c.hosts, c.vms,
+                    static_cast<long long>(c.budget), p.vlinks.size(), bf, bf_free, bb_s * 1e3, milp_s * 1e3, milp.columns,
+                    hit ? "hit" : "miss");
+    }
+    const int n = static_cast<int>(cs.size());
+    std::printf(
+        "instances %d; link rule binds (optimum without links higher) on %d; annealing reaches the optimum on %d/%d "
+        "(its plan on %d/%d); the B&B optimum's plan is complete on %d/%d\n",
+        n, binding, anneal_hits, n, plan_hits, n, exact_plan_full, n);
+    EXPECT_GE(n, 20);
+    // Measured at this commit: the rule binds on 10/30 (a third; on such tiny instances an
+    // optimum that avoids the links is often as good: a remap, or a VM following its peers), and
+    // the annealing reaches the optimum on 25/30 (83%), short of issue 11's 95%: its misses need
+    // two VMs joined by a vlink to move together, which no single migrate may do first (the NIC
+    // rule refuses the split) and no compound move proposes. These are floors, not the target.
+    EXPECT_GE(4 * binding, n);
+    EXPECT_GE(100 * anneal_hits, 80 * n);
+}
+
+TEST(ExactLinks, RefusesOtherTermsWithAClearMessage) {
+    Problem p = networked("K2", 4, 6, 2, 5);
+    p.objective_terms.emplace_back("ram-cost", 0.5);
+    const CapacityModel m(p);
+    for (const auto& solve :
+         {std::function<void()>([&] { solve_exact_bb(m, cold(true)); }), std::function<void()>([&] { solve_exact(m, 10); })}) {
+        try {
+            solve();
+            ADD_FAILURE() << "not refused";
+        } catch (const std::invalid_argument& e) {
+            EXPECT_NE(std::string(e.what()).find("objective term 'ram-cost' is not modelled"), std::string::npos) << e.what();
+        }
+    }
+}
+
+TEST(ExactLinks, CliWritesAValidPlanWithBothMethods) {
+    using test::run_vmcap;
+    using test::tmp_dir;
+    const Problem p = networked("K4", 4, 7, 2, 1003);
+    const std::string snap = (tmp_dir() / "exact_links_snap.json").string();
+    write_file_atomic(snap, format_json_lines(snapshot_to_json(p)));
+    const CapacityModel m(p);
+    const double optimum = to_objective(brute_force(m, true));
+    for (const char* method : {"bb", "milp"}) {
+        std::string plan = (tmp_dir() / "exact_links_plan_").string();
+        plan += method;
+        plan += ".json";
+        std::string args = "exact --method ";
+        args += method;
+        args += " --cluster " + snap + " --out " + plan;
+        const auto r = run_vmcap(args);
+        ASSERT_EQ(r.code, 0) << r.err;
+        const auto doc = nlohmann::json::parse(read_text_file(plan));
+        EXPECT_EQ(doc["search"]["proven_optimal"], true) << method;
+        EXPECT_DOUBLE_EQ(doc["search"]["optimum"].get<double>(), optimum) << method;
+        EXPECT_EQ(run_vmcap("validate --cluster " + snap + " --plan " + plan).code, 0) << method;
+    }
+}
+
+}  // namespace
+}  // namespace vmcap
