@@ -68,10 +68,10 @@ CapacityModel::CapacityModel(const Problem& problem, const ModelOptions& options
     // bandwidth-aware capacity term applies once a target flavor declares a bandwidth. Both route
     // with one shared table.
     const bool links = problem.network.present() && !problem.vlinks.empty();
-    if (links) vlink_index_ = std::make_unique<const VlinkIndex>(problem);
+    if (links) vlink_index_ = std::make_shared<const VlinkIndex>(problem);
     if (links || BandwidthCapacityTerm::applies(problem)) {
         auto routes = std::make_shared<const NetworkRoutes>(problem);
-        if (links) add_filter(std::make_unique<LinkCapacityFilter>(problem, routes));
+        if (links) add_filter(std::make_unique<LinkCapacityFilter>(problem, routes, vlink_index_));
         if (BandwidthCapacityTerm::applies(problem)) add_term(std::make_unique<BandwidthCapacityTerm>(*this, routes));
     }
 }

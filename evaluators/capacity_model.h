@@ -120,7 +120,7 @@ private:
     std::vector<SlotDivisors> divisors_;      ///< [flavor]
     std::vector<std::unique_ptr<ObjectiveTerm>> terms_;
     std::vector<std::unique_ptr<FeasibilityFilter>> filters_;
-    std::unique_ptr<const VlinkIndex> vlink_index_;
+    std::shared_ptr<const VlinkIndex> vlink_index_;
     bool terms_separable_ = true, terms_monotone_ = true;
 };
 

@@ -33,17 +33,11 @@ std::vector<int> hosts_of(const SearchState& s) {
 
 }  // namespace
 
-LinkCapacityFilter::LinkCapacityFilter(const Problem& p, std::shared_ptr<const NetworkRoutes> routes)
+LinkCapacityFilter::LinkCapacityFilter(const Problem& p, std::shared_ptr<const NetworkRoutes> routes,
+                                       std::shared_ptr<const VlinkIndex> vlinks)
     : problem_(p),
       routes_(routes ? std::move(routes) : std::make_shared<const NetworkRoutes>(p)),
-      vlinks_of_(p.vms.size()),
-      vlink_mbps_(p.vms.size(), 0) {
-    for (std::size_t e = 0; e < p.vlinks.size(); ++e) {
-        vlinks_of_[p.vlinks[e].a].push_back(static_cast<int>(e));
-        vlinks_of_[p.vlinks[e].b].push_back(static_cast<int>(e));
-        vlink_mbps_[p.vlinks[e].a] += p.vlinks[e].mbps;
-        vlink_mbps_[p.vlinks[e].b] += p.vlinks[e].mbps;
-    }
+      vlinks_(vlinks ? std::move(vlinks) : std::make_shared<const VlinkIndex>(p)) {
     std::vector<int> host(p.vms.size());
     for (std::size_t v = 0; v < host.size(); ++v) host[v] = p.vms[v].host;
     snapshot_loads_ = link_loads(p, *routes_, host);
@@ -54,7 +48,7 @@ bool LinkCapacityFilter::admits(const SearchState& s, std::span<const Relocation
     // Fast path: a relocation raises any one link by at most its VM's whole vlink bandwidth, so a
     // move whose VMs' bandwidth fits the smallest allowance anywhere is admitted without routing.
     std::int64_t most = 0;
-    for (const Relocation& r : moves) most += vlink_mbps_[r.vm];
+    for (const Relocation& r : moves) most += vlinks_->mbps_of(r.vm);
     if (static_cast<Wide>(most) * routes_->scale() <= agg->min_allowance) return true;
     thread_local Scratch sc;
     if (sc.delta.size() < static_cast<std::size_t>(routes_->num_links())) sc.delta.resize(routes_->num_links(), 0);
@@ -70,11 +64,18 @@ bool LinkCapacityFilter::admits(const SearchState& s, std::span<const Relocation
         const Relocation& r = moves[i];
         const int from = host_now(r.vm, i);
         if (from == r.to_host) continue;  // a remap: no vlink changes its route
-        for (int e : vlinks_of_[r.vm]) {
-            const Vlink& v = problem_.vlinks[e];
-            const int ha = host_now(v.a, i), hb = host_now(v.b, i);
-            add(ha, hb, v.mbps, -1);
-            add(v.a == r.vm ? r.to_host : ha, v.b == r.vm ? r.to_host : hb, v.mbps, +1);
+        const auto peers = vlinks_->peers_of(r.vm);
+        const auto mbps = vlinks_->mbps_each(r.vm);
+        for (std::size_t k = 0; k < peers.size(); ++k) {
+            const int q = peers[k];
+            const int hp = host_now(q >= 0 ? q : ~q, i);
+            if (q >= 0) {  // r.vm is the vlink's first end
+                add(from, hp, mbps[k], -1);
+                add(r.to_host, hp, mbps[k], +1);
+            } else {
+                add(hp, from, mbps[k], -1);
+                add(hp, r.to_host, mbps[k], +1);
+            }
         }
     }
     bool ok = true;
@@ -109,15 +110,26 @@ std::unique_ptr<TermAggregates> LinkCapacityFilter::make_aggregates(const Search
 void LinkCapacityFilter::on_move(TermAggregates& agg, const SearchState& s, const Relocation& r) const {
     auto& a = static_cast<LinkLoads&>(agg);
     if (r.from_host == r.to_host) return;
-    for (int e : vlinks_of_[r.vm]) {
-        const Vlink& v = problem_.vlinks[e];
-        const int ha = s.host_of(v.a), hb = s.host_of(v.b);
-        routes_->add_vlink(a.load, ha, hb, v.mbps, -1);
+    const auto peers = vlinks_->peers_of(r.vm);
+    const auto mbps = vlinks_->mbps_each(r.vm);
+    // The peers' hosts first, their records prefetched together: their memory misses overlap
+    // instead of following one another (a VM's vlinks reach VMs anywhere in the cluster).
+    thread_local std::vector<int> hosts;
+    hosts.resize(peers.size());
+    for (int q : peers) s.prefetch_vm(q >= 0 ? q : ~q);
+    for (std::size_t k = 0; k < peers.size(); ++k) hosts[k] = s.host_of(peers[k] >= 0 ? peers[k] : ~peers[k]);
+    auto raise = [&](int link, std::int64_t units, std::int64_t mb) {
+        a.load[link] += mb * units;
         // The links this vlink loads now may have less allowance: keep the bound below it.
-        routes_->for_each_share(v.a == r.vm ? r.to_host : ha, v.b == r.vm ? r.to_host : hb, [&](int link, std::int64_t units) {
-            a.load[link] += v.mbps * units;
-            a.min_allowance = std::min(a.min_allowance, allowance(link, a.load[link]));
-        });
+        a.min_allowance = std::min(a.min_allowance, allowance(link, a.load[link]));
+    };
+    for (std::size_t k = 0; k < peers.size(); ++k) {
+        const std::int64_t mb = mbps[k];
+        const int hp = hosts[k];
+        const bool first = peers[k] >= 0;  // route in the vlink's own orientation (a, b)
+        routes_->add_vlink(a.load, first ? r.from_host : hp, first ? hp : r.from_host, mb, -1);
+        routes_->for_each_share(first ? r.to_host : hp, first ? hp : r.to_host,
+                                [&](int link, std::int64_t units) { raise(link, units, mb); });
     }
     // Loads that fell leave the bound low (safe, but the fast path fires less): tighten it now and then.
     if (++a.moves_since_refresh >= 4096) refresh(a, *this);

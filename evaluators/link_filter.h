@@ -14,6 +14,7 @@
 
 #include "evaluators/network_load.h"
 #include "evaluators/objective.h"
+#include "instances/vlink_index.h"
 
 namespace vmcap {
 
@@ -21,9 +22,10 @@ class LinkCapacityFilter final : public FeasibilityFilter {
 public:
     /** For problem.network (present) and problem.vlinks: routes, the vlinks of every VM and the
      *  snapshot's loads. Throws InputError as NetworkRoutes. O(routes + vlinks x route length).
-     *  `routes` may be shared with other network evaluators (the bandwidth-aware capacity term);
-     *  null: built here. */
-    explicit LinkCapacityFilter(const Problem& problem, std::shared_ptr<const NetworkRoutes> routes = nullptr);
+     *  `routes` and `vlinks` may be shared with other network evaluators (the bandwidth-aware
+     *  capacity term, proposals); null: built here. */
+    explicit LinkCapacityFilter(const Problem& problem, std::shared_ptr<const NetworkRoutes> routes = nullptr,
+                                std::shared_ptr<const VlinkIndex> vlinks = nullptr);
 
     std::string_view name() const override { return "link-capacity"; }
     /** O(1) when the moved VMs' total vlink bandwidth fits the state's smallest link allowance
@@ -48,8 +50,7 @@ public:
 private:
     const Problem& problem_;
     std::shared_ptr<const NetworkRoutes> routes_;
-    std::vector<std::vector<int>> vlinks_of_;  ///< [vm] indices into problem.vlinks
-    std::vector<std::int64_t> vlink_mbps_;     ///< [vm] total bandwidth of its vlinks (the fast path's bound)
+    std::shared_ptr<const VlinkIndex> vlinks_;  ///< per-VM peers and bandwidths, flat
     std::vector<std::int64_t> snapshot_loads_;
 };
 

@@ -11,10 +11,16 @@ VlinkIndex::VlinkIndex(const Problem& p) : vm_offset_(p.vms.size() + 1, 0), vm_m
     }
     for (std::size_t i = 1; i < vm_offset_.size(); ++i) vm_offset_[i] += vm_offset_[i - 1];
     vlink_.resize(vm_offset_.back());
+    peer_.resize(vm_offset_.back());
+    mbps_.resize(vm_offset_.back());
     std::vector<std::uint32_t> fill(vm_offset_.begin(), vm_offset_.end() - 1);
     for (std::size_t e = 0; e < p.vlinks.size(); ++e) {
-        vlink_[fill[p.vlinks[e].a]++] = static_cast<int>(e);
-        vlink_[fill[p.vlinks[e].b]++] = static_cast<int>(e);
+        const Vlink& v = p.vlinks[e];
+        const std::uint32_t ia = fill[v.a]++, ib = fill[v.b]++;
+        vlink_[ia] = vlink_[ib] = static_cast<int>(e);
+        peer_[ia] = v.b;
+        peer_[ib] = ~v.a;
+        mbps_[ia] = mbps_[ib] = v.mbps;
     }
     if (!p.network.present()) return;
     sw_offset_.assign(p.network.switches.size() + 1, 0);

@@ -20,6 +20,12 @@ public:
 
     /** Indices into Problem::vlinks of the vlinks with VM `vm` at one end. O(1). */
     std::span<const int> vlinks_of(int vm) const { return {vlink_.data() + vm_offset_[vm], vlink_.data() + vm_offset_[vm + 1]}; }
+    /** The other ends of `vm`'s vlinks, aligned with vlinks_of(vm): the peer VM if `vm` is the
+     *  vlink's first end (Vlink::a), else ~peer (negative), so loads can be routed in the
+     *  vlink's own orientation. O(1). */
+    std::span<const int> peers_of(int vm) const { return {peer_.data() + vm_offset_[vm], peer_.data() + vm_offset_[vm + 1]}; }
+    /** Bandwidth of each of `vm`'s vlinks (Mbps), aligned with vlinks_of(vm). O(1). */
+    std::span<const std::int64_t> mbps_each(int vm) const { return {mbps_.data() + vm_offset_[vm], mbps_.data() + vm_offset_[vm + 1]}; }
     /** Total bandwidth of `vm`'s vlinks, Mbps. O(1). */
     std::int64_t mbps_of(int vm) const { return vm_mbps_[vm]; }
     /** Hosts attached to switch `sw` (Network::host_switch), in host order; empty without a network. */
@@ -31,6 +37,8 @@ public:
 private:
     std::vector<std::uint32_t> vm_offset_;  ///< [vm] .. [vm + 1) in vlink_
     std::vector<int> vlink_;
+    std::vector<int> peer_;           ///< aligned with vlink_ (see peers_of)
+    std::vector<std::int64_t> mbps_;  ///< aligned with vlink_
     std::vector<std::int64_t> vm_mbps_;
     std::vector<std::uint32_t> sw_offset_;  ///< [switch] .. [switch + 1) in sw_host_
     std::vector<int> sw_host_;

@@ -115,14 +115,14 @@ bool MigrateMove::propose(ProposalContext& ctx, MigrateMove& mv) {
     if (const VlinkIndex* vi = s.model().vlink_index(); vi != nullptr && vi->mbps_of(mv.vm) > 0 && rng.below(kPeerDraw) == 0) {
         const Problem& p = s.problem();
         auto r = static_cast<std::int64_t>(rng.below(static_cast<std::uint64_t>(vi->mbps_of(mv.vm))));
+        const auto peers = vi->peers_of(mv.vm);
+        const auto mbps = vi->mbps_each(mv.vm);
         int peer = -1;
-        for (int e : vi->vlinks_of(mv.vm)) {
-            const Vlink& v = p.vlinks[e];
-            if ((r -= v.mbps) < 0) {
-                peer = v.a == mv.vm ? v.b : v.a;
+        for (std::size_t k = 0; k < peers.size(); ++k)
+            if ((r -= mbps[k]) < 0) {
+                peer = peers[k] >= 0 ? peers[k] : ~peers[k];
                 break;
             }
-        }
         int h = s.host_of(peer);
         if (rng.below(2) == 0) {
             const auto rack = vi->hosts_on(p.network.host_switch[h]);
