@@ -3,7 +3,7 @@
 // (exact.h) equal an independent brute force over every final state within the budget whose link
 // loads, recomputed from scratch, respect max(capacity, snapshot load); how often the rule binds
 // (the optimum without it is higher) and the annealing pipeline reaches the
-// optimum (issue 11 asks >= 95%; see the floors below); every plan built passes `validate`.
+// optimum (issue 11 asks >= 95%; with remaps in the move mix, see below); every plan built passes `validate`.
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -282,6 +282,9 @@ TEST(ExactLinks, BranchBoundAndMilpEqualBruteForceAndAnnealingReachesIt) {
         op.search.seed = 1;
         op.search.threads = 1;
         op.search.max_evaluations = 20000;  // 100,000 gives the same hits (measured)
+        // Same-host remaps proposed (--move-mix remap=0.05; the default mix has none): with the
+        // default mix the misses were optima that remap a VM on its own host (4 of 5 misses).
+        op.search.mix.set("remap", 0.05);
         const OptimizeResult r = optimize(m, op);
         const bool hit = r.search.objective_best == bf;
         anneal_hits += hit;
@@ -301,13 +304,13 @@ TEST(ExactLinks, BranchBoundAndMilpEqualBruteForceAndAnnealingReachesIt) {
         "(its plan on %d/%d); the B&B optimum's plan is complete on %d/%d\n",
         n, binding, anneal_hits, n, plan_hits, n, exact_plan_full, n);
     EXPECT_GE(n, 20);
-    // Measured at this commit: the rule binds on 10/30 (a third; on such tiny instances an
-    // optimum that avoids the links is often as good: a remap, or a VM following its peers), and
-    // the annealing reaches the optimum on 25/30 (83%), short of issue 11's 95%: its misses need
-    // two VMs joined by a vlink to move together, which no single migrate may do first (the NIC
-    // rule refuses the split) and no compound move proposes. These are floors, not the target.
+    // Measured: the rule binds on 10/30 (a third; on such tiny instances an optimum that avoids
+    // the links is often as good: a remap, or a VM following its peers). The annealing with
+    // remaps in its mix reaches the optimum on 29/30 (issue 11: >= 95%); with the default mix
+    // (no remaps) on 25/30, its misses being remap-only optima (4) and one where two VMs joined
+    // by a vlink must move together (no move proposes such a pair).
     EXPECT_GE(4 * binding, n);
-    EXPECT_GE(100 * anneal_hits, 80 * n);
+    EXPECT_GE(100 * anneal_hits, 95 * n);
 }
 
 TEST(ExactLinks, RefusesOtherTermsWithAClearMessage) {
