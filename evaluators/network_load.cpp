@@ -1,6 +1,7 @@
 #include "evaluators/network_load.h"
 
 #include <algorithm>
+#include <map>
 #include <numeric>
 
 #include "evaluators/score.h"
@@ -122,6 +123,8 @@ NetworkRoutes::NetworkRoutes(const Problem& p) : problem_(p) {
     }
     offset_[edge_count_ * edge_count_] = shares_.size();
 
+    decompose(edges, adj);
+
     capacity_.resize(static_cast<std::size_t>(H) + L);
     for (int h = 0; h < H; ++h) capacity_[h] = p.host_type_of(h).nic_mbps * scale_;
     for (int i = 0; i < L; ++i) capacity_[H + i] = net.links[i].mbps * scale_;
@@ -129,6 +132,80 @@ NetworkRoutes::NetworkRoutes(const Problem& p) : problem_(p) {
     Wide total = 0;
     for (const Vlink& v : p.vlinks) total += static_cast<Wide>(v.mbps) * scale_;
     if (total > (static_cast<Wide>(1) << 62)) throw InputError("network: the vlinks' total bandwidth is too large for exact link loads");
+}
+
+void NetworkRoutes::decompose(const std::vector<int>& edges, const std::vector<std::vector<std::pair<int, int>>>& adj) {
+    const int H = static_cast<int>(problem_.hosts.size());
+    const std::vector<int> level = switch_levels(problem_);
+    const int top = *std::max_element(level.begin(), level.end());
+    if (top < 1 || std::find(level.begin(), level.end(), -1) != level.end()) return;
+    const std::size_t E = edge_count_;
+    levels_ = top;
+    std::vector<std::vector<LinkShare>> up(E);     // [edge] shares going up, level by level
+    std::vector<std::vector<std::size_t>> cut(E);  // [edge][l] end of levels 1..l in up[edge]
+    std::vector<std::vector<int>> key(E);          // [edge][l - 1] id of the level-l switches reached
+    std::map<std::vector<int>, int> ids;
+    std::vector<std::int64_t> flow(problem_.network.switches.size(), 0);
+    for (std::size_t si = 0; si < E; ++si) {
+        std::vector<int> at = {edges[si]};
+        flow[edges[si]] = scale_;
+        cut[si].push_back(0);
+        for (int l = 1; l <= top; ++l) {
+            std::vector<int> next;
+            for (int u : at) {
+                int n = 0;
+                for (auto [v, link] : adj[u]) n += level[v] == l ? 1 : 0;
+                if (n == 0 || flow[u] % n != 0) {  // no way up, or an inexact split: keep the table
+                    for (int w : at) flow[w] = 0;
+                    levels_ = 0;
+                    return;
+                }
+                for (auto [v, link] : adj[u])
+                    if (level[v] == l) {
+                        up[si].push_back(LinkShare{H + link, flow[u] / n});
+                        if (flow[v] == 0) next.push_back(v);
+                        flow[v] += flow[u] / n;
+                    }
+            }
+            for (int u : at) flow[u] = 0;
+            cut[si].push_back(up[si].size());
+            std::sort(next.begin(), next.end());
+            key[si].push_back(ids.emplace(next, static_cast<int>(ids.size())).first->second);
+            at = std::move(next);
+        }
+        for (int w : at) flow[w] = 0;
+    }
+    // Accept only if every pair's route is exactly up from s and up from t to the first level
+    // where they reach the same switches (trees, leaf-spine, Clos fabrics); else keep the table.
+    std::vector<LinkShare> mine;
+    for (std::size_t si = 0; si < E; ++si)
+        for (std::size_t ti = 0; ti < E; ++ti) {
+            if (si == ti) continue;
+            int l = 1;
+            while (l <= top && key[si][l - 1] != key[ti][l - 1]) ++l;
+            if (l > top) {
+                levels_ = 0;
+                return;
+            }
+            mine.assign(up[si].begin(), up[si].begin() + static_cast<std::ptrdiff_t>(cut[si][l]));
+            mine.insert(mine.end(), up[ti].begin(), up[ti].begin() + static_cast<std::ptrdiff_t>(cut[ti][l]));
+            std::sort(mine.begin(), mine.end(), [](const LinkShare& x, const LinkShare& y) { return x.link < y.link; });
+            const auto want = route(edges[si], edges[ti]);
+            if (mine.size() != want.size() ||
+                !std::equal(mine.begin(), mine.end(), want.begin(),
+                            [](const LinkShare& x, const LinkShare& y) { return x.link == y.link && x.share == y.share; })) {
+                levels_ = 0;
+                return;
+            }
+        }
+    up_off_.assign(E * (static_cast<std::size_t>(top) + 1), 0);
+    meet_key_.assign(E * static_cast<std::size_t>(top), 0);
+    for (std::size_t si = 0; si < E; ++si) {
+        const std::size_t base = up_shares_.size();
+        up_shares_.insert(up_shares_.end(), up[si].begin(), up[si].end());
+        for (int l = 0; l <= top; ++l) up_off_[si * (top + 1) + l] = base + cut[si][l];
+        for (int l = 1; l <= top; ++l) meet_key_[si * top + l - 1] = key[si][l - 1];
+    }
 }
 
 std::string NetworkRoutes::link_name(int link) const {

@@ -86,11 +86,39 @@ public:
         f(hy, scale_);
         const int s = problem_.network.host_switch[hx], t = problem_.network.host_switch[hy];
         if (s == t) return;
+        if (levels_ > 0) {  // up from s and up from t to the level where they meet (decompose())
+            const std::size_t si = static_cast<std::size_t>(edge_index_[s]), ti = static_cast<std::size_t>(edge_index_[t]);
+            const int* ks = meet_key_.data() + si * levels_;
+            const int* kt = meet_key_.data() + ti * levels_;
+            int l = 1;
+            while (ks[l - 1] != kt[l - 1]) ++l;
+            const std::size_t* os = up_off_.data() + si * (levels_ + 1);
+            const std::size_t* ot = up_off_.data() + ti * (levels_ + 1);
+            for (std::size_t k = os[0]; k < os[l]; ++k) f(up_shares_[k].link, up_shares_[k].share);
+            for (std::size_t k = ot[0]; k < ot[l]; ++k) f(up_shares_[k].link, up_shares_[k].share);
+            return;
+        }
         for (const LinkShare& e : route(s, t)) f(e.link, e.share);
     }
 
+    /** Are routes served from per-switch up-paths (decompose()) instead of the pair table? */
+    bool decomposed() const { return levels_ > 0; }
+
 private:
+    /**
+     * Hierarchical fabrics (trees, leaf-spine, Clos): the route between host-attached switches
+     * s and t is the equal split going up from s plus the one going up from t, to the first level
+     * where both reach the same set of switches. Built per switch and kept only if it reproduces
+     * every pair's route exactly; for_each_share then reads a few cache lines per switch instead
+     * of the pair table (which on 500 ToRs is megabytes, a cache miss per route).
+     */
+    void decompose(const std::vector<int>& edges, const std::vector<std::vector<std::pair<int, int>>>& adj);
+
     const Problem& problem_;
+    int levels_ = 0;                    ///< > 0: decomposed routes over this many levels
+    std::vector<LinkShare> up_shares_;  ///< per switch, level 1 first
+    std::vector<std::size_t> up_off_;   ///< [edge * (levels + 1) + l]: end of levels 1..l (l = 0: start)
+    std::vector<int> meet_key_;         ///< [edge * levels + l - 1]: id of the level-l switches reached
     std::int64_t scale_ = 1;
     std::vector<std::int64_t> capacity_;
     std::vector<int> edge_index_;  ///< [switch] index among host-attached switches, or -1

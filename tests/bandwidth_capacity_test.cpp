@@ -56,6 +56,7 @@ TEST(BandwidthCapacity, TwoPodTreeByHand) {
     // Hosts: min(VMCAP, floor(free NIC / 1000)) = 2 each. Racks: tor0 min(4, floor(2500 / 1000)) = 2,
     // tor1 2, tor2 min(2, 10) = 2. Pods: p0 min(4, floor(3000 / 1000)) = 3, p1 2. f: 3 + 2 = 5.
     const Problem p = load(tree_snapshot("3000"));
+    EXPECT_TRUE(NetworkRoutes(p).decomposed());  // a two-level tree: up-paths meet at agg0 or the core
     const CapacityModel m(p);
     const SearchState s(m);
     const BandwidthCapacityTerm& t = term_of(m);

@@ -64,7 +64,8 @@ TEST(Network, LeafSpineLoadsByHand) {
     std::vector<int> host = snapshot_hosts(p);
     host[3] = 0;  // v3 next to v0 on h0: that vlink costs nothing
     const NetworkRoutes routes(p);
-    EXPECT_EQ(routes.scale(), 2);  // each ToR splits over two spines
+    EXPECT_TRUE(routes.decomposed());  // served from per-ToR up-paths, checked against the pair table
+    EXPECT_EQ(routes.scale(), 2);      // each ToR splits over two spines
     const auto loads = link_loads(p, routes, host);
     ASSERT_EQ(loads.size(), 4U + 4U);
     EXPECT_EQ(loads[0], 2 * (100 + 200));  // h0's uplink: v0-v1 and v0-v2, not v0-v3
