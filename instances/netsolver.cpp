@@ -571,8 +571,9 @@ NetsolverPlacementStats place_netsolver_vdcs(Problem& p, const std::vector<Netso
             // Bandwidth to already placed VMs of this VDC, summed per peer host.
             std::vector<std::pair<int, std::int64_t>> peers;
             for (auto [u, mbps] : adj[v]) {
-                if (host_of[u] < 0) continue;
-                auto it = std::find_if(peers.begin(), peers.end(), [&](const auto& x) { return x.first == host_of[u]; });
+                const int hu = host_of[u];  // a plain local: clang 14 cannot capture a structured binding
+                if (hu < 0) continue;
+                auto it = std::find_if(peers.begin(), peers.end(), [hu](const auto& x) { return x.first == hu; });
                 if (it == peers.end())
                     peers.emplace_back(host_of[u], mbps);
                 else
