@@ -187,8 +187,8 @@ int cmd_plan(const Args& args) {
         ("no-destination-lists", "draw every migrate destination uniformly (no per-flavor candidate lists)")
         ("neutral-acceptance", po::value(&neutral)->default_value(0.1, "0.1"), "annealing: probability of accepting a move that changes neither the objective nor the migration count")
         ("reheat", po::value(&reheat)->default_value(3.0), "annealing reheat: temperature factor after a stall of 10% of the run without a new best (1: off)")
-        ("move-mix", po::value(&mix), "share of proposals per compound move, e.g. swap=0.15,exchange=0.2,ejection=0.1,remap=0 "
-                                      "(kinds not named keep their default; the rest are migrate moves)")
+        ("move-mix", po::value(&mix), "share of proposals per compound move, e.g. swap=0.15,exchange=0.2,ejection=0.1,remap=0,gather=0.05 "
+                                      "(kinds not named keep their default; the rest are migrate moves; gather: only with vlinks)")
         ("seed", po::value(&seed_text)->default_value("1"), "random seed (unsigned 64-bit integer)")
         ("check", po::value(&check)->default_value(0), "recompute the objective from scratch every N accepted moves and fail on any difference")
         ("quiet,q", "no progress on stderr");

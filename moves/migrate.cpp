@@ -114,15 +114,7 @@ bool MigrateMove::propose(ProposalContext& ctx, MigrateMove& mv) {
     // or, half of the time, a random host under the same ToR. No draw without vlinks.
     if (const VlinkIndex* vi = s.model().vlink_index(); vi != nullptr && vi->mbps_of(mv.vm) > 0 && rng.below(kPeerDraw) == 0) {
         const Problem& p = s.problem();
-        auto r = static_cast<std::int64_t>(rng.below(static_cast<std::uint64_t>(vi->mbps_of(mv.vm))));
-        const auto peers = vi->peers_of(mv.vm);
-        const auto mbps = vi->mbps_each(mv.vm);
-        int peer = -1;
-        for (std::size_t k = 0; k < peers.size(); ++k)
-            if ((r -= mbps[k]) < 0) {
-                peer = peers[k] >= 0 ? peers[k] : ~peers[k];
-                break;
-            }
+        const int peer = draw_peer(*vi, mv.vm, rng);
         int h = s.host_of(peer);
         if (rng.below(2) == 0) {
             const auto rack = vi->hosts_on(p.network.host_switch[h]);

@@ -23,7 +23,10 @@
  *     the same with the chosen nodes, in execution order: what objective terms see;
  *   - `void apply(SearchState&, const Delta&) const`;
  *   - `static bool propose(ProposalContext&, Move&)` — draws a candidate (moves/proposal.h);
- *     false if no suitable one was found in a few tries (the caller falls back to migrate).
+ *     false if no suitable one was found in a few tries (the caller falls back to migrate);
+ *   - optionally `static constexpr bool kFilterEveryPrefix` — its host_relocations() are in
+ *     execution order and the feasibility filters must admit every prefix, not only the whole
+ *     (the gather move: a vlinked pair crosses the network between its two migrations).
  */
 #include <concepts>
 #include <cstdint>
@@ -46,7 +49,7 @@ struct DeltaHead {
     std::int64_t migrations_after = 0;  ///< SearchState::migrations() after apply
 };
 
-/** At most this many VMs change place in one move (swap, exchange and ejection move two). */
+/** At most this many VMs change place in one move (swap, exchange, ejection and gather move two). */
 inline constexpr int kMaxRelocations = 2;
 
 /** "No cheap bound": upper_bound() of a move that must be evaluated exactly. */
@@ -70,7 +73,7 @@ concept MoveType = requires(const M m, M& out, SearchState& s, const SearchState
 
 /**
  * The complete evaluation of a move, what the search acts on: the model's feasibility filters
- * first (before any capacity work), then the move's own evaluation (VMCAP delta, built-in rules;
+ * first (before any capacity work; on every prefix of the relocations for kFilterEveryPrefix), then the move's own evaluation (VMCAP delta, built-in rules;
  * through `cache` when one is given and every objective term is separable per host), then each
  * further objective term's exact delta for the move's relocations. Without filters and terms
  * (the default) this is exactly mv.evaluate(state[, cache]).
@@ -80,7 +83,11 @@ inline void score_move(const M& mv, const SearchState& s, MoveCache* cache, type
     const CapacityModel& m = s.model();
     Relocation r[kMaxRelocations];
     if (m.has_filters()) [[unlikely]] {
-        if (!filters_admit(s, std::span(r, static_cast<std::size_t>(mv.host_relocations(s, r))))) {
+        const auto n = static_cast<std::size_t>(mv.host_relocations(s, r));
+        bool ok = filters_admit(s, std::span(r, n));
+        if constexpr (requires { M::kFilterEveryPrefix; })
+            for (std::size_t k = 1; k < n && ok; ++k) ok = filters_admit(s, std::span(r, k));
+        if (!ok) {
             d = typename M::Delta{};
             return;
         }

@@ -15,6 +15,7 @@
 
 #include "moves/budget_exchange.h"
 #include "moves/ejection.h"
+#include "moves/gather.h"
 #include "moves/migrate.h"
 #include "moves/move.h"
 #include "moves/move_cache.h"
@@ -205,7 +206,7 @@ inline BasicCandidate<L> propose(ProposalContext& ctx, const std::array<double, 
  * the others is the order of the cumulative mix thresholds on one uniform draw, so it is part of
  * a seeded trajectory (tests/golden_test.cpp): append new kinds at the end.
  */
-using Moves = MoveList<MigrateMove, SwapMove, BudgetExchangeMove, RemapMove, ReturnMove, EjectionMove>;
+using Moves = MoveList<MigrateMove, SwapMove, BudgetExchangeMove, RemapMove, ReturnMove, EjectionMove, GatherMove>;
 
 inline constexpr int kKinds = Moves::kSize;
 template <int K>

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "evaluators/search_state.h"
+#include "instances/vlink_index.h"
 #include "moves/move_cache.h"
 #include "moves/rng.h"
 
@@ -85,6 +86,20 @@ private:
     int vm_[kAhead] = {};             ///< VMs to return, their data prefetched
     std::uint32_t idx_[kAhead] = {};  ///< movable indices drawn ahead, their entry prefetched
 };
+
+/**
+ * A vlink peer of `vm` drawn with probability proportional to its vlink's bandwidth (StarNetLA's
+ * "savings" ranking as a distribution, seed 003 digest §4.5, §8.1.6). One draw from `rng`.
+ * Precondition: vlinks.mbps_of(vm) > 0. O(deg(vm)).
+ */
+inline int draw_peer(const VlinkIndex& vlinks, int vm, Rng& rng) {
+    auto r = static_cast<std::int64_t>(rng.below(static_cast<std::uint64_t>(vlinks.mbps_of(vm))));
+    const auto peers = vlinks.peers_of(vm);
+    const auto mbps = vlinks.mbps_each(vm);
+    for (std::size_t k = 0; k < peers.size(); ++k)
+        if ((r -= mbps[k]) < 0) return peers[k] >= 0 ? peers[k] : ~peers[k];
+    return peers.back() >= 0 ? peers.back() : ~peers.back();  // unreachable: the bandwidths sum to mbps_of
+}
 
 /** What a move type's propose() may use: the state, the worker's cache (prefetch hints only), the
  *  migratable VMs, the worker's Proposal and RNG. */

@@ -157,7 +157,26 @@ Score brute_ejection(const SearchState& s, const EjectionMove& x) {
     return best;
 }
 
-enum class Kind { Swap, Remap, Exchange, Ejection };
+/** Best objective change over every placement pair of a gather (a -> host_a, then b -> host_b,
+ *  as two live migrations); kNone if none or host_a is b's host (the contract: a never waits). */
+Score brute_gather(const SearchState& s, const GatherMove& g) {
+    Score best = kNone;
+    if (g.host_a == s.host_of(g.b)) return kNone;
+    for (const Embedding& ea : placements_of(s, g.a, g.host_a)) {
+        if (!room(s, g.a, g.host_a, ea)) continue;
+        SearchState t = s;
+        t.move(g.a, g.host_a, ea);
+        for (const Embedding& eb : placements_of(t, g.b, g.host_b)) {
+            if (!room(t, g.b, g.host_b, eb)) continue;
+            SearchState u = t;
+            u.move(g.b, g.host_b, eb);
+            if (within(u)) best = std::max(best, u.objective() - s.objective());
+        }
+    }
+    return best;
+}
+
+enum class Kind { Swap, Remap, Exchange, Ejection, Gather };
 
 struct MovesCase {
     std::string topo;
@@ -172,6 +191,7 @@ std::string case_name(const ::testing::TestParamInfo<MovesCase>& info) {
     const char* k = info.param.kind == Kind::Swap       ? "Swap"
                     : info.param.kind == Kind::Remap    ? "Remap"
                     : info.param.kind == Kind::Exchange ? "Exchange"
+                    : info.param.kind == Kind::Gather   ? "Gather"
                                                         : "Ejection";
     std::string t = info.param.topo;
     for (char& c : t)
@@ -284,6 +304,34 @@ TEST_P(MovesTest, EvaluateIsExactPureBestAndWithinBudget) {
                 ASSERT_EQ(s.host_of(mv.a), h2);
                 ASSERT_EQ(s.host_of(mv.b), mv.host);
                 feasible = true, delta = d.delta, mig_after = d.migrations_after;
+            } else if (mc.kind == Kind::Gather) {
+                // Destinations that interact: one host for both half of the time, b to a's host
+                // a quarter of the time (room only once a has left), a to b's host sometimes
+                // (infeasible by contract).
+                GatherMove mv{static_cast<int>(rng() % V), static_cast<int>(rng() % V), static_cast<int>(rng() % H), -1};
+                if (rng() % 8 == 0) mv.host_a = s.host_of(mv.b);
+                const auto r4 = rng() % 4;
+                mv.host_b = r4 < 2 ? mv.host_a : r4 == 2 ? s.host_of(mv.a) : static_cast<int>(rng() % H);
+                const GatherDelta d = mv.evaluate(s);
+                ASSERT_EQ(fingerprint(s), before);
+                if (brute && p.vms[mv.a].migratable && p.vms[mv.b].migratable && mv.a != mv.b && mv.host_a != s.host_of(mv.a) &&
+                    mv.host_b != s.host_of(mv.b)) {
+                    const double bf = brute_gather(s, mv);
+                    ASSERT_EQ(d.feasible, bf != kNone);
+                    if (!mv.budget_admits(s)) {  // the O(1) pre-check never rejects a feasible gather
+                        ASSERT_EQ(bf, kNone);
+                        ++budget_rejected;
+                    }
+                    if (d.feasible) {
+                        ASSERT_EQ(d.delta, bf);
+                    }
+                    ++brute_checked;
+                }
+                if (!d.feasible) continue;
+                mv.apply(s, d);
+                ASSERT_EQ(s.host_of(mv.a), mv.host_a);
+                ASSERT_EQ(s.host_of(mv.b), mv.host_b);
+                feasible = true, delta = d.delta, mig_after = d.migrations_after;
             } else {
                 const auto& mig = s.migrated_vms();
                 if (mig.empty()) continue;
@@ -324,7 +372,7 @@ TEST_P(MovesTest, EvaluateIsExactPureBestAndWithinBudget) {
     }
     EXPECT_GT(applied_total, 25) << "too few feasible moves to test anything";
     EXPECT_GT(brute_checked, 25);
-    if (mc.kind == Kind::Swap || mc.kind == Kind::Ejection) {
+    if (mc.kind == Kind::Swap || mc.kind == Kind::Ejection || mc.kind == Kind::Gather) {
         EXPECT_GT(budget_rejected, 0) << "the budget pre-check was never exercised";
     }
 }
@@ -332,7 +380,7 @@ TEST_P(MovesTest, EvaluateIsExactPureBestAndWithinBudget) {
 std::vector<MovesCase> all_cases() {
     std::vector<MovesCase> out;
     for (const char* t : {"CQ3", "K4", "Q33", "C4", "2xK4", "K2"})
-        for (Kind k : {Kind::Swap, Kind::Remap, Kind::Exchange, Kind::Ejection}) out.push_back(MovesCase{t, k});
+        for (Kind k : {Kind::Swap, Kind::Remap, Kind::Exchange, Kind::Ejection, Kind::Gather}) out.push_back(MovesCase{t, k});
     return out;
 }
 
