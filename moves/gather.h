@@ -31,11 +31,12 @@ struct GatherMove {
      *  crosses the network between its two live migrations. */
     static constexpr bool kFilterEveryPrefix = true;
     /**
-     * Rare, like swap. Appended last in the move list and proposed only with vlinks, so on a
-     * snapshot without vlinks its share of draws falls back to migrate on the same random stream:
-     * trajectories without vlinks are those of the list without it.
+     * Rare: a proposal costs several memory misses (peers, their hosts) and the measured gain is
+     * small (docs/performance.md). Appended last in the move list and proposed only with vlinks,
+     * so on a snapshot without vlinks its share of draws falls back to migrate on the same random
+     * stream: trajectories without vlinks are those of the list without it.
      */
-    static constexpr double kDefaultShare = 0.03;
+    static constexpr double kDefaultShare = 0.01;
     using Delta = GatherDelta;
 
     int a = -1;

@@ -92,19 +92,53 @@ void MigrateMove::apply(SearchState& s, const MigrateDelta& d) const {
     s.move(vm, host, placements[d.embedding]);
 }
 
+namespace {
+
+/** The peer-draw outcome of a proposal for VM w: with probability 1 / kPeerDraw when w has vlinks,
+ *  a peer drawn in proportion to bandwidth (its record prefetched), else -1. */
+int peer_outcome(const SearchState& s, const VlinkIndex& vi, int w, Rng& rng) {
+    if (vi.mbps_of(w) == 0 || rng.below(MigrateMove::kPeerDraw) != 0) return -1;
+    const int q = draw_peer(vi, w, rng);
+    s.prefetch_vm(q);
+    return q;
+}
+
+}  // namespace
+
 bool MigrateMove::propose(ProposalContext& ctx, MigrateMove& mv) {
     const SearchState& s = ctx.state;
     Rng& rng = ctx.rng;
+    const VlinkIndex* vi = s.model().vlink_index();
     const auto& mig = s.migrated_vms();
+    int peer = -1;  // a vlink peer to look near, or -1
     if (!mig.empty() && rng.below(8) == 0) {
         mv.vm = mig[rng.below(mig.size())];
         if (rng.below(2) == 0 && s.origin_of(mv.vm) != s.host_of(mv.vm)) {
             mv.host = s.origin_of(mv.vm);  // home, on the best nodes there
             return true;
         }
+        if (vi != nullptr) peer = peer_outcome(s, *vi, mv.vm, rng);
     } else {
-        mv.vm = ctx.movable[ctx.proposal.cursor];
-        if (++ctx.proposal.cursor == ctx.movable.size()) ctx.proposal.cursor = 0;
+        Proposal& pr = ctx.proposal;
+        const auto& movable = ctx.movable;
+        const std::size_t n = movable.size();
+        mv.vm = movable[pr.cursor];
+        if (vi != nullptr) {
+            // The sweep's peer draws are made kPeerAhead steps early: the drawn peer's record
+            // (a random VM) arrives from memory while the proposals in between run.
+            if (!pr.peers_primed) {
+                for (int i = 0; i < Proposal::kPeerAhead; ++i)
+                    pr.peer_ahead[(pr.sweep_steps + static_cast<std::uint64_t>(i)) % Proposal::kPeerAhead] =
+                        peer_outcome(s, *vi, movable[(pr.cursor + static_cast<std::size_t>(i)) % n], rng);
+                pr.peers_primed = true;
+            }
+            int& slot = pr.peer_ahead[pr.sweep_steps % Proposal::kPeerAhead];
+            peer = slot;
+            slot = peer_outcome(s, *vi, movable[(pr.cursor + Proposal::kPeerAhead) % n], rng);
+            vi->prefetch(movable[(pr.cursor + 2 * Proposal::kPeerAhead) % n]);
+            ++pr.sweep_steps;
+        }
+        if (++pr.cursor == n) pr.cursor = 0;
     }
     const int cur = s.host_of(mv.vm);
     const int f = s.flavor_of(mv.vm);
@@ -112,9 +146,8 @@ bool MigrateMove::propose(ProposalContext& ctx, MigrateMove& mv) {
     // distribution): a peer drawn with probability proportional to its vlink's bandwidth, so a
     // host is drawn in proportion to the bandwidth the VM exchanges with VMs on it; then that host
     // or, half of the time, a random host under the same ToR. No draw without vlinks.
-    if (const VlinkIndex* vi = s.model().vlink_index(); vi != nullptr && vi->mbps_of(mv.vm) > 0 && rng.below(kPeerDraw) == 0) {
+    if (peer >= 0) {
         const Problem& p = s.problem();
-        const int peer = draw_peer(*vi, mv.vm, rng);
         int h = s.host_of(peer);
         if (rng.below(2) == 0) {
             const auto rack = vi->hosts_on(p.network.host_switch[h]);

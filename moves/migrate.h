@@ -69,7 +69,8 @@ struct MigrateMove {
      * caches instead of costing a memory miss each), 1 in 8 an already migrated VM (half of
      * those to its snapshot host, on the best nodes there, so budget can be given back and
      * reused); otherwise, when the VM has vlinks, 1 in kPeerDraw times a host near one of its
-     * vlink peers (drawn in proportion to bandwidth: the peer's host or a host under its ToR);
+     * vlink peers (drawn in proportion to bandwidth: the peer's host or a host under its ToR; for
+     * swept VMs the peer is drawn Proposal::kPeerAhead steps early and its record prefetched);
      * else half the time from the flavor's candidate list, else uniform among the other hosts.
      * Always succeeds.
      */

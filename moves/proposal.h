@@ -30,8 +30,22 @@ struct Proposal {
     std::size_t cursor = 0;              ///< migrate sweep: next index into the migratable VMs
     std::vector<std::vector<int>> dest;  ///< [flavor]: candidate destination hosts (may be empty)
 
+    /**
+     * Vlink-peer draws of the migrate sweep, made kPeerAhead sweep steps before use so that the
+     * drawn peer's record is fetched from memory meanwhile (moves/migrate.cpp): slot
+     * (sweep step mod kPeerAhead) holds the peer drawn for the VM of that step, or -1.
+     */
+    static constexpr int kPeerAhead = 4;
+    std::uint64_t sweep_steps = 0;
+    bool peers_primed = false;
+    int peer_ahead[kPeerAhead] = {};
+
     /** Random start position of the sweep over `n` migratable VMs (n > 0). */
-    void start(Rng& rng, std::size_t n) { cursor = rng.below(n); }
+    void start(Rng& rng, std::size_t n) {
+        cursor = rng.below(n);
+        sweep_steps = 0;
+        peers_primed = false;
+    }
 
     /**
      * A uniformly random migratable VM, drawn kAhead calls in advance: its index into `movable` is
