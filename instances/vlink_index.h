@@ -34,6 +34,8 @@ public:
         __builtin_prefetch(peer_.data() + off);
         __builtin_prefetch(mbps_.data() + off);
     }
+    /** Prefetch hint for mbps_of(vm) only. O(1). */
+    void prefetch_total(int vm) const { __builtin_prefetch(vm_mbps_.data() + vm); }
     /** Total bandwidth of `vm`'s vlinks, Mbps. O(1). */
     std::int64_t mbps_of(int vm) const { return vm_mbps_[vm]; }
     /** Hosts attached to switch `sw` (Network::host_switch), in host order; empty without a network. */

@@ -50,7 +50,8 @@ struct Proposal {
     /**
      * A uniformly random migratable VM, drawn kAhead calls in advance: its index into `movable` is
      * drawn 2 x kAhead calls before it is returned (and that entry of `movable` prefetched), the
-     * VM read kAhead calls before (and its per-VM search data prefetched). On a 300,000-VM
+     * VM read kAhead calls before (and its per-VM search data prefetched, with its total vlink
+     * bandwidth when the snapshot has vlinks). On a 300,000-VM
      * snapshot a VM drawn at the moment of use costs several dependent memory misses; this way
      * the misses overlap with the work of the calls in between. Deterministic: the draws come
      * from the worker's RNG in call order. Equivalent in distribution to movable[rng.below(n)].
@@ -68,6 +69,8 @@ struct Proposal {
         vm_[pos_] = movable[idx_[pos_]];
         s.prefetch_vm(vm_[pos_]);
         cache.prefetch_removal(vm_[pos_]);
+        // The link rule reads the VM's total vlink bandwidth first (its fast path).
+        if (const VlinkIndex* vi = s.model().vlink_index(); vi != nullptr) vi->prefetch_total(vm_[pos_]);
         idx_[pos_] = static_cast<std::uint32_t>(rng.below(n));
         __builtin_prefetch(movable.data() + idx_[pos_]);
         pos_ = (pos_ + 1) % kAhead;
