@@ -125,11 +125,14 @@ void LinkCapacityFilter::on_move(TermAggregates& agg, const SearchState& s, cons
     };
     for (std::size_t k = 0; k < peers.size(); ++k) {
         const std::int64_t mb = mbps[k];
-        const int hp = hosts[k];
-        const bool first = peers[k] >= 0;  // route in the vlink's own orientation (a, b)
-        routes_->add_vlink(a.load, first ? r.from_host : hp, first ? hp : r.from_host, mb, -1);
-        routes_->for_each_share(first ? r.to_host : hp, first ? hp : r.to_host,
-                                [&](int link, std::int64_t units) { raise(link, units, mb); });
+        // The net change of the vlink's route (the peer's uplink and shared up-path cancel);
+        // routed in the vlink's own orientation (a, b) where the pair table serves.
+        routes_->for_each_move(r.from_host, r.to_host, hosts[k], peers[k] >= 0, [&](int link, std::int64_t units) {
+            if (units < 0)
+                a.load[link] += mb * units;
+            else
+                raise(link, units, mb);
+        });
     }
     // Loads that fell leave the bound low (safe, but the fast path fires less): tighten it now and then.
     if (++a.moves_since_refresh >= 4096) refresh(a, *this);

@@ -88,10 +88,7 @@ public:
         if (s == t) return;
         if (levels_ > 0) {  // up from s and up from t to the level where they meet (decompose())
             const std::size_t si = static_cast<std::size_t>(edge_index_[s]), ti = static_cast<std::size_t>(edge_index_[t]);
-            const int* ks = meet_key_.data() + si * levels_;
-            const int* kt = meet_key_.data() + ti * levels_;
-            int l = 1;
-            while (ks[l - 1] != kt[l - 1]) ++l;
+            const int l = meet_level(s, t);
             const std::size_t* os = up_off_.data() + si * (levels_ + 1);
             const std::size_t* ot = up_off_.data() + ti * (levels_ + 1);
             for (std::size_t k = os[0]; k < os[l]; ++k) f(up_shares_[k].link, up_shares_[k].share);
@@ -101,10 +98,54 @@ public:
         for (const LinkShare& e : route(s, t)) f(e.link, e.share);
     }
 
+    /**
+     * The net change of a vlink's loads per Mbps when its end on host `from` moves to host `to`
+     * while its other end stays on `peer`: calls f(link, units) with units < 0 where the route
+     * from `from` loaded the link more than the one from `to`, > 0 where less, and not at all where
+     * they load it equally (on decomposed routes the peer's uplink and the common part of its
+     * up-path cancel). `moved_first`: the moving end is the vlink's first end (the pair table
+     * routes in the vlink's orientation). The same loads as for_each_share(from, peer) subtracted
+     * and for_each_share(to, peer) added. O(route length).
+     */
+    template <class F>
+    void for_each_move(int from, int to, int peer, bool moved_first, F&& f) const {
+        if (from == to) return;
+        if (levels_ == 0 || peer == from || peer == to) {
+            for_each_share(moved_first ? from : peer, moved_first ? peer : from, [&](int link, std::int64_t u) { f(link, -u); });
+            for_each_share(moved_first ? to : peer, moved_first ? peer : to, f);
+            return;
+        }
+        f(from, -scale_);
+        f(to, scale_);
+        const std::vector<int>& sw = problem_.network.host_switch;
+        const int sf = sw[from], st = sw[to], sp = sw[peer];
+        const std::size_t ep = static_cast<std::size_t>(edge_index_[sp]);
+        const int l1 = meet_level(sf, sp), l2 = meet_level(st, sp);
+        const std::size_t* of = up_off_.data() + static_cast<std::size_t>(edge_index_[sf]) * (levels_ + 1);
+        const std::size_t* ot = up_off_.data() + static_cast<std::size_t>(edge_index_[st]) * (levels_ + 1);
+        const std::size_t* op = up_off_.data() + ep * (levels_ + 1);
+        for (std::size_t k = of[0]; k < of[l1]; ++k) f(up_shares_[k].link, -up_shares_[k].share);
+        for (std::size_t k = ot[0]; k < ot[l2]; ++k) f(up_shares_[k].link, up_shares_[k].share);
+        // The peer's up-path: levels 1..l1 left, 1..l2 taken; the common levels cancel.
+        for (std::size_t k = op[l2]; k < op[l1]; ++k) f(up_shares_[k].link, -up_shares_[k].share);
+        for (std::size_t k = op[l1]; k < op[l2]; ++k) f(up_shares_[k].link, up_shares_[k].share);
+    }
+
     /** Are routes served from per-switch up-paths (decompose()) instead of the pair table? */
     bool decomposed() const { return levels_ > 0; }
 
 private:
+    /** Decomposed routes: the first level (1..levels_) where the up-paths of host-attached
+     *  switches s and t reach the same switches; 0 if s == t. */
+    int meet_level(int s, int t) const {
+        if (s == t) return 0;
+        const int* ks = meet_key_.data() + static_cast<std::size_t>(edge_index_[s]) * levels_;
+        const int* kt = meet_key_.data() + static_cast<std::size_t>(edge_index_[t]) * levels_;
+        int l = 1;
+        while (ks[l - 1] != kt[l - 1]) ++l;
+        return l;
+    }
+
     /**
      * Hierarchical fabrics (trees, leaf-spine, Clos): the route between host-attached switches
      * s and t is the equal split going up from s plus the one going up from t, to the first level

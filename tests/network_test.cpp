@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "evaluators/network_load.h"
+#include "instances/datacenter_network.h"
 #include "instances/generator.h"
 #include "instances/snapshot_io.h"
 #include "tests/cli_run.h"
@@ -202,6 +203,51 @@ TEST(Network, AddingThenRemovingVlinksRestoresEveryLoadExactly) {
     std::shuffle(added.begin(), added.end(), rng);  // removed in another order
     for (const Added& a : added) routes.add_vlink(loads, a.hx, a.hy, a.mbps, -1);
     for (std::int64_t x : loads) EXPECT_EQ(x, 0);
+}
+
+// for_each_move (what the link rule's on_move applies) is the route from the old host taken
+// away and the route from the new one added, with the common part left out: checked per link
+// against for_each_share on generated fabrics (decomposed routes) and on the hand-made leaf-spine.
+TEST(Network, MovingOneEndChangesLoadsByTheDifferenceOfTheTwoRoutes) {
+    GenerateOptions go;
+    go.hosts = 60;
+    go.vms = 60;
+    go.hosts_per_rack = 5;
+    std::vector<Problem> nets;
+    for (const char* kind : {"leaf-spine", "tree", "jupiter"}) {
+        Problem p = generate_cluster(go);
+        NetworkOptions no;
+        no.kind = kind;
+        no.racks_per_pod = 2;
+        add_network(p, no);
+        nets.push_back(p);
+    }
+    nets.push_back(load(net_snapshot({"tor1", "tor1", "tor2", "tor2"}, kLeafSpineSwitches, kLeafSpineLinks, "[]")));
+    std::mt19937_64 rng(17);
+    for (const Problem& p : nets) {
+        const NetworkRoutes routes(p);
+        const int H = static_cast<int>(p.hosts.size());
+        int cancelled = 0;
+        for (int i = 0; i < 3000; ++i) {
+            const int from = static_cast<int>(rng() % H), to = static_cast<int>(rng() % H);
+            const int peer = rng() % 5 == 0 ? (rng() % 2 ? from : to) : static_cast<int>(rng() % H);
+            const bool first = rng() % 2 == 0;
+            std::vector<std::int64_t> want(routes.num_links(), 0), got(routes.num_links(), 0);
+            routes.for_each_share(first ? from : peer, first ? peer : from, [&](int l, std::int64_t u) { want[l] -= u; });
+            routes.for_each_share(first ? to : peer, first ? peer : to, [&](int l, std::int64_t u) { want[l] += u; });
+            int calls = 0, touched = 0;
+            routes.for_each_move(from, to, peer, first, [&](int l, std::int64_t u) {
+                got[l] += u;
+                ++calls;
+            });
+            ASSERT_EQ(got, want) << "from " << from << " to " << to << " peer " << peer;
+            for (std::int64_t x : want) touched += x != 0;
+            if (from != to && calls < 2 * touched + 2) ++cancelled;
+        }
+        if (routes.decomposed()) {
+            EXPECT_GT(cancelled, 1000);  // the peer's uplink and common up-path are left out
+        }
+    }
 }
 
 TEST(Network, SnapshotRoundTripKeepsNetworkVlinksAndVdcs) {
