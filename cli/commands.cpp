@@ -23,6 +23,7 @@
 #include "cli/cli_util.h"
 #include "optimizer/optimize.h"
 #include "optimizer/plan.h"
+#include "optimizer/upper_bound.h"
 #include "optimizer/validate.h"
 
 namespace po = boost::program_options;
@@ -260,6 +261,13 @@ int cmd_plan(const Args& args) {
     info.evaluations = sr.evaluations;
     info.seconds = sr.seconds;
     info.stopped_by = std::string(to_string(sr.stopped_by));
+    // Reporting only, after the search: the bound never changes what the search does.
+    UpperBoundParams ubp;
+    ubp.threads = threads;
+    const UpperBound ub = compute_upper_bound(model, ubp);
+    info.upper_bound = ub.value;
+    info.upper_bound_covers_objective = ub.covers_objective;
+    info.upper_bound_seconds = ub.seconds;
     auto doc = plan_to_json(p, plan, info);
     // The network: links over capacity in the snapshot and after the plan (the rule keeps every
     // step within capacity, or no worse than the snapshot on a link it already overloads).
@@ -333,6 +341,9 @@ int cmd_plan(const Args& args) {
         std::printf(" (%+.1f%%)\n", 100.0 * gain / plan.objective_before);
     else
         std::printf(" (%s%s)\n", gain >= 0 ? "+" : "", fmt_num(gain).c_str());
+    std::printf("bound     %s: no plan within the budget can exceed it; gap %.1f%% (%.2f s%s)\n", fmt_num(ub.value).c_str(),
+                100.0 * doc["gap"].get<double>(), ub.seconds,
+                ub.covers_objective ? "" : "; bounds the VMCAP part only: a term of unknown sign is on");
     if (static_cast<std::int64_t>(plan.steps.size()) != plan.migrations)
         std::printf("plan      %zu step(s): %lld migration(s) and %lld free remap(s), %s GiB RAM -> %s\n", plan.steps.size(),
                     static_cast<long long>(plan.migrations),

@@ -2,8 +2,10 @@
 
 #include "evaluators/cluster_capacity.h"
 #include "evaluators/feasibility.h"
+#include "optimizer/upper_bound.h"
 
 #include <algorithm>
+#include <cmath>
 #include <unordered_map>
 #include <limits>
 
@@ -205,6 +207,17 @@ nlohmann::ordered_json plan_to_json(const Problem& p, const Plan& plan, const Pl
     }
     doc["objective_before"] = plan.objective_before;
     doc["objective_after"] = plan.objective_after;
+    if (!std::isnan(info.upper_bound)) {
+        // The gap is taken on what the bound covers: the whole objective, or its VMCAP part.
+        double covered = plan.objective_after;
+        if (!info.upper_bound_covers_objective) {
+            covered = 0.0;
+            for (std::size_t f = 0; f < p.flavors.size(); ++f) covered += p.flavors[f].weight * static_cast<double>(plan.capacity_after[f]);
+        }
+        doc["upper_bound"] = info.upper_bound;
+        doc["gap"] = relative_gap(info.upper_bound, covered);
+        doc["upper_bound_covers"] = info.upper_bound_covers_objective ? "objective" : "vmcap";
+    }
     oj cb = oj::object(), ca = oj::object();
     for (std::size_t f = 0; f < p.flavors.size(); ++f) {
         cb[p.flavors[f].name] = plan.capacity_before[f];
@@ -219,6 +232,7 @@ nlohmann::ordered_json plan_to_json(const Problem& p, const Plan& plan, const Pl
     search["stopped_by"] = info.stopped_by;
     search["dropped_moves"] = plan.dropped;
     if (info.proven_optimum >= 0) search["proven_optimum"] = info.proven_optimum;
+    if (!std::isnan(info.upper_bound)) search["upper_bound_seconds"] = info.upper_bound_seconds;
     doc["search"] = search;
     oj steps = oj::array();
     for (std::size_t i = 0; i < plan.steps.size(); ++i) {

@@ -6,6 +6,7 @@
  */
 #include <array>
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -53,6 +54,12 @@ struct PlanInfo {
     double seconds = 0.0;
     std::string stopped_by;
     double proven_optimum = -1.0;  ///< >= 0: the MILP optimum (vmcap exact), written as search.proven_optimum
+    /** A valid upper bound on the best objective within the budget (optimizer/upper_bound.h),
+     *  written as `upper_bound` with the plan's `gap`; NaN: none (not written). */
+    double upper_bound = std::numeric_limits<double>::quiet_NaN();
+    /** false: the bound covers only the VMCAP part sum_f w_f x capacity_f (gap taken on that part). */
+    bool upper_bound_covers_objective = true;
+    double upper_bound_seconds = 0.0;
 };
 
 /** JSON of a plan ("vmcap-plan/1"): steps with ids and 1-based pNUMA nodes, budget, capacities. */

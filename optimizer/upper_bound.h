@@ -1,0 +1,97 @@
+#pragma once
+/**
+ * @file upper_bound.h
+ * A valid upper bound on the best objective reachable within the migration budget, reported with
+ * every plan (`vmcap plan`: plan JSON `upper_bound` and `gap`; docs/upper-bound.md), as MIP
+ * solvers report a best bound beside their incumbent.
+ *
+ * Why it holds (details and formula in docs/upper-bound.md). Final-state view, as the search and
+ * the exact solvers use: a plan within the budget ends in a state whose set M of VMs off their
+ * snapshot placement (off their host, when remaps are free) has |M| <= max_migrations and RAM(M)
+ * <= max_migrated_ram (temporary detours only add steps). Adding a VM to a host never raises its
+ * VMCAP of any flavor, so host h's final value is at most its value with M_h (M's VMs from h)
+ * taken off and nothing added: V_h(M_h) (with free remaps: at most the best over re-placements
+ * of the VMs that stay, bounded by a pooled-resource relaxation). Hence
+ *
+ *     objective(plan) <= max over (k_h) with sum_h k_h <= B of  sum_h U_h(k_h),
+ *     U_h(k) >= max over removal sets S of k migratable VMs of h of V_h(S) - W x RAM(S)
+ *
+ * (W: the ram-cost term's weight, 0 without it), a multiple-choice knapsack over hosts solved
+ * exactly by dynamic programming over the budget. U_h(k) is exact (enumeration of removal
+ * multisets over classes of identical VMs) for k <= K_h, K_h as large as a per-host work cap
+ * allows; beyond K_h it is the smaller of "every migratable VM removed" and the value of a host
+ * whose every pNUMA node gains the k largest demands of the VMs on it (both >= any k-removal;
+ * VMCAP is monotone in the capacity vector). The RAM budget enters twice: B is lowered to how many
+ * of the smallest migratable VMs fit it, and a Lagrangian relaxation (any multiplier lambda >= 0
+ * gives a valid bound; the best over a convex search is kept) prices RAM.
+ *
+ * Scope: feasibility filters (the link rule) only forbid states, so the bound stays valid. Terms:
+ * ram-cost is modelled (above); locality-weight and bandwidth-capacity are <= 0 in every state
+ * (their headers), so the VMCAP bound bounds the whole objective; any other term makes the
+ * result cover the VMCAP part only (UpperBound::covers_objective false, and reports say so).
+ */
+#include <cstdint>
+#include <string>
+
+#include "evaluators/capacity_model.h"
+
+namespace vmcap {
+
+/** One validated parameter set of the bound. */
+struct UpperBoundParams {
+    /** Most removal multisets evaluated exactly per host whose target pairs all have closed forms
+     *  (each costs one VMCAP evaluation per target). The host's exact depth K_h is the largest k
+     *  whose multisets of at most k removals fit in this; >= 1. */
+    std::int64_t max_sets_per_host = 4096;
+    /** The same for hosts with an exact-fallback (host type, target) pair, whose evaluations can
+     *  cost milliseconds; >= 1. */
+    std::int64_t max_sets_per_exact_host = 64;
+    /** Cap on every K_h; >= 0 (0: the tail bound alone). */
+    int max_exact_removals = 8;
+    /** Steps of the convex search over the RAM budget's Lagrange multiplier (0: off). Only run when
+     *  the RAM budget is below the RAM of all migratable VMs. */
+    int ram_lagrangian_steps = 40;
+    /** Worker threads of the per-host tables (oneTBB); the result does not depend on it. >= 1. */
+    int threads = 1;
+    /** Throws std::invalid_argument naming the first bad parameter. */
+    void validate() const;
+};
+
+/** The bound and how it was obtained. */
+struct UpperBound {
+    Score score = 0;     ///< the bound in score units (evaluators/score.h)
+    double value = 0.0;  ///< the bound in objective units
+    /** true: bounds the whole objective of the model (VMCAP plus its terms); false: only the VMCAP
+     *  part sum_f w_f x capacity_f (a term of unknown sign is switched on). */
+    bool covers_objective = true;
+    std::int64_t effective_budget = 0;  ///< min(max_migrations, migratable VMs, smallest VMs within the RAM budget)
+    int min_depth = 0, max_depth = 0;   ///< range of the exact depths K_h over hosts with migratable VMs
+    bool free_remaps = false;           ///< remaps were free: the pooled relaxation was used
+    /** The RAM Lagrangian lowered the bound; lambda is its multiplier (objective units per GiB). */
+    bool ram_lagrangian = false;
+    double lambda_per_gib = 0.0;
+    std::int64_t evaluations = 0;  ///< host values evaluated (removal sets and tail bounds)
+    double seconds = 0.0;          ///< wall clock
+};
+
+/**
+ * Computes the bound for `model`'s snapshot and budget (Problem::constraints). Deterministic: the
+ * same model and params give the same bound for any thread count. Complexity: O(sum over hosts of
+ * sets evaluated x targets x VMCAP) for the tables (parallel over hosts), plus O(hosts x options x
+ * B) for the knapsack, times ram_lagrangian_steps + 1 when the RAM search runs (B: the effective
+ * budget, capped by the largest useful removal count). Memory O(hosts x (K_h + tail) + B).
+ * Thread-safe for concurrent calls on the same model (reads only). An exact-fallback evaluation
+ * that exceeds its work limit or deadline (InputError, TimeLimitReached) is replaced by the valid
+ * bound floor(sum b / guest nodes); nothing of that reaches the caller. Throws
+ * std::invalid_argument on bad params.
+ */
+UpperBound compute_upper_bound(const CapacityModel& model, const UpperBoundParams& params = {});
+
+/**
+ * Relative gap of `objective` below `bound`, as MIP solvers report it: (bound - objective) /
+ * |bound|, 0 when they are equal (also both 0), clamped to >= 0. In [0, 1] for objective in
+ * [0, bound].
+ */
+double relative_gap(double bound, double objective);
+
+}  // namespace vmcap

@@ -1,0 +1,447 @@
+// The upper bound of optimizer/upper_bound.h: never below the proven optimum (an independent
+// brute force over every final state within the budget, free remaps and the ram-cost term
+// included, cross-checked with the branch and bound where it applies) on many tiny instances of
+// several host topologies, budgets, RAM budgets and non-migratable VMs; never below any plan the
+// pipeline writes; equal to the objective at budget 0; a hand-checked table; the plan file and the
+// CLI report it.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <functional>
+#include <random>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "evaluators/search_state.h"
+#include "instances/generator.h"
+#include "optimizer/exact_bb.h"
+#include "optimizer/optimize.h"
+#include "optimizer/plan.h"
+#include "optimizer/upper_bound.h"
+#include "tests/cli_run.h"
+#include "tests/fixtures.h"
+
+namespace vmcap {
+namespace {
+
+std::string name(const char* prefix, int n) {
+    std::string s(prefix);
+    s += std::to_string(n);
+    return s;
+}
+
+/**
+ * A tiny snapshot: `hosts` hosts of topology `topo`, 4 vCPU / 16 GiB per pNUMA node; flavors
+ * 1c4g (K1, weight 0), 2c8g (K1, weight 1), 4c16g (K2, weight 1.5, hosts of >= 2 nodes), 8c32g
+ * (K4 where K4 embeds, else C4, weight 2, hosts of >= 4 nodes); up to `vms` VMs at random
+ * feasible placements, one in six not migratable.
+ */
+Problem tiny(const std::string& topo, int hosts, int vms, std::uint64_t seed) {
+    Problem p;
+    p.resources = {"vcpu", "ram_mib"};
+    HostType ht;
+    ht.name = topo;
+    ht.topology = parse_topology(topo);
+    for (int i = 0; i < ht.num_nodes(); ++i) {
+        ht.node_capacity.push_back(4);
+        ht.node_capacity.push_back(16 * 1024);
+    }
+    p.host_types.push_back(ht);
+    for (int h = 0; h < hosts; ++h) p.hosts.push_back(Host{name("h", h), 0, "r0", "p0", ""});
+    auto flavor = [&](const char* n, Amount vcpu, Amount gib, const char* vnuma, double w) {
+        Flavor f;
+        f.name = n;
+        f.demand = {vcpu, gib * 1024};
+        f.vnuma = parse_topology(vnuma);
+        f.weight = w;
+        p.flavors.push_back(f);
+    };
+    flavor("1c4g", 1, 4, "K1", 0.0);
+    flavor("2c8g", 2, 8, "K1", 1.0);
+    const int n = ht.num_nodes();
+    if (n >= 2) flavor("4c16g", 4, 16, "K2", 1.5);
+    const bool k4 = !enumerate_embeddings(ht.topology.graph, parse_topology("K4").graph).empty();
+    if (n >= 4) flavor("8c32g", 8, 32, k4 ? "K4" : "C4", 2.0);
+    std::mt19937_64 rng(seed);
+    std::vector<std::vector<Amount>> used(hosts, std::vector<Amount>(ht.node_capacity.size(), 0));
+    for (int a = 0; a < 400 && static_cast<int>(p.vms.size()) < vms; ++a) {
+        // Small flavors more often, so that hosts hold several VMs.
+        const int f = static_cast<int>(rng() % 6) < 3 ? 0 : static_cast<int>(rng() % p.flavors.size());
+        const Flavor& fl = p.flavors[f];
+        const int k = fl.num_vnuma();
+        const int h = static_cast<int>(rng() % hosts);
+        const auto embs = enumerate_embeddings(ht.topology.graph, fl.vnuma.graph);
+        if (embs.empty()) continue;
+        const Embedding& e = embs[rng() % embs.size()];
+        bool ok = true;
+        for (int v = 0; v < k; ++v)
+            for (int r = 0; r < 2; ++r) ok = ok && used[h][e.map[v] * 2 + r] + fl.demand[r] / k <= ht.node_capacity[e.map[v] * 2 + r];
+        if (!ok) continue;
+        Vm vm;
+        vm.id = name("vm", static_cast<int>(p.vms.size()));
+        vm.flavor = f;
+        vm.host = h;
+        for (int v = 0; v < k; ++v) {
+            vm.pnuma[v] = e.map[v];
+            for (int r = 0; r < 2; ++r) used[h][e.map[v] * 2 + r] += fl.demand[r] / k;
+        }
+        vm.migratable = rng() % 6 != 0;
+        p.vms.push_back(vm);
+    }
+    finalize_problem(p, "<tiny>");
+    return p;
+}
+
+/**
+ * Best objective (score units) over every final state within the budget, by exhaustive search:
+ * each migratable VM either keeps its snapshot placement, or takes any other (host, placement of
+ * its flavor); it counts against max_migrations and max_migrated_ram_mib when it leaves its host,
+ * or when it changes nodes on its host and remaps count. States are built by adding VMs one at a
+ * time (capacity only shrinks, so an overloaded node prunes). Objective: sum_j w_j x VMCAP
+ * (CapacityModel::host_capacity) minus `ram_milli` per MiB migrated (the ram-cost term). Uses
+ * nothing of SearchState, the solvers or the bound.
+ */
+Score brute_force(const CapacityModel& m, Score ram_milli = 0) {
+    const Problem& p = m.problem();
+    const int R = p.num_resources(), H = static_cast<int>(p.hosts.size());
+    const bool remap_counts = p.constraints.remap_counts_as_migration;
+    std::vector<std::vector<Amount>> free(H);
+    for (int h = 0; h < H; ++h) free[h] = p.host_type_of(h).node_capacity;
+    auto shift = [&](int h, int flavor, NodeMask mask, Amount sign) {
+        for (int i = 0; i < p.host_type_of(h).num_nodes(); ++i)
+            if ((mask >> i) & 1U)
+                for (int r = 0; r < R; ++r) free[h][i * R + r] += sign * p.flavors[flavor].node_demand[r];
+    };
+    auto fits = [&](int h) {
+        for (Amount a : free[h])
+            if (a < 0) return false;
+        return true;
+    };
+    std::vector<int> movable;
+    for (std::size_t v = 0; v < p.vms.size(); ++v) {
+        const Vm& vm = p.vms[v];
+        const NodeMask mask = node_mask(vm.pnuma.data(), p.flavors[vm.flavor].num_vnuma());
+        if (vm.migratable)
+            movable.push_back(static_cast<int>(v));
+        else
+            shift(vm.host, vm.flavor, mask, -1);
+    }
+    Score best = std::numeric_limits<Score>::min();
+    std::function<void(std::size_t, std::int64_t, Amount)> rec = [&](std::size_t i, std::int64_t moves, Amount ram) {
+        if (i == movable.size()) {
+            Score s = -ram_milli * ram;
+            for (int h = 0; h < H; ++h)
+                for (int j = 0; j < m.num_targets(); ++j)
+                    s += m.target_weight_units(j) * m.host_capacity(p.hosts[h].type, m.target_flavor(j), free[h].data());
+            best = std::max(best, s);
+            return;
+        }
+        const Vm& vm = p.vms[movable[i]];
+        const NodeMask home = node_mask(vm.pnuma.data(), p.flavors[vm.flavor].num_vnuma());
+        const Amount vm_ram = p.flavors[vm.flavor].demand[kRamMib];
+        for (int h = 0; h < H; ++h)
+            for (const Embedding& e : m.evaluator(p.hosts[h].type, vm.flavor).placements()) {
+                const bool stays = h == vm.host && e.mask == home;
+                const bool counts = !stays && (h != vm.host || remap_counts);
+                if (counts && (moves + 1 > p.constraints.max_migrations || ram + vm_ram > p.constraints.max_migrated_ram_mib)) continue;
+                shift(h, vm.flavor, e.mask, -1);
+                if (fits(h)) rec(i + 1, moves + (counts ? 1 : 0), ram + (counts ? vm_ram : 0));
+                shift(h, vm.flavor, e.mask, +1);
+            }
+    };
+    rec(0, 0, 0);
+    return best;
+}
+
+/** Snapshot objective in score units (VMCAP part plus terms), through SearchState. */
+Score snapshot_score(const CapacityModel& m) {
+    return SearchState(m).objective();
+}
+
+struct Case {
+    const char* topo;
+    int hosts, vms;
+};
+
+TEST(UpperBound, NeverBelowTheOptimumOnTinyInstances) {
+    // Host topologies with 1, 2, 4 and 8 pNUMA nodes; more hosts and VMs where the brute force
+    // stays fast (free remaps multiply its branching).
+    const Case cases[] = {{"K1", 3, 7}, {"K2", 3, 7}, {"K4", 3, 6}, {"C4", 3, 6}, {"CQ3", 2, 5}, {"2xK4", 2, 5}};
+    int compared = 0, binding_ram = 0, lagrangian = 0, tight = 0, above = 0, remap_cases = 0;
+    for (int i = 0; i < 120; ++i) {
+        const Case& c = cases[i % 6];
+        Problem p = tiny(c.topo, c.hosts, c.vms, 500 + static_cast<std::uint64_t>(i));
+        const int budget = (i / 6) % 4;
+        p.constraints.max_migrations = budget;
+        const bool ram_budget = i % 5 == 3;
+        if (ram_budget) p.constraints.max_migrated_ram_mib = 12 * 1024;  // at most one 8 GiB VM and one 4 GiB VM
+        const bool free_remaps = i % 3 == 2;
+        p.constraints.remap_counts_as_migration = !free_remaps;
+        const bool ram_cost = i % 7 == 5 && !free_remaps;
+        if (ram_cost) p.objective_terms = {{"ram-cost", 0.125}};  // 1 objective unit per 8 GiB
+        const CapacityModel m(p);
+        SCOPED_TRACE(std::string(c.topo) + " case " + std::to_string(i) + " budget " + std::to_string(budget) +
+                     (ram_budget ? " ram-budget" : "") + (free_remaps ? " free-remaps" : "") + (ram_cost ? " ram-cost" : ""));
+        const Score opt = brute_force(m, ram_cost ? weight_milli(0.125) : 0);
+        const UpperBound ub = compute_upper_bound(m);
+        EXPECT_TRUE(ub.covers_objective);
+        EXPECT_GE(ub.score, opt);
+        EXPECT_GE(opt, snapshot_score(m));  // the brute force sees the snapshot itself
+        for (int depth : {0, 1, 2}) {
+            // Shallow exact depths lean on the tail bound: still valid, never tighter.
+            UpperBoundParams shallow;
+            shallow.max_exact_removals = depth;
+            const Score s = compute_upper_bound(m, shallow).score;
+            EXPECT_GE(s, opt) << "depth " << depth;
+            EXPECT_GE(s, ub.score) << "depth " << depth;
+        }
+        if (!free_remaps && !ram_cost) {
+            // The independent brute force agrees with the branch and bound where that applies.
+            BranchBoundParams bp;
+            bp.warm_start_evaluations = -1;
+            const ExactResult ex = solve_exact_bb(m, bp);
+            ASSERT_TRUE(ex.proven);
+            EXPECT_EQ(static_cast<Score>(std::llround(ex.objective * kScoreScale)), opt);
+        }
+        if (ub.score == opt) ++tight;
+        if (ub.score > opt) ++above;
+        binding_ram += ram_budget && budget > 1;
+        lagrangian += ub.ram_lagrangian;
+        remap_cases += free_remaps;
+        ++compared;
+    }
+    EXPECT_EQ(compared, 120);
+    EXPECT_GE(remap_cases, 40);
+    EXPECT_GE(binding_ram, 10);
+    EXPECT_GE(lagrangian, 1);  // the RAM multiplier was exercised
+    EXPECT_GE(tight, 30);      // and the bound is not trivially loose,
+    EXPECT_GE(above, 5);       // nor trivially tight
+    std::printf("upper bound on %d tiny instances: equal to the optimum on %d, above on %d; RAM multiplier used on %d\n", compared, tight,
+                above, lagrangian);
+}
+
+TEST(UpperBound, EqualsTheObjectiveAtBudgetZero) {
+    for (const char* topo : {"K1", "K2", "K4", "CQ3", "2xK4"}) {
+        for (std::uint64_t seed = 1; seed <= 3; ++seed) {
+            test::RandomCluster rc;
+            rc.host_topology = topo;
+            rc.hosts = 20;
+            rc.seed = seed;
+            rc.max_migrations = 0;
+            const Problem p = test::make_random_problem(rc);
+            const CapacityModel m(p);
+            SCOPED_TRACE(std::string(topo) + " seed " + std::to_string(seed));
+            EXPECT_EQ(compute_upper_bound(m).score, snapshot_score(m));
+            // A RAM budget too small for any VM is a zero budget too.
+            Problem q = p;
+            q.constraints.max_migrations = 100;
+            q.constraints.max_migrated_ram_mib = 1024;
+            const CapacityModel mq(q);
+            const UpperBound ub = compute_upper_bound(mq);
+            EXPECT_EQ(ub.effective_budget, 0);
+            EXPECT_EQ(ub.score, snapshot_score(mq));
+        }
+    }
+}
+
+TEST(UpperBound, NeverBelowThePlansOfTheSearch) {
+    // Medium random clusters, every search driver's written plan and best state; remaps free or
+    // not, with and without the ram-cost term and a RAM budget; one and two threads give the
+    // same bound.
+    int runs = 0;
+    for (const char* topo : {"K2", "K4", "CQ3"}) {
+        for (std::uint64_t seed = 1; seed <= 4; ++seed) {
+            test::RandomCluster rc;
+            rc.host_topology = topo;
+            rc.hosts = 16;
+            rc.seed = seed;
+            rc.max_migrations = 2 + static_cast<std::int64_t>(seed) * 3;
+            Problem p = test::make_random_problem(rc);
+            if (seed % 2 == 0) p.constraints.max_migrated_ram_mib = 96 * 1024;
+            p.constraints.remap_counts_as_migration = seed != 3;
+            if (seed == 4) p.objective_terms = {{"ram-cost", 0.05}};
+            const CapacityModel m(p);
+            SCOPED_TRACE(std::string(topo) + " seed " + std::to_string(seed));
+            const UpperBound ub = compute_upper_bound(m);
+            UpperBoundParams two;
+            two.threads = 2;
+            EXPECT_EQ(compute_upper_bound(m, two).score, ub.score);
+            for (Algorithm a : {Algorithm::Greedy, Algorithm::Annealing, Algorithm::Tabu}) {
+                OptimizeParams op;
+                op.algorithm = a;
+                op.search.quiet = true;
+                op.search.seed = seed;
+                op.search.max_evaluations = 30000;
+                if (!p.constraints.remap_counts_as_migration) op.search.mix.set("remap", 0.05);
+                const OptimizeResult r = optimize(m, op);
+                EXPECT_GE(ub.value, r.plan.objective_after);
+                SearchState s(m);
+                s.set_placements(r.search.best);
+                EXPECT_GE(ub.score, s.objective());  // the search's best state, orderable or not
+                ++runs;
+            }
+        }
+    }
+    EXPECT_EQ(runs, 36);
+}
+
+/** Hosts of topology K2 (nodes of 4 vCPU / 16 GiB), target 8c32g (K2, weight 1: one per empty
+ *  host), and 1c4g VMs (weight 0) on the listed (host, node) pairs: any of them on a host leaves
+ *  a node with 3 vCPU, so that host holds no 8c32g. */
+Problem hand_problem(int hosts, const std::vector<std::pair<int, int>>& small_vms) {
+    Problem p;
+    p.resources = {"vcpu", "ram_mib"};
+    HostType ht;
+    ht.name = "k2";
+    ht.topology = parse_topology("K2");
+    ht.node_capacity = {4, 16 * 1024, 4, 16 * 1024};
+    p.host_types.push_back(ht);
+    for (int h = 0; h < hosts; ++h) p.hosts.push_back(Host{name("h", h), 0, "r0", "p0", ""});
+    Flavor small;
+    small.name = "1c4g";
+    small.demand = {1, 4 * 1024};
+    small.vnuma = parse_topology("K1");
+    Flavor big;
+    big.name = "8c32g";
+    big.demand = {8, 32 * 1024};
+    big.vnuma = parse_topology("K2");
+    big.weight = 1.0;
+    p.flavors = {small, big};
+    for (const auto& [h, node] : small_vms) {
+        Vm vm;
+        vm.id = name("vm", static_cast<int>(p.vms.size()));
+        vm.flavor = 0;
+        vm.host = h;
+        vm.pnuma[0] = static_cast<std::uint8_t>(node);
+        p.vms.push_back(vm);
+    }
+    finalize_problem(p, "<hand>");
+    return p;
+}
+
+TEST(UpperBound, HandCheckedTable) {
+    // Host 0: two small VMs on nodes 0 and 1 (removing one gains nothing, both: +1).
+    // Host 1: one small VM (removing it: +1). Host 2: empty (value 1). Objective 1.
+    // Bound by budget: 0 -> 1; 1 -> 1 + 1 (host 1); 2 -> 2 (host 1, or host 0's pair); 3 -> 3 (both).
+    // Optimum: the VMs must land somewhere, and any host holding one is worth 0, so at most two of
+    // the three hosts are empty: 1, 2, 2, 2.
+    const Problem base = hand_problem(3, {{0, 0}, {0, 1}, {1, 0}});
+    const Score unit = kScoreScale;  // one weight-1 VM
+    const Score want_bound[] = {1, 2, 2, 3}, want_opt[] = {1, 2, 2, 2};
+    for (int b = 0; b <= 3; ++b) {
+        Problem p = base;
+        p.constraints.max_migrations = b;
+        const CapacityModel m(p);
+        SCOPED_TRACE("budget " + std::to_string(b));
+        const UpperBound ub = compute_upper_bound(m);
+        EXPECT_EQ(ub.score, want_bound[b] * unit);
+        EXPECT_EQ(brute_force(m), want_opt[b] * unit);
+        EXPECT_EQ(ub.effective_budget, b);
+        EXPECT_DOUBLE_EQ(relative_gap(ub.value, static_cast<double>(want_opt[b])), b == 3 ? 1.0 / 3.0 : 0.0);
+    }
+    // A RAM budget of 8 GiB admits two 4-GiB VMs: budget 3 acts as 2.
+    Problem p = base;
+    p.constraints.max_migrations = 3;
+    p.constraints.max_migrated_ram_mib = 8 * 1024;
+    const CapacityModel m(p);
+    const UpperBound ub = compute_upper_bound(m);
+    EXPECT_EQ(ub.effective_budget, 2);
+    EXPECT_EQ(ub.score, 2 * unit);
+    // Non-migratable: host 1's VM pinned leaves only host 0's pair (budget 2: 1 + 1).
+    Problem q = base;
+    q.vms[2].migratable = false;
+    q.constraints.max_migrations = 2;
+    const CapacityModel mq(q);
+    EXPECT_EQ(compute_upper_bound(mq).score, 2 * unit);
+    q.constraints.max_migrations = 1;
+    const CapacityModel mq1(q);
+    EXPECT_EQ(compute_upper_bound(mq1).score, 1 * unit);  // one removal on host 0 gains nothing
+    // Exact depth 0 (tail bound only): every node gains its largest demand, capped by "all
+    // removed" — still valid, here as tight (host 0's single removal is bounded by its pair).
+    UpperBoundParams tail;
+    tail.max_exact_removals = 0;
+    EXPECT_GE(compute_upper_bound(mq1, tail).score, 1 * unit);
+    EXPECT_LE(compute_upper_bound(mq1, tail).score, 2 * unit);
+}
+
+TEST(UpperBound, FreeRemapsCountTheSameHostRePlacement) {
+    // One K2 host with a small VM on each node and no budget. With remaps counting, the bound is
+    // the objective; with free remaps it must stay >= the free-remap optimum (brute force), which
+    // a same-host remap can raise.
+    Problem p = hand_problem(1, {{0, 0}, {0, 1}});
+    Flavor k1;
+    k1.name = "3c4g";
+    k1.demand = {3, 4 * 1024};
+    k1.vnuma = parse_topology("K1");
+    k1.weight = 1.0;
+    p.flavors.push_back(k1);
+    p.flavors[1].weight = 0.0;
+    finalize_problem(p, "<hand>");
+    // 3c4g per node: nodes with 3 free vCPU hold one each (value 2). Gathering both small VMs on
+    // node 0 leaves node 1 with 4 (one 3c4g) and node 0 with 2 (none): value 1, worse; so the
+    // optimum stays 2, while with remaps counting and budget 0 the bound equals it exactly.
+    p.constraints.max_migrations = 0;
+    const CapacityModel m(p);
+    EXPECT_EQ(compute_upper_bound(m).score, 2 * kScoreScale);
+    p.constraints.remap_counts_as_migration = false;
+    const CapacityModel mf(p);
+    const UpperBound ub = compute_upper_bound(mf);
+    EXPECT_TRUE(ub.free_remaps);
+    EXPECT_GE(ub.score, brute_force(mf));
+    // A case where the free remap pays: one 2c8g target per node (2 vCPU), the VMs 1c4g on both
+    // nodes leave 3 + 3 -> 1 + 1 = 2; gathered on node 0: 2 + 4 -> 1 + 2 = 3.
+    Problem g = hand_problem(1, {{0, 0}, {0, 1}});
+    Flavor k2c;
+    k2c.name = "2c8g";
+    k2c.demand = {2, 8 * 1024};
+    k2c.vnuma = parse_topology("K1");
+    k2c.weight = 1.0;
+    g.flavors.push_back(k2c);
+    g.flavors[1].weight = 0.0;
+    g.constraints.max_migrations = 0;
+    g.constraints.remap_counts_as_migration = false;
+    finalize_problem(g, "<hand>");
+    const CapacityModel mg(g);
+    EXPECT_EQ(brute_force(mg), 3 * kScoreScale);
+    EXPECT_GE(compute_upper_bound(mg).score, 3 * kScoreScale);
+    g.constraints.remap_counts_as_migration = true;  // the same remap then needs a budget of 1
+    const CapacityModel mg0(g);
+    EXPECT_EQ(compute_upper_bound(mg0).score, 2 * kScoreScale);
+}
+
+TEST(UpperBound, PlanFileAndCliReportIt) {
+    const auto dir = test::tmp_dir();
+    const std::string out = (dir / "ub-plan.json").string();
+    const auto r = test::run_vmcap("plan --algorithm greedy --max-migrations 20 --quiet --out " + out);
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_NE(r.out.find("\nbound     "), std::string::npos) << r.out;
+    std::ifstream in(out);
+    const auto doc = nlohmann::json::parse(in);
+    ASSERT_TRUE(doc.contains("upper_bound"));
+    const double ub = doc["upper_bound"].get<double>(), obj = doc["objective_after"].get<double>();
+    EXPECT_GE(ub, obj);
+    EXPECT_NEAR(doc["gap"].get<double>(), (ub - obj) / ub, 1e-12);
+    EXPECT_EQ(doc["upper_bound_covers"], "objective");
+    EXPECT_GE(doc["search"]["upper_bound_seconds"].get<double>(), 0.0);
+    // The validator accepts the plan with the new fields.
+    const auto v = test::run_vmcap("validate --plan " + out);
+    EXPECT_EQ(v.code, 0) << v.out << v.err;
+}
+
+TEST(UpperBound, ParamsAreValidated) {
+    const Problem p = hand_problem(1, {{0, 0}});
+    const CapacityModel m(p);
+    UpperBoundParams bad;
+    bad.threads = 0;
+    EXPECT_THROW(compute_upper_bound(m, bad), std::invalid_argument);
+    bad = {};
+    bad.max_sets_per_host = 0;
+    EXPECT_THROW(compute_upper_bound(m, bad), std::invalid_argument);
+    EXPECT_DOUBLE_EQ(relative_gap(10.0, 7.5), 0.25);
+    EXPECT_DOUBLE_EQ(relative_gap(0.0, 0.0), 0.0);
+    EXPECT_DOUBLE_EQ(relative_gap(5.0, 6.0), 0.0);
+}
+
+}  // namespace
+}  // namespace vmcap
