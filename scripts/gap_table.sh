@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# Gap table (docs/performance.md, "Upper bound and gap"): for the bundled example, the two other
+# medium snapshots (budget: the snapshot's own, 1% of its VMs) and the large snapshots of
+# scripts/large_snapshots.sh (budgets 0.5%, 1%, 5%), the objective of `vmcap plan` with greedy and
+# with the default annealing run, the upper bound the plan file reports, the gap of each plan
+# ((bound - objective) / bound) and the seconds the bound took. Runs stop on their evaluation
+# budget, so objectives and bounds are reproducible; seconds are not. Needs ../shared/data.
+#
+# usage: scripts/gap_table.sh [work-dir]   (default /tmp/vmcap-gap; snapshots are kept there)
+#        VMCAP=build-x/vmcap scripts/gap_table.sh   (another build; default build/vmcap)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+WORK=${1:-/tmp/vmcap-gap}
+VMCAP=${VMCAP:-build/vmcap}
+mkdir -p "$WORK"
+
+snap() {  # name, then vmcap snapshot arguments
+  local name=$1; shift
+  [ -f "$WORK/$name.json" ] || "$VMCAP" snapshot "$@" --out "$WORK/$name.json" >/dev/null
+}
+snap az-test-1100 --trace azure-test --copies 3 --hosts 1100
+snap huawei-1000 --trace huawei --copies 64 --hosts 1000
+snap az-test-2200 --trace azure-test --copies 6 --hosts 2200
+snap az-dev-2000 --trace azure-dev --copies 6 --hosts 2000
+snap huawei-2000 --trace huawei --copies 128 --hosts 2000
+cp instances/examples/azure-cq3-160.json "$WORK/example-160.json"
+
+field() { grep -m1 -o "\"$1\": *[-0-9.e+]*" "$2" | sed 's/.*: *//'; }
+row() {  # name, budget label, then extra plan flags
+  local name=$1 label=$2; shift 2
+  local f="$WORK/$name.json"
+  local hosts vms
+  hosts=$(grep -c '"type"' "$f" || true)
+  vms=$(grep -c '"flavor"' "$f" || true)
+  "$VMCAP" plan --cluster "$f" --algorithm greedy --time-limit 3600 --quiet --out "$WORK/g.json" "$@" >/dev/null
+  "$VMCAP" plan --cluster "$f" --time-limit 3600 --quiet --out "$WORK/s.json" "$@" >/dev/null
+  local before greedy sa bound gg gs secs migr
+  before=$(field objective_before "$WORK/s.json")
+  greedy=$(field objective_after "$WORK/g.json")
+  sa=$(field objective_after "$WORK/s.json")
+  bound=$(field upper_bound "$WORK/s.json")
+  gg=$(field gap "$WORK/g.json")
+  gs=$(field gap "$WORK/s.json")
+  secs=$(field upper_bound_seconds "$WORK/s.json")
+  migr=$(field max_migrations "$WORK/s.json")
+  awk -v n="$name" -v h="$hosts" -v v="$vms" -v l="$label" -v m="$migr" -v b0="$before" -v g="$greedy" -v s="$sa" \
+      -v u="$bound" -v gg="$gg" -v gs="$gs" -v t="$secs" \
+      'BEGIN { printf "| %s | %s | %s | %s (%s) | %g | %g | %g | %g | %.1f%% | %.1f%% | %.2f |\n", n, h, v, l, m, b0, g, s, u, 100 * gg, 100 * gs, t }'
+}
+
+echo "| snapshot | hosts | VMs | budget (migrations) | before | greedy | annealing | upper bound | gap greedy | gap annealing | bound s |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|"
+row example-160 "snapshot"
+row az-test-1100 "snapshot"
+row huawei-1000 "snapshot"
+for name in az-test-2200 az-dev-2000 huawei-2000; do
+  vms=$(grep -c '"flavor"' "$WORK/$name.json" || true)
+  for pct in 0.5 1 5; do
+    budget=$(awk -v v="$vms" -v p="$pct" 'BEGIN { b = v * p / 100; print (b == int(b)) ? b : int(b) + 1 }')
+    row "$name" "$pct%" --max-migrations "$budget"
+  done
+done
