@@ -261,6 +261,8 @@ int cmd_plan(const Args& args) {
     info.evaluations = sr.evaluations;
     info.seconds = sr.seconds;
     info.stopped_by = std::string(to_string(sr.stopped_by));
+    if (algorithm != "greedy") info.search_best_objective = res.search_best_objective;
+    info.repair_rounds = res.repair_rounds;
     // Reporting only, after the search: the bound never changes what the search does.
     UpperBoundParams ubp;
     ubp.threads = threads;
@@ -354,11 +356,15 @@ int cmd_plan(const Args& args) {
                     out.c_str());
     if (sr.stopped_by == StopReason::Interrupted)
         std::printf("note      interrupted: the best plan found so far was written (exit code %d)\n", kExitInterrupted);
-    if (fell_back)
+    if (res.repair_rounds > 0)
         std::printf(
-            "note      the search's best state had no feasible order within the budget that beats greedy: the greedy plan was written\n");
+            "note      the search's best state (%s) had no feasible order within the budget: %d repair round(s) searched "
+            "on from the ordered part\n",
+            fmt_num(res.search_best_objective).c_str(), res.repair_rounds);
+    if (fell_back)
+        std::printf("note      the search's ordered plan was below greedy's: the greedy plan was written\n");
     else if (plan.dropped > 0)
-        std::printf("note      %d move(s) of the search's best state had no feasible order within the budget and were left out\n",
+        std::printf("note      %d move(s) of the last searched state had no feasible order within the budget and were left out\n",
                     plan.dropped);
     if (p.network.present() && !p.vlinks.empty()) {
         std::printf(

@@ -9,7 +9,8 @@
 
 namespace vmcap {
 
-CapacityModel::CapacityModel(const Problem& problem, const ModelOptions& options) : problem_(problem), R_(problem.num_resources()) {
+CapacityModel::CapacityModel(const Problem& problem, const ModelOptions& options)
+    : problem_(problem), R_(problem.num_resources()), options_(options) {
     divisors_.resize(problem.flavors.size());
     for (std::size_t f = 0; f < problem.flavors.size(); ++f) {
         SlotDivisors& d = divisors_[f];
@@ -74,6 +75,8 @@ CapacityModel::CapacityModel(const Problem& problem, const ModelOptions& options
         if (links) add_filter(std::make_unique<LinkCapacityFilter>(problem, routes, vlink_index_));
         if (BandwidthCapacityTerm::applies(problem)) add_term(std::make_unique<BandwidthCapacityTerm>(*this, routes));
     }
+    own_terms_ = terms_.size();
+    own_filters_ = filters_.size();
 }
 
 void CapacityModel::add_term(std::unique_ptr<ObjectiveTerm> term) {

@@ -55,6 +55,12 @@ public:
     /** Set-up only (not thread-safe): adds a term / a filter, e.g. one that has no registry entry. */
     void add_term(std::unique_ptr<ObjectiveTerm> term);
     void add_filter(std::unique_ptr<FeasibilityFilter> filter);
+    /** The options this model was built with. */
+    const ModelOptions& options() const { return options_; }
+    /** True if every term and filter is one the constructor made from the problem (none added
+     *  by add_term / add_filter): CapacityModel(other problem, options()) then models that
+     *  problem the same way (the planning pipeline re-bases the snapshot on a plan's state). */
+    bool derived_from_problem() const { return terms_.size() == own_terms_ && filters_.size() == own_filters_; }
 
     const Problem& problem() const { return problem_; }
     /** The snapshot's vlinks per VM and hosts per switch (instances/vlink_index.h), or nullptr
@@ -120,6 +126,8 @@ private:
     std::vector<SlotDivisors> divisors_;      ///< [flavor]
     std::vector<std::unique_ptr<ObjectiveTerm>> terms_;
     std::vector<std::unique_ptr<FeasibilityFilter>> filters_;
+    ModelOptions options_;
+    std::size_t own_terms_ = 0, own_filters_ = 0;  ///< terms / filters the constructor made
     std::shared_ptr<const VlinkIndex> vlink_index_;
     bool terms_separable_ = true, terms_monotone_ = true;
 };

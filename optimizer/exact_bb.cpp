@@ -44,6 +44,8 @@
 #include "evaluators/link_filter.h"
 #include "optimizer/annealing.h"
 #include "optimizer/greedy.h"
+#include "optimizer/ordering.h"
+#include "optimizer/plan.h"
 
 namespace vmcap {
 namespace {
@@ -97,6 +99,11 @@ private:
     double landing_bound(const std::vector<int>& ks, const std::vector<double>& loss) const;
     void options_on(int pos, int h, std::vector<Option>& out) const;
     void record();
+    /** The current leaf's placements (what record() would keep). */
+    std::vector<Placement> leaf() const;
+    /** True if some plan within the budget reaches `placements` (find_order); an undecided
+     *  search counts as no, and the result is then not proven. */
+    bool orderable(const std::vector<Placement>& placements);
 
     const CapacityModel& m_;
     const Problem& p_;
@@ -132,6 +139,7 @@ private:
     std::vector<Placement> best_;
     std::int64_t nodes_ = 0;
     std::string stopped_;
+    bool order_unknown_ = false;  ///< an incumbent candidate's orderability was not decided
     std::chrono::steady_clock::time_point t0_;
 };
 
@@ -471,6 +479,18 @@ void BranchBound::warm_start() {
         sp.max_evaluations = prm_.warm_start_evaluations;
         r = anneal(m_, sp);
     }
+    // The incumbent is what a plan reaches: the builder's ordered prefix of the searches' state.
+    if (prm_.orderable_only) {
+        const Plan plan = build_plan(m_, r.best);
+        SearchState t(m_);
+        for (const PlanStep& st : plan.steps) {
+            Embedding e;
+            e.map = st.to_pnuma;
+            e.mask = node_mask(st.to_pnuma.data(), p_.flavors[p_.vms[st.vm].flavor].num_vnuma());
+            t.move(st.vm, st.to_host, e);
+        }
+        r.best = t.displaced_placements();
+    }
     s.set_placements(r.best);
     if (links_) {
         // The searches obey the filter; a start that breaks it would make the incumbent infeasible.
@@ -485,17 +505,29 @@ void BranchBound::warm_start() {
     }
 }
 
-void BranchBound::record() {
-    inc_ = objective();
-    best_.clear();
+std::vector<Placement> BranchBound::leaf() const {
+    std::vector<Placement> out;
     for (std::size_t k = 0; k < chosen_.size(); ++k) {
         const Movable& mv = mov_[chosen_[k]];
         Placement pl;
         pl.vm = mv.vm;
         pl.host = dest_host_[k];
         pl.pnuma = m_.evaluator(type_[pl.host], mv.flavor).placements()[dest_emb_[k]].map;
-        best_.push_back(pl);
+        out.push_back(pl);
     }
+    return out;
+}
+
+bool BranchBound::orderable(const std::vector<Placement>& placements) {
+    if (!prm_.orderable_only) return true;
+    const OrderResult o = find_order(m_, placements, prm_.max_order_expansions);
+    if (o.status == OrderStatus::Unknown) order_unknown_ = true;
+    return o.status == OrderStatus::Found;
+}
+
+void BranchBound::record() {
+    inc_ = objective();
+    best_ = leaf();
 }
 
 double BranchBound::landing_bound(const std::vector<int>& ks, const std::vector<double>& loss) const {
@@ -533,7 +565,9 @@ void BranchBound::search(std::uint64_t unplaced, int last_k) {
     if (tick()) return;
     const double obj = objective();
     if (unplaced == 0) {
-        if (obj > inc_ + eps()) record();
+        // Only states some plan within the budget reaches count (the bounds stay valid: they
+        // bound every final state, orderable or not).
+        if (obj > inc_ + eps() && orderable(leaf())) record();
         return;
     }
     if (obj <= inc_ + eps()) return;
@@ -663,8 +697,8 @@ ExactResult BranchBound::run() {
     const double root_bound = tables_ok_ ? objective() + ksuf_[0][B_] : kInf;
     if (B_ > 0) removal(0, 0);
     res.nodes = nodes_;
-    res.proven = stopped_.empty();
-    res.stopped_by = res.proven ? "proven optimal" : stopped_;
+    res.proven = stopped_.empty() && !order_unknown_;
+    res.stopped_by = res.proven ? "proven optimal" : !stopped_.empty() ? stopped_ : "ordering search limit";
     res.bound = res.proven ? inc_ : std::max(inc_, root_bound);
     res.best = best_;
 

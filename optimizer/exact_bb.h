@@ -38,10 +38,18 @@ struct BranchBoundParams {
     std::uint64_t seed = 1;  ///< annealing seed of the warm start
     /** Break host and identical-VM symmetries (off only to cross-check the symmetry rules). */
     bool symmetry = true;
+    /** Optimise over plans (issue 10): a state counts only if some plan of live migrations
+     *  within the budget, detours included, reaches it (find_order, ordering.h), so "proven"
+     *  holds for what `vmcap exact` writes. false: over final states (the MILP's model). */
+    bool orderable_only = true;
+    /** find_order's expansion limit per candidate state; a candidate it cannot decide is
+     *  skipped and the result reported as not proven ("ordering search limit"). */
+    std::int64_t max_order_expansions = 2'000'000;
 };
 
 /**
- * Solves `model`'s problem to proven optimality unless a limit stops it first; then `proven` is
+ * Solves `model`'s problem to proven optimality (over orderable plans unless
+ * BranchBoundParams::orderable_only is off) unless a limit stops it first; then `proven` is
  * false, `objective` is the best state found and `bound` a valid upper bound (the root's removal
  * knapsack; +infinity if the instance is too large for that table). ExactResult::best lists the
  * migrated VMs' placements; `objective` is re-evaluated through SearchState (a mismatch with the

@@ -27,8 +27,12 @@ struct OptimizeParams {
     /** Budget, threads, seed, move mix... time_limit_s covers the whole pipeline (greedy included). */
     SearchParams search;
     TabuParams tabu;
+    /** Repair rounds (annealing / tabu only) when the search's best state cannot be fully ordered
+     *  within the budget: the plan's end state becomes the snapshot of a shorter search with the
+     *  budget left (optimize.cpp); 0: off. */
+    int repair_rounds = 4;
     /** Throws std::invalid_argument naming the first bad parameter (SearchParams::validate, tabu
-     *  tenure < 0, tabu candidates < 1). */
+     *  tenure < 0, tabu candidates < 1, repair rounds < 0). */
     void validate() const;
 };
 
@@ -37,6 +41,8 @@ struct OptimizeResult {
     SearchResult search;                 ///< the last phase's result; seconds and evaluations include greedy
     std::vector<Placement> greedy_best;  ///< greedy's final state (empty for a snapshot start)
     bool fell_back = false;              ///< the greedy plan was written instead of the search's
+    double search_best_objective = 0.0;  ///< objective of the first search's best (final) state
+    int repair_rounds = 0;               ///< repair rounds run (OptimizeParams::repair_rounds)
     double phase_seconds = 0.0;          ///< the annealing / tabu phase alone (0 for greedy)
     std::int64_t phase_evaluations = 0;
 };

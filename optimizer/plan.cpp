@@ -5,6 +5,7 @@
 #include "optimizer/upper_bound.h"
 
 #include <algorithm>
+#include <stdexcept>
 #include <cmath>
 #include <unordered_map>
 #include <limits>
@@ -20,8 +21,9 @@ Embedding embedding_of(const std::array<std::uint8_t, kMaxVNuma>& pnuma, int k) 
     return e;
 }
 
-/** Room for `vm` on (host, pnuma) in state s, counting the VM's own share as free if it is there. */
-bool fits(const SearchState& s, int vm, int host, const std::array<std::uint8_t, kMaxVNuma>& pnuma) {
+}  // namespace
+
+bool step_fits(const SearchState& s, int vm, int host, const std::array<std::uint8_t, kMaxVNuma>& pnuma) {
     const Problem& p = s.problem();
     const Flavor& fl = p.flavors[p.vms[vm].flavor];
     const int R = p.num_resources();
@@ -42,8 +44,6 @@ bool fits(const SearchState& s, int vm, int host, const std::array<std::uint8_t,
     return true;
 }
 
-}  // namespace
-
 Plan build_plan(const CapacityModel& model, const std::vector<Placement>& target) {
     const Problem& p = model.problem();
     Plan plan;
@@ -58,6 +58,7 @@ Plan build_plan(const CapacityModel& model, const std::vector<Placement>& target
     // A step uses budget unless it is a remap (same host) and remaps are free.
     auto step_counts = [&p](int from, int to) { return from != to || p.constraints.remap_counts_as_migration; };
 
+    std::int64_t executed = 0;  // steps executed so far (versions the room lists below)
     auto execute = [&](int vm, int host, const std::array<std::uint8_t, kMaxVNuma>& pnuma, bool temporary) {
         const Flavor& fl = p.flavors[p.vms[vm].flavor];
         PlanStep st;
@@ -68,6 +69,7 @@ Plan build_plan(const CapacityModel& model, const std::vector<Placement>& target
         st.to_pnuma = pnuma;
         st.temporary = temporary;
         s.move(vm, host, embedding_of(pnuma, fl.num_vnuma()));
+        ++executed;
         st.objective_after = s.objective_value();
         plan.steps.push_back(st);
         if (step_counts(st.from_host, host)) {
@@ -77,28 +79,72 @@ Plan build_plan(const CapacityModel& model, const std::vector<Placement>& target
     };
 
     std::unordered_map<int, int> detours;  // vm -> temporary steps so far
-    while (!pending.empty()) {
-        bool progress = true;
-        while (progress) {
+    // Executes every pending move that fits now, in VM order, until none does; true if any ran.
+    auto execute_ready = [&]() {
+        bool any = false;
+        for (bool progress = true; progress;) {
             progress = false;
             for (std::size_t i = 0; i < pending.size();) {
                 const Placement& pl = pending[i];
                 const bool counts = step_counts(s.host_of(pl.vm), pl.host);
                 const Amount ram = counts ? p.flavors[p.vms[pl.vm].flavor].demand[kRamMib] : 0;
-                if (steps_left >= (counts ? 1 : 0) && ram_left >= ram && fits(s, pl.vm, pl.host, pl.pnuma)) {
+                if (steps_left >= (counts ? 1 : 0) && ram_left >= ram && step_fits(s, pl.vm, pl.host, pl.pnuma)) {
                     execute(pl.vm, pl.host, pl.pnuma, false);
                     pending.erase(pending.begin() + static_cast<std::ptrdiff_t>(i));
-                    progress = true;
+                    progress = any = true;
                 } else {
                     ++i;
                 }
             }
         }
-        if (pending.empty()) break;
-        // Deadlock: detour one blocked VM if the detour and every pending move still fit the
-        // budget. With free remaps a detour to other nodes of the VM's own host costs nothing
-        // and is tried first; otherwise (or if none has room) another host.
-        bool broke = false;
+        return any;
+    };
+    // Pending moves that fit now, ignoring the budget (what a detour or a drop can unblock).
+    auto count_fitting = [&](int host_filter) {
+        int n = 0;
+        for (const Placement& q : pending)
+            if ((host_filter < 0 || q.host == host_filter) && step_fits(s, q.vm, q.host, q.pnuma)) ++n;
+        return n;
+    };
+    // Hosts where some placement of a flavor has room in the current state (resources only; the
+    // filters are consulted by fits() per VM), computed once per flavor and state: a deadlock on
+    // a large cluster examines hundreds of blocked VMs of a few flavors.
+    std::int64_t room_version = -1;
+    std::unordered_map<int, std::vector<int>> room;
+    auto room_of = [&](int flavor) -> const std::vector<int>& {
+        auto [it, fresh] = room.try_emplace(flavor);
+        if (!fresh) return it->second;
+        const Flavor& fl = p.flavors[flavor];
+        const int R = p.num_resources();
+        for (std::size_t h = 0; h < p.hosts.size(); ++h) {
+            const Amount* f = s.free_of(static_cast<int>(h));
+            for (const Embedding& e : model.evaluator(p.hosts[h].type, flavor).placements()) {
+                bool ok = true;
+                for (int i = 0; i < fl.num_vnuma() && ok; ++i)
+                    for (int r = 0; r < R && ok; ++r) ok = f[e.map[i] * R + r] >= fl.node_demand[r];
+                if (ok) {
+                    it->second.push_back(static_cast<int>(h));
+                    break;
+                }
+            }
+        }
+        return it->second;
+    };
+    struct Detour {
+        int vm = -1, host = -1;
+        std::array<std::uint8_t, kMaxVNuma> map{};
+        int unblocks = -1;
+        double objective = 0.0;  ///< right after the detour (tie-break)
+    };
+    // The best affordable detour of a blocked VM: the one that makes the most pending moves into
+    // the host it leaves fit (own host's other pNUMA nodes, hosts no pending move targets, then
+    // the others — the destination's other nodes among them); with none that unblocks anything,
+    // the first affordable detour (a later detour may then unblock). Every placement tried is
+    // executed and undone on the state, so the filters and the VM's own share are exact.
+    // retarget: the VM's pending move is given up and the detour placement is final (it costs
+    // what the move would have): with the budget one short of a true detour, this still orders
+    // the moves it unblocks. Only detours that unblock something are returned then.
+    auto find_detour = [&](bool retarget) {
         std::int64_t pending_steps = 0;
         Amount pending_ram = 0;
         for (const Placement& q : pending)
@@ -106,53 +152,118 @@ Plan build_plan(const CapacityModel& model, const std::vector<Placement>& target
                 ++pending_steps;
                 pending_ram += p.flavors[p.vms[q.vm].flavor].demand[kRamMib];
             }
-        for (const Placement& pl : pending) {
+        if (room_version != executed) {  // the state changed: the room lists are stale
+            room.clear();
+            room_version = executed;
+        }
+        std::vector<char> targeted(p.hosts.size(), 0);
+        for (const Placement& q : pending) targeted[q.host] = 1;
+        Detour best, first;
+        constexpr std::size_t kMaxVms = 256;  // blocked VMs examined per deadlock (large plans)
+        constexpr int kMaxPerVm = 6;          // fitting detour placements scored per VM
+        for (std::size_t i = 0; i < pending.size() && i < kMaxVms; ++i) {
+            const Placement pl = pending[i];
             // At most two detours per VM: free same-host detours must not loop forever.
             if (detours[pl.vm] >= 2) continue;
             const int cur = s.host_of(pl.vm);
-            const Amount ram = p.flavors[p.vms[pl.vm].flavor].demand[kRamMib];
+            const Flavor& fl = p.flavors[p.vms[pl.vm].flavor];
+            const Amount ram = fl.demand[kRamMib];
+            std::array<std::uint8_t, kMaxVNuma> cur_map{};
+            std::copy_n(s.pnuma_of(pl.vm), kMaxVNuma, cur_map.begin());
             // After the detour the VM's own move starts from the detour host: it counts unless it
             // is then a free remap.
             auto affordable = [&](int detour_host) {
                 const bool detour_counts = step_counts(cur, detour_host);
-                const bool was = step_counts(cur, pl.host), after = step_counts(detour_host, pl.host);
+                const bool was = step_counts(cur, pl.host), after = !retarget && step_counts(detour_host, pl.host);
                 const std::int64_t steps = pending_steps - (was ? 1 : 0) + (after ? 1 : 0) + (detour_counts ? 1 : 0);
                 const Amount rams = pending_ram - (was ? ram : 0) + (after ? ram : 0) + (detour_counts ? ram : 0);
                 return steps_left >= steps && ram_left >= rams;
             };
-            int best_host = -1;
-            std::array<std::uint8_t, kMaxVNuma> best_map{};
+            int tried = 0;
             auto try_host = [&](int h) {
-                if (!affordable(h)) return;
+                if (tried >= kMaxPerVm || !affordable(h)) return;
                 for (const Embedding& e : model.evaluator(p.hosts[h].type, p.vms[pl.vm].flavor).placements()) {
-                    if (h == cur &&
-                        std::equal(e.map.begin(), e.map.begin() + p.flavors[p.vms[pl.vm].flavor].num_vnuma(), s.pnuma_of(pl.vm)))
-                        continue;                                     // not a move
+                    if (tried >= kMaxPerVm) return;
+                    if (h == cur && std::equal(e.map.begin(), e.map.begin() + fl.num_vnuma(), cur_map.begin())) continue;  // not a move
                     if (h == pl.host && e.map == pl.pnuma) continue;  // that is the blocked move itself
-                    if (fits(s, pl.vm, h, e.map)) {
-                        best_host = h;
-                        best_map = e.map;
-                        return;
-                    }
+                    if (!step_fits(s, pl.vm, h, e.map)) continue;
+                    ++tried;
+                    if (first.vm < 0) first = Detour{pl.vm, h, e.map, 0, 0.0};
+                    s.move(pl.vm, h, embedding_of(e.map, fl.num_vnuma()));
+                    const int unblocks = count_fitting(cur);
+                    const double obj = s.objective_value();
+                    s.move(pl.vm, cur, embedding_of(cur_map, fl.num_vnuma()));
+                    if (unblocks > best.unblocks || (unblocks == best.unblocks && obj > best.objective))
+                        best = Detour{pl.vm, h, e.map, unblocks, obj};
+                    if (h != cur) return;  // another host: the host left (and so the score) is the same
                 }
             };
-            if (!p.constraints.remap_counts_as_migration) try_host(cur);
-            // The first other host (by index) with room: a detour's capacity cost is transient,
-            // and the best-prefix cut below removes any tail that does not pay off.
-            for (std::size_t h = 0; h < p.hosts.size() && best_host < 0; ++h)
-                if (static_cast<int>(h) != cur && static_cast<int>(h) != pl.host) try_host(static_cast<int>(h));
-            if (best_host < 0) continue;
-            ++detours[pl.vm];
-            execute(pl.vm, best_host, best_map, true);
-            broke = true;
-            break;
+            try_host(cur);
+            const std::vector<int>& hosts = room_of(p.vms[pl.vm].flavor);
+            for (std::size_t k = 0; k < hosts.size() && tried < kMaxPerVm; ++k)
+                if (hosts[k] != cur && !targeted[hosts[k]]) try_host(hosts[k]);
+            for (std::size_t k = 0; k < hosts.size() && tried < kMaxPerVm; ++k)
+                if (hosts[k] != cur && targeted[hosts[k]]) try_host(hosts[k]);
         }
-        if (!broke) {
-            plan.dropped = static_cast<int>(pending.size());
+        if (best.unblocks > 0) return best;
+        return retarget ? Detour{} : first;
+    };
+
+    while (!pending.empty()) {
+        execute_ready();
+        if (pending.empty()) break;
+        // Deadlock: detour one blocked VM if the detour and every pending move still fit the
+        // budget (the VM's own host, the destination's other nodes and third hosts are tried),
+        // preferring detours that unblock a move.
+        const Detour d = find_detour(false);
+        if (d.unblocks > 0) {
+            ++detours[d.vm];
+            execute(d.vm, d.host, d.map, true);
+            continue;
+        }
+        // Else give up one blocked move for a final placement elsewhere that unblocks others
+        // (the budget is one short of a true detour), then a detour that unblocks nothing yet.
+        if (const Detour r = find_detour(true); r.vm >= 0) {
+            for (std::size_t i = 0; i < pending.size(); ++i)
+                if (pending[i].vm == r.vm) {
+                    pending.erase(pending.begin() + static_cast<std::ptrdiff_t>(i));
+                    break;
+                }
+            ++plan.dropped;
+            execute(r.vm, r.host, r.map, false);
+            continue;
+        }
+        if (d.vm >= 0) {
+            ++detours[d.vm];
+            execute(d.vm, d.host, d.map, true);
+            continue;
+        }
+        // No affordable detour: drop the fewest moves. A dropped VM stays where it is, which
+        // frees the budget its move would use; drop the first pending move (VM order) after
+        // whose drop a detour becomes affordable, else drop all that are left.
+        bool rescued = false;
+        for (std::size_t i = 0; i < pending.size() && i < 64 && !rescued; ++i) {
+            const Placement z = pending[i];
+            pending.erase(pending.begin() + static_cast<std::ptrdiff_t>(i));
+            if (find_detour(false).vm >= 0 || find_detour(true).vm >= 0) {
+                ++plan.dropped;
+                rescued = true;
+            } else {
+                pending.insert(pending.begin() + static_cast<std::ptrdiff_t>(i), z);
+            }
+        }
+        if (!rescued) {
+            plan.dropped += static_cast<int>(pending.size());
             break;
         }
     }
 
+    finish_plan(model, plan);
+    return plan;
+}
+
+void finish_plan(const CapacityModel& model, Plan& plan) {
+    const Problem& p = model.problem();
     // Keep the best prefix (the shortest among equals).
     std::size_t best_len = 0;
     double best_obj = plan.objective_before;
@@ -173,15 +284,39 @@ Plan build_plan(const CapacityModel& model, const std::vector<Placement>& target
 
     // Capacity after, recomputed from the usage the kept steps leave.
     Problem after_usage_view = p;  // cheap enough once per plan; keeps compute_node_usage the single definition
+    plan.migrated_ram_mib = 0;
+    plan.migrations = 0;
     for (const PlanStep& st : plan.steps) {
         after_usage_view.vms[st.vm].host = st.to_host;
         after_usage_view.vms[st.vm].pnuma = st.to_pnuma;
-        if (step_counts(st.from_host, st.to_host)) {
+        if (st.from_host != st.to_host || p.constraints.remap_counts_as_migration) {
             plan.migrated_ram_mib += p.flavors[p.vms[st.vm].flavor].demand[kRamMib];
             ++plan.migrations;
         }
     }
     plan.capacity_after = cluster_capacity(model, compute_node_usage(after_usage_view)).totals();
+}
+
+Plan plan_from_steps(const CapacityModel& model, const std::vector<PlanStep>& steps, int dropped) {
+    const Problem& p = model.problem();
+    Plan plan;
+    SearchState s(model);
+    plan.objective_before = s.objective_value();
+    plan.capacity_before = cluster_capacity(model, compute_node_usage(p)).totals();
+    plan.dropped = dropped;
+    for (PlanStep st : steps) {
+        const int k = p.flavors[p.vms[st.vm].flavor].num_vnuma();
+        if (s.host_of(st.vm) != st.from_host || !std::equal(st.from_pnuma.begin(), st.from_pnuma.begin() + k, s.pnuma_of(st.vm)))
+            throw std::logic_error("plan_from_steps: step of VM " + p.vms[st.vm].id + " does not start where the VM is");
+        if (!step_fits(s, st.vm, st.to_host, st.to_pnuma))
+            throw std::logic_error("plan_from_steps: step of VM " + p.vms[st.vm].id + " has no room");
+        s.move(st.vm, st.to_host, embedding_of(st.to_pnuma, k));
+        st.objective_after = s.objective_value();
+        plan.steps.push_back(st);
+    }
+    finish_plan(model, plan);
+    if (plan.migrations > p.constraints.max_migrations || plan.migrated_ram_mib > p.constraints.max_migrated_ram_mib)
+        throw std::logic_error("plan_from_steps: the steps exceed the migration budget");
     return plan;
 }
 
@@ -231,6 +366,8 @@ nlohmann::ordered_json plan_to_json(const Problem& p, const Plan& plan, const Pl
     search["evaluations_per_second"] = info.seconds > 0 ? static_cast<double>(info.evaluations) / info.seconds : 0.0;
     search["stopped_by"] = info.stopped_by;
     search["dropped_moves"] = plan.dropped;
+    if (!std::isnan(info.search_best_objective)) search["best_state_objective"] = info.search_best_objective;
+    search["repair_rounds"] = info.repair_rounds;
     if (info.proven_optimum >= 0) search["proven_optimum"] = info.proven_optimum;
     if (!std::isnan(info.upper_bound)) search["upper_bound_seconds"] = info.upper_bound_seconds;
     doc["search"] = search;

@@ -35,6 +35,13 @@ struct Plan {
 };
 
 /**
+ * Room for `vm` on (host, pnuma) in state s — pNUMA capacities, counting the VM's own share as
+ * free where it is now, and every feasibility filter (link capacities among them): whether one
+ * plan step may move it there now. O(k x R) plus the filters' cost.
+ */
+bool step_fits(const SearchState& s, int vm, int host, const std::array<std::uint8_t, kMaxVNuma>& pnuma);
+
+/**
  * Orders the moves from the snapshot to `target` (the search's best state) into a plan:
  * repeatedly executes, in VM order, every pending move whose destination nodes have room now;
  * a cyclic dependency is broken by a temporary detour to another host if the budget allows one
@@ -43,6 +50,23 @@ struct Plan {
  * O(steps^2 x k x R + steps x hosts) worst case.
  */
 Plan build_plan(const CapacityModel& model, const std::vector<Placement>& target);
+
+/**
+ * Completes a plan whose steps carry objective_after (in execution order from the snapshot): cuts
+ * it after its best prefix (the shortest among equals; so objective_after >= objective_before),
+ * marks `temporary` exactly the steps of VMs that move again later, and recomputes migrations,
+ * migrated RAM and capacity_after from the kept steps. O(steps + VMs + hosts x targets x VMCAP).
+ */
+void finish_plan(const CapacityModel& model, Plan& plan);
+
+/**
+ * The plan that executes `steps` (e.g. plans of successive searches, each from the state the
+ * previous one leaves) in order from the snapshot: every objective_after recomputed on `model`,
+ * then finish_plan. `dropped` is copied to Plan::dropped. Throws std::logic_error if a step does
+ * not start where its VM is or has no room (pNUMA capacity or a feasibility filter): a bug of
+ * the caller. O(steps x (k x R + move cost)).
+ */
+Plan plan_from_steps(const CapacityModel& model, const std::vector<PlanStep>& steps, int dropped = 0);
 
 /** Search metadata written beside the steps. */
 struct PlanInfo {
@@ -60,6 +84,10 @@ struct PlanInfo {
     /** false: the bound covers only the VMCAP part sum_f w_f x capacity_f (gap taken on that part). */
     bool upper_bound_covers_objective = true;
     double upper_bound_seconds = 0.0;
+    /** Objective of the search's best final state (NaN: not written): the plan's objective_after
+     *  is below it only if that state had no order within the budget (search.best_state_objective). */
+    double search_best_objective = std::numeric_limits<double>::quiet_NaN();
+    int repair_rounds = 0;  ///< searches re-run from a plan's end state (search.repair_rounds)
 };
 
 /** JSON of a plan ("vmcap-plan/1"): steps with ids and 1-based pNUMA nodes, budget, capacities. */

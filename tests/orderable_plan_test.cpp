@@ -1,0 +1,251 @@
+// Issue 10: the written plan reaches the best orderable state. Oracle: a brute force over plans
+// (breadth-first over every state reachable by feasible steps within the budget, on plain
+// per-node usage tables, capacities from cluster_capacity), independent of the plan builder,
+// SearchState's incremental updates and the exact ordering search.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <deque>
+#include <map>
+#include <random>
+#include <unordered_map>
+
+#include "evaluators/cluster_capacity.h"
+#include "evaluators/search_state.h"
+#include "optimizer/exact_bb.h"
+#include "optimizer/optimize.h"
+#include "optimizer/ordering.h"
+#include "optimizer/validate.h"
+#include "tests/tight_cases.h"
+
+namespace vmcap {
+namespace {
+
+double objective_of(const CapacityModel& m, const Problem& state) {
+    const std::vector<Count> caps = cluster_capacity(m, compute_node_usage(state)).totals();
+    double obj = 0;
+    for (std::size_t f = 0; f < state.flavors.size(); ++f) obj += state.flavors[f].weight * static_cast<double>(caps[f]);
+    return obj;
+}
+
+/** Best objective over every plan of at most the budget's steps (and RAM) from the snapshot. */
+double best_orderable_by_brute_force(const CapacityModel& m) {
+    const Problem& p = m.problem();
+    const int R = p.num_resources();
+    std::vector<int> movable;
+    for (std::size_t v = 0; v < p.vms.size(); ++v)
+        if (p.vms[v].migratable) movable.push_back(static_cast<int>(v));
+    struct Node {
+        Problem state;
+        std::int64_t steps;
+        Amount ram;
+    };
+    auto key = [&](const Problem& s) {
+        std::string k;
+        for (int v : movable) {
+            k += std::to_string(s.vms[v].host) + ":";
+            for (int i = 0; i < p.flavors[p.vms[v].flavor].num_vnuma(); ++i) k += std::to_string(s.vms[v].pnuma[i]) + ",";
+            k += ";";
+        }
+        return k;
+    };
+    std::map<std::string, std::pair<std::int64_t, Amount>> seen;  // least budget used per state
+    std::deque<Node> queue;
+    queue.push_back(Node{p, 0, 0});
+    seen[key(p)] = {0, 0};
+    double best = objective_of(m, p);
+    while (!queue.empty()) {
+        Node cur = std::move(queue.front());
+        queue.pop_front();
+        const auto it = seen.find(key(cur.state));
+        if (it != seen.end() && (it->second.first < cur.steps || it->second.second < cur.ram)) continue;  // superseded
+        best = std::max(best, objective_of(m, cur.state));
+        const auto usage = compute_node_usage(cur.state);
+        for (int v : movable) {
+            const Vm& vm = cur.state.vms[v];
+            const Flavor& fl = p.flavors[vm.flavor];
+            const int k = fl.num_vnuma();
+            for (std::size_t h = 0; h < p.hosts.size(); ++h) {
+                const HostType& ht = p.host_type_of(static_cast<int>(h));
+                const bool counts = static_cast<int>(h) != vm.host || p.constraints.remap_counts_as_migration;
+                const std::int64_t steps = cur.steps + (counts ? 1 : 0);
+                const Amount ram = cur.ram + (counts ? fl.demand[kRamMib] : 0);
+                if (steps > p.constraints.max_migrations || ram > p.constraints.max_migrated_ram_mib) continue;
+                for (const Embedding& e : enumerate_embeddings(ht.topology.graph, fl.vnuma.graph)) {
+                    bool same = static_cast<int>(h) == vm.host;
+                    for (int i = 0; i < k && same; ++i) same = e.map[i] == vm.pnuma[i];
+                    if (same) continue;
+                    bool ok = true;
+                    for (int i = 0; i < k && ok; ++i)
+                        for (int r = 0; r < R && ok; ++r) {
+                            Amount used = usage[h][e.map[i] * R + r];
+                            if (static_cast<int>(h) == vm.host)
+                                for (int j = 0; j < k; ++j)
+                                    if (vm.pnuma[j] == e.map[i]) used -= fl.node_demand[r];
+                            ok = used + fl.node_demand[r] <= ht.node_capacity[e.map[i] * R + r];
+                        }
+                    if (!ok) continue;
+                    Node next{cur.state, steps, ram};
+                    next.state.vms[v].host = static_cast<int>(h);
+                    next.state.vms[v].pnuma = e.map;
+                    const std::string nk = key(next.state);
+                    const auto s = seen.find(nk);
+                    if (s != seen.end() && s->second.first <= steps && s->second.second <= ram) continue;
+                    seen[nk] = {steps, ram};
+                    if (counts)
+                        queue.push_back(std::move(next));
+                    else
+                        queue.push_front(std::move(next));  // free remap: same level
+                }
+            }
+        }
+    }
+    return best;
+}
+
+OptimizeParams params_for(Algorithm a, const Problem& p, std::uint64_t seed) {
+    OptimizeParams op;
+    op.algorithm = a;
+    op.search.quiet = true;
+    op.search.seed = seed;
+    op.search.max_evaluations = 40000;
+    // Remaps in the mix (as with free remaps): the numa-detour rotation ends with one.
+    (void)p;
+    op.search.mix.set("remap", 0.05);
+    return op;
+}
+
+void expect_valid(const CapacityModel& m, const Plan& plan, const std::string& what) {
+    PlanInfo info;
+    const nlohmann::ordered_json doc = plan_to_json(m.problem(), plan, info);
+    const PlanCheck check = validate_plan(m, nlohmann::json::parse(doc.dump()), "<plan>");
+    EXPECT_TRUE(check.ok) << what << ": " << check.error;
+}
+
+// The generator's hand-derived orderable optima equal the brute force over plans on all 36 cases,
+// so every case is what its name says (the rotation needs its detour; one short of it loses).
+TEST(TightCases, HandDerivedOrderableOptimaEqualBruteForceOverPlans) {
+    int needs_detour = 0;
+    for (const test::TightCase& c : test::tight_suite()) {
+        SCOPED_TRACE(c.name());
+        const Problem p = test::tight_ring(c.n, c.variant, c.budget, c.free_remaps);
+        const CapacityModel m(p);
+        const double before = SearchState(m).objective_value();
+        const double bf = best_orderable_by_brute_force(m);
+        EXPECT_DOUBLE_EQ(bf - before, test::tight_expected_gain(c.n, c.variant, c.budget, c.free_remaps));
+        // The final-state optimum (the rotation, n moves) gains n whatever the order.
+        std::vector<Placement> rotation;
+        SearchState s(m);
+        for (std::size_t v = 0; v < p.vms.size(); ++v)
+            if (p.vms[v].migratable) {
+                const int i = p.vms[v].id[1] - '0';
+                rotation.push_back(Placement{static_cast<int>(v), (i + 1) % c.n, p.vms[v].pnuma});
+            }
+        s.set_placements(rotation);
+        EXPECT_DOUBLE_EQ(s.objective_value() - before, c.n);
+        needs_detour += bf < s.objective_value();
+    }
+    EXPECT_GE(needs_detour, 20);
+}
+
+// The builder orders the rotation through its detour whenever the budget admits one: on the
+// spare host, or on the other pNUMA node of the destination (free remap or one more step).
+TEST(TightCases, BuilderOrdersTheRotationThroughItsDetour) {
+    for (const test::TightCase& c : test::tight_suite()) {
+        if (c.variant == test::TightVariant::Closed ||
+            c.budget < c.n + (c.free_remaps && c.variant == test::TightVariant::NumaDetour ? 0 : 1))
+            continue;
+        SCOPED_TRACE(c.name());
+        const Problem p = test::tight_ring(c.n, c.variant, c.budget, c.free_remaps);
+        const CapacityModel m(p);
+        std::vector<Placement> rotation;
+        for (std::size_t v = 0; v < p.vms.size(); ++v)
+            if (p.vms[v].migratable) rotation.push_back(Placement{static_cast<int>(v), (p.vms[v].id[1] - '0' + 1) % c.n, p.vms[v].pnuma});
+        const Plan plan = build_plan(m, rotation);
+        EXPECT_DOUBLE_EQ(plan.objective_after - plan.objective_before, c.n);
+        EXPECT_EQ(plan.dropped, 0);
+        expect_valid(m, plan, "builder");
+    }
+}
+
+// find_order is exact: a plan exists iff the brute force reaches the rotation's objective.
+TEST(TightCases, ExactOrderingFindsThePlanIffOneExists) {
+    for (const test::TightCase& c : test::tight_suite()) {
+        SCOPED_TRACE(c.name());
+        const Problem p = test::tight_ring(c.n, c.variant, c.budget, c.free_remaps);
+        const CapacityModel m(p);
+        std::vector<Placement> rotation;
+        for (std::size_t v = 0; v < p.vms.size(); ++v)
+            if (p.vms[v].migratable) rotation.push_back(Placement{static_cast<int>(v), (p.vms[v].id[1] - '0' + 1) % c.n, p.vms[v].pnuma});
+        const OrderResult o = find_order(m, rotation);
+        const bool exists = test::tight_expected_gain(c.n, c.variant, c.budget, c.free_remaps) == c.n;
+        ASSERT_NE(o.status, OrderStatus::Unknown);
+        EXPECT_EQ(o.status == OrderStatus::Found, exists);
+        if (o.status == OrderStatus::Found) {
+            const Plan plan = plan_from_steps(m, o.steps);
+            EXPECT_DOUBLE_EQ(plan.objective_after - plan.objective_before, c.n);
+            expect_valid(m, plan, "find_order");
+        }
+    }
+}
+
+// What `vmcap plan` writes (greedy, annealing, tabu; seeds 1-3) and what `vmcap exact` writes
+// (branch and bound; remaps counted) reach the brute-force orderable optimum on every case, and
+// validate from scratch. Prints the table of issue 10: search's best state, plan written, below.
+TEST(TightCases, PlansReachTheOrderableOptimum) {
+    int below_best = 0, below_optimum = 0, runs = 0, repaired = 0;
+    std::printf("%-26s %6s %6s | %-28s | %s\n", "case", "final*", "order*", "sa: best state / plan (s1-3)", "tabu / greedy / exact");
+    for (const test::TightCase& c : test::tight_suite()) {
+        SCOPED_TRACE(c.name());
+        const Problem p = test::tight_ring(c.n, c.variant, c.budget, c.free_remaps);
+        const CapacityModel m(p);
+        const double before = SearchState(m).objective_value();
+        const double bf = best_orderable_by_brute_force(m) - before;
+        std::string sa_cells, other_cells;
+        double greedy_gain = 0;
+        for (Algorithm a : {Algorithm::Greedy, Algorithm::Annealing, Algorithm::Tabu})
+            for (std::uint64_t seed = 1; seed <= 3; ++seed) {
+                if (a == Algorithm::Greedy && seed > 1) continue;
+                const OptimizeResult r = optimize(m, params_for(a, p, seed));
+                const double gain = r.plan.objective_after - before;
+                expect_valid(m, r.plan, c.name());
+                if (a == Algorithm::Greedy) {
+                    greedy_gain = gain;
+                    other_cells += " g" + std::to_string(static_cast<int>(gain));
+                    continue;
+                }
+                EXPECT_GE(gain, greedy_gain);
+                EXPECT_DOUBLE_EQ(gain, bf) << (a == Algorithm::Annealing ? "sa" : "tabu") << " seed " << seed;
+                ++runs;
+                below_optimum += gain < bf;
+                below_best += r.plan.objective_after < r.search_best_objective;
+                repaired += r.repair_rounds > 0;
+                const std::string cell =
+                    std::to_string(static_cast<int>(r.search_best_objective - before)) + "/" + std::to_string(static_cast<int>(gain)) + " ";
+                (a == Algorithm::Annealing ? sa_cells : other_cells) += cell;
+            }
+        if (!c.free_remaps) {
+            BranchBoundParams bp;
+            bp.time_limit_s = 60;
+            const ExactResult ex = solve_exact_bb(m, bp);
+            EXPECT_TRUE(ex.proven);
+            EXPECT_DOUBLE_EQ(ex.objective - before, bf);
+            // What vmcap exact writes: the builder's order of that state, else find_order's.
+            Plan plan = build_plan(m, ex.best);
+            if (plan.objective_after < ex.objective) plan = plan_from_steps(m, find_order(m, ex.best).steps);
+            EXPECT_DOUBLE_EQ(plan.objective_after, ex.objective);
+            expect_valid(m, plan, "exact");
+            // Over final states (the MILP's model) the optimum is the rotation's: +n.
+            bp.orderable_only = false;
+            EXPECT_DOUBLE_EQ(solve_exact_bb(m, bp).objective - before, c.n);
+            other_cells += " x" + std::to_string(static_cast<int>(ex.objective - before));
+        }
+        std::printf("%-26s %6d %6d | %-28s | %s\n", c.name().c_str(), c.n, static_cast<int>(bf), sa_cells.c_str(), other_cells.c_str());
+    }
+    std::printf("annealing + tabu runs: %d; plan below the search's best state: %d; below the orderable optimum: %d; repaired: %d\n", runs,
+                below_best, below_optimum, repaired);
+    EXPECT_EQ(below_optimum, 0);
+}
+
+}  // namespace
+}  // namespace vmcap
