@@ -129,6 +129,7 @@ OptimizeResult optimize(const CapacityModel& model, const OptimizeParams& params
         const CapacityModel mq(q, model.options());
         SearchParams rp = params.search;
         rp.start.clear();
+        rp.quiet = true;  // progress lines in a re-based snapshot's objective would only confuse
         rp.time_limit_s = left;
         rp.max_evaluations =
             std::max<std::int64_t>(50000, (params.search.max_evaluations > 0 ? params.search.max_evaluations : default_evaluations(p)) / 4);
