@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <deque>
 #include <map>
 #include <random>
@@ -12,6 +13,8 @@
 
 #include "evaluators/cluster_capacity.h"
 #include "evaluators/search_state.h"
+#include "instances/snapshot_io.h"
+#include "tests/cli_run.h"
 #include "optimizer/exact_bb.h"
 #include "optimizer/optimize.h"
 #include "optimizer/ordering.h"
@@ -245,6 +248,39 @@ TEST(TightCases, PlansReachTheOrderableOptimum) {
     std::printf("annealing + tabu runs: %d; plan below the search's best state: %d; below the orderable optimum: %d; repaired: %d\n", runs,
                 below_best, below_optimum, repaired);
     EXPECT_EQ(below_optimum, 0);
+}
+
+// The command line on the swap pair whose detour through the destination's other node is one
+// step over the budget (the case issue 10 reports): both exact methods used to prove the swap's
+// +2 and write 0 steps. Now bb proves +1 over plans and writes it; milp still finds the final
+// state +2, reports it not proven for plans and writes the best ordered plan (+1); plan writes +1
+// too (its search's best state is the swap), and validate accepts all three from scratch.
+TEST(TightCasesCli, ExactAndPlanWriteWhatAPlanReaches) {
+    const Problem p = test::tight_ring(2, test::TightVariant::NumaDetour, 2, false);
+    const std::string snap = (test::tmp_dir() / "tight-swap.json").string();
+    write_file_atomic(snap, format_json_lines(snapshot_to_json(p)));
+    for (const char* cmd : {"exact --method bb", "exact --method milp", "plan --quiet --move-mix remap=0.05"}) {
+        SCOPED_TRACE(cmd);
+        const std::string out = (test::tmp_dir() / "tight-swap-plan.json").string();
+        std::filesystem::remove(out);
+        const test::CmdResult r = test::run_vmcap(std::string(cmd) + " --cluster " + snap + " --out " + out);
+        ASSERT_EQ(r.code, 0) << r.err;
+        const auto doc = nlohmann::json::parse(read_text_file(out));
+        EXPECT_DOUBLE_EQ(doc["objective_after"].get<double>() - doc["objective_before"].get<double>(), 1.0);
+        EXPECT_EQ(doc["steps"].size(), 2U);
+        if (std::string(cmd) == "exact --method bb") {
+            EXPECT_TRUE(doc["search"]["proven_optimal"].get<bool>());
+        } else if (std::string(cmd) == "exact --method milp") {
+            EXPECT_FALSE(doc["search"]["proven_optimal"].get<bool>());
+            EXPECT_DOUBLE_EQ(doc["search"]["optimum"].get<double>() - doc["objective_before"].get<double>(), 2.0);
+            EXPECT_NE(r.out.find("no plan within the budget reaches that state"), std::string::npos) << r.out;
+        } else {
+            EXPECT_DOUBLE_EQ(doc["search"]["best_state_objective"].get<double>() - doc["objective_before"].get<double>(), 2.0);
+            EXPECT_EQ(doc["search"]["dropped_moves"].get<int>(), 1);  // the blocked move, retargeted
+        }
+        const test::CmdResult v = test::run_vmcap("validate --cluster " + snap + " --plan " + out);
+        EXPECT_EQ(v.code, 0) << v.out << v.err;
+    }
 }
 
 }  // namespace
