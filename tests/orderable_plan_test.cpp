@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <deque>
 #include <map>
@@ -197,14 +198,18 @@ TEST(TightCases, ExactOrderingFindsThePlanIffOneExists) {
 // validate from scratch. Prints the table of issue 10: search's best state, plan written, below.
 TEST(TightCases, PlansReachTheOrderableOptimum) {
     int below_best = 0, below_optimum = 0, runs = 0, repaired = 0;
-    std::printf("%-26s %6s %6s | %-28s | %s\n", "case", "final*", "order*", "sa: best state / plan (s1-3)", "tabu / greedy / exact");
+    std::printf("%-26s %6s %6s | %-24s | %-24s | %6s | %5s\n", "case", "final*", "order*", "sa best/plan (s1-3)", "tabu best/plan (s1-3)",
+                "greedy", "exact");
+    // VMCAP_TIGHT_DUMP=dir: also write every case's snapshot there (to run other builds on them).
+    const char* dump = std::getenv("VMCAP_TIGHT_DUMP");
     for (const test::TightCase& c : test::tight_suite()) {
         SCOPED_TRACE(c.name());
         const Problem p = test::tight_ring(c.n, c.variant, c.budget, c.free_remaps);
         const CapacityModel m(p);
         const double before = SearchState(m).objective_value();
         const double bf = best_orderable_by_brute_force(m) - before;
-        std::string sa_cells, other_cells;
+        if (dump != nullptr) write_file_atomic(std::string(dump) + "/" + c.name() + ".json", format_json_lines(snapshot_to_json(p)));
+        std::string sa_cells, tabu_cells, greedy_cell, exact_cell = "-";
         double greedy_gain = 0;
         for (Algorithm a : {Algorithm::Greedy, Algorithm::Annealing, Algorithm::Tabu})
             for (std::uint64_t seed = 1; seed <= 3; ++seed) {
@@ -214,7 +219,7 @@ TEST(TightCases, PlansReachTheOrderableOptimum) {
                 expect_valid(m, r.plan, c.name());
                 if (a == Algorithm::Greedy) {
                     greedy_gain = gain;
-                    other_cells += " g" + std::to_string(static_cast<int>(gain));
+                    greedy_cell = std::to_string(static_cast<int>(gain));
                     continue;
                 }
                 EXPECT_GE(gain, greedy_gain);
@@ -225,7 +230,7 @@ TEST(TightCases, PlansReachTheOrderableOptimum) {
                 repaired += r.repair_rounds > 0;
                 const std::string cell =
                     std::to_string(static_cast<int>(r.search_best_objective - before)) + "/" + std::to_string(static_cast<int>(gain)) + " ";
-                (a == Algorithm::Annealing ? sa_cells : other_cells) += cell;
+                (a == Algorithm::Annealing ? sa_cells : tabu_cells) += cell;
             }
         if (!c.free_remaps) {
             BranchBoundParams bp;
@@ -241,9 +246,10 @@ TEST(TightCases, PlansReachTheOrderableOptimum) {
             // Over final states (the MILP's model) the optimum is the rotation's: +n.
             bp.orderable_only = false;
             EXPECT_DOUBLE_EQ(solve_exact_bb(m, bp).objective - before, c.n);
-            other_cells += " x" + std::to_string(static_cast<int>(ex.objective - before));
+            exact_cell = std::to_string(static_cast<int>(ex.objective - before));
         }
-        std::printf("%-26s %6d %6d | %-28s | %s\n", c.name().c_str(), c.n, static_cast<int>(bf), sa_cells.c_str(), other_cells.c_str());
+        std::printf("%-26s %6d %6d | %-24s | %-24s | %6s | %5s\n", c.name().c_str(), c.n, static_cast<int>(bf), sa_cells.c_str(),
+                    tabu_cells.c_str(), greedy_cell.c_str(), exact_cell.c_str());
     }
     std::printf("annealing + tabu runs: %d; plan below the search's best state: %d; below the orderable optimum: %d; repaired: %d\n", runs,
                 below_best, below_optimum, repaired);
