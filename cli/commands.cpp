@@ -166,7 +166,7 @@ int cmd_plan(const Args& args) {
     std::int64_t max_mig = -1, max_evals = 0, check = 0;
     double max_gib = -1, time_limit = 60, t0 = 0, reheat = 3.0, neutral = 1.0;
     std::string start, mix;
-    int threads = 1, tenure = 25, candidates = 256;
+    int threads = 1, tenure = 25, candidates = 256, repair_rounds = 4;
     std::uint64_t seed = 1;
     std::string seed_text;
     // clang-format off
@@ -176,6 +176,8 @@ int cmd_plan(const Args& args) {
         ("algorithm", po::value(&algorithm)->default_value("sa"), "sa (parallel simulated annealing), tabu (parallel tabu search) or greedy (best single migration, repeated)")
         ("tabu-tenure", po::value(&tenure)->default_value(25), "tabu: iterations a moved VM may not move again (randomized in [T, 2T])")
         ("tabu-candidates", po::value(&candidates)->default_value(256), "tabu: candidate moves evaluated per iteration")
+        ("repair-rounds", po::value(&repair_rounds)->default_value(4),
+         "searches re-run from the ordered part of a best state that has no order within the budget (0: off)")
         ("max-migrations", po::value(&max_mig), "migration budget: live migrations (default: the snapshot's constraints)")
         ("max-migrated-gib", po::value(&max_gib), "migration budget: RAM moved, GiB (default: the snapshot's constraints)")
         ("time-limit", po::value(&time_limit)->default_value(60), "wall-clock limit in seconds (a run stopped by it is not reproducible)")
@@ -239,6 +241,7 @@ int cmd_plan(const Args& args) {
     op.greedy_start = start == "greedy";
     op.search = sp;
     op.tabu = TabuParams{tenure, candidates};
+    op.repair_rounds = repair_rounds;
     try {
         op.validate();
     } catch (const std::invalid_argument& e) {

@@ -58,7 +58,31 @@ Plan build_plan(const CapacityModel& model, const std::vector<Placement>& target
     // A step uses budget unless it is a remap (same host) and remaps are free.
     auto step_counts = [&p](int from, int to) { return from != to || p.constraints.remap_counts_as_migration; };
 
-    std::int64_t executed = 0;  // steps executed so far (versions the room lists below)
+    // Per flavor asked about, which hosts have room for one more VM of it in some placement
+    // (resources only; step_fits() also consults the filters, per VM): computed on first use,
+    // then kept current for the two hosts each executed step touches. A deadlock on a large
+    // cluster examines thousands of blocked VMs of a few flavors.
+    const int R = p.num_resources();
+    auto has_room = [&](int flavor, int h) {
+        const Flavor& fl = p.flavors[flavor];
+        const Amount* f = s.free_of(h);
+        for (const Embedding& e : model.evaluator(p.hosts[h].type, flavor).placements()) {
+            bool ok = true;
+            for (int i = 0; i < fl.num_vnuma() && ok; ++i)
+                for (int r = 0; r < R && ok; ++r) ok = f[e.map[i] * R + r] >= fl.node_demand[r];
+            if (ok) return true;
+        }
+        return false;
+    };
+    std::unordered_map<int, std::vector<char>> room;
+    auto room_of = [&](int flavor) -> const std::vector<char>& {
+        auto [it, fresh] = room.try_emplace(flavor);
+        if (fresh) {
+            it->second.resize(p.hosts.size());
+            for (std::size_t h = 0; h < p.hosts.size(); ++h) it->second[h] = has_room(flavor, static_cast<int>(h)) ? 1 : 0;
+        }
+        return it->second;
+    };
     auto execute = [&](int vm, int host, const std::array<std::uint8_t, kMaxVNuma>& pnuma, bool temporary) {
         const Flavor& fl = p.flavors[p.vms[vm].flavor];
         PlanStep st;
@@ -69,7 +93,10 @@ Plan build_plan(const CapacityModel& model, const std::vector<Placement>& target
         st.to_pnuma = pnuma;
         st.temporary = temporary;
         s.move(vm, host, embedding_of(pnuma, fl.num_vnuma()));
-        ++executed;
+        for (auto& [flavor, flags] : room) {
+            flags[st.from_host] = has_room(flavor, st.from_host) ? 1 : 0;
+            flags[host] = has_room(flavor, host) ? 1 : 0;
+        }
         st.objective_after = s.objective_value();
         plan.steps.push_back(st);
         if (step_counts(st.from_host, host)) {
@@ -100,35 +127,17 @@ Plan build_plan(const CapacityModel& model, const std::vector<Placement>& target
         return any;
     };
     // Pending moves that fit now, ignoring the budget (what a detour or a drop can unblock).
-    auto count_fitting = [&](int host_filter) {
+    // Pending moves into `host` that fit now, ignoring the budget (what a detour off `host`
+    // unblocks); into_host lists them per destination host (rebuilt per deadlock).
+    std::vector<std::vector<int>> into_host(p.hosts.size());
+    std::vector<int> into_touched;
+    auto count_fitting = [&](int host) {
         int n = 0;
-        for (const Placement& q : pending)
-            if ((host_filter < 0 || q.host == host_filter) && step_fits(s, q.vm, q.host, q.pnuma)) ++n;
-        return n;
-    };
-    // Hosts where some placement of a flavor has room in the current state (resources only; the
-    // filters are consulted by fits() per VM), computed once per flavor and state: a deadlock on
-    // a large cluster examines hundreds of blocked VMs of a few flavors.
-    std::int64_t room_version = -1;
-    std::unordered_map<int, std::vector<int>> room;
-    auto room_of = [&](int flavor) -> const std::vector<int>& {
-        auto [it, fresh] = room.try_emplace(flavor);
-        if (!fresh) return it->second;
-        const Flavor& fl = p.flavors[flavor];
-        const int R = p.num_resources();
-        for (std::size_t h = 0; h < p.hosts.size(); ++h) {
-            const Amount* f = s.free_of(static_cast<int>(h));
-            for (const Embedding& e : model.evaluator(p.hosts[h].type, flavor).placements()) {
-                bool ok = true;
-                for (int i = 0; i < fl.num_vnuma() && ok; ++i)
-                    for (int r = 0; r < R && ok; ++r) ok = f[e.map[i] * R + r] >= fl.node_demand[r];
-                if (ok) {
-                    it->second.push_back(static_cast<int>(h));
-                    break;
-                }
-            }
+        for (int i : into_host[host]) {
+            const Placement& q = pending[static_cast<std::size_t>(i)];
+            if (step_fits(s, q.vm, q.host, q.pnuma)) ++n;
         }
-        return it->second;
+        return n;
     };
     struct Detour {
         int vm = -1, host = -1;
@@ -152,16 +161,35 @@ Plan build_plan(const CapacityModel& model, const std::vector<Placement>& target
                 ++pending_steps;
                 pending_ram += p.flavors[p.vms[q.vm].flavor].demand[kRamMib];
             }
-        if (room_version != executed) {  // the state changed: the room lists are stale
-            room.clear();
-            room_version = executed;
+        for (int h : into_touched) into_host[h].clear();
+        into_touched.clear();
+        for (std::size_t i = 0; i < pending.size(); ++i) {
+            if (into_host[pending[i].host].empty()) into_touched.push_back(pending[i].host);
+            into_host[pending[i].host].push_back(static_cast<int>(i));
         }
-        std::vector<char> targeted(p.hosts.size(), 0);
-        for (const Placement& q : pending) targeted[q.host] = 1;
+        constexpr int kMaxPerVm = 6;  // fitting detour placements per VM
+        // Per flavor, the first hosts with room: those no pending move targets, then the others
+        // (the destination's other nodes among them); a few more than a VM scores, as its own
+        // host is skipped and step_fits may still refuse one.
+        std::unordered_map<int, std::vector<int>> candidates;
+        auto candidates_of = [&](int flavor) -> const std::vector<int>& {
+            auto [it, fresh] = candidates.try_emplace(flavor);
+            if (!fresh) return it->second;
+            const std::vector<char>& roomy = room_of(flavor);
+            const int H = static_cast<int>(p.hosts.size());
+            for (int pass = 0; pass < 2; ++pass)
+                for (int h = 0; h < H && static_cast<int>(it->second.size()) < 4 * kMaxPerVm; ++h)
+                    if (roomy[h] && into_host[h].empty() == (pass == 0)) it->second.push_back(h);
+            return it->second;
+        };
         Detour best, first;
-        constexpr std::size_t kMaxVms = 256;  // blocked VMs examined per deadlock (large plans)
-        constexpr int kMaxPerVm = 6;          // fitting detour placements scored per VM
-        for (std::size_t i = 0; i < pending.size() && i < kMaxVms; ++i) {
+        // Every blocked VM is examined (a deadlock on a large cluster may have thousands); the
+        // unblock scores (a tentative move each) are capped, after which the scan only looks for
+        // the first affordable detour (or stops once a scored one unblocks something).
+        constexpr int kMaxScored = 4096;  // tentative moves scored per deadlock
+        int scored = 0;
+        for (std::size_t i = 0; i < pending.size(); ++i) {
+            if (scored >= kMaxScored && (best.unblocks > 0 || (first.vm >= 0 && !retarget))) break;
             const Placement pl = pending[i];
             // At most two detours per VM: free same-host detours must not loop forever.
             if (detours[pl.vm] >= 2) continue;
@@ -189,6 +217,11 @@ Plan build_plan(const CapacityModel& model, const std::vector<Placement>& target
                     if (!step_fits(s, pl.vm, h, e.map)) continue;
                     ++tried;
                     if (first.vm < 0) first = Detour{pl.vm, h, e.map, 0, 0.0};
+                    if (scored >= kMaxScored || into_host[cur].empty()) {
+                        if (h != cur) return;
+                        continue;
+                    }
+                    ++scored;
                     s.move(pl.vm, h, embedding_of(e.map, fl.num_vnuma()));
                     const int unblocks = count_fitting(cur);
                     const double obj = s.objective_value();
@@ -199,11 +232,8 @@ Plan build_plan(const CapacityModel& model, const std::vector<Placement>& target
                 }
             };
             try_host(cur);
-            const std::vector<int>& hosts = room_of(p.vms[pl.vm].flavor);
-            for (std::size_t k = 0; k < hosts.size() && tried < kMaxPerVm; ++k)
-                if (hosts[k] != cur && !targeted[hosts[k]]) try_host(hosts[k]);
-            for (std::size_t k = 0; k < hosts.size() && tried < kMaxPerVm; ++k)
-                if (hosts[k] != cur && targeted[hosts[k]]) try_host(hosts[k]);
+            for (int h : candidates_of(p.vms[pl.vm].flavor))
+                if (h != cur && tried < kMaxPerVm) try_host(h);
         }
         if (best.unblocks > 0) return best;
         return retarget ? Detour{} : first;
@@ -242,7 +272,7 @@ Plan build_plan(const CapacityModel& model, const std::vector<Placement>& target
         // frees the budget its move would use; drop the first pending move (VM order) after
         // whose drop a detour becomes affordable, else drop all that are left.
         bool rescued = false;
-        for (std::size_t i = 0; i < pending.size() && i < 64 && !rescued; ++i) {
+        for (std::size_t i = 0; i < pending.size() && i < 16 && !rescued; ++i) {
             const Placement z = pending[i];
             pending.erase(pending.begin() + static_cast<std::ptrdiff_t>(i));
             if (find_detour(false).vm >= 0 || find_detour(true).vm >= 0) {
