@@ -11,7 +11,7 @@
 #        VMCAP=build-x/vmcap scripts/orderable_table.sh   (another build; default build/vmcap)
 #        EXTRA="--free-remaps" scripts/orderable_table.sh   (flags added to every plan run)
 #        EVALS=20000000 scripts/orderable_table.sh   (evaluation budget of each run; default: the default run)
-#        SEEDS="1 2 3" TABU_SEEDS="1" (annealing and tabu seeds)
+#        SEEDS="1 2 3" TABU_SEEDS="1" (annealing and tabu seeds); SNAPS="huawei-tight" (a subset)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 WORK=${1:-/tmp/vmcap-order}
@@ -30,7 +30,7 @@ snap az-test-1100 --trace azure-test --copies 3 --hosts 1100
 snap huawei-1000 --trace huawei --copies 64 --hosts 1000
 snap az-test-tight --trace azure-test --copies 3 --hosts 450   # vCPU 92.4% in use (the trace's most)
 snap huawei-tight --trace huawei --copies 64 --hosts 640        # vCPU 96.5%
-snap huawei-tighter --trace huawei --copies 64 --hosts 500      # vCPU 99.2%
+snap huawei-tighter --trace huawei --copies 64 --hosts 600      # vCPU 97.6%
 cp instances/examples/azure-cq3-160.json "$WORK/example-160.json"
 
 field() { grep -m1 -o "\"$1\": *[-0-9.e+]*" "$2" | sed 's/.*: *//'; }
@@ -45,7 +45,7 @@ best_of() {
 
 echo "| snapshot | budget | algorithm | seed | before | search's best state | plan written | below best | greedy plan |"
 echo "|---|---|---|---|---|---|---|---|---|"
-for name in example-160 az-test-1100 huawei-1000 az-test-tight huawei-tight huawei-tighter; do
+for name in ${SNAPS:-example-160 az-test-1100 huawei-1000 az-test-tight huawei-tight huawei-tighter}; do
   f="$WORK/$name.json"
   vms=$(grep -c '"flavor"' "$f" || true)
   for pct in 1 5; do
