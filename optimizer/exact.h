@@ -24,6 +24,7 @@
  * product) are feasible. One row per loaded link: load <= max(capacity, snapshot load). Other
  * objective terms and feasibility filters are refused (check_exact_scope).
  */
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -45,6 +46,19 @@ struct ExactResult {
     std::string stopped_by;        ///< "proven optimal", "time limit" or "node limit"
 };
 
+/** One validated parameter set of the MILP. */
+struct MilpParams {
+    double time_limit_s = 600.0;  ///< wall-clock cap in seconds (warm start included)
+    /** Identical VMs as leaving counts (the aggregated model); false: one x[v,h,S] per VM
+     *  (the per-VM model, kept to cross-check the aggregation). */
+    bool aggregate = true;
+    /** CBC's start: greedy plus an annealing run of this many evaluations (0: greedy only,
+     *  -1: the snapshot, so that tests make CBC find the optimum itself). */
+    std::int64_t warm_start_evaluations = 100000;
+    std::uint64_t seed = 1;  ///< annealing seed of the warm start
+    int threads = 1;         ///< CBC threads (> 1: CBC's deterministic parallel mode)
+};
+
 /**
  * What both exact solvers model, checked before any work: returns the model's link-capacity
  * filter (nullptr without one). Throws std::invalid_argument with a one-line reason for free
@@ -61,6 +75,9 @@ const LinkCapacityFilter* check_exact_scope(const CapacityModel& model);
  * an infeasible model or returns a solution that fails the integer re-check (VMCAP value, and the
  * link loads recomputed from scratch by LinkCapacityFilter::violation). Thread-safe with respect to other instances (CBC state is local).
  */
+ExactResult solve_exact(const CapacityModel& model, const MilpParams& params);
+
+/** solve_exact with default MilpParams and this time limit. */
 ExactResult solve_exact(const CapacityModel& model, double time_limit_s);
 
 }  // namespace vmcap
