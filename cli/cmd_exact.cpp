@@ -25,7 +25,7 @@ using namespace detail;
 int cmd_exact(const Args& args) {
     po::options_description desc("vmcap exact options");
     std::string cluster, out, method, milp_model;
-    std::int64_t max_mig = -1, max_nodes = 0;
+    std::int64_t max_mig = -1, max_nodes = 0, warm_start = 100000;
     double max_gib = -1, time_limit = 600;
     // clang-format off
     desc.add_options()("help,h", "show this help")
@@ -38,7 +38,10 @@ int cmd_exact(const Args& args) {
         ("max-migrations", po::value(&max_mig), "migration budget: live migrations (default: the snapshot's constraints)")
         ("max-migrated-gib", po::value(&max_gib), "migration budget: RAM moved, GiB (default: the snapshot's constraints)")
         ("time-limit", po::value(&time_limit)->default_value(600), "wall-clock limit in seconds; if hit, the result is reported as not proven")
-        ("max-nodes", po::value(&max_nodes)->default_value(0), "bb: search-node limit (0: unlimited); if hit, not proven");
+        ("max-nodes", po::value(&max_nodes)->default_value(0), "bb: search-node limit (0: unlimited); if hit, not proven")
+        ("warm-start", po::value(&warm_start)->default_value(100000),
+         "incumbent (bb) or MIP start (milp): greedy plus an annealing run of this many evaluations (seed 1); 0: greedy only; "
+         "-1: the snapshot (a cross-check: the solver must find the optimum itself)");
     // clang-format on
     add_model_options(desc);
     po::variables_map vm;
@@ -48,6 +51,7 @@ int cmd_exact(const Args& args) {
         return 0;
     if (!(time_limit > 0)) throw UsageError("--time-limit must be > 0");
     if (max_nodes < 0) throw UsageError("--max-nodes must be >= 0");
+    if (warm_start < -1) throw UsageError("--warm-start must be >= -1");
     if (method != "bb" && method != "milp") throw UsageError("--method must be bb or milp");
     if (milp_model != "aggregated" && milp_model != "per-vm") throw UsageError("--milp-model must be aggregated or per-vm");
     if (out.empty()) throw UsageError("--out must not be empty");
@@ -60,6 +64,7 @@ int cmd_exact(const Args& args) {
         BranchBoundParams bp;
         bp.time_limit_s = time_limit;
         bp.max_nodes = max_nodes;
+        bp.warm_start_evaluations = warm_start;
         try {
             ex = solve_exact_bb(model, bp);
         } catch (const std::invalid_argument& e) {
@@ -70,6 +75,7 @@ int cmd_exact(const Args& args) {
             MilpParams mp;
             mp.time_limit_s = time_limit;
             mp.aggregate = milp_model == "aggregated";
+            mp.warm_start_evaluations = warm_start;
             ex = solve_exact(model, mp);
         } catch (const std::invalid_argument& e) {
             throw UsageError(e.what());

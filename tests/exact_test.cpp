@@ -3,6 +3,7 @@
 // the `vmcap exact` command; vmcap generate determinism and validity.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <filesystem>
 #include <functional>
 #include <map>
@@ -302,6 +303,37 @@ TEST(ExactMilp, AggregatedEqualsBruteForceBranchBoundAndPerVmModel) {
     EXPECT_GE(ram_cases, 7);
 }
 
+// The aggregated MILP at the size (vmcap generate --hosts 10 --vms 40, K4 and CQ3, seeds
+// 1-4, budget 4), both solvers started from the snapshot: the branch and bound proves the same
+// optimum (two formulations, two search methods). Each solve is well under a second here.
+TEST(ExactMilp, AggregatedEqualsBranchBoundOnTenHostInstances) {
+    int compared = 0, with_gain = 0;
+    for (const char* topo : {"K4", "CQ3"})
+        for (std::uint64_t seed = 1; seed <= 4; ++seed) {
+            GenerateOptions o;
+            o.host_topology = topo;
+            o.hosts = 10;
+            o.vms = 40;
+            o.seed = seed;
+            Problem p = generate_cluster(o);
+            p.constraints.max_migrations = 4;
+            const CapacityModel m(p);
+            SCOPED_TRACE(std::string(topo) + " seed " + std::to_string(seed));
+            const ExactResult bb = solve_exact_bb(m, cold(true));
+            const ExactResult milp = solve_exact(m, milp_params(true, -1));
+            ASSERT_TRUE(bb.proven);
+            ASSERT_TRUE(milp.proven);
+            EXPECT_DOUBLE_EQ(milp.objective, bb.objective);
+            EXPECT_DOUBLE_EQ(milp.bound, bb.objective);
+            EXPECT_DOUBLE_EQ(milp.start_objective, SearchState(m).objective_value());
+            EXPECT_LE(static_cast<std::int64_t>(milp.best.size()), 4);
+            with_gain += bb.objective > SearchState(m).objective_value() ? 1 : 0;
+            ++compared;
+        }
+    EXPECT_EQ(compared, 8);
+    EXPECT_EQ(with_gain, 8);
+}
+
 TEST(ExactMilp, TimeLimitAndBadParameters) {
     Problem p = tiny_problem("K4", 3, 8, 7);
     p.constraints.max_migrations = 2;
@@ -395,11 +427,20 @@ TEST(ExactCli, WritesProvenPlanAndRejectsBadInput) {
     EXPECT_DOUBLE_EQ(doc["search"]["optimum"].get<double>(), solve_exact_bb(m, cold(true)).objective);
     EXPECT_EQ(run_vmcap("validate --cluster " + snap + " --plan " + plan).code, 0);
 
-    const auto milp = run_vmcap("exact --method milp --time-limit 2 --cluster " + snap + " --out " + plan);
-    EXPECT_EQ(milp.code, 0) << milp.err;
+    // The MILP started from the snapshot proves the same optimum, and its plan validates.
+    const auto milp = run_vmcap("exact --method milp --warm-start -1 --time-limit 20 --cluster " + snap + " --out " + plan);
+    ASSERT_EQ(milp.code, 0) << milp.err;
+    const auto mdoc = nlohmann::json::parse(read_text_file(plan));
+    EXPECT_EQ(mdoc["algorithm"], "exact-milp");
+    EXPECT_EQ(mdoc["search"]["proven_optimal"], true);
+    EXPECT_DOUBLE_EQ(mdoc["search"]["optimum"].get<double>(), doc["search"]["optimum"].get<double>());
+    EXPECT_NE(milp.out.find("warm start " + std::to_string(std::llround(SearchState(m).objective_value())) + ")"), std::string::npos)
+        << milp.out;
+    EXPECT_EQ(run_vmcap("validate --cluster " + snap + " --plan " + plan).code, 0);
 
     const std::string never = (tmp_dir() / "never.json").string();
-    for (const std::string bad : {"--method foo", "--time-limit 0", "--max-nodes -1", "--max-migrations -2"}) {
+    for (const std::string bad :
+         {"--method foo", "--time-limit 0", "--max-nodes -1", "--max-migrations -2", "--warm-start -2", "--milp-model foo"}) {
         const auto r = run_vmcap("exact --cluster " + snap + " --out " + never + " " + bad);
         EXPECT_EQ(r.code, 2) << bad;
         EXPECT_FALSE(std::filesystem::exists(never)) << bad;
