@@ -534,6 +534,10 @@ ExactResult solve_exact(const CapacityModel& model, const MilpParams& prm) {
         solver.setColName(c, nm);
         mipstart.emplace_back(nm, start[c]);
     }
+    // Row names too: with column names but none for the rows, Clp's presolve inside its "idiot"
+    // crossover (CbcMain's initial solve of larger models) reads the empty row-name array and
+    // crashes (coin-or/Cbc#515; seen here on 20 hosts / 80 VMs with per-VM columns).
+    for (int r = 0; r < static_cast<int>(rowlb.size()); ++r) solver.setRowName(r, "r" + std::to_string(r));
     CbcModel cbc(solver);
     CbcSolverUsefulData data;
     data.noPrinting_ = true;

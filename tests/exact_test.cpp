@@ -334,6 +334,28 @@ TEST(ExactMilp, AggregatedEqualsBranchBoundOnTenHostInstances) {
     EXPECT_EQ(with_gain, 8);
 }
 
+// 20 K4 hosts, 80 VMs (generate seed 3), budget 4: the per-VM model (6,580 columns) made Clp's
+// initial "idiot" crossover crash in its presolve while rows had no names (coin-or/Cbc#515); both
+// models must now prove the branch and bound's optimum.
+TEST(ExactMilp, PerVmModelOnTwentyHostsDoesNotCrash) {
+    GenerateOptions o;
+    o.host_topology = "K4";
+    o.hosts = 20;
+    o.vms = 80;
+    o.seed = 3;
+    Problem p = generate_cluster(o);
+    p.constraints.max_migrations = 4;
+    const CapacityModel m(p);
+    const ExactResult bb = solve_exact_bb(m, cold(true));
+    ASSERT_TRUE(bb.proven);
+    EXPECT_GT(bb.objective, SearchState(m).objective_value());
+    for (bool aggregate : {false, true}) {
+        const ExactResult milp = solve_exact(m, milp_params(aggregate, -1));
+        EXPECT_TRUE(milp.proven) << "aggregate " << aggregate;
+        EXPECT_DOUBLE_EQ(milp.objective, bb.objective) << "aggregate " << aggregate;
+    }
+}
+
 TEST(ExactMilp, TimeLimitAndBadParameters) {
     Problem p = tiny_problem("K4", 3, 8, 7);
     p.constraints.max_migrations = 2;
