@@ -327,6 +327,13 @@ TEST(ExactMilp, AggregatedEqualsBranchBoundOnTenHostInstances) {
             EXPECT_DOUBLE_EQ(milp.bound, bb.objective);
             EXPECT_DOUBLE_EQ(milp.start_objective, SearchState(m).objective_value());
             EXPECT_LE(static_cast<std::int64_t>(milp.best.size()), 4);
+            if (seed == 1) {  // CBC's deterministic parallel mode: the same proven optimum
+                MilpParams two = milp_params(true, -1);
+                two.threads = 2;
+                const ExactResult par = solve_exact(m, two);
+                EXPECT_TRUE(par.proven);
+                EXPECT_DOUBLE_EQ(par.objective, bb.objective);
+            }
             with_gain += bb.objective > SearchState(m).objective_value() ? 1 : 0;
             ++compared;
         }
