@@ -25,18 +25,24 @@ using namespace detail;
 
 int cmd_exact(const Args& args) {
     po::options_description desc("vmcap exact options");
-    std::string cluster, out, method;
-    std::int64_t max_mig = -1, max_nodes = 0;
+    std::string cluster, out, method, milp_model;
+    std::int64_t max_mig = -1, max_nodes = 0, warm_start = 100000;
     double max_gib = -1, time_limit = 600;
     // clang-format off
     desc.add_options()("help,h", "show this help")
         ("cluster", po::value(&cluster), "cluster snapshot JSON (default: the bundled example, far too large for this command)")
         ("out", po::value(&out)->default_value("plan.json"), "migration plan JSON to write (atomically)")
-        ("method", po::value(&method)->default_value("bb"), "bb (combinatorial branch and bound) or milp (MILP solved by CBC; weak)")
+        ("method", po::value(&method)->default_value("bb"), "bb (combinatorial branch and bound) or milp (MILP solved by CBC)")
+        ("milp-model", po::value(&milp_model)->default_value("aggregated"),
+         "milp: aggregated (identical VMs as leaving counts, landing counts per flavor, host and node set; VMs with vlinks keep "
+         "per-VM columns for the link rule) or per-vm (one binary per VM, host and node set; much slower, a cross-check)")
         ("max-migrations", po::value(&max_mig), "migration budget: live migrations (default: the snapshot's constraints)")
         ("max-migrated-gib", po::value(&max_gib), "migration budget: RAM moved, GiB (default: the snapshot's constraints)")
         ("time-limit", po::value(&time_limit)->default_value(600), "wall-clock limit in seconds; if hit, the result is reported as not proven")
-        ("max-nodes", po::value(&max_nodes)->default_value(0), "bb: search-node limit (0: unlimited); if hit, not proven");
+        ("max-nodes", po::value(&max_nodes)->default_value(0), "bb: search-node limit (0: unlimited); if hit, not proven")
+        ("warm-start", po::value(&warm_start)->default_value(100000),
+         "incumbent (bb) or MIP start (milp): greedy plus an annealing run of this many evaluations (seed 1); 0: greedy only; "
+         "-1: the snapshot (a cross-check: the solver must find the optimum itself)");
     // clang-format on
     add_model_options(desc);
     po::variables_map vm;
@@ -46,7 +52,9 @@ int cmd_exact(const Args& args) {
         return 0;
     if (!(time_limit > 0)) throw UsageError("--time-limit must be > 0");
     if (max_nodes < 0) throw UsageError("--max-nodes must be >= 0");
+    if (warm_start < -1) throw UsageError("--warm-start must be >= -1");
     if (method != "bb" && method != "milp") throw UsageError("--method must be bb or milp");
+    if (milp_model != "aggregated" && milp_model != "per-vm") throw UsageError("--milp-model must be aggregated or per-vm");
     if (out.empty()) throw UsageError("--out must not be empty");
     check_output_path(out);
     const Problem p = load_for_search(cluster, vm, max_mig, max_gib);
@@ -57,6 +65,7 @@ int cmd_exact(const Args& args) {
         BranchBoundParams bp;
         bp.time_limit_s = time_limit;
         bp.max_nodes = max_nodes;
+        bp.warm_start_evaluations = warm_start;
         try {
             ex = solve_exact_bb(model, bp);
         } catch (const std::invalid_argument& e) {
@@ -64,7 +73,11 @@ int cmd_exact(const Args& args) {
         }
     } else {
         try {
-            ex = solve_exact(model, time_limit);
+            MilpParams mp;
+            mp.time_limit_s = time_limit;
+            mp.aggregate = milp_model == "aggregated";
+            mp.warm_start_evaluations = warm_start;
+            ex = solve_exact(model, mp);
         } catch (const std::invalid_argument& e) {
             throw UsageError(e.what());
         }
@@ -100,7 +113,8 @@ int cmd_exact(const Args& args) {
         std::printf("exact     branch and bound: %lld nodes in %.2f s (warm start %s): %s\n", static_cast<long long>(ex.nodes), ex.seconds,
                     fmt_num(ex.start_objective).c_str(), ex.proven ? "proven optimal" : "NOT proven optimal");
     else
-        std::printf("exact     MILP with %d columns, %d rows, solved by CBC in %.2f s: %s\n", ex.columns, ex.rows, ex.seconds,
+        std::printf("exact     %s MILP with %d columns, %d rows, solved by CBC in %.2f s (warm start %s): %s\n", milp_model.c_str(),
+                    ex.columns, ex.rows, ex.seconds, fmt_num(ex.start_objective).c_str(),
                     ex.proven ? "proven optimal" : "NOT proven optimal (time limit)");
     if (!ex.proven) std::printf("stopped   by %s\n", ex.stopped_by.c_str());
     std::printf("objective %s -> %s (best bound %s)\n", fmt_num(plan.objective_before).c_str(), fmt_num(ex.objective).c_str(),

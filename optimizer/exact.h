@@ -2,16 +2,30 @@
 /**
  * @file exact.h
  * Proven optimum of small instances by a MILP solved with CBC (coinor-libcbc-dev): `vmcap exact
- * --method milp`, and a cross-check of the default combinatorial solver (exact_bb.h), which is
- * much stronger (this MILP's LP relaxation counts fractional VM packings).
+ * --method milp`, and an independent cross-check of the combinatorial solver (exact_bb.h). CBC
+ * runs as its stand-alone solver does (CbcMain: preprocessing, cut generators, heuristics) from a
+ * MIP start; on 10 hosts / 40 VMs at budget 6 it proves in about a second what the branch and
+ * bound needs minutes for (docs/performance.md, "Exact proofs at the issue's size").
  *
- * Model: a binary x[v,h,S] per migratable VM v, host h and placement S (pNUMA node set) of its
- * flavor there, exactly one per VM; an integer y[f,h,S] per target flavor f, host h and placement S
- * counting the VMs of f that could be added there. For every target f, host h, pNUMA node i and
- * resource r: usage of the placed VMs + demand_f,r x (sum of y[f,h,S] over S containing i) <=
- * capacity, i.e. the y of one flavor form a VMCAP packing of the free space that x leaves
- * (flavors are counted independently, as VMCAP does). Budget: at most max_migrations VMs and
- * max_migrated_ram RAM off their snapshot placement. Objective: max sum_f w_f sum y[f,h,S].
+ * Aggregated model (MilpParams::aggregate, the default). Migratable VMs without vlinks that share
+ * (flavor, snapshot host, node set) form a class c with an integer leaving count L[c] in
+ * [0, min(|c|, budget)]; its |c| - L[c] staying VMs keep their snapshot nodes (which VMs leave
+ * does not matter: they are identical). An integer n[f,h,S] counts the leaving VMs of flavor f
+ * that land on host h, placement S; sum_{h,S} n[f,h,S] = sum_{c of f} L[c]. A leaver landing on
+ * its own class's placement is the same final state as one fewer leaver, so the optimum never
+ * needs it (and the decoding treats it as staying). VMs with a vlink keep per-VM binaries
+ * x[v,h,S] (one per VM), since the link rows need each one's host. Per-VM model
+ * (aggregate = false): x[v,h,S] for every migratable VM, the cross-check of the aggregation.
+ * Exactness: every final state maps to column values (L = leavers per class, n = landings) and
+ * back (the first L[c] VMs of c leave, matched to the n slots), with the same capacity usage.
+ *
+ * In both, an integer y[f,h,S] per target flavor f, host h and placement S counts the VMs of f
+ * that could be added there. For every target f, host h, pNUMA node i and resource r: usage of
+ * the VMs + demand_f,r x (sum of y[f,h,S] over S containing i) <= capacity. With integer y this
+ * is sum_{S containing i} y[f,h,S] <= b_i = min_r floor(free_r(i) / demand_f,r), so max sum y is
+ * exactly VMCAP (flavors are counted independently, as VMCAP does). Budget: at most
+ * max_migrations VMs and max_migrated_ram RAM off their snapshot placement. Objective:
+ * max sum_f w_f sum y[f,h,S].
  *
  * The link-capacity rule (evaluators/link_filter.h; registered by CapacityModel when the snapshot
  * has a network and vlinks) is modelled exactly, in micro-units (NetworkRoutes). With u[v,h] =
@@ -24,6 +38,7 @@
  * product) are feasible. One row per loaded link: load <= max(capacity, snapshot load). Other
  * objective terms and feasibility filters are refused (check_exact_scope).
  */
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -45,6 +60,19 @@ struct ExactResult {
     std::string stopped_by;        ///< "proven optimal", "time limit" or "node limit"
 };
 
+/** One validated parameter set of the MILP. */
+struct MilpParams {
+    double time_limit_s = 600.0;  ///< wall-clock cap in seconds (warm start included)
+    /** Identical VMs as leaving counts (the aggregated model); false: one x[v,h,S] per VM
+     *  (the per-VM model, kept to cross-check the aggregation). */
+    bool aggregate = true;
+    /** CBC's start: greedy plus an annealing run of this many evaluations (0: greedy only,
+     *  -1: the snapshot, so that tests make CBC find the optimum itself). */
+    std::int64_t warm_start_evaluations = 100000;
+    std::uint64_t seed = 1;  ///< annealing seed of the warm start
+    int threads = 1;         ///< CBC threads (> 1: CBC's deterministic parallel mode)
+};
+
 /**
  * What both exact solvers model, checked before any work: returns the model's link-capacity
  * filter (nullptr without one). Throws std::invalid_argument with a one-line reason for free
@@ -55,12 +83,20 @@ struct ExactResult {
 const LinkCapacityFilter* check_exact_scope(const CapacityModel& model);
 
 /**
- * Builds and solves the MILP. Intended for small instances (about <= 10 hosts and <= 40 VMs; the
- * model has O(VMs x hosts x placements + targets x hosts x placements + vlinks x (hosts + switches^2))
- * columns). Throws std::invalid_argument as check_exact_scope; std::runtime_error if CBC reports
- * an infeasible model or returns a solution that fails the integer re-check (VMCAP value, and the
- * link loads recomputed from scratch by LinkCapacityFilter::violation). Thread-safe with respect to other instances (CBC state is local).
+ * Builds and solves the MILP. Size: aggregated, O(classes + flavors x hosts x placements +
+ * targets x hosts x placements) columns (434 on 10 K4 hosts / 40 VMs; the per-VM model 1,740),
+ * plus O(vlinks x (hosts + switches^2)) with links; rows O(hosts x nodes x resources x targets).
+ * Solve time is exponential in the worst case; measured 0.2-2.3 s up to 50 hosts / 200 VMs and
+ * budgets of 20 (docs/performance.md). Deterministic for the same input and params with
+ * threads = 1 unless the time limit stops it. Throws std::invalid_argument as check_exact_scope
+ * or on a non-positive time limit or threads < 1; std::runtime_error if CBC returns no solution
+ * or one that fails the integer re-check (counts, budget, VMCAP value equal to CBC's, link loads
+ * recomputed by LinkCapacityFilter::violation). `start_objective` is the MIP start's value.
+ * Thread-safe with respect to other calls (CBC state is local; no signal handler installed).
  */
+ExactResult solve_exact(const CapacityModel& model, const MilpParams& params);
+
+/** solve_exact with default MilpParams and this time limit. */
 ExactResult solve_exact(const CapacityModel& model, double time_limit_s);
 
 }  // namespace vmcap

@@ -3,9 +3,12 @@
 // the `vmcap exact` command; vmcap generate determinism and validity.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <random>
+#include <tuple>
 
 #include "evaluators/search_state.h"
 #include "instances/generator.h"
@@ -102,7 +105,7 @@ std::string name(const char* prefix, int n) {
 /**
  * A tiny random snapshot: `hosts` hosts of one topology with 4 vCPU / 16 GiB per pNUMA node;
  * flavors 1c4g (K1, weight 0), 2c8g (K1, weight 1), 4c16g (K2, weight 1.5; also 1 vNUMA node on
- * one-node hosts never used here), 8c32g (K4 where K4 embeds, else C4, weight 2, hosts of >= 4
+ * one-node hosts: never placed there), 8c32g (K4 where K4 embeds, else C4, weight 2, hosts of >= 4
  * nodes); up to `vms` VMs at random feasible placements, one in seven not migratable.
  */
 Problem tiny_problem(const std::string& topo, int hosts, int vms, std::uint64_t seed) {
@@ -140,6 +143,7 @@ Problem tiny_problem(const std::string& topo, int hosts, int vms, std::uint64_t 
         const int k = fl.num_vnuma();
         const int h = static_cast<int>(rng() % static_cast<std::uint64_t>(hosts));
         const auto embs = enumerate_embeddings(ht.topology.graph, fl.vnuma.graph);
+        if (embs.empty()) continue;  // e.g. a K2 flavor on one-node hosts
         const Embedding& e = embs[rng() % embs.size()];
         bool ok = true;
         for (int v = 0; v < k; ++v)
@@ -233,6 +237,144 @@ TEST(ExactBb, EqualsMilpWhereCbcProves) {
     EXPECT_GE(compared, 6);
 }
 
+/** MILP parameters of these tests: 60 s cap; warm = -1 starts CBC from the snapshot (it must find the optimum itself). */
+MilpParams milp_params(bool aggregate, std::int64_t warm) {
+    MilpParams mp;
+    mp.time_limit_s = 60;
+    mp.aggregate = aggregate;
+    mp.warm_start_evaluations = warm;  // -1: CBC starts from the snapshot and must find the optimum itself
+    return mp;
+}
+
+// The aggregated MILP (identical VMs as leaving counts, landing counts per flavor, host and node
+// set) against the brute force, the branch and bound and the per-VM MILP: K1 hosts (every VM of a
+// flavor on a host is one class), K2, K4, CQ3; budgets 1-3; a binding RAM budget; non-migratable
+// VMs (one in seven). Every solution is re-checked (budget, VMCAP re-evaluation) by solve_exact.
+TEST(ExactMilp, AggregatedEqualsBruteForceBranchBoundAndPerVmModel) {
+    const char* topologies[] = {"K1", "K2", "K4", "CQ3"};
+    int compared = 0, with_gain = 0, with_classes = 0, ram_cases = 0, with_fixed = 0;
+    for (int i = 0; i < 36; ++i) {
+        const std::string topo = topologies[i % 4];
+        const int budget = 1 + (i / 4) % 3;
+        const int hosts = (budget == 3 && topo == "CQ3") ? 2 : 2 + (i / 4) % 2 + (topo == "K1" ? 1 : 0);
+        Problem p = tiny_problem(topo, hosts, topo == "K1" ? 9 : 8, 500 + static_cast<std::uint64_t>(i));
+        p.constraints.max_migrations = budget;
+        if (i % 5 == 2) {
+            p.constraints.max_migrated_ram_mib = 20 * 1024;  // 2c8g + 1c4g x 3, or 4c16g + 1c4g
+            ++ram_cases;
+        }
+        std::map<std::tuple<int, int, NodeMask>, int> cls;
+        for (const Vm& vm : p.vms) {
+            if (!vm.migratable) {
+                ++with_fixed;
+                continue;
+            }
+            ++cls[std::make_tuple(vm.flavor, vm.host, node_mask(vm.pnuma.data(), p.flavors[vm.flavor].num_vnuma()))];
+        }
+        for (const auto& kv : cls) with_classes += kv.second >= 2;
+        const CapacityModel m(p);
+        SCOPED_TRACE(topo + " case " + std::to_string(i));
+        const double bf = brute_force(m);
+        EXPECT_DOUBLE_EQ(solve_exact_bb(m, cold(true)).objective, bf);
+        for (const MilpParams& mp : {milp_params(true, -1), milp_params(true, 2000), milp_params(false, -1)}) {
+            const ExactResult ex = solve_exact(m, mp);
+            EXPECT_TRUE(ex.proven);
+            EXPECT_DOUBLE_EQ(ex.objective, bf) << "aggregate " << mp.aggregate << " warm " << mp.warm_start_evaluations;
+            EXPECT_DOUBLE_EQ(ex.bound, bf);
+            EXPECT_LE(static_cast<std::int64_t>(ex.best.size()), p.constraints.max_migrations);
+            Amount ram = 0;
+            for (const Placement& pl : ex.best) {
+                ram += p.flavors[p.vms[pl.vm].flavor].demand[kRamMib];
+                EXPECT_TRUE(p.vms[pl.vm].migratable);
+            }
+            EXPECT_LE(ram, p.constraints.max_migrated_ram_mib);
+            if (mp.aggregate && mp.warm_start_evaluations < 0) {
+                EXPECT_DOUBLE_EQ(ex.start_objective, SearchState(m).objective_value());
+                EXPECT_LT(ex.columns, solve_exact(m, milp_params(false, -1)).columns + 1);
+            }
+        }
+        if (bf > SearchState(m).objective_value()) ++with_gain;
+        ++compared;
+    }
+    EXPECT_EQ(compared, 36);
+    EXPECT_GE(with_gain, 12);     // not trivially "nothing to gain"
+    EXPECT_GE(with_classes, 20);  // identical VMs, so the leaving counts aggregate something
+    EXPECT_GE(with_fixed, 10);
+    EXPECT_GE(ram_cases, 7);
+}
+
+// The aggregated MILP at the size (vmcap generate --hosts 10 --vms 40, K4 and CQ3, seeds
+// 1-4, budget 4), both solvers started from the snapshot: the branch and bound proves the same
+// optimum (two formulations, two search methods). Each solve is well under a second here.
+TEST(ExactMilp, AggregatedEqualsBranchBoundOnTenHostInstances) {
+    int compared = 0, with_gain = 0;
+    for (const char* topo : {"K4", "CQ3"})
+        for (std::uint64_t seed = 1; seed <= 4; ++seed) {
+            GenerateOptions o;
+            o.host_topology = topo;
+            o.hosts = 10;
+            o.vms = 40;
+            o.seed = seed;
+            Problem p = generate_cluster(o);
+            p.constraints.max_migrations = 4;
+            const CapacityModel m(p);
+            SCOPED_TRACE(std::string(topo) + " seed " + std::to_string(seed));
+            const ExactResult bb = solve_exact_bb(m, cold(true));
+            const ExactResult milp = solve_exact(m, milp_params(true, -1));
+            ASSERT_TRUE(bb.proven);
+            ASSERT_TRUE(milp.proven);
+            EXPECT_DOUBLE_EQ(milp.objective, bb.objective);
+            EXPECT_DOUBLE_EQ(milp.bound, bb.objective);
+            EXPECT_DOUBLE_EQ(milp.start_objective, SearchState(m).objective_value());
+            EXPECT_LE(static_cast<std::int64_t>(milp.best.size()), 4);
+            if (seed == 1) {  // CBC's deterministic parallel mode: the same proven optimum
+                MilpParams two = milp_params(true, -1);
+                two.threads = 2;
+                const ExactResult par = solve_exact(m, two);
+                EXPECT_TRUE(par.proven);
+                EXPECT_DOUBLE_EQ(par.objective, bb.objective);
+            }
+            with_gain += bb.objective > SearchState(m).objective_value() ? 1 : 0;
+            ++compared;
+        }
+    EXPECT_EQ(compared, 8);
+    EXPECT_EQ(with_gain, 8);
+}
+
+// 20 K4 hosts, 80 VMs (generate seed 3), budget 4: the per-VM model (6,580 columns) made Clp's
+// initial "idiot" crossover crash in its presolve while rows had no names (coin-or/Cbc#515); both
+// models must now prove the branch and bound's optimum.
+TEST(ExactMilp, PerVmModelOnTwentyHostsDoesNotCrash) {
+    GenerateOptions o;
+    o.host_topology = "K4";
+    o.hosts = 20;
+    o.vms = 80;
+    o.seed = 3;
+    Problem p = generate_cluster(o);
+    p.constraints.max_migrations = 4;
+    const CapacityModel m(p);
+    const ExactResult bb = solve_exact_bb(m, cold(true));
+    ASSERT_TRUE(bb.proven);
+    EXPECT_GT(bb.objective, SearchState(m).objective_value());
+    for (bool aggregate : {false, true}) {
+        const ExactResult milp = solve_exact(m, milp_params(aggregate, -1));
+        EXPECT_TRUE(milp.proven) << "aggregate " << aggregate;
+        EXPECT_DOUBLE_EQ(milp.objective, bb.objective) << "aggregate " << aggregate;
+    }
+}
+
+TEST(ExactMilp, TimeLimitAndBadParameters) {
+    Problem p = tiny_problem("K4", 3, 8, 7);
+    p.constraints.max_migrations = 2;
+    const CapacityModel m(p);
+    MilpParams mp = milp_params(true, -1);
+    mp.time_limit_s = 0;
+    EXPECT_THROW(solve_exact(m, mp), std::invalid_argument);
+    mp.time_limit_s = 10;
+    mp.threads = 0;
+    EXPECT_THROW(solve_exact(m, mp), std::invalid_argument);
+}
+
 // Quick (< 5 s) run on generated instances of the quality suite's kind.
 TEST(ExactBb, ProvesSmallGeneratedInstancesQuickly) {
     struct Case {
@@ -314,11 +456,20 @@ TEST(ExactCli, WritesProvenPlanAndRejectsBadInput) {
     EXPECT_DOUBLE_EQ(doc["search"]["optimum"].get<double>(), solve_exact_bb(m, cold(true)).objective);
     EXPECT_EQ(run_vmcap("validate --cluster " + snap + " --plan " + plan).code, 0);
 
-    const auto milp = run_vmcap("exact --method milp --time-limit 2 --cluster " + snap + " --out " + plan);
-    EXPECT_EQ(milp.code, 0) << milp.err;
+    // The MILP started from the snapshot proves the same optimum, and its plan validates.
+    const auto milp = run_vmcap("exact --method milp --warm-start -1 --time-limit 20 --cluster " + snap + " --out " + plan);
+    ASSERT_EQ(milp.code, 0) << milp.err;
+    const auto mdoc = nlohmann::json::parse(read_text_file(plan));
+    EXPECT_EQ(mdoc["algorithm"], "exact-milp");
+    EXPECT_EQ(mdoc["search"]["proven_optimal"], true);
+    EXPECT_DOUBLE_EQ(mdoc["search"]["optimum"].get<double>(), doc["search"]["optimum"].get<double>());
+    EXPECT_NE(milp.out.find("warm start " + std::to_string(std::llround(SearchState(m).objective_value())) + ")"), std::string::npos)
+        << milp.out;
+    EXPECT_EQ(run_vmcap("validate --cluster " + snap + " --plan " + plan).code, 0);
 
     const std::string never = (tmp_dir() / "never.json").string();
-    for (const std::string bad : {"--method foo", "--time-limit 0", "--max-nodes -1", "--max-migrations -2"}) {
+    for (const std::string bad :
+         {"--method foo", "--time-limit 0", "--max-nodes -1", "--max-migrations -2", "--warm-start -2", "--milp-model foo"}) {
         const auto r = run_vmcap("exact --cluster " + snap + " --out " + never + " " + bad);
         EXPECT_EQ(r.code, 2) << bad;
         EXPECT_FALSE(std::filesystem::exists(never)) << bad;
