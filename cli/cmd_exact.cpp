@@ -115,7 +115,7 @@ int cmd_exact(const Args& args) {
     else
         std::printf("exact     %s MILP with %d columns, %d rows, solved by CBC in %.2f s (warm start %s): %s\n", milp_model.c_str(),
                     ex.columns, ex.rows, ex.seconds, fmt_num(ex.start_objective).c_str(),
-                    ex.proven ? "proven optimal" : "NOT proven optimal (time limit)");
+                    ex.proven ? "proven optimal" : "NOT proven optimal");
     if (!ex.proven) std::printf("stopped   by %s\n", ex.stopped_by.c_str());
     std::printf("objective %s -> %s (best bound %s)\n", fmt_num(plan.objective_before).c_str(), fmt_num(ex.objective).c_str(),
                 std::isfinite(ex.bound) ? fmt_num(ex.bound).c_str() : "none");
