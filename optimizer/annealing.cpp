@@ -41,6 +41,7 @@ struct alignas(128) Worker {
     std::int64_t last_improvement = 0;  ///< per-worker evaluation count at the last new best (or reheat)
     double boost = 1.0;                 ///< temperature multiplier after a reheat (decays to 1)
     std::int64_t reheats = 0;
+    std::int64_t early_worsening = 0;  ///< moves with a negative delta accepted in the first tenth of the run
 };
 
 /**
@@ -123,6 +124,63 @@ void report_moves(const std::vector<Worker>& workers) {
                  static_cast<long long>(reheats));
 }
 
+/** Start and end temperatures of a run, score units (score.h), and what they were derived from. */
+struct Temperatures {
+    double start = 1.0, end = 1.0;
+    int samples = 0;          ///< worsening moves sampled at the start state
+    double small_loss = 0.0;  ///< max(smallest target weight, 5th percentile of their losses), score units
+};
+
+/**
+ * Calibrates the schedule from the losses of worsening moves sampled at the start state (up to
+ * 400 of 4,000 proposals of the run's own move mix, their own RNG stream), so that it follows the
+ * instance's scale of deltas rather than the weights': with many weighted targets one migration
+ * changes the capacity of many flavors and a typical loss is hundreds of smallest weights.
+ *
+ * - From the snapshot (melt): a loss of the mean sampled size is accepted with probability 0.3
+ *   (at least a tenth of the smallest weight).
+ * - From a given start (the greedy plan; polish): a small loss, max(smallest weight, 5th
+ *   percentile of the sampled losses), is accepted with probability e^-3.3; never hotter than the
+ *   melt temperature. With one target (or weights of one scale) the 5th percentile is one unit of
+ *   the smallest weight, so this is the earlier rule of 0.3 x smallest weight (docs/performance.md).
+ * - End: the smallest sampled loss (at least the smallest weight) is accepted with probability
+ *   e^-20.
+ * Without any sampled worsening move, the smallest weight stands for every loss.
+ * `params.initial_temperature` > 0 replaces the start temperature. Deterministic (seeded).
+ */
+Temperatures calibrate_temperatures(const SearchSetup& setup, const SearchParams& params) {
+    const double w_min = setup.w_min;
+    Rng cal(params.seed, 0xC0FFEEULL);
+    MoveCache cal_cache(setup.initial);
+    Proposal cal_proposal;
+    cal_proposal.start(cal, setup.movable.size());
+    std::vector<double> losses;
+    double sum = 0.0;
+    ProposalContext ctx{setup.initial, cal_cache, setup.movable, cal_proposal, cal};
+    for (int i = 0; i < 4000 && losses.size() < 400; ++i) {
+        const Candidate mv = propose<Moves>(ctx, setup.mix);
+        const CandidateDelta d = evaluate(mv, setup.initial, cal_cache);
+        if (d.feasible && d.delta < 0) {
+            sum += static_cast<double>(-d.delta);
+            losses.push_back(static_cast<double>(-d.delta));
+        }
+    }
+    Temperatures t;
+    t.samples = static_cast<int>(losses.size());
+    std::sort(losses.begin(), losses.end());
+    // The 5th percentile: with one or a few targets it is one smallest-weight unit on every
+    // snapshot measured (the earlier rule), while the 10th is already 2 units on the generated
+    // 200-host snapshot (hotter: 1956.1 vs 1956.4 over seeds 1-10); with 300 / 500 weighted
+    // targets the 10th did better still and the 25th was too hot (docs/performance.md).
+    t.small_loss = losses.empty() ? w_min : std::max(w_min, losses[(losses.size() - 1) / 20]);
+    const double smallest = losses.empty() ? w_min : std::max(w_min, losses.front());
+    t.start = losses.empty() ? w_min : std::max(w_min * 0.1, (sum / static_cast<double>(losses.size())) / std::log(1.0 / 0.3));
+    if (!params.start.empty()) t.start = std::min(t.start, 0.3 * t.small_loss);
+    if (params.initial_temperature > 0) t.start = params.initial_temperature * static_cast<double>(kScoreScale);
+    t.end = smallest / 20.0;
+    return t;
+}
+
 }  // namespace
 
 SearchResult anneal(const CapacityModel& model, const SearchParams& params) {
@@ -132,39 +190,16 @@ SearchResult anneal(const CapacityModel& model, const SearchParams& params) {
     const std::vector<int>& movable = setup.movable;
     const std::vector<char>& flavor_used = setup.flavor_used;
     const SearchState& initial = setup.initial;
-    const double w_min = setup.w_min;
     const Scorer scorer = setup.scorer;
     SearchResult res = setup.start_result(params);
     if (setup.nothing_to_search) return res;
 
-    // Temperature: geometric from T0 (a typical worsening move accepted with probability ~0.3)
-    // to T1 (a loss of one smallest-weight unit accepted with probability ~e^-20).
-    double t_start = w_min;
-    {
-        Rng cal(params.seed, 0xC0FFEEULL);
-        MoveCache cal_cache(initial);
-        Proposal cal_proposal;
-        cal_proposal.start(cal, movable.size());
-        double sum = 0.0;
-        int n = 0;
-        ProposalContext ctx{initial, cal_cache, movable, cal_proposal, cal};
-        for (int i = 0; i < 4000 && n < 400; ++i) {
-            const Candidate mv = propose<Moves>(ctx, mix);
-            const CandidateDelta d = evaluate(mv, initial, cal_cache);
-            if (d.feasible && d.delta < 0) {
-                sum += -d.delta;
-                ++n;
-            }
-        }
-        if (n > 0) t_start = std::max(w_min * 0.1, (sum / n) / std::log(1.0 / 0.3));
-    }
-    // From a given start (the greedy plan) polish instead of re-melting: a loss of one
-    // smallest-weight unit is accepted with probability <= e^-3.3 at the start (chosen on the
-    // medium snapshots, docs/performance.md).
-    if (!params.start.empty()) t_start = std::min(t_start, 0.3 * w_min);
-    if (params.initial_temperature > 0) t_start = params.initial_temperature * static_cast<double>(kScoreScale);
-    const double t_end = w_min / 20.0;
-    const double t_ratio = std::min(1.0, t_end / t_start);
+    const Temperatures temps = calibrate_temperatures(setup, params);
+    const double t_start = temps.start, t_ratio = std::min(1.0, temps.end / temps.start);
+    if (!params.quiet)
+        std::fprintf(stderr, "temperature %.6g -> %.6g objective units (%s; %d sampled worsening moves, small loss %.6g)\n",
+                     temps.start / kScoreScale, temps.end / kScoreScale, params.initial_temperature > 0 ? "given" : "calibrated",
+                     temps.samples, temps.small_loss / kScoreScale);
 
     const int W = params.threads;
     const std::int64_t per_worker = setup.per_worker, round = setup.round;
@@ -210,6 +245,7 @@ SearchResult anneal(const CapacityModel& model, const SearchParams& params) {
                 ++wk.accepted;
                 ++wk.kind_accepted[mv.kind];
                 if (delta.delta > 0) ++wk.kind_improved[mv.kind];
+                if (delta.delta < 0 && done + e < per_worker / 10) ++wk.early_worsening;
             }
         });
         done += this_round;
@@ -217,7 +253,12 @@ SearchResult anneal(const CapacityModel& model, const SearchParams& params) {
         end_round(workers, params, t0, last_report, done, per_worker, res.objective_before, "annealing");
     }
     finish(res, workers, t0, out_of_time.load(), interrupted.load());
-    for (const auto& wk : workers) res.reheats += wk.reheats;
+    for (const auto& wk : workers) {
+        res.reheats += wk.reheats;
+        res.early_worsening_accepted += wk.early_worsening;
+    }
+    res.temperature_start = temps.start / kScoreScale;
+    res.temperature_end = temps.end / kScoreScale;
     if (!params.quiet) report_moves(workers);
     return res;
 }

@@ -100,6 +100,11 @@ struct SearchResult {
     std::int64_t evaluations = 0;   ///< candidate moves evaluated (all workers)
     std::int64_t accepted = 0;      ///< moves applied
     std::int64_t reheats = 0;       ///< annealing reheats (all workers)
+    /** Annealing: moves with a negative delta accepted during the first tenth of each worker's run
+     *  (all workers); 0 means the start temperature left the chain frozen. */
+    std::int64_t early_worsening_accepted = 0;
+    double temperature_start = 0.0;  ///< annealing: start temperature, objective units (calibrated or given)
+    double temperature_end = 0.0;    ///< annealing: end temperature of the schedule, objective units
     double seconds = 0.0;
     StopReason stopped_by = StopReason::EvaluationBudget;
 };
