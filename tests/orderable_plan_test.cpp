@@ -256,6 +256,53 @@ TEST(TightCases, PlansReachTheOrderableOptimum) {
     EXPECT_EQ(below_optimum, 0);
 }
 
+// find_order's limit: with too few expansions to decide, it says Unknown (never a wrong answer),
+// and the branch and bound then reports its result as not proven.
+TEST(TightCases, OrderingLimitGivesUnknownAndAnUnprovenExactResult) {
+    const Problem p = test::tight_ring(4, test::TightVariant::Spare, 5, false);  // the rotation needs 5 steps
+    const CapacityModel m(p);
+    std::vector<Placement> rotation;
+    for (std::size_t v = 0; v < p.vms.size(); ++v)
+        if (p.vms[v].migratable) rotation.push_back(Placement{static_cast<int>(v), (p.vms[v].id[1] - '0' + 1) % 4, p.vms[v].pnuma});
+    EXPECT_EQ(find_order(m, rotation, 1).status, OrderStatus::Unknown);
+    EXPECT_EQ(find_order(m, rotation).status, OrderStatus::Found);
+    BranchBoundParams bp;
+    bp.max_order_expansions = 1;
+    bp.warm_start_evaluations = -1;  // from the snapshot: the search itself meets the rotation
+    const ExactResult ex = solve_exact_bb(m, bp);
+    EXPECT_FALSE(ex.proven);
+    EXPECT_EQ(ex.stopped_by, "ordering search limit");
+    EXPECT_GE(ex.bound, 4.0 + SearchState(m).objective_value());  // the bound still covers every final state
+    Placement twice = rotation[0];
+    rotation.push_back(twice);
+    EXPECT_THROW(find_order(m, rotation), std::invalid_argument);
+}
+
+// Repair rounds are deterministic: the same seed and thread count give the same steps, at 1 and
+// 2 threads, on cases where the first search's best state has no order within the budget.
+TEST(TightCases, RepairRoundsAreDeterministic) {
+    int with_repair = 0;
+    for (const test::TightCase& c : test::tight_suite()) {
+        if (c.variant == test::TightVariant::Closed) continue;
+        const Problem p = test::tight_ring(c.n, c.variant, c.budget, c.free_remaps);
+        const CapacityModel m(p);
+        for (int threads : {1, 2}) {
+            OptimizeParams op = params_for(Algorithm::Annealing, p, 7);
+            op.search.threads = threads;
+            const OptimizeResult a = optimize(m, op), b = optimize(m, op);
+            with_repair += a.repair_rounds > 0;
+            ASSERT_EQ(a.plan.steps.size(), b.plan.steps.size()) << c.name();
+            for (std::size_t i = 0; i < a.plan.steps.size(); ++i) {
+                EXPECT_EQ(a.plan.steps[i].vm, b.plan.steps[i].vm);
+                EXPECT_EQ(a.plan.steps[i].to_host, b.plan.steps[i].to_host);
+                EXPECT_EQ(a.plan.steps[i].to_pnuma, b.plan.steps[i].to_pnuma);
+            }
+            EXPECT_EQ(a.repair_rounds, b.repair_rounds);
+        }
+    }
+    EXPECT_GE(with_repair, 4);
+}
+
 // The command line on the swap pair whose detour through the destination's other node is one
 // step over the budget (the case issue 10 reports): both exact methods used to prove the swap's
 // +2 and write 0 steps. Now bb proves +1 over plans and writes it; milp still finds the final
