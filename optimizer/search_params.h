@@ -112,7 +112,4 @@ struct SearchResult {
 /** Default evaluation budget for a snapshot: 1500 per migratable VM, clamped to [10^6, 2.5 x 10^8]. */
 std::int64_t default_evaluations(const Problem& problem);
 
-/** Default evaluation budget for a snapshot: 1500 per migratable VM, clamped to [10^6, 2.5 x 10^8]. */
-std::int64_t default_evaluations(const Problem& problem);
-
 }  // namespace vmcap
