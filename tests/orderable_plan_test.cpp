@@ -138,14 +138,8 @@ TEST(TightCases, HandDerivedOrderableOptimaEqualBruteForceOverPlans) {
         const double bf = best_orderable_by_brute_force(m);
         EXPECT_DOUBLE_EQ(bf - before, test::tight_expected_gain(c.n, c.variant, c.budget, c.free_remaps));
         // The final-state optimum (the rotation, n moves) gains n whatever the order.
-        std::vector<Placement> rotation;
         SearchState s(m);
-        for (std::size_t v = 0; v < p.vms.size(); ++v)
-            if (p.vms[v].migratable) {
-                const int i = p.vms[v].id[1] - '0';
-                rotation.push_back(Placement{static_cast<int>(v), (i + 1) % c.n, p.vms[v].pnuma});
-            }
-        s.set_placements(rotation);
+        s.set_placements(test::tight_rotation(p, c.n));
         EXPECT_DOUBLE_EQ(s.objective_value() - before, c.n);
         needs_detour += bf < s.objective_value();
     }
@@ -162,10 +156,7 @@ TEST(TightCases, BuilderOrdersTheRotationThroughItsDetour) {
         SCOPED_TRACE(c.name());
         const Problem p = test::tight_ring(c.n, c.variant, c.budget, c.free_remaps);
         const CapacityModel m(p);
-        std::vector<Placement> rotation;
-        for (std::size_t v = 0; v < p.vms.size(); ++v)
-            if (p.vms[v].migratable) rotation.push_back(Placement{static_cast<int>(v), (p.vms[v].id[1] - '0' + 1) % c.n, p.vms[v].pnuma});
-        const Plan plan = build_plan(m, rotation);
+        const Plan plan = build_plan(m, test::tight_rotation(p, c.n));
         EXPECT_DOUBLE_EQ(plan.objective_after - plan.objective_before, c.n);
         EXPECT_EQ(plan.dropped, 0);
         expect_valid(m, plan, "builder");
@@ -178,10 +169,7 @@ TEST(TightCases, ExactOrderingFindsThePlanIffOneExists) {
         SCOPED_TRACE(c.name());
         const Problem p = test::tight_ring(c.n, c.variant, c.budget, c.free_remaps);
         const CapacityModel m(p);
-        std::vector<Placement> rotation;
-        for (std::size_t v = 0; v < p.vms.size(); ++v)
-            if (p.vms[v].migratable) rotation.push_back(Placement{static_cast<int>(v), (p.vms[v].id[1] - '0' + 1) % c.n, p.vms[v].pnuma});
-        const OrderResult o = find_order(m, rotation);
+        const OrderResult o = find_order(m, test::tight_rotation(p, c.n));
         const bool exists = test::tight_expected_gain(c.n, c.variant, c.budget, c.free_remaps) == c.n;
         ASSERT_NE(o.status, OrderStatus::Unknown);
         EXPECT_EQ(o.status == OrderStatus::Found, exists);
@@ -261,9 +249,7 @@ TEST(TightCases, PlansReachTheOrderableOptimum) {
 TEST(TightCases, OrderingLimitGivesUnknownAndAnUnprovenExactResult) {
     const Problem p = test::tight_ring(4, test::TightVariant::Spare, 5, false);  // the rotation needs 5 steps
     const CapacityModel m(p);
-    std::vector<Placement> rotation;
-    for (std::size_t v = 0; v < p.vms.size(); ++v)
-        if (p.vms[v].migratable) rotation.push_back(Placement{static_cast<int>(v), (p.vms[v].id[1] - '0' + 1) % 4, p.vms[v].pnuma});
+    std::vector<Placement> rotation = test::tight_rotation(p, 4);
     EXPECT_EQ(find_order(m, rotation, 1).status, OrderStatus::Unknown);
     EXPECT_EQ(find_order(m, rotation).status, OrderStatus::Found);
     BranchBoundParams bp;

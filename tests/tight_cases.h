@@ -27,6 +27,7 @@
 #include <string>
 #include <vector>
 
+#include "evaluators/search_state.h"
 #include "instances/problem.h"
 #include "instances/topology.h"
 
@@ -96,6 +97,15 @@ inline Problem tight_ring(int n, TightVariant variant, int budget, bool free_rem
     p.constraints.remap_counts_as_migration = !free_remaps;
     finalize_problem(p, "<tight>");
     return p;
+}
+
+/** The final-state optimum of a ring snapshot: every v_i on node 0 of host i + 1 (mod n), the
+ *  same node set as now (placements of the migrated VMs). */
+inline std::vector<Placement> tight_rotation(const Problem& p, int n) {
+    std::vector<Placement> out;
+    for (std::size_t v = 0; v < p.vms.size(); ++v)
+        if (p.vms[v].migratable) out.push_back(Placement{static_cast<int>(v), (p.vms[v].id[1] - '0' + 1) % n, p.vms[v].pnuma});
+    return out;
 }
 
 /** One case of the tight suite. */
