@@ -92,6 +92,21 @@ struct AuxCol {
 
 }  // namespace
 
+std::vector<Placement> exact_warm_start(const CapacityModel& model, std::int64_t evaluations, std::uint64_t seed, double time_limit_s) {
+    SearchParams sp;
+    sp.quiet = true;
+    sp.seed = seed;
+    sp.threads = 1;
+    sp.time_limit_s = std::max(0.1, time_limit_s / 4);
+    SearchResult r = greedy(model, sp);
+    if (evaluations > 0) {
+        sp.start = r.best;
+        sp.max_evaluations = evaluations;
+        r = anneal(model, sp);
+    }
+    return r.best;
+}
+
 ExactResult solve_exact(const CapacityModel& model, double time_limit_s) {
     MilpParams mp;
     mp.time_limit_s = time_limit_s;
@@ -494,19 +509,8 @@ ExactResult solve_exact(const CapacityModel& model, const MilpParams& prm) {
     // Warm start: greedy then a short annealing run (as the branch and bound), else the snapshot.
     SearchState start_state(model);
     if (prm.warm_start_evaluations >= 0 && budget > 0) {
-        SearchParams sp;
-        sp.quiet = true;
-        sp.seed = prm.seed;
-        sp.threads = 1;
-        sp.time_limit_s = std::max(0.1, prm.time_limit_s / 4);
-        SearchResult r = greedy(model, sp);
-        if (prm.warm_start_evaluations > 0) {
-            sp.start = r.best;
-            sp.max_evaluations = prm.warm_start_evaluations;
-            r = anneal(model, sp);
-        }
         SearchState s(model);
-        s.set_placements(r.best);
+        s.set_placements(exact_warm_start(model, prm.warm_start_evaluations, prm.seed, prm.time_limit_s));
         bool ok = s.objective_value() > start_state.objective_value();
         if (ok && links) {
             std::vector<int> host;

@@ -96,6 +96,15 @@ const LinkCapacityFilter* check_exact_scope(const CapacityModel& model);
  */
 ExactResult solve_exact(const CapacityModel& model, const MilpParams& params);
 
+/**
+ * The incumbent both exact solvers start from: greedy, then an annealing run of `evaluations`
+ * candidate moves from its plan (0: greedy alone), 1 thread, `seed`, at most max(0.1 s,
+ * time_limit_s / 4). Returns the placements of the VMs it migrated (the search's final state;
+ * it obeys every feasibility filter). Deterministic for the same model and seed unless the time
+ * cap stops it.
+ */
+std::vector<Placement> exact_warm_start(const CapacityModel& model, std::int64_t evaluations, std::uint64_t seed, double time_limit_s);
+
 /** solve_exact with default MilpParams and this time limit. */
 ExactResult solve_exact(const CapacityModel& model, double time_limit_s);
 

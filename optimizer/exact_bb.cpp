@@ -42,8 +42,6 @@
 #include <vector>
 
 #include "evaluators/link_filter.h"
-#include "optimizer/annealing.h"
-#include "optimizer/greedy.h"
 #include "optimizer/ordering.h"
 #include "optimizer/plan.h"
 
@@ -468,30 +466,10 @@ void BranchBound::warm_start() {
     SearchState s(m_);
     inc_ = s.objective_value();
     if (prm_.warm_start_evaluations < 0 || B_ == 0) return;
-    SearchParams sp;
-    sp.quiet = true;
-    sp.seed = prm_.seed;
-    sp.threads = 1;
-    sp.time_limit_s = std::max(0.1, prm_.time_limit_s / 4);
-    SearchResult r = greedy(m_, sp);
-    if (prm_.warm_start_evaluations > 0) {
-        sp.start = r.best;
-        sp.max_evaluations = prm_.warm_start_evaluations;
-        r = anneal(m_, sp);
-    }
-    // The incumbent is what a plan reaches: the builder's ordered prefix of the searches' state.
-    if (prm_.orderable_only) {
-        const Plan plan = build_plan(m_, r.best);
-        SearchState t(m_);
-        for (const PlanStep& st : plan.steps) {
-            Embedding e;
-            e.map = st.to_pnuma;
-            e.mask = node_mask(st.to_pnuma.data(), p_.flavors[p_.vms[st.vm].flavor].num_vnuma());
-            t.move(st.vm, st.to_host, e);
-        }
-        r.best = t.displaced_placements();
-    }
-    s.set_placements(r.best);
+    std::vector<Placement> start = exact_warm_start(m_, prm_.warm_start_evaluations, prm_.seed, prm_.time_limit_s);
+    // The incumbent is what a plan reaches: the end state of the builder's ordered prefix.
+    if (prm_.orderable_only) start = plan_end_state(m_, build_plan(m_, start));
+    s.set_placements(start);
     if (links_) {
         // The searches obey the filter; a start that breaks it would make the incumbent infeasible.
         std::vector<int> host;
@@ -501,7 +479,7 @@ void BranchBound::warm_start() {
     }
     if (s.objective_value() > inc_) {
         inc_ = s.objective_value();
-        best_ = r.best;
+        best_ = start;
     }
 }
 

@@ -57,7 +57,10 @@ SearchResult run_phase(const CapacityModel& model, const OptimizeParams& params,
     SearchParams sp = base;
     SearchResult sr;
     if (params.algorithm == Algorithm::Greedy || params.greedy_start) sr = greedy(model, sp);
-    if (out != nullptr) out->greedy_best = sr.best;
+    if (out != nullptr) {
+        out->greedy_best = sr.best;
+        out->greedy_objective = sr.objective_best;
+    }
     const bool stop_now = sr.stopped_by == StopReason::Interrupted;  // interrupted during greedy: no search phase
     if (params.algorithm != Algorithm::Greedy && !stop_now) {
         const double greedy_seconds = sr.seconds;
@@ -113,7 +116,6 @@ OptimizeResult optimize(const CapacityModel& model, const OptimizeParams& params
     // round that orders nothing retries from the same state with one migration less. The plan
     // only grows: every appended step keeps every prefix feasible.
     const auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
-    std::vector<PlanStep> steps = out.plan.steps;
     Plan acc = out.plan;
     double target = sr.objective_best;
     std::int64_t cap = std::numeric_limits<std::int64_t>::max();  // budget cap of the next round (retries)
@@ -142,7 +144,6 @@ OptimizeResult optimize(const CapacityModel& model, const OptimizeParams& params
         rp.mix.set("remap", 0.05);
         const SearchResult r = run_phase(mq, params, rp, nullptr);
         out.search.evaluations += r.evaluations;
-        out.search.seconds += r.seconds;
         ++out.repair_rounds;
         const Plan pq = build_plan(mq, r.best);
         if (pq.steps.empty()) {
@@ -153,18 +154,19 @@ OptimizeResult optimize(const CapacityModel& model, const OptimizeParams& params
             continue;
         }
         cap = std::numeric_limits<std::int64_t>::max();
+        std::vector<PlanStep> steps = acc.steps;
         steps.insert(steps.end(), pq.steps.begin(), pq.steps.end());
         acc = plan_from_steps(model, steps, pq.dropped);
-        steps = acc.steps;
         // Stop once a round's best state is ordered in full: what is left is the search's to find.
         target = acc.objective_after + (r.objective_best - pq.objective_after);
     }
     if (out.repair_rounds > 0) {
-        out.search.seconds = elapsed();
+        out.search.seconds = elapsed();  // the repair rounds included
         if (acc.objective_after > out.plan.objective_after) out.plan = std::move(acc);
     }
     // Never worse than greedy: the greedy plan is written if the search's ordered plan is below it.
-    if (params.algorithm != Algorithm::Greedy && params.greedy_start) {
+    // (Its plan reaches at most greedy's final state, so it is built only when that is higher.)
+    if (params.algorithm != Algorithm::Greedy && params.greedy_start && out.greedy_objective > out.plan.objective_after) {
         Plan g = build_plan(model, out.greedy_best);
         if (g.objective_after > out.plan.objective_after) {
             out.plan = std::move(g);

@@ -50,7 +50,7 @@ public:
 private:
     int k_of(int vm) const { return p_.flavors[p_.vms[vm].flavor].num_vnuma(); }
     Amount ram_of(int vm) const { return p_.flavors[p_.vms[vm].flavor].demand[kRamMib]; }
-    bool counts(int from, int to) const { return from != to || p_.constraints.remap_counts_as_migration; }
+    bool counts(int from, int to) const { return step_uses_budget(p_, from, to); }
     bool at(int vm, int host, const std::array<std::uint8_t, kMaxVNuma>& map) const {
         return s_.host_of(vm) == host && std::equal(map.begin(), map.begin() + k_of(vm), s_.pnuma_of(vm));
     }

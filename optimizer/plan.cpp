@@ -56,7 +56,7 @@ Plan build_plan(const CapacityModel& model, const std::vector<Placement>& target
     std::int64_t steps_left = p.constraints.max_migrations;
     Amount ram_left = p.constraints.max_migrated_ram_mib;
     // A step uses budget unless it is a remap (same host) and remaps are free.
-    auto step_counts = [&p](int from, int to) { return from != to || p.constraints.remap_counts_as_migration; };
+    auto step_counts = [&p](int from, int to) { return step_uses_budget(p, from, to); };
 
     // Per flavor asked about, which hosts have room for one more VM of it in some placement
     // (resources only; step_fits() also consults the filters, per VM): computed on first use,
@@ -126,7 +126,6 @@ Plan build_plan(const CapacityModel& model, const std::vector<Placement>& target
         }
         return any;
     };
-    // Pending moves that fit now, ignoring the budget (what a detour or a drop can unblock).
     // Pending moves into `host` that fit now, ignoring the budget (what a detour off `host`
     // unblocks); into_host lists them per destination host (rebuilt per deadlock).
     std::vector<std::vector<int>> into_host(p.hosts.size());
@@ -319,12 +318,19 @@ void finish_plan(const CapacityModel& model, Plan& plan) {
     for (const PlanStep& st : plan.steps) {
         after_usage_view.vms[st.vm].host = st.to_host;
         after_usage_view.vms[st.vm].pnuma = st.to_pnuma;
-        if (st.from_host != st.to_host || p.constraints.remap_counts_as_migration) {
+        if (step_uses_budget(p, st.from_host, st.to_host)) {
             plan.migrated_ram_mib += p.flavors[p.vms[st.vm].flavor].demand[kRamMib];
             ++plan.migrations;
         }
     }
     plan.capacity_after = cluster_capacity(model, compute_node_usage(after_usage_view)).totals();
+}
+
+std::vector<Placement> plan_end_state(const CapacityModel& model, const Plan& plan) {
+    const Problem& p = model.problem();
+    SearchState s(model);
+    for (const PlanStep& st : plan.steps) s.move(st.vm, st.to_host, embedding_of(st.to_pnuma, p.flavors[p.vms[st.vm].flavor].num_vnuma()));
+    return s.displaced_placements();
 }
 
 Plan plan_from_steps(const CapacityModel& model, const std::vector<PlanStep>& steps, int dropped) {

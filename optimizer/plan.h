@@ -34,6 +34,15 @@ struct Plan {
     int dropped = 0;              ///< target placements left out (no feasible order within the budget)
 };
 
+/** Does a step from `from_host` to `to_host` use the migration budget (one live migration and
+ *  the VM's RAM)? Yes unless it is a remap (same host) and remaps are free. */
+inline bool step_uses_budget(const Problem& p, int from_host, int to_host) {
+    return from_host != to_host || p.constraints.remap_counts_as_migration;
+}
+
+/** Placements of the VMs that `plan` leaves off their snapshot placement (its end state). */
+std::vector<Placement> plan_end_state(const CapacityModel& model, const Plan& plan);
+
 /**
  * Room for `vm` on (host, pnuma) in state s — pNUMA capacities, counting the VM's own share as
  * free where it is now, and every feasibility filter (link capacities among them): whether one

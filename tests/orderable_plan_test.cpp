@@ -107,14 +107,13 @@ double best_orderable_by_brute_force(const CapacityModel& m) {
     return best;
 }
 
-OptimizeParams params_for(Algorithm a, const Problem& p, std::uint64_t seed) {
+OptimizeParams params_for(Algorithm a, std::uint64_t seed) {
     OptimizeParams op;
     op.algorithm = a;
     op.search.quiet = true;
     op.search.seed = seed;
     op.search.max_evaluations = 40000;
     // Remaps in the mix (as with free remaps): the numa-detour rotation ends with one.
-    (void)p;
     op.search.mix.set("remap", 0.05);
     return op;
 }
@@ -202,7 +201,7 @@ TEST(TightCases, PlansReachTheOrderableOptimum) {
         for (Algorithm a : {Algorithm::Greedy, Algorithm::Annealing, Algorithm::Tabu})
             for (std::uint64_t seed = 1; seed <= 3; ++seed) {
                 if (a == Algorithm::Greedy && seed > 1) continue;
-                const OptimizeResult r = optimize(m, params_for(a, p, seed));
+                const OptimizeResult r = optimize(m, params_for(a, seed));
                 const double gain = r.plan.objective_after - before;
                 expect_valid(m, r.plan, c.name());
                 if (a == Algorithm::Greedy) {
@@ -273,7 +272,7 @@ TEST(TightCases, RepairRoundsAreDeterministic) {
         const Problem p = test::tight_ring(c.n, c.variant, c.budget, c.free_remaps);
         const CapacityModel m(p);
         for (int threads : {1, 2}) {
-            OptimizeParams op = params_for(Algorithm::Annealing, p, 7);
+            OptimizeParams op = params_for(Algorithm::Annealing, 7);
             op.search.threads = threads;
             const OptimizeResult a = optimize(m, op), b = optimize(m, op);
             with_repair += a.repair_rounds > 0;
