@@ -165,7 +165,7 @@ int cmd_plan(const Args& args) {
     std::string cluster, out, algorithm;
     std::int64_t max_mig = -1, max_evals = 0, check = 0;
     double max_gib = -1, time_limit = 60, t0 = 0, reheat = 3.0, neutral = 1.0;
-    std::string start, mix;
+    std::string start, mix, parallel;
     int threads = 1, tenure = 25, candidates = 256, repair_rounds = 4;
     std::uint64_t seed = 1;
     std::string seed_text;
@@ -183,6 +183,10 @@ int cmd_plan(const Args& args) {
         ("time-limit", po::value(&time_limit)->default_value(60), "wall-clock limit in seconds (a run stopped by it is not reproducible)")
         ("max-evaluations", po::value(&max_evals)->default_value(0), "candidate-move evaluations, all threads (0: 1500 per migratable VM, at least 1,000,000, at most 250,000,000)")
         ("threads", po::value(&threads)->default_value(1), "search threads")
+        ("parallel", po::value(&parallel)->default_value("regions"),
+         "annealing with threads > 1: regions (workers own disjoint host regions and budget shares, re-drawn at every "
+         "synchronisation point: one chain at the threads' combined rate; used when the objective is separable per host and "
+         "every region gets >= 16 hosts, else chains) or chains (independent chains of the whole cluster sharing their best state)")
         ("sa-start", po::value(&start)->default_value("greedy"), "annealing start: greedy (the greedy plan, so never worse) or snapshot")
         ("initial-temperature", po::value(&t0)->default_value(0), "annealing start temperature in objective units (0: calibrated)")
         ("free-remaps", "a move to other pNUMA nodes of the VM's own host (remap) does not count against the budget "
@@ -214,6 +218,7 @@ int cmd_plan(const Args& args) {
     if (tenure < 0 || candidates < 1) throw UsageError("--tabu-tenure must be >= 0 and --tabu-candidates >= 1");
     if (start != "greedy" && start != "snapshot") throw UsageError("--sa-start must be greedy or snapshot");
     if (t0 < 0) throw UsageError("--initial-temperature must be >= 0");
+    if (parallel != "regions" && parallel != "chains") throw UsageError("--parallel must be regions or chains");
     if (!(reheat >= 1.0 && reheat <= 1e6)) throw UsageError("--reheat must be in [1, 1e6]");
     const Problem p = load_for_search(cluster, vm, max_mig, max_gib);
     // The search stops itself at the limit and writes its best plan; this backstop (10% later,
@@ -226,6 +231,7 @@ int cmd_plan(const Args& args) {
     sp.max_evaluations = max_evals;
     sp.time_limit_s = time_limit;
     sp.threads = threads;
+    sp.regions = parallel == "regions";
     sp.seed = seed;
     sp.check_every = check;
     sp.quiet = vm.count("quiet") > 0;
@@ -266,6 +272,8 @@ int cmd_plan(const Args& args) {
     info.stopped_by = std::string(to_string(sr.stopped_by));
     if (algorithm != "greedy") info.search_best_objective = res.search_best_objective;
     info.repair_rounds = res.repair_rounds;
+    info.regions = sr.regions;
+    info.convergence = sr.convergence;
     // Reporting only, after the search: the bound never changes what the search does.
     UpperBoundParams ubp;
     ubp.threads = threads;

@@ -14,9 +14,10 @@
 
 namespace vmcap {
 
-/** Does (migration count, migrated RAM in MiB) respect the snapshot's Constraints? O(1). */
-inline bool within_budget(const Problem& p, std::int64_t migrations, Amount ram_mib) {
-    return migrations <= p.constraints.max_migrations && ram_mib <= p.constraints.max_migrated_ram_mib;
+/** Does (migration count, migrated RAM in MiB) respect the budget of state `s` (the snapshot's
+ *  Constraints, or the share SearchState::set_budget gave it)? O(1). */
+inline bool within_budget(const SearchState& s, std::int64_t migrations, Amount ram_mib) {
+    return migrations <= s.max_migrations() && ram_mib <= s.max_migrated_ram_mib();
 }
 
 /**
@@ -29,7 +30,7 @@ inline bool pair_budget_admits(const SearchState& s, int a, int host_a, int b, i
     const Amount ra = p.flavors[s.flavor_of(a)].demand[kRamMib], rb = p.flavors[s.flavor_of(b)].demand[kRamMib];
     const bool was_a = s.is_migrated(a), was_b = s.is_migrated(b);
     const bool ma = host_a != s.origin_of(a), mb = host_b != s.origin_of(b);
-    return within_budget(p, s.migrations() - was_a - was_b + ma + mb,
+    return within_budget(s, s.migrations() - was_a - was_b + ma + mb,
                          s.migrated_ram_mib() - (was_a ? ra : 0) - (was_b ? rb : 0) + (ma ? ra : 0) + (mb ? rb : 0));
 }
 

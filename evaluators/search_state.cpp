@@ -43,7 +43,15 @@ SearchState::SearchState(const CapacityModel& model) : model_(&model), R_(model.
     host_version_.assign(H, 0);
     term_value_.assign(model.terms().size(), 0);
     track_displaced_ = !p.constraints.remap_counts_as_migration;
+    max_migrations_ = p.constraints.max_migrations;
+    max_ram_mib_ = p.constraints.max_migrated_ram_mib;
     rebuild();
+}
+
+void SearchState::set_budget(std::int64_t max_migrations, Amount max_migrated_ram_mib) {
+    const Constraints& c = problem().constraints;
+    max_migrations_ = std::min(max_migrations, c.max_migrations);
+    max_ram_mib_ = std::min(max_migrated_ram_mib, c.max_migrated_ram_mib);
 }
 
 NodeMask SearchState::mask_of(int vm) const {

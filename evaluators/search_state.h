@@ -93,6 +93,20 @@ public:
     void placement_arrays(std::vector<int>& host, std::vector<NodeMask>& mask) const;
 
     std::int64_t migrations() const { return static_cast<std::int64_t>(migrated_.size()); }
+    /** The migration budget this state's moves must respect (count of migrated VMs, RAM moved in
+     *  MiB): the snapshot's Constraints unless set_budget() narrowed it. Read by every move's
+     *  budget check (evaluators/feasibility.h). */
+    std::int64_t max_migrations() const { return max_migrations_; }
+    Amount max_migrated_ram_mib() const { return max_ram_mib_; }
+    /**
+     * Narrows the budget that moves on this state must respect, e.g. to a worker's share of the
+     * plan's budget when parallel workers own disjoint host regions (optimizer/annealing.cpp):
+     * with the other regions frozen in its copy, a worker whose state allows migrations() + k
+     * migrations can spend at most k more. Never above the snapshot's Constraints (clamped).
+     * The current state may exceed it; then only moves that do not raise the count or RAM are
+     * feasible. O(1).
+     */
+    void set_budget(std::int64_t max_migrations, Amount max_migrated_ram_mib);
     Amount migrated_ram_mib() const { return migrated_ram_; }
     bool is_migrated(int vm) const { return vm_[vm].migrated_pos >= 0; }
     /** VMs whose placement differs from the snapshot, in an order that depends on history. */
@@ -179,6 +193,8 @@ private:
     bool track_displaced_ = false;  ///< remaps are free: displaced_ differs from migrated_
     std::vector<int> displaced_;    ///< VMs off their snapshot placement (only when track_displaced_)
     Amount migrated_ram_ = 0;
+    std::int64_t max_migrations_ = 0;  ///< see max_migrations()
+    Amount max_ram_mib_ = 0;           ///< see max_migrated_ram_mib()
     std::vector<std::uint64_t> host_version_;    ///< [h]; see host_version()
     std::vector<int> listed_;                    ///< set_placements scratch: [vm] -> index in its list, -1 (kept all -1 between calls)
     std::uint64_t clock_ = 0;                    ///< last version handed out

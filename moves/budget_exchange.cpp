@@ -30,7 +30,7 @@ BudgetExchangeDelta BudgetExchangeMove::evaluate(const SearchState& s) const {
     if (host < 0 || host == hb) return out;
     const Flavor& fa = p.flavors[p.vms[a].flavor];
     const Flavor& fb = p.flavors[p.vms[b].flavor];
-    if (!within_budget(p, s.migrations(), s.migrated_ram_mib() - fa.demand[kRamMib] + fb.demand[kRamMib])) return out;
+    if (!within_budget(s, s.migrations(), s.migrated_ram_mib() - fa.demand[kRamMib] + fb.demand[kRamMib])) return out;
 
     Scratches sc;
     // Step 1: a back to its snapshot nodes.
@@ -65,7 +65,7 @@ BudgetExchangeDelta BudgetExchangeMove::evaluate(const SearchState& s, MoveCache
     BudgetExchangeDelta out;
     const Flavor& fa = p.flavors[s.flavor_of(a)];
     const Flavor& fb = p.flavors[s.flavor_of(b)];
-    if (!within_budget(p, s.migrations(), s.migrated_ram_mib() - fa.demand[kRamMib] + fb.demand[kRamMib])) return out;
+    if (!within_budget(s, s.migrations(), s.migrated_ram_mib() - fa.demand[kRamMib] + fb.demand[kRamMib])) return out;
     const MoveCache::Return& ret = cache.return_home(s, a);
     if (!ret.fits) return out;
     const Score ret_delta = ret.delta;
@@ -138,9 +138,8 @@ int BudgetExchangeMove::relocations(const SearchState& s, const BudgetExchangeDe
 
 bool BudgetExchangeMove::propose(ProposalContext& ctx, BudgetExchangeMove& out) {
     const SearchState& s = ctx.state;
-    const auto& mig = s.migrated_vms();
-    if (mig.empty()) return false;
-    const int a = mig[ctx.rng.below(mig.size())];
+    const int a = ctx.random_migrated(true);
+    if (a < 0) return false;
     for (int t = 0; t < 4; ++t) {
         const int b = ctx.random_vm();
         if (b == a || s.is_migrated(b)) continue;

@@ -92,7 +92,7 @@ EjectionDelta evaluate_ejection(const EjectionMove& mv, const SearchState& s, Mo
         for (int mb = 0; mb < 2; ++mb) {
             if (bb.emb[mb] < 0) continue;
             const std::int64_t mig = base + ma + mb;
-            if (!within_budget(p, mig, base_ram + (ma ? ra : 0) + (mb ? rb : 0))) continue;
+            if (!within_budget(s, mig, base_ram + (ma ? ra : 0) + (mb ? rb : 0))) continue;
             const Score v = a_source + ba.value[ma] + bb.value[mb];
             if (!out.feasible || v > out.delta || (v == out.delta && mig < out.migrations_after)) {
                 out.feasible = true;

@@ -123,7 +123,7 @@ GatherDelta GatherMove::evaluate(const SearchState& s) const {
         for (int mb = 0; mb < 2; ++mb) {
             if (c.e1[ma][mb] < 0) continue;
             const std::int64_t mig = base + ma + mb;
-            if (!within_budget(p, mig, base_ram + (ma ? ra : 0) + (mb ? rb : 0))) continue;
+            if (!within_budget(s, mig, base_ram + (ma ? ra : 0) + (mb ? rb : 0))) continue;
             const Score v = c.v[ma][mb];
             if (!out.feasible || v > out.delta || (v == out.delta && mig < out.migrations_after)) {
                 out.feasible = true;

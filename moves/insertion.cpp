@@ -29,7 +29,6 @@ Insertion best_insertion(const SearchState& s, int flavor, int host, int vm) {
     const Amount* fd = s.free_of(host);
     const int type = s.type_of(host), n = s.nodes_of(host);
     const auto& placements = m.evaluator(type, flavor).placements();
-    const Constraints& c = p.constraints;
     std::int64_t base_migrations = 0;
     Amount base_ram = 0;
     if (vm >= 0) {
@@ -52,7 +51,7 @@ Insertion best_insertion(const SearchState& s, int flavor, int host, int vm) {
             }
         if (!fits) continue;
         const bool migrates = vm < 0 || s.differs_from_origin(vm, host, emb.mask);
-        if (vm >= 0 && migrates && (base_migrations + 1 > c.max_migrations || base_ram + fl.demand[kRamMib] > c.max_migrated_ram_mib))
+        if (vm >= 0 && migrates && (base_migrations + 1 > s.max_migrations() || base_ram + fl.demand[kRamMib] > s.max_migrated_ram_mib()))
             continue;
         const Score gain = capacity_gain(s, host, type, n, emb.mask, local);
         if (out.embedding < 0 || gain > out.delta || (gain == out.delta && out.migrates && !migrates)) {

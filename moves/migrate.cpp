@@ -72,7 +72,7 @@ MigrateDelta MigrateMove::evaluate(const SearchState& s, MoveCache& cache) const
     const bool was = s.is_migrated(vm);
     const std::int64_t after = s.migrations() - (was ? 1 : 0) + 1;
     const Amount ram = p.flavors[flavor].demand[kRamMib];
-    if (!within_budget(p, after, s.migrated_ram_mib() - (was ? ram : 0) + ram)) return out;
+    if (!within_budget(s, after, s.migrated_ram_mib() - (was ? ram : 0) + ram)) return out;
     const Insertion& ins = cache.insertion(s, flavor, host);
     if (ins.embedding < 0) return out;
     out.feasible = true;
@@ -109,11 +109,12 @@ bool MigrateMove::propose(ProposalContext& ctx, MigrateMove& mv) {
     const SearchState& s = ctx.state;
     Rng& rng = ctx.rng;
     const VlinkIndex* vi = s.model().vlink_index();
-    const auto& mig = s.migrated_vms();
     int peer = -1;  // a vlink peer to look near, or -1
-    if (!mig.empty() && rng.below(8) == 0) {
-        mv.vm = mig[rng.below(mig.size())];
-        if (rng.below(2) == 0 && s.origin_of(mv.vm) != s.host_of(mv.vm)) {
+    int vm = -1;    // an already migrated VM, 1 in 8
+    if (!s.migrated_vms().empty() && rng.below(8) == 0) vm = ctx.random_migrated(false);
+    if (vm >= 0) {
+        mv.vm = vm;
+        if (rng.below(2) == 0 && s.origin_of(mv.vm) != s.host_of(mv.vm) && ctx.in_region(s.origin_of(mv.vm))) {
             mv.host = s.origin_of(mv.vm);  // home, on the best nodes there
             return true;
         }

@@ -40,11 +40,14 @@ struct Proposal {
     bool peers_primed = false;
     int peer_ahead[kPeerAhead] = {};
 
-    /** Random start position of the sweep over `n` migratable VMs (n > 0). */
+    /** Random start position of the sweep over `n` migratable VMs (n > 0); the random-VM stream
+     *  is drawn anew from the next random_vm() call (so `movable` may change between calls). */
     void start(Rng& rng, std::size_t n) {
         cursor = rng.below(n);
         sweep_steps = 0;
         peers_primed = false;
+        primed_ = false;
+        pos_ = 0;
     }
 
     /**
@@ -77,16 +80,18 @@ struct Proposal {
         return out;
     }
 
-    /** Rebuilds `dest` from the cache for every flavor with migratable VMs. O(flavors x hosts). */
-    void refresh(const SearchState& s, MoveCache& cache, const std::vector<char>& flavor_used) {
+    /** Rebuilds `dest` from the cache for every flavor with migratable VMs, over the hosts in
+     *  `hosts` (a worker's region) or, when it is nullptr, every host. O(flavors x hosts). */
+    void refresh(const SearchState& s, MoveCache& cache, const std::vector<char>& flavor_used, const std::vector<int>* hosts = nullptr) {
         const Problem& p = s.problem();
-        const int H = static_cast<int>(p.hosts.size());
+        const int H = hosts != nullptr ? static_cast<int>(hosts->size()) : static_cast<int>(p.hosts.size());
         dest.assign(p.flavors.size(), {});
         std::vector<std::pair<Score, int>> v;
         for (std::size_t f = 0; f < p.flavors.size(); ++f) {
             if (!flavor_used[f]) continue;
             v.clear();
-            for (int h = 0; h < H; ++h) {
+            for (int i = 0; i < H; ++i) {
+                const int h = hosts != nullptr ? (*hosts)[i] : i;
                 const Insertion& ins = cache.insertion(s, static_cast<int>(f), h);
                 if (ins.embedding >= 0) v.emplace_back(-ins.delta, h);  // ascending = best first; ties: lower host
             }
@@ -119,18 +124,50 @@ inline int draw_peer(const VlinkIndex& vlinks, int vm, Rng& rng) {
 }
 
 /** What a move type's propose() may use: the state, the worker's cache (prefetch hints only), the
- *  migratable VMs, the worker's Proposal and RNG. */
+ *  migratable VMs, the worker's Proposal and RNG, and the hosts it may draw destinations from. */
 struct ProposalContext {
     const SearchState& state;
     const MoveCache& cache;
     const std::vector<int>& movable;
     Proposal& proposal;
     Rng& rng;
+    /** The worker's host region (at least two hosts) when parallel workers own disjoint regions
+     *  (optimizer/annealing.cpp): uniform destinations are drawn from it; nullptr: every host.
+     *  Draws that can still leave it (a migrated VM sent home) are rejected by the driver. */
+    const std::vector<int>* hosts = nullptr;
+    /** With `hosts`: the region of every host ([host] -> region) and this worker's region. */
+    const std::vector<int>* region_of = nullptr;
+    int region = 0;
+    /** With `hosts`: the migrated VMs on the region's hosts, and those of them whose snapshot
+     *  host is in the region too (kept current by the driver). */
+    const std::vector<int>* region_migrated = nullptr;
+    const std::vector<int>* region_migrated_home = nullptr;
+
+    /** Is host h one this worker may touch (its region's, or any without regions)? */
+    bool in_region(int h) const { return region_of == nullptr || (*region_of)[h] == region; }
+    /**
+     * A random migrated VM (uniform over SearchState::migrated_vms(); one draw), or -1 if there is
+     * none. With regions: uniform over those on the region's hosts or, if `home`, over those whose
+     * snapshot host is in the region too, so that the move kinds that start from a migrated VM
+     * keep their share of the proposals and never leave the region.
+     */
+    int random_migrated(bool home) {
+        const std::vector<int>& mig = region_of == nullptr ? state.migrated_vms() : home ? *region_migrated_home : *region_migrated;
+        if (mig.empty()) return -1;
+        return mig[rng.below(mig.size())];
+    }
 
     /** Proposal::random_vm on this worker's stream. */
     int random_vm() { return proposal.random_vm(state, cache, movable, rng); }
-    /** A uniformly random host other than `h` (at least two hosts). */
+    /** A uniformly random host other than `h`: of every host (at least two), or of the region
+     *  (at least two hosts; `h` need not be in it). */
     int random_host_except(int h) {
+        if (hosts != nullptr) {
+            const auto n = static_cast<std::uint64_t>(hosts->size());
+            int x = (*hosts)[rng.below(n)];
+            while (x == h) x = (*hosts)[rng.below(n)];
+            return x;
+        }
         int x = static_cast<int>(rng.below(static_cast<std::uint64_t>(state.problem().hosts.size()) - 1));
         if (x >= h) ++x;
         return x;

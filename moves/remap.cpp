@@ -24,7 +24,7 @@ RemapDelta RemapMove::evaluate(const SearchState& s) const {
         const Embedding& emb = placements[e];
         if (emb.mask == cur || !h.fits(fl, emb.map.data())) continue;
         const bool migrates = s.differs_from_origin(vm, host, emb.mask);
-        if (migrates && !within_budget(p, base + 1, base_ram + fl.demand[kRamMib])) continue;
+        if (migrates && !within_budget(s, base + 1, base_ram + fl.demand[kRamMib])) continue;
         const Score v = h.gain(s, &fl, emb.map.data());
         if (!out.feasible || v > out.delta || (v == out.delta && best_migrates && !migrates)) {
             out.feasible = true;

@@ -50,9 +50,9 @@ int ReturnMove::relocations(const SearchState& s, const ReturnDelta&, Relocation
 }
 
 bool ReturnMove::propose(ProposalContext& ctx, ReturnMove& out) {
-    const auto& mig = ctx.state.migrated_vms();
-    if (mig.empty()) return false;
-    out = ReturnMove{mig[ctx.rng.below(mig.size())]};
+    const int vm = ctx.random_migrated(true);
+    if (vm < 0) return false;
+    out = ReturnMove{vm};
     return true;
 }
 

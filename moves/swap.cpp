@@ -79,7 +79,7 @@ SwapDelta SwapMove::evaluate(const SearchState& s) const {
             if (!a_before && !b_before) continue;
             const bool ma = ca & 1, mb = cb & 1;
             const std::int64_t mig = base + (ma ? 1 : 0) + (mb ? 1 : 0);
-            if (!within_budget(p, mig, base_ram + (ma ? ra : 0) + (mb ? rb : 0))) continue;
+            if (!within_budget(s, mig, base_ram + (ma ? ra : 0) + (mb ? rb : 0))) continue;
             const Score v = sa.value[ca] + sb.value[cb];
             if (!out.feasible || v > out.delta || (v == out.delta && mig < out.migrations_after)) {
                 out.feasible = true;

@@ -42,7 +42,31 @@ struct alignas(128) Worker {
     double boost = 1.0;                 ///< temperature multiplier after a reheat (decays to 1)
     std::int64_t reheats = 0;
     std::int64_t early_worsening = 0;  ///< moves with a negative delta accepted in the first tenth of the run
+    // Host regions (anneal_regions) only:
+    std::vector<int> movable;     ///< migratable VMs on the worker's region at the round's start
+    std::vector<Placement> undo;  ///< placements before each move applied since the round's best (oldest first)
+    /** The region's migrated VMs (mig[0]) and those of them whose snapshot host is in the region
+     *  too (mig[1]), each with its members' positions ([vm] -> index or -1), kept current. */
+    std::vector<int> mig[2];
+    std::vector<int> mig_pos[2];
 };
+
+/** Puts `vm` in or out of worker list `which` (Worker::mig) in O(1). */
+void set_member(Worker& wk, int which, int vm, bool in) {
+    std::vector<int>& list = wk.mig[which];
+    std::vector<int>& pos = wk.mig_pos[which];
+    if (in == (pos[vm] >= 0)) return;
+    if (in) {
+        pos[vm] = static_cast<int>(list.size());
+        list.push_back(vm);
+    } else {
+        const int i = pos[vm];
+        list[i] = list.back();
+        pos[list[i]] = i;
+        list.pop_back();
+        pos[vm] = -1;
+    }
+}
 
 /**
  * The temperature schedule: geometric from t_start to t_start x t_ratio over the worker's run,
@@ -181,16 +205,284 @@ Temperatures calibrate_temperatures(const SearchSetup& setup, const SearchParams
     return t;
 }
 
+
+/** Annealing with independent chains of the whole cluster (also the one-thread run). */
+void anneal_chains(const SearchSetup& setup, const SearchParams& params, const Schedule& schedule, Clock::time_point t0, SearchResult& res);
+
+/** Evaluations of all workers so far. */
+std::int64_t total_evaluations(const std::vector<Worker>& workers) {
+    std::int64_t ev = 0;
+    for (const auto& wk : workers) ev += wk.evaluations;
+    return ev;
+}
+
+/** Workers that own host regions in this run, or 0 for chains: SearchParams::regions, more than
+ *  one thread, at least kMinRegionHosts hosts per region, and an objective whose move deltas add
+ *  up over moves on disjoint hosts (no feasibility filter; every objective term separable per host). */
+int region_count(const CapacityModel& model, const SearchParams& params) {
+    if (!params.regions || params.threads < 2) return 0;
+    if (!model.filters().empty()) return 0;
+    for (const auto& t : model.terms())
+        if (!t->separable_per_host()) return 0;
+    const auto hosts = static_cast<std::int64_t>(model.problem().hosts.size());
+    return hosts >= static_cast<std::int64_t>(params.threads) * SearchParams::kMinRegionHosts ? params.threads : 0;
+}
+
+bool use_regions(const CapacityModel& model, const SearchParams& params) {
+    return region_count(model, params) > 0;
+}
+
+/** A partition of the hosts into one region per worker: an equal random split, drawn anew at
+ *  every synchronisation point from (seed, round), so every pair of hosts shares a region in
+ *  about one round in W. Deterministic. O(hosts). */
+struct Regions {
+    std::vector<int> region_of;           ///< [host] -> worker
+    std::vector<std::vector<int>> hosts;  ///< [worker] -> its hosts, ascending
+
+    void draw(int H, int W, std::uint64_t seed, std::int64_t round) {
+        Rng rng(seed, (1ULL << 40) + static_cast<std::uint64_t>(round));
+        std::vector<int> perm(static_cast<std::size_t>(H));
+        for (int i = 0; i < H; ++i) perm[i] = i;
+        for (int i = H - 1; i > 0; --i) std::swap(perm[i], perm[rng.below(static_cast<std::uint64_t>(i) + 1)]);
+        region_of.assign(static_cast<std::size_t>(H), 0);
+        for (int i = 0; i < H; ++i) region_of[perm[i]] = i % W;
+        hosts.assign(static_cast<std::size_t>(W), {});
+        for (int h = 0; h < H; ++h) hosts[region_of[h]].push_back(h);
+    }
+};
+
+/** Does candidate c touch only hosts of region r: every VM it moves is on a host of r and goes to
+ *  a host of r? (Then moves of different regions commute and their deltas add up.) O(1). */
+bool within_region(const Candidate& c, const SearchState& s, const std::vector<int>& region_of, int r) {
+    Relocation rel[kMaxRelocations];
+    int n = 0;
+    visit_kind(c.kind, [&](auto k) { n = c.template get<k()>().host_relocations(s, rel); });
+    for (int i = 0; i < n; ++i)
+        if (region_of[s.host_of(rel[i].vm)] != r || region_of[rel[i].to_host] != r) return false;
+    return true;
+}
+
+/** Is `pl` the snapshot placement of its VM (host and pNUMA nodes)? */
+bool at_snapshot(const Problem& p, const Placement& pl) {
+    const Vm& v = p.vms[pl.vm];
+    if (v.host != pl.host) return false;
+    const int k = p.flavors[v.flavor].num_vnuma();
+    for (int i = 0; i < k; ++i)
+        if (v.pnuma[i] != pl.pnuma[i]) return false;
+    return true;
+}
+
+/**
+ * Annealing by domain decomposition (SearchParams::regions). The objective is a sum over hosts
+ * (plus per-VM terms), so moves on disjoint hosts commute and their deltas add up exactly: W
+ * workers, each owning a region of the hosts and a share of the budget, together run one chain
+ * at W times the evaluation rate, where independent chains would each cool W times faster.
+ *
+ * A round: each worker anneals its copy of the shared state with proposals restricted to its
+ * region (VMs on its hosts, destinations among them; a proposal that still leaves it, e.g. a VM
+ * sent home to another region, is drawn again, uncounted). Its budget is the state's migrations
+ * plus an equal share of the budget left (SearchState::set_budget), so the union stays within
+ * the plan's budget. It keeps its best score of the round and an undo log of the placements it
+ * changed since then, so no copy of the state is made per new best.
+ * The synchronisation point: the regions' current placements are merged into the next round's
+ * shared state; the regions' bests, merged the same way, form a state whose score is the sum of
+ * their gains (the lexicographic order of SearchScore adds up too) and replace the run's best
+ * when higher. New regions are drawn from (seed, round). Every worker checks that the merged
+ * state's objective equals the sum of the regions' (an exception names the difference); --check
+ * also rebuilds each new best from scratch. Reheats follow the run's best (set at
+ * synchronisation points). Deterministic for seed, thread count and evaluation budget.
+ */
+void anneal_regions(const SearchSetup& setup, const SearchParams& params, const Schedule& schedule, Clock::time_point t0,
+                    SearchResult& res) {
+    const Problem& p = setup.initial.problem();
+    const int W = params.threads, H = static_cast<int>(p.hosts.size());
+    const std::int64_t per_worker = setup.per_worker;
+    // 200 rounds (chains: 50): a synchronisation point also redraws the regions and the
+    // destination lists, and on the medium snapshots 200 rounds reached higher objectives than 50,
+    // 100 or 400 at about the same speed (docs/performance.md, "Threads that buy quality").
+    const std::int64_t round =
+        params.round_evaluations > 0 ? params.round_evaluations : std::clamp<std::int64_t>(per_worker / 200, 2000, 20000000);
+    const Scorer scorer = setup.scorer;
+    std::vector<Worker> workers;
+    workers.reserve(W);
+    for (int w = 0; w < W; ++w) workers.emplace_back(setup.initial, params.seed, w + 1);
+
+    std::vector<Placement> merged = params.start;  // the shared state: placements of its displaced VMs
+    SearchScore merged_score = setup.start_score;
+    std::vector<Placement> best = params.start;  // the run's best state
+    SearchScore best_score = setup.start_score;
+    res.regions = W;
+
+    std::atomic<bool> out_of_time{false}, interrupted{false};
+    const auto deadline = deadline_after(t0, params.time_limit_s);
+    tbb::task_arena arena(W);
+    Regions regions;
+    // Merge scratch, [vm] -> index in a list or -1: the workers write it concurrently, but each
+    // only the entries of the VMs of its own region (disjoint), and resets them.
+    std::vector<int> slot(p.vms.size(), -1);
+    std::vector<std::vector<Placement>> current(static_cast<std::size_t>(W)), round_best(static_cast<std::size_t>(W));
+    std::int64_t done = 0, round_index = 0;
+    auto last_report = t0;
+    double parallel_seconds = 0.0;  // in the workers' rounds (the rest: set-up, synchronisation points)
+    const bool budget_count = p.constraints.max_migrations != std::numeric_limits<std::int64_t>::max();
+    const bool budget_ram = p.constraints.max_migrated_ram_mib != std::numeric_limits<Amount>::max();
+    while (done < per_worker && !out_of_time.load()) {
+        const std::int64_t this_round = std::min(round, per_worker - done);
+        regions.draw(H, W, params.seed, round_index);
+        const auto sync_end = Clock::now();
+        run_workers(arena, W, [&](int w) {
+            Worker& wk = workers[w];
+            SearchState& s = wk.state;
+            if (round_index > 0) s.set_placements(merged);
+            if (s.objective() != merged_score.objective || s.migrations() != merged_score.migrations)
+                throw std::logic_error("region decomposition: the merged state's objective " + std::to_string(s.objective()) + " (" +
+                                       std::to_string(s.migrations()) + " migrations) differs from the sum of the regions' " +
+                                       std::to_string(merged_score.objective) + " (" + std::to_string(merged_score.migrations) + ")");
+            // Budget shares: what the merged state leaves of the budget, split evenly (remainders
+            // to the lower worker ids), so the regions together stay within it.
+            const auto share = [&](auto left) { return left / W + (w < left % W ? 1 : 0); };
+            const Constraints& c = p.constraints;
+            s.set_budget(budget_count ? s.migrations() + share(std::max<std::int64_t>(0, c.max_migrations - s.migrations()))
+                                      : std::numeric_limits<std::int64_t>::max(),
+                         budget_ram ? s.migrated_ram_mib() + share(std::max<Amount>(0, c.max_migrated_ram_mib - s.migrated_ram_mib()))
+                                    : std::numeric_limits<Amount>::max());
+            wk.movable.clear();
+            for (int v : setup.movable)
+                if (regions.region_of[s.host_of(v)] == w) wk.movable.push_back(v);
+            wk.best_score = merged_score;
+            wk.undo.clear();
+            for (int which = 0; which < 2; ++which) {
+                for (int v : wk.mig[which]) wk.mig_pos[which][v] = -1;
+                wk.mig[which].clear();
+                if (wk.mig_pos[which].empty()) wk.mig_pos[which].assign(p.vms.size(), -1);
+            }
+            const auto membership = [&](int v) {
+                const bool in = s.is_migrated(v) && regions.region_of[s.host_of(v)] == w;
+                set_member(wk, 0, v, in);
+                set_member(wk, 1, v, in && regions.region_of[s.origin_of(v)] == w);
+            };
+            for (int v : s.migrated_vms()) membership(v);
+            if (wk.movable.empty()) return;
+            wk.proposal.start(wk.rng, wk.movable.size());
+            if (params.destination_lists) wk.proposal.refresh(s, wk.cache, setup.flavor_used, &regions.hosts[w]);
+            double temp = schedule.t_start;
+            const bool verify = verify_deltas(params.check_every);
+            CandidateDelta delta;
+            ProposalContext ctx{s, wk.cache, wk.movable, wk.proposal, wk.rng, &regions.hosts[w], &regions.region_of, w, &wk.mig[0], &wk.mig[1]};
+            Relocation rel[kMaxRelocations];
+            for (std::int64_t e = 0; e < this_round; ++e) {
+                if ((e & 255) == 0) {
+                    if ((e & 1023) == 0 && should_stop(params, deadline, interrupted)) {
+                        out_of_time.store(true);
+                        break;
+                    }
+                    temp = schedule.temperature(wk, done + e);
+                }
+                const Candidate mv = propose<Moves>(ctx, setup.mix);
+                ++wk.evaluations;
+                ++wk.kind_evaluated[mv.kind];
+                if (verify && !within_region(mv, s, regions.region_of, w))
+                    throw std::logic_error(std::string(Moves::kNames[mv.kind]) + " move proposed outside the worker's host region");
+                if (!accept(mv, wk, delta, temp, scorer, params.neutral_acceptance)) continue;
+                int n = 0;
+                visit_kind(mv.kind, [&](auto k) { n = mv.template get<k()>().host_relocations(s, rel); });
+                for (int i = 0; i < n; ++i) {
+                    Placement before{rel[i].vm, s.host_of(rel[i].vm), {}};
+                    std::copy_n(s.pnuma_of(rel[i].vm), kMaxVNuma, before.pnuma.begin());
+                    wk.undo.push_back(before);
+                }
+                apply_verified(wk, mv, delta, params.check_every);
+                for (int i = 0; i < n; ++i) membership(rel[i].vm);
+                if (const SearchScore sc{s.objective(), s.migrations()}; wk.best_score < sc) {
+                    wk.best_score = sc;
+                    wk.undo.clear();
+                }
+                ++wk.accepted;
+                ++wk.kind_accepted[mv.kind];
+                if (delta.delta > 0) ++wk.kind_improved[mv.kind];
+                if (delta.delta < 0 && done + e < per_worker / 10) ++wk.early_worsening;
+            }
+            // This region's current and best placements (its VMs off their snapshot placement).
+            current[w].clear();
+            for (const Placement& pl : s.displaced_placements())
+                if (regions.region_of[pl.host] == w) current[w].push_back(pl);
+            std::vector<Placement>& rb = round_best[w];
+            rb = current[w];
+            for (std::size_t i = 0; i < rb.size(); ++i) slot[rb[i].vm] = static_cast<int>(i);
+            for (auto it = wk.undo.rbegin(); it != wk.undo.rend(); ++it) {  // the oldest entry of a VM wins
+                if (slot[it->vm] < 0) {
+                    slot[it->vm] = static_cast<int>(rb.size());
+                    rb.push_back(*it);
+                } else {
+                    rb[slot[it->vm]] = *it;
+                }
+            }
+            for (const Placement& pl : rb) slot[pl.vm] = -1;
+            std::erase_if(rb, [&](const Placement& pl) { return at_snapshot(p, pl); });
+        });
+        const auto work_end = Clock::now();
+        parallel_seconds += std::chrono::duration<double>(work_end - sync_end).count();
+        done += this_round;
+        ++round_index;
+        // Synchronisation point: merge the regions (worker order), keep the best.
+        SearchScore next = merged_score, combined = merged_score;
+        merged.clear();
+        std::vector<Placement> combined_best;
+        for (int w = 0; w < W; ++w) {
+            const Worker& wk = workers[w];
+            merged.insert(merged.end(), current[w].begin(), current[w].end());
+            combined_best.insert(combined_best.end(), round_best[w].begin(), round_best[w].end());
+            next.objective += wk.state.objective() - merged_score.objective;
+            next.migrations += wk.state.migrations() - merged_score.migrations;
+            combined.objective += wk.best_score.objective - merged_score.objective;
+            combined.migrations += wk.best_score.migrations - merged_score.migrations;
+        }
+        merged_score = next;
+        if (best_score < combined) {
+            best_score = combined;
+            best = std::move(combined_best);
+            for (auto& wk : workers) wk.last_improvement = done;
+            if (params.check_every > 0) {
+                SearchState t(setup.initial);
+                t.set_placements(best);
+                if (t.objective() != best_score.objective || t.migrations() != best_score.migrations)
+                    throw std::logic_error("region decomposition: the merged best state's objective " + std::to_string(t.objective()) +
+                                           " differs from the sum of the regions' " + std::to_string(best_score.objective));
+            }
+        }
+        const auto now = Clock::now();
+        const double seconds = std::chrono::duration<double>(now - t0).count();
+        res.convergence.push_back(ConvergencePoint{seconds, total_evaluations(workers), to_objective(best_score.objective)});
+        if (!params.quiet && (now - last_report > std::chrono::seconds(2) || done >= per_worker)) {
+            last_report = now;
+            std::fprintf(stderr, "[%6.1fs] %5.1f%%  objective %.6g (start %.6g)  migrations %lld  %.2f M evals/s (annealing, %d regions)\n",
+                         seconds, 100.0 * static_cast<double>(done) / static_cast<double>(per_worker), to_objective(best_score.objective),
+                         res.objective_before, static_cast<long long>(best_score.migrations),
+                         static_cast<double>(total_evaluations(workers)) / seconds / 1e6, W);
+        }
+    }
+    res.best = std::move(best);
+    res.objective_best = to_objective(best_score.objective);
+    for (const auto& wk : workers) {
+        res.evaluations += wk.evaluations;
+        res.accepted += wk.accepted;
+        res.reheats += wk.reheats;
+        res.early_worsening_accepted += wk.early_worsening;
+    }
+    res.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+    res.stopped_by = interrupted.load() ? StopReason::Interrupted : out_of_time.load() ? StopReason::TimeLimit : StopReason::EvaluationBudget;
+    if (!params.quiet) {
+        std::fprintf(stderr, "regions: %d workers, %lld rounds (%.2f s in them, %.2f s at synchronisation points)\n", W,
+                     static_cast<long long>(round_index), parallel_seconds, res.seconds - parallel_seconds);
+        report_moves(workers);
+    }
+}
+
 }  // namespace
 
 SearchResult anneal(const CapacityModel& model, const SearchParams& params) {
     const auto t0 = Clock::now();
     SearchSetup setup(model, params);
-    const auto& mix = setup.mix;
-    const std::vector<int>& movable = setup.movable;
-    const std::vector<char>& flavor_used = setup.flavor_used;
-    const SearchState& initial = setup.initial;
-    const Scorer scorer = setup.scorer;
     SearchResult res = setup.start_result(params);
     if (setup.nothing_to_search) return res;
 
@@ -201,11 +493,27 @@ SearchResult anneal(const CapacityModel& model, const SearchParams& params) {
                      temps.start / kScoreScale, temps.end / kScoreScale, params.initial_temperature > 0 ? "given" : "calibrated",
                      temps.samples, temps.small_loss / kScoreScale);
 
-    const int W = params.threads;
-    const std::int64_t per_worker = setup.per_worker, round = setup.round;
-
+    const std::int64_t per_worker = setup.per_worker;
     // Reheat after a stall of 10% of the run (at least 50,000 evaluations) without a new best.
     const Schedule schedule{t_start, t_ratio, params.reheat_factor, std::max<std::int64_t>(50000, per_worker / 10), per_worker};
+    if (use_regions(model, params)) anneal_regions(setup, params, schedule, t0, res);
+    else anneal_chains(setup, params, schedule, t0, res);
+    res.temperature_start = temps.start / kScoreScale;
+    res.temperature_end = temps.end / kScoreScale;
+    return res;
+}
+
+namespace {
+
+void anneal_chains(const SearchSetup& setup, const SearchParams& params, const Schedule& schedule, Clock::time_point t0, SearchResult& res) {
+    const auto& mix = setup.mix;
+    const std::vector<int>& movable = setup.movable;
+    const std::vector<char>& flavor_used = setup.flavor_used;
+    const SearchState& initial = setup.initial;
+    const Scorer scorer = setup.scorer;
+    const int W = params.threads;
+    const std::int64_t per_worker = setup.per_worker, round = setup.round;
+    const double t_start = schedule.t_start;
     std::vector<Worker> workers;
     workers.reserve(W);
     for (int w = 0; w < W; ++w) {
@@ -250,17 +558,18 @@ SearchResult anneal(const CapacityModel& model, const SearchParams& params) {
         });
         done += this_round;
         // Synchronisation point: share the best state in worker order (ties: lowest worker id).
-        end_round(workers, params, t0, last_report, done, per_worker, res.objective_before, "annealing");
+        const int bw = end_round(workers, params, t0, last_report, done, per_worker, res.objective_before, "annealing");
+        res.convergence.push_back(ConvergencePoint{std::chrono::duration<double>(Clock::now() - t0).count(), total_evaluations(workers),
+                                                   to_objective(workers[bw].best_score.objective)});
     }
     finish(res, workers, t0, out_of_time.load(), interrupted.load());
     for (const auto& wk : workers) {
         res.reheats += wk.reheats;
         res.early_worsening_accepted += wk.early_worsening;
     }
-    res.temperature_start = temps.start / kScoreScale;
-    res.temperature_end = temps.end / kScoreScale;
     if (!params.quiet) report_moves(workers);
-    return res;
 }
+
+}  // namespace
 
 }  // namespace vmcap

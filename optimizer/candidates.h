@@ -124,7 +124,11 @@ inline bool verify_deltas(std::int64_t check_every) {
  * W has state, since_check, best, best_score.
  */
 template <class W>
-bool apply_and_check(W& wk, const Candidate& c, const CandidateDelta& d, std::int64_t check_every) {
+bool apply_and_check(W& wk, const Candidate& c, const CandidateDelta& d, std::int64_t check_every);
+
+/** apply_and_check() without the best-state update: apply, then the --check / debug checks. */
+template <class W>
+void apply_verified(W& wk, const Candidate& c, const CandidateDelta& d, std::int64_t check_every) {
     SearchState& s = wk.state;
     const bool verify = verify_deltas(check_every);
     const Score before = verify ? s.objective() : 0;
@@ -142,6 +146,12 @@ bool apply_and_check(W& wk, const Candidate& c, const CandidateDelta& d, std::in
             s.check_consistency();
         }
     }
+}
+
+template <class W>
+bool apply_and_check(W& wk, const Candidate& c, const CandidateDelta& d, std::int64_t check_every) {
+    apply_verified(wk, c, d, check_every);
+    const SearchState& s = wk.state;
     const SearchScore sc{s.objective(), s.migrations()};
     if (!(wk.best_score < sc)) return false;
     wk.best_score = sc;

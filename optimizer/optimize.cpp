@@ -65,6 +65,7 @@ SearchResult run_phase(const CapacityModel& model, const OptimizeParams& params,
     if (params.algorithm != Algorithm::Greedy && !stop_now) {
         const double greedy_seconds = sr.seconds;
         const std::int64_t greedy_evals = sr.evaluations;
+        const double greedy_objective = sr.objective_best;
         if (params.greedy_start) sp.start = sr.best;
         sp.time_limit_s = std::max(1e-3, base.time_limit_s - greedy_seconds);
         sr = params.algorithm == Algorithm::Annealing ? anneal(model, sp) : tabu_search(model, sp, params.tabu);
@@ -74,6 +75,11 @@ SearchResult run_phase(const CapacityModel& model, const OptimizeParams& params,
         }
         sr.seconds += greedy_seconds;
         sr.evaluations += greedy_evals;
+        for (ConvergencePoint& c : sr.convergence) {
+            c.seconds += greedy_seconds;
+            c.evaluations += greedy_evals;
+        }
+        if (params.greedy_start) sr.convergence.insert(sr.convergence.begin(), ConvergencePoint{greedy_seconds, greedy_evals, greedy_objective});
     }
     if (params.algorithm != Algorithm::Greedy) sr.best = drop_neutral_remaps(model, sr.best);
     return sr;

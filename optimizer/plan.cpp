@@ -404,6 +404,15 @@ nlohmann::ordered_json plan_to_json(const Problem& p, const Plan& plan, const Pl
     search["dropped_moves"] = plan.dropped;
     if (!std::isnan(info.search_best_objective)) search["best_state_objective"] = info.search_best_objective;
     search["repair_rounds"] = info.repair_rounds;
+    if (info.threads > 1 && info.algorithm.rfind("greedy", 0) != 0) {
+        search["parallel"] = info.regions > 0 ? "regions" : "chains";
+        if (info.regions > 0) search["regions"] = info.regions;
+    }
+    if (!info.convergence.empty()) {
+        oj conv = oj::array();
+        for (const ConvergencePoint& c : info.convergence) conv.push_back(oj::array({c.seconds, c.evaluations, c.objective}));
+        search["convergence"] = conv;
+    }
     if (info.proven_optimum >= 0) search["proven_optimum"] = info.proven_optimum;
     if (!std::isnan(info.upper_bound)) search["upper_bound_seconds"] = info.upper_bound_seconds;
     doc["search"] = search;

@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "evaluators/search_state.h"
+#include "optimizer/search_params.h"
 
 namespace vmcap {
 
@@ -97,6 +98,12 @@ struct PlanInfo {
      *  is below it only if that state had no order within the budget (search.best_state_objective). */
     double search_best_objective = std::numeric_limits<double>::quiet_NaN();
     int repair_rounds = 0;  ///< searches re-run from a plan's end state (search.repair_rounds)
+    /** Annealing workers that owned host regions (search.parallel "regions", search.regions),
+     *  0: independent chains or one thread (search.parallel "chains" when threads > 1). */
+    int regions = 0;
+    /** Best objective at each synchronisation point, from the search's start (greedy
+     *  included; its end is the first row): search.convergence as [seconds, evaluations, objective] rows. Empty: not written. */
+    std::vector<ConvergencePoint> convergence;
 };
 
 /** JSON of a plan ("vmcap-plan/1"): steps with ids and 1-based pNUMA nodes, budget, capacities. */

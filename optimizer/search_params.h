@@ -50,11 +50,21 @@ constexpr std::string_view to_string(StopReason r) {
 struct SearchParams {
     std::int64_t max_evaluations = 0;  ///< candidate-move evaluations, all workers; 0 = default_evaluations()
     double time_limit_s = 60.0;        ///< wall-clock cap in seconds (checked every 1024 evaluations)
-    int threads = 1;                   ///< worker chains (oneTBB tasks)
+    int threads = 1;                   ///< workers (oneTBB tasks); see `regions`
+    /**
+     * Annealing with threads > 1: the workers own disjoint host regions and shares of the budget
+     * (a domain decomposition, re-partitioned at every synchronisation point), so together they
+     * run one chain at the workers' combined evaluation rate; false: independent chains of the
+     * whole cluster sharing their best state. Used only where the objective is separable per
+     * host (no feasibility filter, e.g. no vlinks; every term separable_per_host) and every
+     * region gets at least kMinRegionHosts hosts; otherwise chains. Tabu always runs chains.
+     */
+    bool regions = true;
+    static constexpr int kMinRegionHosts = 16;
     std::uint64_t seed = 1;
     std::int64_t check_every = 0;  ///< > 0: every applied move's delta asserted, full recomputation every N applied moves
-    /** Evaluations per worker between synchronisation points; 0 = auto: 1/50 of the worker's run,
-     *  clamped to [2,000, 2 x 10^7]. A worker that adopts another's best state finds the cached
+    /** Evaluations per worker between synchronisation points; 0 = auto: 1/50 of the worker's run
+     *  (host regions: 1/200), clamped to [2,000, 2 x 10^7]. A worker that adopts another's best state finds the cached
      *  deltas of every host where the states differ stale, so on 10,000 hosts a synchronisation
      *  costs a noticeable re-evaluation: long runs synchronise rarely (measurements:
      *  docs/performance.md, "Search speed on 10,000 hosts"). */
@@ -92,6 +102,13 @@ struct SearchParams {
     void validate() const;
 };
 
+/** One point of a search's convergence trace, taken at a synchronisation point. */
+struct ConvergencePoint {
+    double seconds = 0.0;          ///< since the search phase started (the pipeline adds greedy's time)
+    std::int64_t evaluations = 0;  ///< candidate moves evaluated so far, all workers
+    double objective = 0.0;        ///< best objective so far, objective units
+};
+
 /** Outcome of a search: the best state found, as the placements of its migrated VMs. */
 struct SearchResult {
     std::vector<Placement> best;
@@ -107,6 +124,12 @@ struct SearchResult {
     double temperature_end = 0.0;    ///< annealing: end temperature of the schedule, objective units
     double seconds = 0.0;
     StopReason stopped_by = StopReason::EvaluationBudget;
+    /** Annealing: workers that owned host regions (SearchParams::regions), 0 for independent
+     *  chains (and for one thread). */
+    int regions = 0;
+    /** Best objective after each synchronisation point (annealing and tabu), for time-to-target
+     *  measurements and convergence plots. */
+    std::vector<ConvergencePoint> convergence;
 };
 
 /** Default evaluation budget for a snapshot: 1500 per migratable VM, clamped to [10^6, 2.5 x 10^8]. */

@@ -73,7 +73,7 @@ struct CycleMove {
             migrations += (now ? 1 : 0) - (was ? 1 : 0);
             ram += ((now ? 1 : 0) - (was ? 1 : 0)) * fin.demand[kRamMib];
         }
-        if (!within_budget(p, migrations, ram)) return Delta{};
+        if (!within_budget(s, migrations, ram)) return Delta{};
         out.feasible = true;
         out.delta = total;
         out.migrations_after = migrations;
@@ -132,7 +132,7 @@ Score brute_cycle(const SearchState& s, const CycleMove& m, bool& feasible) {
                 t.move(m.v[1], h[2], e1);
                 if (!fits(t, m.v[2], h[0], e2)) continue;
                 t.move(m.v[2], h[0], e2);
-                if (!within_budget(p, t.migrations(), t.migrated_ram_mib())) continue;
+                if (!within_budget(t, t.migrations(), t.migrated_ram_mib())) continue;
                 const Score d = t.objective() - s.objective();
                 if (!feasible || d > best) best = d;
                 feasible = true;
