@@ -193,8 +193,8 @@ private:
     bool track_displaced_ = false;  ///< remaps are free: displaced_ differs from migrated_
     std::vector<int> displaced_;    ///< VMs off their snapshot placement (only when track_displaced_)
     Amount migrated_ram_ = 0;
-    std::int64_t max_migrations_ = 0;  ///< see max_migrations()
-    Amount max_ram_mib_ = 0;           ///< see max_migrated_ram_mib()
+    std::int64_t max_migrations_ = 0;            ///< see max_migrations()
+    Amount max_ram_mib_ = 0;                     ///< see max_migrated_ram_mib()
     std::vector<std::uint64_t> host_version_;    ///< [h]; see host_version()
     std::vector<int> listed_;                    ///< set_placements scratch: [vm] -> index in its list, -1 (kept all -1 between calls)
     std::uint64_t clock_ = 0;                    ///< last version handed out

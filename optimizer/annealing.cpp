@@ -205,7 +205,6 @@ Temperatures calibrate_temperatures(const SearchSetup& setup, const SearchParams
     return t;
 }
 
-
 /** Annealing with independent chains of the whole cluster (also the one-thread run). */
 void anneal_chains(const SearchSetup& setup, const SearchParams& params, const Schedule& schedule, Clock::time_point t0, SearchResult& res);
 
@@ -338,6 +337,9 @@ void anneal_regions(const SearchSetup& setup, const SearchParams& params, const 
                 throw std::logic_error("region decomposition: the merged state's objective " + std::to_string(s.objective()) + " (" +
                                        std::to_string(s.migrations()) + " migrations) differs from the sum of the regions' " +
                                        std::to_string(merged_score.objective) + " (" + std::to_string(merged_score.migrations) + ")");
+            if (s.migrations() > p.constraints.max_migrations || s.migrated_ram_mib() > p.constraints.max_migrated_ram_mib)
+                throw std::logic_error("region decomposition: the merged state uses " + std::to_string(s.migrations()) + " migrations and " +
+                                       std::to_string(s.migrated_ram_mib()) + " MiB, beyond the budget");
             // Budget shares: what the merged state leaves of the budget, split evenly (remainders
             // to the lower worker ids), so the regions together stay within it.
             const auto share = [&](auto left) { return left / W + (w < left % W ? 1 : 0); };
@@ -368,7 +370,8 @@ void anneal_regions(const SearchSetup& setup, const SearchParams& params, const 
             double temp = schedule.t_start;
             const bool verify = verify_deltas(params.check_every);
             CandidateDelta delta;
-            ProposalContext ctx{s, wk.cache, wk.movable, wk.proposal, wk.rng, &regions.hosts[w], &regions.region_of, w, &wk.mig[0], &wk.mig[1]};
+            ProposalContext ctx{s, wk.cache,   wk.movable, wk.proposal, wk.rng, &regions.hosts[w], &regions.region_of,
+                                w, &wk.mig[0], &wk.mig[1]};
             Relocation rel[kMaxRelocations];
             for (std::int64_t e = 0; e < this_round; ++e) {
                 if ((e & 255) == 0) {
@@ -470,7 +473,9 @@ void anneal_regions(const SearchSetup& setup, const SearchParams& params, const 
         res.early_worsening_accepted += wk.early_worsening;
     }
     res.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
-    res.stopped_by = interrupted.load() ? StopReason::Interrupted : out_of_time.load() ? StopReason::TimeLimit : StopReason::EvaluationBudget;
+    res.stopped_by = interrupted.load()   ? StopReason::Interrupted
+                     : out_of_time.load() ? StopReason::TimeLimit
+                                          : StopReason::EvaluationBudget;
     if (!params.quiet) {
         std::fprintf(stderr, "regions: %d workers, %lld rounds (%.2f s in them, %.2f s at synchronisation points)\n", W,
                      static_cast<long long>(round_index), parallel_seconds, res.seconds - parallel_seconds);
@@ -496,8 +501,10 @@ SearchResult anneal(const CapacityModel& model, const SearchParams& params) {
     const std::int64_t per_worker = setup.per_worker;
     // Reheat after a stall of 10% of the run (at least 50,000 evaluations) without a new best.
     const Schedule schedule{t_start, t_ratio, params.reheat_factor, std::max<std::int64_t>(50000, per_worker / 10), per_worker};
-    if (use_regions(model, params)) anneal_regions(setup, params, schedule, t0, res);
-    else anneal_chains(setup, params, schedule, t0, res);
+    if (use_regions(model, params))
+        anneal_regions(setup, params, schedule, t0, res);
+    else
+        anneal_chains(setup, params, schedule, t0, res);
     res.temperature_start = temps.start / kScoreScale;
     res.temperature_end = temps.end / kScoreScale;
     return res;
@@ -505,7 +512,8 @@ SearchResult anneal(const CapacityModel& model, const SearchParams& params) {
 
 namespace {
 
-void anneal_chains(const SearchSetup& setup, const SearchParams& params, const Schedule& schedule, Clock::time_point t0, SearchResult& res) {
+void anneal_chains(const SearchSetup& setup, const SearchParams& params, const Schedule& schedule, Clock::time_point t0,
+                   SearchResult& res) {
     const auto& mix = setup.mix;
     const std::vector<int>& movable = setup.movable;
     const std::vector<char>& flavor_used = setup.flavor_used;

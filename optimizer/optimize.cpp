@@ -79,7 +79,8 @@ SearchResult run_phase(const CapacityModel& model, const OptimizeParams& params,
             c.seconds += greedy_seconds;
             c.evaluations += greedy_evals;
         }
-        if (params.greedy_start) sr.convergence.insert(sr.convergence.begin(), ConvergencePoint{greedy_seconds, greedy_evals, greedy_objective});
+        if (params.greedy_start)
+            sr.convergence.insert(sr.convergence.begin(), ConvergencePoint{greedy_seconds, greedy_evals, greedy_objective});
     }
     if (params.algorithm != Algorithm::Greedy) sr.best = drop_neutral_remaps(model, sr.best);
     return sr;
