@@ -231,20 +231,65 @@ bool use_regions(const CapacityModel& model, const SearchParams& params) {
     return region_count(model, params) > 0;
 }
 
-/** A partition of the hosts into one region per worker: an equal random split, drawn anew at
- *  every synchronisation point from (seed, round), so every pair of hosts shares a region in
- *  about one round in W. Deterministic. O(hosts). */
+/**
+ * A partition of the hosts into one region per worker, drawn anew at every synchronisation point
+ * from (seed, round). Hosts joined by a migrated VM (its snapshot host and its current one) stay
+ * in one region, so that the VM may still go home there (budget exchange, return): with random
+ * hosts only 1 in W migrated VMs could, and with a spent budget those moves are how the search
+ * progresses. The joined groups (union-find) up to H / W hosts, in random order, largest first,
+ * each go to the region with the fewest hosts; a larger group is split into single hosts. So
+ * regions hold about H / W hosts each and every pair of unjoined hosts shares one in about one
+ * round in W. Deterministic. O(hosts + displaced VMs + groups x log W).
+ */
 struct Regions {
     std::vector<int> region_of;           ///< [host] -> worker
     std::vector<std::vector<int>> hosts;  ///< [worker] -> its hosts, ascending
 
-    void draw(int H, int W, std::uint64_t seed, std::int64_t round) {
+    void draw(const Problem& p, const std::vector<Placement>& displaced, int W, std::uint64_t seed, std::int64_t round) {
+        const int H = static_cast<int>(p.hosts.size());
         Rng rng(seed, (1ULL << 40) + static_cast<std::uint64_t>(round));
-        std::vector<int> perm(static_cast<std::size_t>(H));
-        for (int i = 0; i < H; ++i) perm[i] = i;
-        for (int i = H - 1; i > 0; --i) std::swap(perm[i], perm[rng.below(static_cast<std::uint64_t>(i) + 1)]);
+        std::vector<int> parent(static_cast<std::size_t>(H));
+        for (int h = 0; h < H; ++h) parent[h] = h;
+        const auto find = [&](int x) {
+            while (parent[x] != x) x = parent[x] = parent[parent[x]];
+            return x;
+        };
+        for (const Placement& pl : displaced)
+            if (const int a = find(p.vms[pl.vm].host), b = find(pl.host); a != b) parent[std::max(a, b)] = std::min(a, b);
+        std::vector<std::vector<int>> groups;
+        std::vector<int> group_of(static_cast<std::size_t>(H), -1);  // [root] -> group
+        for (int h = 0; h < H; ++h) {
+            const int r = find(h);
+            if (group_of[r] < 0) {
+                group_of[r] = static_cast<int>(groups.size());
+                groups.emplace_back();
+            }
+            groups[group_of[r]].push_back(h);
+        }
+        const std::size_t cap = static_cast<std::size_t>((H + W - 1) / W);
+        std::vector<std::vector<int>> units;
+        for (auto& g : groups) {
+            if (g.size() <= cap) {
+                units.push_back(std::move(g));
+            } else {
+                for (int h : g) units.push_back({h});
+            }
+        }
+        for (std::size_t i = units.size(); i > 1; --i) std::swap(units[i - 1], units[rng.below(i)]);
+        std::stable_sort(units.begin(), units.end(), [](const auto& a, const auto& b) { return a.size() > b.size(); });
+        // Least-loaded region first (ties: lowest index): a min-heap of (hosts, region).
+        std::vector<std::pair<std::size_t, int>> heap;
+        for (int w = 0; w < W; ++w) heap.emplace_back(0, w);
+        const auto later = [](const auto& a, const auto& b) { return a > b; };
+        std::make_heap(heap.begin(), heap.end(), later);
         region_of.assign(static_cast<std::size_t>(H), 0);
-        for (int i = 0; i < H; ++i) region_of[perm[i]] = i % W;
+        for (const auto& u : units) {
+            std::pop_heap(heap.begin(), heap.end(), later);
+            auto& [load, w] = heap.back();
+            for (int h : u) region_of[h] = w;
+            load += u.size();
+            std::push_heap(heap.begin(), heap.end(), later);
+        }
         hosts.assign(static_cast<std::size_t>(W), {});
         for (int h = 0; h < H; ++h) hosts[region_of[h]].push_back(h);
     }
@@ -294,7 +339,7 @@ bool at_snapshot(const Problem& p, const Placement& pl) {
 void anneal_regions(const SearchSetup& setup, const SearchParams& params, const Schedule& schedule, Clock::time_point t0,
                     SearchResult& res) {
     const Problem& p = setup.initial.problem();
-    const int W = params.threads, H = static_cast<int>(p.hosts.size());
+    const int W = params.threads;
     const std::int64_t per_worker = setup.per_worker;
     // 200 rounds (chains: 50): a synchronisation point also redraws the regions and the
     // destination lists, and on the medium snapshots 200 rounds reached higher objectives than 50,
@@ -327,7 +372,7 @@ void anneal_regions(const SearchSetup& setup, const SearchParams& params, const 
     const bool budget_ram = p.constraints.max_migrated_ram_mib != std::numeric_limits<Amount>::max();
     while (done < per_worker && !out_of_time.load()) {
         const std::int64_t this_round = std::min(round, per_worker - done);
-        regions.draw(H, W, params.seed, round_index);
+        regions.draw(p, merged, W, params.seed, round_index);
         const auto sync_end = Clock::now();
         run_workers(arena, W, [&](int w) {
             Worker& wk = workers[w];

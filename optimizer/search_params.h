@@ -53,7 +53,8 @@ struct SearchParams {
     int threads = 1;                   ///< workers (oneTBB tasks); see `regions`
     /**
      * Annealing with threads > 1: the workers own disjoint host regions and shares of the budget
-     * (a domain decomposition, re-partitioned at every synchronisation point), so together they
+     * (a domain decomposition, re-partitioned at every synchronisation point; optimizer/annealing.cpp,
+     * anneal_regions), so together they
      * run one chain at the workers' combined evaluation rate; false: independent chains of the
      * whole cluster sharing their best state. Used only where the objective is separable per
      * host (no feasibility filter, e.g. no vlinks; every term separable_per_host) and every
