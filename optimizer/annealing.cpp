@@ -343,9 +343,11 @@ void anneal_regions(const SearchSetup& setup, const SearchParams& params, const 
     const std::int64_t per_worker = setup.per_worker;
     // 200 rounds (chains: 50): a synchronisation point also redraws the regions and the
     // destination lists, and on the medium snapshots 200 rounds reached higher objectives than 50,
-    // 100 or 400 at about the same speed (docs/performance.md, "Threads that buy quality").
+    // 100 or 400 at about the same speed (docs/performance.md, "Threads that buy quality"). At
+    // least 50,000 evaluations each: rebuilding a region's destination lists costs flavors x
+    // hosts / W insertions, which on the bundled example took a third of 2,500-evaluation rounds.
     const std::int64_t round =
-        params.round_evaluations > 0 ? params.round_evaluations : std::clamp<std::int64_t>(per_worker / 200, 2000, 20000000);
+        params.round_evaluations > 0 ? params.round_evaluations : std::clamp<std::int64_t>(per_worker / 200, 50000, 20000000);
     const Scorer scorer = setup.scorer;
     std::vector<Worker> workers;
     workers.reserve(W);
@@ -383,8 +385,8 @@ void anneal_regions(const SearchSetup& setup, const SearchParams& params, const 
                                        std::to_string(s.migrations()) + " migrations) differs from the sum of the regions' " +
                                        std::to_string(merged_score.objective) + " (" + std::to_string(merged_score.migrations) + ")");
             if (s.migrations() > p.constraints.max_migrations || s.migrated_ram_mib() > p.constraints.max_migrated_ram_mib)
-                throw std::logic_error("region decomposition: the merged state uses " + std::to_string(s.migrations()) + " migrations and " +
-                                       std::to_string(s.migrated_ram_mib()) + " MiB, beyond the budget");
+                throw std::logic_error("region decomposition: the merged state uses " + std::to_string(s.migrations()) +
+                                       " migrations and " + std::to_string(s.migrated_ram_mib()) + " MiB, beyond the budget");
             // Budget shares: what the merged state leaves of the budget, split evenly (remainders
             // to the lower worker ids), so the regions together stay within it.
             const auto share = [&](auto left) { return left / W + (w < left % W ? 1 : 0); };

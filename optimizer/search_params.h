@@ -65,7 +65,7 @@ struct SearchParams {
     std::uint64_t seed = 1;
     std::int64_t check_every = 0;  ///< > 0: every applied move's delta asserted, full recomputation every N applied moves
     /** Evaluations per worker between synchronisation points; 0 = auto: 1/50 of the worker's run
-     *  (host regions: 1/200), clamped to [2,000, 2 x 10^7]. A worker that adopts another's best state finds the cached
+     *  (host regions: 1/200, at least 50,000), clamped to [2,000, 2 x 10^7]. A worker that adopts another's best state finds the cached
      *  deltas of every host where the states differ stale, so on 10,000 hosts a synchronisation
      *  costs a noticeable re-evaluation: long runs synchronise rarely (measurements:
      *  docs/performance.md, "Search speed on 10,000 hosts"). */

@@ -117,8 +117,8 @@ SearchResult tabu_search(const CapacityModel& model, const SearchParams& params,
         const int bw = end_round(workers, params, t0, last_report, done, per_worker, res.objective_before, "tabu");
         std::int64_t evaluations = 0;
         for (const auto& wk : workers) evaluations += wk.evaluations;
-        res.convergence.push_back(ConvergencePoint{std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), evaluations,
-                                                   to_objective(workers[bw].best_score.objective)});
+        res.convergence.push_back(ConvergencePoint{std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(),
+                                                   evaluations, to_objective(workers[bw].best_score.objective)});
     }
     finish(res, workers, t0, out_of_time.load(), interrupted.load());
     return res;
