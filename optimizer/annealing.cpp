@@ -411,16 +411,20 @@ void anneal_regions(const SearchSetup& setup, const SearchParams& params, const 
                 set_member(wk, 1, v, in && regions.region_of[s.origin_of(v)] == w);
             };
             for (int v : s.migrated_vms()) membership(v);
-            if (wk.movable.empty()) return;
-            wk.proposal.start(wk.rng, wk.movable.size());
-            if (params.destination_lists) wk.proposal.refresh(s, wk.cache, setup.flavor_used, &regions.hosts[w]);
+            // A region without migratable VMs (empty hosts, pinned VMs) sits the round out, but its
+            // placements below still join the merge.
+            const std::int64_t steps = wk.movable.empty() ? 0 : this_round;
+            if (steps > 0) {
+                wk.proposal.start(wk.rng, wk.movable.size());
+                if (params.destination_lists) wk.proposal.refresh(s, wk.cache, setup.flavor_used, &regions.hosts[w]);
+            }
             double temp = schedule.t_start;
             const bool verify = verify_deltas(params.check_every);
             CandidateDelta delta;
             ProposalContext ctx{s, wk.cache,   wk.movable, wk.proposal, wk.rng, &regions.hosts[w], &regions.region_of,
                                 w, &wk.mig[0], &wk.mig[1]};
             Relocation rel[kMaxRelocations];
-            for (std::int64_t e = 0; e < this_round; ++e) {
+            for (std::int64_t e = 0; e < steps; ++e) {
                 if ((e & 255) == 0) {
                     if ((e & 1023) == 0 && should_stop(params, deadline, interrupted)) {
                         out_of_time.store(true);

@@ -98,6 +98,21 @@ TEST(Regions, GreedyStartFreeRemapsAndRamCost) {
     expect_exact_and_within_budget(m, r);
 }
 
+// Regions without a migratable VM (only host 0's VMs may move, at most 3 of them; 16 hosts a
+// region) sit rounds out, and the merged result stays exact (--check on).
+TEST(Regions, RegionsWithoutMigratableVms) {
+    Problem p = snapshot(64, 12, 0.05);
+    for (Vm& v : p.vms) v.migratable = v.host == 0;
+    p.constraints.max_migrations = 3;
+    const CapacityModel m(p);
+    SearchParams sp = params(4, 400000);
+    sp.check_every = 100;
+    const SearchResult r = anneal(m, sp);
+    ASSERT_EQ(r.regions, 4);
+    EXPECT_GT(r.objective_best, r.objective_before);
+    expect_exact_and_within_budget(m, r);
+}
+
 TEST(Regions, DeterministicForSeedAndThreads) {
     const Problem p = snapshot(80, 3);
     const CapacityModel m(p);
