@@ -327,12 +327,14 @@ int cmd_plan(const Args& args) {
     std::printf("budget    %s migrations, %s GiB migrated RAM\n",
                 c.max_migrations == std::numeric_limits<std::int64_t>::max() ? "unlimited" : std::to_string(c.max_migrations).c_str(),
                 c.max_migrated_ram_mib == std::numeric_limits<Amount>::max() ? "unlimited" : fmt_gib(c.max_migrated_ram_mib).c_str());
-    std::printf("search    %s, %d thread(s), seed %llu: %lld evaluations in %.2f s (%.2f M/s), stopped by %s\n",
+    const std::string parallel_kind = algorithm == "greedy" || threads < 2 ? "" : sr.regions > 0 ? " (host regions)" : " (chains)";
+    std::printf("search    %s, %d thread(s)%s, seed %llu: %lld evaluations in %.2f s (%.2f M/s), stopped by %s\n",
                 algorithm == "sa"     ? "simulated annealing"
                 : algorithm == "tabu" ? "tabu search"
                                       : "greedy",
-                algorithm == "greedy" ? 1 : threads, static_cast<unsigned long long>(seed), static_cast<long long>(sr.evaluations),
-                sr.seconds, sr.seconds > 0 ? static_cast<double>(sr.evaluations) / sr.seconds / 1e6 : 0.0,
+                algorithm == "greedy" ? 1 : threads, parallel_kind.c_str(), static_cast<unsigned long long>(seed),
+                static_cast<long long>(sr.evaluations), sr.seconds,
+                sr.seconds > 0 ? static_cast<double>(sr.evaluations) / sr.seconds / 1e6 : 0.0,
                 std::string(to_string(sr.stopped_by)).c_str());
     if (phase_seconds > 0)
         std::printf("          %s phase: %lld candidate-move evaluations in %.2f s (%.2f M/s, %.2f M/s per thread)\n",

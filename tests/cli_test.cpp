@@ -99,6 +99,39 @@ TEST(Cli, PlanThenValidateOnGeneratedCluster) {
     }
 }
 
+// --parallel: host regions by default at two threads (the plan says so and validates), chains on
+// request, a bad value refused with exit 2 and nothing written.
+TEST(Cli, PlanParallelRegionsAndChains) {
+    test::RandomCluster rc;
+    rc.hosts = 40;
+    rc.max_migrations = 12;
+    rc.fill = 0.75;
+    const Problem p = test::make_random_problem(rc);
+    const std::string cluster = tmp("par.json").string(), plan = tmp("par-plan.json").string();
+    write_file_atomic(cluster, format_json_lines(snapshot_to_json(p)));
+    for (const std::string kind : {"regions", "chains"}) {
+        SCOPED_TRACE(kind);
+        fs::remove(plan);
+        const std::string extra = kind == "chains" ? " --parallel chains" : "";
+        CmdResult r = run("plan --cluster " + cluster + " --out " + plan + " --threads 2 --max-evaluations 200000 --seed 2" + extra);
+        ASSERT_EQ(r.code, 0) << r.err;
+        EXPECT_NE(r.out.find(kind == "regions" ? "2 thread(s) (host regions)" : "2 thread(s) (chains)"), std::string::npos) << r.out;
+        const auto doc = nlohmann::json::parse(read_text_file(plan));
+        EXPECT_EQ(doc["search"]["parallel"], kind);
+        EXPECT_EQ(doc["search"].contains("regions"), kind == "regions");
+        const auto& conv = doc["search"]["convergence"];
+        ASSERT_GE(conv.size(), 2u);
+        EXPECT_EQ(conv.back()[2].get<double>(), doc["search"]["best_state_objective"].get<double>());
+        r = run("validate --cluster " + cluster + " --plan " + plan);
+        EXPECT_EQ(r.code, 0) << r.err;
+    }
+    fs::remove(plan);
+    const CmdResult bad = run("plan --cluster " + cluster + " --out " + plan + " --threads 2 --parallel islands");
+    EXPECT_EQ(bad.code, 2);
+    EXPECT_NE(bad.err.find("--parallel must be regions or chains"), std::string::npos) << bad.err;
+    EXPECT_FALSE(fs::exists(plan));
+}
+
 TEST(Cli, BadSnapshotExits2AndWritesNothing) {
     const std::string cluster = tmp("broken.json").string(), plan = tmp("never.json").string();
     std::ofstream(cluster) << R"({"host_types": [], "hosts": [], "flavors": [], "vms": [{"id": 1}]})";
