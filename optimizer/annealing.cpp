@@ -122,6 +122,31 @@ inline bool accept(const Candidate& c, Worker& wk, CandidateDelta& d, double tem
     return d.feasible && scorer.acceptance_delta(d.delta, d.migrations_after - s.migrations()) >= threshold;
 }
 
+/**
+ * The head of every evaluation in both drivers: every 256 evaluations the temperature for the
+ * worker's position `at` in its run (and every 1,024 the clock and the stop request). Returns
+ * false when the run must stop (out_of_time set). `e` counts evaluations within the round.
+ */
+inline bool tick(Worker& wk, std::int64_t e, std::int64_t at, const Schedule& schedule, const SearchParams& params,
+                 std::chrono::steady_clock::time_point deadline, std::atomic<bool>& interrupted, std::atomic<bool>& out_of_time,
+                 double& temp) {
+    if ((e & 255) != 0) return true;
+    if ((e & 1023) == 0 && should_stop(params, deadline, interrupted)) {
+        out_of_time.store(true);
+        return false;
+    }
+    temp = schedule.temperature(wk, at);
+    return true;
+}
+
+/** Statistics of an applied move at the worker's position `at` in its run of `per_worker`. */
+inline void count_accepted(Worker& wk, const Candidate& mv, const CandidateDelta& delta, std::int64_t at, std::int64_t per_worker) {
+    ++wk.accepted;
+    ++wk.kind_accepted[mv.kind];
+    if (delta.delta > 0) ++wk.kind_improved[mv.kind];
+    if (delta.delta < 0 && at < per_worker / 10) ++wk.early_worsening;
+}
+
 /** Per-kind statistics of a run on stderr: evaluated / accepted / improving moves, moves rejected
  *  by their bound, move-cache hits and misses, reheats. */
 void report_moves(const std::vector<Worker>& workers) {
@@ -425,13 +450,7 @@ void anneal_regions(const SearchSetup& setup, const SearchParams& params, const 
                                 w, &wk.mig[0], &wk.mig[1]};
             Relocation rel[kMaxRelocations];
             for (std::int64_t e = 0; e < steps; ++e) {
-                if ((e & 255) == 0) {
-                    if ((e & 1023) == 0 && should_stop(params, deadline, interrupted)) {
-                        out_of_time.store(true);
-                        break;
-                    }
-                    temp = schedule.temperature(wk, done + e);
-                }
+                if (!tick(wk, e, done + e, schedule, params, deadline, interrupted, out_of_time, temp)) break;
                 const Candidate mv = propose<Moves>(ctx, setup.mix);
                 ++wk.evaluations;
                 ++wk.kind_evaluated[mv.kind];
@@ -451,10 +470,7 @@ void anneal_regions(const SearchSetup& setup, const SearchParams& params, const 
                     wk.best_score = sc;
                     wk.undo.clear();
                 }
-                ++wk.accepted;
-                ++wk.kind_accepted[mv.kind];
-                if (delta.delta > 0) ++wk.kind_improved[mv.kind];
-                if (delta.delta < 0 && done + e < per_worker / 10) ++wk.early_worsening;
+                count_accepted(wk, mv, delta, done + e, per_worker);
             }
             // This region's current and best placements (its VMs off their snapshot placement).
             current[w].clear();
@@ -597,22 +613,13 @@ void anneal_chains(const SearchSetup& setup, const SearchParams& params, const S
             CandidateDelta delta;  // reused by every candidate (see evaluate())
             ProposalContext ctx{s, wk.cache, movable, wk.proposal, wk.rng};
             for (std::int64_t e = 0; e < this_round; ++e) {
-                if ((e & 255) == 0) {
-                    if ((e & 1023) == 0 && should_stop(params, deadline, interrupted)) {
-                        out_of_time.store(true);
-                        break;
-                    }
-                    temp = schedule.temperature(wk, done + e);
-                }
+                if (!tick(wk, e, done + e, schedule, params, deadline, interrupted, out_of_time, temp)) break;
                 const Candidate mv = propose<Moves>(ctx, mix);
                 ++wk.evaluations;
                 ++wk.kind_evaluated[mv.kind];
                 if (!accept(mv, wk, delta, temp, scorer, params.neutral_acceptance)) continue;
                 if (apply_and_check(wk, mv, delta, params.check_every)) wk.last_improvement = done + e;
-                ++wk.accepted;
-                ++wk.kind_accepted[mv.kind];
-                if (delta.delta > 0) ++wk.kind_improved[mv.kind];
-                if (delta.delta < 0 && done + e < per_worker / 10) ++wk.early_worsening;
+                count_accepted(wk, mv, delta, done + e, per_worker);
             }
         });
         done += this_round;
