@@ -42,6 +42,18 @@ CapacityModel::CapacityModel(const Problem& problem, const ModelOptions& options
             if (!options.source.empty()) label.append(options.source).append(": ");
             label.append("host type '").append(ht.name).append("' with flavor '").append(fl.name).append("'");
             evaluators_.emplace_back(ht.topology, fl.vnuma, ExactOptions{options.exact_work_limit, std::move(label), options.deadline});
+            // Exact-fallback pairs remember their values per capacity vector (VmcapEvaluator::
+            // enable_memo): b_i of an empty node is its most; at most 2^20 entries (4 MiB) a pair.
+            if (!evaluators_.back().is_closed_form()) {
+                std::vector<Count> bmax(static_cast<std::size_t>(ht.num_nodes()));
+                for (int i = 0; i < ht.num_nodes(); ++i) {
+                    Amount most = std::numeric_limits<Amount>::max();
+                    for (int r = 0; r < R_; ++r)
+                        if (fl.node_demand[r] > 0) most = std::min(most, ht.node_capacity[i * R_ + r] / fl.node_demand[r]);
+                    bmax[i] = most == std::numeric_limits<Amount>::max() ? -1 : static_cast<Count>(std::min<Amount>(most, 1 << 20));
+                }
+                evaluators_.back().enable_memo(bmax, std::size_t{1} << 20);
+            }
         }
     // The objective must stay an exact int64 (evaluators/score.h): bound every target's cluster
     // capacity by the sum over hosts of floor(node capacity / node demand) over its nodes (>= any

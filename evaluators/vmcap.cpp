@@ -726,7 +726,46 @@ std::string VmcapEvaluator::exact_refusal(const Count* b) const {
            "]); raise --exact-work-limit or give the host type a topology with a closed form";
 }
 
+void VmcapEvaluator::enable_memo(std::span<const Count> bmax, std::size_t max_entries) {
+    if (method_ != VmcapMethod::Exact || static_cast<int>(bmax.size()) != n_) return;
+    std::size_t size = 1;
+    std::vector<std::size_t> stride(static_cast<std::size_t>(n_));
+    for (int i = 0; i < n_; ++i) {
+        if (bmax[i] < 0) return;
+        stride[i] = size;
+        const auto span = static_cast<std::size_t>(bmax[i]) + 1;
+        if (size > max_entries / span) return;  // too large a table
+        size *= span;
+    }
+    memo_.reset(new std::atomic<std::int32_t>[size]);
+    for (std::size_t e = 0; e < size; ++e) memo_[e].store(-1, std::memory_order_relaxed);
+    memo_size_ = size;
+    memo_stride_ = std::move(stride);
+    memo_max_.assign(bmax.begin(), bmax.end());
+}
+
 Count VmcapEvaluator::exact(const Count* b) const {
+    std::size_t slot = memo_size_;  // memo_size_: no memo entry for b
+    if (memo_size_ > 0) {
+        slot = 0;
+        for (int i = 0; i < n_ && slot < memo_size_; ++i) {
+            if (b[i] > memo_max_[i])
+                slot = memo_size_;
+            else
+                slot += static_cast<std::size_t>(b[i]) * memo_stride_[i];
+        }
+        if (slot < memo_size_) {
+            const std::int32_t known = memo_[slot].load(std::memory_order_relaxed);
+            if (known >= 0) return known;
+        }
+    }
+    const Count value = exact_uncached(b);
+    if (slot < memo_size_ && value >= 0 && value <= std::numeric_limits<std::int32_t>::max())
+        memo_[slot].store(static_cast<std::int32_t>(value), std::memory_order_relaxed);
+    return value;
+}
+
+Count VmcapEvaluator::exact_uncached(const Count* b) const {
     // The clock is read every 16th exact evaluation of a thread (a read costs ~25-45 ns, an easy
     // exact evaluation ~300 ns), and at every one after an expensive one (over 2^16 work units,
     // about a millisecond): otherwise 15 slow evaluations past the deadline could run (~1.5 s on

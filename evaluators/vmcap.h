@@ -16,8 +16,10 @@
  * Every closed form is tested against an exhaustive search and the CBC MILP solver
  * (tests/vmcap_test.cpp). Which placements reach the count: evaluators/placements.h.
  */
+#include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -225,17 +227,39 @@ public:
 
     /** The exact-fallback limits this evaluator was built with. */
     const ExactOptions& exact_options() const { return exact_; }
+
+    /**
+     * Exact fallback only: remembers every VMCAP it computes for capacity vectors with
+     * b_i <= bmax[i] (bmax: host_nodes() entries, the most VMs of the guest's vNUMA node that
+     * node i can hold when empty), in a table of prod(bmax_i + 1) entries, if that is at most
+     * `max_entries`; otherwise, and for closed forms, nothing changes. Hosts with the same
+     * capacity vector -- every empty host of a type, and the many lightly used ones of a sparse
+     * cluster -- then cost one table read instead of a branch and bound (issue 12 item 3: the
+     * throughput cliff of snapshots with many empty hosts). Entries are relaxed atomics written
+     * only with the value the solver returns, so concurrent workers share the table without a
+     * lock and every result is what the solver would return (deterministic). Copies share it.
+     * Memory: 4 bytes per entry, allocated here. Not thread-safe against concurrent calls of
+     * enable_memo itself (the model calls it once, at construction).
+     */
+    void enable_memo(std::span<const Count> bmax, std::size_t max_entries);
+    /** Entries of the memo table (0: none). */
+    std::size_t memo_entries() const { return memo_size_; }
     /** The one-line refusal for capacity vector b (operator()'s InputError message). */
     std::string exact_refusal(const Count* b) const;
 
 private:
     /** vmcap_exact within the work limit; the refusal names the pair (out of line: cold). */
     Count exact(const Count* b) const;
+    Count exact_uncached(const Count* b) const;
 
     VmcapMethod method_ = VmcapMethod::Exact;
     int n_ = 0, k_ = 0, p_ = 0, q_ = 0;
     std::vector<Embedding> placements_;
     ExactOptions exact_;
+    std::shared_ptr<std::atomic<std::int32_t>[]> memo_;  ///< [sum_i b_i x memo_stride_[i]]: VMCAP, or -1 not yet known
+    std::size_t memo_size_ = 0;
+    std::vector<std::size_t> memo_stride_;
+    std::vector<Count> memo_max_;
 };
 
 }  // namespace vmcap

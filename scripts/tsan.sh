@@ -11,4 +11,4 @@ cmake --build build-tsan -j"$(nproc)"
 # code is not (scripts/tsan.supp).
 export TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$PWD/scripts/tsan.supp"
 ctest --test-dir build-tsan --output-on-failure -j"$(nproc)" --timeout 1800 \
-  -R 'Golden|FreeRemaps|Tabu|Parallel|TermAggregates|Signals|Regions' "$@"
+  -R 'Golden|FreeRemaps|Tabu|Parallel|TermAggregates|Signals|Regions|VmcapMemo' "$@"
