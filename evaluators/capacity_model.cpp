@@ -35,6 +35,7 @@ CapacityModel::CapacityModel(const Problem& problem, const ModelOptions& options
             weight_units_.push_back(weight_units(problem.flavors[f].weight));
         }
     evaluators_.reserve(problem.host_types.size() * problem.flavors.size());
+    std::size_t memo_left = std::size_t{1} << 24;  // entries of all memo tables together (64 MiB)
     for (const HostType& ht : problem.host_types)
         for (const Flavor& fl : problem.flavors) {
             // Built by appending: "literal" + string trips a GCC 12 -Wrestrict false positive.
@@ -43,7 +44,8 @@ CapacityModel::CapacityModel(const Problem& problem, const ModelOptions& options
             label.append("host type '").append(ht.name).append("' with flavor '").append(fl.name).append("'");
             evaluators_.emplace_back(ht.topology, fl.vnuma, ExactOptions{options.exact_work_limit, std::move(label), options.deadline});
             // Exact-fallback pairs remember their values per capacity vector (VmcapEvaluator::
-            // enable_memo): b_i of an empty node is its most; at most 2^20 entries (4 MiB) a pair.
+            // enable_memo): b_i of an empty node is its most; at most 2^20 entries (4 MiB) a pair
+            // and 2^24 (64 MiB) in all, first come first served in (host type, flavor) order.
             if (!evaluators_.back().is_closed_form()) {
                 std::vector<Count> bmax(static_cast<std::size_t>(ht.num_nodes()));
                 for (int i = 0; i < ht.num_nodes(); ++i) {
@@ -52,7 +54,8 @@ CapacityModel::CapacityModel(const Problem& problem, const ModelOptions& options
                         if (fl.node_demand[r] > 0) most = std::min(most, ht.node_capacity[i * R_ + r] / fl.node_demand[r]);
                     bmax[i] = most == std::numeric_limits<Amount>::max() ? -1 : static_cast<Count>(std::min<Amount>(most, 1 << 20));
                 }
-                evaluators_.back().enable_memo(bmax, std::size_t{1} << 20);
+                evaluators_.back().enable_memo(bmax, std::min(std::size_t{1} << 20, memo_left));
+                memo_left -= evaluators_.back().memo_entries();
             }
         }
     // The objective must stay an exact int64 (evaluators/score.h): bound every target's cluster
