@@ -47,13 +47,9 @@ CapacityModel::CapacityModel(const Problem& problem, const ModelOptions& options
             // enable_memo): b_i of an empty node is its most; at most 2^20 entries (4 MiB) a pair
             // and 2^24 (64 MiB) in all, first come first served in (host type, flavor) order.
             if (!evaluators_.back().is_closed_form()) {
+                const int f = static_cast<int>(&fl - problem.flavors.data());
                 std::vector<Count> bmax(static_cast<std::size_t>(ht.num_nodes()));
-                for (int i = 0; i < ht.num_nodes(); ++i) {
-                    Amount most = std::numeric_limits<Amount>::max();
-                    for (int r = 0; r < R_; ++r)
-                        if (fl.node_demand[r] > 0) most = std::min(most, ht.node_capacity[i * R_ + r] / fl.node_demand[r]);
-                    bmax[i] = most == std::numeric_limits<Amount>::max() ? -1 : static_cast<Count>(std::min<Amount>(most, 1 << 20));
-                }
+                for (int i = 0; i < ht.num_nodes(); ++i) bmax[i] = node_b(f, ht.node_capacity.data() + i * R_);
                 evaluators_.back().enable_memo(bmax, std::min(std::size_t{1} << 20, memo_left));
                 memo_left -= evaluators_.back().memo_entries();
             }

@@ -250,6 +250,7 @@ public:
 private:
     /** vmcap_exact within the work limit; the refusal names the pair (out of line: cold). */
     Count exact(const Count* b) const;
+    /** exact() without the memo (the solver itself, with the deadline check). */
     Count exact_uncached(const Count* b) const;
 
     VmcapMethod method_ = VmcapMethod::Exact;

@@ -132,8 +132,8 @@ struct ProposalContext {
     Proposal& proposal;
     Rng& rng;
     /** The worker's host region (at least two hosts) when parallel workers own disjoint regions
-     *  (optimizer/annealing.cpp): uniform destinations are drawn from it; nullptr: every host.
-     *  Draws that can still leave it (a migrated VM sent home) are rejected by the driver. */
+     *  (optimizer/annealing.cpp): uniform destinations are drawn from it, and a migrated VM is
+     *  sent home only if its snapshot host is in it (in_region); nullptr: every host. */
     const std::vector<int>* hosts = nullptr;
     /** With `hosts`: the region of every host ([host] -> region) and this worker's region. */
     const std::vector<int>* region_of = nullptr;

@@ -233,13 +233,6 @@ Temperatures calibrate_temperatures(const SearchSetup& setup, const SearchParams
 /** Annealing with independent chains of the whole cluster (also the one-thread run). */
 void anneal_chains(const SearchSetup& setup, const SearchParams& params, const Schedule& schedule, Clock::time_point t0, SearchResult& res);
 
-/** Evaluations of all workers so far. */
-std::int64_t total_evaluations(const std::vector<Worker>& workers) {
-    std::int64_t ev = 0;
-    for (const auto& wk : workers) ev += wk.evaluations;
-    return ev;
-}
-
 /** Workers that own host regions in this run, or 0 for chains: SearchParams::regions, more than
  *  one thread, at least kMinRegionHosts hosts per region, and an objective whose move deltas add
  *  up over moves on disjoint hosts (no feasibility filter; every objective term separable per host). */
@@ -520,16 +513,7 @@ void anneal_regions(const SearchSetup& setup, const SearchParams& params, const 
                                            " differs from the sum of the regions' " + std::to_string(best_score.objective));
             }
         }
-        const auto now = Clock::now();
-        const double seconds = std::chrono::duration<double>(now - t0).count();
-        res.convergence.push_back(ConvergencePoint{seconds, total_evaluations(workers), to_objective(best_score.objective)});
-        if (!params.quiet && (now - last_report > std::chrono::seconds(2) || done >= per_worker)) {
-            last_report = now;
-            std::fprintf(stderr, "[%6.1fs] %5.1f%%  objective %.6g (start %.6g)  migrations %lld  %.2f M evals/s (annealing, %d regions)\n",
-                         seconds, 100.0 * static_cast<double>(done) / static_cast<double>(per_worker), to_objective(best_score.objective),
-                         res.objective_before, static_cast<long long>(best_score.migrations),
-                         static_cast<double>(total_evaluations(workers)) / seconds / 1e6, W);
-        }
+        record_round(res, params, t0, last_report, done, per_worker, best_score, total_evaluations(workers), "annealing, host regions");
     }
     res.best = std::move(best);
     res.objective_best = to_objective(best_score.objective);
@@ -624,9 +608,7 @@ void anneal_chains(const SearchSetup& setup, const SearchParams& params, const S
         });
         done += this_round;
         // Synchronisation point: share the best state in worker order (ties: lowest worker id).
-        const int bw = end_round(workers, params, t0, last_report, done, per_worker, res.objective_before, "annealing");
-        res.convergence.push_back(ConvergencePoint{std::chrono::duration<double>(Clock::now() - t0).count(), total_evaluations(workers),
-                                                   to_objective(workers[bw].best_score.objective)});
+        end_round(workers, res, params, t0, last_report, done, per_worker, "annealing");
     }
     finish(res, workers, t0, out_of_time.load(), interrupted.load());
     for (const auto& wk : workers) {

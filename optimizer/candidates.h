@@ -185,34 +185,42 @@ int share_best(std::vector<W>& workers) {
     return bw;
 }
 
-/** One progress line on stderr: elapsed seconds, share of the run done, best objective, its
- *  migrations and the evaluation rate of all workers so far. */
+/** Evaluations of all workers so far. W has evaluations. */
 template <class W>
-void report_progress(const std::vector<W>& workers, int bw, double seconds, double done_fraction, double objective_before,
-                     const char* driver) {
+std::int64_t total_evaluations(const std::vector<W>& workers) {
     std::int64_t ev = 0;
     for (const auto& wk : workers) ev += wk.evaluations;
-    std::fprintf(stderr, "[%6.1fs] %5.1f%%  objective %.6g (start %.6g)  migrations %lld  %.2f M evals/s (%s)\n", seconds,
-                 100.0 * done_fraction, to_objective(workers[bw].best_score.objective), objective_before,
-                 static_cast<long long>(workers[bw].best.size()), static_cast<double>(ev) / seconds / 1e6, driver);
+    return ev;
 }
 
 /**
- * The end of a round of the parallel drivers: the synchronisation point (share_best), then a
- * progress line on stderr unless params.quiet, at most every 2 s and at the end of the run.
- * Returns the best worker's index. `last_report` is the time of the last line (updated).
+ * What every driver does at the end of a round, once it knows the run's best score: a point of
+ * res.convergence (seconds since t0, `evaluations` of all workers, the best objective), then a
+ * progress line on stderr unless params.quiet, at most every 2 s and at the end of the run
+ * (`last_report`: the time of the last line, updated; `driver` names the search in it).
+ */
+inline void record_round(SearchResult& res, const SearchParams& params, std::chrono::steady_clock::time_point t0,
+                         std::chrono::steady_clock::time_point& last_report, std::int64_t done, std::int64_t per_worker,
+                         const SearchScore& best, std::int64_t evaluations, const char* driver) {
+    const auto now = std::chrono::steady_clock::now();
+    const double seconds = std::chrono::duration<double>(now - t0).count();
+    res.convergence.push_back(ConvergencePoint{seconds, evaluations, to_objective(best.objective)});
+    if (params.quiet || (now - last_report <= std::chrono::seconds(2) && done < per_worker)) return;
+    last_report = now;
+    std::fprintf(stderr, "[%6.1fs] %5.1f%%  objective %.6g (start %.6g)  migrations %lld  %.2f M evals/s (%s)\n", seconds,
+                 100.0 * static_cast<double>(done) / static_cast<double>(per_worker), to_objective(best.objective), res.objective_before,
+                 static_cast<long long>(best.migrations), static_cast<double>(evaluations) / seconds / 1e6, driver);
+}
+
+/**
+ * The end of a round of the chain drivers: the synchronisation point (share_best), then
+ * record_round with the best worker's score. Returns the best worker's index.
  */
 template <class W>
-int end_round(std::vector<W>& workers, const SearchParams& params, std::chrono::steady_clock::time_point t0,
-              std::chrono::steady_clock::time_point& last_report, std::int64_t done, std::int64_t per_worker, double objective_before,
-              const char* driver) {
+int end_round(std::vector<W>& workers, SearchResult& res, const SearchParams& params, std::chrono::steady_clock::time_point t0,
+              std::chrono::steady_clock::time_point& last_report, std::int64_t done, std::int64_t per_worker, const char* driver) {
     const int bw = share_best(workers);
-    const auto now = std::chrono::steady_clock::now();
-    if (!params.quiet && (now - last_report > std::chrono::seconds(2) || done >= per_worker)) {
-        last_report = now;
-        report_progress(workers, bw, std::chrono::duration<double>(now - t0).count(),
-                        static_cast<double>(done) / static_cast<double>(per_worker), objective_before, driver);
-    }
+    record_round(res, params, t0, last_report, done, per_worker, workers[bw].best_score, total_evaluations(workers), driver);
     return bw;
 }
 

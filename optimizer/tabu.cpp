@@ -114,11 +114,7 @@ SearchResult tabu_search(const CapacityModel& model, const SearchParams& params,
         });
         done += this_round;
         // Synchronisation point: workers behind the best (ties: lowest worker id) restart from it.
-        const int bw = end_round(workers, params, t0, last_report, done, per_worker, res.objective_before, "tabu");
-        std::int64_t evaluations = 0;
-        for (const auto& wk : workers) evaluations += wk.evaluations;
-        res.convergence.push_back(ConvergencePoint{std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(),
-                                                   evaluations, to_objective(workers[bw].best_score.objective)});
+        end_round(workers, res, params, t0, last_report, done, per_worker, "tabu");
     }
     finish(res, workers, t0, out_of_time.load(), interrupted.load());
     return res;
