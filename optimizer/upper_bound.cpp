@@ -5,6 +5,7 @@
 #include "optimizer/upper_bound.h"
 
 #include <algorithm>
+#include <bit>
 #include <chrono>
 #include <cmath>
 #include <limits>
@@ -25,6 +26,12 @@ void UpperBoundParams::validate() const {
     if (max_sets_per_host < 1) throw std::invalid_argument("upper bound: max_sets_per_host must be >= 1");
     if (max_sets_per_exact_host < 1) throw std::invalid_argument("upper bound: max_sets_per_exact_host must be >= 1");
     if (max_exact_removals < 0) throw std::invalid_argument("upper bound: max_exact_removals must be >= 0");
+    if (max_search_per_host < 0) throw std::invalid_argument("upper bound: max_search_per_host must be >= 0");
+    if (max_search_per_exact_host < 0) throw std::invalid_argument("upper bound: max_search_per_exact_host must be >= 0");
+    if (max_search_total < 0) throw std::invalid_argument("upper bound: max_search_total must be >= 0");
+    if (max_allocation_per_host < 0) throw std::invalid_argument("upper bound: max_allocation_per_host must be >= 0");
+    if (max_allocation_per_exact_host < 0) throw std::invalid_argument("upper bound: max_allocation_per_exact_host must be >= 0");
+    if (max_allocation_total < 0) throw std::invalid_argument("upper bound: max_allocation_total must be >= 0");
     if (ram_lagrangian_steps < 0) throw std::invalid_argument("upper bound: ram_lagrangian_steps must be >= 0");
     if (threads < 1) throw std::invalid_argument("upper bound: threads must be >= 1");
 }
@@ -53,6 +60,7 @@ struct Point {
 struct HostTable {
     std::vector<std::vector<Point>> front;
     int depth = -1;  ///< exact depth K_h (-1: no migratable VM)
+    int searched = 0;  ///< removal counts k > depth solved exactly by the branch and bound
     std::int64_t evaluations = 0;
 };
 
@@ -62,14 +70,28 @@ struct VmClass {
     NodeMask mask = 0;
     int count = 0;
     Amount ram = 0;
+    Score landing = 0;  ///< lower bound on the cost of landing one of them anywhere
 };
 
 class HostBounder {
 public:
-    HostBounder(const CapacityModel& m, const UpperBoundParams& prm, bool free_remaps, Score ram_milli)
-        : m_(m), p_(m.problem()), prm_(prm), remaps_(free_remaps), wm_(ram_milli), R_(m.num_resources()), T_(m.num_targets()) {}
+    /** `landing[f]`: lower bound on what a VM of flavor f costs the host it lands on (score
+     *  units; landing_costs()), subtracted once per removed VM of f. */
+    HostBounder(const CapacityModel& m, const UpperBoundParams& prm, bool free_remaps, Score ram_milli, const std::vector<Score>& landing,
+                std::int64_t search_share, std::int64_t allocation_share)
+        : m_(m),
+          p_(m.problem()),
+          prm_(prm),
+          remaps_(free_remaps),
+          wm_(ram_milli),
+          land_(landing),
+          search_share_(search_share),
+          allocation_share_(allocation_share),
+          R_(m.num_resources()),
+          T_(m.num_targets()) {}
 
-    HostTable run(int h, const std::vector<int>& movable, const std::vector<Amount>& usage) {
+    /** Host h's table for removal counts k <= kcap (front.size() - 1 <= kcap). */
+    HostTable run(int h, const std::vector<int>& movable, const std::vector<Amount>& usage, int kcap) {
         HostTable t;
         type_ = p_.hosts[h].type;
         const HostType& ht = p_.host_types[type_];
@@ -107,19 +129,25 @@ public:
             auto it = index.find(key);
             if (it == index.end()) {
                 it = index.emplace(key, static_cast<int>(classes_.size())).first;
-                classes_.push_back(VmClass{key.first, key.second, 0, p_.flavors[key.first].demand[kRamMib]});
+                classes_.push_back(VmClass{key.first, key.second, 0, p_.flavors[key.first].demand[kRamMib], land_[key.first]});
             }
             ++classes_[it->second].count;
         }
-        std::sort(classes_.begin(), classes_.end(),
-                  [](const VmClass& a, const VmClass& b) { return a.flavor != b.flavor ? a.flavor < b.flavor : a.mask < b.mask; });
+        // Node by node (highest pNUMA node of the mask, then mask, then flavor): the branch and
+        // bound's later classes then touch fewer nodes, and its cut gives the others nothing.
+        std::sort(classes_.begin(), classes_.end(), [](const VmClass& a, const VmClass& b) {
+            const int ha = std::bit_width(a.mask), hb = std::bit_width(b.mask);
+            if (ha != hb) return ha < hb;
+            return a.mask != b.mask ? a.mask < b.mask : a.flavor < b.flavor;
+        });
 
         // Exact depth: the largest K whose multisets of at most K removals fit the work cap.
         bool exact_pair = false;
         for (int j = 0; j < T_; ++j) exact_pair = exact_pair || !m_.evaluator(type_, m_.target_flavor(j)).is_closed_form();
         const std::int64_t cap = exact_pair ? prm_.max_sets_per_exact_host : prm_.max_sets_per_host;
         const int n_mov = static_cast<int>(movable.size());
-        const int kmax = std::min(prm_.max_exact_removals, n_mov);
+        const int k_top = std::min(n_mov, kcap);  // largest removal count the table needs
+        const int kmax = std::min(prm_.max_exact_removals, k_top);
         std::vector<double> ways(kmax + 1, 0.0);  // multisets of exactly k removals
         ways[0] = 1.0;
         for (const VmClass& c : classes_)
@@ -139,40 +167,56 @@ public:
         raw_[0].push_back(Point{0, v0});
         used_.assign(classes_.size(), 0);
         depth_ = depth;
-        enumerate(0, 0, 0);
+        enumerate(0, 0, 0, 0);
         for (int k = 1; k <= depth; ++k) t.front.push_back(pareto(raw_[k]));
 
-        // Tail, k > depth: min(all migratable removed, every node gains its k largest demands);
-        // RAM at least the k smallest. Stops once the first reaches the second's value.
-        if (depth < n_mov) {
+        // Beyond the exact depth, per k: a branch and bound over removal multisets of exactly k
+        // VMs (best_of_size) while its evaluation allowance lasts, else the tail bound
+        // min(all migratable removed, every node gains its k largest demands). Either point
+        // carries the k smallest RAMs and landing costs, at most any k-set's (valid for the RAM
+        // Lagrangian too: value - lambda x ram only grows when ram shrinks).
+        if (depth < k_top) {
             std::vector<Amount> all = free_;
             for (int v : movable) shift(all.data(), p_.vms[v].flavor, vm_mask(v), +1);
-            const Score g_all = value(all.data());
-            std::vector<std::vector<Amount>> per(free_.size());  // [node * R + r]: demands there, descending
-            std::vector<Amount> rams;
-            for (int v : movable) {
-                const Flavor& fl = p_.flavors[p_.vms[v].flavor];
-                rams.push_back(fl.demand[kRamMib]);
-                const NodeMask mask = vm_mask(v);
-                for (int i = 0; i < n_; ++i)
-                    if ((mask >> i) & 1U)
-                        for (int r = 0; r < R_; ++r) per[static_cast<std::size_t>(i) * R_ + r].push_back(fl.node_demand[r]);
-            }
-            for (auto& d : per) std::sort(d.begin(), d.end(), std::greater<>());
-            std::sort(rams.begin(), rams.end());
-            Amount min_ram = 0;
-            for (int k = 1; k <= depth; ++k) min_ram += rams[k - 1];
+            g_all_ = value(all.data());
+            prepare_suffixes();
+            const auto& rams = suf_ram_[0];    // prefix sums of the host's RAMs, ascending
+            const auto& lands = suf_land_[0];  // prefix sums of its landing costs, ascending
+            std::int64_t allowance = exact_pair ? prm_.max_search_per_exact_host : std::min(prm_.max_search_per_host, search_share_);
+            bool searching = allowance > 0;
+            std::int64_t alloc_allowance =
+                exact_pair ? prm_.max_allocation_per_exact_host : std::min(prm_.max_allocation_per_host, allocation_share_);
+            Score alloc_floor = std::numeric_limits<Score>::min();
+            spans_.clear();
+            for (int v : movable) spans_.push_back(p_.flavors[p_.vms[v].flavor].num_vnuma());
+            std::sort(spans_.begin(), spans_.end(), std::greater<>());
+            Score best_cheap = std::numeric_limits<Score>::min();  // best point so far with ram = the k smallest
             std::vector<Amount> top(free_.size());
-            for (int k = depth + 1; k <= n_mov; ++k) {
-                min_ram += rams[k - 1];
-                for (std::size_t x = 0; x < top.size(); ++x) {
-                    Amount add = 0;
-                    for (int q = 0; q < std::min<int>(k, static_cast<int>(per[x].size())); ++q) add += per[x][q];
-                    top[x] = free_[x] + add;
+            for (int k = depth + 1; k <= k_top; ++k) {
+                const Amount min_ram = rams[k];
+                const Score min_land = lands[k];
+                Score val = 0;
+                bool exact_k = false;
+                if (searching) {
+                    exact_k = best_of_size(k, allowance, val);
+                    searching = exact_k;
                 }
-                const Score val = std::min(g_all, value(top.data()));
-                t.front.push_back({Point{min_ram, val - wm_ * min_ram}});
-                if (val >= g_all) break;
+                if (!exact_k) {
+                    Score alloc = 0;
+                    if (allocation_bound(k, alloc_allowance, alloc_floor, alloc)) {
+                        alloc_floor = alloc;
+                        val = std::min(g_all_, alloc) - wm_ * min_ram - min_land;
+                    } else {
+                        for (std::size_t x = 0; x < top.size(); ++x) top[x] = free_[x] + suf_top_[0][x][std::min<int>(k, n_mov)];
+                        val = std::min(g_all_, value(top.data())) - wm_ * min_ram - min_land;
+                    }
+                }
+                if (exact_k) ++t.searched;
+                t.front.push_back({Point{min_ram, val}});
+                best_cheap = std::max(best_cheap, val);
+                // Stop: every larger k' is worth at most g_all - its k' smallest costs, which an
+                // option of at most k removals and no more RAM already reaches or beats.
+                if (k < k_top && best_cheap >= g_all_ - wm_ * rams[k + 1] - lands[k + 1]) break;
             }
         }
         t.evaluations = evaluations_;
@@ -180,6 +224,193 @@ public:
     }
 
 private:
+    /** Suffix data over classes c..end for the branch and bound's bounds: per (node, resource)
+     *  prefix sums of their VMs' demands there, descending, and prefix sums of their RAMs and
+     *  landing costs, ascending (index q: the q largest / smallest). */
+    void prepare_suffixes() {
+        const int C = static_cast<int>(classes_.size());
+        const std::size_t X = free_.size();
+        suf_top_.assign(C + 1, std::vector<std::vector<Amount>>(X));
+        suf_ram_.assign(C + 1, {});
+        suf_land_.assign(C + 1, {});
+        suf_count_.assign(C + 1, 0);
+        std::vector<std::vector<Amount>> per(X);
+        std::vector<Amount> rams;
+        std::vector<Score> lands;
+        for (int c = C; c >= 0; --c) {
+            if (c < C) {
+                const VmClass& vc = classes_[c];
+                const Amount* nd = p_.flavors[vc.flavor].node_demand.data();
+                for (int q = 0; q < vc.count; ++q) {
+                    for (int i = 0; i < n_; ++i)
+                        if ((vc.mask >> i) & 1U)
+                            for (int r = 0; r < R_; ++r) per[static_cast<std::size_t>(i) * R_ + r].push_back(nd[r]);
+                    rams.push_back(vc.ram);
+                    lands.push_back(vc.landing);
+                }
+                suf_count_[c] = suf_count_[c + 1] + vc.count;
+            }
+            const int n = suf_count_[c];
+            for (std::size_t x = 0; x < X; ++x) {
+                std::vector<Amount> d = per[x];
+                std::sort(d.begin(), d.end(), std::greater<>());
+                auto& ps = suf_top_[c][x];
+                ps.assign(n + 1, 0);
+                for (int q = 1; q <= n; ++q) ps[q] = ps[q - 1] + (q <= static_cast<int>(d.size()) ? d[q - 1] : 0);
+            }
+            std::vector<Amount> rs = rams;
+            std::vector<Score> ls = lands;
+            std::sort(rs.begin(), rs.end());
+            std::sort(ls.begin(), ls.end());
+            suf_ram_[c].assign(n + 1, 0);
+            suf_land_[c].assign(n + 1, 0);
+            for (int q = 1; q <= n; ++q) {
+                suf_ram_[c][q] = suf_ram_[c][q - 1] + rs[q - 1];
+                suf_land_[c][q] = suf_land_[c][q - 1] + ls[q - 1];
+            }
+        }
+    }
+
+    /**
+     * The best V_h(S) - W x RAM(S) - landing(S) over removal multisets S of exactly k VMs, into
+     * `best`, by depth-first branch and bound over the classes (how many of class c leave, most
+     * first) from a greedy incumbent. A partial set is cut when even removing the q still to
+     * choose with each node gaining the q largest remaining demands there, at the q smallest
+     * remaining RAMs and landing costs, cannot beat the incumbent. Every value evaluation uses
+     * one unit of `allowance`; false (and `best` meaningless) if it runs out first.
+     */
+    bool best_of_size(int k, std::int64_t& allowance, Score& best) {
+        bb_k_ = k;
+        bb_left_ = &allowance;
+        bb_aborted_ = false;
+        // Greedy incumbent: k times the class whose removal scores best.
+        bb_best_ = std::numeric_limits<Score>::min();
+        {
+            std::vector<int> used(classes_.size(), 0);
+            Amount ram = 0;
+            Score land = 0;
+            for (int step = 0; step < k && !bb_aborted_; ++step) {
+                int pick = -1;
+                Score pick_v = std::numeric_limits<Score>::min();
+                for (std::size_t c = 0; c < classes_.size(); ++c) {
+                    const VmClass& vc = classes_[c];
+                    if (used[c] == vc.count) continue;
+                    if (--allowance < 0) {
+                        bb_aborted_ = true;
+                        break;
+                    }
+                    shift(free_.data(), vc.flavor, vc.mask, +1);
+                    const Score v = value(free_.data()) - wm_ * (ram + vc.ram) - (land + vc.landing);
+                    shift(free_.data(), vc.flavor, vc.mask, -1);
+                    if (v > pick_v) {
+                        pick_v = v;
+                        pick = static_cast<int>(c);
+                    }
+                }
+                if (pick < 0) break;
+                ++used[pick];
+                ram += classes_[pick].ram;
+                land += classes_[pick].landing;
+                shift(free_.data(), classes_[pick].flavor, classes_[pick].mask, +1);
+                if (step == k - 1) bb_best_ = pick_v;
+            }
+            for (std::size_t c = 0; c < classes_.size(); ++c)
+                for (int q = 0; q < used[c]; ++q) shift(free_.data(), classes_[c].flavor, classes_[c].mask, -1);
+        }
+        if (!bb_aborted_) branch(0, 0, 0, 0);
+        best = bb_best_;
+        return !bb_aborted_;
+    }
+
+    /**
+     * Allocation bound on V_h(S) over removal sets S of k VMs: node i gains at most the a_i
+     * largest demands (per resource) of the VMs on it, where a_i = |S on node i| <= k and
+     * sum_i a_i <= the k largest spans (vNUMA counts) of the host's VMs, so the maximum over such
+     * (a_i) of V_h(free + top(a)) bounds every S (V_h is monotone). Searched node by node with
+     * a cut (the later nodes all at their caps), from `floor` (a value the maximum is known to
+     * reach: the bound of k - 1). False if it needs more than `allowance` evaluations.
+     */
+    bool allocation_bound(int k, std::int64_t& allowance, Score floor, Score& out) {
+        int q = 0;
+        for (int j = 0; j < k && j < static_cast<int>(spans_.size()); ++j) q += spans_[j];
+        alloc_cap_.assign(n_, 0);
+        int cap_sum = 0;
+        for (int i = 0; i < n_; ++i) {
+            alloc_cap_[i] = std::min<int>(k, static_cast<int>(suf_top_[0][static_cast<std::size_t>(i) * R_].size()) - 1);
+            cap_sum += alloc_cap_[i];
+        }
+        q = std::min(q, cap_sum);
+        bound_.assign(free_.begin(), free_.end());
+        alloc_best_ = floor;
+        alloc_left_ = &allowance;
+        alloc_aborted_ = false;
+        allocate(0, q);
+        out = alloc_best_;
+        return !alloc_aborted_;
+    }
+
+    /** Nodes i.. share `left` removals; bound_ holds the earlier nodes' allocation. */
+    void allocate(int i, int left) {
+        if (alloc_aborted_) return;
+        if (--*alloc_left_ < 0) {
+            alloc_aborted_ = true;
+            return;
+        }
+        if (i == n_ || left == 0) {
+            alloc_best_ = std::max(alloc_best_, value(bound_.data()));
+            return;
+        }
+        // Cut: every later node at its cap (more than `left` in total) is no worse than any split.
+        for (int j = i; j < n_; ++j)
+            for (int r = 0; r < R_; ++r) {
+                const std::size_t x = static_cast<std::size_t>(j) * R_ + r;
+                bound_[x] = free_[x] + suf_top_[0][x][std::min(alloc_cap_[j], left)];
+            }
+        const Score ub = value(bound_.data());
+        if (ub <= alloc_best_) return;
+        int rest = 0;  // most the later nodes can take
+        for (int j = i + 1; j < n_; ++j) rest += alloc_cap_[j];
+        for (int a = std::min(alloc_cap_[i], left); a >= std::max(0, left - rest) && !alloc_aborted_; --a) {
+            for (int j = i; j < n_; ++j)
+                for (int r = 0; r < R_; ++r) {
+                    const std::size_t x = static_cast<std::size_t>(j) * R_ + r;
+                    bound_[x] = free_[x] + (j == i ? suf_top_[0][x][a] : 0);
+                }
+            allocate(i + 1, left - a);
+        }
+    }
+
+    void branch(int c, int s, Amount ram, Score land) {
+        if (bb_aborted_) return;
+        if (s == bb_k_) {
+            if (--*bb_left_ < 0) {
+                bb_aborted_ = true;
+                return;
+            }
+            bb_best_ = std::max(bb_best_, value(free_.data()) - wm_ * ram - land);
+            return;
+        }
+        const int q = bb_k_ - s;
+        if (c == static_cast<int>(classes_.size()) || suf_count_[c] < q) return;
+        if (--*bb_left_ < 0) {
+            bb_aborted_ = true;
+            return;
+        }
+        bound_.resize(free_.size());
+        for (std::size_t x = 0; x < free_.size(); ++x) bound_[x] = free_[x] + suf_top_[c][x][q];
+        const Score ub = std::min(g_all_, value(bound_.data())) - wm_ * (ram + suf_ram_[c][q]) - (land + suf_land_[c][q]);
+        if (ub <= bb_best_) return;
+        const VmClass& vc = classes_[c];
+        const int most = std::min(vc.count, q);
+        for (int t = 0; t < most; ++t) shift(free_.data(), vc.flavor, vc.mask, +1);
+        // The loop runs to the end even after an abort (branch then returns at once), so that
+        // free_ is the host's own again.
+        for (int t = most; t >= 0; --t) {
+            branch(c + 1, s + t, ram + vc.ram * t, land + vc.landing * t);
+            if (t > 0) shift(free_.data(), vc.flavor, vc.mask, -1);
+        }
+    }
+
     NodeMask vm_mask(int v) const { return node_mask(p_.vms[v].pnuma.data(), p_.flavors[p_.vms[v].flavor].num_vnuma()); }
 
     void shift(Amount* f, int flavor, NodeMask mask, Amount sign) const {
@@ -232,15 +463,15 @@ private:
         return s;
     }
 
-    void enumerate(int first, int k, Amount ram) {
-        if (k > 0) raw_[k].push_back(Point{ram, value(free_.data()) - wm_ * ram});
+    void enumerate(int first, int k, Amount ram, Score landing) {
+        if (k > 0) raw_[k].push_back(Point{ram, value(free_.data()) - wm_ * ram - landing});
         if (k == depth_) return;
         for (int c = first; c < static_cast<int>(classes_.size()); ++c) {
             VmClass& vc = classes_[c];
             if (used_[c] == vc.count) continue;
             shift(free_.data(), vc.flavor, vc.mask, +1);
             ++used_[c];
-            enumerate(c, k + 1, ram + vc.ram);
+            enumerate(c, k + 1, ram + vc.ram, landing + vc.landing);
             --used_[c];
             shift(free_.data(), vc.flavor, vc.mask, -1);
         }
@@ -261,6 +492,8 @@ private:
     const UpperBoundParams& prm_;
     bool remaps_;
     Score wm_;
+    const std::vector<Score>& land_;
+    std::int64_t search_share_, allocation_share_;  // per-host shares of the total allowances
     int R_, T_;
     int type_ = 0, n_ = 0, depth_ = 0;
     std::int64_t evaluations_ = 0;
@@ -269,7 +502,77 @@ private:
     std::vector<VmClass> classes_;
     std::vector<int> used_;
     std::vector<std::vector<Point>> raw_;
+    // Branch and bound beyond the exact depth (best_of_size).
+    Score g_all_ = 0;
+    std::vector<std::vector<std::vector<Amount>>> suf_top_;  // [class][node * R + r][q]
+    std::vector<std::vector<Amount>> suf_ram_;               // [class][q]
+    std::vector<std::vector<Score>> suf_land_;               // [class][q]
+    std::vector<int> suf_count_;                             // [class]: VMs in classes >= it
+    std::vector<Amount> bound_;
+    std::vector<int> spans_, alloc_cap_, alloc_;
+    Score alloc_best_ = 0;
+    std::int64_t* alloc_left_ = nullptr;
+    bool alloc_aborted_ = false;
+    int bb_k_ = 0;
+    std::int64_t* bb_left_ = nullptr;
+    bool bb_aborted_ = false;
+    Score bb_best_ = 0;
 };
+
+/**
+ * Landing costs: for every flavor g, a lower bound on the weighted VMCAP that one VM of g takes
+ * from whichever host it lands on, in that host's state whatever else moves:
+ *
+ *     landing[g] = min over host types H where g fits, placements P of g on H, of
+ *                  sum_t w_t x m_t(H, g, P),   m_t = VMCAP_t on H with g's per-node demand free on P's nodes only
+ *
+ * m_t counts the copies of target t that fit inside the VM's own footprint. If A lands on a host
+ * whose free amounts are F, an optimal packing of t in F - d(A) plus the m_t copies carved out of
+ * each arrival's footprint is a packing of t in F (floor(a/d) + floor(c/d) <= floor((a+c)/d) per
+ * node and resource), so VMCAP_t(F - d(A)) <= VMCAP_t(F) - sum_{a in A} m_t(a). Summed over the
+ * moved VMs, the plan's value is at most sum_h V_h(removals) - sum_{moved v} landing[g_v]: a
+ * removal table can subtract its VMs' landing costs. 0 for flavors that contain no target copy
+ * (small VMs), and 0 everywhere with free remaps (the pooled relaxation does not see placements).
+ * An exact-fallback evaluation that refuses counts 0 (a valid lower bound). O(types x flavors x
+ * placements x targets) evaluations on footprints (tiny b vectors).
+ */
+std::vector<Score> landing_costs(const CapacityModel& model) {
+    const Problem& p = model.problem();
+    const int R = model.num_resources();
+    std::vector<Score> out(p.flavors.size(), 0);
+    for (std::size_t g = 0; g < p.flavors.size(); ++g) {
+        const Flavor& fl = p.flavors[g];
+        Score best = std::numeric_limits<Score>::max();
+        for (std::size_t ht = 0; ht < p.host_types.size(); ++ht) {
+            const HostType& type = p.host_types[ht];
+            // Only placements whose nodes can hold g: a host type where g fits nowhere drops out.
+            for (const Embedding& e : model.evaluator(static_cast<int>(ht), static_cast<int>(g)).placements()) {
+                bool ok = true;
+                for (int i = 0; i < fl.num_vnuma() && ok; ++i)
+                    for (int r = 0; r < R; ++r) ok = ok && fl.node_demand[r] <= type.node_capacity[e.map[i] * R + r];
+                if (!ok) continue;
+                Score cost = 0;
+                for (int j = 0; j < model.num_targets(); ++j) {
+                    const int t = model.target_flavor(j);
+                    Count b[kMaxPNuma] = {};
+                    const Count piece = model.node_b(t, fl.node_demand.data());
+                    if (piece == 0) continue;
+                    for (int i = 0; i < fl.num_vnuma(); ++i) b[e.map[i]] = piece;
+                    Count copies = 0;
+                    try {
+                        copies = model.evaluator(static_cast<int>(ht), t)(b);
+                    } catch (const InputError&) {
+                    } catch (const TimeLimitReached&) {
+                    }
+                    cost += model.target_weight_units(j) * copies;
+                }
+                best = std::min(best, cost);
+            }
+        }
+        out[g] = best == std::numeric_limits<Score>::max() ? 0 : best;
+    }
+    return out;
+}
 
 /**
  * max over (k_h), sum k_h <= budget, of sum_h gain_h(k_h), where gain_h(k) = best over front[k] of
@@ -334,15 +637,6 @@ UpperBound compute_upper_bound(const CapacityModel& model, const UpperBoundParam
         }
     const auto usage = compute_node_usage(p);
 
-    // Per-host tables, hosts dealt to workers round-robin; each table depends on its host only.
-    std::vector<HostTable> tables(H);
-    const int workers = std::min(params.threads, std::max(1, H));
-    tbb::task_arena arena(workers);
-    run_workers(arena, workers, [&](int w) {
-        HostBounder hb(model, params, out.free_remaps, ram_milli);
-        for (int h = w; h < H; h += workers) tables[h] = hb.run(h, movable[h], usage[h]);
-    });
-
     // Effective budget: migrations, and how many of the smallest migratable VMs the RAM budget admits.
     std::sort(rams.begin(), rams.end());
     const Amount ram_budget = p.constraints.max_migrated_ram_mib;
@@ -355,6 +649,26 @@ UpperBound compute_upper_bound(const CapacityModel& model, const UpperBoundParam
         ++fit;
     }
     out.effective_budget = std::min<std::int64_t>(p.constraints.max_migrations, fit);
+
+    // Per-host tables, hosts dealt to workers round-robin; each table depends on its host only.
+    // A host never removes more than the effective budget, so its table stops there.
+    std::vector<HostTable> tables(H);
+    const int kcap = static_cast<int>(std::min<std::int64_t>(out.effective_budget, std::numeric_limits<int>::max()));
+    const int workers = std::min(params.threads, std::max(1, H));
+    tbb::task_arena arena(workers);
+    std::vector<Score> landing(p.flavors.size(), 0);
+    if (params.landing_costs && !out.free_remaps) landing = landing_costs(model);
+    for (std::size_t g = 0; g < landing.size(); ++g) out.priced_flavors += landing[g] > 0 ? 1 : 0;
+    // Per-host shares of the total allowances, so that large clusters stay within a few seconds.
+    std::int64_t with_movable = 0;
+    for (const auto& mv : movable) with_movable += mv.empty() ? 0 : 1;
+    const std::int64_t search_share = params.max_search_total / std::max<std::int64_t>(1, with_movable);
+    const std::int64_t allocation_share = params.max_allocation_total / std::max<std::int64_t>(1, with_movable);
+    run_workers(arena, workers, [&](int w) {
+        HostBounder hb(model, params, out.free_remaps, ram_milli, landing, search_share, allocation_share);
+        for (int h = w; h < H; h += workers) tables[h] = hb.run(h, movable[h], usage[h], kcap);
+    });
+
     std::int64_t useful = 0;  // beyond this many removals in total no host gains more
     Score base = 0;
     out.min_depth = std::numeric_limits<int>::max();

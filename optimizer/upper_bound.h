@@ -46,11 +46,30 @@ struct UpperBoundParams {
     /** The same for hosts with an exact-fallback (host type, target) pair, whose evaluations can
      *  cost milliseconds; >= 1. */
     std::int64_t max_sets_per_exact_host = 64;
-    /** Cap on every K_h; >= 0 (0: the tail bound alone). */
+    /** Beyond K_h, a branch and bound finds the best removal set of each size k exactly (from
+     *  K_h + 1 up) until it has used this many value evaluations on the host; the remaining k get
+     *  the allocation bound, then the tail bound. >= 0 (0: no branch and bound). */
+    std::int64_t max_search_per_host = 20000;
+    /** The same for hosts with an exact-fallback (host type, target) pair; >= 0. */
+    std::int64_t max_search_per_exact_host = 256;
+    /** Cap on the branch and bound's evaluations over all hosts: each host with migratable VMs
+     *  gets at most this divided by their number (10,000 hosts: 2,000 each); >= 0. */
+    std::int64_t max_search_total = 20000000;
+    /** Value evaluations of the allocation bound per host (over all its k), then the tail bound;
+     *  >= 0 (0: no allocation bound). */
+    std::int64_t max_allocation_per_host = 20000;
+    /** The same for hosts with an exact-fallback pair; >= 0. */
+    std::int64_t max_allocation_per_exact_host = 256;
+    /** Cap on the allocation bound's evaluations over all hosts, shared as max_search_total; >= 0. */
+    std::int64_t max_allocation_total = 20000000;
+    /** Cap on every K_h; >= 0 (0: no enumeration; the branch and bound and the tail alone). */
     int max_exact_removals = 8;
     /** Steps of the convex search over the RAM budget's Lagrange multiplier (0: off). Only run when
      *  the RAM budget is below the RAM of all migratable VMs. */
     int ram_lagrangian_steps = 40;
+    /** Subtract from every removal set the landing costs of its VMs (docs/upper-bound.md,
+     *  "Landing costs"); false: the removal-only bound (kept to measure what they add). */
+    bool landing_costs = true;
     /** Worker threads of the per-host tables (oneTBB); the result does not depend on it. >= 1. */
     int threads = 1;
     /** Throws std::invalid_argument naming the first bad parameter. */
@@ -70,6 +89,9 @@ struct UpperBound {
     /** The RAM Lagrangian lowered the bound; lambda is its multiplier (objective units per GiB). */
     bool ram_lagrangian = false;
     double lambda_per_gib = 0.0;
+    /** Flavors whose VMs contain a target copy, so that each one moved costs the host it lands
+     *  on at least that copy's weight (0 with free remaps or UpperBoundParams::landing_costs off). */
+    int priced_flavors = 0;
     std::int64_t evaluations = 0;  ///< host values evaluated (removal sets and tail bounds)
     double seconds = 0.0;          ///< wall clock
 };

@@ -168,7 +168,7 @@ TEST(UpperBound, NeverBelowTheOptimumOnTinyInstances) {
     // Host topologies with 1, 2, 4 and 8 pNUMA nodes; more hosts and VMs where the brute force
     // stays fast (free remaps multiply its branching).
     const Case cases[] = {{"K1", 3, 7}, {"K2", 3, 7}, {"K4", 3, 6}, {"C4", 3, 6}, {"CQ3", 2, 5}, {"2xK4", 2, 5}};
-    int compared = 0, binding_ram = 0, lagrangian = 0, tight = 0, above = 0, remap_cases = 0;
+    int compared = 0, binding_ram = 0, lagrangian = 0, tight = 0, above = 0, remap_cases = 0, landing_tighter = 0, priced = 0;
     for (int i = 0; i < 120; ++i) {
         const Case& c = cases[i % 6];
         Problem p = tiny(c.topo, c.hosts, c.vms, 500 + static_cast<std::uint64_t>(i));
@@ -189,13 +189,28 @@ TEST(UpperBound, NeverBelowTheOptimumOnTinyInstances) {
         EXPECT_GE(ub.score, opt);
         EXPECT_GE(opt, snapshot_score(m));  // the brute force sees the snapshot itself
         for (int depth : {0, 1, 2}) {
-            // Shallow exact depths lean on the tail bound: still valid, never tighter.
-            UpperBoundParams shallow;
-            shallow.max_exact_removals = depth;
-            const Score s = compute_upper_bound(m, shallow).score;
-            EXPECT_GE(s, opt) << "depth " << depth;
-            EXPECT_GE(s, ub.score) << "depth " << depth;
+            // Shallow exact depths lean on the branch and bound, the allocation bound and the
+            // tail bound, alone and together: still valid, never tighter.
+            for (int variant = 0; variant < 4; ++variant) {
+                UpperBoundParams shallow;
+                shallow.max_exact_removals = depth;
+                if (variant == 1 || variant == 3) shallow.max_search_per_host = 0;      // no branch and bound
+                if (variant == 2 || variant == 3) shallow.max_allocation_per_host = 0;  // no allocation bound
+                const Score s = compute_upper_bound(m, shallow).score;
+                EXPECT_GE(s, opt) << "depth " << depth << " variant " << variant;
+                EXPECT_GE(s, ub.score) << "depth " << depth << " variant " << variant;
+                if (variant == 0 && !ram_budget) {
+                    // The branch and bound is exact: the same best removal sets as the enumeration.
+                    EXPECT_EQ(s, ub.score) << "depth " << depth;
+                }
+            }
         }
+        UpperBoundParams no_landing;
+        no_landing.landing_costs = false;
+        const Score s_nl = compute_upper_bound(m, no_landing).score;
+        EXPECT_GE(s_nl, ub.score);
+        landing_tighter += s_nl > ub.score;
+        priced += ub.priced_flavors > 0;
         if (!free_remaps && !ram_cost) {
             // The independent brute force agrees with the branch and bound where that applies.
             BranchBoundParams bp;
@@ -215,10 +230,12 @@ TEST(UpperBound, NeverBelowTheOptimumOnTinyInstances) {
     EXPECT_GE(remap_cases, 40);
     EXPECT_GE(binding_ram, 10);
     EXPECT_GE(lagrangian, 1);  // the RAM multiplier was exercised
+    EXPECT_GE(priced, 40);     // landing costs were priced (target flavors among the VMs)
+    EXPECT_GE(landing_tighter, 3);  // and lowered the bound
     EXPECT_GE(tight, 30);      // and the bound is not trivially loose,
     EXPECT_GE(above, 5);       // nor trivially tight
-    std::printf("upper bound on %d tiny instances: equal to the optimum on %d, above on %d; RAM multiplier used on %d\n", compared, tight,
-                above, lagrangian);
+    std::printf("upper bound on %d tiny instances: equal to the optimum on %d, above on %d; RAM multiplier used on %d; landing costs lowered it on %d\n",
+                compared, tight, above, lagrangian, landing_tighter);
 }
 
 TEST(UpperBound, EqualsTheObjectiveAtBudgetZero) {
@@ -363,6 +380,75 @@ TEST(UpperBound, HandCheckedTable) {
     tail.max_exact_removals = 0;
     EXPECT_GE(compute_upper_bound(mq1, tail).score, 1 * unit);
     EXPECT_LE(compute_upper_bound(mq1, tail).score, 2 * unit);
+}
+
+TEST(UpperBound, LandingCostOfATargetFlavorVm) {
+    // Host 0 holds one 8c32g VM (the K2 target itself, weight 1) and is worth 0; hosts 1 and 2
+    // are empty (1 each). Removing the VM makes host 0 worth 1, but wherever it lands it takes a
+    // whole 8c32g copy: the optimum stays 2 at any budget. Without landing costs the bound says 3.
+    Problem p = hand_problem(3, {});
+    Vm vm;
+    vm.id = "big";
+    vm.flavor = 1;
+    vm.host = 0;
+    vm.pnuma[0] = 0;
+    vm.pnuma[1] = 1;
+    p.vms.push_back(vm);
+    finalize_problem(p, "<hand>");
+    for (int b = 0; b <= 2; ++b) {
+        p.constraints.max_migrations = b;
+        const CapacityModel m(p);
+        SCOPED_TRACE("budget " + std::to_string(b));
+        const UpperBound ub = compute_upper_bound(m);
+        EXPECT_EQ(ub.priced_flavors, 1);  // 8c32g; the 1c4g flavor holds no target copy
+        EXPECT_EQ(brute_force(m), 2 * kScoreScale);
+        EXPECT_EQ(ub.score, 2 * kScoreScale);
+        UpperBoundParams off;
+        off.landing_costs = false;
+        EXPECT_EQ(compute_upper_bound(m, off).score, (b == 0 ? 2 : 3) * kScoreScale);
+    }
+}
+
+TEST(UpperBound, BranchAndBoundMatchesTheEnumerationOnLargerHosts) {
+    // Random clusters of 16 hosts with many VMs each, budget 4, no RAM budget: the enumeration of
+    // every removal multiset of up to 4 VMs and the branch and bound from depth 0 (allocation
+    // bound off) must give the same bound, as the tables stop at the budget. The allocation bound
+    // alone (no branch and bound, no enumeration) is valid and never below.
+    int equal = 0;
+    for (const char* topo : {"K2", "K4", "CQ3"}) {
+        for (std::uint64_t seed = 1; seed <= 3; ++seed) {
+            test::RandomCluster rc;
+            rc.host_topology = topo;
+            rc.hosts = 16;
+            rc.seed = seed;
+            rc.max_migrations = 4;
+            const Problem p = test::make_random_problem(rc);
+            const CapacityModel m(p);
+            SCOPED_TRACE(std::string(topo) + " seed " + std::to_string(seed));
+            UpperBoundParams enumerate;
+            enumerate.max_exact_removals = 4;
+            enumerate.max_sets_per_host = std::int64_t{1} << 40;
+            enumerate.max_search_per_host = 0;
+            enumerate.max_allocation_per_host = 0;
+            UpperBoundParams search;
+            search.max_exact_removals = 0;
+            search.max_search_per_host = std::int64_t{1} << 40;
+            search.max_search_total = std::int64_t{1} << 40;
+            search.max_allocation_per_host = 0;
+            const UpperBound a = compute_upper_bound(m, enumerate), b = compute_upper_bound(m, search);
+            EXPECT_EQ(a.score, b.score);
+            EXPECT_EQ(a.max_depth, 4);
+            EXPECT_EQ(b.max_depth, 0);
+            UpperBoundParams alloc;
+            alloc.max_exact_removals = 0;
+            alloc.max_search_per_host = 0;
+            alloc.max_allocation_per_host = std::int64_t{1} << 40;
+            alloc.max_allocation_total = std::int64_t{1} << 40;
+            EXPECT_GE(compute_upper_bound(m, alloc).score, a.score);
+            equal += a.score == b.score;
+        }
+    }
+    EXPECT_EQ(equal, 9);
 }
 
 TEST(UpperBound, FreeRemapsCountTheSameHostRePlacement) {
