@@ -59,7 +59,7 @@ struct Point {
  *  options removing exactly k migratable VMs, k = 0..front.size()-1. front[0] = {0, V_h(0)}. */
 struct HostTable {
     std::vector<std::vector<Point>> front;
-    int depth = -1;  ///< exact depth K_h (-1: no migratable VM)
+    int depth = -1;    ///< exact depth K_h (-1: no migratable VM)
     int searched = 0;  ///< removal counts k > depth solved exactly by the branch and bound
     std::int64_t evaluations = 0;
 };

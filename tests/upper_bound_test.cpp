@@ -229,13 +229,15 @@ TEST(UpperBound, NeverBelowTheOptimumOnTinyInstances) {
     EXPECT_EQ(compared, 120);
     EXPECT_GE(remap_cases, 40);
     EXPECT_GE(binding_ram, 10);
-    EXPECT_GE(lagrangian, 1);  // the RAM multiplier was exercised
-    EXPECT_GE(priced, 40);     // landing costs were priced (target flavors among the VMs)
+    EXPECT_GE(lagrangian, 1);       // the RAM multiplier was exercised
+    EXPECT_GE(priced, 40);          // landing costs were priced (target flavors among the VMs)
     EXPECT_GE(landing_tighter, 3);  // and lowered the bound
-    EXPECT_GE(tight, 30);      // and the bound is not trivially loose,
-    EXPECT_GE(above, 5);       // nor trivially tight
-    std::printf("upper bound on %d tiny instances: equal to the optimum on %d, above on %d; RAM multiplier used on %d; landing costs lowered it on %d\n",
-                compared, tight, above, lagrangian, landing_tighter);
+    EXPECT_GE(tight, 30);           // and the bound is not trivially loose,
+    EXPECT_GE(above, 5);            // nor trivially tight
+    std::printf(
+        "upper bound on %d tiny instances: equal to the optimum on %d, above on %d; RAM multiplier used on %d; landing costs lowered it on "
+        "%d\n",
+        compared, tight, above, lagrangian, landing_tighter);
 }
 
 TEST(UpperBound, EqualsTheObjectiveAtBudgetZero) {
