@@ -11,19 +11,24 @@
  * <= max_migrated_ram (temporary detours only add steps). Adding a VM to a host never raises its
  * VMCAP of any flavor, so host h's final value is at most its value with M_h (M's VMs from h)
  * taken off and nothing added: V_h(M_h) (with free remaps: at most the best over re-placements
- * of the VMs that stay, bounded by a pooled-resource relaxation). Hence
+ * of the VMs that stay, bounded by a pooled-resource relaxation). Every moved VM lands somewhere,
+ * and a VM whose own footprint holds m_t copies of target t takes at least m_t copies of t from
+ * the host it lands on (landing cost l(g) = min over host types and placements of sum_t w_t m_t;
+ * 0 for VMs smaller than every target and with free remaps). Hence
  *
  *     objective(plan) <= max over (k_h) with sum_h k_h <= B of  sum_h U_h(k_h),
- *     U_h(k) >= max over removal sets S of k migratable VMs of h of V_h(S) - W x RAM(S)
+ *     U_h(k) >= max over removal sets S of k migratable VMs of h of V_h(S) - W x RAM(S) - l(S)
  *
  * (W: the ram-cost term's weight, 0 without it), a multiple-choice knapsack over hosts solved
- * exactly by dynamic programming over the budget. U_h(k) is exact (enumeration of removal
- * multisets over classes of identical VMs) for k <= K_h, K_h as large as a per-host work cap
- * allows; beyond K_h it is the smaller of "every migratable VM removed" and the value of a host
- * whose every pNUMA node gains the k largest demands of the VMs on it (both >= any k-removal;
- * VMCAP is monotone in the capacity vector). The RAM budget enters twice: B is lowered to how many
- * of the smallest migratable VMs fit it, and a Lagrangian relaxation (any multiplier lambda >= 0
- * gives a valid bound; the best over a convex search is kept) prices RAM.
+ * exactly by dynamic programming over the budget. U_h(k) is exact for k <= K_h (enumeration of
+ * removal multisets over classes of identical VMs, K_h as large as a per-host work cap allows),
+ * then exact by a branch and bound while a per-host allowance lasts, then an allocation bound (k
+ * removals shared out over the pNUMA nodes, each node gaining its a_i largest demands), then the
+ * tail: the smaller of "every migratable VM removed" and every node gaining its k largest demands
+ * (all >= any k-removal; VMCAP is monotone in the capacity vector). Tables stop at the effective
+ * budget. The RAM budget enters twice: B is lowered to how many of the smallest migratable VMs
+ * fit it, and a Lagrangian relaxation (any multiplier lambda >= 0 gives a valid bound; the best
+ * over a convex search is kept) prices RAM.
  *
  * Scope: feasibility filters (the link rule) only forbid states, so the bound stays valid. Terms:
  * ram-cost is modelled (above); locality-weight and bandwidth-capacity are <= 0 in every state
@@ -99,7 +104,9 @@ struct UpperBound {
 /**
  * Computes the bound for `model`'s snapshot and budget (Problem::constraints). Deterministic: the
  * same model and params give the same bound for any thread count. Complexity: O(sum over hosts of
- * sets evaluated x targets x VMCAP) for the tables (parallel over hosts), plus O(hosts x options x
+ * values evaluated x targets x VMCAP) for the tables (parallel over hosts; per host at most
+ * max_sets_per_host + the branch-and-bound and allocation allowances, plus one per removal count
+ * of the tail), O(host types x flavors x placements x targets) for the landing costs, O(hosts x options x
  * B) for the knapsack, times ram_lagrangian_steps + 1 when the RAM search runs (B: the effective
  * budget, capped by the largest useful removal count). Memory O(hosts x (K_h + tail) + B).
  * Thread-safe for concurrent calls on the same model (reads only). An exact-fallback evaluation
