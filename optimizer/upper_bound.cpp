@@ -59,8 +59,7 @@ struct Point {
  *  options removing exactly k migratable VMs, k = 0..front.size()-1. front[0] = {0, V_h(0)}. */
 struct HostTable {
     std::vector<std::vector<Point>> front;
-    int depth = -1;    ///< exact depth K_h (-1: no migratable VM)
-    int searched = 0;  ///< removal counts k > depth solved exactly by the branch and bound
+    int depth = -1;  ///< exact depth K_h (-1: no migratable VM)
     std::int64_t evaluations = 0;
 };
 
@@ -187,9 +186,6 @@ public:
             std::int64_t alloc_allowance =
                 exact_pair ? prm_.max_allocation_per_exact_host : std::min(prm_.max_allocation_per_host, allocation_share_);
             Score alloc_floor = std::numeric_limits<Score>::min();
-            spans_.clear();
-            for (int v : movable) spans_.push_back(p_.flavors[p_.vms[v].flavor].num_vnuma());
-            std::sort(spans_.begin(), spans_.end(), std::greater<>());
             Score best_cheap = std::numeric_limits<Score>::min();  // best point so far with ram = the k smallest
             std::vector<Amount> top(free_.size());
             for (int k = depth + 1; k <= k_top; ++k) {
@@ -207,11 +203,10 @@ public:
                         alloc_floor = alloc;
                         val = std::min(g_all_, alloc) - wm_ * min_ram - min_land;
                     } else {
-                        for (std::size_t x = 0; x < top.size(); ++x) top[x] = free_[x] + suf_top_[0][x][std::min<int>(k, n_mov)];
+                        for (std::size_t x = 0; x < top.size(); ++x) top[x] = free_[x] + suf_top_[0][x][k];
                         val = std::min(g_all_, value(top.data())) - wm_ * min_ram - min_land;
                     }
                 }
-                if (exact_k) ++t.searched;
                 t.front.push_back({Point{min_ram, val}});
                 best_cheap = std::max(best_cheap, val);
                 // Stop: every larger k' is worth at most g_all - its k' smallest costs, which an
@@ -228,6 +223,7 @@ private:
      *  prefix sums of their VMs' demands there, descending, and prefix sums of their RAMs and
      *  landing costs, ascending (index q: the q largest / smallest). */
     void prepare_suffixes() {
+        // Also, for the whole host: span_sum_ and on_node_ (allocation_bound).
         const int C = static_cast<int>(classes_.size());
         const std::size_t X = free_.size();
         suf_top_.assign(C + 1, std::vector<std::vector<Amount>>(X));
@@ -237,6 +233,8 @@ private:
         std::vector<std::vector<Amount>> per(X);
         std::vector<Amount> rams;
         std::vector<Score> lands;
+        std::vector<int> spans;
+        on_node_.assign(n_, 0);
         for (int c = C; c >= 0; --c) {
             if (c < C) {
                 const VmClass& vc = classes_[c];
@@ -247,7 +245,9 @@ private:
                             for (int r = 0; r < R_; ++r) per[static_cast<std::size_t>(i) * R_ + r].push_back(nd[r]);
                     rams.push_back(vc.ram);
                     lands.push_back(vc.landing);
+                    spans.push_back(std::popcount(vc.mask));
                 }
+                for (int i = 0; i < n_; ++i) on_node_[i] += ((vc.mask >> i) & 1U) ? vc.count : 0;
                 suf_count_[c] = suf_count_[c + 1] + vc.count;
             }
             const int n = suf_count_[c];
@@ -269,6 +269,9 @@ private:
                 suf_land_[c][q] = suf_land_[c][q - 1] + ls[q - 1];
             }
         }
+        std::sort(spans.begin(), spans.end(), std::greater<>());
+        span_sum_.assign(spans.size() + 1, 0);
+        for (std::size_t q = 1; q <= spans.size(); ++q) span_sum_[q] = span_sum_[q - 1] + spans[q - 1];
     }
 
     /**
@@ -331,12 +334,11 @@ private:
      * reach: the bound of k - 1). False if it needs more than `allowance` evaluations.
      */
     bool allocation_bound(int k, std::int64_t& allowance, Score floor, Score& out) {
-        int q = 0;
-        for (int j = 0; j < k && j < static_cast<int>(spans_.size()); ++j) q += spans_[j];
+        int q = span_sum_[k];
         alloc_cap_.assign(n_, 0);
         int cap_sum = 0;
         for (int i = 0; i < n_; ++i) {
-            alloc_cap_[i] = std::min<int>(k, static_cast<int>(suf_top_[0][static_cast<std::size_t>(i) * R_].size()) - 1);
+            alloc_cap_[i] = std::min(k, on_node_[i]);  // more removals than VMs on a node add nothing there
             cap_sum += alloc_cap_[i];
         }
         q = std::min(q, cap_sum);
@@ -509,7 +511,9 @@ private:
     std::vector<std::vector<Score>> suf_land_;               // [class][q]
     std::vector<int> suf_count_;                             // [class]: VMs in classes >= it
     std::vector<Amount> bound_;
-    std::vector<int> spans_, alloc_cap_, alloc_;
+    std::vector<int> alloc_cap_;
+    std::vector<int> span_sum_;  // [q]: the q largest spans (vNUMA counts) of the host's VMs, summed
+    std::vector<int> on_node_;   // [node]: the host's migratable VMs with a vNUMA node there
     Score alloc_best_ = 0;
     std::int64_t* alloc_left_ = nullptr;
     bool alloc_aborted_ = false;
