@@ -96,6 +96,10 @@ std::unique_ptr<CapacityModel> model_for(const Problem& p, const std::string& fi
         return std::make_unique<CapacityModel>(p, options);
     } catch (const std::invalid_argument& e) {
         throw InputError(file + ": " + e.what());
+    } catch (const InputError& e) {  // e.g. the network's routes ("network: ..."): name the file
+        const std::string what = e.what();
+        if (what.rfind(file + ":", 0) == 0) throw;
+        throw InputError(file + ": " + what);
     }
 }
 
@@ -381,8 +385,8 @@ int cmd_plan(const Args& args) {
                     plan.dropped);
     if (p.network.present() && !p.vlinks.empty()) {
         std::printf(
-            "network   %zu vlink(s); link capacities kept at every step; links over capacity: %zu in the snapshot, %zu after the "
-            "plan\n",
+            "network   %zu vlink(s); link capacities kept at every step; link directions over capacity: %zu in the snapshot, %zu "
+            "after the plan\n",
             p.vlinks.size(), over_before.size(), over_after.size());
         std::printf("          max link utilisation %.1f%% -> %.1f%%; cross-rack vlink bandwidth %lld -> %lld Mbps", max_util_before,
                     max_util_after, static_cast<long long>(cross_rack[0]), static_cast<long long>(cross_rack[1]));
