@@ -40,6 +40,40 @@ Frac add(Frac x, Frac y, const std::string& where) {
     return reduce(static_cast<Wide>(x.num) * y.den + static_cast<Wide>(y.num) * x.den, static_cast<Wide>(x.den) * y.den, where);
 }
 
+/** The routes below assume what the snapshot loader checks: links and host uplinks name
+ *  existing switches, and the switches hosts attach to reach each other (a breadth-first search
+ *  from an unreachable one would index a bucket at distance -1). InputError otherwise. */
+void check_connected(const Problem& p) {
+    const Network& net = p.network;
+    const int S = static_cast<int>(net.switches.size());
+    for (const NetLink& l : net.links)
+        if (l.a < 0 || l.a >= S || l.b < 0 || l.b >= S) throw InputError("network routes: a link names no switch");
+    for (const int s : net.host_switch)
+        if (s < 0 || s >= S) throw InputError("network routes: a host attaches to no switch");
+    if (p.hosts.empty()) return;
+    std::vector<std::vector<int>> adj(S);
+    for (const NetLink& l : net.links) {
+        adj[l.a].push_back(l.b);
+        adj[l.b].push_back(l.a);
+    }
+    std::vector<char> seen(S, 0);
+    std::vector<int> stack = {net.host_switch[0]};
+    seen[net.host_switch[0]] = 1;
+    while (!stack.empty()) {
+        const int u = stack.back();
+        stack.pop_back();
+        for (const int v : adj[u])
+            if (!seen[v]) {
+                seen[v] = 1;
+                stack.push_back(v);
+            }
+    }
+    for (std::size_t h = 0; h < p.hosts.size(); ++h)
+        if (!seen[net.host_switch[h]])
+            throw InputError("network routes: switch \"" + net.switches[net.host_switch[h]] + "\" (host \"" + p.hosts[h].id +
+                             "\") cannot reach switch \"" + net.switches[net.host_switch[0]] + "\" (host \"" + p.hosts[0].id + "\")");
+}
+
 }  // namespace
 
 NetworkRoutes::NetworkRoutes(const Problem& p) : problem_(p) {
@@ -48,11 +82,9 @@ NetworkRoutes::NetworkRoutes(const Problem& p) : problem_(p) {
     const int S = static_cast<int>(net.switches.size());
     const int L = static_cast<int>(net.links.size());
     if (!net.present() || static_cast<int>(net.host_switch.size()) != H) throw InputError("network routes: the snapshot has no network");
-    for (int h = 0; h < H; ++h)
-        if (net.host_switch[h] < 0 || net.host_switch[h] >= S)
-            throw InputError("network routes: host \"" + p.hosts[h].id + "\" has no switch");
+    check_connected(p);
     for (const NetLink& l : net.links)
-        if (l.a < 0 || l.a >= S || l.b < 0 || l.b >= S || l.a == l.b) throw InputError("network routes: a link joins no two switches");
+        if (l.a == l.b) throw InputError("network routes: a link joins switch \"" + net.switches[l.a] + "\" to itself");
 
     edge_index_.assign(S, -1);
     std::vector<int> edges;  // host-attached switches, in switch order

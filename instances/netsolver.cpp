@@ -26,7 +26,28 @@ namespace {
 
 __extension__ typedef __int128 Wide;  // sums of micro-unit loads (the project's Wide, evaluators/score.h)
 
-/** "<file>: <path>: <what>" as an InputError (built by appending: a string literal + std::string trips GCC 12 -Wrestrict). */
+/** `s` with control characters (a NUL, a newline or a terminal escape in a name or a list line)
+ *  shown as \xNN, as the CLI prints messages (cli/main.cpp): a NUL would otherwise end the message
+ *  early, since the CLI prints what() as a C string. */
+std::string printable(const std::string& s) {
+    std::string out;
+    out.reserve(s.size());
+    for (const char c : s) {
+        const auto u = static_cast<unsigned char>(c);
+        if (u < 0x20 || u == 0x7f) {
+            static const char* const kHex = "0123456789abcdef";
+            out += "\\x";
+            out += kHex[u >> 4];
+            out += kHex[u & 15];
+        } else {
+            out += c;
+        }
+    }
+    return out;
+}
+
+/** "<file>: <path>: <what>" as an InputError, control characters escaped (printable); built by
+ *  appending: a string literal + std::string trips GCC 12 -Wrestrict. */
 [[noreturn]] void fail(const std::string& file, const std::string& path, const std::string& what) {
     std::string m = file;
     m += ": ";
@@ -35,7 +56,7 @@ __extension__ typedef __int128 Wide;  // sums of micro-unit loads (the project's
         m += ": ";
     }
     m += what;
-    throw InputError(m);
+    throw InputError(printable(m));
 }
 
 std::string dq(const std::string& s) {
@@ -251,6 +272,33 @@ Problem netsolver_cluster(const nlohmann::json& pn, const std::string& file, con
     }
     for (int h = 0; h < H; ++h)
         if (uplink[h] < 0) fail(file, key_path("Servers", names[h]), std::string("server ") + dq(names[h]) + " has no link in \"PN\"");
+    // The servers' switches must reach each other, as the snapshot loader requires of a network:
+    // a vlink between servers on two switches without a path would have no route (NetworkRoutes).
+    {
+        std::vector<std::vector<int>> adj(p.network.switches.size());
+        for (const NetLink& l : p.network.links) {
+            adj[l.a].push_back(l.b);
+            adj[l.b].push_back(l.a);
+        }
+        std::vector<char> seen(p.network.switches.size(), 0);
+        std::vector<int> stack = {uplink[0]};
+        seen[uplink[0]] = 1;
+        while (!stack.empty()) {
+            const int u = stack.back();
+            stack.pop_back();
+            for (const int v : adj[u])
+                if (!seen[v]) {
+                    seen[v] = 1;
+                    stack.push_back(v);
+                }
+        }
+        for (int h = 1; h < H; ++h)
+            if (!seen[uplink[h]])
+                fail(file, "PN",
+                     std::string("switch ") + dq(p.network.switches[uplink[h]]) + " (server " + dq(names[h]) + ") cannot reach switch " +
+                         dq(p.network.switches[uplink[0]]) + " (server " + dq(names[0]) +
+                         "): the servers' switches must be connected (traffic between them would have no route); not imported");
+    }
 
     // Host types by (cores, RAM, NIC), in order of first host; "-nic<Mbps>" only where one size has several NICs.
     std::map<std::pair<Amount, Amount>, std::set<std::int64_t>> nics_of_size;
@@ -352,6 +400,9 @@ std::vector<std::string> read_netsolver_instance_list(const std::string& path) {
         while (b < line.size() && std::isspace(static_cast<unsigned char>(line[b]))) ++b;
         line.erase(0, b);
         if (line.empty() || line[0] == '#') continue;
+        if (line.find('\0') != std::string::npos)  // the file system would see the path cut at the NUL
+            fail(path, std::string("line ") + std::to_string(no),
+                 std::string("no VDC file ") + dq(line) + " (a path cannot contain a NUL byte)");
         const fs::path entry(line);
         std::error_code ec;
         std::string found;
@@ -623,7 +674,7 @@ NetsolverPlacementStats place_netsolver_vdcs(Problem& p, const std::vector<Netso
             }
             if (best < 0) {
                 failed = true;
-                st.failure = vdc.vm_names[v];
+                st.failure = printable(vdc.vm_names[v]);
                 st.failure += " (";
                 st.failure += std::to_string(vdc.vm_size[v].first);
                 st.failure += " cores, ";

@@ -80,8 +80,11 @@ struct NetsolverNetworkInfo {
  * >= 1] or joins a node to itself, a node named like a server (s<digits>) that "Servers" does not
  * list, a server without links, two servers linked directly or a server linked to two different
  * switches (server-centric networks such as BCube: their servers forward traffic, which this
- * model's one-uplink hosts cannot; message names the server and both neighbours), amounts beyond
- * kMaxAmount / kMaxMbps after unit conversion, or invalid options. O(servers log servers + links).
+ * model's one-uplink hosts cannot; message names the server and both neighbours), servers on
+ * switches that cannot reach each other through "PN" (path "PN"; names a switch and server that
+ * cannot reach the first server's switch: the network the snapshot loader and NetworkRoutes
+ * require), amounts beyond kMaxAmount / kMaxMbps after unit conversion, or invalid options.
+ * Control characters in names are shown as \xNN in messages. O(servers log servers + links).
  */
 Problem netsolver_cluster(const nlohmann::json& pn, const std::string& file, const NetsolverOptions& options,
                           NetsolverNetworkInfo* info = nullptr);
@@ -102,7 +105,8 @@ NetsolverVdc parse_netsolver_vn(const nlohmann::json& vn, const std::string& fil
  * "../../../instances/hadoop/hadoop_extra/hadoop_10.1.vn", relative to the authors' run
  * directory, which resolves to "hadoop_extra/hadoop_10.1.vn" beside the list). Throws InputError
  * naming the list and line if the list cannot be read, is empty, or an entry resolves to no
- * regular file. O(lines x path depth) file-system look-ups.
+ * regular file (the entry quoted, control characters such as a NUL shown as \xNN).
+ * O(lines x path depth) file-system look-ups.
  */
 std::vector<std::string> read_netsolver_instance_list(const std::string& path);
 

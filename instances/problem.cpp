@@ -1,5 +1,6 @@
 #include "instances/problem.h"
 
+#include <charconv>
 #include <unordered_set>
 
 namespace vmcap {
@@ -8,6 +9,14 @@ namespace {
 
 std::string vm_where(const std::string& file, std::size_t i, const Vm& vm) {
     return file + ": vms[" + std::to_string(i) + "] (id \"" + vm.id + "\")";
+}
+
+/** The shortest text (%g style) that reads back as `x` ("0.0001", "1e+308", "100000.5"), not std::to_string's fixed
+ *  six decimals (309 digits for 1e308, "0.000100" for 0.0001). */
+std::string short_number(double x) {
+    char buf[64];
+    const auto r = std::to_chars(buf, buf + sizeof buf, x, std::chars_format::general);
+    return std::string(buf, r.ptr);
 }
 
 }  // namespace
@@ -39,7 +48,7 @@ void finalize_problem(Problem& p, const std::string& file) {
         if (static_cast<int>(fl.demand.size()) != R) throw InputError(where + ": demand must give every resource");
         if (!(fl.weight >= 0.0)) throw InputError(where + ": weight must be >= 0");
         if (weight_milli(fl.weight) < 0)
-            throw InputError(where + ": weight " + std::to_string(fl.weight) +
+            throw InputError(where + ": weight " + short_number(fl.weight) +
                              " must be at most 100000 with at most 3 decimals (weights are counted in thousandths)");
         if (fl.num_vnuma() < 1 || !fl.vnuma.graph.is_connected()) throw InputError(where + ": vnuma topology must be a connected graph");
         if (fl.num_vnuma() > kMaxVNuma) throw InputError(where + ": vnuma topology has more than " + std::to_string(kMaxVNuma) + " nodes");

@@ -43,15 +43,17 @@ std::string read_text_file(const std::string& path) {
 namespace {
 
 /** Where the bytes for `path` go: the file itself, or, for a symlink, the file it points to (the
- *  link is kept). Throws InputError if that exists and is not a regular file. */
+ *  link is kept), followed link by link, so a link to a file that does not exist yet names where
+ *  that file is created (weakly_canonical would stop at the dangling link, and the rename would
+ *  then replace the link). Throws InputError if that exists and is not a regular file. */
 std::filesystem::path output_target(const std::string& path) {
     namespace fs = std::filesystem;
     std::error_code ec;
     fs::path target(path);
-    if (fs::is_symlink(fs::symlink_status(target, ec))) {
-        const fs::path resolved = fs::weakly_canonical(target, ec);
-        if (ec) throw InputError(path + ": cannot resolve the symbolic link");
-        target = resolved;
+    for (int hops = 0; fs::is_symlink(fs::symlink_status(target, ec)); ++hops) {
+        const fs::path next = fs::read_symlink(target, ec);
+        if (ec || hops == 40) throw InputError(path + ": cannot resolve the symbolic link");
+        target = next.is_absolute() ? next : target.parent_path() / next;  // relative to the link's directory, as the kernel does
     }
     const fs::file_status st = fs::status(target, ec);
     if (fs::exists(st) && !fs::is_regular_file(st)) throw InputError(path + ": exists and is not a regular file; not replaced");

@@ -48,7 +48,8 @@ Amount gib_to_mib_budget(double gib);
  * renamed over `path`. The temporary file is unnamed (O_TMPFILE) until complete, so a process
  * killed while writing, even by SIGKILL, leaves nothing behind; on file systems without O_TMPFILE
  * a named one (".<name>.tmpXXXXXX") is used and removed on every exit path but SIGKILL. A symbolic link at `path` is followed (the file it points to is replaced,
- * the link kept); an existing file keeps its permissions, a new one gets 0666 less the umask.
+ * or created if it does not exist yet, in the link's target directory; the link kept, also through
+ * a chain of links); an existing file keeps its permissions, a new one gets 0666 less the umask.
  * Throws InputError if the target is not a regular file or no temporary file can be made there,
  * std::runtime_error if writing fails; either way nothing is left at `path`.
  */

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Coverage-guided fuzzing of the input parsers (tests/fuzz: snapshot loader, plan loader, plan
-# validation) with libFuzzer + ASan + UBSan. Installs the missing Debian packages (as setup.sh
+# validation, `import netsolver`) with libFuzzer + ASan + UBSan. Installs the missing Debian packages (as setup.sh
 # does), builds the harnesses in build-fuzz/ (clang), runs each target for the given time on a
 # working corpus in build-fuzz/corpus/<target> (the checked-in tests/fuzz/corpus/<target> and
 # tests/fuzz/regressions/<target> are read, never written), keeps crash artifacts in
@@ -11,7 +11,7 @@ cd "$(dirname "$0")/.."
 
 SECONDS_PER_TARGET="${1:-60}"
 [[ "$SECONDS_PER_TARGET" =~ ^[1-9][0-9]*$ ]] || { echo "usage: scripts/fuzz.sh [seconds-per-target]" >&2; exit 2; }
-TARGETS=(fuzz_snapshot fuzz_plan fuzz_validate)
+TARGETS=(fuzz_snapshot fuzz_plan fuzz_validate fuzz_netsolver)
 
 PACKAGES=(clang libclang-rt-14-dev cmake ninja-build pkg-config libtbb-dev libeigen3-dev libboost-program-options-dev
           nlohmann-json3-dev coinor-libcbc-dev)
@@ -32,11 +32,13 @@ for t in "${TARGETS[@]}"; do
   mkdir -p "$corpus" "$artifacts" build-fuzz/logs
   seeds=("tests/fuzz/corpus/$name")  # read only: new inputs go to the first directory, $corpus
   if [ -d "tests/fuzz/regressions/$name" ]; then seeds+=("tests/fuzz/regressions/$name"); fi
+  dict=tests/fuzz/$name.dict  # a target's own dictionary, else the JSON one
+  [ -f "$dict" ] || dict=tests/fuzz/json.dict
   echo "fuzz: $t for $SECONDS_PER_TARGET s (log $log)"
   t0=$(date +%s)
   rc=0
   "build-fuzz/tests/fuzz/$t" -max_total_time="$SECONDS_PER_TARGET" -max_len=4096 -timeout=5 -rss_limit_mb=2048 \
-    -dict=tests/fuzz/json.dict -artifact_prefix="$artifacts/" -print_final_stats=1 \
+    -dict="$dict" -artifact_prefix="$artifacts/" -print_final_stats=1 \
     "$corpus" "${seeds[@]}" >"$log" 2>&1 || rc=$?
   wall=$(($(date +%s) - t0))
   # libFuzzer's last status line ("#N DONE cov: C ft: F corp: K/SIZE ...") and final stats.

@@ -6,6 +6,7 @@
 // naming the file and JSON path, exit 2, nothing written), BCube refused.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -292,6 +293,111 @@ TEST(NetsolverImport, CliBadInputsExit2AndWriteNothing) {
     EXPECT_EQ(both.code, 2);
     EXPECT_NE(both.err.find("either as --list FILE or as .vn files"), std::string::npos) << both.err;
     EXPECT_EQ(run_vmcap("import frob").code, 2);
+}
+
+// Issue 22 item 1: servers on switches that cannot reach each other. The import built the ECMP
+// routes before any connectivity check, and NetworkRoutes's breadth-first split indexed a bucket
+// at distance -1: heap corruption, exit 139 or 134 ("double free or corruption"). Now the .pn is
+// refused first (exit 2, the file, the switch and server named, nothing written), and
+// NetworkRoutes itself throws InputError on such a network.
+TEST(NetsolverImport, DisconnectedSwitchesRefusedBeforeRoutes) {
+    EXPECT_EQ(pn_error(R"({"Servers": {"s0": [16, 32, 0], "s1": [16, 32, 0]}, "PN": [["s0", "tor0", 10], ["s1", "tor1", 10]]})"),
+              R"(bad.pn: PN: switch "tor1" (server "s1") cannot reach switch "tor0" (server "s0"): the servers' switches must be )"
+              "connected (traffic between them would have no route); not imported");
+    // A pod whose aggregation switch has no link to the rest; the first unreachable server named.
+    EXPECT_NE(pn_error(R"({"Servers": {"s0": [4, 8], "s1": [4, 8], "s2": [4, 8], "s3": [4, 8]},
+        "PN": [["s0", "t0", 1], ["s1", "t1", 1], ["s2", "t2", 1], ["s3", "t2", 1], ["t0", "a0", 1], ["t1", "a0", 1], ["t2", "a1", 1]]})")
+                  .find(R"(PN: switch "t2" (server "s2") cannot reach switch "t0" (server "s0"))"),
+              std::string::npos);
+    // Switches no server attaches to may be unreachable, as in a snapshot.
+    const Problem island = netsolver_cluster(
+        nlohmann::json::parse(R"({"Servers": {"s0": [4, 8], "s1": [4, 8]}, "PN": [["s0", "t0", 1], ["s1", "t0", 1], ["x", "y", 1]]})"),
+        "i.pn", {});
+    EXPECT_EQ(island.network.switches.size(), 3U);
+
+    // Through the CLI: exit 2, one line, nothing written, also through an --out symlink.
+    const std::string pn = write("disc.pn", R"({"Servers": {"s0": [16, 32, 0], "s1": [16, 32, 0]},
+        "PN": [["s0", "tor0", 10], ["s1", "tor1", 10]]})");
+    const std::string vn = write("one.vn", R"({"VMs": {"vm0": [2, 4, 0]}, "VN": []})");
+    const fs::path dir = tmp_dir() / "netsolver-disc";
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    std::ofstream((dir / "old.json").string()) << "old";
+    fs::create_symlink("old.json", dir / "link.json");
+    const test::CmdResult r = run_vmcap("import netsolver --pn " + pn + " " + vn + " --out " + (dir / "link.json").string());
+    EXPECT_EQ(r.code, 2) << r.err;
+    EXPECT_NE(r.err.find(R"(disc.pn: PN: switch "tor1" (server "s1") cannot reach switch "tor0" (server "s0"))"), std::string::npos)
+        << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_EQ(read_text_file((dir / "old.json").string()), "old");
+    EXPECT_TRUE(fs::is_symlink(dir / "link.json"));
+    EXPECT_EQ(std::distance(fs::directory_iterator(dir), fs::directory_iterator()), 2);
+}
+
+TEST(NetsolverImport, NetworkRoutesThrowsOnADisconnectedNetwork) {
+    // The hand-made network without its switch links: tor1 (s0, s1) and tor2 (s2, s10) apart.
+    Problem p = netsolver_cluster(nlohmann::json::parse(kPn), "pn.pn", {});
+    p.network.links.clear();
+    const std::string e = error_of([&] { const NetworkRoutes routes(p); });
+    EXPECT_EQ(e, R"(network routes: switch "tor2" (host "s2") cannot reach switch "tor1" (host "s0"))");
+    // One switch between them is enough again.
+    p.network.links.push_back(NetLink{0, 1, 1000});
+    EXPECT_EQ(error_of([&] { const NetworkRoutes routes(p); }), "");
+}
+
+// Issue 22 item 9: a NUL byte in an instance list line ended the message early (the CLI prints
+// what() as a C string), and a NUL after an existing file's name was silently cut off by the
+// file system. Now the line is refused, quoted with its control characters as \xNN.
+TEST(NetsolverImport, ListLineWithNulRefusedAndQuotedWhole) {
+    write("ok.vn", kVnB);
+    const std::string list = write("nul.txt", std::string("ok.vn\nok.vn\0.bak\n", 17));
+    EXPECT_EQ(error_of([&] { read_netsolver_instance_list(list); }),
+              list + R"(: line 2: no VDC file "ok.vn\x00.bak" (a path cannot contain a NUL byte))");
+    const std::string esc = write("esc.txt", std::string("ok.vn\nno\x1b[31m\0pe.vn\n", 20));
+    EXPECT_EQ(error_of([&] { read_netsolver_instance_list(esc); }),
+              esc + R"(: line 2: no VDC file "no\x1b[31m\x00pe.vn" (a path cannot contain a NUL byte))");
+    const test::CmdResult r = run_vmcap("import netsolver --pn " + write("t.pn", kPn) + " --list " + esc + " --out " +
+                                        (tmp_dir() / "netsolver-nul-out.json").string());
+    EXPECT_EQ(r.code, 2);
+    EXPECT_NE(r.err.find(R"(no VDC file "no\x1b[31m\x00pe.vn" (a path cannot contain a NUL byte))"), std::string::npos) << r.err;
+    EXPECT_FALSE(fs::exists(tmp_dir() / "netsolver-nul-out.json"));
+    // A VM name with a NUL (JSON "\u0000") in a message: escaped too, the message whole.
+    EXPECT_EQ(vn_error(R"({"VMs": {"a\u0000b": [1, 2, 0]}, "VN": [["a\u0000b", "a\u0000b", 1]]})"),
+              R"(bad.vn: VN[0]: joins VM "a\x00b" to itself)");
+}
+
+// Writing through a symbolic link (README "Commands", docs/format.md): --out naming a symlink
+// writes the file the link points to (replaced atomically, or created), and the link stays.
+TEST(NetsolverImport, OutThroughASymlinkWritesItsTargetAndKeepsTheLink) {
+    const std::string pn = write("t.pn", kPn), vn = write("b.vn", kVnB);
+    const fs::path dir = tmp_dir() / "netsolver-links";
+    fs::remove_all(dir);
+    fs::create_directories(dir / "data");
+    fs::create_directories(dir / "links");
+    auto import_to = [&](const fs::path& out) { return run_vmcap("import netsolver --pn " + pn + " " + vn + " --out " + out.string()); };
+    // An existing target, by a relative link from another directory: replaced, the link kept.
+    std::ofstream((dir / "data" / "snap.json").string()) << "old";
+    fs::create_symlink("../data/snap.json", dir / "links" / "snap.json");
+    ASSERT_EQ(import_to(dir / "links" / "snap.json").code, 0);
+    EXPECT_TRUE(fs::is_symlink(dir / "links" / "snap.json"));
+    EXPECT_EQ(load_snapshot((dir / "data" / "snap.json").string()).vdcs.size(), 1U);
+    // A chain of two links.
+    fs::create_symlink("snap.json", dir / "links" / "chain.json");
+    std::ofstream((dir / "data" / "snap.json").string()) << "old";
+    ASSERT_EQ(import_to(dir / "links" / "chain.json").code, 0);
+    EXPECT_TRUE(fs::is_symlink(dir / "links" / "chain.json"));
+    EXPECT_TRUE(fs::is_symlink(dir / "links" / "snap.json"));
+    EXPECT_EQ(load_snapshot((dir / "data" / "snap.json").string()).vdcs.size(), 1U);
+    // A link to a file that does not exist yet (dangling): the file is created there, the link kept.
+    fs::create_symlink("../data/new.json", dir / "links" / "new.json");
+    const test::CmdResult r = import_to(dir / "links" / "new.json");
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_TRUE(fs::is_symlink(dir / "links" / "new.json"));
+    EXPECT_TRUE(fs::is_regular_file(dir / "data" / "new.json"));
+    EXPECT_EQ(load_snapshot((dir / "links" / "new.json").string()).vdcs.size(), 1U);
+    // Nothing else was left in either directory (no temporary file).
+    EXPECT_EQ(std::distance(fs::directory_iterator(dir / "data"), fs::directory_iterator()), 2);
+    EXPECT_EQ(std::distance(fs::directory_iterator(dir / "links"), fs::directory_iterator()), 3);
 }
 
 // ---- the bundled NetSolver data (skipped without ../shared/data/netsolver-vdc)
