@@ -1,5 +1,7 @@
 // Subcommand exact: proven optimum of a small snapshot (branch and bound by default, or the MILP
 // with CBC), written as a plan.
+#include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <limits>
@@ -16,6 +18,7 @@
 #include "optimizer/exact_bb.h"
 #include "optimizer/ordering.h"
 #include "optimizer/plan.h"
+#include "optimizer/search_params.h"
 
 namespace po = boost::program_options;
 
@@ -24,6 +27,7 @@ namespace vmcap::cli {
 using namespace detail;
 
 int cmd_exact(const Args& args) {
+    const auto started = std::chrono::steady_clock::now();
     po::options_description desc("vmcap exact options");
     std::string cluster, out, method, milp_model;
     std::int64_t max_mig = -1, max_nodes = 0, warm_start = 100000;
@@ -58,12 +62,19 @@ int cmd_exact(const Args& args) {
     if (out.empty()) throw UsageError("--out must not be empty");
     check_output_path(out);
     const Problem p = load_for_search(cluster, vm, max_mig, max_gib);
-    const auto model_ptr = model_for(p, cluster, vm);
+    // The solvers stop themselves at the limit (warm start, model, search, the ordering below) and
+    // write their best plan; this backstop (10% later, at least 5 s) stops exact-fallback VMCAP
+    // evaluations that would carry the command far past it (exit code 4, nothing written).
+    const auto model_ptr = model_for(p, cluster, vm, deadline_after(started, time_limit + std::max(5.0, 0.1 * time_limit)));
     const CapacityModel& model = *model_ptr;
+    const auto deadline = deadline_after(started, time_limit);
+    // What is left of the limit after loading, for the solver (at least a little, so that it
+    // reports its warm start rather than nothing).
+    const double left = std::max(0.05, std::chrono::duration<double>(deadline - std::chrono::steady_clock::now()).count());
     ExactResult ex;
     if (method == "bb") {
         BranchBoundParams bp;
-        bp.time_limit_s = time_limit;
+        bp.time_limit_s = left;
         bp.max_nodes = max_nodes;
         bp.warm_start_evaluations = warm_start;
         try {
@@ -74,7 +85,7 @@ int cmd_exact(const Args& args) {
     } else {
         try {
             MilpParams mp;
-            mp.time_limit_s = time_limit;
+            mp.time_limit_s = left;
             mp.aggregate = milp_model == "aggregated";
             mp.warm_start_evaluations = warm_start;
             ex = solve_exact(model, mp);
@@ -87,14 +98,17 @@ int cmd_exact(const Args& args) {
     // MILP optimises final states, so its optimum is proven for what is written only if some plan
     // reaches it (then it is also the best over plans).
     Plan plan = build_plan(model, ex.best);
+    bool order_unknown = false;
     if (plan.objective_after < ex.objective - 1e-9) {
-        const OrderResult o = find_order(model, ex.best);
+        const OrderResult o = find_order(model, ex.best, 2'000'000, deadline);
         if (o.status == OrderStatus::Found) plan = plan_from_steps(model, o.steps);
+        order_unknown = o.status == OrderStatus::Unknown;
     }
     const bool ordered = plan.objective_after >= ex.objective - 1e-9;
     if (!ordered && ex.proven) {
         ex.proven = false;
-        ex.stopped_by = "no plan within the budget reaches the final-state optimum";
+        ex.stopped_by =
+            order_unknown ? "time limit (ordering the final-state optimum)" : "no plan within the budget reaches the final-state optimum";
     }
     PlanInfo info;
     info.cluster = cluster;
