@@ -106,6 +106,33 @@ struct RouteParts {
 };
 
 /**
+ * Calls f(ha, hb, loads) for every ordered pair of distinct hosts, with the loads of a vlink
+ * between them per Mbps (NetworkRoutes::for_each_share; a link it names twice summed), sorted by
+ * link. O(H^2 x route length x log).
+ */
+template <class F>
+void for_each_route(const Problem& p, const NetworkRoutes& routes, F&& f) {
+    const int H = static_cast<int>(p.hosts.size());
+    std::vector<std::pair<int, std::int64_t>> loads;
+    for (int ha = 0; ha < H; ++ha)
+        for (int hb = 0; hb < H; ++hb) {
+            if (ha == hb) continue;
+            loads.clear();
+            routes.for_each_share(ha, hb, [&](int link, std::int64_t units) { loads.emplace_back(link, units); });
+            std::sort(loads.begin(), loads.end());
+            std::size_t n = 0;
+            for (std::size_t k = 0; k < loads.size(); ++k) {
+                if (n > 0 && loads[n - 1].first == loads[k].first)
+                    loads[n - 1].second += loads[k].second;
+                else
+                    loads[n++] = loads[k];
+            }
+            loads.resize(n);
+            f(ha, hb, static_cast<const std::vector<std::pair<int, std::int64_t>>&>(loads));
+        }
+}
+
+/**
  * Splits every route into RouteParts, through for_each_share only (no assumption about how links
  * are numbered or directed): a link loaded only by host pairs that all contain one host h is h's
  * (first when h is the vlink's first end, second when it is the second), any other link belongs to
@@ -119,19 +146,18 @@ RouteParts split_routes(const Problem& p, const NetworkRoutes& routes) {
     const std::vector<int>& sw = p.network.host_switch;
     // Pass 1: the hosts common to every pair loading a link (-1: none; two: only one pair seen).
     std::vector<int> c1(NL, -2), c2(NL, -2);  // -2: no pair loads the link yet
-    for (int ha = 0; ha < H; ++ha)
-        for (int hb = 0; hb < H; ++hb) {
-            if (ha == hb) continue;
-            routes.for_each_share(ha, hb, [&](int link, std::int64_t) {
-                if (c1[link] == -2) {
-                    c1[link] = ha;
-                    c2[link] = hb;
-                    return;
-                }
-                if (c1[link] != ha && c1[link] != hb) c1[link] = -1;
-                if (c2[link] != ha && c2[link] != hb) c2[link] = -1;
-            });
+    for_each_route(p, routes, [&](int ha, int hb, const std::vector<std::pair<int, std::int64_t>>& loads) {
+        for (const auto& lu : loads) {
+            const int link = lu.first;
+            if (c1[link] == -2) {
+                c1[link] = ha;
+                c2[link] = hb;
+                continue;
+            }
+            if (c1[link] != ha && c1[link] != hb) c1[link] = -1;
+            if (c2[link] != ha && c2[link] != hb) c2[link] = -1;
         }
+    });
     std::vector<int> owner(NL, -1);  // the host a host link belongs to, -1: a switch link
     for (int l = 0; l < NL; ++l) owner[l] = c1[l] >= 0 ? c1[l] : c2[l] >= 0 ? c2[l] : -1;
     // Pass 2: values and counts.
@@ -145,25 +171,23 @@ RouteParts split_routes(const Problem& p, const NetworkRoutes& routes) {
         throw std::invalid_argument(
             "the MILP needs routes that split into per-host parts and switch-pair parts; this network's do not (use --method bb)");
     };
-    for (int ha = 0; ha < H; ++ha)
-        for (int hb = 0; hb < H; ++hb) {
-            if (ha == hb) continue;
-            ++host_pairs[{sw[ha], sw[hb]}];
-            routes.for_each_share(ha, hb, [&](int link, std::int64_t units) {
-                const int o = owner[link];
-                std::pair<std::int64_t, std::int64_t>* v = nullptr;
-                if (o < 0) {
-                    if (sw[ha] == sw[hb]) fail();
-                    v = &sw_val.try_emplace({sw[ha], sw[hb], link}, units, 0).first->second;
-                } else if (o == ha) {
-                    v = &first_val.try_emplace({ha, link}, units, 0).first->second;
-                } else {
-                    v = &second_val.try_emplace({hb, link}, units, 0).first->second;
-                }
-                if (v->first != units) fail();
-                ++v->second;
-            });
+    for_each_route(p, routes, [&](int ha, int hb, const std::vector<std::pair<int, std::int64_t>>& loads) {
+        ++host_pairs[{sw[ha], sw[hb]}];
+        for (const auto& [link, units] : loads) {
+            const int o = owner[link];
+            std::pair<std::int64_t, std::int64_t>* v = nullptr;
+            if (o < 0) {
+                if (sw[ha] == sw[hb]) fail();
+                v = &sw_val.try_emplace({sw[ha], sw[hb], link}, units, 0).first->second;
+            } else if (o == ha) {
+                v = &first_val.try_emplace({ha, link}, units, 0).first->second;
+            } else {
+                v = &second_val.try_emplace({hb, link}, units, 0).first->second;
+            }
+            if (v->first != units) fail();
+            ++v->second;
         }
+    });
     for (const auto& [key, v] : first_val) {
         if (v.second != H - 1) fail();
         parts.first[key.first].emplace_back(key.second, v.first);
@@ -263,8 +287,9 @@ ExactResult solve_exact(const CapacityModel& model, const MilpParams& prm) {
     }
 
     // Links that may bind: a vlink loads a link beyond its snapshot share only if one of its ends
-    // moves, by at most scale() micro-units per Mbps, so no link can carry more than its snapshot
-    // load plus scale() x the vlink bandwidth of the `budget` migratable VMs with the most. A link
+    // moves, by at most the most it puts on the link from any two hosts (per Mbps), so no link
+    // can carry more than its snapshot load plus that x the vlink bandwidth of the `budget`
+    // migratable VMs with the most. A link
     // whose bound fits its allowance needs no row, and without any such row the link rule is
     // inactive: no auxiliaries and no per-VM columns (e.g. the generator's small vlinks).
     const int L = links ? links->routes().num_links() : 0;
@@ -282,8 +307,14 @@ ExactResult solve_exact(const CapacityModel& model, const MilpParams& prm) {
         std::sort(movable.begin(), movable.end(), std::greater<>());
         double moved = 0;  // doubles: no overflow, and the comparison has slack to spare
         for (std::size_t k = 0; k < movable.size() && static_cast<std::int64_t>(k) < budget; ++k) moved += static_cast<double>(movable[k]);
-        const double extra = moved * static_cast<double>(links->routes().scale());
+        // Most micro-units per Mbps a vlink puts on each link, over every pair of hosts.
+        std::vector<std::int64_t> most(L, 0);
+        if (moved > 0)
+            for_each_route(p, links->routes(), [&](int, int, const std::vector<std::pair<int, std::int64_t>>& loads) {
+                for (const auto& [link, units] : loads) most[link] = std::max(most[link], units);
+            });
         for (int l = 0; l < L; ++l) {
+            const double extra = moved * static_cast<double>(most[l]);
             binds[l] = static_cast<double>(links->snapshot_loads()[l]) + extra > static_cast<double>(links->allowance(l, 0));
             any_binds = any_binds || binds[l];
         }

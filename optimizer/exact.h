@@ -34,9 +34,10 @@
  * The link-capacity rule (evaluators/link_filter.h; registered by CapacityModel when the snapshot
  * has a network and vlinks) is modelled exactly, in micro-units, through NetworkRoutes'
  * for_each_share only (no assumption on link numbering or direction). A link gets a row only if
- * it may bind: its snapshot load plus scale() x the vlink bandwidth of the `budget` migratable
- * VMs with the most exceeds max(capacity, snapshot load) (a vlink's load changes only when an end
- * moves); with no such link the rule is inactive and the model is the one without a network.
+ * it may bind: its snapshot load plus (the most micro-units per Mbps a vlink puts on it from any
+ * two hosts) x the vlink bandwidth of the `budget` migratable VMs with the most exceeds
+ * max(capacity, snapshot load) (a vlink's load changes only when an end moves); with no such link
+ * the rule is inactive and the model is the one without a network.
  * With u[v,h] the 0/1 presence of VM v on host h (a constant for a non-migratable VM): a vlink
  * e = (a, b) of m Mbps with one end fixed loads each link linearly in the other end's u (its
  * route from each host); with both ends migratable, every route splits (checked on every host
@@ -102,7 +103,7 @@ const LinkCapacityFilter* check_exact_scope(const CapacityModel& model);
  * targets x hosts x placements) columns (434 on 10 K4 hosts / 40 VMs; the per-VM model 1,740),
  * plus, when a link may bind, O(VMs with vlinks x hosts + vlinks x (hosts + switches^2));
  * rows O(hosts x nodes x resources x targets). Building it costs O(H^2 x route length) with links
- * (the route split) plus O(nonzeros). Time: the whole call (warm start, model, CBC) stays within
+ * (the binding test and the route split) plus O(nonzeros). Time: the whole call (warm start, model, CBC) stays within
  * time_limit_s plus the model build and CBC's last step (typically well under a second).
  * Solve time is exponential in the worst case; measured 0.2-2.3 s up to 50 hosts / 200 VMs and
  * budgets of 20 (docs/performance.md). Deterministic for the same input and params with
