@@ -3,7 +3,7 @@
  * @file exact.h
  * Proven optimum of small instances by a MILP solved with CBC (coinor-libcbc-dev): `vmcap exact
  * --method milp`, and an independent cross-check of the combinatorial solver (exact_bb.h). CBC
- * runs as its stand-alone solver does (CbcMain: preprocessing, cut generators, heuristics) from a
+ * runs as its stand-alone solver does (CbcMain: cut generators, heuristics; no CglPreProcess) from a
  * MIP start; on 10 hosts / 40 VMs at budget 6 it proves in about a second what the branch and
  * bound needs minutes for (docs/performance.md, "Exact proofs at the issue's size").
  *
