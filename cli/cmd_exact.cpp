@@ -1,5 +1,7 @@
 // Subcommand exact: proven optimum of a small snapshot (branch and bound by default, or the MILP
 // with CBC), written as a plan.
+#include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <limits>
@@ -16,6 +18,7 @@
 #include "optimizer/exact_bb.h"
 #include "optimizer/ordering.h"
 #include "optimizer/plan.h"
+#include "optimizer/search_params.h"
 
 namespace po = boost::program_options;
 
@@ -24,6 +27,7 @@ namespace vmcap::cli {
 using namespace detail;
 
 int cmd_exact(const Args& args) {
+    const auto started = std::chrono::steady_clock::now();
     po::options_description desc("vmcap exact options");
     std::string cluster, out, method, milp_model;
     std::int64_t max_mig = -1, max_nodes = 0, warm_start = 100000;
@@ -38,7 +42,9 @@ int cmd_exact(const Args& args) {
          "per-VM columns for the link rule) or per-vm (one binary per VM, host and node set; much slower, a cross-check)")
         ("max-migrations", po::value(&max_mig), "migration budget: live migrations (default: the snapshot's constraints)")
         ("max-migrated-gib", po::value(&max_gib), "migration budget: RAM moved, GiB (default: the snapshot's constraints)")
-        ("time-limit", po::value(&time_limit)->default_value(600), "wall-clock limit in seconds; if hit, the result is reported as not proven")
+        ("time-limit", po::value(&time_limit)->default_value(600),
+         "wall-clock limit in seconds (warm start, model, search and the plan's ordering included); if hit, the result is "
+         "reported as not proven; exact-fallback VMCAP evaluations past it + max(5 s, 10%) stop with exit code 4")
         ("max-nodes", po::value(&max_nodes)->default_value(0), "bb: search-node limit (0: unlimited); if hit, not proven")
         ("warm-start", po::value(&warm_start)->default_value(100000),
          "incumbent (bb) or MIP start (milp): greedy plus an annealing run of this many evaluations (seed 1); 0: greedy only; "
@@ -58,12 +64,19 @@ int cmd_exact(const Args& args) {
     if (out.empty()) throw UsageError("--out must not be empty");
     check_output_path(out);
     const Problem p = load_for_search(cluster, vm, max_mig, max_gib);
-    const auto model_ptr = model_for(p, cluster, vm);
+    // The solvers stop themselves at the limit (warm start, model, search, the ordering below) and
+    // write their best plan; this backstop (10% later, at least 5 s) stops exact-fallback VMCAP
+    // evaluations that would carry the command far past it (exit code 4, nothing written).
+    const auto model_ptr = model_for(p, cluster, vm, deadline_after(started, time_limit + std::max(5.0, 0.1 * time_limit)));
     const CapacityModel& model = *model_ptr;
+    const auto deadline = deadline_after(started, time_limit);
+    // What is left of the limit after loading, for the solver (at least a little, so that it
+    // reports its warm start rather than nothing).
+    const double left = std::max(0.05, std::chrono::duration<double>(deadline - std::chrono::steady_clock::now()).count());
     ExactResult ex;
     if (method == "bb") {
         BranchBoundParams bp;
-        bp.time_limit_s = time_limit;
+        bp.time_limit_s = left;
         bp.max_nodes = max_nodes;
         bp.warm_start_evaluations = warm_start;
         try {
@@ -74,7 +87,7 @@ int cmd_exact(const Args& args) {
     } else {
         try {
             MilpParams mp;
-            mp.time_limit_s = time_limit;
+            mp.time_limit_s = left;
             mp.aggregate = milp_model == "aggregated";
             mp.warm_start_evaluations = warm_start;
             ex = solve_exact(model, mp);
@@ -87,14 +100,17 @@ int cmd_exact(const Args& args) {
     // MILP optimises final states, so its optimum is proven for what is written only if some plan
     // reaches it (then it is also the best over plans).
     Plan plan = build_plan(model, ex.best);
+    bool order_timed_out = false;
     if (plan.objective_after < ex.objective - 1e-9) {
-        const OrderResult o = find_order(model, ex.best);
+        const OrderResult o = find_order(model, ex.best, 2'000'000, deadline);
         if (o.status == OrderStatus::Found) plan = plan_from_steps(model, o.steps);
+        order_timed_out = o.status == OrderStatus::Unknown && std::chrono::steady_clock::now() > deadline;
     }
     const bool ordered = plan.objective_after >= ex.objective - 1e-9;
     if (!ordered && ex.proven) {
         ex.proven = false;
-        ex.stopped_by = "no plan within the budget reaches the final-state optimum";
+        ex.stopped_by =
+            order_timed_out ? "time limit (ordering the final-state optimum)" : "no plan within the budget reaches the final-state optimum";
     }
     PlanInfo info;
     info.cluster = cluster;

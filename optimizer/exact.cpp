@@ -80,15 +80,129 @@ struct CountCol {
     int flavor_or_target, host, emb;
 };
 
-/** Link-rule auxiliary column (exact.h): d (NIC crossing) or z (switch pair). */
+/** Link-rule auxiliary column (exact.h): d (a vlink's ends split by a host) or w (switch pair). */
 struct AuxCol {
-    std::vector<std::pair<int, double>> lower[2];  // rows aux - sum coef x >= rhs[k] (0, 1 or 2 rows)
-    double rhs[2] = {0.0, 0.0};
-    int rows = 0;
-    int a = -1, b = -1;  ///< the vlink's VMs
-    int host = -1;       ///< d: the NIC's host; z: -1
-    int s = -1, t = -1;  ///< z: switches of a and b
+    enum Kind { kEither, kFirst, kSecond, kPair };
+    Kind kind = kEither;  ///< d: |u[a,h] - u[b,h]|, its positive part, its negative part; w[s,t]
+    int a = -1, b = -1;   ///< the vlink's VMs
+    int host = -1;        ///< d: the host
+    int s = -1, t = -1;   ///< w: switches of a and b
 };
+
+/** A row of the link rule's auxiliaries: lb <= sum coef x col <= ub. */
+struct AuxRow {
+    std::vector<std::pair<int, double>> coefs;
+    double lb = -COIN_DBL_MAX, ub = COIN_DBL_MAX;
+};
+
+/**
+ * The loads of a vlink between hosts ha != hb, split as NetworkRoutes::for_each_share(ha, hb)
+ * = first[ha] + second[hb] + pair[(switch(ha), switch(hb))] (the last absent when the switches
+ * are equal). Loads are (link, micro-units per Mbps), sorted by link.
+ */
+struct RouteParts {
+    std::vector<std::vector<std::pair<int, std::int64_t>>> first, second;           ///< [host]
+    std::map<std::pair<int, int>, std::vector<std::pair<int, std::int64_t>>> pair;  ///< switch pairs
+};
+
+/**
+ * Calls f(ha, hb, loads) for every ordered pair of distinct hosts, with the loads of a vlink
+ * between them per Mbps (NetworkRoutes::for_each_share; a link it names twice summed), sorted by
+ * link. O(H^2 x route length x log).
+ */
+template <class F>
+void for_each_route(const Problem& p, const NetworkRoutes& routes, F&& f) {
+    const int H = static_cast<int>(p.hosts.size());
+    std::vector<std::pair<int, std::int64_t>> loads;
+    for (int ha = 0; ha < H; ++ha)
+        for (int hb = 0; hb < H; ++hb) {
+            if (ha == hb) continue;
+            loads.clear();
+            routes.for_each_share(ha, hb, [&](int link, std::int64_t units) { loads.emplace_back(link, units); });
+            std::sort(loads.begin(), loads.end());
+            std::size_t n = 0;
+            for (std::size_t k = 0; k < loads.size(); ++k) {
+                if (n > 0 && loads[n - 1].first == loads[k].first)
+                    loads[n - 1].second += loads[k].second;
+                else
+                    loads[n++] = loads[k];
+            }
+            loads.resize(n);
+            f(ha, hb, static_cast<const std::vector<std::pair<int, std::int64_t>>&>(loads));
+        }
+}
+
+/**
+ * Splits every route into RouteParts, through for_each_share only (no assumption about how links
+ * are numbered or directed): a link loaded only by host pairs that all contain one host h is h's
+ * (first when h is the vlink's first end, second when it is the second), any other link belongs to
+ * the switch pairs. Checked on every ordered host pair: the parts must add up to the route
+ * exactly. O(H^2 x route length). Throws std::invalid_argument if they do not (a routing the
+ * MILP does not model: the branch and bound still applies).
+ */
+RouteParts split_routes(const Problem& p, const NetworkRoutes& routes) {
+    const int H = static_cast<int>(p.hosts.size());
+    const int NL = routes.num_links();
+    const std::vector<int>& sw = p.network.host_switch;
+    // Pass 1: the hosts common to every pair loading a link (-1: none; two: only one pair seen).
+    std::vector<int> c1(NL, -2), c2(NL, -2);  // -2: no pair loads the link yet
+    for_each_route(p, routes, [&](int ha, int hb, const std::vector<std::pair<int, std::int64_t>>& loads) {
+        for (const auto& lu : loads) {
+            const int link = lu.first;
+            if (c1[link] == -2) {
+                c1[link] = ha;
+                c2[link] = hb;
+                continue;
+            }
+            if (c1[link] != ha && c1[link] != hb) c1[link] = -1;
+            if (c2[link] != ha && c2[link] != hb) c2[link] = -1;
+        }
+    });
+    std::vector<int> owner(NL, -1);  // the host a host link belongs to, -1: a switch link
+    for (int l = 0; l < NL; ++l) owner[l] = c1[l] >= 0 ? c1[l] : c2[l] >= 0 ? c2[l] : -1;
+    // Pass 2: values and counts.
+    RouteParts parts;
+    parts.first.resize(H);
+    parts.second.resize(H);
+    std::map<std::pair<int, int>, std::int64_t> host_pairs;                                      // (s, t) -> ordered host pairs
+    std::map<std::tuple<int, int, int>, std::pair<std::int64_t, std::int64_t>> sw_val;           // (s, t, link) -> (units, pairs)
+    std::map<std::pair<int, int>, std::pair<std::int64_t, std::int64_t>> first_val, second_val;  // (host, link) -> (units, pairs)
+    auto fail = [] {
+        throw std::invalid_argument(
+            "the MILP needs routes that split into per-host parts and switch-pair parts; this network's do not (use --method bb)");
+    };
+    for_each_route(p, routes, [&](int ha, int hb, const std::vector<std::pair<int, std::int64_t>>& loads) {
+        ++host_pairs[{sw[ha], sw[hb]}];
+        for (const auto& [link, units] : loads) {
+            const int o = owner[link];
+            std::pair<std::int64_t, std::int64_t>* v = nullptr;
+            if (o < 0) {
+                if (sw[ha] == sw[hb]) fail();
+                v = &sw_val.try_emplace({sw[ha], sw[hb], link}, units, 0).first->second;
+            } else if (o == ha) {
+                v = &first_val.try_emplace({ha, link}, units, 0).first->second;
+            } else {
+                v = &second_val.try_emplace({hb, link}, units, 0).first->second;
+            }
+            if (v->first != units) fail();
+            ++v->second;
+        }
+    });
+    for (const auto& [key, v] : first_val) {
+        if (v.second != H - 1) fail();
+        parts.first[key.first].emplace_back(key.second, v.first);
+    }
+    for (const auto& [key, v] : second_val) {
+        if (v.second != H - 1) fail();
+        parts.second[key.first].emplace_back(key.second, v.first);
+    }
+    for (const auto& [key, v] : sw_val) {
+        const auto [s, t, link] = key;
+        if (v.second != host_pairs.at({s, t})) fail();
+        parts.pair[{s, t}].emplace_back(link, v.first);
+    }
+    return parts;
+}
 
 }  // namespace
 
@@ -172,11 +286,46 @@ ExactResult solve_exact(const CapacityModel& model, const MilpParams& prm) {
         budget = std::max<std::int64_t>(0, std::min(budget, fit));
     }
 
+    // Links that may bind: a vlink loads a link beyond its snapshot share only if one of its ends
+    // moves, by at most the most it puts on the link from any two hosts (per Mbps), so no link
+    // can carry more than its snapshot load plus that x the vlink bandwidth of the `budget`
+    // migratable VMs with the most. A link
+    // whose bound fits its allowance needs no row, and without any such row the link rule is
+    // inactive: no auxiliaries and no per-VM columns (e.g. the generator's small vlinks).
+    const int L = links ? links->routes().num_links() : 0;
+    std::vector<char> binds(L, 0);
+    bool any_binds = false;
+    if (links) {
+        std::vector<std::int64_t> incident(V, 0);
+        for (const Vlink& vl : p.vlinks) {
+            incident[vl.a] += vl.mbps;
+            incident[vl.b] += vl.mbps;
+        }
+        std::vector<std::int64_t> movable;
+        for (int v = 0; v < V; ++v)
+            if (p.vms[v].migratable && incident[v] > 0) movable.push_back(incident[v]);
+        std::sort(movable.begin(), movable.end(), std::greater<>());
+        double moved = 0;  // doubles: no overflow, and the comparison has slack to spare
+        for (std::size_t k = 0; k < movable.size() && static_cast<std::int64_t>(k) < budget; ++k) moved += static_cast<double>(movable[k]);
+        // Most micro-units per Mbps a vlink puts on each link, over every pair of hosts.
+        std::vector<std::int64_t> most(L, 0);
+        if (moved > 0)
+            for_each_route(p, links->routes(), [&](int, int, const std::vector<std::pair<int, std::int64_t>>& loads) {
+                for (const auto& [link, units] : loads) most[link] = std::max(most[link], units);
+            });
+        for (int l = 0; l < L; ++l) {
+            const double extra = moved * static_cast<double>(most[l]);
+            binds[l] = static_cast<double>(links->snapshot_loads()[l]) + extra > static_cast<double>(links->allowance(l, 0));
+            any_binds = any_binds || binds[l];
+        }
+    }
+
     // Which migratable VMs keep per-VM columns: all of them without aggregation; with it, those
-    // with a vlink (the link rows need each one's host); the others form classes.
+    // with a vlink when the link rule may bind (the link rows need each one's host); the others
+    // form classes.
     std::vector<char> per_vm(V, 0);
     for (int v = 0; v < V; ++v) per_vm[v] = p.vms[v].migratable && !prm.aggregate;
-    if (prm.aggregate && links)
+    if (prm.aggregate && any_binds)
         for (const Vlink& vl : p.vlinks) {
             per_vm[vl.a] = p.vms[vl.a].migratable;
             per_vm[vl.b] = p.vms[vl.b].migratable;
@@ -186,18 +335,52 @@ ExactResult solve_exact(const CapacityModel& model, const MilpParams& prm) {
     std::vector<XCol> xcols;
     std::vector<int> xcol_index;               // [k] column of xcols[k]
     std::vector<std::vector<int>> vm_cols(V);  // indices into xcols
+    // Aggregated model: a VM with a vlink gets one column per host it may move to (emb = -1), its
+    // placement there taken from the landing counts m[f,h,S] of its flavor and host (the link rows
+    // need only its host): H + 1 binaries per VM instead of one per host and placement.
+    const bool host_level = prm.aggregate;
+    std::vector<std::int64_t> host_level_vms(p.flavors.size(), 0);  // [flavor] such VMs
     for (int v = 0; v < V; ++v) {
         if (!per_vm[v]) continue;
         const Vm& vm = p.vms[v];
         const NodeMask orig_mask = node_mask(vm.pnuma.data(), p.flavors[vm.flavor].num_vnuma());
+        if (host_level) ++host_level_vms[vm.flavor];
         for (int h = 0; h < H; ++h) {
             const auto& pl = placements_of(h, vm.flavor);
+            bool lands = false;  // host_level: some placement of h other than its own fits
             for (std::size_t e = 0; e < pl.size(); ++e) {
                 const bool stay = h == vm.host && pl[e].mask == orig_mask;
                 if (!stay && (budget == 0 || !fits_empty(vm.flavor, h, pl[e]))) continue;
+                if (host_level && !stay) {
+                    lands = true;
+                    continue;
+                }
                 vm_cols[v].push_back(static_cast<int>(xcols.size()));
                 xcols.push_back(XCol{v, h, static_cast<int>(e), stay});
                 xcol_index.push_back(cols.add(0, 1, 0, true));
+            }
+            if (lands) {
+                vm_cols[v].push_back(static_cast<int>(xcols.size()));
+                xcols.push_back(XCol{v, h, -1, false});
+                xcol_index.push_back(cols.add(0, 1, 0, true));
+            }
+        }
+    }
+    // m[f,h,S]: VMs of flavor f with a host-level column that land on host h, placement S.
+    std::vector<CountCol> mcols;
+    std::vector<int> mcol_index;
+    std::map<std::tuple<int, int, NodeMask>, int> mcol_of;  // (flavor, host, mask) -> index into mcols
+    for (std::size_t f = 0; f < p.flavors.size(); ++f) {
+        if (host_level_vms[f] == 0 || budget == 0) continue;
+        const int fi = static_cast<int>(f);
+        for (int h = 0; h < H; ++h) {
+            const auto& pl = placements_of(h, fi);
+            for (std::size_t e = 0; e < pl.size(); ++e) {
+                if (!fits_empty(fi, h, pl[e])) continue;
+                const Amount ub = std::min<Amount>({copies_ub(fi, h, pl[e]), host_level_vms[f], budget});
+                mcol_of.emplace(std::make_tuple(fi, h, pl[e].mask), static_cast<int>(mcols.size()));
+                mcols.push_back(CountCol{fi, h, static_cast<int>(e)});
+                mcol_index.push_back(cols.add(0, static_cast<double>(ub), 0, true));
             }
         }
     }
@@ -272,25 +455,41 @@ ExactResult solve_exact(const CapacityModel& model, const MilpParams& prm) {
     }
 
     // Link rule (exact.h), on the per-VM columns. A vlink with one end fixed loads each link
-    // linearly in the moving end's x. With both ends migratable: d[e,h] >= |u[a,h] - u[b,h]| (1
-    // iff the vlink crosses host h's NIC) carries mbps on both directions of uplink h, and
-    // z[e,s,t] >= U[a,s] + U[b,t] - 1 (U: u summed over the hosts on switch s) carries the route
-    // shares of both flows, s -> t and t -> s, s != t. d and z are continuous in [0, 1]; the link rows bound them only from above,
-    // so their values at an integer x (|difference|, product) are always feasible and the rows
-    // are exact there.
+    // linearly in the moving end's x. With both ends migratable, its loads split (RouteParts)
+    // into per-host parts, carried through d[e,h] >= u[a,h] - u[b,h] (and/or the reverse), and
+    // per switch pair parts, carried through w[e,s,t] (continuous) with sum_t w[e,s,t] = U[a,s]
+    // and sum_s w[e,s,t] = U[b,t] (U: u summed over the hosts on switch s). The link rows bound d
+    // only from above, so their values at an integer x (the positive parts) are feasible; w is
+    // fixed by its margins at an integer x (the indicator of the ends' switches), and its LP
+    // relaxation is the transportation polytope, far tighter than z >= U[a,s] + U[b,t] - 1.
     std::vector<AuxCol> aux;
     std::vector<int> aux_index;
-    const int L = links ? links->routes().num_links() : 0;
+    std::vector<AuxRow> aux_rows;
     std::vector<std::map<int, double>> link_coef(L);  // [link] column -> micro-units
     std::vector<double> link_const(L, 0.0);           // [link] load of the vlinks between fixed VMs
-    if (links) {
+    if (any_binds) {
         const NetworkRoutes& routes = links->routes();
         const std::vector<int>& sw = p.network.host_switch;
+        // Loads on the links that may bind (the others get no row).
+        auto binding = [&](const std::vector<std::pair<int, std::int64_t>>& loads) {
+            std::vector<std::pair<int, std::int64_t>> kept;
+            for (const auto& lu : loads)
+                if (binds[lu.first]) kept.push_back(lu);
+            return kept;
+        };
         auto new_aux = [&](AuxCol a) {
             aux.push_back(std::move(a));
             aux_index.push_back(cols.add(0, 1, 0, false));
             return aux_index.back();
         };
+        bool both_move = false;
+        for (const Vlink& vl : p.vlinks) both_move = both_move || (p.vms[vl.a].migratable && p.vms[vl.b].migratable);
+        RouteParts parts = both_move ? split_routes(p, routes) : RouteParts{};
+        bool switch_binds = false;  // some switch link may bind: the w are needed
+        for (auto& [key, loads] : parts.pair) {
+            loads = binding(loads);
+            switch_binds = switch_binds || !loads.empty();
+        }
         for (std::size_t e = 0; e < p.vlinks.size(); ++e) {
             const Vlink& vl = p.vlinks[e];
             const double mbps = static_cast<double>(vl.mbps);
@@ -301,63 +500,100 @@ ExactResult solve_exact(const CapacityModel& model, const MilpParams& prm) {
                                       [&](int link, std::int64_t units) { link_const[link] += mbps * static_cast<double>(units); });
                 continue;
             }
-            if (ma != mb) {
+            if (ma != mb) {  // the route from the moving end's host, in the vlink's orientation
                 const int mv = ma ? vl.a : vl.b, fixed_host = ma ? hb0 : ha0;
                 for (int k : vm_cols[mv]) {
                     const int c = xcol_index[k];
-                    routes.for_each_share(xcols[k].host, fixed_host,
-                                          [&](int link, std::int64_t units) { link_coef[link][c] += mbps * static_cast<double>(units); });
+                    const auto add = [&](int link, std::int64_t units) { link_coef[link][c] += mbps * static_cast<double>(units); };
+                    if (ma)
+                        routes.for_each_share(xcols[k].host, fixed_host, add);
+                    else
+                        routes.for_each_share(fixed_host, xcols[k].host, add);
                 }
                 continue;
             }
+            // Host parts: d >= u[a,h] - u[b,h] carries parts.first[h], d >= u[b,h] - u[a,h]
+            // parts.second[h]; one column with both rows when they load the same links equally.
             for (int h = 0; h < H; ++h) {
-                AuxCol d;
-                d.a = vl.a;
-                d.b = vl.b;
-                d.host = h;
-                for (int k = 0; k < 2; ++k) {
-                    const double sign = k == 0 ? 1.0 : -1.0;  // d >= u[a,h] - u[b,h], d >= u[b,h] - u[a,h]
-                    for (int x : vm_cols[vl.a])
-                        if (xcols[x].host == h) d.lower[k].emplace_back(xcol_index[x], -sign);
-                    for (int x : vm_cols[vl.b])
-                        if (xcols[x].host == h) d.lower[k].emplace_back(xcol_index[x], sign);
+                std::vector<std::pair<int, double>> diff;  // u[a,h] - u[b,h]
+                for (int x : vm_cols[vl.a])
+                    if (xcols[x].host == h) diff.emplace_back(xcol_index[x], 1.0);
+                for (int x : vm_cols[vl.b])
+                    if (xcols[x].host == h) diff.emplace_back(xcol_index[x], -1.0);
+                if (diff.empty()) continue;  // neither end can be on h
+                const auto first = binding(parts.first[h]);
+                const auto second = binding(parts.second[h]);
+                auto add_d = [&](AuxCol::Kind kind, const std::vector<std::pair<int, std::int64_t>>& loads) {
+                    AuxCol d;
+                    d.kind = kind;
+                    d.a = vl.a;
+                    d.b = vl.b;
+                    d.host = h;
+                    const int col = new_aux(std::move(d));
+                    for (int k = 0; k < 2; ++k) {
+                        if ((k == 0 && kind == AuxCol::kSecond) || (k == 1 && kind == AuxCol::kFirst)) continue;
+                        AuxRow row;  // d - sign x (u[a,h] - u[b,h]) >= 0
+                        row.coefs.emplace_back(col, 1.0);
+                        for (const auto& [c, v] : diff) row.coefs.emplace_back(c, k == 0 ? -v : v);
+                        row.lb = 0.0;
+                        aux_rows.push_back(std::move(row));
+                    }
+                    for (const auto& [link, units] : loads) link_coef[link][col] += mbps * static_cast<double>(units);
+                };
+                if (first == second) {
+                    if (!first.empty()) add_d(AuxCol::kEither, first);
+                } else {
+                    if (!first.empty()) add_d(AuxCol::kFirst, first);
+                    if (!second.empty()) add_d(AuxCol::kSecond, second);
                 }
-                if (d.lower[0].empty()) continue;  // neither end can be on h
-                d.rows = 2;
-                const int col = new_aux(std::move(d));
-                for (int dir = 0; dir < 2; ++dir) link_coef[NetworkRoutes::arc(h, dir)][col] += mbps;  // both flows, whole Mbps
             }
-            for (std::size_t s = 0; s < p.network.switches.size(); ++s)
-                for (std::size_t t = 0; t < p.network.switches.size(); ++t) {
-                    if (s == t) continue;
-                    AuxCol z;
-                    z.a = vl.a;
-                    z.b = vl.b;
-                    z.s = static_cast<int>(s);
-                    z.t = static_cast<int>(t);
-                    z.rows = 1;
-                    z.rhs[0] = -1.0;
-                    for (int x : vm_cols[vl.a])
-                        if (sw[xcols[x].host] == static_cast<int>(s)) z.lower[0].emplace_back(xcol_index[x], -1.0);
-                    const std::size_t on_s = z.lower[0].size();
-                    for (int x : vm_cols[vl.b])
-                        if (sw[xcols[x].host] == static_cast<int>(t)) z.lower[0].emplace_back(xcol_index[x], -1.0);
-                    if (on_s == 0 || z.lower[0].size() == on_s) continue;  // an end never under s, or never under t
-                    const int col = new_aux(std::move(z));
-                    for (const LinkShare& ls : routes.route(static_cast<int>(s), static_cast<int>(t)))  // flow a -> b
-                        link_coef[ls.link][col] += mbps * static_cast<double>(ls.share);
-                    for (const LinkShare& ls : routes.route(static_cast<int>(t), static_cast<int>(s)))  // flow b -> a
-                        link_coef[ls.link][col] += mbps * static_cast<double>(ls.share);
+            // Switch parts: w[e,s,t] over the switches each end can be under.
+            if (!switch_binds) continue;
+            std::map<int, std::vector<int>> on_a, on_b;  // switch -> x columns of the end on its hosts
+            for (int x : vm_cols[vl.a]) on_a[sw[xcols[x].host]].push_back(xcol_index[x]);
+            for (int x : vm_cols[vl.b]) on_b[sw[xcols[x].host]].push_back(xcol_index[x]);
+            std::map<int, AuxRow> margin_a, margin_b;  // sum_t w[s,t] - U[a,s] = 0, sum_s w[s,t] - U[b,t] = 0
+            for (const auto& [s, xs] : on_a)
+                for (const auto& [t, xt] : on_b) {
+                    const auto it = parts.pair.find({s, t});
+                    if (on_a.size() == 1 && on_b.size() == 1) {  // both ends' switches fixed: a constant load
+                        if (it != parts.pair.end())
+                            for (const auto& [link, units] : it->second) link_const[link] += mbps * static_cast<double>(units);
+                        continue;
+                    }
+                    AuxCol w;
+                    w.kind = AuxCol::kPair;
+                    w.a = vl.a;
+                    w.b = vl.b;
+                    w.s = s;
+                    w.t = t;
+                    const int col = new_aux(std::move(w));
+                    margin_a[s].coefs.emplace_back(col, 1.0);
+                    margin_b[t].coefs.emplace_back(col, 1.0);
+                    if (it != parts.pair.end())
+                        for (const auto& [link, units] : it->second) link_coef[link][col] += mbps * static_cast<double>(units);
+                }
+            if (on_a.size() == 1 && on_b.size() == 1) continue;
+            for (auto* margins : {&margin_a, &margin_b})
+                for (auto& [s, row] : *margins) {
+                    for (int c : (margins == &margin_a ? on_a : on_b).at(s)) row.coefs.emplace_back(c, -1.0);
+                    row.lb = row.ub = 0.0;
+                    aux_rows.push_back(std::move(row));
                 }
         }
     }
     const int ncol = cols.size();
 
-    CoinPackedMatrix m(false, 0, 0);
-    m.setDimensions(0, ncol);
+    // Rows are gathered, then packed once: CoinPackedMatrix::appendRow copies the whole matrix
+    // whenever it grows, quadratic in the rows (5.5 s of 7 s on 12 hosts with 96 vlinks).
+    std::vector<CoinBigIndex> row_start{0};
+    std::vector<int> row_index;
+    std::vector<double> row_value;
     std::vector<double> rowlb, rowub;
     auto add_row = [&](const CoinPackedVector& row, double lb, double ub) {
-        m.appendRow(row);
+        row_index.insert(row_index.end(), row.getIndices(), row.getIndices() + row.getNumElements());
+        row_value.insert(row_value.end(), row.getElements(), row.getElements() + row.getNumElements());
+        row_start.push_back(static_cast<CoinBigIndex>(row_index.size()));
         rowlb.push_back(lb);
         rowub.push_back(ub);
     };
@@ -367,6 +603,14 @@ ExactResult solve_exact(const CapacityModel& model, const MilpParams& prm) {
         CoinPackedVector row;
         for (int k : vm_cols[v]) row.insert(xcol_index[k], 1.0);
         add_row(row, 1.0, 1.0);
+    }
+    // Host-level VMs: sum_S m[f,h,S] = the VMs of flavor f that move to host h.
+    {
+        std::map<std::pair<int, int>, CoinPackedVector> land;  // (flavor, host)
+        for (std::size_t k = 0; k < mcols.size(); ++k) land[{mcols[k].flavor_or_target, mcols[k].host}].insert(mcol_index[k], 1.0);
+        for (std::size_t k = 0; k < xcols.size(); ++k)
+            if (xcols[k].emb < 0) land[{p.vms[xcols[k].vm].flavor, xcols[k].host}].insert(xcol_index[k], -1.0);
+        for (const auto& [key, row] : land) add_row(row, 0.0, 0.0);
     }
     // Every leaving VM of a class flavor lands somewhere: sum_{h,S} n[f,h,S] = sum_c L_c.
     for (std::size_t f = 0; f < p.flavors.size(); ++f) {
@@ -388,8 +632,13 @@ ExactResult solve_exact(const CapacityModel& model, const MilpParams& prm) {
     std::vector<std::vector<Use>> uses(H);
     for (std::size_t k = 0; k < xcols.size(); ++k) {
         const XCol& x = xcols[k];
+        if (x.emb < 0) continue;  // host level: its usage is in m
         const int f = p.vms[x.vm].flavor;
         uses[x.host].push_back(Use{xcol_index[k], f, placements_of(x.host, f)[x.emb].mask, 1.0});
+    }
+    for (std::size_t k = 0; k < mcols.size(); ++k) {
+        const CountCol& n = mcols[k];
+        uses[n.host].push_back(Use{mcol_index[k], n.flavor_or_target, placements_of(n.host, n.flavor_or_target)[n.emb].mask, 1.0});
     }
     for (std::size_t k = 0; k < ncols.size(); ++k) {
         const CountCol& n = ncols[k];
@@ -452,15 +701,13 @@ ExactResult solve_exact(const CapacityModel& model, const MilpParams& prm) {
             add_row(ram, -COIN_DBL_MAX, static_cast<double>(p.constraints.max_migrated_ram_mib) - per_vm_ram);
     }
     // Link rows: the lower bounds of d and z, then every link's load <= max(capacity, snapshot load).
-    for (std::size_t k = 0; k < aux.size(); ++k)
-        for (int r = 0; r < aux[k].rows; ++r) {
-            CoinPackedVector row;
-            row.insert(aux_index[k], 1.0);
-            for (const auto& [c, coef] : aux[k].lower[r]) row.insert(c, coef);
-            add_row(row, aux[k].rhs[r], COIN_DBL_MAX);
-        }
+    for (const AuxRow& r : aux_rows) {
+        CoinPackedVector row;
+        for (const auto& [c, coef] : r.coefs) row.insert(c, coef);
+        add_row(row, r.lb, r.ub);
+    }
     for (int l = 0; l < L; ++l) {
-        if (link_coef[l].empty()) continue;
+        if (link_coef[l].empty() || !binds[l]) continue;
         CoinPackedVector row;
         for (const auto& [c, units] : link_coef[l]) row.insert(c, units);
         add_row(row, -COIN_DBL_MAX, static_cast<double>(links->allowance(l, 0)) - link_const[l]);
@@ -474,11 +721,21 @@ ExactResult solve_exact(const CapacityModel& model, const MilpParams& prm) {
         for (int v = 0; v < V; ++v) {
             if (per_vm[v]) {
                 bool found = false;
+                const int h = s.host_of(v), f = p.vms[v].flavor;
                 for (int k : vm_cols[v])
-                    if (xcols[k].host == s.host_of(v) && placements_of(xcols[k].host, p.vms[v].flavor)[xcols[k].emb].mask == s.mask_of(v)) {
+                    if (xcols[k].host == h && xcols[k].emb >= 0 && placements_of(h, f)[xcols[k].emb].mask == s.mask_of(v)) {
                         x[xcol_index[k]] = 1.0;
                         found = true;
                     }
+                if (!found && host_level)
+                    for (int k : vm_cols[v])
+                        if (xcols[k].host == h && xcols[k].emb < 0) {
+                            const auto it = mcol_of.find(std::make_tuple(f, h, s.mask_of(v)));
+                            if (it == mcol_of.end()) return std::vector<double>{};
+                            x[xcol_index[k]] = 1.0;
+                            x[mcol_index[it->second]] += 1.0;
+                            found = true;
+                        }
                 if (!found) return std::vector<double>{};
             } else if (class_of[v] >= 0 && s.is_migrated(v)) {
                 x[classes[class_of[v]].col] += 1.0;
@@ -500,10 +757,14 @@ ExactResult solve_exact(const CapacityModel& model, const MilpParams& prm) {
         for (std::size_t k = 0; k < aux.size(); ++k) {
             const AuxCol& a = aux[k];
             const int ha = s.host_of(a.a), hb = s.host_of(a.b);
-            if (a.host >= 0)
-                x[aux_index[k]] = (ha == a.host) != (hb == a.host) ? 1.0 : 0.0;
-            else
-                x[aux_index[k]] = (*sw)[ha] == a.s && (*sw)[hb] == a.t ? 1.0 : 0.0;
+            bool one = false;
+            switch (a.kind) {
+                case AuxCol::kEither: one = (ha == a.host) != (hb == a.host); break;
+                case AuxCol::kFirst: one = ha == a.host && hb != a.host; break;
+                case AuxCol::kSecond: one = hb == a.host && ha != a.host; break;
+                case AuxCol::kPair: one = (*sw)[ha] == a.s && (*sw)[hb] == a.t; break;
+            }
+            x[aux_index[k]] = one ? 1.0 : 0.0;
         }
         return x;
     };
@@ -528,6 +789,10 @@ ExactResult solve_exact(const CapacityModel& model, const MilpParams& prm) {
 
     OsiClpSolverInterface solver;
     solver.messageHandler()->setLogLevel(0);
+    std::vector<int> row_length(rowlb.size());
+    for (std::size_t r = 0; r < rowlb.size(); ++r) row_length[r] = static_cast<int>(row_start[r + 1] - row_start[r]);
+    const CoinPackedMatrix m(false, ncol, static_cast<int>(rowlb.size()), static_cast<CoinBigIndex>(row_index.size()), row_value.data(),
+                             row_index.data(), row_start.data(), row_length.data());
     solver.loadProblem(m, cols.lb.data(), cols.ub.data(), cols.obj.data(), rowlb.data(), rowub.data());
     solver.setObjSense(-1.0);
     for (int c = 0; c < ncol; ++c)
@@ -554,10 +819,17 @@ ExactResult solve_exact(const CapacityModel& model, const MilpParams& prm) {
     cbc.solver()->messageHandler()->setLogLevel(0);
     cbc.setMIPStart(mipstart);
     const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    const std::string seconds = std::to_string(std::max(0.5, prm.time_limit_s - elapsed));
+    // CBC gets what is left of the limit (warm start and model build spent the rest); a floor of
+    // 50 ms lets it at least take the MIP start when they used it all.
+    const std::string seconds = std::to_string(std::max(0.05, prm.time_limit_s - elapsed));
     const std::string threads = std::to_string(prm.threads > 1 ? 100 + prm.threads : 0);  // > 100: deterministic
-    const char* argv[] = {"vmcap",    "-log",          "0",      "-timeMode", "elapsed", "-seconds", seconds.c_str(),
-                          "-threads", threads.c_str(), "-solve", "-quit"};
+    // No CglPreProcess ("-preprocess off"): in CBC 2.10.8, when the time limit stops the search at
+    // the root (e.g. right after the MIP start's reduced search), CglPreProcess::postProcess reads
+    // freed or missing data of the preprocessed model and crashes (SIGSEGV; `vmcap exact --method
+    // milp` on 12 hosts with links at --time-limit 4-5 and on 30 hosts at 0.3-0.6 s, issue 22).
+    // Without it the search is as fast or faster on the models measured (docs/performance.md).
+    const char* argv[] = {"vmcap",    "-log",          "0",           "-timeMode", "elapsed", "-seconds", seconds.c_str(),
+                          "-threads", threads.c_str(), "-preprocess", "off",       "-solve",  "-quit"};
     CbcMain1(
         static_cast<int>(sizeof(argv) / sizeof(argv[0])), argv, cbc, [](CbcModel*, int) { return 0; }, data);
 
@@ -569,6 +841,7 @@ ExactResult solve_exact(const CapacityModel& model, const MilpParams& prm) {
     const double* x = cbc.bestSolution();
     if (x == nullptr) throw std::runtime_error("exact: CBC returned no solution");
     // Per-VM columns.
+    std::map<std::pair<int, int>, std::vector<int>> movers;  // host level: (flavor, host) -> VMs moving there
     for (int v = 0; v < V; ++v) {
         if (!per_vm[v]) continue;
         int chosen = -1;
@@ -580,11 +853,42 @@ ExactResult solve_exact(const CapacityModel& model, const MilpParams& prm) {
         if (chosen < 0) throw std::runtime_error("exact: VM " + p.vms[v].id + " not placed");
         if (xcols[chosen].stay) continue;
         const XCol& xc = xcols[chosen];
+        if (xc.emb < 0) {  // host level: matched to the landing counts below
+            movers[{p.vms[v].flavor, xc.host}].push_back(v);
+            continue;
+        }
         Placement pl;
         pl.vm = v;
         pl.host = xc.host;
         pl.pnuma = placements_of(xc.host, p.vms[v].flavor)[xc.emb].map;
         res.best.push_back(pl);
+    }
+    // Host-level VMs: those moving to host h take its landing slots m[f,h,S] in order (identical
+    // VMs of one flavor on one host: which takes which slot changes neither capacity nor links).
+    {
+        std::map<std::pair<int, int>, std::vector<int>> slots;  // (flavor, host) -> embeddings, one per VM
+        for (std::size_t k = 0; k < mcols.size(); ++k) {
+            const long long cnt = std::llround(x[mcol_index[k]]);
+            if (std::abs(x[mcol_index[k]] - static_cast<double>(cnt)) > 1e-6 || cnt < 0)
+                throw std::runtime_error("exact: CBC returned a fractional landing count");
+            for (long long q = 0; q < cnt; ++q) slots[{mcols[k].flavor_or_target, mcols[k].host}].push_back(mcols[k].emb);
+        }
+        for (const auto& [key, vms] : movers) {
+            const auto it = slots.find(key);
+            if (it == slots.end() || it->second.size() != vms.size()) throw std::runtime_error("exact: moving and landing counts differ");
+        }
+        for (const auto& [key, embs] : slots) {
+            const auto it = movers.find(key);
+            if (it == movers.end() || it->second.size() != embs.size()) throw std::runtime_error("exact: moving and landing counts differ");
+            for (std::size_t q = 0; q < embs.size(); ++q) {
+                Placement pl;
+                pl.vm = it->second[q];
+                pl.host = key.second;
+                pl.pnuma = placements_of(pl.host, key.first)[embs[q]].map;
+                if (pl.host == p.vms[pl.vm].host && pl.pnuma == p.vms[pl.vm].pnuma) continue;  // back where it was
+                res.best.push_back(pl);
+            }
+        }
     }
     // Classes: the first L_c VMs of class c leave; the landing slots n[f,h,S] are matched to
     // them, a leaver and a slot of its own class first (that VM simply stays), then in order.

@@ -3,7 +3,7 @@
  * @file exact.h
  * Proven optimum of small instances by a MILP solved with CBC (coinor-libcbc-dev): `vmcap exact
  * --method milp`, and an independent cross-check of the combinatorial solver (exact_bb.h). CBC
- * runs as its stand-alone solver does (CbcMain: preprocessing, cut generators, heuristics) from a
+ * runs as its stand-alone solver does (CbcMain: cut generators, heuristics; no CglPreProcess) from a
  * MIP start; on 10 hosts / 40 VMs at budget 6 it proves in about a second what the branch and
  * bound needs minutes for (docs/performance.md, "Exact proofs at the issue's size").
  *
@@ -13,9 +13,13 @@
  * does not matter: they are identical). An integer n[f,h,S] counts the leaving VMs of flavor f
  * that land on host h, placement S; sum_{h,S} n[f,h,S] = sum_{c of f} L[c]. A leaver landing on
  * its own class's placement is the same final state as one fewer leaver, so the optimum never
- * needs it (and the decoding treats it as staying). VMs with a vlink keep per-VM binaries
- * x[v,h,S] (one per VM), since the link rows need each one's host. Per-VM model
- * (aggregate = false): x[v,h,S] for every migratable VM, the cross-check of the aggregation.
+ * needs it (and the decoding treats it as staying). When the link rule may bind (below), VMs with
+ * a vlink keep per-VM binaries, since the link rows need each one's host: x[v] (stays on its
+ * snapshot placement) and x[v,h] (moves to host h), with landing counts m[f,h,S] of their flavor
+ * on (h, S): sum_S m[f,h,S] = sum over such VMs v of flavor f of x[v,h] (H + 1 binaries per VM
+ * rather than one per host and placement; identical VMs on one host are interchangeable for
+ * capacity and links). Per-VM model (aggregate = false): x[v,h,S] for every migratable VM, the
+ * cross-check of the aggregation.
  * Exactness: every final state maps to column values (L = leavers per class, n = landings) and
  * back (the first L[c] VMs of c leave, matched to the n slots), with the same capacity usage.
  *
@@ -28,16 +32,27 @@
  * max sum_f w_f sum y[f,h,S].
  *
  * The link-capacity rule (evaluators/link_filter.h; registered by CapacityModel when the snapshot
- * has a network and vlinks) is modelled exactly, in micro-units (NetworkRoutes). With u[v,h] =
- * sum_S x[v,h,S] (a constant for a non-migratable VM): a vlink e = (a, b) of m Mbps with one end
- * fixed loads each arc (link direction) linearly in the other end's u (the ECMP shares of its two
- * flows from each host); with both ends migratable, both directions of uplink h carry m x d[e,h]
- * with d[e,h] >= |u[a,h] - u[b,h]| (the vlink crosses h's NIC), and the switch arcs the route
- * shares of s -> t and of t -> s times z[e,s,t] >= U[a,s] + U[b,t] - 1 (U: u summed over the hosts
- * on switch s, s != t). d and z are continuous in [0, 1] and bounded only from below, so at every
- * integer x their exact values (|difference|, product) are feasible. One row per loaded arc:
- * load <= max(capacity, snapshot load). Other
- * objective terms and feasibility filters are refused (check_exact_scope).
+ * has a network and vlinks) is modelled exactly, in micro-units, through NetworkRoutes'
+ * for_each_share only (no assumption on link numbering or direction). A link gets a row only if
+ * it may bind: its snapshot load plus (the most micro-units per Mbps a vlink puts on it from any
+ * two hosts) x the vlink bandwidth of the `budget` migratable VMs with the most exceeds
+ * max(capacity, snapshot load) (a vlink's load changes only when an end moves); with no such link
+ * the rule is inactive and the model is the one without a network.
+ * With u[v,h] the 0/1 presence of VM v on host h (a constant for a non-migratable VM): a vlink
+ * e = (a, b) of m Mbps with one end fixed loads each link linearly in the other end's u (its
+ * route from each host); with both ends migratable, every route splits (checked on every host
+ * pair, else std::invalid_argument) into a part of the first end's host, one of the second's and
+ * one of their switch pair (s, t). The host parts are carried by continuous d[e,h] >= u[a,h] -
+ * u[b,h] (and / or >= u[b,h] - u[a,h]), bounded only from below, so their exact values at an
+ * integer x (the positive parts) are feasible; the switch parts by continuous w[e,s,t] >= 0 with
+ * sum_t w[e,s,t] = U[a,s] and sum_s w[e,s,t] = U[b,t] (U: u summed over the hosts on switch s),
+ * which an integer x fixes to the indicator of the ends' switches, and whose LP relaxation (the
+ * transportation polytope) is tighter than z >= U[a,s] + U[b,t] - 1. One row per binding link:
+ * load <= max(capacity, snapshot load). Other objective terms and feasibility filters are
+ * refused (check_exact_scope).
+ *
+ * CBC runs without CglPreProcess: in CBC 2.10.8 its post-processing crashes (SIGSEGV) when the
+ * time limit stops the search at the root (issue 22).
  */
 #include <cstdint>
 #include <string>
@@ -63,7 +78,7 @@ struct ExactResult {
 
 /** One validated parameter set of the MILP. */
 struct MilpParams {
-    double time_limit_s = 600.0;  ///< wall-clock cap in seconds (warm start included)
+    double time_limit_s = 600.0;  ///< wall-clock cap in seconds (warm start and model build included)
     /** Identical VMs as leaving counts (the aggregated model); false: one x[v,h,S] per VM
      *  (the per-VM model, kept to cross-check the aggregation). */
     bool aggregate = true;
@@ -86,7 +101,10 @@ const LinkCapacityFilter* check_exact_scope(const CapacityModel& model);
 /**
  * Builds and solves the MILP. Size: aggregated, O(classes + flavors x hosts x placements +
  * targets x hosts x placements) columns (434 on 10 K4 hosts / 40 VMs; the per-VM model 1,740),
- * plus O(vlinks x (hosts + switches^2)) with links; rows O(hosts x nodes x resources x targets).
+ * plus, when a link may bind, O(VMs with vlinks x hosts + vlinks x (hosts + switches^2));
+ * rows O(hosts x nodes x resources x targets). Building it costs O(H^2 x route length) with links
+ * (the binding test and the route split) plus O(nonzeros). Time: the whole call (warm start, model, CBC) stays within
+ * time_limit_s plus the model build and CBC's last step (typically well under a second).
  * Solve time is exponential in the worst case; measured 0.2-2.3 s up to 50 hosts / 200 VMs and
  * budgets of 20 (docs/performance.md). Deterministic for the same input and params with
  * threads = 1 unless the time limit stops it. Throws std::invalid_argument as check_exact_scope

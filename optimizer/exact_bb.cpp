@@ -44,6 +44,7 @@
 #include "evaluators/link_filter.h"
 #include "optimizer/ordering.h"
 #include "optimizer/plan.h"
+#include "optimizer/search_params.h"
 
 namespace vmcap {
 namespace {
@@ -498,7 +499,9 @@ std::vector<Placement> BranchBound::leaf() const {
 
 bool BranchBound::orderable(const std::vector<Placement>& placements) {
     if (!prm_.orderable_only) return true;
-    const OrderResult o = find_order(m_, placements, prm_.max_order_expansions);
+    // The ordering search stops at the time limit too (then undecided: not proven).
+    const auto deadline = deadline_after(t0_, prm_.time_limit_s);
+    const OrderResult o = find_order(m_, placements, prm_.max_order_expansions, deadline);
     if (o.status == OrderStatus::Unknown) order_unknown_ = true;
     return o.status == OrderStatus::Found;
 }

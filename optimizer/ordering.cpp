@@ -1,6 +1,7 @@
 #include "optimizer/ordering.h"
 
 #include <algorithm>
+#include <chrono>
 #include <limits>
 #include <stdexcept>
 #include <string>
@@ -12,8 +13,9 @@ namespace {
 
 class OrderSearch {
 public:
-    OrderSearch(const CapacityModel& model, const std::vector<Placement>& target, std::int64_t max_expansions)
-        : m_(model), p_(model.problem()), s_(model), max_(max_expansions) {
+    OrderSearch(const CapacityModel& model, const std::vector<Placement>& target, std::int64_t max_expansions,
+                std::chrono::steady_clock::time_point deadline)
+        : m_(model), p_(model.problem()), s_(model), max_(max_expansions), deadline_(deadline) {
         const int V = static_cast<int>(p_.vms.size());
         goal_host_.resize(V);
         goal_map_.resize(V);
@@ -117,7 +119,8 @@ private:
         if (done) return true;
         if (need_steps > steps_left_ || need_ram > ram_left_) return false;
         if (stopped_) return false;
-        if (++expansions_ > max_) {
+        if (++expansions_ > max_ || ((expansions_ & 255) == 0 && deadline_ != std::chrono::steady_clock::time_point::max() &&
+                                     std::chrono::steady_clock::now() > deadline_)) {
             stopped_ = true;
             return false;
         }
@@ -186,13 +189,15 @@ private:
     std::vector<PlanStep> path_;
     std::unordered_map<std::string, std::pair<std::int64_t, Amount>> memo_;
     std::int64_t expansions_ = 0;
+    std::chrono::steady_clock::time_point deadline_;
     bool stopped_ = false;
 };
 
 }  // namespace
 
-OrderResult find_order(const CapacityModel& model, const std::vector<Placement>& target, std::int64_t max_expansions) {
-    OrderSearch search(model, target, max_expansions);
+OrderResult find_order(const CapacityModel& model, const std::vector<Placement>& target, std::int64_t max_expansions,
+                       std::chrono::steady_clock::time_point deadline) {
+    OrderSearch search(model, target, max_expansions, deadline);
     return search.run();
 }
 

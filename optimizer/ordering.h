@@ -7,6 +7,7 @@
  * instances, so that `vmcap exact` proves optima over plans it can write (issue 10), and tests
  * check the builder against it.
  */
+#include <chrono>
 #include <cstdint>
 #include <vector>
 
@@ -38,10 +39,12 @@ struct OrderResult {
  * other nodes), and a state already expanded with no more budget used is not expanded again.
  * With such a lower bound equal to the budget (the usual case of an optimum that spends it all)
  * only goal moves are tried, so the search is over orderings of the moved VMs: O(2^moved).
- * Otherwise exponential in the slack; `max_expansions` bounds the work (then Unknown).
+ * Otherwise exponential in the slack; `max_expansions` bounds the work, and `deadline` the time
+ * (the clock is read every 256 expansions; either gives Unknown).
  * Throws std::invalid_argument if `target` places a VM twice or a VM that is not migratable.
  * Single-threaded; thread-safe with respect to other calls.
  */
-OrderResult find_order(const CapacityModel& model, const std::vector<Placement>& target, std::int64_t max_expansions = 2'000'000);
+OrderResult find_order(const CapacityModel& model, const std::vector<Placement>& target, std::int64_t max_expansions = 2'000'000,
+                       std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max());
 
 }  // namespace vmcap

@@ -815,6 +815,33 @@ TEST(VmcapExact, DeadlineStopsExactEvaluationsOnly) {
     EXPECT_EQ(closed(b.data()), vmcap_cbc(closed.placements(), 8, b.data()));
 }
 
+// Issue 22, item 4: the deadline also stops an evaluation already running, whatever the work
+// limit. Q3 with a K1,3 guest on this degenerate vector needs tens of seconds of branch and bound
+// (DegenerateLpFaceScalesWithValues: ~40 s at H = 735037); with the deadline 0.3 s ahead it must
+// stop within about a millisecond of it (2 s allowed for a loaded machine or a sanitizer build).
+// Before the fix the deadline was read only before an evaluation started, so this ran to its end.
+TEST(VmcapExact, DeadlineStopsAnEvaluationAlreadyRunning) {
+    const Count H = 735000, L = 332501;  // H + L odd
+    const Vec b = {H, L, L, H, L, H, H, L};
+    const auto t0 = std::chrono::steady_clock::now();
+    const VmcapEvaluator ev(parse_topology("Q3"), guest_star3(),
+                            ExactOptions{std::int64_t{1} << 50, "host type 'q3' with flavor 'star'", t0 + std::chrono::milliseconds(300)});
+    try {
+        ev(b.data());
+        ADD_FAILURE() << "no TimeLimitReached";
+    } catch (const TimeLimitReached& e) {
+        EXPECT_NE(std::string(e.what()).find("host type 'q3' with flavor 'star'"), std::string::npos) << e.what();
+    }
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    EXPECT_GE(s, 0.3);
+    EXPECT_LT(s, 2.0);
+    // The same evaluator answers easy vectors before its deadline: the poll is per evaluation.
+    const VmcapEvaluator later(parse_topology("Q3"), guest_star3(),
+                               ExactOptions{kDefaultExactWorkLimit, "q3/star", std::chrono::steady_clock::now() + std::chrono::hours(1)});
+    const Vec easy = {3, 1, 1, 3, 1, 3, 3, 1};
+    EXPECT_EQ(later(easy.data()), vmcap_cbc(later.placements(), 8, easy.data()));
+}
+
 // Cases whose optimal placement set is unique, worked out by hand.
 TEST(Placements, HandWorkedUniqueSolutions) {
     // K4/K2, b=(10,1,1,1): 3 copies, each must use node 1 (nodes 2..4 hold 3 slots in total and a
