@@ -82,7 +82,6 @@ GenerateOptions instance(int k, int& budget, const char*& kind) {
     return o;
 }
 
-
 /** Value (objective units) of the final state `placements` under `m`'s full objective. */
 double state_value(const CapacityModel& m, const std::vector<Placement>& placements) {
     SearchState s(m);
@@ -129,8 +128,6 @@ ExactResult exact_with_ram_cost(const Problem& p, const BranchBoundParams& bp, i
     }
     return out;
 }
-
-
 
 /** One row of the suite: a problem and how it is labelled. */
 struct Case {
@@ -336,8 +333,8 @@ int main(int argc, char** argv) {
         // branch and bound optimises over final states too, not only those a plan reaches.
         bp.orderable_only = false;
         int rounds = 1;
-        std::string label = std::to_string(k) + "|" + c.kind + "|" + c.topology + "|" + std::to_string(p.vms.size()) + "|" +
-                            std::to_string(c.budget);
+        std::string label =
+            std::to_string(k) + "|" + c.kind + "|" + c.topology + "|" + std::to_string(p.vms.size()) + "|" + std::to_string(c.budget);
         for (const auto& [name, w] : p.objective_terms) label += "|" + name + "=" + std::to_string(w);
         std::replace(label.begin(), label.end(), ' ', '_');
         ExactResult ex;
@@ -375,10 +372,10 @@ int main(int argc, char** argv) {
         exact_total += ex.seconds;
         exact_max = std::max(exact_max, ex.seconds);
         if (sa.objective_best < g.objective_best - eps) ++below_greedy;
-        std::printf("| %zu | %s | %s | %zu | %zu | %d | %g | %g | %g | %g | %g | %s | %.2f | %.2f | %.2f | %lld%s |", k + 1,
-                    c.kind.c_str(), c.topology.c_str(), p.hosts.size(), p.vms.size(), c.budget, g.objective_before, g.objective_best,
-                    sa.objective_best, tb.objective_best, opt, ex.proven ? "yes" : "no", gap, ex.seconds, sa_s,
-                    static_cast<long long>(ex.nodes), rounds > 1 ? (" (" + std::to_string(rounds) + " solves)").c_str() : "");
+        std::printf("| %zu | %s | %s | %zu | %zu | %d | %g | %g | %g | %g | %g | %s | %.2f | %.2f | %.2f | %lld%s |", k + 1, c.kind.c_str(),
+                    c.topology.c_str(), p.hosts.size(), p.vms.size(), c.budget, g.objective_before, g.objective_best, sa.objective_best,
+                    tb.objective_best, opt, ex.proven ? "yes" : "no", gap, ex.seconds, sa_s, static_cast<long long>(ex.nodes),
+                    rounds > 1 ? (" (" + std::to_string(rounds) + " solves)").c_str() : "");
         if (milp && !m.has_terms()) {
             // The aggregated MILP on the same instance: an independent formulation and solver.
             MilpParams mp;
