@@ -189,8 +189,8 @@ struct Temperatures {
  * - From the snapshot (melt): a loss of the mean sampled size is accepted with probability 0.3
  *   (at least a tenth of the smallest weight).
  * - From a given start (the greedy plan; polish): a small loss, max(smallest weight, 5th
- *   percentile of the sampled losses), is accepted with probability e^-3.3; never hotter than the
- *   melt temperature. With one target (or weights of one scale) the 5th percentile is one unit of
+ *   percentile of the sampled losses), is accepted with probability e^-3.3 (e^-1 when the
+ *   objective has further terms, see below); never hotter than the melt temperature. With one target (or weights of one scale) the 5th percentile is one unit of
  *   the smallest weight, so this is the earlier rule of 0.3 x smallest weight (docs/performance.md).
  * - End: the smallest sampled loss (at least the smallest weight) is accepted with probability
  *   e^-20.
@@ -224,7 +224,13 @@ Temperatures calibrate_temperatures(const SearchSetup& setup, const SearchParams
     t.small_loss = losses.empty() ? w_min : std::max(w_min, losses[(losses.size() - 1) / 20]);
     const double smallest = losses.empty() ? w_min : std::max(w_min, losses.front());
     t.start = losses.empty() ? w_min : std::max(w_min * 0.1, (sum / static_cast<double>(losses.size())) / std::log(1.0 / 0.3));
-    if (!params.start.empty()) t.start = std::min(t.start, 0.3 * t.small_loss);
+    // From a given start: a small loss accepted with probability e^-3.3; with further objective
+    // terms (e.g. ram-cost) with probability e^-1. A term turns the plateau steps of emptying a
+    // host (no capacity change) into losses of W per GiB, and capacity-equal states that move
+    // less RAM lie behind losses of a capacity unit: at e^-3.3 the chain stayed in the greedy
+    // plan's funnel on 5 of 50 quality instances with --ram-cost 0.05; at e^-1 it reached all
+    // 50 optima (docs/performance.md, "Quality"). Without terms the e^-3.3 rule is unchanged.
+    if (!params.start.empty()) t.start = std::min(t.start, (setup.initial.model().has_terms() ? 1.0 : 0.3) * t.small_loss);
     if (params.initial_temperature > 0) t.start = params.initial_temperature * static_cast<double>(kScoreScale);
     t.end = smallest / 20.0;
     return t;

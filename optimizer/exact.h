@@ -116,9 +116,10 @@ const LinkCapacityFilter* check_exact_scope(const CapacityModel& model);
 ExactResult solve_exact(const CapacityModel& model, const MilpParams& params);
 
 /**
- * The incumbent both exact solvers start from: greedy, then an annealing run of `evaluations`
- * candidate moves from its plan (0: greedy alone), 1 thread, `seed`, at most max(0.1 s,
- * time_limit_s / 4). Returns the placements of the VMs it migrated (the search's final state;
+ * The incumbent both exact solvers start from: greedy, then two annealing runs of `evaluations`
+ * candidate moves each from its plan (default move mix, and the same without same-host remaps;
+ * the better kept; 0: greedy alone), 1 thread, `seed`, greedy at most max(0.1 s, time_limit_s /
+ * 4) and each run at most max(0.1 s, time_limit_s / 8). Returns the placements of the VMs it migrated (the search's final state;
  * it obeys every feasibility filter). Deterministic for the same model and seed unless the time
  * cap stops it.
  */

@@ -126,6 +126,32 @@ TEST(Calibration, OneTargetKeepsThePolishRule) {
     }
 }
 
+// With a further objective term (ram-cost) the polish start accepts the small loss with
+// probability e^-1 instead of e^-3.3 (issue 22 item 8), never hotter than the melt temperature:
+// the same one-target snapshot starts above 0.3 x the weight (the small loss is still one unit of
+// the weight: the term's smaller losses fall below the 5th percentile's floor, the weight).
+TEST(Calibration, ObjectiveTermsPolishHotter) {
+    GenerateOptions go;
+    go.hosts = 60;
+    go.vms = 1500;
+    go.churn = 0.5;
+    go.migration_budget = 0.02;
+    Problem p = generate_cluster(go);
+    int kept = 0;
+    for (Flavor& f : p.flavors)
+        if (f.weight > 0) f.weight = (kept++ == 0) ? 1.0 : 0.0;
+    finalize_problem(p, "<one target>");
+    const SearchResult without = greedy_then_anneal(CapacityModel(p), nullptr, 200000);
+    EXPECT_DOUBLE_EQ(without.temperature_start, 0.3);
+    p.objective_terms.emplace_back("ram-cost", 0.05);
+    const SearchResult with = greedy_then_anneal(CapacityModel(p), nullptr, 200000);
+    // min(melt temperature, 1 x small loss): here the melt temperature, 0.52 (measured), since
+    // the term's many small losses lower the mean loss; the earlier rule gave 0.3 with the term.
+    EXPECT_GT(with.temperature_start, 0.3);
+    EXPECT_LE(with.temperature_start, 1.0);
+    EXPECT_DOUBLE_EQ(with.temperature_end, 1.0 / 20.0);
+}
+
 // Every weight times 8 (exact in binary floating point): every delta, loss sample, temperature and
 // the migration tie-break scale by 8, so every acceptance decision and the plan are the same.
 TEST(Calibration, WeightScaleChangesNoDecision) {

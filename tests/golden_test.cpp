@@ -87,17 +87,22 @@ TEST_P(GoldenPlan, ObjectiveAndPlanHashPinned) {
 // Values measured at commit bc8128b (before the engine refactor of issue "Open the engine"); sa at 2
 // threads re-pinned when host regions became the parallel annealing (issue 12 item 2): bundled
 // 126 -> 128, medium 1956 -> 1957 (both now equal to one thread's; before, both were greedy's plan).
+// Re-pinned when the default move mix got remap=0.02 (issue 22 item 8; the draws of every
+// proposal change): bundled sa t2 128 -> 127, tabu t2 128 -> 126, medium sa t1/t2 1957 -> 1956,
+// tabu t2 1957 -> 1956 (greedy unchanged). Seeds 2-6 of these short runs spread as much either way
+// (docs/performance.md, "Quality"); the quality suite and the medium table at the default run
+// length did not lose.
 INSTANTIATE_TEST_SUITE_P(Pinned, GoldenPlan,
                          ::testing::Values(Golden{"", "greedy", 1, 0, 126, 70, "184a150ccb49b36b"},
-                                           Golden{"", "sa", 1, 1000000, 128, 70, "c61ef4f1592e7bd1"},
-                                           Golden{"", "sa", 2, 1000000, 128, 70, "416b7b1bef4be39f"},
-                                           Golden{"", "tabu", 1, 1000000, 127, 70, "be93995f66022cd6"},
-                                           Golden{"", "tabu", 2, 1000000, 128, 70, "1a69dcfd6526a238"},
+                                           Golden{"", "sa", 1, 1000000, 128, 70, "9d9c14658d14478b"},
+                                           Golden{"", "sa", 2, 1000000, 127, 70, "ef65b166367aca17"},
+                                           Golden{"", "tabu", 1, 1000000, 127, 70, "d06e5911bfefc0a1"},
+                                           Golden{"", "tabu", 2, 1000000, 126, 70, "184a150ccb49b36b"},
                                            Golden{"medium", "greedy", 1, 0, 1956, 72, "b0864b263e04e242"},
-                                           Golden{"medium", "sa", 1, 2000000, 1957, 72, "6902938826b0cb1c"},
-                                           Golden{"medium", "sa", 2, 2000000, 1957, 72, "07ee81c908fad652"},
-                                           Golden{"medium", "tabu", 1, 2000000, 1957, 72, "986a3c916662291a"},
-                                           Golden{"medium", "tabu", 2, 2000000, 1957, 72, "5b33b3672c5ed67f"}),
+                                           Golden{"medium", "sa", 1, 2000000, 1956, 72, "b0864b263e04e242"},
+                                           Golden{"medium", "sa", 2, 2000000, 1956, 72, "b0864b263e04e242"},
+                                           Golden{"medium", "tabu", 1, 2000000, 1957, 72, "3be6e0f67898a6b6"},
+                                           Golden{"medium", "tabu", 2, 2000000, 1956, 72, "b0864b263e04e242"}),
                          [](const ::testing::TestParamInfo<Golden>& i) {
                              return std::string(i.param.cluster[0] ? i.param.cluster : "bundled") + "_" + i.param.algorithm + "_t" +
                                     std::to_string(i.param.threads);
