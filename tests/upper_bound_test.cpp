@@ -6,6 +6,8 @@
 // CLI report it.
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <chrono>
 #include <fstream>
 #include <functional>
 #include <random>
@@ -517,6 +519,101 @@ TEST(UpperBound, PlanFileAndCliReportIt) {
     EXPECT_EQ(v.code, 0) << v.out << v.err;
 }
 
+/** The bound of `m` cut short in every way: after n full tables (n = 0, 1, 2, all but one), with
+ *  the cheap fallback or (fallback time 0) the topology-free one, by a deadline already passed and
+ *  by a stop flag already set. Each is checked >= `floor` and >= the complete bound, marked
+ *  incomplete with its reason; returns how many of them were strictly above the complete bound. */
+int check_cut_bounds(const CapacityModel& m, Score floor, const UpperBound& full) {
+    const int H = static_cast<int>(m.problem().hosts.size());
+    int above = 0;
+    for (std::int64_t n : {std::int64_t{0}, std::int64_t{1}, std::int64_t{2}, std::int64_t{H - 1}})
+        for (double fallback : {1.0, 0.0}) {
+            if (n >= H) continue;  // every table finished: complete
+            UpperBoundParams cut;
+            cut.max_full_tables = n;
+            cut.fallback_seconds = fallback;
+            const UpperBound b = compute_upper_bound(m, cut);
+            SCOPED_TRACE("after " + std::to_string(n) + " tables, fallback " + std::to_string(fallback) + " s");
+            EXPECT_GE(b.score, full.score);
+            EXPECT_GE(b.score, floor);
+            EXPECT_LE(b.score, upper_bound_ceiling(m));
+            EXPECT_FALSE(b.complete);
+            EXPECT_EQ(b.stopped_by, "table limit");
+            EXPECT_LE(b.hosts_tightened, n);
+            EXPECT_TRUE(b.knapsack_relaxed);  // halted before the knapsack: its LP relaxation
+            above += b.score > full.score;
+        }
+    UpperBoundParams late;
+    late.deadline = std::chrono::steady_clock::now() - std::chrono::seconds(1);
+    const UpperBound bl = compute_upper_bound(m, late);
+    EXPECT_GE(bl.score, full.score);
+    EXPECT_GE(bl.score, floor);
+    EXPECT_FALSE(bl.complete);
+    EXPECT_EQ(bl.stopped_by, "time limit");
+    EXPECT_EQ(bl.hosts_tightened, 0);
+    std::atomic<bool> stop{true};
+    UpperBoundParams interrupted;
+    interrupted.stop = &stop;
+    const UpperBound bi = compute_upper_bound(m, interrupted);
+    EXPECT_EQ(bi.score, bl.score);  // nothing refined either way: the same cheap tables
+    EXPECT_EQ(bi.stopped_by, "interrupt");
+    // Never cut: complete, and the same as without a deadline.
+    UpperBoundParams roomy;
+    roomy.deadline = std::chrono::steady_clock::now() + std::chrono::hours(1);
+    std::atomic<bool> no_stop{false};
+    roomy.stop = &no_stop;
+    const UpperBound br = compute_upper_bound(m, roomy);
+    EXPECT_TRUE(br.complete);
+    EXPECT_EQ(br.stopped_by, "complete");
+    EXPECT_EQ(br.score, full.score);
+    return above;
+}
+
+TEST(UpperBound, CutShortStaysValidAndNeverBelowTheCompleteBound) {
+    // Tiny instances against the brute-force optimum: cut bound >= complete bound >= optimum.
+    const Case cases[] = {{"K1", 3, 7}, {"K2", 3, 7}, {"K4", 3, 6}, {"C4", 3, 6}, {"CQ3", 2, 5}, {"2xK4", 2, 5}};
+    int above = 0;
+    for (int i = 0; i < 48; ++i) {
+        const Case& c = cases[i % 6];
+        Problem p = tiny(c.topo, c.hosts, c.vms, 900 + static_cast<std::uint64_t>(i));
+        p.constraints.max_migrations = 1 + (i / 6) % 3;
+        if (i % 5 == 3) p.constraints.max_migrated_ram_mib = 12 * 1024;
+        p.constraints.remap_counts_as_migration = i % 4 != 2;
+        const bool ram_cost = i % 7 == 5 && p.constraints.remap_counts_as_migration;
+        if (ram_cost) p.objective_terms = {{"ram-cost", 0.125}};
+        const CapacityModel m(p);
+        SCOPED_TRACE(std::string(c.topo) + " case " + std::to_string(i));
+        const Score opt = brute_force(m, ram_cost ? weight_milli(0.125) : 0);
+        const UpperBound full = compute_upper_bound(m);
+        ASSERT_TRUE(full.complete);
+        ASSERT_GE(full.score, opt);
+        above += check_cut_bounds(m, opt, full);
+    }
+    EXPECT_GE(above, 48);  // cutting short does coarsen it (the test can see a difference)
+    // Medium random clusters: cut bound >= complete bound >= the objective of the pipeline's plan.
+    for (const char* topo : {"K2", "CQ3"})
+        for (std::uint64_t seed = 1; seed <= 3; ++seed) {
+            test::RandomCluster rc;
+            rc.host_topology = topo;
+            rc.hosts = 40;
+            rc.seed = seed;
+            rc.max_migrations = 6 * static_cast<std::int64_t>(seed);
+            Problem p = test::make_random_problem(rc);
+            if (seed == 2) p.constraints.max_migrated_ram_mib = 96 * 1024;
+            const CapacityModel m(p);
+            SCOPED_TRACE(std::string(topo) + " seed " + std::to_string(seed));
+            OptimizeParams op;
+            op.search.quiet = true;
+            op.search.seed = seed;
+            op.search.max_evaluations = 30000;
+            const OptimizeResult r = optimize(m, op);
+            const Score plan_score = static_cast<Score>(std::llround(r.plan.objective_after * kScoreScale));
+            const UpperBound full = compute_upper_bound(m);
+            ASSERT_GE(full.score, plan_score);
+            check_cut_bounds(m, plan_score, full);
+        }
+}
+
 TEST(UpperBound, ParamsAreValidated) {
     const Problem p = hand_problem(1, {{0, 0}});
     const CapacityModel m(p);
@@ -525,6 +622,12 @@ TEST(UpperBound, ParamsAreValidated) {
     EXPECT_THROW(compute_upper_bound(m, bad), std::invalid_argument);
     bad = {};
     bad.max_sets_per_host = 0;
+    EXPECT_THROW(compute_upper_bound(m, bad), std::invalid_argument);
+    bad = {};
+    bad.fallback_seconds = -1;
+    EXPECT_THROW(compute_upper_bound(m, bad), std::invalid_argument);
+    bad = {};
+    bad.max_full_tables = -2;
     EXPECT_THROW(compute_upper_bound(m, bad), std::invalid_argument);
     EXPECT_DOUBLE_EQ(relative_gap(10.0, 7.5), 0.25);
     EXPECT_DOUBLE_EQ(relative_gap(0.0, 0.0), 0.0);
