@@ -8,7 +8,10 @@
 
 #include <atomic>
 #include <chrono>
+#include <filesystem>
 #include <fstream>
+#include <set>
+#include <sstream>
 #include <functional>
 #include <random>
 #include <string>
@@ -612,6 +615,111 @@ TEST(UpperBound, CutShortStaysValidAndNeverBelowTheCompleteBound) {
             ASSERT_GE(full.score, plan_score);
             check_cut_bounds(m, plan_score, full);
         }
+}
+
+/** Wall-clock seconds since `t0`. */
+double since(std::chrono::steady_clock::time_point t0) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+/** A generated snapshot whose complete bound takes seconds (2,000 hosts get 10,000 branch-and-bound
+ *  evaluations each), written once per test process. */
+std::string slow_bound_snapshot() {
+    const std::string snap = (test::tmp_dir() / "slow-bound.json").string();
+    if (!std::filesystem::exists(snap)) {
+        const auto g = test::run_vmcap("generate --hosts 2000 --vms 60000 --seed 5 --out " + snap);
+        EXPECT_EQ(g.code, 0) << g.err;
+    }
+    return snap;
+}
+
+// Issue 22 item 3: SIGINT while the bound runs (after a short greedy search) ends the run at once
+// with the plan written, the bound reached so far in it, and exit code 130. Before, the signal was
+// ignored until the bound finished (tens of seconds on large clusters) and the run exited 0.
+TEST(UpperBound, InterruptDuringTheBoundWritesThePlanAndExits130) {
+    const std::string snap = slow_bound_snapshot();
+    const auto dir = test::tmp_dir() / "bound-sigint";
+    std::filesystem::remove_all(dir);
+    std::filesystem::create_directories(dir);
+    const std::string out = (dir / "p.json").string(), err = (dir / "err.txt").string(), log = (dir / "log.txt").string();
+    // Start the plan, wait for the bound to start (its stderr line), then SIGINT; report the
+    // seconds from the signal to the exit and the exit code.
+    const std::string script = std::string(VMCAP_BINARY) + " plan --cluster " + snap + " --algorithm greedy --out " + out + " 2>" + err +
+                               " >/dev/null & pid=$!\n"
+                               "for i in $(seq 1 1200); do grep -q 'upper bound: computing' " +
+                               err +
+                               " && break; sleep 0.05; done\n"
+                               "sleep 0.3; t0=$(date +%s.%N); kill -INT $pid; wait $pid; code=$?; t1=$(date +%s.%N)\n"
+                               "awk -v c=$code -v a=$t0 -v b=$t1 'BEGIN { print c, b - a }' >" +
+                               log + "\n";
+    const std::string script_file = (dir / "run.sh").string();
+    {
+        std::ofstream f(script_file);
+        f << script;
+    }
+    ASSERT_EQ(std::system(("bash " + script_file).c_str()), 0);
+    std::istringstream in(read_text_file(log));
+    int code = -1;
+    double seconds = -1;
+    in >> code >> seconds;
+    EXPECT_EQ(code, 130) << read_text_file(err);
+    EXPECT_LT(seconds, 3.0) << "the run went on after the interrupt";
+    std::printf("SIGINT during the bound: exit %d, %.2f s after the signal\n", code, seconds);
+    ASSERT_TRUE(std::filesystem::exists(out));
+    const auto doc = nlohmann::json::parse(read_text_file(out));
+    EXPECT_EQ(doc["upper_bound_stopped_by"], "interrupt");
+    EXPECT_EQ(doc["upper_bound_complete"], false);
+    EXPECT_EQ(doc["search"]["stopped_by"], "budget spent");  // the search itself was not interrupted
+    EXPECT_GE(doc["upper_bound"].get<double>(), doc["objective_after"].get<double>());
+    const auto v = test::run_vmcap("validate --cluster " + snap + " --plan " + out + " --bound-check consistency");
+    EXPECT_EQ(v.code, 0) << v.err;
+}
+
+// Issue 22 item 3: with --time-limit the whole run, bound included, ends within the limit plus the
+// documented grace (max(5 s, 10%)); the bound is then cut short, says so, and is still >= the plan.
+TEST(UpperBound, TimeLimitCoversTheBound) {
+    const std::string snap = slow_bound_snapshot();
+    const std::string out = (test::tmp_dir() / "bound-deadline.json").string();
+    const auto t0 = std::chrono::steady_clock::now();
+    const auto r = test::run_vmcap("plan --cluster " + snap + " --time-limit 2 --quiet --out " + out);
+    const double wall = since(t0);
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_LT(wall, 2.0 + 5.0) << r.out;
+    std::printf("plan --time-limit 2 on 2,000 hosts: %.2f s of wall\n", wall);
+    EXPECT_NE(r.out.find("cut short by time limit"), std::string::npos) << r.out;
+    const auto doc = nlohmann::json::parse(read_text_file(out));
+    EXPECT_EQ(doc["upper_bound_complete"], false);
+    EXPECT_EQ(doc["upper_bound_stopped_by"], "time limit");
+    EXPECT_GE(doc["upper_bound"].get<double>(), doc["objective_after"].get<double>());
+}
+
+// Issue 22 item 5: every plan file has the same top-level fields, whichever command wrote it.
+TEST(UpperBound, ExactPlansHaveThePlanFields) {
+    const std::string snap = (test::tmp_dir() / "exact-fields.json").string();
+    ASSERT_EQ(test::run_vmcap("generate --hosts 6 --vms 24 --host-type K4 --seed 2 --out " + snap).code, 0);
+    const std::string pp = (test::tmp_dir() / "fields-plan.json").string(), pe = (test::tmp_dir() / "fields-exact.json").string(),
+                      pm = (test::tmp_dir() / "fields-milp.json").string();
+    ASSERT_EQ(test::run_vmcap("plan --cluster " + snap + " --quiet --max-evaluations 20000 --out " + pp).code, 0);
+    ASSERT_EQ(test::run_vmcap("exact --cluster " + snap + " --out " + pe).code, 0);
+    ASSERT_EQ(test::run_vmcap("exact --method milp --cluster " + snap + " --out " + pm).code, 0);
+    auto keys = [](const std::string& file) {
+        std::set<std::string> k;
+        const auto doc = nlohmann::json::parse(read_text_file(file));  // items() refers into it
+        for (const auto& [key, v] : doc.items()) k.insert(key);
+        return k;
+    };
+    const auto kp = keys(pp);
+    for (const char* key : {"upper_bound", "gap", "upper_bound_covers", "upper_bound_complete", "upper_bound_stopped_by"})
+        EXPECT_TRUE(kp.count(key)) << key;
+    EXPECT_EQ(keys(pe), kp);
+    EXPECT_EQ(keys(pm), kp);
+    for (const std::string& f : {pe, pm}) {
+        const auto doc = nlohmann::json::parse(read_text_file(f));
+        EXPECT_GE(doc["upper_bound"].get<double>(), doc["objective_after"].get<double>());
+        if (doc["search"]["proven_optimal"].get<bool>()) EXPECT_EQ(doc["gap"].get<double>(), 0.0);
+        const auto v = test::run_vmcap("validate --cluster " + snap + " --plan " + f);
+        EXPECT_EQ(v.code, 0) << f << ": " << v.err;
+    }
 }
 
 TEST(UpperBound, ParamsAreValidated) {
