@@ -173,29 +173,57 @@ public:
     }
 
     /**
-     * The cheap table of host h, for a bound cut short: V_h(0) and, when the budget allows a
-     * removal, one option "every migratable VM removed" at the smallest RAM and landing cost of one
-     * of them. It dominates every k-removal option of the full table (value at least, RAM at most,
-     * fewer removals), so the knapsack over it is at least the one over the full table. Two value
-     * evaluations; no watch checks.
+     * The cheap table of host h, for a bound cut short: V_h(0); for k = 1..kCheapDepth the tail
+     * bound min(V_h(all removed), V_h(every node and resource gaining its k largest demands)) at the
+     * k smallest RAMs and landing costs; and one option at kCheapDepth + 1 removals, "every
+     * migratable VM removed" at the kCheapDepth + 1 smallest costs, which dominates every larger k
+     * (value at least, RAM at most, fewer removals). Each option is at least the full table's
+     * option of the same k (its exact or relaxed values are clamped at "all removed"), so the
+     * knapsack over it is at least the one over the full table. kCheapDepth + 2 value evaluations;
+     * no watch checks.
      */
     HostTable cheap(int h, const std::vector<int>& movable, const std::vector<Amount>& usage, int kcap) {
+        constexpr int kCheapDepth = 4;
         checking_ = false;
         setup(h, movable, usage);
         HostTable t;
         t.kind = TableKind::Cheap;
         t.front.push_back({Point{0, value(free_.data())}});
-        if (!movable.empty() && kcap >= 1) {
+        const int k_top = std::min(static_cast<int>(movable.size()), kcap);
+        if (k_top >= 1) {
+            const std::size_t X = free_.size();
             std::vector<Amount> all = free_;
-            Amount min_ram = std::numeric_limits<Amount>::max();
-            Score min_land = std::numeric_limits<Score>::max();
+            std::vector<std::vector<Amount>> per(X);
+            std::vector<Amount> rams;
+            std::vector<Score> lands;
             for (int v : movable) {
                 const int f = p_.vms[v].flavor;
-                shift(all.data(), f, vm_mask(v), +1);
-                min_ram = std::min(min_ram, p_.flavors[f].demand[kRamMib]);
-                min_land = std::min(min_land, land_[f]);
+                const NodeMask mask = vm_mask(v);
+                shift(all.data(), f, mask, +1);
+                for (int i = 0; i < n_; ++i)
+                    if ((mask >> i) & 1U)
+                        for (int r = 0; r < R_; ++r) per[static_cast<std::size_t>(i) * R_ + r].push_back(p_.flavors[f].node_demand[r]);
+                rams.push_back(p_.flavors[f].demand[kRamMib]);
+                lands.push_back(land_[f]);
             }
-            t.front.push_back({Point{min_ram, value(all.data()) - wm_ * min_ram - min_land}});
+            std::sort(rams.begin(), rams.end());
+            std::sort(lands.begin(), lands.end());
+            for (auto& d : per) std::sort(d.begin(), d.end(), std::greater<>());
+            const Score g_all = value(all.data());
+            std::vector<Amount> top = free_;
+            Amount ram = 0;
+            Score land = 0;
+            for (int k = 1; k <= std::min(k_top, kCheapDepth + 1); ++k) {
+                ram += rams[k - 1];
+                land += lands[k - 1];
+                Score v = g_all;
+                if (k <= kCheapDepth) {
+                    for (std::size_t x = 0; x < X; ++x)
+                        if (static_cast<std::size_t>(k) <= per[x].size()) top[x] += per[x][k - 1];
+                    v = std::min(g_all, value(top.data()));
+                }
+                t.front.push_back({Point{ram, v - wm_ * ram - land}});
+            }
         }
         t.evaluations = evaluations_;
         return t;

@@ -80,8 +80,8 @@ struct UpperBoundParams {
     /** Worker threads of the per-host tables (oneTBB); the result does not depend on it. >= 1. */
     int threads = 1;
     /** Wall-clock instant (steady clock) after which the bound stops refining: hosts whose tables
-     *  are not finished keep the cheap relaxation (every migratable VM removed, at one removal's
-     *  cost), the knapsack falls back to its LP relaxation and the RAM multiplier search keeps the
+     *  are not finished get a cheap relaxation (tail bounds for 1..4 removals, then "every
+     *  migratable VM removed"; docs/upper-bound.md, "Cut short"), the knapsack falls back to its LP relaxation and the RAM multiplier search keeps the
      *  best multiplier so far. The result is then still a valid bound, never below the complete one
      *  (UpperBound::complete false). time_point::max(): no deadline. */
     std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
