@@ -442,11 +442,11 @@ PlanCheck validate_plan(const CapacityModel& model, const nlohmann::json& plan, 
                 if (!plan["network"].contains(it.key())) continue;
                 const auto& stated = plan["network"][it.key()];
                 const bool same = it->is_number() ? close(stated.get<double>(), it->get<double>()) : stated == *it;
-                if (!same) {
-                    mismatch = "network." + it.key() + " is " + describe(stated) + ", recomputed " +
-                               (it->is_array() ? std::to_string(it->size()) + " link(s)" : it->dump());
-                    if (it->is_array() && stated.size() == it->size()) mismatch += " of other names";
-                }
+                if (!same && it->is_array())
+                    mismatch = "network." + it.key() + " names " + std::to_string(stated.size()) + " link(s), recomputed " +
+                               std::to_string(it->size()) + (stated.size() == it->size() ? " of other names" : "");
+                else if (!same)
+                    mismatch = "network." + it.key() + " is " + describe(stated) + ", recomputed " + it->dump();
             }
         }
     }
