@@ -93,10 +93,11 @@ struct NetworkReport {
         std::string name;
         double load_mbps = 0, capacity_mbps = 0;
     };
-    std::vector<Row> by_utilisation;  ///< every loaded link, highest load / capacity first
-    std::vector<Row> over;            ///< links above capacity
-    /** Utilisation (load / capacity, %) of one layer of links: host NIC uplinks, then switch links
-     *  by the level of their lower end (evaluators/network_load.h switch_levels). */
+    std::vector<Row> by_utilisation;  ///< every loaded link direction (arc), highest load / capacity first
+    std::vector<Row> over;            ///< link directions above capacity
+    /** Utilisation (load / capacity, %) of one layer of links, over both directions of each:
+     *  host NIC uplinks, then switch links by the level of their lower end
+     *  (evaluators/network_load.h switch_levels). `links` counts links, `over` directions. */
     struct Layer {
         std::string name;
         std::size_t links = 0, over = 0;
@@ -114,19 +115,24 @@ std::string layer_name(int lo, int hi) {
     return "level-" + std::to_string(lo) + " uplinks";
 }
 
-NetworkReport network_report(const Problem& p) {
-    const NetworkRoutes routes(p);
+NetworkReport network_report(const Problem& p, const std::string& file) {
+    const NetworkRoutes routes = [&] {
+        try {
+            return NetworkRoutes(p);
+        } catch (const InputError& e) {
+            throw InputError(file + ": " + e.what());
+        }
+    }();
     std::vector<int> host(p.vms.size());
     for (std::size_t v = 0; v < p.vms.size(); ++v) host[v] = p.vms[v].host;
     const auto loads = link_loads(p, routes, host);
     NetworkReport r;
-    r.links = static_cast<std::size_t>(routes.num_links());
+    r.links = static_cast<std::size_t>(routes.num_links() / 2);  // links; each has two directions (arcs)
     r.vlinks = p.vlinks.size();
     for (const Vlink& v : p.vlinks) {
         r.in_vdcs += v.vdc >= 0 ? 1 : 0;
         r.same_host += host[v.a] == host[v.b] ? 1 : 0;
     }
-    const double scale = static_cast<double>(routes.scale());
     std::vector<int> order;
     for (int l = 0; l < routes.num_links(); ++l)
         if (loads[l] > 0) order.push_back(l);
@@ -136,6 +142,7 @@ NetworkReport network_report(const Problem& p) {
         return x != y ? x > y : a < b;
     });
     for (int l : order) {
+        const double scale = static_cast<double>(routes.scale(l));
         NetworkReport::Row row{routes.link_name(l), static_cast<double>(loads[l]) / scale, static_cast<double>(routes.capacity(l)) / scale};
         if (loads[l] > routes.capacity(l)) r.over.push_back(row);
         r.by_utilisation.push_back(std::move(row));
@@ -146,8 +153,8 @@ NetworkReport network_report(const Problem& p) {
     std::map<std::pair<int, int>, std::vector<double>> util;  // (lo, hi) level, host uplinks (-1, -1)
     for (int l = 0; l < routes.num_links(); ++l) {
         std::pair<int, int> key{-1, -1};
-        if (l >= H) {
-            const NetLink& nl = p.network.links[l - H];
+        if (l / 2 >= H) {
+            const NetLink& nl = p.network.links[l / 2 - H];
             key = {std::min(level[nl.a], level[nl.b]), std::max(level[nl.a], level[nl.b])};
         }
         util[key].push_back(100.0 * static_cast<double>(loads[l]) / static_cast<double>(routes.capacity(l)));
@@ -156,7 +163,7 @@ NetworkReport network_report(const Problem& p) {
         NetworkReport::Layer layer;
         layer.name = key.first < 0 ? "host NIC uplinks" : layer_name(key.first, key.second);
         std::sort(u.begin(), u.end());
-        layer.links = u.size();
+        layer.links = u.size() / 2;  // both directions of each link are in u
         layer.max_pct = u.back();
         layer.p99_pct = u[(u.size() * 99 + 99) / 100 - 1];
         layer.mean_pct = std::accumulate(u.begin(), u.end(), 0.0) / static_cast<double>(u.size());
@@ -273,7 +280,7 @@ int cmd_capacity(const Args& args) {
         if (has_bw) doc["objective_bandwidth_limited"] = bw_objective;
         doc["objective_topology_free_bound"] = objective_bound;
         if (p.network.present()) {
-            const NetworkReport nr = network_report(p);
+            const NetworkReport nr = network_report(p, cluster);
             nlohmann::ordered_json n;
             n["links"] = nr.links;
             n["vlinks"] = nr.vlinks;
@@ -394,22 +401,24 @@ int cmd_capacity(const Args& args) {
         std::printf("weighted capacity with bandwidth limits: %s\n", fmt_num(bw_objective).c_str());
     }
     if (p.network.present()) {
-        const NetworkReport nr = network_report(p);
-        std::printf("\nnetwork: %zu links (host uplinks included), %zu vlinks (%zu in VDCs, %zu within one host); ECMP loads\n", nr.links,
-                    nr.vlinks, nr.in_vdcs, nr.same_host);
-        std::printf("  %-24s %7s %8s %8s %8s %6s\n", "layer", "links", "max%", "p99%", "mean%", "over");
+        const NetworkReport nr = network_report(p, cluster);
+        std::printf(
+            "\nnetwork: %zu full-duplex links (host uplinks included), %zu vlinks (%zu in VDCs, %zu within one host); ECMP loads "
+            "per direction\n",
+            nr.links, nr.vlinks, nr.in_vdcs, nr.same_host);
+        std::printf("  %-24s %7s %8s %8s %8s %6s\n", "layer", "links", "max%", "p99%", "mean%", "over");  // over: directions
         for (const auto& l : nr.layers)
             std::printf("  %-24s %7zu %7.1f%% %7.1f%% %7.1f%% %6zu\n", l.name.c_str(), l.links, l.max_pct, l.p99_pct, l.mean_pct, l.over);
-        std::printf("most utilised links:\n");
+        std::printf("most utilised link directions:\n");
         const std::size_t show = std::min<std::size_t>(nr.by_utilisation.size(), 5);
         for (std::size_t i = 0; i < show; ++i) {
             const auto& r = nr.by_utilisation[i];
-            std::printf("  %-40s %12.3f / %10.0f Mbps  %6.1f%%\n", r.name.c_str(), r.load_mbps, r.capacity_mbps,
+            std::printf("  %-44s %12.3f / %10.0f Mbps  %6.1f%%\n", r.name.c_str(), r.load_mbps, r.capacity_mbps,
                         100.0 * r.load_mbps / r.capacity_mbps);
         }
         if (nr.by_utilisation.size() > show)
-            std::printf("  ... %zu more loaded links (--format json lists all)\n", nr.by_utilisation.size() - show);
-        std::printf("links over capacity: %zu\n", nr.over.size());
+            std::printf("  ... %zu more loaded link directions (--format json lists all)\n", nr.by_utilisation.size() - show);
+        std::printf("link directions over capacity: %zu\n", nr.over.size());
     }
     return 0;
 }

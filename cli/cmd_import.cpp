@@ -32,7 +32,6 @@ public:
     explicit RoutesShares(const NetworkRoutes& r) : r_(r) {}
     int num_links() const override { return r_.num_links(); }
     std::int64_t capacity(int link) const override { return r_.capacity(link); }
-    std::int64_t scale() const override { return r_.scale(); }
     void shares(int hx, int hy, std::vector<std::pair<int, std::int64_t>>& out) const override {
         r_.for_each_share(hx, hy, [&](int link, std::int64_t units) { out.emplace_back(link, units); });
     }

@@ -96,6 +96,10 @@ std::unique_ptr<CapacityModel> model_for(const Problem& p, const std::string& fi
         return std::make_unique<CapacityModel>(p, options);
     } catch (const std::invalid_argument& e) {
         throw InputError(file + ": " + e.what());
+    } catch (const InputError& e) {  // e.g. the network's routes ("network: ..."): name the file
+        const std::string what = e.what();
+        if (what.rfind(file + ":", 0) == 0) throw;
+        throw InputError(file + ": " + what);
     }
 }
 
@@ -378,8 +382,8 @@ int cmd_plan(const Args& args) {
         const auto num = [&](const char* key) { return net.is_null() ? 0.0 : net[key].get<double>(); };
         const auto count = [&](const char* key) { return net.is_null() ? std::size_t{0} : net[key].size(); };
         std::printf(
-            "network   %zu vlink(s); link capacities kept at every step; links over capacity: %zu in the snapshot, %zu after the "
-            "plan\n",
+            "network   %zu vlink(s); link capacities kept at every step; link directions over capacity: %zu in the snapshot, %zu "
+            "after the plan\n",
             p.vlinks.size(), count("links_over_capacity_before"), count("links_over_capacity_after"));
         std::printf("          max link utilisation %.1f%% -> %.1f%%; cross-rack vlink bandwidth %lld -> %lld Mbps",
                     num("max_link_utilisation_pct_before"), num("max_link_utilisation_pct_after"),

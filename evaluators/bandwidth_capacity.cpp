@@ -54,7 +54,7 @@ struct Scratch {
     }
 };
 
-Count floor_div(Wide num, std::int64_t den) {
+Count floor_div(Wide num, Wide den) {
     return num <= 0 ? 0 : static_cast<Count>(num / den);
 }
 
@@ -73,7 +73,7 @@ BandwidthCapacityTerm::BandwidthCapacityTerm(const CapacityModel& model, std::sh
         const std::int64_t b = p.flavors[model.target_flavor(j)].bandwidth_mbps;
         if (b <= 0) continue;
         targets_.push_back(j);
-        b_units_.push_back(b * routes_->scale());
+        b_units_.push_back(b);
         w_units_.push_back(model.target_weight_units(j));
     }
     for (std::size_t e = 0; e < p.vlinks.size(); ++e) {
@@ -93,7 +93,7 @@ BandwidthCapacityTerm::BandwidthCapacityTerm(const CapacityModel& model, std::sh
     std::vector<std::vector<std::pair<int, int>>> adj(S);  // (neighbour, link id)
     for (std::size_t i = 0; i < p.network.links.size(); ++i) {
         const NetLink& l = p.network.links[i];
-        adj[l.a].emplace_back(l.b, H + static_cast<int>(i));
+        adj[l.a].emplace_back(l.b, H + static_cast<int>(i));  // the link's number; its arcs are 2 x that (+ 1)
         adj[l.b].emplace_back(l.a, H + static_cast<int>(i));
     }
     const std::vector<int> level = switch_levels(p);
@@ -102,7 +102,10 @@ BandwidthCapacityTerm::BandwidthCapacityTerm(const CapacityModel& model, std::sh
     for (int s = 0; s < S; ++s)
         if (rack_of_switch[s] >= 0)
             for (auto [t, l] : adj[s])
-                if (level[t] > 0) rack_uplinks_[rack_of_switch[s]].push_back(l), link_rack_[l] = rack_of_switch[s];
+                if (level[t] > 0)
+                    for (int d = 0; d < 2; ++d)  // both directions: a new VM sends and receives b_f
+                        rack_uplinks_[rack_of_switch[s]].push_back(NetworkRoutes::arc(l, d)),
+                            link_rack_[NetworkRoutes::arc(l, d)] = rack_of_switch[s];
     // Pods: racks whose hosts all name one pod; a pod's upper switches are its racks' uplink ends.
     std::vector<std::string> rack_pod(R);
     std::vector<char> rack_mixed(R, 0);
@@ -121,7 +124,7 @@ BandwidthCapacityTerm::BandwidthCapacityTerm(const CapacityModel& model, std::sh
     for (int r = 0; r < R; ++r) {
         if (pod_of_rack_[r] < 0) continue;
         for (int l : rack_uplinks_[r]) {
-            const NetLink& nl = p.network.links[l - H];
+            const NetLink& nl = p.network.links[l / 2 - H];
             const int t = level[nl.a] > 0 ? nl.a : nl.b;
             owner[t] = owner[t] == -1 || owner[t] == pod_of_rack_[r] ? pod_of_rack_[r] : -2;
         }
@@ -132,13 +135,15 @@ BandwidthCapacityTerm::BandwidthCapacityTerm(const CapacityModel& model, std::sh
         if (owner[s] == -2)
             for (int r = 0; r < R; ++r)  // an upper switch shared by pods: no pod cap for them
                 for (int l : rack_uplinks_[r]) {
-                    const NetLink& nl = p.network.links[l - H];
+                    const NetLink& nl = p.network.links[l / 2 - H];
                     if ((nl.a == s || nl.b == s) && pod_of_rack_[r] >= 0) pod_shared[pod_of_rack_[r]] = 1;
                 }
     for (int s = 0; s < S; ++s) {
         if (owner[s] < 0 || pod_shared[owner[s]]) continue;
         for (auto [t, l] : adj[s])
-            if (level[t] > level[s] && owner[t] != owner[s]) pod_uplinks_[owner[s]].push_back(l), link_pod_[l] = owner[s];
+            if (level[t] > level[s] && owner[t] != owner[s])
+                for (int d = 0; d < 2; ++d)
+                    pod_uplinks_[owner[s]].push_back(NetworkRoutes::arc(l, d)), link_pod_[NetworkRoutes::arc(l, d)] = owner[s];
     }
 }
 
@@ -149,12 +154,26 @@ int BandwidthCapacityTerm::capped_pods() const {
     return static_cast<int>(std::count_if(pod_uplinks_.begin(), pod_uplinks_.end(), [](const auto& u) { return !u.empty(); }));
 }
 
+std::int64_t BandwidthCapacityTerm::uplink_free(int h, const std::int64_t* load, const std::int64_t* dload) const {
+    std::int64_t least = std::numeric_limits<std::int64_t>::max();
+    for (int d = 0; d < 2; ++d) {  // uplink arcs carry whole Mbps (scale 1)
+        const int k = NetworkRoutes::arc(h, d);
+        least = std::min(least, routes_->capacity(k) - load[k] - (dload ? dload[k] : 0));
+    }
+    return least;
+}
+
 Count BandwidthCapacityTerm::group_cap(std::span<const int> links, const std::int64_t* load, const std::int64_t* dload,
                                        std::int64_t b) const {
     if (links.empty()) return kNoCap;
-    std::int64_t least = std::numeric_limits<std::int64_t>::max();
-    for (int l : links) least = std::min(least, routes_->capacity(l) - load[l] - (dload ? dload[l] : 0));
-    return floor_div(static_cast<Wide>(least) * static_cast<Wide>(links.size()), b);
+    // Both arcs of each uplink are listed: k = links.size() / 2 uplinks share the traffic.
+    const Wide k = static_cast<Wide>(links.size() / 2);
+    Count least = std::numeric_limits<Count>::max();
+    for (int l : links) {
+        const std::int64_t free = routes_->capacity(l) - load[l] - (dload ? dload[l] : 0);
+        least = std::min(least, floor_div(static_cast<Wide>(free) * k, static_cast<Wide>(b) * routes_->scale(l)));
+    }
+    return least;
 }
 
 BandwidthCapacityTerm::Aggregates BandwidthCapacityTerm::build(const PlacementView& pl) const {
@@ -187,7 +206,7 @@ BandwidthCapacityTerm::Aggregates BandwidthCapacityTerm::build(const PlacementVi
         for (std::size_t jb = 0; jb < Tb; ++jb) {
             const Count c = model_.host_capacity(p.hosts[h].type, model_.target_flavor(targets_[jb]), free.data() + off[h]);
             a.vmcap[h * Tb + jb] = c;
-            a.host[h * Tb + jb] = std::min(c, floor_div(routes_->capacity(static_cast<int>(h)) - a.load[h], b_units_[jb]));
+            a.host[h * Tb + jb] = std::min(c, floor_div(uplink_free(static_cast<int>(h), a.load.data(), nullptr), b_units_[jb]));
             a.rack_sum[rack_of_host_[h] * Tb + jb] += a.host[h * Tb + jb];
         }
     for (std::size_t r = 0; r < rack_uplinks_.size(); ++r)
@@ -336,7 +355,7 @@ Score BandwidthCapacityTerm::evaluate(const SearchState& s, const Aggregates& a,
     sc.links.erase(std::unique(sc.links.begin(), sc.links.end()), sc.links.end());
     const int H = static_cast<int>(p.hosts.size());
     for (int l : sc.links) {
-        if (l < H) touch_host(l);
+        if (l / 2 < H) touch_host(l / 2);
         if (link_rack_[l] >= 0) touch_rack(link_rack_[l]);
         if (link_pod_[l] >= 0) touch_pod(link_pod_[l]);
     }
@@ -346,7 +365,7 @@ Score BandwidthCapacityTerm::evaluate(const SearchState& s, const Aggregates& a,
     for (std::size_t k = 0; k < sc.hosts.size(); ++k) {
         const int h = sc.hosts[k];
         const int rs = touch_rack(rack_of_host_[h]);
-        const std::int64_t free_up = routes_->capacity(h) - load[h] - dload[h];
+        const std::int64_t free_up = uplink_free(h, load, dload);
         for (std::size_t jb = 0; jb < Tb; ++jb) {
             const Count old_vmcap = a.vmcap[h * Tb + jb];
             const Count vm = sc.host_moved[k] ? sc.host_new_vmcap[k * Tb + jb] : old_vmcap;

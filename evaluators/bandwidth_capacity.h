@@ -7,16 +7,18 @@
  *
  * Traffic rule (worst-case hose, documented in docs/format.md "Bandwidth-aware capacity"): a new
  * VM of flavor f may exchange b_f with any host, so in the worst case all of it crosses its host's
- * NIC uplink, its ToR's uplinks and its pod's uplinks. ECMP splits it equally over the k uplinks of
- * a ToR (or a pod), so n more VMs fit under them iff n x b_f / k <= free(l) for each of them:
+ * NIC uplink, its ToR's uplinks and its pod's uplinks, in both directions (it sends b_f and
+ * receives b_f; links are full duplex, evaluators/network_load.h). ECMP splits it equally over the
+ * k uplinks of a ToR (or a pod), so n more VMs fit under them iff n x b_f / k <= free(l) for each
+ * of them and each direction:
  *
  *     host h:  c_h(f) = min(VMCAP_h(f), floor(free(uplink h) / b_f))
  *     rack r:  R_r(f) = min(sum_{h in r} c_h(f), floor(k_r x min_{l in U_r} free(l) / b_f))
  *     pod p:   P_p(f) = min(sum_{r in p} R_r(f), floor(k_p x min_{l in U_p} free(l) / b_f))
  *     capacity(f) = sum over pods P_p(f) + sum over racks in no pod R_r(f)
  *
- * free(l) = max(0, capacity(l) - load(l)), loads of the vlinks by evaluators/network_load.h (exact
- * micro-units). A rack is the switch its hosts attach to; U_r its links to switches no host
+ * free(l) = max(0, capacity(l) - load(l)) of the fuller direction of l, loads of the vlinks by
+ * evaluators/network_load.h (exact micro-units). A rack is the switch its hosts attach to; U_r its links to switches no host
  * attaches to (a tree's aggregation, a leaf-spine's spines); a pod is the hosts sharing a
  * hosts[].pod label, U_p the links from its racks' upper switches to switches one level further
  * up (a tree's core). A rack or pod without such links has no cap of its own. Flavors with b_f = 0
@@ -85,20 +87,23 @@ private:
     Aggregates build(const PlacementView& placement) const;
     /** The delta of `moves` on `a`; with `commit`, also writes the new values into it. */
     Score evaluate(const SearchState& s, const Aggregates& a, std::span<const Relocation> moves, Aggregates* commit) const;
-    /** floor(k x min free / b) over `links` with loads `load` (+ `dload` where given). */
-    Count group_cap(std::span<const int> links, const std::int64_t* load, const std::int64_t* dload, std::int64_t b_units) const;
+    /** min over the arcs of `links` (both arcs of k uplinks) of floor(k x free / (b x scale)),
+     *  free = capacity - load (- dload where given); b in Mbps. */
+    Count group_cap(std::span<const int> links, const std::int64_t* load, const std::int64_t* dload, std::int64_t b) const;
+    /** Free Mbps of host h's uplink in its fuller direction (loads + `dload` where given). */
+    std::int64_t uplink_free(int h, const std::int64_t* load, const std::int64_t* dload) const;
 
     const CapacityModel& model_;
     const Problem& problem_;
     std::shared_ptr<const NetworkRoutes> routes_;
     std::vector<int> targets_;                    ///< [jb] target index j with bandwidth
-    std::vector<std::int64_t> b_units_;           ///< [jb] b_f in micro-units
+    std::vector<std::int64_t> b_units_;           ///< [jb] b_f in Mbps
     std::vector<Score> w_units_;                  ///< [jb] score units per unit of capacity
     std::vector<int> rack_of_host_;               ///< [host] rack index
     std::vector<int> pod_of_rack_;                ///< [rack] pod index or -1
-    std::vector<std::vector<int>> rack_uplinks_;  ///< [rack] link ids (empty: no cap)
-    std::vector<std::vector<int>> pod_uplinks_;   ///< [pod] link ids (empty: no cap)
-    std::vector<int> link_rack_, link_pod_;       ///< [link] the rack / pod it is an uplink of, or -1
+    std::vector<std::vector<int>> rack_uplinks_;  ///< [rack] arcs of its uplinks, both directions (empty: no cap)
+    std::vector<std::vector<int>> pod_uplinks_;   ///< [pod] arcs of its uplinks, both directions (empty: no cap)
+    std::vector<int> link_rack_, link_pod_;       ///< [arc] the rack / pod it is an uplink of, or -1
     std::vector<std::vector<int>> vlinks_of_;     ///< [vm] indices into problem.vlinks
 };
 

@@ -10,11 +10,12 @@ namespace vmcap {
 
 namespace {
 
-/** Loads per link of a state (micro-units), and a lower bound on the smallest allowance
- *  (how much more any link may carry: max(capacity, snapshot load) - load) for the fast path. */
+/** Loads per arc of a state (micro-units), and a lower bound on the smallest allowance (how
+ *  much more any arc may carry: max(capacity, snapshot load) - load) in whole Mbps, for the fast
+ *  path. */
 struct LinkLoads final : TermAggregates {
     std::vector<std::int64_t> load;
-    std::int64_t min_allowance = 0;  ///< <= the true minimum; exact after refresh(), lowered by on_move
+    std::int64_t min_allowance = 0;  ///< Mbps, <= the true minimum; exact after refresh(), lowered by on_move
     int moves_since_refresh = 0;
     std::unique_ptr<TermAggregates> clone() const override { return std::make_unique<LinkLoads>(*this); }
 };
@@ -24,6 +25,11 @@ struct Scratch {
     std::vector<std::int64_t> delta;
     std::vector<int> touched;
 };
+
+/** floor(x / d) for d > 0. */
+std::int64_t floor_div(std::int64_t x, std::int64_t d) {
+    return x >= 0 ? x / d : -((-x + d - 1) / d);
+}
 
 std::vector<int> hosts_of(const SearchState& s) {
     std::vector<int> h(s.problem().vms.size());
@@ -45,11 +51,12 @@ LinkCapacityFilter::LinkCapacityFilter(const Problem& p, std::shared_ptr<const N
 
 bool LinkCapacityFilter::admits(const SearchState& s, std::span<const Relocation> moves) const {
     const auto* agg = static_cast<const LinkLoads*>(s.filter_aggregates(*this));
-    // Fast path: a relocation raises any one link by at most its VM's whole vlink bandwidth, so a
-    // move whose VMs' bandwidth fits the smallest allowance anywhere is admitted without routing.
+    // Fast path: a relocation raises any one arc by at most its VM's whole vlink bandwidth (one
+    // flow of each vlink crosses an arc), so a move whose VMs' bandwidth fits the smallest
+    // allowance anywhere is admitted without routing.
     std::int64_t most = 0;
     for (const Relocation& r : moves) most += vlinks_->mbps_of(r.vm);
-    if (static_cast<Wide>(most) * routes_->scale() <= agg->min_allowance) return true;
+    if (most <= agg->min_allowance) return true;
     thread_local Scratch sc;
     if (sc.delta.size() < static_cast<std::size_t>(routes_->num_links())) sc.delta.resize(routes_->num_links(), 0);
     // Host of VM v once the relocations before index i have run.
@@ -69,13 +76,8 @@ bool LinkCapacityFilter::admits(const SearchState& s, std::span<const Relocation
         for (std::size_t k = 0; k < peers.size(); ++k) {
             const int q = peers[k];
             const int hp = host_now(q >= 0 ? q : ~q, i);
-            if (q >= 0) {  // r.vm is the vlink's first end
-                add(from, hp, mbps[k], -1);
-                add(r.to_host, hp, mbps[k], +1);
-            } else {
-                add(hp, from, mbps[k], -1);
-                add(hp, r.to_host, mbps[k], +1);
-            }
+            add(from, hp, mbps[k], -1);  // both flows: which end is first does not matter
+            add(r.to_host, hp, mbps[k], +1);
         }
     }
     bool ok = true;
@@ -95,7 +97,8 @@ std::int64_t LinkCapacityFilter::allowance(int link, std::int64_t load) const {
 namespace {
 void refresh(LinkLoads& agg, const LinkCapacityFilter& f) {
     agg.min_allowance = std::numeric_limits<std::int64_t>::max();
-    for (int l = 0; l < f.routes().num_links(); ++l) agg.min_allowance = std::min(agg.min_allowance, f.allowance(l, agg.load[l]));
+    for (int l = 0; l < f.routes().num_links(); ++l)
+        agg.min_allowance = std::min(agg.min_allowance, floor_div(f.allowance(l, agg.load[l]), f.routes().scale(l)));
     agg.moves_since_refresh = 0;
 }
 }  // namespace
@@ -121,13 +124,12 @@ void LinkCapacityFilter::on_move(TermAggregates& agg, const SearchState& s, cons
     auto raise = [&](int link, std::int64_t units, std::int64_t mb) {
         a.load[link] += mb * units;
         // The links this vlink loads now may have less allowance: keep the bound below it.
-        a.min_allowance = std::min(a.min_allowance, allowance(link, a.load[link]));
+        a.min_allowance = std::min(a.min_allowance, floor_div(allowance(link, a.load[link]), routes_->scale(link)));
     };
     for (std::size_t k = 0; k < peers.size(); ++k) {
         const std::int64_t mb = mbps[k];
-        // The net change of the vlink's route (the peer's uplink and shared up-path cancel);
-        // routed in the vlink's own orientation (a, b) where the pair table serves.
-        routes_->for_each_move(r.from_host, r.to_host, hosts[k], peers[k] >= 0, [&](int link, std::int64_t units) {
+        // The net change of the vlink's two flows (the peer's uplink and shared up-path cancel).
+        routes_->for_each_move(r.from_host, r.to_host, hosts[k], [&](int link, std::int64_t units) {
             if (units < 0)
                 a.load[link] += mb * units;
             else
@@ -144,15 +146,15 @@ std::string LinkCapacityFilter::check_aggregates(const TermAggregates& cached, c
     for (int l = 0; l < routes_->num_links(); ++l)
         if (load[l] != fresh[l])
             return routes_->link_name(l) + " load: cached " + std::to_string(load[l]) + ", recomputed " + std::to_string(fresh[l]) +
-                   " (1/" + std::to_string(routes_->scale()) + " Mbps)";
+                   " (1/" + std::to_string(routes_->scale(l)) + " Mbps)";
     return "";
 }
 
 std::string LinkCapacityFilter::violation(const Problem& p, const PlacementView& placement) const {
     const auto load = link_loads(p, *routes_, placement.host);
-    const double scale = static_cast<double>(routes_->scale());
     for (int l = 0; l < routes_->num_links(); ++l)
         if (!allowed(l, load[l])) {
+            const double scale = static_cast<double>(routes_->scale(l));
             char buf[160];
             std::snprintf(buf, sizeof buf, " carries %.3f Mbps, above its capacity of %.0f Mbps", static_cast<double>(load[l]) / scale,
                           static_cast<double>(routes_->capacity(l)) / scale);

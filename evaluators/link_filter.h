@@ -3,7 +3,9 @@
  * @file link_filter.h
  * The link-capacity rule of the network (issue "Virtual links", step 3): no move may load a link
  * above its capacity, and a link the snapshot already overloads may not get worse (digest §8.1.5:
- * "Hard: no link above capacity"). Loads follow evaluators/network_load.h (ECMP, micro-units).
+ * "Hard: no link above capacity"), in either direction: links are full duplex and every arc (a link
+ * in one direction) has its own load and capacity. Loads follow evaluators/network_load.h (ECMP,
+ * a vlink's two flows each routed from its own source, micro-units).
  * Enforced by every move (FeasibilityFilter::admits, through score_move), by each step of plan
  * building, and re-checked from scratch after every plan step by `vmcap validate`.
  */
@@ -28,7 +30,7 @@ public:
                                 std::shared_ptr<const VlinkIndex> vlinks = nullptr);
 
     std::string_view name() const override { return "link-capacity"; }
-    /** O(1) when the moved VMs' total vlink bandwidth fits the state's smallest link allowance
+    /** O(1) when the moved VMs' total vlink bandwidth fits the state's smallest arc allowance
      *  (no link can then go over); else O(sum over the moved VMs of their vlinks x route length),
      *  no allocation (a per-thread scratch buffer). Both ends of a vlink may move in one move:
      *  each relocation sees the previous ones, so the vlink is counted once. */

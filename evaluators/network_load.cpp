@@ -15,16 +15,29 @@ struct Frac {
     std::int64_t num = 0, den = 1;
 };
 
-Frac add(Frac x, Frac y, std::int64_t max_den) {
+Wide gcd_wide(Wide a, Wide b) {
+    while (b != 0) {
+        const Wide r = a % b;
+        a = b;
+        b = r;
+    }
+    return a;
+}
+
+/** num / den, reduced; throws (naming the route) when the denominator would pass kMaxScale. */
+Frac reduce(Wide num, Wide den, const std::string& where) {
+    const Wide g = gcd_wide(num, den);
+    if (g > 1) num /= g, den /= g;
+    if (den > static_cast<Wide>(NetworkRoutes::kMaxScale))
+        throw InputError("network: the ECMP shares " + where + " need more than 2^40 parts per Mbps on one link (split factors too " +
+                         "irregular for exact integer loads)");
+    return {static_cast<std::int64_t>(num), static_cast<std::int64_t>(den)};
+}
+
+Frac add(Frac x, Frac y, const std::string& where) {
     if (x.num == 0) return y;
     if (y.num == 0) return x;
-    const std::int64_t g = std::gcd(x.den, y.den);
-    const Wide den = static_cast<Wide>(x.den / g) * y.den;
-    const Wide num = static_cast<Wide>(x.num) * (y.den / g) + static_cast<Wide>(y.num) * (x.den / g);
-    if (den > static_cast<Wide>(max_den) * max_den) throw InputError("network: ECMP shares too fine");
-    const auto n = static_cast<std::int64_t>(num), d = static_cast<std::int64_t>(den);
-    const std::int64_t r = std::gcd(n, d);
-    return {n / r, d / r};
+    return reduce(static_cast<Wide>(x.num) * y.den + static_cast<Wide>(y.num) * x.den, static_cast<Wide>(x.den) * y.den, where);
 }
 
 }  // namespace
@@ -35,6 +48,11 @@ NetworkRoutes::NetworkRoutes(const Problem& p) : problem_(p) {
     const int S = static_cast<int>(net.switches.size());
     const int L = static_cast<int>(net.links.size());
     if (!net.present() || static_cast<int>(net.host_switch.size()) != H) throw InputError("network routes: the snapshot has no network");
+    for (int h = 0; h < H; ++h)
+        if (net.host_switch[h] < 0 || net.host_switch[h] >= S)
+            throw InputError("network routes: host \"" + p.hosts[h].id + "\" has no switch");
+    for (const NetLink& l : net.links)
+        if (l.a < 0 || l.a >= S || l.b < 0 || l.b >= S || l.a == l.b) throw InputError("network routes: a link joins no two switches");
 
     edge_index_.assign(S, -1);
     std::vector<int> edges;  // host-attached switches, in switch order
@@ -51,16 +69,19 @@ NetworkRoutes::NetworkRoutes(const Problem& p) : problem_(p) {
         adj[net.links[i].a].emplace_back(net.links[i].b, i);
         adj[net.links[i].b].emplace_back(net.links[i].a, i);
     }
+    // The arc of switch link i crossed from switch u.
+    auto arc_from = [&](int i, int u) { return arc(H + i, net.links[i].a == u ? 0 : 1); };
+    const int A = 2 * (H + L);
 
-    // Per ordered pair: the shares as fractions; the scale is their denominators' lcm.
+    // Per ordered pair: the shares as fractions; an arc's scale is their denominators' lcm.
     struct Entry {
-        int link;
+        int arc;
         Frac f;
     };
     std::vector<std::vector<Entry>> pair_entries(edge_count_ * edge_count_);  // [s * E + t]
-    std::int64_t scale = 1;
+    std::vector<Wide> lcm(A, 1);
     std::vector<int> dist(S);
-    std::vector<Frac> flow(S), on_link(L);
+    std::vector<Frac> flow(S), on_arc(A);
     std::vector<std::vector<int>> bucket;
     std::vector<int> touched;
     for (std::size_t ti = 0; ti < edge_count_; ++ti) {
@@ -78,6 +99,10 @@ NetworkRoutes::NetworkRoutes(const Problem& p) : problem_(p) {
             std::vector<Entry>& entries = pair_entries[si * edge_count_ + ti];
             const int s = edges[si];
             if (s == t) continue;
+            if (dist[s] < 0)  // the loader refuses this; the importers and tests build networks too
+                throw InputError("network: switch \"" + net.switches[s] + "\" cannot reach switch \"" + net.switches[t] +
+                                 "\" (every two switches with hosts must be connected)");
+            const std::string where = "from switch \"" + net.switches[s] + "\" to \"" + net.switches[t] + "\"";
             // Hop-by-hop equal split on the shortest-path DAG towards t, farthest switches first.
             bucket.assign(static_cast<std::size_t>(dist[s]) + 1, {});
             flow[s] = {1, 1};
@@ -86,118 +111,139 @@ NetworkRoutes::NetworkRoutes(const Problem& p) : problem_(p) {
                 for (int u : bucket[d]) {
                     int next = 0;
                     for (auto [v, l] : adj[u]) next += dist[v] == d - 1 ? 1 : 0;
-                    if (static_cast<Wide>(flow[u].den) * next > (static_cast<Wide>(1) << 48))
-                        throw InputError("network: the ECMP shares between switches \"" + net.switches[s] + "\" and \"" + net.switches[t] +
-                                         "\" are too fine for exact integer loads");
-                    const Frac part{flow[u].num, flow[u].den * next};
-                    const std::int64_t g = std::gcd(part.num, part.den);
-                    const Frac each{part.num / g, part.den / g};
+                    const Frac each = reduce(flow[u].num, static_cast<Wide>(flow[u].den) * next, where);
                     for (auto [v, l] : adj[u]) {
                         if (dist[v] != d - 1) continue;
-                        if (on_link[l].num == 0) touched.push_back(l);
-                        on_link[l] = add(on_link[l], each, kMaxScale);
+                        const int k = arc_from(l, u);
+                        if (on_arc[k].num == 0) touched.push_back(k);
+                        on_arc[k] = add(on_arc[k], each, where);
                         if (flow[v].num == 0) bucket[d - 1].push_back(v);
-                        flow[v] = add(flow[v], each, kMaxScale);
+                        flow[v] = add(flow[v], each, where);
                     }
                     flow[u] = {};
                 }
             flow[t] = {};
             std::sort(touched.begin(), touched.end());
-            for (int l : touched) {
-                entries.push_back({l, on_link[l]});
-                scale = std::lcm(scale, on_link[l].den);
-                if (scale > kMaxScale)
-                    throw InputError("network: the ECMP shares between switches \"" + net.switches[s] + "\" and \"" + net.switches[t] +
-                                     "\" need more than " + std::to_string(kMaxScale) +
-                                     " parts per Mbps (split factors too irregular for exact integer loads)");
-                on_link[l] = {};
+            for (int k : touched) {
+                entries.push_back({k, on_arc[k]});
+                lcm[k] = lcm[k] / gcd_wide(lcm[k], on_arc[k].den) * on_arc[k].den;
+                if (lcm[k] > static_cast<Wide>(kMaxScale))
+                    throw InputError("network: the ECMP shares on " + link_name_raw(k, p) + " need more than 2^40 parts per Mbps (split " +
+                                     "factors too irregular for exact integer loads)");
+                on_arc[k] = {};
             }
             touched.clear();
         }
     }
-    scale_ = scale;
+    scale_.assign(A, 1);
+    for (int k = 0; k < A; ++k) scale_[k] = static_cast<std::int64_t>(lcm[k]);
     offset_.assign(edge_count_ * edge_count_ + 1, 0);
     for (std::size_t k = 0; k < pair_entries.size(); ++k) {
         offset_[k] = shares_.size();
-        for (const Entry& e : pair_entries[k]) shares_.push_back(LinkShare{H + e.link, e.f.num * (scale / e.f.den)});
+        for (const Entry& e : pair_entries[k]) shares_.push_back(LinkShare{e.arc, e.f.num * (scale_[e.arc] / e.f.den)});
     }
     offset_[edge_count_ * edge_count_] = shares_.size();
 
     decompose(edges, adj);
 
-    capacity_.resize(static_cast<std::size_t>(H) + L);
-    for (int h = 0; h < H; ++h) capacity_[h] = p.host_type_of(h).nic_mbps * scale_;
-    for (int i = 0; i < L; ++i) capacity_[H + i] = net.links[i].mbps * scale_;
-    // Every load is at most the sum of all vlink bandwidths x scale: keep that below 2^62.
+    capacity_.resize(static_cast<std::size_t>(A));
+    for (int h = 0; h < H; ++h) capacity_[arc(h, 0)] = capacity_[arc(h, 1)] = p.host_type_of(h).nic_mbps;
+    for (int i = 0; i < L; ++i)
+        for (int d = 0; d < 2; ++d) capacity_[arc(H + i, d)] = net.links[i].mbps * scale_[arc(H + i, d)];
+    // Every load of arc k is at most the sum of all vlink bandwidths x scale(k): keep it below 2^62.
     Wide total = 0;
-    for (const Vlink& v : p.vlinks) total += static_cast<Wide>(v.mbps) * scale_;
-    if (total > (static_cast<Wide>(1) << 62)) throw InputError("network: the vlinks' total bandwidth is too large for exact link loads");
+    for (const Vlink& v : p.vlinks) total += v.mbps;
+    for (int k = 0; k < A; ++k)
+        if (total * scale_[k] > (static_cast<Wide>(1) << 62))
+            throw InputError("network: the vlinks' total bandwidth is too large for exact loads on " + link_name(k) + " (" +
+                             std::to_string(scale_[k]) + " parts per Mbps; at most 2^62 parts)");
+}
+
+std::string NetworkRoutes::link_name_raw(int k, const Problem& p) {
+    const int H = static_cast<int>(p.hosts.size());
+    const int link = k / 2, dir = k % 2;
+    if (link < H) return "uplink of host \"" + p.hosts[link].id + (dir == 0 ? "\" (to its switch)" : "\" (from its switch)");
+    const NetLink& l = p.network.links[link - H];
+    const std::string& x = p.network.switches[dir == 0 ? l.a : l.b];
+    const std::string& y = p.network.switches[dir == 0 ? l.b : l.a];
+    return "link " + x + " -> " + y + " (network.links[" + std::to_string(link - H) + "])";
 }
 
 void NetworkRoutes::decompose(const std::vector<int>& edges, const std::vector<std::vector<std::pair<int, int>>>& adj) {
+    const Network& net = problem_.network;
     const int H = static_cast<int>(problem_.hosts.size());
     const std::vector<int> level = switch_levels(problem_);
     const int top = *std::max_element(level.begin(), level.end());
     if (top < 1 || std::find(level.begin(), level.end(), -1) != level.end()) return;
     const std::size_t E = edge_count_;
-    levels_ = top;
-    std::vector<std::vector<LinkShare>> up(E);     // [edge] shares going up, level by level
+    std::vector<std::vector<UpShare>> up(E);       // [edge] shares going up, level by level
     std::vector<std::vector<std::size_t>> cut(E);  // [edge][l] end of levels 1..l in up[edge]
     std::vector<std::vector<int>> key(E);          // [edge][l - 1] id of the level-l switches reached
     std::map<std::vector<int>, int> ids;
-    std::vector<std::int64_t> flow(problem_.network.switches.size(), 0);
-    for (std::size_t si = 0; si < E; ++si) {
-        std::vector<int> at = {edges[si]};
-        flow[edges[si]] = scale_;
-        cut[si].push_back(0);
-        for (int l = 1; l <= top; ++l) {
-            std::vector<int> next;
-            for (int u : at) {
-                int n = 0;
-                for (auto [v, link] : adj[u]) n += level[v] == l ? 1 : 0;
-                if (n == 0 || flow[u] % n != 0) {  // no way up, or an inexact split: keep the table
-                    for (int w : at) flow[w] = 0;
-                    levels_ = 0;
-                    return;
-                }
-                for (auto [v, link] : adj[u])
-                    if (level[v] == l) {
-                        up[si].push_back(LinkShare{H + link, flow[u] / n});
-                        if (flow[v] == 0) next.push_back(v);
-                        flow[v] += flow[u] / n;
+    std::vector<Frac> flow(net.switches.size());
+    // A share in the units of arc k, or -1 if it is no multiple of 1/scale(k) (then the table stays).
+    auto units = [&](int k, Frac f) -> std::int64_t { return scale_[k] % f.den == 0 ? f.num * (scale_[k] / f.den) : -1; };
+    try {
+        for (std::size_t si = 0; si < E; ++si) {
+            const std::string where = "up from switch \"" + net.switches[edges[si]] + "\"";
+            std::vector<int> at = {edges[si]};
+            flow[edges[si]] = {1, 1};
+            cut[si].push_back(0);
+            for (int l = 1; l <= top; ++l) {
+                std::vector<int> next;
+                for (int u : at) {
+                    int n = 0;
+                    for (auto [v, link] : adj[u]) n += level[v] == l ? 1 : 0;
+                    if (n == 0) {  // no way up: keep the table
+                        for (int w : at) flow[w] = {};
+                        return;
                     }
+                    const Frac each = reduce(flow[u].num, static_cast<Wide>(flow[u].den) * n, where);
+                    for (auto [v, link] : adj[u])
+                        if (level[v] == l) {
+                            const int k = arc(H + link, net.links[link].a == u ? 0 : 1);
+                            const std::int64_t a = units(k, each), b = units(k ^ 1, each);
+                            if (a < 0 || b < 0) {
+                                for (int w : at) flow[w] = {};
+                                for (int w : next) flow[w] = {};
+                                return;
+                            }
+                            up[si].push_back(UpShare{k, a, b});
+                            if (flow[v].num == 0) next.push_back(v);
+                            flow[v] = add(flow[v], each, where);
+                        }
+                }
+                for (int u : at) flow[u] = {};
+                cut[si].push_back(up[si].size());
+                std::sort(next.begin(), next.end());
+                key[si].push_back(ids.emplace(next, static_cast<int>(ids.size())).first->second);
+                at = std::move(next);
             }
-            for (int u : at) flow[u] = 0;
-            cut[si].push_back(up[si].size());
-            std::sort(next.begin(), next.end());
-            key[si].push_back(ids.emplace(next, static_cast<int>(ids.size())).first->second);
-            at = std::move(next);
+            for (int w : at) flow[w] = {};
         }
-        for (int w : at) flow[w] = 0;
+    } catch (const InputError&) {  // shares finer than the table's: keep the table
+        return;
     }
-    // Accept only if every pair's route is exactly up from s and up from t to the first level
-    // where they reach the same switches (trees, leaf-spine, Clos fabrics); else keep the table.
+    // Accept only if every ordered pair's route is exactly up from s and down t's up-path to the
+    // first level where they reach the same switches (trees, leaf-spine, Clos); else keep the table.
     std::vector<LinkShare> mine;
     for (std::size_t si = 0; si < E; ++si)
         for (std::size_t ti = 0; ti < E; ++ti) {
             if (si == ti) continue;
             int l = 1;
             while (l <= top && key[si][l - 1] != key[ti][l - 1]) ++l;
-            if (l > top) {
-                levels_ = 0;
-                return;
-            }
-            mine.assign(up[si].begin(), up[si].begin() + static_cast<std::ptrdiff_t>(cut[si][l]));
-            mine.insert(mine.end(), up[ti].begin(), up[ti].begin() + static_cast<std::ptrdiff_t>(cut[ti][l]));
+            if (l > top) return;
+            mine.clear();
+            for (std::size_t k = 0; k < cut[si][l]; ++k) mine.push_back(LinkShare{up[si][k].arc, up[si][k].up});
+            for (std::size_t k = 0; k < cut[ti][l]; ++k) mine.push_back(LinkShare{up[ti][k].arc ^ 1, up[ti][k].down});
             std::sort(mine.begin(), mine.end(), [](const LinkShare& x, const LinkShare& y) { return x.link < y.link; });
             const auto want = route(edges[si], edges[ti]);
             if (mine.size() != want.size() ||
                 !std::equal(mine.begin(), mine.end(), want.begin(),
-                            [](const LinkShare& x, const LinkShare& y) { return x.link == y.link && x.share == y.share; })) {
-                levels_ = 0;
+                            [](const LinkShare& x, const LinkShare& y) { return x.link == y.link && x.share == y.share; }))
                 return;
-            }
         }
+    levels_ = top;
     up_off_.assign(E * (static_cast<std::size_t>(top) + 1), 0);
     meet_key_.assign(E * static_cast<std::size_t>(top), 0);
     for (std::size_t si = 0; si < E; ++si) {
@@ -208,21 +254,20 @@ void NetworkRoutes::decompose(const std::vector<int>& edges, const std::vector<s
     }
 }
 
-std::string NetworkRoutes::link_name(int link) const {
-    const int H = static_cast<int>(problem_.hosts.size());
-    if (link < H) return "uplink of host \"" + problem_.hosts[link].id + "\"";
-    const NetLink& l = problem_.network.links[link - H];
-    return "link " + problem_.network.switches[l.a] + "-" + problem_.network.switches[l.b] + " (network.links[" + std::to_string(link - H) +
-           "])";
+std::string NetworkRoutes::link_name(int k) const {
+    return link_name_raw(k, problem_);
 }
 
 void NetworkRoutes::add_vlink(std::vector<std::int64_t>& loads, int hx, int hy, std::int64_t mbps, int sign) const {
-    for_each_share(hx, hy, [&](int link, std::int64_t units) { loads[link] += sign * mbps * units; });
+    for_each_share(hx, hy, [&](int k, std::int64_t units) { loads[k] += sign * mbps * units; });
 }
 
 std::vector<std::int64_t> link_loads(const Problem& p, const NetworkRoutes& routes, std::span<const int> vm_host) {
     std::vector<std::int64_t> loads(routes.num_links(), 0);
-    for (const Vlink& v : p.vlinks) routes.add_vlink(loads, vm_host[v.a], vm_host[v.b], v.mbps, +1);
+    for (const Vlink& v : p.vlinks) {  // each flow on its own: not through add_vlink's shared path
+        routes.for_each_flow(vm_host[v.a], vm_host[v.b], [&](int k, std::int64_t units) { loads[k] += v.mbps * units; });
+        routes.for_each_flow(vm_host[v.b], vm_host[v.a], [&](int k, std::int64_t units) { loads[k] += v.mbps * units; });
+    }
     return loads;
 }
 

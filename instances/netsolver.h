@@ -108,19 +108,19 @@ std::vector<std::string> read_netsolver_instance_list(const std::string& path);
 
 /**
  * Link loads the placer must respect, from the caller's routing (cli/cmd_import.cpp adapts
- * NetworkRoutes of evaluators/network_load.h; tests do the same). Links are numbered as there:
- * host uplinks 0..H-1, then switch links. Loads and capacities are integers in micro-units.
+ * NetworkRoutes of evaluators/network_load.h; tests do the same). Links are full duplex and
+ * numbered by direction ("arcs") as there: 2 x link + direction, host uplinks first. Loads and
+ * capacities are integers in micro-units of each arc.
  */
 class LinkShareSource {
 public:
     virtual ~LinkShareSource() = default;
-    /** Number of links (host uplinks first). */
+    /** Number of arcs (host uplinks first, two per link). */
     virtual int num_links() const = 0;
-    /** Capacity of `link` in micro-units (Mbps x scale()). */
+    /** Capacity of arc `link` in its micro-units. */
     virtual std::int64_t capacity(int link) const = 0;
-    /** Micro-units per Mbps. */
-    virtual std::int64_t scale() const = 0;
-    /** Appends (link, micro-units per Mbps) for every link a vlink between hosts hx != hy loads. */
+    /** Appends (arc, micro-units per Mbps) for every arc a vlink between hosts hx != hy loads
+     *  (both of its flows, one each way). */
     virtual void shares(int hx, int hy, std::vector<std::pair<int, std::int64_t>>& out) const = 0;
 };
 

@@ -19,9 +19,10 @@ namespace vmcap {
  *  enough that loads in micro-units (evaluators/network_load.h) stay exact in int64. */
 inline constexpr std::int64_t kMaxMbps = 1'000'000'000;
 
-/** One switch-to-switch link, undirected (one load per link, compared with its capacity:
- *  digest §8.1.1). Several links between the same two switches are parallel links (ECMP splits
- *  over each). */
+/** One switch-to-switch link, full duplex: `mbps` in each direction, each direction with its
+ *  own load (evaluators/network_load.h; digest §8.1.1: a directed graph with a capacity per
+ *  direction). Several links between the same two switches are parallel links (ECMP splits over
+ *  each). */
 struct NetLink {
     int a = 0, b = 0;       ///< switch indices into Network::switches, a != b
     std::int64_t mbps = 0;  ///< capacity, 1..kMaxMbps
@@ -36,7 +37,8 @@ struct Network {
     bool present() const { return !switches.empty(); }
 };
 
-/** A bandwidth reservation between two VMs (undirected), in Mbps. */
+/** A bandwidth reservation between two VMs, in Mbps each way: a flow of `mbps` from a to b and
+ *  one from b to a, each routed from its own source (so which end is `a` changes nothing). */
 struct Vlink {
     int a = 0, b = 0;       ///< VM indices into Problem::vms, a != b
     std::int64_t mbps = 0;  ///< 1..kMaxMbps

@@ -47,8 +47,8 @@ struct HostType {
     /** Capacity of pNUMA node i in resource r at [i * R + r], R = Problem::resources.size(). */
     std::vector<Amount> node_capacity;
 
-    /** NIC uplink capacity of every host of this type, Mbps (JSON `nic_mbps`); 0 when not
-     *  given, which only a snapshot without a network may leave. */
+    /** NIC uplink capacity of every host of this type, Mbps in each direction (full duplex; JSON
+     *  `nic_mbps`); 0 when not given, which only a snapshot without a network may leave. */
     std::int64_t nic_mbps = 0;
 
     int num_nodes() const { return topology.size(); }

@@ -21,8 +21,8 @@ public:
     /** Indices into Problem::vlinks of the vlinks with VM `vm` at one end. O(1). */
     std::span<const int> vlinks_of(int vm) const { return {vlink_.data() + vm_offset_[vm], vlink_.data() + vm_offset_[vm + 1]}; }
     /** The other ends of `vm`'s vlinks, aligned with vlinks_of(vm): the peer VM if `vm` is the
-     *  vlink's first end (Vlink::a), else ~peer (negative), so loads can be routed in the
-     *  vlink's own orientation. O(1). */
+     *  vlink's first end (Vlink::a), else ~peer (negative): the vlink's orientation (loads do not
+     *  depend on it: both of its flows are routed). O(1). */
     std::span<const int> peers_of(int vm) const { return {peer_.data() + vm_offset_[vm], peer_.data() + vm_offset_[vm + 1]}; }
     /** Bandwidth of each of `vm`'s vlinks (Mbps), aligned with vlinks_of(vm). O(1). */
     std::span<const std::int64_t> mbps_each(int vm) const { return {mbps_.data() + vm_offset_[vm], mbps_.data() + vm_offset_[vm + 1]}; }

@@ -273,9 +273,9 @@ ExactResult solve_exact(const CapacityModel& model, const MilpParams& prm) {
 
     // Link rule (exact.h), on the per-VM columns. A vlink with one end fixed loads each link
     // linearly in the moving end's x. With both ends migratable: d[e,h] >= |u[a,h] - u[b,h]| (1
-    // iff the vlink crosses host h's NIC) carries scale() x mbps on uplink h, and z[e,s,t] >=
-    // U[a,s] + U[b,t] - 1 (U: u summed over the hosts on switch s) carries the route shares of
-    // s -> t, s != t. d and z are continuous in [0, 1]; the link rows bound them only from above,
+    // iff the vlink crosses host h's NIC) carries mbps on both directions of uplink h, and
+    // z[e,s,t] >= U[a,s] + U[b,t] - 1 (U: u summed over the hosts on switch s) carries the route
+    // shares of both flows, s -> t and t -> s, s != t. d and z are continuous in [0, 1]; the link rows bound them only from above,
     // so their values at an integer x (|difference|, product) are always feasible and the rows
     // are exact there.
     std::vector<AuxCol> aux;
@@ -286,7 +286,6 @@ ExactResult solve_exact(const CapacityModel& model, const MilpParams& prm) {
     if (links) {
         const NetworkRoutes& routes = links->routes();
         const std::vector<int>& sw = p.network.host_switch;
-        const double scale = static_cast<double>(routes.scale());
         auto new_aux = [&](AuxCol a) {
             aux.push_back(std::move(a));
             aux_index.push_back(cols.add(0, 1, 0, false));
@@ -325,7 +324,8 @@ ExactResult solve_exact(const CapacityModel& model, const MilpParams& prm) {
                 }
                 if (d.lower[0].empty()) continue;  // neither end can be on h
                 d.rows = 2;
-                link_coef[h][new_aux(std::move(d))] += mbps * scale;
+                const int col = new_aux(std::move(d));
+                for (int dir = 0; dir < 2; ++dir) link_coef[NetworkRoutes::arc(h, dir)][col] += mbps;  // both flows, whole Mbps
             }
             for (std::size_t s = 0; s < p.network.switches.size(); ++s)
                 for (std::size_t t = 0; t < p.network.switches.size(); ++t) {
@@ -344,7 +344,9 @@ ExactResult solve_exact(const CapacityModel& model, const MilpParams& prm) {
                         if (sw[xcols[x].host] == static_cast<int>(t)) z.lower[0].emplace_back(xcol_index[x], -1.0);
                     if (on_s == 0 || z.lower[0].size() == on_s) continue;  // an end never under s, or never under t
                     const int col = new_aux(std::move(z));
-                    for (const LinkShare& ls : routes.route(static_cast<int>(s), static_cast<int>(t)))
+                    for (const LinkShare& ls : routes.route(static_cast<int>(s), static_cast<int>(t)))  // flow a -> b
+                        link_coef[ls.link][col] += mbps * static_cast<double>(ls.share);
+                    for (const LinkShare& ls : routes.route(static_cast<int>(t), static_cast<int>(s)))  // flow b -> a
                         link_coef[ls.link][col] += mbps * static_cast<double>(ls.share);
                 }
         }

@@ -30,12 +30,13 @@
  * The link-capacity rule (evaluators/link_filter.h; registered by CapacityModel when the snapshot
  * has a network and vlinks) is modelled exactly, in micro-units (NetworkRoutes). With u[v,h] =
  * sum_S x[v,h,S] (a constant for a non-migratable VM): a vlink e = (a, b) of m Mbps with one end
- * fixed loads each link linearly in the other end's u (its ECMP shares from each host); with both
- * ends migratable, uplink h carries m x scale() x d[e,h] with d[e,h] >= |u[a,h] - u[b,h]| (the
- * vlink crosses h's NIC), and the switch links the route shares of s -> t times z[e,s,t] >=
- * U[a,s] + U[b,t] - 1 (U: u summed over the hosts on switch s, s != t). d and z are continuous in
- * [0, 1] and bounded only from below, so at every integer x their exact values (|difference|,
- * product) are feasible. One row per loaded link: load <= max(capacity, snapshot load). Other
+ * fixed loads each arc (link direction) linearly in the other end's u (the ECMP shares of its two
+ * flows from each host); with both ends migratable, both directions of uplink h carry m x d[e,h]
+ * with d[e,h] >= |u[a,h] - u[b,h]| (the vlink crosses h's NIC), and the switch arcs the route
+ * shares of s -> t and of t -> s times z[e,s,t] >= U[a,s] + U[b,t] - 1 (U: u summed over the hosts
+ * on switch s, s != t). d and z are continuous in [0, 1] and bounded only from below, so at every
+ * integer x their exact values (|difference|, product) are feasible. One row per loaded arc:
+ * load <= max(capacity, snapshot load). Other
  * objective terms and feasibility filters are refused (check_exact_scope).
  */
 #include <cstdint>

@@ -1,6 +1,7 @@
 // The bandwidth dissertation's small examples with known answers (seed 003 digest §7) through our
 // loads and link rule, and a brute-force check that every ECMP route is a feasible splittable
 // flow (so loads within capacity are a feasible multi-commodity flow, digest §8.1.3 (c)).
+#include <numeric>
 #include <gtest/gtest.h>
 
 #include <string>
@@ -57,10 +58,12 @@ TEST(DigestExamples, Fig21CutDemandOnTheUplinksAndColocatedVlinksFree) {
     const Problem pr = one_tor(3, 10, {0, 0, 1}, {{1, 2, 3}, {0, 1, 5}});
     const NetworkRoutes routes(pr);
     const auto load = link_loads(pr, routes, hosts_of(pr));
-    const std::int64_t S = routes.scale();
-    EXPECT_EQ(load[0], 3 * S);  // p -> ToR
-    EXPECT_EQ(load[1], 3 * S);  // ToR -> q
-    EXPECT_EQ(load[2], 0);      // r idle; x-y inside p costs nothing
+    // Full duplex: the flow y -> z goes up p's uplink and down q's, z -> y the other way.
+    for (int d = 0; d < 2; ++d) {
+        EXPECT_EQ(load[NetworkRoutes::arc(0, d)], 3);  // p <-> ToR
+        EXPECT_EQ(load[NetworkRoutes::arc(1, d)], 3);  // ToR <-> q
+        EXPECT_EQ(load[NetworkRoutes::arc(2, d)], 0);  // r idle; x-y inside p costs nothing
+    }
 }
 
 TEST(DigestExamples, Fig37TwoPlusTwoSplitChargesKTimesNMinusKAndFails) {
@@ -70,8 +73,8 @@ TEST(DigestExamples, Fig37TwoPlusTwoSplitChargesKTimesNMinusKAndFails) {
     const LinkCapacityFilter f(p);
     const std::vector<NodeMask> mask(4, 1);
     const std::vector<int> spread{0, 1, 2, 3}, split{0, 0, 3, 3};
-    EXPECT_EQ(f.violation(p, PlacementView{spread, mask}), "");              // 3 per uplink: fits
-    EXPECT_EQ(link_loads(p, f.routes(), split)[0], 4 * f.routes().scale());  // 2 x 2 vlinks cross S1's uplink, not 6
+    EXPECT_EQ(f.violation(p, PlacementView{spread, mask}), "");  // 3 per uplink: fits
+    EXPECT_EQ(link_loads(p, f.routes(), split)[0], 4);           // 2 x 2 vlinks cross S1's uplink (each way), not 6
     const std::string why = f.violation(p, PlacementView{split, mask});
     EXPECT_NE(why.find("uplink of host \"h0\""), std::string::npos) << why;
 }
@@ -84,7 +87,7 @@ TEST(DigestExamples, KTimesNMinusKTheoremAndFig39OverPeering) {
         for (int v = 0; v < k; ++v) host[v] = 0;
         const Problem p = one_tor(2, 1'000'000, host, all_to_all(n, b));
         const NetworkRoutes routes(p);
-        EXPECT_EQ(link_loads(p, routes, hosts_of(p))[0], static_cast<std::int64_t>(k) * (n - k) * b * routes.scale()) << k;
+        EXPECT_EQ(link_loads(p, routes, hosts_of(p))[0], static_cast<std::int64_t>(k) * (n - k) * b) << k;  // each direction
     }
     // §7.5 (a): C = 40 Gbps, B = 4.4 Gbps, v0..v4 on server0: v5 on server1 fits (22 Gbps), a
     // second VM beside it does not (server0's uplink 2 x 5 x 4.4 = 44 Gbps > 40).
@@ -104,7 +107,8 @@ TEST(DigestExamples, KTimesNMinusKTheoremAndFig39OverPeering) {
 TEST(DigestExamples, EveryEcmpRouteIsAFeasibleUnitFlow) {
     // Brute force over every ordered pair of ToRs of generated trees, leaf-spine and Jupiter
     // fabrics: orienting each link by distance to the destination, flow is conserved at every
-    // switch, s sends one unit (scale() micro-units), t receives it, no link carries more.
+    // switch, s sends one unit, t receives it, no arc carries more, every arc is crossed in the
+    // direction that approaches t.
     GenerateOptions go;
     go.hosts = 40;
     go.vms = 60;
@@ -131,25 +135,28 @@ TEST(DigestExamples, EveryEcmpRouteIsAFeasibleUnitFlow) {
                         if (u == queue[q] && dist[v] < 0) dist[v] = dist[u] + 1, queue.push_back(v);
             for (int s : tors) {
                 if (s == t) continue;
-                std::vector<std::int64_t> net(S, 0);  // outflow - inflow
+                std::int64_t unit = 1;  // a common denominator of the route's shares
+                for (const LinkShare& e : routes.route(s, t)) unit = std::lcm(unit, routes.scale(e.link));
+                std::vector<std::int64_t> net(S, 0);  // outflow - inflow, in 1/unit
                 for (const LinkShare& e : routes.route(s, t)) {
-                    const NetLink& l = p.network.links[e.link - H];
-                    ASSERT_NE(dist[l.a], dist[l.b]) << "flow on a link that does not approach t";
+                    const NetLink& l = p.network.links[e.link / 2 - H];
+                    const int from = e.link % 2 == 0 ? l.a : l.b, to = from == l.a ? l.b : l.a;
+                    ASSERT_EQ(dist[from], dist[to] + 1) << "flow on an arc that does not approach t";
                     ASSERT_GT(e.share, 0);
-                    ASSERT_LE(e.share, routes.scale());
-                    const int from = dist[l.a] > dist[l.b] ? l.a : l.b, to = from == l.a ? l.b : l.a;
-                    net[from] += e.share;
-                    net[to] -= e.share;
+                    ASSERT_LE(e.share, routes.scale(e.link));
+                    net[from] += e.share * (unit / routes.scale(e.link));
+                    net[to] -= e.share * (unit / routes.scale(e.link));
                 }
-                for (int u = 0; u < S; ++u) ASSERT_EQ(net[u], u == s ? routes.scale() : u == t ? -routes.scale() : 0) << u;
+                for (int u = 0; u < S; ++u) ASSERT_EQ(net[u], u == s ? unit : u == t ? -unit : 0) << u;
                 // The loads the search adds come from the same routes (per-ToR up-paths where decomposed).
                 std::vector<std::int64_t> a(static_cast<std::size_t>(routes.num_links()), 0), b(a);
                 int hs = 0, ht = 0;
                 while (p.network.host_switch[hs] != s) ++hs;
                 while (p.network.host_switch[ht] != t) ++ht;
                 routes.add_vlink(a, hs, ht, 7, +1);
-                b[hs] = b[ht] = 7 * routes.scale();
-                for (const LinkShare& e : routes.route(s, t)) b[e.link] += 7 * e.share;
+                for (int d = 0; d < 2; ++d) b[NetworkRoutes::arc(hs, d)] = b[NetworkRoutes::arc(ht, d)] = 7;  // whole Mbps
+                for (const LinkShare& e : routes.route(s, t)) b[e.link] += 7 * e.share;                       // the flow s -> t
+                for (const LinkShare& e : routes.route(t, s)) b[e.link] += 7 * e.share;                       // and back
                 ASSERT_EQ(a, b);
             }
         }

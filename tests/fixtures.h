@@ -143,16 +143,22 @@ inline Score bandwidth_capped_objective(const CapacityModel& m, const SearchStat
     }
     const NetworkRoutes routes(copy);
     const auto load = link_loads(copy, routes, host);
-    const std::int64_t S = routes.scale();
     const auto usage = compute_node_usage(copy);
     const int H = static_cast<int>(copy.hosts.size());
     std::set<int> attached(copy.network.host_switch.begin(), copy.network.host_switch.end());
-    auto free_of = [&](int link) { return std::max<std::int64_t>(0, routes.capacity(link) - load[link]); };
-    auto cap_over = [&](const std::vector<int>& links, std::int64_t b) -> Count {
+    // Free capacity of link `link` in its fuller direction, as an exact fraction of Mbps
+    // (numerator, scale): links are full duplex and a new VM both sends and receives b.
+    auto cap_over = [&](const std::vector<int>& links, std::int64_t b) -> Count {  // links: link numbers (hosts first)
         if (links.empty()) return std::numeric_limits<Count>::max();
-        std::int64_t least = std::numeric_limits<std::int64_t>::max();
-        for (int l : links) least = std::min(least, free_of(l));
-        return static_cast<Count>(static_cast<Wide>(least) * static_cast<Wide>(links.size()) / (b * S));
+        Count least = std::numeric_limits<Count>::max();
+        for (int l : links)
+            for (int d = 0; d < 2; ++d) {
+                const int k = 2 * l + d;
+                const std::int64_t free = std::max<std::int64_t>(0, routes.capacity(k) - load[k]);
+                least = std::min(least, static_cast<Count>(static_cast<Wide>(free) * static_cast<Wide>(links.size()) /
+                                                           (static_cast<Wide>(b) * routes.scale(k))));
+            }
+        return least;
     };
     Score obj = 0;
     for (std::size_t f = 0; f < copy.flavors.size(); ++f) {
@@ -167,7 +173,7 @@ inline Score bandwidth_capped_objective(const CapacityModel& m, const SearchStat
             std::vector<Amount> fr(ht.node_capacity.size());
             for (std::size_t i = 0; i < fr.size(); ++i) fr[i] = ht.node_capacity[i] - usage[h][i];
             Count c = m.host_capacity(copy.hosts[h].type, static_cast<int>(f), fr.data());
-            if (fl.bandwidth_mbps > 0) c = std::min<Count>(c, free_of(h) / (fl.bandwidth_mbps * S));
+            if (fl.bandwidth_mbps > 0) c = std::min<Count>(c, cap_over({h}, fl.bandwidth_mbps));
             const int sw = copy.network.host_switch[h];
             rack_sum[sw] += c;
             const std::string& pod = copy.hosts[h].pod;

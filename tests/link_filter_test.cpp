@@ -143,7 +143,8 @@ TEST(LinkFilter, ValidateRejectsAPlanThatOverloadsALink) {
     const nlohmann::json plan = {{"format", "vmcap-plan/1"}, {"steps", nlohmann::json::array({step})}};
     const PlanCheck check = validate_plan(m, plan, "<plan>");
     EXPECT_FALSE(check.ok);
-    EXPECT_NE(check.error.find("uplink of host \"" + p.hosts[host].id + "\" carries 2000.000 Mbps, above its capacity of 1000 Mbps"),
+    EXPECT_NE(check.error.find("uplink of host \"" + p.hosts[host].id +
+                               "\" (to its switch) carries 2000.000 Mbps, above its capacity of 1000 Mbps"),
               std::string::npos)
         << check.error;
     // The search never proposes it.
