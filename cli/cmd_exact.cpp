@@ -19,6 +19,7 @@
 #include "optimizer/ordering.h"
 #include "optimizer/plan.h"
 #include "optimizer/search_params.h"
+#include "optimizer/upper_bound.h"
 
 namespace po = boost::program_options;
 
@@ -119,6 +120,24 @@ int cmd_exact(const Args& args) {
     info.evaluations = ex.nodes;
     info.stopped_by = ex.stopped_by;
     if (ex.proven) info.proven_optimum = ex.objective;
+    // The same bound fields as a `vmcap plan` plan: the smaller of the solver's bound and the
+    // removal bound (both valid); the objective itself when proven.
+    {
+        UpperBoundParams ubp;
+        ubp.deadline = std::chrono::steady_clock::now() +
+                       std::chrono::milliseconds(static_cast<std::int64_t>(1000.0 * std::min(600.0, std::max(2.5, 0.05 * time_limit))));
+        const UpperBound ub = compute_upper_bound(model, ubp);
+        double bound = ub.value;
+        // A MILP bound within the solver's tolerance below the plan's objective is that objective.
+        if (std::isfinite(ex.bound) && ex.bound >= plan.objective_after - 1e-6 * std::max(1.0, std::abs(plan.objective_after)))
+            bound = std::min(bound, std::max(ex.bound, plan.objective_after));
+        if (ex.proven) bound = plan.objective_after;
+        info.upper_bound = bound;
+        info.upper_bound_covers_objective = ub.covers_objective;
+        info.upper_bound_seconds = ub.seconds;
+        info.upper_bound_complete = ex.proven || ub.complete;
+        info.upper_bound_stopped_by = info.upper_bound_complete ? "complete" : ub.stopped_by;
+    }
     nlohmann::ordered_json doc = plan_to_json(p, plan, info);
     // Exact's own fields: whether the optimum is proven, the best state found and the best bound.
     doc["search"]["proven_optimal"] = ex.proven;

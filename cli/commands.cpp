@@ -228,7 +228,8 @@ int cmd_plan(const Args& args) {
     // The search stops itself at the limit and writes its best plan; this backstop (10% later,
     // at least 5 s) stops a run that one slow exact-fallback evaluation after another would
     // carry far past it (exit code 4, nothing written).
-    const auto model_ptr = model_for(p, cluster, vm, deadline_after(started, time_limit + std::max(5.0, 0.1 * time_limit)));
+    const double grace = std::max(5.0, 0.1 * time_limit);
+    const auto model_ptr = model_for(p, cluster, vm, deadline_after(started, time_limit + grace));
     const CapacityModel& model = *model_ptr;
 
     SearchParams sp;
@@ -260,6 +261,9 @@ int cmd_plan(const Args& args) {
     op.search.stop = &stop_requested;
     std::signal(SIGINT, request_stop);
     std::signal(SIGTERM, request_stop);
+    // --time-limit counts from the start of the command: loading a large snapshot and building
+    // its model take seconds, which the search then does not get.
+    op.search.time_limit_s = std::max(1e-3, time_limit - std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
     const OptimizeResult res = optimize(model, op);
     const Plan& plan = res.plan;
     const SearchResult& sr = res.search;
@@ -278,51 +282,32 @@ int cmd_plan(const Args& args) {
     info.repair_rounds = res.repair_rounds;
     info.regions = sr.regions;
     info.convergence = sr.convergence;
-    // Reporting only, after the search: the bound never changes what the search does.
+    // Reporting only, after the search: the bound never changes what the search does. It has
+    // until the time limit plus half the grace (from the start of the command), and stops at an
+    // interrupt like the search; cut short, it is coarser but valid (upper_bound_complete false).
+    // The other half of the grace is for its fallback (at most a quarter of the grace) and for
+    // writing the plan.
     UpperBoundParams ubp;
     ubp.threads = threads;
+    ubp.deadline = deadline_after(started, time_limit + 0.5 * grace);
+    ubp.fallback_seconds = 0.25 * grace;
+    ubp.stop = &stop_requested;
+    if (!sp.quiet) std::fprintf(stderr, "upper bound: computing (until %.1f s after the start at most)\n", time_limit + 0.5 * grace);
     const UpperBound ub = compute_upper_bound(model, ubp);
     info.upper_bound = ub.value;
     info.upper_bound_covers_objective = ub.covers_objective;
     info.upper_bound_seconds = ub.seconds;
+    info.upper_bound_complete = ub.complete;
+    info.upper_bound_stopped_by = ub.stopped_by;
+    const bool interrupted = sr.stopped_by == StopReason::Interrupted || ub.stopped_by == "interrupt";
     auto doc = plan_to_json(p, plan, info);
     // The network: links over capacity in the snapshot and after the plan (the rule keeps every
     // step within capacity, or no worse than the snapshot on a link it already overloads).
-    std::vector<std::string> over_before, over_after;
-    double max_util_before = 0, max_util_after = 0;
-    std::int64_t cross_rack[2] = {0, 0}, cross_pod[2] = {0, 0};  // Mbps of vlinks between ToRs / pods, before and after
-    for (const auto& filter : model.filters())
-        if (const auto* links = dynamic_cast<const LinkCapacityFilter*>(filter.get())) {
-            const NetworkRoutes& routes = links->routes();
-            std::vector<int> host(p.vms.size());
-            for (std::size_t v = 0; v < host.size(); ++v) host[v] = p.vms[v].host;
-            for (int phase = 0; phase < 2; ++phase) {
-                if (phase == 1)
-                    for (const PlanStep& st : plan.steps) host[st.vm] = st.to_host;
-                for (const Vlink& v : p.vlinks) {
-                    const int x = host[v.a], y = host[v.b];
-                    if (p.network.host_switch[x] != p.network.host_switch[y]) cross_rack[phase] += v.mbps;
-                    if (!p.hosts[x].pod.empty() && !p.hosts[y].pod.empty() && p.hosts[x].pod != p.hosts[y].pod) cross_pod[phase] += v.mbps;
-                }
-            }
-            const auto after = link_loads(p, routes, host);
-            for (int l = 0; l < routes.num_links(); ++l) {
-                const double cap = static_cast<double>(routes.capacity(l));
-                max_util_before = std::max(max_util_before, 100.0 * static_cast<double>(links->snapshot_loads()[l]) / cap);
-                max_util_after = std::max(max_util_after, 100.0 * static_cast<double>(after[l]) / cap);
-                if (links->snapshot_loads()[l] > routes.capacity(l)) over_before.push_back(routes.link_name(l));
-                if (after[l] > routes.capacity(l)) over_after.push_back(routes.link_name(l));
-            }
-            doc["network"] = {{"vlinks", p.vlinks.size()},
-                              {"links_over_capacity_before", over_before},
-                              {"links_over_capacity_after", over_after},
-                              {"max_link_utilisation_pct_before", max_util_before},
-                              {"max_link_utilisation_pct_after", max_util_after},
-                              {"cross_rack_mbps_before", cross_rack[0]},
-                              {"cross_rack_mbps_after", cross_rack[1]},
-                              {"cross_pod_mbps_before", cross_pod[0]},
-                              {"cross_pod_mbps_after", cross_pod[1]}};
-        }
+    std::vector<int> host_after(p.vms.size());
+    for (std::size_t v = 0; v < host_after.size(); ++v) host_after[v] = p.vms[v].host;
+    for (const PlanStep& st : plan.steps) host_after[st.vm] = st.to_host;
+    const auto net = network_figures(model, host_after);
+    if (!net.is_null()) doc["network"] = net;
     write_file_atomic(out, format_json_lines(doc));
 
     const auto& c = p.constraints;
@@ -363,6 +348,13 @@ int cmd_plan(const Args& args) {
     std::printf("bound     %s: no plan within the budget can exceed it; gap %.1f%% (%.2f s%s)\n", fmt_num(ub.value).c_str(),
                 100.0 * doc["gap"].get<double>(), ub.seconds,
                 ub.covers_objective ? "" : "; bounds the VMCAP part only: a term of unknown sign is on");
+    if (!ub.complete)
+        std::printf(
+            "          cut short by %s: %lld of %lld hosts tightened, the rest relaxed%s (still valid, coarser; not "
+            "reproducible)\n",
+            ub.stopped_by.c_str(), static_cast<long long>(ub.hosts_tightened),
+            static_cast<long long>(ub.hosts_tightened + ub.hosts_cheap + ub.hosts_trivial),
+            ub.knapsack_relaxed ? ", knapsack by its LP relaxation" : "");
     if (static_cast<std::int64_t>(plan.steps.size()) != plan.migrations)
         std::printf("plan      %zu step(s): %lld migration(s) and %lld free remap(s), %s GiB RAM -> %s\n", plan.steps.size(),
                     static_cast<long long>(plan.migrations),
@@ -373,6 +365,9 @@ int cmd_plan(const Args& args) {
                     out.c_str());
     if (sr.stopped_by == StopReason::Interrupted)
         std::printf("note      interrupted: the best plan found so far was written (exit code %d)\n", kExitInterrupted);
+    else if (interrupted)
+        std::printf("note      interrupted during the upper bound: the plan was written with the bound reached (exit code %d)\n",
+                    kExitInterrupted);
     if (res.repair_rounds > 0)
         std::printf(
             "note      the search's best state (%s) had no feasible order within the budget: %d repair round(s) searched "
@@ -384,14 +379,18 @@ int cmd_plan(const Args& args) {
         std::printf("note      %d move(s) of the last searched state had no feasible order within the budget and were left out\n",
                     plan.dropped);
     if (p.network.present() && !p.vlinks.empty()) {
+        const auto num = [&](const char* key) { return net.is_null() ? 0.0 : net[key].get<double>(); };
+        const auto count = [&](const char* key) { return net.is_null() ? std::size_t{0} : net[key].size(); };
         std::printf(
             "network   %zu vlink(s); link capacities kept at every step; link directions over capacity: %zu in the snapshot, %zu "
             "after the plan\n",
-            p.vlinks.size(), over_before.size(), over_after.size());
-        std::printf("          max link utilisation %.1f%% -> %.1f%%; cross-rack vlink bandwidth %lld -> %lld Mbps", max_util_before,
-                    max_util_after, static_cast<long long>(cross_rack[0]), static_cast<long long>(cross_rack[1]));
-        if (cross_pod[0] > 0 || cross_pod[1] > 0)
-            std::printf("; cross-pod %lld -> %lld Mbps", static_cast<long long>(cross_pod[0]), static_cast<long long>(cross_pod[1]));
+            p.vlinks.size(), count("links_over_capacity_before"), count("links_over_capacity_after"));
+        std::printf("          max link utilisation %.1f%% -> %.1f%%; cross-rack vlink bandwidth %lld -> %lld Mbps",
+                    num("max_link_utilisation_pct_before"), num("max_link_utilisation_pct_after"),
+                    static_cast<long long>(num("cross_rack_mbps_before")), static_cast<long long>(num("cross_rack_mbps_after")));
+        if (num("cross_pod_mbps_before") > 0 || num("cross_pod_mbps_after") > 0)
+            std::printf("; cross-pod %lld -> %lld Mbps", static_cast<long long>(num("cross_pod_mbps_before")),
+                        static_cast<long long>(num("cross_pod_mbps_after")));
         std::printf("\n");
     }
     const std::size_t show = std::min<std::size_t>(plan.steps.size(), 15);
@@ -401,16 +400,19 @@ int cmd_plan(const Args& args) {
                     p.hosts[st.from_host].id.c_str(), p.hosts[st.to_host].id.c_str(), st.temporary ? "  (temporary)" : "");
     }
     if (plan.steps.size() > show) std::printf("  ... %zu more steps in %s\n", plan.steps.size() - show, out.c_str());
-    return sr.stopped_by == StopReason::Interrupted ? kExitInterrupted : 0;
+    return interrupted ? kExitInterrupted : 0;
 }
 
 int cmd_validate(const Args& args) {
     const auto start = std::chrono::steady_clock::now();
     po::options_description desc("vmcap validate options");
-    std::string cluster, plan_file;
+    std::string cluster, plan_file, bound_check;
     // clang-format off
     desc.add_options()("help,h", "show this help")
         ("cluster", po::value(&cluster), "cluster snapshot JSON the plan was made for (default: the bundled example)")
+        ("bound-check", po::value(&bound_check)->default_value("full"),
+         "the plan's upper_bound: full (recomputed for the plan's budget, as long as vmcap plan's bound took; a complete bound "
+         "must be equal) or consistency (only >= the plan's objective, <= the topology-free ceiling, gap recomputed)")
         ("plan", po::value(&plan_file)->required(), "migration plan JSON")
         ("free-remaps", "remaps (same host, other nodes) use no budget, as with vmcap plan --free-remaps")
         ("max-migrations", po::value<std::int64_t>(), "check against this migration budget (default: the plan's recorded budget, else the snapshot's)")
@@ -423,6 +425,7 @@ int cmd_validate(const Args& args) {
               "usage: vmcap validate [--cluster C] --plan P\n"
               "Replays the plan step by step on its own code path. Exit 0 if valid, 3 naming the first violating step."))
         return 0;
+    if (bound_check != "full" && bound_check != "consistency") throw UsageError("--bound-check must be full or consistency");
     if (cluster.empty()) cluster = default_cluster_path();
     Problem p = load_snapshot(cluster);
     if (vm.count("free-remaps")) p.constraints.remap_counts_as_migration = false;
@@ -460,7 +463,7 @@ int cmd_validate(const Args& args) {
     const CapacityModel& model = *model_ptr;
     PlanCheck r;
     try {
-        r = validate_plan(model, doc, plan_file, !cli_budget);
+        r = validate_plan(model, doc, plan_file, !cli_budget, bound_check == "full");
     } catch (const nlohmann::json::exception& e) {  // a value of an unexpected type the checks did not name
         std::string what = e.what();
         throw InputError(plan_file + ": " + what.substr(what.find(']') + 2));

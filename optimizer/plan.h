@@ -94,6 +94,10 @@ struct PlanInfo {
     /** false: the bound covers only the VMCAP part sum_f w_f x capacity_f (gap taken on that part). */
     bool upper_bound_covers_objective = true;
     double upper_bound_seconds = 0.0;
+    /** false: the bound was cut short (deadline or interrupt; UpperBound::complete): written as
+     *  `upper_bound_complete`, with `upper_bound_stopped_by` ("complete", "time limit", "interrupt"). */
+    bool upper_bound_complete = true;
+    std::string upper_bound_stopped_by = "complete";
     /** Objective of the search's best final state (NaN: not written): the plan's objective_after
      *  is below it only if that state had no order within the budget (search.best_state_objective). */
     double search_best_objective = std::numeric_limits<double>::quiet_NaN();
@@ -105,6 +109,17 @@ struct PlanInfo {
      *  included; its end is the first row): search.convergence as [seconds, evaluations, objective] rows. Empty: not written. */
     std::vector<ConvergencePoint> convergence;
 };
+
+/**
+ * The plan's `network` figures (docs/format.md), from scratch: for the snapshot's VM hosts and
+ * `host_after` (every VM's host after the plan), the links over capacity (names), the largest link
+ * utilisation in percent (link_loads of evaluators/network_load.h over the routes of the model's
+ * LinkCapacityFilter), the Mbps of vlinks between different ToR switches and between different
+ * pods, and the number of vlinks. A null JSON value when the model has no LinkCapacityFilter (no
+ * network with vlinks). `vmcap plan` writes it and `vmcap validate` recomputes it from its own
+ * replay. O(vlinks x route length + links). Thread-safe.
+ */
+nlohmann::ordered_json network_figures(const CapacityModel& model, const std::vector<int>& host_after);
 
 /** JSON of a plan ("vmcap-plan/1"): steps with ids and 1-based pNUMA nodes, budget, capacities. */
 nlohmann::ordered_json plan_to_json(const Problem& problem, const Plan& plan, const PlanInfo& info);

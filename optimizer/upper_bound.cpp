@@ -5,6 +5,7 @@
 #include "optimizer/upper_bound.h"
 
 #include <algorithm>
+#include <atomic>
 #include <bit>
 #include <chrono>
 #include <cmath>
@@ -19,10 +20,13 @@
 #include "evaluators/locality_term.h"
 #include "evaluators/ram_cost_term.h"
 #include "optimizer/fork_join.h"
+#include "optimizer/search_params.h"
 
 namespace vmcap {
 
 void UpperBoundParams::validate() const {
+    if (!(fallback_seconds >= 0.0)) throw std::invalid_argument("upper bound: fallback_seconds must be >= 0");
+    if (max_full_tables < -1) throw std::invalid_argument("upper bound: max_full_tables must be >= -1");
     if (max_sets_per_host < 1) throw std::invalid_argument("upper bound: max_sets_per_host must be >= 1");
     if (max_sets_per_exact_host < 1) throw std::invalid_argument("upper bound: max_sets_per_exact_host must be >= 1");
     if (max_exact_removals < 0) throw std::invalid_argument("upper bound: max_exact_removals must be >= 0");
@@ -34,6 +38,15 @@ void UpperBoundParams::validate() const {
     if (max_allocation_total < 0) throw std::invalid_argument("upper bound: max_allocation_total must be >= 0");
     if (ram_lagrangian_steps < 0) throw std::invalid_argument("upper bound: ram_lagrangian_steps must be >= 0");
     if (threads < 1) throw std::invalid_argument("upper bound: threads must be >= 1");
+}
+
+bool bound_covers_objective(const CapacityModel& model) {
+    // ram-cost is modelled; locality and bandwidth capacity are <= 0 in every state; anything else
+    // is of unknown sign.
+    for (const auto& term : model.terms())
+        if (term->name() != RamCostTerm::kName && term->name() != LocalityTerm::kName && term->name() != BandwidthCapacityTerm::kName)
+            return false;
+    return true;
 }
 
 double relative_gap(double bound, double objective) {
@@ -55,12 +68,57 @@ struct Point {
     Score value = 0;
 };
 
+/** How a host's table was made. */
+enum class TableKind : std::uint8_t {
+    Full,     ///< enumeration, branch and bound, allocation and tail bounds (or no migratable VM)
+    Cheap,    ///< cut short: V_h(0), and V_h(every migratable VM removed) at one removal's costs
+    Trivial,  ///< cut short, fallback time spent: the topology-free value of "all removed", no removal option
+};
+
 /** A host's table: front[k] = Pareto front (RAM ascending, value strictly ascending) of the
- *  options removing exactly k migratable VMs, k = 0..front.size()-1. front[0] = {0, V_h(0)}. */
+ *  options removing exactly k migratable VMs, k = 0..front.size()-1. front[0] = {0, V_h(0)} (an
+ *  upper bound on it for a Trivial table). A table may stop before the budget when its last
+ *  options dominate every larger k (no more RAM, at least the value). */
 struct HostTable {
     std::vector<std::vector<Point>> front;
-    int depth = -1;  ///< exact depth K_h (-1: no migratable VM)
+    int depth = -1;  ///< exact depth K_h (-1: no migratable VM, or not a Full table)
     std::int64_t evaluations = 0;
+    TableKind kind = TableKind::Full;
+};
+
+/** Thrown out of a host's table when the bound must stop refining (deadline or stop). */
+struct BoundHalted {};
+
+/** What the workers of one bound share: whether to stop refining, and why (first reason wins). */
+struct HaltWatch {
+    std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
+    const std::atomic<bool>* stop = nullptr;
+    std::atomic<bool> halted{false};
+    std::atomic<int> reason{0};              // 0 none, 1 time limit, 2 interrupt, 3 table limit
+    std::atomic<bool> model_timeout{false};  // an exact-fallback evaluation met the model's deadline
+    bool limited = false;                    // max_full_tables applies
+    std::atomic<std::int64_t> tables_left{0};
+    /** Checks the stop flag and the clock; true (and remembered) once either says stop. */
+    bool check() {
+        if (halted.load(std::memory_order_relaxed)) return true;
+        return halt_if(stop != nullptr && stop->load(std::memory_order_relaxed)                                                   ? 2
+                       : deadline != std::chrono::steady_clock::time_point::max() && std::chrono::steady_clock::now() >= deadline ? 1
+                                                                                                                                  : 0);
+    }
+    /** Before a host's full table: false (and the bound halts) once max_full_tables are done. */
+    bool take_table() {
+        if (check()) return false;
+        if (!limited || tables_left.fetch_sub(1) > 0) return true;
+        halt_if(3);
+        return false;
+    }
+    bool halt_if(int why) {
+        if (why == 0) return false;
+        int expected = 0;
+        reason.compare_exchange_strong(expected, why);
+        halted.store(true, std::memory_order_relaxed);
+        return true;
+    }
 };
 
 /** A class of identical migratable VMs of one host (same flavor and pNUMA node set). */
@@ -77,8 +135,9 @@ public:
     /** `landing[f]`: lower bound on what a VM of flavor f costs the host it lands on (score
      *  units; landing_costs()), subtracted once per removed VM of f. */
     HostBounder(const CapacityModel& m, const UpperBoundParams& prm, bool free_remaps, Score ram_milli, const std::vector<Score>& landing,
-                std::int64_t search_share, std::int64_t allocation_share)
-        : m_(m),
+                std::int64_t search_share, std::int64_t allocation_share, HaltWatch* watch)
+        : watch_(watch),
+          m_(m),
           p_(m.problem()),
           prm_(prm),
           remaps_(free_remaps),
@@ -90,8 +149,89 @@ public:
           T_(m.num_targets()) {}
 
     /** Host h's table for removal counts k <= kcap (front.size() - 1 <= kcap). */
+    /** Host h's table for removal counts k <= kcap (front.size() - 1 <= kcap). Checks the watch
+     *  every 64 value evaluations: throws BoundHalted once it says stop. */
     HostTable run(int h, const std::vector<int>& movable, const std::vector<Amount>& usage, int kcap) {
+        checking_ = true;
+        setup(h, movable, usage);
         HostTable t;
+        const Score v0 = value(free_.data());
+        t.front.push_back({Point{0, v0}});
+        if (movable.empty()) {
+            t.evaluations = evaluations_;
+            return t;
+        }
+        // Every removal set is worth at most "all removed" (V_h is monotone): computed first, so
+        // that every point is clamped at it (an exact-fallback value replaced by its relaxation
+        // could exceed it), and the cheap and trivial tables dominate every full one.
+        {
+            std::vector<Amount> all = free_;
+            for (int v : movable) shift(all.data(), p_.vms[v].flavor, vm_mask(v), +1);
+            g_all_ = value(all.data());
+        }
+        return build(t, movable, kcap, v0);
+    }
+
+    /**
+     * The cheap table of host h, for a bound cut short: V_h(0); for k = 1..kCheapDepth the tail
+     * bound min(V_h(all removed), V_h(every node and resource gaining its k largest demands)) at the
+     * k smallest RAMs and landing costs; and one option at kCheapDepth + 1 removals, "every
+     * migratable VM removed" at the kCheapDepth + 1 smallest costs, which dominates every larger k
+     * (value at least, RAM at most, fewer removals). Each option is at least the full table's
+     * option of the same k (its exact or relaxed values are clamped at "all removed"), so the
+     * knapsack over it is at least the one over the full table. kCheapDepth + 2 value evaluations;
+     * no watch checks.
+     */
+    HostTable cheap(int h, const std::vector<int>& movable, const std::vector<Amount>& usage, int kcap) {
+        constexpr int kCheapDepth = 4;
+        checking_ = false;
+        setup(h, movable, usage);
+        HostTable t;
+        t.kind = TableKind::Cheap;
+        t.front.push_back({Point{0, value(free_.data())}});
+        const int k_top = std::min(static_cast<int>(movable.size()), kcap);
+        if (k_top >= 1) {
+            const std::size_t X = free_.size();
+            std::vector<Amount> all = free_;
+            std::vector<std::vector<Amount>> per(X);
+            std::vector<Amount> rams;
+            std::vector<Score> lands;
+            for (int v : movable) {
+                const int f = p_.vms[v].flavor;
+                const NodeMask mask = vm_mask(v);
+                shift(all.data(), f, mask, +1);
+                for (int i = 0; i < n_; ++i)
+                    if ((mask >> i) & 1U)
+                        for (int r = 0; r < R_; ++r) per[static_cast<std::size_t>(i) * R_ + r].push_back(p_.flavors[f].node_demand[r]);
+                rams.push_back(p_.flavors[f].demand[kRamMib]);
+                lands.push_back(land_[f]);
+            }
+            std::sort(rams.begin(), rams.end());
+            std::sort(lands.begin(), lands.end());
+            for (auto& d : per) std::sort(d.begin(), d.end(), std::greater<>());
+            const Score g_all = value(all.data());
+            std::vector<Amount> top = free_;
+            Amount ram = 0;
+            Score land = 0;
+            for (int k = 1; k <= std::min(k_top, kCheapDepth + 1); ++k) {
+                ram += rams[k - 1];
+                land += lands[k - 1];
+                Score v = g_all;
+                if (k <= kCheapDepth) {
+                    for (std::size_t x = 0; x < X; ++x)
+                        if (static_cast<std::size_t>(k) <= per[x].size()) top[x] += per[x][k - 1];
+                    v = std::min(g_all, value(top.data()));
+                }
+                t.front.push_back({Point{ram, v - wm_ * ram - land}});
+            }
+        }
+        t.evaluations = evaluations_;
+        return t;
+    }
+
+private:
+    /** Per-host state of run() and cheap(): type, free amounts, the pooled cap with free remaps. */
+    void setup(int h, const std::vector<int>& movable, const std::vector<Amount>& usage) {
         type_ = p_.hosts[h].type;
         const HostType& ht = p_.host_types[type_];
         n_ = ht.num_nodes();
@@ -113,13 +253,9 @@ public:
                 fixed_cap_[j] = vmcap_ub(f, b);
             }
         }
-        const Score v0 = value(free_.data());
-        t.front.push_back({Point{0, v0}});
-        if (movable.empty()) {
-            t.evaluations = evaluations_;
-            return t;
-        }
+    }
 
+    HostTable build(HostTable& t, const std::vector<int>& movable, int kcap, Score v0) {
         // Classes of identical VMs, in (flavor, mask) order.
         std::map<std::pair<int, NodeMask>, int> index;
         classes_.clear();
@@ -175,9 +311,6 @@ public:
         // carries the k smallest RAMs and landing costs, at most any k-set's (valid for the RAM
         // Lagrangian too: value - lambda x ram only grows when ram shrinks).
         if (depth < k_top) {
-            std::vector<Amount> all = free_;
-            for (int v : movable) shift(all.data(), p_.vms[v].flavor, vm_mask(v), +1);
-            g_all_ = value(all.data());
             prepare_suffixes();
             const auto& rams = suf_ram_[0];    // prefix sums of the host's RAMs, ascending
             const auto& lands = suf_land_[0];  // prefix sums of its landing costs, ascending
@@ -218,7 +351,6 @@ public:
         return t;
     }
 
-private:
     /** Suffix data over classes c..end for the branch and bound's bounds: per (node, resource)
      *  prefix sums of their VMs' demands there, descending, and prefix sums of their RAMs and
      *  landing costs, ascending (index q: the q largest / smallest). */
@@ -303,7 +435,7 @@ private:
                         break;
                     }
                     shift(free_.data(), vc.flavor, vc.mask, +1);
-                    const Score v = value(free_.data()) - wm_ * (ram + vc.ram) - (land + vc.landing);
+                    const Score v = std::min(g_all_, value(free_.data())) - wm_ * (ram + vc.ram) - (land + vc.landing);
                     shift(free_.data(), vc.flavor, vc.mask, -1);
                     if (v > pick_v) {
                         pick_v = v;
@@ -389,7 +521,7 @@ private:
                 bb_aborted_ = true;
                 return;
             }
-            bb_best_ = std::max(bb_best_, value(free_.data()) - wm_ * ram - land);
+            bb_best_ = std::max(bb_best_, std::min(g_all_, value(free_.data())) - wm_ * ram - land);
             return;
         }
         const int q = bb_k_ - s;
@@ -430,6 +562,8 @@ private:
             return ev(b);
         } catch (const InputError&) {
         } catch (const TimeLimitReached&) {
+            // The model's deadline, not a property of the input: this bound depends on timing.
+            if (watch_ != nullptr) watch_->model_timeout.store(true, std::memory_order_relaxed);
         }
         // Each copy uses guest_nodes() distinct nodes, one unit of b at each.
         Count s = 0;
@@ -440,6 +574,7 @@ private:
     /** Upper bound on the host's weighted VMCAP with free amounts `f` (exact without free remaps;
      *  with them, the pooled relaxation of any re-placement of the VMs that stay). */
     Score value(const Amount* f) {
+        if (checking_ && watch_ != nullptr && (evaluations_ & 63) == 0 && watch_->check()) throw BoundHalted{};
         ++evaluations_;
         Score s = 0;
         Count b[kMaxPNuma];
@@ -466,7 +601,7 @@ private:
     }
 
     void enumerate(int first, int k, Amount ram, Score landing) {
-        if (k > 0) raw_[k].push_back(Point{ram, value(free_.data()) - wm_ * ram - landing});
+        if (k > 0) raw_[k].push_back(Point{ram, std::min(g_all_, value(free_.data())) - wm_ * ram - landing});
         if (k == depth_) return;
         for (int c = first; c < static_cast<int>(classes_.size()); ++c) {
             VmClass& vc = classes_[c];
@@ -489,6 +624,8 @@ private:
         return out;
     }
 
+    HaltWatch* watch_;
+    bool checking_ = false;
     const CapacityModel& m_;
     const Problem& p_;
     const UpperBoundParams& prm_;
@@ -579,21 +716,114 @@ std::vector<Score> landing_costs(const CapacityModel& model) {
 }
 
 /**
+ * The topology-free value of host h with every migratable VM removed: sum_t w_t x floor(sum_i b_i /
+ * guest nodes of t), b from the free amounts left by the non-migratable VMs. No VMCAP value of any
+ * state of the host exceeds it (each copy of t takes one unit of b at guest-nodes distinct nodes;
+ * b is monotone in the free amounts, which only shrink from there), with or without free remaps.
+ * O(targets x nodes x resources + VMs of h); no VMCAP evaluation.
+ */
+Score topology_free_all_removed(const CapacityModel& m, int h, const std::vector<int>& movable, const std::vector<Amount>& usage) {
+    const Problem& p = m.problem();
+    const HostType& ht = p.host_type_of(h);
+    const int R = m.num_resources(), n = ht.num_nodes();
+    std::vector<Amount> all(ht.node_capacity.size());
+    for (std::size_t x = 0; x < all.size(); ++x) all[x] = ht.node_capacity[x] - usage[x];
+    for (int v : movable) {
+        const Flavor& fl = p.flavors[p.vms[v].flavor];
+        for (int i = 0; i < fl.num_vnuma(); ++i)
+            for (int r = 0; r < R; ++r) all[static_cast<std::size_t>(p.vms[v].pnuma[i]) * R + r] += fl.node_demand[r];
+    }
+    Score s = 0;
+    for (int j = 0; j < m.num_targets(); ++j) {
+        const int t = m.target_flavor(j);
+        Count sum = 0;
+        for (int i = 0; i < n; ++i) sum += m.node_b(t, all.data() + static_cast<std::size_t>(i) * R);
+        const int g = p.flavors[t].num_vnuma();
+        s += m.target_weight_units(j) * (g > 0 ? sum / g : sum);
+    }
+    return s;
+}
+
+/** gain_h(k) of knapsack() for k = 1..min(front.size() - 1, budget): the best option of k removals
+ *  at RAM price num, less the host's k = 0 value, all x 2^kShift. */
+Wide option_gain(const HostTable& t, std::size_t k, Wide num) {
+    const Wide base = static_cast<Wide>(t.front[0][0].value) << kShift;
+    Wide g = std::numeric_limits<Wide>::min();
+    for (const Point& q : t.front[k]) g = std::max(g, (static_cast<Wide>(q.value) << kShift) - num * q.ram - base);
+    return g;
+}
+
+/**
+ * The LP relaxation of knapsack() (fractional choices), an upper bound on it: per host the upper
+ * concave hull of (k, gain_h(k)) from (0, 0), its increments taken in decreasing order of gain per
+ * removal while the budget lasts, the last one in part (rounded up). O(options x log options).
+ */
+Wide knapsack_lp(const std::vector<HostTable>& tables, std::int64_t budget, Wide num) {
+    struct Inc {
+        std::int64_t dk;
+        Wide dg;
+    };
+    std::vector<Inc> incs;
+    std::vector<std::pair<std::int64_t, Wide>> hull;
+    for (const HostTable& t : tables) {
+        hull.assign(1, {0, 0});
+        for (std::size_t k = 1; k < t.front.size() && static_cast<std::int64_t>(k) <= budget; ++k) {
+            const Wide g = option_gain(t, k, num);
+            const std::int64_t kk = static_cast<std::int64_t>(k);
+            // Pop points on or below the segment from the one before to (k, g).
+            while (hull.size() >= 2) {
+                const auto& [k1, g1] = hull[hull.size() - 2];
+                const auto& [k2, g2] = hull.back();
+                if ((g2 - g1) * (kk - k2) <= (g - g2) * (k2 - k1))
+                    hull.pop_back();
+                else
+                    break;
+            }
+            if (hull.size() == 1 && g <= 0) continue;  // never better than taking nothing
+            hull.emplace_back(kk, g);
+        }
+        for (std::size_t i = 1; i < hull.size(); ++i) {
+            const Wide dg = hull[i].second - hull[i - 1].second;
+            if (dg <= 0) break;  // slopes only fall from here
+            incs.push_back(Inc{hull[i].first - hull[i - 1].first, dg});
+        }
+    }
+    std::sort(incs.begin(), incs.end(), [](const Inc& a, const Inc& b) { return a.dg * b.dk > b.dg * a.dk; });
+    Wide total = 0;
+    std::int64_t left = budget;
+    for (const Inc& in : incs) {
+        if (left <= 0) break;
+        if (in.dk <= left) {
+            total += in.dg;
+            left -= in.dk;
+        } else {
+            total += (in.dg * left + in.dk - 1) / in.dk;
+            left = 0;
+        }
+    }
+    return total;
+}
+
+/**
  * max over (k_h), sum k_h <= budget, of sum_h gain_h(k_h), where gain_h(k) = best over front[k] of
  * (value x 2^kShift - num x ram) minus host h's k = 0 value x 2^kShift (num = 0: the plain
  * count knapsack, in exact units scaled by 2^kShift). Group knapsack by DP over the budget:
  * O(hosts x options x budget).
  */
-Wide knapsack(const std::vector<HostTable>& tables, std::int64_t budget, Wide num) {
+Wide knapsack(const std::vector<HostTable>& tables, std::int64_t budget, Wide num, HaltWatch& watch, bool& relaxed) {
     std::vector<Wide> dp(static_cast<std::size_t>(budget) + 1, 0);
     std::vector<std::pair<int, Wide>> opts;
+    std::size_t done = 0;
     for (const HostTable& t : tables) {
+        // Cut short: the LP relaxation, which is at least the exact maximum.
+        if ((done++ & 63) == 0 && watch.check()) {
+            relaxed = true;
+            return knapsack_lp(tables, budget, num);
+        }
         opts.clear();
-        const Wide base = static_cast<Wide>(t.front[0][0].value) << kShift;
         Wide best = 0;
         for (std::size_t k = 1; k < t.front.size() && static_cast<std::int64_t>(k) <= budget; ++k) {
-            Wide g = std::numeric_limits<Wide>::min();
-            for (const Point& q : t.front[k]) g = std::max(g, (static_cast<Wide>(q.value) << kShift) - num * q.ram - base);
+            const Wide g = option_gain(t, k, num);
             if (g > best) {  // a larger k that gains no more is never needed
                 best = g;
                 opts.emplace_back(static_cast<int>(k), g);
@@ -625,12 +855,14 @@ UpperBound compute_upper_bound(const CapacityModel& model, const UpperBoundParam
     // Terms: ram-cost is subtracted per removal set (every VM off its host is migrated RAM);
     // locality and bandwidth capacity are <= 0 in every state; anything else: VMCAP part only.
     Score ram_milli = 0;
-    for (const auto& term : model.terms()) {
-        if (term->name() == RamCostTerm::kName)
-            ram_milli += weight_milli(term->weight());
-        else if (term->name() != LocalityTerm::kName && term->name() != BandwidthCapacityTerm::kName)
-            out.covers_objective = false;
-    }
+    for (const auto& term : model.terms())
+        if (term->name() == RamCostTerm::kName) ram_milli += weight_milli(term->weight());
+    out.covers_objective = bound_covers_objective(model);
+    HaltWatch watch;
+    watch.deadline = params.deadline;
+    watch.stop = params.stop;
+    watch.limited = params.max_full_tables >= 0;
+    watch.tables_left.store(params.max_full_tables);
 
     std::vector<std::vector<int>> movable(H);
     std::vector<Amount> rams;
@@ -668,19 +900,56 @@ UpperBound compute_upper_bound(const CapacityModel& model, const UpperBoundParam
     for (const auto& mv : movable) with_movable += mv.empty() ? 0 : 1;
     const std::int64_t search_share = params.max_search_total / std::max<std::int64_t>(1, with_movable);
     const std::int64_t allocation_share = params.max_allocation_total / std::max<std::int64_t>(1, with_movable);
+    // Until the deadline or the stop: full tables. A host cut short (BoundHalted) and every host
+    // not reached keep no table yet.
+    std::vector<char> done(H, 0);
     run_workers(arena, workers, [&](int w) {
-        HostBounder hb(model, params, out.free_remaps, ram_milli, landing, search_share, allocation_share);
-        for (int h = w; h < H; h += workers) tables[h] = hb.run(h, movable[h], usage[h], kcap);
+        HostBounder hb(model, params, out.free_remaps, ram_milli, landing, search_share, allocation_share, &watch);
+        for (int h = w; h < H; h += workers) {
+            if (!watch.take_table()) break;
+            try {
+                tables[h] = hb.run(h, movable[h], usage[h], kcap);
+                done[h] = 1;
+            } catch (const BoundHalted&) {
+                break;
+            }
+        }
     });
+    // Cut short: the hosts left get the cheap table (two value evaluations each) for at most
+    // fallback_seconds, then the topology-free value (no evaluation). Both dominate the full table.
+    if (watch.halted.load()) {
+        const auto fallback_end = deadline_after(std::chrono::steady_clock::now(), std::max(1e-9, params.fallback_seconds));
+        std::atomic<bool> late{false};
+        run_workers(arena, workers, [&](int w) {
+            HostBounder hb(model, params, out.free_remaps, ram_milli, landing, search_share, allocation_share, &watch);
+            for (int h = w; h < H; h += workers) {
+                if (done[h]) continue;
+                if (!late.load(std::memory_order_relaxed) && std::chrono::steady_clock::now() >= fallback_end) late.store(true);
+                if (!late.load(std::memory_order_relaxed)) {
+                    tables[h] = hb.cheap(h, movable[h], usage[h], kcap);
+                } else {
+                    tables[h] = HostTable{};
+                    tables[h].kind = TableKind::Trivial;
+                    tables[h].front.push_back({Point{0, topology_free_all_removed(model, h, movable[h], usage[h])}});
+                }
+            }
+        });
+    }
 
     std::int64_t useful = 0;  // beyond this many removals in total no host gains more
     Score base = 0;
     out.min_depth = std::numeric_limits<int>::max();
-    for (const HostTable& t : tables) {
+    for (int h = 0; h < H; ++h) {
+        const HostTable& t = tables[h];
         base += t.front[0][0].value;
         useful += static_cast<std::int64_t>(t.front.size()) - 1;
         out.evaluations += t.evaluations;
-        if (t.depth >= 0) {
+        if (!movable[h].empty()) {
+            out.hosts_tightened += t.kind == TableKind::Full ? 1 : 0;
+            out.hosts_cheap += t.kind == TableKind::Cheap ? 1 : 0;
+            out.hosts_trivial += t.kind == TableKind::Trivial ? 1 : 0;
+        }
+        if (t.depth >= 0 && t.kind == TableKind::Full) {
             out.min_depth = std::min(out.min_depth, t.depth);
             out.max_depth = std::max(out.max_depth, t.depth);
         }
@@ -691,7 +960,7 @@ UpperBound compute_upper_bound(const CapacityModel& model, const UpperBoundParam
     // Count knapsack (multiplier 0), then the RAM multiplier when the RAM budget can bind.
     const Wide scale = Wide{1} << kShift;
     auto bound_at = [&](Wide num) {
-        const Wide v = (static_cast<Wide>(base) << kShift) + knapsack(tables, budget, num) + num * ram_budget;
+        const Wide v = (static_cast<Wide>(base) << kShift) + knapsack(tables, budget, num, watch, out.knapsack_relaxed) + num * ram_budget;
         return static_cast<Score>(v / scale);  // v >= 0; the optimum is an integer <= v / scale
     };
     Score best = bound_at(0);
@@ -723,7 +992,8 @@ UpperBound compute_upper_bound(const CapacityModel& model, const UpperBoundParam
         double lo = 0.0, hi = static_cast<double>(num_hi);
         double x1 = hi - phi * (hi - lo), x2 = lo + phi * (hi - lo);
         Score f1 = f(static_cast<Wide>(std::llround(x1))), f2 = f(static_cast<Wide>(std::llround(x2)));
-        for (int it = 2; it < params.ram_lagrangian_steps && hi - lo > 1.0; ++it) {
+        // Cut short: the multipliers evaluated so far (each bound is valid; the best is kept).
+        for (int it = 2; it < params.ram_lagrangian_steps && hi - lo > 1.0 && !watch.check(); ++it) {
             if (f1 <= f2) {
                 hi = x2;
                 x2 = x1;
@@ -746,8 +1016,25 @@ UpperBound compute_upper_bound(const CapacityModel& model, const UpperBoundParam
     }
     out.score = best;
     out.value = to_objective(best);
+    const int why = watch.reason.load();
+    if (why != 0 || watch.model_timeout.load()) {
+        out.complete = false;
+        out.stopped_by = why == 2 ? "interrupt" : why == 3 ? "table limit" : "time limit";
+    }
     out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     return out;
+}
+
+Score upper_bound_ceiling(const CapacityModel& model) {
+    const Problem& p = model.problem();
+    const int H = static_cast<int>(p.hosts.size());
+    std::vector<std::vector<int>> movable(H);
+    for (std::size_t v = 0; v < p.vms.size(); ++v)
+        if (p.vms[v].migratable) movable[p.vms[v].host].push_back(static_cast<int>(v));
+    const auto usage = compute_node_usage(p);
+    Score s = 0;
+    for (int h = 0; h < H; ++h) s += topology_free_all_removed(model, h, movable[h], usage[h]);
+    return s;
 }
 
 }  // namespace vmcap

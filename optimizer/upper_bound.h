@@ -35,6 +35,8 @@
  * (their headers), so the VMCAP bound bounds the whole objective; any other term makes the
  * result cover the VMCAP part only (UpperBound::covers_objective false, and reports say so).
  */
+#include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <string>
 
@@ -77,6 +79,23 @@ struct UpperBoundParams {
     bool landing_costs = true;
     /** Worker threads of the per-host tables (oneTBB); the result does not depend on it. >= 1. */
     int threads = 1;
+    /** Wall-clock instant (steady clock) after which the bound stops refining: hosts whose tables
+     *  are not finished get a cheap relaxation (tail bounds for 1..4 removals, then "every
+     *  migratable VM removed"; docs/upper-bound.md, "Cut short"), the knapsack falls back to its LP relaxation and the RAM multiplier search keeps the
+     *  best multiplier so far. The result is then still a valid bound, never below the complete one
+     *  (UpperBound::complete false). time_point::max(): no deadline. */
+    std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
+    /** When set (another thread, a signal handler), the bound stops refining at its next check, as
+     *  at the deadline (UpperBound::stopped_by "interrupt"). nullptr: never. */
+    const std::atomic<bool>* stop = nullptr;
+    /** After the deadline or the stop, the cheap relaxation of the unfinished hosts may take this
+     *  long; the hosts still left then get the topology-free value of "every migratable VM
+     *  removed" (no VMCAP evaluation at all). Seconds, >= 0. */
+    double fallback_seconds = 1.0;
+    /** Most hosts (with migratable VMs or not) whose full tables are computed; then the bound
+     *  stops refining as at the deadline (UpperBound::stopped_by "table limit"). For tests of a
+     *  bound cut short at a chosen point; -1: no limit. >= -1. */
+    std::int64_t max_full_tables = -1;
     /** Throws std::invalid_argument naming the first bad parameter. */
     void validate() const;
 };
@@ -99,11 +118,26 @@ struct UpperBound {
     int priced_flavors = 0;
     std::int64_t evaluations = 0;  ///< host values evaluated (removal sets and tail bounds)
     double seconds = 0.0;          ///< wall clock
+    /** true: every host's table was finished, every knapsack solved exactly and the RAM multiplier
+     *  search ran to its end, so the same model and params give the same bound. false: the deadline
+     *  or the stop cut it short (or an exact-fallback evaluation met the model's deadline): still a
+     *  valid bound, never below the complete one, but it depends on timing. */
+    bool complete = true;
+    /** "complete", "time limit" (UpperBoundParams::deadline or the model's deadline), "interrupt"
+     *  (UpperBoundParams::stop) or "table limit" (UpperBoundParams::max_full_tables). */
+    std::string stopped_by = "complete";
+    std::int64_t hosts_tightened = 0;  ///< hosts with migratable VMs whose tables were finished
+    std::int64_t hosts_cheap = 0;      ///< hosts with migratable VMs left at the cheap relaxation
+    std::int64_t hosts_trivial = 0;    ///< hosts left at the topology-free value (fallback time spent)
+    bool knapsack_relaxed = false;     ///< a knapsack was cut short: its LP relaxation was used
 };
 
 /**
- * Computes the bound for `model`'s snapshot and budget (Problem::constraints). Deterministic: the
- * same model and params give the same bound for any thread count. Complexity: O(sum over hosts of
+ * Computes the bound for `model`'s snapshot and budget (Problem::constraints). Deterministic when
+ * UpperBound::complete: the same model and params give the same bound for any thread count; a
+ * bound cut short by UpperBoundParams::deadline or stop depends on timing, is >= the complete bound
+ * and is valid. Returns within about fallback_seconds (plus one host's check interval of 64 value
+ * evaluations and one knapsack's LP relaxation) after the deadline or the stop. Complexity: O(sum over hosts of
  * values evaluated x targets x VMCAP) for the tables (parallel over hosts; per host at most
  * max_sets_per_host + the branch-and-bound and allocation allowances, plus one per removal count
  * of the tail), O(host types x flavors x placements x targets) for the landing costs, O(hosts x options x
@@ -122,5 +156,22 @@ UpperBound compute_upper_bound(const CapacityModel& model, const UpperBoundParam
  * [0, bound].
  */
 double relative_gap(double bound, double objective);
+
+/**
+ * Does the bound of `model` cover its whole objective (true), or only the VMCAP part sum_f w_f x
+ * capacity_f (false: a term of unknown sign is on)? The rule compute_upper_bound applies
+ * (UpperBound::covers_objective); `vmcap validate` checks a plan's `upper_bound_covers` by it.
+ * O(terms), thread-safe.
+ */
+bool bound_covers_objective(const CapacityModel& model);
+
+/**
+ * A cheap ceiling of every bound compute_upper_bound can return for `model` (complete or cut short):
+ * sum over hosts of sum_t w_t x floor(sum_i b_i / guest nodes of t) with every migratable VM of the
+ * host removed (the topology-free count, which no VMCAP value exceeds), in score units. No VMCAP
+ * evaluation: O(hosts x targets x pNUMA nodes x resources + VMs). `vmcap validate` rejects a stated
+ * bound above it. Thread-safe.
+ */
+Score upper_bound_ceiling(const CapacityModel& model);
 
 }  // namespace vmcap

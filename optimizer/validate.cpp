@@ -1,10 +1,13 @@
 #include "optimizer/validate.h"
 
 #include "instances/snapshot_io.h"
+#include "optimizer/plan.h"
+#include "optimizer/upper_bound.h"
 
 #include <cmath>
 #include <initializer_list>
 #include <limits>
+#include <memory>
 #include <unordered_map>
 
 namespace vmcap {
@@ -63,9 +66,88 @@ bool close(double a, double b) {
     return std::fabs(a - b) <= 1e-6 * std::max(1.0, std::fabs(b));
 }
 
+/** "" or what is wrong with the plan's bound figures (validate.h), `out` holding the replay's
+ *  recomputed objective_after and capacity_after, `recorded` the budget the plan was made for. */
+std::string check_bound_figures(const CapacityModel& model, const nlohmann::json& plan, const Constraints& recorded, const PlanCheck& out,
+                                bool recompute) {
+    const Problem& p = model.problem();
+    const bool has_ub = plan.contains("upper_bound");
+    for (const char* key : {"gap", "upper_bound_covers", "upper_bound_complete", "upper_bound_stopped_by"})
+        if (!has_ub && plan.contains(key)) return std::string(key) + " is stated without an upper_bound";
+    const auto& search = plan.contains("search") ? plan["search"] : nlohmann::json::object();
+    const bool proven = search.contains("proven_optimal") && search["proven_optimal"].get<bool>();
+    if (search.contains("proven_optimum") && !close(search["proven_optimum"].get<double>(), out.objective_after))
+        return "search.proven_optimum is " + describe(search["proven_optimum"]) + ", but the plan reaches " +
+               std::to_string(out.objective_after);
+    if (proven && !has_ub) return "search.proven_optimal is true, but no upper_bound equal to the objective proves it";
+    if (!has_ub) return "";
+
+    const bool covers = bound_covers_objective(model);
+    const std::string stated_covers = plan.contains("upper_bound_covers") ? plan["upper_bound_covers"].get<std::string>() : "objective";
+    if (stated_covers != (covers ? "objective" : "vmcap"))
+        return std::string("upper_bound_covers is \"") + stated_covers + "\", recomputed \"" + (covers ? "objective" : "vmcap") + "\"";
+    // The objective the bound covers: the whole one, or its VMCAP part.
+    double covered = out.objective_after;
+    if (!covers) {
+        covered = 0.0;
+        for (std::size_t f = 0; f < p.flavors.size(); ++f) covered += p.flavors[f].weight * static_cast<double>(out.capacity_after[f]);
+    }
+    const double ub = plan["upper_bound"].get<double>();
+    if (ub < covered && !close(ub, covered))
+        return "upper_bound is " + describe(plan["upper_bound"]) + ", below the plan's own " +
+               (covers ? "objective_after " : "VMCAP objective ") + std::to_string(covered) + ": no valid bound is below a plan";
+    const double ceiling = to_objective(upper_bound_ceiling(model));
+    if (ub > ceiling && !close(ub, ceiling))
+        return "upper_bound is " + describe(plan["upper_bound"]) + ", above the ceiling " + std::to_string(ceiling) +
+               " (every migratable VM removed, topology-free) that every bound vmcap computes stays under";
+    if (plan.contains("gap")) {
+        const double gap = relative_gap(ub, covered);
+        if (!close(plan["gap"].get<double>(), gap)) return "gap is " + describe(plan["gap"]) + ", recomputed " + std::to_string(gap);
+    }
+    const bool complete = !plan.contains("upper_bound_complete") || plan["upper_bound_complete"].get<bool>();
+    const std::string stopped_by =
+        plan.contains("upper_bound_stopped_by") ? plan["upper_bound_stopped_by"].get<std::string>() : (complete ? "complete" : "");
+    if (complete != (stopped_by == "complete"))
+        return "upper_bound_complete is " + std::string(complete ? "true" : "false") + ", but upper_bound_stopped_by is \"" + stopped_by +
+               "\"";
+    if ((proven || search.contains("proven_optimum")) && !close(ub, out.objective_after))
+        return "search.proven_optimal: the plan claims a proven optimum, but upper_bound " + describe(plan["upper_bound"]) +
+               " is not its objective_after " + std::to_string(out.objective_after);
+    if (!recompute) return "";
+
+    // The bound again, for the budget the plan was made for (a model of that budget if it differs).
+    std::unique_ptr<CapacityModel> own;
+    const CapacityModel* m = &model;
+    Problem q;  // outlives `own`, which refers to it
+    if (recorded.max_migrations != p.constraints.max_migrations || recorded.max_migrated_ram_mib != p.constraints.max_migrated_ram_mib) {
+        q = p;
+        q.constraints = recorded;
+        own = std::make_unique<CapacityModel>(q, model.options());
+        m = own.get();
+    }
+    UpperBoundParams ubp;
+    ubp.deadline = model.options().deadline;
+    const UpperBound again = compute_upper_bound(*m, ubp);
+    const std::string algorithm = plan.contains("algorithm") ? plan["algorithm"].get<std::string>() : "";
+    const std::string recomputed = std::to_string(again.value) + (again.complete ? "" : " (cut short by " + again.stopped_by + ")");
+    if (algorithm.rfind("exact-", 0) == 0) {
+        // vmcap exact states the smaller of its solver's bound and this one.
+        if (complete && ub > again.value && !close(ub, again.value))
+            return "upper_bound is " + describe(plan["upper_bound"]) + ", above the bound recomputed for the plan's budget, " + recomputed;
+    } else if (complete) {
+        if (again.complete ? !close(ub, again.value) : ub > again.value && !close(ub, again.value))
+            return "upper_bound is " + describe(plan["upper_bound"]) + ", recomputed " + recomputed;
+    } else if (again.complete && ub < again.value && !close(ub, again.value)) {
+        return "upper_bound is " + describe(plan["upper_bound"]) + " (cut short), below the complete bound " + recomputed +
+               ": a bound cut short is never below it";
+    }
+    return "";
+}
+
 }  // namespace
 
-PlanCheck validate_plan(const CapacityModel& model, const nlohmann::json& plan, const std::string& file, bool use_plan_budget) {
+PlanCheck validate_plan(const CapacityModel& model, const nlohmann::json& plan, const std::string& file, bool use_plan_budget,
+                        bool recompute_bound) {
     const Problem& p = model.problem();
     const int R = p.num_resources();
     auto bad = [&](const std::string& path, const std::string& what) -> InputError { return InputError(file + ": " + path + ": " + what); };
@@ -104,7 +186,55 @@ PlanCheck validate_plan(const CapacityModel& model, const nlohmann::json& plan, 
                  {"capacity_before", Kind::Object},
                  {"capacity_after", Kind::Object},
                  {"objective_terms", Kind::Object},
+                 {"upper_bound", Kind::Number},
+                 {"gap", Kind::Number},
+                 {"upper_bound_covers", Kind::String},
+                 {"upper_bound_complete", Kind::Boolean},
+                 {"upper_bound_stopped_by", Kind::String},
+                 {"network", Kind::Object},
                  {"search", Kind::Object}});
+    if (plan.contains("search"))
+        check_kinds(plan["search"], "search.",
+                    {{"evaluations", Kind::Integer},
+                     {"seconds", Kind::Number},
+                     {"evaluations_per_second", Kind::Number},
+                     {"stopped_by", Kind::String},
+                     {"dropped_moves", Kind::Integer},
+                     {"best_state_objective", Kind::Number},
+                     {"repair_rounds", Kind::Integer},
+                     {"parallel", Kind::String},
+                     {"regions", Kind::Integer},
+                     {"convergence", Kind::Array},
+                     {"proven_optimum", Kind::Number},
+                     {"upper_bound_seconds", Kind::Number},
+                     {"proven_optimal", Kind::Boolean},
+                     {"optimum", Kind::Number},
+                     {"bound", Kind::Number}});
+    if (plan.contains("network"))
+        check_kinds(plan["network"], "network.",
+                    {{"vlinks", Kind::Integer},
+                     {"links_over_capacity_before", Kind::Array},
+                     {"links_over_capacity_after", Kind::Array},
+                     {"max_link_utilisation_pct_before", Kind::Number},
+                     {"max_link_utilisation_pct_after", Kind::Number},
+                     {"cross_rack_mbps_before", Kind::Integer},
+                     {"cross_rack_mbps_after", Kind::Integer},
+                     {"cross_pod_mbps_before", Kind::Integer},
+                     {"cross_pod_mbps_after", Kind::Integer}});
+    for (const char* key : {"links_over_capacity_before", "links_over_capacity_after"})
+        if (plan.contains("network") && plan["network"].contains(key))
+            for (std::size_t i = 0; i < plan["network"][key].size(); ++i)
+                if (!plan["network"][key][i].is_string())
+                    throw bad(std::string("network.") + key + "[" + std::to_string(i) + "]",
+                              "expected a link name, got " + describe(plan["network"][key][i]));
+    if (plan.contains("upper_bound_covers") && plan["upper_bound_covers"] != "objective" && plan["upper_bound_covers"] != "vmcap")
+        throw bad("upper_bound_covers", "expected \"objective\" or \"vmcap\", got " + describe(plan["upper_bound_covers"]));
+    if (plan.contains("upper_bound_stopped_by")) {
+        const std::string s = plan["upper_bound_stopped_by"].get<std::string>();
+        if (s != "complete" && s != "time limit" && s != "interrupt" && s != "table limit")
+            throw bad("upper_bound_stopped_by", "expected \"complete\", \"time limit\", \"interrupt\" or \"table limit\", got " +
+                                                    describe(plan["upper_bound_stopped_by"]));
+    }
     for (std::size_t i = 0; i < plan["steps"].size(); ++i)
         if (plan["steps"][i].is_object())
             check_kinds(plan["steps"][i], "steps[" + std::to_string(i) + "].",
@@ -141,7 +271,7 @@ PlanCheck validate_plan(const CapacityModel& model, const nlohmann::json& plan, 
     // The budget the plan claims it was made for (vmcap plan's overrides included), unless the
     // caller fixes it; else the snapshot's.
     Constraints budget = p.constraints;
-    if (use_plan_budget && plan.contains("budget")) {
+    if (plan.contains("budget")) {
         const auto& b = plan["budget"];
         if (!b.is_object()) throw bad("budget", "expected an object");
         budget.max_migrations = std::numeric_limits<std::int64_t>::max();
@@ -159,6 +289,9 @@ PlanCheck validate_plan(const CapacityModel& model, const nlohmann::json& plan, 
             }
         }
     }
+    // The bound was computed for the recorded budget, whatever budget the replay is checked against.
+    const Constraints recorded = budget;
+    if (!use_plan_budget) budget = p.constraints;
 
     // Per-host capacity of every flavor, kept in step with the replay (only the touched hosts are
     // recomputed), so that every step's objective_after is checked.
@@ -300,6 +433,23 @@ PlanCheck validate_plan(const CapacityModel& model, const nlohmann::json& plan, 
         (!plan["migrated_ram_gib"].is_number() || !close(plan["migrated_ram_gib"].get<double>(), static_cast<double>(ram) / 1024.0)))
         mismatch = "migrated_ram_gib is " + describe(plan["migrated_ram_gib"]) + ", recomputed " +
                    std::to_string(static_cast<double>(ram) / 1024.0);
+    if (mismatch.empty()) mismatch = check_bound_figures(model, plan, recorded, out, recompute_bound);
+    if (mismatch.empty() && (plan.contains("network") || model.has_filters())) {
+        const auto net = network_figures(model, host);
+        if (plan.contains("network")) {
+            if (net.is_null()) mismatch = "network figures are stated, but the snapshot has no network with vlinks";
+            for (auto it = net.begin(); mismatch.empty() && it != net.end(); ++it) {
+                if (!plan["network"].contains(it.key())) continue;
+                const auto& stated = plan["network"][it.key()];
+                const bool same = it->is_number() ? close(stated.get<double>(), it->get<double>()) : stated == *it;
+                if (!same && it->is_array())
+                    mismatch = "network." + it.key() + " names " + std::to_string(stated.size()) + " link(s), recomputed " +
+                               std::to_string(it->size()) + (stated.size() == it->size() ? " of other names" : "");
+                else if (!same)
+                    mismatch = "network." + it.key() + " is " + describe(stated) + ", recomputed " + it->dump();
+            }
+        }
+    }
     if (!mismatch.empty()) {
         out.ok = false;
         out.error = "after all steps: " + mismatch;

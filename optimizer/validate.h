@@ -35,8 +35,22 @@ struct PlanCheck {
  * when `use_plan_budget` and present, else the snapshot's constraints (`vmcap validate
  * --max-migrations / --max-migrated-gib` set those and pass false). Throws InputError if the
  * document is malformed (missing keys, unknown ids, wrong types); a well-formed plan that breaks a
- * rule gives ok == false. O(steps x flavors x VMCAP) plus the full recomputations.
+ * rule gives ok == false. O(steps x flavors x VMCAP) plus the full recomputations (the bound's:
+ * compute_upper_bound).
+ *
+ * The bound figures (docs/format.md, "Upper bound"): `upper_bound` >= the objective it covers
+ * (objective_after, or its VMCAP part when `upper_bound_covers` is "vmcap", which must be what the
+ * model's terms give: bound_covers_objective) and <= upper_bound_ceiling; `gap` = relative_gap of
+ * the two; `upper_bound_complete` agrees with `upper_bound_stopped_by`. With `recompute_bound`, the
+ * bound is recomputed for the plan's recorded budget (compute_upper_bound, default parameters, the
+ * model's deadline): a complete bound of `vmcap plan` must equal it, a bound cut short must not be
+ * below it (when the recomputation completes), and the bound of a `vmcap exact` plan
+ * ("algorithm": "exact-...") must not be above it. `search.proven_optimal` true, or a
+ * `search.proven_optimum`, needs upper_bound == objective_after == proven_optimum. `network`
+ * (network_figures) is recomputed from the replay and compared field by field. A stated figure of
+ * the wrong JSON type is malformed (InputError); a wrong value gives ok == false.
  */
-PlanCheck validate_plan(const CapacityModel& model, const nlohmann::json& plan, const std::string& plan_file, bool use_plan_budget = true);
+PlanCheck validate_plan(const CapacityModel& model, const nlohmann::json& plan, const std::string& plan_file, bool use_plan_budget = true,
+                        bool recompute_bound = true);
 
 }  // namespace vmcap

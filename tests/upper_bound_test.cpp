@@ -6,7 +6,12 @@
 // CLI report it.
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <chrono>
+#include <filesystem>
 #include <fstream>
+#include <set>
+#include <sstream>
 #include <functional>
 #include <random>
 #include <string>
@@ -517,6 +522,206 @@ TEST(UpperBound, PlanFileAndCliReportIt) {
     EXPECT_EQ(v.code, 0) << v.out << v.err;
 }
 
+/** The bound of `m` cut short in every way: after n full tables (n = 0, 1, 2, all but one), with
+ *  the cheap fallback or (fallback time 0) the topology-free one, by a deadline already passed and
+ *  by a stop flag already set. Each is checked >= `floor` and >= the complete bound, marked
+ *  incomplete with its reason; returns how many of them were strictly above the complete bound. */
+int check_cut_bounds(const CapacityModel& m, Score floor, const UpperBound& full) {
+    const int H = static_cast<int>(m.problem().hosts.size());
+    int above = 0;
+    for (std::int64_t n : {std::int64_t{0}, std::int64_t{1}, std::int64_t{2}, std::int64_t{H - 1}})
+        for (double fallback : {1.0, 0.0}) {
+            if (n >= H) continue;  // every table finished: complete
+            UpperBoundParams cut;
+            cut.max_full_tables = n;
+            cut.fallback_seconds = fallback;
+            const UpperBound b = compute_upper_bound(m, cut);
+            SCOPED_TRACE("after " + std::to_string(n) + " tables, fallback " + std::to_string(fallback) + " s");
+            EXPECT_GE(b.score, full.score);
+            EXPECT_GE(b.score, floor);
+            EXPECT_LE(b.score, upper_bound_ceiling(m));
+            EXPECT_FALSE(b.complete);
+            EXPECT_EQ(b.stopped_by, "table limit");
+            EXPECT_LE(b.hosts_tightened, n);
+            EXPECT_TRUE(b.knapsack_relaxed);  // halted before the knapsack: its LP relaxation
+            above += b.score > full.score;
+        }
+    UpperBoundParams late;
+    late.deadline = std::chrono::steady_clock::now() - std::chrono::seconds(1);
+    const UpperBound bl = compute_upper_bound(m, late);
+    EXPECT_GE(bl.score, full.score);
+    EXPECT_GE(bl.score, floor);
+    EXPECT_FALSE(bl.complete);
+    EXPECT_EQ(bl.stopped_by, "time limit");
+    EXPECT_EQ(bl.hosts_tightened, 0);
+    std::atomic<bool> stop{true};
+    UpperBoundParams interrupted;
+    interrupted.stop = &stop;
+    const UpperBound bi = compute_upper_bound(m, interrupted);
+    EXPECT_EQ(bi.score, bl.score);  // nothing refined either way: the same cheap tables
+    EXPECT_EQ(bi.stopped_by, "interrupt");
+    // Never cut: complete, and the same as without a deadline.
+    UpperBoundParams roomy;
+    roomy.deadline = std::chrono::steady_clock::now() + std::chrono::hours(1);
+    std::atomic<bool> no_stop{false};
+    roomy.stop = &no_stop;
+    const UpperBound br = compute_upper_bound(m, roomy);
+    EXPECT_TRUE(br.complete);
+    EXPECT_EQ(br.stopped_by, "complete");
+    EXPECT_EQ(br.score, full.score);
+    return above;
+}
+
+TEST(UpperBound, CutShortStaysValidAndNeverBelowTheCompleteBound) {
+    // Tiny instances against the brute-force optimum: cut bound >= complete bound >= optimum.
+    const Case cases[] = {{"K1", 3, 7}, {"K2", 3, 7}, {"K4", 3, 6}, {"C4", 3, 6}, {"CQ3", 2, 5}, {"2xK4", 2, 5}};
+    int above = 0;
+    for (int i = 0; i < 48; ++i) {
+        const Case& c = cases[i % 6];
+        Problem p = tiny(c.topo, c.hosts, c.vms, 900 + static_cast<std::uint64_t>(i));
+        p.constraints.max_migrations = 1 + (i / 6) % 3;
+        if (i % 5 == 3) p.constraints.max_migrated_ram_mib = 12 * 1024;
+        p.constraints.remap_counts_as_migration = i % 4 != 2;
+        const bool ram_cost = i % 7 == 5 && p.constraints.remap_counts_as_migration;
+        if (ram_cost) p.objective_terms = {{"ram-cost", 0.125}};
+        const CapacityModel m(p);
+        SCOPED_TRACE(std::string(c.topo) + " case " + std::to_string(i));
+        const Score opt = brute_force(m, ram_cost ? weight_milli(0.125) : 0);
+        const UpperBound full = compute_upper_bound(m);
+        ASSERT_TRUE(full.complete);
+        ASSERT_GE(full.score, opt);
+        above += check_cut_bounds(m, opt, full);
+    }
+    EXPECT_GE(above, 48);  // cutting short does coarsen it (the test can see a difference)
+    // Medium random clusters: cut bound >= complete bound >= the objective of the pipeline's plan.
+    for (const char* topo : {"K2", "CQ3"})
+        for (std::uint64_t seed = 1; seed <= 3; ++seed) {
+            test::RandomCluster rc;
+            rc.host_topology = topo;
+            rc.hosts = 40;
+            rc.seed = seed;
+            rc.max_migrations = 6 * static_cast<std::int64_t>(seed);
+            Problem p = test::make_random_problem(rc);
+            if (seed == 2) p.constraints.max_migrated_ram_mib = 96 * 1024;
+            const CapacityModel m(p);
+            SCOPED_TRACE(std::string(topo) + " seed " + std::to_string(seed));
+            OptimizeParams op;
+            op.search.quiet = true;
+            op.search.seed = seed;
+            op.search.max_evaluations = 30000;
+            const OptimizeResult r = optimize(m, op);
+            const Score plan_score = static_cast<Score>(std::llround(r.plan.objective_after * kScoreScale));
+            const UpperBound full = compute_upper_bound(m);
+            ASSERT_GE(full.score, plan_score);
+            check_cut_bounds(m, plan_score, full);
+        }
+}
+
+/** Wall-clock seconds since `t0`. */
+double since(std::chrono::steady_clock::time_point t0) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+/** A generated snapshot whose complete bound takes seconds (2,000 hosts get 10,000 branch-and-bound
+ *  evaluations each), written once per test process. */
+std::string slow_bound_snapshot() {
+    const std::string snap = (test::tmp_dir() / "slow-bound.json").string();
+    if (!std::filesystem::exists(snap)) {
+        const auto g = test::run_vmcap("generate --hosts 2000 --vms 60000 --seed 5 --out " + snap);
+        EXPECT_EQ(g.code, 0) << g.err;
+    }
+    return snap;
+}
+
+// Issue 22 item 3: SIGINT while the bound runs (after a short greedy search) ends the run at once
+// with the plan written, the bound reached so far in it, and exit code 130. Before, the signal was
+// ignored until the bound finished (tens of seconds on large clusters) and the run exited 0.
+TEST(UpperBound, InterruptDuringTheBoundWritesThePlanAndExits130) {
+    const std::string snap = slow_bound_snapshot();
+    const auto dir = test::tmp_dir() / "bound-sigint";
+    std::filesystem::remove_all(dir);
+    std::filesystem::create_directories(dir);
+    const std::string out = (dir / "p.json").string(), err = (dir / "err.txt").string(), log = (dir / "log.txt").string();
+    // Start the plan, wait for the bound to start (its stderr line), then SIGINT; report the
+    // seconds from the signal to the exit and the exit code.
+    const std::string script = std::string(VMCAP_BINARY) + " plan --cluster " + snap + " --algorithm greedy --out " + out + " 2>" + err +
+                               " >/dev/null & pid=$!\n"
+                               "for i in $(seq 1 1200); do grep -q 'upper bound: computing' " +
+                               err +
+                               " && break; sleep 0.05; done\n"
+                               "sleep 0.3; t0=$(date +%s.%N); kill -INT $pid; wait $pid; code=$?; t1=$(date +%s.%N)\n"
+                               "awk -v c=$code -v a=$t0 -v b=$t1 'BEGIN { print c, b - a }' >" +
+                               log + "\n";
+    const std::string script_file = (dir / "run.sh").string();
+    {
+        std::ofstream f(script_file);
+        f << script;
+    }
+    ASSERT_EQ(std::system(("bash " + script_file).c_str()), 0);
+    std::istringstream in(read_text_file(log));
+    int code = -1;
+    double seconds = -1;
+    in >> code >> seconds;
+    EXPECT_EQ(code, 130) << read_text_file(err);
+    EXPECT_LT(seconds, 3.0) << "the run went on after the interrupt";
+    std::printf("SIGINT during the bound: exit %d, %.2f s after the signal\n", code, seconds);
+    ASSERT_TRUE(std::filesystem::exists(out));
+    const auto doc = nlohmann::json::parse(read_text_file(out));
+    EXPECT_EQ(doc["upper_bound_stopped_by"], "interrupt");
+    EXPECT_EQ(doc["upper_bound_complete"], false);
+    EXPECT_EQ(doc["search"]["stopped_by"], "budget spent");  // the search itself was not interrupted
+    EXPECT_GE(doc["upper_bound"].get<double>(), doc["objective_after"].get<double>());
+    const auto v = test::run_vmcap("validate --cluster " + snap + " --plan " + out + " --bound-check consistency");
+    EXPECT_EQ(v.code, 0) << v.err;
+}
+
+// Issue 22 item 3: with --time-limit the whole run, bound included, ends within the limit plus the
+// documented grace (max(5 s, 10%)); the bound is then cut short, says so, and is still >= the plan.
+TEST(UpperBound, TimeLimitCoversTheBound) {
+    const std::string snap = slow_bound_snapshot();
+    const std::string out = (test::tmp_dir() / "bound-deadline.json").string();
+    const auto t0 = std::chrono::steady_clock::now();
+    const auto r = test::run_vmcap("plan --cluster " + snap + " --time-limit 2 --quiet --out " + out);
+    const double wall = since(t0);
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_LT(wall, 2.0 + 5.0) << r.out;
+    std::printf("plan --time-limit 2 on 2,000 hosts: %.2f s of wall\n", wall);
+    EXPECT_NE(r.out.find("cut short by time limit"), std::string::npos) << r.out;
+    const auto doc = nlohmann::json::parse(read_text_file(out));
+    EXPECT_EQ(doc["upper_bound_complete"], false);
+    EXPECT_EQ(doc["upper_bound_stopped_by"], "time limit");
+    EXPECT_GE(doc["upper_bound"].get<double>(), doc["objective_after"].get<double>());
+}
+
+// Issue 22 item 5: every plan file has the same top-level fields, whichever command wrote it.
+TEST(UpperBound, ExactPlansHaveThePlanFields) {
+    const std::string snap = (test::tmp_dir() / "exact-fields.json").string();
+    ASSERT_EQ(test::run_vmcap("generate --hosts 6 --vms 24 --host-type K4 --seed 2 --out " + snap).code, 0);
+    const std::string pp = (test::tmp_dir() / "fields-plan.json").string(), pe = (test::tmp_dir() / "fields-exact.json").string(),
+                      pm = (test::tmp_dir() / "fields-milp.json").string();
+    ASSERT_EQ(test::run_vmcap("plan --cluster " + snap + " --quiet --max-evaluations 20000 --out " + pp).code, 0);
+    ASSERT_EQ(test::run_vmcap("exact --cluster " + snap + " --out " + pe).code, 0);
+    ASSERT_EQ(test::run_vmcap("exact --method milp --cluster " + snap + " --out " + pm).code, 0);
+    auto keys = [](const std::string& file) {
+        std::set<std::string> k;
+        const auto doc = nlohmann::json::parse(read_text_file(file));  // items() refers into it
+        for (const auto& [key, v] : doc.items()) k.insert(key);
+        return k;
+    };
+    const auto kp = keys(pp);
+    for (const char* key : {"upper_bound", "gap", "upper_bound_covers", "upper_bound_complete", "upper_bound_stopped_by"})
+        EXPECT_TRUE(kp.count(key)) << key;
+    EXPECT_EQ(keys(pe), kp);
+    EXPECT_EQ(keys(pm), kp);
+    for (const std::string& f : {pe, pm}) {
+        const auto doc = nlohmann::json::parse(read_text_file(f));
+        EXPECT_GE(doc["upper_bound"].get<double>(), doc["objective_after"].get<double>());
+        if (doc["search"]["proven_optimal"].get<bool>()) EXPECT_EQ(doc["gap"].get<double>(), 0.0);
+        const auto v = test::run_vmcap("validate --cluster " + snap + " --plan " + f);
+        EXPECT_EQ(v.code, 0) << f << ": " << v.err;
+    }
+}
+
 TEST(UpperBound, ParamsAreValidated) {
     const Problem p = hand_problem(1, {{0, 0}});
     const CapacityModel m(p);
@@ -525,6 +730,12 @@ TEST(UpperBound, ParamsAreValidated) {
     EXPECT_THROW(compute_upper_bound(m, bad), std::invalid_argument);
     bad = {};
     bad.max_sets_per_host = 0;
+    EXPECT_THROW(compute_upper_bound(m, bad), std::invalid_argument);
+    bad = {};
+    bad.fallback_seconds = -1;
+    EXPECT_THROW(compute_upper_bound(m, bad), std::invalid_argument);
+    bad = {};
+    bad.max_full_tables = -2;
     EXPECT_THROW(compute_upper_bound(m, bad), std::invalid_argument);
     EXPECT_DOUBLE_EQ(relative_gap(10.0, 7.5), 0.25);
     EXPECT_DOUBLE_EQ(relative_gap(0.0, 0.0), 0.0);
