@@ -240,6 +240,11 @@ TEST(NetsolverImport, BadInputsNameFileAndPath) {
     EXPECT_EQ(pn_error(R"({"Servers": {"s0": [4, 8]}, "PN": [], "Extra": 1})"),
               R"(bad.pn: (root): unknown key "Extra" (a physical network has "Servers" and "PN"))");
     EXPECT_EQ(pn_error("[1, 2]"), "bad.pn: expected a JSON object");
+    // Found by fuzz_netsolver: empty names became empty host or switch ids, which the snapshot
+    // loader refused after the import, naming the --out file.
+    EXPECT_EQ(pn_error(R"({"Servers": {"s0": [4, 8]}, "PN": [["s0", "sw0", 1], ["sw0", "", 1]]})"),
+              "bad.pn: PN[1][1]: a node name must not be empty");
+    EXPECT_EQ(pn_error(R"({"Servers": {"": [4, 8]}, "PN": [["", "sw0", 1]]})"), "bad.pn: Servers: a server name must not be empty");
     // Server-centric networks (BCube): a server on two switches, or two servers linked directly.
     const std::string bcube = pn_error(R"({"Servers": {"s0": [4, 8], "s1": [4, 8]},
         "PN": [["sw0", "s0", 10], ["sw0", "s1", 10], ["sw1", "s0", 10], ["sw1", "s1", 10]]})");

@@ -152,6 +152,13 @@ nlohmann::json parse_json(const std::string& text) {
     }
 }
 
+/** VMCAP_FUZZ_VERBOSE=1: one line per input on stderr, what the CLI would have done (to check
+ *  that seeds reach the placer: `fuzz_netsolver` with the seed files as arguments). */
+bool verbose() {
+    static const bool v = std::getenv("VMCAP_FUZZ_VERBOSE") != nullptr;
+    return v;
+}
+
 void import(const Input& in) {
     Problem p = netsolver_cluster(parse_json(in.pn), "fuzz.pn", in.options);
     const std::optional<std::vector<std::string>> paths = vn_paths(in);
@@ -186,6 +193,9 @@ void import(const Input& in) {
         if (loads[l] < 0 || loads[l] > routes.capacity(l))
             fuzz::internal_error(("link load beyond capacity after the import: " + routes.link_name(l)).c_str());
     (void)format_json_lines(snapshot_to_json(q));
+    if (verbose())
+        std::fprintf(stderr, "fuzz_netsolver: imported %zu hosts, %zu switches, %d of %d VDCs offered, %zu VMs, %zu vlinks\n",
+                     q.hosts.size(), q.network.switches.size(), st.allocated, st.offered, q.vms.size(), q.vlinks.size());
 }
 
 }  // namespace
@@ -193,7 +203,8 @@ void import(const Input& in) {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     try {
         import(split(std::string(reinterpret_cast<const char*>(data), size)));
-    } catch (const InputError&) {
+    } catch (const InputError& e) {
+        if (verbose()) std::fprintf(stderr, "fuzz_netsolver: exit 2: %s\n", e.what());
         return 0;  // exit 2
     } catch (const std::exception& e) {
         fuzz::internal_error(e.what());
