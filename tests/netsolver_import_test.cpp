@@ -344,8 +344,11 @@ TEST(NetsolverImport, NetworkRoutesThrowsOnADisconnectedNetwork) {
     // The hand-made network without its switch links: tor1 (s0, s1) and tor2 (s2, s10) apart.
     Problem p = netsolver_cluster(nlohmann::json::parse(kPn), "pn.pn", {});
     p.network.links.clear();
+    // (Only the gist is pinned: the full-duplex routing rewrite has a guard of its own inside its
+    // breadth-first search, worded differently.)
     const std::string e = error_of([&] { const NetworkRoutes routes(p); });
-    EXPECT_EQ(e, R"(network routes: switch "tor2" (host "s2") cannot reach switch "tor1" (host "s0"))");
+    EXPECT_NE(e.find("cannot reach switch"), std::string::npos) << e;
+    EXPECT_NE(e.find("\"tor2\""), std::string::npos) << e;
     // One switch between them is enough again.
     p.network.links.push_back(NetLink{0, 1, 1000});
     EXPECT_EQ(error_of([&] { const NetworkRoutes routes(p); }), "");
