@@ -134,7 +134,7 @@ struct NetsolverPlacementStats {
     int offered = 0;              ///< VDCs tried (allocated + the one that failed, if any)
     int allocated = 0;            ///< VDCs placed completely (their VMs are in the snapshot)
     std::string failed_vdc;       ///< id of the first VDC that did not fit ("" if none failed)
-    std::string failure;          ///< why: the VM that found no host, e.g. "vm3 (4 cores, 8 GB): no host ..."
+    std::string failure;          ///< why: the VM that found no host, e.g. "vm3 (4 cores, 8 GB): no host ..." (control chars as \xNN)
     bool stopped_by_max = false;  ///< stopped by NetsolverOptions::max_vdcs
     int dropped_zero_vlinks = 0;  ///< VN edges of bandwidth 0 in the allocated VDCs (not imported)
 };
