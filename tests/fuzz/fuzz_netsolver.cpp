@@ -57,19 +57,22 @@ private:
     const NetworkRoutes& r_;
 };
 
-/** A private directory for the list and the .vn files (made once, removed at exit). */
-const fs::path& work_dir() {
-    static const fs::path dir = [] {
+/** A private directory for one input's list and .vn files, removed when the input is done
+ *  (also on an exception: a clean-up at exit left one directory per run behind). */
+struct WorkDir {
+    fs::path path;
+    WorkDir() {
         std::string tmpl = (fs::temp_directory_path() / "vmcap-fuzz-netsolver-XXXXXX").string();
         if (::mkdtemp(tmpl.data()) == nullptr) fuzz::internal_error("cannot make a temp directory");
-        std::atexit([] {
-            std::error_code ec;
-            fs::remove_all(work_dir(), ec);
-        });
-        return fs::canonical(tmpl);
-    }();
-    return dir;
-}
+        path = fs::canonical(tmpl);
+    }
+    WorkDir(const WorkDir&) = delete;
+    WorkDir& operator=(const WorkDir&) = delete;
+    ~WorkDir() {
+        std::error_code ec;
+        fs::remove_all(path, ec);
+    }
+};
 
 struct Input {
     NetsolverOptions options;
@@ -120,12 +123,10 @@ void write(const fs::path& path, const std::string& text) {
     if (!out) fuzz::internal_error("cannot write a temp file");
 }
 
-/** The .vn paths in offer order, as cmd_import gets them; nullopt if the list names a file
- *  outside the private directory (the harness reads no other files). */
-std::optional<std::vector<std::string>> vn_paths(const Input& in) {
-    const fs::path& dir = work_dir();
+/** The .vn paths in offer order, as cmd_import gets them, the files written to `dir`; nullopt if
+ *  the list names a file outside `dir` (the harness reads no other files). */
+std::optional<std::vector<std::string>> vn_paths(const Input& in, const fs::path& dir) {
     std::error_code ec;
-    for (const auto& e : fs::directory_iterator(dir)) fs::remove_all(e.path(), ec);
     std::vector<std::string> paths;
     for (std::size_t i = 0; i < in.vns.size(); ++i) {
         paths.push_back((dir / ("a" + std::to_string(i) + ".vn")).string());
@@ -161,7 +162,8 @@ bool verbose() {
 
 void import(const Input& in) {
     Problem p = netsolver_cluster(parse_json(in.pn), "fuzz.pn", in.options);
-    const std::optional<std::vector<std::string>> paths = vn_paths(in);
+    const WorkDir dir;
+    const std::optional<std::vector<std::string>> paths = vn_paths(in, dir.path);
     if (!paths) return;
     std::map<std::string, NetsolverVdc> cache;
     std::vector<NetsolverVdc> vdcs;
