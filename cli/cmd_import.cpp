@@ -107,7 +107,9 @@ int cmd_import(const Args& args) {
     po::notify(vm);
     if (out.empty()) throw UsageError("--out must not be empty");
     if (list_path.empty() == vn_paths.empty()) throw UsageError("give the VDCs either as --list FILE or as .vn files, not both or neither");
-    if (vm.count("max-vdcs") && max_vdcs < 0) throw UsageError("--max-vdcs must be >= 0");
+    // 0 would offer no VDC: a snapshot without flavors, which the loader refuses.
+    if (vm.count("max-vdcs") && max_vdcs < 1)
+        throw UsageError("--max-vdcs must be >= 1 (the snapshot's flavors come from the VDCs offered)");
     if (vm.count("max-migrations") && max_migrations < 0) throw UsageError("--max-migrations must be >= 0");
     o.max_vdcs = max_vdcs;
     o.max_migrations = max_migrations;

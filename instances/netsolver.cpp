@@ -145,7 +145,7 @@ void check_options(const NetsolverOptions& o) {
     if (o.mbps_per_unit < 1 || o.mbps_per_unit > 1'000'000) throw InputError("netsolver: --mbps-per-unit must be in 1..1000000");
     if (o.ram_mib_per_unit < 1 || o.ram_mib_per_unit > (1 << 20)) throw InputError("netsolver: --ram-mib-per-unit must be in 1..1048576");
     if (!(o.max_node_fraction > 0.0 && o.max_node_fraction <= 1.0)) throw InputError("netsolver: --max-node-fraction must be in (0, 1]");
-    if (o.max_vdcs < -1) throw InputError("netsolver: --max-vdcs must be >= 0");
+    if (o.max_vdcs == 0 || o.max_vdcs < -1) throw InputError("netsolver: --max-vdcs must be >= 1");
     if (o.max_migrations < -1) throw InputError("netsolver: --max-migrations must be >= 0");
 }
 
@@ -188,7 +188,10 @@ Problem netsolver_cluster(const nlohmann::json& pn, const std::string& file, con
 
     // Servers in natural name order.
     std::vector<std::string> names;
-    for (auto it = servers.begin(); it != servers.end(); ++it) names.push_back(it.key());
+    for (auto it = servers.begin(); it != servers.end(); ++it) {
+        if (it.key().empty()) fail(file, "Servers", "a server name must not be empty");  // a host id must not be
+        names.push_back(it.key());
+    }
     std::sort(names.begin(), names.end(), natural_less);
     std::unordered_map<std::string, int> server_index;
     for (std::size_t h = 0; h < names.size(); ++h) server_index.emplace(names[h], static_cast<int>(h));
@@ -214,6 +217,8 @@ Problem netsolver_cluster(const nlohmann::json& pn, const std::string& file, con
         if (!e.is_array() || e.size() != 3 || !e[0].is_string() || !e[1].is_string())
             fail(file, path, "expected [node, node, bandwidth] (two names and an integer)");
         Raw r{e[0].get<std::string>(), e[1].get<std::string>(), 0, i};
+        for (std::size_t k = 0; k < 2; ++k)  // a switch id (or host id) must not be empty
+            if (e[k].get_ref<const std::string&>().empty()) fail(file, index_path(path, k), "a node name must not be empty");
         r.units = get_int(file, e[2], index_path(path, 2), 1, kMaxMbps / o.mbps_per_unit);
         if (r.a == r.b) fail(file, path, std::string("joins ") + dq(r.a) + " to itself");
         for (const std::string* n : {&r.a, &r.b})
@@ -447,6 +452,7 @@ NetsolverPlacementStats place_netsolver_vdcs(Problem& p, const std::vector<Netso
     const int T = static_cast<int>(p.host_types.size());
     if (p.num_resources() != R || !p.network.present() || links.num_links() < H)
         throw InputError("netsolver: the placer needs a problem from netsolver_cluster and its link routing");
+    if (vdcs.empty()) throw InputError("netsolver: no VDC to offer (the snapshot's flavors come from the VDCs offered)");
     const int L = links.num_links();
     std::vector<std::int64_t> cap(L), load(L, 0), delta(L, 0);
     for (int l = 0; l < L; ++l) cap[l] = links.capacity(l);

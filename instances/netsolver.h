@@ -38,7 +38,7 @@ struct NetsolverOptions {
     std::int64_t mbps_per_unit = 1000;  ///< Mbps per NetSolver bandwidth unit, 1..10^6
     Amount ram_mib_per_unit = 1024;     ///< MiB per NetSolver RAM unit (GB, taken as GiB), 1..2^20
     double max_node_fraction = 1.0;     ///< vNUMA rule (replay.h VnumaRule), in (0, 1]
-    std::int64_t max_vdcs = -1;         ///< stop after this many VDCs are allocated; -1: no limit
+    std::int64_t max_vdcs = -1;         ///< stop after this many (>= 1) VDCs are allocated; -1: no limit
     std::int64_t max_migrations = -1;   ///< Constraints::max_migrations; -1: ceil(1% of the VMs)
 };
 
@@ -75,7 +75,8 @@ struct NetsolverNetworkInfo {
  * hosts get rack = uplink = their switch; no flavors or VMs yet.
  *
  * Throws InputError naming `file` and the JSON path or node on: a malformed document (not an
- * object, missing or wrongly typed "Servers" / "PN", an unknown top-level key), a server size
+ * object, missing or wrongly typed "Servers" / "PN", an unknown top-level key, an empty server or
+ * node name), a server size
  * that is not [cores >= 1, RAM >= 0, ...] integers, a link that is not [string, string, integer
  * >= 1] or joins a node to itself, a node named like a server (s<digits>) that "Servers" does not
  * list, a server without links, two servers linked directly or a server linked to two different
@@ -133,7 +134,7 @@ struct NetsolverPlacementStats {
     int offered = 0;              ///< VDCs tried (allocated + the one that failed, if any)
     int allocated = 0;            ///< VDCs placed completely (their VMs are in the snapshot)
     std::string failed_vdc;       ///< id of the first VDC that did not fit ("" if none failed)
-    std::string failure;          ///< why: the VM that found no host, e.g. "vm3 (4 cores, 8 GB): no host ..."
+    std::string failure;          ///< why: the VM that found no host, e.g. "vm3 (4 cores, 8 GB): no host ..." (control chars as \xNN)
     bool stopped_by_max = false;  ///< stopped by NetsolverOptions::max_vdcs
     int dropped_zero_vlinks = 0;  ///< VN edges of bandwidth 0 in the allocated VDCs (not imported)
 };
@@ -157,8 +158,8 @@ struct NetsolverPlacementStats {
  * already placed VMs load stays within its capacity. A VDC with a VM no host can take is undone
  * and ends the placement; so does reaching options.max_vdcs.
  *
- * Throws InputError if `links` does not match the problem's hosts, or the result fails
- * finalize_problem (a bug). Complexity O(VMs x hosts x (embeddings + peers x route length)).
+ * Throws InputError if `vdcs` is empty (no flavor to make), `links` does not match the problem's
+ * hosts, or the result fails finalize_problem (a bug). Complexity O(VMs x hosts x (embeddings + peers x route length)).
  */
 NetsolverPlacementStats place_netsolver_vdcs(Problem& problem, const std::vector<NetsolverVdc>& vdcs, const LinkShareSource& links,
                                              const NetsolverOptions& options);

@@ -239,6 +239,11 @@ TEST(NetsolverImport, BadInputsNameFileAndPath) {
     EXPECT_EQ(pn_error(R"({"Servers": {"s0": [4, 8]}, "PN": [], "Extra": 1})"),
               R"(bad.pn: (root): unknown key "Extra" (a physical network has "Servers" and "PN"))");
     EXPECT_EQ(pn_error("[1, 2]"), "bad.pn: expected a JSON object");
+    // Found by fuzz_netsolver: empty names became empty host or switch ids, which the snapshot
+    // loader refused after the import, naming the --out file.
+    EXPECT_EQ(pn_error(R"({"Servers": {"s0": [4, 8]}, "PN": [["s0", "sw0", 1], ["sw0", "", 1]]})"),
+              "bad.pn: PN[1][1]: a node name must not be empty");
+    EXPECT_EQ(pn_error(R"({"Servers": {"": [4, 8]}, "PN": [["", "sw0", 1]]})"), "bad.pn: Servers: a server name must not be empty");
     // Server-centric networks (BCube): a server on two switches, or two servers linked directly.
     const std::string bcube = pn_error(R"({"Servers": {"s0": [4, 8], "s1": [4, 8]},
         "PN": [["sw0", "s0", 10], ["sw0", "s1", 10], ["sw1", "s0", 10], ["sw1", "s1", 10]]})");
@@ -338,8 +343,11 @@ TEST(NetsolverImport, NetworkRoutesThrowsOnADisconnectedNetwork) {
     // The hand-made network without its switch links: tor1 (s0, s1) and tor2 (s2, s10) apart.
     Problem p = netsolver_cluster(nlohmann::json::parse(kPn), "pn.pn", {});
     p.network.links.clear();
+    // (Only the gist is pinned: the full-duplex routing rewrite has a guard of its own inside its
+    // breadth-first search, worded differently.)
     const std::string e = error_of([&] { const NetworkRoutes routes(p); });
-    EXPECT_EQ(e, R"(network routes: switch "tor2" (host "s2") cannot reach switch "tor1" (host "s0"))");
+    EXPECT_NE(e.find("cannot reach switch"), std::string::npos) << e;
+    EXPECT_NE(e.find("\"tor2\""), std::string::npos) << e;
     // One switch between them is enough again.
     p.network.links.push_back(NetLink{0, 1, 1000});
     EXPECT_EQ(error_of([&] { const NetworkRoutes routes(p); }), "");

@@ -56,19 +56,22 @@ private:
     const NetworkRoutes& r_;
 };
 
-/** A private directory for the list and the .vn files (made once, removed at exit). */
-const fs::path& work_dir() {
-    static const fs::path dir = [] {
+/** A private directory for one input's list and .vn files, removed when the input is done
+ *  (also on an exception: a clean-up at exit left one directory per run behind). */
+struct WorkDir {
+    fs::path path;
+    WorkDir() {
         std::string tmpl = (fs::temp_directory_path() / "vmcap-fuzz-netsolver-XXXXXX").string();
         if (::mkdtemp(tmpl.data()) == nullptr) fuzz::internal_error("cannot make a temp directory");
-        std::atexit([] {
-            std::error_code ec;
-            fs::remove_all(work_dir(), ec);
-        });
-        return fs::canonical(tmpl);
-    }();
-    return dir;
-}
+        path = fs::canonical(tmpl);
+    }
+    WorkDir(const WorkDir&) = delete;
+    WorkDir& operator=(const WorkDir&) = delete;
+    ~WorkDir() {
+        std::error_code ec;
+        fs::remove_all(path, ec);
+    }
+};
 
 struct Input {
     NetsolverOptions options;
@@ -119,12 +122,10 @@ void write(const fs::path& path, const std::string& text) {
     if (!out) fuzz::internal_error("cannot write a temp file");
 }
 
-/** The .vn paths in offer order, as cmd_import gets them; nullopt if the list names a file
- *  outside the private directory (the harness reads no other files). */
-std::optional<std::vector<std::string>> vn_paths(const Input& in) {
-    const fs::path& dir = work_dir();
+/** The .vn paths in offer order, as cmd_import gets them, the files written to `dir`; nullopt if
+ *  the list names a file outside `dir` (the harness reads no other files). */
+std::optional<std::vector<std::string>> vn_paths(const Input& in, const fs::path& dir) {
     std::error_code ec;
-    for (const auto& e : fs::directory_iterator(dir)) fs::remove_all(e.path(), ec);
     std::vector<std::string> paths;
     for (std::size_t i = 0; i < in.vns.size(); ++i) {
         paths.push_back((dir / ("a" + std::to_string(i) + ".vn")).string());
@@ -151,9 +152,17 @@ nlohmann::json parse_json(const std::string& text) {
     }
 }
 
+/** VMCAP_FUZZ_VERBOSE=1: one line per input on stderr, what the CLI would have done (to check
+ *  that seeds reach the placer: `fuzz_netsolver` with the seed files as arguments). */
+bool verbose() {
+    static const bool v = std::getenv("VMCAP_FUZZ_VERBOSE") != nullptr;
+    return v;
+}
+
 void import(const Input& in) {
     Problem p = netsolver_cluster(parse_json(in.pn), "fuzz.pn", in.options);
-    const std::optional<std::vector<std::string>> paths = vn_paths(in);
+    const WorkDir dir;
+    const std::optional<std::vector<std::string>> paths = vn_paths(in, dir.path);
     if (!paths) return;
     std::map<std::string, NetsolverVdc> cache;
     std::vector<NetsolverVdc> vdcs;
@@ -185,6 +194,9 @@ void import(const Input& in) {
         if (loads[l] < 0 || loads[l] > routes.capacity(l))
             fuzz::internal_error(("link load beyond capacity after the import: " + routes.link_name(l)).c_str());
     (void)format_json_lines(snapshot_to_json(q));
+    if (verbose())
+        std::fprintf(stderr, "fuzz_netsolver: imported %zu hosts, %zu switches, %d of %d VDCs offered, %zu VMs, %zu vlinks\n",
+                     q.hosts.size(), q.network.switches.size(), st.allocated, st.offered, q.vms.size(), q.vlinks.size());
 }
 
 }  // namespace
@@ -192,7 +204,8 @@ void import(const Input& in) {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     try {
         import(split(std::string(reinterpret_cast<const char*>(data), size)));
-    } catch (const InputError&) {
+    } catch (const InputError& e) {
+        if (verbose()) std::fprintf(stderr, "fuzz_netsolver: exit 2: %s\n", e.what());
         return 0;  // exit 2
     } catch (const std::exception& e) {
         fuzz::internal_error(e.what());
