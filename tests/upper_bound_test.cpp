@@ -684,7 +684,9 @@ TEST(UpperBound, TimeLimitCoversTheBound) {
     const auto r = test::run_vmcap("plan --cluster " + snap + " --time-limit 2 --quiet --out " + out);
     const double wall = since(t0);
     ASSERT_EQ(r.code, 0) << r.err;
+#ifndef __SANITIZE_ADDRESS__  // ASan + UBSan slow the untimed tail (plan building, writing) several-fold
     EXPECT_LT(wall, 2.0 + 5.0) << r.out;
+#endif
     std::printf("plan --time-limit 2 on 2,000 hosts: %.2f s of wall\n", wall);
     EXPECT_NE(r.out.find("cut short by time limit"), std::string::npos) << r.out;
     const auto doc = nlohmann::json::parse(read_text_file(out));
