@@ -316,9 +316,10 @@ TEST(Network, PlansDoNotDependOnWhichEndOfAVlinkIsWrittenFirst) {
     // h0 (on A) holds v0 and v1 (20 GiB each: they cannot share a node), vlinked; h1 (on D) holds
     // v2 (not migratable). Moving v0 or v1 beside v2 frees a whole node of h0 for the target
     // flavor (+1) and sends the vlink across A-D: 300 Mbps A -> B, 400 B -> A.
-    // With the old rule (one load, routed from the first end) a 350 Mbps A-B link let [v0, v1]
-    // migrate and kept [v1, v0] at 0 steps; now both orders give the same plan: 0 steps at 350,
-    // the migration at 450.
+    // With the old rule (one load per link, routed from the vlink's first end, which stays on A)
+    // a 350 Mbps A-B link admitted moving the second end only: [v0, v1] moved v1, [v1, v0] moved
+    // v0 (3a0f64d, seed 3). Now both orders give the same plan: 0 steps at 350 (B -> A carries
+    // 400), the migration at 450.
     auto snapshot = [](const std::string& vlink, int ab_mbps) {
         return std::string(R"({"format": "vmcap-snapshot/1",
  "host_types": [{"name": "t", "topology": "K2", "node_capacity": {"vcpu": 8, "ram_mib": 32768}, "nic_mbps": 10000}],
