@@ -441,7 +441,7 @@ PlanCheck validate_plan(const CapacityModel& model, const nlohmann::json& plan, 
             for (auto it = net.begin(); mismatch.empty() && it != net.end(); ++it) {
                 if (!plan["network"].contains(it.key())) continue;
                 const auto& stated = plan["network"][it.key()];
-                const bool same = it->is_number() ? close(stated.get<double>(), it->get<double>()) : stated == *it;
+                const bool same = it->is_number() ? close(stated.get<double>(), it->get<double>()) : stated == nlohmann::json(*it);
                 if (!same && it->is_array())
                     mismatch = "network." + it.key() + " names " + std::to_string(stated.size()) + " link(s), recomputed " +
                                std::to_string(it->size()) + (stated.size() == it->size() ? " of other names" : "");
