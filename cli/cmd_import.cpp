@@ -26,20 +26,6 @@ namespace {
 
 namespace po = boost::program_options;
 
-/** The placer's view of NetworkRoutes (instances/ cannot include evaluators/). */
-class RoutesShares : public LinkShareSource {
-public:
-    explicit RoutesShares(const NetworkRoutes& r) : r_(r) {}
-    int num_links() const override { return r_.num_links(); }
-    std::int64_t capacity(int link) const override { return r_.capacity(link); }
-    void shares(int hx, int hy, std::vector<std::pair<int, std::int64_t>>& out) const override {
-        r_.for_each_share(hx, hy, [&](int link, std::int64_t units) { out.emplace_back(link, units); });
-    }
-
-private:
-    const NetworkRoutes& r_;
-};
-
 nlohmann::json read_json(const std::string& path) {
     const std::string text = read_text_file(path);
     try {
@@ -130,7 +116,7 @@ int cmd_import(const Args& args) {
     NetsolverPlacementStats st;
     {
         const NetworkRoutes routes(p);
-        st = place_netsolver_vdcs(p, vdcs, RoutesShares(routes), o);
+        st = place_netsolver_vdcs(p, vdcs, NetworkRoutesShares(routes), o);
     }
     std::string src = kNetsolverAttribution;
     src += " Imported by vmcap import netsolver from ";

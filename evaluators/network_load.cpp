@@ -50,28 +50,10 @@ void check_connected(const Problem& p) {
         if (l.a < 0 || l.a >= S || l.b < 0 || l.b >= S) throw InputError("network routes: a link names no switch");
     for (const int s : net.host_switch)
         if (s < 0 || s >= S) throw InputError("network routes: a host attaches to no switch");
-    if (p.hosts.empty()) return;
-    std::vector<std::vector<int>> adj(S);
-    for (const NetLink& l : net.links) {
-        adj[l.a].push_back(l.b);
-        adj[l.b].push_back(l.a);
-    }
-    std::vector<char> seen(S, 0);
-    std::vector<int> stack = {net.host_switch[0]};
-    seen[net.host_switch[0]] = 1;
-    while (!stack.empty()) {
-        const int u = stack.back();
-        stack.pop_back();
-        for (const int v : adj[u])
-            if (!seen[v]) {
-                seen[v] = 1;
-                stack.push_back(v);
-            }
-    }
-    for (std::size_t h = 0; h < p.hosts.size(); ++h)
-        if (!seen[net.host_switch[h]])
-            throw InputError("network routes: switch \"" + net.switches[net.host_switch[h]] + "\" (host \"" + p.hosts[h].id +
-                             "\") cannot reach switch \"" + net.switches[net.host_switch[0]] + "\" (host \"" + p.hosts[0].id + "\")");
+    const int h = first_unreachable(S, net.links, net.host_switch);
+    if (h >= 0)
+        throw InputError("network routes: switch \"" + net.switches[net.host_switch[h]] + "\" (host \"" + p.hosts[h].id +
+                         "\") cannot reach switch \"" + net.switches[net.host_switch[0]] + "\" (host \"" + p.hosts[0].id + "\")");
 }
 
 }  // namespace
@@ -131,9 +113,7 @@ NetworkRoutes::NetworkRoutes(const Problem& p) : problem_(p) {
             std::vector<Entry>& entries = pair_entries[si * edge_count_ + ti];
             const int s = edges[si];
             if (s == t) continue;
-            if (dist[s] < 0)  // the loader refuses this; the importers and tests build networks too
-                throw InputError("network: switch \"" + net.switches[s] + "\" cannot reach switch \"" + net.switches[t] +
-                                 "\" (every two switches with hosts must be connected)");
+            // dist[s] >= 0: check_connected above refused switches that cannot reach each other.
             const std::string where = "from switch \"" + net.switches[s] + "\" to \"" + net.switches[t] + "\"";
             // Hop-by-hop equal split on the shortest-path DAG towards t, farthest switches first.
             bucket.assign(static_cast<std::size_t>(dist[s]) + 1, {});

@@ -279,31 +279,11 @@ Problem netsolver_cluster(const nlohmann::json& pn, const std::string& file, con
         if (uplink[h] < 0) fail(file, key_path("Servers", names[h]), std::string("server ") + dq(names[h]) + " has no link in \"PN\"");
     // The servers' switches must reach each other, as the snapshot loader requires of a network:
     // a vlink between servers on two switches without a path would have no route (NetworkRoutes).
-    {
-        std::vector<std::vector<int>> adj(p.network.switches.size());
-        for (const NetLink& l : p.network.links) {
-            adj[l.a].push_back(l.b);
-            adj[l.b].push_back(l.a);
-        }
-        std::vector<char> seen(p.network.switches.size(), 0);
-        std::vector<int> stack = {uplink[0]};
-        seen[uplink[0]] = 1;
-        while (!stack.empty()) {
-            const int u = stack.back();
-            stack.pop_back();
-            for (const int v : adj[u])
-                if (!seen[v]) {
-                    seen[v] = 1;
-                    stack.push_back(v);
-                }
-        }
-        for (int h = 1; h < H; ++h)
-            if (!seen[uplink[h]])
-                fail(file, "PN",
-                     std::string("switch ") + dq(p.network.switches[uplink[h]]) + " (server " + dq(names[h]) + ") cannot reach switch " +
-                         dq(p.network.switches[uplink[0]]) + " (server " + dq(names[0]) +
-                         "): the servers' switches must be connected (traffic between them would have no route); not imported");
-    }
+    if (const int h = first_unreachable(static_cast<int>(p.network.switches.size()), p.network.links, uplink); h >= 0)
+        fail(file, "PN",
+             std::string("switch ") + dq(p.network.switches[uplink[h]]) + " (server " + dq(names[h]) + ") cannot reach switch " +
+                 dq(p.network.switches[uplink[0]]) + " (server " + dq(names[0]) +
+                 "): the servers' switches must be connected (traffic between them would have no route); not imported");
 
     // Host types by (cores, RAM, NIC), in order of first host; "-nic<Mbps>" only where one size has several NICs.
     std::map<std::pair<Amount, Amount>, std::set<std::int64_t>> nics_of_size;

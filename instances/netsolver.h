@@ -19,7 +19,7 @@
  * Units: NetSolver RAM is in GB (taken as GiB: NetsolverOptions::ram_mib_per_unit MiB), bandwidth
  * in abstract units (NetsolverOptions::mbps_per_unit Mbps each); storage is not modelled.
  * Layering: this is problem data (instances/); the routing the placer checks links against comes
- * from the caller through LinkShareSource (cli/cmd_import.cpp adapts evaluators/network_load.h).
+ * from the caller through LinkShareSource (NetworkRoutesShares in evaluators/network_load.h).
  */
 #include <cstdint>
 #include <string>
@@ -112,8 +112,8 @@ NetsolverVdc parse_netsolver_vn(const nlohmann::json& vn, const std::string& fil
 std::vector<std::string> read_netsolver_instance_list(const std::string& path);
 
 /**
- * Link loads the placer must respect, from the caller's routing (cli/cmd_import.cpp adapts
- * NetworkRoutes of evaluators/network_load.h; tests do the same). Links are full duplex and
+ * Link loads the placer must respect, from the caller's routing (NetworkRoutesShares of
+ * evaluators/network_load.h adapts NetworkRoutes). Links are full duplex and
  * numbered by direction ("arcs") as there: 2 x link + direction, host uplinks first. Loads and
  * capacities are integers in micro-units of each arc.
  */

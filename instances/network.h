@@ -37,6 +37,14 @@ struct Network {
     bool present() const { return !switches.empty(); }
 };
 
+/** The first index i of `attached` (switch numbers, e.g. Network::host_switch) whose switch cannot
+ *  reach switch attached[0] over `links` (undirected), or -1 when every one can (or `attached` is
+ *  empty). The snapshot loader, the NetSolver importer and NetworkRoutes require -1: a vlink
+ *  between hosts on two unconnected switches would have no route. Preconditions: every switch
+ *  number in `links` and `attached` is in [0, switch_count). O(switch_count + links + attached),
+ *  one depth-first search. */
+int first_unreachable(int switch_count, const std::vector<NetLink>& links, const std::vector<int>& attached);
+
 /** A bandwidth reservation between two VMs, in Mbps each way: a flow of `mbps` from a to b and
  *  one from b to a, each routed from its own source (so which end is `a` changes nothing). */
 struct Vlink {

@@ -525,27 +525,9 @@ void parse_network(const Ctx& c, const json& doc, Problem& p, const std::unorder
                    "required when the snapshot has a network (the host uplink capacity, Mbps)");
     }
     // The switches hosts attach to must reach each other (else some vlink could have no route).
-    std::vector<std::vector<int>> adj(n.switches.size());
-    for (const NetLink& l : n.links) {
-        adj[l.a].push_back(l.b);
-        adj[l.b].push_back(l.a);
-    }
-    std::vector<char> seen(n.switches.size(), 0);
-    std::vector<int> stack = {n.host_switch[0]};
-    seen[n.host_switch[0]] = 1;
-    while (!stack.empty()) {
-        const int u = stack.back();
-        stack.pop_back();
-        for (int v : adj[u])
-            if (!seen[v]) {
-                seen[v] = 1;
-                stack.push_back(v);
-            }
-    }
-    for (std::size_t h = 0; h < p.hosts.size(); ++h)
-        if (!seen[n.host_switch[h]])
-            c.fail("network", "switch \"" + n.switches[n.host_switch[h]] + "\" (host \"" + p.hosts[h].id + "\") cannot reach switch \"" +
-                                  n.switches[n.host_switch[0]] + "\" (host \"" + p.hosts[0].id + "\")");
+    if (const int h = first_unreachable(static_cast<int>(n.switches.size()), n.links, n.host_switch); h >= 0)
+        c.fail("network", "switch \"" + n.switches[n.host_switch[h]] + "\" (host \"" + p.hosts[h].id + "\") cannot reach switch \"" +
+                              n.switches[n.host_switch[0]] + "\" (host \"" + p.hosts[0].id + "\")");
 
     if (auto it = doc.find("vlinks"); it != doc.end()) parse_vlinks(c, *it, "vlinks", -1, p, vm_index);
     if (auto it = doc.find("vdcs"); it != doc.end()) {

@@ -28,20 +28,6 @@ namespace fs = std::filesystem;
 using test::run_vmcap;
 using test::tmp_dir;
 
-/** The placer's view of NetworkRoutes, as cli/cmd_import.cpp builds it. */
-class Shares : public LinkShareSource {
-public:
-    explicit Shares(const NetworkRoutes& r) : r_(r) {}
-    int num_links() const override { return r_.num_links(); }
-    std::int64_t capacity(int link) const override { return r_.capacity(link); }
-    void shares(int hx, int hy, std::vector<std::pair<int, std::int64_t>>& out) const override {
-        r_.for_each_share(hx, hy, [&](int l, std::int64_t u) { out.emplace_back(l, u); });
-    }
-
-private:
-    const NetworkRoutes& r_;
-};
-
 std::string write(const std::string& name, const std::string& text) {
     const fs::path dir = tmp_dir() / "netsolver";
     fs::create_directories(dir);
@@ -68,7 +54,7 @@ Problem import(const std::vector<std::string>& vn_texts, NetsolverPlacementStats
     const char* names[] = {"a.vn", "b.vn", "a.vn"};
     for (std::size_t i = 0; i < vn_texts.size(); ++i) vdcs.push_back(parse_netsolver_vn(nlohmann::json::parse(vn_texts[i]), names[i]));
     const NetworkRoutes routes(p);
-    *stats = place_netsolver_vdcs(p, vdcs, Shares(routes), o);
+    *stats = place_netsolver_vdcs(p, vdcs, NetworkRoutesShares(routes), o);
     return parse_snapshot(nlohmann::json::parse(snapshot_to_json(p).dump()), "out.json");
 }
 

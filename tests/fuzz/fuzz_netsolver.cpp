@@ -42,20 +42,6 @@ namespace {
 using namespace vmcap;
 namespace fs = std::filesystem;
 
-/** The placer's view of NetworkRoutes, as cli/cmd_import.cpp builds it. */
-class RoutesShares : public LinkShareSource {
-public:
-    explicit RoutesShares(const NetworkRoutes& r) : r_(r) {}
-    int num_links() const override { return r_.num_links(); }
-    std::int64_t capacity(int link) const override { return r_.capacity(link); }
-    void shares(int hx, int hy, std::vector<std::pair<int, std::int64_t>>& out) const override {
-        r_.for_each_share(hx, hy, [&](int link, std::int64_t units) { out.emplace_back(link, units); });
-    }
-
-private:
-    const NetworkRoutes& r_;
-};
-
 /** A private directory for one input's list and .vn files, removed when the input is done
  *  (also on an exception: a clean-up at exit left one directory per run behind). */
 struct WorkDir {
@@ -174,7 +160,7 @@ void import(const Input& in) {
     NetsolverPlacementStats st;
     {
         const NetworkRoutes routes(p);
-        st = place_netsolver_vdcs(p, vdcs, RoutesShares(routes), in.options);
+        st = place_netsolver_vdcs(p, vdcs, NetworkRoutesShares(routes), in.options);
     }
     if (st.allocated != static_cast<int>(p.vdcs.size()) || st.offered > static_cast<int>(vdcs.size()))
         fuzz::internal_error("placement statistics do not match the snapshot");
