@@ -82,13 +82,6 @@ GenerateOptions instance(int k, int& budget, const char*& kind) {
     return o;
 }
 
-/** Value (objective units) of the final state `placements` under `m`'s full objective. */
-double state_value(const CapacityModel& m, const std::vector<Placement>& placements) {
-    SearchState s(m);
-    s.set_placements(placements);
-    return s.objective_value();
-}
-
 /**
  * Proven optimum of problem `p` whose objective has further terms that the branch and bound does
  * not model, here only "ram-cost" (W per GiB migrated, counted as the budget counts RAM): the

@@ -36,7 +36,6 @@ namespace vmcap {
 namespace {
 
 namespace fs = std::filesystem;
-constexpr double kInf = std::numeric_limits<double>::infinity();
 
 /** A fresh temporary directory, removed at scope exit. */
 class TempDir {

@@ -141,7 +141,8 @@ std::vector<BatchCase> batch_cases() {
                      [n](const Count* s, std::size_t st, std::size_t k, Count* o) { vmcap_batch_k1(s, st, k, n, o); }, n > 6 ? 3 : 6});
     }
     c.push_back({"C4", "K2", VmcapMethod::C4_K2, vmcap_batch_c4_k2, 8});
-    for (auto [m, n] : std::vector<std::pair<int, int>>{{1, 1}, {1, 3}, {2, 2}, {2, 3}, {3, 4}, {4, 4}}) {
+    for (const auto& mn : std::vector<std::pair<int, int>>{{1, 1}, {1, 3}, {2, 2}, {2, 3}, {3, 4}, {4, 4}}) {
+        const int m = mn.first, n = mn.second;  // not a structured binding: Clang 14 cannot capture one
         c.push_back({cat({"K", std::to_string(m), ",", std::to_string(n)}), "K2", VmcapMethod::Kmn_K2,
                      [m, n](const Count* s, std::size_t st, std::size_t k, Count* o) { vmcap_batch_kmn_k2(s, st, k, m, n, o); },
                      m + n > 6 ? 4 : 6});

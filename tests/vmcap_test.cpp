@@ -202,7 +202,8 @@ std::vector<ClosedFormCase> closed_form_cases() {
         c.push_back({h, "K1", VmcapMethod::K1, [n](const Count* b) { return vmcap_k1(b, n); }, n > 6 ? 3 : 6, kOracleCases});
     }
     c.push_back({"C4", "K2", VmcapMethod::C4_K2, [](const Count* b) { return vmcap_c4_k2(b); }, 8, kOracleCases});
-    for (auto [m, n] : std::vector<std::pair<int, int>>{{1, 1}, {1, 3}, {2, 2}, {2, 3}, {3, 4}, {4, 4}}) {
+    for (const auto& mn : std::vector<std::pair<int, int>>{{1, 1}, {1, 3}, {2, 2}, {2, 3}, {3, 4}, {4, 4}}) {
+        const int m = mn.first, n = mn.second;  // not a structured binding: Clang 14 cannot capture one
         c.push_back({cat({"K", std::to_string(m), ",", std::to_string(n)}), "K2", VmcapMethod::Kmn_K2,
                      [m, n](const Count* b) { return vmcap_kmn_k2(b, m, n); }, m + n > 6 ? 4 : 6, kOracleCases});
     }
