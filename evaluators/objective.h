@@ -147,6 +147,12 @@ class FeasibilityFilter {
 public:
     virtual ~FeasibilityFilter() = default;
     virtual std::string_view name() const = 0;
+    /** admits() depends only on the moved VMs and the hosts they leave and enter (e.g. a drain, "at
+     *  most k VMs of a tenant per host"), never on VMs elsewhere: a state merged from feasible
+     *  states of disjoint host regions is feasible, so the annealing keeps host regions on
+     *  (optimizer/annealing.cpp, region_count). False (e.g. link loads, which VMs on other hosts
+     *  share) switches regions off for the run. */
+    virtual bool separable_per_host() const = 0;
     /** May `moves` be applied in order to `state`? Consulted before any capacity work (to_mask is
      *  then 0); must be exact for host-level rules (a false 'true' lets an illegal move through). */
     virtual bool admits(const SearchState& state, std::span<const Relocation> moves) const = 0;

@@ -228,8 +228,9 @@ Temperatures calibrate_temperatures(const SearchSetup& setup, const SearchParams
     // terms (e.g. ram-cost) with probability e^-1. A term turns the plateau steps of emptying a
     // host (no capacity change) into losses of W per GiB, and capacity-equal states that move
     // less RAM lie behind losses of a capacity unit: at e^-3.3 the chain stayed in the greedy
-    // plan's funnel on 5 of 50 quality instances with --ram-cost 0.05; at e^-1 it reached all
-    // 50 optima (docs/performance.md, "Quality"). Without terms the e^-3.3 rule is unchanged.
+    // plan's funnel on 5 of 50 quality instances with --ram-cost 0.05; at e^-1 it reaches 46-48 of
+    // the 50 optima over seeds 1-3 (docs/performance.md, "Tiny optima the search missed"). Without
+    // terms the e^-3.3 rule is unchanged.
     if (!params.start.empty()) t.start = std::min(t.start, (setup.initial.model().has_terms() ? 1.0 : 0.3) * t.small_loss);
     if (params.initial_temperature > 0) t.start = params.initial_temperature * static_cast<double>(kScoreScale);
     t.end = smallest / 20.0;
@@ -241,10 +242,11 @@ void anneal_chains(const SearchSetup& setup, const SearchParams& params, const S
 
 /** Workers that own host regions in this run, or 0 for chains: SearchParams::regions, more than
  *  one thread, at least kMinRegionHosts hosts per region, and an objective whose move deltas add
- *  up over moves on disjoint hosts (no feasibility filter; every objective term separable per host). */
+ *  up over moves on disjoint hosts (every feasibility filter and objective term separable per host). */
 int region_count(const CapacityModel& model, const SearchParams& params) {
     if (!params.regions || params.threads < 2) return 0;
-    if (!model.filters().empty()) return 0;
+    for (const auto& f : model.filters())
+        if (!f->separable_per_host()) return 0;
     for (const auto& t : model.terms())
         if (!t->separable_per_host()) return 0;
     const auto hosts = static_cast<std::int64_t>(model.problem().hosts.size());

@@ -8,12 +8,34 @@
 #include <string>
 
 #include "evaluators/network_load.h"
+#include "evaluators/objective.h"
 #include "evaluators/search_state.h"
 #include "instances/problem.h"
 #include "optimizer/plan.h"
 #include "instances/topology.h"
 
 namespace vmcap::test {
+
+/** Test filter: no VM may end on host `banned` (a host drain). */
+class DrainFilter final : public FeasibilityFilter {
+public:
+    explicit DrainFilter(int banned) : banned_(banned) {}
+    std::string_view name() const override { return "drain"; }
+    bool separable_per_host() const override { return true; }  // looks only at the destination host
+    bool admits(const SearchState&, std::span<const Relocation> moves) const override {
+        for (const Relocation& r : moves)
+            if (r.to_host == banned_ && r.from_host != banned_) return false;
+        return true;
+    }
+    std::string violation(const Problem& p, const PlacementView& pl) const override {
+        for (std::size_t v = 0; v < p.vms.size(); ++v)
+            if (pl.host[v] == banned_ && p.vms[v].host != banned_) return "vm " + p.vms[v].id + " moved onto the drained host";
+        return "";
+    }
+
+private:
+    int banned_;
+};
 
 struct RandomCluster {
     std::string host_topology = "CQ3";

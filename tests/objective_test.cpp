@@ -20,29 +20,10 @@
 namespace vmcap {
 namespace {
 
+using test::DrainFilter;
 using test::full_objective;
 using test::make_random_problem;
 using test::RandomCluster;
-
-/** Test filter: no VM may end on host `banned` (a host drain). */
-class DrainFilter final : public FeasibilityFilter {
-public:
-    explicit DrainFilter(int banned) : banned_(banned) {}
-    std::string_view name() const override { return "drain"; }
-    bool admits(const SearchState&, std::span<const Relocation> moves) const override {
-        for (const Relocation& r : moves)
-            if (r.to_host == banned_ && r.from_host != banned_) return false;
-        return true;
-    }
-    std::string violation(const Problem& p, const PlacementView& pl) const override {
-        for (std::size_t v = 0; v < p.vms.size(); ++v)
-            if (pl.host[v] == banned_ && p.vms[v].host != banned_) return "vm " + p.vms[v].id + " moved onto the drained host";
-        return "";
-    }
-
-private:
-    int banned_;
-};
 
 /** RAM cost the slow way, in score units: W (thousandths) x MiB of every VM off its snapshot placement. */
 Score ram_cost_from_scratch(const SearchState& s, double w) {

@@ -4,9 +4,13 @@
 // must equal what the search reports, and the budget (count and RAM) must hold.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <memory>
 #include <string>
+#include <vector>
 
 #include "evaluators/feasibility.h"
+#include "fixtures.h"
 #include "instances/generator.h"
 #include "moves/migrate.h"
 #include "optimizer/annealing.h"
@@ -191,6 +195,30 @@ TEST(Regions, ChainsWhereRegionsDoNotApply) {
         EXPECT_EQ(r.regions, 0);
         expect_exact_and_within_budget(m, r);
     }
+}
+
+// Issue 23 step 1: a filter that declares itself separable per host (a drain) keeps host regions
+// on; the merged best state obeys it (from-scratch validation consults the filter) and is exact.
+TEST(Regions, PerHostFilterKeepsRegionsOn) {
+    const Problem p = snapshot(40, 3, 0.05);
+    const SearchParams two = params(2, 200000);
+    const CapacityModel plain(p);
+    const SearchResult free_run = anneal(plain, two);
+    ASSERT_EQ(free_run.regions, 2);
+    std::vector<int> arrivals(p.hosts.size(), 0);
+    for (const Placement& pl : free_run.best)
+        if (pl.host != p.vms[pl.vm].host) ++arrivals[pl.host];
+    const int drained = static_cast<int>(std::max_element(arrivals.begin(), arrivals.end()) - arrivals.begin());
+    ASSERT_GT(arrivals[drained], 0);
+
+    CapacityModel m(p);
+    m.add_filter(std::make_unique<test::DrainFilter>(drained));
+    const SearchResult r = anneal(m, two);
+    EXPECT_EQ(r.regions, 2);
+    EXPECT_GT(r.objective_best, r.objective_before);
+    for (const Placement& pl : r.best)
+        EXPECT_FALSE(pl.host == drained && p.vms[pl.vm].host != drained) << "vm " << p.vms[pl.vm].id << " on the drained host";
+    expect_exact_and_within_budget(m, r);
 }
 
 // A worker's budget share: SearchState::set_budget narrows what moves may spend.
