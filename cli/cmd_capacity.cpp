@@ -225,22 +225,21 @@ int cmd_capacity(const Args& args) {
     // hose bandwidth, when the snapshot has a network: -1 where VMCAP alone applies.
     std::vector<Count> bw_cap(F, -1);
     double bw_objective = objective;
-    for (const auto& t : model.terms())
-        if (const auto* b = dynamic_cast<const BandwidthCapacityTerm*>(t.get())) {
-            std::vector<int> host(p.vms.size());
-            std::vector<NodeMask> mask(p.vms.size());
-            for (std::size_t v = 0; v < p.vms.size(); ++v) {
-                host[v] = p.vms[v].host;
-                mask[v] = node_mask(p.vms[v].pnuma.data(), p.flavors[p.vms[v].flavor].num_vnuma());
-            }
-            const auto capped = b->capped_totals(PlacementView{host, mask});
-            for (int j = 0; j < model.num_targets(); ++j)
-                if (capped[j] >= 0) {
-                    const int f = model.target_flavor(j);
-                    bw_cap[f] = capped[j];
-                    bw_objective -= p.flavors[f].weight * static_cast<double>(cap[f] - capped[j]);
-                }
+    if (const BandwidthCapacityTerm* b = model.bandwidth_term()) {
+        std::vector<int> host(p.vms.size());
+        std::vector<NodeMask> mask(p.vms.size());
+        for (std::size_t v = 0; v < p.vms.size(); ++v) {
+            host[v] = p.vms[v].host;
+            mask[v] = node_mask(p.vms[v].pnuma.data(), p.flavors[p.vms[v].flavor].num_vnuma());
         }
+        const auto capped = b->capped_totals(PlacementView{host, mask});
+        for (int j = 0; j < model.num_targets(); ++j)
+            if (capped[j] >= 0) {
+                const int f = model.target_flavor(j);
+                bw_cap[f] = capped[j];
+                bw_objective -= p.flavors[f].weight * static_cast<double>(cap[f] - capped[j]);
+            }
+    }
     const bool has_bw = bw_objective != objective || std::any_of(bw_cap.begin(), bw_cap.end(), [](Count c) { return c >= 0; });
 
     // Racks in name order; hosts without a rack under "(none)".

@@ -83,8 +83,16 @@ CapacityModel::CapacityModel(const Problem& problem, const ModelOptions& options
     if (links) vlink_index_ = std::make_shared<const VlinkIndex>(problem);
     if (links || BandwidthCapacityTerm::applies(problem)) {
         auto routes = std::make_shared<const NetworkRoutes>(problem);
-        if (links) add_filter(std::make_unique<LinkCapacityFilter>(problem, routes, vlink_index_));
-        if (BandwidthCapacityTerm::applies(problem)) add_term(std::make_unique<BandwidthCapacityTerm>(*this, routes));
+        if (links) {
+            auto f = std::make_unique<LinkCapacityFilter>(problem, routes, vlink_index_);
+            link_filter_ = f.get();
+            add_filter(std::move(f));
+        }
+        if (BandwidthCapacityTerm::applies(problem)) {
+            auto t = std::make_unique<BandwidthCapacityTerm>(*this, routes);
+            bandwidth_term_ = t.get();
+            add_term(std::move(t));
+        }
     }
     own_terms_ = terms_.size();
     own_filters_ = filters_.size();

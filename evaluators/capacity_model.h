@@ -23,6 +23,9 @@
 namespace vmcap {
 
 /** Set-up options of a CapacityModel. */
+class LinkCapacityFilter;     // evaluators/link_filter.h
+class BandwidthCapacityTerm;  // evaluators/bandwidth_capacity.h
+
 struct ModelOptions {
     /** Most work one exact-fallback VMCAP evaluation may do (ExactOptions::work_limit;
      *  `--exact-work-limit`); >= 1. */
@@ -66,6 +69,12 @@ public:
     /** The snapshot's vlinks per VM and hosts per switch (instances/vlink_index.h), or nullptr
      *  when it has no vlinks: proposals draw destinations near vlink peers from it. */
     const VlinkIndex* vlink_index() const { return vlink_index_.get(); }
+    /** The network's link-capacity rule (one of filters()), or nullptr when the snapshot has no
+     *  vlinks to route: the exact solvers and the plan's network figures read its routes. */
+    const LinkCapacityFilter* link_filter() const { return link_filter_; }
+    /** The bandwidth-aware capacity term (one of terms()), or nullptr when no target flavor
+     *  declares a bandwidth: `vmcap capacity` reports its capped totals. */
+    const BandwidthCapacityTerm* bandwidth_term() const { return bandwidth_term_; }
     int num_resources() const { return R_; }
 
     /** Capacity targets, in flavor order: flavor index and weight of target j. */
@@ -129,6 +138,8 @@ private:
     ModelOptions options_;
     std::size_t own_terms_ = 0, own_filters_ = 0;  ///< terms / filters the constructor made
     std::shared_ptr<const VlinkIndex> vlink_index_;
+    const LinkCapacityFilter* link_filter_ = nullptr;        ///< owned by filters_
+    const BandwidthCapacityTerm* bandwidth_term_ = nullptr;  ///< owned by terms_
     bool terms_separable_ = true, terms_monotone_ = true;
 };
 

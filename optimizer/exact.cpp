@@ -31,18 +31,14 @@ const LinkCapacityFilter* check_exact_scope(const CapacityModel& model) {
         msg += "' is not modelled (no further objective terms: ram-cost, locality-weight, bandwidth-capacity)";
         throw std::invalid_argument(msg);
     }
-    const LinkCapacityFilter* links = nullptr;
-    for (const auto& f : model.filters()) {
-        const auto* l = dynamic_cast<const LinkCapacityFilter*>(f.get());
-        if (l == nullptr || links != nullptr) {
-            std::string msg = "the exact solvers model the built-in rules and one link-capacity rule only: feasibility filter '";
+    for (const auto& f : model.filters())
+        if (f->exact_treatment() != ExactTreatment::LinkCapacity || f.get() != model.link_filter()) {
+            std::string msg = "the exact solvers model the built-in rules and the network's link-capacity rule only: feasibility filter '";
             msg += f->name();
             msg += "' is not modelled";
             throw std::invalid_argument(msg);
         }
-        links = l;
-    }
-    return links;
+    return model.link_filter();
 }
 
 namespace {

@@ -360,9 +360,7 @@ Plan plan_from_steps(const CapacityModel& model, const std::vector<PlanStep>& st
 
 nlohmann::ordered_json network_figures(const CapacityModel& model, const std::vector<int>& host_after) {
     const Problem& p = model.problem();
-    for (const auto& filter : model.filters()) {
-        const auto* links = dynamic_cast<const LinkCapacityFilter*>(filter.get());
-        if (links == nullptr) continue;
+    if (const LinkCapacityFilter* links = model.link_filter()) {
         const NetworkRoutes& routes = links->routes();
         std::vector<int> host(p.vms.size());
         for (std::size_t v = 0; v < host.size(); ++v) host[v] = p.vms[v].host;

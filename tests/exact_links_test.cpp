@@ -9,10 +9,12 @@
 #include <chrono>
 #include <cstdio>
 #include <functional>
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
 
+#include "evaluators/link_filter.h"
 #include "evaluators/network_load.h"
 #include "evaluators/search_state.h"
 #include "instances/snapshot_io.h"
@@ -327,6 +329,26 @@ TEST(ExactLinks, RefusesOtherTermsWithAClearMessage) {
             ADD_FAILURE() << "not refused";
         } catch (const std::invalid_argument& e) {
             EXPECT_NE(std::string(e.what()).find("objective term 'ram-cost' is not modelled"), std::string::npos) << e.what();
+        }
+    }
+}
+
+// Issue 23 step 1: the solvers ask each filter how they treat it (no cast to a concrete class):
+// the link rule is modelled, any other filter -- here a drain, beside the link rule -- is refused by name.
+TEST(ExactLinks, RefusesOtherFiltersByName) {
+    const Problem p = networked("K2", 4, 6, 2, 5);
+    CapacityModel m(p);
+    ASSERT_NE(m.link_filter(), nullptr);
+    EXPECT_EQ(m.link_filter()->exact_treatment(), ExactTreatment::LinkCapacity);
+    EXPECT_NO_THROW(solve_exact_bb(m, cold(true)));
+    m.add_filter(std::make_unique<test::DrainFilter>(0));
+    for (const auto& solve :
+         {std::function<void()>([&] { solve_exact_bb(m, cold(true)); }), std::function<void()>([&] { solve_exact(m, 10); })}) {
+        try {
+            solve();
+            ADD_FAILURE() << "not refused";
+        } catch (const std::invalid_argument& e) {
+            EXPECT_NE(std::string(e.what()).find("feasibility filter 'drain' is not modelled"), std::string::npos) << e.what();
         }
     }
 }
