@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Second CI stage: the whole test suite built with AddressSanitizer + UndefinedBehaviorSanitizer
-# (build-asan/, RelWithDebInfo), any report fatal. Needs the packages scripts/setup.sh installs.
+# (build-asan/, RelWithDebInfo, Clang), any report fatal. Needs the packages scripts/setup.sh installs
+# and installs Clang and its sanitizer runtimes if missing.
 # Measured on the 2-core CI machine: see docs/performance.md ("Sanitizers").
 set -euo pipefail
 cd "$(dirname "$0")/.."
