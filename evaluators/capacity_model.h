@@ -22,10 +22,10 @@
 
 namespace vmcap {
 
-/** Set-up options of a CapacityModel. */
 class LinkCapacityFilter;     // evaluators/link_filter.h
 class BandwidthCapacityTerm;  // evaluators/bandwidth_capacity.h
 
+/** Set-up options of a CapacityModel. */
 struct ModelOptions {
     /** Most work one exact-fallback VMCAP evaluation may do (ExactOptions::work_limit;
      *  `--exact-work-limit`); >= 1. */

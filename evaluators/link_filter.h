@@ -32,8 +32,6 @@ public:
     std::string_view name() const override { return "link-capacity"; }
     /** False: a link's load sums vlinks of VMs on many hosts. */
     bool separable_per_host() const override { return false; }
-    /** The MILP's link rows and the branch and bound's link check model it exactly. */
-    ExactTreatment exact_treatment() const override { return ExactTreatment::LinkCapacity; }
     /** O(1) when the moved VMs' total vlink bandwidth fits the state's smallest arc allowance
      *  (no link can then go over); else O(sum over the moved VMs of their vlinks x route length),
      *  no allocation (a per-thread scratch buffer). Both ends of a vlink may move in one move:

@@ -140,16 +140,12 @@ public:
     }
 };
 
-/** How the exact solvers (optimizer/exact.h, exact_bb.h) treat a feasibility filter. The upper
- *  bound (optimizer/upper_bound.h) omits every filter: a filter only removes states, so a bound
- *  without it stays an upper bound. */
-enum class ExactTreatment {
-    Refused,       ///< not modelled: `vmcap exact` refuses the snapshot, naming the filter
-    LinkCapacity,  ///< the network's link-capacity rule, read through CapacityModel::link_filter()
-};
-
 /**
- * A feasibility rule beyond the built-in ones. Immutable, shared by all workers.
+ * A feasibility rule beyond the built-in ones. Immutable, shared by all workers. The exact solvers
+ * (optimizer/exact.h, exact_bb.h) model one filter, the network's link-capacity rule
+ * (CapacityModel::link_filter()), and refuse a model with any other, naming it. The upper bound
+ * (optimizer/upper_bound.h) omits every filter: a filter only removes states, so a bound without
+ * it stays an upper bound.
  */
 class FeasibilityFilter {
 public:
@@ -161,8 +157,6 @@ public:
      *  (optimizer/annealing.cpp, region_count). False (e.g. link loads, which VMs on other hosts
      *  share) switches regions off for the run. */
     virtual bool separable_per_host() const = 0;
-    /** How `vmcap exact` treats the rule; default: refused (the solvers model no other rule). */
-    virtual ExactTreatment exact_treatment() const { return ExactTreatment::Refused; }
     /** May `moves` be applied in order to `state`? Consulted before any capacity work (to_mask is
      *  then 0); must be exact for host-level rules (a false 'true' lets an illegal move through). */
     virtual bool admits(const SearchState& state, std::span<const Relocation> moves) const = 0;

@@ -32,7 +32,7 @@ const LinkCapacityFilter* check_exact_scope(const CapacityModel& model) {
         throw std::invalid_argument(msg);
     }
     for (const auto& f : model.filters())
-        if (f->exact_treatment() != ExactTreatment::LinkCapacity || f.get() != model.link_filter()) {
+        if (f.get() != model.link_filter()) {  // the MILP's link rows and the B&B's link check model it
             std::string msg = "the exact solvers model the built-in rules and the network's link-capacity rule only: feasibility filter '";
             msg += f->name();
             msg += "' is not modelled";
