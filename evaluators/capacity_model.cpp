@@ -105,6 +105,7 @@ void CapacityModel::add_term(std::unique_ptr<ObjectiveTerm> term) {
 }
 
 void CapacityModel::add_filter(std::unique_ptr<FeasibilityFilter> filter) {
+    rules_.push_back(filter.get());
     filters_.push_back(std::move(filter));
 }
 

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "evaluators/capacity_vectors.h"
+#include "evaluators/migration_budget.h"
 #include "evaluators/objective.h"
 #include "evaluators/score.h"
 #include "evaluators/vmcap.h"
@@ -52,6 +53,11 @@ public:
     bool terms_separable() const { return terms_separable_; }
     /** Every term is monotone under insertion (bounds built on VMCAP's monotonicity hold). */
     bool terms_monotone() const { return terms_monotone_; }
+    /** The migration budget, the built-in rule every move enforces inline through BudgetUse
+     *  (evaluators/migration_budget.h); not one of filters(). */
+    const MigrationBudget& budget() const { return budget_; }
+    /** Every feasibility rule, for from-scratch re-checks: budget() first, then filters(). */
+    const std::vector<const FeasibilityFilter*>& rules() const { return rules_; }
     /** Feasibility filters beyond the built-in rules (may be empty). */
     const std::vector<std::unique_ptr<FeasibilityFilter>>& filters() const { return filters_; }
     bool has_filters() const { return !filters_.empty(); }
@@ -135,6 +141,8 @@ private:
     std::vector<SlotDivisors> divisors_;      ///< [flavor]
     std::vector<std::unique_ptr<ObjectiveTerm>> terms_;
     std::vector<std::unique_ptr<FeasibilityFilter>> filters_;
+    MigrationBudget budget_;
+    std::vector<const FeasibilityFilter*> rules_{&budget_};  ///< budget_, then filters_
     ModelOptions options_;
     std::size_t own_terms_ = 0, own_filters_ = 0;  ///< terms / filters the constructor made
     std::shared_ptr<const VlinkIndex> vlink_index_;

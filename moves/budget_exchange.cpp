@@ -30,7 +30,8 @@ BudgetExchangeDelta BudgetExchangeMove::evaluate(const SearchState& s) const {
     if (host < 0 || host == hb) return out;
     const Flavor& fa = p.flavors[p.vms[a].flavor];
     const Flavor& fb = p.flavors[p.vms[b].flavor];
-    if (!within_budget(s, s.migrations(), s.migrated_ram_mib() - fa.demand[kRamMib] + fb.demand[kRamMib])) return out;
+    const BudgetUse budget(s, a, b);  // a returns to its snapshot nodes, b migrates
+    if (!budget.admits(false, true)) return out;
 
     Scratches sc;
     // Step 1: a back to its snapshot nodes.
@@ -52,20 +53,18 @@ BudgetExchangeDelta BudgetExchangeMove::evaluate(const SearchState& s) const {
         if (sc.h[i].host() != host) others += sc.h[i].gain(s);
     out.feasible = true;
     out.delta = others + best;
-    out.migrations_after = s.migrations();
+    out.migrations_after = budget.migrations_after(false, true);
     return out;
 }
 
 BudgetExchangeDelta BudgetExchangeMove::evaluate(const SearchState& s, MoveCache& cache) const {
-    const Problem& p = s.problem();
     if (a < 0 || b < 0 || a == b || !s.is_migrated(a) || s.is_migrated(b) || !s.migratable(b)) return BudgetExchangeDelta{};
     const int ha = s.host_of(a), home = s.origin_of(a), hb = s.host_of(b), h = host;
     if (h < 0 || h == hb) return BudgetExchangeDelta{};
     if (ha == hb || home == hb || (home == h && ha != home)) return evaluate(s);
     BudgetExchangeDelta out;
-    const Flavor& fa = p.flavors[s.flavor_of(a)];
-    const Flavor& fb = p.flavors[s.flavor_of(b)];
-    if (!within_budget(s, s.migrations(), s.migrated_ram_mib() - fa.demand[kRamMib] + fb.demand[kRamMib])) return out;
+    const BudgetUse budget(s, a, b);  // a returns to its snapshot nodes, b migrates
+    if (!budget.admits(false, true)) return out;
     const MoveCache::Return& ret = cache.return_home(s, a);
     if (!ret.fits) return out;
     const Score ret_delta = ret.delta;
@@ -85,7 +84,7 @@ BudgetExchangeDelta BudgetExchangeMove::evaluate(const SearchState& s, MoveCache
             out.delta = ret_delta + cache.removal(s, b) + ins.delta;
         }
         out.feasible = true;
-        out.migrations_after = s.migrations();
+        out.migrations_after = budget.migrations_after(false, true);
         return out;
     }
     if (h == ha) {
@@ -97,7 +96,7 @@ BudgetExchangeDelta BudgetExchangeMove::evaluate(const SearchState& s, MoveCache
         out.embedding = vac.embedding;
         out.feasible = true;
         out.delta = ret_delta + cache.removal(s, b) + best;
-        out.migrations_after = s.migrations();
+        out.migrations_after = budget.migrations_after(false, true);
         return out;
     }
     const Insertion& ins = cache.insertion(s, s.flavor_of(b), h);
@@ -105,7 +104,7 @@ BudgetExchangeDelta BudgetExchangeMove::evaluate(const SearchState& s, MoveCache
     out.feasible = true;
     out.embedding = ins.embedding;
     out.delta = cache.removal(s, a) + ret_delta + cache.removal(s, b) + ins.delta;
-    out.migrations_after = s.migrations();
+    out.migrations_after = budget.migrations_after(false, true);
     return out;
 }
 

@@ -83,16 +83,13 @@ EjectionDelta evaluate_ejection(const EjectionMove& mv, const SearchState& s, Mo
         step1(mv, s, ha, fa, fb, a_source, bb);
     }
 
-    const Amount ra = fa.demand[kRamMib], rb = fb.demand[kRamMib];
-    const bool was_a = s.is_migrated(a), was_b = s.is_migrated(b);
-    const std::int64_t base = s.migrations() - (was_a ? 1 : 0) - (was_b ? 1 : 0);
-    const Amount base_ram = s.migrated_ram_mib() - (was_a ? ra : 0) - (was_b ? rb : 0);
+    const BudgetUse budget(s, a, b);
     for (int ma = 0; ma < 2; ++ma) {
         if (ba.emb[ma] < 0) continue;
         for (int mb = 0; mb < 2; ++mb) {
             if (bb.emb[mb] < 0) continue;
-            const std::int64_t mig = base + ma + mb;
-            if (!within_budget(s, mig, base_ram + (ma ? ra : 0) + (mb ? rb : 0))) continue;
+            if (!budget.admits(ma, mb)) continue;
+            const std::int64_t mig = budget.migrations_after(ma, mb);
             const Score v = a_source + ba.value[ma] + bb.value[mb];
             if (!out.feasible || v > out.delta || (v == out.delta && mig < out.migrations_after)) {
                 out.feasible = true;

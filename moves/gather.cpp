@@ -110,20 +110,16 @@ bool GatherMove::budget_admits(const SearchState& s) const {
 
 GatherDelta GatherMove::evaluate(const SearchState& s) const {
     GatherDelta out;
-    const Problem& p = s.problem();
     if (a < 0 || b < 0 || a == b || !s.migratable(a) || !s.migratable(b)) return out;
     const int ha = s.host_of(a), hb = s.host_of(b);
     if (host_a < 0 || host_b < 0 || host_a == ha || host_a == hb || host_b == hb || !budget_admits(s)) return out;
-    const Amount ra = p.flavors[s.flavor_of(a)].demand[kRamMib], rb = p.flavors[s.flavor_of(b)].demand[kRamMib];
-    const bool was_a = s.is_migrated(a), was_b = s.is_migrated(b);
-    const std::int64_t base = s.migrations() - (was_a ? 1 : 0) - (was_b ? 1 : 0);
-    const Amount base_ram = s.migrated_ram_mib() - (was_a ? ra : 0) - (was_b ? rb : 0);
+    const BudgetUse budget(s, a, b);
     const Categories c = one_order(s, a, host_a, b, host_b);
     for (int ma = 0; ma < 2; ++ma)
         for (int mb = 0; mb < 2; ++mb) {
             if (c.e1[ma][mb] < 0) continue;
-            const std::int64_t mig = base + ma + mb;
-            if (!within_budget(s, mig, base_ram + (ma ? ra : 0) + (mb ? rb : 0))) continue;
+            if (!budget.admits(ma, mb)) continue;
+            const std::int64_t mig = budget.migrations_after(ma, mb);
             const Score v = c.v[ma][mb];
             if (!out.feasible || v > out.delta || (v == out.delta && mig < out.migrations_after)) {
                 out.feasible = true;

@@ -1,6 +1,9 @@
 #include "moves/insertion.h"
 
+#include <optional>
+
 #include "evaluators/capacity_change.h"
+#include "evaluators/feasibility.h"
 
 namespace vmcap {
 
@@ -29,13 +32,8 @@ Insertion best_insertion(const SearchState& s, int flavor, int host, int vm) {
     const Amount* fd = s.free_of(host);
     const int type = s.type_of(host), n = s.nodes_of(host);
     const auto& placements = m.evaluator(type, flavor).placements();
-    std::int64_t base_migrations = 0;
-    Amount base_ram = 0;
-    if (vm >= 0) {
-        const bool was = s.is_migrated(vm);
-        base_migrations = s.migrations() - (was ? 1 : 0);
-        base_ram = s.migrated_ram_mib() - (was ? fl.demand[kRamMib] : 0);
-    }
+    std::optional<BudgetUse> budget;  // for a given VM only
+    if (vm >= 0) budget.emplace(s, vm);
     Amount local[kMaxPNuma * kMaxResources];  // free amounts of the placement's nodes with the VM
     for (std::size_t e = 0; e < placements.size(); ++e) {
         const Embedding& emb = placements[e];
@@ -51,8 +49,7 @@ Insertion best_insertion(const SearchState& s, int flavor, int host, int vm) {
             }
         if (!fits) continue;
         const bool migrates = vm < 0 || s.differs_from_origin(vm, host, emb.mask);
-        if (vm >= 0 && migrates && (base_migrations + 1 > s.max_migrations() || base_ram + fl.demand[kRamMib] > s.max_migrated_ram_mib()))
-            continue;
+        if (budget && !budget->admits(migrates)) continue;
         const Score gain = capacity_gain(s, host, type, n, emb.mask, local);
         if (out.embedding < 0 || gain > out.delta || (gain == out.delta && out.migrates && !migrates)) {
             out.embedding = static_cast<int>(e);
@@ -60,7 +57,7 @@ Insertion best_insertion(const SearchState& s, int flavor, int host, int vm) {
             out.migrates = migrates;
         }
     }
-    if (out.embedding >= 0) out.migrations_after = base_migrations + (out.migrates ? 1 : 0);
+    if (out.embedding >= 0 && budget) out.migrations_after = budget->migrations_after(out.migrates);
     return out;
 }
 

@@ -44,12 +44,12 @@ MigrateDelta evaluate_home_cached(const MigrateMove& mv, const SearchState& s, M
                 break;
             }
         out.delta = cache.removal(s, mv.vm) + ret_delta;
-        out.migrations_after = s.migrations() - 1;
+        out.migrations_after = BudgetUse(s, mv.vm).migrations_after(false);  // back on its snapshot nodes
     } else {
         if (ins.embedding < 0) return out;
         out.embedding = ins.embedding;
         out.delta = cache.removal(s, mv.vm) + ins.delta;
-        out.migrations_after = s.migrations();
+        out.migrations_after = BudgetUse(s, mv.vm).migrations_after(true);  // other nodes of its snapshot host: a remap that counts
     }
     out.feasible = out.embedding >= 0;
     return out;
@@ -69,16 +69,14 @@ MigrateDelta MigrateMove::evaluate(const SearchState& s, MoveCache& cache) const
     if (!s.migratable(vm) || host == s.host_of(vm)) return out;
     // Off the snapshot host every placement is a migration: the budget either admits all of
     // them or none, and the best one does not depend on the VM.
-    const bool was = s.is_migrated(vm);
-    const std::int64_t after = s.migrations() - (was ? 1 : 0) + 1;
-    const Amount ram = p.flavors[flavor].demand[kRamMib];
-    if (!within_budget(s, after, s.migrated_ram_mib() - (was ? ram : 0) + ram)) return out;
+    const BudgetUse budget(s, vm);
+    if (!budget.admits(true)) return out;
     const Insertion& ins = cache.insertion(s, flavor, host);
     if (ins.embedding < 0) return out;
     out.feasible = true;
     out.embedding = ins.embedding;
     out.delta = cache.removal(s, vm) + ins.delta;
-    out.migrations_after = after;
+    out.migrations_after = budget.migrations_after(true);
     return out;
 }
 

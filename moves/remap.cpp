@@ -15,16 +15,14 @@ RemapDelta RemapMove::evaluate(const SearchState& s) const {
     HostScratch h;
     h.load(s, host);
     h.release(fl, s.pnuma_of(vm));
-    const bool was = s.is_migrated(vm);
-    const std::int64_t base = s.migrations() - (was ? 1 : 0);
-    const Amount base_ram = s.migrated_ram_mib() - (was ? fl.demand[kRamMib] : 0);
+    const BudgetUse budget(s, vm);
     const auto& placements = s.model().evaluator(p.hosts[host].type, p.vms[vm].flavor).placements();
     bool best_migrates = true;
     for (std::size_t e = 0; e < placements.size(); ++e) {
         const Embedding& emb = placements[e];
         if (emb.mask == cur || !h.fits(fl, emb.map.data())) continue;
         const bool migrates = s.differs_from_origin(vm, host, emb.mask);
-        if (migrates && !within_budget(s, base + 1, base_ram + fl.demand[kRamMib])) continue;
+        if (!budget.admits(migrates)) continue;
         const Score v = h.gain(s, &fl, emb.map.data());
         if (!out.feasible || v > out.delta || (v == out.delta && best_migrates && !migrates)) {
             out.feasible = true;
@@ -33,7 +31,7 @@ RemapDelta RemapMove::evaluate(const SearchState& s) const {
             best_migrates = migrates;
         }
     }
-    if (out.feasible) out.migrations_after = base + (best_migrates ? 1 : 0);
+    if (out.feasible) out.migrations_after = budget.migrations_after(best_migrates);
     return out;
 }
 

@@ -27,7 +27,7 @@ ReturnDelta ReturnMove::evaluate(const SearchState& s) const {
     if (!home.fits(fl, v.pnuma.data())) return out;
     out.feasible = true;
     out.delta = source + home.gain(s, &fl, v.pnuma.data());
-    out.migrations_after = s.migrations() - 1;
+    out.migrations_after = BudgetUse(s, vm).migrations_after(false);
     return out;
 }
 
@@ -40,7 +40,7 @@ ReturnDelta ReturnMove::evaluate(const SearchState& s, MoveCache& cache) const {
     const Score ret_delta = ret.delta;
     out.feasible = true;
     out.delta = cache.removal(s, vm) + ret_delta;
-    out.migrations_after = s.migrations() - 1;
+    out.migrations_after = BudgetUse(s, vm).migrations_after(false);
     return out;
 }
 

@@ -66,10 +66,7 @@ SwapDelta SwapMove::evaluate(const SearchState& s) const {
     const Side sa = best_per_category(s, a, B);
     if (sa.emb[0] < 0 && sa.emb[1] < 0 && sa.emb[2] < 0 && sa.emb[3] < 0) return out;  // a fits nowhere on b's host
     const Side sb = best_per_category(s, b, A);
-    const Amount ra = fa.demand[kRamMib], rb = fb.demand[kRamMib];
-    const bool was_a = s.is_migrated(a), was_b = s.is_migrated(b);
-    const std::int64_t base = s.migrations() - (was_a ? 1 : 0) - (was_b ? 1 : 0);
-    const Amount base_ram = s.migrated_ram_mib() - (was_a ? ra : 0) - (was_b ? rb : 0);
+    const BudgetUse budget(s, a, b);
     // Categories in a fixed order: a-first pairs (a fits before) come first, so ties keep them.
     for (int ca = 3; ca >= 0; --ca) {
         if (sa.emb[ca] < 0) continue;
@@ -78,8 +75,8 @@ SwapDelta SwapMove::evaluate(const SearchState& s) const {
             const bool a_before = ca >= 2, b_before = cb >= 2;
             if (!a_before && !b_before) continue;
             const bool ma = ca & 1, mb = cb & 1;
-            const std::int64_t mig = base + (ma ? 1 : 0) + (mb ? 1 : 0);
-            if (!within_budget(s, mig, base_ram + (ma ? ra : 0) + (mb ? rb : 0))) continue;
+            if (!budget.admits(ma, mb)) continue;
+            const std::int64_t mig = budget.migrations_after(ma, mb);
             const Score v = sa.value[ca] + sb.value[cb];
             if (!out.feasible || v > out.delta || (v == out.delta && mig < out.migrations_after)) {
                 out.feasible = true;

@@ -943,19 +943,8 @@ ExactResult solve_exact(const CapacityModel& model, const MilpParams& prm) {
     SearchState s(model);
     s.set_placements(res.best);
     res.objective = s.objective_value();
-    if (s.migrations() > p.constraints.max_migrations || s.migrated_ram_mib() > p.constraints.max_migrated_ram_mib)
-        throw std::runtime_error("exact: the MILP's optimum breaks the migration budget");
-    if (links) {
-        std::vector<int> host;
-        std::vector<NodeMask> mask;
-        s.placement_arrays(host, mask);
-        const std::string why = links->violation(p, PlacementView{host, mask});
-        if (!why.empty()) {
-            std::string msg = "exact: the MILP's optimum breaks the link-capacity rule: ";
-            msg += why;
-            throw std::runtime_error(msg);
-        }
-    }
+    if (const std::string why = first_rule_violation(model, s); !why.empty())
+        throw std::runtime_error("exact: the MILP's optimum breaks the " + why);
     const double milp_value = std::abs(cbc.getObjValue());
     if (res.proven && std::abs(res.objective - milp_value) > 1e-6 * std::max(1.0, res.objective))
         throw std::runtime_error("exact: MILP optimum " + std::to_string(milp_value) + " differs from the VMCAP re-evaluation " +

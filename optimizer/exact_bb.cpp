@@ -689,19 +689,8 @@ ExactResult BranchBound::run() {
     res.objective = s.objective_value();
     if (std::abs(res.objective - inc_) > 1e-9 * std::max(1.0, std::abs(inc_)))
         throw std::logic_error("exact: branch-and-bound value differs from the SearchState re-evaluation");
-    if (s.migrations() > p_.constraints.max_migrations || s.migrated_ram_mib() > p_.constraints.max_migrated_ram_mib)
-        throw std::logic_error("exact: branch-and-bound optimum breaks the migration budget");
-    if (links_) {
-        std::vector<int> host;
-        std::vector<NodeMask> mask;
-        s.placement_arrays(host, mask);
-        const std::string why = links_->violation(p_, PlacementView{host, mask});
-        if (!why.empty()) {
-            std::string msg = "exact: branch-and-bound optimum breaks the link-capacity rule: ";
-            msg += why;
-            throw std::logic_error(msg);
-        }
-    }
+    if (const std::string why = first_rule_violation(m_, s); !why.empty())
+        throw std::logic_error("exact: branch-and-bound optimum breaks the " + why);
     res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0_).count();
     return res;
 }
