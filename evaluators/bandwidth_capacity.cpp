@@ -13,7 +13,7 @@
 namespace vmcap {
 
 /** Per-state values of the rule, [entity * Tb + jb] for the Tb targets with a bandwidth. */
-struct BandwidthCapacityTerm::Aggregates final : TermAggregates {
+struct BandwidthCapacityTerm::Aggregates final : StateAggregates {
     std::vector<std::int64_t> load;  ///< [link] micro-units
     std::vector<Count> vmcap;        ///< [host] VMCAP
     std::vector<Count> host;         ///< [host] c_h
@@ -21,7 +21,7 @@ struct BandwidthCapacityTerm::Aggregates final : TermAggregates {
     std::vector<Count> rack;         ///< [rack] R_r
     std::vector<Count> pod_sum;      ///< [pod] sum of R_r
     std::vector<Count> pod;          ///< [pod] P_p
-    std::unique_ptr<TermAggregates> clone() const override { return std::make_unique<Aggregates>(*this); }
+    std::unique_ptr<StateAggregates> clone() const override { return std::make_unique<Aggregates>(*this); }
 };
 
 namespace {
@@ -249,7 +249,7 @@ Score BandwidthCapacityTerm::value(const Problem& /*problem*/, const PlacementVi
     return s;
 }
 
-std::unique_ptr<TermAggregates> BandwidthCapacityTerm::make_aggregates(const SearchState& state) const {
+std::unique_ptr<StateAggregates> BandwidthCapacityTerm::make_aggregates(const SearchState& state) const {
     std::vector<int> host;
     std::vector<NodeMask> mask;
     state.placement_arrays(host, mask);
@@ -261,10 +261,10 @@ double BandwidthCapacityTerm::bound(const SearchState& /*state*/, std::span<cons
 }
 
 Score BandwidthCapacityTerm::delta(const SearchState& s, std::span<const Relocation> moves) const {
-    return evaluate(s, *static_cast<const Aggregates*>(s.term_aggregates(*this)), moves, nullptr);
+    return evaluate(s, *static_cast<const Aggregates*>(s.aggregates(*this)), moves, nullptr);
 }
 
-void BandwidthCapacityTerm::on_move(TermAggregates& agg, const SearchState& s, const Relocation& r) const {
+void BandwidthCapacityTerm::on_move(StateAggregates& agg, const SearchState& s, const Relocation& r) const {
     auto& a = static_cast<Aggregates&>(agg);
     evaluate(s, a, std::span(&r, 1), &a);
 }

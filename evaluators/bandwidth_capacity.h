@@ -70,8 +70,8 @@ public:
     /** From scratch: loads of every vlink, VMCAP of every host, the caps above. O(vlinks x route
      *  length + hosts x targets x VMCAP). */
     Score value(const Problem& problem, const PlacementView& placement) const override;
-    std::unique_ptr<TermAggregates> make_aggregates(const SearchState& state) const override;
-    void on_move(TermAggregates& agg, const SearchState& state, const Relocation& r) const override;
+    std::unique_ptr<StateAggregates> make_aggregates(const SearchState& state) const override;
+    void on_move(StateAggregates& agg, const SearchState& state, const Relocation& r) const override;
 
     /** Cluster capacity of every target (CapacityModel target order) under the rule above, from
      *  scratch: the bandwidth-limited figures of `vmcap capacity`; -1 for targets without a

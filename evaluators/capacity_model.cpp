@@ -76,23 +76,23 @@ CapacityModel::CapacityModel(const Problem& problem, const ModelOptions& options
                 "weights x capacities exceed the objective's exact integer range (2^61 score units; lower the weights or the capacities)");
     }
     for (auto& t : make_terms(problem)) add_term(std::move(t));
-    // The network's link capacities are a rule of every move once there are vlinks to route; the
-    // bandwidth-aware capacity term applies once a target flavor declares a bandwidth. Both route
-    // with one shared table.
+    // The network's evaluators (the link-capacity rule once there are vlinks to route, the
+    // bandwidth-aware capacity term once a target flavor declares a bandwidth) share one table
+    // of routes and one vlink index.
     const bool links = problem.network.present() && !problem.vlinks.empty();
     if (links) vlink_index_ = std::make_shared<const VlinkIndex>(problem);
-    if (links || BandwidthCapacityTerm::applies(problem)) {
-        auto routes = std::make_shared<const NetworkRoutes>(problem);
-        if (links) {
-            auto f = std::make_unique<LinkCapacityFilter>(problem, routes, vlink_index_);
-            link_filter_ = f.get();
+    if (links || BandwidthCapacityTerm::applies(problem)) routes_ = std::make_shared<const NetworkRoutes>(problem);
+    for (const FilterInfo& info : registered_filters())
+        if (info.applies(problem)) {
+            auto f = info.make(*this);
+            // The one filter the exact solvers model and the plan's network figures read.
+            if (info.name == LinkCapacityFilter::kName) link_filter_ = static_cast<const LinkCapacityFilter*>(f.get());
             add_filter(std::move(f));
         }
-        if (BandwidthCapacityTerm::applies(problem)) {
-            auto t = std::make_unique<BandwidthCapacityTerm>(*this, routes);
-            bandwidth_term_ = t.get();
-            add_term(std::move(t));
-        }
+    if (BandwidthCapacityTerm::applies(problem)) {
+        auto t = std::make_unique<BandwidthCapacityTerm>(*this, routes_);
+        bandwidth_term_ = t.get();
+        add_term(std::move(t));
     }
     own_terms_ = terms_.size();
     own_filters_ = filters_.size();
@@ -101,11 +101,13 @@ CapacityModel::CapacityModel(const Problem& problem, const ModelOptions& options
 void CapacityModel::add_term(std::unique_ptr<ObjectiveTerm> term) {
     terms_separable_ = terms_separable_ && term->separable_per_host();
     terms_monotone_ = terms_monotone_ && term->monotone_under_insertion();
+    keepers_.push_back(term.get());
     terms_.push_back(std::move(term));
 }
 
 void CapacityModel::add_filter(std::unique_ptr<FeasibilityFilter> filter) {
     rules_.push_back(filter.get());
+    keepers_.push_back(filter.get());
     filters_.push_back(std::move(filter));
 }
 

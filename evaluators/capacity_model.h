@@ -24,6 +24,7 @@
 namespace vmcap {
 
 class LinkCapacityFilter;     // evaluators/link_filter.h
+class NetworkRoutes;          // evaluators/network_load.h
 class BandwidthCapacityTerm;  // evaluators/bandwidth_capacity.h
 
 /** Set-up options of a CapacityModel. */
@@ -56,6 +57,9 @@ public:
     /** The migration budget, the built-in rule every move enforces inline through BudgetUse
      *  (evaluators/migration_budget.h); not one of filters(). */
     const MigrationBudget& budget() const { return budget_; }
+    /** Every term and filter, in the order added, as the aggregate hooks SearchState keeps per
+     *  state (one list for both: AggregateHooks). */
+    const std::vector<const AggregateHooks*>& aggregate_keepers() const { return keepers_; }
     /** Every feasibility rule, for from-scratch re-checks: budget() first, then filters(). */
     const std::vector<const FeasibilityFilter*>& rules() const { return rules_; }
     /** Feasibility filters beyond the built-in rules (may be empty). */
@@ -75,6 +79,11 @@ public:
     /** The snapshot's vlinks per VM and hosts per switch (instances/vlink_index.h), or nullptr
      *  when it has no vlinks: proposals draw destinations near vlink peers from it. */
     const VlinkIndex* vlink_index() const { return vlink_index_.get(); }
+    /** The same, shared (null without vlinks): for filters and terms that keep it. */
+    const std::shared_ptr<const VlinkIndex>& shared_vlink_index() const { return vlink_index_; }
+    /** The network's routes, shared by the network's filters and terms; null unless the snapshot
+     *  has vlinks to route or a target flavor declares a bandwidth. */
+    const std::shared_ptr<const NetworkRoutes>& network_routes() const { return routes_; }
     /** The network's link-capacity rule (one of filters()), or nullptr when the snapshot has no
      *  vlinks to route: the exact solvers and the plan's network figures read its routes. */
     const LinkCapacityFilter* link_filter() const { return link_filter_; }
@@ -143,9 +152,11 @@ private:
     std::vector<std::unique_ptr<FeasibilityFilter>> filters_;
     MigrationBudget budget_;
     std::vector<const FeasibilityFilter*> rules_{&budget_};  ///< budget_, then filters_
+    std::vector<const AggregateHooks*> keepers_;             ///< terms_ and filters_, in the order added
     ModelOptions options_;
     std::size_t own_terms_ = 0, own_filters_ = 0;  ///< terms / filters the constructor made
     std::shared_ptr<const VlinkIndex> vlink_index_;
+    std::shared_ptr<const NetworkRoutes> routes_;
     const LinkCapacityFilter* link_filter_ = nullptr;        ///< owned by filters_
     const BandwidthCapacityTerm* bandwidth_term_ = nullptr;  ///< owned by terms_
     bool terms_separable_ = true, terms_monotone_ = true;

@@ -13,11 +13,11 @@ namespace {
 /** Loads per arc of a state (micro-units), and a lower bound on the smallest allowance (how
  *  much more any arc may carry: max(capacity, snapshot load) - load) in whole Mbps, for the fast
  *  path. */
-struct LinkLoads final : TermAggregates {
+struct LinkLoads final : StateAggregates {
     std::vector<std::int64_t> load;
     std::int64_t min_allowance = 0;  ///< Mbps, <= the true minimum; exact after refresh(), lowered by on_move
     int moves_since_refresh = 0;
-    std::unique_ptr<TermAggregates> clone() const override { return std::make_unique<LinkLoads>(*this); }
+    std::unique_ptr<StateAggregates> clone() const override { return std::make_unique<LinkLoads>(*this); }
 };
 
 /** Per-thread sparse accumulator of load changes: admits() is const and runs on every worker. */
@@ -50,7 +50,7 @@ LinkCapacityFilter::LinkCapacityFilter(const Problem& p, std::shared_ptr<const N
 }
 
 bool LinkCapacityFilter::admits(const SearchState& s, std::span<const Relocation> moves) const {
-    const auto* agg = static_cast<const LinkLoads*>(s.filter_aggregates(*this));
+    const auto* agg = static_cast<const LinkLoads*>(s.aggregates(*this));
     // Fast path: a relocation raises any one arc by at most its VM's whole vlink bandwidth (one
     // flow of each vlink crosses an arc), so a move whose VMs' bandwidth fits the smallest
     // allowance anywhere is admitted without routing.
@@ -103,14 +103,14 @@ void refresh(LinkLoads& agg, const LinkCapacityFilter& f) {
 }
 }  // namespace
 
-std::unique_ptr<TermAggregates> LinkCapacityFilter::make_aggregates(const SearchState& s) const {
+std::unique_ptr<StateAggregates> LinkCapacityFilter::make_aggregates(const SearchState& s) const {
     auto agg = std::make_unique<LinkLoads>();
     agg->load = link_loads(problem_, *routes_, hosts_of(s));
     refresh(*agg, *this);
     return agg;
 }
 
-void LinkCapacityFilter::on_move(TermAggregates& agg, const SearchState& s, const Relocation& r) const {
+void LinkCapacityFilter::on_move(StateAggregates& agg, const SearchState& s, const Relocation& r) const {
     auto& a = static_cast<LinkLoads&>(agg);
     if (r.from_host == r.to_host) return;
     const auto peers = vlinks_->peers_of(r.vm);
@@ -140,7 +140,7 @@ void LinkCapacityFilter::on_move(TermAggregates& agg, const SearchState& s, cons
     if (++a.moves_since_refresh >= 4096) refresh(a, *this);
 }
 
-std::string LinkCapacityFilter::check_aggregates(const TermAggregates& cached, const SearchState& s) const {
+std::string LinkCapacityFilter::check_aggregates(const StateAggregates& cached, const SearchState& s) const {
     const auto& load = static_cast<const LinkLoads&>(cached).load;
     const auto fresh = link_loads(problem_, *routes_, hosts_of(s));
     for (int l = 0; l < routes_->num_links(); ++l)

@@ -29,7 +29,10 @@ public:
     explicit LinkCapacityFilter(const Problem& problem, std::shared_ptr<const NetworkRoutes> routes = nullptr,
                                 std::shared_ptr<const VlinkIndex> vlinks = nullptr);
 
-    std::string_view name() const override { return "link-capacity"; }
+    static constexpr std::string_view kName = "link-capacity";
+    /** On once the snapshot has a network and vlinks to route. */
+    static bool applies(const Problem& problem) { return problem.network.present() && !problem.vlinks.empty(); }
+    std::string_view name() const override { return kName; }
     /** False: a link's load sums vlinks of VMs on many hosts. */
     bool separable_per_host() const override { return false; }
     /** O(1) when the moved VMs' total vlink bandwidth fits the state's smallest arc allowance
@@ -39,9 +42,9 @@ public:
     bool admits(const SearchState& state, std::span<const Relocation> moves) const override;
     /** First link above capacity and above its snapshot load, from scratch. */
     std::string violation(const Problem& problem, const PlacementView& placement) const override;
-    std::unique_ptr<TermAggregates> make_aggregates(const SearchState& state) const override;
-    void on_move(TermAggregates& agg, const SearchState& state, const Relocation& r) const override;
-    std::string check_aggregates(const TermAggregates& cached, const SearchState& state) const override;
+    std::unique_ptr<StateAggregates> make_aggregates(const SearchState& state) const override;
+    void on_move(StateAggregates& agg, const SearchState& state, const Relocation& r) const override;
+    std::string check_aggregates(const StateAggregates& cached, const SearchState& state) const override;
 
     const NetworkRoutes& routes() const { return *routes_; }
     /** Loads of the snapshot's placement (micro-units). */

@@ -3,6 +3,8 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "evaluators/capacity_model.h"
+#include "evaluators/link_filter.h"
 #include "evaluators/locality_term.h"
 #include "evaluators/ram_cost_term.h"
 
@@ -17,6 +19,17 @@ const std::vector<TermInfo>& registered_terms() {
          [](const Problem& p, double w) -> std::unique_ptr<ObjectiveTerm> { return std::make_unique<LocalityTerm>(p, w); }},
     };
     return terms;
+}
+
+const std::vector<FilterInfo>& registered_filters() {
+    // The registry: one line per filter. Immutable after first use.
+    static const std::vector<FilterInfo> filters = {
+        {LinkCapacityFilter::kName, [](const Problem& p) { return LinkCapacityFilter::applies(p); },
+         [](const CapacityModel& m) -> std::unique_ptr<FeasibilityFilter> {
+             return std::make_unique<LinkCapacityFilter>(m.problem(), m.network_routes(), m.shared_vlink_index());
+         }},
+    };
+    return filters;
 }
 
 std::vector<std::unique_ptr<ObjectiveTerm>> make_terms(const Problem& problem) {

@@ -13,12 +13,15 @@
  * move's relocations (score_move, moves/move.h). A term declares what the engine may assume of it
  * (separable_per_host, monotone_under_insertion); when it does not, those paths fall back safely.
  *
- * Feasibility beyond the built-in rules (pNUMA node capacity, migration budget count and RAM,
- * migratable VMs: evaluators/feasibility.h) is a list of FeasibilityFilter, consulted by every
- * move before any capacity work, and re-checked from scratch by `vmcap validate`.
+ * Feasibility beyond the built-in rules (pNUMA node capacity, the migration budget, migratable
+ * VMs: evaluators/feasibility.h, migration_budget.h) is a list of FeasibilityFilter, consulted by
+ * every move before any capacity work, and re-checked from scratch by `vmcap validate`. Terms and
+ * filters keep per-state aggregates through the same hooks (AggregateHooks).
  *
  * Adding a term: its two files and one line in the registry (objective.cpp); the drivers, the
  * moves and the CLI need no edit (the CLI offers `--<name> W` for every registered term).
+ * Adding a filter: its two files and one line in registered_filters (objective.cpp); a filter
+ * that declares separable_per_host keeps the annealing's host regions on.
  */
 #include <functional>
 #include <limits>
@@ -34,6 +37,7 @@
 
 namespace vmcap {
 
+class CapacityModel;
 class SearchState;
 
 /**
@@ -65,46 +69,79 @@ struct PlacementView {
 };
 
 /**
- * Per-state aggregates of one objective term (e.g. VMs per host, loads per link): made by the term
- * from a state's placement, owned by that SearchState (copied with it: clone()), and updated on
- * every SearchState::move through ObjectiveTerm::on_move — the term's retract/insert.
+ * Per-state aggregates of one objective term or feasibility filter (e.g. VMs per host, loads per
+ * link): made by it from a state's placement, owned by that SearchState (copied with it: clone()),
+ * and updated on every SearchState::move through AggregateHooks::on_move — its retract/insert.
  */
-class TermAggregates {
+class StateAggregates {
 public:
-    virtual ~TermAggregates() = default;
-    virtual std::unique_ptr<TermAggregates> clone() const = 0;
+    virtual ~StateAggregates() = default;
+    virtual std::unique_ptr<StateAggregates> clone() const = 0;
 };
 
-/** A copyable owner of TermAggregates (copies clone), so SearchState stays a value type. */
-class TermAggregatesBox {
+/** A copyable owner of StateAggregates (copies clone), so SearchState stays a value type. */
+class StateAggregatesBox {
 public:
-    TermAggregatesBox() = default;
-    explicit TermAggregatesBox(std::unique_ptr<TermAggregates> p) : p_(std::move(p)) {}
-    TermAggregatesBox(const TermAggregatesBox& o) : p_(o.p_ ? o.p_->clone() : nullptr) {}
-    TermAggregatesBox& operator=(const TermAggregatesBox& o) {
+    StateAggregatesBox() = default;
+    explicit StateAggregatesBox(std::unique_ptr<StateAggregates> p) : p_(std::move(p)) {}
+    StateAggregatesBox(const StateAggregatesBox& o) : p_(o.p_ ? o.p_->clone() : nullptr) {}
+    StateAggregatesBox& operator=(const StateAggregatesBox& o) {
         if (this != &o) p_ = o.p_ ? o.p_->clone() : nullptr;
         return *this;
     }
-    TermAggregatesBox(TermAggregatesBox&&) noexcept = default;
-    TermAggregatesBox& operator=(TermAggregatesBox&&) noexcept = default;
-    TermAggregates* get() const { return p_.get(); }
+    StateAggregatesBox(StateAggregatesBox&&) noexcept = default;
+    StateAggregatesBox& operator=(StateAggregatesBox&&) noexcept = default;
+    StateAggregates* get() const { return p_.get(); }
 
 private:
-    std::unique_ptr<TermAggregates> p_;
+    std::unique_ptr<StateAggregates> p_;
+};
+
+/**
+ * The per-state aggregate hooks that objective terms and feasibility filters share: one set, so
+ * SearchState keeps, copies, updates and --check-verifies both alike (one list,
+ * CapacityModel::aggregate_keepers()). A term or filter that reads more than the moved VMs and
+ * their hosts' cached VMCAP data (e.g. loads per link) keeps it here; the default keeps nothing.
+ * Immutable and shared by all workers, like the term or filter it is.
+ */
+class AggregateHooks {
+public:
+    virtual ~AggregateHooks() = default;
+    /** Registry name (a term's CLI option `--<name>`, a filter's name in refusals and reports). */
+    virtual std::string_view name() const = 0;
+    /** The aggregates kept in each SearchState, built from `state`'s VM placement (its cached
+     *  capacity aggregates may not be ready yet); called when a state is built or its placement
+     *  reset (SearchState::set_placements). Read back through SearchState::aggregates(*this).
+     *  Default: none (nullptr). */
+    virtual std::unique_ptr<StateAggregates> make_aggregates(const SearchState& state) const {
+        (void)state;
+        return nullptr;
+    }
+    /** Retract/insert for one relocation: updates `agg` (made by make_aggregates) when `r` is
+     *  applied to `state`, which still shows the VM at r.from_host. Default: nothing. */
+    virtual void on_move(StateAggregates& agg, const SearchState& state, const Relocation& r) const {
+        (void)agg;
+        (void)state;
+        (void)r;
+    }
+    /** "" if `cached` equals the aggregates recomputed from `state`'s placement, else what differs
+     *  (SearchState::check_consistency, --check). Default: nothing to compare. */
+    virtual std::string check_aggregates(const StateAggregates& cached, const SearchState& state) const {
+        (void)cached;
+        (void)state;
+        return "";
+    }
 };
 
 /**
  * An objective term beyond VMCAP capacity, added to the maximised objective. Immutable and shared
  * by all workers (thread-safe for concurrent const calls). Each SearchState keeps the term's
  * cached value (updated by delta() on every SearchState::move, recomputed by value() under
- * --check) and, if the term makes them, its aggregates (make_aggregates, on_move; read in delta()
- * through SearchState::term_aggregates).
+ * --check) and, if the term makes them, its aggregates (AggregateHooks; read in delta() through
+ * SearchState::aggregates). Its name() is also the key in the plan's objective_terms.
  */
-class ObjectiveTerm {
+class ObjectiveTerm : public AggregateHooks {
 public:
-    virtual ~ObjectiveTerm() = default;
-    /** Registry name, also the CLI option `--<name>` and the key in the plan's objective_terms. */
-    virtual std::string_view name() const = 0;
     /** The weight it was made with (objective units per term unit, at most 3 decimals), for reports. */
     virtual double weight() const = 0;
     /** A relocation's delta depends only on the moved VM and the hosts it leaves and enters (not
@@ -124,33 +161,19 @@ public:
     /** The term's value for `placement` of `problem`'s VMs, from scratch (no cached aggregate):
      *  the reference that --check and `vmcap validate` compare with. */
     virtual Score value(const Problem& problem, const PlacementView& placement) const = 0;
-    /** The aggregates this term keeps in each SearchState, built from `state`'s VM placement (its
-     *  cached capacity aggregates may not be ready yet); called when a state is built or its
-     *  placement reset (SearchState::set_placements). Default: none. */
-    virtual std::unique_ptr<TermAggregates> make_aggregates(const SearchState& state) const {
-        (void)state;
-        return nullptr;
-    }
-    /** Retract/insert for one relocation: updates `agg` (made by make_aggregates) when `r` is
-     *  applied to `state`, which is still the state before the move. Default: nothing. */
-    virtual void on_move(TermAggregates& agg, const SearchState& state, const Relocation& r) const {
-        (void)agg;
-        (void)state;
-        (void)r;
-    }
 };
 
 /**
- * A feasibility rule beyond the built-in ones. Immutable, shared by all workers. The exact solvers
+ * A feasibility rule. The migration budget is the built-in one (evaluators/migration_budget.h,
+ * enforced inline by every move); the others are registered (registered_filters) and consulted by
+ * every move through score_move. Immutable, shared by all workers. The exact solvers
  * (optimizer/exact.h, exact_bb.h) model one filter, the network's link-capacity rule
  * (CapacityModel::link_filter()), and refuse a model with any other, naming it. The upper bound
  * (optimizer/upper_bound.h) omits every filter: a filter only removes states, so a bound without
  * it stays an upper bound.
  */
-class FeasibilityFilter {
+class FeasibilityFilter : public AggregateHooks {
 public:
-    virtual ~FeasibilityFilter() = default;
-    virtual std::string_view name() const = 0;
     /** admits() depends only on the moved VMs and the hosts they leave and enter (e.g. a drain, "at
      *  most k VMs of a tenant per host"), never on VMs elsewhere: a state merged from feasible
      *  states of disjoint host regions is feasible, so the annealing keeps host regions on
@@ -163,15 +186,23 @@ public:
     /** From scratch: "" if `placement` satisfies the rule, else a one-line reason naming the VM
      *  or host (`vmcap validate` checks it after every step of a plan). */
     virtual std::string violation(const Problem& problem, const PlacementView& placement) const = 0;
-    /** Per-state aggregates (e.g. loads per link) the filter reads in admits(), as for terms:
-     *  owned by each SearchState, copied with it, updated by on_move before every relocation
-     *  (`state` still shows the VM at r.from_host). Default: none. */
-    virtual std::unique_ptr<TermAggregates> make_aggregates(const SearchState& /*state*/) const { return nullptr; }
-    virtual void on_move(TermAggregates& /*agg*/, const SearchState& /*state*/, const Relocation& /*r*/) const {}
-    /** "" if `cached` equals the aggregates recomputed from `state`'s placement, else what differs
-     *  (SearchState::check_consistency, --check). */
-    virtual std::string check_aggregates(const TermAggregates& /*cached*/, const SearchState& /*state*/) const { return ""; }
 };
+
+/**
+ * A registered feasibility filter: a rule the engine switches on by itself for every problem that
+ * `applies` accepts (e.g. the link-capacity rule once the snapshot has vlinks to route), made once
+ * per CapacityModel by `make` (the model's problem(), vlink_index() and network_routes() are ready
+ * then; the filter may keep references to them).
+ */
+struct FilterInfo {
+    std::string_view name;
+    std::function<bool(const Problem&)> applies;
+    std::function<std::unique_ptr<FeasibilityFilter>(const CapacityModel&)> make;
+};
+
+/** Every feasibility filter beyond the built-in migration budget, in a fixed order (the order
+ *  CapacityModel::filters() lists and consults them in). */
+const std::vector<FilterInfo>& registered_filters();
 
 /** A registered objective term: its name (CLI `--<name> W`), help text and factory. */
 struct TermInfo {

@@ -106,16 +106,21 @@ void SearchState::placement_arrays(std::vector<int>& host, std::vector<NodeMask>
     }
 }
 
+const StateAggregates* SearchState::aggregates(const AggregateHooks& keeper) const {
+    const auto& keepers = model_->aggregate_keepers();
+    for (std::size_t k = 0; k < agg_.size(); ++k)
+        if (keepers[k] == &keeper) return agg_[k].get();
+    return nullptr;
+}
+
 void SearchState::recompute_terms() {
-    filter_agg_.clear();
-    filter_aggregates_ = false;
-    for (const auto& filter : model_->filters()) {
-        filter_agg_.emplace_back(filter->make_aggregates(*this));
-        filter_aggregates_ = filter_aggregates_ || filter_agg_.back().get() != nullptr;
+    agg_.clear();
+    keeps_aggregates_ = false;
+    for (const AggregateHooks* keeper : model_->aggregate_keepers()) {
+        agg_.emplace_back(keeper->make_aggregates(*this));
+        keeps_aggregates_ = keeps_aggregates_ || agg_.back().get() != nullptr;
     }
     if (term_value_.empty()) return;
-    term_agg_.clear();
-    for (const auto& term : model_->terms()) term_agg_.emplace_back(term->make_aggregates(*this));
     std::vector<int> host;
     std::vector<NodeMask> mask;
     placement_arrays(host, mask);
@@ -173,17 +178,13 @@ bool SearchState::set_listed(std::vector<int>& list, std::int32_t VmSlot::*pos, 
 
 void SearchState::move(int vm, int host, const Embedding& emb) {
     const Problem& p = problem();
-    if (filter_aggregates_) {  // the filters' aggregates, before the change
+    if (!term_value_.empty() || keeps_aggregates_) {  // before the change: terms' values, then every aggregate retracted and inserted
         const Relocation r{vm, vm_[vm].host, host, emb.mask};
-        for (std::size_t f = 0; f < filter_agg_.size(); ++f)
-            if (TermAggregates* agg = filter_agg_[f].get()) model_->filters()[f]->on_move(*agg, *this, r);
-    }
-    if (!term_value_.empty()) {  // the further terms' aggregates, retracted and inserted (before the change)
-        const Relocation r{vm, vm_[vm].host, host, emb.mask};
-        for (std::size_t t = 0; t < term_value_.size(); ++t) {
-            const ObjectiveTerm& term = *model_->terms()[t];
-            term_value_[t] += term.delta(*this, std::span(&r, 1));
-            if (TermAggregates* agg = term_agg_[t].get()) term.on_move(*agg, *this, r);
+        for (std::size_t t = 0; t < term_value_.size(); ++t) term_value_[t] += model_->terms()[t]->delta(*this, std::span(&r, 1));
+        if (keeps_aggregates_) {
+            const auto& keepers = model_->aggregate_keepers();
+            for (std::size_t k = 0; k < agg_.size(); ++k)
+                if (StateAggregates* agg = agg_[k].get()) keepers[k]->on_move(*agg, *this, r);
         }
     }
     const Flavor& fl = p.flavors[vm_[vm].flavor];
@@ -323,10 +324,10 @@ void SearchState::check_consistency() const {
               << fresh.term_value_[t];
             fail(s.str());
         }
-    for (std::size_t f = 0; f < filter_agg_.size(); ++f)
-        if (const TermAggregates* agg = filter_agg_[f].get())
-            if (const std::string why = model_->filters()[f]->check_aggregates(*agg, *this); !why.empty())
-                fail("feasibility filter " + std::string(model_->filters()[f]->name()) + ": " + why);
+    for (std::size_t k = 0; k < agg_.size(); ++k)
+        if (const StateAggregates* agg = agg_[k].get())
+            if (const std::string why = model_->aggregate_keepers()[k]->check_aggregates(*agg, *this); !why.empty())
+                fail("aggregates of " + std::string(model_->aggregate_keepers()[k]->name()) + ": " + why);
     if (displaced_vms().size() != fresh.displaced_vms().size())
         fail("VMs off their snapshot placement: cached " + std::to_string(displaced_vms().size()) + ", recomputed " +
              std::to_string(fresh.displaced_vms().size()));

@@ -74,20 +74,9 @@ public:
         for (Score v : term_value_) s += v;
         return s;
     }
-    /** Aggregates that `term` (one of CapacityModel::terms()) keeps in this state, or nullptr.
-     *  O(terms). */
-    const TermAggregates* term_aggregates(const ObjectiveTerm& term) const {
-        for (std::size_t t = 0; t < term_agg_.size(); ++t)
-            if (model_->terms()[t].get() == &term) return term_agg_[t].get();
-        return nullptr;
-    }
-    /** Aggregates that `filter` (one of CapacityModel::filters()) keeps in this state, or
-     *  nullptr. O(filters). */
-    const TermAggregates* filter_aggregates(const FeasibilityFilter& filter) const {
-        for (std::size_t f = 0; f < filter_agg_.size(); ++f)
-            if (model_->filters()[f].get() == &filter) return filter_agg_[f].get();
-        return nullptr;
-    }
+    /** Aggregates that `keeper` (a term or filter of the model: CapacityModel::aggregate_keepers())
+     *  keeps in this state, or nullptr. O(terms + filters). */
+    const StateAggregates* aggregates(const AggregateHooks& keeper) const;
     /** Every VM's host and pNUMA node set, for from-scratch checks (ObjectiveTerm::value,
      *  FeasibilityFilter::violation). O(VMs). */
     void placement_arrays(std::vector<int>& host, std::vector<NodeMask>& mask) const;
@@ -193,15 +182,14 @@ private:
     bool track_displaced_ = false;  ///< remaps are free: displaced_ differs from migrated_
     std::vector<int> displaced_;    ///< VMs off their snapshot placement (only when track_displaced_)
     Amount migrated_ram_ = 0;
-    std::int64_t max_migrations_ = 0;            ///< see max_migrations()
-    Amount max_ram_mib_ = 0;                     ///< see max_migrated_ram_mib()
-    std::vector<std::uint64_t> host_version_;    ///< [h]; see host_version()
-    std::vector<int> listed_;                    ///< set_placements scratch: [vm] -> index in its list, -1 (kept all -1 between calls)
-    std::uint64_t clock_ = 0;                    ///< last version handed out
-    std::vector<Score> term_value_;              ///< [t]: cached value of CapacityModel::terms()[t]
-    std::vector<TermAggregatesBox> term_agg_;    ///< [t]: that term's aggregates (may hold nullptr)
-    std::vector<TermAggregatesBox> filter_agg_;  ///< [f]: that filter's aggregates (may hold nullptr)
-    bool filter_aggregates_ = false;             ///< some filter keeps aggregates (move() updates them)
+    std::int64_t max_migrations_ = 0;          ///< see max_migrations()
+    Amount max_ram_mib_ = 0;                   ///< see max_migrated_ram_mib()
+    std::vector<std::uint64_t> host_version_;  ///< [h]; see host_version()
+    std::vector<int> listed_;                  ///< set_placements scratch: [vm] -> index in its list, -1 (kept all -1 between calls)
+    std::uint64_t clock_ = 0;                  ///< last version handed out
+    std::vector<Score> term_value_;            ///< [t]: cached value of CapacityModel::terms()[t]
+    std::vector<StateAggregatesBox> agg_;      ///< [k]: aggregates of CapacityModel::aggregate_keepers()[k] (may hold nullptr)
+    bool keeps_aggregates_ = false;            ///< some entry of agg_ is not nullptr (move() updates them)
 };
 
 }  // namespace vmcap

@@ -386,9 +386,9 @@ TEST(CheckMode, WrongTermDeltaCaughtByTheRecomputation) {
 }
 
 /** VMs on each host (the aggregates of SpreadTerm). */
-struct HostCounts final : TermAggregates {
+struct HostCounts final : StateAggregates {
     std::vector<int> count;
-    std::unique_ptr<TermAggregates> clone() const override { return std::make_unique<HostCounts>(*this); }
+    std::unique_ptr<StateAggregates> clone() const override { return std::make_unique<HostCounts>(*this); }
 };
 
 /**
@@ -404,7 +404,7 @@ public:
     bool separable_per_host() const override { return true; }
     bool monotone_under_insertion() const override { return true; }
     Score delta(const SearchState& s, std::span<const Relocation> moves) const override {
-        const auto& count = static_cast<const HostCounts*>(s.term_aggregates(*this))->count;
+        const auto& count = static_cast<const HostCounts*>(s.aggregates(*this))->count;
         int hosts[2 * kMaxRelocations], change[2 * kMaxRelocations], n = 0;  // count changes of the touched hosts
         auto bump = [&](int h, int by) {
             for (int i = 0; i < n; ++i)
@@ -432,13 +432,13 @@ public:
         for (int c : count) v += penalty(c);
         return v;
     }
-    std::unique_ptr<TermAggregates> make_aggregates(const SearchState& s) const override {
+    std::unique_ptr<StateAggregates> make_aggregates(const SearchState& s) const override {
         auto a = std::make_unique<HostCounts>();
         a->count.assign(s.problem().hosts.size(), 0);
         for (std::size_t v = 0; v < s.problem().vms.size(); ++v) ++a->count[s.host_of(static_cast<int>(v))];
         return a;
     }
-    void on_move(TermAggregates& agg, const SearchState&, const Relocation& r) const override {
+    void on_move(StateAggregates& agg, const SearchState&, const Relocation& r) const override {
         auto& count = static_cast<HostCounts&>(agg).count;
         --count[r.from_host];
         ++count[r.to_host];
@@ -450,7 +450,7 @@ private:
     int cap_;
 };
 
-TEST(TermAggregates, KeptExactThroughMovesCopiesAndTheParallelSearch) {
+TEST(StateAggregates, KeptExactThroughMovesCopiesAndTheParallelSearch) {
     test::RandomCluster rc;
     rc.hosts = 10;
     rc.max_migrations = 1000;
