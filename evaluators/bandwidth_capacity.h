@@ -61,6 +61,8 @@ public:
     bool separable_per_host() const override { return false; }
     /** Adding a VM may raise capacity - VMCAP capacity (VMCAP drops, the cap may not). */
     bool monotone_under_insertion() const override { return false; }
+    /** Capped capacity minus uncapped capacity: never above 0. */
+    TermShape shape() const override { return TermShape::NonPositive; }
     /** Exact change, each relocation seeing the previous ones. O(sum over the moved VMs of vlinks
      *  x route length + affected hosts x bandwidth targets x VMCAP); no allocation (per-thread
      *  scratch). */

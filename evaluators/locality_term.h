@@ -32,6 +32,7 @@ public:
     /** A move changes the crossings of its VMs' vlinks, which depend on where the peers are. */
     bool separable_per_host() const override { return false; }
     bool monotone_under_insertion() const override { return false; }
+    TermShape shape() const override { return TermShape::NonPositive; }
     /** Exact change over the moved VMs' vlinks, each relocation seeing the previous ones (a vlink
      *  between two moved VMs counted once). O(sum of the moved VMs' vlinks). */
     Score delta(const SearchState& state, std::span<const Relocation> moves) const override;

@@ -133,6 +133,13 @@ public:
     }
 };
 
+/** What the upper bound (optimizer/upper_bound.h) may assume of a term's value in every state. */
+enum class TermShape {
+    Unknown,          ///< of unknown sign: the bound then covers the VMCAP part only (UpperBound::covers_objective false)
+    NonPositive,      ///< <= 0 in every state (locality, bandwidth-capped capacity): the VMCAP bound covers it
+    MigratedRamCost,  ///< exactly -weight() per GiB of migrated RAM (ram-cost): the bound subtracts it per removal set
+};
+
 /**
  * An objective term beyond VMCAP capacity, added to the maximised objective. Immutable and shared
  * by all workers (thread-safe for concurrent const calls). Each SearchState keeps the term's
@@ -152,6 +159,8 @@ public:
      *  threshold-first rejection may add bound() to the cached VMCAP bound. False: compound moves
      *  are always evaluated exactly; greedy and the exact solvers refuse or rank by VMCAP only. */
     virtual bool monotone_under_insertion() const = 0;
+    /** What the upper bound may assume of its value (TermShape). Default: nothing. */
+    virtual TermShape shape() const { return TermShape::Unknown; }
     /** Exact change (score units, evaluators/score.h) of the term when `moves` are applied in order to `state` (which is not
      *  changed). Called on every evaluated move that the capacity rules allow; keep it O(moved). */
     virtual Score delta(const SearchState& state, std::span<const Relocation> moves) const = 0;

@@ -25,6 +25,7 @@ public:
     bool separable_per_host() const override { return true; }
     /** Depends on the moved VMs' own migration status only, never on other VMs of a host. */
     bool monotone_under_insertion() const override { return true; }
+    TermShape shape() const override { return TermShape::MigratedRamCost; }
     /** -W x (GiB of the relocated VMs that count as migrated after - before). O(moves). */
     Score delta(const SearchState& state, std::span<const Relocation> moves) const override;
     /** W x GiB of the listed VMs that are migrated now (at best they all go home). O(vms). */

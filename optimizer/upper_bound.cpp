@@ -16,9 +16,7 @@
 
 #include <tbb/task_arena.h>
 
-#include "evaluators/bandwidth_capacity.h"
-#include "evaluators/locality_term.h"
-#include "evaluators/ram_cost_term.h"
+#include "evaluators/capacity_model.h"
 #include "optimizer/fork_join.h"
 #include "optimizer/search_params.h"
 
@@ -41,11 +39,9 @@ void UpperBoundParams::validate() const {
 }
 
 bool bound_covers_objective(const CapacityModel& model) {
-    // ram-cost is modelled; locality and bandwidth capacity are <= 0 in every state; anything else
-    // is of unknown sign.
+    // A migrated-RAM cost is modelled; a non-positive term is covered; anything else is of unknown sign.
     for (const auto& term : model.terms())
-        if (term->name() != RamCostTerm::kName && term->name() != LocalityTerm::kName && term->name() != BandwidthCapacityTerm::kName)
-            return false;
+        if (term->shape() == TermShape::Unknown) return false;
     return true;
 }
 
@@ -852,11 +848,11 @@ UpperBound compute_upper_bound(const CapacityModel& model, const UpperBoundParam
     UpperBound out;
     out.free_remaps = !p.constraints.remap_counts_as_migration;
 
-    // Terms: ram-cost is subtracted per removal set (every VM off its host is migrated RAM);
-    // locality and bandwidth capacity are <= 0 in every state; anything else: VMCAP part only.
+    // Terms: a migrated-RAM cost is subtracted per removal set (every VM off its host is migrated
+    // RAM); non-positive terms are covered; anything else: VMCAP part only (TermShape).
     Score ram_milli = 0;
     for (const auto& term : model.terms())
-        if (term->name() == RamCostTerm::kName) ram_milli += weight_milli(term->weight());
+        if (term->shape() == TermShape::MigratedRamCost) ram_milli += weight_milli(term->weight());
     out.covers_objective = bound_covers_objective(model);
     HaltWatch watch;
     watch.deadline = params.deadline;
