@@ -27,17 +27,107 @@ namespace vmcap::cli {
 
 using namespace detail;
 
+namespace {
+
+/** The solver settings of one `vmcap exact` run. */
+struct MethodChoice {
+    std::string method;      ///< "auto", "bb" or "milp"
+    std::string milp_model;  ///< "aggregated" or "per-vm"
+    std::int64_t max_nodes = 0, warm_start = 100000;
+};
+
+/** Seconds the branch and bound gets under --method auto before CBC takes over: a tenth of the
+ *  time left, at most 5 s (it proves the quality suite's instances in milliseconds, but some
+ *  10-host ones at budget 6 take minutes, which CBC proves in about a second). */
+double auto_bb_share(double left) {
+    return std::min(5.0, 0.1 * left);
+}
+
+ExactResult run_bb(const CapacityModel& model, const MethodChoice& c, double seconds) {
+    BranchBoundParams bp;
+    bp.time_limit_s = seconds;
+    bp.max_nodes = c.max_nodes;
+    bp.warm_start_evaluations = c.warm_start;
+    return solve_exact_bb(model, bp);
+}
+
+ExactResult run_milp(const CapacityModel& model, const MethodChoice& c, double seconds) {
+    MilpParams mp;
+    mp.time_limit_s = seconds;
+    mp.aggregate = c.milp_model == "aggregated";
+    mp.warm_start_evaluations = c.warm_start;
+    return solve_exact(model, mp);
+}
+
+/**
+ * Runs the method `c` names within `left` seconds and returns its result; `used` is set to the
+ * solver whose result it is ("bb" or "milp"), `note` to what auto did (empty otherwise). auto:
+ * the branch and bound for auto_bb_share(left) seconds; if it has not proven the optimum (or
+ * refuses the instance), CBC with the rest, keeping the better of the two results when neither
+ * proves. Throws UsageError for an instance a solver refuses (std::invalid_argument).
+ */
+ExactResult run_method(const CapacityModel& model, const MethodChoice& c, double left, std::string& used, std::string& note) {
+    try {
+        if (c.method == "bb" || c.method == "milp") {
+            used = c.method;
+            return c.method == "bb" ? run_bb(model, c, left) : run_milp(model, c, left);
+        }
+        const auto t0 = std::chrono::steady_clock::now();
+        const double share = auto_bb_share(left);
+        ExactResult bb;
+        bool bb_ran = true;
+        try {
+            bb = run_bb(model, c, share);
+        } catch (const std::invalid_argument& e) {
+            bb_ran = false;  // e.g. a budget beyond what the branch and bound can enumerate
+            note = std::string("branch and bound refused (") + e.what() + "); ";
+        }
+        if (bb_ran && bb.proven) {
+            used = "bb";
+            note = "the branch and bound proved it within its share";
+            return bb;
+        }
+        if (bb_ran) {
+            char buf[128];
+            std::snprintf(buf, sizeof buf, "the branch and bound did not prove it in %.1f s (%lld nodes); ", share,
+                          static_cast<long long>(bb.nodes));
+            note = buf;
+        }
+        const double spent = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        ExactResult milp = run_milp(model, c, std::max(0.05, left - spent));
+        note += "CBC took over";
+        if (bb_ran && !milp.proven && bb.objective > milp.objective) {
+            used = "bb";
+            note += " but found less than the branch and bound's best";
+            return bb;
+        }
+        used = "milp";
+        return milp;
+    } catch (const std::invalid_argument& e) {
+        throw UsageError(e.what());
+    }
+}
+
+}  // namespace
+
 int cmd_exact(const Args& args) {
     const auto started = std::chrono::steady_clock::now();
     po::options_description desc("vmcap exact options");
-    std::string cluster, out, method, milp_model;
-    std::int64_t max_mig = -1, max_nodes = 0, warm_start = 100000;
+    std::string cluster, out;
+    MethodChoice choice;
+    std::string& method = choice.method;
+    std::string& milp_model = choice.milp_model;
+    std::int64_t& max_nodes = choice.max_nodes;
+    std::int64_t& warm_start = choice.warm_start;
+    std::int64_t max_mig = -1;
     double max_gib = -1, time_limit = 600;
     // clang-format off
     desc.add_options()("help,h", "show this help")
         ("cluster", po::value(&cluster), "cluster snapshot JSON (default: the bundled example, far too large for this command)")
         ("out", po::value(&out)->default_value("plan.json"), "migration plan JSON to write (atomically)")
-        ("method", po::value(&method)->default_value("bb"), "bb (combinatorial branch and bound) or milp (MILP solved by CBC)")
+        ("method", po::value(&method)->default_value("auto"),
+         "auto (the branch and bound for a tenth of the time limit, at most 5 s; CBC with the rest if it has not proven the "
+         "optimum), bb (combinatorial branch and bound) or milp (MILP solved by CBC)")
         ("milp-model", po::value(&milp_model)->default_value("aggregated"),
          "milp: aggregated (identical VMs as leaving counts, landing counts per flavor, host and node set; VMs with vlinks keep "
          "per-VM columns for the link rule) or per-vm (one binary per VM, host and node set; much slower, a cross-check)")
@@ -54,13 +144,13 @@ int cmd_exact(const Args& args) {
     add_model_options(desc);
     po::variables_map vm;
     if (parse(args, desc, vm,
-              "usage: vmcap exact [--cluster C] [--out plan.json] [--method bb|milp] [--time-limit S]\n"
+              "usage: vmcap exact [--cluster C] [--out plan.json] [--method auto|bb|milp] [--time-limit S]\n"
               "Solves a small instance (about <= 10 hosts, <= 40 VMs, a few migrations) to proven optimality."))
         return 0;
     if (!(time_limit > 0)) throw UsageError("--time-limit must be > 0");
     if (max_nodes < 0) throw UsageError("--max-nodes must be >= 0");
     if (warm_start < -1) throw UsageError("--warm-start must be >= -1");
-    if (method != "bb" && method != "milp") throw UsageError("--method must be bb or milp");
+    if (method != "auto" && method != "bb" && method != "milp") throw UsageError("--method must be auto, bb or milp");
     if (milp_model != "aggregated" && milp_model != "per-vm") throw UsageError("--milp-model must be aggregated or per-vm");
     if (out.empty()) throw UsageError("--out must not be empty");
     check_output_path(out);
@@ -74,28 +164,10 @@ int cmd_exact(const Args& args) {
     // What is left of the limit after loading, for the solver (at least a little, so that it
     // reports its warm start rather than nothing).
     const double left = std::max(0.05, std::chrono::duration<double>(deadline - std::chrono::steady_clock::now()).count());
-    ExactResult ex;
-    if (method == "bb") {
-        BranchBoundParams bp;
-        bp.time_limit_s = left;
-        bp.max_nodes = max_nodes;
-        bp.warm_start_evaluations = warm_start;
-        try {
-            ex = solve_exact_bb(model, bp);
-        } catch (const std::invalid_argument& e) {
-            throw UsageError(e.what());  // e.g. a budget far beyond what the branch and bound can prove
-        }
-    } else {
-        try {
-            MilpParams mp;
-            mp.time_limit_s = left;
-            mp.aggregate = milp_model == "aggregated";
-            mp.warm_start_evaluations = warm_start;
-            ex = solve_exact(model, mp);
-        } catch (const std::invalid_argument& e) {
-            throw UsageError(e.what());
-        }
-    }
+    std::string used, note;
+    const auto solve_start = std::chrono::steady_clock::now();
+    ExactResult ex = run_method(model, choice, left, used, note);
+    const double solve_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - solve_start).count();
     // The written plan reaches the optimum: the builder's order, else the exact ordering search.
     // The branch and bound optimises over states some plan reaches, so this holds for it; the
     // MILP optimises final states, so its optimum is proven for what is written only if some plan
@@ -115,8 +187,8 @@ int cmd_exact(const Args& args) {
     }
     PlanInfo info;
     info.cluster = cluster;
-    info.algorithm = method == "bb" ? "exact-bb" : "exact-milp";
-    info.seconds = ex.seconds;
+    info.algorithm = used == "bb" ? "exact-bb" : "exact-milp";
+    info.seconds = solve_seconds;  // both solvers' under --method auto
     info.evaluations = ex.nodes;
     info.stopped_by = ex.stopped_by;
     if (ex.proven) info.proven_optimum = ex.objective;
@@ -144,7 +216,8 @@ int cmd_exact(const Args& args) {
     doc["search"]["optimum"] = ex.objective;
     if (std::isfinite(ex.bound)) doc["search"]["bound"] = ex.bound;
     write_file_atomic(out, format_json_lines(doc));
-    if (method == "bb")
+    if (!note.empty()) std::printf("method    auto: %s\n", note.c_str());
+    if (used == "bb")
         std::printf("exact     branch and bound: %lld nodes in %.2f s (warm start %s): %s\n", static_cast<long long>(ex.nodes), ex.seconds,
                     fmt_num(ex.start_objective).c_str(), ex.proven ? "proven optimal" : "NOT proven optimal");
     else

@@ -447,6 +447,8 @@ TEST(ExactCli, WritesProvenPlanAndRejectsBadInput) {
 
     const auto ok = run_vmcap("exact --cluster " + snap + " --out " + plan);
     ASSERT_EQ(ok.code, 0) << ok.err;
+    // The default, --method auto: the branch and bound proves this one within its share and says so.
+    EXPECT_NE(ok.out.find("method    auto: the branch and bound proved it within its share"), std::string::npos) << ok.out;
     const auto doc = nlohmann::json::parse(read_text_file(plan));
     EXPECT_EQ(doc["algorithm"], "exact-bb");
     EXPECT_EQ(doc["search"]["proven_optimal"], true);
@@ -479,6 +481,36 @@ TEST(ExactCli, WritesProvenPlanAndRejectsBadInput) {
     EXPECT_EQ(missing.code, 2);
     EXPECT_NE(missing.err.find("nope.json"), std::string::npos) << missing.err;
     EXPECT_FALSE(std::filesystem::exists(never));
+}
+
+// --method auto on an instance the branch and bound does not prove in its share (173 s alone at
+// budget 6, docs/performance.md): CBC takes over, proves the optimum --method milp proves, and
+// the output says which solver it used.
+TEST(ExactCli, AutoHandsOverToCbcWhereTheBranchAndBoundIsSlow) {
+    using test::run_vmcap;
+    using test::tmp_dir;
+    GenerateOptions o;
+    o.host_topology = "K4";
+    o.hosts = 10;
+    o.vms = 40;
+    o.seed = 3;
+    Problem p = generate_cluster(o);
+    p.constraints.max_migrations = 6;
+    const std::string snap = (tmp_dir() / "exact_auto_snap.json").string();
+    write_file_atomic(snap, format_json_lines(snapshot_to_json(p)));
+    const std::string plan = (tmp_dir() / "exact_auto_plan.json").string(), mplan = (tmp_dir() / "exact_auto_milp.json").string();
+    const auto a = run_vmcap("exact --time-limit 10 --cluster " + snap + " --out " + plan);
+    ASSERT_EQ(a.code, 0) << a.err;
+    EXPECT_NE(a.out.find("method    auto: the branch and bound did not prove it in 1.0 s"), std::string::npos) << a.out;
+    EXPECT_NE(a.out.find("CBC took over"), std::string::npos) << a.out;
+    const auto doc = nlohmann::json::parse(read_text_file(plan));
+    EXPECT_EQ(doc["algorithm"], "exact-milp");
+    EXPECT_EQ(doc["search"]["proven_optimal"], true);
+    const auto milp = run_vmcap("exact --method milp --cluster " + snap + " --out " + mplan);
+    ASSERT_EQ(milp.code, 0) << milp.err;
+    EXPECT_DOUBLE_EQ(doc["search"]["optimum"].get<double>(),
+                     nlohmann::json::parse(read_text_file(mplan))["search"]["optimum"].get<double>());
+    EXPECT_EQ(run_vmcap("validate --cluster " + snap + " --plan " + plan).code, 0);
 }
 
 TEST(Generate, DeterministicValidAndFragmented) {
