@@ -15,6 +15,7 @@
 #include "evaluators/cluster_capacity.h"
 #include "evaluators/capacity_vectors.h"
 #include "evaluators/network_load.h"
+#include "evaluators/network_report.h"
 #include "evaluators/placements.h"
 #include "evaluators/vmcap.h"
 #include "evaluators/vmcap_batch.h"
@@ -86,36 +87,8 @@ void add_summary(nlohmann::ordered_json& o, Count cap, Count bound) {
 
 namespace {
 
-/** Link loads of the snapshot's placement (evaluators/network_load.h), most utilised first. */
-struct NetworkReport {
-    std::size_t links = 0, vlinks = 0, in_vdcs = 0, same_host = 0;
-    struct Row {
-        std::string name;
-        double load_mbps = 0, capacity_mbps = 0;
-    };
-    std::vector<Row> by_utilisation;  ///< every loaded link direction (arc), highest load / capacity first
-    std::vector<Row> over;            ///< link directions above capacity
-    /** Utilisation (load / capacity, %) of one layer of links, over both directions of each:
-     *  host NIC uplinks, then switch links by the level of their lower end
-     *  (evaluators/network_load.h switch_levels). `links` counts links, `over` directions. */
-    struct Layer {
-        std::string name;
-        std::size_t links = 0, over = 0;
-        double max_pct = 0, p99_pct = 0, mean_pct = 0;
-    };
-    std::vector<Layer> layers;
-};
-
-/** Name of the layer of a switch link whose ends have levels lo <= hi. */
-std::string layer_name(int lo, int hi) {
-    if (lo == 0 && hi == 0) return "ToR-ToR links";
-    if (lo == 0) return "ToR uplinks";
-    if (lo == 1 && hi == 2) return "aggregation uplinks";
-    if (lo == hi) return "level-" + std::to_string(lo) + " lateral links";
-    return "level-" + std::to_string(lo) + " uplinks";
-}
-
-NetworkReport network_report(const Problem& p, const std::string& file) {
+/** The network report of the snapshot's placement; a routing error names the file. */
+NetworkReport snapshot_network_report(const Problem& p, const std::string& file) {
     const NetworkRoutes routes = [&] {
         try {
             return NetworkRoutes(p);
@@ -125,52 +98,7 @@ NetworkReport network_report(const Problem& p, const std::string& file) {
     }();
     std::vector<int> host(p.vms.size());
     for (std::size_t v = 0; v < p.vms.size(); ++v) host[v] = p.vms[v].host;
-    const auto loads = link_loads(p, routes, host);
-    NetworkReport r;
-    r.links = static_cast<std::size_t>(routes.num_links() / 2);  // links; each has two directions (arcs)
-    r.vlinks = p.vlinks.size();
-    for (const Vlink& v : p.vlinks) {
-        r.in_vdcs += v.vdc >= 0 ? 1 : 0;
-        r.same_host += host[v.a] == host[v.b] ? 1 : 0;
-    }
-    std::vector<int> order;
-    for (int l = 0; l < routes.num_links(); ++l)
-        if (loads[l] > 0) order.push_back(l);
-    // Exact order by load / capacity (cross-multiplied in 128 bits), then link number.
-    std::sort(order.begin(), order.end(), [&](int a, int b) {
-        const Wide x = static_cast<Wide>(loads[a]) * routes.capacity(b), y = static_cast<Wide>(loads[b]) * routes.capacity(a);
-        return x != y ? x > y : a < b;
-    });
-    for (int l : order) {
-        const double scale = static_cast<double>(routes.scale(l));
-        NetworkReport::Row row{routes.link_name(l), static_cast<double>(loads[l]) / scale, static_cast<double>(routes.capacity(l)) / scale};
-        if (loads[l] > routes.capacity(l)) r.over.push_back(row);
-        r.by_utilisation.push_back(std::move(row));
-    }
-    // Layers: p99 by nearest rank over every link of the layer, idle ones included.
-    const std::vector<int> level = switch_levels(p);
-    const int H = static_cast<int>(p.hosts.size());
-    std::map<std::pair<int, int>, std::vector<double>> util;  // (lo, hi) level, host uplinks (-1, -1)
-    for (int l = 0; l < routes.num_links(); ++l) {
-        std::pair<int, int> key{-1, -1};
-        if (l / 2 >= H) {
-            const NetLink& nl = p.network.links[l / 2 - H];
-            key = {std::min(level[nl.a], level[nl.b]), std::max(level[nl.a], level[nl.b])};
-        }
-        util[key].push_back(100.0 * static_cast<double>(loads[l]) / static_cast<double>(routes.capacity(l)));
-    }
-    for (auto& [key, u] : util) {
-        NetworkReport::Layer layer;
-        layer.name = key.first < 0 ? "host NIC uplinks" : layer_name(key.first, key.second);
-        std::sort(u.begin(), u.end());
-        layer.links = u.size() / 2;  // both directions of each link are in u
-        layer.max_pct = u.back();
-        layer.p99_pct = u[(u.size() * 99 + 99) / 100 - 1];
-        layer.mean_pct = std::accumulate(u.begin(), u.end(), 0.0) / static_cast<double>(u.size());
-        layer.over = static_cast<std::size_t>(u.end() - std::upper_bound(u.begin(), u.end(), 100.0));
-        r.layers.push_back(std::move(layer));
-    }
-    return r;
+    return network_report(p, routes, host);
 }
 
 }  // namespace
@@ -279,7 +207,7 @@ int cmd_capacity(const Args& args) {
         if (has_bw) doc["objective_bandwidth_limited"] = bw_objective;
         doc["objective_topology_free_bound"] = objective_bound;
         if (p.network.present()) {
-            const NetworkReport nr = network_report(p, cluster);
+            const NetworkReport nr = snapshot_network_report(p, cluster);
             nlohmann::ordered_json n;
             n["links"] = nr.links;
             n["vlinks"] = nr.vlinks;
@@ -400,7 +328,7 @@ int cmd_capacity(const Args& args) {
         std::printf("weighted capacity with bandwidth limits: %s\n", fmt_num(bw_objective).c_str());
     }
     if (p.network.present()) {
-        const NetworkReport nr = network_report(p, cluster);
+        const NetworkReport nr = snapshot_network_report(p, cluster);
         std::printf(
             "\nnetwork: %zu full-duplex links (host uplinks included), %zu vlinks (%zu in VDCs, %zu within one host); ECMP loads "
             "per direction\n",

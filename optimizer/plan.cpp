@@ -2,6 +2,7 @@
 
 #include "evaluators/cluster_capacity.h"
 #include "evaluators/feasibility.h"
+#include "evaluators/network_report.h"
 #include "evaluators/link_filter.h"
 #include "evaluators/network_load.h"
 #include "optimizer/upper_bound.h"
@@ -360,38 +361,26 @@ Plan plan_from_steps(const CapacityModel& model, const std::vector<PlanStep>& st
 
 nlohmann::ordered_json network_figures(const CapacityModel& model, const std::vector<int>& host_after) {
     const Problem& p = model.problem();
-    if (const LinkCapacityFilter* links = model.link_filter()) {
-        const NetworkRoutes& routes = links->routes();
-        std::vector<int> host(p.vms.size());
-        for (std::size_t v = 0; v < host.size(); ++v) host[v] = p.vms[v].host;
-        std::vector<std::string> over[2];
-        double max_util[2] = {0, 0};
-        std::int64_t cross_rack[2] = {0, 0}, cross_pod[2] = {0, 0};  // Mbps of vlinks between ToRs / pods
-        for (int phase = 0; phase < 2; ++phase) {
-            if (phase == 1) host = host_after;
-            for (const Vlink& v : p.vlinks) {
-                const int x = host[v.a], y = host[v.b];
-                if (p.network.host_switch[x] != p.network.host_switch[y]) cross_rack[phase] += v.mbps;
-                if (!p.hosts[x].pod.empty() && !p.hosts[y].pod.empty() && p.hosts[x].pod != p.hosts[y].pod) cross_pod[phase] += v.mbps;
-            }
-            const auto loads = link_loads(p, routes, host);
-            for (int l = 0; l < routes.num_links(); ++l) {
-                max_util[phase] =
-                    std::max(max_util[phase], 100.0 * static_cast<double>(loads[l]) / static_cast<double>(routes.capacity(l)));
-                if (loads[l] > routes.capacity(l)) over[phase].push_back(routes.link_name(l));
-            }
-        }
-        return {{"vlinks", p.vlinks.size()},
-                {"links_over_capacity_before", over[0]},
-                {"links_over_capacity_after", over[1]},
-                {"max_link_utilisation_pct_before", max_util[0]},
-                {"max_link_utilisation_pct_after", max_util[1]},
-                {"cross_rack_mbps_before", cross_rack[0]},
-                {"cross_rack_mbps_after", cross_rack[1]},
-                {"cross_pod_mbps_before", cross_pod[0]},
-                {"cross_pod_mbps_after", cross_pod[1]}};
+    const LinkCapacityFilter* links = model.link_filter();
+    if (links == nullptr) return nullptr;
+    std::vector<int> host(p.vms.size());
+    for (std::size_t v = 0; v < host.size(); ++v) host[v] = p.vms[v].host;
+    const NetworkReport r[2] = {network_report(p, links->routes(), host), network_report(p, links->routes(), host_after)};
+    std::vector<std::string> over[2];  // link directions over capacity, in link order
+    for (int phase = 0; phase < 2; ++phase) {
+        std::vector<NetworkReport::Row> rows = r[phase].over;
+        std::sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.arc < b.arc; });
+        for (const auto& row : rows) over[phase].push_back(row.name);
     }
-    return nullptr;
+    return {{"vlinks", p.vlinks.size()},
+            {"links_over_capacity_before", over[0]},
+            {"links_over_capacity_after", over[1]},
+            {"max_link_utilisation_pct_before", r[0].max_pct},
+            {"max_link_utilisation_pct_after", r[1].max_pct},
+            {"cross_rack_mbps_before", r[0].cross_rack_mbps},
+            {"cross_rack_mbps_after", r[1].cross_rack_mbps},
+            {"cross_pod_mbps_before", r[0].cross_pod_mbps},
+            {"cross_pod_mbps_after", r[1].cross_pod_mbps}};
 }
 
 nlohmann::ordered_json plan_to_json(const Problem& p, const Plan& plan, const PlanInfo& info) {
