@@ -163,16 +163,28 @@ extern "C" void request_stop(int sig) {
 
 }  // namespace
 
-int cmd_plan(const Args& args) {
-    const auto started = std::chrono::steady_clock::now();
-    po::options_description desc("vmcap plan options");
-    std::string cluster, out, algorithm;
+namespace {
+
+/** `vmcap plan`'s command line, parsed and checked. */
+struct PlanOptions {
+    std::string cluster, out, algorithm, start, mix, parallel, seed_text;
     std::int64_t max_mig = -1, max_evals = 0, check = 0;
     double max_gib = -1, time_limit = 60, t0 = 0, reheat = 3.0, neutral = 1.0;
-    std::string start, mix, parallel;
     int threads = 1, tenure = 25, candidates = 256, repair_rounds = 4;
     std::uint64_t seed = 1;
-    std::string seed_text;
+    bool quiet = false;
+    po::variables_map vm;  ///< for the model and term options (model_for, load_for_search)
+};
+
+/** Parses and checks `args` into `o`; false when --help was shown. Throws UsageError (exit 2)
+ *  before any work, an unwritable --out included. */
+bool parse_plan_options(const Args& args, PlanOptions& o) {
+    po::options_description desc("vmcap plan options");
+    std::string &cluster = o.cluster, &out = o.out, &algorithm = o.algorithm, &start = o.start, &mix = o.mix, &parallel = o.parallel,
+                &seed_text = o.seed_text;
+    std::int64_t &max_mig = o.max_mig, &max_evals = o.max_evals, &check = o.check;
+    double &max_gib = o.max_gib, &time_limit = o.time_limit, &t0 = o.t0, &reheat = o.reheat, &neutral = o.neutral;
+    int &threads = o.threads, &tenure = o.tenure, &candidates = o.candidates, &repair_rounds = o.repair_rounds;
     // clang-format off
     desc.add_options()("help,h", "show this help")
         ("cluster", po::value(&cluster), "cluster snapshot JSON (default: the bundled example)")
@@ -206,13 +218,13 @@ int cmd_plan(const Args& args) {
     // clang-format on
     add_term_options(desc);
     add_model_options(desc);
-    po::variables_map vm;
-    if (parse(args, desc, vm,
+    if (parse(args, desc, o.vm,
               "usage: vmcap plan [--cluster C] [--out plan.json] [--max-migrations N] [--max-migrated-gib G]\n"
               "                  [--time-limit S] [--threads T] [--seed K]\n"
               "Maximises sum_f weight_f x capacity_f by simulated annealing over live migrations within the budget."))
-        return 0;
-    seed = parse_seed(seed_text);
+        return false;
+    o.seed = parse_seed(seed_text);
+    o.quiet = o.vm.count("quiet") > 0;
     if (threads < 1 || threads > 1024) throw UsageError("--threads must be in 1..1024");
     if (!(time_limit > 0)) throw UsageError("--time-limit must be > 0");
     if (max_evals < 0 || check < 0) throw UsageError("--max-evaluations and --check must be >= 0");
@@ -224,82 +236,63 @@ int cmd_plan(const Args& args) {
     if (t0 < 0) throw UsageError("--initial-temperature must be >= 0");
     if (parallel != "regions" && parallel != "chains") throw UsageError("--parallel must be regions or chains");
     if (!(reheat >= 1.0 && reheat <= 1e6)) throw UsageError("--reheat must be in [1, 1e6]");
-    const Problem p = load_for_search(cluster, vm, max_mig, max_gib);
-    // The search stops itself at the limit and writes its best plan; this backstop (10% later,
-    // at least 5 s) stops a run that one slow exact-fallback evaluation after another would
-    // carry far past it (exit code 4, nothing written).
-    const double grace = std::max(5.0, 0.1 * time_limit);
-    const auto model_ptr = model_for(p, cluster, vm, deadline_after(started, time_limit + grace));
-    const CapacityModel& model = *model_ptr;
+    return true;
+}
 
+/** The optimiser's parameters for `o` on `p` (its time limit is set by the caller). Throws
+ *  UsageError on a bad --move-mix or parameter combination. */
+OptimizeParams plan_optimize_params(const PlanOptions& o, const Problem& p) {
     SearchParams sp;
-    sp.max_evaluations = max_evals;
-    sp.time_limit_s = time_limit;
-    sp.threads = threads;
-    sp.regions = parallel == "regions";
-    sp.seed = seed;
-    sp.check_every = check;
-    sp.quiet = vm.count("quiet") > 0;
-    sp.initial_temperature = t0;
-    sp.reheat_factor = reheat;
-    sp.neutral_acceptance = neutral;
-    sp.destination_lists = vm.count("no-destination-lists") == 0;
+    sp.max_evaluations = o.max_evals;
+    sp.time_limit_s = o.time_limit;
+    sp.threads = o.threads;
+    sp.regions = o.parallel == "regions";
+    sp.seed = o.seed;
+    sp.check_every = o.check;
+    sp.quiet = o.quiet;
+    sp.initial_temperature = o.t0;
+    sp.reheat_factor = o.reheat;
+    sp.neutral_acceptance = o.neutral;
+    sp.destination_lists = o.vm.count("no-destination-lists") == 0;
     // Free remaps cost no budget, so the search proposes them (5%) unless --move-mix says otherwise.
-    if (!p.constraints.remap_counts_as_migration && mix.find("remap=") == std::string::npos) sp.mix.set("remap", 0.05);
-    if (!mix.empty()) parse_move_mix(mix, sp);
+    if (!p.constraints.remap_counts_as_migration && o.mix.find("remap=") == std::string::npos) sp.mix.set("remap", 0.05);
+    if (!o.mix.empty()) parse_move_mix(o.mix, sp);
     OptimizeParams op;
-    op.algorithm = algorithm == "greedy" ? Algorithm::Greedy : algorithm == "sa" ? Algorithm::Annealing : Algorithm::Tabu;
-    op.greedy_start = start == "greedy";
+    op.algorithm = o.algorithm == "greedy" ? Algorithm::Greedy : o.algorithm == "sa" ? Algorithm::Annealing : Algorithm::Tabu;
+    op.greedy_start = o.start == "greedy";
     op.search = sp;
-    op.tabu = TabuParams{tenure, candidates};
-    op.repair_rounds = repair_rounds;
+    op.tabu = TabuParams{o.tenure, o.candidates};
+    op.repair_rounds = o.repair_rounds;
     try {
         op.validate();
     } catch (const std::invalid_argument& e) {
         throw UsageError(e.what());
     }
-    op.search.stop = &stop_requested;
-    std::signal(SIGINT, request_stop);
-    std::signal(SIGTERM, request_stop);
-    // --time-limit counts from the start of the command: loading a large snapshot and building
-    // its model take seconds, which the search then does not get.
-    op.search.time_limit_s = std::max(1e-3, time_limit - std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
-    const OptimizeResult res = optimize(model, op);
+    return op;
+}
+
+/** The plan file's document: the plan, the run's figures, the bound and the network figures. */
+nlohmann::ordered_json plan_document(const PlanOptions& o, const CapacityModel& model, const OptimizeResult& res, const UpperBound& ub) {
+    const Problem& p = model.problem();
     const Plan& plan = res.plan;
     const SearchResult& sr = res.search;
-    const bool fell_back = res.fell_back;
-    const double phase_seconds = res.phase_seconds;
-    const std::int64_t phase_evals = res.phase_evaluations;
     PlanInfo info;
-    info.cluster = cluster;
-    info.algorithm = fell_back ? algorithm + " (greedy plan written)" : algorithm;
-    info.seed = seed;
-    info.threads = threads;
+    info.cluster = o.cluster;
+    info.algorithm = res.fell_back ? o.algorithm + " (greedy plan written)" : o.algorithm;
+    info.seed = o.seed;
+    info.threads = o.threads;
     info.evaluations = sr.evaluations;
     info.seconds = sr.seconds;
     info.stopped_by = std::string(to_string(sr.stopped_by));
-    if (algorithm != "greedy") info.search_best_objective = res.search_best_objective;
+    if (o.algorithm != "greedy") info.search_best_objective = res.search_best_objective;
     info.repair_rounds = res.repair_rounds;
     info.regions = sr.regions;
     info.convergence = sr.convergence;
-    // Reporting only, after the search: the bound never changes what the search does. It has
-    // until the time limit plus half the grace (from the start of the command), and stops at an
-    // interrupt like the search; cut short, it is coarser but valid (upper_bound_complete false).
-    // The other half of the grace is for its fallback (at most a quarter of the grace) and for
-    // writing the plan.
-    UpperBoundParams ubp;
-    ubp.threads = threads;
-    ubp.deadline = deadline_after(started, time_limit + 0.5 * grace);
-    ubp.fallback_seconds = 0.25 * grace;
-    ubp.stop = &stop_requested;
-    if (!sp.quiet) std::fprintf(stderr, "upper bound: computing (until %.1f s after the start at most)\n", time_limit + 0.5 * grace);
-    const UpperBound ub = compute_upper_bound(model, ubp);
     info.upper_bound = ub.value;
     info.upper_bound_covers_objective = ub.covers_objective;
     info.upper_bound_seconds = ub.seconds;
     info.upper_bound_complete = ub.complete;
     info.upper_bound_stopped_by = ub.stopped_by;
-    const bool interrupted = sr.stopped_by == StopReason::Interrupted || ub.stopped_by == "interrupt";
     auto doc = plan_to_json(p, plan, info);
     // The network: links over capacity in the snapshot and after the plan (the rule keeps every
     // step within capacity, or no worse than the snapshot on a link it already overloads).
@@ -308,10 +301,39 @@ int cmd_plan(const Args& args) {
     for (const PlanStep& st : plan.steps) host_after[st.vm] = st.to_host;
     const auto net = network_figures(model, host_after);
     if (!net.is_null()) doc["network"] = net;
-    write_file_atomic(out, format_json_lines(doc));
+    return doc;
+}
 
+/** The network lines of the summary (a snapshot with vlinks), from the plan's network figures. */
+void print_plan_network(const Problem& p, const nlohmann::ordered_json& doc) {
+    const nlohmann::ordered_json net = doc.contains("network") ? doc["network"] : nlohmann::ordered_json();
+    const auto num = [&](const char* key) { return net.is_null() ? 0.0 : net[key].get<double>(); };
+    const auto count = [&](const char* key) { return net.is_null() ? std::size_t{0} : net[key].size(); };
+    std::printf(
+        "network   %zu vlink(s); link capacities kept at every step; link directions over capacity: %zu in the snapshot, %zu "
+        "after the plan\n",
+        p.vlinks.size(), count("links_over_capacity_before"), count("links_over_capacity_after"));
+    std::printf("          max link utilisation %.1f%% -> %.1f%%; cross-rack vlink bandwidth %lld -> %lld Mbps",
+                num("max_link_utilisation_pct_before"), num("max_link_utilisation_pct_after"),
+                static_cast<long long>(num("cross_rack_mbps_before")), static_cast<long long>(num("cross_rack_mbps_after")));
+    if (num("cross_pod_mbps_before") > 0 || num("cross_pod_mbps_after") > 0)
+        std::printf("; cross-pod %lld -> %lld Mbps", static_cast<long long>(num("cross_pod_mbps_before")),
+                    static_cast<long long>(num("cross_pod_mbps_after")));
+    std::printf("\n");
+}
+
+/** The run's summary on stdout: cluster, budget, search, capacities, objective, bound, plan,
+ *  notes, network and the first steps. */
+void print_plan_report(const PlanOptions& o, const CapacityModel& model, const OptimizeResult& res, const UpperBound& ub,
+                       const nlohmann::ordered_json& doc, bool interrupted) {
+    const Problem& p = model.problem();
+    const Plan& plan = res.plan;
+    const SearchResult& sr = res.search;
+    const std::string& algorithm = o.algorithm;
+    const std::string& out = o.out;
+    const int threads = o.threads;
     const auto& c = p.constraints;
-    std::printf("cluster   %s: %zu hosts, %zu VMs, %d target flavor(s)\n", cluster.c_str(), p.hosts.size(), p.vms.size(),
+    std::printf("cluster   %s: %zu hosts, %zu VMs, %d target flavor(s)\n", o.cluster.c_str(), p.hosts.size(), p.vms.size(),
                 model.num_targets());
     std::printf("budget    %s migrations, %s GiB migrated RAM\n",
                 c.max_migrations == std::numeric_limits<std::int64_t>::max() ? "unlimited" : std::to_string(c.max_migrations).c_str(),
@@ -321,15 +343,15 @@ int cmd_plan(const Args& args) {
                 algorithm == "sa"     ? "simulated annealing"
                 : algorithm == "tabu" ? "tabu search"
                                       : "greedy",
-                algorithm == "greedy" ? 1 : threads, parallel_kind.c_str(), static_cast<unsigned long long>(seed),
+                algorithm == "greedy" ? 1 : threads, parallel_kind.c_str(), static_cast<unsigned long long>(o.seed),
                 static_cast<long long>(sr.evaluations), sr.seconds,
                 sr.seconds > 0 ? static_cast<double>(sr.evaluations) / sr.seconds / 1e6 : 0.0,
                 std::string(to_string(sr.stopped_by)).c_str());
-    if (phase_seconds > 0)
+    if (res.phase_seconds > 0)
         std::printf("          %s phase: %lld candidate-move evaluations in %.2f s (%.2f M/s, %.2f M/s per thread)\n",
-                    algorithm == "sa" ? "annealing" : "tabu", static_cast<long long>(phase_evals), phase_seconds,
-                    static_cast<double>(phase_evals) / phase_seconds / 1e6,
-                    static_cast<double>(phase_evals) / phase_seconds / 1e6 / threads);
+                    algorithm == "sa" ? "annealing" : "tabu", static_cast<long long>(res.phase_evaluations), res.phase_seconds,
+                    static_cast<double>(res.phase_evaluations) / res.phase_seconds / 1e6,
+                    static_cast<double>(res.phase_evaluations) / res.phase_seconds / 1e6 / threads);
     std::printf("\n%-14s %-6s %7s %8s %8s %7s\n", "flavor", "vNUMA", "weight", "before", "after", "gain");
     for (std::size_t f = 0; f < p.flavors.size(); ++f) {
         if (!p.flavors[f].is_target()) continue;
@@ -373,26 +395,12 @@ int cmd_plan(const Args& args) {
             "note      the search's best state (%s) had no feasible order within the budget: %d repair round(s) searched "
             "on from the ordered part\n",
             fmt_num(res.search_best_objective).c_str(), res.repair_rounds);
-    if (fell_back)
+    if (res.fell_back)
         std::printf("note      the search's ordered plan was below greedy's: the greedy plan was written\n");
     else if (plan.dropped > 0)
         std::printf("note      %d move(s) of the last searched state had no feasible order within the budget and were left out\n",
                     plan.dropped);
-    if (p.network.present() && !p.vlinks.empty()) {
-        const auto num = [&](const char* key) { return net.is_null() ? 0.0 : net[key].get<double>(); };
-        const auto count = [&](const char* key) { return net.is_null() ? std::size_t{0} : net[key].size(); };
-        std::printf(
-            "network   %zu vlink(s); link capacities kept at every step; link directions over capacity: %zu in the snapshot, %zu "
-            "after the plan\n",
-            p.vlinks.size(), count("links_over_capacity_before"), count("links_over_capacity_after"));
-        std::printf("          max link utilisation %.1f%% -> %.1f%%; cross-rack vlink bandwidth %lld -> %lld Mbps",
-                    num("max_link_utilisation_pct_before"), num("max_link_utilisation_pct_after"),
-                    static_cast<long long>(num("cross_rack_mbps_before")), static_cast<long long>(num("cross_rack_mbps_after")));
-        if (num("cross_pod_mbps_before") > 0 || num("cross_pod_mbps_after") > 0)
-            std::printf("; cross-pod %lld -> %lld Mbps", static_cast<long long>(num("cross_pod_mbps_before")),
-                        static_cast<long long>(num("cross_pod_mbps_after")));
-        std::printf("\n");
-    }
+    if (p.network.present() && !p.vlinks.empty()) print_plan_network(p, doc);
     const std::size_t show = std::min<std::size_t>(plan.steps.size(), 15);
     for (std::size_t i = 0; i < show; ++i) {
         const PlanStep& st = plan.steps[i];
@@ -400,6 +408,46 @@ int cmd_plan(const Args& args) {
                     p.hosts[st.from_host].id.c_str(), p.hosts[st.to_host].id.c_str(), st.temporary ? "  (temporary)" : "");
     }
     if (plan.steps.size() > show) std::printf("  ... %zu more steps in %s\n", plan.steps.size() - show, out.c_str());
+}
+
+}  // namespace
+
+int cmd_plan(const Args& args) {
+    const auto started = std::chrono::steady_clock::now();
+    PlanOptions o;
+    if (!parse_plan_options(args, o)) return 0;
+    const Problem p = load_for_search(o.cluster, o.vm, o.max_mig, o.max_gib);
+    // The search stops itself at the limit and writes its best plan; this backstop (10% later,
+    // at least 5 s) stops a run that one slow exact-fallback evaluation after another would
+    // carry far past it (exit code 4, nothing written).
+    const double grace = std::max(5.0, 0.1 * o.time_limit);
+    const auto model_ptr = model_for(p, o.cluster, o.vm, deadline_after(started, o.time_limit + grace));
+    const CapacityModel& model = *model_ptr;
+    OptimizeParams op = plan_optimize_params(o, p);
+    op.search.stop = &stop_requested;
+    std::signal(SIGINT, request_stop);
+    std::signal(SIGTERM, request_stop);
+    // --time-limit counts from the start of the command: loading a large snapshot and building
+    // its model take seconds, which the search then does not get.
+    op.search.time_limit_s =
+        std::max(1e-3, o.time_limit - std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
+    const OptimizeResult res = optimize(model, op);
+    // Reporting only, after the search: the bound never changes what the search does. It has
+    // until the time limit plus half the grace (from the start of the command), and stops at an
+    // interrupt like the search; cut short, it is coarser but valid (upper_bound_complete false).
+    // The other half of the grace is for its fallback (at most a quarter of the grace) and for
+    // writing the plan.
+    UpperBoundParams ubp;
+    ubp.threads = o.threads;
+    ubp.deadline = deadline_after(started, o.time_limit + 0.5 * grace);
+    ubp.fallback_seconds = 0.25 * grace;
+    ubp.stop = &stop_requested;
+    if (!o.quiet) std::fprintf(stderr, "upper bound: computing (until %.1f s after the start at most)\n", o.time_limit + 0.5 * grace);
+    const UpperBound ub = compute_upper_bound(model, ubp);
+    const bool interrupted = res.search.stopped_by == StopReason::Interrupted || ub.stopped_by == "interrupt";
+    const auto doc = plan_document(o, model, res, ub);
+    write_file_atomic(o.out, format_json_lines(doc));
+    print_plan_report(o, model, res, ub, doc, interrupted);
     return interrupted ? kExitInterrupted : 0;
 }
 
