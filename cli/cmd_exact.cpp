@@ -174,12 +174,12 @@ int cmd_exact(const Args& args) {
     // reaches it (then it is also the best over plans).
     Plan plan = build_plan(model, ex.best);
     bool order_timed_out = false;
-    if (plan.objective_after < ex.objective - 1e-9) {
+    if (plan.score_after < ex.score) {
         const OrderResult o = find_order(model, ex.best, 2'000'000, deadline);
         if (o.status == OrderStatus::Found) plan = plan_from_steps(model, o.steps);
         order_timed_out = o.status == OrderStatus::Unknown && std::chrono::steady_clock::now() > deadline;
     }
-    const bool ordered = plan.objective_after >= ex.objective - 1e-9;
+    const bool ordered = plan.score_after >= ex.score;
     if (!ordered && ex.proven) {
         ex.proven = false;
         ex.stopped_by =

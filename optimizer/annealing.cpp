@@ -525,6 +525,7 @@ void anneal_regions(const SearchSetup& setup, const SearchParams& params, const 
     }
     res.best = std::move(best);
     res.objective_best = to_objective(best_score.objective);
+    res.score_best = best_score.objective;
     for (const auto& wk : workers) {
         res.evaluations += wk.evaluations;
         res.accepted += wk.accepted;

@@ -98,6 +98,7 @@ struct SearchSetup {
         SearchResult res;
         res.objective_before = objective_before;
         res.objective_best = initial.objective_value();
+        res.score_best = initial.objective();
         res.best = params.start;
         if (nothing_to_search) res.stopped_by = StopReason::NothingToSearch;
         return res;
@@ -242,6 +243,7 @@ void finish(SearchResult& res, const std::vector<W>& workers, std::chrono::stead
     const int bw = best_worker(workers);
     res.best = workers[bw].best;
     res.objective_best = to_objective(workers[bw].best_score.objective);
+    res.score_best = workers[bw].best_score.objective;
     for (const auto& wk : workers) {
         res.evaluations += wk.evaluations;
         res.accepted += wk.accepted;

@@ -942,7 +942,8 @@ ExactResult solve_exact(const CapacityModel& model, const MilpParams& prm) {
     // bug, reported loudly.
     SearchState s(model);
     s.set_placements(res.best);
-    res.objective = s.objective_value();
+    res.score = s.objective();
+    res.objective = to_objective(res.score);
     if (const std::string why = first_rule_violation(model, s); !why.empty())
         throw std::runtime_error("exact: the MILP's optimum breaks the " + why);
     const double milp_value = std::abs(cbc.getObjValue());

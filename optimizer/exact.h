@@ -67,6 +67,7 @@ class LinkCapacityFilter;
 struct ExactResult {
     std::vector<Placement> best;  ///< placements of the VMs that move in the optimum
     double objective = 0.0;       ///< optimum (proven if `proven`), or the best bound-feasible value found
+    Score score = 0;              ///< the same, exactly (score units), from the SearchState re-evaluation of `best`
     double bound = 0.0;           ///< CBC's best upper bound
     bool proven = false;          ///< optimality proven within the time limit
     int columns = 0, rows = 0;    ///< MILP size (0 for the branch and bound)

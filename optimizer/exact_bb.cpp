@@ -686,7 +686,8 @@ ExactResult BranchBound::run() {
     // Independent re-evaluation through SearchState: value and budget.
     SearchState s(m_);
     s.set_placements(best_);
-    res.objective = s.objective_value();
+    res.score = s.objective();
+    res.objective = to_objective(res.score);
     if (std::abs(res.objective - inc_) > 1e-9 * std::max(1.0, std::abs(inc_)))
         throw std::logic_error("exact: branch-and-bound value differs from the SearchState re-evaluation");
     if (const std::string why = first_rule_violation(m_, s); !why.empty())

@@ -247,6 +247,7 @@ SearchResult greedy(const CapacityModel& model, const SearchParams& params) {
     }
     res.best = s.displaced_placements();
     res.objective_best = s.objective_value();
+    res.score_best = s.objective();
     res.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
     if (res.stopped_by == StopReason::NoImprovingMove && s.migrations() >= p.constraints.max_migrations)
         res.stopped_by = StopReason::BudgetSpent;

@@ -60,6 +60,7 @@ SearchResult run_phase(const CapacityModel& model, const OptimizeParams& params,
     if (out != nullptr) {
         out->greedy_best = sr.best;
         out->greedy_objective = sr.objective_best;
+        out->greedy_score = sr.score_best;
     }
     const bool stop_now = sr.stopped_by == StopReason::Interrupted;  // interrupted during greedy: no search phase
     if (params.algorithm != Algorithm::Greedy && !stop_now) {
@@ -124,10 +125,9 @@ OptimizeResult optimize(const CapacityModel& model, const OptimizeParams& params
     // only grows: every appended step keeps every prefix feasible.
     const auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
     Plan acc = out.plan;
-    double target = sr.objective_best;
+    Score target = sr.score_best;
     std::int64_t cap = std::numeric_limits<std::int64_t>::max();  // budget cap of the next round (retries)
-    for (int round = 0;
-         may_repair && round < params.repair_rounds && sr.stopped_by != StopReason::Interrupted && acc.objective_after < target - 1e-9;
+    for (int round = 0; may_repair && round < params.repair_rounds && sr.stopped_by != StopReason::Interrupted && acc.score_after < target;
          ++round) {
         const double left = params.search.time_limit_s - elapsed();
         if (left <= 0.0 || (params.search.stop != nullptr && params.search.stop->load())) break;
@@ -165,17 +165,17 @@ OptimizeResult optimize(const CapacityModel& model, const OptimizeParams& params
         steps.insert(steps.end(), pq.steps.begin(), pq.steps.end());
         acc = plan_from_steps(model, steps, pq.dropped);
         // Stop once a round's best state is ordered in full: what is left is the search's to find.
-        target = acc.objective_after + (r.objective_best - pq.objective_after);
+        target = acc.score_after + (r.score_best - pq.score_after);
     }
     if (out.repair_rounds > 0) {
         out.search.seconds = elapsed();  // the repair rounds included
-        if (acc.objective_after > out.plan.objective_after) out.plan = std::move(acc);
+        if (acc.score_after > out.plan.score_after) out.plan = std::move(acc);
     }
     // Never worse than greedy: the greedy plan is written if the search's ordered plan is below it.
     // (Its plan reaches at most greedy's final state, so it is built only when that is higher.)
-    if (params.algorithm != Algorithm::Greedy && params.greedy_start && out.greedy_objective > out.plan.objective_after) {
+    if (params.algorithm != Algorithm::Greedy && params.greedy_start && out.greedy_score > out.plan.score_after) {
         Plan g = build_plan(model, out.greedy_best);
-        if (g.objective_after > out.plan.objective_after) {
+        if (g.score_after > out.plan.score_after) {
             out.plan = std::move(g);
             out.fell_back = true;
         }

@@ -41,6 +41,7 @@ struct OptimizeResult {
     SearchResult search;                 ///< the last phase's result; seconds and evaluations include greedy
     std::vector<Placement> greedy_best;  ///< greedy's final state (empty for a snapshot start)
     double greedy_objective = 0.0;       ///< objective of greedy's final state (0 for a snapshot start)
+    Score greedy_score = 0;              ///< the same in score units (exact)
     bool fell_back = false;              ///< the greedy plan was written instead of the search's
     double search_best_objective = 0.0;  ///< objective of the first search's best (final) state
     int repair_rounds = 0;               ///< repair rounds run (OptimizeParams::repair_rounds)

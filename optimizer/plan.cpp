@@ -51,7 +51,8 @@ Plan build_plan(const CapacityModel& model, const std::vector<Placement>& target
     const Problem& p = model.problem();
     Plan plan;
     SearchState s(model);
-    plan.objective_before = s.objective_value();
+    plan.score_before = s.objective();
+    plan.objective_before = to_objective(plan.score_before);
     plan.capacity_before = cluster_capacity(model, compute_node_usage(p)).totals();
 
     std::vector<Placement> pending = target;
@@ -100,7 +101,8 @@ Plan build_plan(const CapacityModel& model, const std::vector<Placement>& target
             flags[st.from_host] = has_room(flavor, st.from_host) ? 1 : 0;
             flags[host] = has_room(flavor, host) ? 1 : 0;
         }
-        st.objective_after = s.objective_value();
+        st.score_after = s.objective();
+        st.objective_after = to_objective(st.score_after);
         plan.steps.push_back(st);
         if (step_counts(st.from_host, host)) {
             --steps_left;
@@ -145,7 +147,7 @@ Plan build_plan(const CapacityModel& model, const std::vector<Placement>& target
         int vm = -1, host = -1;
         std::array<std::uint8_t, kMaxVNuma> map{};
         int unblocks = -1;
-        double objective = 0.0;  ///< right after the detour (tie-break)
+        Score objective = 0;  ///< right after the detour (tie-break; score units)
     };
     // The best affordable detour of a blocked VM: the one that makes the most pending moves into
     // the host it leaves fit (own host's other pNUMA nodes, hosts no pending move targets, then
@@ -218,7 +220,7 @@ Plan build_plan(const CapacityModel& model, const std::vector<Placement>& target
                     if (h == pl.host && e.map == pl.pnuma) continue;  // that is the blocked move itself
                     if (!step_fits(s, pl.vm, h, e.map)) continue;
                     ++tried;
-                    if (first.vm < 0) first = Detour{pl.vm, h, e.map, 0, 0.0};
+                    if (first.vm < 0) first = Detour{pl.vm, h, e.map, 0, 0};
                     if (scored >= kMaxScored || into_host[cur].empty()) {
                         if (h != cur) return;
                         continue;
@@ -226,7 +228,7 @@ Plan build_plan(const CapacityModel& model, const std::vector<Placement>& target
                     ++scored;
                     s.move(pl.vm, h, embedding_of(e.map, fl.num_vnuma()));
                     const int unblocks = count_fitting(cur);
-                    const double obj = s.objective_value();
+                    const Score obj = s.objective();
                     s.move(pl.vm, cur, embedding_of(cur_map, fl.num_vnuma()));
                     if (unblocks > best.unblocks || (unblocks == best.unblocks && obj > best.objective))
                         best = Detour{pl.vm, h, e.map, unblocks, obj};
@@ -298,14 +300,15 @@ void finish_plan(const CapacityModel& model, Plan& plan) {
     const Problem& p = model.problem();
     // Keep the best prefix (the shortest among equals).
     std::size_t best_len = 0;
-    double best_obj = plan.objective_before;
+    Score best = plan.score_before;
     for (std::size_t i = 0; i < plan.steps.size(); ++i)
-        if (plan.steps[i].objective_after > best_obj) {
-            best_obj = plan.steps[i].objective_after;
+        if (plan.steps[i].score_after > best) {
+            best = plan.steps[i].score_after;
             best_len = i + 1;
         }
     plan.steps.resize(best_len);
-    plan.objective_after = best_obj;
+    plan.score_after = best;
+    plan.objective_after = to_objective(best);
     // "temporary" means the VM moves again later in the plan: a detour whose follow-up was dropped
     // (no order within the budget) or cut with the tail is the VM's last step, so it is not one.
     {
@@ -340,7 +343,8 @@ Plan plan_from_steps(const CapacityModel& model, const std::vector<PlanStep>& st
     const Problem& p = model.problem();
     Plan plan;
     SearchState s(model);
-    plan.objective_before = s.objective_value();
+    plan.score_before = s.objective();
+    plan.objective_before = to_objective(plan.score_before);
     plan.capacity_before = cluster_capacity(model, compute_node_usage(p)).totals();
     plan.dropped = dropped;
     for (PlanStep st : steps) {
@@ -350,7 +354,8 @@ Plan plan_from_steps(const CapacityModel& model, const std::vector<PlanStep>& st
         if (!step_fits(s, st.vm, st.to_host, st.to_pnuma))
             throw std::logic_error("plan_from_steps: step of VM " + p.vms[st.vm].id + " has no room");
         s.move(st.vm, st.to_host, embedding_of(st.to_pnuma, k));
-        st.objective_after = s.objective_value();
+        st.score_after = s.objective();
+        st.objective_after = to_objective(st.score_after);
         plan.steps.push_back(st);
     }
     finish_plan(model, plan);

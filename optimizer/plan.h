@@ -23,16 +23,18 @@ struct PlanStep {
     int from_host = -1, to_host = -1;
     std::array<std::uint8_t, kMaxVNuma> from_pnuma{}, to_pnuma{};
     bool temporary = false;        ///< a detour that breaks a cyclic dependency; the VM moves again later
-    double objective_after = 0.0;  ///< weighted objective once this step is done
+    double objective_after = 0.0;  ///< weighted objective once this step is done (objective units; to_objective(score_after))
+    Score score_after = 0;         ///< the same, exactly (score units, evaluators/score.h): what plans are compared by
 };
 
 struct Plan {
     std::vector<PlanStep> steps;
-    std::vector<Count> capacity_before, capacity_after;  ///< per flavor (all flavors, flavor order)
-    double objective_before = 0.0, objective_after = 0.0;
-    Amount migrated_ram_mib = 0;  ///< RAM of the steps that count as live migrations
-    std::int64_t migrations = 0;  ///< steps that count against the budget (all, unless remaps are free)
-    int dropped = 0;              ///< target placements left out (no feasible order within the budget)
+    std::vector<Count> capacity_before, capacity_after;    ///< per flavor (all flavors, flavor order)
+    double objective_before = 0.0, objective_after = 0.0;  ///< objective units, for reports: to_objective(score_*)
+    Score score_before = 0, score_after = 0;               ///< the same, exactly (score units): what plans are compared by
+    Amount migrated_ram_mib = 0;                           ///< RAM of the steps that count as live migrations
+    std::int64_t migrations = 0;                           ///< steps that count against the budget (all, unless remaps are free)
+    int dropped = 0;                                       ///< target placements left out (no feasible order within the budget)
 };
 
 /** Does a step from `from_host` to `to_host` use the migration budget (one live migration and

@@ -115,6 +115,7 @@ struct SearchResult {
     std::vector<Placement> best;
     double objective_before = 0.0;  ///< objective units (evaluators/score.h)
     double objective_best = 0.0;    ///< objective units
+    Score score_best = 0;           ///< the same, exactly (score units, evaluators/score.h)
     std::int64_t evaluations = 0;   ///< candidate moves evaluated (all workers)
     std::int64_t accepted = 0;      ///< moves applied
     std::int64_t reheats = 0;       ///< annealing reheats (all workers)
