@@ -360,7 +360,7 @@ TEST(NetsolverImport, ListLineWithNulRefusedAndQuotedWhole) {
               R"(bad.vn: VN[0]: joins VM "a\x00b" to itself)");
 }
 
-// Writing through a symbolic link (README "Commands", docs/format.md): --out naming a symlink
+// Writing through a symbolic link (docs/cli.md "Commands, exit codes and time", docs/format.md): --out naming a symlink
 // writes the file the link points to (replaced atomically, or created), and the link stays.
 TEST(NetsolverImport, OutThroughASymlinkWritesItsTargetAndKeepsTheLink) {
     const std::string pn = write("t.pn", kPn), vn = write("b.vn", kVnB);
