@@ -14,6 +14,7 @@
 #include <initializer_list>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <system_error>
@@ -98,6 +99,239 @@ std::string data_dir_from(const po::variables_map& vm) {
     return VMCAP_SHARED_DATA_DIR;
 }
 
+/** `vmcap snapshot`'s command line, parsed and checked. */
+struct SnapshotCommand {
+    std::string trace_name, out, files;  ///< files: the trace files read, for the provenance text
+    bool azure = true;
+    SnapshotOptions opt;
+    NetworkChoice net;
+    int copies = 1, vdc_cap = 30;
+    double bpc = 0.0;
+    std::optional<double> time_s;  ///< --time; none: 2/3 of the arrival span
+    double span = 0.0;             ///< the trace's arrival span (seconds), once read
+    std::filesystem::path data_dir;
+};
+
+/** Parses and checks `args` into `c` (`desc` holds the options); false when --help was shown.
+ *  Throws UsageError before any work, an unwritable --out included. */
+bool parse_snapshot_command(const Args& args, po::options_description& desc, SnapshotCommand& c) {
+    po::variables_map vm;
+    try {
+        po::store(po::command_line_parser(args).options(desc).run(), vm);
+        po::notify(vm);
+    } catch (const po::error& e) {
+        throw UsageError(e.what());
+    }
+    if (vm.count("help")) {
+        std::cout << desc << "\n";
+        return false;
+    }
+    for (const char* required : {"trace", "out"})
+        if (!vm.count(required)) throw UsageError(std::string("--") + required + " is required (see --help)");
+    if (!vm.count("hosts") && !vm.count("topology-preset")) throw UsageError("--hosts is required (or --topology-preset)");
+
+    // ---- options -> SnapshotOptions (range errors are usage errors)
+    c.trace_name = get<std::string>(vm, "trace");
+    const std::string& trace_name = c.trace_name;
+    if (trace_name != "azure-dev" && trace_name != "azure-test" && trace_name != "huawei")
+        throw UsageError("--trace must be azure-dev, azure-test or huawei, got '" + trace_name + "'");
+    c.azure = trace_name != "huawei";
+    const bool azure = c.azure;
+    SnapshotOptions& opt = c.opt;
+    opt.num_hosts = vm.count("hosts") ? get<int>(vm, "hosts") : 0;
+    opt.hosts_per_rack = get<int>(vm, "hosts-per-rack");
+    opt.racks_per_pod = get<int>(vm, "racks-per-pod");
+    c.net = read_network_flags(vm, opt.num_hosts, opt.hosts_per_rack, opt.racks_per_pod);
+    const NetworkChoice& net = c.net;
+    if (opt.num_hosts < 1) throw UsageError("--hosts must be >= 1");
+    std::string host_topology = get<std::string>(vm, "host-type");
+    long long node_vcpu = get<long long>(vm, "node-vcpu");
+    double node_gib = get<double>(vm, "node-ram-gib");
+    if (net.preset && !net.preset->host_topology.empty()) {  // the preset's servers, unless a host flag is given
+        if (vm["host-type"].defaulted()) host_topology = net.preset->host_topology;
+        if (vm["node-vcpu"].defaulted()) node_vcpu = net.preset->node_vcpu;
+        if (vm["node-ram-gib"].defaulted()) node_gib = static_cast<double>(net.preset->node_ram_mib) / 1024.0;
+    }
+    if (node_vcpu < 1) throw UsageError("--node-vcpu must be >= 1");
+    if (!(node_gib > 0.0) || !std::isfinite(node_gib) || std::llround(node_gib * 1024.0) < 1)
+        throw UsageError("--node-ram-gib must be > 0");
+    try {
+        opt.host_type = uniform_host_type(host_topology, node_vcpu, std::llround(node_gib * 1024.0));
+    } catch (const InputError& e) {
+        throw UsageError(std::string("--host-type: ") + e.what());
+    }
+    opt.placer = get<std::string>(vm, "placer");
+    if (opt.placer != "best-fit" && opt.placer != "first-fit")
+        throw UsageError("--placer must be best-fit or first-fit, got '" + opt.placer + "'");
+    opt.sample = get<double>(vm, "sample");
+    if (!(opt.sample > 0.0 && opt.sample <= 1.0)) throw UsageError("--sample must be in (0, 1]");
+    {
+        const std::string s = get<std::string>(vm, "seed");
+        auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), opt.seed);
+        if (s.empty() || ec != std::errc{} || p != s.data() + s.size())
+            throw UsageError("--seed: expected an unsigned 64-bit integer, got '" + s + "'");
+    }
+    c.copies = get<int>(vm, "copies");
+    if (c.copies < 1) throw UsageError("--copies must be >= 1");
+    if (opt.hosts_per_rack < 1 || opt.racks_per_pod < 1) throw UsageError("--hosts-per-rack and --racks-per-pod must be >= 1");
+    opt.rule.max_node_fraction = get<double>(vm, "max-node-fraction");
+    if (!(opt.rule.max_node_fraction > 0.0 && opt.rule.max_node_fraction <= 1.0)) throw UsageError("--max-node-fraction must be in (0, 1]");
+    if (vm.count("vnuma"))
+        for (const auto& s : get<std::vector<std::string>>(vm, "vnuma")) {
+            auto [name, topo] = name_value(s, "vnuma");
+            if (!opt.rule.overrides.emplace(name, topo).second) throw UsageError("--vnuma: flavor '" + name + "' given twice");
+        }
+    opt.targets = get<std::string>(vm, "targets");
+    if (opt.targets != "multi-numa" && opt.targets != "all")
+        throw UsageError("--targets must be multi-numa or all, got '" + opt.targets + "'");
+    if (vm.count("weight"))
+        for (const auto& s : get<std::vector<std::string>>(vm, "weight")) {
+            auto [name, text] = name_value(s, "weight");
+            const double w = parse_number(text, "--weight " + name);
+            if (w < 0.0) throw UsageError("--weight " + name + ": must be >= 0");
+            if (!opt.weights.emplace(name, w).second) throw UsageError("--weight: flavor '" + name + "' given twice");
+        }
+    if (vm.count("max-migrations")) {
+        opt.max_migrations = get<long long>(vm, "max-migrations");
+        if (opt.max_migrations < 0) throw UsageError("--max-migrations must be >= 0");
+    }
+    if (vm.count("max-migrated-gib")) {
+        const double g = get<double>(vm, "max-migrated-gib");
+        if (!(g >= 0.0) || !std::isfinite(g)) throw UsageError("--max-migrated-gib must be >= 0");
+        opt.max_migrated_ram_mib = std::llround(g * 1024.0);
+    }
+    c.bpc = vm.count("bpc") ? get<double>(vm, "bpc") : 0.0;
+    c.vdc_cap = get<int>(vm, "vdc-cap");
+    const double bpc = c.bpc;
+    const int vdc_cap = c.vdc_cap;
+    if (!std::isfinite(bpc) || bpc < 0.0 || bpc > 1e6) throw UsageError("--bpc must be in 0..1000000 Mbps per vCPU");
+    if (vdc_cap < 1) throw UsageError("--vdc-cap must be >= 1");
+    if (!vm["vdc-cap"].defaulted() && !(bpc > 0.0)) throw UsageError("--vdc-cap needs --bpc");
+    if (bpc > 0.0 && !azure)
+        throw UsageError(
+            "--bpc needs the tenant batches of the Azure trace; Huawei-East-1 has no tenants (use --trace azure-dev|azure-test)");
+    if (bpc > 0.0 && !net.present) throw UsageError("--bpc needs --network or --topology-preset (vlinks need a network)");
+    c.out = get<std::string>(vm, "out");
+    check_output_path(c.out);
+    c.data_dir = data_dir_from(vm);
+    if (vm.count("time")) c.time_s = get<double>(vm, "time");
+    return true;
+}
+
+/** Reads the trace the command names (copies superposed) and sets the stop time. Throws
+ *  InputError on a missing data directory or an empty trace. */
+std::vector<TraceVm> read_snapshot_trace(SnapshotCommand& c) {
+    const std::filesystem::path data = c.data_dir;
+    if (!std::filesystem::is_directory(data))
+        throw InputError(data.string() + ": data directory not found (use --data-dir or VMCAP_DATA_DIR)");
+    std::vector<TraceVm> trace;
+    const SnapshotOptions& opt = c.opt;
+    const int copies = c.copies;
+    if (c.azure) {
+        const std::filesystem::path dir = data / "azure-v1-flavor-traces";
+        const bool dev = c.trace_name == "azure-dev";
+        const std::string flav = dev ? "v1.dev.txt" : "v1.test.txt";
+        const std::string dur = dev ? "v1.dev.c2100000.txt" : "v1.test.c2591400.txt";
+        c.files = "split " + std::string(dev ? "dev" : "test") + ": " + flav + " + " + dur;
+        std::vector<std::vector<TraceVm>> parts;
+        for (int k = 0; k < copies; ++k) {
+            parts.push_back(read_azure_trace((dir / "traces" / flav).string(), (dir / "traces" / dur).string(),
+                                             (dir / "maps" / "v1.interval_map.txt").string(), (dir / "maps" / "flav_map.txt").string(),
+                                             opt.seed + static_cast<std::uint64_t>(k)));
+            for (TraceVm& v : parts.back()) v.copy = k;  // copy k's batches are tenants of their own ("c<k>-t...")
+        }
+        trace = copies == 1 ? std::move(parts.front()) : merge_traces(std::move(parts));
+    } else {
+        const std::filesystem::path csv = data / "huawei-east-1" / "Huawei-East-1-lt.csv";
+        c.files = "Huawei-East-1-lt.csv";
+        trace = read_huawei_trace(csv.string());
+        if (copies > 1) {
+            const double span = trace.empty() ? 0.0 : trace.back().arrival_s - trace.front().arrival_s;
+            std::vector<std::vector<TraceVm>> parts;
+            for (int k = 0; k < copies; ++k) parts.push_back(time_shifted_copy(trace, span * k / copies));
+            trace = merge_traces(std::move(parts));
+        }
+    }
+    if (trace.empty()) throw InputError(c.trace_name + ": the trace has no VMs");
+    c.span = trace.back().arrival_s - trace.front().arrival_s;
+    c.opt.time_s = c.time_s ? *c.time_s : std::round(c.span * 2.0 / 3.0);
+    if (!(c.opt.time_s >= 0.0) || !std::isfinite(c.opt.time_s)) throw UsageError("--time must be >= 0");
+    return trace;
+}
+
+/** The snapshot's provenance text (Problem::source): trace, options, network and licence. */
+void set_snapshot_source(SnapshotCommand& c, double first_arrival_s) {
+    c.opt.source = "vmcap snapshot: trace=" + c.trace_name + " (" + c.files + "), seed=" + std::to_string(c.opt.seed) +
+                   (c.copies > 1 ? ", copies=" + std::to_string(c.copies) : std::string()) + ", sample=" + num(c.opt.sample) +
+                   ", time=" + num(c.opt.time_s) + " s after the first arrival (trace time " + fixed(first_arrival_s + c.opt.time_s, 3) +
+                   " s), hosts=" + std::to_string(c.opt.num_hosts) + " x " + c.opt.host_type.name + ", placer=" + c.opt.placer +
+                   ", max-node-fraction=" + num(c.opt.rule.max_node_fraction) + ", targets=" + c.opt.targets;
+    for (const auto& [name, topo] : c.opt.rule.overrides) c.opt.source += ", vnuma " + name + "=" + topo;
+    for (const auto& [name, w] : c.opt.weights) c.opt.source += ", weight " + name + "=" + num(w);
+    if (c.net.present) {  // appended piece by piece ("literal" + string trips GCC 12's -Wrestrict)
+        const DatacenterNetworkOptions& n = c.net.options;
+        auto add = [&](std::initializer_list<std::string> parts) {
+            for (const std::string& part : parts) c.opt.source += part;
+        };
+        add({", network=", c.net.label, " (racks of ", std::to_string(c.opt.hosts_per_rack), ", NIC ", std::to_string(n.nic_mbps),
+             " Mbps, ToR uplink ", std::to_string(n.tor_uplink_mbps), " Mbps"});
+        if (n.kind == "leaf-spine") add({", ", std::to_string(n.spines), " spines"});
+        if (n.kind == "leaf-spine" && n.spine_links > 0)
+            add({", ", std::to_string(n.spine_links), " x ", std::to_string(n.agg_uplink_mbps), " Mbps spine-spine"});
+        if (n.kind != "leaf-spine") add({", ", std::to_string(n.racks_per_pod), " racks per pod"});
+        if (n.kind == "jupiter") add({", ", std::to_string(n.mbs_per_pod), " middle blocks per pod"});
+        if (n.kind != "leaf-spine") add({", upper links ", std::to_string(n.agg_uplink_mbps), " Mbps"});
+        add({")"});
+        if (c.bpc > 0.0)
+            add({", bpc=", num(c.bpc), " Mbps per vCPU, vdc-cap=", std::to_string(c.vdc_cap), " (Gridiron VDCs of tenant batches)"});
+    }
+    c.opt.source += std::string(". ") + (c.azure ? kAzureAttribution : kHuaweiAttribution);
+}
+
+/** The replay's summary on stdout. */
+void print_snapshot_summary(const SnapshotCommand& c, const Problem& problem, const ReplayStats& st, const TraceVdcStats& vdc,
+                            const std::string& read_s, const std::string& replay_s) {
+    const SnapshotOptions& opt = c.opt;
+    const std::string& out = c.out;
+    const std::string& trace_name = c.trace_name;
+    const int copies = c.copies;
+    const double span = c.span;
+    const NetworkChoice& net = c.net;
+    const double bpc = c.bpc;
+    const int vdc_cap = c.vdc_cap;
+    std::map<int, std::int64_t> alive_per_flavor;
+    for (const Vm& v : problem.vms) ++alive_per_flavor[v.flavor];
+    std::cout << "snapshot " << out << ": " << trace_name << (copies > 1 ? " x" + std::to_string(copies) : std::string()) << ", "
+              << opt.num_hosts << " hosts " << opt.host_type.name << ", " << opt.placer << ", time " << fixed(opt.time_s, 0) << " s of "
+              << fixed(span, 0) << " s\n"
+              << "  VMs: arrivals " << st.arrivals << ", placed " << st.placed << ", rejected " << st.rejected << " ("
+              << percent(st.arrivals ? static_cast<double>(st.rejected) / static_cast<double>(st.arrivals) : 0.0) << "), departed "
+              << st.departed << ", alive " << st.alive_at_end << " (peak " << st.peak_alive << ")\n"
+              << "  utilisation: vCPU " << percent(st.used_vcpu_fraction) << ", RAM " << percent(st.used_ram_fraction) << "\n"
+              << "  constraints: max_migrations " << problem.constraints.max_migrations << ", max_migrated_ram "
+              << (problem.constraints.max_migrated_ram_mib == std::numeric_limits<Amount>::max()
+                      ? std::string("unlimited")
+                      : num(static_cast<double>(problem.constraints.max_migrated_ram_mib) / 1024.0) + " GiB")
+              << "\n  flavors (vNUMA, weight, alive, rejected):\n";
+    for (std::size_t f = 0; f < problem.flavors.size(); ++f) {
+        const Flavor& fl = problem.flavors[f];
+        const auto rej = st.rejected_by_flavor.find(fl.name);
+        std::cout << "    " << fl.name << "  " << fl.vnuma.name << "  " << num(fl.weight) << "  " << alive_per_flavor[static_cast<int>(f)]
+                  << "  " << (rej == st.rejected_by_flavor.end() ? 0 : rej->second) << "\n";
+    }
+    for (const auto& [name, count] : st.rejected_by_flavor)
+        if (std::none_of(problem.flavors.begin(), problem.flavors.end(), [&name = name](const Flavor& fl) { return fl.name == name; }))
+            std::cout << "    " << name << "  -  -  0  " << count << "\n";
+    if (net.present)
+        std::cout << "  network: " << net.label << ", " << problem.network.switches.size() << " switches, " << problem.network.links.size()
+                  << " links (the replay does not check link capacities: see vmcap capacity)\n";
+    if (bpc > 0.0)
+        std::cout << "  VDCs: " << vdc.vdcs << " with vlinks, from " << vdc.batches << " tenant batches alive (" << vdc.chopped_batches
+                  << " chopped at " << vdc_cap << "; largest VDC " << vdc.largest_vdc << " VMs alive), " << vdc.vlinks << " vlinks, "
+                  << vdc.total_mbps << " Mbps in total\n";
+    std::cout << "  read " << read_s << " s, replay " << replay_s << " s\n";
+}
+
 }  // namespace
 
 int cmd_snapshot(const Args& args) {
@@ -144,208 +378,25 @@ int cmd_snapshot(const Args& args) {
     // clang-format on
     add_network_flags(desc);
 
-    po::variables_map vm;
-    try {
-        po::store(po::command_line_parser(args).options(desc).run(), vm);
-        po::notify(vm);
-    } catch (const po::error& e) {
-        throw UsageError(e.what());
-    }
-    if (vm.count("help")) {
-        std::cout << desc << "\n";
-        return 0;
-    }
-    for (const char* required : {"trace", "out"})
-        if (!vm.count(required)) throw UsageError(std::string("--") + required + " is required (see --help)");
-    if (!vm.count("hosts") && !vm.count("topology-preset")) throw UsageError("--hosts is required (or --topology-preset)");
-
-    // ---- options -> SnapshotOptions (range errors are usage errors)
-    const std::string trace_name = get<std::string>(vm, "trace");
-    if (trace_name != "azure-dev" && trace_name != "azure-test" && trace_name != "huawei")
-        throw UsageError("--trace must be azure-dev, azure-test or huawei, got '" + trace_name + "'");
-    const bool azure = trace_name != "huawei";
-    SnapshotOptions opt;
-    opt.num_hosts = vm.count("hosts") ? get<int>(vm, "hosts") : 0;
-    opt.hosts_per_rack = get<int>(vm, "hosts-per-rack");
-    opt.racks_per_pod = get<int>(vm, "racks-per-pod");
-    const NetworkChoice net = read_network_flags(vm, opt.num_hosts, opt.hosts_per_rack, opt.racks_per_pod);
-    if (opt.num_hosts < 1) throw UsageError("--hosts must be >= 1");
-    std::string host_topology = get<std::string>(vm, "host-type");
-    long long node_vcpu = get<long long>(vm, "node-vcpu");
-    double node_gib = get<double>(vm, "node-ram-gib");
-    if (net.preset && !net.preset->host_topology.empty()) {  // the preset's servers, unless a host flag is given
-        if (vm["host-type"].defaulted()) host_topology = net.preset->host_topology;
-        if (vm["node-vcpu"].defaulted()) node_vcpu = net.preset->node_vcpu;
-        if (vm["node-ram-gib"].defaulted()) node_gib = static_cast<double>(net.preset->node_ram_mib) / 1024.0;
-    }
-    if (node_vcpu < 1) throw UsageError("--node-vcpu must be >= 1");
-    if (!(node_gib > 0.0) || !std::isfinite(node_gib) || std::llround(node_gib * 1024.0) < 1)
-        throw UsageError("--node-ram-gib must be > 0");
-    try {
-        opt.host_type = uniform_host_type(host_topology, node_vcpu, std::llround(node_gib * 1024.0));
-    } catch (const InputError& e) {
-        throw UsageError(std::string("--host-type: ") + e.what());
-    }
-    opt.placer = get<std::string>(vm, "placer");
-    if (opt.placer != "best-fit" && opt.placer != "first-fit")
-        throw UsageError("--placer must be best-fit or first-fit, got '" + opt.placer + "'");
-    opt.sample = get<double>(vm, "sample");
-    if (!(opt.sample > 0.0 && opt.sample <= 1.0)) throw UsageError("--sample must be in (0, 1]");
-    {
-        const std::string s = get<std::string>(vm, "seed");
-        auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), opt.seed);
-        if (s.empty() || ec != std::errc{} || p != s.data() + s.size())
-            throw UsageError("--seed: expected an unsigned 64-bit integer, got '" + s + "'");
-    }
-    const int copies = get<int>(vm, "copies");
-    if (copies < 1) throw UsageError("--copies must be >= 1");
-    if (opt.hosts_per_rack < 1 || opt.racks_per_pod < 1) throw UsageError("--hosts-per-rack and --racks-per-pod must be >= 1");
-    opt.rule.max_node_fraction = get<double>(vm, "max-node-fraction");
-    if (!(opt.rule.max_node_fraction > 0.0 && opt.rule.max_node_fraction <= 1.0)) throw UsageError("--max-node-fraction must be in (0, 1]");
-    if (vm.count("vnuma"))
-        for (const auto& s : get<std::vector<std::string>>(vm, "vnuma")) {
-            auto [name, topo] = name_value(s, "vnuma");
-            if (!opt.rule.overrides.emplace(name, topo).second) throw UsageError("--vnuma: flavor '" + name + "' given twice");
-        }
-    opt.targets = get<std::string>(vm, "targets");
-    if (opt.targets != "multi-numa" && opt.targets != "all")
-        throw UsageError("--targets must be multi-numa or all, got '" + opt.targets + "'");
-    if (vm.count("weight"))
-        for (const auto& s : get<std::vector<std::string>>(vm, "weight")) {
-            auto [name, text] = name_value(s, "weight");
-            const double w = parse_number(text, "--weight " + name);
-            if (w < 0.0) throw UsageError("--weight " + name + ": must be >= 0");
-            if (!opt.weights.emplace(name, w).second) throw UsageError("--weight: flavor '" + name + "' given twice");
-        }
-    if (vm.count("max-migrations")) {
-        opt.max_migrations = get<long long>(vm, "max-migrations");
-        if (opt.max_migrations < 0) throw UsageError("--max-migrations must be >= 0");
-    }
-    if (vm.count("max-migrated-gib")) {
-        const double g = get<double>(vm, "max-migrated-gib");
-        if (!(g >= 0.0) || !std::isfinite(g)) throw UsageError("--max-migrated-gib must be >= 0");
-        opt.max_migrated_ram_mib = std::llround(g * 1024.0);
-    }
-    const double bpc = vm.count("bpc") ? get<double>(vm, "bpc") : 0.0;
-    const int vdc_cap = get<int>(vm, "vdc-cap");
-    if (!std::isfinite(bpc) || bpc < 0.0 || bpc > 1e6) throw UsageError("--bpc must be in 0..1000000 Mbps per vCPU");
-    if (vdc_cap < 1) throw UsageError("--vdc-cap must be >= 1");
-    if (!vm["vdc-cap"].defaulted() && !(bpc > 0.0)) throw UsageError("--vdc-cap needs --bpc");
-    if (bpc > 0.0 && !azure)
-        throw UsageError(
-            "--bpc needs the tenant batches of the Azure trace; Huawei-East-1 has no tenants (use --trace azure-dev|azure-test)");
-    if (bpc > 0.0 && !net.present) throw UsageError("--bpc needs --network or --topology-preset (vlinks need a network)");
-    const std::string out = get<std::string>(vm, "out");
-    check_output_path(out);
-
-    // ---- read the trace
-    const std::filesystem::path data = data_dir_from(vm);
-    if (!std::filesystem::is_directory(data))
-        throw InputError(data.string() + ": data directory not found (use --data-dir or VMCAP_DATA_DIR)");
+    SnapshotCommand c;
+    if (!parse_snapshot_command(args, desc, c)) return 0;
     const auto t0 = std::chrono::steady_clock::now();
-    std::vector<TraceVm> trace;
-    std::string files;
-    if (azure) {
-        const std::filesystem::path dir = data / "azure-v1-flavor-traces";
-        const bool dev = trace_name == "azure-dev";
-        const std::string flav = dev ? "v1.dev.txt" : "v1.test.txt";
-        const std::string dur = dev ? "v1.dev.c2100000.txt" : "v1.test.c2591400.txt";
-        files = "split " + std::string(dev ? "dev" : "test") + ": " + flav + " + " + dur;
-        std::vector<std::vector<TraceVm>> parts;
-        for (int c = 0; c < copies; ++c) {
-            parts.push_back(read_azure_trace((dir / "traces" / flav).string(), (dir / "traces" / dur).string(),
-                                             (dir / "maps" / "v1.interval_map.txt").string(), (dir / "maps" / "flav_map.txt").string(),
-                                             opt.seed + static_cast<std::uint64_t>(c)));
-            for (TraceVm& v : parts.back()) v.copy = c;  // copy c's batches are tenants of their own ("c<c>-t...")
-        }
-        trace = copies == 1 ? std::move(parts.front()) : merge_traces(std::move(parts));
-    } else {
-        const std::filesystem::path csv = data / "huawei-east-1" / "Huawei-East-1-lt.csv";
-        files = "Huawei-East-1-lt.csv";
-        trace = read_huawei_trace(csv.string());
-        if (copies > 1) {
-            const double span = trace.empty() ? 0.0 : trace.back().arrival_s - trace.front().arrival_s;
-            std::vector<std::vector<TraceVm>> parts;
-            for (int c = 0; c < copies; ++c) parts.push_back(time_shifted_copy(trace, span * c / copies));
-            trace = merge_traces(std::move(parts));
-        }
-    }
-    if (trace.empty()) throw InputError(trace_name + ": the trace has no VMs");
-    const double span = trace.back().arrival_s - trace.front().arrival_s;
-    opt.time_s = vm.count("time") ? get<double>(vm, "time") : std::round(span * 2.0 / 3.0);
-    if (!(opt.time_s >= 0.0) || !std::isfinite(opt.time_s)) throw UsageError("--time must be >= 0");
-
-    opt.source = "vmcap snapshot: trace=" + trace_name + " (" + files + "), seed=" + std::to_string(opt.seed) +
-                 (copies > 1 ? ", copies=" + std::to_string(copies) : std::string()) + ", sample=" + num(opt.sample) +
-                 ", time=" + num(opt.time_s) + " s after the first arrival (trace time " + fixed(trace.front().arrival_s + opt.time_s, 3) +
-                 " s), hosts=" + std::to_string(opt.num_hosts) + " x " + opt.host_type.name + ", placer=" + opt.placer +
-                 ", max-node-fraction=" + num(opt.rule.max_node_fraction) + ", targets=" + opt.targets;
-    for (const auto& [name, topo] : opt.rule.overrides) opt.source += ", vnuma " + name + "=" + topo;
-    for (const auto& [name, w] : opt.weights) opt.source += ", weight " + name + "=" + num(w);
-    if (net.present) {  // appended piece by piece ("literal" + string trips GCC 12's -Wrestrict)
-        const DatacenterNetworkOptions& n = net.options;
-        auto add = [&](std::initializer_list<std::string> parts) {
-            for (const std::string& part : parts) opt.source += part;
-        };
-        add({", network=", net.label, " (racks of ", std::to_string(opt.hosts_per_rack), ", NIC ", std::to_string(n.nic_mbps),
-             " Mbps, ToR uplink ", std::to_string(n.tor_uplink_mbps), " Mbps"});
-        if (n.kind == "leaf-spine") add({", ", std::to_string(n.spines), " spines"});
-        if (n.kind == "leaf-spine" && n.spine_links > 0)
-            add({", ", std::to_string(n.spine_links), " x ", std::to_string(n.agg_uplink_mbps), " Mbps spine-spine"});
-        if (n.kind != "leaf-spine") add({", ", std::to_string(n.racks_per_pod), " racks per pod"});
-        if (n.kind == "jupiter") add({", ", std::to_string(n.mbs_per_pod), " middle blocks per pod"});
-        if (n.kind != "leaf-spine") add({", upper links ", std::to_string(n.agg_uplink_mbps), " Mbps"});
-        add({")"});
-        if (bpc > 0.0) add({", bpc=", num(bpc), " Mbps per vCPU, vdc-cap=", std::to_string(vdc_cap), " (Gridiron VDCs of tenant batches)"});
-    }
-    opt.source += std::string(". ") + (azure ? kAzureAttribution : kHuaweiAttribution);
-
-    // ---- replay and write
+    const std::vector<TraceVm> trace = read_snapshot_trace(c);
+    set_snapshot_source(c, trace.front().arrival_s);
     const auto t1 = std::chrono::steady_clock::now();
     ReplayStats st;
-    Problem problem = replay_snapshot(trace, opt, &st);
+    Problem problem = replay_snapshot(trace, c.opt, &st);
     TraceVdcStats vdc;
-    if (net.present) {
-        build_datacenter_network(problem, net.options, "snapshot");
-        if (bpc > 0.0) vdc = add_trace_vdcs(problem, trace, st.vm_trace_index, bpc, vdc_cap);
+    if (c.net.present) {
+        build_datacenter_network(problem, c.net.options, "snapshot");
+        if (c.bpc > 0.0) vdc = add_trace_vdcs(problem, trace, st.vm_trace_index, c.bpc, c.vdc_cap);
         // Through the loader's own checks, as any snapshot with a network.
-        problem = parse_snapshot(nlohmann::json::parse(snapshot_to_json(problem).dump()), out);
+        problem = parse_snapshot(nlohmann::json::parse(snapshot_to_json(problem).dump()), c.out);
     }
     const auto t2 = std::chrono::steady_clock::now();
-    write_file_atomic(out, format_json_lines(snapshot_to_json(problem)));
-
-    std::map<int, std::int64_t> alive_per_flavor;
-    for (const Vm& v : problem.vms) ++alive_per_flavor[v.flavor];
+    write_file_atomic(c.out, format_json_lines(snapshot_to_json(problem)));
     auto seconds = [](auto a, auto b) { return fixed(std::chrono::duration<double>(b - a).count(), 2); };
-    std::cout << "snapshot " << out << ": " << trace_name << (copies > 1 ? " x" + std::to_string(copies) : std::string()) << ", "
-              << opt.num_hosts << " hosts " << opt.host_type.name << ", " << opt.placer << ", time " << fixed(opt.time_s, 0) << " s of "
-              << fixed(span, 0) << " s\n"
-              << "  VMs: arrivals " << st.arrivals << ", placed " << st.placed << ", rejected " << st.rejected << " ("
-              << percent(st.arrivals ? static_cast<double>(st.rejected) / static_cast<double>(st.arrivals) : 0.0) << "), departed "
-              << st.departed << ", alive " << st.alive_at_end << " (peak " << st.peak_alive << ")\n"
-              << "  utilisation: vCPU " << percent(st.used_vcpu_fraction) << ", RAM " << percent(st.used_ram_fraction) << "\n"
-              << "  constraints: max_migrations " << problem.constraints.max_migrations << ", max_migrated_ram "
-              << (problem.constraints.max_migrated_ram_mib == std::numeric_limits<Amount>::max()
-                      ? std::string("unlimited")
-                      : num(static_cast<double>(problem.constraints.max_migrated_ram_mib) / 1024.0) + " GiB")
-              << "\n  flavors (vNUMA, weight, alive, rejected):\n";
-    for (std::size_t f = 0; f < problem.flavors.size(); ++f) {
-        const Flavor& fl = problem.flavors[f];
-        const auto rej = st.rejected_by_flavor.find(fl.name);
-        std::cout << "    " << fl.name << "  " << fl.vnuma.name << "  " << num(fl.weight) << "  " << alive_per_flavor[static_cast<int>(f)]
-                  << "  " << (rej == st.rejected_by_flavor.end() ? 0 : rej->second) << "\n";
-    }
-    for (const auto& [name, count] : st.rejected_by_flavor)
-        if (std::none_of(problem.flavors.begin(), problem.flavors.end(), [&name = name](const Flavor& fl) { return fl.name == name; }))
-            std::cout << "    " << name << "  -  -  0  " << count << "\n";
-    if (net.present)
-        std::cout << "  network: " << net.label << ", " << problem.network.switches.size() << " switches, " << problem.network.links.size()
-                  << " links (the replay does not check link capacities: see vmcap capacity)\n";
-    if (bpc > 0.0)
-        std::cout << "  VDCs: " << vdc.vdcs << " with vlinks, from " << vdc.batches << " tenant batches alive (" << vdc.chopped_batches
-                  << " chopped at " << vdc_cap << "; largest VDC " << vdc.largest_vdc << " VMs alive), " << vdc.vlinks << " vlinks, "
-                  << vdc.total_mbps << " Mbps in total\n";
-    std::cout << "  read " << seconds(t0, t1) << " s, replay " << seconds(t1, t2) << " s\n";
+    print_snapshot_summary(c, problem, st, vdc, seconds(t0, t1), seconds(t1, t2));
     return 0;
 }
 
