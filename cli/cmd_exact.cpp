@@ -108,6 +108,69 @@ ExactResult run_method(const CapacityModel& model, const MethodChoice& c, double
     }
 }
 
+/**
+ * The plan `vmcap exact` writes for `ex`: the builder's order, else the exact ordering search
+ * (until `deadline`). The branch and bound optimises over states some plan reaches, so its plan
+ * reaches ex.score; the MILP optimises final states, so its optimum holds for what is written only
+ * if some plan reaches it — if none does, `ex` is marked not proven, saying why.
+ */
+Plan ordered_plan(const CapacityModel& model, ExactResult& ex, std::chrono::steady_clock::time_point deadline) {
+    Plan plan = build_plan(model, ex.best);
+    bool order_timed_out = false;
+    if (plan.score_after < ex.score) {
+        const OrderResult o = find_order(model, ex.best, 2'000'000, deadline);
+        if (o.status == OrderStatus::Found) plan = plan_from_steps(model, o.steps);
+        order_timed_out = o.status == OrderStatus::Unknown && std::chrono::steady_clock::now() > deadline;
+    }
+    if (plan.score_after < ex.score && ex.proven) {
+        ex.proven = false;
+        ex.stopped_by =
+            order_timed_out ? "time limit (ordering the final-state optimum)" : "no plan within the budget reaches the final-state optimum";
+    }
+    return plan;
+}
+
+/** The same bound fields as a `vmcap plan` plan: the smaller of the solver's bound and the
+ *  removal bound (both valid; the latter gets 5% of the time limit, 2.5-600 s); the objective
+ *  itself when proven. */
+void set_bound_fields(const CapacityModel& model, const ExactResult& ex, const Plan& plan, double time_limit, PlanInfo& info) {
+    UpperBoundParams ubp;
+    ubp.deadline = std::chrono::steady_clock::now() +
+                   std::chrono::milliseconds(static_cast<std::int64_t>(1000.0 * std::min(600.0, std::max(2.5, 0.05 * time_limit))));
+    const UpperBound ub = compute_upper_bound(model, ubp);
+    double bound = ub.value;
+    // A MILP bound within the solver's tolerance below the plan's objective is that objective.
+    if (std::isfinite(ex.bound) && ex.bound >= plan.objective_after - 1e-6 * std::max(1.0, std::abs(plan.objective_after)))
+        bound = std::min(bound, std::max(ex.bound, plan.objective_after));
+    if (ex.proven) bound = plan.objective_after;
+    info.upper_bound = bound;
+    info.upper_bound_covers_objective = ub.covers_objective;
+    info.upper_bound_seconds = ub.seconds;
+    info.upper_bound_complete = ex.proven || ub.complete;
+    info.upper_bound_stopped_by = info.upper_bound_complete ? "complete" : ub.stopped_by;
+}
+
+/** The run's summary on stdout. */
+void print_exact_summary(const ExactResult& ex, const Plan& plan, const std::string& used, const std::string& note,
+                         const std::string& milp_model, const std::string& out) {
+    const bool ordered = plan.score_after >= ex.score;
+    if (!note.empty()) std::printf("method    auto: %s\n", note.c_str());
+    if (used == "bb")
+        std::printf("exact     branch and bound: %lld nodes in %.2f s (warm start %s): %s\n", static_cast<long long>(ex.nodes), ex.seconds,
+                    fmt_num(ex.start_objective).c_str(), ex.proven ? "proven optimal" : "NOT proven optimal");
+    else
+        std::printf("exact     %s MILP with %d columns, %d rows, solved by CBC in %.2f s (warm start %s): %s\n", milp_model.c_str(),
+                    ex.columns, ex.rows, ex.seconds, fmt_num(ex.start_objective).c_str(),
+                    ex.proven ? "proven optimal" : "NOT proven optimal");
+    if (!ex.proven) std::printf("stopped   by %s\n", ex.stopped_by.c_str());
+    std::printf("objective %s -> %s (best bound %s)\n", fmt_num(plan.objective_before).c_str(), fmt_num(ex.objective).c_str(),
+                std::isfinite(ex.bound) ? fmt_num(ex.bound).c_str() : "none");
+    std::printf("plan      %zu migration(s) -> %s\n", plan.steps.size(), out.c_str());
+    if (!ordered)
+        std::printf("note      no plan within the budget reaches that state: the plan written reaches %s (not proven for plans)\n",
+                    fmt_num(plan.objective_after).c_str());
+}
+
 }  // namespace
 
 int cmd_exact(const Args& args) {
@@ -168,23 +231,7 @@ int cmd_exact(const Args& args) {
     const auto solve_start = std::chrono::steady_clock::now();
     ExactResult ex = run_method(model, choice, left, used, note);
     const double solve_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - solve_start).count();
-    // The written plan reaches the optimum: the builder's order, else the exact ordering search.
-    // The branch and bound optimises over states some plan reaches, so this holds for it; the
-    // MILP optimises final states, so its optimum is proven for what is written only if some plan
-    // reaches it (then it is also the best over plans).
-    Plan plan = build_plan(model, ex.best);
-    bool order_timed_out = false;
-    if (plan.score_after < ex.score) {
-        const OrderResult o = find_order(model, ex.best, 2'000'000, deadline);
-        if (o.status == OrderStatus::Found) plan = plan_from_steps(model, o.steps);
-        order_timed_out = o.status == OrderStatus::Unknown && std::chrono::steady_clock::now() > deadline;
-    }
-    const bool ordered = plan.score_after >= ex.score;
-    if (!ordered && ex.proven) {
-        ex.proven = false;
-        ex.stopped_by =
-            order_timed_out ? "time limit (ordering the final-state optimum)" : "no plan within the budget reaches the final-state optimum";
-    }
+    const Plan plan = ordered_plan(model, ex, deadline);
     PlanInfo info;
     info.cluster = cluster;
     info.algorithm = used == "bb" ? "exact-bb" : "exact-milp";
@@ -192,45 +239,14 @@ int cmd_exact(const Args& args) {
     info.evaluations = ex.nodes;
     info.stopped_by = ex.stopped_by;
     if (ex.proven) info.proven_optimum = ex.objective;
-    // The same bound fields as a `vmcap plan` plan: the smaller of the solver's bound and the
-    // removal bound (both valid); the objective itself when proven.
-    {
-        UpperBoundParams ubp;
-        ubp.deadline = std::chrono::steady_clock::now() +
-                       std::chrono::milliseconds(static_cast<std::int64_t>(1000.0 * std::min(600.0, std::max(2.5, 0.05 * time_limit))));
-        const UpperBound ub = compute_upper_bound(model, ubp);
-        double bound = ub.value;
-        // A MILP bound within the solver's tolerance below the plan's objective is that objective.
-        if (std::isfinite(ex.bound) && ex.bound >= plan.objective_after - 1e-6 * std::max(1.0, std::abs(plan.objective_after)))
-            bound = std::min(bound, std::max(ex.bound, plan.objective_after));
-        if (ex.proven) bound = plan.objective_after;
-        info.upper_bound = bound;
-        info.upper_bound_covers_objective = ub.covers_objective;
-        info.upper_bound_seconds = ub.seconds;
-        info.upper_bound_complete = ex.proven || ub.complete;
-        info.upper_bound_stopped_by = info.upper_bound_complete ? "complete" : ub.stopped_by;
-    }
+    set_bound_fields(model, ex, plan, time_limit, info);
     nlohmann::ordered_json doc = plan_to_json(p, plan, info);
     // Exact's own fields: whether the optimum is proven, the best state found and the best bound.
     doc["search"]["proven_optimal"] = ex.proven;
     doc["search"]["optimum"] = ex.objective;
     if (std::isfinite(ex.bound)) doc["search"]["bound"] = ex.bound;
     write_file_atomic(out, format_json_lines(doc));
-    if (!note.empty()) std::printf("method    auto: %s\n", note.c_str());
-    if (used == "bb")
-        std::printf("exact     branch and bound: %lld nodes in %.2f s (warm start %s): %s\n", static_cast<long long>(ex.nodes), ex.seconds,
-                    fmt_num(ex.start_objective).c_str(), ex.proven ? "proven optimal" : "NOT proven optimal");
-    else
-        std::printf("exact     %s MILP with %d columns, %d rows, solved by CBC in %.2f s (warm start %s): %s\n", milp_model.c_str(),
-                    ex.columns, ex.rows, ex.seconds, fmt_num(ex.start_objective).c_str(),
-                    ex.proven ? "proven optimal" : "NOT proven optimal");
-    if (!ex.proven) std::printf("stopped   by %s\n", ex.stopped_by.c_str());
-    std::printf("objective %s -> %s (best bound %s)\n", fmt_num(plan.objective_before).c_str(), fmt_num(ex.objective).c_str(),
-                std::isfinite(ex.bound) ? fmt_num(ex.bound).c_str() : "none");
-    std::printf("plan      %zu migration(s) -> %s\n", plan.steps.size(), out.c_str());
-    if (!ordered)
-        std::printf("note      no plan within the budget reaches that state: the plan written reaches %s (not proven for plans)\n",
-                    fmt_num(plan.objective_after).c_str());
+    print_exact_summary(ex, plan, used, note, milp_model, out);
     return 0;
 }
 
