@@ -485,7 +485,8 @@ TEST(ExactCli, WritesProvenPlanAndRejectsBadInput) {
 
 // --method auto on an instance the branch and bound does not prove in its share (173 s alone at
 // budget 6, docs/performance.md): CBC takes over, proves the optimum --method milp proves, and
-// the output says which solver it used.
+// the output says which solver it used (its share, a tenth of what the load leaves of 10 s, is not
+// asserted: a slow sanitizer build loads more slowly).
 TEST(ExactCli, AutoHandsOverToCbcWhereTheBranchAndBoundIsSlow) {
     using test::run_vmcap;
     using test::tmp_dir;
@@ -501,7 +502,7 @@ TEST(ExactCli, AutoHandsOverToCbcWhereTheBranchAndBoundIsSlow) {
     const std::string plan = (tmp_dir() / "exact_auto_plan.json").string(), mplan = (tmp_dir() / "exact_auto_milp.json").string();
     const auto a = run_vmcap("exact --time-limit 10 --cluster " + snap + " --out " + plan);
     ASSERT_EQ(a.code, 0) << a.err;
-    EXPECT_NE(a.out.find("method    auto: the branch and bound did not prove it in 1.0 s"), std::string::npos) << a.out;
+    EXPECT_NE(a.out.find("method    auto: the branch and bound did not prove it in "), std::string::npos) << a.out;
     EXPECT_NE(a.out.find("CBC took over"), std::string::npos) << a.out;
     const auto doc = nlohmann::json::parse(read_text_file(plan));
     EXPECT_EQ(doc["algorithm"], "exact-milp");
