@@ -46,6 +46,9 @@ public:
      *  unknown objective term, a bad term weight or a work limit < 1. Every evaluation of an
      *  exact-fallback pair may throw InputError beyond options.exact_work_limit work units (vmcap.h). */
     explicit CapacityModel(const Problem& problem, const ModelOptions& options = {});
+    /** Not copyable or movable: rules() points at its own budget() and SearchStates at the model. */
+    CapacityModel(const CapacityModel&) = delete;
+    CapacityModel& operator=(const CapacityModel&) = delete;
 
     /** Objective terms beyond VMCAP capacity (may be empty), in a fixed order. */
     const std::vector<std::unique_ptr<ObjectiveTerm>>& terms() const { return terms_; }

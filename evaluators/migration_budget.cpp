@@ -4,19 +4,6 @@
 
 namespace vmcap {
 
-namespace {
-
-/** Does `vm` on (host, mask) count as migrated? SearchState::differs_from_origin's rule, restated
- *  for from-scratch placements (no state). */
-bool differs(const Problem& p, int vm, int host, NodeMask mask) {
-    const Vm& v = p.vms[vm];
-    if (v.host != host) return true;
-    if (!p.constraints.remap_counts_as_migration) return false;
-    return node_mask(v.pnuma.data(), p.flavors[v.flavor].num_vnuma()) != mask;
-}
-
-}  // namespace
-
 BudgetTally MigrationBudget::after(const SearchState& s, std::span<const Relocation> moves) {
     BudgetTally t{s.migrations(), s.migrated_ram_mib()};
     for (std::size_t i = 0; i < moves.size(); ++i) {
@@ -45,7 +32,7 @@ bool MigrationBudget::admits(const SearchState& s, std::span<const Relocation> m
 BudgetTally MigrationBudget::tally(const Problem& p, const PlacementView& placement) {
     BudgetTally t;
     for (std::size_t v = 0; v < p.vms.size(); ++v)
-        if (differs(p, static_cast<int>(v), placement.host[v], placement.mask[v])) {
+        if (differs_from_snapshot(p, static_cast<int>(v), placement.host[v], placement.mask[v])) {
             ++t.migrations;
             t.ram_mib += p.flavors[p.vms[v].flavor].demand[kRamMib];
         }

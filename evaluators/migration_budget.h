@@ -28,6 +28,16 @@ namespace vmcap {
 
 class SearchState;
 
+/** Does VM `vm` of `problem` placed on (host, mask) count as migrated? Off its snapshot host
+ *  always; on it, on other pNUMA nodes only if Constraints::remap_counts_as_migration. The one
+ *  definition: SearchState::differs_from_origin and the from-scratch tally use it. O(k). */
+inline bool differs_from_snapshot(const Problem& problem, int vm, int host, NodeMask mask) {
+    const Vm& v = problem.vms[vm];
+    if (v.host != host) return true;
+    if (!problem.constraints.remap_counts_as_migration) return false;  // a remap is free
+    return node_mask(v.pnuma.data(), problem.flavors[v.flavor].num_vnuma()) != mask;
+}
+
 /** Migration count and migrated RAM (MiB) of a placement or of a state after a move. */
 struct BudgetTally {
     std::int64_t migrations = 0;

@@ -59,10 +59,8 @@ NodeMask SearchState::mask_of(int vm) const {
 }
 
 bool SearchState::differs_from_origin(int vm, int host, NodeMask mask) const {
-    if (vm_[vm].origin != host) return true;                             // the common case without touching the Problem's VM record
-    if (!problem().constraints.remap_counts_as_migration) return false;  // a remap is free
-    const Vm& orig = problem().vms[vm];
-    return node_mask(orig.pnuma.data(), problem().flavors[orig.flavor].num_vnuma()) != mask;
+    if (vm_[vm].origin != host) return true;  // the common case without touching the Problem's VM record
+    return differs_from_snapshot(problem(), vm, host, mask);
 }
 
 void SearchState::rebuild() {
