@@ -1,7 +1,7 @@
 /**
  * @file cmd_snapshot.cpp
  * `vmcap snapshot`: builds a cluster snapshot by replaying a VM trace (Azure V1 dev/test split or
- * Huawei-East-1) into N identical hosts with a NUMA-aware placer (instances/replay.h) and writes
+ * Huawei-East-1) into N identical hosts with a placer of the placement seam (placement/replay.h) and writes
  * it as "vmcap-snapshot/1" JSON with the data's attribution in "source".
  */
 #include <algorithm>
@@ -23,7 +23,8 @@
 #include <boost/program_options.hpp>
 
 #include "instances/datacenter_network.h"
-#include "instances/replay.h"
+#include "placement/placer.h"
+#include "placement/replay.h"
 #include "instances/snapshot_io.h"
 #include "instances/trace.h"
 #include "cli/cli.h"
@@ -161,8 +162,9 @@ bool parse_snapshot_command(const Args& args, po::options_description& desc, Sna
         throw UsageError(std::string("--host-type: ") + e.what());
     }
     opt.placer = get<std::string>(vm, "placer");
-    if (opt.placer != "best-fit" && opt.placer != "first-fit")
-        throw UsageError("--placer must be best-fit or first-fit, got '" + opt.placer + "'");
+    bool known = false;
+    for (const PlacerInfo& p : registered_placers()) known = known || p.name == opt.placer;
+    if (!known) throw UsageError("--placer must be one of " + placer_names() + ", got '" + opt.placer + "'");
     opt.sample = get<double>(vm, "sample");
     if (!(opt.sample > 0.0 && opt.sample <= 1.0)) throw UsageError("--sample must be in (0, 1]");
     {
@@ -355,7 +357,7 @@ int cmd_snapshot(const Args& args) {
         ("node-vcpu", po::value<long long>()->default_value(16), "vCPUs per pNUMA node")
         ("node-ram-gib", po::value<double>()->default_value(64.0), "RAM per pNUMA node, GiB")
         ("time", po::value<double>(), "stop time, seconds since the first arrival (default: 2/3 of the arrival span, rounded to whole seconds)")
-        ("placer", po::value<std::string>()->default_value("best-fit"), "best-fit | first-fit")
+        ("placer", po::value<std::string>()->default_value("best-fit"), "best-fit | first-fit | vmcap-fit (placement/placer.h: vmcap-fit puts each VM where the weighted capacity of the targets drops least)")
         ("sample", po::value<double>()->default_value(1.0), "keep each trace VM with this probability, in (0,1]")
         ("seed", po::value<std::string>()->default_value("1"), "seed of lifetime draws (Azure) and sampling (uint64)")
         ("copies", po::value<int>()->default_value(1),

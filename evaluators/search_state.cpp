@@ -70,6 +70,7 @@ void SearchState::rebuild() {
         std::copy(ht.node_capacity.begin(), ht.node_capacity.end(), free_.begin() + static_cast<std::ptrdiff_t>(free_off_[h]));
     }
     for (std::size_t v = 0; v < p.vms.size(); ++v) {
+        if (vm_[v].host == kUnplaced) continue;
         const Flavor& fl = p.flavors[p.vms[v].flavor];
         Amount* f = free_.data() + free_off_[vm_[v].host];
         for (int i = 0; i < fl.num_vnuma(); ++i)
@@ -88,10 +89,13 @@ void SearchState::rebuild() {
     displaced_.clear();
     for (VmSlot& d : vm_) d.migrated_pos = d.displaced_pos = -1;
     migrated_ram_ = 0;
+    // An arriving VM (snapshot host kUnplaced) is never a migration, wherever place() put it.
     for (std::size_t v = 0; v < p.vms.size(); ++v)
-        if (differs_from_origin(static_cast<int>(v), vm_[v].host, mask_of(static_cast<int>(v)))) set_migrated(static_cast<int>(v), true);
+        if (vm_[v].origin != kUnplaced && differs_from_origin(static_cast<int>(v), vm_[v].host, mask_of(static_cast<int>(v))))
+            set_migrated(static_cast<int>(v), true);
     if (track_displaced_)
-        for (std::size_t v = 0; v < p.vms.size(); ++v) update_displaced(static_cast<int>(v));
+        for (std::size_t v = 0; v < p.vms.size(); ++v)
+            if (vm_[v].origin != kUnplaced) update_displaced(static_cast<int>(v));
     recompute_terms();
 }
 
@@ -210,6 +214,45 @@ void SearchState::move(int vm, int host, const Embedding& emb) {
     for (int i = 0; i < k; ++i) vm_[vm].pnuma[i] = emb.map[i];
     set_migrated(vm, differs_from_origin(vm, host, emb.mask));
     if (track_displaced_) update_displaced(vm);
+}
+
+void SearchState::require_arrivals_supported(const char* what) const {
+    if (!term_value_.empty() || keeps_aggregates_)
+        throw std::logic_error(
+            std::string(what) +
+            ": arriving VMs need a model without objective terms or aggregate-keeping rules (links come with admission)");
+}
+
+void SearchState::place(int vm, int host, const Embedding& emb) {
+    require_arrivals_supported("SearchState::place");
+    if (vm_[vm].host != kUnplaced) throw std::logic_error("SearchState::place: the VM is already on a host");
+    const Flavor& fl = problem().flavors[vm_[vm].flavor];
+    const int k = fl.num_vnuma();
+    Amount* fd = free_.data() + free_off_[host];
+    for (int i = 0; i < k; ++i)
+        for (int r = 0; r < R_; ++r) fd[emb.map[i] * R_ + r] -= fl.node_demand[r];
+    host_version_[host] = ++clock_;
+    refresh_host(host, emb.mask);
+    vm_[vm].host = host;
+    for (int i = 0; i < k; ++i) vm_[vm].pnuma[i] = emb.map[i];
+}
+
+void SearchState::unplace(int vm) {
+    require_arrivals_supported("SearchState::unplace");
+    const int src = vm_[vm].host;
+    if (src == kUnplaced) throw std::logic_error("SearchState::unplace: the VM is not on a host");
+    if (vm_[vm].origin != kUnplaced) throw std::logic_error("SearchState::unplace: only an arriving VM may leave the cluster");
+    const Flavor& fl = problem().flavors[vm_[vm].flavor];
+    const int k = fl.num_vnuma();
+    Amount* fs = free_.data() + free_off_[src];
+    unsigned mask = 0;
+    for (int i = 0; i < k; ++i) {
+        mask |= 1U << vm_[vm].pnuma[i];
+        for (int r = 0; r < R_; ++r) fs[vm_[vm].pnuma[i] * R_ + r] += fl.node_demand[r];
+    }
+    host_version_[src] = ++clock_;
+    refresh_host(src, static_cast<int>(mask));
+    vm_[vm].host = kUnplaced;
 }
 
 std::vector<Placement> SearchState::displaced_placements() const {

@@ -33,6 +33,7 @@ public:
     const CapacityModel& model() const { return *model_; }
     const Problem& problem() const { return model_->problem(); }
 
+    /** Host of `vm` now; kUnplaced only for an arriving VM that is on no host (place()). */
     int host_of(int vm) const { return vm_[vm].host; }
     const std::uint8_t* pnuma_of(int vm) const { return vm_[vm].pnuma.data(); }
     /** Snapshot host of `vm` (= problem().vms[vm].host, kept next to the current placement). */
@@ -112,8 +113,24 @@ public:
     void move(int vm, int host, const Embedding& emb);
 
     /**
+     * Arriving VMs (placement/): puts `vm`, whose snapshot host is kUnplaced and which is on no
+     * host now, on (host, embedding of its flavor there), updating the host's aggregates as
+     * move() does. An arrival is never a migration (origin_of stays kUnplaced, the budget is
+     * untouched), so a state that took arrivals is a build-up state: materialise its placement
+     * into a new Problem before planning migrations on it. Precondition: the nodes have room.
+     * Throws std::logic_error if the VM is on a host, or if the model has objective terms or
+     * aggregate-keeping rules (not yet defined for arrivals). O(targets x (k x R + VMCAP)).
+     */
+    void place(int vm, int host, const Embedding& emb);
+    /** Takes an arriving VM placed by place() off its host (a departure): the inverse of place().
+     *  Throws std::logic_error if the VM is on no host or came from the snapshot. Same cost. */
+    void unplace(int vm);
+    /** Is `vm` on a host (false only for an arriving VM not placed yet, or departed)? */
+    bool is_placed(int vm) const { return vm_[vm].host != kUnplaced; }
+
+    /**
      * Version of host h's aggregates: changes (to a value never used before in this state's
-     * lifetime) whenever move() touches the host or set_placements() changes one of its VMs
+     * lifetime) whenever move(), place() or unplace() touches the host or set_placements() changes one of its VMs
      * (other hosts keep their version), so per-worker caches of
      * per-host quantities (moves/move_cache.h) can tell in O(1) whether an entry is still exact.
      */
@@ -144,6 +161,8 @@ public:
     void check_consistency() const;
 
 private:
+    /** Throws std::logic_error naming `what` unless place()/unplace() are defined for the model. */
+    void require_arrivals_supported(const char* what) const;
     /** Recomputes every aggregate from the VM placements (vm_); every host gets a new version. */
     void rebuild();
     void refresh_host(int host, int first_node_mask);

@@ -2,7 +2,7 @@
 /**
  * @file datacenter_network.h
  * Datacenter networks and Gridiron-style VDC vlinks built over the hosts of a snapshot, shared by
- * `vmcap generate` (instances/generator.h) and `vmcap snapshot` (trace replay, instances/replay.h):
+ * `vmcap generate` (instances/generator.h) and `vmcap snapshot` (trace replay, placement/replay.h):
  * the builders fill Problem::network, HostType::nic_mbps, Problem::vdcs and Problem::vlinks (the
  * model of instances/network.h, JSON in docs/format.md "Network and vlinks").
  *

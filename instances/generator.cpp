@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "instances/replay.h"
+#include "instances/vnuma_rule.h"
 
 namespace vmcap {
 

@@ -26,7 +26,7 @@ struct GenerateOptions {
 
 /**
  * Builds a snapshot: one host type, the flavor catalog 1c2g, 2c4g, 4c8g, 4c16g, 8c32g, 8c64g,
- * 16c64g, 16c128g with vNUMA topologies by the default rule of replay.h (weight 1 for the
+ * 16c64g, 16c128g with vNUMA topologies by the default rule of vnuma_rule.h (weight 1 for the
  * multi-NUMA ones), VMs placed at random feasible (host, placement) pairs with a churn phase
  * that deletes random VMs, so free capacity is scattered. Throws InputError on impossible options
  * (no host can hold any flavor, hosts < 1, vms < 0). O(vms x placements) expected.

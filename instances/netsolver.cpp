@@ -11,7 +11,7 @@
 #include <tuple>
 #include <unordered_map>
 
-#include "instances/replay.h"
+#include "instances/vnuma_rule.h"
 #include "instances/snapshot_io.h"
 #include "instances/topology.h"
 

@@ -37,7 +37,7 @@ struct NetsolverOptions {
     int numa_nodes = 2;                 ///< pNUMA nodes per server, 1..16 (topology K<n>)
     std::int64_t mbps_per_unit = 1000;  ///< Mbps per NetSolver bandwidth unit, 1..10^6
     Amount ram_mib_per_unit = 1024;     ///< MiB per NetSolver RAM unit (GB, taken as GiB), 1..2^20
-    double max_node_fraction = 1.0;     ///< vNUMA rule (replay.h VnumaRule), in (0, 1]
+    double max_node_fraction = 1.0;     ///< vNUMA rule (vnuma_rule.h VnumaRule), in (0, 1]
     std::int64_t max_vdcs = -1;         ///< stop after this many (>= 1) VDCs are allocated; -1: no limit
     std::int64_t max_migrations = -1;   ///< Constraints::max_migrations; -1: ceil(1% of the VMs)
 };

@@ -21,7 +21,7 @@ std::string short_number(double x) {
 
 }  // namespace
 
-void finalize_problem(Problem& p, const std::string& file) {
+void finalize_problem(Problem& p, const std::string& file, bool allow_unplaced) {
     const int R = p.num_resources();
     if (R < 2 || p.resources[kVcpu] != "vcpu" || p.resources[kRamMib] != "ram_mib")
         throw InputError(file + ": resources: must start with \"vcpu\", \"ram_mib\"");
@@ -74,6 +74,7 @@ void finalize_problem(Problem& p, const std::string& file) {
         const Vm& vm = p.vms[i];
         if (vm.flavor < 0 || vm.flavor >= static_cast<int>(p.flavors.size()))
             throw InputError(vm_where(file, i, vm) + ": flavor index out of range");
+        if (vm.host == kUnplaced && allow_unplaced) continue;
         if (vm.host < 0 || vm.host >= static_cast<int>(p.hosts.size()))
             throw InputError(vm_where(file, i, vm) + ": host index out of range");
         const Flavor& fl = p.flavors[vm.flavor];
@@ -106,6 +107,7 @@ std::vector<std::vector<Amount>> compute_node_usage(const Problem& p) {
     std::vector<std::vector<Amount>> usage(p.hosts.size());
     for (std::size_t h = 0; h < p.hosts.size(); ++h) usage[h].assign(p.host_type_of(static_cast<int>(h)).node_capacity.size(), 0);
     for (const Vm& vm : p.vms) {
+        if (vm.host == kUnplaced) continue;
         const Flavor& fl = p.flavors[vm.flavor];
         for (int v = 0; v < fl.num_vnuma(); ++v)
             for (int r = 0; r < R; ++r) usage[vm.host][vm.pnuma[v] * R + r] += fl.node_demand[r];

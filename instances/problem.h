@@ -100,11 +100,15 @@ struct Host {
     std::string uplink;
 };
 
+/** Vm::host of a VM that is not on any host yet: an arriving VM of an in-memory problem built
+ *  for placement (placement/), never in a loaded snapshot. */
+inline constexpr int kUnplaced = -1;
+
 /** A running VM and its current placement. */
 struct Vm {
     std::string id;
     int flavor = 0;  ///< index into Problem::flavors
-    int host = 0;    ///< index into Problem::hosts
+    int host = 0;    ///< index into Problem::hosts, or kUnplaced (only with finalize_problem's allow_unplaced)
     /** pNUMA node (0-based) of each vNUMA node; entries past the flavor's vNUMA count are 0. */
     std::array<std::uint8_t, kMaxVNuma> pnuma{};
     bool migratable = true;
@@ -153,11 +157,13 @@ struct Problem {
 /**
  * Checks the invariants listed on Problem. Throws InputError naming `file` and the JSON path
  * (e.g. "cluster.json: vms[12] (id \"vm-12\"): pNUMA node 3 is over capacity in ram_mib").
- * Also fills Flavor::node_demand. O(VMs * k^2 + hosts * nodes * R).
+ * Also fills Flavor::node_demand. O(VMs * k^2 + hosts * nodes * R). With `allow_unplaced`, a VM
+ * whose host is kUnplaced is accepted (its pnuma is ignored): the problems that placement/ builds
+ * to place arriving VMs; a loaded snapshot never has one.
  */
-void finalize_problem(Problem& problem, const std::string& file);
+void finalize_problem(Problem& problem, const std::string& file, bool allow_unplaced = false);
 
-/** Used amount of every pNUMA node of every host, recomputed from the VMs: [host][node * R + r]. */
+/** Used amount of every pNUMA node of every host, recomputed from the placed VMs: [host][node * R + r]. */
 std::vector<std::vector<Amount>> compute_node_usage(const Problem& problem);
 
 }  // namespace vmcap

@@ -5,7 +5,7 @@
  * huaweicloud/trace_generation_rnn (../shared/data/azure-v1-flavor-traces, INPUT.upstream.md) and
  * the Huawei-East-1 lifetime CSV (../shared/data/huawei-east-1, SPANE's Huawei-East-1-lt.csv).
  *
- * Both produce the same neutral form, `std::vector<TraceVm>`, which replay.h turns into a cluster
+ * Both produce the same neutral form, `std::vector<TraceVm>`, which placement/replay.h turns into a cluster
  * snapshot. Units: seconds (relative to the trace's own origin), vCPU, MiB of RAM.
  *
  * Licences: the Azure data is CC-BY 4.0 (cite Cortez et al., "Resource Central", SOSP 2017, and

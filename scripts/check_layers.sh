@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Layering check (a CTest test): each layer may include only itself and the layers below it,
-#   instances <- evaluators <- moves <- optimizer <- cli
+#   instances <- evaluators <- moves <- placement <- optimizer <- cli
 # and only cli/ may include Boost.Program_options. Prints every violating include and exits 1.
 set -uo pipefail
 cd "$(dirname "$0")/.."
-layers=(instances evaluators moves optimizer cli)
+layers=(instances evaluators moves placement optimizer cli)
 status=0
 for i in "${!layers[@]}"; do
   layer=${layers[$i]}
@@ -23,5 +23,5 @@ for i in "${!layers[@]}"; do
     fi
   done
 done
-[ $status -eq 0 ] && echo "layering OK: instances <- evaluators <- moves <- optimizer <- cli"
+[ $status -eq 0 ] && echo "layering OK: instances <- evaluators <- moves <- placement <- optimizer <- cli"
 exit $status

@@ -11,7 +11,7 @@ import re
 import sys
 
 limit = int(sys.argv[1]) if len(sys.argv) > 1 else 100
-dirs = sys.argv[2:] or ["instances", "evaluators", "moves", "optimizer", "cli"]
+dirs = sys.argv[2:] or ["instances", "evaluators", "moves", "placement", "optimizer", "cli"]
 root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 start = re.compile(r"^( {0,4})(?!namespace|class|struct|enum|union|if\b|for\b|while\b|switch\b|return\b|else\b|do\b|case\b)[A-Za-z_~][\w:<>,\s\*&~]*\(")
 found = []

@@ -20,9 +20,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "instances/replay.h"
+#include "evaluators/vmcap.h"
 #include "instances/snapshot_io.h"
 #include "instances/trace.h"
+#include "placement/replay.h"
 #include "cli/cli.h"
 
 #ifndef VMCAP_SHARED_DATA_DIR
@@ -399,6 +400,35 @@ TEST(Replay, RandomTraceInvariants) {
 std::map<std::size_t, std::pair<int, std::vector<int>>> brute_force_replay(const std::vector<TraceVm>& trace, const SnapshotOptions& o) {
     const HostType& ht = o.host_type;
     const int n = ht.num_nodes();
+    // vmcap-fit's targets: the multi-NUMA flavors among those arriving by the stop (placer.h),
+    // each with every placement; weighted capacity of a host by the exact solver (vmcap_exact),
+    // not the closed forms the placer uses.
+    struct Target {
+        Amount node_vcpu, node_ram;
+        std::vector<Embedding> embs;
+    };
+    std::vector<Target> targets;
+    {
+        std::set<std::pair<Amount, Amount>> seen;
+        for (const TraceVm& vm : trace) {
+            if (vm.arrival_s > trace.front().arrival_s + o.time_s) break;
+            if (!seen.insert({vm.vcpu, vm.ram_mib}).second) continue;
+            const Topology g = vnuma_topology_for(ht, {vm.vcpu, vm.ram_mib}, vm.flavor_name, o.rule);
+            if (g.size() >= 2)
+                targets.push_back({vm.vcpu / g.size(), vm.ram_mib / g.size(), enumerate_embeddings(ht.topology.graph, g.graph)});
+        }
+    }
+    auto weighted = [&](const std::vector<Amount>& v, const std::vector<Amount>& r) {
+        Count sum = 0;
+        for (const Target& t : targets) {
+            std::vector<Count> b(static_cast<std::size_t>(n));
+            for (int i = 0; i < n; ++i)
+                b[static_cast<std::size_t>(i)] =
+                    std::min(v[static_cast<std::size_t>(i)] / t.node_vcpu, r[static_cast<std::size_t>(i)] / t.node_ram);
+            sum += vmcap_exact(t.embs, n, b.data());
+        }
+        return sum;
+    };
     std::vector<std::vector<Amount>> fv(static_cast<std::size_t>(o.num_hosts)), fr(static_cast<std::size_t>(o.num_hosts));
     for (int h = 0; h < o.num_hosts; ++h)
         for (int i = 0; i < n; ++i) {
@@ -428,11 +458,13 @@ std::map<std::size_t, std::pair<int, std::vector<int>>> brute_force_replay(const
         const Amount k = g.size(), dv = vm.vcpu / k, dr = vm.ram_mib / k;
         int best_h = -1, best_e = -1;
         Amount best_host_key = 0, best_node_key = 0;
+        Count best_change = 0;
         for (int h = 0; h < o.num_hosts; ++h) {
             const auto& v = fv[static_cast<std::size_t>(h)];
             const auto& r = fr[static_cast<std::size_t>(h)];
             Amount host_free = 0;
             for (Amount x : v) host_free += x;
+            const Count before = o.placer == "vmcap-fit" ? weighted(v, r) : 0;
             for (std::size_t e = 0; e < embs.size(); ++e) {
                 bool ok = true;
                 Amount node_free = 0;
@@ -444,6 +476,21 @@ std::map<std::size_t, std::pair<int, std::vector<int>>> brute_force_replay(const
                 if (!ok) continue;
                 if (o.placer == "first-fit") {
                     if (best_h < 0) best_h = h, best_e = static_cast<int>(e);
+                    continue;
+                }
+                if (o.placer == "vmcap-fit") {  // largest change, then least free vCPU, lowest host, lowest placement
+                    auto v2 = v, r2 = r;
+                    for (int j = 0; j < k; ++j) {
+                        v2[static_cast<std::size_t>(embs[e].map[static_cast<std::size_t>(j)])] -= dv;
+                        r2[static_cast<std::size_t>(embs[e].map[static_cast<std::size_t>(j)])] -= dr;
+                    }
+                    const Count change = weighted(v2, r2) - before;
+                    if (best_h < 0 || change > best_change || (change == best_change && host_free < best_host_key)) {
+                        best_h = h;
+                        best_e = static_cast<int>(e);
+                        best_change = change;
+                        best_host_key = host_free;
+                    }
                     continue;
                 }
                 if (best_h < 0 || host_free < best_host_key || (h == best_h && node_free < best_node_key)) {
@@ -479,7 +526,7 @@ TEST(Replay, MatchesABruteForcePlacer) {
         std::uint64_t seed;
     };
     for (const Case& c : {Case{"CQ3", 6, 21}, Case{"CQ3", 3, 22}, Case{"K4", 12, 23}, Case{"Q33", 5, 24}}) {
-        for (const std::string placer : {"best-fit", "first-fit"}) {
+        for (const std::string placer : {"best-fit", "first-fit", "vmcap-fit"}) {
             SCOPED_TRACE(c.topology + " " + placer + " seed " + std::to_string(c.seed));
             const auto trace = random_trace(c.seed, 2500);
             SnapshotOptions o = cq3_options(c.hosts, 9000.0);

@@ -1,0 +1,138 @@
+// `best-fit`: NUMA-aware best fit (placer.h). Among all (host, placement) pairs that fit, the host
+// with the least free vCPU (ties: lowest host index), and on it the placement leaving the least
+// free vCPU on its pNUMA nodes (ties: lowest placement index, i.e. lowest node mask). The classic
+// consolidating rule of schedulers, and `vmcap snapshot`'s default.
+//
+// Index: one bucket per free-vCPU value, each a two-level bitset of hosts, so hosts are visited in
+// (free vCPU, index) order from the flavor's vCPU upwards and moved between buckets in O(1). A host
+// whose free totals or largest free node are too small, or that did not fit this flavor at its
+// current version (SearchState::host_version), is skipped in O(1) without looking at its nodes.
+// Memory O(H x (1 + flavors) + V x H / 64) for V = most vCPU of one host.
+#include <algorithm>
+#include <bit>
+#include <cstdint>
+#include <vector>
+
+#include "placement/placer.h"
+
+namespace vmcap {
+
+namespace {
+
+/** Set of host indices: bitset plus a summary bitset of non-zero words; O(1) update, ordered scan. */
+class HostSet {
+public:
+    explicit HostSet(int hosts) : words_((static_cast<std::size_t>(hosts) + 63) / 64, 0), summary_((words_.size() + 63) / 64, 0) {}
+    bool empty() const { return count_ == 0; }
+    void insert(int h) {
+        const auto w = static_cast<std::size_t>(h) / 64;
+        words_[w] |= std::uint64_t{1} << (h % 64);
+        summary_[w / 64] |= std::uint64_t{1} << (w % 64);
+        ++count_;
+    }
+    void erase(int h) {
+        const auto w = static_cast<std::size_t>(h) / 64;
+        words_[w] &= ~(std::uint64_t{1} << (h % 64));
+        if (words_[w] == 0) summary_[w / 64] &= ~(std::uint64_t{1} << (w % 64));
+        --count_;
+    }
+    /** Calls fn(h) for the members in increasing order while it returns true. */
+    template <class Fn>
+    void for_each(Fn&& fn) const {
+        for (std::size_t s = 0; s < summary_.size(); ++s)
+            for (std::uint64_t sw = summary_[s]; sw; sw &= sw - 1) {
+                const std::size_t w = s * 64 + static_cast<std::size_t>(std::countr_zero(sw));
+                for (std::uint64_t bits = words_[w]; bits; bits &= bits - 1)
+                    if (!fn(static_cast<int>(w * 64 + static_cast<std::size_t>(std::countr_zero(bits))))) return;
+            }
+    }
+
+private:
+    std::vector<std::uint64_t> words_, summary_;
+    int count_ = 0;
+};
+
+class BestFitPlacer final : public Placer {
+public:
+    void reset(const SearchState& s) override {
+        const Problem& p = s.problem();
+        const int H = static_cast<int>(p.hosts.size());
+        Amount most = 0;
+        for (const HostType& t : p.host_types) {
+            Amount v = 0;
+            for (int i = 0; i < t.num_nodes(); ++i) v += t.node_capacity[static_cast<std::size_t>(i * p.num_resources() + kVcpu)];
+            most = std::max(most, v);
+        }
+        free_.resize(static_cast<std::size_t>(H));
+        buckets_.assign(static_cast<std::size_t>(most) + 1, HostSet(H));
+        for (int h = 0; h < H; ++h) {
+            free_[static_cast<std::size_t>(h)] = host_free(s, h);
+            buckets_[static_cast<std::size_t>(free_[static_cast<std::size_t>(h)].vcpu)].insert(h);
+        }
+        failed_.assign(p.flavors.size(), {});
+    }
+
+    void host_changed(const SearchState& s, int h) override {
+        HostFree& f = free_[static_cast<std::size_t>(h)];
+        buckets_[static_cast<std::size_t>(f.vcpu)].erase(h);
+        f = host_free(s, h);
+        buckets_[static_cast<std::size_t>(f.vcpu)].insert(h);
+    }
+
+    PlaceChoice choose(const SearchState& s, int flavor) override {
+        const Flavor& fl = s.problem().flavors[flavor];
+        std::vector<std::uint64_t>& failed = failed_[static_cast<std::size_t>(flavor)];
+        if (failed.empty()) failed.assign(free_.size(), 0);  // host versions start at 1: 0 = never failed
+        PlaceChoice found;
+        for (std::size_t v = static_cast<std::size_t>(std::max<Amount>(fl.demand[kVcpu], 0)); v < buckets_.size() && !found.found(); ++v) {
+            if (buckets_[v].empty()) continue;
+            buckets_[v].for_each([&](int h) {
+                const HostFree& a = free_[static_cast<std::size_t>(h)];
+                if (a.node_vcpu < fl.node_demand[kVcpu] || a.node_ram_mib < fl.node_demand[kRamMib] || a.ram_mib < fl.demand[kRamMib])
+                    return true;
+                std::uint64_t& memo = failed[static_cast<std::size_t>(h)];
+                if (memo == s.host_version(h)) return true;
+                const int e = tightest_placement(s, flavor, h);
+                if (e >= 0) {
+                    found = PlaceChoice{h, e};
+                    return false;
+                }
+                memo = s.host_version(h);
+                return true;
+            });
+        }
+        return found;
+    }
+
+private:
+    /** The placement that fits leaving the least free vCPU on its nodes (ties: lowest index), or -1. */
+    static int tightest_placement(const SearchState& s, int flavor, int h) {
+        const auto& placements = s.model().evaluator(s.type_of(h), flavor).placements();
+        const int R = s.model().num_resources();
+        const Amount* free = s.free_of(h);
+        int best = -1;
+        Amount best_left = 0;
+        for (std::size_t e = 0; e < placements.size(); ++e) {
+            if (!fits(s, flavor, h, placements[e])) continue;
+            Amount left = 0;
+            for (unsigned m = placements[e].mask; m; m &= m - 1) left += free[std::countr_zero(m) * R + kVcpu];
+            if (best < 0 || left < best_left) {
+                best = static_cast<int>(e);
+                best_left = left;
+            }
+        }
+        return best;
+    }
+
+    std::vector<HostFree> free_;                      // [host], as of the last host_changed
+    std::vector<HostSet> buckets_;                    // [free vCPU] -> hosts
+    std::vector<std::vector<std::uint64_t>> failed_;  // [flavor][host]: host version at which it did not fit (0: never)
+};
+
+}  // namespace
+
+std::unique_ptr<Placer> make_best_fit_placer() {
+    return std::make_unique<BestFitPlacer>();
+}
+
+}  // namespace vmcap

@@ -1,0 +1,80 @@
+#include "placement/placer.h"
+
+#include <algorithm>
+#include <array>
+#include <stdexcept>
+
+namespace vmcap {
+
+bool fits(const SearchState& s, int flavor, int host, const Embedding& emb) {
+    const Flavor& fl = s.problem().flavors[flavor];
+    const int R = s.model().num_resources();
+    const Amount* free = s.free_of(host);
+    for (int i = 0; i < fl.num_vnuma(); ++i)
+        for (int r = 0; r < R; ++r)
+            if (free[emb.map[i] * R + r] < fl.node_demand[r]) return false;
+    return true;
+}
+
+int first_fitting_placement(const SearchState& s, int flavor, int host) {
+    const auto& placements = s.model().evaluator(s.type_of(host), flavor).placements();
+    for (std::size_t e = 0; e < placements.size(); ++e)
+        if (fits(s, flavor, host, placements[e])) return static_cast<int>(e);
+    return -1;
+}
+
+HostFree host_free(const SearchState& s, int host) {
+    const int R = s.model().num_resources();
+    const Amount* free = s.free_of(host);
+    HostFree out;
+    for (int i = 0; i < s.nodes_of(host); ++i) {
+        const Amount v = free[i * R + kVcpu], m = free[i * R + kRamMib];
+        out.vcpu += v;
+        out.ram_mib += m;
+        out.node_vcpu = std::max(out.node_vcpu, v);
+        out.node_ram_mib = std::max(out.node_ram_mib, m);
+    }
+    return out;
+}
+
+PlaceChoice place_vm(SearchState& s, Placer& placer, int vm) {
+    const int flavor = s.flavor_of(vm);
+    const PlaceChoice c = placer.choose(s, flavor);
+    if (!c.found()) return c;
+    const auto& placements = s.model().evaluator(s.type_of(c.host), flavor).placements();
+    if (c.embedding < 0 || c.embedding >= static_cast<int>(placements.size()) ||
+        !fits(s, flavor, c.host, placements[static_cast<std::size_t>(c.embedding)]))
+        throw std::logic_error("placer chose a placement that does not fit (host " + s.problem().hosts[c.host].id + ")");
+    s.place(vm, c.host, placements[static_cast<std::size_t>(c.embedding)]);
+    placer.host_changed(s, c.host);
+    return c;
+}
+
+void remove_vm(SearchState& s, Placer& placer, int vm) {
+    const int host = s.host_of(vm);
+    s.unplace(vm);
+    placer.host_changed(s, host);
+}
+
+std::span<const PlacerInfo> registered_placers() {
+    static constexpr std::array<PlacerInfo, 3> kPlacers{{
+        {"best-fit", "the host with the least free vCPU, the placement leaving least free vCPU on its nodes", make_best_fit_placer},
+        {"first-fit", "the first host by index that fits, its first placement that fits", make_first_fit_placer},
+        {"vmcap-fit", "the placement losing the least weighted VMCAP capacity; ties: best fit", make_vmcap_fit_placer},
+    }};
+    return kPlacers;
+}
+
+std::string placer_names() {
+    std::string s;
+    for (const PlacerInfo& p : registered_placers()) s += (s.empty() ? "" : ", ") + std::string(p.name);
+    return s;
+}
+
+std::unique_ptr<Placer> make_placer(std::string_view name) {
+    for (const PlacerInfo& p : registered_placers())
+        if (p.name == name) return p.make();
+    throw InputError("unknown placer '" + std::string(name) + "' (known: " + placer_names() + ")");
+}
+
+}  // namespace vmcap

@@ -1,0 +1,64 @@
+// `vmcap-fit` (placer.h): the placement that loses the least weighted capacity
+// sum_f w_f x VMCAP_f over the snapshot's target flavors — the use the VMCAP paper (seed 001)
+// states for its closed forms: put a VM where it blocks the fewest future VMs of the flavors that
+// matter. On each host the candidate is the engine's best insertion (moves/insertion.h: the
+// placement with the largest exact capacity change, ties lowest node mask); across hosts the
+// largest change wins, ties go to best fit (least free vCPU), then to the lowest host index. With
+// no target flavor every change is 0 and it is best fit.
+//
+// Cost: each host's best insertion for a flavor is memoised by host version
+// (SearchState::host_version), so a choice recomputes only the hosts changed since the flavor's
+// last arrival (O(placements x targets x VMCAP) each) and compares H memo entries.
+// Memory O(H x flavors seen).
+#include <cstdint>
+#include <vector>
+
+#include "moves/insertion.h"
+#include "placement/placer.h"
+
+namespace vmcap {
+
+namespace {
+
+class VmcapFitPlacer final : public Placer {
+public:
+    void reset(const SearchState& s) override { memo_.assign(s.problem().flavors.size(), {}); }
+
+    PlaceChoice choose(const SearchState& s, int flavor) override {
+        std::vector<Entry>& memo = memo_[static_cast<std::size_t>(flavor)];
+        const int H = static_cast<int>(s.problem().hosts.size());
+        if (memo.empty()) memo.resize(static_cast<std::size_t>(H));  // version 0: never computed (versions start at 1)
+        PlaceChoice best;
+        const Entry* b = nullptr;
+        for (int h = 0; h < H; ++h) {
+            Entry& e = memo[static_cast<std::size_t>(h)];
+            if (e.version != s.host_version(h)) {
+                const Insertion ins = best_insertion(s, flavor, h, -1);
+                e = Entry{s.host_version(h), ins.embedding, ins.delta, host_free(s, h).vcpu};
+            }
+            if (e.embedding < 0) continue;
+            if (b == nullptr || e.delta > b->delta || (e.delta == b->delta && e.free_vcpu < b->free_vcpu)) {
+                b = &e;
+                best = PlaceChoice{h, e.embedding};
+            }
+        }
+        return best;
+    }
+
+private:
+    struct Entry {
+        std::uint64_t version = 0;  // host version the entry was computed at
+        int embedding = -1;         // best insertion's placement, -1: none fits
+        Score delta = 0;            // its exact weighted capacity change (score units, <= 0 for VMCAP alone)
+        Amount free_vcpu = 0;       // free vCPU of the host before the VM (best-fit tie-break)
+    };
+    std::vector<std::vector<Entry>> memo_;  // [flavor][host]
+};
+
+}  // namespace
+
+std::unique_ptr<Placer> make_vmcap_fit_placer() {
+    return std::make_unique<VmcapFitPlacer>();
+}
+
+}  // namespace vmcap

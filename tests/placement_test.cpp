@@ -1,0 +1,226 @@
+// The placement seam (placement/placer.h): SearchState's arriving VMs (place / unplace keep every
+// cache exact, checked from scratch), every registered placer's contract against exhaustive
+// search over all (host, placement) pairs, and what a newcomer's placer costs (issue 23,
+// "newcomer counts"): a worst-fit strategy written in this one file against the seam alone, run
+// through trace replay with nothing else touched. A registered strategy is its own .cpp plus one
+// line in registered_placers: two files. The replay oracles of best-fit, first-fit and vmcap-fit
+// (a brute-force replay with the exact VMCAP solver) are in trace_replay_test.cpp.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <limits>
+#include <memory>
+#include <random>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "evaluators/capacity_model.h"
+#include "evaluators/search_state.h"
+#include "instances/generator.h"
+#include "placement/placer.h"
+#include "placement/replay.h"
+
+namespace vmcap {
+namespace {
+
+/** A generated cluster plus `arrivals` unplaced VMs of random flavors (VM ids "new<i>"). */
+Problem with_arrivals(std::uint64_t seed, int hosts, int vms, int arrivals) {
+    GenerateOptions g;
+    g.hosts = hosts;
+    g.vms = vms;
+    g.seed = seed;
+    g.host_topology = seed % 2 ? "CQ3" : "K4";
+    Problem p = generate_cluster(g);
+    std::mt19937_64 rng(seed);
+    for (int i = 0; i < arrivals; ++i) {
+        Vm vm;
+        vm.id = "new" + std::to_string(i);
+        vm.flavor = static_cast<int>(rng() % p.flavors.size());
+        vm.host = kUnplaced;
+        p.vms.push_back(vm);
+    }
+    finalize_problem(p, "<test>", true);
+    return p;
+}
+
+/** Every (host, placement index) where a VM of `flavor` fits now, by a plain loop over free amounts. */
+std::vector<std::pair<int, int>> all_fits(const SearchState& s, int flavor) {
+    const Problem& p = s.problem();
+    const Flavor& fl = p.flavors[flavor];
+    const int R = p.num_resources();
+    std::vector<std::pair<int, int>> out;
+    for (int h = 0; h < static_cast<int>(p.hosts.size()); ++h) {
+        const auto& pl = s.model().evaluator(p.hosts[h].type, flavor).placements();
+        for (std::size_t e = 0; e < pl.size(); ++e) {
+            bool ok = true;
+            for (int v = 0; v < fl.num_vnuma(); ++v)
+                for (int r = 0; r < R; ++r) ok = ok && s.free_of(h)[pl[e].map[v] * R + r] >= fl.node_demand[r];
+            if (ok) out.emplace_back(h, static_cast<int>(e));
+        }
+    }
+    return out;
+}
+
+TEST(Placement, PlaceAndUnplaceKeepEveryCacheExact) {
+    for (std::uint64_t seed : {1, 2, 3}) {
+        SCOPED_TRACE("seed " + std::to_string(seed));
+        const Problem p = with_arrivals(seed, 8, 30, 60);
+        const CapacityModel model(p);
+        SearchState s(model);
+        const int first = 30;
+        for (int v = 0; v < first; ++v) EXPECT_TRUE(s.is_placed(v));
+        for (int v = first; v < static_cast<int>(p.vms.size()); ++v) EXPECT_FALSE(s.is_placed(v));
+        s.check_consistency();  // unplaced VMs take no room
+        auto placer = make_placer("best-fit");
+        placer->reset(s);
+        std::mt19937_64 rng(seed);
+        std::vector<int> placed;
+        for (int v = first; v < static_cast<int>(p.vms.size()); ++v) {
+            if (place_vm(s, *placer, v).found()) placed.push_back(v);
+            if (!placed.empty() && rng() % 3 == 0) {
+                const std::size_t i = rng() % placed.size();
+                remove_vm(s, *placer, placed[i]);
+                placed.erase(placed.begin() + static_cast<long>(i));
+            }
+            s.check_consistency();         // free amounts, b vectors and VMCAP of every target from scratch
+            EXPECT_EQ(s.migrations(), 0);  // arrivals and departures are not migrations
+        }
+        EXPECT_FALSE(placed.empty());
+        EXPECT_THROW(s.unplace(0), std::logic_error);                                                       // a snapshot VM cannot depart
+        EXPECT_THROW(s.place(placed.front(), 0, model.evaluator(0, 0).placements()[0]), std::logic_error);  // already on a host
+    }
+}
+
+TEST(Placement, EveryRegisteredPlacerKeepsItsContract) {
+    std::set<std::string> names;
+    for (const PlacerInfo& info : registered_placers()) names.insert(std::string(info.name));
+    EXPECT_EQ(names, (std::set<std::string>{"best-fit", "first-fit", "vmcap-fit"}));
+    for (const PlacerInfo& info : registered_placers()) {
+        for (std::uint64_t seed : {4, 5}) {
+            SCOPED_TRACE(std::string(info.name) + " seed " + std::to_string(seed));
+            const Problem p = with_arrivals(seed, 6, 40, 80);
+            const CapacityModel model(p);
+            SearchState s(model);
+            auto placer = info.make();
+            placer->reset(s);
+            int rejected = 0;
+            for (int v = 40; v < static_cast<int>(p.vms.size()); ++v) {
+                const auto fits_now = all_fits(s, s.flavor_of(v));
+                const PlaceChoice c = placer->choose(s, s.flavor_of(v));
+                if (!c.found()) {  // complete: nothing fits anywhere
+                    EXPECT_TRUE(fits_now.empty()) << "rejected although " << fits_now.size() << " placements fit";
+                    ++rejected;
+                    continue;
+                }
+                EXPECT_NE(std::find(fits_now.begin(), fits_now.end(), std::pair{c.host, c.embedding}), fits_now.end());
+                const PlaceChoice again = placer->choose(s, s.flavor_of(v));  // deterministic, no hidden state change
+                EXPECT_EQ(again.host, c.host);
+                EXPECT_EQ(again.embedding, c.embedding);
+                ASSERT_TRUE(place_vm(s, *placer, v).found());
+                EXPECT_EQ(s.host_of(v), c.host);
+            }
+            EXPECT_GT(rejected, 0);  // the cluster filled up: completeness was tested on both sides
+            s.check_consistency();
+        }
+    }
+    EXPECT_THROW(make_placer("nope"), InputError);
+    try {
+        make_placer("nope");
+    } catch (const InputError& e) {
+        EXPECT_EQ(std::string(e.what()), "unknown placer 'nope' (known: best-fit, first-fit, vmcap-fit)");
+    }
+}
+
+TEST(Placement, VmcapFitLosesNoMoreCapacityThanBestFitPerArrival) {
+    // One arrival into the same state: vmcap-fit's loss is the least over all placements (the
+    // full-recomputation oracle: place, read the objective, take back), so never more than best-fit's.
+    const Problem p = with_arrivals(7, 10, 60, 40);
+    const CapacityModel model(p);
+    SearchState s(model);
+    auto vf = make_placer("vmcap-fit"), bf = make_placer("best-fit");
+    vf->reset(s);
+    bf->reset(s);
+    for (int v = 60; v < static_cast<int>(p.vms.size()); ++v) {
+        const int f = s.flavor_of(v);
+        const Score before = s.objective();
+        Score best = 0;
+        bool any = false;
+        for (auto [h, e] : all_fits(s, f)) {
+            s.place(v, h, model.evaluator(p.hosts[h].type, f).placements()[static_cast<std::size_t>(e)]);
+            const Score change = s.objective() - before;
+            s.unplace(v);
+            best = any ? std::max(best, change) : change;
+            any = true;
+        }
+        vf->reset(s);
+        bf->reset(s);
+        const PlaceChoice a = vf->choose(s, f), b = bf->choose(s, f);
+        ASSERT_EQ(a.found(), any);
+        if (!any) continue;
+        auto change_of = [&](PlaceChoice c) {
+            s.place(v, c.host, model.evaluator(p.hosts[c.host].type, f).placements()[static_cast<std::size_t>(c.embedding)]);
+            const Score d = s.objective() - before;
+            s.unplace(v);
+            return d;
+        };
+        EXPECT_EQ(change_of(a), best);
+        EXPECT_GE(change_of(a), change_of(b));
+        ASSERT_TRUE(place_vm(s, *vf, v).found());
+    }
+}
+
+// ---- A newcomer's placer, in this file only: worst fit (the host with the most free vCPU, its
+// first placement that fits). It keeps no index, so it ignores reset and host_changed.
+class WorstFitPlacer final : public Placer {
+public:
+    PlaceChoice choose(const SearchState& s, int flavor) override {
+        PlaceChoice best;
+        Amount most = -1;
+        for (int h = 0; h < static_cast<int>(s.problem().hosts.size()); ++h) {
+            const Amount free = host_free(s, h).vcpu;
+            if (free <= most) continue;
+            if (const int e = first_fitting_placement(s, flavor, h); e >= 0) {
+                best = PlaceChoice{h, e};
+                most = free;
+            }
+        }
+        return best;
+    }
+};
+
+TEST(Placement, ANewcomersPlacerRunsThroughReplayWithNothingElseTouched) {
+    std::vector<TraceVm> trace;
+    std::mt19937_64 rng(11);
+    const std::pair<Amount, Amount> sizes[] = {{1, 2048}, {2, 4096}, {4, 8192}, {8, 57344}};
+    for (int i = 0; i < 400; ++i) {
+        const auto [v, r] = sizes[rng() % 4];
+        TraceVm vm;
+        vm.arrival_s = i;
+        vm.departure_s = rng() % 4 ? i + static_cast<double>(rng() % 300) : std::numeric_limits<double>::infinity();
+        vm.vcpu = v;
+        vm.ram_mib = r;
+        vm.flavor_name = std::to_string(v) + "c" + std::to_string(r);
+        trace.push_back(vm);
+    }
+    SnapshotOptions o;
+    o.host_type = uniform_host_type("CQ3", 16, 64 * 1024);
+    o.num_hosts = 12;
+    o.time_s = 399;
+    WorstFitPlacer worst;
+    ReplayStats ws, bs;
+    const Problem spread = replay_snapshot(trace, o, worst, &ws);  // finalize_problem inside: valid snapshot
+    const Problem packed = replay_snapshot(trace, o, &bs);         // best-fit
+    EXPECT_EQ(ws.arrivals, bs.arrivals);
+    EXPECT_GT(ws.placed, 0);
+    auto hosts_used = [](const Problem& p) {
+        std::set<int> used;
+        for (const Vm& vm : p.vms) used.insert(vm.host);
+        return used.size();
+    };
+    // Worst fit spreads, best fit packs: on a part-full cluster worst fit touches more hosts.
+    EXPECT_GT(hosts_used(spread), hosts_used(packed));
+}
+
+}  // namespace
+}  // namespace vmcap
