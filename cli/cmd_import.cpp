@@ -3,8 +3,8 @@
  * `vmcap import netsolver`: a NetSolver physical network (.pn) and VDCs (.vn, from an instance
  * list or given one by one) into a "vmcap-snapshot/1" snapshot with a network, vlinks and VDCs
  * (instances/netsolver.h; docs/format.md "vmcap import netsolver"). The VDCs are placed in offer
- * order until the first one that does not fit, every link checked against the ECMP loads of
- * evaluators/network_load.h.
+ * order through the placement seam until the first one that does not fit, every link checked by
+ * the engine's link-capacity rule (placement/netsolver_place.h).
  */
 #include <cstdio>
 #include <filesystem>
@@ -17,6 +17,7 @@
 
 #include "evaluators/network_load.h"
 #include "instances/netsolver.h"
+#include "placement/netsolver_place.h"
 #include "instances/snapshot_io.h"
 #include "cli/cli.h"
 
@@ -114,10 +115,7 @@ int cmd_import(const Args& args) {
     }
 
     NetsolverPlacementStats st;
-    {
-        const NetworkRoutes routes(p);
-        st = place_netsolver_vdcs(p, vdcs, NetworkRoutesShares(routes), o);
-    }
+    { st = place_netsolver_vdcs(p, vdcs, o); }
     std::string src = kNetsolverAttribution;
     src += " Imported by vmcap import netsolver from ";
     src += std::filesystem::path(pn_path).filename().string();

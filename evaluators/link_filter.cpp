@@ -62,6 +62,7 @@ bool LinkCapacityFilter::admits(const SearchState& s, std::span<const Relocation
     // Host of VM v once the relocations before index i have run.
     auto host_now = [&](int v, std::size_t i) { return host_after(s.host_of(v), moves, v, i); };
     auto add = [&](int hx, int hy, std::int64_t mbps, int sign) {
+        if (hx == kUnplaced || hy == kUnplaced) return;  // an arriving or departing end: no flow
         routes_->for_each_share(hx, hy, [&](int link, std::int64_t units) {
             if (sc.delta[link] == 0) sc.touched.push_back(link);
             sc.delta[link] += sign * mbps * units;
@@ -126,8 +127,17 @@ void LinkCapacityFilter::on_move(StateAggregates& agg, const SearchState& s, con
         // The links this vlink loads now may have less allowance: keep the bound below it.
         a.min_allowance = std::min(a.min_allowance, floor_div(allowance(link, a.load[link]), routes_->scale(link)));
     };
+    const bool arrival_or_departure = r.from_host == kUnplaced || r.to_host == kUnplaced;
     for (std::size_t k = 0; k < peers.size(); ++k) {
         const std::int64_t mb = mbps[k];
+        if (hosts[k] == kUnplaced) continue;  // the peer is on no host: the vlink carries nothing
+        if (arrival_or_departure) {           // the vlink's flows start or end
+            if (r.from_host != kUnplaced)
+                routes_->for_each_share(r.from_host, hosts[k], [&](int link, std::int64_t units) { a.load[link] -= mb * units; });
+            if (r.to_host != kUnplaced)
+                routes_->for_each_share(r.to_host, hosts[k], [&](int link, std::int64_t units) { raise(link, units, mb); });
+            continue;
+        }
         // The net change of the vlink's two flows (the peer's uplink and shared up-path cancel).
         routes_->for_each_move(r.from_host, r.to_host, hosts[k], [&](int link, std::int64_t units) {
             if (units < 0)

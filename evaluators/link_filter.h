@@ -44,6 +44,9 @@ public:
     std::string violation(const Problem& problem, const PlacementView& placement) const override;
     std::unique_ptr<StateAggregates> make_aggregates(const SearchState& state) const override;
     void on_move(StateAggregates& agg, const SearchState& state, const Relocation& r) const override;
+    /** Arrivals and departures (placement/): a vlink loads links only while both its VMs are on
+     *  hosts. */
+    bool supports_arrivals() const override { return true; }
     std::string check_aggregates(const StateAggregates& cached, const SearchState& state) const override;
 
     const NetworkRoutes& routes() const { return *routes_; }

@@ -276,7 +276,8 @@ void NetworkRoutes::add_vlink(std::vector<std::int64_t>& loads, int hx, int hy, 
 
 std::vector<std::int64_t> link_loads(const Problem& p, const NetworkRoutes& routes, std::span<const int> vm_host) {
     std::vector<std::int64_t> loads(routes.num_links(), 0);
-    for (const Vlink& v : p.vlinks) {  // each flow on its own: not through add_vlink's shared path
+    for (const Vlink& v : p.vlinks) {                                          // each flow on its own: not through add_vlink's shared path
+        if (vm_host[v.a] == kUnplaced || vm_host[v.b] == kUnplaced) continue;  // an end on no host: no flow
         routes.for_each_flow(vm_host[v.a], vm_host[v.b], [&](int k, std::int64_t units) { loads[k] += v.mbps * units; });
         routes.for_each_flow(vm_host[v.b], vm_host[v.a], [&](int k, std::int64_t units) { loads[k] += v.mbps * units; });
     }

@@ -36,7 +36,6 @@
 #include <string>
 #include <vector>
 
-#include "instances/netsolver.h"
 #include "instances/problem.h"
 
 namespace vmcap {
@@ -219,24 +218,5 @@ std::vector<int> switch_levels(const Problem& problem);
  *  all vlinks, each flow routed on its own (for_each_flow): O(vlinks x route length). The
  *  independent path of `vmcap validate`. */
 std::vector<std::int64_t> link_loads(const Problem& problem, const NetworkRoutes& routes, std::span<const int> vm_host);
-
-/**
- * NetworkRoutes as the NetSolver placer's LinkShareSource (instances/netsolver.h; instances/ cannot
- * include this layer): arcs, capacities and per-Mbps shares are NetworkRoutes' own. Holds a
- * reference: `routes` must outlive it. shares() is O(arcs on the two flows' routes); const and
- * thread-safe as NetworkRoutes is.
- */
-class NetworkRoutesShares : public LinkShareSource {
-public:
-    explicit NetworkRoutesShares(const NetworkRoutes& routes) : r_(routes) {}
-    int num_links() const override { return r_.num_links(); }
-    std::int64_t capacity(int arc) const override { return r_.capacity(arc); }
-    void shares(int hx, int hy, std::vector<std::pair<int, std::int64_t>>& out) const override {
-        r_.for_each_share(hx, hy, [&](int arc, std::int64_t units) { out.emplace_back(arc, units); });
-    }
-
-private:
-    const NetworkRoutes& r_;
-};
 
 }  // namespace vmcap

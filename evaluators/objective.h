@@ -124,6 +124,10 @@ public:
         (void)state;
         (void)r;
     }
+    /** May on_move see arrivals and departures (SearchState::place / unplace): a relocation whose
+     *  from_host or to_host is kUnplaced, and VMs on no host? A keeper that answers false keeps a
+     *  state from taking arriving VMs. Default: false. */
+    virtual bool supports_arrivals() const { return false; }
     /** "" if `cached` equals the aggregates recomputed from `state`'s placement, else what differs
      *  (SearchState::check_consistency, --check). Default: nothing to compare. */
     virtual std::string check_aggregates(const StateAggregates& cached, const SearchState& state) const {

@@ -217,15 +217,25 @@ void SearchState::move(int vm, int host, const Embedding& emb) {
 }
 
 void SearchState::require_arrivals_supported(const char* what) const {
-    if (!term_value_.empty() || keeps_aggregates_)
-        throw std::logic_error(
-            std::string(what) +
-            ": arriving VMs need a model without objective terms or aggregate-keeping rules (links come with admission)");
+    bool ok = term_value_.empty();
+    const auto& keepers = model_->aggregate_keepers();
+    for (std::size_t k = 0; k < agg_.size() && ok; ++k) ok = agg_[k].get() == nullptr || keepers[k]->supports_arrivals();
+    if (!ok)
+        throw std::logic_error(std::string(what) +
+                               ": arriving VMs need a model without objective terms and whose rules' aggregates support arrivals");
+}
+
+void SearchState::arrival_hooks(const Relocation& r) {
+    if (!keeps_aggregates_) return;
+    const auto& keepers = model_->aggregate_keepers();
+    for (std::size_t k = 0; k < agg_.size(); ++k)
+        if (StateAggregates* agg = agg_[k].get()) keepers[k]->on_move(*agg, *this, r);
 }
 
 void SearchState::place(int vm, int host, const Embedding& emb) {
     require_arrivals_supported("SearchState::place");
     if (vm_[vm].host != kUnplaced) throw std::logic_error("SearchState::place: the VM is already on a host");
+    arrival_hooks(Relocation{vm, kUnplaced, host, emb.mask});  // before the change, as in move()
     const Flavor& fl = problem().flavors[vm_[vm].flavor];
     const int k = fl.num_vnuma();
     Amount* fd = free_.data() + free_off_[host];
@@ -242,6 +252,7 @@ void SearchState::unplace(int vm) {
     const int src = vm_[vm].host;
     if (src == kUnplaced) throw std::logic_error("SearchState::unplace: the VM is not on a host");
     if (vm_[vm].origin != kUnplaced) throw std::logic_error("SearchState::unplace: only an arriving VM may leave the cluster");
+    arrival_hooks(Relocation{vm, src, kUnplaced, 0});
     const Flavor& fl = problem().flavors[vm_[vm].flavor];
     const int k = fl.num_vnuma();
     Amount* fs = free_.data() + free_off_[src];

@@ -118,8 +118,10 @@ public:
      * move() does. An arrival is never a migration (origin_of stays kUnplaced, the budget is
      * untouched), so a state that took arrivals is a build-up state: materialise its placement
      * into a new Problem before planning migrations on it. Precondition: the nodes have room.
-     * Throws std::logic_error if the VM is on a host, or if the model has objective terms or
-     * aggregate-keeping rules (not yet defined for arrivals). O(targets x (k x R + VMCAP)).
+     * The rules' aggregates see it as a relocation from kUnplaced (AggregateHooks::on_move).
+     * Throws std::logic_error if the VM is on a host, or if the model has objective terms or a
+     * rule whose aggregates do not support arrivals (AggregateHooks::supports_arrivals; the
+     * link-capacity rule does). O(targets x (k x R + VMCAP) + the rules' on_move).
      */
     void place(int vm, int host, const Embedding& emb);
     /** Takes an arriving VM placed by place() off its host (a departure): the inverse of place().
@@ -163,6 +165,8 @@ public:
 private:
     /** Throws std::logic_error naming `what` unless place()/unplace() are defined for the model. */
     void require_arrivals_supported(const char* what) const;
+    /** Every aggregate keeper's on_move for an arrival or departure `r`, before the change. */
+    void arrival_hooks(const Relocation& r);
     /** Recomputes every aggregate from the VM placements (vm_); every host gets a new version. */
     void rebuild();
     void refresh_host(int host, int first_node_mask);

@@ -24,8 +24,6 @@ const char* const kNetsolverAttribution =
 
 namespace {
 
-__extension__ typedef __int128 Wide;  // sums of micro-unit loads (the project's Wide, evaluators/score.h)
-
 /** `s` with control characters (a NUL, a newline or a terminal escape in a name or a list line)
  *  shown as \xNN, as the CLI prints messages (cli/main.cpp): a NUL would otherwise end the message
  *  early, since the CLI prints what() as a C string. */
@@ -411,56 +409,12 @@ std::vector<std::string> read_netsolver_instance_list(const std::string& path) {
     return out;
 }
 
-namespace {
-
-/** A flavor of the import: size, vNUMA graph, per-node demand, embeddings per host type (lazy). */
-struct FlavorPlan {
-    Amount vcpu = 0, ram = 0;
-    Topology vnuma;
-    Amount node_vcpu = 0, node_ram = 0;
-    std::vector<std::vector<Embedding>> embeddings;  // [host type]; empty vector until computed
-    std::vector<char> computed;
-};
-
-}  // namespace
-
-NetsolverPlacementStats place_netsolver_vdcs(Problem& p, const std::vector<NetsolverVdc>& vdcs, const LinkShareSource& links,
-                                             const NetsolverOptions& o) {
+NetsolverOffer netsolver_offer(const Problem& cluster, const std::vector<NetsolverVdc>& vdcs, const NetsolverOptions& o) {
     check_options(o);
     constexpr int R = 2;
-    const int H = static_cast<int>(p.hosts.size());
-    const int T = static_cast<int>(p.host_types.size());
-    if (p.num_resources() != R || !p.network.present() || links.num_links() < H)
-        throw InputError("netsolver: the placer needs a problem from netsolver_cluster and its link routing");
+    if (cluster.num_resources() != R || !cluster.network.present() || !cluster.vms.empty())
+        throw InputError("netsolver: the VDCs are offered to a cluster from netsolver_cluster");
     if (vdcs.empty()) throw InputError("netsolver: no VDC to offer (the snapshot's flavors come from the VDCs offered)");
-    const int L = links.num_links();
-    std::vector<std::int64_t> cap(L), load(L, 0), delta(L, 0);
-    for (int l = 0; l < L; ++l) cap[l] = links.capacity(l);
-
-    // Free amounts per host node [h][node * R + r] and host totals.
-    std::vector<std::vector<Amount>> free(H);
-    std::vector<Amount> free_vcpu(H, 0), free_ram(H, 0);
-    for (int h = 0; h < H; ++h) {
-        free[h] = p.host_type_of(h).node_capacity;
-        for (std::size_t i = 0; i < free[h].size(); i += R) {
-            free_vcpu[h] += free[h][i];
-            free_ram[h] += free[h][i + 1];
-        }
-    }
-    // Host types by smallest node (vCPU, then RAM): the vNUMA rule is asked of the smallest first.
-    std::vector<int> types_small_first(T);
-    std::iota(types_small_first.begin(), types_small_first.end(), 0);
-    auto min_node = [&](int t) {
-        const HostType& ht = p.host_types[t];
-        Amount v = std::numeric_limits<Amount>::max(), r = std::numeric_limits<Amount>::max();
-        for (int i = 0; i < ht.num_nodes(); ++i) {
-            v = std::min(v, ht.node_capacity[static_cast<std::size_t>(i) * R]);
-            r = std::min(r, ht.node_capacity[static_cast<std::size_t>(i) * R + 1]);
-        }
-        return std::make_pair(v, r);
-    };
-    std::stable_sort(types_small_first.begin(), types_small_first.end(), [&](int a, int b) { return min_node(a) < min_node(b); });
-
     // Unit conversions of every VDC checked before any placement (an error names the file).
     for (const NetsolverVdc& vdc : vdcs) {
         for (std::size_t v = 0; v < vdc.vm_names.size(); ++v)
@@ -471,276 +425,72 @@ NetsolverPlacementStats place_netsolver_vdcs(Problem& p, const std::vector<Netso
                 fail(vdc.file, index_path(index_path("VN", e.at), 2),
                      std::string("must be <= ") + std::to_string(kMaxMbps / o.mbps_per_unit) + " (" + std::to_string(kMaxMbps) + " Mbps)");
     }
+    // Host types by smallest node (vCPU, then RAM): the vNUMA rule is asked of the smallest first.
+    const int T = static_cast<int>(cluster.host_types.size());
+    std::vector<int> types_small_first(T);
+    std::iota(types_small_first.begin(), types_small_first.end(), 0);
+    auto min_node = [&](int t) {
+        const HostType& ht = cluster.host_types[t];
+        Amount v = std::numeric_limits<Amount>::max(), r = std::numeric_limits<Amount>::max();
+        for (int i = 0; i < ht.num_nodes(); ++i) {
+            v = std::min(v, ht.node_capacity[static_cast<std::size_t>(i) * R]);
+            r = std::min(r, ht.node_capacity[static_cast<std::size_t>(i) * R + 1]);
+        }
+        return std::make_pair(v, r);
+    };
+    std::stable_sort(types_small_first.begin(), types_small_first.end(), [&](int a, int b) { return min_node(a) < min_node(b); });
 
-    std::vector<FlavorPlan> plans;
-    std::map<std::pair<Amount, Amount>, int> plan_of;  // (vCPU, RAM MiB) -> plans index
+    NetsolverOffer offer;
+    Problem& p = offer.problem;
+    p = cluster;
+    std::map<std::pair<Amount, Amount>, int> flavor_of;  // (vCPU, RAM MiB) -> index into p.flavors
     auto flavor_for = [&](Amount cores, Amount ram_mib) {
-        auto [it, fresh] = plan_of.emplace(std::make_pair(cores, ram_mib), static_cast<int>(plans.size()));
+        auto [it, fresh] = flavor_of.emplace(std::make_pair(cores, ram_mib), static_cast<int>(p.flavors.size()));
         if (!fresh) return it->second;
-        FlavorPlan f;
-        f.vcpu = cores;
-        f.ram = ram_mib;
+        Flavor f;
+        f.name = size_name(cores, ram_mib);
+        f.demand = {cores, ram_mib};
         VnumaRule rule;
         rule.max_node_fraction = o.max_node_fraction;
         bool ok = false;
         for (int t : types_small_first) {
             try {
-                f.vnuma = vnuma_topology_for(p.host_types[t], {cores, ram_mib}, size_name(cores, ram_mib), rule);
+                f.vnuma = vnuma_topology_for(p.host_types[t], {cores, ram_mib}, f.name, rule);
                 ok = true;
                 break;
             } catch (const InputError&) {  // too big for this server under the rule: try a larger one
             }
         }
         if (!ok) f.vnuma = parse_topology("K1");  // fits no server: its VDC will fail
-        f.node_vcpu = cores / f.vnuma.size();
-        f.node_ram = ram_mib / f.vnuma.size();
-        f.embeddings.assign(T, {});
-        f.computed.assign(T, 0);
-        plans.push_back(std::move(f));
+        f.weight = f.vnuma.size() >= 2 ? 1.0 : 0.0;
+        p.flavors.push_back(std::move(f));
         return it->second;
     };
-    auto embeddings = [&](FlavorPlan& f, int t) -> const std::vector<Embedding>& {
-        if (!f.computed[t]) {
-            f.embeddings[t] = enumerate_embeddings(p.host_types[t].topology.graph, f.vnuma.graph);
-            f.computed[t] = 1;
-        }
-        return f.embeddings[t];
-    };
-    /** Best-fit embedding of flavor f on host h: index, or -1 if none has room. */
-    auto fit = [&](FlavorPlan& f, int h) {
-        if (free_vcpu[h] < f.vcpu || free_ram[h] < f.ram) return std::make_pair(-1, Amount{0});
-        const std::vector<Embedding>& es = embeddings(f, p.hosts[h].type);
-        const std::vector<Amount>& fr = free[h];
-        int best = -1;
-        Amount best_left = 0;
-        for (std::size_t e = 0; e < es.size(); ++e) {
-            Amount left = 0;
-            bool ok = true;
-            for (int v = 0; v < f.vnuma.size() && ok; ++v) {
-                const std::size_t i = static_cast<std::size_t>(es[e].map[v]) * R;
-                ok = fr[i] >= f.node_vcpu && fr[i + 1] >= f.node_ram;
-                left += fr[i] - f.node_vcpu;
-            }
-            if (ok && (best < 0 || left < best_left)) {
-                best = static_cast<int>(e);
-                best_left = left;
-            }
-        }
-        return std::make_pair(best, best_left);
-    };
-    auto take = [&](const FlavorPlan& f, int h, const Embedding& e, int sign) {
-        for (int v = 0; v < f.vnuma.size(); ++v) {
-            const std::size_t i = static_cast<std::size_t>(e.map[v]) * R;
-            free[h][i] -= sign * f.node_vcpu;
-            free[h][i + 1] -= sign * f.node_ram;
-        }
-        free_vcpu[h] -= sign * f.vcpu;
-        free_ram[h] -= sign * f.ram;
-    };
-
-    struct Placed {
-        int vdc, offer, vm, plan, host;  // vdc: index into vdc_ids; offer: into `vdcs`
-        Embedding emb;
-    };
-    std::vector<Placed> placed;
-    struct VlinkRec {
-        int vdc, a, b;  // a, b: indices into `placed`
-        std::int64_t mbps;
-    };
-    std::vector<VlinkRec> vlinks;
-    std::vector<std::string> vdc_ids;
-    NetsolverPlacementStats st;
-    std::vector<std::pair<int, std::int64_t>> buf;
-    std::vector<int> touched;
-
     for (std::size_t d = 0; d < vdcs.size(); ++d) {
-        if (o.max_vdcs >= 0 && st.allocated >= o.max_vdcs) {
-            st.stopped_by_max = true;
-            break;
-        }
         const NetsolverVdc& vdc = vdcs[d];
         std::string id = std::filesystem::path(vdc.file).stem().string();
         id += '#';
         id += std::to_string(d + 1);
-        ++st.offered;
-        const int n = static_cast<int>(vdc.vm_names.size());
-        std::vector<int> plan(n);
-        Amount total_vcpu = 0;
-        for (int v = 0; v < n; ++v) {
-            const Amount ram = vdc.vm_size[v].second * o.ram_mib_per_unit;
-            plan[v] = flavor_for(vdc.vm_size[v].first, ram);
-            total_vcpu += vdc.vm_size[v].first;
+        const int first = static_cast<int>(p.vms.size());
+        for (std::size_t v = 0; v < vdc.vm_names.size(); ++v) {
+            Vm vm;
+            vm.id = id + "/" + vdc.vm_names[v];
+            vm.flavor = flavor_for(vdc.vm_size[v].first, vdc.vm_size[v].second * o.ram_mib_per_unit);
+            vm.host = kUnplaced;
+            p.vms.push_back(std::move(vm));
+            std::string text = printable(vdc.vm_names[v]);
+            text += " (" + std::to_string(vdc.vm_size[v].first) + " cores, " + std::to_string(vdc.vm_size[v].second) + " GB, vNUMA " +
+                    p.flavors[static_cast<std::size_t>(p.vms.back().flavor)].vnuma.name + ")";
+            offer.vm_text.push_back(std::move(text));
         }
-        // Adjacency with Mbps; order: heaviest first, then most bandwidth to the ordered ones.
-        std::vector<std::vector<std::pair<int, std::int64_t>>> adj(n);
-        std::vector<std::int64_t> weight(n, 0);
-        for (const auto& e : vdc.edges) {
-            const std::int64_t mbps = e.units * o.mbps_per_unit;
-            adj[e.a].emplace_back(e.b, mbps);
-            adj[e.b].emplace_back(e.a, mbps);
-            weight[e.a] += mbps;
-            weight[e.b] += mbps;
-        }
-        std::vector<int> order;
-        std::vector<std::int64_t> attach(n, 0);
-        std::vector<char> in(n, 0);
-        for (int k = 0; k < n; ++k) {
-            int best = -1;
-            for (int v = 0; v < n; ++v) {
-                if (in[v]) continue;
-                if (best < 0) {
-                    best = v;
-                    continue;
-                }
-                const auto key = [&](int x) { return std::make_tuple(attach[x], weight[x], vdc.vm_size[x].first); };
-                if (key(v) > key(best)) best = v;
-            }
-            in[best] = 1;
-            order.push_back(best);
-            for (auto [u, mbps] : adj[best]) attach[u] += mbps;
-        }
-
-        std::vector<int> host_of(n, -1);
-        const std::size_t first_placed = placed.size();
-        bool failed = false;
-        for (int v : order) {
-            FlavorPlan& f = plans[plan[v]];
-            // Bandwidth to already placed VMs of this VDC, summed per peer host.
-            std::vector<std::pair<int, std::int64_t>> peers;
-            for (auto [u, mbps] : adj[v]) {
-                const int hu = host_of[u];  // a plain local: clang 14 cannot capture a structured binding
-                if (hu < 0) continue;
-                auto it = std::find_if(peers.begin(), peers.end(), [hu](const auto& x) { return x.first == hu; });
-                if (it == peers.end())
-                    peers.emplace_back(host_of[u], mbps);
-                else
-                    it->second += mbps;
-            }
-            const bool anchor = v == order.front();
-            int best = -1, best_emb = -1;
-            std::tuple<Wide, Amount, int> best_key{};
-            for (int h = 0; h < H; ++h) {
-                const auto [emb, left] = fit(f, h);
-                if (emb < 0) continue;
-                // Link check: the loads this VM's vlinks to placed peers add.
-                bool ok = true;
-                Wide cost = 0;
-                for (auto [hu, mbps] : peers) {
-                    if (hu == h) continue;
-                    buf.clear();
-                    links.shares(h, hu, buf);
-                    for (auto [l, units] : buf) {
-                        if (delta[l] == 0) touched.push_back(l);
-                        const std::int64_t room = cap[l] - load[l] - delta[l];
-                        if (room < 0 || (units > 0 && mbps > room / units)) {
-                            ok = false;
-                            break;
-                        }
-                        delta[l] += mbps * units;
-                        cost += static_cast<Wide>(mbps) * units;
-                    }
-                    if (!ok) break;
-                }
-                for (int l : touched) delta[l] = 0;
-                touched.clear();
-                if (!ok) continue;
-                std::tuple<Wide, Amount, int> key;
-                if (anchor) {
-                    // The tightest host that could take the whole VDC's vCPU, else the emptiest.
-                    const bool whole = free_vcpu[h] >= total_vcpu;
-                    key = {whole ? 0 : 1, whole ? free_vcpu[h] : -free_vcpu[h], h};
-                } else {
-                    key = {cost, free_vcpu[h] - f.vcpu, h};
-                }
-                if (best < 0 || key < best_key) {
-                    best = h;
-                    best_emb = emb;
-                    best_key = key;
-                }
-            }
-            if (best < 0) {
-                failed = true;
-                st.failure = printable(vdc.vm_names[v]);
-                st.failure += " (";
-                st.failure += std::to_string(vdc.vm_size[v].first);
-                st.failure += " cores, ";
-                st.failure += std::to_string(vdc.vm_size[v].second);
-                st.failure += " GB, vNUMA ";
-                st.failure += f.vnuma.name;
-                st.failure += "): no host has room on its pNUMA nodes with every link within capacity";
-                break;
-            }
-            const Embedding e = embeddings(f, p.hosts[best].type)[best_emb];
-            take(f, best, e, +1);
-            for (auto [hu, mbps] : peers) {
-                if (hu == best) continue;
-                buf.clear();
-                links.shares(best, hu, buf);
-                for (auto [l, units] : buf) load[l] += mbps * units;
-            }
-            host_of[v] = best;
-            placed.push_back(Placed{static_cast<int>(vdc_ids.size()), static_cast<int>(d), v, plan[v], best, e});
-        }
-        if (failed) {
-            // Undo this VDC: free its VMs' nodes and its vlinks' loads.
-            for (std::size_t i = first_placed; i < placed.size(); ++i) take(plans[placed[i].plan], placed[i].host, placed[i].emb, -1);
-            for (const auto& e : vdc.edges) {
-                const int ha = host_of[e.a], hb = host_of[e.b];
-                if (ha < 0 || hb < 0 || ha == hb) continue;
-                buf.clear();
-                links.shares(ha, hb, buf);
-                for (auto [l, units] : buf) load[l] -= e.units * o.mbps_per_unit * units;
-            }
-            placed.resize(first_placed);
-            st.failed_vdc = id;
-            break;
-        }
-        std::vector<int> slot(n, -1);
-        for (std::size_t i = first_placed; i < placed.size(); ++i) slot[placed[i].vm] = static_cast<int>(i);
-        for (const auto& e : vdc.edges)
-            vlinks.push_back(VlinkRec{static_cast<int>(vdc_ids.size()), slot[e.a], slot[e.b], e.units * o.mbps_per_unit});
-        st.dropped_zero_vlinks += vdc.dropped_zero;
-        vdc_ids.push_back(id);
-        ++st.allocated;
+        const int first_link = static_cast<int>(p.vlinks.size());
+        for (const auto& e : vdc.edges) p.vlinks.push_back(Vlink{first + e.a, first + e.b, e.units * o.mbps_per_unit, static_cast<int>(d)});
+        p.vdcs.push_back(id);
+        offer.vdc_vms.emplace_back(first, static_cast<int>(p.vms.size()));
+        offer.vdc_vlinks.emplace_back(first_link, static_cast<int>(p.vlinks.size()));
     }
-
-    // Flavors sorted by (vCPU, RAM); weight 1 for multi-vNUMA ones, else for the largest.
-    std::vector<int> by_size(plans.size());
-    std::iota(by_size.begin(), by_size.end(), 0);
-    std::sort(by_size.begin(), by_size.end(),
-              [&](int a, int b) { return std::tie(plans[a].vcpu, plans[a].ram) < std::tie(plans[b].vcpu, plans[b].ram); });
-    std::vector<int> flavor_index(plans.size());
-    p.flavors.clear();
-    bool any_multi = false;
-    for (int k : by_size) {
-        flavor_index[k] = static_cast<int>(p.flavors.size());
-        Flavor fl;
-        fl.name = size_name(plans[k].vcpu, plans[k].ram);
-        fl.demand = {plans[k].vcpu, plans[k].ram};
-        fl.vnuma = plans[k].vnuma;
-        fl.weight = fl.vnuma.size() >= 2 ? 1.0 : 0.0;
-        any_multi = any_multi || fl.weight > 0.0;
-        p.flavors.push_back(std::move(fl));
-    }
-    if (!any_multi && !p.flavors.empty()) p.flavors.back().weight = 1.0;
-    p.vms.clear();
-    for (const Placed& x : placed) {
-        Vm vm;
-        vm.id = vdc_ids[x.vdc];
-        vm.id += '/';
-        vm.id += vdcs[x.offer].vm_names[x.vm];
-        vm.flavor = flavor_index[x.plan];
-        vm.host = x.host;
-        for (int v = 0; v < plans[x.plan].vnuma.size(); ++v) vm.pnuma[v] = x.emb.map[v];
-        p.vms.push_back(std::move(vm));
-    }
-    p.vdcs = vdc_ids;
-    p.vlinks.clear();
-    for (const VlinkRec& v : vlinks) p.vlinks.push_back(Vlink{v.a, v.b, v.mbps, v.vdc});
-    const auto vms = static_cast<std::int64_t>(p.vms.size());
-    p.constraints.max_migrations = o.max_migrations >= 0 ? o.max_migrations : (vms + 99) / 100;
-    finalize_problem(p, "<netsolver import>");
-    return st;
+    finalize_problem(p, "<netsolver import>", true);
+    return offer;
 }
 
 }  // namespace vmcap

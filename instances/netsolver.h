@@ -12,14 +12,13 @@
  *
  * Conversion (netsolver_cluster): every server becomes a host whose cores and RAM are split into
  * NetsolverOptions::numa_nodes equal pNUMA nodes (topology K<n>); its links (all to one switch)
- * are its NIC uplink; every other link is a switch link. Placement (place_netsolver_vdcs): VDC by
- * VDC in offer order, each VM on a host and pNUMA nodes that hold it, every link within its
- * capacity, until the first VDC that does not fit completely (NetSolver's "until first failure").
+ * are its NIC uplink; every other link is a switch link. The VDCs become arriving VMs with vlinks
+ * (netsolver_offer); placement/netsolver_place.h places them VDC by VDC in offer order through
+ * the placement seam, until the first VDC that does not fit completely (NetSolver's "until first
+ * failure").
  *
  * Units: NetSolver RAM is in GB (taken as GiB: NetsolverOptions::ram_mib_per_unit MiB), bandwidth
  * in abstract units (NetsolverOptions::mbps_per_unit Mbps each); storage is not modelled.
- * Layering: this is problem data (instances/); the routing the placer checks links against comes
- * from the caller through LinkShareSource (NetworkRoutesShares in evaluators/network_load.h).
  */
 #include <cstdint>
 #include <string>
@@ -111,25 +110,7 @@ NetsolverVdc parse_netsolver_vn(const nlohmann::json& vn, const std::string& fil
  */
 std::vector<std::string> read_netsolver_instance_list(const std::string& path);
 
-/**
- * Link loads the placer must respect, from the caller's routing (NetworkRoutesShares of
- * evaluators/network_load.h adapts NetworkRoutes). Links are full duplex and
- * numbered by direction ("arcs") as there: 2 x link + direction, host uplinks first. Loads and
- * capacities are integers in micro-units of each arc.
- */
-class LinkShareSource {
-public:
-    virtual ~LinkShareSource() = default;
-    /** Number of arcs (host uplinks first, two per link). */
-    virtual int num_links() const = 0;
-    /** Capacity of arc `link` in its micro-units. */
-    virtual std::int64_t capacity(int link) const = 0;
-    /** Appends (arc, micro-units per Mbps) for every arc a vlink between hosts hx != hy loads
-     *  (both of its flows, one each way). */
-    virtual void shares(int hx, int hy, std::vector<std::pair<int, std::int64_t>>& out) const = 0;
-};
-
-/** Outcome of place_netsolver_vdcs. */
+/** Outcome of place_netsolver_vdcs (placement/netsolver_place.h). */
 struct NetsolverPlacementStats {
     int offered = 0;              ///< VDCs tried (allocated + the one that failed, if any)
     int allocated = 0;            ///< VDCs placed completely (their VMs are in the snapshot)
@@ -139,30 +120,30 @@ struct NetsolverPlacementStats {
     int dropped_zero_vlinks = 0;  ///< VN edges of bandwidth 0 in the allocated VDCs (not imported)
 };
 
+/** The VDCs of an import as arriving VMs, ready for placement (placement/netsolver_place.h). */
+struct NetsolverOffer {
+    /**
+     * The cluster plus: one flavor per distinct (cores, RAM) among all the VDCs, in first-seen
+     * order, named "<cores>c<RAM>g", vNUMA by vnuma_topology_for with options.max_node_fraction
+     * on the host type with the smallest pNUMA node that can hold it (K1 if none can: its VDC will
+     * fail), weight 1 if it has >= 2 vNUMA nodes; one VM per VDC VM, on no host (kUnplaced), id
+     * "<file stem>#<i+1>/<VM name>" for vdcs[i], in vm_names order; one vlink per VN edge (units
+     * x mbps_per_unit Mbps, Vlink::vdc = i); vdcs = the VDC ids.
+     */
+    Problem problem;
+    std::vector<std::pair<int, int>> vdc_vms;     ///< [i] -> [first, last) of vdcs[i]'s VMs in problem.vms
+    std::vector<std::pair<int, int>> vdc_vlinks;  ///< [i] -> [first, last) of its vlinks in problem.vlinks (VN order)
+    /** [vm] -> "vm3 (4 cores, 8 GB, vNUMA K2)": the VM as named in its file, for failure messages. */
+    std::vector<std::string> vm_text;
+};
+
 /**
- * Offers `vdcs` (in order; vdcs[i] gets id "<file stem>#<i+1>", its VMs "<id>/<VM name>") to the
- * hosts of `problem` (from netsolver_cluster) and adds the allocated ones: VMs, flavors (one per
- * distinct (cores, RAM) among the VDCs offered, named "<cores>c<RAM>g", vNUMA by
- * vnuma_topology_for with options.max_node_fraction on the host type with the smallest pNUMA node
- * that can hold them; weight 1 for flavors with >= 2 vNUMA nodes, else for the largest), vlinks
- * (one per VN edge, units x mbps_per_unit Mbps) grouped in problem.vdcs, and constraints.
- *
- * Placer (deterministic): a VDC's VMs are ordered heaviest-bandwidth first, then each next VM is
- * the one with the most bandwidth to those already ordered (ties: more vCPU, name order). The
- * first VM goes to the host with the least free vCPU that could still hold the whole VDC's vCPU
- * (else the host with the most free vCPU); every later VM to the host that adds the least link
- * load (micro-units summed over links: co-location first, then the same switch, ...), ties to the
- * host with the least free vCPU after it (best fit), then the lowest index. A host qualifies if
- * some embedding of the VM's vNUMA graph has room on every pNUMA node it uses (the one leaving the
- * least free vCPU on its nodes is taken, ties lowest node mask) and every link the VM's vlinks to
- * already placed VMs load stays within its capacity. A VDC with a VM no host can take is undone
- * and ends the placement; so does reaching options.max_vdcs.
- *
- * Throws InputError if `vdcs` is empty (no flavor to make), `links` does not match the problem's
- * hosts, or the result fails finalize_problem (a bug). Complexity O(VMs x hosts x (embeddings + peers x route length)).
+ * The VDCs `vdcs` offered to `cluster` (from netsolver_cluster, no VMs yet): see NetsolverOffer.
+ * Throws InputError if the options are invalid, `vdcs` is empty, the cluster has no network or
+ * VMs already, or a VM's RAM or a vlink's bandwidth is too large once converted (naming the file
+ * and JSON path). O(VMs + vlinks + flavors x host types x embeddings).
  */
-NetsolverPlacementStats place_netsolver_vdcs(Problem& problem, const std::vector<NetsolverVdc>& vdcs, const LinkShareSource& links,
-                                             const NetsolverOptions& options);
+NetsolverOffer netsolver_offer(const Problem& cluster, const std::vector<NetsolverVdc>& vdcs, const NetsolverOptions& options);
 
 /** Attribution of the NetSolver data (MIT, UBC-NSS, AIJ 2020), for Problem::source. */
 extern const char* const kNetsolverAttribution;

@@ -55,6 +55,7 @@ private:
 class BestFitPlacer final : public Placer {
 public:
     void reset(const SearchState& s) override {
+        require_no_rules(s, "best-fit");
         const Problem& p = s.problem();
         const int H = static_cast<int>(p.hosts.size());
         Amount most = 0;
@@ -79,7 +80,8 @@ public:
         buckets_[static_cast<std::size_t>(f.vcpu)].insert(h);
     }
 
-    PlaceChoice choose(const SearchState& s, int flavor) override {
+    PlaceChoice choose(const SearchState& s, int vm) override {
+        const int flavor = s.flavor_of(vm);
         const Flavor& fl = s.problem().flavors[flavor];
         std::vector<std::uint64_t>& failed = failed_[static_cast<std::size_t>(flavor)];
         if (failed.empty()) failed.assign(free_.size(), 0);  // host versions start at 1: 0 = never failed
@@ -105,25 +107,6 @@ public:
     }
 
 private:
-    /** The placement that fits leaving the least free vCPU on its nodes (ties: lowest index), or -1. */
-    static int tightest_placement(const SearchState& s, int flavor, int h) {
-        const auto& placements = s.model().evaluator(s.type_of(h), flavor).placements();
-        const int R = s.model().num_resources();
-        const Amount* free = s.free_of(h);
-        int best = -1;
-        Amount best_left = 0;
-        for (std::size_t e = 0; e < placements.size(); ++e) {
-            if (!fits(s, flavor, h, placements[e])) continue;
-            Amount left = 0;
-            for (unsigned m = placements[e].mask; m; m &= m - 1) left += free[std::countr_zero(m) * R + kVcpu];
-            if (best < 0 || left < best_left) {
-                best = static_cast<int>(e);
-                best_left = left;
-            }
-        }
-        return best;
-    }
-
     std::vector<HostFree> free_;                      // [host], as of the last host_changed
     std::vector<HostSet> buckets_;                    // [free vCPU] -> hosts
     std::vector<std::vector<std::uint64_t>> failed_;  // [flavor][host]: host version at which it did not fit (0: never)

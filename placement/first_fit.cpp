@@ -19,6 +19,7 @@ namespace {
 class FirstFitPlacer final : public Placer {
 public:
     void reset(const SearchState& s) override {
+        require_no_rules(s, "first-fit");
         hosts_ = static_cast<int>(s.problem().hosts.size());
         leaves_ = 1;
         while (leaves_ < hosts_) leaves_ *= 2;
@@ -38,7 +39,8 @@ public:
         for (x /= 2; x >= 1; x /= 2) pull(x);
     }
 
-    PlaceChoice choose(const SearchState& s, int flavor) override {
+    PlaceChoice choose(const SearchState& s, int vm) override {
+        const int flavor = s.flavor_of(vm);
         std::vector<std::uint64_t>& failed = failed_[static_cast<std::size_t>(flavor)];
         if (failed.empty()) failed.assign(static_cast<std::size_t>(hosts_), 0);  // host versions start at 1
         return leftmost(s, flavor, failed, 1, 0, leaves_);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <stdexcept>
 
 namespace vmcap {
@@ -23,6 +24,24 @@ int first_fitting_placement(const SearchState& s, int flavor, int host) {
     return -1;
 }
 
+int tightest_placement(const SearchState& s, int flavor, int h) {
+    const auto& placements = s.model().evaluator(s.type_of(h), flavor).placements();
+    const int R = s.model().num_resources();
+    const Amount* free = s.free_of(h);
+    int best = -1;
+    Amount best_left = 0;
+    for (std::size_t e = 0; e < placements.size(); ++e) {
+        if (!fits(s, flavor, h, placements[e])) continue;
+        Amount left = 0;
+        for (unsigned m = placements[e].mask; m; m &= m - 1) left += free[std::countr_zero(m) * R + kVcpu];
+        if (best < 0 || left < best_left) {
+            best = static_cast<int>(e);
+            best_left = left;
+        }
+    }
+    return best;
+}
+
 HostFree host_free(const SearchState& s, int host) {
     const int R = s.model().num_resources();
     const Amount* free = s.free_of(host);
@@ -37,14 +56,28 @@ HostFree host_free(const SearchState& s, int host) {
     return out;
 }
 
+bool rules_admit(const SearchState& s, int vm, int host, NodeMask mask) {
+    const Relocation r{vm, kUnplaced, host, mask};
+    for (const auto& f : s.model().filters())
+        if (!f->admits(s, std::span(&r, 1))) return false;
+    return true;
+}
+
+void require_no_rules(const SearchState& s, std::string_view placer) {
+    if (s.model().has_filters())
+        throw std::logic_error("placer " + std::string(placer) + " reads free capacity only; the model has feasibility rules (" +
+                               std::string(s.model().filters().front()->name()) + ")");
+}
+
 PlaceChoice place_vm(SearchState& s, Placer& placer, int vm) {
     const int flavor = s.flavor_of(vm);
-    const PlaceChoice c = placer.choose(s, flavor);
+    const PlaceChoice c = placer.choose(s, vm);
     if (!c.found()) return c;
     const auto& placements = s.model().evaluator(s.type_of(c.host), flavor).placements();
     if (c.embedding < 0 || c.embedding >= static_cast<int>(placements.size()) ||
-        !fits(s, flavor, c.host, placements[static_cast<std::size_t>(c.embedding)]))
-        throw std::logic_error("placer chose a placement that does not fit (host " + s.problem().hosts[c.host].id + ")");
+        !fits(s, flavor, c.host, placements[static_cast<std::size_t>(c.embedding)]) ||
+        !rules_admit(s, vm, c.host, placements[static_cast<std::size_t>(c.embedding)].mask))
+        throw std::logic_error("placer chose a placement that does not fit or a rule refuses (host " + s.problem().hosts[c.host].id + ")");
     s.place(vm, c.host, placements[static_cast<std::size_t>(c.embedding)]);
     placer.host_changed(s, c.host);
     return c;
@@ -56,10 +89,24 @@ void remove_vm(SearchState& s, Placer& placer, int vm) {
     placer.host_changed(s, host);
 }
 
+GroupPlacement place_group(SearchState& s, Placer& placer, std::span<const int> group) {
+    GroupPlacement out;
+    out.order = placer.order(s, group);
+    if (out.order.size() != group.size()) throw std::logic_error("placer's order is not a permutation of the group");
+    for (std::size_t i = 0; i < out.order.size(); ++i) {
+        if (place_vm(s, placer, out.order[i]).found()) continue;
+        out.failed_vm = out.order[i];
+        for (std::size_t j = i; j-- > 0;) remove_vm(s, placer, out.order[j]);  // all or nothing
+        break;
+    }
+    return out;
+}
+
 std::span<const PlacerInfo> registered_placers() {
-    static constexpr std::array<PlacerInfo, 3> kPlacers{{
+    static constexpr std::array<PlacerInfo, 4> kPlacers{{
         {"best-fit", "the host with the least free vCPU, the placement leaving least free vCPU on its nodes", make_best_fit_placer},
         {"first-fit", "the first host by index that fits, its first placement that fits", make_first_fit_placer},
+        {"link-fit", "a group heaviest-bandwidth first, each VM where it adds the least link load; ties: best fit", make_link_fit_placer},
         {"vmcap-fit", "the placement losing the least weighted VMCAP capacity; ties: best fit", make_vmcap_fit_placer},
     }};
     return kPlacers;

@@ -16,6 +16,12 @@
  *    sum_f w_f x (VMCAP_f before - VMCAP_f after) is least (the use the VMCAP paper, seed 001,
  *    states for its closed forms), through the engine's best insertion (moves/insertion.h);
  *    ties go to best fit.
+ *  These three read free capacity only and refuse (std::logic_error in reset) a model with
+ *  feasibility rules (links).
+ *  - `link-fit` (link_fit.cpp): for groups with vlinks (`vmcap import netsolver`'s VDC rule): the
+ *    group heaviest-bandwidth first, its first VM best fit among the hosts that could take the
+ *    whole group's vCPU, every later VM where it adds the least link load, within every link's
+ *    capacity.
  * A new strategy is one .cpp file with a Placer subclass and a factory, plus its line in the
  * registry (placer.cpp); a placer used only by its caller needs no registry entry at all.
  *
@@ -25,6 +31,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "evaluators/search_state.h"
 
@@ -40,13 +47,15 @@ struct PlaceChoice {
 
 /**
  * A placement strategy. Contract every implementation keeps (the drivers rely on it):
- *  - choose(state, flavor) returns a placement on which a VM of `flavor` fits now (every
- *    resource of every pNUMA node it uses has room), or not-found;
- *  - it is complete: not-found only if no (host, placement) fits, so a driver may reject a flavor
- *    in O(1) until some host gains room;
+ *  - choose(state, vm) returns a placement for the arriving VM `vm` (on no host) on which its
+ *    flavor fits now (every resource of every pNUMA node it uses has room) and that every
+ *    feasibility rule of the model admits (rules_admit), or not-found;
+ *  - it is complete: not-found only if no (host, placement) fits and is admitted, so a driver
+ *    may reject a flavor in O(1) until some host gains room (on a model without rules);
  *  - it is deterministic: the same sequence of calls gives the same choices;
  *  - reset(state) comes before the first choose; host_changed(state, h) after every change of
- *    host h's VMs made through place_vm / remove_vm (a strategy that keeps no index ignores both).
+ *    host h's VMs made through place_vm / remove_vm / place_group (a strategy that keeps no index
+ *    ignores both); order(state, group) at the start of each place_group.
  * A placer reads only the state; it never changes it.
  */
 class Placer {
@@ -54,12 +63,17 @@ public:
     virtual ~Placer() = default;
     /** Start (or start again) on `state` as it is now. */
     virtual void reset(const SearchState& state) { (void)state; }
-    /** Where a VM of `flavor` (index into problem().flavors) goes now; see the contract. */
-    virtual PlaceChoice choose(const SearchState& state, int flavor) = 0;
+    /** Where the arriving VM `vm` goes now; see the contract. */
+    virtual PlaceChoice choose(const SearchState& state, int vm) = 0;
     /** Host `host` of `state` gained or lost a VM since the last call. */
     virtual void host_changed(const SearchState& state, int host) {
         (void)state;
         (void)host;
+    }
+    /** The order in which place_group places `group` (a permutation of it). Default: as given. */
+    virtual std::vector<int> order(const SearchState& state, std::span<const int> group) {
+        (void)state;
+        return {group.begin(), group.end()};
     }
 };
 
@@ -69,6 +83,10 @@ bool fits(const SearchState& state, int flavor, int host, const Embedding& emb);
 
 /** Index of the first placement of `flavor` on `host` that fits, or -1. O(placements x k x R). */
 int first_fitting_placement(const SearchState& state, int flavor, int host);
+
+/** Index of the placement of `flavor` on `host` that fits leaving the least free vCPU on its
+ *  pNUMA nodes (ties: lowest index, i.e. lowest node mask), or -1. O(placements x k x R). */
+int tightest_placement(const SearchState& state, int flavor, int host);
 
 /** Free amounts of one host summed over its pNUMA nodes and of its largest node, in vCPU and RAM
  *  (MiB): necessary conditions a strategy checks before looking at placements. */
@@ -90,6 +108,25 @@ PlaceChoice place_vm(SearchState& state, Placer& placer, int vm);
 /** Takes the arriving VM `vm` off its host (a departure) and tells the placer. Same cost as place. */
 void remove_vm(SearchState& state, Placer& placer, int vm);
 
+/** Outcome of place_group. */
+struct GroupPlacement {
+    std::vector<int> order;  ///< the placer's order of the group (placer.order)
+    int failed_vm = -1;      ///< the first VM no host could take, -1 when the whole group was placed
+    bool placed() const { return failed_vm < 0; }
+};
+
+/**
+ * Places the arriving VMs of `group` (e.g. a VDC: VMs with vlinks among them) all or nothing: in
+ * the placer's order, each with place_vm, so each later VM sees the earlier ones on their hosts
+ * (their vlinks' loads included); if one finds no host, the ones placed are taken off again and
+ * the state is as before (host versions aside). Cost: the group's place_vm calls.
+ */
+GroupPlacement place_group(SearchState& state, Placer& placer, std::span<const int> group);
+
+/** Does every feasibility rule of the model (CapacityModel::filters(); the migration budget
+ *  does not apply to arrivals) admit putting the arriving VM `vm` on (host, mask)? */
+bool rules_admit(const SearchState& state, int vm, int host, NodeMask mask);
+
 /** One registered strategy. */
 struct PlacerInfo {
     std::string_view name;     ///< as given to `--placer`
@@ -103,12 +140,17 @@ std::span<const PlacerInfo> registered_placers();
 /** The strategy called `name`; throws InputError "unknown placer 'x' (known: a, b, c)". */
 std::unique_ptr<Placer> make_placer(std::string_view name);
 
-/** "best-fit, first-fit, vmcap-fit": the registered names, for help texts and errors. */
+/** "best-fit, first-fit, link-fit, vmcap-fit": the registered names, for help texts and errors. */
 std::string placer_names();
 
 /** Factories of the built-in strategies (one file each). */
 std::unique_ptr<Placer> make_first_fit_placer();
 std::unique_ptr<Placer> make_best_fit_placer();
 std::unique_ptr<Placer> make_vmcap_fit_placer();
+std::unique_ptr<Placer> make_link_fit_placer();
+
+/** Throws std::logic_error naming `placer` if the model of `state` has feasibility rules, which
+ *  a capacity-only strategy would not honour. */
+void require_no_rules(const SearchState& state, std::string_view placer);
 
 }  // namespace vmcap

@@ -22,9 +22,13 @@ namespace {
 
 class VmcapFitPlacer final : public Placer {
 public:
-    void reset(const SearchState& s) override { memo_.assign(s.problem().flavors.size(), {}); }
+    void reset(const SearchState& s) override {
+        require_no_rules(s, "vmcap-fit");
+        memo_.assign(s.problem().flavors.size(), {});
+    }
 
-    PlaceChoice choose(const SearchState& s, int flavor) override {
+    PlaceChoice choose(const SearchState& s, int vm) override {
+        const int flavor = s.flavor_of(vm);
         std::vector<Entry>& memo = memo_[static_cast<std::size_t>(flavor)];
         const int H = static_cast<int>(s.problem().hosts.size());
         if (memo.empty()) memo.resize(static_cast<std::size_t>(H));  // version 0: never computed (versions start at 1)

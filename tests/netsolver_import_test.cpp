@@ -14,6 +14,7 @@
 
 #include "evaluators/network_load.h"
 #include "instances/netsolver.h"
+#include "placement/netsolver_place.h"
 #include "instances/snapshot_io.h"
 #include "tests/cli_run.h"
 
@@ -53,8 +54,7 @@ Problem import(const std::vector<std::string>& vn_texts, NetsolverPlacementStats
     std::vector<NetsolverVdc> vdcs;
     const char* names[] = {"a.vn", "b.vn", "a.vn"};
     for (std::size_t i = 0; i < vn_texts.size(); ++i) vdcs.push_back(parse_netsolver_vn(nlohmann::json::parse(vn_texts[i]), names[i]));
-    const NetworkRoutes routes(p);
-    *stats = place_netsolver_vdcs(p, vdcs, NetworkRoutesShares(routes), o);
+    *stats = place_netsolver_vdcs(p, vdcs, o);
     return parse_snapshot(nlohmann::json::parse(snapshot_to_json(p).dump()), "out.json");
 }
 

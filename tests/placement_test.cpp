@@ -13,9 +13,12 @@
 #include <random>
 #include <set>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "evaluators/capacity_model.h"
+#include "evaluators/link_filter.h"
+#include "evaluators/network_load.h"
 #include "evaluators/search_state.h"
 #include "instances/generator.h"
 #include "placement/placer.h"
@@ -95,7 +98,7 @@ TEST(Placement, PlaceAndUnplaceKeepEveryCacheExact) {
 TEST(Placement, EveryRegisteredPlacerKeepsItsContract) {
     std::set<std::string> names;
     for (const PlacerInfo& info : registered_placers()) names.insert(std::string(info.name));
-    EXPECT_EQ(names, (std::set<std::string>{"best-fit", "first-fit", "vmcap-fit"}));
+    EXPECT_EQ(names, (std::set<std::string>{"best-fit", "first-fit", "link-fit", "vmcap-fit"}));
     for (const PlacerInfo& info : registered_placers()) {
         for (std::uint64_t seed : {4, 5}) {
             SCOPED_TRACE(std::string(info.name) + " seed " + std::to_string(seed));
@@ -107,14 +110,14 @@ TEST(Placement, EveryRegisteredPlacerKeepsItsContract) {
             int rejected = 0;
             for (int v = 40; v < static_cast<int>(p.vms.size()); ++v) {
                 const auto fits_now = all_fits(s, s.flavor_of(v));
-                const PlaceChoice c = placer->choose(s, s.flavor_of(v));
+                const PlaceChoice c = placer->choose(s, v);
                 if (!c.found()) {  // complete: nothing fits anywhere
                     EXPECT_TRUE(fits_now.empty()) << "rejected although " << fits_now.size() << " placements fit";
                     ++rejected;
                     continue;
                 }
                 EXPECT_NE(std::find(fits_now.begin(), fits_now.end(), std::pair{c.host, c.embedding}), fits_now.end());
-                const PlaceChoice again = placer->choose(s, s.flavor_of(v));  // deterministic, no hidden state change
+                const PlaceChoice again = placer->choose(s, v);  // deterministic, no hidden state change
                 EXPECT_EQ(again.host, c.host);
                 EXPECT_EQ(again.embedding, c.embedding);
                 ASSERT_TRUE(place_vm(s, *placer, v).found());
@@ -128,7 +131,7 @@ TEST(Placement, EveryRegisteredPlacerKeepsItsContract) {
     try {
         make_placer("nope");
     } catch (const InputError& e) {
-        EXPECT_EQ(std::string(e.what()), "unknown placer 'nope' (known: best-fit, first-fit, vmcap-fit)");
+        EXPECT_EQ(std::string(e.what()), "unknown placer 'nope' (known: best-fit, first-fit, link-fit, vmcap-fit)");
     }
 }
 
@@ -155,7 +158,7 @@ TEST(Placement, VmcapFitLosesNoMoreCapacityThanBestFitPerArrival) {
         }
         vf->reset(s);
         bf->reset(s);
-        const PlaceChoice a = vf->choose(s, f), b = bf->choose(s, f);
+        const PlaceChoice a = vf->choose(s, v), b = bf->choose(s, v);
         ASSERT_EQ(a.found(), any);
         if (!any) continue;
         auto change_of = [&](PlaceChoice c) {
@@ -170,11 +173,139 @@ TEST(Placement, VmcapFitLosesNoMoreCapacityThanBestFitPerArrival) {
     }
 }
 
+/** A generated leaf-spine cluster whose VMs, in VDCs of 4 with all-to-all vlinks, all arrive:
+ *  narrow NICs and ToR uplinks, so the link-capacity rule refuses some hosts. */
+Problem vdc_arrivals(std::uint64_t seed) {
+    GenerateOptions g;
+    g.hosts = 16;
+    g.vms = 160;  // about as many as fit: the VDCs do not all fit again in another order
+    g.seed = seed;
+    g.hosts_per_rack = 4;
+    Problem p = generate_cluster(g);
+    NetworkOptions n;
+    n.vdc_size = 4;
+    n.bpc_mbps = 1'500;
+    n.nic_mbps = 6'000;
+    n.tor_uplink_mbps = 9'000;
+    n.seed = seed;
+    add_network(p, n);
+    for (Vm& vm : p.vms) vm.host = kUnplaced;
+    p.constraints.max_migrations = 0;
+    finalize_problem(p, "<test>", true);
+    return p;
+}
+
+/** The VMs of each VDC, in VM order. */
+std::vector<std::vector<int>> vdc_groups(const Problem& p) {
+    std::vector<std::vector<int>> g(p.vdcs.size());
+    std::vector<std::set<int>> members(p.vdcs.size());
+    for (const Vlink& l : p.vlinks) members[static_cast<std::size_t>(l.vdc)].insert({l.a, l.b});
+    for (std::size_t d = 0; d < g.size(); ++d) g[d].assign(members[d].begin(), members[d].end());
+    return g;
+}
+
+TEST(Placement, GroupsWithVlinksKeepLinkLoadsExactAndEveryLinkWithinCapacity) {
+    int placed = 0, refused = 0;
+    for (std::uint64_t seed : {1, 2, 3}) {
+        SCOPED_TRACE("seed " + std::to_string(seed));
+        const Problem p = vdc_arrivals(seed);
+        const CapacityModel model(p);
+        ASSERT_NE(model.link_filter(), nullptr);
+        SearchState s(model);
+        auto placer = make_placer("link-fit");
+        placer->reset(s);
+        EXPECT_THROW(make_placer("best-fit")->reset(s), std::logic_error);  // capacity-only placers refuse links
+        std::mt19937_64 rng(seed);
+        std::vector<std::vector<int>> in;
+        for (const auto& group : vdc_groups(p)) {
+            const GroupPlacement g = place_group(s, *placer, group);
+            if (g.placed()) {
+                ++placed;
+                in.push_back(group);
+            } else {  // all or nothing
+                ++refused;
+                for (int v : group) EXPECT_FALSE(s.is_placed(v));
+            }
+            if (!in.empty() && rng() % 4 == 0) {  // a VDC departs
+                const std::size_t i = rng() % in.size();
+                for (int v : in[i]) remove_vm(s, *placer, v);
+                in.erase(in.begin() + static_cast<long>(i));
+            }
+            s.check_consistency();  // link loads, free amounts and VMCAP from scratch
+            std::vector<int> host;
+            std::vector<NodeMask> mask;
+            s.placement_arrays(host, mask);
+            EXPECT_EQ(model.link_filter()->violation(p, PlacementView{host, mask}), "");  // from scratch
+        }
+    }
+    EXPECT_GT(placed, 20);
+    EXPECT_GT(refused, 0);  // the cluster filled: refusals (and their undo) were exercised
+}
+
+TEST(Placement, LinkFitAddsTheLeastLinkLoadByFullRecomputation) {
+    // Every VM after a group's first goes where its vlinks add the least load, summed over all
+    // arcs, among the hosts with room whose links all stay within capacity; ties least free vCPU,
+    // then lowest host. Oracle: link_loads recomputed from scratch with the VM on each host.
+    const Problem p = vdc_arrivals(3);
+    const CapacityModel model(p);
+    SearchState s(model);
+    auto placer = make_placer("link-fit");
+    placer->reset(s);
+    const NetworkRoutes& routes = *model.network_routes();
+    int checked = 0;
+    for (const auto& group : vdc_groups(p)) {
+        const std::vector<int> order = placer->order(s, group);
+        std::vector<int> done;
+        bool ok = true;
+        for (std::size_t i = 0; i < order.size() && ok; ++i) {
+            const int v = order[i];
+            const PlaceChoice c = placer->choose(s, v);
+            if (i > 0) {
+                std::vector<int> host;
+                std::vector<NodeMask> mask;
+                s.placement_arrays(host, mask);
+                const auto base = link_loads(p, routes, host);
+                bool any = false;
+                std::tuple<std::int64_t, Amount, int> best{};
+                for (auto [h, e] : all_fits(s, s.flavor_of(v))) {
+                    host[static_cast<std::size_t>(v)] = h;
+                    const auto with = link_loads(p, routes, host);
+                    std::int64_t added = 0;
+                    bool within = true;
+                    for (int l = 0; l < routes.num_links(); ++l) {
+                        added += with[static_cast<std::size_t>(l)] - base[static_cast<std::size_t>(l)];
+                        within = within && with[static_cast<std::size_t>(l)] <= routes.capacity(l);
+                    }
+                    host[static_cast<std::size_t>(v)] = kUnplaced;
+                    const std::tuple<std::int64_t, Amount, int> key{added, host_free(s, h).vcpu, h};
+                    if (within && (!any || key < best)) best = key, any = true;
+                }
+                ASSERT_EQ(c.found(), any);
+                if (any) {
+                    EXPECT_EQ(c.host, std::get<2>(best));
+                    ++checked;
+                }
+            }
+            if (!c.found()) {
+                ok = false;
+                break;
+            }
+            s.place(v, c.host, model.evaluator(p.hosts[c.host].type, s.flavor_of(v)).placements()[static_cast<std::size_t>(c.embedding)]);
+            placer->host_changed(s, c.host);
+            done.push_back(v);
+        }
+        if (!ok)
+            for (int v : done) remove_vm(s, *placer, v);
+    }
+    EXPECT_GT(checked, 20);
+}
+
 // ---- A newcomer's placer, in this file only: worst fit (the host with the most free vCPU, its
 // first placement that fits). It keeps no index, so it ignores reset and host_changed.
 class WorstFitPlacer final : public Placer {
 public:
-    PlaceChoice choose(const SearchState& s, int flavor) override {
+    PlaceChoice choose(const SearchState& s, int vm) override {
+        const int flavor = s.flavor_of(vm);
         PlaceChoice best;
         Amount most = -1;
         for (int h = 0; h < static_cast<int>(s.problem().hosts.size()); ++h) {

@@ -1,7 +1,8 @@
 // libFuzzer harness of `vmcap import netsolver` (instances/netsolver.h, cli/cmd_import.cpp): the
 // .pn parser and conversion (netsolver_cluster), the .vn parser (parse_netsolver_vn), the instance
 // list reader (read_netsolver_instance_list, through files in a private temp directory) and the
-// placer (place_netsolver_vdcs) with the ECMP routes of NetworkRoutes, then the snapshot through
+// placer (place_netsolver_vdcs, placement/netsolver_place.h: the link-fit placer under the
+// engine's link-capacity rule with the ECMP routes of NetworkRoutes), then the snapshot through
 // the loader, as cmd_import runs them. An InputError (invalid JSON included, as read_json makes
 // it) before the snapshot is written is the documented rejection (exit 2). Then, as the CLI writes it: the
 // imported snapshot must load (parse_snapshot) and every link load, recomputed from scratch over
@@ -34,6 +35,7 @@
 
 #include "evaluators/network_load.h"
 #include "instances/netsolver.h"
+#include "placement/netsolver_place.h"
 #include "instances/snapshot_io.h"
 #include "tests/fuzz/fuzz_common.h"
 
@@ -158,10 +160,7 @@ void import(const Input& in) {
         vdcs.push_back(it->second);
     }
     NetsolverPlacementStats st;
-    {
-        const NetworkRoutes routes(p);
-        st = place_netsolver_vdcs(p, vdcs, NetworkRoutesShares(routes), in.options);
-    }
+    st = place_netsolver_vdcs(p, vdcs, in.options);
     if (st.allocated != static_cast<int>(p.vdcs.size()) || st.offered > static_cast<int>(vdcs.size()))
         fuzz::internal_error("placement statistics do not match the snapshot");
 
