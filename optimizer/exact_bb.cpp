@@ -41,7 +41,9 @@
 #include <unordered_map>
 #include <vector>
 
+#include "evaluators/capacity_change.h"
 #include "evaluators/link_filter.h"
+#include "evaluators/score.h"
 #include "optimizer/ordering.h"
 #include "optimizer/plan.h"
 #include "optimizer/search_params.h"
@@ -49,13 +51,15 @@
 namespace vmcap {
 namespace {
 
-constexpr double kInf = std::numeric_limits<double>::infinity();
+/** "No bound" / "no option" in score units: far above any objective (weights and capacities are
+ *  capped so that every score sum stays below 2^62), and safe to add a score to. */
+constexpr Score kInf = std::numeric_limits<Score>::max() / 4;
 
 /** A destination of one VM: host, index into the placements of its flavor there, objective change. */
 struct Option {
     int host = -1;
     int emb = -1;
-    double delta = 0.0;
+    Score delta = 0;  ///< exact, score units
 };
 
 /** A migratable VM in solver order (host, flavor, node mask, VM index). */
@@ -81,21 +85,20 @@ private:
     void put_back(int pos);
     void place(int pos, int h, int emb);
     void unplace(int pos, int h, int emb);
-    bool trial(int h, int flavor, const Embedding& e, double& delta) const;
+    bool trial(int h, int flavor, const Embedding& e, Score& delta) const;
     // --- link-capacity rule (only with links_): determined loads ---
     void link_shift(int vm, int h, int sign);
     bool link_trial(int vm, int h);
-    double objective() const { return m_.weighted_objective(tot_.data()); }
-    double eps() const { return 1e-9 * std::max(1.0, std::abs(inc_)); }
+    Score objective() const { return m_.weighted(tot_.data()); }
     bool tick();
 
     // --- search ---
     void build_tables();
     void warm_start();
     void removal(int first, Amount ram);
-    double superset_bound(int first, int r) const;
+    Score superset_bound(int first, int r) const;
     void search(std::uint64_t unplaced, int last_k);
-    double landing_bound(const std::vector<int>& ks, const std::vector<double>& loss) const;
+    Score landing_bound(const std::vector<int>& ks, const std::vector<Score>& loss) const;
     void options_on(int pos, int h, std::vector<Option>& out) const;
     void record();
     /** The current leaf's placements (what record() would keep). */
@@ -129,12 +132,12 @@ private:
     std::vector<std::vector<Option>> opts0_;  ///< [pos * H + h]: options on untouched host h
 
     bool tables_ok_ = false;
-    std::vector<std::unordered_map<std::uint64_t, double>> ftab_;  ///< [h][local removal mask] -> host value
-    std::vector<std::vector<double>> ksuf_;                        ///< [h][t]: best gain of t removals on hosts >= h
+    std::vector<std::unordered_map<std::uint64_t, Score>> ftab_;  ///< [h][local removal mask] -> host value (score units)
+    std::vector<std::vector<Score>> ksuf_;                        ///< [h][t]: best gain of t removals on hosts >= h
 
     std::vector<int> chosen_;                ///< M, positions in mov_, increasing
     std::vector<int> dest_host_, dest_emb_;  ///< per index into chosen_
-    double inc_ = 0.0;
+    Score inc_ = 0;                          ///< the incumbent, score units
     std::vector<Placement> best_;
     std::int64_t nodes_ = 0;
     std::string stopped_;
@@ -334,28 +337,26 @@ bool BranchBound::link_trial(int vm, int h) {
     return ok;
 }
 
-bool BranchBound::trial(int h, int flavor, const Embedding& e, double& delta) const {
+bool BranchBound::trial(int h, int flavor, const Embedding& e, Score& delta) const {
     const Flavor& fl = p_.flavors[flavor];
     const int k = fl.num_vnuma();
     const Amount* nd = fl.node_demand.data();
     const Amount* f = free_.data() + off_[h];
-    Amount left[kMaxVNuma * kMaxResources];
+    Amount local[kMaxPNuma * kMaxResources];  // node-indexed free amounts of the placement's nodes with the VM
     for (int i = 0; i < k; ++i)
         for (int r = 0; r < R_; ++r) {
             const Amount l = f[e.map[i] * R_ + r] - nd[r];
             if (l < 0) return false;
-            left[i * R_ + r] = l;
+            local[e.map[i] * R_ + r] = l;
         }
     const int n = n_[h];
-    Count tmp[kMaxPNuma];
-    delta = 0.0;
-    for (int j = 0; j < T_; ++j) {
-        const int tf = m_.target_flavor(j);
-        const Count* b = b_.data() + boff_[h] + static_cast<std::size_t>(j) * n;
-        std::copy(b, b + n, tmp);
-        for (int i = 0; i < k; ++i) tmp[e.map[i]] = m_.node_b(tf, left + i * R_);
-        delta += m_.target_weight(j) * static_cast<double>(m_.evaluator(type_[h], tf)(tmp) - cap_[static_cast<std::size_t>(h) * T_ + j]);
-    }
+    Count nb[kMaxPNuma];
+    delta = 0;
+    // The search's capacity-change kernel (evaluators/capacity_change.h): the same integers.
+    for (int j = 0; j < T_; ++j)
+        delta +=
+            m_.target_weight_units(j) * target_capacity_change(m_, type_[h], n, j, b_.data() + boff_[h] + static_cast<std::size_t>(j) * n,
+                                                               cap_[static_cast<std::size_t>(h) * T_ + j], e.mask, local, nb);
     return true;
 }
 
@@ -365,7 +366,7 @@ void BranchBound::options_on(int pos, int h, std::vector<Option>& out) const {
     const auto& pl = m_.evaluator(type_[h], mv.flavor).placements();
     for (std::size_t e = 0; e < pl.size(); ++e) {
         if (h == mv.host && pl[e].mask == mv.mask) continue;  // back home: the same state as a smaller M
-        double d = 0.0;
+        Score d = 0;
         if (trial(h, mv.flavor, pl[e], d)) out.push_back(Option{h, static_cast<int>(e), d});
     }
 }
@@ -399,17 +400,13 @@ void BranchBound::build_tables() {
     }
     if (count > 2e6) return;
     ftab_.assign(H_, {});
-    std::vector<std::vector<double>> gain(H_, std::vector<double>(B_ + 1, 0.0));
+    std::vector<std::vector<Score>> gain(H_, std::vector<Score>(B_ + 1, 0));
     for (int h = 0; h < H_; ++h) {
         const int first = host_first_[h], n = host_end_[h] - first;
-        auto host_value = [&] {
-            double v = 0.0;
-            for (int j = 0; j < T_; ++j) v += m_.target_weight(j) * static_cast<double>(cap_[static_cast<std::size_t>(h) * T_ + j]);
-            return v;
-        };
-        const double base = host_value();
+        auto host_value = [&] { return m_.weighted(cap_.data() + static_cast<std::size_t>(h) * T_); };
+        const Score base = host_value();
         auto rec = [&](auto&& self, int start, std::uint64_t mask, int depth) -> void {
-            const double v = host_value();
+            const Score v = host_value();
             ftab_[h].emplace(mask, v);
             gain[h][depth] = std::max(gain[h][depth], v - base);
             if (depth == B_) return;
@@ -422,19 +419,19 @@ void BranchBound::build_tables() {
         rec(rec, 0, 0, 0);
         for (int t = 1; t <= B_; ++t) gain[h][t] = std::max(gain[h][t], gain[h][t - 1]);
     }
-    ksuf_.assign(H_ + 1, std::vector<double>(B_ + 1, 0.0));
+    ksuf_.assign(H_ + 1, std::vector<Score>(B_ + 1, 0));
     for (int h = H_ - 1; h >= 0; --h)
         for (int t = 0; t <= B_; ++t) {
-            double best = 0.0;
+            Score best = 0;
             for (int s = 0; s <= t; ++s) best = std::max(best, gain[h][s] + ksuf_[h + 1][t - s]);
             ksuf_[h][t] = best;
         }
     tables_ok_ = true;
 }
 
-double BranchBound::superset_bound(int first, int r) const {
+Score BranchBound::superset_bound(int first, int r) const {
     if (!tables_ok_) return kInf;
-    const double now = objective();
+    const Score now = objective();
     if (first >= static_cast<int>(mov_.size())) return now;
     const int hc = mov_[first].host;
     const int base_first = host_first_[hc], n = host_end_[hc] - base_first;
@@ -444,8 +441,8 @@ double BranchBound::superset_bound(int first, int r) const {
     const auto& tab = ftab_[hc];
     const auto it0 = tab.find(removed);
     if (it0 == tab.end()) return kInf;  // cannot happen: |removed| <= B
-    const double base = it0->second;
-    std::vector<double> g(r + 1, 0.0);
+    const Score base = it0->second;
+    std::vector<Score> g(r + 1, 0);
     auto rec = [&](auto&& self, int start, std::uint64_t mask, int depth) -> void {
         if (depth > 0) {
             const auto it = tab.find(mask);
@@ -455,7 +452,7 @@ double BranchBound::superset_bound(int first, int r) const {
         for (int l = start; l < n; ++l) self(self, l + 1, mask | (std::uint64_t{1} << l), depth + 1);
     };
     rec(rec, mov_[first].local, removed, 0);
-    double best = 0.0;
+    Score best = 0;
     for (int t = 0; t <= r; ++t) {
         if (t > 0) g[t] = std::max(g[t], g[t - 1]);
         best = std::max(best, g[t] + ksuf_[hc + 1][r - t]);
@@ -465,7 +462,7 @@ double BranchBound::superset_bound(int first, int r) const {
 
 void BranchBound::warm_start() {
     SearchState s(m_);
-    inc_ = s.objective_value();
+    inc_ = s.objective();
     if (prm_.warm_start_evaluations < 0 || B_ == 0) return;
     std::vector<Placement> start = exact_warm_start(m_, prm_.warm_start_evaluations, prm_.seed, prm_.time_limit_s);
     // The incumbent is what a plan reaches: the end state of the builder's ordered prefix.
@@ -478,8 +475,8 @@ void BranchBound::warm_start() {
         s.placement_arrays(host, mask);
         if (!links_->violation(p_, PlacementView{host, mask}).empty()) return;
     }
-    if (s.objective_value() > inc_) {
-        inc_ = s.objective_value();
+    if (s.objective() > inc_) {
+        inc_ = s.objective();
         best_ = start;
     }
 }
@@ -511,29 +508,29 @@ void BranchBound::record() {
     best_ = leaf();
 }
 
-double BranchBound::landing_bound(const std::vector<int>& ks, const std::vector<double>& loss) const {
+Score BranchBound::landing_bound(const std::vector<int>& ks, const std::vector<Score>& loss) const {
     // loss[idx * H + h], idx into ks. Minimum over assignments of sum_h max loss on h.
     const int m = static_cast<int>(ks.size());
     if (m == 1 || m > 8) {
-        double lb = 0.0;
+        Score lb = 0;
         for (int a = 0; a < m; ++a) {
-            double best = kInf;
+            Score best = kInf;
             for (int h = 0; h < H_; ++h) best = std::min(best, loss[static_cast<std::size_t>(a) * H_ + h]);
             lb = std::max(lb, best);
         }
         return lb;
     }
     const int full = (1 << m) - 1;
-    std::vector<double> g(full + 1, kInf), ng(full + 1), c(full + 1);
-    g[0] = 0.0;
+    std::vector<Score> g(full + 1, kInf), ng(full + 1), c(full + 1);
+    g[0] = 0;
     for (int h = 0; h < H_; ++h) {
-        c[0] = 0.0;
+        c[0] = 0;
         for (int x = 1; x <= full; ++x) {
             const int low = std::countr_zero(static_cast<unsigned>(x));
             c[x] = std::max(c[x & (x - 1)], loss[static_cast<std::size_t>(low) * H_ + h]);
         }
         for (int s = 0; s <= full; ++s) {
-            double best = g[s];  // X = empty
+            Score best = g[s];  // X = empty
             for (int x = s; x > 0; x = (x - 1) & s) best = std::min(best, g[s ^ x] + c[x]);
             ng[s] = best;
         }
@@ -544,14 +541,14 @@ double BranchBound::landing_bound(const std::vector<int>& ks, const std::vector<
 
 void BranchBound::search(std::uint64_t unplaced, int last_k) {
     if (tick()) return;
-    const double obj = objective();
+    const Score obj = objective();
     if (unplaced == 0) {
         // Only states some plan within the budget reaches count (the bounds stay valid: they
         // bound every final state, orderable or not).
-        if (obj > inc_ + eps() && orderable(leaf())) record();
+        if (obj > inc_ && orderable(leaf())) record();
         return;
     }
-    if (obj <= inc_ + eps()) return;
+    if (obj <= inc_) return;
     const bool sym = prm_.symmetry;
 
     // Hosts that are the snapshot host of an unplaced VM are never interchangeable (going back
@@ -576,7 +573,7 @@ void BranchBound::search(std::uint64_t unplaced, int last_k) {
     for (std::uint64_t u = unplaced; u; u &= u - 1) ks.push_back(std::countr_zero(u));
     const int mcount = static_cast<int>(ks.size());
     std::vector<std::vector<Option>> opts(static_cast<std::size_t>(mcount) * H_);
-    std::vector<double> loss(static_cast<std::size_t>(mcount) * H_, kInf);
+    std::vector<Score> loss(static_cast<std::size_t>(mcount) * H_, kInf);
     std::vector<int> nopt(mcount, 0);
     for (int a = 0; a < mcount; ++a) {
         const int pos = chosen_[ks[a]];
@@ -593,14 +590,14 @@ void BranchBound::search(std::uint64_t unplaced, int last_k) {
                 o = opts0_[static_cast<std::size_t>(pos) * H_ + h];
             else
                 options_on(pos, h, o);
-            double l = kInf;
+            Score l = kInf;
             for (const Option& op : o) l = std::min(l, -op.delta);
             loss[static_cast<std::size_t>(a) * H_ + h] = l;
             nopt[a] += static_cast<int>(o.size());
         }
         if (nopt[a] == 0) return;  // free space only shrinks from here: it never fits
     }
-    if (obj - landing_bound(ks, loss) <= inc_ + eps()) return;
+    if (obj - landing_bound(ks, loss) <= inc_) return;
 
     // Branching VM: continue the class of the last placed VM, else the most constrained class head.
     int a_sel = -1, prev_host = -1, prev_emb = -1;
@@ -635,7 +632,7 @@ void BranchBound::search(std::uint64_t unplaced, int last_k) {
     }
     std::stable_sort(cand.begin(), cand.end(), [](const Option& x, const Option& y) { return x.delta > y.delta; });
     for (const Option& op : cand) {
-        if (obj + op.delta <= inc_ + eps()) break;  // best first: the rest cannot beat the incumbent
+        if (obj + op.delta <= inc_) break;  // best first: the rest cannot beat the incumbent
         place(pos, op.host, op.emb);
         dest_host_[k_sel] = op.host;
         dest_emb_[k_sel] = op.emb;
@@ -656,7 +653,7 @@ void BranchBound::removal(int first, Amount ram) {
     if (!stopped_.empty()) return;
     const int r = B_ - static_cast<int>(chosen_.size());
     if (r == 0) return;
-    if (superset_bound(first, r) <= inc_ + eps()) return;
+    if (superset_bound(first, r) <= inc_) return;
     for (int pos = first; pos < static_cast<int>(mov_.size()); ++pos) {
         if (prm_.symmetry && pos > first && mov_[pos].cls == mov_[pos - 1].cls) continue;  // identical VMs: a prefix of the class
         if (ram + mov_[pos].ram > RB_) continue;
@@ -673,23 +670,28 @@ ExactResult BranchBound::run() {
     t0_ = std::chrono::steady_clock::now();
     ExactResult res;
     warm_start();
-    res.start_objective = inc_;
+    res.start_objective = to_objective(inc_);
     build_tables();
-    const double root_bound = tables_ok_ ? objective() + ksuf_[0][B_] : kInf;
     if (B_ > 0) removal(0, 0);
     res.nodes = nodes_;
     res.proven = stopped_.empty() && !order_unknown_;
     res.stopped_by = res.proven ? "proven optimal" : !stopped_.empty() ? stopped_ : "ordering search limit";
-    res.bound = res.proven ? inc_ : std::max(inc_, root_bound);
+    // Unproven: the superset tables' root bound if they were built (objective + best gain of B
+    // removals), else none.
+    if (res.proven)
+        res.bound = to_objective(inc_);
+    else if (tables_ok_)
+        res.bound = to_objective(std::max(inc_, objective() + ksuf_[0][B_]));
+    else
+        res.bound = std::numeric_limits<double>::infinity();
     res.best = best_;
 
-    // Independent re-evaluation through SearchState: value and budget.
+    // Independent re-evaluation through SearchState: value and budget, in exact integers.
     SearchState s(m_);
     s.set_placements(best_);
     res.score = s.objective();
     res.objective = to_objective(res.score);
-    if (std::abs(res.objective - inc_) > 1e-9 * std::max(1.0, std::abs(inc_)))
-        throw std::logic_error("exact: branch-and-bound value differs from the SearchState re-evaluation");
+    if (res.score != inc_) throw std::logic_error("exact: branch-and-bound value differs from the SearchState re-evaluation");
     if (const std::string why = first_rule_violation(m_, s); !why.empty())
         throw std::logic_error("exact: branch-and-bound optimum breaks the " + why);
     res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0_).count();

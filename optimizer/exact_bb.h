@@ -54,8 +54,9 @@ struct BranchBoundParams {
  * knapsack; +infinity if the instance is too large for that table). ExactResult::best lists the
  * migrated VMs' placements; `objective` is re-evaluated through SearchState (a mismatch with the
  * search's own value, or a budget violation, throws std::logic_error: a bug, reported loudly).
- * `columns`/`rows` are 0; `nodes` counts search nodes. Optimal up to a relative tolerance of
- * 1e-9 on the weighted objective (weights are doubles). Complexity: exponential in the budget,
+ * `columns`/`rows` are 0; `nodes` counts search nodes. Exactly optimal: every value, delta and
+ * bound is an integer in score units (evaluators/score.h), each capacity change computed by the
+ * search's own kernel (evaluators/capacity_change.h), so no tolerance is involved. Complexity: exponential in the budget,
  * about sum_{s<=B} C(movable VMs, s) removal sets times a pruned placement search. Thread-safe
  * with respect to other calls (no shared state); single-threaded. Throws std::invalid_argument as
  * check_exact_scope, on a non-positive time limit, a negative node limit, or an effective budget
