@@ -225,28 +225,106 @@ std::vector<Placement> exact_warm_start(const CapacityModel& model, std::int64_t
     return r.best;
 }
 
-ExactResult solve_exact(const CapacityModel& model, double time_limit_s) {
-    MilpParams mp;
-    mp.time_limit_s = time_limit_s;
-    return solve_exact(model, mp);
-}
+namespace {
 
-ExactResult solve_exact(const CapacityModel& model, const MilpParams& prm) {
-    const auto t0 = std::chrono::steady_clock::now();
-    const Problem& p = model.problem();
-    const LinkCapacityFilter* links = check_exact_scope(model);
-    if (!(prm.time_limit_s > 0)) throw std::invalid_argument("exact: time limit must be > 0");
-    if (prm.threads < 1) throw std::invalid_argument("exact: threads must be >= 1");
-    const int H = static_cast<int>(p.hosts.size());
-    const int R = p.num_resources();
-    const int T = model.num_targets();
-    const int V = static_cast<int>(p.vms.size());
-    const auto placements_of = [&](int host, int flavor) -> const std::vector<Embedding>& {
+/**
+ * The MILP of solve_exact (exact.h), built in stages: columns x (per-VM), m (host-level landings),
+ * L and n (classes of identical VMs), y (VMCAP packings), the link rule's auxiliaries, then the
+ * rows, gathered and packed once. Members keep the names the model's description uses.
+ */
+struct MilpBuild {
+    MilpBuild(const CapacityModel& model, const MilpParams& prm, const LinkCapacityFilter* links);
+
+    const CapacityModel& model;
+    const Problem& p;
+    const MilpParams& prm;
+    const LinkCapacityFilter* links;
+    int H, R, T, V;
+    std::vector<std::vector<Amount>> fixed;  ///< [h][node * R + r] usage of the non-migratable VMs
+    std::int64_t budget = 0;                 ///< effective migration budget (count and RAM)
+    int L = 0;                               ///< links (arcs) of the network
+    std::vector<char> binds;                 ///< [link] may reach its allowance
+    bool any_binds = false;
+    std::vector<char> per_vm;  ///< [vm] keeps per-VM columns
+
+    Columns cols;
+    std::vector<XCol> xcols;
+    std::vector<int> xcol_index;            ///< [k] column of xcols[k]
+    std::vector<std::vector<int>> vm_cols;  ///< [vm] indices into xcols
+    bool host_level = false;
+    std::vector<std::int64_t> host_level_vms;  ///< [flavor] VMs with host-level columns
+    std::vector<CountCol> mcols;
+    std::vector<int> mcol_index;
+    std::map<std::tuple<int, int, NodeMask>, int> mcol_of;  ///< (flavor, host, mask) -> index into mcols
+    std::vector<VmClass> classes;
+    std::vector<int> class_of;
+    std::vector<std::int64_t> leavers_ub;  ///< [flavor] most VMs of it that can leave
+    std::vector<CountCol> ncols;
+    std::vector<int> ncol_index;
+    std::map<std::tuple<int, int, NodeMask>, int> ncol_of;  ///< (flavor, host, mask) -> index into ncols
+    std::vector<CountCol> ycols;
+    std::vector<int> ycol_index;
+    std::map<std::tuple<int, int, NodeMask>, int> ycol_of;  ///< (target, host, mask) -> index into ycols
+    std::vector<AuxCol> aux;
+    std::vector<int> aux_index;
+    std::vector<AuxRow> aux_rows;
+    std::vector<std::map<int, double>> link_coef;  ///< [link] column -> micro-units
+    std::vector<double> link_const;                ///< [link] load of the vlinks between fixed VMs
+    int ncol = 0;
+
+    // Rows are gathered, then packed once: CoinPackedMatrix::appendRow copies the whole matrix
+    // whenever it grows, quadratic in the rows (5.5 s of 7 s on 12 hosts with 96 vlinks).
+    std::vector<CoinBigIndex> row_start{0};
+    std::vector<int> row_index;
+    std::vector<double> row_value;
+    std::vector<double> rowlb, rowub;
+
+    const std::vector<Embedding>& placements_of(int host, int flavor) const {
         return model.evaluator(p.hosts[host].type, flavor).placements();
-    };
+    }
+    bool fits_empty(int flavor, int host, const Embedding& e) const;
+    Amount copies_ub(int flavor, int host, const Embedding& e) const;
+    void effective_budget();
+    void find_binding_links();
+    void choose_per_vm();
+    void add_vm_columns();
+    void add_class_columns();
+    void add_packing_columns();
+    /** Loads on the links that may bind (the others get no row). */
+    std::vector<std::pair<int, std::int64_t>> binding(const std::vector<std::pair<int, std::int64_t>>& loads) const;
+    int new_aux(AuxCol a);
+    void add_link_columns();
+    void add_vlink_columns(const Vlink& vl, const RouteParts& parts, bool switch_binds);
+    void add_host_parts(const Vlink& vl, double mbps, const RouteParts& parts);
+    void add_switch_parts(const Vlink& vl, double mbps, const RouteParts& parts);
+    void add_row(const CoinPackedVector& row, double lb, double ub);
+    void add_assignment_rows();
+    void add_capacity_rows();
+    void add_budget_rows();
+    void add_link_rows();
+    /** The column values of a final state (the start CBC is given): per-VM x, class L and n, a
+     *  VMCAP packing y of every host (vmcap_placements), the link auxiliaries at their exact
+     *  values. Empty if some value has no column (cannot happen for a feasible state). */
+    std::vector<double> columns_of(const SearchState& s) const;
+    /** The migrated VMs' placements of a CBC solution `x`, sorted by VM. */
+    std::vector<Placement> decode(const double* x) const;
+    void decode_per_vm(const double* x, std::vector<Placement>& best, std::map<std::pair<int, int>, std::vector<int>>& movers) const;
+    void decode_host_level(const double* x, const std::map<std::pair<int, int>, std::vector<int>>& movers,
+                           std::vector<Placement>& best) const;
+    void decode_classes(const double* x, std::vector<Placement>& best) const;
+};
 
+MilpBuild::MilpBuild(const CapacityModel& m, const MilpParams& params, const LinkCapacityFilter* l)
+    : model(m),
+      p(m.problem()),
+      prm(params),
+      links(l),
+      H(static_cast<int>(p.hosts.size())),
+      R(p.num_resources()),
+      T(m.num_targets()),
+      V(static_cast<int>(p.vms.size())) {
     // Usage of the non-migratable VMs: constant.
-    std::vector<std::vector<Amount>> fixed(H);
+    fixed.resize(static_cast<std::size_t>(H));
     for (int h = 0; h < H; ++h) fixed[h].assign(p.host_type_of(h).node_capacity.size(), 0);
     for (const Vm& vm : p.vms) {
         if (vm.migratable) continue;
@@ -254,27 +332,44 @@ ExactResult solve_exact(const CapacityModel& model, const MilpParams& prm) {
         for (int i = 0; i < fl.num_vnuma(); ++i)
             for (int r = 0; r < R; ++r) fixed[vm.host][vm.pnuma[i] * R + r] += fl.node_demand[r];
     }
-    auto fits_empty = [&](int flavor, int host, const Embedding& e) {
-        const HostType& ht = p.host_type_of(host);
-        const Flavor& fl = p.flavors[flavor];
-        for (int i = 0; i < fl.num_vnuma(); ++i)
-            for (int r = 0; r < R; ++r)
-                if (fixed[host][e.map[i] * R + r] + fl.node_demand[r] > ht.node_capacity[e.map[i] * R + r]) return false;
-        return true;
-    };
-    // Most copies of `flavor` that placement e of host h can hold beside the non-migratable VMs.
-    auto copies_ub = [&](int flavor, int host, const Embedding& e) {
-        Amount ub = std::numeric_limits<Amount>::max();
-        const HostType& ht = p.host_type_of(host);
-        const Flavor& fl = p.flavors[flavor];
-        for (int i = 0; i < fl.num_vnuma(); ++i)
-            for (int r = 0; r < R; ++r)
-                if (fl.node_demand[r] > 0)
-                    ub = std::min(ub, (ht.node_capacity[e.map[i] * R + r] - fixed[host][e.map[i] * R + r]) / fl.node_demand[r]);
-        return ub;
-    };
+    effective_budget();
+    find_binding_links();
+    choose_per_vm();
+    add_vm_columns();
+    add_class_columns();
+    add_packing_columns();
+    add_link_columns();
+    ncol = cols.size();
+    add_assignment_rows();
+    add_capacity_rows();
+    add_budget_rows();
+    add_link_rows();
+}
+
+bool MilpBuild::fits_empty(int flavor, int host, const Embedding& e) const {
+    const HostType& ht = p.host_type_of(host);
+    const Flavor& fl = p.flavors[flavor];
+    for (int i = 0; i < fl.num_vnuma(); ++i)
+        for (int r = 0; r < R; ++r)
+            if (fixed[host][e.map[i] * R + r] + fl.node_demand[r] > ht.node_capacity[e.map[i] * R + r]) return false;
+    return true;
+}
+
+// Most copies of `flavor` that placement e of host h can hold beside the non-migratable VMs.
+Amount MilpBuild::copies_ub(int flavor, int host, const Embedding& e) const {
+    Amount ub = std::numeric_limits<Amount>::max();
+    const HostType& ht = p.host_type_of(host);
+    const Flavor& fl = p.flavors[flavor];
+    for (int i = 0; i < fl.num_vnuma(); ++i)
+        for (int r = 0; r < R; ++r)
+            if (fl.node_demand[r] > 0)
+                ub = std::min(ub, (ht.node_capacity[e.map[i] * R + r] - fixed[host][e.map[i] * R + r]) / fl.node_demand[r]);
+    return ub;
+}
+
+void MilpBuild::effective_budget() {
     // Effective budget: migrations, and how many of the smallest VMs the RAM budget admits.
-    std::int64_t budget = p.constraints.max_migrations;
+    budget = p.constraints.max_migrations;
     {
         std::vector<Amount> rams;
         for (const Vm& vm : p.vms)
@@ -289,16 +384,17 @@ ExactResult solve_exact(const CapacityModel& model, const MilpParams& prm) {
         }
         budget = std::max<std::int64_t>(0, std::min(budget, fit));
     }
+}
 
+void MilpBuild::find_binding_links() {
     // Links that may bind: a vlink loads a link beyond its snapshot share only if one of its ends
     // moves, by at most the most it puts on the link from any two hosts (per Mbps), so no link
     // can carry more than its snapshot load plus that x the vlink bandwidth of the `budget`
     // migratable VMs with the most. A link
     // whose bound fits its allowance needs no row, and without any such row the link rule is
     // inactive: no auxiliaries and no per-VM columns (e.g. the generator's small vlinks).
-    const int L = links ? links->routes().num_links() : 0;
-    std::vector<char> binds(L, 0);
-    bool any_binds = false;
+    L = links ? links->routes().num_links() : 0;
+    binds.assign(static_cast<std::size_t>(L), 0);
     if (links) {
         std::vector<std::int64_t> incident(V, 0);
         for (const Vlink& vl : p.vlinks) {
@@ -323,27 +419,28 @@ ExactResult solve_exact(const CapacityModel& model, const MilpParams& prm) {
             any_binds = any_binds || binds[l];
         }
     }
+}
 
+void MilpBuild::choose_per_vm() {
     // Which migratable VMs keep per-VM columns: all of them without aggregation; with it, those
     // with a vlink when the link rule may bind (the link rows need each one's host); the others
     // form classes.
-    std::vector<char> per_vm(V, 0);
+    per_vm.assign(static_cast<std::size_t>(V), 0);
     for (int v = 0; v < V; ++v) per_vm[v] = p.vms[v].migratable && !prm.aggregate;
     if (prm.aggregate && any_binds)
         for (const Vlink& vl : p.vlinks) {
             per_vm[vl.a] = p.vms[vl.a].migratable;
             per_vm[vl.b] = p.vms[vl.b].migratable;
         }
+}
 
-    Columns cols;
-    std::vector<XCol> xcols;
-    std::vector<int> xcol_index;               // [k] column of xcols[k]
-    std::vector<std::vector<int>> vm_cols(V);  // indices into xcols
+void MilpBuild::add_vm_columns() {
     // Aggregated model: a VM with a vlink gets one column per host it may move to (emb = -1), its
     // placement there taken from the landing counts m[f,h,S] of its flavor and host (the link rows
     // need only its host): H + 1 binaries per VM instead of one per host and placement.
-    const bool host_level = prm.aggregate;
-    std::vector<std::int64_t> host_level_vms(p.flavors.size(), 0);  // [flavor] such VMs
+    vm_cols.resize(static_cast<std::size_t>(V));
+    host_level = prm.aggregate;
+    host_level_vms.assign(p.flavors.size(), 0);
     for (int v = 0; v < V; ++v) {
         if (!per_vm[v]) continue;
         const Vm& vm = p.vms[v];
@@ -371,9 +468,6 @@ ExactResult solve_exact(const CapacityModel& model, const MilpParams& prm) {
         }
     }
     // m[f,h,S]: VMs of flavor f with a host-level column that land on host h, placement S.
-    std::vector<CountCol> mcols;
-    std::vector<int> mcol_index;
-    std::map<std::tuple<int, int, NodeMask>, int> mcol_of;  // (flavor, host, mask) -> index into mcols
     for (std::size_t f = 0; f < p.flavors.size(); ++f) {
         if (host_level_vms[f] == 0 || budget == 0) continue;
         const int fi = static_cast<int>(f);
@@ -388,9 +482,11 @@ ExactResult solve_exact(const CapacityModel& model, const MilpParams& prm) {
             }
         }
     }
+}
+
+void MilpBuild::add_class_columns() {
     // Classes (ordered by flavor, host, mask: deterministic) and their leaving counts L.
-    std::vector<VmClass> classes;
-    std::vector<int> class_of(V, -1);
+    class_of.assign(static_cast<std::size_t>(V), -1);
     {
         std::map<std::tuple<int, int, NodeMask>, int> index;
         for (int v = 0; v < V; ++v) {
@@ -415,7 +511,7 @@ ExactResult solve_exact(const CapacityModel& model, const MilpParams& prm) {
             class_of[v] = c;
         }
     }
-    std::vector<std::int64_t> leavers_ub(p.flavors.size(), 0);  // [flavor] most VMs of it that can leave
+    leavers_ub.assign(p.flavors.size(), 0);
     for (VmClass& c : classes) {
         const Amount ram = p.flavors[c.flavor].demand[kRamMib];
         std::int64_t ub = std::min<std::int64_t>(static_cast<std::int64_t>(c.vms.size()), budget);
@@ -424,9 +520,6 @@ ExactResult solve_exact(const CapacityModel& model, const MilpParams& prm) {
         leavers_ub[c.flavor] = std::min(budget, leavers_ub[c.flavor] + ub);
     }
     // n[f,h,S]: leaving VMs of flavor f that land on (h, S).
-    std::vector<CountCol> ncols;
-    std::vector<int> ncol_index;
-    std::map<std::tuple<int, int, NodeMask>, int> ncol_of;  // (flavor, host, mask) -> index into ncols
     for (std::size_t f = 0; f < p.flavors.size(); ++f) {
         if (leavers_ub[f] == 0) continue;
         const int fi = static_cast<int>(f);
@@ -441,10 +534,10 @@ ExactResult solve_exact(const CapacityModel& model, const MilpParams& prm) {
             }
         }
     }
+}
+
+void MilpBuild::add_packing_columns() {
     // y[t,h,S]: VMCAP packing of target t on host h.
-    std::vector<CountCol> ycols;
-    std::vector<int> ycol_index;
-    std::map<std::tuple<int, int, NodeMask>, int> ycol_of;  // (target, host, mask) -> index into ycols
     for (int j = 0; j < T; ++j) {
         const int f = model.target_flavor(j);
         for (int h = 0; h < H; ++h) {
@@ -457,150 +550,153 @@ ExactResult solve_exact(const CapacityModel& model, const MilpParams& prm) {
             }
         }
     }
+}
 
-    // Link rule (exact.h), on the per-VM columns. A vlink with one end fixed loads each link
-    // linearly in the moving end's x. With both ends migratable, its loads split (RouteParts)
-    // into per-host parts, carried through d[e,h] >= u[a,h] - u[b,h] (and/or the reverse), and
-    // per switch pair parts, carried through w[e,s,t] (continuous) with sum_t w[e,s,t] = U[a,s]
-    // and sum_s w[e,s,t] = U[b,t] (U: u summed over the hosts on switch s). The link rows bound d
-    // only from above, so their values at an integer x (the positive parts) are feasible; w is
-    // fixed by its margins at an integer x (the indicator of the ends' switches), and its LP
-    // relaxation is the transportation polytope, far tighter than z >= U[a,s] + U[b,t] - 1.
-    std::vector<AuxCol> aux;
-    std::vector<int> aux_index;
-    std::vector<AuxRow> aux_rows;
-    std::vector<std::map<int, double>> link_coef(L);  // [link] column -> micro-units
-    std::vector<double> link_const(L, 0.0);           // [link] load of the vlinks between fixed VMs
-    if (any_binds) {
-        const NetworkRoutes& routes = links->routes();
-        const std::vector<int>& sw = p.network.host_switch;
-        // Loads on the links that may bind (the others get no row).
-        auto binding = [&](const std::vector<std::pair<int, std::int64_t>>& loads) {
-            std::vector<std::pair<int, std::int64_t>> kept;
-            for (const auto& lu : loads)
-                if (binds[lu.first]) kept.push_back(lu);
-            return kept;
-        };
-        auto new_aux = [&](AuxCol a) {
-            aux.push_back(std::move(a));
-            aux_index.push_back(cols.add(0, 1, 0, false));
-            return aux_index.back();
-        };
-        bool both_move = false;
-        for (const Vlink& vl : p.vlinks) both_move = both_move || (p.vms[vl.a].migratable && p.vms[vl.b].migratable);
-        RouteParts parts = both_move ? split_routes(p, routes) : RouteParts{};
-        bool switch_binds = false;  // some switch link may bind: the w are needed
-        for (auto& [key, loads] : parts.pair) {
-            loads = binding(loads);
-            switch_binds = switch_binds || !loads.empty();
+std::vector<std::pair<int, std::int64_t>> MilpBuild::binding(const std::vector<std::pair<int, std::int64_t>>& loads) const {
+    std::vector<std::pair<int, std::int64_t>> kept;
+    for (const auto& lu : loads)
+        if (binds[lu.first]) kept.push_back(lu);
+    return kept;
+}
+
+int MilpBuild::new_aux(AuxCol a) {
+    aux.push_back(std::move(a));
+    aux_index.push_back(cols.add(0, 1, 0, false));
+    return aux_index.back();
+}
+
+// Link rule (exact.h), on the per-VM columns. A vlink with one end fixed loads each link
+// linearly in the moving end's x. With both ends migratable, its loads split (RouteParts)
+// into per-host parts, carried through d[e,h] >= u[a,h] - u[b,h] (and/or the reverse), and
+// per switch pair parts, carried through w[e,s,t] (continuous) with sum_t w[e,s,t] = U[a,s]
+// and sum_s w[e,s,t] = U[b,t] (U: u summed over the hosts on switch s). The link rows bound d
+// only from above, so their values at an integer x (the positive parts) are feasible; w is
+// fixed by its margins at an integer x (the indicator of the ends' switches), and its LP
+// relaxation is the transportation polytope, far tighter than z >= U[a,s] + U[b,t] - 1.
+void MilpBuild::add_link_columns() {
+    link_coef.resize(static_cast<std::size_t>(L));
+    link_const.assign(static_cast<std::size_t>(L), 0.0);
+    if (!any_binds) return;
+    const NetworkRoutes& routes = links->routes();
+    bool both_move = false;
+    for (const Vlink& vl : p.vlinks) both_move = both_move || (p.vms[vl.a].migratable && p.vms[vl.b].migratable);
+    RouteParts parts = both_move ? split_routes(p, routes) : RouteParts{};
+    bool switch_binds = false;  // some switch link may bind: the w are needed
+    for (auto& [key, loads] : parts.pair) {
+        loads = binding(loads);
+        switch_binds = switch_binds || !loads.empty();
+    }
+    for (const Vlink& vl : p.vlinks) add_vlink_columns(vl, parts, switch_binds);
+}
+
+void MilpBuild::add_vlink_columns(const Vlink& vl, const RouteParts& parts, bool switch_binds) {
+    const NetworkRoutes& routes = links->routes();
+    const double mbps = static_cast<double>(vl.mbps);
+    const bool ma = p.vms[vl.a].migratable, mb = p.vms[vl.b].migratable;
+    const int ha0 = p.vms[vl.a].host, hb0 = p.vms[vl.b].host;
+    if (!ma && !mb) {
+        routes.for_each_share(ha0, hb0, [&](int link, std::int64_t units) { link_const[link] += mbps * static_cast<double>(units); });
+        return;
+    }
+    if (ma != mb) {  // the route from the moving end's host, in the vlink's orientation
+        const int mv = ma ? vl.a : vl.b, fixed_host = ma ? hb0 : ha0;
+        for (int k : vm_cols[mv]) {
+            const int c = xcol_index[k];
+            const auto add = [&](int link, std::int64_t units) { link_coef[link][c] += mbps * static_cast<double>(units); };
+            if (ma)
+                routes.for_each_share(xcols[k].host, fixed_host, add);
+            else
+                routes.for_each_share(fixed_host, xcols[k].host, add);
         }
-        for (std::size_t e = 0; e < p.vlinks.size(); ++e) {
-            const Vlink& vl = p.vlinks[e];
-            const double mbps = static_cast<double>(vl.mbps);
-            const bool ma = p.vms[vl.a].migratable, mb = p.vms[vl.b].migratable;
-            const int ha0 = p.vms[vl.a].host, hb0 = p.vms[vl.b].host;
-            if (!ma && !mb) {
-                routes.for_each_share(ha0, hb0,
-                                      [&](int link, std::int64_t units) { link_const[link] += mbps * static_cast<double>(units); });
-                continue;
+        return;
+    }
+    add_host_parts(vl, mbps, parts);
+    if (switch_binds) add_switch_parts(vl, mbps, parts);
+}
+
+void MilpBuild::add_host_parts(const Vlink& vl, double mbps, const RouteParts& parts) {
+    // Host parts: d >= u[a,h] - u[b,h] carries parts.first[h], d >= u[b,h] - u[a,h]
+    // parts.second[h]; one column with both rows when they load the same links equally.
+    for (int h = 0; h < H; ++h) {
+        std::vector<std::pair<int, double>> diff;  // u[a,h] - u[b,h]
+        for (int x : vm_cols[vl.a])
+            if (xcols[x].host == h) diff.emplace_back(xcol_index[x], 1.0);
+        for (int x : vm_cols[vl.b])
+            if (xcols[x].host == h) diff.emplace_back(xcol_index[x], -1.0);
+        if (diff.empty()) continue;  // neither end can be on h
+        const auto first = binding(parts.first[h]);
+        const auto second = binding(parts.second[h]);
+        auto add_d = [&](AuxCol::Kind kind, const std::vector<std::pair<int, std::int64_t>>& loads) {
+            AuxCol d;
+            d.kind = kind;
+            d.a = vl.a;
+            d.b = vl.b;
+            d.host = h;
+            const int col = new_aux(std::move(d));
+            for (int k = 0; k < 2; ++k) {
+                if ((k == 0 && kind == AuxCol::kSecond) || (k == 1 && kind == AuxCol::kFirst)) continue;
+                AuxRow row;  // d - sign x (u[a,h] - u[b,h]) >= 0
+                row.coefs.emplace_back(col, 1.0);
+                for (const auto& [c, v] : diff) row.coefs.emplace_back(c, k == 0 ? -v : v);
+                row.lb = 0.0;
+                aux_rows.push_back(std::move(row));
             }
-            if (ma != mb) {  // the route from the moving end's host, in the vlink's orientation
-                const int mv = ma ? vl.a : vl.b, fixed_host = ma ? hb0 : ha0;
-                for (int k : vm_cols[mv]) {
-                    const int c = xcol_index[k];
-                    const auto add = [&](int link, std::int64_t units) { link_coef[link][c] += mbps * static_cast<double>(units); };
-                    if (ma)
-                        routes.for_each_share(xcols[k].host, fixed_host, add);
-                    else
-                        routes.for_each_share(fixed_host, xcols[k].host, add);
-                }
-                continue;
-            }
-            // Host parts: d >= u[a,h] - u[b,h] carries parts.first[h], d >= u[b,h] - u[a,h]
-            // parts.second[h]; one column with both rows when they load the same links equally.
-            for (int h = 0; h < H; ++h) {
-                std::vector<std::pair<int, double>> diff;  // u[a,h] - u[b,h]
-                for (int x : vm_cols[vl.a])
-                    if (xcols[x].host == h) diff.emplace_back(xcol_index[x], 1.0);
-                for (int x : vm_cols[vl.b])
-                    if (xcols[x].host == h) diff.emplace_back(xcol_index[x], -1.0);
-                if (diff.empty()) continue;  // neither end can be on h
-                const auto first = binding(parts.first[h]);
-                const auto second = binding(parts.second[h]);
-                auto add_d = [&](AuxCol::Kind kind, const std::vector<std::pair<int, std::int64_t>>& loads) {
-                    AuxCol d;
-                    d.kind = kind;
-                    d.a = vl.a;
-                    d.b = vl.b;
-                    d.host = h;
-                    const int col = new_aux(std::move(d));
-                    for (int k = 0; k < 2; ++k) {
-                        if ((k == 0 && kind == AuxCol::kSecond) || (k == 1 && kind == AuxCol::kFirst)) continue;
-                        AuxRow row;  // d - sign x (u[a,h] - u[b,h]) >= 0
-                        row.coefs.emplace_back(col, 1.0);
-                        for (const auto& [c, v] : diff) row.coefs.emplace_back(c, k == 0 ? -v : v);
-                        row.lb = 0.0;
-                        aux_rows.push_back(std::move(row));
-                    }
-                    for (const auto& [link, units] : loads) link_coef[link][col] += mbps * static_cast<double>(units);
-                };
-                if (first == second) {
-                    if (!first.empty()) add_d(AuxCol::kEither, first);
-                } else {
-                    if (!first.empty()) add_d(AuxCol::kFirst, first);
-                    if (!second.empty()) add_d(AuxCol::kSecond, second);
-                }
-            }
-            // Switch parts: w[e,s,t] over the switches each end can be under.
-            if (!switch_binds) continue;
-            std::map<int, std::vector<int>> on_a, on_b;  // switch -> x columns of the end on its hosts
-            for (int x : vm_cols[vl.a]) on_a[sw[xcols[x].host]].push_back(xcol_index[x]);
-            for (int x : vm_cols[vl.b]) on_b[sw[xcols[x].host]].push_back(xcol_index[x]);
-            std::map<int, AuxRow> margin_a, margin_b;  // sum_t w[s,t] - U[a,s] = 0, sum_s w[s,t] - U[b,t] = 0
-            for (const auto& [s, xs] : on_a)
-                for (const auto& [t, xt] : on_b) {
-                    const auto it = parts.pair.find({s, t});
-                    if (on_a.size() == 1 && on_b.size() == 1) {  // both ends' switches fixed: a constant load
-                        if (it != parts.pair.end())
-                            for (const auto& [link, units] : it->second) link_const[link] += mbps * static_cast<double>(units);
-                        continue;
-                    }
-                    AuxCol w;
-                    w.kind = AuxCol::kPair;
-                    w.a = vl.a;
-                    w.b = vl.b;
-                    w.s = s;
-                    w.t = t;
-                    const int col = new_aux(std::move(w));
-                    margin_a[s].coefs.emplace_back(col, 1.0);
-                    margin_b[t].coefs.emplace_back(col, 1.0);
-                    if (it != parts.pair.end())
-                        for (const auto& [link, units] : it->second) link_coef[link][col] += mbps * static_cast<double>(units);
-                }
-            if (on_a.size() == 1 && on_b.size() == 1) continue;
-            for (auto* margins : {&margin_a, &margin_b})
-                for (auto& [s, row] : *margins) {
-                    for (int c : (margins == &margin_a ? on_a : on_b).at(s)) row.coefs.emplace_back(c, -1.0);
-                    row.lb = row.ub = 0.0;
-                    aux_rows.push_back(std::move(row));
-                }
+            for (const auto& [link, units] : loads) link_coef[link][col] += mbps * static_cast<double>(units);
+        };
+        if (first == second) {
+            if (!first.empty()) add_d(AuxCol::kEither, first);
+        } else {
+            if (!first.empty()) add_d(AuxCol::kFirst, first);
+            if (!second.empty()) add_d(AuxCol::kSecond, second);
         }
     }
-    const int ncol = cols.size();
+}
 
-    // Rows are gathered, then packed once: CoinPackedMatrix::appendRow copies the whole matrix
-    // whenever it grows, quadratic in the rows (5.5 s of 7 s on 12 hosts with 96 vlinks).
-    std::vector<CoinBigIndex> row_start{0};
-    std::vector<int> row_index;
-    std::vector<double> row_value;
-    std::vector<double> rowlb, rowub;
-    auto add_row = [&](const CoinPackedVector& row, double lb, double ub) {
-        row_index.insert(row_index.end(), row.getIndices(), row.getIndices() + row.getNumElements());
-        row_value.insert(row_value.end(), row.getElements(), row.getElements() + row.getNumElements());
-        row_start.push_back(static_cast<CoinBigIndex>(row_index.size()));
-        rowlb.push_back(lb);
-        rowub.push_back(ub);
-    };
+void MilpBuild::add_switch_parts(const Vlink& vl, double mbps, const RouteParts& parts) {
+    const std::vector<int>& sw = p.network.host_switch;
+    // Switch parts: w[e,s,t] over the switches each end can be under.
+    std::map<int, std::vector<int>> on_a, on_b;  // switch -> x columns of the end on its hosts
+    for (int x : vm_cols[vl.a]) on_a[sw[xcols[x].host]].push_back(xcol_index[x]);
+    for (int x : vm_cols[vl.b]) on_b[sw[xcols[x].host]].push_back(xcol_index[x]);
+    std::map<int, AuxRow> margin_a, margin_b;  // sum_t w[s,t] - U[a,s] = 0, sum_s w[s,t] - U[b,t] = 0
+    for (const auto& [s, xs] : on_a)
+        for (const auto& [t, xt] : on_b) {
+            const auto it = parts.pair.find({s, t});
+            if (on_a.size() == 1 && on_b.size() == 1) {  // both ends' switches fixed: a constant load
+                if (it != parts.pair.end())
+                    for (const auto& [link, units] : it->second) link_const[link] += mbps * static_cast<double>(units);
+                continue;
+            }
+            AuxCol w;
+            w.kind = AuxCol::kPair;
+            w.a = vl.a;
+            w.b = vl.b;
+            w.s = s;
+            w.t = t;
+            const int col = new_aux(std::move(w));
+            margin_a[s].coefs.emplace_back(col, 1.0);
+            margin_b[t].coefs.emplace_back(col, 1.0);
+            if (it != parts.pair.end())
+                for (const auto& [link, units] : it->second) link_coef[link][col] += mbps * static_cast<double>(units);
+        }
+    if (on_a.size() == 1 && on_b.size() == 1) return;
+    for (auto* margins : {&margin_a, &margin_b})
+        for (auto& [s, row] : *margins) {
+            for (int c : (margins == &margin_a ? on_a : on_b).at(s)) row.coefs.emplace_back(c, -1.0);
+            row.lb = row.ub = 0.0;
+            aux_rows.push_back(std::move(row));
+        }
+}
+
+void MilpBuild::add_row(const CoinPackedVector& row, double lb, double ub) {
+    row_index.insert(row_index.end(), row.getIndices(), row.getIndices() + row.getNumElements());
+    row_value.insert(row_value.end(), row.getElements(), row.getElements() + row.getNumElements());
+    row_start.push_back(static_cast<CoinBigIndex>(row_index.size()));
+    rowlb.push_back(lb);
+    rowub.push_back(ub);
+}
+
+void MilpBuild::add_assignment_rows() {
     // Each per-VM VM in exactly one placement.
     for (int v = 0; v < V; ++v) {
         if (!per_vm[v]) continue;
@@ -626,6 +722,9 @@ ExactResult solve_exact(const CapacityModel& model, const MilpParams& prm) {
             if (c.flavor == static_cast<int>(f)) row.insert(c.col, -1.0);
         add_row(row, 0.0, 0.0);
     }
+}
+
+void MilpBuild::add_capacity_rows() {
     // Capacity rows per host, pNUMA node and resource: VMs alone (t = -1), then VMs plus the
     // packing of each target flavor. Usage terms of host h: (column, flavor, mask, sign).
     struct Use {
@@ -678,6 +777,9 @@ ExactResult solve_exact(const CapacityModel& model, const MilpParams& prm) {
                 }
             }
     }
+}
+
+void MilpBuild::add_budget_rows() {
     // Budget: leaving class VMs plus per-VM VMs off their snapshot placement (1 - x_stay).
     {
         CoinPackedVector count, ram;
@@ -704,6 +806,9 @@ ExactResult solve_exact(const CapacityModel& model, const MilpParams& prm) {
         if (static_cast<double>(p.constraints.max_migrated_ram_mib) < all_ram)
             add_row(ram, -COIN_DBL_MAX, static_cast<double>(p.constraints.max_migrated_ram_mib) - per_vm_ram);
     }
+}
+
+void MilpBuild::add_link_rows() {
     // Link rows: the lower bounds of d and z, then every link's load <= max(capacity, snapshot load).
     for (const AuxRow& r : aux_rows) {
         CoinPackedVector row;
@@ -716,136 +821,64 @@ ExactResult solve_exact(const CapacityModel& model, const MilpParams& prm) {
         for (const auto& [c, units] : link_coef[l]) row.insert(c, units);
         add_row(row, -COIN_DBL_MAX, static_cast<double>(links->allowance(l, 0)) - link_const[l]);
     }
+}
 
-    // The column values of a final state (the start CBC is given): per-VM x, class L and n,
-    // a VMCAP packing y of every host (vmcap_placements), the link auxiliaries at their exact
-    // values. Empty if some value has no column (cannot happen for a feasible state).
-    auto columns_of = [&](const SearchState& s) {
-        std::vector<double> x(ncol, 0.0);
-        for (int v = 0; v < V; ++v) {
-            if (per_vm[v]) {
-                bool found = false;
-                const int h = s.host_of(v), f = p.vms[v].flavor;
+std::vector<double> MilpBuild::columns_of(const SearchState& s) const {
+    std::vector<double> x(ncol, 0.0);
+    for (int v = 0; v < V; ++v) {
+        if (per_vm[v]) {
+            bool found = false;
+            const int h = s.host_of(v), f = p.vms[v].flavor;
+            for (int k : vm_cols[v])
+                if (xcols[k].host == h && xcols[k].emb >= 0 && placements_of(h, f)[xcols[k].emb].mask == s.mask_of(v)) {
+                    x[xcol_index[k]] = 1.0;
+                    found = true;
+                }
+            if (!found && host_level)
                 for (int k : vm_cols[v])
-                    if (xcols[k].host == h && xcols[k].emb >= 0 && placements_of(h, f)[xcols[k].emb].mask == s.mask_of(v)) {
+                    if (xcols[k].host == h && xcols[k].emb < 0) {
+                        const auto it = mcol_of.find(std::make_tuple(f, h, s.mask_of(v)));
+                        if (it == mcol_of.end()) return std::vector<double>{};
                         x[xcol_index[k]] = 1.0;
+                        x[mcol_index[it->second]] += 1.0;
                         found = true;
                     }
-                if (!found && host_level)
-                    for (int k : vm_cols[v])
-                        if (xcols[k].host == h && xcols[k].emb < 0) {
-                            const auto it = mcol_of.find(std::make_tuple(f, h, s.mask_of(v)));
-                            if (it == mcol_of.end()) return std::vector<double>{};
-                            x[xcol_index[k]] = 1.0;
-                            x[mcol_index[it->second]] += 1.0;
-                            found = true;
-                        }
-                if (!found) return std::vector<double>{};
-            } else if (class_of[v] >= 0 && s.is_migrated(v)) {
-                x[classes[class_of[v]].col] += 1.0;
-                const auto it = ncol_of.find(std::make_tuple(p.vms[v].flavor, s.host_of(v), s.mask_of(v)));
-                if (it == ncol_of.end()) return std::vector<double>{};
-                x[ncol_index[it->second]] += 1.0;
-            }
+            if (!found) return std::vector<double>{};
+        } else if (class_of[v] >= 0 && s.is_migrated(v)) {
+            x[classes[class_of[v]].col] += 1.0;
+            const auto it = ncol_of.find(std::make_tuple(p.vms[v].flavor, s.host_of(v), s.mask_of(v)));
+            if (it == ncol_of.end()) return std::vector<double>{};
+            x[ncol_index[it->second]] += 1.0;
         }
-        for (int j = 0; j < T; ++j) {
-            const int f = model.target_flavor(j);
-            for (int h = 0; h < H; ++h)
-                for (const PlacementCount& pc : vmcap_placements(model.evaluator(p.hosts[h].type, f), s.b_of(h, j))) {
-                    const auto it = ycol_of.find(std::make_tuple(j, h, pc.placement.mask));
-                    if (it == ycol_of.end()) return std::vector<double>{};
-                    x[ycol_index[it->second]] += static_cast<double>(pc.copies);
-                }
-        }
-        const std::vector<int>* sw = links ? &p.network.host_switch : nullptr;
-        for (std::size_t k = 0; k < aux.size(); ++k) {
-            const AuxCol& a = aux[k];
-            const int ha = s.host_of(a.a), hb = s.host_of(a.b);
-            bool one = false;
-            switch (a.kind) {
-                case AuxCol::kEither: one = (ha == a.host) != (hb == a.host); break;
-                case AuxCol::kFirst: one = ha == a.host && hb != a.host; break;
-                case AuxCol::kSecond: one = hb == a.host && ha != a.host; break;
-                case AuxCol::kPair: one = (*sw)[ha] == a.s && (*sw)[hb] == a.t; break;
-            }
-            x[aux_index[k]] = one ? 1.0 : 0.0;
-        }
-        return x;
-    };
-
-    // Warm start: greedy then a short annealing run (as the branch and bound), else the snapshot.
-    SearchState start_state(model);
-    if (prm.warm_start_evaluations >= 0 && budget > 0) {
-        SearchState s(model);
-        s.set_placements(exact_warm_start(model, prm.warm_start_evaluations, prm.seed, prm.time_limit_s));
-        bool ok = s.objective_value() > start_state.objective_value();
-        if (ok && links) {
-            std::vector<int> host;
-            std::vector<NodeMask> mask;
-            s.placement_arrays(host, mask);
-            ok = links->violation(p, PlacementView{host, mask}).empty();
-        }
-        if (ok) start_state = s;
     }
-    std::vector<double> start = columns_of(start_state);
-    if (start.empty()) start = columns_of(SearchState(model));
-    if (start.empty()) throw std::logic_error("exact: the snapshot has no MILP column");
-
-    OsiClpSolverInterface solver;
-    solver.messageHandler()->setLogLevel(0);
-    std::vector<int> row_length(rowlb.size());
-    for (std::size_t r = 0; r < rowlb.size(); ++r) row_length[r] = static_cast<int>(row_start[r + 1] - row_start[r]);
-    const CoinPackedMatrix m(false, ncol, static_cast<int>(rowlb.size()), static_cast<CoinBigIndex>(row_index.size()), row_value.data(),
-                             row_index.data(), row_start.data(), row_length.data());
-    solver.loadProblem(m, cols.lb.data(), cols.ub.data(), cols.obj.data(), rowlb.data(), rowub.data());
-    solver.setObjSense(-1.0);
-    for (int c = 0; c < ncol; ++c)
-        if (cols.integer[c]) solver.setInteger(c);
-    solver.setIntParam(OsiNameDiscipline, 1);
-    std::vector<std::pair<std::string, double>> mipstart;
-    for (int c = 0; c < ncol; ++c) {
-        std::string nm = "c";
-        nm += std::to_string(c);
-        solver.setColName(c, nm);
-        mipstart.emplace_back(nm, start[c]);
+    for (int j = 0; j < T; ++j) {
+        const int f = model.target_flavor(j);
+        for (int h = 0; h < H; ++h)
+            for (const PlacementCount& pc : vmcap_placements(model.evaluator(p.hosts[h].type, f), s.b_of(h, j))) {
+                const auto it = ycol_of.find(std::make_tuple(j, h, pc.placement.mask));
+                if (it == ycol_of.end()) return std::vector<double>{};
+                x[ycol_index[it->second]] += static_cast<double>(pc.copies);
+            }
     }
-    // Row names too: with column names but none for the rows, Clp's presolve inside its "idiot"
-    // crossover (CbcMain's initial solve of larger models) reads the empty row-name array and
-    // crashes (coin-or/Cbc#515; seen here on 20 hosts / 80 VMs with per-VM columns).
-    for (int r = 0; r < static_cast<int>(rowlb.size()); ++r) solver.setRowName(r, "r" + std::to_string(r));
-    CbcModel cbc(solver);
-    CbcSolverUsefulData data;
-    data.noPrinting_ = true;
-    data.useSignalHandler_ = false;
-    CbcMain0(cbc, data);
-    cbc.setLogLevel(0);
-    cbc.messageHandler()->setLogLevel(0);
-    cbc.solver()->messageHandler()->setLogLevel(0);
-    cbc.setMIPStart(mipstart);
-    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    // CBC gets what is left of the limit (warm start and model build spent the rest); a floor of
-    // 50 ms lets it at least take the MIP start when they used it all.
-    const std::string seconds = std::to_string(std::max(0.05, prm.time_limit_s - elapsed));
-    const std::string threads = std::to_string(prm.threads > 1 ? 100 + prm.threads : 0);  // > 100: deterministic
-    // No CglPreProcess ("-preprocess off"): in CBC 2.10.8, when the time limit stops the search at
-    // the root (e.g. right after the MIP start's reduced search), CglPreProcess::postProcess reads
-    // freed or missing data of the preprocessed model and crashes (SIGSEGV; `vmcap exact --method
-    // milp` on 12 hosts with links at --time-limit 4-5 and on 30 hosts at 0.3-0.6 s, issue 22).
-    // Without it the search is as fast or faster on the models measured (docs/performance.md).
-    const char* argv[] = {"vmcap",    "-log",          "0",           "-timeMode", "elapsed", "-seconds", seconds.c_str(),
-                          "-threads", threads.c_str(), "-preprocess", "off",       "-solve",  "-quit"};
-    CbcMain1(
-        static_cast<int>(sizeof(argv) / sizeof(argv[0])), argv, cbc, [](CbcModel*, int) { return 0; }, data);
+    const std::vector<int>* sw = links ? &p.network.host_switch : nullptr;
+    for (std::size_t k = 0; k < aux.size(); ++k) {
+        const AuxCol& a = aux[k];
+        const int ha = s.host_of(a.a), hb = s.host_of(a.b);
+        bool one = false;
+        switch (a.kind) {
+            case AuxCol::kEither: one = (ha == a.host) != (hb == a.host); break;
+            case AuxCol::kFirst: one = ha == a.host && hb != a.host; break;
+            case AuxCol::kSecond: one = hb == a.host && ha != a.host; break;
+            case AuxCol::kPair: one = (*sw)[ha] == a.s && (*sw)[hb] == a.t; break;
+        }
+        x[aux_index[k]] = one ? 1.0 : 0.0;
+    }
+    return x;
+}
 
-    ExactResult res;
-    res.columns = ncol;
-    res.rows = static_cast<int>(rowlb.size());
-    res.proven = cbc.isProvenOptimal();
-    res.bound = std::abs(cbc.getBestPossibleObjValue());  // the objective is >= 0; CBC's sign follows its internal minimisation
-    const double* x = cbc.bestSolution();
-    if (x == nullptr) throw std::runtime_error("exact: CBC returned no solution");
+void MilpBuild::decode_per_vm(const double* x, std::vector<Placement>& best,
+                              std::map<std::pair<int, int>, std::vector<int>>& movers) const {
     // Per-VM columns.
-    std::map<std::pair<int, int>, std::vector<int>> movers;  // host level: (flavor, host) -> VMs moving there
     for (int v = 0; v < V; ++v) {
         if (!per_vm[v]) continue;
         int chosen = -1;
@@ -865,8 +898,12 @@ ExactResult solve_exact(const CapacityModel& model, const MilpParams& prm) {
         pl.vm = v;
         pl.host = xc.host;
         pl.pnuma = placements_of(xc.host, p.vms[v].flavor)[xc.emb].map;
-        res.best.push_back(pl);
+        best.push_back(pl);
     }
+}
+
+void MilpBuild::decode_host_level(const double* x, const std::map<std::pair<int, int>, std::vector<int>>& movers,
+                                  std::vector<Placement>& best) const {
     // Host-level VMs: those moving to host h take its landing slots m[f,h,S] in order (identical
     // VMs of one flavor on one host: which takes which slot changes neither capacity nor links).
     {
@@ -890,10 +927,13 @@ ExactResult solve_exact(const CapacityModel& model, const MilpParams& prm) {
                 pl.host = key.second;
                 pl.pnuma = placements_of(pl.host, key.first)[embs[q]].map;
                 if (pl.host == p.vms[pl.vm].host && pl.pnuma == p.vms[pl.vm].pnuma) continue;  // back where it was
-                res.best.push_back(pl);
+                best.push_back(pl);
             }
         }
     }
+}
+
+void MilpBuild::decode_classes(const double* x, std::vector<Placement>& best) const {
     // Classes: the first L_c VMs of class c leave; the landing slots n[f,h,S] are matched to
     // them, a leaver and a slot of its own class first (that VM simply stays), then in order.
     for (std::size_t f = 0; f < p.flavors.size(); ++f) {
@@ -933,10 +973,131 @@ ExactResult solve_exact(const CapacityModel& model, const MilpParams& prm) {
             pl.vm = leaving[a];
             pl.host = slots[q].first;
             pl.pnuma = placements_of(pl.host, static_cast<int>(f))[slots[q].second].map;
-            res.best.push_back(pl);
+            best.push_back(pl);
         }
     }
-    std::sort(res.best.begin(), res.best.end(), [](const Placement& a, const Placement& b) { return a.vm < b.vm; });
+}
+
+std::vector<Placement> MilpBuild::decode(const double* x) const {
+    std::vector<Placement> best;
+    std::map<std::pair<int, int>, std::vector<int>> movers;  // host level: (flavor, host) -> VMs moving there
+    decode_per_vm(x, best, movers);
+    decode_host_level(x, movers, best);
+    decode_classes(x, best);
+    std::sort(best.begin(), best.end(), [](const Placement& a, const Placement& b) { return a.vm < b.vm; });
+    return best;
+}
+
+/** What CBC returned. */
+struct CbcOutcome {
+    std::vector<double> x;  ///< best solution's column values
+    bool proven = false;
+    double bound = 0.0;      ///< best possible objective
+    double objective = 0.0;  ///< the solution's objective
+};
+
+/** Solves the built MILP with CBC from the MIP start `start`, within `seconds`, on `threads`. */
+CbcOutcome run_cbc(const MilpBuild& b, const std::vector<double>& start, double seconds_left, int threads_wanted) {
+    const int ncol = b.ncol;
+    OsiClpSolverInterface solver;
+    solver.messageHandler()->setLogLevel(0);
+    std::vector<int> row_length(b.rowlb.size());
+    for (std::size_t r = 0; r < b.rowlb.size(); ++r) row_length[r] = static_cast<int>(b.row_start[r + 1] - b.row_start[r]);
+    const CoinPackedMatrix m(false, ncol, static_cast<int>(b.rowlb.size()), static_cast<CoinBigIndex>(b.row_index.size()),
+                             b.row_value.data(), b.row_index.data(), b.row_start.data(), row_length.data());
+    solver.loadProblem(m, b.cols.lb.data(), b.cols.ub.data(), b.cols.obj.data(), b.rowlb.data(), b.rowub.data());
+    solver.setObjSense(-1.0);
+    for (int c = 0; c < ncol; ++c)
+        if (b.cols.integer[c]) solver.setInteger(c);
+    solver.setIntParam(OsiNameDiscipline, 1);
+    std::vector<std::pair<std::string, double>> mipstart;
+    for (int c = 0; c < ncol; ++c) {
+        std::string nm = "c";
+        nm += std::to_string(c);
+        solver.setColName(c, nm);
+        mipstart.emplace_back(nm, start[c]);
+    }
+    // Row names too: with column names but none for the rows, Clp's presolve inside its "idiot"
+    // crossover (CbcMain's initial solve of larger models) reads the empty row-name array and
+    // crashes (coin-or/Cbc#515; seen here on 20 hosts / 80 VMs with per-VM columns).
+    for (int r = 0; r < static_cast<int>(b.rowlb.size()); ++r) solver.setRowName(r, "r" + std::to_string(r));
+    CbcModel cbc(solver);
+    CbcSolverUsefulData data;
+    data.noPrinting_ = true;
+    data.useSignalHandler_ = false;
+    CbcMain0(cbc, data);
+    cbc.setLogLevel(0);
+    cbc.messageHandler()->setLogLevel(0);
+    cbc.solver()->messageHandler()->setLogLevel(0);
+    cbc.setMIPStart(mipstart);
+    // CBC gets what is left of the limit (warm start and model build spent the rest); a floor of
+    // 50 ms lets it at least take the MIP start when they used it all.
+    const std::string seconds = std::to_string(std::max(0.05, seconds_left));
+    const std::string threads = std::to_string(threads_wanted > 1 ? 100 + threads_wanted : 0);  // > 100: deterministic
+    // No CglPreProcess ("-preprocess off"): in CBC 2.10.8, when the time limit stops the search at
+    // the root (e.g. right after the MIP start's reduced search), CglPreProcess::postProcess reads
+    // freed or missing data of the preprocessed model and crashes (SIGSEGV; `vmcap exact --method
+    // milp` on 12 hosts with links at --time-limit 4-5 and on 30 hosts at 0.3-0.6 s, issue 22).
+    // Without it the search is as fast or faster on the models measured (docs/performance.md).
+    const char* argv[] = {"vmcap",    "-log",          "0",           "-timeMode", "elapsed", "-seconds", seconds.c_str(),
+                          "-threads", threads.c_str(), "-preprocess", "off",       "-solve",  "-quit"};
+    CbcMain1(
+        static_cast<int>(sizeof(argv) / sizeof(argv[0])), argv, cbc, [](CbcModel*, int) { return 0; }, data);
+
+    CbcOutcome out;
+    out.proven = cbc.isProvenOptimal();
+    out.bound = std::abs(cbc.getBestPossibleObjValue());  // the objective is >= 0; CBC's sign follows its internal minimisation
+    const double* x = cbc.bestSolution();
+    if (x == nullptr) throw std::runtime_error("exact: CBC returned no solution");
+    out.x.assign(x, x + ncol);
+    out.objective = std::abs(cbc.getObjValue());
+    return out;
+}
+
+}  // namespace
+
+ExactResult solve_exact(const CapacityModel& model, double time_limit_s) {
+    MilpParams mp;
+    mp.time_limit_s = time_limit_s;
+    return solve_exact(model, mp);
+}
+
+ExactResult solve_exact(const CapacityModel& model, const MilpParams& prm) {
+    const auto t0 = std::chrono::steady_clock::now();
+    const Problem& p = model.problem();
+    const LinkCapacityFilter* links = check_exact_scope(model);
+    if (!(prm.time_limit_s > 0)) throw std::invalid_argument("exact: time limit must be > 0");
+    if (prm.threads < 1) throw std::invalid_argument("exact: threads must be >= 1");
+    const MilpBuild build(model, prm, links);
+    const std::int64_t budget = build.budget;
+
+    // Warm start: greedy then a short annealing run (as the branch and bound), else the snapshot.
+    SearchState start_state(model);
+    if (prm.warm_start_evaluations >= 0 && budget > 0) {
+        SearchState s(model);
+        s.set_placements(exact_warm_start(model, prm.warm_start_evaluations, prm.seed, prm.time_limit_s));
+        bool ok = s.objective_value() > start_state.objective_value();
+        if (ok && links) {
+            std::vector<int> host;
+            std::vector<NodeMask> mask;
+            s.placement_arrays(host, mask);
+            ok = links->violation(p, PlacementView{host, mask}).empty();
+        }
+        if (ok) start_state = s;
+    }
+    std::vector<double> start = build.columns_of(start_state);
+    if (start.empty()) start = build.columns_of(SearchState(model));
+    if (start.empty()) throw std::logic_error("exact: the snapshot has no MILP column");
+
+    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const CbcOutcome cbc = run_cbc(build, start, prm.time_limit_s - elapsed, prm.threads);
+
+    ExactResult res;
+    res.columns = build.ncol;
+    res.rows = static_cast<int>(build.rowlb.size());
+    res.proven = cbc.proven;
+    res.bound = cbc.bound;
+    res.best = build.decode(cbc.x.data());
     // Re-evaluate the optimum from scratch: VMCAP through SearchState (the MILP's y are a packing
     // that VMCAP may exceed only if the model were wrong), budget and link loads; a mismatch is a
     // bug, reported loudly.
@@ -946,7 +1107,7 @@ ExactResult solve_exact(const CapacityModel& model, const MilpParams& prm) {
     res.objective = to_objective(res.score);
     if (const std::string why = first_rule_violation(model, s); !why.empty())
         throw std::runtime_error("exact: the MILP's optimum breaks the " + why);
-    const double milp_value = std::abs(cbc.getObjValue());
+    const double milp_value = cbc.objective;
     if (res.proven && std::abs(res.objective - milp_value) > 1e-6 * std::max(1.0, res.objective))
         throw std::runtime_error("exact: MILP optimum " + std::to_string(milp_value) + " differs from the VMCAP re-evaluation " +
                                  std::to_string(res.objective));
