@@ -144,36 +144,39 @@ std::string check_bound_figures(const CapacityModel& model, const nlohmann::json
     return "";
 }
 
-}  // namespace
+/** Malformed-plan errors: "<file>: <path>: <what>" (exit 2). */
+struct PlanErrors {
+    const std::string& file;
+    InputError operator()(const std::string& path, const std::string& what) const { return InputError(file + ": " + path + ": " + what); }
+};
 
-PlanCheck validate_plan(const CapacityModel& model, const nlohmann::json& plan, const std::string& file, bool use_plan_budget,
-                        bool recompute_bound) {
-    const Problem& p = model.problem();
-    const int R = p.num_resources();
-    auto bad = [&](const std::string& path, const std::string& what) -> InputError { return InputError(file + ": " + path + ": " + what); };
+// Every field the plan format defines has one JSON type (docs/format.md); a field of another
+// type is a malformed plan (exit 2), not a plan with a wrong value (exit 3). Unknown fields
+// are ignored, so that later versions may add some.
+enum class Kind { String, Number, Integer, Boolean, Object, Array };
+
+void check_kinds(const PlanErrors& bad, const nlohmann::json& obj, const std::string& prefix,
+                 std::initializer_list<std::pair<const char*, Kind>> fields) {
+    for (const auto& [key, kind] : fields) {
+        if (!obj.contains(key)) continue;
+        const auto& v = obj[key];
+        const bool ok = kind == Kind::String    ? v.is_string()
+                        : kind == Kind::Number  ? v.is_number()
+                        : kind == Kind::Integer ? v.is_number_integer()
+                        : kind == Kind::Boolean ? v.is_boolean()
+                        : kind == Kind::Object  ? v.is_object()
+                                                : v.is_array();
+        static constexpr const char* kNames[] = {"a string", "a number", "an integer", "true or false", "an object", "an array"};
+        if (!ok) throw bad(prefix + key, std::string("expected ") + kNames[static_cast<int>(kind)] + ", got " + describe(v));
+    }
+}
+
+/** The plan's format, its steps array and every field it defines, by JSON type and value set. */
+void check_plan_fields(const PlanErrors& bad, const nlohmann::json& plan) {
     if (!plan.is_object() || !plan.contains("format") || !plan["format"].is_string() || plan["format"].get<std::string>() != "vmcap-plan/1")
         throw bad("format", "expected \"vmcap-plan/1\"");
     if (!plan.contains("steps") || !plan["steps"].is_array()) throw bad("steps", "missing array of steps");
-    // Every field the plan format defines has one JSON type (docs/format.md); a field of another
-    // type is a malformed plan (exit 2), not a plan with a wrong value (exit 3). Unknown fields
-    // are ignored, so that later versions may add some.
-    enum class Kind { String, Number, Integer, Boolean, Object, Array };
-    auto check_kinds = [&](const nlohmann::json& obj, const std::string& prefix,
-                           std::initializer_list<std::pair<const char*, Kind>> fields) {
-        for (const auto& [key, kind] : fields) {
-            if (!obj.contains(key)) continue;
-            const auto& v = obj[key];
-            const bool ok = kind == Kind::String    ? v.is_string()
-                            : kind == Kind::Number  ? v.is_number()
-                            : kind == Kind::Integer ? v.is_number_integer()
-                            : kind == Kind::Boolean ? v.is_boolean()
-                            : kind == Kind::Object  ? v.is_object()
-                                                    : v.is_array();
-            static constexpr const char* kNames[] = {"a string", "a number", "an integer", "true or false", "an object", "an array"};
-            if (!ok) throw bad(prefix + key, std::string("expected ") + kNames[static_cast<int>(kind)] + ", got " + describe(v));
-        }
-    };
-    check_kinds(plan, "",
+    check_kinds(bad, plan, "",
                 {{"cluster", Kind::String},
                  {"algorithm", Kind::String},
                  {"seed", Kind::Integer},
@@ -194,7 +197,7 @@ PlanCheck validate_plan(const CapacityModel& model, const nlohmann::json& plan, 
                  {"network", Kind::Object},
                  {"search", Kind::Object}});
     if (plan.contains("search"))
-        check_kinds(plan["search"], "search.",
+        check_kinds(bad, plan["search"], "search.",
                     {{"evaluations", Kind::Integer},
                      {"seconds", Kind::Number},
                      {"evaluations_per_second", Kind::Number},
@@ -211,7 +214,7 @@ PlanCheck validate_plan(const CapacityModel& model, const nlohmann::json& plan, 
                      {"optimum", Kind::Number},
                      {"bound", Kind::Number}});
     if (plan.contains("network"))
-        check_kinds(plan["network"], "network.",
+        check_kinds(bad, plan["network"], "network.",
                     {{"vlinks", Kind::Integer},
                      {"links_over_capacity_before", Kind::Array},
                      {"links_over_capacity_after", Kind::Array},
@@ -237,7 +240,7 @@ PlanCheck validate_plan(const CapacityModel& model, const nlohmann::json& plan, 
     }
     for (std::size_t i = 0; i < plan["steps"].size(); ++i)
         if (plan["steps"][i].is_object())
-            check_kinds(plan["steps"][i], "steps[" + std::to_string(i) + "].",
+            check_kinds(bad, plan["steps"][i], "steps[" + std::to_string(i) + "].",
                         {{"step", Kind::Integer},
                          {"vm", Kind::String},
                          {"flavor", Kind::String},
@@ -248,28 +251,10 @@ PlanCheck validate_plan(const CapacityModel& model, const nlohmann::json& plan, 
                          {"ram_gib", Kind::Number},
                          {"objective_after", Kind::Number},
                          {"temporary", Kind::Boolean}});
+}
 
-    std::unordered_map<std::string, int> vm_index, host_index;
-    for (std::size_t v = 0; v < p.vms.size(); ++v) vm_index.emplace(p.vms[v].id, static_cast<int>(v));
-    for (std::size_t h = 0; h < p.hosts.size(); ++h) host_index.emplace(p.hosts[h].id, static_cast<int>(h));
-
-    // Own replay state: host, mapping and per-node usage.
-    std::vector<int> host(p.vms.size());
-    std::vector<std::vector<int>> map(p.vms.size());
-    for (std::size_t v = 0; v < p.vms.size(); ++v) {
-        host[v] = p.vms[v].host;
-        map[v].assign(p.vms[v].pnuma.begin(), p.vms[v].pnuma.begin() + p.flavors[p.vms[v].flavor].num_vnuma());
-    }
-    std::vector<std::vector<Amount>> used(p.hosts.size());
-    for (std::size_t h = 0; h < p.hosts.size(); ++h) used[h].assign(p.host_type_of(static_cast<int>(h)).node_capacity.size(), 0);
-    for (std::size_t v = 0; v < p.vms.size(); ++v)
-        for (int n : map[v])
-            for (int r = 0; r < R; ++r) used[host[v]][n * R + r] += p.flavors[p.vms[v].flavor].node_demand[r];
-
-    PlanCheck out;
-
-    // The budget the plan claims it was made for (vmcap plan's overrides included), unless the
-    // caller fixes it; else the snapshot's.
+/** The budget the plan claims it was made for (vmcap plan's overrides included); else the snapshot's. */
+Constraints plan_budget(const PlanErrors& bad, const nlohmann::json& plan, const Problem& p) {
     Constraints budget = p.constraints;
     if (plan.contains("budget")) {
         const auto& b = plan["budget"];
@@ -289,126 +274,150 @@ PlanCheck validate_plan(const CapacityModel& model, const nlohmann::json& plan, 
             }
         }
     }
-    // The bound was computed for the recorded budget, whatever budget the replay is checked against.
-    const Constraints recorded = budget;
-    if (!use_plan_budget) budget = p.constraints;
+    return budget;
+}
 
-    // Per-host capacity of every flavor, kept in step with the replay (only the touched hosts are
-    // recomputed), so that every step's objective_after is checked.
-    const std::size_t F = p.flavors.size();
-    std::vector<Count> host_cap(p.hosts.size() * F), totals(F, 0);
-    auto refresh = [&](int h) {
-        const HostType& ht = p.host_type_of(h);
-        std::vector<Amount> free(ht.node_capacity.size());
-        for (std::size_t x = 0; x < free.size(); ++x) free[x] = ht.node_capacity[x] - used[h][x];
-        for (std::size_t f = 0; f < F; ++f) {
-            Count& c = host_cap[static_cast<std::size_t>(h) * F + f];
-            totals[f] -= c;
-            c = model.host_capacity(p.hosts[h].type, static_cast<int>(f), free.data());
-            totals[f] += c;
-        }
-    };
-    for (int h = 0; h < static_cast<int>(p.hosts.size()); ++h) refresh(h);
-    const std::vector<Count> before = totals;
-    out.objective_before = to_objective(weighted(p, before) + terms_value(model, host, map));
-
-    auto node_list = [&](const nlohmann::json& a, const std::string& path, int k, int nodes) {
-        if (!a.is_array() || static_cast<int>(a.size()) != k) throw bad(path, "expected " + std::to_string(k) + " pNUMA node numbers");
-        std::vector<int> out_nodes;
-        for (std::size_t i = 0; i < a.size(); ++i) {
-            // Read as 64-bit (and unsigned values bounded first): a node number must never be truncated into range.
-            if (!a[i].is_number_integer() || (a[i].is_number_unsigned() && a[i].get<std::uint64_t>() > static_cast<std::uint64_t>(nodes)) ||
-                a[i].get<std::int64_t>() < 1 || a[i].get<std::int64_t>() > nodes)
-                throw bad(path + "[" + std::to_string(i) + "]", "expected a pNUMA node number 1.." + std::to_string(nodes));
-            out_nodes.push_back(static_cast<int>(a[i].get<std::int64_t>()) - 1);
-        }
-        return out_nodes;
-    };
-
-    const auto& steps = plan["steps"];
-    std::unordered_map<int, std::size_t> last_step;  // VM -> index of its last step (checks "temporary")
-    for (std::size_t i = 0; i < steps.size(); ++i)
-        if (steps[i].is_object() && steps[i].contains("vm") && steps[i]["vm"].is_string()) {
-            auto it = vm_index.find(steps[i]["vm"].get<std::string>());
-            if (it != vm_index.end()) last_step[it->second] = i;
-        }
-    Amount ram = 0;
-    std::int64_t migrations = 0;  // steps that count against the budget
-    for (std::size_t i = 0; i < steps.size(); ++i) {
-        const auto& st = steps[i];
-        const std::string path = "steps[" + std::to_string(i) + "]";
-        if (!st.is_object()) throw bad(path, "expected an object");
-        for (const char* key : {"vm", "from_host", "to_host", "from_pnuma", "to_pnuma"})
-            if (!st.contains(key)) throw bad(path, std::string("missing key \"") + key + "\"");
-        if (!st["vm"].is_string() || !vm_index.count(st["vm"].get<std::string>()))
-            throw bad(path + ".vm", "unknown VM " + describe(st["vm"]));
-        const int v = vm_index.at(st["vm"].get<std::string>());
-        for (const char* key : {"from_host", "to_host"})
-            if (!st[key].is_string() || !host_index.count(st[key].get<std::string>()))
-                throw bad(path + "." + key, "unknown host " + describe(st[key]));
-        const int from = host_index.at(st["from_host"].get<std::string>());
-        const int to = host_index.at(st["to_host"].get<std::string>());
-        const Flavor& fl = p.flavors[p.vms[v].flavor];
-        const int k = fl.num_vnuma();
-        const auto from_nodes = node_list(st["from_pnuma"], path + ".from_pnuma", k, p.host_type_of(from).num_nodes());
-        const auto to_nodes = node_list(st["to_pnuma"], path + ".to_pnuma", k, p.host_type_of(to).num_nodes());
-        const std::string where = path + " (step " + std::to_string(i + 1) + ", vm \"" + p.vms[v].id + "\")";
-        auto reject = [&](const std::string& why) {
-            out.ok = false;
-            out.error = where + ": " + why;
-            out.steps = static_cast<int>(i);
-            return out;
-        };
-        if (!p.vms[v].migratable) return reject("the VM is not migratable");
-        if (host[v] != from || map[v] != from_nodes)
-            return reject("the VM is not on host \"" + p.hosts[from].id + "\" with the given from_pnuma at this point (it is on \"" +
-                          p.hosts[host[v]].id + "\")");
-        if (from == to && from_nodes == to_nodes) return reject("the step does not move the VM");
-        if (!is_valid_mapping(p.host_type_of(to).topology.graph, fl.vnuma.graph, to_nodes))
-            return reject("to_pnuma is not a valid mapping of vNUMA topology " + fl.vnuma.name + " on host type \"" +
-                          p.host_type_of(to).name + "\"");
-        // Every step is a live migration, except a remap (same host) when remaps are free.
-        if (from != to || p.constraints.remap_counts_as_migration) {
-            if (++migrations > budget.max_migrations)
-                return reject("exceeds the migration budget of " + std::to_string(budget.max_migrations) + " migrations");
-            ram += fl.demand[kRamMib];
-            if (ram > budget.max_migrated_ram_mib) return reject("exceeds the migrated-RAM budget");
-        }
-        // What the step states about itself.
-        if (st.contains("flavor") && (!st["flavor"].is_string() || st["flavor"].get<std::string>() != fl.name))
-            return reject("flavor is " + describe(st["flavor"]) + ", the VM's flavor is \"" + fl.name + "\"");
-        if (st.contains("ram_gib") &&
-            (!st["ram_gib"].is_number() || !close(st["ram_gib"].get<double>(), static_cast<double>(fl.demand[kRamMib]) / 1024.0)))
-            return reject("ram_gib is " + describe(st["ram_gib"]) + ", the flavor's RAM is " +
-                          std::to_string(static_cast<double>(fl.demand[kRamMib]) / 1024.0) + " GiB");
-        if (st.contains("temporary")) {
-            if (!st["temporary"].is_boolean()) throw bad(path + ".temporary", "expected true or false");
-            if (st["temporary"].get<bool>() && last_step.at(v) == i) return reject("marked temporary, but the VM never moves again");
-        }
-        for (int n : from_nodes)
-            for (int r = 0; r < R; ++r) used[from][n * R + r] -= fl.node_demand[r];
-        for (int n : to_nodes)
-            for (int r = 0; r < R; ++r) {
-                used[to][n * R + r] += fl.node_demand[r];
-                if (used[to][n * R + r] > p.host_type_of(to).node_capacity[n * R + r])
-                    return reject("pNUMA node " + std::to_string(n + 1) + " of host \"" + p.hosts[to].id + "\" would be over capacity in " +
-                                  p.resources[r]);
-            }
-        host[v] = to;
-        map[v] = to_nodes;
-        if (const std::string why = filter_violation(model, host, map); !why.empty()) return reject(why);
-        refresh(from);
-        if (to != from) refresh(to);
-        if (st.contains("objective_after")) {
-            const double now = to_objective(weighted(p, totals) + terms_value(model, host, map));
-            if (!st["objective_after"].is_number() || !close(st["objective_after"].get<double>(), now))
-                return reject("objective_after is " + describe(st["objective_after"]) + ", recomputed " + std::to_string(now));
-        }
+std::vector<int> node_list(const PlanErrors& bad, const nlohmann::json& a, const std::string& path, int k, int nodes) {
+    if (!a.is_array() || static_cast<int>(a.size()) != k) throw bad(path, "expected " + std::to_string(k) + " pNUMA node numbers");
+    std::vector<int> out_nodes;
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        // Read as 64-bit (and unsigned values bounded first): a node number must never be truncated into range.
+        if (!a[i].is_number_integer() || (a[i].is_number_unsigned() && a[i].get<std::uint64_t>() > static_cast<std::uint64_t>(nodes)) ||
+            a[i].get<std::int64_t>() < 1 || a[i].get<std::int64_t>() > nodes)
+            throw bad(path + "[" + std::to_string(i) + "]", "expected a pNUMA node number 1.." + std::to_string(nodes));
+        out_nodes.push_back(static_cast<int>(a[i].get<std::int64_t>()) - 1);
     }
-    out.steps = static_cast<int>(steps.size());
-    out.capacity_after = totals;  // every host touched by a step was refreshed from the replayed usage
-    out.objective_after = to_objective(weighted(p, out.capacity_after) + terms_value(model, host, map));
+    return out_nodes;
+}
 
+/** validate_plan's own replay: every VM's host and mapping, per-node usage, and each flavor's
+ *  capacity per host (only the hosts a step touches recomputed), from the snapshot on. */
+struct PlanReplay {
+    explicit PlanReplay(const CapacityModel& m);
+    const CapacityModel& model;
+    const Problem& p;
+    int R;
+    std::size_t F;
+    std::vector<int> host;
+    std::vector<std::vector<int>> map;
+    std::vector<std::vector<Amount>> used;
+    std::vector<Count> host_cap, totals;
+    void refresh(int h);
+    double objective() const { return to_objective(weighted(p, totals) + terms_value(model, host, map)); }
+};
+
+PlanReplay::PlanReplay(const CapacityModel& m)
+    : model(m), p(m.problem()), R(p.num_resources()), F(p.flavors.size()), host(p.vms.size()), map(p.vms.size()), used(p.hosts.size()) {
+    for (std::size_t v = 0; v < p.vms.size(); ++v) {
+        host[v] = p.vms[v].host;
+        map[v].assign(p.vms[v].pnuma.begin(), p.vms[v].pnuma.begin() + p.flavors[p.vms[v].flavor].num_vnuma());
+    }
+    for (std::size_t h = 0; h < p.hosts.size(); ++h) used[h].assign(p.host_type_of(static_cast<int>(h)).node_capacity.size(), 0);
+    for (std::size_t v = 0; v < p.vms.size(); ++v)
+        for (int n : map[v])
+            for (int r = 0; r < R; ++r) used[host[v]][n * R + r] += p.flavors[p.vms[v].flavor].node_demand[r];
+    host_cap.assign(p.hosts.size() * F, 0);
+    totals.assign(F, 0);
+    for (int h = 0; h < static_cast<int>(p.hosts.size()); ++h) refresh(h);
+}
+
+void PlanReplay::refresh(int h) {
+    const HostType& ht = p.host_type_of(h);
+    std::vector<Amount> free(ht.node_capacity.size());
+    for (std::size_t x = 0; x < free.size(); ++x) free[x] = ht.node_capacity[x] - used[h][x];
+    for (std::size_t f = 0; f < F; ++f) {
+        Count& c = host_cap[static_cast<std::size_t>(h) * F + f];
+        totals[f] -= c;
+        c = model.host_capacity(p.hosts[h].type, static_cast<int>(f), free.data());
+        totals[f] += c;
+    }
+}
+
+/** What the steps share: ids, the budget checked against, and the running migration count and RAM. */
+struct StepContext {
+    std::unordered_map<std::string, int> vm_index, host_index;
+    std::unordered_map<int, std::size_t> last_step;  ///< VM -> index of its last step (checks "temporary")
+    Constraints budget;
+    Amount ram = 0;
+    std::int64_t migrations = 0;  ///< steps that count against the budget
+};
+
+/** Checks step `i` of the plan against the replay and applies it: "" if it is valid, else why
+ *  not ("steps[i] (step i+1, vm ...): ..."). Throws InputError (bad) on a malformed step. */
+std::string replay_step(PlanReplay& rep, StepContext& c, const PlanErrors& bad, const nlohmann::json& st, std::size_t i) {
+    const Problem& p = rep.p;
+    const int R = rep.R;
+    const std::string path = "steps[" + std::to_string(i) + "]";
+    if (!st.is_object()) throw bad(path, "expected an object");
+    for (const char* key : {"vm", "from_host", "to_host", "from_pnuma", "to_pnuma"})
+        if (!st.contains(key)) throw bad(path, std::string("missing key \"") + key + "\"");
+    if (!st["vm"].is_string() || !c.vm_index.count(st["vm"].get<std::string>()))
+        throw bad(path + ".vm", "unknown VM " + describe(st["vm"]));
+    const int v = c.vm_index.at(st["vm"].get<std::string>());
+    for (const char* key : {"from_host", "to_host"})
+        if (!st[key].is_string() || !c.host_index.count(st[key].get<std::string>()))
+            throw bad(path + "." + key, "unknown host " + describe(st[key]));
+    const int from = c.host_index.at(st["from_host"].get<std::string>());
+    const int to = c.host_index.at(st["to_host"].get<std::string>());
+    const Flavor& fl = p.flavors[p.vms[v].flavor];
+    const int k = fl.num_vnuma();
+    const auto from_nodes = node_list(bad, st["from_pnuma"], path + ".from_pnuma", k, p.host_type_of(from).num_nodes());
+    const auto to_nodes = node_list(bad, st["to_pnuma"], path + ".to_pnuma", k, p.host_type_of(to).num_nodes());
+    const std::string where = path + " (step " + std::to_string(i + 1) + ", vm \"" + p.vms[v].id + "\")";
+    auto reject = [&](const std::string& why) { return where + ": " + why; };
+    if (!p.vms[v].migratable) return reject("the VM is not migratable");
+    if (rep.host[v] != from || rep.map[v] != from_nodes)
+        return reject("the VM is not on host \"" + p.hosts[from].id + "\" with the given from_pnuma at this point (it is on \"" +
+                      p.hosts[rep.host[v]].id + "\")");
+    if (from == to && from_nodes == to_nodes) return reject("the step does not move the VM");
+    if (!is_valid_mapping(p.host_type_of(to).topology.graph, fl.vnuma.graph, to_nodes))
+        return reject("to_pnuma is not a valid mapping of vNUMA topology " + fl.vnuma.name + " on host type \"" + p.host_type_of(to).name +
+                      "\"");
+    // Every step is a live migration, except a remap (same host) when remaps are free.
+    if (from != to || p.constraints.remap_counts_as_migration) {
+        if (++c.migrations > c.budget.max_migrations)
+            return reject("exceeds the migration budget of " + std::to_string(c.budget.max_migrations) + " migrations");
+        c.ram += fl.demand[kRamMib];
+        if (c.ram > c.budget.max_migrated_ram_mib) return reject("exceeds the migrated-RAM budget");
+    }
+    // What the step states about itself.
+    if (st.contains("flavor") && (!st["flavor"].is_string() || st["flavor"].get<std::string>() != fl.name))
+        return reject("flavor is " + describe(st["flavor"]) + ", the VM's flavor is \"" + fl.name + "\"");
+    if (st.contains("ram_gib") &&
+        (!st["ram_gib"].is_number() || !close(st["ram_gib"].get<double>(), static_cast<double>(fl.demand[kRamMib]) / 1024.0)))
+        return reject("ram_gib is " + describe(st["ram_gib"]) + ", the flavor's RAM is " +
+                      std::to_string(static_cast<double>(fl.demand[kRamMib]) / 1024.0) + " GiB");
+    if (st.contains("temporary")) {
+        if (!st["temporary"].is_boolean()) throw bad(path + ".temporary", "expected true or false");
+        if (st["temporary"].get<bool>() && c.last_step.at(v) == i) return reject("marked temporary, but the VM never moves again");
+    }
+    for (int n : from_nodes)
+        for (int r = 0; r < R; ++r) rep.used[from][n * R + r] -= fl.node_demand[r];
+    for (int n : to_nodes)
+        for (int r = 0; r < R; ++r) {
+            rep.used[to][n * R + r] += fl.node_demand[r];
+            if (rep.used[to][n * R + r] > p.host_type_of(to).node_capacity[n * R + r])
+                return reject("pNUMA node " + std::to_string(n + 1) + " of host \"" + p.hosts[to].id + "\" would be over capacity in " +
+                              p.resources[r]);
+        }
+    rep.host[v] = to;
+    rep.map[v] = to_nodes;
+    if (const std::string why = filter_violation(rep.model, rep.host, rep.map); !why.empty()) return reject(why);
+    rep.refresh(from);
+    if (to != from) rep.refresh(to);
+    if (st.contains("objective_after")) {
+        const double now = rep.objective();
+        if (!st["objective_after"].is_number() || !close(st["objective_after"].get<double>(), now))
+            return reject("objective_after is " + describe(st["objective_after"]) + ", recomputed " + std::to_string(now));
+    }
+    return "";
+}
+
+/** The plan's stated totals (capacities, objectives, migrations, RAM, bound, network figures)
+ *  against the replay's end: "" or the first mismatch. Throws InputError (bad) on a malformed one. */
+std::string check_stated_totals(const PlanReplay& r, const StepContext& c, const PlanErrors& bad, const nlohmann::json& plan,
+                                const std::vector<Count>& before, const Constraints& recorded, const PlanCheck& out, bool recompute_bound) {
+    const Problem& p = r.p;
     auto check_caps = [&](const char* key, const std::vector<Count>& expect) -> std::string {
         if (!plan.contains(key)) return "";
         const auto& obj = plan[key];
@@ -427,15 +436,15 @@ PlanCheck validate_plan(const CapacityModel& model, const nlohmann::json& plan, 
         if (mismatch.empty() && plan.contains(key) && (!plan[key].is_number() || !close(plan[key].get<double>(), value)))
             mismatch = std::string(key) + " is " + describe(plan[key]) + ", recomputed " + std::to_string(value);
     if (mismatch.empty() && plan.contains("migrations") &&
-        (!plan["migrations"].is_number_integer() || plan["migrations"].get<std::int64_t>() != migrations))
-        mismatch = "migrations is " + describe(plan["migrations"]) + ", recomputed " + std::to_string(migrations);
+        (!plan["migrations"].is_number_integer() || plan["migrations"].get<std::int64_t>() != c.migrations))
+        mismatch = "migrations is " + describe(plan["migrations"]) + ", recomputed " + std::to_string(c.migrations);
     if (mismatch.empty() && plan.contains("migrated_ram_gib") &&
-        (!plan["migrated_ram_gib"].is_number() || !close(plan["migrated_ram_gib"].get<double>(), static_cast<double>(ram) / 1024.0)))
+        (!plan["migrated_ram_gib"].is_number() || !close(plan["migrated_ram_gib"].get<double>(), static_cast<double>(c.ram) / 1024.0)))
         mismatch = "migrated_ram_gib is " + describe(plan["migrated_ram_gib"]) + ", recomputed " +
-                   std::to_string(static_cast<double>(ram) / 1024.0);
-    if (mismatch.empty()) mismatch = check_bound_figures(model, plan, recorded, out, recompute_bound);
-    if (mismatch.empty() && (plan.contains("network") || model.has_filters())) {
-        const auto net = network_figures(model, host);
+                   std::to_string(static_cast<double>(c.ram) / 1024.0);
+    if (mismatch.empty()) mismatch = check_bound_figures(r.model, plan, recorded, out, recompute_bound);
+    if (mismatch.empty() && (plan.contains("network") || r.model.has_filters())) {
+        const auto net = network_figures(r.model, r.host);
         if (plan.contains("network")) {
             if (net.is_null()) mismatch = "network figures are stated, but the snapshot has no network with vlinks";
             for (auto it = net.begin(); mismatch.empty() && it != net.end(); ++it) {
@@ -450,7 +459,45 @@ PlanCheck validate_plan(const CapacityModel& model, const nlohmann::json& plan, 
             }
         }
     }
-    if (!mismatch.empty()) {
+    return mismatch;
+}
+
+}  // namespace
+
+PlanCheck validate_plan(const CapacityModel& model, const nlohmann::json& plan, const std::string& file, bool use_plan_budget,
+                        bool recompute_bound) {
+    const Problem& p = model.problem();
+    const PlanErrors bad{file};
+    check_plan_fields(bad, plan);
+    StepContext c;
+    for (std::size_t v = 0; v < p.vms.size(); ++v) c.vm_index.emplace(p.vms[v].id, static_cast<int>(v));
+    for (std::size_t h = 0; h < p.hosts.size(); ++h) c.host_index.emplace(p.hosts[h].id, static_cast<int>(h));
+    PlanReplay r(model);
+    PlanCheck out;
+    c.budget = plan_budget(bad, plan, p);
+    // The bound was computed for the recorded budget, whatever budget the replay is checked against.
+    const Constraints recorded = c.budget;
+    if (!use_plan_budget) c.budget = p.constraints;
+    const std::vector<Count> before = r.totals;
+    out.objective_before = r.objective();
+
+    const auto& steps = plan["steps"];
+    for (std::size_t i = 0; i < steps.size(); ++i)
+        if (steps[i].is_object() && steps[i].contains("vm") && steps[i]["vm"].is_string()) {
+            auto it = c.vm_index.find(steps[i]["vm"].get<std::string>());
+            if (it != c.vm_index.end()) c.last_step[it->second] = i;
+        }
+    for (std::size_t i = 0; i < steps.size(); ++i)
+        if (std::string why = replay_step(r, c, bad, steps[i], i); !why.empty()) {
+            out.ok = false;
+            out.error = std::move(why);
+            out.steps = static_cast<int>(i);
+            return out;
+        }
+    out.steps = static_cast<int>(steps.size());
+    out.capacity_after = r.totals;  // every host touched by a step was refreshed from the replayed usage
+    out.objective_after = r.objective();
+    if (const std::string mismatch = check_stated_totals(r, c, bad, plan, before, recorded, out, recompute_bound); !mismatch.empty()) {
         out.ok = false;
         out.error = "after all steps: " + mismatch;
         return out;
