@@ -47,253 +47,313 @@ bool step_fits(const SearchState& s, int vm, int host, const std::array<std::uin
     return true;
 }
 
-Plan build_plan(const CapacityModel& model, const std::vector<Placement>& target) {
-    const Problem& p = model.problem();
+namespace {
+
+struct Detour {
+    int vm = -1, host = -1;
+    std::array<std::uint8_t, kMaxVNuma> map{};
+    int unblocks = -1;
+    Score objective = 0;  ///< right after the detour (tie-break; score units)
+};
+
+/** What one deadlock's search for a detour shares across the blocked VMs it examines. */
+struct DetourScan {
+    std::int64_t pending_steps = 0;                        ///< budget slots the pending moves need
+    Amount pending_ram = 0;                                ///< RAM they move
+    std::unordered_map<int, std::vector<int>> candidates;  ///< [flavor] candidate detour hosts
+    Detour best, first;
+    int scored = 0;  ///< tentative moves scored so far
+};
+
+/**
+ * build_plan's state: the search state executing the plan, the moves still pending, the budget
+ * left, which hosts have room per flavor, and the detours so far.
+ */
+class PlanBuilder {
+public:
+    PlanBuilder(const CapacityModel& model, const std::vector<Placement>& target);
+    Plan run();
+
+private:
+    static constexpr int kMaxPerVm = 6;      ///< fitting detour placements per VM
+    static constexpr int kMaxScored = 4096;  ///< tentative moves scored per deadlock
+
+    bool step_counts(int from, int to) const { return step_uses_budget(p, from, to); }
+    bool has_room(int flavor, int h) const;
+    const std::vector<char>& room_of(int flavor);
+    void execute(int vm, int host, const std::array<std::uint8_t, kMaxVNuma>& pnuma, bool temporary);
+    bool execute_ready();
+    int count_fitting(int host);
+    Detour find_detour(bool retarget);
+    const std::vector<int>& candidates_of(DetourScan& scan, int flavor);
+    void try_detours_of(const Placement& pl, DetourScan& scan, bool retarget);
+    /** One deadlock resolved (a detour, a retargeted move, or dropped moves); false: stop. */
+    bool resolve_deadlock();
+
+    const CapacityModel& model;
+    const Problem& p;
     Plan plan;
-    SearchState s(model);
-    plan.score_before = s.objective();
-    plan.objective_before = to_objective(plan.score_before);
-    plan.capacity_before = cluster_capacity(model, compute_node_usage(p)).totals();
-
-    std::vector<Placement> pending = target;
-    std::sort(pending.begin(), pending.end(), [](const Placement& a, const Placement& b) { return a.vm < b.vm; });
-    std::int64_t steps_left = p.constraints.max_migrations;
-    Amount ram_left = p.constraints.max_migrated_ram_mib;
-    // A step uses budget unless it is a remap (same host) and remaps are free.
-    auto step_counts = [&p](int from, int to) { return step_uses_budget(p, from, to); };
-
+    SearchState s;
+    std::vector<Placement> pending;
+    std::int64_t steps_left;
+    Amount ram_left;
+    int R;
     // Per flavor asked about, which hosts have room for one more VM of it in some placement
     // (resources only; step_fits() also consults the filters, per VM): computed on first use,
     // then kept current for the two hosts each executed step touches. A deadlock on a large
     // cluster examines thousands of blocked VMs of a few flavors.
-    const int R = p.num_resources();
-    auto has_room = [&](int flavor, int h) {
-        const Flavor& fl = p.flavors[flavor];
-        const Amount* f = s.free_of(h);
-        for (const Embedding& e : model.evaluator(p.hosts[h].type, flavor).placements()) {
-            bool ok = true;
-            for (int i = 0; i < fl.num_vnuma() && ok; ++i)
-                for (int r = 0; r < R && ok; ++r) ok = f[e.map[i] * R + r] >= fl.node_demand[r];
-            if (ok) return true;
-        }
-        return false;
-    };
     std::unordered_map<int, std::vector<char>> room;
-    auto room_of = [&](int flavor) -> const std::vector<char>& {
-        auto [it, fresh] = room.try_emplace(flavor);
-        if (fresh) {
-            it->second.resize(p.hosts.size());
-            for (std::size_t h = 0; h < p.hosts.size(); ++h) it->second[h] = has_room(flavor, static_cast<int>(h)) ? 1 : 0;
-        }
-        return it->second;
-    };
-    auto execute = [&](int vm, int host, const std::array<std::uint8_t, kMaxVNuma>& pnuma, bool temporary) {
-        const Flavor& fl = p.flavors[p.vms[vm].flavor];
-        PlanStep st;
-        st.vm = vm;
-        st.from_host = s.host_of(vm);
-        std::copy_n(s.pnuma_of(vm), kMaxVNuma, st.from_pnuma.begin());
-        st.to_host = host;
-        st.to_pnuma = pnuma;
-        st.temporary = temporary;
-        s.move(vm, host, embedding_of(pnuma, fl.num_vnuma()));
-        for (auto& [flavor, flags] : room) {
-            flags[st.from_host] = has_room(flavor, st.from_host) ? 1 : 0;
-            flags[host] = has_room(flavor, host) ? 1 : 0;
-        }
-        st.score_after = s.objective();
-        st.objective_after = to_objective(st.score_after);
-        plan.steps.push_back(st);
-        if (step_counts(st.from_host, host)) {
-            --steps_left;
-            ram_left -= fl.demand[kRamMib];
-        }
-    };
-
-    std::unordered_map<int, int> detours;  // vm -> temporary steps so far
-    // Executes every pending move that fits now, in VM order, until none does; true if any ran.
-    auto execute_ready = [&]() {
-        bool any = false;
-        for (bool progress = true; progress;) {
-            progress = false;
-            for (std::size_t i = 0; i < pending.size();) {
-                const Placement& pl = pending[i];
-                const bool counts = step_counts(s.host_of(pl.vm), pl.host);
-                const Amount ram = counts ? p.flavors[p.vms[pl.vm].flavor].demand[kRamMib] : 0;
-                if (steps_left >= (counts ? 1 : 0) && ram_left >= ram && step_fits(s, pl.vm, pl.host, pl.pnuma)) {
-                    execute(pl.vm, pl.host, pl.pnuma, false);
-                    pending.erase(pending.begin() + static_cast<std::ptrdiff_t>(i));
-                    progress = any = true;
-                } else {
-                    ++i;
-                }
-            }
-        }
-        return any;
-    };
-    // Pending moves into `host` that fit now, ignoring the budget (what a detour off `host`
-    // unblocks); into_host lists them per destination host (rebuilt per deadlock).
-    std::vector<std::vector<int>> into_host(p.hosts.size());
+    std::unordered_map<int, int> detours;     ///< vm -> temporary steps so far
+    std::vector<std::vector<int>> into_host;  ///< [host] indices into pending of the moves into it (per deadlock)
     std::vector<int> into_touched;
-    auto count_fitting = [&](int host) {
-        int n = 0;
-        for (int i : into_host[host]) {
-            const Placement& q = pending[static_cast<std::size_t>(i)];
-            if (step_fits(s, q.vm, q.host, q.pnuma)) ++n;
-        }
-        return n;
-    };
-    struct Detour {
-        int vm = -1, host = -1;
-        std::array<std::uint8_t, kMaxVNuma> map{};
-        int unblocks = -1;
-        Score objective = 0;  ///< right after the detour (tie-break; score units)
-    };
-    // The best affordable detour of a blocked VM: the one that makes the most pending moves into
-    // the host it leaves fit (own host's other pNUMA nodes, hosts no pending move targets, then
-    // the others — the destination's other nodes among them); with none that unblocks anything,
-    // the first affordable detour (a later detour may then unblock). Every placement tried is
-    // executed and undone on the state, so the filters and the VM's own share are exact.
-    // retarget: the VM's pending move is given up and the detour placement is final (it costs
-    // what the move would have): with the budget one short of a true detour, this still orders
-    // the moves it unblocks. Only detours that unblock something are returned then.
-    auto find_detour = [&](bool retarget) {
-        std::int64_t pending_steps = 0;
-        Amount pending_ram = 0;
-        for (const Placement& q : pending)
-            if (step_counts(s.host_of(q.vm), q.host)) {
-                ++pending_steps;
-                pending_ram += p.flavors[p.vms[q.vm].flavor].demand[kRamMib];
-            }
-        for (int h : into_touched) into_host[h].clear();
-        into_touched.clear();
-        for (std::size_t i = 0; i < pending.size(); ++i) {
-            if (into_host[pending[i].host].empty()) into_touched.push_back(pending[i].host);
-            into_host[pending[i].host].push_back(static_cast<int>(i));
-        }
-        constexpr int kMaxPerVm = 6;  // fitting detour placements per VM
-        // Per flavor, the first hosts with room: those no pending move targets, then the others
-        // (the destination's other nodes among them); a few more than a VM scores, as its own
-        // host is skipped and step_fits may still refuse one.
-        std::unordered_map<int, std::vector<int>> candidates;
-        auto candidates_of = [&](int flavor) -> const std::vector<int>& {
-            auto [it, fresh] = candidates.try_emplace(flavor);
-            if (!fresh) return it->second;
-            const std::vector<char>& roomy = room_of(flavor);
-            const int H = static_cast<int>(p.hosts.size());
-            for (int pass = 0; pass < 2; ++pass)
-                for (int h = 0; h < H && static_cast<int>(it->second.size()) < 4 * kMaxPerVm; ++h)
-                    if (roomy[h] && into_host[h].empty() == (pass == 0)) it->second.push_back(h);
-            return it->second;
-        };
-        Detour best, first;
-        // Every blocked VM is examined (a deadlock on a large cluster may have thousands); the
-        // unblock scores (a tentative move each) are capped, after which the scan only looks for
-        // the first affordable detour (or stops once a scored one unblocks something).
-        constexpr int kMaxScored = 4096;  // tentative moves scored per deadlock
-        int scored = 0;
-        for (std::size_t i = 0; i < pending.size(); ++i) {
-            if (scored >= kMaxScored && (best.unblocks > 0 || (first.vm >= 0 && !retarget))) break;
-            const Placement pl = pending[i];
-            // At most two detours per VM: free same-host detours must not loop forever.
-            if (detours[pl.vm] >= 2) continue;
-            const int cur = s.host_of(pl.vm);
-            const Flavor& fl = p.flavors[p.vms[pl.vm].flavor];
-            const Amount ram = fl.demand[kRamMib];
-            std::array<std::uint8_t, kMaxVNuma> cur_map{};
-            std::copy_n(s.pnuma_of(pl.vm), kMaxVNuma, cur_map.begin());
-            // After the detour the VM's own move starts from the detour host: it counts unless it
-            // is then a free remap.
-            auto affordable = [&](int detour_host) {
-                const bool detour_counts = step_counts(cur, detour_host);
-                const bool was = step_counts(cur, pl.host), after = !retarget && step_counts(detour_host, pl.host);
-                const std::int64_t steps = pending_steps - (was ? 1 : 0) + (after ? 1 : 0) + (detour_counts ? 1 : 0);
-                const Amount rams = pending_ram - (was ? ram : 0) + (after ? ram : 0) + (detour_counts ? ram : 0);
-                return steps_left >= steps && ram_left >= rams;
-            };
-            int tried = 0;
-            auto try_host = [&](int h) {
-                if (tried >= kMaxPerVm || !affordable(h)) return;
-                for (const Embedding& e : model.evaluator(p.hosts[h].type, p.vms[pl.vm].flavor).placements()) {
-                    if (tried >= kMaxPerVm) return;
-                    if (h == cur && std::equal(e.map.begin(), e.map.begin() + fl.num_vnuma(), cur_map.begin())) continue;  // not a move
-                    if (h == pl.host && e.map == pl.pnuma) continue;  // that is the blocked move itself
-                    if (!step_fits(s, pl.vm, h, e.map)) continue;
-                    ++tried;
-                    if (first.vm < 0) first = Detour{pl.vm, h, e.map, 0, 0};
-                    if (scored >= kMaxScored || into_host[cur].empty()) {
-                        if (h != cur) return;
-                        continue;
-                    }
-                    ++scored;
-                    s.move(pl.vm, h, embedding_of(e.map, fl.num_vnuma()));
-                    const int unblocks = count_fitting(cur);
-                    const Score obj = s.objective();
-                    s.move(pl.vm, cur, embedding_of(cur_map, fl.num_vnuma()));
-                    if (unblocks > best.unblocks || (unblocks == best.unblocks && obj > best.objective))
-                        best = Detour{pl.vm, h, e.map, unblocks, obj};
-                    if (h != cur) return;  // another host: the host left (and so the score) is the same
-                }
-            };
-            try_host(cur);
-            for (int h : candidates_of(p.vms[pl.vm].flavor))
-                if (h != cur && tried < kMaxPerVm) try_host(h);
-        }
-        if (best.unblocks > 0) return best;
-        return retarget ? Detour{} : first;
-    };
+};
 
+PlanBuilder::PlanBuilder(const CapacityModel& m, const std::vector<Placement>& target)
+    : model(m),
+      p(m.problem()),
+      s(m),
+      pending(target),
+      steps_left(p.constraints.max_migrations),
+      ram_left(p.constraints.max_migrated_ram_mib),
+      R(p.num_resources()),
+      into_host(p.hosts.size()) {
+    plan.score_before = s.objective();
+    plan.objective_before = to_objective(plan.score_before);
+    plan.capacity_before = cluster_capacity(model, compute_node_usage(p)).totals();
+    std::sort(pending.begin(), pending.end(), [](const Placement& a, const Placement& b) { return a.vm < b.vm; });
+}
+
+bool PlanBuilder::has_room(int flavor, int h) const {
+    const Flavor& fl = p.flavors[flavor];
+    const Amount* f = s.free_of(h);
+    for (const Embedding& e : model.evaluator(p.hosts[h].type, flavor).placements()) {
+        bool ok = true;
+        for (int i = 0; i < fl.num_vnuma() && ok; ++i)
+            for (int r = 0; r < R && ok; ++r) ok = f[e.map[i] * R + r] >= fl.node_demand[r];
+        if (ok) return true;
+    }
+    return false;
+}
+
+const std::vector<char>& PlanBuilder::room_of(int flavor) {
+    auto [it, fresh] = room.try_emplace(flavor);
+    if (fresh) {
+        it->second.resize(p.hosts.size());
+        for (std::size_t h = 0; h < p.hosts.size(); ++h) it->second[h] = has_room(flavor, static_cast<int>(h)) ? 1 : 0;
+    }
+    return it->second;
+}
+
+void PlanBuilder::execute(int vm, int host, const std::array<std::uint8_t, kMaxVNuma>& pnuma, bool temporary) {
+    const Flavor& fl = p.flavors[p.vms[vm].flavor];
+    PlanStep st;
+    st.vm = vm;
+    st.from_host = s.host_of(vm);
+    std::copy_n(s.pnuma_of(vm), kMaxVNuma, st.from_pnuma.begin());
+    st.to_host = host;
+    st.to_pnuma = pnuma;
+    st.temporary = temporary;
+    s.move(vm, host, embedding_of(pnuma, fl.num_vnuma()));
+    for (auto& [flavor, flags] : room) {
+        flags[st.from_host] = has_room(flavor, st.from_host) ? 1 : 0;
+        flags[host] = has_room(flavor, host) ? 1 : 0;
+    }
+    st.score_after = s.objective();
+    st.objective_after = to_objective(st.score_after);
+    plan.steps.push_back(st);
+    if (step_counts(st.from_host, host)) {
+        --steps_left;
+        ram_left -= fl.demand[kRamMib];
+    }
+}
+
+// Executes every pending move that fits now, in VM order, until none does; true if any ran.
+bool PlanBuilder::execute_ready() {
+    bool any = false;
+    for (bool progress = true; progress;) {
+        progress = false;
+        for (std::size_t i = 0; i < pending.size();) {
+            const Placement& pl = pending[i];
+            const bool counts = step_counts(s.host_of(pl.vm), pl.host);
+            const Amount ram = counts ? p.flavors[p.vms[pl.vm].flavor].demand[kRamMib] : 0;
+            if (steps_left >= (counts ? 1 : 0) && ram_left >= ram && step_fits(s, pl.vm, pl.host, pl.pnuma)) {
+                execute(pl.vm, pl.host, pl.pnuma, false);
+                pending.erase(pending.begin() + static_cast<std::ptrdiff_t>(i));
+                progress = any = true;
+            } else {
+                ++i;
+            }
+        }
+    }
+    return any;
+}
+
+// Pending moves into `host` that fit now, ignoring the budget (what a detour off `host`
+// unblocks); into_host lists them per destination host (rebuilt per deadlock).
+int PlanBuilder::count_fitting(int host) {
+    int n = 0;
+    for (int i : into_host[host]) {
+        const Placement& q = pending[static_cast<std::size_t>(i)];
+        if (step_fits(s, q.vm, q.host, q.pnuma)) ++n;
+    }
+    return n;
+}
+
+// Per flavor, the first hosts with room: those no pending move targets, then the others
+// (the destination's other nodes among them); a few more than a VM scores, as its own
+// host is skipped and step_fits may still refuse one.
+const std::vector<int>& PlanBuilder::candidates_of(DetourScan& scan, int flavor) {
+    auto [it, fresh] = scan.candidates.try_emplace(flavor);
+    if (!fresh) return it->second;
+    const std::vector<char>& roomy = room_of(flavor);
+    const int H = static_cast<int>(p.hosts.size());
+    for (int pass = 0; pass < 2; ++pass)
+        for (int h = 0; h < H && static_cast<int>(it->second.size()) < 4 * kMaxPerVm; ++h)
+            if (roomy[h] && into_host[h].empty() == (pass == 0)) it->second.push_back(h);
+    return it->second;
+}
+
+// The best affordable detour of a blocked VM: the one that makes the most pending moves into
+// the host it leaves fit (own host's other pNUMA nodes, hosts no pending move targets, then
+// the others — the destination's other nodes among them); with none that unblocks anything,
+// the first affordable detour (a later detour may then unblock). Every placement tried is
+// executed and undone on the state, so the filters and the VM's own share are exact.
+// retarget: the VM's pending move is given up and the detour placement is final (it costs
+// what the move would have): with the budget one short of a true detour, this still orders
+// the moves it unblocks. Only detours that unblock something are returned then.
+Detour PlanBuilder::find_detour(bool retarget) {
+    DetourScan scan;
+    for (const Placement& q : pending)
+        if (step_counts(s.host_of(q.vm), q.host)) {
+            ++scan.pending_steps;
+            scan.pending_ram += p.flavors[p.vms[q.vm].flavor].demand[kRamMib];
+        }
+    for (int h : into_touched) into_host[h].clear();
+    into_touched.clear();
+    for (std::size_t i = 0; i < pending.size(); ++i) {
+        if (into_host[pending[i].host].empty()) into_touched.push_back(pending[i].host);
+        into_host[pending[i].host].push_back(static_cast<int>(i));
+    }
+    // Every blocked VM is examined (a deadlock on a large cluster may have thousands); the
+    // unblock scores (a tentative move each) are capped, after which the scan only looks for
+    // the first affordable detour (or stops once a scored one unblocks something).
+    for (std::size_t i = 0; i < pending.size(); ++i) {
+        if (scan.scored >= kMaxScored && (scan.best.unblocks > 0 || (scan.first.vm >= 0 && !retarget))) break;
+        try_detours_of(pending[i], scan, retarget);
+    }
+    if (scan.best.unblocks > 0) return scan.best;
+    return retarget ? Detour{} : scan.first;
+}
+
+/** Scores the affordable detours of the blocked move `pl` into `scan`. */
+void PlanBuilder::try_detours_of(const Placement& pl, DetourScan& scan, bool retarget) {
+    // At most two detours per VM: free same-host detours must not loop forever.
+    if (detours[pl.vm] >= 2) return;
+    const int cur = s.host_of(pl.vm);
+    const Flavor& fl = p.flavors[p.vms[pl.vm].flavor];
+    const Amount ram = fl.demand[kRamMib];
+    std::array<std::uint8_t, kMaxVNuma> cur_map{};
+    std::copy_n(s.pnuma_of(pl.vm), kMaxVNuma, cur_map.begin());
+    // After the detour the VM's own move starts from the detour host: it counts unless it
+    // is then a free remap.
+    auto affordable = [&](int detour_host) {
+        const bool detour_counts = step_counts(cur, detour_host);
+        const bool was = step_counts(cur, pl.host), after = !retarget && step_counts(detour_host, pl.host);
+        const std::int64_t steps = scan.pending_steps - (was ? 1 : 0) + (after ? 1 : 0) + (detour_counts ? 1 : 0);
+        const Amount rams = scan.pending_ram - (was ? ram : 0) + (after ? ram : 0) + (detour_counts ? ram : 0);
+        return steps_left >= steps && ram_left >= rams;
+    };
+    int tried = 0;
+    auto try_host = [&](int h) {
+        if (tried >= kMaxPerVm || !affordable(h)) return;
+        for (const Embedding& e : model.evaluator(p.hosts[h].type, p.vms[pl.vm].flavor).placements()) {
+            if (tried >= kMaxPerVm) return;
+            if (h == cur && std::equal(e.map.begin(), e.map.begin() + fl.num_vnuma(), cur_map.begin())) continue;  // not a move
+            if (h == pl.host && e.map == pl.pnuma) continue;  // that is the blocked move itself
+            if (!step_fits(s, pl.vm, h, e.map)) continue;
+            ++tried;
+            if (scan.first.vm < 0) scan.first = Detour{pl.vm, h, e.map, 0, 0};
+            if (scan.scored >= kMaxScored || into_host[cur].empty()) {
+                if (h != cur) return;
+                continue;
+            }
+            ++scan.scored;
+            s.move(pl.vm, h, embedding_of(e.map, fl.num_vnuma()));
+            const int unblocks = count_fitting(cur);
+            const Score obj = s.objective();
+            s.move(pl.vm, cur, embedding_of(cur_map, fl.num_vnuma()));
+            if (unblocks > scan.best.unblocks || (unblocks == scan.best.unblocks && obj > scan.best.objective))
+                scan.best = Detour{pl.vm, h, e.map, unblocks, obj};
+            if (h != cur) return;  // another host: the host left (and so the score) is the same
+        }
+    };
+    try_host(cur);
+    for (int h : candidates_of(scan, p.vms[pl.vm].flavor))
+        if (h != cur && tried < kMaxPerVm) try_host(h);
+}
+
+bool PlanBuilder::resolve_deadlock() {
+    // Deadlock: detour one blocked VM if the detour and every pending move still fit the
+    // budget (the VM's own host, the destination's other nodes and third hosts are tried),
+    // preferring detours that unblock a move.
+    const Detour d = find_detour(false);
+    if (d.unblocks > 0) {
+        ++detours[d.vm];
+        execute(d.vm, d.host, d.map, true);
+        return true;
+    }
+    // Else give up one blocked move for a final placement elsewhere that unblocks others
+    // (the budget is one short of a true detour), then a detour that unblocks nothing yet.
+    if (const Detour r = find_detour(true); r.vm >= 0) {
+        for (std::size_t i = 0; i < pending.size(); ++i)
+            if (pending[i].vm == r.vm) {
+                pending.erase(pending.begin() + static_cast<std::ptrdiff_t>(i));
+                break;
+            }
+        ++plan.dropped;
+        execute(r.vm, r.host, r.map, false);
+        return true;
+    }
+    if (d.vm >= 0) {
+        ++detours[d.vm];
+        execute(d.vm, d.host, d.map, true);
+        return true;
+    }
+    // No affordable detour: drop the fewest moves. A dropped VM stays where it is, which
+    // frees the budget its move would use; drop the first pending move (VM order) after
+    // whose drop a detour becomes affordable, else drop all that are left.
+    bool rescued = false;
+    for (std::size_t i = 0; i < pending.size() && i < 16 && !rescued; ++i) {
+        const Placement z = pending[i];
+        pending.erase(pending.begin() + static_cast<std::ptrdiff_t>(i));
+        if (find_detour(false).vm >= 0 || find_detour(true).vm >= 0) {
+            ++plan.dropped;
+            rescued = true;
+        } else {
+            pending.insert(pending.begin() + static_cast<std::ptrdiff_t>(i), z);
+        }
+    }
+    if (!rescued) {
+        plan.dropped += static_cast<int>(pending.size());
+        return false;
+    }
+    return true;
+}
+
+Plan PlanBuilder::run() {
     while (!pending.empty()) {
         execute_ready();
         if (pending.empty()) break;
-        // Deadlock: detour one blocked VM if the detour and every pending move still fit the
-        // budget (the VM's own host, the destination's other nodes and third hosts are tried),
-        // preferring detours that unblock a move.
-        const Detour d = find_detour(false);
-        if (d.unblocks > 0) {
-            ++detours[d.vm];
-            execute(d.vm, d.host, d.map, true);
-            continue;
-        }
-        // Else give up one blocked move for a final placement elsewhere that unblocks others
-        // (the budget is one short of a true detour), then a detour that unblocks nothing yet.
-        if (const Detour r = find_detour(true); r.vm >= 0) {
-            for (std::size_t i = 0; i < pending.size(); ++i)
-                if (pending[i].vm == r.vm) {
-                    pending.erase(pending.begin() + static_cast<std::ptrdiff_t>(i));
-                    break;
-                }
-            ++plan.dropped;
-            execute(r.vm, r.host, r.map, false);
-            continue;
-        }
-        if (d.vm >= 0) {
-            ++detours[d.vm];
-            execute(d.vm, d.host, d.map, true);
-            continue;
-        }
-        // No affordable detour: drop the fewest moves. A dropped VM stays where it is, which
-        // frees the budget its move would use; drop the first pending move (VM order) after
-        // whose drop a detour becomes affordable, else drop all that are left.
-        bool rescued = false;
-        for (std::size_t i = 0; i < pending.size() && i < 16 && !rescued; ++i) {
-            const Placement z = pending[i];
-            pending.erase(pending.begin() + static_cast<std::ptrdiff_t>(i));
-            if (find_detour(false).vm >= 0 || find_detour(true).vm >= 0) {
-                ++plan.dropped;
-                rescued = true;
-            } else {
-                pending.insert(pending.begin() + static_cast<std::ptrdiff_t>(i), z);
-            }
-        }
-        if (!rescued) {
-            plan.dropped += static_cast<int>(pending.size());
-            break;
-        }
+        if (!resolve_deadlock()) break;
     }
-
     finish_plan(model, plan);
     return plan;
+}
+
+}  // namespace
+
+Plan build_plan(const CapacityModel& model, const std::vector<Placement>& target) {
+    return PlanBuilder(model, target).run();
 }
 
 void finish_plan(const CapacityModel& model, Plan& plan) {
