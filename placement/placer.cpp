@@ -102,6 +102,12 @@ GroupPlacement place_group(SearchState& s, Placer& placer, std::span<const int> 
     return out;
 }
 
+// The built-in strategies' factories, one file each (a new strategy adds its line here and below).
+std::unique_ptr<Placer> make_first_fit_placer();
+std::unique_ptr<Placer> make_best_fit_placer();
+std::unique_ptr<Placer> make_vmcap_fit_placer();
+std::unique_ptr<Placer> make_link_fit_placer();
+
 std::span<const PlacerInfo> registered_placers() {
     static constexpr std::array<PlacerInfo, 4> kPlacers{{
         {"best-fit", "the host with the least free vCPU, the placement leaving least free vCPU on its nodes", make_best_fit_placer},

@@ -22,8 +22,9 @@
  *    group heaviest-bandwidth first, its first VM best fit among the hosts that could take the
  *    whole group's vCPU, every later VM where it adds the least link load, within every link's
  *    capacity.
- * A new strategy is one .cpp file with a Placer subclass and a factory, plus its line in the
- * registry (placer.cpp); a placer used only by its caller needs no registry entry at all.
+ * A new strategy is one .cpp file with a Placer subclass and a factory, plus the factory's
+ * declaration and its line in the registry (both in placer.cpp): two files. A placer used only by
+ * its caller (e.g. a test's) needs no registry entry at all.
  *
  * Units: the state's (vCPU, MiB, ...). Not thread-safe: one placer per state and thread.
  */
@@ -142,12 +143,6 @@ std::unique_ptr<Placer> make_placer(std::string_view name);
 
 /** "best-fit, first-fit, link-fit, vmcap-fit": the registered names, for help texts and errors. */
 std::string placer_names();
-
-/** Factories of the built-in strategies (one file each). */
-std::unique_ptr<Placer> make_first_fit_placer();
-std::unique_ptr<Placer> make_best_fit_placer();
-std::unique_ptr<Placer> make_vmcap_fit_placer();
-std::unique_ptr<Placer> make_link_fit_placer();
 
 /** Throws std::logic_error naming `placer` if the model of `state` has feasibility rules, which
  *  a capacity-only strategy would not honour. */
