@@ -51,13 +51,7 @@ Problem generate_cluster(const GenerateOptions& o) {
         p.flavors.push_back(f);
     }
     if (p.flavors.empty()) throw InputError("generate: no flavor of the catalog fits a host of type " + ht.name);
-    bool any_multi = false;
-    for (auto& f : p.flavors)
-        if (f.num_vnuma() >= 2) {
-            f.weight = 1.0;
-            any_multi = true;
-        }
-    if (!any_multi) p.flavors.back().weight = 1.0;
+    weigh_multi_numa_targets(p.flavors);
     for (auto& f : p.flavors) {
         f.node_demand.resize(2);
         for (int r = 0; r < 2; ++r) f.node_demand[r] = f.demand[r] / f.num_vnuma();

@@ -1,6 +1,8 @@
 #include "instances/problem.h"
 
+#include <algorithm>
 #include <charconv>
+#include <tuple>
 #include <unordered_set>
 
 namespace vmcap {
@@ -100,6 +102,18 @@ void finalize_problem(Problem& p, const std::string& file, bool allow_unplaced) 
     }
     if (p.constraints.max_migrations < 0) throw InputError(file + ": constraints.max_migrations must be >= 0");
     if (p.constraints.max_migrated_ram_mib < 0) throw InputError(file + ": constraints.max_migrated_ram_gib must be >= 0");
+}
+
+void weigh_multi_numa_targets(std::vector<Flavor>& flavors) {
+    bool any_multi = false;
+    for (Flavor& f : flavors) {
+        f.weight = f.num_vnuma() >= 2 ? 1.0 : 0.0;
+        any_multi = any_multi || f.num_vnuma() >= 2;
+    }
+    if (!any_multi && !flavors.empty())
+        std::max_element(flavors.begin(), flavors.end(), [](const Flavor& a, const Flavor& b) {
+            return std::tie(a.demand[kVcpu], a.demand[kRamMib], a.name) < std::tie(b.demand[kVcpu], b.demand[kRamMib], b.name);
+        })->weight = 1.0;
 }
 
 std::vector<std::vector<Amount>> compute_node_usage(const Problem& p) {

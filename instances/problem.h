@@ -163,6 +163,14 @@ struct Problem {
  */
 void finalize_problem(Problem& problem, const std::string& file, bool allow_unplaced = false);
 
+/**
+ * The default capacity targets of the snapshots vmcap builds (trace replay, `generate`, the
+ * NetSolver import): weight 1 for every flavor of >= 2 vNUMA nodes (the multi-NUMA flavors whose
+ * capacity fragmentation takes), 0 for the rest; if none has two, weight 1 for the largest by
+ * (vCPU, RAM, name). O(flavors).
+ */
+void weigh_multi_numa_targets(std::vector<Flavor>& flavors);
+
 /** Used amount of every pNUMA node of every host, recomputed from the placed VMs: [host][node * R + r]. */
 std::vector<std::vector<Amount>> compute_node_usage(const Problem& problem);
 

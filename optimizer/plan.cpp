@@ -6,6 +6,7 @@
 #include "evaluators/link_filter.h"
 #include "evaluators/network_load.h"
 #include "optimizer/upper_bound.h"
+#include "placement/placer.h"
 
 #include <algorithm>
 #include <stdexcept>
@@ -79,7 +80,8 @@ private:
     static constexpr int kMaxScored = 4096;  ///< tentative moves scored per deadlock
 
     bool step_counts(int from, int to) const { return step_uses_budget(p, from, to); }
-    bool has_room(int flavor, int h) const;
+    /** Room for one more VM of `flavor` on host h in some placement (resources only). */
+    bool has_room(int flavor, int h) const { return first_fitting_placement(s, flavor, h) >= 0; }
     const std::vector<char>& room_of(int flavor);
     void execute(int vm, int host, const std::array<std::uint8_t, kMaxVNuma>& pnuma, bool temporary);
     bool execute_ready();
@@ -97,7 +99,6 @@ private:
     std::vector<Placement> pending;
     std::int64_t steps_left;
     Amount ram_left;
-    int R;
     // Per flavor asked about, which hosts have room for one more VM of it in some placement
     // (resources only; step_fits() also consults the filters, per VM): computed on first use,
     // then kept current for the two hosts each executed step touches. A deadlock on a large
@@ -115,24 +116,11 @@ PlanBuilder::PlanBuilder(const CapacityModel& m, const std::vector<Placement>& t
       pending(target),
       steps_left(p.constraints.max_migrations),
       ram_left(p.constraints.max_migrated_ram_mib),
-      R(p.num_resources()),
       into_host(p.hosts.size()) {
     plan.score_before = s.objective();
     plan.objective_before = to_objective(plan.score_before);
     plan.capacity_before = cluster_capacity(model, compute_node_usage(p)).totals();
     std::sort(pending.begin(), pending.end(), [](const Placement& a, const Placement& b) { return a.vm < b.vm; });
-}
-
-bool PlanBuilder::has_room(int flavor, int h) const {
-    const Flavor& fl = p.flavors[flavor];
-    const Amount* f = s.free_of(h);
-    for (const Embedding& e : model.evaluator(p.hosts[h].type, flavor).placements()) {
-        bool ok = true;
-        for (int i = 0; i < fl.num_vnuma() && ok; ++i)
-            for (int r = 0; r < R && ok; ++r) ok = f[e.map[i] * R + r] >= fl.node_demand[r];
-        if (ok) return true;
-    }
-    return false;
 }
 
 const std::vector<char>& PlanBuilder::room_of(int flavor) {

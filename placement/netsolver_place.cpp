@@ -30,14 +30,11 @@ void write_allocated(Problem& p, const NetsolverOffer& offer, const SearchState&
     });
     std::vector<int> flavor_index(q.flavors.size(), -1);
     p.flavors.clear();
-    bool any_multi = false;
     for (int f : by_size) {
         flavor_index[static_cast<std::size_t>(f)] = static_cast<int>(p.flavors.size());
         p.flavors.push_back(q.flavors[static_cast<std::size_t>(f)]);
-        p.flavors.back().weight = p.flavors.back().num_vnuma() >= 2 ? 1.0 : 0.0;
-        any_multi = any_multi || p.flavors.back().weight > 0.0;
     }
-    if (!any_multi && !p.flavors.empty()) p.flavors.back().weight = 1.0;
+    weigh_multi_numa_targets(p.flavors);
     p.vms.clear();
     p.vlinks.clear();
     p.vdcs.clear();

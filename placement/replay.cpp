@@ -111,15 +111,9 @@ std::vector<std::size_t> sampled_arrivals(const std::vector<TraceVm>& trace, con
 /** Weights by options.targets ("multi-numa": the flavors of >= 2 vNUMA nodes, else the largest by
  *  vCPU, RAM, name; "all": every flavor), then options.weights. */
 void weigh(std::vector<Flavor>& flavors, const SnapshotOptions& options) {
-    bool any_multi = false;
-    for (Flavor& f : flavors) {
-        f.weight = options.targets == "all" || f.num_vnuma() >= 2 ? 1.0 : 0.0;
-        any_multi = any_multi || f.num_vnuma() >= 2;
-    }
-    if (options.targets == "multi-numa" && !any_multi && !flavors.empty())
-        std::max_element(flavors.begin(), flavors.end(), [](const Flavor& a, const Flavor& b) {
-            return std::tie(a.demand[kVcpu], a.demand[kRamMib], a.name) < std::tie(b.demand[kVcpu], b.demand[kRamMib], b.name);
-        })->weight = 1.0;
+    weigh_multi_numa_targets(flavors);
+    if (options.targets == "all")
+        for (Flavor& f : flavors) f.weight = 1.0;
     for (Flavor& f : flavors)
         if (auto it = options.weights.find(f.name); it != options.weights.end()) f.weight = it->second;
 }
