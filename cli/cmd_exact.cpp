@@ -138,11 +138,12 @@ void set_bound_fields(const CapacityModel& model, const ExactResult& ex, const P
     ubp.deadline = std::chrono::steady_clock::now() +
                    std::chrono::milliseconds(static_cast<std::int64_t>(1000.0 * std::min(600.0, std::max(2.5, 0.05 * time_limit))));
     const UpperBound ub = compute_upper_bound(model, ubp);
-    double bound = ub.value;
-    // A MILP bound within the solver's tolerance below the plan's objective is that objective.
-    if (std::isfinite(ex.bound) && ex.bound >= plan.objective_after - 1e-6 * std::max(1.0, std::abs(plan.objective_after)))
-        bound = std::min(bound, std::max(ex.bound, plan.objective_after));
-    if (ex.proven) bound = plan.objective_after;
+    Score bound = ub.score;
+    // CBC's bound is a double, valid up to its relative tolerance (kMilpTolerance): rounded up to score
+    // units (which keeps it valid), and one within that tolerance below the plan's objective is that objective.
+    if (std::isfinite(ex.bound) && ex.bound >= plan.objective_after - kMilpTolerance * std::max(1.0, std::abs(plan.objective_after)))
+        bound = std::min(bound, std::max(score_at_least(ex.bound), plan.score_after));
+    if (ex.proven) bound = plan.score_after;
     info.upper_bound = bound;
     info.upper_bound_covers_objective = ub.covers_objective;
     info.upper_bound_seconds = ub.seconds;
@@ -238,7 +239,7 @@ int cmd_exact(const Args& args) {
     info.seconds = solve_seconds;  // both solvers' under --method auto
     info.evaluations = ex.nodes;
     info.stopped_by = ex.stopped_by;
-    if (ex.proven) info.proven_optimum = ex.objective;
+    if (ex.proven) info.proven_optimum = ex.score;
     set_bound_fields(model, ex, plan, time_limit, info);
     nlohmann::ordered_json doc = plan_to_json(p, plan, info);
     // Exact's own fields: whether the optimum is proven, the best state found and the best bound.

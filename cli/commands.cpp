@@ -288,7 +288,7 @@ nlohmann::ordered_json plan_document(const PlanOptions& o, const CapacityModel& 
     info.repair_rounds = res.repair_rounds;
     info.regions = sr.regions;
     info.convergence = sr.convergence;
-    info.upper_bound = ub.value;
+    info.upper_bound = ub.score;
     info.upper_bound_covers_objective = ub.covers_objective;
     info.upper_bound_seconds = ub.seconds;
     info.upper_bound_complete = ub.complete;

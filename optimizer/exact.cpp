@@ -910,7 +910,7 @@ void MilpBuild::decode_host_level(const double* x, const std::map<std::pair<int,
         std::map<std::pair<int, int>, std::vector<int>> slots;  // (flavor, host) -> embeddings, one per VM
         for (std::size_t k = 0; k < mcols.size(); ++k) {
             const long long cnt = std::llround(x[mcol_index[k]]);
-            if (std::abs(x[mcol_index[k]] - static_cast<double>(cnt)) > 1e-6 || cnt < 0)
+            if (std::abs(x[mcol_index[k]] - static_cast<double>(cnt)) > kMilpTolerance || cnt < 0)
                 throw std::runtime_error("exact: CBC returned a fractional landing count");
             for (long long q = 0; q < cnt; ++q) slots[{mcols[k].flavor_or_target, mcols[k].host}].push_back(mcols[k].emb);
         }
@@ -944,14 +944,14 @@ void MilpBuild::decode_classes(const double* x, std::vector<Placement>& best) co
         for (std::size_t k = 0; k < ncols.size(); ++k) {
             if (ncols[k].flavor_or_target != static_cast<int>(f)) continue;
             const long long cnt = std::llround(x[ncol_index[k]]);
-            if (std::abs(x[ncol_index[k]] - static_cast<double>(cnt)) > 1e-6 || cnt < 0)
+            if (std::abs(x[ncol_index[k]] - static_cast<double>(cnt)) > kMilpTolerance || cnt < 0)
                 throw std::runtime_error("exact: CBC returned a fractional landing count");
             for (long long q = 0; q < cnt; ++q) slots.emplace_back(ncols[k].host, ncols[k].emb);
         }
         for (const VmClass& c : classes) {
             if (c.flavor != static_cast<int>(f)) continue;
             const long long cnt = std::llround(x[c.col]);
-            if (std::abs(x[c.col] - static_cast<double>(cnt)) > 1e-6 || cnt < 0 || cnt > static_cast<long long>(c.vms.size()))
+            if (std::abs(x[c.col] - static_cast<double>(cnt)) > kMilpTolerance || cnt < 0 || cnt > static_cast<long long>(c.vms.size()))
                 throw std::runtime_error("exact: CBC returned a bad leaving count");
             for (long long q = 0; q < cnt; ++q) leaving.push_back(c.vms[static_cast<std::size_t>(q)]);
         }
@@ -1108,7 +1108,7 @@ ExactResult solve_exact(const CapacityModel& model, const MilpParams& prm) {
     if (const std::string why = first_rule_violation(model, s); !why.empty())
         throw std::runtime_error("exact: the MILP's optimum breaks the " + why);
     const double milp_value = cbc.objective;
-    if (res.proven && std::abs(res.objective - milp_value) > 1e-6 * std::max(1.0, res.objective))
+    if (res.proven && std::abs(res.objective - milp_value) > kMilpTolerance * std::max(1.0, res.objective))
         throw std::runtime_error("exact: MILP optimum " + std::to_string(milp_value) + " differs from the VMCAP re-evaluation " +
                                  std::to_string(res.objective));
     if (res.proven) res.bound = res.objective;

@@ -62,6 +62,12 @@
 
 namespace vmcap {
 
+/** How far a value CBC returns (a column, its objective or bound; doubles) may be from the integer
+ *  or exact score it stands for: CBC's own integrality and optimality tolerance. The one tolerance
+ *  in optimizer/: it reads a floating-point solver's answer, never our objective, which is exact
+ *  (evaluators/score.h). */
+inline constexpr double kMilpTolerance = 1e-6;
+
 class LinkCapacityFilter;
 
 struct ExactResult {

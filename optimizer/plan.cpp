@@ -458,15 +458,15 @@ nlohmann::ordered_json plan_to_json(const Problem& p, const Plan& plan, const Pl
     }
     doc["objective_before"] = plan.objective_before;
     doc["objective_after"] = plan.objective_after;
-    if (!std::isnan(info.upper_bound)) {
+    // The exact values: what `vmcap validate` compares, and what two plans are ranked by.
+    doc["score_before"] = plan.score_before;
+    doc["score_after"] = plan.score_after;
+    if (info.upper_bound) {
         // The gap is taken on what the bound covers: the whole objective, or its VMCAP part.
-        double covered = plan.objective_after;
-        if (!info.upper_bound_covers_objective) {
-            covered = 0.0;
-            for (std::size_t f = 0; f < p.flavors.size(); ++f) covered += p.flavors[f].weight * static_cast<double>(plan.capacity_after[f]);
-        }
-        doc["upper_bound"] = info.upper_bound;
-        doc["gap"] = relative_gap(info.upper_bound, covered);
+        const Score covered = covered_score(p, info.upper_bound_covers_objective, plan.score_after, plan.capacity_after);
+        doc["upper_bound"] = to_objective(*info.upper_bound);
+        doc["upper_bound_score"] = *info.upper_bound;
+        doc["gap"] = relative_gap(to_objective(*info.upper_bound), to_objective(covered));
         doc["upper_bound_covers"] = info.upper_bound_covers_objective ? "objective" : "vmcap";
         doc["upper_bound_complete"] = info.upper_bound_complete;
         doc["upper_bound_stopped_by"] = info.upper_bound_stopped_by;
@@ -495,8 +495,8 @@ nlohmann::ordered_json plan_to_json(const Problem& p, const Plan& plan, const Pl
         for (const ConvergencePoint& c : info.convergence) conv.push_back(oj::array({c.seconds, c.evaluations, c.objective}));
         search["convergence"] = conv;
     }
-    if (info.proven_optimum >= 0) search["proven_optimum"] = info.proven_optimum;
-    if (!std::isnan(info.upper_bound)) search["upper_bound_seconds"] = info.upper_bound_seconds;
+    if (info.proven_optimum) search["proven_optimum"] = to_objective(*info.proven_optimum);
+    if (info.upper_bound) search["upper_bound_seconds"] = info.upper_bound_seconds;
     doc["search"] = search;
     oj steps = oj::array();
     for (std::size_t i = 0; i < plan.steps.size(); ++i) {
@@ -515,6 +515,7 @@ nlohmann::ordered_json plan_to_json(const Problem& p, const Plan& plan, const Pl
         o["ram_gib"] = static_cast<double>(p.flavors[p.vms[st.vm].flavor].demand[kRamMib]) / 1024.0;
         if (st.temporary) o["temporary"] = true;
         o["objective_after"] = st.objective_after;
+        o["score_after"] = st.score_after;
         steps.push_back(o);
     }
     doc["steps"] = steps;

@@ -7,6 +7,7 @@
 #include <array>
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -89,10 +90,13 @@ struct PlanInfo {
     std::int64_t evaluations = 0;
     double seconds = 0.0;
     std::string stopped_by;
-    double proven_optimum = -1.0;  ///< >= 0: the MILP optimum (vmcap exact), written as search.proven_optimum
-    /** A valid upper bound on the best objective within the budget (optimizer/upper_bound.h),
-     *  written as `upper_bound` with the plan's `gap`; NaN: none (not written). */
-    double upper_bound = std::numeric_limits<double>::quiet_NaN();
+    /** The proven optimum (vmcap exact), score units: written as search.proven_optimum
+     *  (objective units); none: not written. */
+    std::optional<Score> proven_optimum;
+    /** A valid upper bound on the best objective within the budget (optimizer/upper_bound.h), in
+     *  score units: written as `upper_bound_score`, `upper_bound` (objective units) and the plan's
+     *  `gap`; none: not written. */
+    std::optional<Score> upper_bound;
     /** false: the bound covers only the VMCAP part sum_f w_f x capacity_f (gap taken on that part). */
     bool upper_bound_covers_objective = true;
     double upper_bound_seconds = 0.0;

@@ -16,7 +16,7 @@
 namespace vmcap {
 
 /** t0 + seconds on the steady clock, saturating: a limit beyond ~30 years (or +inf) never
- *  expires instead of overflowing the clock's integer ticks into the past. seconds > 0. */
+ *  expires instead of overflowing the clock's integer ticks into the past. seconds >= 0 (0: t0). */
 inline std::chrono::steady_clock::time_point deadline_after(std::chrono::steady_clock::time_point t0, double seconds) {
     using Clock = std::chrono::steady_clock;
     if (!(seconds < 1e9)) return Clock::time_point::max();

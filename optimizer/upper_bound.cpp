@@ -45,6 +45,14 @@ bool bound_covers_objective(const CapacityModel& model) {
     return true;
 }
 
+Score covered_score(const Problem& p, bool covers_objective, Score score, const std::vector<Count>& capacity) {
+    if (covers_objective) return score;
+    Score covered = 0;
+    for (std::size_t f = 0; f < p.flavors.size(); ++f)
+        if (p.flavors[f].weight > 0) covered += weight_units(p.flavors[f].weight) * capacity[f];
+    return covered;
+}
+
 double relative_gap(double bound, double objective) {
     const double scale = std::max(std::abs(bound), std::abs(objective));
     if (scale == 0.0 || bound <= objective) return 0.0;
@@ -914,7 +922,7 @@ UpperBound compute_upper_bound(const CapacityModel& model, const UpperBoundParam
     // Cut short: the hosts left get the cheap table (two value evaluations each) for at most
     // fallback_seconds, then the topology-free value (no evaluation). Both dominate the full table.
     if (watch.halted.load()) {
-        const auto fallback_end = deadline_after(std::chrono::steady_clock::now(), std::max(1e-9, params.fallback_seconds));
+        const auto fallback_end = deadline_after(std::chrono::steady_clock::now(), std::max(0.0, params.fallback_seconds));
         std::atomic<bool> late{false};
         run_workers(arena, workers, [&](int w) {
             HostBounder hb(model, params, out.free_remaps, ram_milli, landing, search_share, allocation_share, &watch);

@@ -39,6 +39,7 @@
 #include <chrono>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "evaluators/capacity_model.h"
 
@@ -164,6 +165,14 @@ double relative_gap(double bound, double objective);
  * O(terms), thread-safe.
  */
 bool bound_covers_objective(const CapacityModel& model);
+
+/**
+ * The part of a state's objective that a bound covers, in score units: `score` itself when
+ * `covers_objective` (bound_covers_objective), else the VMCAP part sum_f w_f x capacity_f
+ * (`capacity` per flavor of `problem`, in its order). What a plan's `gap` is taken on; the plan
+ * writer and `vmcap validate` both call it. O(flavors), thread-safe.
+ */
+Score covered_score(const Problem& problem, bool covers_objective, Score score, const std::vector<Count>& capacity);
 
 /**
  * A cheap ceiling of every bound compute_upper_bound can return for `model` (complete or cut short):

@@ -62,60 +62,40 @@ std::string describe(const nlohmann::json& v) {
     return s;
 }
 
-bool close(double a, double b) {
-    return std::fabs(a - b) <= 1e-6 * std::max(1.0, std::fabs(b));
+/** An objective value as a plan file writes it (shortest round-trip decimal). */
+std::string fmt_objective(Score score) {
+    return nlohmann::json(to_objective(score)).dump();
 }
 
-/** "" or what is wrong with the plan's bound figures (validate.h), `out` holding the replay's
- *  recomputed objective_after and capacity_after, `recorded` the budget the plan was made for. */
-std::string check_bound_figures(const CapacityModel& model, const nlohmann::json& plan, const Constraints& recorded, const PlanCheck& out,
-                                bool recompute) {
-    const Problem& p = model.problem();
-    const bool has_ub = plan.contains("upper_bound");
-    for (const char* key : {"gap", "upper_bound_covers", "upper_bound_complete", "upper_bound_stopped_by"})
-        if (!has_ub && plan.contains(key)) return std::string(key) + " is stated without an upper_bound";
-    const auto& search = plan.contains("search") ? plan["search"] : nlohmann::json::object();
-    const bool proven = search.contains("proven_optimal") && search["proven_optimal"].get<bool>();
-    if (search.contains("proven_optimum") && !close(search["proven_optimum"].get<double>(), out.objective_after))
-        return "search.proven_optimum is " + describe(search["proven_optimum"]) + ", but the plan reaches " +
-               std::to_string(out.objective_after);
-    if (proven && !has_ub) return "search.proven_optimal is true, but no upper_bound equal to the objective proves it";
-    if (!has_ub) return "";
+/** "" if the plan's stated objective figure `key` (objective units, and `key`'s score twin
+ *  `score_key` in score units when stated) is the recomputed `score` exactly, else the mismatch.
+ *  Every figure vmcap writes is to_objective of a score, which JSON keeps exactly (17 digits),
+ *  so no tolerance is needed. */
+std::string check_objective(const nlohmann::json& obj, const char* key, const char* score_key, Score score) {
+    if (obj.contains(score_key) && obj[score_key].get<Score>() != score)
+        return std::string(score_key) + " is " + describe(obj[score_key]) + ", recomputed " + std::to_string(score);
+    if (obj.contains(key) && obj[key].get<double>() != to_objective(score))
+        return std::string(key) + " is " + describe(obj[key]) + ", recomputed " + fmt_objective(score);
+    return "";
+}
 
-    const bool covers = bound_covers_objective(model);
-    const std::string stated_covers = plan.contains("upper_bound_covers") ? plan["upper_bound_covers"].get<std::string>() : "objective";
-    if (stated_covers != (covers ? "objective" : "vmcap"))
-        return std::string("upper_bound_covers is \"") + stated_covers + "\", recomputed \"" + (covers ? "objective" : "vmcap") + "\"";
-    // The objective the bound covers: the whole one, or its VMCAP part.
-    double covered = out.objective_after;
-    if (!covers) {
-        covered = 0.0;
-        for (std::size_t f = 0; f < p.flavors.size(); ++f) covered += p.flavors[f].weight * static_cast<double>(out.capacity_after[f]);
-    }
+/** The plan's bound in score units: `upper_bound_score` when stated (then `upper_bound` must be its
+ *  objective value: else the returned error), else the least score not below `upper_bound`. */
+Score stated_bound(const nlohmann::json& plan, std::string& error) {
     const double ub = plan["upper_bound"].get<double>();
-    if (ub < covered && !close(ub, covered))
-        return "upper_bound is " + describe(plan["upper_bound"]) + ", below the plan's own " +
-               (covers ? "objective_after " : "VMCAP objective ") + std::to_string(covered) + ": no valid bound is below a plan";
-    const double ceiling = to_objective(upper_bound_ceiling(model));
-    if (ub > ceiling && !close(ub, ceiling))
-        return "upper_bound is " + describe(plan["upper_bound"]) + ", above the ceiling " + std::to_string(ceiling) +
-               " (every migratable VM removed, topology-free) that every bound vmcap computes stays under";
-    if (plan.contains("gap")) {
-        const double gap = relative_gap(ub, covered);
-        if (!close(plan["gap"].get<double>(), gap)) return "gap is " + describe(plan["gap"]) + ", recomputed " + std::to_string(gap);
-    }
-    const bool complete = !plan.contains("upper_bound_complete") || plan["upper_bound_complete"].get<bool>();
-    const std::string stopped_by =
-        plan.contains("upper_bound_stopped_by") ? plan["upper_bound_stopped_by"].get<std::string>() : (complete ? "complete" : "");
-    if (complete != (stopped_by == "complete"))
-        return "upper_bound_complete is " + std::string(complete ? "true" : "false") + ", but upper_bound_stopped_by is \"" + stopped_by +
-               "\"";
-    if ((proven || search.contains("proven_optimum")) && !close(ub, out.objective_after))
-        return "search.proven_optimal: the plan claims a proven optimum, but upper_bound " + describe(plan["upper_bound"]) +
-               " is not its objective_after " + std::to_string(out.objective_after);
-    if (!recompute) return "";
+    if (!plan.contains("upper_bound_score")) return score_at_least(ub);
+    const Score score = plan["upper_bound_score"].get<Score>();
+    if (to_objective(score) != ub)
+        error = "upper_bound is " + describe(plan["upper_bound"]) + ", but upper_bound_score " + std::to_string(score) + " is " +
+                fmt_objective(score);
+    return score;
+}
 
-    // The bound again, for the budget the plan was made for (a model of that budget if it differs).
+/** "" or why the plan's bound `ub` (score units; `complete` as stated) disagrees with the bound
+ *  recomputed for the budget `recorded` the plan was made for (validate.h). */
+std::string check_recomputed_bound(const CapacityModel& model, const nlohmann::json& plan, const Constraints& recorded, Score ub,
+                                   bool complete) {
+    const Problem& p = model.problem();
     std::unique_ptr<CapacityModel> own;
     const CapacityModel* m = &model;
     Problem q;  // outlives `own`, which refers to it
@@ -129,19 +109,69 @@ std::string check_bound_figures(const CapacityModel& model, const nlohmann::json
     ubp.deadline = model.options().deadline;
     const UpperBound again = compute_upper_bound(*m, ubp);
     const std::string algorithm = plan.contains("algorithm") ? plan["algorithm"].get<std::string>() : "";
-    const std::string recomputed = std::to_string(again.value) + (again.complete ? "" : " (cut short by " + again.stopped_by + ")");
+    const std::string stated = describe(plan["upper_bound"]);
+    const std::string recomputed = fmt_objective(again.score) + (again.complete ? "" : " (cut short by " + again.stopped_by + ")");
     if (algorithm.rfind("exact-", 0) == 0) {
         // vmcap exact states the smaller of its solver's bound and this one.
-        if (complete && ub > again.value && !close(ub, again.value))
-            return "upper_bound is " + describe(plan["upper_bound"]) + ", above the bound recomputed for the plan's budget, " + recomputed;
+        if (complete && ub > again.score)
+            return "upper_bound is " + stated + ", above the bound recomputed for the plan's budget, " + recomputed;
     } else if (complete) {
-        if (again.complete ? !close(ub, again.value) : ub > again.value && !close(ub, again.value))
-            return "upper_bound is " + describe(plan["upper_bound"]) + ", recomputed " + recomputed;
-    } else if (again.complete && ub < again.value && !close(ub, again.value)) {
-        return "upper_bound is " + describe(plan["upper_bound"]) + " (cut short), below the complete bound " + recomputed +
+        if (again.complete ? ub != again.score : ub > again.score) return "upper_bound is " + stated + ", recomputed " + recomputed;
+    } else if (again.complete && ub < again.score) {
+        return "upper_bound is " + stated + " (cut short), below the complete bound " + recomputed +
                ": a bound cut short is never below it";
     }
     return "";
+}
+
+/** "" or what is wrong with the plan's bound figures (validate.h), `out` holding the replay's
+ *  recomputed score_after and capacity_after, `recorded` the budget the plan was made for. Every
+ *  comparison is exact, in score units. */
+std::string check_bound_figures(const CapacityModel& model, const nlohmann::json& plan, const Constraints& recorded, const PlanCheck& out,
+                                bool recompute) {
+    const bool has_ub = plan.contains("upper_bound");
+    for (const char* key : {"gap", "upper_bound_score", "upper_bound_covers", "upper_bound_complete", "upper_bound_stopped_by"})
+        if (!has_ub && plan.contains(key)) return std::string(key) + " is stated without an upper_bound";
+    const auto& search = plan.contains("search") ? plan["search"] : nlohmann::json::object();
+    const bool proven = search.contains("proven_optimal") && search["proven_optimal"].get<bool>();
+    if (search.contains("proven_optimum") && search["proven_optimum"].get<double>() != to_objective(out.score_after))
+        return "search.proven_optimum is " + describe(search["proven_optimum"]) + ", but the plan reaches " +
+               fmt_objective(out.score_after);
+    if (proven && !has_ub) return "search.proven_optimal is true, but no upper_bound equal to the objective proves it";
+    if (!has_ub) return "";
+
+    const bool covers = bound_covers_objective(model);
+    const std::string stated_covers = plan.contains("upper_bound_covers") ? plan["upper_bound_covers"].get<std::string>() : "objective";
+    if (stated_covers != (covers ? "objective" : "vmcap"))
+        return std::string("upper_bound_covers is \"") + stated_covers + "\", recomputed \"" + (covers ? "objective" : "vmcap") + "\"";
+    // The objective the bound covers: the whole one, or its VMCAP part.
+    const Score covered = covered_score(model.problem(), covers, out.score_after, out.capacity_after);
+    std::string error;
+    const Score ub = stated_bound(plan, error);
+    if (!error.empty()) return error;
+    const std::string stated = describe(plan["upper_bound"]);
+    if (ub < covered)
+        return "upper_bound is " + stated + ", below the plan's own " + (covers ? "objective_after " : "VMCAP objective ") +
+               fmt_objective(covered) + ": no valid bound is below a plan";
+    const Score ceiling = upper_bound_ceiling(model);
+    if (ub > ceiling)
+        return "upper_bound is " + stated + ", above the ceiling " + fmt_objective(ceiling) +
+               " (every migratable VM removed, topology-free) that every bound vmcap computes stays under";
+    if (plan.contains("gap")) {
+        const double gap = relative_gap(to_objective(ub), to_objective(covered));
+        if (plan["gap"].get<double>() != gap) return "gap is " + describe(plan["gap"]) + ", recomputed " + nlohmann::json(gap).dump();
+    }
+    const bool complete = !plan.contains("upper_bound_complete") || plan["upper_bound_complete"].get<bool>();
+    const std::string stopped_by =
+        plan.contains("upper_bound_stopped_by") ? plan["upper_bound_stopped_by"].get<std::string>() : (complete ? "complete" : "");
+    if (complete != (stopped_by == "complete"))
+        return "upper_bound_complete is " + std::string(complete ? "true" : "false") + ", but upper_bound_stopped_by is \"" + stopped_by +
+               "\"";
+    if ((proven || search.contains("proven_optimum")) && ub != out.score_after)
+        return "search.proven_optimal: the plan claims a proven optimum, but upper_bound " + stated + " is not its objective_after " +
+               fmt_objective(out.score_after);
+    if (!recompute) return "";
+    return check_recomputed_bound(model, plan, recorded, ub, complete);
 }
 
 /** Malformed-plan errors: "<file>: <path>: <what>" (exit 2). */
@@ -186,10 +216,13 @@ void check_plan_fields(const PlanErrors& bad, const nlohmann::json& plan) {
                  {"migrated_ram_gib", Kind::Number},
                  {"objective_before", Kind::Number},
                  {"objective_after", Kind::Number},
+                 {"score_before", Kind::Integer},
+                 {"score_after", Kind::Integer},
                  {"capacity_before", Kind::Object},
                  {"capacity_after", Kind::Object},
                  {"objective_terms", Kind::Object},
                  {"upper_bound", Kind::Number},
+                 {"upper_bound_score", Kind::Integer},
                  {"gap", Kind::Number},
                  {"upper_bound_covers", Kind::String},
                  {"upper_bound_complete", Kind::Boolean},
@@ -250,6 +283,7 @@ void check_plan_fields(const PlanErrors& bad, const nlohmann::json& plan) {
                          {"to_pnuma", Kind::Array},
                          {"ram_gib", Kind::Number},
                          {"objective_after", Kind::Number},
+                         {"score_after", Kind::Integer},
                          {"temporary", Kind::Boolean}});
 }
 
@@ -303,7 +337,7 @@ struct PlanReplay {
     std::vector<std::vector<Amount>> used;
     std::vector<Count> host_cap, totals;
     void refresh(int h);
-    double objective() const { return to_objective(weighted(p, totals) + terms_value(model, host, map)); }
+    Score score() const { return weighted(p, totals) + terms_value(model, host, map); }
 };
 
 PlanReplay::PlanReplay(const CapacityModel& m)
@@ -384,7 +418,7 @@ std::string replay_step(PlanReplay& rep, StepContext& c, const PlanErrors& bad, 
     if (st.contains("flavor") && (!st["flavor"].is_string() || st["flavor"].get<std::string>() != fl.name))
         return reject("flavor is " + describe(st["flavor"]) + ", the VM's flavor is \"" + fl.name + "\"");
     if (st.contains("ram_gib") &&
-        (!st["ram_gib"].is_number() || !close(st["ram_gib"].get<double>(), static_cast<double>(fl.demand[kRamMib]) / 1024.0)))
+        (!st["ram_gib"].is_number() || st["ram_gib"].get<double>() != static_cast<double>(fl.demand[kRamMib]) / 1024.0))
         return reject("ram_gib is " + describe(st["ram_gib"]) + ", the flavor's RAM is " +
                       std::to_string(static_cast<double>(fl.demand[kRamMib]) / 1024.0) + " GiB");
     if (st.contains("temporary")) {
@@ -405,11 +439,8 @@ std::string replay_step(PlanReplay& rep, StepContext& c, const PlanErrors& bad, 
     if (const std::string why = filter_violation(rep.model, rep.host, rep.map); !why.empty()) return reject(why);
     rep.refresh(from);
     if (to != from) rep.refresh(to);
-    if (st.contains("objective_after")) {
-        const double now = rep.objective();
-        if (!st["objective_after"].is_number() || !close(st["objective_after"].get<double>(), now))
-            return reject("objective_after is " + describe(st["objective_after"]) + ", recomputed " + std::to_string(now));
-    }
+    if (st.contains("objective_after") || st.contains("score_after"))
+        if (const std::string why = check_objective(st, "objective_after", "score_after", rep.score()); !why.empty()) return reject(why);
     return "";
 }
 
@@ -432,14 +463,13 @@ std::string check_stated_totals(const PlanReplay& r, const StepContext& c, const
     };
     std::string mismatch = check_caps("capacity_before", before);
     if (mismatch.empty()) mismatch = check_caps("capacity_after", out.capacity_after);
-    for (auto [key, value] : {std::pair{"objective_before", out.objective_before}, std::pair{"objective_after", out.objective_after}})
-        if (mismatch.empty() && plan.contains(key) && (!plan[key].is_number() || !close(plan[key].get<double>(), value)))
-            mismatch = std::string(key) + " is " + describe(plan[key]) + ", recomputed " + std::to_string(value);
+    if (mismatch.empty()) mismatch = check_objective(plan, "objective_before", "score_before", out.score_before);
+    if (mismatch.empty()) mismatch = check_objective(plan, "objective_after", "score_after", out.score_after);
     if (mismatch.empty() && plan.contains("migrations") &&
         (!plan["migrations"].is_number_integer() || plan["migrations"].get<std::int64_t>() != c.migrations))
         mismatch = "migrations is " + describe(plan["migrations"]) + ", recomputed " + std::to_string(c.migrations);
     if (mismatch.empty() && plan.contains("migrated_ram_gib") &&
-        (!plan["migrated_ram_gib"].is_number() || !close(plan["migrated_ram_gib"].get<double>(), static_cast<double>(c.ram) / 1024.0)))
+        plan["migrated_ram_gib"].get<double>() != static_cast<double>(c.ram) / 1024.0)
         mismatch = "migrated_ram_gib is " + describe(plan["migrated_ram_gib"]) + ", recomputed " +
                    std::to_string(static_cast<double>(c.ram) / 1024.0);
     if (mismatch.empty()) mismatch = check_bound_figures(r.model, plan, recorded, out, recompute_bound);
@@ -450,7 +480,8 @@ std::string check_stated_totals(const PlanReplay& r, const StepContext& c, const
             for (auto it = net.begin(); mismatch.empty() && it != net.end(); ++it) {
                 if (!plan["network"].contains(it.key())) continue;
                 const auto& stated = plan["network"][it.key()];
-                const bool same = it->is_number() ? close(stated.get<double>(), it->get<double>()) : stated == nlohmann::json(*it);
+                // The same from-scratch function wrote them: equal to the last bit.
+                const bool same = it->is_number() ? stated.get<double>() == it->get<double>() : stated == nlohmann::json(*it);
                 if (!same && it->is_array())
                     mismatch = "network." + it.key() + " names " + std::to_string(stated.size()) + " link(s), recomputed " +
                                std::to_string(it->size()) + (stated.size() == it->size() ? " of other names" : "");
@@ -479,7 +510,8 @@ PlanCheck validate_plan(const CapacityModel& model, const nlohmann::json& plan, 
     const Constraints recorded = c.budget;
     if (!use_plan_budget) c.budget = p.constraints;
     const std::vector<Count> before = r.totals;
-    out.objective_before = r.objective();
+    out.score_before = r.score();
+    out.objective_before = to_objective(out.score_before);
 
     const auto& steps = plan["steps"];
     for (std::size_t i = 0; i < steps.size(); ++i)
@@ -496,7 +528,8 @@ PlanCheck validate_plan(const CapacityModel& model, const nlohmann::json& plan, 
         }
     out.steps = static_cast<int>(steps.size());
     out.capacity_after = r.totals;  // every host touched by a step was refreshed from the replayed usage
-    out.objective_after = r.objective();
+    out.score_after = r.score();
+    out.objective_after = to_objective(out.score_after);
     if (const std::string mismatch = check_stated_totals(r, c, bad, plan, before, recorded, out, recompute_bound); !mismatch.empty()) {
         out.ok = false;
         out.error = "after all steps: " + mismatch;

@@ -5,6 +5,7 @@
 // the move is infeasible, and the applied move changes the objective by exactly the delta.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <random>
 #include <string>
 
@@ -14,6 +15,7 @@
 #include "optimizer/candidates.h"
 #include "optimizer/exact.h"
 #include "optimizer/plan.h"
+#include "optimizer/upper_bound.h"
 #include "optimizer/validate.h"
 #include "tests/fixtures.h"
 
@@ -316,6 +318,57 @@ TEST(RamCostTerm, SearchTradesCapacityForLessRamAndValidates) {
     EXPECT_FALSE(wrong.ok);
     // The exact solvers refuse an objective they do not model.
     EXPECT_THROW(solve_exact(costly, 10), std::invalid_argument);
+}
+
+// The plan file carries the exact scores, and `vmcap validate` compares them (and the objective
+// doubles written from them) to the last unit: a forgery of one score unit (1e-6 of a VM of
+// weight 1, which a relative tolerance of 1e-6 let through) is rejected, and so is one ulp.
+TEST(PlanFile, ScoresWrittenAndValidatedExactly) {
+    RandomCluster rc;
+    rc.hosts = 16;
+    rc.max_migrations = 12;
+    rc.fill = 0.75;
+    Problem p = make_random_problem(rc);
+    p.objective_terms.emplace_back("ram-cost", 0.2);
+    const CapacityModel m(p);
+    SearchParams sp;
+    sp.max_evaluations = 100000;
+    sp.quiet = true;
+    const Plan plan = build_plan(m, anneal(m, sp).best);
+    ASSERT_FALSE(plan.steps.empty());
+    PlanInfo info;
+    const UpperBound ub = compute_upper_bound(m);
+    ASSERT_TRUE(ub.complete);
+    info.upper_bound = ub.score;
+    info.upper_bound_covers_objective = ub.covers_objective;
+    const auto doc = nlohmann::json::parse(plan_to_json(p, plan, info).dump());
+    EXPECT_EQ(doc["score_before"].get<Score>(), plan.score_before);
+    EXPECT_EQ(doc["score_after"].get<Score>(), plan.score_after);
+    EXPECT_EQ(doc["upper_bound_score"].get<Score>(), ub.score);
+    EXPECT_EQ(doc["steps"].back()["score_after"].get<Score>(), plan.steps.back().score_after);
+    const PlanCheck ok = validate_plan(m, doc, "p");
+    ASSERT_TRUE(ok.ok) << ok.error;
+    EXPECT_EQ(ok.score_after, plan.score_after);  // the validator's own replay, exactly
+    EXPECT_EQ(ok.score_before, plan.score_before);
+
+    auto forged = [&](auto edit) {
+        auto d = doc;
+        edit(d);
+        return validate_plan(m, d, "p");
+    };
+    EXPECT_FALSE(forged([](auto& d) { d["score_after"] = d["score_after"].template get<Score>() + 1; }).ok);
+    EXPECT_FALSE(forged([](auto& d) { d["steps"][0]["score_after"] = d["steps"][0]["score_after"].template get<Score>() - 1; }).ok);
+    EXPECT_FALSE(forged([](auto& d) {
+                     const double o = d["objective_after"].template get<double>();
+                     d["objective_after"] = std::nextafter(o, o + 1.0);
+                 }).ok);
+    EXPECT_FALSE(forged([](auto& d) { d["upper_bound_score"] = d["upper_bound_score"].template get<Score>() + 1; }).ok);
+    // A plan without the score fields (as written before they existed) is checked through its doubles.
+    const PlanCheck old = forged([](auto& d) {
+        for (const char* key : {"score_before", "score_after", "upper_bound_score"}) d.erase(key);
+        for (auto& st : d["steps"]) st.erase("score_after");
+    });
+    EXPECT_TRUE(old.ok) << old.error;
 }
 
 TEST(FeasibilityFilter, SearchNeverUsesADrainedHostAndValidateRejectsIt) {
