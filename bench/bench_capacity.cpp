@@ -1,4 +1,4 @@
-// Micro-benchmarks of capacity vectors (evaluators/capacity_vectors.h) and of a host's capacity
+// Micro-benchmarks of capacity vectors (evaluators/closed_forms/capacity_vectors.h) and of a host's capacity
 // (capacity vectors plus VMCAP), the work of one full-host recomputation.
 //
 //   BM_CapacityVectors/<Host>_<F>flavors_<R>res       CapacityVectors::compute: b of F flavors on one
@@ -13,7 +13,7 @@
 //   BM_CapacityVectorsBatch/<Host>_<F>flavors_<R>res   CapacityVectors::compute_batch over the pool in
 //                                                      structure-of-arrays form, kChunk hosts per call
 //   BM_HostCapacityBatch/<Host>_<F>flavors[_<R>res]    the same plus one BatchEvaluator call per flavor
-//                                                      and chunk (evaluators/vmcap_batch.h): how a whole
+//                                                      and chunk (evaluators/closed_forms/vmcap_batch.h): how a whole
 //                                                      cluster's capacities are recomputed
 //
 // Items/s counts (host, flavor) capacity vectors (or host capacities) per second: one iteration of an
@@ -25,9 +25,9 @@
 #include <string>
 #include <vector>
 
-#include "evaluators/capacity_vectors.h"
-#include "evaluators/vmcap.h"
-#include "evaluators/vmcap_batch.h"
+#include "evaluators/closed_forms/capacity_vectors.h"
+#include "evaluators/closed_forms/vmcap.h"
+#include "evaluators/closed_forms/vmcap_batch.h"
 #include "instances/topology.h"
 
 namespace vmcap {

@@ -1,13 +1,13 @@
-// Micro-benchmarks of VMCAP evaluation (evaluators/vmcap.h, evaluators/vmcap_milp.h).
+// Micro-benchmarks of VMCAP evaluation (evaluators/closed_forms/vmcap.h, evaluators/closed_forms/vmcap_milp.h).
 //
 //   BM_Vmcap/<Host>_<Guest>           VmcapEvaluator (closed form), the optimizer's inner loop
 //   BM_VmcapDirect/<Host>_<Guest>     the free closed-form function, without the method switch
-//   BM_VmcapBatch/<Host>_<Guest>      BatchEvaluator (evaluators/vmcap_batch.h): the whole pool,
+//   BM_VmcapBatch/<Host>_<Guest>      BatchEvaluator (evaluators/closed_forms/vmcap_batch.h): the whole pool,
 //                                     transposed to structure-of-arrays before timing, in one call
 //                                     per iteration (items = evaluations, 4096 per iteration)
 //   BM_VmcapExact/<Host>_<Guest>/b<V> vmcap_exact on the same pairs and on pairs without a closed form
 //   BM_VmcapCbc/<Host>_<Guest>        vmcap_cbc (CBC MILP), the external baseline
-//   BM_VmcapPlacements/<Host>_<Guest>[/b<V>]  vmcap_placements (evaluators/placements.h): an
+//   BM_VmcapPlacements/<Host>_<Guest>[/b<V>]  vmcap_placements (evaluators/closed_forms/placements.h): an
 //                                     optimal placement set (closed-form constructions, or the
 //                                     exact fallback's solution for pairs without a closed form)
 //   BM_KnKkAlgorithm1/<Host>_<Guest>/b<V>     the paper's Algorithm 1 (kn_kk_algorithm1), for
@@ -26,10 +26,10 @@
 #include <utility>
 #include <vector>
 
-#include "evaluators/placements.h"
-#include "evaluators/vmcap.h"
-#include "evaluators/vmcap_batch.h"
-#include "evaluators/vmcap_milp.h"
+#include "evaluators/closed_forms/placements.h"
+#include "evaluators/closed_forms/vmcap.h"
+#include "evaluators/closed_forms/vmcap_batch.h"
+#include "evaluators/closed_forms/vmcap_milp.h"
 #include "instances/topology.h"
 
 namespace vmcap {

@@ -1,5 +1,5 @@
 // Quality suite (vmcap_quality): greedy and annealing against the proven optimum of the branch and
-// bound (optimizer/exact_bb.h) on small generated instances (<= 10 hosts, <= 40 VMs; host
+// bound (optimizer/solvers/exact_bb.h) on small generated instances (<= 10 hosts, <= 40 VMs; host
 // topologies CQ3, K4, Q33, 2xK4, C4, K2; budgets of 1-6 migrations; see instance()), then the
 // extra rows of extra_cases() (a two-host remap swap; four instances with the ram-cost term).
 // Greedy and annealing run as `vmcap plan` does (greedy, then annealing from its plan, default
@@ -32,14 +32,14 @@
 #include <string>
 #include <vector>
 
-#include "evaluators/capacity_model.h"
+#include "evaluators/state/capacity_model.h"
 #include "instances/generator.h"
-#include "optimizer/optimize.h"
-#include "optimizer/exact.h"
-#include "optimizer/exact_bb.h"
-#include "optimizer/greedy.h"
-#include "optimizer/plan.h"
-#include "evaluators/search_state.h"
+#include "optimizer/solvers/optimize.h"
+#include "optimizer/solvers/exact.h"
+#include "optimizer/solvers/exact_bb.h"
+#include "optimizer/search/greedy.h"
+#include "optimizer/plan/plan.h"
+#include "evaluators/state/search_state.h"
 #include "tests/tight_cases.h"
 
 using namespace vmcap;

@@ -10,15 +10,15 @@
 
 #include <boost/program_options.hpp>
 
-#include "evaluators/bandwidth_capacity.h"
-#include "evaluators/capacity_model.h"
-#include "evaluators/cluster_capacity.h"
-#include "evaluators/capacity_vectors.h"
-#include "evaluators/network_load.h"
-#include "evaluators/network_report.h"
-#include "evaluators/placements.h"
-#include "evaluators/vmcap.h"
-#include "evaluators/vmcap_batch.h"
+#include "evaluators/objective/bandwidth_capacity.h"
+#include "evaluators/state/capacity_model.h"
+#include "evaluators/state/cluster_capacity.h"
+#include "evaluators/closed_forms/capacity_vectors.h"
+#include "evaluators/network/network_load.h"
+#include "evaluators/network/network_report.h"
+#include "evaluators/closed_forms/placements.h"
+#include "evaluators/closed_forms/vmcap.h"
+#include "evaluators/closed_forms/vmcap_batch.h"
 #include "instances/snapshot_io.h"
 #include "cli/cli.h"
 #include "cli/cli_util.h"
@@ -153,7 +153,7 @@ CapacityReport capacity_report(const CapacityModel& model, const std::string& cl
             objective_bound += p.flavors[f].weight * static_cast<double>(bound[f]);
         }
 
-    // Bandwidth-limited capacity (evaluators/bandwidth_capacity.h) of the target flavors with a
+    // Bandwidth-limited capacity (evaluators/objective/bandwidth_capacity.h) of the target flavors with a
     // hose bandwidth, when the snapshot has a network: -1 where VMCAP alone applies.
     std::vector<Count>& bw_cap = r.bw_cap;
     bw_cap.assign(F, -1);

@@ -10,16 +10,16 @@
 
 #include <boost/program_options.hpp>
 
-#include "evaluators/capacity_model.h"
+#include "evaluators/state/capacity_model.h"
 #include "instances/snapshot_io.h"
 #include "cli/cli.h"
 #include "cli/cli_util.h"
-#include "optimizer/exact.h"
-#include "optimizer/exact_bb.h"
-#include "optimizer/ordering.h"
-#include "optimizer/plan.h"
-#include "optimizer/search_params.h"
-#include "optimizer/upper_bound.h"
+#include "optimizer/solvers/exact.h"
+#include "optimizer/solvers/exact_bb.h"
+#include "optimizer/plan/ordering.h"
+#include "optimizer/plan/plan.h"
+#include "optimizer/search/search_params.h"
+#include "optimizer/bound/upper_bound.h"
 
 namespace po = boost::program_options;
 

@@ -15,7 +15,7 @@
 
 #include <boost/program_options.hpp>
 
-#include "evaluators/network_load.h"
+#include "evaluators/network/network_load.h"
 #include "instances/netsolver.h"
 #include "placement/netsolver_place.h"
 #include "instances/snapshot_io.h"

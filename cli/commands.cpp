@@ -14,17 +14,17 @@
 
 #include <boost/program_options.hpp>
 
-#include "evaluators/capacity_model.h"
-#include "evaluators/link_filter.h"
-#include "evaluators/vmcap.h"
+#include "evaluators/state/capacity_model.h"
+#include "evaluators/rules/link_filter.h"
+#include "evaluators/closed_forms/vmcap.h"
 #include "instances/snapshot_io.h"
-#include "optimizer/annealing.h"
+#include "optimizer/search/annealing.h"
 #include "cli/cli.h"
 #include "cli/cli_util.h"
-#include "optimizer/optimize.h"
-#include "optimizer/plan.h"
-#include "optimizer/upper_bound.h"
-#include "optimizer/validate.h"
+#include "optimizer/solvers/optimize.h"
+#include "optimizer/plan/plan.h"
+#include "optimizer/bound/upper_bound.h"
+#include "optimizer/plan/validate.h"
 
 namespace po = boost::program_options;
 

@@ -6,7 +6,7 @@
 #include <exception>
 #include <string>
 
-#include "evaluators/vmcap.h"
+#include "evaluators/closed_forms/vmcap.h"
 #include "instances/problem.h"
 #include "cli/cli.h"
 

@@ -6,7 +6,7 @@
  * uplink (capacity HostType::nic_mbps), and vlinks -- bandwidth reservations between two VMs,
  * optionally grouped in VDCs (tenants). Immutable problem data, filled by the snapshot loader
  * (instances/snapshot_io.h, JSON in docs/format.md "Network and vlinks"); routing and link loads
- * are in evaluators/network_load.h. Model: seed 003 digest §1.1 (servers, switches, links with
+ * are in evaluators/network/network_load.h. Model: seed 003 digest §1.1 (servers, switches, links with
  * capacity c(l), bandwidth R(v,w) between VMs; a vlink inside one server costs nothing, §1.2 G3).
  */
 #include <cstdint>
@@ -16,11 +16,11 @@
 namespace vmcap {
 
 /** Largest link capacity or vlink bandwidth, Mbps (1 Pbps): far above any real link, and small
- *  enough that loads in micro-units (evaluators/network_load.h) stay exact in int64. */
+ *  enough that loads in micro-units (evaluators/network/network_load.h) stay exact in int64. */
 inline constexpr std::int64_t kMaxMbps = 1'000'000'000;
 
 /** One switch-to-switch link, full duplex: `mbps` in each direction, each direction with its
- *  own load (evaluators/network_load.h; digest §8.1.1: a directed graph with a capacity per
+ *  own load (evaluators/network/network_load.h; digest §8.1.1: a directed graph with a capacity per
  *  direction). Several links between the same two switches are parallel links (ECMP splits over
  *  each). */
 struct NetLink {

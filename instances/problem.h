@@ -59,7 +59,7 @@ struct HostType {
 inline constexpr std::int64_t kMaxAmount = std::int64_t{1} << 40;
 
 /** Weights (flavor weights, objective-term weights) are fixed-point with this many units per 1:
- *  at most three decimals, so the objective is an exact integer (evaluators/score.h). */
+ *  at most three decimals, so the objective is an exact integer (evaluators/closed_forms/score.h). */
 inline constexpr std::int64_t kWeightScale = 1000;
 /** Largest accepted weight: keeps weighted sums of cluster capacities far below int64 overflow. */
 inline constexpr double kMaxWeight = 100000.0;
@@ -82,7 +82,7 @@ struct Flavor {
     double weight = 0.0;              ///< in [0, kMaxWeight], at most 3 decimals; weight > 0: a capacity target
     /** Hose bandwidth one VM of this flavor needs to and from the network, Mbps (JSON
      *  `bandwidth_mbps`, 0..kMaxMbps; 0: none). With a network section, capacity for it is also
-     *  limited by free uplink bandwidth (evaluators/bandwidth_capacity.h); without one it is ignored. */
+     *  limited by free uplink bandwidth (evaluators/objective/bandwidth_capacity.h); without one it is ignored. */
     std::int64_t bandwidth_mbps = 0;
 
     int num_vnuma() const { return vnuma.size(); }
@@ -137,7 +137,7 @@ struct Problem {
     std::vector<Flavor> flavors;
     std::vector<Vm> vms;
     Constraints constraints;
-    /** Objective terms beyond VMCAP capacity, by registry name (evaluators/objective.h) with their
+    /** Objective terms beyond VMCAP capacity, by registry name (evaluators/objective/objective.h) with their
      *  weight; set by the CLI (`vmcap plan --ram-cost W`). Empty: the objective is VMCAP only. */
     std::vector<std::pair<std::string, double>> objective_terms;
     /** The datacenter network (empty when the snapshot has none: then there are no vlinks and

@@ -10,7 +10,7 @@
 
 #include <string_view>
 
-#include "evaluators/search_state.h"
+#include "evaluators/state/search_state.h"
 #include "moves/move.h"
 
 namespace vmcap {

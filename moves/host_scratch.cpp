@@ -1,6 +1,6 @@
 #include "moves/host_scratch.h"
 
-#include "evaluators/capacity_change.h"
+#include "evaluators/state/capacity_change.h"
 
 #include <algorithm>
 #include <bit>

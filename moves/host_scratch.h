@@ -9,8 +9,8 @@
  */
 #include <cstdint>
 
-#include "evaluators/feasibility.h"
-#include "evaluators/search_state.h"
+#include "evaluators/rules/feasibility.h"
+#include "evaluators/state/search_state.h"
 
 namespace vmcap {
 

@@ -2,8 +2,8 @@
 
 #include <optional>
 
-#include "evaluators/capacity_change.h"
-#include "evaluators/feasibility.h"
+#include "evaluators/state/capacity_change.h"
+#include "evaluators/rules/feasibility.h"
 
 namespace vmcap {
 

@@ -4,12 +4,12 @@
  * The two per-host halves of a migrate move's VMCAP delta, which the move cache memoises by host
  * version and every move type builds on: taking a VM off its host (removal_delta) and the best
  * placement of a VM of some flavor on one host (best_insertion). Both go through the
- * capacity-change kernel (evaluators/capacity_change.h).
+ * capacity-change kernel (evaluators/state/capacity_change.h).
  */
 #include <cstdint>
 
-#include "evaluators/score.h"
-#include "evaluators/search_state.h"
+#include "evaluators/closed_forms/score.h"
+#include "evaluators/state/search_state.h"
 
 namespace vmcap {
 

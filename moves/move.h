@@ -33,9 +33,9 @@
 #include <limits>
 #include <string_view>
 
-#include "evaluators/feasibility.h"
-#include "evaluators/objective.h"
-#include "evaluators/search_state.h"
+#include "evaluators/rules/feasibility.h"
+#include "evaluators/objective/objective.h"
+#include "evaluators/state/search_state.h"
 
 namespace vmcap {
 

@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include "evaluators/search_state.h"
+#include "evaluators/state/search_state.h"
 #include "instances/vlink_index.h"
 #include "moves/move_cache.h"
 #include "moves/rng.h"
@@ -132,7 +132,7 @@ struct ProposalContext {
     Proposal& proposal;
     Rng& rng;
     /** The worker's host region (at least two hosts) when parallel workers own disjoint regions
-     *  (optimizer/annealing.cpp): uniform destinations are drawn from it, and a migrated VM is
+     *  (optimizer/search/annealing.cpp): uniform destinations are drawn from it, and a migrated VM is
      *  sent home only if its snapshot host is in it (in_region); nullptr: every host. */
     const std::vector<int>* hosts = nullptr;
     /** With `hosts`: the region of every host ([host] -> region) and this worker's region. */

@@ -15,8 +15,8 @@
 #include <utility>
 #include <vector>
 
-#include "evaluators/network_load.h"
-#include "evaluators/score.h"
+#include "evaluators/network/network_load.h"
+#include "evaluators/closed_forms/score.h"
 #include "placement/placer.h"
 
 namespace vmcap {

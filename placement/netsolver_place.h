@@ -4,7 +4,7 @@
  * Placement of NetSolver VDCs (`vmcap import netsolver`) through the placement seam: the VDCs
  * become arriving VMs with vlinks (instances/netsolver.h, netsolver_offer), and the `link-fit`
  * placer (placer.h) places them VDC by VDC, all or nothing, under the link-capacity rule of the
- * engine (evaluators/link_filter.h) — the same rule `vmcap plan` and `vmcap validate` apply.
+ * engine (evaluators/rules/link_filter.h) — the same rule `vmcap plan` and `vmcap validate` apply.
  */
 #include <vector>
 

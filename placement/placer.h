@@ -34,7 +34,7 @@
 #include <string_view>
 #include <vector>
 
-#include "evaluators/search_state.h"
+#include "evaluators/state/search_state.h"
 
 namespace vmcap {
 

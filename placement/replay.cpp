@@ -10,8 +10,8 @@
 #include <tuple>
 #include <utility>
 
-#include "evaluators/capacity_model.h"
-#include "evaluators/search_state.h"
+#include "evaluators/state/capacity_model.h"
+#include "evaluators/state/search_state.h"
 #include "placement/placer.h"
 
 namespace vmcap {

@@ -4,8 +4,8 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 command -v clang-format >/dev/null || { echo "clang-format not installed (scripts/setup.sh installs it)"; exit 1; }
-files=$(ls instances/*.h instances/*.cpp evaluators/*.h evaluators/*.cpp moves/*.h moves/*.cpp placement/*.h placement/*.cpp optimizer/*.h optimizer/*.cpp \
-           cli/*.h cli/*.cpp tests/*.h tests/*.cpp tests/fuzz/*.h tests/fuzz/*.cpp bench/*.cpp 2>/dev/null)
+files=$(find instances evaluators moves placement optimizer cli tests bench \( -name '*.h' -o -name '*.cpp' \) \
+           -not -path 'tests/cases/*' -not -path 'tests/bad_inputs/*' | sort)
 if clang-format --dry-run --Werror $files; then
   echo "format OK: $(echo "$files" | wc -w) files"
 else

@@ -9,8 +9,8 @@
 #include <string>
 
 #include "instances/generator.h"
-#include "optimizer/annealing.h"
-#include "optimizer/greedy.h"
+#include "optimizer/search/annealing.h"
+#include "optimizer/search/greedy.h"
 
 namespace vmcap {
 namespace {

@@ -14,10 +14,10 @@
 #include <unistd.h>
 #include <vector>
 
-#include "evaluators/capacity_model.h"
-#include "evaluators/vmcap.h"
+#include "evaluators/state/capacity_model.h"
+#include "evaluators/closed_forms/vmcap.h"
 #include "instances/snapshot_io.h"
-#include "optimizer/plan.h"
+#include "optimizer/plan/plan.h"
 #include "tests/cli_run.h"
 #include "tests/fixtures.h"
 

@@ -1,4 +1,4 @@
-// Tests of evaluators/capacity_vectors.h: the magic-reciprocal division (both widths) against the
+// Tests of evaluators/closed_forms/capacity_vectors.h: the magic-reciprocal division (both widths) against the
 // hardware division over the whole documented range, and the one-pass capacity vectors against a naive
 // scalar loop (and CapacityModel::node_b) on random free/demand matrices with 2..6 resources,
 // zero demands and values from 0 to 2^63 - 1.
@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "evaluators/capacity_model.h"
-#include "evaluators/capacity_vectors.h"
+#include "evaluators/state/capacity_model.h"
+#include "evaluators/closed_forms/capacity_vectors.h"
 #include "tests/fixtures.h"
 
 namespace vmcap {

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "evaluators/link_filter.h"
-#include "evaluators/network_load.h"
+#include "evaluators/rules/link_filter.h"
+#include "evaluators/network/network_load.h"
 #include "instances/generator.h"
 #include "instances/snapshot_io.h"
 

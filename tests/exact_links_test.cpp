@@ -14,14 +14,14 @@
 #include <string>
 #include <vector>
 
-#include "evaluators/network_load.h"
-#include "evaluators/search_state.h"
+#include "evaluators/network/network_load.h"
+#include "evaluators/state/search_state.h"
 #include "instances/snapshot_io.h"
-#include "optimizer/exact.h"
-#include "optimizer/exact_bb.h"
-#include "optimizer/optimize.h"
-#include "optimizer/plan.h"
-#include "optimizer/validate.h"
+#include "optimizer/solvers/exact.h"
+#include "optimizer/solvers/exact_bb.h"
+#include "optimizer/solvers/optimize.h"
+#include "optimizer/plan/plan.h"
+#include "optimizer/plan/validate.h"
 #include "tests/cli_run.h"
 #include "tests/fixtures.h"
 

@@ -10,12 +10,12 @@
 #include <random>
 #include <tuple>
 
-#include "evaluators/search_state.h"
+#include "evaluators/state/search_state.h"
 #include "instances/generator.h"
 #include "instances/snapshot_io.h"
-#include "optimizer/exact.h"
-#include "optimizer/exact_bb.h"
-#include "optimizer/greedy.h"
+#include "optimizer/solvers/exact.h"
+#include "optimizer/solvers/exact_bb.h"
+#include "optimizer/search/greedy.h"
 #include "tests/cli_run.h"
 
 namespace vmcap {

@@ -7,11 +7,11 @@
 #include <set>
 #include <string>
 
-#include "evaluators/network_load.h"
-#include "evaluators/objective.h"
-#include "evaluators/search_state.h"
+#include "evaluators/network/network_load.h"
+#include "evaluators/objective/objective.h"
+#include "evaluators/state/search_state.h"
 #include "instances/problem.h"
-#include "optimizer/plan.h"
+#include "optimizer/plan/plan.h"
 #include "instances/topology.h"
 
 namespace vmcap::test {
@@ -143,13 +143,13 @@ inline Score full_objective(const CapacityModel& m, const SearchState& s) {
         std::copy_n(s.pnuma_of(static_cast<int>(v)), kMaxVNuma, copy.vms[v].pnuma.begin());
     }
     const auto cap = capacity_by_flavor(m, compute_node_usage(copy));
-    Score obj = 0;  // score units (evaluators/score.h)
+    Score obj = 0;  // score units (evaluators/closed_forms/score.h)
     for (std::size_t f = 0; f < copy.flavors.size(); ++f) obj += weight_units(copy.flavors[f].weight) * cap[f];
     return obj;
 }
 
 /**
- * Objective of a state with bandwidth-aware capacity, the slow way (evaluators/bandwidth_capacity.h
+ * Objective of a state with bandwidth-aware capacity, the slow way (evaluators/objective/bandwidth_capacity.h
  * rule, re-derived here on its own): per host min(VMCAP, free NIC / b), per rack (hosts sharing a
  * switch) min(sum, k x least free uplink / b) over its links to switches no host attaches to, per
  * pod (hosts[].pod) min(sum, k x least free / b) over the links leaving the racks' upper switches

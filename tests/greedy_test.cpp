@@ -9,7 +9,7 @@
 #include "instances/generator.h"
 #include "moves/insertion.h"
 #include "moves/migrate.h"
-#include "optimizer/greedy.h"
+#include "optimizer/search/greedy.h"
 #include "tests/fixtures.h"
 
 namespace vmcap {

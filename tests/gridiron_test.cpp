@@ -20,7 +20,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "evaluators/network_load.h"
+#include "evaluators/network/network_load.h"
 #include "instances/datacenter_network.h"
 #include "instances/generator.h"
 #include "instances/vnuma_rule.h"

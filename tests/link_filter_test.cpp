@@ -9,13 +9,13 @@
 #include <string>
 #include <vector>
 
-#include "evaluators/link_filter.h"
-#include "evaluators/search_state.h"
+#include "evaluators/rules/link_filter.h"
+#include "evaluators/state/search_state.h"
 #include "instances/generator.h"
 #include "moves/insertion.h"
-#include "optimizer/optimize.h"
-#include "optimizer/plan.h"
-#include "optimizer/validate.h"
+#include "optimizer/solvers/optimize.h"
+#include "optimizer/plan/plan.h"
+#include "optimizer/plan/validate.h"
 #include "tests/fixtures.h"
 
 namespace vmcap {

@@ -12,10 +12,10 @@
 #include "moves/migrate.h"
 #include "moves/remap.h"
 #include "moves/swap.h"
-#include "optimizer/annealing.h"
-#include "optimizer/greedy.h"
-#include "optimizer/plan.h"
-#include "optimizer/validate.h"
+#include "optimizer/search/annealing.h"
+#include "optimizer/search/greedy.h"
+#include "optimizer/plan/plan.h"
+#include "optimizer/plan/validate.h"
 #include "tests/fixtures.h"
 
 namespace vmcap {

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "evaluators/network_load.h"
+#include "evaluators/network/network_load.h"
 #include "instances/netsolver.h"
 #include "placement/netsolver_place.h"
 #include "instances/snapshot_io.h"

@@ -14,8 +14,8 @@
 #include <tuple>
 #include <vector>
 
-#include "evaluators/network_load.h"
-#include "evaluators/score.h"
+#include "evaluators/network/network_load.h"
+#include "evaluators/closed_forms/score.h"
 #include "instances/datacenter_network.h"
 #include "instances/generator.h"
 #include "instances/snapshot_io.h"

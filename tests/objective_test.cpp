@@ -1,4 +1,4 @@
-// The objective / feasibility seam (evaluators/objective.h): a further objective term (RAM cost)
+// The objective / feasibility seam (evaluators/objective/objective.h): a further objective term (RAM cost)
 // and a feasibility filter reach every move kind, the search and validation without any edit in
 // the drivers; and the checks that would catch a wrong delta — for random candidates of every
 // kind, the bound used for threshold-first rejection is >= the exact delta and -infinity only when
@@ -9,14 +9,14 @@
 #include <random>
 #include <string>
 
-#include "evaluators/ram_cost_term.h"
+#include "evaluators/objective/ram_cost_term.h"
 #include "moves/move_list.h"
-#include "optimizer/annealing.h"
-#include "optimizer/candidates.h"
-#include "optimizer/exact.h"
-#include "optimizer/plan.h"
-#include "optimizer/upper_bound.h"
-#include "optimizer/validate.h"
+#include "optimizer/search/annealing.h"
+#include "optimizer/search/candidates.h"
+#include "optimizer/solvers/exact.h"
+#include "optimizer/plan/plan.h"
+#include "optimizer/bound/upper_bound.h"
+#include "optimizer/plan/validate.h"
 #include "tests/fixtures.h"
 
 namespace vmcap {

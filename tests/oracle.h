@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "evaluators/vmcap.h"
+#include "evaluators/closed_forms/vmcap.h"
 #include "instances/topology.h"
 
 namespace vmcap::test {

@@ -12,14 +12,14 @@
 #include <random>
 #include <unordered_map>
 
-#include "evaluators/cluster_capacity.h"
-#include "evaluators/search_state.h"
+#include "evaluators/state/cluster_capacity.h"
+#include "evaluators/state/search_state.h"
 #include "instances/snapshot_io.h"
 #include "tests/cli_run.h"
-#include "optimizer/exact_bb.h"
-#include "optimizer/optimize.h"
-#include "optimizer/ordering.h"
-#include "optimizer/validate.h"
+#include "optimizer/solvers/exact_bb.h"
+#include "optimizer/solvers/optimize.h"
+#include "optimizer/plan/ordering.h"
+#include "optimizer/plan/validate.h"
 #include "tests/tight_cases.h"
 
 namespace vmcap {

@@ -16,10 +16,10 @@
 #include <tuple>
 #include <vector>
 
-#include "evaluators/capacity_model.h"
-#include "evaluators/link_filter.h"
-#include "evaluators/network_load.h"
-#include "evaluators/search_state.h"
+#include "evaluators/state/capacity_model.h"
+#include "evaluators/rules/link_filter.h"
+#include "evaluators/network/network_load.h"
+#include "evaluators/state/search_state.h"
 #include "instances/generator.h"
 #include "placement/placer.h"
 #include "placement/replay.h"

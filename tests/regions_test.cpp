@@ -1,4 +1,4 @@
-// Annealing by host regions (issue 12 item 2; optimizer/annealing.cpp, anneal_regions): workers
+// Annealing by host regions (issue 12 item 2; optimizer/search/annealing.cpp, anneal_regions): workers
 // own disjoint host regions and budget shares, merged at synchronisation points. The oracle is a
 // from-scratch state built from the plan the search returns: its objective and migration count
 // must equal what the search reports, and the budget (count and RAM) must hold.
@@ -9,14 +9,14 @@
 #include <string>
 #include <vector>
 
-#include "evaluators/feasibility.h"
+#include "evaluators/rules/feasibility.h"
 #include "fixtures.h"
 #include "instances/generator.h"
 #include "moves/migrate.h"
-#include "optimizer/annealing.h"
-#include "optimizer/greedy.h"
-#include "optimizer/plan.h"
-#include "optimizer/validate.h"
+#include "optimizer/search/annealing.h"
+#include "optimizer/search/greedy.h"
+#include "optimizer/plan/plan.h"
+#include "optimizer/plan/validate.h"
 
 namespace vmcap {
 namespace {

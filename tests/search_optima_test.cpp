@@ -12,14 +12,14 @@
 #include <limits>
 #include <string>
 
-#include "evaluators/capacity_model.h"
-#include "evaluators/score.h"
-#include "evaluators/search_state.h"
+#include "evaluators/state/capacity_model.h"
+#include "evaluators/closed_forms/score.h"
+#include "evaluators/state/search_state.h"
 #include "instances/generator.h"
 #include "instances/snapshot_io.h"
-#include "optimizer/exact.h"
-#include "optimizer/exact_bb.h"
-#include "optimizer/optimize.h"
+#include "optimizer/solvers/exact.h"
+#include "optimizer/solvers/exact_bb.h"
+#include "optimizer/solvers/optimize.h"
 #include "tests/tight_cases.h"
 
 namespace vmcap {

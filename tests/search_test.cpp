@@ -6,9 +6,9 @@
 #include <random>
 
 #include "moves/migrate.h"
-#include "optimizer/annealing.h"
-#include "optimizer/plan.h"
-#include "optimizer/validate.h"
+#include "optimizer/search/annealing.h"
+#include "optimizer/plan/plan.h"
+#include "optimizer/plan/validate.h"
 #include "tests/fixtures.h"
 
 namespace vmcap {

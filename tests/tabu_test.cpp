@@ -1,14 +1,14 @@
-// Tabu search (optimizer/tabu.h) and the annealing's reheats: never worse than the start,
+// Tabu search (optimizer/search/tabu.h) and the annealing's reheats: never worse than the start,
 // deterministic for a seed and thread count, consistent under --check, the exact optimum on small
-// instances (optimizer/exact_bb.h as the oracle); CLI --algorithm tabu, --move-mix, --reheat.
+// instances (optimizer/solvers/exact_bb.h as the oracle); CLI --algorithm tabu, --move-mix, --reheat.
 #include <gtest/gtest.h>
 
-#include "evaluators/capacity_model.h"
-#include "optimizer/exact_bb.h"
-#include "optimizer/greedy.h"
-#include "optimizer/plan.h"
-#include "optimizer/annealing.h"
-#include "optimizer/tabu.h"
+#include "evaluators/state/capacity_model.h"
+#include "optimizer/solvers/exact_bb.h"
+#include "optimizer/search/greedy.h"
+#include "optimizer/plan/plan.h"
+#include "optimizer/search/annealing.h"
+#include "optimizer/search/tabu.h"
 #include "tests/cli_run.h"
 #include "tests/fixtures.h"
 

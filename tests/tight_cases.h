@@ -27,7 +27,7 @@
 #include <string>
 #include <vector>
 
-#include "evaluators/search_state.h"
+#include "evaluators/state/search_state.h"
 #include "instances/problem.h"
 #include "instances/topology.h"
 

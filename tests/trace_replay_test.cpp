@@ -20,7 +20,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "evaluators/vmcap.h"
+#include "evaluators/closed_forms/vmcap.h"
 #include "instances/snapshot_io.h"
 #include "instances/trace.h"
 #include "placement/replay.h"

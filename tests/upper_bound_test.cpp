@@ -1,4 +1,4 @@
-// The upper bound of optimizer/upper_bound.h: never below the proven optimum (an independent
+// The upper bound of optimizer/bound/upper_bound.h: never below the proven optimum (an independent
 // brute force over every final state within the budget, free remaps and the ram-cost term
 // included, cross-checked with the branch and bound where it applies) on many tiny instances of
 // several host topologies, budgets, RAM budgets and non-migratable VMs; never below any plan the
@@ -18,12 +18,12 @@
 
 #include <nlohmann/json.hpp>
 
-#include "evaluators/search_state.h"
+#include "evaluators/state/search_state.h"
 #include "instances/generator.h"
-#include "optimizer/exact_bb.h"
-#include "optimizer/optimize.h"
-#include "optimizer/plan.h"
-#include "optimizer/upper_bound.h"
+#include "optimizer/solvers/exact_bb.h"
+#include "optimizer/solvers/optimize.h"
+#include "optimizer/plan/plan.h"
+#include "optimizer/bound/upper_bound.h"
 #include "tests/cli_run.h"
 #include "tests/fixtures.h"
 

@@ -1,4 +1,4 @@
-// Tests of evaluators/vmcap_batch.h: every batched closed form against the scalar closed form of
+// Tests of evaluators/closed_forms/vmcap_batch.h: every batched closed form against the scalar closed form of
 // vmcap.h and against an independent exhaustive oracle (the memoised search of vmcap_test.cpp,
 // restated here because that one is file-local), on >= 10,000 random vectors per pair, with edge
 // values (zeros, equal values, one dominant node, values around the 32-bit lane limit and far
@@ -17,9 +17,9 @@
 #include <string>
 #include <vector>
 
-#include "evaluators/capacity_vectors.h"
-#include "evaluators/vmcap.h"
-#include "evaluators/vmcap_batch.h"
+#include "evaluators/closed_forms/capacity_vectors.h"
+#include "evaluators/closed_forms/vmcap.h"
+#include "evaluators/closed_forms/vmcap_batch.h"
 #include "instances/topology.h"
 
 #include "tests/oracle.h"

@@ -7,8 +7,8 @@
 #include <thread>
 #include <vector>
 
-#include "evaluators/capacity_model.h"
-#include "evaluators/vmcap.h"
+#include "evaluators/state/capacity_model.h"
+#include "evaluators/closed_forms/vmcap.h"
 #include "instances/generator.h"
 #include "instances/topology.h"
 

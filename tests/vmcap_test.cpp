@@ -1,5 +1,5 @@
-// Tests of evaluators/vmcap.h (closed forms of vmcap-formulas.md, exact fallback, evaluator method
-// selection) and evaluators/vmcap_milp.h. Ground truth comes from two sources that share no code
+// Tests of evaluators/closed_forms/vmcap.h (closed forms of vmcap-formulas.md, exact fallback, evaluator method
+// selection) and evaluators/closed_forms/vmcap_milp.h. Ground truth comes from two sources that share no code
 // with the evaluators: an exhaustive memoised search written here (small capacities), and the CBC
 // MILP solver (large capacities). The placement lists fed to both are themselves checked against
 // a brute force over all node subsets and all guest-vertex permutations.
@@ -18,9 +18,9 @@
 #include <string>
 #include <vector>
 
-#include "evaluators/placements.h"
-#include "evaluators/vmcap.h"
-#include "evaluators/vmcap_milp.h"
+#include "evaluators/closed_forms/placements.h"
+#include "evaluators/closed_forms/vmcap.h"
+#include "evaluators/closed_forms/vmcap_milp.h"
 #include "instances/problem.h"
 #include "instances/topology.h"
 
@@ -561,7 +561,7 @@ TEST(VmcapEdgeCases, ExactClosesIntegralityGap) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Placement construction (evaluators/placements.h). Every solution is checked here without the
+// Placement construction (evaluators/closed_forms/placements.h). Every solution is checked here without the
 // library's help: total copies, distinct masks, the map is injective and inside the host, the mask
 // is its image, every guest edge lands on a host edge, and no node is used more than b_i times.
 // ---------------------------------------------------------------------------------------------

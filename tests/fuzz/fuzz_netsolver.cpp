@@ -33,7 +33,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "evaluators/network_load.h"
+#include "evaluators/network/network_load.h"
 #include "instances/netsolver.h"
 #include "placement/netsolver_place.h"
 #include "instances/snapshot_io.h"

@@ -16,7 +16,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "evaluators/cluster_capacity.h"
+#include "evaluators/state/cluster_capacity.h"
 #include "instances/snapshot_io.h"
 #include "tests/fuzz/fuzz_common.h"
 
@@ -49,7 +49,7 @@ bool enumeration_is_cheap(const Problem& p) {
 }
 
 /** The exact fallback (no closed form) is exponential in the worst case and grows with the
- *  capacities (evaluators/vmcap.h): only on hosts of <= 8 nodes that take <= 16 vNUMA nodes each. */
+ *  capacities (evaluators/closed_forms/vmcap.h): only on hosts of <= 8 nodes that take <= 16 vNUMA nodes each. */
 bool exact_is_cheap(const CapacityModel& m) {
     const Problem& p = m.problem();
     for (std::size_t t = 0; t < p.host_types.size(); ++t)

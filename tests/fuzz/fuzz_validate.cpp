@@ -1,5 +1,5 @@
 // libFuzzer harness of the from-scratch plan validation that `vmcap validate` runs
-// (optimizer/validate.h), in memory: the bytes are a plan document, parsed as cmd_validate parses
+// (optimizer/plan/validate.h), in memory: the bytes are a plan document, parsed as cmd_validate parses
 // it (a json::exception is bad input), then replayed by validate_plan on fuzz::kSnapshot under the
 // set-ups the CLI's options make: as is (the plan's own budget), --free-remaps,
 // --max-migrations 1 --max-migrated-gib 40 (the snapshot's budget replaced, the plan's ignored),
@@ -15,9 +15,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "evaluators/capacity_model.h"
+#include "evaluators/state/capacity_model.h"
 #include "instances/snapshot_io.h"
-#include "optimizer/validate.h"
+#include "optimizer/plan/validate.h"
 #include "tests/fuzz/fuzz_common.h"
 
 namespace {

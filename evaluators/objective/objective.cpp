@@ -1,0 +1,52 @@
+#include "evaluators/objective/objective.h"
+
+#include <cmath>
+#include <stdexcept>
+
+#include "evaluators/state/capacity_model.h"
+#include "evaluators/rules/link_filter.h"
+#include "evaluators/objective/locality_term.h"
+#include "evaluators/objective/ram_cost_term.h"
+
+namespace vmcap {
+
+const std::vector<TermInfo>& registered_terms() {
+    // The registry: one line per term. Immutable after first use.
+    static const std::vector<TermInfo> terms = {
+        {RamCostTerm::kName, RamCostTerm::kHelp,
+         [](const Problem& p, double w) -> std::unique_ptr<ObjectiveTerm> { return std::make_unique<RamCostTerm>(p, w); }},
+        {LocalityTerm::kName, LocalityTerm::kHelp,
+         [](const Problem& p, double w) -> std::unique_ptr<ObjectiveTerm> { return std::make_unique<LocalityTerm>(p, w); }},
+    };
+    return terms;
+}
+
+const std::vector<FilterInfo>& registered_filters() {
+    // The registry: one line per filter. Immutable after first use.
+    static const std::vector<FilterInfo> filters = {
+        {LinkCapacityFilter::kName, [](const Problem& p) { return LinkCapacityFilter::applies(p); },
+         [](const CapacityModel& m) -> std::unique_ptr<FeasibilityFilter> {
+             return std::make_unique<LinkCapacityFilter>(m.problem(), m.network_routes(), m.shared_vlink_index());
+         }},
+    };
+    return filters;
+}
+
+std::vector<std::unique_ptr<ObjectiveTerm>> make_terms(const Problem& problem) {
+    std::vector<std::unique_ptr<ObjectiveTerm>> out;
+    for (const auto& [name, weight] : problem.objective_terms) {
+        if (!std::isfinite(weight)) throw std::invalid_argument("objective term " + name + ": weight must be a finite number");
+        const TermInfo* info = nullptr;
+        for (const TermInfo& t : registered_terms())
+            if (t.name == name) info = &t;
+        if (info == nullptr) {
+            std::string known;
+            for (const TermInfo& t : registered_terms()) known += (known.empty() ? "" : ", ") + std::string(t.name);
+            throw std::invalid_argument("unknown objective term '" + name + "' (known: " + known + ")");
+        }
+        if (weight != 0.0) out.push_back(info->make(problem, weight));
+    }
+    return out;
+}
+
+}  // namespace vmcap

@@ -1,0 +1,236 @@
+#pragma once
+/**
+ * @file objective.h
+ * The objective's and the feasibility rules' seam.
+ *
+ * The objective is a sum of terms. The first, VMCAP capacity (sum_f w_f x capacity_f), is built
+ * into the engine and keeps every fast path: its per-host aggregates are SearchState's capacity
+ * vectors and VMCAP values, its delta comes from the capacity-change kernel
+ * (capacity_change.h), the move cache memoises it per host version, and the annealing's
+ * threshold-first bound, greedy's ranking and the exact solver's bounds use that VMCAP never
+ * grows when a VM is added to a host. Further terms (ObjectiveTerm) are listed in the
+ * CapacityModel; a move's complete delta is its VMCAP delta plus each term's exact delta for the
+ * move's relocations (score_move, moves/move.h). A term declares what the engine may assume of it
+ * (separable_per_host, monotone_under_insertion); when it does not, those paths fall back safely.
+ *
+ * Feasibility beyond the built-in rules (pNUMA node capacity, the migration budget, migratable
+ * VMs: evaluators/rules/feasibility.h, migration_budget.h) is a list of FeasibilityFilter, consulted by
+ * every move before any capacity work, and re-checked from scratch by `vmcap validate`. Terms and
+ * filters keep per-state aggregates through the same hooks (AggregateHooks).
+ *
+ * Adding a term: its two files and one line in the registry (objective.cpp); the drivers, the
+ * moves and the CLI need no edit (the CLI offers `--<name> W` for every registered term).
+ * Adding a filter: its two files and one line in registered_filters (objective.cpp); a filter
+ * that declares separable_per_host keeps the annealing's host regions on.
+ */
+#include <functional>
+#include <limits>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "evaluators/closed_forms/score.h"
+#include "instances/problem.h"
+#include "instances/topology.h"
+
+namespace vmcap {
+
+class CapacityModel;
+class SearchState;
+
+/**
+ * One VM changing place, as objective terms and feasibility filters see a move: `vm` goes from
+ * `from_host` to `to_host` on the pNUMA node set `to_mask` (0 when a filter is consulted before
+ * the move chose its nodes). A move lists its relocations in execution order; each is relative to
+ * the state the previous ones leave.
+ */
+struct Relocation {
+    int vm = -1;
+    int from_host = -1;
+    int to_host = -1;
+    NodeMask to_mask = 0;
+};
+
+/** Host of VM `vm` once moves[0..i) have run: the last of them that moves it, else `current`
+ *  (its host in the state the moves start from). For terms and filters whose values depend on
+ *  several VMs (a vlink's two ends), so that a VM moved earlier in the same move is seen there. O(i). */
+inline int host_after(int current, std::span<const Relocation> moves, int vm, std::size_t i) {
+    for (std::size_t j = 0; j < i; ++j)
+        if (moves[j].vm == vm) current = moves[j].to_host;
+    return current;
+}
+
+/** A placement of every VM, as from-scratch checks see it: host[v] and pNUMA node set mask[v]. */
+struct PlacementView {
+    std::span<const int> host;
+    std::span<const NodeMask> mask;
+};
+
+/**
+ * Per-state aggregates of one objective term or feasibility filter (e.g. VMs per host, loads per
+ * link): made by it from a state's placement, owned by that SearchState (copied with it: clone()),
+ * and updated on every SearchState::move through AggregateHooks::on_move — its retract/insert.
+ */
+class StateAggregates {
+public:
+    virtual ~StateAggregates() = default;
+    virtual std::unique_ptr<StateAggregates> clone() const = 0;
+};
+
+/** A copyable owner of StateAggregates (copies clone), so SearchState stays a value type. */
+class StateAggregatesBox {
+public:
+    StateAggregatesBox() = default;
+    explicit StateAggregatesBox(std::unique_ptr<StateAggregates> p) : p_(std::move(p)) {}
+    StateAggregatesBox(const StateAggregatesBox& o) : p_(o.p_ ? o.p_->clone() : nullptr) {}
+    StateAggregatesBox& operator=(const StateAggregatesBox& o) {
+        if (this != &o) p_ = o.p_ ? o.p_->clone() : nullptr;
+        return *this;
+    }
+    StateAggregatesBox(StateAggregatesBox&&) noexcept = default;
+    StateAggregatesBox& operator=(StateAggregatesBox&&) noexcept = default;
+    StateAggregates* get() const { return p_.get(); }
+
+private:
+    std::unique_ptr<StateAggregates> p_;
+};
+
+/**
+ * The per-state aggregate hooks that objective terms and feasibility filters share: one set, so
+ * SearchState keeps, copies, updates and --check-verifies both alike (one list,
+ * CapacityModel::aggregate_keepers()). A term or filter that reads more than the moved VMs and
+ * their hosts' cached VMCAP data (e.g. loads per link) keeps it here; the default keeps nothing.
+ * Immutable and shared by all workers, like the term or filter it is.
+ */
+class AggregateHooks {
+public:
+    virtual ~AggregateHooks() = default;
+    /** Registry name (a term's CLI option `--<name>`, a filter's name in refusals and reports). */
+    virtual std::string_view name() const = 0;
+    /** The aggregates kept in each SearchState, built from `state`'s VM placement (its cached
+     *  capacity aggregates may not be ready yet); called when a state is built or its placement
+     *  reset (SearchState::set_placements). Read back through SearchState::aggregates(*this).
+     *  Default: none (nullptr). */
+    virtual std::unique_ptr<StateAggregates> make_aggregates(const SearchState& state) const {
+        (void)state;
+        return nullptr;
+    }
+    /** Retract/insert for one relocation: updates `agg` (made by make_aggregates) when `r` is
+     *  applied to `state`, which still shows the VM at r.from_host. Default: nothing. */
+    virtual void on_move(StateAggregates& agg, const SearchState& state, const Relocation& r) const {
+        (void)agg;
+        (void)state;
+        (void)r;
+    }
+    /** May on_move see arrivals and departures (SearchState::place / unplace): a relocation whose
+     *  from_host or to_host is kUnplaced, and VMs on no host? A keeper that answers false keeps a
+     *  state from taking arriving VMs. Default: false. */
+    virtual bool supports_arrivals() const { return false; }
+    /** "" if `cached` equals the aggregates recomputed from `state`'s placement, else what differs
+     *  (SearchState::check_consistency, --check). Default: nothing to compare. */
+    virtual std::string check_aggregates(const StateAggregates& cached, const SearchState& state) const {
+        (void)cached;
+        (void)state;
+        return "";
+    }
+};
+
+/** What the upper bound (optimizer/bound/upper_bound.h) may assume of a term's value in every state. */
+enum class TermShape {
+    Unknown,          ///< of unknown sign: the bound then covers the VMCAP part only (UpperBound::covers_objective false)
+    NonPositive,      ///< <= 0 in every state (locality, bandwidth-capped capacity): the VMCAP bound covers it
+    MigratedRamCost,  ///< exactly -weight() per GiB of migrated RAM (ram-cost): the bound subtracts it per removal set
+};
+
+/**
+ * An objective term beyond VMCAP capacity, added to the maximised objective. Immutable and shared
+ * by all workers (thread-safe for concurrent const calls). Each SearchState keeps the term's
+ * cached value (updated by delta() on every SearchState::move, recomputed by value() under
+ * --check) and, if the term makes them, its aggregates (AggregateHooks; read in delta() through
+ * SearchState::aggregates). Its name() is also the key in the plan's objective_terms.
+ */
+class ObjectiveTerm : public AggregateHooks {
+public:
+    /** The weight it was made with (objective units per term unit, at most 3 decimals), for reports. */
+    virtual double weight() const = 0;
+    /** A relocation's delta depends only on the moved VM and the hosts it leaves and enters (not
+     *  on other hosts' VMs): the engine may combine it with the host-versioned move cache. False
+     *  makes every move evaluate uncached. */
+    virtual bool separable_per_host() const = 0;
+    /** Adding a VM to a host never raises the term for the other VMs there: the annealing's
+     *  threshold-first rejection may add bound() to the cached VMCAP bound. False: compound moves
+     *  are always evaluated exactly; greedy and the exact solvers refuse or rank by VMCAP only. */
+    virtual bool monotone_under_insertion() const = 0;
+    /** What the upper bound may assume of its value (TermShape). Default: nothing. */
+    virtual TermShape shape() const { return TermShape::Unknown; }
+    /** Exact change (score units, evaluators/closed_forms/score.h) of the term when `moves` are applied in order to `state` (which is not
+     *  changed). Called on every evaluated move that the capacity rules allow; keep it O(moved). */
+    virtual Score delta(const SearchState& state, std::span<const Relocation> moves) const = 0;
+    /** Upper bound on delta() (score units) over every move that relocates exactly `vms`,
+     *  anywhere; +infinity when no cheap bound exists. */
+    virtual double bound(const SearchState& state, std::span<const int> vms) const = 0;
+    /** The term's value for `placement` of `problem`'s VMs, from scratch (no cached aggregate):
+     *  the reference that --check and `vmcap validate` compare with. */
+    virtual Score value(const Problem& problem, const PlacementView& placement) const = 0;
+};
+
+/**
+ * A feasibility rule. The migration budget is the built-in one (evaluators/rules/migration_budget.h,
+ * enforced inline by every move); the others are registered (registered_filters) and consulted by
+ * every move through score_move. Immutable, shared by all workers. The exact solvers
+ * (optimizer/solvers/exact.h, exact_bb.h) model one filter, the network's link-capacity rule
+ * (CapacityModel::link_filter()), and refuse a model with any other, naming it. The upper bound
+ * (optimizer/bound/upper_bound.h) omits every filter: a filter only removes states, so a bound without
+ * it stays an upper bound.
+ */
+class FeasibilityFilter : public AggregateHooks {
+public:
+    /** admits() depends only on the moved VMs and the hosts they leave and enter (e.g. a drain, "at
+     *  most k VMs of a tenant per host"), never on VMs elsewhere: a state merged from feasible
+     *  states of disjoint host regions is feasible, so the annealing keeps host regions on
+     *  (optimizer/search/annealing.cpp, region_count). False (e.g. link loads, which VMs on other hosts
+     *  share) switches regions off for the run. */
+    virtual bool separable_per_host() const = 0;
+    /** May `moves` be applied in order to `state`? Consulted before any capacity work (to_mask is
+     *  then 0); must be exact for host-level rules (a false 'true' lets an illegal move through). */
+    virtual bool admits(const SearchState& state, std::span<const Relocation> moves) const = 0;
+    /** From scratch: "" if `placement` satisfies the rule, else a one-line reason naming the VM
+     *  or host (`vmcap validate` checks it after every step of a plan). */
+    virtual std::string violation(const Problem& problem, const PlacementView& placement) const = 0;
+};
+
+/**
+ * A registered feasibility filter: a rule the engine switches on by itself for every problem that
+ * `applies` accepts (e.g. the link-capacity rule once the snapshot has vlinks to route), made once
+ * per CapacityModel by `make` (the model's problem(), vlink_index() and network_routes() are ready
+ * then; the filter may keep references to them).
+ */
+struct FilterInfo {
+    std::string_view name;
+    std::function<bool(const Problem&)> applies;
+    std::function<std::unique_ptr<FeasibilityFilter>(const CapacityModel&)> make;
+};
+
+/** Every feasibility filter beyond the built-in migration budget, in a fixed order (the order
+ *  CapacityModel::filters() lists and consults them in). */
+const std::vector<FilterInfo>& registered_filters();
+
+/** A registered objective term: its name (CLI `--<name> W`), help text and factory. */
+struct TermInfo {
+    std::string_view name;
+    std::string_view help;
+    std::function<std::unique_ptr<ObjectiveTerm>(const Problem&, double weight)> make;
+};
+
+/** Every objective term that a snapshot or the CLI can switch on by name, in a fixed order. */
+const std::vector<TermInfo>& registered_terms();
+
+/**
+ * Builds the terms listed in problem.objective_terms (name, weight; weight 0 = off) from the
+ * registry. Throws std::invalid_argument naming an unknown term or a non-finite weight.
+ */
+std::vector<std::unique_ptr<ObjectiveTerm>> make_terms(const Problem& problem);
+
+}  // namespace vmcap

@@ -1,0 +1,121 @@
+#include "evaluators/state/capacity_model.h"
+
+#include "evaluators/objective/bandwidth_capacity.h"
+#include "evaluators/rules/link_filter.h"
+
+#include <algorithm>
+#include <limits>
+#include <stdexcept>
+
+namespace vmcap {
+
+CapacityModel::CapacityModel(const Problem& problem, const ModelOptions& options)
+    : problem_(problem), R_(problem.num_resources()), options_(options) {
+    divisors_.resize(problem.flavors.size());
+    for (std::size_t f = 0; f < problem.flavors.size(); ++f) {
+        SlotDivisors& d = divisors_[f];
+        for (int r = 0; r < R_; ++r) {
+            const Amount nd = problem.flavors[f].node_demand[r];
+            if (nd <= 0) continue;
+            d.resource[d.count] = r;
+            d.div[d.count] = MagicDivisor::make(nd);
+            ++d.count;
+        }
+        // finalize_problem rejects flavors without demand; guard anyway so node_b never
+        // reads an unset divisor.
+        if (d.count == 0) throw std::invalid_argument("flavor " + problem.flavors[f].name + " demands no resource");
+    }
+    for (std::size_t f = 0; f < problem.flavors.size(); ++f)
+        if (problem.flavors[f].is_target()) {
+            if (weight_milli(problem.flavors[f].weight) < 0)
+                throw std::invalid_argument("flavor " + problem.flavors[f].name +
+                                            ": weight must be at most 100000 with at most 3 decimals");
+            targets_.push_back(static_cast<int>(f));
+            weights_.push_back(problem.flavors[f].weight);
+            weight_units_.push_back(weight_units(problem.flavors[f].weight));
+        }
+    evaluators_.reserve(problem.host_types.size() * problem.flavors.size());
+    std::size_t memo_left = std::size_t{1} << 24;  // entries of all memo tables together (64 MiB)
+    for (const HostType& ht : problem.host_types)
+        for (const Flavor& fl : problem.flavors) {
+            // Built by appending: "literal" + string trips a GCC 12 -Wrestrict false positive.
+            std::string label;
+            if (!options.source.empty()) label.append(options.source).append(": ");
+            label.append("host type '").append(ht.name).append("' with flavor '").append(fl.name).append("'");
+            evaluators_.emplace_back(ht.topology, fl.vnuma, ExactOptions{options.exact_work_limit, std::move(label), options.deadline});
+            // Exact-fallback pairs remember their values per capacity vector (VmcapEvaluator::
+            // enable_memo): b_i of an empty node is its most; at most 2^20 entries (4 MiB) a pair
+            // and 2^24 (64 MiB) in all, first come first served in (host type, flavor) order.
+            if (!evaluators_.back().is_closed_form()) {
+                const int f = static_cast<int>(&fl - problem.flavors.data());
+                std::vector<Count> bmax(static_cast<std::size_t>(ht.num_nodes()));
+                for (int i = 0; i < ht.num_nodes(); ++i) bmax[i] = node_b(f, ht.node_capacity.data() + i * R_);
+                evaluators_.back().enable_memo(bmax, std::min(std::size_t{1} << 20, memo_left));
+                memo_left -= evaluators_.back().memo_entries();
+            }
+        }
+    // The objective must stay an exact int64 (evaluators/closed_forms/score.h): bound every target's cluster
+    // capacity by the sum over hosts of floor(node capacity / node demand) over its nodes (>= any
+    // VMCAP), and the weighted sum of those bounds by 2^61.
+    Wide most = 0;
+    for (int j = 0; j < num_targets(); ++j) {
+        const Flavor& fl = problem.flavors[targets_[j]];
+        Wide cap = 0;
+        for (const Host& h : problem.hosts) {
+            const HostType& ht = problem.host_types[h.type];
+            for (int i = 0; i < ht.num_nodes(); ++i) {
+                Amount b = std::numeric_limits<Amount>::max();
+                for (int r = 0; r < R_; ++r)
+                    if (fl.node_demand[r] > 0) b = std::min(b, ht.node_capacity[i * R_ + r] / fl.node_demand[r]);
+                cap += b;
+            }
+        }
+        most += cap * weight_units_[j];
+        if (most >= (static_cast<Wide>(1) << 61))
+            throw std::invalid_argument(
+                "weights x capacities exceed the objective's exact integer range (2^61 score units; lower the weights or the capacities)");
+    }
+    for (auto& t : make_terms(problem)) add_term(std::move(t));
+    // The network's evaluators (the link-capacity rule once there are vlinks to route, the
+    // bandwidth-aware capacity term once a target flavor declares a bandwidth) share one table
+    // of routes and one vlink index.
+    const bool links = problem.network.present() && !problem.vlinks.empty();
+    if (links) vlink_index_ = std::make_shared<const VlinkIndex>(problem);
+    if (links || BandwidthCapacityTerm::applies(problem)) routes_ = std::make_shared<const NetworkRoutes>(problem);
+    for (const FilterInfo& info : registered_filters())
+        if (info.applies(problem)) {
+            auto f = info.make(*this);
+            // The one filter the exact solvers model and the plan's network figures read.
+            if (info.name == LinkCapacityFilter::kName) link_filter_ = static_cast<const LinkCapacityFilter*>(f.get());
+            add_filter(std::move(f));
+        }
+    if (BandwidthCapacityTerm::applies(problem)) {
+        auto t = std::make_unique<BandwidthCapacityTerm>(*this, routes_);
+        bandwidth_term_ = t.get();
+        add_term(std::move(t));
+    }
+    own_terms_ = terms_.size();
+    own_filters_ = filters_.size();
+}
+
+void CapacityModel::add_term(std::unique_ptr<ObjectiveTerm> term) {
+    terms_separable_ = terms_separable_ && term->separable_per_host();
+    terms_monotone_ = terms_monotone_ && term->monotone_under_insertion();
+    keepers_.push_back(term.get());
+    terms_.push_back(std::move(term));
+}
+
+void CapacityModel::add_filter(std::unique_ptr<FeasibilityFilter> filter) {
+    rules_.push_back(filter.get());
+    keepers_.push_back(filter.get());
+    filters_.push_back(std::move(filter));
+}
+
+Count CapacityModel::host_capacity(int host_type, int flavor, const Amount* free) const {
+    const int n = problem_.host_types[host_type].num_nodes();
+    Count b[kMaxPNuma];
+    for (int i = 0; i < n; ++i) b[i] = node_b(flavor, free + i * R_);
+    return evaluator(host_type, flavor)(b);
+}
+
+}  // namespace vmcap

@@ -1,0 +1,168 @@
+#pragma once
+/**
+ * @file capacity_model.h
+ * Immutable per-(host type, flavor) tables derived from a Problem once: the VMCAP evaluator of
+ * every pair (closed form or exact fallback, chosen here and never per call), every placement of
+ * every flavor on every host type, the capacity targets (flavors with weight > 0), and the rest of
+ * the objective (terms beyond VMCAP, from Problem::objective_terms) and the feasibility filters
+ * beyond the built-in rules (evaluators/objective/objective.h).
+ * Shared by `const&` across search threads; thread-safe for concurrent reads (add_term and
+ * add_filter are for set-up, before any search).
+ */
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "evaluators/closed_forms/capacity_vectors.h"
+#include "evaluators/rules/migration_budget.h"
+#include "evaluators/objective/objective.h"
+#include "evaluators/closed_forms/score.h"
+#include "evaluators/closed_forms/vmcap.h"
+#include "instances/problem.h"
+#include "instances/vlink_index.h"
+
+namespace vmcap {
+
+class LinkCapacityFilter;     // evaluators/rules/link_filter.h
+class NetworkRoutes;          // evaluators/network/network_load.h
+class BandwidthCapacityTerm;  // evaluators/objective/bandwidth_capacity.h
+
+/** Set-up options of a CapacityModel. */
+struct ModelOptions {
+    /** Most work one exact-fallback VMCAP evaluation may do (ExactOptions::work_limit;
+     *  `--exact-work-limit`); >= 1. */
+    std::int64_t exact_work_limit = kDefaultExactWorkLimit;
+    /** No exact-fallback evaluation starts after this instant (ExactOptions::deadline). */
+    std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
+    /** The snapshot's file name, prefixed to refusals ("<source>: host type 'x' with flavor 'y'
+     *  needs the exact VMCAP solver beyond its limit of N work units ..."); may be empty. */
+    std::string source;
+};
+
+class CapacityModel {
+public:
+    /** Builds the tables and the objective terms of problem.objective_terms; O(host types x
+     *  flavors x placements). Keeps a reference to `problem`. Throws std::invalid_argument on an
+     *  unknown objective term, a bad term weight or a work limit < 1. Every evaluation of an
+     *  exact-fallback pair may throw InputError beyond options.exact_work_limit work units (vmcap.h). */
+    explicit CapacityModel(const Problem& problem, const ModelOptions& options = {});
+    /** Not copyable or movable: rules() points at its own budget() and SearchStates at the model. */
+    CapacityModel(const CapacityModel&) = delete;
+    CapacityModel& operator=(const CapacityModel&) = delete;
+
+    /** Objective terms beyond VMCAP capacity (may be empty), in a fixed order. */
+    const std::vector<std::unique_ptr<ObjectiveTerm>>& terms() const { return terms_; }
+    bool has_terms() const { return !terms_.empty(); }
+    /** Every term is separable per host (the move cache may be used). */
+    bool terms_separable() const { return terms_separable_; }
+    /** Every term is monotone under insertion (bounds built on VMCAP's monotonicity hold). */
+    bool terms_monotone() const { return terms_monotone_; }
+    /** The migration budget, the built-in rule every move enforces inline through BudgetUse
+     *  (evaluators/rules/migration_budget.h); not one of filters(). */
+    const MigrationBudget& budget() const { return budget_; }
+    /** Every term and filter, in the order added, as the aggregate hooks SearchState keeps per
+     *  state (one list for both: AggregateHooks). */
+    const std::vector<const AggregateHooks*>& aggregate_keepers() const { return keepers_; }
+    /** Every feasibility rule, for from-scratch re-checks: budget() first, then filters(). */
+    const std::vector<const FeasibilityFilter*>& rules() const { return rules_; }
+    /** Feasibility filters beyond the built-in rules (may be empty). */
+    const std::vector<std::unique_ptr<FeasibilityFilter>>& filters() const { return filters_; }
+    bool has_filters() const { return !filters_.empty(); }
+    /** Set-up only (not thread-safe): adds a term / a filter, e.g. one that has no registry entry. */
+    void add_term(std::unique_ptr<ObjectiveTerm> term);
+    void add_filter(std::unique_ptr<FeasibilityFilter> filter);
+    /** The options this model was built with. */
+    const ModelOptions& options() const { return options_; }
+    /** True if every term and filter is one the constructor made from the problem (none added
+     *  by add_term / add_filter): CapacityModel(other problem, options()) then models that
+     *  problem the same way (the planning pipeline re-bases the snapshot on a plan's state). */
+    bool derived_from_problem() const { return terms_.size() == own_terms_ && filters_.size() == own_filters_; }
+
+    const Problem& problem() const { return problem_; }
+    /** The snapshot's vlinks per VM and hosts per switch (instances/vlink_index.h), or nullptr
+     *  when it has no vlinks: proposals draw destinations near vlink peers from it. */
+    const VlinkIndex* vlink_index() const { return vlink_index_.get(); }
+    /** The same, shared (null without vlinks): for filters and terms that keep it. */
+    const std::shared_ptr<const VlinkIndex>& shared_vlink_index() const { return vlink_index_; }
+    /** The network's routes, shared by the network's filters and terms; null unless the snapshot
+     *  has vlinks to route or a target flavor declares a bandwidth. */
+    const std::shared_ptr<const NetworkRoutes>& network_routes() const { return routes_; }
+    /** The network's link-capacity rule (one of filters()), or nullptr when the snapshot has no
+     *  vlinks to route: the exact solvers and the plan's network figures read its routes. */
+    const LinkCapacityFilter* link_filter() const { return link_filter_; }
+    /** The bandwidth-aware capacity term (one of terms()), or nullptr when no target flavor
+     *  declares a bandwidth: `vmcap capacity` reports its capped totals. */
+    const BandwidthCapacityTerm* bandwidth_term() const { return bandwidth_term_; }
+    int num_resources() const { return R_; }
+
+    /** Capacity targets, in flavor order: flavor index and weight of target j. */
+    int num_targets() const { return static_cast<int>(targets_.size()); }
+    int target_flavor(int j) const { return targets_[j]; }
+    double target_weight(int j) const { return weights_[j]; }
+    /** Score units of one unit of capacity of target j (weight in thousandths x 1024; score.h). */
+    Score target_weight_units(int j) const { return weight_units_[j]; }
+
+    /** VMCAP evaluator of (host type, flavor); its placements() list the usable node sets. */
+    const VmcapEvaluator& evaluator(int host_type, int flavor) const {
+        return evaluators_[static_cast<std::size_t>(host_type) * problem_.flavors.size() + flavor];
+    }
+
+    /**
+     * b_i of one pNUMA node for `flavor`: min over resources r with demand of
+     * floor(free[r] / node_demand[r]) (vmcap-formulas.md, Definition). `free_node` has R entries.
+     * O(R); free amounts must be >= 0.
+     */
+    Count node_b(int flavor, const Amount* free_node) const {
+        // Exact magic-number division (MagicDivisor): the search calls this for every touched
+        // node x target x candidate placement, and a hardware 64-bit divide costs ~10x more.
+        const SlotDivisors& d = divisors_[flavor];
+        Count best = d.div[0].divide(free_node[d.resource[0]]);
+        for (int t = 1; t < d.count; ++t) {
+            const Count s = d.div[t].divide(free_node[d.resource[t]]);
+            if (s < best) best = s;
+        }
+        return best;
+    }
+
+    /** VMCAP of `flavor` on one host of `host_type` with free amounts `free` ([node * R + r]). */
+    Count host_capacity(int host_type, int flavor, const Amount* free) const;
+
+    /** VMCAP term sum_j w_j * totals[j] in score units, exactly (totals has num_targets() entries). */
+    Score weighted(const Count* totals) const {
+        Score s = 0;
+        for (int j = 0; j < num_targets(); ++j) s += weight_units_[j] * totals[j];
+        return s;
+    }
+    /** The same in objective units as a double (the exact solvers' own arithmetic). */
+    double weighted_objective(const Count* totals) const { return to_objective(weighted(totals)); }
+
+private:
+    /** The resources a flavor's vNUMA node demands (> 0) and their reciprocals. */
+    struct SlotDivisors {
+        int count = 0;
+        int resource[kMaxResources] = {};
+        MagicDivisor div[kMaxResources];
+    };
+
+    const Problem& problem_;
+    int R_ = 0;
+    std::vector<int> targets_;
+    std::vector<double> weights_;
+    std::vector<Score> weight_units_;
+    std::vector<VmcapEvaluator> evaluators_;  ///< [host_type * F + flavor]
+    std::vector<SlotDivisors> divisors_;      ///< [flavor]
+    std::vector<std::unique_ptr<ObjectiveTerm>> terms_;
+    std::vector<std::unique_ptr<FeasibilityFilter>> filters_;
+    MigrationBudget budget_;
+    std::vector<const FeasibilityFilter*> rules_{&budget_};  ///< budget_, then filters_
+    std::vector<const AggregateHooks*> keepers_;             ///< terms_ and filters_, in the order added
+    ModelOptions options_;
+    std::size_t own_terms_ = 0, own_filters_ = 0;  ///< terms / filters the constructor made
+    std::shared_ptr<const VlinkIndex> vlink_index_;
+    std::shared_ptr<const NetworkRoutes> routes_;
+    const LinkCapacityFilter* link_filter_ = nullptr;        ///< owned by filters_
+    const BandwidthCapacityTerm* bandwidth_term_ = nullptr;  ///< owned by terms_
+    bool terms_separable_ = true, terms_monotone_ = true;
+};
+
+}  // namespace vmcap

@@ -1,0 +1,1044 @@
+// Upper bound of upper_bound.h: per-host tables of the best value after k removals (exact by
+// enumeration up to a depth, a valid tail beyond), combined by a multiple-choice knapsack over the
+// budget, then tightened by a Lagrangian relaxation of the RAM budget. docs/upper-bound.md has the
+// formula and the validity argument; the comments here say which step relies on what.
+#include "optimizer/bound/upper_bound.h"
+
+#include <algorithm>
+#include <atomic>
+#include <bit>
+#include <chrono>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <stdexcept>
+#include <vector>
+
+#include <tbb/task_arena.h>
+
+#include "evaluators/state/capacity_model.h"
+#include "optimizer/search/fork_join.h"
+#include "optimizer/search/search_params.h"
+
+namespace vmcap {
+
+void UpperBoundParams::validate() const {
+    if (!(fallback_seconds >= 0.0)) throw std::invalid_argument("upper bound: fallback_seconds must be >= 0");
+    if (max_full_tables < -1) throw std::invalid_argument("upper bound: max_full_tables must be >= -1");
+    if (max_sets_per_host < 1) throw std::invalid_argument("upper bound: max_sets_per_host must be >= 1");
+    if (max_sets_per_exact_host < 1) throw std::invalid_argument("upper bound: max_sets_per_exact_host must be >= 1");
+    if (max_exact_removals < 0) throw std::invalid_argument("upper bound: max_exact_removals must be >= 0");
+    if (max_search_per_host < 0) throw std::invalid_argument("upper bound: max_search_per_host must be >= 0");
+    if (max_search_per_exact_host < 0) throw std::invalid_argument("upper bound: max_search_per_exact_host must be >= 0");
+    if (max_search_total < 0) throw std::invalid_argument("upper bound: max_search_total must be >= 0");
+    if (max_allocation_per_host < 0) throw std::invalid_argument("upper bound: max_allocation_per_host must be >= 0");
+    if (max_allocation_per_exact_host < 0) throw std::invalid_argument("upper bound: max_allocation_per_exact_host must be >= 0");
+    if (max_allocation_total < 0) throw std::invalid_argument("upper bound: max_allocation_total must be >= 0");
+    if (ram_lagrangian_steps < 0) throw std::invalid_argument("upper bound: ram_lagrangian_steps must be >= 0");
+    if (threads < 1) throw std::invalid_argument("upper bound: threads must be >= 1");
+}
+
+bool bound_covers_objective(const CapacityModel& model) {
+    // A migrated-RAM cost is modelled; a non-positive term is covered; anything else is of unknown sign.
+    for (const auto& term : model.terms())
+        if (term->shape() == TermShape::Unknown) return false;
+    return true;
+}
+
+Score covered_score(const Problem& p, bool covers_objective, Score score, const std::vector<Count>& capacity) {
+    if (covers_objective) return score;
+    Score covered = 0;
+    for (std::size_t f = 0; f < p.flavors.size(); ++f)
+        if (p.flavors[f].weight > 0) covered += weight_units(p.flavors[f].weight) * capacity[f];
+    return covered;
+}
+
+double relative_gap(double bound, double objective) {
+    const double scale = std::max(std::abs(bound), std::abs(objective));
+    if (scale == 0.0 || bound <= objective) return 0.0;
+    return (bound - objective) / scale;
+}
+
+namespace {
+
+/** Lagrange multipliers are num / 2^kShift score units per MiB, so every product stays an exact
+ *  integer (Wide) and each multiplier's bound is exact. */
+constexpr int kShift = 16;
+
+/** One removal option of a host: RAM taken off (MiB) and the host's value bound after it, ram
+ *  cost subtracted (score units). */
+struct Point {
+    Amount ram = 0;
+    Score value = 0;
+};
+
+/** How a host's table was made. */
+enum class TableKind : std::uint8_t {
+    Full,     ///< enumeration, branch and bound, allocation and tail bounds (or no migratable VM)
+    Cheap,    ///< cut short: V_h(0), and V_h(every migratable VM removed) at one removal's costs
+    Trivial,  ///< cut short, fallback time spent: the topology-free value of "all removed", no removal option
+};
+
+/** A host's table: front[k] = Pareto front (RAM ascending, value strictly ascending) of the
+ *  options removing exactly k migratable VMs, k = 0..front.size()-1. front[0] = {0, V_h(0)} (an
+ *  upper bound on it for a Trivial table). A table may stop before the budget when its last
+ *  options dominate every larger k (no more RAM, at least the value). */
+struct HostTable {
+    std::vector<std::vector<Point>> front;
+    int depth = -1;  ///< exact depth K_h (-1: no migratable VM, or not a Full table)
+    std::int64_t evaluations = 0;
+    TableKind kind = TableKind::Full;
+};
+
+/** Thrown out of a host's table when the bound must stop refining (deadline or stop). */
+struct BoundHalted {};
+
+/** What the workers of one bound share: whether to stop refining, and why (first reason wins). */
+struct HaltWatch {
+    std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
+    const std::atomic<bool>* stop = nullptr;
+    std::atomic<bool> halted{false};
+    std::atomic<int> reason{0};              // 0 none, 1 time limit, 2 interrupt, 3 table limit
+    std::atomic<bool> model_timeout{false};  // an exact-fallback evaluation met the model's deadline
+    bool limited = false;                    // max_full_tables applies
+    std::atomic<std::int64_t> tables_left{0};
+    /** Checks the stop flag and the clock; true (and remembered) once either says stop. */
+    bool check() {
+        if (halted.load(std::memory_order_relaxed)) return true;
+        return halt_if(stop != nullptr && stop->load(std::memory_order_relaxed)                                                   ? 2
+                       : deadline != std::chrono::steady_clock::time_point::max() && std::chrono::steady_clock::now() >= deadline ? 1
+                                                                                                                                  : 0);
+    }
+    /** Before a host's full table: false (and the bound halts) once max_full_tables are done. */
+    bool take_table() {
+        if (check()) return false;
+        if (!limited || tables_left.fetch_sub(1) > 0) return true;
+        halt_if(3);
+        return false;
+    }
+    bool halt_if(int why) {
+        if (why == 0) return false;
+        int expected = 0;
+        reason.compare_exchange_strong(expected, why);
+        halted.store(true, std::memory_order_relaxed);
+        return true;
+    }
+};
+
+/** A class of identical migratable VMs of one host (same flavor and pNUMA node set). */
+struct VmClass {
+    int flavor = -1;
+    NodeMask mask = 0;
+    int count = 0;
+    Amount ram = 0;
+    Score landing = 0;  ///< lower bound on the cost of landing one of them anywhere
+};
+
+class HostBounder {
+public:
+    /** `landing[f]`: lower bound on what a VM of flavor f costs the host it lands on (score
+     *  units; landing_costs()), subtracted once per removed VM of f. */
+    HostBounder(const CapacityModel& m, const UpperBoundParams& prm, bool free_remaps, Score ram_milli, const std::vector<Score>& landing,
+                std::int64_t search_share, std::int64_t allocation_share, HaltWatch* watch)
+        : watch_(watch),
+          m_(m),
+          p_(m.problem()),
+          prm_(prm),
+          remaps_(free_remaps),
+          wm_(ram_milli),
+          land_(landing),
+          search_share_(search_share),
+          allocation_share_(allocation_share),
+          R_(m.num_resources()),
+          T_(m.num_targets()) {}
+
+    /** Host h's table for removal counts k <= kcap (front.size() - 1 <= kcap). */
+    /** Host h's table for removal counts k <= kcap (front.size() - 1 <= kcap). Checks the watch
+     *  every 64 value evaluations: throws BoundHalted once it says stop. */
+    HostTable run(int h, const std::vector<int>& movable, const std::vector<Amount>& usage, int kcap) {
+        checking_ = true;
+        setup(h, movable, usage);
+        HostTable t;
+        const Score v0 = value(free_.data());
+        t.front.push_back({Point{0, v0}});
+        if (movable.empty()) {
+            t.evaluations = evaluations_;
+            return t;
+        }
+        // Every removal set is worth at most "all removed" (V_h is monotone): computed first, so
+        // that every point is clamped at it (an exact-fallback value replaced by its relaxation
+        // could exceed it), and the cheap and trivial tables dominate every full one.
+        {
+            std::vector<Amount> all = free_;
+            for (int v : movable) shift(all.data(), p_.vms[v].flavor, vm_mask(v), +1);
+            g_all_ = value(all.data());
+        }
+        return build(t, movable, kcap, v0);
+    }
+
+    /**
+     * The cheap table of host h, for a bound cut short: V_h(0); for k = 1..kCheapDepth the tail
+     * bound min(V_h(all removed), V_h(every node and resource gaining its k largest demands)) at the
+     * k smallest RAMs and landing costs; and one option at kCheapDepth + 1 removals, "every
+     * migratable VM removed" at the kCheapDepth + 1 smallest costs, which dominates every larger k
+     * (value at least, RAM at most, fewer removals). Each option is at least the full table's
+     * option of the same k (its exact or relaxed values are clamped at "all removed"), so the
+     * knapsack over it is at least the one over the full table. kCheapDepth + 2 value evaluations;
+     * no watch checks.
+     */
+    HostTable cheap(int h, const std::vector<int>& movable, const std::vector<Amount>& usage, int kcap) {
+        constexpr int kCheapDepth = 4;
+        checking_ = false;
+        setup(h, movable, usage);
+        HostTable t;
+        t.kind = TableKind::Cheap;
+        t.front.push_back({Point{0, value(free_.data())}});
+        const int k_top = std::min(static_cast<int>(movable.size()), kcap);
+        if (k_top >= 1) {
+            const std::size_t X = free_.size();
+            std::vector<Amount> all = free_;
+            std::vector<std::vector<Amount>> per(X);
+            std::vector<Amount> rams;
+            std::vector<Score> lands;
+            for (int v : movable) {
+                const int f = p_.vms[v].flavor;
+                const NodeMask mask = vm_mask(v);
+                shift(all.data(), f, mask, +1);
+                for (int i = 0; i < n_; ++i)
+                    if ((mask >> i) & 1U)
+                        for (int r = 0; r < R_; ++r) per[static_cast<std::size_t>(i) * R_ + r].push_back(p_.flavors[f].node_demand[r]);
+                rams.push_back(p_.flavors[f].demand[kRamMib]);
+                lands.push_back(land_[f]);
+            }
+            std::sort(rams.begin(), rams.end());
+            std::sort(lands.begin(), lands.end());
+            for (auto& d : per) std::sort(d.begin(), d.end(), std::greater<>());
+            const Score g_all = value(all.data());
+            std::vector<Amount> top = free_;
+            Amount ram = 0;
+            Score land = 0;
+            for (int k = 1; k <= std::min(k_top, kCheapDepth + 1); ++k) {
+                ram += rams[k - 1];
+                land += lands[k - 1];
+                Score v = g_all;
+                if (k <= kCheapDepth) {
+                    for (std::size_t x = 0; x < X; ++x)
+                        if (static_cast<std::size_t>(k) <= per[x].size()) top[x] += per[x][k - 1];
+                    v = std::min(g_all, value(top.data()));
+                }
+                t.front.push_back({Point{ram, v - wm_ * ram - land}});
+            }
+        }
+        t.evaluations = evaluations_;
+        return t;
+    }
+
+private:
+    /** Per-host state of run() and cheap(): type, free amounts, the pooled cap with free remaps. */
+    void setup(int h, const std::vector<int>& movable, const std::vector<Amount>& usage) {
+        type_ = p_.hosts[h].type;
+        const HostType& ht = p_.host_types[type_];
+        n_ = ht.num_nodes();
+        evaluations_ = 0;
+        free_.assign(ht.node_capacity.size(), 0);
+        for (std::size_t i = 0; i < free_.size(); ++i) free_[i] = ht.node_capacity[i] - usage[i];
+        if (remaps_) {
+            // Pooled relaxation's per-host cap: VMCAP with only the non-migratable VMs in place
+            // (they never move; every arrangement of the others leaves at most this room).
+            std::vector<Amount> fixed(ht.node_capacity.begin(), ht.node_capacity.end());
+            fixed_cap_.assign(T_, 0);
+            std::vector<Amount> movable_use(free_.size(), 0);
+            for (int v : movable) shift(movable_use.data(), p_.vms[v].flavor, vm_mask(v), +1);
+            for (std::size_t i = 0; i < fixed.size(); ++i) fixed[i] = free_[i] + movable_use[i];
+            Count b[kMaxPNuma];
+            for (int j = 0; j < T_; ++j) {
+                const int f = m_.target_flavor(j);
+                for (int i = 0; i < n_; ++i) b[i] = m_.node_b(f, fixed.data() + i * R_);
+                fixed_cap_[j] = vmcap_ub(f, b);
+            }
+        }
+    }
+
+    HostTable build(HostTable& t, const std::vector<int>& movable, int kcap, Score v0) {
+        // Classes of identical VMs, in (flavor, mask) order.
+        std::map<std::pair<int, NodeMask>, int> index;
+        classes_.clear();
+        for (int v : movable) {
+            const auto key = std::make_pair(p_.vms[v].flavor, vm_mask(v));
+            auto it = index.find(key);
+            if (it == index.end()) {
+                it = index.emplace(key, static_cast<int>(classes_.size())).first;
+                classes_.push_back(VmClass{key.first, key.second, 0, p_.flavors[key.first].demand[kRamMib], land_[key.first]});
+            }
+            ++classes_[it->second].count;
+        }
+        // Node by node (highest pNUMA node of the mask, then mask, then flavor): the branch and
+        // bound's later classes then touch fewer nodes, and its cut gives the others nothing.
+        std::sort(classes_.begin(), classes_.end(), [](const VmClass& a, const VmClass& b) {
+            const int ha = std::bit_width(a.mask), hb = std::bit_width(b.mask);
+            if (ha != hb) return ha < hb;
+            return a.mask != b.mask ? a.mask < b.mask : a.flavor < b.flavor;
+        });
+
+        // Exact depth: the largest K whose multisets of at most K removals fit the work cap.
+        bool exact_pair = false;
+        for (int j = 0; j < T_; ++j) exact_pair = exact_pair || !m_.evaluator(type_, m_.target_flavor(j)).is_closed_form();
+        const std::int64_t cap = exact_pair ? prm_.max_sets_per_exact_host : prm_.max_sets_per_host;
+        const int n_mov = static_cast<int>(movable.size());
+        const int k_top = std::min(n_mov, kcap);  // largest removal count the table needs
+        const int kmax = std::min(prm_.max_exact_removals, k_top);
+        std::vector<double> ways(kmax + 1, 0.0);  // multisets of exactly k removals
+        ways[0] = 1.0;
+        for (const VmClass& c : classes_)
+            for (int k = kmax; k >= 1; --k)
+                for (int t = 1; t <= std::min(c.count, k); ++t) ways[k] += ways[k - t];
+        int depth = 0;
+        double total = 1.0;
+        for (int k = 1; k <= kmax; ++k) {
+            total += ways[k];
+            if (total > static_cast<double>(cap) && k > 1) break;
+            depth = k;  // depth 1 (one set per class) is always affordable: at most one per VM
+        }
+        t.depth = depth;
+
+        // Exact part: every multiset of at most `depth` removals.
+        raw_.assign(depth + 1, {});
+        raw_[0].push_back(Point{0, v0});
+        used_.assign(classes_.size(), 0);
+        depth_ = depth;
+        enumerate(0, 0, 0, 0);
+        for (int k = 1; k <= depth; ++k) t.front.push_back(pareto(raw_[k]));
+
+        // Beyond the exact depth, per k: a branch and bound over removal multisets of exactly k
+        // VMs (best_of_size) while its evaluation allowance lasts, else the tail bound
+        // min(all migratable removed, every node gains its k largest demands). Either point
+        // carries the k smallest RAMs and landing costs, at most any k-set's (valid for the RAM
+        // Lagrangian too: value - lambda x ram only grows when ram shrinks).
+        if (depth < k_top) {
+            prepare_suffixes();
+            const auto& rams = suf_ram_[0];    // prefix sums of the host's RAMs, ascending
+            const auto& lands = suf_land_[0];  // prefix sums of its landing costs, ascending
+            std::int64_t allowance = exact_pair ? prm_.max_search_per_exact_host : std::min(prm_.max_search_per_host, search_share_);
+            bool searching = allowance > 0;
+            std::int64_t alloc_allowance =
+                exact_pair ? prm_.max_allocation_per_exact_host : std::min(prm_.max_allocation_per_host, allocation_share_);
+            Score alloc_floor = std::numeric_limits<Score>::min();
+            Score best_cheap = std::numeric_limits<Score>::min();  // best point so far with ram = the k smallest
+            std::vector<Amount> top(free_.size());
+            for (int k = depth + 1; k <= k_top; ++k) {
+                const Amount min_ram = rams[k];
+                const Score min_land = lands[k];
+                Score val = 0;
+                bool exact_k = false;
+                if (searching) {
+                    exact_k = best_of_size(k, allowance, val);
+                    searching = exact_k;
+                }
+                if (!exact_k) {
+                    Score alloc = 0;
+                    if (allocation_bound(k, alloc_allowance, alloc_floor, alloc)) {
+                        alloc_floor = alloc;
+                        val = std::min(g_all_, alloc) - wm_ * min_ram - min_land;
+                    } else {
+                        for (std::size_t x = 0; x < top.size(); ++x) top[x] = free_[x] + suf_top_[0][x][k];
+                        val = std::min(g_all_, value(top.data())) - wm_ * min_ram - min_land;
+                    }
+                }
+                t.front.push_back({Point{min_ram, val}});
+                best_cheap = std::max(best_cheap, val);
+                // Stop: every larger k' is worth at most g_all - its k' smallest costs, which an
+                // option of at most k removals and no more RAM already reaches or beats.
+                if (k < k_top && best_cheap >= g_all_ - wm_ * rams[k + 1] - lands[k + 1]) break;
+            }
+        }
+        t.evaluations = evaluations_;
+        return t;
+    }
+
+    /** Suffix data over classes c..end for the branch and bound's bounds: per (node, resource)
+     *  prefix sums of their VMs' demands there, descending, and prefix sums of their RAMs and
+     *  landing costs, ascending (index q: the q largest / smallest). */
+    void prepare_suffixes() {
+        // Also, for the whole host: span_sum_ and on_node_ (allocation_bound).
+        const int C = static_cast<int>(classes_.size());
+        const std::size_t X = free_.size();
+        suf_top_.assign(C + 1, std::vector<std::vector<Amount>>(X));
+        suf_ram_.assign(C + 1, {});
+        suf_land_.assign(C + 1, {});
+        suf_count_.assign(C + 1, 0);
+        std::vector<std::vector<Amount>> per(X);
+        std::vector<Amount> rams;
+        std::vector<Score> lands;
+        std::vector<int> spans;
+        on_node_.assign(n_, 0);
+        for (int c = C; c >= 0; --c) {
+            if (c < C) {
+                const VmClass& vc = classes_[c];
+                const Amount* nd = p_.flavors[vc.flavor].node_demand.data();
+                for (int q = 0; q < vc.count; ++q) {
+                    for (int i = 0; i < n_; ++i)
+                        if ((vc.mask >> i) & 1U)
+                            for (int r = 0; r < R_; ++r) per[static_cast<std::size_t>(i) * R_ + r].push_back(nd[r]);
+                    rams.push_back(vc.ram);
+                    lands.push_back(vc.landing);
+                    spans.push_back(std::popcount(vc.mask));
+                }
+                for (int i = 0; i < n_; ++i) on_node_[i] += ((vc.mask >> i) & 1U) ? vc.count : 0;
+                suf_count_[c] = suf_count_[c + 1] + vc.count;
+            }
+            const int n = suf_count_[c];
+            for (std::size_t x = 0; x < X; ++x) {
+                std::vector<Amount> d = per[x];
+                std::sort(d.begin(), d.end(), std::greater<>());
+                auto& ps = suf_top_[c][x];
+                ps.assign(n + 1, 0);
+                for (int q = 1; q <= n; ++q) ps[q] = ps[q - 1] + (q <= static_cast<int>(d.size()) ? d[q - 1] : 0);
+            }
+            std::vector<Amount> rs = rams;
+            std::vector<Score> ls = lands;
+            std::sort(rs.begin(), rs.end());
+            std::sort(ls.begin(), ls.end());
+            suf_ram_[c].assign(n + 1, 0);
+            suf_land_[c].assign(n + 1, 0);
+            for (int q = 1; q <= n; ++q) {
+                suf_ram_[c][q] = suf_ram_[c][q - 1] + rs[q - 1];
+                suf_land_[c][q] = suf_land_[c][q - 1] + ls[q - 1];
+            }
+        }
+        std::sort(spans.begin(), spans.end(), std::greater<>());
+        span_sum_.assign(spans.size() + 1, 0);
+        for (std::size_t q = 1; q <= spans.size(); ++q) span_sum_[q] = span_sum_[q - 1] + spans[q - 1];
+    }
+
+    /**
+     * The best V_h(S) - W x RAM(S) - landing(S) over removal multisets S of exactly k VMs, into
+     * `best`, by depth-first branch and bound over the classes (how many of class c leave, most
+     * first) from a greedy incumbent. A partial set is cut when even removing the q still to
+     * choose with each node gaining the q largest remaining demands there, at the q smallest
+     * remaining RAMs and landing costs, cannot beat the incumbent. Every value evaluation uses
+     * one unit of `allowance`; false (and `best` meaningless) if it runs out first.
+     */
+    bool best_of_size(int k, std::int64_t& allowance, Score& best) {
+        bb_k_ = k;
+        bb_left_ = &allowance;
+        bb_aborted_ = false;
+        // Greedy incumbent: k times the class whose removal scores best.
+        bb_best_ = std::numeric_limits<Score>::min();
+        {
+            std::vector<int> used(classes_.size(), 0);
+            Amount ram = 0;
+            Score land = 0;
+            for (int step = 0; step < k && !bb_aborted_; ++step) {
+                int pick = -1;
+                Score pick_v = std::numeric_limits<Score>::min();
+                for (std::size_t c = 0; c < classes_.size(); ++c) {
+                    const VmClass& vc = classes_[c];
+                    if (used[c] == vc.count) continue;
+                    if (--allowance < 0) {
+                        bb_aborted_ = true;
+                        break;
+                    }
+                    shift(free_.data(), vc.flavor, vc.mask, +1);
+                    const Score v = std::min(g_all_, value(free_.data())) - wm_ * (ram + vc.ram) - (land + vc.landing);
+                    shift(free_.data(), vc.flavor, vc.mask, -1);
+                    if (v > pick_v) {
+                        pick_v = v;
+                        pick = static_cast<int>(c);
+                    }
+                }
+                if (pick < 0) break;
+                ++used[pick];
+                ram += classes_[pick].ram;
+                land += classes_[pick].landing;
+                shift(free_.data(), classes_[pick].flavor, classes_[pick].mask, +1);
+                if (step == k - 1) bb_best_ = pick_v;
+            }
+            for (std::size_t c = 0; c < classes_.size(); ++c)
+                for (int q = 0; q < used[c]; ++q) shift(free_.data(), classes_[c].flavor, classes_[c].mask, -1);
+        }
+        if (!bb_aborted_) branch(0, 0, 0, 0);
+        best = bb_best_;
+        return !bb_aborted_;
+    }
+
+    /**
+     * Allocation bound on V_h(S) over removal sets S of k VMs: node i gains at most the a_i
+     * largest demands (per resource) of the VMs on it, where a_i = |S on node i| <= k and
+     * sum_i a_i <= the k largest spans (vNUMA counts) of the host's VMs, so the maximum over such
+     * (a_i) of V_h(free + top(a)) bounds every S (V_h is monotone). Searched node by node with
+     * a cut (the later nodes all at their caps), from `floor` (a value the maximum is known to
+     * reach: the bound of k - 1). False if it needs more than `allowance` evaluations.
+     */
+    bool allocation_bound(int k, std::int64_t& allowance, Score floor, Score& out) {
+        int q = span_sum_[k];
+        alloc_cap_.assign(n_, 0);
+        int cap_sum = 0;
+        for (int i = 0; i < n_; ++i) {
+            alloc_cap_[i] = std::min(k, on_node_[i]);  // more removals than VMs on a node add nothing there
+            cap_sum += alloc_cap_[i];
+        }
+        q = std::min(q, cap_sum);
+        bound_.assign(free_.begin(), free_.end());
+        alloc_best_ = floor;
+        alloc_left_ = &allowance;
+        alloc_aborted_ = false;
+        allocate(0, q);
+        out = alloc_best_;
+        return !alloc_aborted_;
+    }
+
+    /** Nodes i.. share `left` removals; bound_ holds the earlier nodes' allocation. */
+    void allocate(int i, int left) {
+        if (alloc_aborted_) return;
+        if (--*alloc_left_ < 0) {
+            alloc_aborted_ = true;
+            return;
+        }
+        if (i == n_ || left == 0) {
+            alloc_best_ = std::max(alloc_best_, value(bound_.data()));
+            return;
+        }
+        // Cut: every later node at its cap (more than `left` in total) is no worse than any split.
+        for (int j = i; j < n_; ++j)
+            for (int r = 0; r < R_; ++r) {
+                const std::size_t x = static_cast<std::size_t>(j) * R_ + r;
+                bound_[x] = free_[x] + suf_top_[0][x][std::min(alloc_cap_[j], left)];
+            }
+        const Score ub = value(bound_.data());
+        if (ub <= alloc_best_) return;
+        int rest = 0;  // most the later nodes can take
+        for (int j = i + 1; j < n_; ++j) rest += alloc_cap_[j];
+        for (int a = std::min(alloc_cap_[i], left); a >= std::max(0, left - rest) && !alloc_aborted_; --a) {
+            for (int j = i; j < n_; ++j)
+                for (int r = 0; r < R_; ++r) {
+                    const std::size_t x = static_cast<std::size_t>(j) * R_ + r;
+                    bound_[x] = free_[x] + (j == i ? suf_top_[0][x][a] : 0);
+                }
+            allocate(i + 1, left - a);
+        }
+    }
+
+    void branch(int c, int s, Amount ram, Score land) {
+        if (bb_aborted_) return;
+        if (s == bb_k_) {
+            if (--*bb_left_ < 0) {
+                bb_aborted_ = true;
+                return;
+            }
+            bb_best_ = std::max(bb_best_, std::min(g_all_, value(free_.data())) - wm_ * ram - land);
+            return;
+        }
+        const int q = bb_k_ - s;
+        if (c == static_cast<int>(classes_.size()) || suf_count_[c] < q) return;
+        if (--*bb_left_ < 0) {
+            bb_aborted_ = true;
+            return;
+        }
+        bound_.resize(free_.size());
+        for (std::size_t x = 0; x < free_.size(); ++x) bound_[x] = free_[x] + suf_top_[c][x][q];
+        const Score ub = std::min(g_all_, value(bound_.data())) - wm_ * (ram + suf_ram_[c][q]) - (land + suf_land_[c][q]);
+        if (ub <= bb_best_) return;
+        const VmClass& vc = classes_[c];
+        const int most = std::min(vc.count, q);
+        for (int t = 0; t < most; ++t) shift(free_.data(), vc.flavor, vc.mask, +1);
+        // The loop runs to the end even after an abort (branch then returns at once), so that
+        // free_ is the host's own again.
+        for (int t = most; t >= 0; --t) {
+            branch(c + 1, s + t, ram + vc.ram * t, land + vc.landing * t);
+            if (t > 0) shift(free_.data(), vc.flavor, vc.mask, -1);
+        }
+    }
+
+    NodeMask vm_mask(int v) const { return node_mask(p_.vms[v].pnuma.data(), p_.flavors[p_.vms[v].flavor].num_vnuma()); }
+
+    void shift(Amount* f, int flavor, NodeMask mask, Amount sign) const {
+        const Amount* nd = p_.flavors[flavor].node_demand.data();
+        for (int i = 0; i < n_; ++i)
+            if ((mask >> i) & 1U)
+                for (int r = 0; r < R_; ++r) f[i * R_ + r] += sign * nd[r];
+    }
+
+    /** VMCAP of (host type, flavor) at b, or an upper bound when the exact fallback refuses. */
+    Count vmcap_ub(int flavor, const Count* b) const {
+        const VmcapEvaluator& ev = m_.evaluator(type_, flavor);
+        if (ev.is_closed_form()) return ev(b);
+        try {
+            return ev(b);
+        } catch (const InputError&) {
+        } catch (const TimeLimitReached&) {
+            // The model's deadline, not a property of the input: this bound depends on timing.
+            if (watch_ != nullptr) watch_->model_timeout.store(true, std::memory_order_relaxed);
+        }
+        // Each copy uses guest_nodes() distinct nodes, one unit of b at each.
+        Count s = 0;
+        for (int i = 0; i < n_; ++i) s += b[i];
+        return ev.guest_nodes() > 0 ? s / ev.guest_nodes() : s;
+    }
+
+    /** Upper bound on the host's weighted VMCAP with free amounts `f` (exact without free remaps;
+     *  with them, the pooled relaxation of any re-placement of the VMs that stay). */
+    Score value(const Amount* f) {
+        if (checking_ && watch_ != nullptr && (evaluations_ & 63) == 0 && watch_->check()) throw BoundHalted{};
+        ++evaluations_;
+        Score s = 0;
+        Count b[kMaxPNuma];
+        for (int j = 0; j < T_; ++j) {
+            const int fl = m_.target_flavor(j);
+            Count c = 0;
+            if (!remaps_) {
+                for (int i = 0; i < n_; ++i) b[i] = m_.node_b(fl, f + i * R_);
+                c = vmcap_ub(fl, b);
+            } else {
+                // Every copy takes demand_r of resource r from the host's total free amount.
+                c = fixed_cap_[j];
+                const std::vector<Amount>& d = p_.flavors[fl].demand;
+                for (int r = 0; r < R_; ++r) {
+                    if (d[r] <= 0) continue;
+                    Amount tot = 0;
+                    for (int i = 0; i < n_; ++i) tot += f[i * R_ + r];
+                    c = std::min<Count>(c, tot / d[r]);
+                }
+            }
+            s += m_.target_weight_units(j) * c;
+        }
+        return s;
+    }
+
+    void enumerate(int first, int k, Amount ram, Score landing) {
+        if (k > 0) raw_[k].push_back(Point{ram, std::min(g_all_, value(free_.data())) - wm_ * ram - landing});
+        if (k == depth_) return;
+        for (int c = first; c < static_cast<int>(classes_.size()); ++c) {
+            VmClass& vc = classes_[c];
+            if (used_[c] == vc.count) continue;
+            shift(free_.data(), vc.flavor, vc.mask, +1);
+            ++used_[c];
+            enumerate(c, k + 1, ram + vc.ram, landing + vc.landing);
+            --used_[c];
+            shift(free_.data(), vc.flavor, vc.mask, -1);
+        }
+    }
+
+    /** Options of one k: keep those no other beats in both RAM (lower) and value (higher). */
+    static std::vector<Point> pareto(std::vector<Point>& pts) {
+        std::sort(pts.begin(), pts.end(),
+                  [](const Point& a, const Point& b) { return a.ram != b.ram ? a.ram < b.ram : a.value > b.value; });
+        std::vector<Point> out;
+        for (const Point& q : pts)
+            if (out.empty() || q.value > out.back().value) out.push_back(q);
+        return out;
+    }
+
+    HaltWatch* watch_;
+    bool checking_ = false;
+    const CapacityModel& m_;
+    const Problem& p_;
+    const UpperBoundParams& prm_;
+    bool remaps_;
+    Score wm_;
+    const std::vector<Score>& land_;
+    std::int64_t search_share_, allocation_share_;  // per-host shares of the total allowances
+    int R_, T_;
+    int type_ = 0, n_ = 0, depth_ = 0;
+    std::int64_t evaluations_ = 0;
+    std::vector<Amount> free_;
+    std::vector<Count> fixed_cap_;
+    std::vector<VmClass> classes_;
+    std::vector<int> used_;
+    std::vector<std::vector<Point>> raw_;
+    // Branch and bound beyond the exact depth (best_of_size).
+    Score g_all_ = 0;
+    std::vector<std::vector<std::vector<Amount>>> suf_top_;  // [class][node * R + r][q]
+    std::vector<std::vector<Amount>> suf_ram_;               // [class][q]
+    std::vector<std::vector<Score>> suf_land_;               // [class][q]
+    std::vector<int> suf_count_;                             // [class]: VMs in classes >= it
+    std::vector<Amount> bound_;
+    std::vector<int> alloc_cap_;
+    std::vector<int> span_sum_;  // [q]: the q largest spans (vNUMA counts) of the host's VMs, summed
+    std::vector<int> on_node_;   // [node]: the host's migratable VMs with a vNUMA node there
+    Score alloc_best_ = 0;
+    std::int64_t* alloc_left_ = nullptr;
+    bool alloc_aborted_ = false;
+    int bb_k_ = 0;
+    std::int64_t* bb_left_ = nullptr;
+    bool bb_aborted_ = false;
+    Score bb_best_ = 0;
+};
+
+/**
+ * Landing costs: for every flavor g, a lower bound on the weighted VMCAP that one VM of g takes
+ * from whichever host it lands on, in that host's state whatever else moves:
+ *
+ *     landing[g] = min over host types H where g fits, placements P of g on H, of
+ *                  sum_t w_t x m_t(H, g, P),   m_t = VMCAP_t on H with g's per-node demand free on P's nodes only
+ *
+ * m_t counts the copies of target t that fit inside the VM's own footprint. If A lands on a host
+ * whose free amounts are F, an optimal packing of t in F - d(A) plus the m_t copies carved out of
+ * each arrival's footprint is a packing of t in F (floor(a/d) + floor(c/d) <= floor((a+c)/d) per
+ * node and resource), so VMCAP_t(F - d(A)) <= VMCAP_t(F) - sum_{a in A} m_t(a). Summed over the
+ * moved VMs, the plan's value is at most sum_h V_h(removals) - sum_{moved v} landing[g_v]: a
+ * removal table can subtract its VMs' landing costs. 0 for flavors that contain no target copy
+ * (small VMs), and 0 everywhere with free remaps (the pooled relaxation does not see placements).
+ * An exact-fallback evaluation that refuses counts 0 (a valid lower bound). O(types x flavors x
+ * placements x targets) evaluations on footprints (tiny b vectors).
+ */
+std::vector<Score> landing_costs(const CapacityModel& model) {
+    const Problem& p = model.problem();
+    const int R = model.num_resources();
+    std::vector<Score> out(p.flavors.size(), 0);
+    for (std::size_t g = 0; g < p.flavors.size(); ++g) {
+        const Flavor& fl = p.flavors[g];
+        Score best = std::numeric_limits<Score>::max();
+        for (std::size_t ht = 0; ht < p.host_types.size(); ++ht) {
+            const HostType& type = p.host_types[ht];
+            // Only placements whose nodes can hold g: a host type where g fits nowhere drops out.
+            for (const Embedding& e : model.evaluator(static_cast<int>(ht), static_cast<int>(g)).placements()) {
+                bool ok = true;
+                for (int i = 0; i < fl.num_vnuma() && ok; ++i)
+                    for (int r = 0; r < R; ++r) ok = ok && fl.node_demand[r] <= type.node_capacity[e.map[i] * R + r];
+                if (!ok) continue;
+                Score cost = 0;
+                for (int j = 0; j < model.num_targets(); ++j) {
+                    const int t = model.target_flavor(j);
+                    Count b[kMaxPNuma] = {};
+                    const Count piece = model.node_b(t, fl.node_demand.data());
+                    if (piece == 0) continue;
+                    for (int i = 0; i < fl.num_vnuma(); ++i) b[e.map[i]] = piece;
+                    Count copies = 0;
+                    try {
+                        copies = model.evaluator(static_cast<int>(ht), t)(b);
+                    } catch (const InputError&) {
+                    } catch (const TimeLimitReached&) {
+                    }
+                    cost += model.target_weight_units(j) * copies;
+                }
+                best = std::min(best, cost);
+            }
+        }
+        out[g] = best == std::numeric_limits<Score>::max() ? 0 : best;
+    }
+    return out;
+}
+
+/**
+ * The topology-free value of host h with every migratable VM removed: sum_t w_t x floor(sum_i b_i /
+ * guest nodes of t), b from the free amounts left by the non-migratable VMs. No VMCAP value of any
+ * state of the host exceeds it (each copy of t takes one unit of b at guest-nodes distinct nodes;
+ * b is monotone in the free amounts, which only shrink from there), with or without free remaps.
+ * O(targets x nodes x resources + VMs of h); no VMCAP evaluation.
+ */
+Score topology_free_all_removed(const CapacityModel& m, int h, const std::vector<int>& movable, const std::vector<Amount>& usage) {
+    const Problem& p = m.problem();
+    const HostType& ht = p.host_type_of(h);
+    const int R = m.num_resources(), n = ht.num_nodes();
+    std::vector<Amount> all(ht.node_capacity.size());
+    for (std::size_t x = 0; x < all.size(); ++x) all[x] = ht.node_capacity[x] - usage[x];
+    for (int v : movable) {
+        const Flavor& fl = p.flavors[p.vms[v].flavor];
+        for (int i = 0; i < fl.num_vnuma(); ++i)
+            for (int r = 0; r < R; ++r) all[static_cast<std::size_t>(p.vms[v].pnuma[i]) * R + r] += fl.node_demand[r];
+    }
+    Score s = 0;
+    for (int j = 0; j < m.num_targets(); ++j) {
+        const int t = m.target_flavor(j);
+        Count sum = 0;
+        for (int i = 0; i < n; ++i) sum += m.node_b(t, all.data() + static_cast<std::size_t>(i) * R);
+        const int g = p.flavors[t].num_vnuma();
+        s += m.target_weight_units(j) * (g > 0 ? sum / g : sum);
+    }
+    return s;
+}
+
+/** gain_h(k) of knapsack() for k = 1..min(front.size() - 1, budget): the best option of k removals
+ *  at RAM price num, less the host's k = 0 value, all x 2^kShift. */
+Wide option_gain(const HostTable& t, std::size_t k, Wide num) {
+    const Wide base = static_cast<Wide>(t.front[0][0].value) << kShift;
+    Wide g = std::numeric_limits<Wide>::min();
+    for (const Point& q : t.front[k]) g = std::max(g, (static_cast<Wide>(q.value) << kShift) - num * q.ram - base);
+    return g;
+}
+
+/**
+ * The LP relaxation of knapsack() (fractional choices), an upper bound on it: per host the upper
+ * concave hull of (k, gain_h(k)) from (0, 0), its increments taken in decreasing order of gain per
+ * removal while the budget lasts, the last one in part (rounded up). O(options x log options).
+ */
+Wide knapsack_lp(const std::vector<HostTable>& tables, std::int64_t budget, Wide num) {
+    struct Inc {
+        std::int64_t dk;
+        Wide dg;
+    };
+    std::vector<Inc> incs;
+    std::vector<std::pair<std::int64_t, Wide>> hull;
+    for (const HostTable& t : tables) {
+        hull.assign(1, {0, 0});
+        for (std::size_t k = 1; k < t.front.size() && static_cast<std::int64_t>(k) <= budget; ++k) {
+            const Wide g = option_gain(t, k, num);
+            const std::int64_t kk = static_cast<std::int64_t>(k);
+            // Pop points on or below the segment from the one before to (k, g).
+            while (hull.size() >= 2) {
+                const auto& [k1, g1] = hull[hull.size() - 2];
+                const auto& [k2, g2] = hull.back();
+                if ((g2 - g1) * (kk - k2) <= (g - g2) * (k2 - k1))
+                    hull.pop_back();
+                else
+                    break;
+            }
+            if (hull.size() == 1 && g <= 0) continue;  // never better than taking nothing
+            hull.emplace_back(kk, g);
+        }
+        for (std::size_t i = 1; i < hull.size(); ++i) {
+            const Wide dg = hull[i].second - hull[i - 1].second;
+            if (dg <= 0) break;  // slopes only fall from here
+            incs.push_back(Inc{hull[i].first - hull[i - 1].first, dg});
+        }
+    }
+    std::sort(incs.begin(), incs.end(), [](const Inc& a, const Inc& b) { return a.dg * b.dk > b.dg * a.dk; });
+    Wide total = 0;
+    std::int64_t left = budget;
+    for (const Inc& in : incs) {
+        if (left <= 0) break;
+        if (in.dk <= left) {
+            total += in.dg;
+            left -= in.dk;
+        } else {
+            total += (in.dg * left + in.dk - 1) / in.dk;
+            left = 0;
+        }
+    }
+    return total;
+}
+
+/**
+ * max over (k_h), sum k_h <= budget, of sum_h gain_h(k_h), where gain_h(k) = best over front[k] of
+ * (value x 2^kShift - num x ram) minus host h's k = 0 value x 2^kShift (num = 0: the plain
+ * count knapsack, in exact units scaled by 2^kShift). Group knapsack by DP over the budget:
+ * O(hosts x options x budget).
+ */
+Wide knapsack(const std::vector<HostTable>& tables, std::int64_t budget, Wide num, HaltWatch& watch, bool& relaxed) {
+    std::vector<Wide> dp(static_cast<std::size_t>(budget) + 1, 0);
+    std::vector<std::pair<int, Wide>> opts;
+    std::size_t done = 0;
+    for (const HostTable& t : tables) {
+        // Cut short: the LP relaxation, which is at least the exact maximum.
+        if ((done++ & 63) == 0 && watch.check()) {
+            relaxed = true;
+            return knapsack_lp(tables, budget, num);
+        }
+        opts.clear();
+        Wide best = 0;
+        for (std::size_t k = 1; k < t.front.size() && static_cast<std::int64_t>(k) <= budget; ++k) {
+            const Wide g = option_gain(t, k, num);
+            if (g > best) {  // a larger k that gains no more is never needed
+                best = g;
+                opts.emplace_back(static_cast<int>(k), g);
+            }
+        }
+        if (opts.empty()) continue;
+        for (std::int64_t b = budget; b >= 1; --b) {
+            Wide v = dp[b];
+            for (const auto& [k, g] : opts) {
+                if (k > b) break;
+                v = std::max(v, dp[b - k] + g);
+            }
+            dp[b] = v;
+        }
+    }
+    return dp[budget];
+}
+
+}  // namespace
+
+UpperBound compute_upper_bound(const CapacityModel& model, const UpperBoundParams& params) {
+    params.validate();
+    const auto t0 = std::chrono::steady_clock::now();
+    const Problem& p = model.problem();
+    const int H = static_cast<int>(p.hosts.size());
+    UpperBound out;
+    out.free_remaps = !p.constraints.remap_counts_as_migration;
+
+    // Terms: a migrated-RAM cost is subtracted per removal set (every VM off its host is migrated
+    // RAM); non-positive terms are covered; anything else: VMCAP part only (TermShape).
+    Score ram_milli = 0;
+    for (const auto& term : model.terms())
+        if (term->shape() == TermShape::MigratedRamCost) ram_milli += weight_milli(term->weight());
+    out.covers_objective = bound_covers_objective(model);
+    HaltWatch watch;
+    watch.deadline = params.deadline;
+    watch.stop = params.stop;
+    watch.limited = params.max_full_tables >= 0;
+    watch.tables_left.store(params.max_full_tables);
+
+    std::vector<std::vector<int>> movable(H);
+    std::vector<Amount> rams;
+    for (std::size_t v = 0; v < p.vms.size(); ++v)
+        if (p.vms[v].migratable) {
+            movable[p.vms[v].host].push_back(static_cast<int>(v));
+            rams.push_back(p.flavors[p.vms[v].flavor].demand[kRamMib]);
+        }
+    const auto usage = compute_node_usage(p);
+
+    // Effective budget: migrations, and how many of the smallest migratable VMs the RAM budget admits.
+    std::sort(rams.begin(), rams.end());
+    const Amount ram_budget = p.constraints.max_migrated_ram_mib;
+    std::int64_t fit = 0;
+    Amount sum = 0, all_ram = 0;
+    for (Amount r : rams) all_ram += r;
+    for (Amount r : rams) {
+        if (sum + r > ram_budget) break;
+        sum += r;
+        ++fit;
+    }
+    out.effective_budget = std::min<std::int64_t>(p.constraints.max_migrations, fit);
+
+    // Per-host tables, hosts dealt to workers round-robin; each table depends on its host only.
+    // A host never removes more than the effective budget, so its table stops there.
+    std::vector<HostTable> tables(H);
+    const int kcap = static_cast<int>(std::min<std::int64_t>(out.effective_budget, std::numeric_limits<int>::max()));
+    const int workers = std::min(params.threads, std::max(1, H));
+    tbb::task_arena arena(workers);
+    std::vector<Score> landing(p.flavors.size(), 0);
+    if (params.landing_costs && !out.free_remaps) landing = landing_costs(model);
+    for (std::size_t g = 0; g < landing.size(); ++g) out.priced_flavors += landing[g] > 0 ? 1 : 0;
+    // Per-host shares of the total allowances, so that large clusters stay within a few seconds.
+    std::int64_t with_movable = 0;
+    for (const auto& mv : movable) with_movable += mv.empty() ? 0 : 1;
+    const std::int64_t search_share = params.max_search_total / std::max<std::int64_t>(1, with_movable);
+    const std::int64_t allocation_share = params.max_allocation_total / std::max<std::int64_t>(1, with_movable);
+    // Until the deadline or the stop: full tables. A host cut short (BoundHalted) and every host
+    // not reached keep no table yet.
+    std::vector<char> done(H, 0);
+    run_workers(arena, workers, [&](int w) {
+        HostBounder hb(model, params, out.free_remaps, ram_milli, landing, search_share, allocation_share, &watch);
+        for (int h = w; h < H; h += workers) {
+            if (!watch.take_table()) break;
+            try {
+                tables[h] = hb.run(h, movable[h], usage[h], kcap);
+                done[h] = 1;
+            } catch (const BoundHalted&) {
+                break;
+            }
+        }
+    });
+    // Cut short: the hosts left get the cheap table (two value evaluations each) for at most
+    // fallback_seconds, then the topology-free value (no evaluation). Both dominate the full table.
+    if (watch.halted.load()) {
+        const auto fallback_end = deadline_after(std::chrono::steady_clock::now(), std::max(0.0, params.fallback_seconds));
+        std::atomic<bool> late{false};
+        run_workers(arena, workers, [&](int w) {
+            HostBounder hb(model, params, out.free_remaps, ram_milli, landing, search_share, allocation_share, &watch);
+            for (int h = w; h < H; h += workers) {
+                if (done[h]) continue;
+                if (!late.load(std::memory_order_relaxed) && std::chrono::steady_clock::now() >= fallback_end) late.store(true);
+                if (!late.load(std::memory_order_relaxed)) {
+                    tables[h] = hb.cheap(h, movable[h], usage[h], kcap);
+                } else {
+                    tables[h] = HostTable{};
+                    tables[h].kind = TableKind::Trivial;
+                    tables[h].front.push_back({Point{0, topology_free_all_removed(model, h, movable[h], usage[h])}});
+                }
+            }
+        });
+    }
+
+    std::int64_t useful = 0;  // beyond this many removals in total no host gains more
+    Score base = 0;
+    out.min_depth = std::numeric_limits<int>::max();
+    for (int h = 0; h < H; ++h) {
+        const HostTable& t = tables[h];
+        base += t.front[0][0].value;
+        useful += static_cast<std::int64_t>(t.front.size()) - 1;
+        out.evaluations += t.evaluations;
+        if (!movable[h].empty()) {
+            out.hosts_tightened += t.kind == TableKind::Full ? 1 : 0;
+            out.hosts_cheap += t.kind == TableKind::Cheap ? 1 : 0;
+            out.hosts_trivial += t.kind == TableKind::Trivial ? 1 : 0;
+        }
+        if (t.depth >= 0 && t.kind == TableKind::Full) {
+            out.min_depth = std::min(out.min_depth, t.depth);
+            out.max_depth = std::max(out.max_depth, t.depth);
+        }
+    }
+    if (out.min_depth == std::numeric_limits<int>::max()) out.min_depth = 0;
+    const std::int64_t budget = std::min(out.effective_budget, useful);
+
+    // Count knapsack (multiplier 0), then the RAM multiplier when the RAM budget can bind.
+    const Wide scale = Wide{1} << kShift;
+    auto bound_at = [&](Wide num) {
+        const Wide v = (static_cast<Wide>(base) << kShift) + knapsack(tables, budget, num, watch, out.knapsack_relaxed) + num * ram_budget;
+        return static_cast<Score>(v / scale);  // v >= 0; the optimum is an integer <= v / scale
+    };
+    Score best = bound_at(0);
+    const bool ram_binds = ram_budget < all_ram && budget > 0;
+    if (ram_binds && params.ram_lagrangian_steps > 0) {
+        // Beyond num_hi no removal pays for its RAM: the bound then only grows with num.
+        Wide num_hi = 0;
+        for (const HostTable& t : tables)
+            for (std::size_t k = 1; k < t.front.size(); ++k)
+                for (const Point& q : t.front[k])
+                    if (q.ram > 0 && q.value > t.front[0][0].value)
+                        num_hi = std::max(num_hi, ((static_cast<Wide>(q.value - t.front[0][0].value) << kShift) + q.ram - 1) / q.ram);
+        // Golden-section search over the integer multiplier: bound_at is convex (a maximum of
+        // functions linear in num), and every evaluated num gives a valid bound anyway.
+        std::map<Wide, Score> memo;
+        Wide best_num = 0;
+        auto f = [&](Wide num) {
+            auto it = memo.find(num);
+            if (it != memo.end()) return it->second;
+            const Score v = bound_at(num);
+            memo.emplace(num, v);
+            if (v < best) {
+                best = v;
+                best_num = num;
+            }
+            return v;
+        };
+        const double phi = (std::sqrt(5.0) - 1.0) / 2.0;
+        double lo = 0.0, hi = static_cast<double>(num_hi);
+        double x1 = hi - phi * (hi - lo), x2 = lo + phi * (hi - lo);
+        Score f1 = f(static_cast<Wide>(std::llround(x1))), f2 = f(static_cast<Wide>(std::llround(x2)));
+        // Cut short: the multipliers evaluated so far (each bound is valid; the best is kept).
+        for (int it = 2; it < params.ram_lagrangian_steps && hi - lo > 1.0 && !watch.check(); ++it) {
+            if (f1 <= f2) {
+                hi = x2;
+                x2 = x1;
+                f2 = f1;
+                x1 = hi - phi * (hi - lo);
+                f1 = f(static_cast<Wide>(std::llround(x1)));
+            } else {
+                lo = x1;
+                x1 = x2;
+                f1 = f2;
+                x2 = lo + phi * (hi - lo);
+                f2 = f(static_cast<Wide>(std::llround(x2)));
+            }
+        }
+        if (best_num > 0) {
+            out.ram_lagrangian = true;
+            // num / 2^kShift score units per MiB -> objective units per GiB.
+            out.lambda_per_gib = static_cast<double>(best_num) / static_cast<double>(scale) * 1024.0 / static_cast<double>(kScoreScale);
+        }
+    }
+    out.score = best;
+    out.value = to_objective(best);
+    const int why = watch.reason.load();
+    if (why != 0 || watch.model_timeout.load()) {
+        out.complete = false;
+        out.stopped_by = why == 2 ? "interrupt" : why == 3 ? "table limit" : "time limit";
+    }
+    out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    return out;
+}
+
+Score upper_bound_ceiling(const CapacityModel& model) {
+    const Problem& p = model.problem();
+    const int H = static_cast<int>(p.hosts.size());
+    std::vector<std::vector<int>> movable(H);
+    for (std::size_t v = 0; v < p.vms.size(); ++v)
+        if (p.vms[v].migratable) movable[p.vms[v].host].push_back(static_cast<int>(v));
+    const auto usage = compute_node_usage(p);
+    Score s = 0;
+    for (int h = 0; h < H; ++h) s += topology_free_all_removed(model, h, movable[h], usage[h]);
+    return s;
+}
+
+}  // namespace vmcap

@@ -1,0 +1,133 @@
+#pragma once
+/**
+ * @file plan.h
+ * Migration plan: an ordered list of live migrations, each feasible on the state that the earlier
+ * steps leave, within the migration budget; and its JSON form ("vmcap-plan/1", docs/format.md).
+ */
+#include <array>
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "evaluators/state/search_state.h"
+#include "optimizer/search/search_params.h"
+
+namespace vmcap {
+
+/** One live migration (or a remap when from_host == to_host). pNUMA nodes 0-based. */
+struct PlanStep {
+    int vm = -1;
+    int from_host = -1, to_host = -1;
+    std::array<std::uint8_t, kMaxVNuma> from_pnuma{}, to_pnuma{};
+    bool temporary = false;        ///< a detour that breaks a cyclic dependency; the VM moves again later
+    double objective_after = 0.0;  ///< weighted objective once this step is done (objective units; to_objective(score_after))
+    Score score_after = 0;         ///< the same, exactly (score units, evaluators/closed_forms/score.h): what plans are compared by
+};
+
+struct Plan {
+    std::vector<PlanStep> steps;
+    std::vector<Count> capacity_before, capacity_after;    ///< per flavor (all flavors, flavor order)
+    double objective_before = 0.0, objective_after = 0.0;  ///< objective units, for reports: to_objective(score_*)
+    Score score_before = 0, score_after = 0;               ///< the same, exactly (score units): what plans are compared by
+    Amount migrated_ram_mib = 0;                           ///< RAM of the steps that count as live migrations
+    std::int64_t migrations = 0;                           ///< steps that count against the budget (all, unless remaps are free)
+    int dropped = 0;                                       ///< target placements left out (no feasible order within the budget)
+};
+
+/** Does a step from `from_host` to `to_host` use the migration budget (one live migration and
+ *  the VM's RAM)? Yes unless it is a remap (same host) and remaps are free. */
+inline bool step_uses_budget(const Problem& p, int from_host, int to_host) {
+    return from_host != to_host || p.constraints.remap_counts_as_migration;
+}
+
+/** Placements of the VMs that `plan` leaves off their snapshot placement (its end state). */
+std::vector<Placement> plan_end_state(const CapacityModel& model, const Plan& plan);
+
+/**
+ * Room for `vm` on (host, pnuma) in state s — pNUMA capacities, counting the VM's own share as
+ * free where it is now, and every feasibility filter (link capacities among them): whether one
+ * plan step may move it there now. O(k x R) plus the filters' cost.
+ */
+bool step_fits(const SearchState& s, int vm, int host, const std::array<std::uint8_t, kMaxVNuma>& pnuma);
+
+/**
+ * Orders the moves from the snapshot to `target` (the search's best state) into a plan:
+ * repeatedly executes, in VM order, every pending move whose destination nodes have room now;
+ * a cyclic dependency is broken by a temporary detour to another host if the budget allows one
+ * more step, otherwise the blocked moves are dropped. Finally the plan is cut after its best
+ * prefix, so objective_after >= objective_before and every prefix is feasible and within budget.
+ * O(steps^2 x k x R + steps x hosts) worst case.
+ */
+Plan build_plan(const CapacityModel& model, const std::vector<Placement>& target);
+
+/**
+ * Completes a plan whose steps carry objective_after (in execution order from the snapshot): cuts
+ * it after its best prefix (the shortest among equals; so objective_after >= objective_before),
+ * marks `temporary` exactly the steps of VMs that move again later, and recomputes migrations,
+ * migrated RAM and capacity_after from the kept steps. O(steps + VMs + hosts x targets x VMCAP).
+ */
+void finish_plan(const CapacityModel& model, Plan& plan);
+
+/**
+ * The plan that executes `steps` (e.g. plans of successive searches, each from the state the
+ * previous one leaves) in order from the snapshot: every objective_after recomputed on `model`,
+ * then finish_plan. `dropped` is copied to Plan::dropped. Throws std::logic_error if a step does
+ * not start where its VM is or has no room (pNUMA capacity or a feasibility filter): a bug of
+ * the caller. O(steps x (k x R + move cost)).
+ */
+Plan plan_from_steps(const CapacityModel& model, const std::vector<PlanStep>& steps, int dropped = 0);
+
+/** Search metadata written beside the steps. */
+struct PlanInfo {
+    std::string cluster;
+    std::string algorithm = "sa";
+    std::uint64_t seed = 0;
+    int threads = 1;
+    std::int64_t evaluations = 0;
+    double seconds = 0.0;
+    std::string stopped_by;
+    /** The proven optimum (vmcap exact), score units: written as search.proven_optimum
+     *  (objective units); none: not written. */
+    std::optional<Score> proven_optimum;
+    /** A valid upper bound on the best objective within the budget (optimizer/bound/upper_bound.h), in
+     *  score units: written as `upper_bound_score`, `upper_bound` (objective units) and the plan's
+     *  `gap`; none: not written. */
+    std::optional<Score> upper_bound;
+    /** false: the bound covers only the VMCAP part sum_f w_f x capacity_f (gap taken on that part). */
+    bool upper_bound_covers_objective = true;
+    double upper_bound_seconds = 0.0;
+    /** false: the bound was cut short (deadline or interrupt; UpperBound::complete): written as
+     *  `upper_bound_complete`, with `upper_bound_stopped_by` ("complete", "time limit", "interrupt"). */
+    bool upper_bound_complete = true;
+    std::string upper_bound_stopped_by = "complete";
+    /** Objective of the search's best final state (NaN: not written): the plan's objective_after
+     *  is below it only if that state had no order within the budget (search.best_state_objective). */
+    double search_best_objective = std::numeric_limits<double>::quiet_NaN();
+    int repair_rounds = 0;  ///< searches re-run from a plan's end state (search.repair_rounds)
+    /** Annealing workers that owned host regions (search.parallel "regions", search.regions),
+     *  0: independent chains or one thread (search.parallel "chains" when threads > 1). */
+    int regions = 0;
+    /** Best objective at each synchronisation point, from the search's start (greedy
+     *  included; its end is the first row): search.convergence as [seconds, evaluations, objective] rows. Empty: not written. */
+    std::vector<ConvergencePoint> convergence;
+};
+
+/**
+ * The plan's `network` figures (docs/format.md), from scratch: for the snapshot's VM hosts and
+ * `host_after` (every VM's host after the plan), the links over capacity (names), the largest link
+ * utilisation in percent (link_loads of evaluators/network/network_load.h over the routes of the model's
+ * LinkCapacityFilter), the Mbps of vlinks between different ToR switches and between different
+ * pods, and the number of vlinks. A null JSON value when the model has no LinkCapacityFilter (no
+ * network with vlinks). `vmcap plan` writes it and `vmcap validate` recomputes it from its own
+ * replay. O(vlinks x route length + links). Thread-safe.
+ */
+nlohmann::ordered_json network_figures(const CapacityModel& model, const std::vector<int>& host_after);
+
+/** JSON of a plan ("vmcap-plan/1"): steps with ids and 1-based pNUMA nodes, budget, capacities. */
+nlohmann::ordered_json plan_to_json(const Problem& problem, const Plan& plan, const PlanInfo& info);
+
+}  // namespace vmcap

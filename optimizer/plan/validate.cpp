@@ -1,0 +1,542 @@
+#include "optimizer/plan/validate.h"
+
+#include "instances/snapshot_io.h"
+#include "optimizer/plan/plan.h"
+#include "optimizer/bound/upper_bound.h"
+
+#include <cmath>
+#include <initializer_list>
+#include <limits>
+#include <memory>
+#include <unordered_map>
+
+namespace vmcap {
+
+namespace {
+
+/** VMCAP term in exact score units (score.h), from the validator's own capacities. */
+Score weighted(const Problem& p, const std::vector<Count>& cap) {
+    Score s = 0;
+    for (std::size_t f = 0; f < p.flavors.size(); ++f)
+        if (p.flavors[f].weight > 0) s += weight_units(p.flavors[f].weight) * cap[f];
+    return s;
+}
+
+/** The further objective terms' value of the replayed placement, from scratch. */
+Score terms_value(const CapacityModel& m, const std::vector<int>& host, const std::vector<std::vector<int>>& map) {
+    if (!m.has_terms()) return 0;
+    std::vector<NodeMask> mask(host.size());
+    for (std::size_t v = 0; v < host.size(); ++v) {
+        unsigned x = 0;
+        for (int n : map[v]) x |= 1U << n;
+        mask[v] = static_cast<NodeMask>(x);
+    }
+    Score s = 0;
+    for (const auto& t : m.terms()) s += t->value(m.problem(), PlacementView{host, mask});
+    return s;
+}
+
+/** The first violated feasibility filter of the replayed placement, or "". */
+std::string filter_violation(const CapacityModel& m, const std::vector<int>& host, const std::vector<std::vector<int>>& map) {
+    if (!m.has_filters()) return "";
+    std::vector<NodeMask> mask(host.size());
+    for (std::size_t v = 0; v < host.size(); ++v) {
+        unsigned x = 0;
+        for (int n : map[v]) x |= 1U << n;
+        mask[v] = static_cast<NodeMask>(x);
+    }
+    for (const auto& f : m.filters()) {
+        const std::string why = f->violation(m.problem(), PlacementView{host, mask});
+        if (!why.empty()) return std::string(f->name()) + ": " + why;
+    }
+    return "";
+}
+
+/** A plan value as an error message may quote it: scalars (strings shortened), never a nested
+ *  array or object (dumping one is recursive and unbounded in size). */
+std::string describe(const nlohmann::json& v) {
+    if (v.is_array()) return "an array";
+    if (v.is_object()) return "an object";
+    std::string s = v.dump();
+    if (s.size() > 60) s = s.substr(0, 57) + "...";
+    return s;
+}
+
+/** An objective value as a plan file writes it (shortest round-trip decimal). */
+std::string fmt_objective(Score score) {
+    return nlohmann::json(to_objective(score)).dump();
+}
+
+/** "" if the plan's stated objective figure `key` (objective units, and `key`'s score twin
+ *  `score_key` in score units when stated) is the recomputed `score` exactly, else the mismatch.
+ *  Every figure vmcap writes is to_objective of a score, which JSON keeps exactly (17 digits),
+ *  so no tolerance is needed. */
+std::string check_objective(const nlohmann::json& obj, const char* key, const char* score_key, Score score) {
+    if (obj.contains(score_key) && obj[score_key].get<Score>() != score)
+        return std::string(score_key) + " is " + describe(obj[score_key]) + ", recomputed " + std::to_string(score);
+    if (obj.contains(key) && obj[key].get<double>() != to_objective(score))
+        return std::string(key) + " is " + describe(obj[key]) + ", recomputed " + fmt_objective(score);
+    return "";
+}
+
+/** The plan's bound in score units: `upper_bound_score` when stated (then `upper_bound` must be its
+ *  objective value: else the returned error), else the least score not below `upper_bound`. */
+Score stated_bound(const nlohmann::json& plan, std::string& error) {
+    const double ub = plan["upper_bound"].get<double>();
+    if (!plan.contains("upper_bound_score")) return score_at_least(ub);
+    const Score score = plan["upper_bound_score"].get<Score>();
+    if (to_objective(score) != ub)
+        error = "upper_bound is " + describe(plan["upper_bound"]) + ", but upper_bound_score " + std::to_string(score) + " is " +
+                fmt_objective(score);
+    return score;
+}
+
+/** "" or why the plan's bound `ub` (score units; `complete` as stated) disagrees with the bound
+ *  recomputed for the budget `recorded` the plan was made for (validate.h). */
+std::string check_recomputed_bound(const CapacityModel& model, const nlohmann::json& plan, const Constraints& recorded, Score ub,
+                                   bool complete) {
+    const Problem& p = model.problem();
+    std::unique_ptr<CapacityModel> own;
+    const CapacityModel* m = &model;
+    Problem q;  // outlives `own`, which refers to it
+    if (recorded.max_migrations != p.constraints.max_migrations || recorded.max_migrated_ram_mib != p.constraints.max_migrated_ram_mib) {
+        q = p;
+        q.constraints = recorded;
+        own = std::make_unique<CapacityModel>(q, model.options());
+        m = own.get();
+    }
+    UpperBoundParams ubp;
+    ubp.deadline = model.options().deadline;
+    const UpperBound again = compute_upper_bound(*m, ubp);
+    const std::string algorithm = plan.contains("algorithm") ? plan["algorithm"].get<std::string>() : "";
+    const std::string stated = describe(plan["upper_bound"]);
+    const std::string recomputed = fmt_objective(again.score) + (again.complete ? "" : " (cut short by " + again.stopped_by + ")");
+    if (algorithm.rfind("exact-", 0) == 0) {
+        // vmcap exact states the smaller of its solver's bound and this one.
+        if (complete && ub > again.score)
+            return "upper_bound is " + stated + ", above the bound recomputed for the plan's budget, " + recomputed;
+    } else if (complete) {
+        if (again.complete ? ub != again.score : ub > again.score) return "upper_bound is " + stated + ", recomputed " + recomputed;
+    } else if (again.complete && ub < again.score) {
+        return "upper_bound is " + stated + " (cut short), below the complete bound " + recomputed +
+               ": a bound cut short is never below it";
+    }
+    return "";
+}
+
+/** "" or what is wrong with the plan's bound figures (validate.h), `out` holding the replay's
+ *  recomputed score_after and capacity_after, `recorded` the budget the plan was made for. Every
+ *  comparison is exact, in score units. */
+std::string check_bound_figures(const CapacityModel& model, const nlohmann::json& plan, const Constraints& recorded, const PlanCheck& out,
+                                bool recompute) {
+    const bool has_ub = plan.contains("upper_bound");
+    for (const char* key : {"gap", "upper_bound_score", "upper_bound_covers", "upper_bound_complete", "upper_bound_stopped_by"})
+        if (!has_ub && plan.contains(key)) return std::string(key) + " is stated without an upper_bound";
+    const auto& search = plan.contains("search") ? plan["search"] : nlohmann::json::object();
+    const bool proven = search.contains("proven_optimal") && search["proven_optimal"].get<bool>();
+    if (search.contains("proven_optimum") && search["proven_optimum"].get<double>() != to_objective(out.score_after))
+        return "search.proven_optimum is " + describe(search["proven_optimum"]) + ", but the plan reaches " +
+               fmt_objective(out.score_after);
+    if (proven && !has_ub) return "search.proven_optimal is true, but no upper_bound equal to the objective proves it";
+    if (!has_ub) return "";
+
+    const bool covers = bound_covers_objective(model);
+    const std::string stated_covers = plan.contains("upper_bound_covers") ? plan["upper_bound_covers"].get<std::string>() : "objective";
+    if (stated_covers != (covers ? "objective" : "vmcap"))
+        return std::string("upper_bound_covers is \"") + stated_covers + "\", recomputed \"" + (covers ? "objective" : "vmcap") + "\"";
+    // The objective the bound covers: the whole one, or its VMCAP part.
+    const Score covered = covered_score(model.problem(), covers, out.score_after, out.capacity_after);
+    std::string error;
+    const Score ub = stated_bound(plan, error);
+    if (!error.empty()) return error;
+    const std::string stated = describe(plan["upper_bound"]);
+    if (ub < covered)
+        return "upper_bound is " + stated + ", below the plan's own " + (covers ? "objective_after " : "VMCAP objective ") +
+               fmt_objective(covered) + ": no valid bound is below a plan";
+    const Score ceiling = upper_bound_ceiling(model);
+    if (ub > ceiling)
+        return "upper_bound is " + stated + ", above the ceiling " + fmt_objective(ceiling) +
+               " (every migratable VM removed, topology-free) that every bound vmcap computes stays under";
+    if (plan.contains("gap")) {
+        const double gap = relative_gap(to_objective(ub), to_objective(covered));
+        if (plan["gap"].get<double>() != gap) return "gap is " + describe(plan["gap"]) + ", recomputed " + nlohmann::json(gap).dump();
+    }
+    const bool complete = !plan.contains("upper_bound_complete") || plan["upper_bound_complete"].get<bool>();
+    const std::string stopped_by =
+        plan.contains("upper_bound_stopped_by") ? plan["upper_bound_stopped_by"].get<std::string>() : (complete ? "complete" : "");
+    if (complete != (stopped_by == "complete"))
+        return "upper_bound_complete is " + std::string(complete ? "true" : "false") + ", but upper_bound_stopped_by is \"" + stopped_by +
+               "\"";
+    if ((proven || search.contains("proven_optimum")) && ub != out.score_after)
+        return "search.proven_optimal: the plan claims a proven optimum, but upper_bound " + stated + " is not its objective_after " +
+               fmt_objective(out.score_after);
+    if (!recompute) return "";
+    return check_recomputed_bound(model, plan, recorded, ub, complete);
+}
+
+/** Malformed-plan errors: "<file>: <path>: <what>" (exit 2). */
+struct PlanErrors {
+    const std::string& file;
+    InputError operator()(const std::string& path, const std::string& what) const { return InputError(file + ": " + path + ": " + what); }
+};
+
+// Every field the plan format defines has one JSON type (docs/format.md); a field of another
+// type is a malformed plan (exit 2), not a plan with a wrong value (exit 3). Unknown fields
+// are ignored, so that later versions may add some.
+enum class Kind { String, Number, Integer, Boolean, Object, Array };
+
+void check_kinds(const PlanErrors& bad, const nlohmann::json& obj, const std::string& prefix,
+                 std::initializer_list<std::pair<const char*, Kind>> fields) {
+    for (const auto& [key, kind] : fields) {
+        if (!obj.contains(key)) continue;
+        const auto& v = obj[key];
+        const bool ok = kind == Kind::String    ? v.is_string()
+                        : kind == Kind::Number  ? v.is_number()
+                        : kind == Kind::Integer ? v.is_number_integer()
+                        : kind == Kind::Boolean ? v.is_boolean()
+                        : kind == Kind::Object  ? v.is_object()
+                                                : v.is_array();
+        static constexpr const char* kNames[] = {"a string", "a number", "an integer", "true or false", "an object", "an array"};
+        if (!ok) throw bad(prefix + key, std::string("expected ") + kNames[static_cast<int>(kind)] + ", got " + describe(v));
+    }
+}
+
+/** The plan's format, its steps array and every field it defines, by JSON type and value set. */
+void check_plan_fields(const PlanErrors& bad, const nlohmann::json& plan) {
+    if (!plan.is_object() || !plan.contains("format") || !plan["format"].is_string() || plan["format"].get<std::string>() != "vmcap-plan/1")
+        throw bad("format", "expected \"vmcap-plan/1\"");
+    if (!plan.contains("steps") || !plan["steps"].is_array()) throw bad("steps", "missing array of steps");
+    check_kinds(bad, plan, "",
+                {{"cluster", Kind::String},
+                 {"algorithm", Kind::String},
+                 {"seed", Kind::Integer},
+                 {"threads", Kind::Integer},
+                 {"budget", Kind::Object},
+                 {"migrations", Kind::Integer},
+                 {"migrated_ram_gib", Kind::Number},
+                 {"objective_before", Kind::Number},
+                 {"objective_after", Kind::Number},
+                 {"score_before", Kind::Integer},
+                 {"score_after", Kind::Integer},
+                 {"capacity_before", Kind::Object},
+                 {"capacity_after", Kind::Object},
+                 {"objective_terms", Kind::Object},
+                 {"upper_bound", Kind::Number},
+                 {"upper_bound_score", Kind::Integer},
+                 {"gap", Kind::Number},
+                 {"upper_bound_covers", Kind::String},
+                 {"upper_bound_complete", Kind::Boolean},
+                 {"upper_bound_stopped_by", Kind::String},
+                 {"network", Kind::Object},
+                 {"search", Kind::Object}});
+    if (plan.contains("search"))
+        check_kinds(bad, plan["search"], "search.",
+                    {{"evaluations", Kind::Integer},
+                     {"seconds", Kind::Number},
+                     {"evaluations_per_second", Kind::Number},
+                     {"stopped_by", Kind::String},
+                     {"dropped_moves", Kind::Integer},
+                     {"best_state_objective", Kind::Number},
+                     {"repair_rounds", Kind::Integer},
+                     {"parallel", Kind::String},
+                     {"regions", Kind::Integer},
+                     {"convergence", Kind::Array},
+                     {"proven_optimum", Kind::Number},
+                     {"upper_bound_seconds", Kind::Number},
+                     {"proven_optimal", Kind::Boolean},
+                     {"optimum", Kind::Number},
+                     {"bound", Kind::Number}});
+    if (plan.contains("network"))
+        check_kinds(bad, plan["network"], "network.",
+                    {{"vlinks", Kind::Integer},
+                     {"links_over_capacity_before", Kind::Array},
+                     {"links_over_capacity_after", Kind::Array},
+                     {"max_link_utilisation_pct_before", Kind::Number},
+                     {"max_link_utilisation_pct_after", Kind::Number},
+                     {"cross_rack_mbps_before", Kind::Integer},
+                     {"cross_rack_mbps_after", Kind::Integer},
+                     {"cross_pod_mbps_before", Kind::Integer},
+                     {"cross_pod_mbps_after", Kind::Integer}});
+    for (const char* key : {"links_over_capacity_before", "links_over_capacity_after"})
+        if (plan.contains("network") && plan["network"].contains(key))
+            for (std::size_t i = 0; i < plan["network"][key].size(); ++i)
+                if (!plan["network"][key][i].is_string())
+                    throw bad(std::string("network.") + key + "[" + std::to_string(i) + "]",
+                              "expected a link name, got " + describe(plan["network"][key][i]));
+    if (plan.contains("upper_bound_covers") && plan["upper_bound_covers"] != "objective" && plan["upper_bound_covers"] != "vmcap")
+        throw bad("upper_bound_covers", "expected \"objective\" or \"vmcap\", got " + describe(plan["upper_bound_covers"]));
+    if (plan.contains("upper_bound_stopped_by")) {
+        const std::string s = plan["upper_bound_stopped_by"].get<std::string>();
+        if (s != "complete" && s != "time limit" && s != "interrupt" && s != "table limit")
+            throw bad("upper_bound_stopped_by", "expected \"complete\", \"time limit\", \"interrupt\" or \"table limit\", got " +
+                                                    describe(plan["upper_bound_stopped_by"]));
+    }
+    for (std::size_t i = 0; i < plan["steps"].size(); ++i)
+        if (plan["steps"][i].is_object())
+            check_kinds(bad, plan["steps"][i], "steps[" + std::to_string(i) + "].",
+                        {{"step", Kind::Integer},
+                         {"vm", Kind::String},
+                         {"flavor", Kind::String},
+                         {"from_host", Kind::String},
+                         {"to_host", Kind::String},
+                         {"from_pnuma", Kind::Array},
+                         {"to_pnuma", Kind::Array},
+                         {"ram_gib", Kind::Number},
+                         {"objective_after", Kind::Number},
+                         {"score_after", Kind::Integer},
+                         {"temporary", Kind::Boolean}});
+}
+
+/** The budget the plan claims it was made for (vmcap plan's overrides included); else the snapshot's. */
+Constraints plan_budget(const PlanErrors& bad, const nlohmann::json& plan, const Problem& p) {
+    Constraints budget = p.constraints;
+    if (plan.contains("budget")) {
+        const auto& b = plan["budget"];
+        if (!b.is_object()) throw bad("budget", "expected an object");
+        budget.max_migrations = std::numeric_limits<std::int64_t>::max();
+        budget.max_migrated_ram_mib = std::numeric_limits<Amount>::max();
+        for (auto it = b.begin(); it != b.end(); ++it) {
+            if (it.key() == "max_migrations") {
+                if (!it->is_number_integer() || it->get<std::int64_t>() < 0) throw bad("budget.max_migrations", "expected an integer >= 0");
+                budget.max_migrations = it->get<std::int64_t>();
+            } else if (it.key() == "max_migrated_ram_gib") {
+                if (!it->is_number() || !(it->get<double>() >= 0) || !std::isfinite(it->get<double>()))
+                    throw bad("budget.max_migrated_ram_gib", "expected a number >= 0");
+                budget.max_migrated_ram_mib = gib_to_mib_budget(it->get<double>());
+            } else {
+                throw bad("budget", "unknown key \"" + it.key() + "\"");
+            }
+        }
+    }
+    return budget;
+}
+
+std::vector<int> node_list(const PlanErrors& bad, const nlohmann::json& a, const std::string& path, int k, int nodes) {
+    if (!a.is_array() || static_cast<int>(a.size()) != k) throw bad(path, "expected " + std::to_string(k) + " pNUMA node numbers");
+    std::vector<int> out_nodes;
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        // Read as 64-bit (and unsigned values bounded first): a node number must never be truncated into range.
+        if (!a[i].is_number_integer() || (a[i].is_number_unsigned() && a[i].get<std::uint64_t>() > static_cast<std::uint64_t>(nodes)) ||
+            a[i].get<std::int64_t>() < 1 || a[i].get<std::int64_t>() > nodes)
+            throw bad(path + "[" + std::to_string(i) + "]", "expected a pNUMA node number 1.." + std::to_string(nodes));
+        out_nodes.push_back(static_cast<int>(a[i].get<std::int64_t>()) - 1);
+    }
+    return out_nodes;
+}
+
+/** validate_plan's own replay: every VM's host and mapping, per-node usage, and each flavor's
+ *  capacity per host (only the hosts a step touches recomputed), from the snapshot on. */
+struct PlanReplay {
+    explicit PlanReplay(const CapacityModel& m);
+    const CapacityModel& model;
+    const Problem& p;
+    int R;
+    std::size_t F;
+    std::vector<int> host;
+    std::vector<std::vector<int>> map;
+    std::vector<std::vector<Amount>> used;
+    std::vector<Count> host_cap, totals;
+    void refresh(int h);
+    Score score() const { return weighted(p, totals) + terms_value(model, host, map); }
+};
+
+PlanReplay::PlanReplay(const CapacityModel& m)
+    : model(m), p(m.problem()), R(p.num_resources()), F(p.flavors.size()), host(p.vms.size()), map(p.vms.size()), used(p.hosts.size()) {
+    for (std::size_t v = 0; v < p.vms.size(); ++v) {
+        host[v] = p.vms[v].host;
+        map[v].assign(p.vms[v].pnuma.begin(), p.vms[v].pnuma.begin() + p.flavors[p.vms[v].flavor].num_vnuma());
+    }
+    for (std::size_t h = 0; h < p.hosts.size(); ++h) used[h].assign(p.host_type_of(static_cast<int>(h)).node_capacity.size(), 0);
+    for (std::size_t v = 0; v < p.vms.size(); ++v)
+        for (int n : map[v])
+            for (int r = 0; r < R; ++r) used[host[v]][n * R + r] += p.flavors[p.vms[v].flavor].node_demand[r];
+    host_cap.assign(p.hosts.size() * F, 0);
+    totals.assign(F, 0);
+    for (int h = 0; h < static_cast<int>(p.hosts.size()); ++h) refresh(h);
+}
+
+void PlanReplay::refresh(int h) {
+    const HostType& ht = p.host_type_of(h);
+    std::vector<Amount> free(ht.node_capacity.size());
+    for (std::size_t x = 0; x < free.size(); ++x) free[x] = ht.node_capacity[x] - used[h][x];
+    for (std::size_t f = 0; f < F; ++f) {
+        Count& c = host_cap[static_cast<std::size_t>(h) * F + f];
+        totals[f] -= c;
+        c = model.host_capacity(p.hosts[h].type, static_cast<int>(f), free.data());
+        totals[f] += c;
+    }
+}
+
+/** What the steps share: ids, the budget checked against, and the running migration count and RAM. */
+struct StepContext {
+    std::unordered_map<std::string, int> vm_index, host_index;
+    std::unordered_map<int, std::size_t> last_step;  ///< VM -> index of its last step (checks "temporary")
+    Constraints budget;
+    Amount ram = 0;
+    std::int64_t migrations = 0;  ///< steps that count against the budget
+};
+
+/** Checks step `i` of the plan against the replay and applies it: "" if it is valid, else why
+ *  not ("steps[i] (step i+1, vm ...): ..."). Throws InputError (bad) on a malformed step. */
+std::string replay_step(PlanReplay& rep, StepContext& c, const PlanErrors& bad, const nlohmann::json& st, std::size_t i) {
+    const Problem& p = rep.p;
+    const int R = rep.R;
+    const std::string path = "steps[" + std::to_string(i) + "]";
+    if (!st.is_object()) throw bad(path, "expected an object");
+    for (const char* key : {"vm", "from_host", "to_host", "from_pnuma", "to_pnuma"})
+        if (!st.contains(key)) throw bad(path, std::string("missing key \"") + key + "\"");
+    if (!st["vm"].is_string() || !c.vm_index.count(st["vm"].get<std::string>()))
+        throw bad(path + ".vm", "unknown VM " + describe(st["vm"]));
+    const int v = c.vm_index.at(st["vm"].get<std::string>());
+    for (const char* key : {"from_host", "to_host"})
+        if (!st[key].is_string() || !c.host_index.count(st[key].get<std::string>()))
+            throw bad(path + "." + key, "unknown host " + describe(st[key]));
+    const int from = c.host_index.at(st["from_host"].get<std::string>());
+    const int to = c.host_index.at(st["to_host"].get<std::string>());
+    const Flavor& fl = p.flavors[p.vms[v].flavor];
+    const int k = fl.num_vnuma();
+    const auto from_nodes = node_list(bad, st["from_pnuma"], path + ".from_pnuma", k, p.host_type_of(from).num_nodes());
+    const auto to_nodes = node_list(bad, st["to_pnuma"], path + ".to_pnuma", k, p.host_type_of(to).num_nodes());
+    const std::string where = path + " (step " + std::to_string(i + 1) + ", vm \"" + p.vms[v].id + "\")";
+    auto reject = [&](const std::string& why) { return where + ": " + why; };
+    if (!p.vms[v].migratable) return reject("the VM is not migratable");
+    if (rep.host[v] != from || rep.map[v] != from_nodes)
+        return reject("the VM is not on host \"" + p.hosts[from].id + "\" with the given from_pnuma at this point (it is on \"" +
+                      p.hosts[rep.host[v]].id + "\")");
+    if (from == to && from_nodes == to_nodes) return reject("the step does not move the VM");
+    if (!is_valid_mapping(p.host_type_of(to).topology.graph, fl.vnuma.graph, to_nodes))
+        return reject("to_pnuma is not a valid mapping of vNUMA topology " + fl.vnuma.name + " on host type \"" + p.host_type_of(to).name +
+                      "\"");
+    // Every step is a live migration, except a remap (same host) when remaps are free.
+    if (from != to || p.constraints.remap_counts_as_migration) {
+        if (++c.migrations > c.budget.max_migrations)
+            return reject("exceeds the migration budget of " + std::to_string(c.budget.max_migrations) + " migrations");
+        c.ram += fl.demand[kRamMib];
+        if (c.ram > c.budget.max_migrated_ram_mib) return reject("exceeds the migrated-RAM budget");
+    }
+    // What the step states about itself.
+    if (st.contains("flavor") && (!st["flavor"].is_string() || st["flavor"].get<std::string>() != fl.name))
+        return reject("flavor is " + describe(st["flavor"]) + ", the VM's flavor is \"" + fl.name + "\"");
+    if (st.contains("ram_gib") &&
+        (!st["ram_gib"].is_number() || st["ram_gib"].get<double>() != static_cast<double>(fl.demand[kRamMib]) / 1024.0))
+        return reject("ram_gib is " + describe(st["ram_gib"]) + ", the flavor's RAM is " +
+                      std::to_string(static_cast<double>(fl.demand[kRamMib]) / 1024.0) + " GiB");
+    if (st.contains("temporary")) {
+        if (!st["temporary"].is_boolean()) throw bad(path + ".temporary", "expected true or false");
+        if (st["temporary"].get<bool>() && c.last_step.at(v) == i) return reject("marked temporary, but the VM never moves again");
+    }
+    for (int n : from_nodes)
+        for (int r = 0; r < R; ++r) rep.used[from][n * R + r] -= fl.node_demand[r];
+    for (int n : to_nodes)
+        for (int r = 0; r < R; ++r) {
+            rep.used[to][n * R + r] += fl.node_demand[r];
+            if (rep.used[to][n * R + r] > p.host_type_of(to).node_capacity[n * R + r])
+                return reject("pNUMA node " + std::to_string(n + 1) + " of host \"" + p.hosts[to].id + "\" would be over capacity in " +
+                              p.resources[r]);
+        }
+    rep.host[v] = to;
+    rep.map[v] = to_nodes;
+    if (const std::string why = filter_violation(rep.model, rep.host, rep.map); !why.empty()) return reject(why);
+    rep.refresh(from);
+    if (to != from) rep.refresh(to);
+    if (st.contains("objective_after") || st.contains("score_after"))
+        if (const std::string why = check_objective(st, "objective_after", "score_after", rep.score()); !why.empty()) return reject(why);
+    return "";
+}
+
+/** The plan's stated totals (capacities, objectives, migrations, RAM, bound, network figures)
+ *  against the replay's end: "" or the first mismatch. Throws InputError (bad) on a malformed one. */
+std::string check_stated_totals(const PlanReplay& r, const StepContext& c, const PlanErrors& bad, const nlohmann::json& plan,
+                                const std::vector<Count>& before, const Constraints& recorded, const PlanCheck& out, bool recompute_bound) {
+    const Problem& p = r.p;
+    auto check_caps = [&](const char* key, const std::vector<Count>& expect) -> std::string {
+        if (!plan.contains(key)) return "";
+        const auto& obj = plan[key];
+        if (!obj.is_object()) throw bad(key, "expected an object flavor -> capacity");
+        for (std::size_t f = 0; f < p.flavors.size(); ++f) {
+            auto it = obj.find(p.flavors[f].name);
+            if (it == obj.end()) continue;
+            if (!it->is_number_integer() || it->get<Count>() != expect[f])
+                return std::string(key) + "." + p.flavors[f].name + " is " + describe(*it) + ", recomputed " + std::to_string(expect[f]);
+        }
+        return "";
+    };
+    std::string mismatch = check_caps("capacity_before", before);
+    if (mismatch.empty()) mismatch = check_caps("capacity_after", out.capacity_after);
+    if (mismatch.empty()) mismatch = check_objective(plan, "objective_before", "score_before", out.score_before);
+    if (mismatch.empty()) mismatch = check_objective(plan, "objective_after", "score_after", out.score_after);
+    if (mismatch.empty() && plan.contains("migrations") &&
+        (!plan["migrations"].is_number_integer() || plan["migrations"].get<std::int64_t>() != c.migrations))
+        mismatch = "migrations is " + describe(plan["migrations"]) + ", recomputed " + std::to_string(c.migrations);
+    if (mismatch.empty() && plan.contains("migrated_ram_gib") &&
+        plan["migrated_ram_gib"].get<double>() != static_cast<double>(c.ram) / 1024.0)
+        mismatch = "migrated_ram_gib is " + describe(plan["migrated_ram_gib"]) + ", recomputed " +
+                   std::to_string(static_cast<double>(c.ram) / 1024.0);
+    if (mismatch.empty()) mismatch = check_bound_figures(r.model, plan, recorded, out, recompute_bound);
+    if (mismatch.empty() && (plan.contains("network") || r.model.has_filters())) {
+        const auto net = network_figures(r.model, r.host);
+        if (plan.contains("network")) {
+            if (net.is_null()) mismatch = "network figures are stated, but the snapshot has no network with vlinks";
+            for (auto it = net.begin(); mismatch.empty() && it != net.end(); ++it) {
+                if (!plan["network"].contains(it.key())) continue;
+                const auto& stated = plan["network"][it.key()];
+                // The same from-scratch function wrote them: equal to the last bit.
+                const bool same = it->is_number() ? stated.get<double>() == it->get<double>() : stated == nlohmann::json(*it);
+                if (!same && it->is_array())
+                    mismatch = "network." + it.key() + " names " + std::to_string(stated.size()) + " link(s), recomputed " +
+                               std::to_string(it->size()) + (stated.size() == it->size() ? " of other names" : "");
+                else if (!same)
+                    mismatch = "network." + it.key() + " is " + describe(stated) + ", recomputed " + it->dump();
+            }
+        }
+    }
+    return mismatch;
+}
+
+}  // namespace
+
+PlanCheck validate_plan(const CapacityModel& model, const nlohmann::json& plan, const std::string& file, bool use_plan_budget,
+                        bool recompute_bound) {
+    const Problem& p = model.problem();
+    const PlanErrors bad{file};
+    check_plan_fields(bad, plan);
+    StepContext c;
+    for (std::size_t v = 0; v < p.vms.size(); ++v) c.vm_index.emplace(p.vms[v].id, static_cast<int>(v));
+    for (std::size_t h = 0; h < p.hosts.size(); ++h) c.host_index.emplace(p.hosts[h].id, static_cast<int>(h));
+    PlanReplay r(model);
+    PlanCheck out;
+    c.budget = plan_budget(bad, plan, p);
+    // The bound was computed for the recorded budget, whatever budget the replay is checked against.
+    const Constraints recorded = c.budget;
+    if (!use_plan_budget) c.budget = p.constraints;
+    const std::vector<Count> before = r.totals;
+    out.score_before = r.score();
+    out.objective_before = to_objective(out.score_before);
+
+    const auto& steps = plan["steps"];
+    for (std::size_t i = 0; i < steps.size(); ++i)
+        if (steps[i].is_object() && steps[i].contains("vm") && steps[i]["vm"].is_string()) {
+            auto it = c.vm_index.find(steps[i]["vm"].get<std::string>());
+            if (it != c.vm_index.end()) c.last_step[it->second] = i;
+        }
+    for (std::size_t i = 0; i < steps.size(); ++i)
+        if (std::string why = replay_step(r, c, bad, steps[i], i); !why.empty()) {
+            out.ok = false;
+            out.error = std::move(why);
+            out.steps = static_cast<int>(i);
+            return out;
+        }
+    out.steps = static_cast<int>(steps.size());
+    out.capacity_after = r.totals;  // every host touched by a step was refreshed from the replayed usage
+    out.score_after = r.score();
+    out.objective_after = to_objective(out.score_after);
+    if (const std::string mismatch = check_stated_totals(r, c, bad, plan, before, recorded, out, recompute_bound); !mismatch.empty()) {
+        out.ok = false;
+        out.error = "after all steps: " + mismatch;
+        return out;
+    }
+    out.ok = true;
+    return out;
+}
+
+}  // namespace vmcap

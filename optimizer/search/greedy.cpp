@@ -1,0 +1,257 @@
+#include "optimizer/search/greedy.h"
+
+#include <chrono>
+#include <limits>
+
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+#include <tbb/task_arena.h>
+
+#include "moves/migrate.h"
+
+namespace vmcap {
+
+namespace {
+
+constexpr Score kNone = std::numeric_limits<Score>::min();  // nothing fits / not a candidate
+
+/**
+ * Tournament tree over n values: argmax() is the index of the largest value, ties to the lowest
+ * index (exactly what a left-to-right scan with a strict `>` returns), in O(1); set() is O(log n);
+ * argmax_except(i) (the largest over every index but i) is O(log n). Entries equal to kNone are
+ * ordinary values (the smallest); -1 stands for "no index" (padding, n == 0).
+ */
+class ArgMaxTree {
+public:
+    void build(std::vector<Score> values) {
+        val_ = std::move(values);
+        n_ = static_cast<int>(val_.size());
+        size_ = 1;
+        while (size_ < n_) size_ *= 2;
+        node_.assign(2 * static_cast<std::size_t>(size_), -1);
+        for (int i = 0; i < n_; ++i) node_[size_ + i] = i;
+        for (int k = size_ - 1; k >= 1; --k) node_[k] = better(node_[2 * k], node_[2 * k + 1]);
+    }
+    Score value(int i) const { return val_[i]; }
+    void set(int i, Score v) {
+        if (val_[i] == v) return;
+        val_[i] = v;
+        for (int k = (size_ + i) / 2; k >= 1; k /= 2) {
+            const int b = better(node_[2 * k], node_[2 * k + 1]);
+            if (node_[k] == b && b != i) break;  // the winner above is unchanged and is not i
+            node_[k] = b;
+        }
+    }
+    int argmax() const { return n_ == 0 ? -1 : node_[1]; }
+    /** The largest value's index over all indices except i (ties: lowest index); -1 if none. */
+    int argmax_except(int i) const {
+        int best = -1;
+        // Walk from leaf i to the root; every sibling subtree on the way covers the other indices.
+        for (int k = size_ + i; k > 1; k /= 2) best = better(best, node_[k ^ 1]);
+        return best;
+    }
+
+private:
+    int better(int a, int b) const {
+        if (a < 0) return b;
+        if (b < 0) return a;
+        if (val_[a] != val_[b]) return val_[a] > val_[b] ? a : b;
+        return a < b ? a : b;
+    }
+    std::vector<Score> val_;
+    std::vector<int> node_;
+    int n_ = 0, size_ = 1;
+};
+
+/** A candidate migration of the round: gain g of moving vm to host `to`. Order: larger gain, then
+ *  less RAM (the cheaper live migration), then the lower VM index. */
+struct Pick {
+    Score g = 0;
+    Amount ram = 0;
+    int vm = -1, to = -1;
+    bool beats(const Pick& o) const {
+        if (vm < 0) return false;
+        if (o.vm < 0) return true;
+        if (g != o.g) return g > o.g;
+        if (ram != o.ram) return ram < o.ram;
+        return vm < o.vm;
+    }
+};
+
+}  // namespace
+
+SearchResult greedy(const CapacityModel& model, const SearchParams& params) {
+    using Clock = std::chrono::steady_clock;
+    const auto t0 = Clock::now();
+    const Problem& p = model.problem();
+    const int H = static_cast<int>(p.hosts.size());
+    const int F = static_cast<int>(p.flavors.size());
+    const int V = static_cast<int>(p.vms.size());
+    SearchState s(model);
+    SearchResult res;
+    res.objective_before = s.objective_value();
+    params.validate();
+    res.stopped_by = StopReason::NoImprovingMove;
+
+    std::vector<char> flavor_used(F, 0);
+    for (const Vm& vm : p.vms)
+        if (vm.migratable) flavor_used[vm.flavor] = 1;
+    std::vector<int> used;  // flavors with a migratable VM
+    for (int f = 0; f < F; ++f)
+        if (flavor_used[f]) used.push_back(f);
+    const int U = static_cast<int>(used.size());
+    std::vector<int> used_index(F, -1);
+    for (int u = 0; u < U; ++u) used_index[used[u]] = u;
+
+    // Destination gain of one more VM of flavor f on host h (budget ignored here; the chosen move
+    // is re-evaluated exactly before it is applied): dst[u] over hosts, one tree per used flavor.
+    // Source gain src[v] of taking VM v off its host: one tree per used flavor over its VMs in
+    // index order (the key is src[v], or kNone while v is banned).
+    std::vector<ArgMaxTree> dst(U), vms_tree(U);
+    std::vector<std::vector<int>> vms_of(U);  // movable VMs per used flavor, index order
+    std::vector<int> pos(V, -1);              // position of a movable VM in vms_of
+    std::vector<int> movable;
+    for (int v = 0; v < V; ++v)
+        if (p.vms[v].migratable) {
+            const int u = used_index[p.vms[v].flavor];
+            pos[v] = static_cast<int>(vms_of[u].size());
+            vms_of[u].push_back(v);
+            movable.push_back(v);
+        }
+    std::vector<Score> src(V, 0);
+    {
+        // The initial pass: every (flavor, host) insertion and every removal, on params.threads
+        // threads (each writes its own slot of tables read only afterwards: deterministic).
+        std::vector<Score> table(static_cast<std::size_t>(U) * H, kNone);
+        tbb::task_arena arena(params.threads);
+        arena.execute([&] {
+            tbb::parallel_for(tbb::blocked_range<int>(0, H, 64), [&](const tbb::blocked_range<int>& r) {
+                for (int h = r.begin(); h < r.end(); ++h)
+                    for (int u = 0; u < U; ++u) {
+                        const Insertion ins = best_insertion(s, used[u], h, -1);
+                        table[static_cast<std::size_t>(u) * H + h] = ins.embedding >= 0 ? ins.delta : kNone;
+                    }
+            });
+            tbb::parallel_for(tbb::blocked_range<std::size_t>(0, movable.size(), 256), [&](const tbb::blocked_range<std::size_t>& r) {
+                for (std::size_t i = r.begin(); i < r.end(); ++i) src[movable[i]] = removal_delta(s, movable[i]);
+            });
+        });
+        res.evaluations += static_cast<std::int64_t>(U) * H;
+        for (int u = 0; u < U; ++u) {
+            dst[u].build(std::vector<Score>(table.begin() + static_cast<std::ptrdiff_t>(u) * H,
+                                            table.begin() + static_cast<std::ptrdiff_t>(u + 1) * H));
+            std::vector<Score> keys(vms_of[u].size());
+            for (std::size_t i = 0; i < keys.size(); ++i) keys[i] = src[vms_of[u][i]];
+            vms_tree[u].build(std::move(keys));
+        }
+    }
+    auto refresh_host = [&](int h) {
+        for (int u = 0; u < U; ++u) {
+            const Insertion ins = best_insertion(s, used[u], h, -1);
+            dst[u].set(h, ins.embedding >= 0 ? ins.delta : kNone);
+            ++res.evaluations;
+        }
+    };
+    std::vector<std::vector<int>> on_host(H);
+    for (int v : movable) on_host[p.vms[v].host].push_back(v);
+    std::vector<char> banned(V, 0);  // moves whose exact evaluation disagreed (budget)
+    std::vector<int> banned_list;
+    auto refresh_vms = [&](int h) {
+        for (int v : on_host[h]) {
+            src[v] = removal_delta(s, v);
+            if (!banned[v]) vms_tree[used_index[p.vms[v].flavor]].set(pos[v], src[v]);
+        }
+    };
+    std::vector<int> top1(U, -1), top2(U, -1);
+    std::vector<char> restricted(U, 0);
+    std::vector<std::pair<int, Score>> masked;
+
+    while (true) {
+        if (params.stop != nullptr && params.stop->load(std::memory_order_relaxed)) {
+            res.stopped_by = StopReason::Interrupted;
+            break;
+        }
+        if (std::chrono::duration<double>(Clock::now() - t0).count() > params.time_limit_s) {
+            res.stopped_by = StopReason::TimeLimit;
+            break;
+        }
+        // The best (VM, host) pair, exactly as a scan over every movable VM would find it: a VM's
+        // best destination is its flavor's best host (top1) unless that is its own host, then the
+        // second best (top2); gain = src + dst; VMs not yet migrated are out when the budget has
+        // no count or RAM left for them. Per flavor: the best VM off top1 from its tree (the VMs
+        // on top1 masked), the VMs on top1 one by one; a flavor without budget left: the migrated
+        // VMs one by one. O(flavors x (log hosts + log VMs + VMs on top1) + migrated VMs).
+        const Amount ram_left = p.constraints.max_migrated_ram_mib - s.migrated_ram_mib();
+        const bool count_left = s.migrations() < p.constraints.max_migrations;
+        Pick best;
+        best.g = 0;
+        auto consider = [&](int v, int u) {
+            if (banned[v]) return;
+            const int to = (s.host_of(v) == top1[u]) ? top2[u] : top1[u];
+            if (to < 0 || dst[u].value(to) == kNone) return;
+            const Pick c{src[v] + dst[u].value(to), p.flavors[used[u]].demand[kRamMib], v, to};
+            if (c.g > 0 && c.beats(best)) best = c;
+        };
+        for (int u = 0; u < U; ++u) {
+            const int h1 = dst[u].argmax();
+            top1[u] = top2[u] = -1;
+            if (h1 < 0 || dst[u].value(h1) == kNone) continue;
+            top1[u] = h1;
+            top2[u] = dst[u].argmax_except(h1);
+            restricted[u] = !count_left || p.flavors[used[u]].demand[kRamMib] > ram_left;
+            if (restricted[u]) continue;
+            for (int v : on_host[h1]) {  // VMs of this flavor on top1: to top2, and masked below
+                if (used_index[p.vms[v].flavor] != u) continue;
+                consider(v, u);
+                masked.emplace_back(pos[v], vms_tree[u].value(pos[v]));
+                vms_tree[u].set(pos[v], kNone);
+            }
+            const int i = vms_tree[u].argmax();
+            if (i >= 0 && vms_tree[u].value(i) != kNone) consider(vms_of[u][i], u);
+            for (const auto& [i2, key] : masked) vms_tree[u].set(i2, key);
+            masked.clear();
+        }
+        for (int v : s.migrated_vms()) {
+            const int u = used_index[p.vms[v].flavor];
+            if (top1[u] >= 0 && restricted[u]) consider(v, u);
+        }
+        if (best.vm < 0) break;
+        const int bv = best.vm, bh = best.to;
+        const MigrateMove mv{bv, bh};
+        const MigrateDelta md = score_move(mv, s);  // the complete delta: filters and every objective term
+        ++res.evaluations;
+        if (!md.feasible || md.delta <= 0) {
+            banned[bv] = 1;
+            banned_list.push_back(bv);
+            vms_tree[used_index[p.vms[bv].flavor]].set(pos[bv], kNone);
+            continue;
+        }
+        const int from = s.host_of(bv);
+        mv.apply(s, md);
+        ++res.accepted;
+        for (auto it = on_host[from].begin(); it != on_host[from].end(); ++it)
+            if (*it == bv) {
+                on_host[from].erase(it);
+                break;
+            }
+        on_host[bh].push_back(bv);
+        for (int v : banned_list) {
+            banned[v] = 0;
+            vms_tree[used_index[p.vms[v].flavor]].set(pos[v], src[v]);
+        }
+        banned_list.clear();
+        refresh_host(from);
+        refresh_host(bh);
+        refresh_vms(from);
+        refresh_vms(bh);
+    }
+    res.best = s.displaced_placements();
+    res.objective_best = s.objective_value();
+    res.score_best = s.objective();
+    res.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+    if (res.stopped_by == StopReason::NoImprovingMove && s.migrations() >= p.constraints.max_migrations)
+        res.stopped_by = StopReason::BudgetSpent;
+    return res;
+}
+
+}  // namespace vmcap

@@ -1,0 +1,140 @@
+#pragma once
+/**
+ * @file search_params.h
+ * The parameter and result types shared by every search driver (greedy, annealing, tabu) and the
+ * pipeline that runs them (optimize.h).
+ */
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include "evaluators/state/search_state.h"
+#include "moves/move_list.h"
+
+namespace vmcap {
+
+/** t0 + seconds on the steady clock, saturating: a limit beyond ~30 years (or +inf) never
+ *  expires instead of overflowing the clock's integer ticks into the past. seconds >= 0 (0: t0). */
+inline std::chrono::steady_clock::time_point deadline_after(std::chrono::steady_clock::time_point t0, double seconds) {
+    using Clock = std::chrono::steady_clock;
+    if (!(seconds < 1e9)) return Clock::time_point::max();
+    return t0 + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
+}
+
+/** Why a search stopped. */
+enum class StopReason {
+    EvaluationBudget,  ///< ran its evaluation budget (reproducible)
+    TimeLimit,         ///< ran out of wall-clock time (depends on machine speed)
+    NothingToSearch,   ///< no move can exist (no migratable VM, one host, no target, budget 0)
+    NoImprovingMove,   ///< greedy: no single migration raises the objective
+    BudgetSpent,       ///< greedy: the migration budget is used up
+    Interrupted,       ///< SearchParams::stop was set (SIGINT / SIGTERM in the CLI)
+};
+
+/** The plan file's and the summary's words for a stop reason ("evaluation budget", ...). */
+constexpr std::string_view to_string(StopReason r) {
+    switch (r) {
+        case StopReason::EvaluationBudget: return "evaluation budget";
+        case StopReason::TimeLimit: return "time limit";
+        case StopReason::NothingToSearch: return "nothing to search";
+        case StopReason::NoImprovingMove: return "no improving move";
+        case StopReason::BudgetSpent: return "budget spent";
+        case StopReason::Interrupted: return "interrupt";
+    }
+    return "?";
+}
+
+/** One parameter set for a search (annealing, tabu, greedy); validate() checks it once. */
+struct SearchParams {
+    std::int64_t max_evaluations = 0;  ///< candidate-move evaluations, all workers; 0 = default_evaluations()
+    double time_limit_s = 60.0;        ///< wall-clock cap in seconds (checked every 1024 evaluations)
+    int threads = 1;                   ///< workers (oneTBB tasks); see `regions`
+    /**
+     * Annealing with threads > 1: the workers own disjoint host regions and shares of the budget
+     * (a domain decomposition, re-partitioned at every synchronisation point; optimizer/search/annealing.cpp,
+     * anneal_regions), so together they
+     * run one chain at the workers' combined evaluation rate; false: independent chains of the
+     * whole cluster sharing their best state. Used only where the objective is separable per
+     * host (no feasibility filter, e.g. no vlinks; every term separable_per_host) and every
+     * region gets at least kMinRegionHosts hosts; otherwise chains. Tabu always runs chains.
+     */
+    bool regions = true;
+    static constexpr int kMinRegionHosts = 16;
+    std::uint64_t seed = 1;
+    std::int64_t check_every = 0;  ///< > 0: every applied move's delta asserted, full recomputation every N applied moves
+    /** Evaluations per worker between synchronisation points; 0 = auto: 1/50 of the worker's run
+     *  (host regions: 1/200, at least 50,000), clamped to [2,000, 2 x 10^7]. A worker that adopts another's best state finds the cached
+     *  deltas of every host where the states differ stale, so on 10,000 hosts a synchronisation
+     *  costs a noticeable re-evaluation: long runs synchronise rarely (measurements:
+     *  docs/performance.md, "Search speed on 10,000 hosts"). */
+    std::int64_t round_evaluations = 0;
+    bool quiet = false;                ///< no progress lines on stderr
+    double initial_temperature = 0.0;  ///< in objective units (not score units); 0 = calibrated from sampled worsening moves
+    /** Reheat: a worker without a new best for 10% of its evaluations (>= 50,000) multiplies the
+     *  temperature by this factor (capped at the start temperature, decaying back); 1 = off. */
+    double reheat_factor = 3.0;
+    /** Draw half of the migrate destinations from per-flavor candidate lists of the hosts that
+     *  absorb the flavor most cheaply (rebuilt at each synchronisation point; optimizer/search/candidates.h). */
+    bool destination_lists = true;
+    /** Probability of accepting an exactly neutral simple move (migrate, remap, return: objective
+     *  and migration count unchanged): plateau steps; each invalidates two hosts' cached deltas.
+     *  In [0, 1]. Neutral compound moves (swap, exchange, ejection) take the threshold-first path,
+     *  where a threshold <= 0 always accepts them. Default chosen by the quality suite
+     *  (docs/performance.md, "Search", neutral-acceptance sweep). */
+    double neutral_acceptance = 0.1;
+    /** Share of proposals per move kind (moves/move_list.h; defaults: each move's kDefaultShare,
+     *  chosen by the quality suite, docs/performance.md); the rest are migrate moves. A kind
+     *  whose proposal finds no suitable VMs (e.g. exchange without a migrated VM) falls back to
+     *  migrate. */
+    MoveMix mix;
+    /** When set (from another thread or a signal handler), the search stops at its next clock
+     *  check (every 1024 annealing evaluations, every tabu iteration, every greedy round) and
+     *  returns its best state so far with StopReason::Interrupted. nullptr: never. */
+    const std::atomic<bool>* stop = nullptr;
+    /** Start state, as placements of migrated VMs (e.g. the greedy result); empty = the snapshot.
+     *  The best state starts as this one, so the search never returns anything worse. */
+    std::vector<Placement> start;
+
+    /** Throws std::invalid_argument naming the first bad parameter: threads < 1, time limit <= 0,
+     *  max_evaluations or check_every < 0, reheat_factor < 1, neutral_acceptance or a move-mix
+     *  share outside [0, 1], shares summing above 1, initial_temperature < 0. */
+    void validate() const;
+};
+
+/** One point of a search's convergence trace, taken at a synchronisation point. */
+struct ConvergencePoint {
+    double seconds = 0.0;          ///< since the search phase started (the pipeline adds greedy's time)
+    std::int64_t evaluations = 0;  ///< candidate moves evaluated so far, all workers
+    double objective = 0.0;        ///< best objective so far, objective units
+};
+
+/** Outcome of a search: the best state found, as the placements of its migrated VMs. */
+struct SearchResult {
+    std::vector<Placement> best;
+    double objective_before = 0.0;  ///< objective units (evaluators/closed_forms/score.h)
+    double objective_best = 0.0;    ///< objective units
+    Score score_best = 0;           ///< the same, exactly (score units, evaluators/closed_forms/score.h)
+    std::int64_t evaluations = 0;   ///< candidate moves evaluated (all workers)
+    std::int64_t accepted = 0;      ///< moves applied
+    std::int64_t reheats = 0;       ///< annealing reheats (all workers)
+    /** Annealing: moves with a negative delta accepted during the first tenth of each worker's run
+     *  (all workers); 0 means the start temperature left the chain frozen. */
+    std::int64_t early_worsening_accepted = 0;
+    double temperature_start = 0.0;  ///< annealing: start temperature, objective units (calibrated or given)
+    double temperature_end = 0.0;    ///< annealing: end temperature of the schedule, objective units
+    double seconds = 0.0;
+    StopReason stopped_by = StopReason::EvaluationBudget;
+    /** Annealing: workers that owned host regions (SearchParams::regions), 0 for independent
+     *  chains (and for one thread). */
+    int regions = 0;
+    /** Best objective after each synchronisation point (annealing and tabu), for time-to-target
+     *  measurements and convergence plots. */
+    std::vector<ConvergencePoint> convergence;
+};
+
+/** Default evaluation budget for a snapshot: 1500 per migratable VM, clamped to [10^6, 2.5 x 10^8]. */
+std::int64_t default_evaluations(const Problem& problem);
+
+}  // namespace vmcap

@@ -1,0 +1,186 @@
+#include "optimizer/solvers/optimize.h"
+
+#include <algorithm>
+#include <chrono>
+#include <limits>
+#include <stdexcept>
+
+#include "evaluators/rules/feasibility.h"
+#include "moves/host_scratch.h"
+#include "optimizer/search/annealing.h"
+#include "optimizer/search/greedy.h"
+
+namespace vmcap {
+
+void OptimizeParams::validate() const {
+    search.validate();
+    if (tabu.tenure < 0) throw std::invalid_argument("tabu tenure must be >= 0");
+    if (tabu.candidates < 1) throw std::invalid_argument("tabu candidate list size must be >= 1");
+    if (repair_rounds < 0) throw std::invalid_argument("repair rounds must be >= 0");
+}
+
+std::vector<Placement> drop_neutral_remaps(const CapacityModel& model, const std::vector<Placement>& placements) {
+    const Problem& p = model.problem();
+    if (p.constraints.remap_counts_as_migration) return placements;
+    SearchState s(model);
+    s.set_placements(placements);
+    for (bool changed = true; changed;) {
+        changed = false;
+        std::vector<int> remapped;
+        for (int vm : s.displaced_vms())
+            if (s.host_of(vm) == s.origin_of(vm)) remapped.push_back(vm);
+        std::sort(remapped.begin(), remapped.end());
+        for (int vm : remapped) {
+            const Flavor& fl = p.flavors[s.flavor_of(vm)];
+            const Embedding home = snapshot_embedding(p, vm);
+            const int host = s.host_of(vm);
+            const Relocation r{vm, host, host, home.mask};
+            if (!filters_admit(s, std::span(&r, 1))) continue;
+            HostScratch h;
+            h.load(s, host);
+            h.release(fl, s.pnuma_of(vm));
+            if (!h.fits(fl, home.map.data())) continue;
+            Score d = h.gain(s, &fl, home.map.data());
+            for (const auto& t : model.terms()) d += t->delta(s, std::span(&r, 1));
+            if (d < 0) continue;
+            s.move(vm, host, home);
+            changed = true;
+        }
+    }
+    return s.displaced_placements();
+}
+
+namespace {
+
+/** The search phase of the pipeline on `model`: greedy (if asked), then annealing or tabu. */
+SearchResult run_phase(const CapacityModel& model, const OptimizeParams& params, const SearchParams& base, OptimizeResult* out) {
+    SearchParams sp = base;
+    SearchResult sr;
+    if (params.algorithm == Algorithm::Greedy || params.greedy_start) sr = greedy(model, sp);
+    if (out != nullptr) {
+        out->greedy_best = sr.best;
+        out->greedy_objective = sr.objective_best;
+        out->greedy_score = sr.score_best;
+    }
+    const bool stop_now = sr.stopped_by == StopReason::Interrupted;  // interrupted during greedy: no search phase
+    if (params.algorithm != Algorithm::Greedy && !stop_now) {
+        const double greedy_seconds = sr.seconds;
+        const std::int64_t greedy_evals = sr.evaluations;
+        const double greedy_objective = sr.objective_best;
+        if (params.greedy_start) sp.start = sr.best;
+        sp.time_limit_s = std::max(1e-3, base.time_limit_s - greedy_seconds);
+        sr = params.algorithm == Algorithm::Annealing ? anneal(model, sp) : tabu_search(model, sp, params.tabu);
+        if (out != nullptr) {
+            out->phase_seconds = sr.seconds;
+            out->phase_evaluations = sr.evaluations;
+        }
+        sr.seconds += greedy_seconds;
+        sr.evaluations += greedy_evals;
+        for (ConvergencePoint& c : sr.convergence) {
+            c.seconds += greedy_seconds;
+            c.evaluations += greedy_evals;
+        }
+        if (params.greedy_start)
+            sr.convergence.insert(sr.convergence.begin(), ConvergencePoint{greedy_seconds, greedy_evals, greedy_objective});
+    }
+    if (params.algorithm != Algorithm::Greedy) sr.best = drop_neutral_remaps(model, sr.best);
+    return sr;
+}
+
+/** `p` with every VM where `plan` leaves it as the new snapshot, and the budget the plan leaves. */
+Problem rebased(const Problem& p, const Plan& plan) {
+    Problem q = p;
+    for (const PlanStep& st : plan.steps) {
+        q.vms[st.vm].host = st.to_host;
+        q.vms[st.vm].pnuma = st.to_pnuma;
+    }
+    if (q.constraints.max_migrations != std::numeric_limits<std::int64_t>::max()) q.constraints.max_migrations -= plan.migrations;
+    if (q.constraints.max_migrated_ram_mib != std::numeric_limits<Amount>::max())
+        q.constraints.max_migrated_ram_mib -= plan.migrated_ram_mib;
+    return q;
+}
+
+}  // namespace
+
+OptimizeResult optimize(const CapacityModel& model, const OptimizeParams& params) {
+    params.validate();
+    const auto t0 = std::chrono::steady_clock::now();
+    const Problem& p = model.problem();
+    OptimizeResult out;
+    const bool may_repair = params.algorithm != Algorithm::Greedy && params.repair_rounds > 0 && model.derived_from_problem();
+    SearchParams sp = params.search;
+    // Repair rounds run only when the best state cannot be fully ordered; a run stopped by its time
+    // limit leaves them a tenth of it.
+    if (may_repair) sp.time_limit_s = params.search.time_limit_s * 0.9;
+    out.search = run_phase(model, params, sp, &out);
+    SearchResult& sr = out.search;
+    out.search_best_objective = sr.objective_best;
+    out.plan = build_plan(model, sr.best);
+
+    // The search optimises final states; the builder may not order all of its moves within the
+    // budget (a detour it cannot afford, a cycle without room anywhere). Then the plan's end state
+    // becomes a new snapshot with the budget the plan leaves, and a shorter search (a quarter of
+    // the evaluations, sequential moves only) plans from there; its ordered steps are appended. A
+    // round that orders nothing retries from the same state with one migration less. The plan
+    // only grows: every appended step keeps every prefix feasible.
+    const auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
+    Plan acc = out.plan;
+    Score target = sr.score_best;
+    std::int64_t cap = std::numeric_limits<std::int64_t>::max();  // budget cap of the next round (retries)
+    for (int round = 0; may_repair && round < params.repair_rounds && sr.stopped_by != StopReason::Interrupted && acc.score_after < target;
+         ++round) {
+        const double left = params.search.time_limit_s - elapsed();
+        if (left <= 0.0 || (params.search.stop != nullptr && params.search.stop->load())) break;
+        Problem q = rebased(p, acc);
+        if (q.constraints.max_migrations <= 0 && q.constraints.remap_counts_as_migration) break;
+        q.constraints.max_migrations = std::min(q.constraints.max_migrations, cap);
+        if (q.constraints.max_migrations < 0) break;
+        const CapacityModel mq(q, model.options());
+        SearchParams rp = params.search;
+        rp.start.clear();
+        rp.quiet = true;  // progress lines in a re-based snapshot's objective would only confuse
+        rp.time_limit_s = left;
+        rp.max_evaluations =
+            std::max<std::int64_t>(50000, (params.search.max_evaluations > 0 ? params.search.max_evaluations : default_evaluations(p)) / 4);
+        rp.seed = params.search.seed + static_cast<std::uint64_t>(round) + 1;
+        // Sequential moves only: each accepted migrate, remap or return step fits the state it is
+        // applied to, so the best state is one the builder can usually order as found; swaps,
+        // exchanges, ejection chains and gathers change several VMs at once and are what needs
+        // detours. Remaps join the mix: a detour onto another node often ends with one.
+        for (const char* kind : {"swap", "exchange", "ejection", "gather"}) rp.mix.set(kind, 0.0);
+        rp.mix.set("remap", 0.05);
+        const SearchResult r = run_phase(mq, params, rp, nullptr);
+        out.search.evaluations += r.evaluations;
+        ++out.repair_rounds;
+        const Plan pq = build_plan(mq, r.best);
+        if (pq.steps.empty()) {
+            // Nothing ordered: the best state needs more detours than the budget leaves.
+            const std::int64_t moved = static_cast<std::int64_t>(r.best.size());
+            if (moved <= 1) break;
+            cap = moved - 1;
+            continue;
+        }
+        cap = std::numeric_limits<std::int64_t>::max();
+        std::vector<PlanStep> steps = acc.steps;
+        steps.insert(steps.end(), pq.steps.begin(), pq.steps.end());
+        acc = plan_from_steps(model, steps, pq.dropped);
+        // Stop once a round's best state is ordered in full: what is left is the search's to find.
+        target = acc.score_after + (r.score_best - pq.score_after);
+    }
+    if (out.repair_rounds > 0) {
+        out.search.seconds = elapsed();  // the repair rounds included
+        if (acc.score_after > out.plan.score_after) out.plan = std::move(acc);
+    }
+    // Never worse than greedy: the greedy plan is written if the search's ordered plan is below it.
+    // (Its plan reaches at most greedy's final state, so it is built only when that is higher.)
+    if (params.algorithm != Algorithm::Greedy && params.greedy_start && out.greedy_score > out.plan.score_after) {
+        Plan g = build_plan(model, out.greedy_best);
+        if (g.score_after > out.plan.score_after) {
+            out.plan = std::move(g);
+            out.fell_back = true;
+        }
+    }
+    return out;
+}
+
+}  // namespace vmcap

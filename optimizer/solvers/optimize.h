@@ -1,0 +1,70 @@
+#pragma once
+/**
+ * @file optimize.h
+ * The planning pipeline that `vmcap plan` and the quality suite run: greedy, then the annealing or
+ * tabu search from the greedy plan (or from the snapshot) in the time left, then the ordered
+ * migration plan, falling back to the greedy plan when the search's best state cannot be ordered
+ * within the budget as well as greedy's (so the written plan is never worse than greedy's).
+ */
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include "optimizer/plan/plan.h"
+#include "optimizer/search/search_params.h"
+#include "optimizer/search/tabu.h"
+
+namespace vmcap {
+
+enum class Algorithm { Greedy, Annealing, Tabu };
+
+/** One validated parameter set for the pipeline. */
+struct OptimizeParams {
+    Algorithm algorithm = Algorithm::Annealing;
+    /** Start annealing / tabu from the greedy plan (default; never worse than greedy) or from the
+     *  snapshot. Ignored for Algorithm::Greedy. */
+    bool greedy_start = true;
+    /** Budget, threads, seed, move mix... time_limit_s covers the whole pipeline (greedy included). */
+    SearchParams search;
+    TabuParams tabu;
+    /** Repair rounds (annealing / tabu only) when the search's best state cannot be fully ordered
+     *  within the budget: the plan's end state becomes the snapshot of a shorter search with the
+     *  budget left (optimize.cpp); 0: off. */
+    int repair_rounds = 4;
+    /** Throws std::invalid_argument naming the first bad parameter (SearchParams::validate, tabu
+     *  tenure < 0, tabu candidates < 1, repair rounds < 0). */
+    void validate() const;
+};
+
+struct OptimizeResult {
+    Plan plan;                           ///< the plan written (ordered, every prefix feasible)
+    SearchResult search;                 ///< the last phase's result; seconds and evaluations include greedy
+    std::vector<Placement> greedy_best;  ///< greedy's final state (empty for a snapshot start)
+    double greedy_objective = 0.0;       ///< objective of greedy's final state (0 for a snapshot start)
+    Score greedy_score = 0;              ///< the same in score units (exact)
+    bool fell_back = false;              ///< the greedy plan was written instead of the search's
+    double search_best_objective = 0.0;  ///< objective of the first search's best (final) state
+    int repair_rounds = 0;               ///< repair rounds run (OptimizeParams::repair_rounds)
+    double phase_seconds = 0.0;          ///< the annealing / tabu phase alone (0 for greedy)
+    std::int64_t phase_evaluations = 0;
+};
+
+/**
+ * With free remaps (Constraints::remap_counts_as_migration false): the state `placements` without
+ * the remaps that do not pay — each VM remapped on its own snapshot host goes back to its snapshot
+ * nodes (in VM order, repeated until nothing changes) when that has room and does not lower the
+ * objective (every term counted, filters consulted). Free remaps are neutral to the budget, so the
+ * annealing's plateau steps accumulate them; an operator should not run thousands of remaps that
+ * change nothing. Without free remaps `placements` is returned unchanged. O(passes x displaced x
+ * targets x VMCAP).
+ */
+std::vector<Placement> drop_neutral_remaps(const CapacityModel& model, const std::vector<Placement>& placements);
+
+/**
+ * Runs the pipeline on `model`. Deterministic for the same model, seed, thread count and
+ * evaluation budget (unless the time limit stops a phase). Throws std::invalid_argument on bad
+ * params, std::logic_error if a --check recomputation differs; worker exceptions reach the caller.
+ */
+OptimizeResult optimize(const CapacityModel& model, const OptimizeParams& params);
+
+}  // namespace vmcap
