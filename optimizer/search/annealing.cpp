@@ -362,167 +362,235 @@ bool at_snapshot(const Problem& p, const Placement& pl) {
  * also rebuilds each new best from scratch. Reheats follow the run's best (set at
  * synchronisation points). Deterministic for seed, thread count and evaluation budget.
  */
-void anneal_regions(const SearchSetup& setup, const SearchParams& params, const Schedule& schedule, Clock::time_point t0,
-                    SearchResult& res) {
-    const Problem& p = setup.initial.problem();
-    const int W = params.threads;
-    const std::int64_t per_worker = setup.per_worker;
-    // 200 rounds (chains: 50): a synchronisation point also redraws the regions and the
-    // destination lists, and on the medium snapshots 200 rounds reached higher objectives than 50,
-    // 100 or 400 at about the same speed (docs/performance.md, "Threads that buy quality"). At
-    // least 50,000 evaluations each: rebuilding a region's destination lists costs flavors x
-    // hosts / W insertions, which on the bundled example took a third of 2,500-evaluation rounds.
-    const std::int64_t round =
-        params.round_evaluations > 0 ? params.round_evaluations : std::clamp<std::int64_t>(per_worker / 200, 50000, 20000000);
-    const Scorer scorer = setup.scorer;
+class RegionAnnealing {
+public:
+    RegionAnnealing(const SearchSetup& setup, const SearchParams& params, const Schedule& schedule, Clock::time_point t0);
+    void run(SearchResult& res);
+
+private:
+    void check_merged_state(const SearchState& s) const;
+    void start_region(Worker& wk, int w);
+    void anneal_region(Worker& wk, int w, std::int64_t steps);
+    void collect_region(Worker& wk, int w);
+    void synchronise(SearchResult& res);
+    void finish(SearchResult& res);
+
+    const SearchSetup& setup;
+    const SearchParams& params;
+    const Schedule& schedule;
+    const Problem& p;
+    const Clock::time_point t0, deadline;
+    const int W;
+    const std::int64_t per_worker, round;
+    const bool budget_count, budget_ram;
     std::vector<Worker> workers;
+    std::vector<Placement> merged;  ///< the shared state: placements of its displaced VMs
+    SearchScore merged_score;
+    std::vector<Placement> best;  ///< the run's best state
+    SearchScore best_score;
+    std::atomic<bool> out_of_time{false}, interrupted{false};
+    Regions regions;
+    /** Merge scratch, [vm] -> index in a list or -1: the workers write it concurrently, but each
+     *  only the entries of the VMs of its own region (disjoint), and resets them. */
+    std::vector<int> slot;
+    std::vector<std::vector<Placement>> current, round_best;  ///< per worker: its region's placements now / at its best
+    std::int64_t done = 0, round_index = 0, this_round = 0;
+    Clock::time_point last_report;
+    double parallel_seconds = 0.0;  ///< in the workers' rounds (the rest: set-up, synchronisation points)
+};
+
+// 200 rounds (chains: 50): a synchronisation point also redraws the regions and the destination
+// lists, and on the medium snapshots 200 rounds reached higher objectives than 50, 100 or 400 at
+// about the same speed (docs/performance.md, "Threads that buy quality"). At least 50,000
+// evaluations each: rebuilding a region's destination lists costs flavors x hosts / W insertions,
+// which on the bundled example took a third of 2,500-evaluation rounds.
+RegionAnnealing::RegionAnnealing(const SearchSetup& setup_, const SearchParams& params_, const Schedule& schedule_, Clock::time_point t0_)
+    : setup(setup_),
+      params(params_),
+      schedule(schedule_),
+      p(setup_.initial.problem()),
+      t0(t0_),
+      deadline(deadline_after(t0_, params_.time_limit_s)),
+      W(params_.threads),
+      per_worker(setup_.per_worker),
+      round(params_.round_evaluations > 0 ? params_.round_evaluations : std::clamp<std::int64_t>(per_worker / 200, 50000, 20000000)),
+      budget_count(p.constraints.max_migrations != std::numeric_limits<std::int64_t>::max()),
+      budget_ram(p.constraints.max_migrated_ram_mib != std::numeric_limits<Amount>::max()),
+      merged(params_.start),
+      merged_score(setup_.start_score),
+      best(params_.start),
+      best_score(setup_.start_score),
+      slot(p.vms.size(), -1),
+      current(static_cast<std::size_t>(W)),
+      round_best(static_cast<std::size_t>(W)),
+      last_report(t0_) {
     workers.reserve(W);
     for (int w = 0; w < W; ++w) workers.emplace_back(setup.initial, params.seed, w + 1);
+}
 
-    std::vector<Placement> merged = params.start;  // the shared state: placements of its displaced VMs
-    SearchScore merged_score = setup.start_score;
-    std::vector<Placement> best = params.start;  // the run's best state
-    SearchScore best_score = setup.start_score;
+void RegionAnnealing::run(SearchResult& res) {
     res.regions = W;
-
-    std::atomic<bool> out_of_time{false}, interrupted{false};
-    const auto deadline = deadline_after(t0, params.time_limit_s);
     tbb::task_arena arena(W);
-    Regions regions;
-    // Merge scratch, [vm] -> index in a list or -1: the workers write it concurrently, but each
-    // only the entries of the VMs of its own region (disjoint), and resets them.
-    std::vector<int> slot(p.vms.size(), -1);
-    std::vector<std::vector<Placement>> current(static_cast<std::size_t>(W)), round_best(static_cast<std::size_t>(W));
-    std::int64_t done = 0, round_index = 0;
-    auto last_report = t0;
-    double parallel_seconds = 0.0;  // in the workers' rounds (the rest: set-up, synchronisation points)
-    const bool budget_count = p.constraints.max_migrations != std::numeric_limits<std::int64_t>::max();
-    const bool budget_ram = p.constraints.max_migrated_ram_mib != std::numeric_limits<Amount>::max();
     while (done < per_worker && !out_of_time.load()) {
-        const std::int64_t this_round = std::min(round, per_worker - done);
+        this_round = std::min(round, per_worker - done);
         regions.draw(p, merged, W, params.seed, round_index);
         const auto sync_end = Clock::now();
         run_workers(arena, W, [&](int w) {
             Worker& wk = workers[w];
-            SearchState& s = wk.state;
-            if (round_index > 0) s.set_placements(merged);
-            if (s.objective() != merged_score.objective || s.migrations() != merged_score.migrations)
-                throw std::logic_error("region decomposition: the merged state's objective " + std::to_string(s.objective()) + " (" +
-                                       std::to_string(s.migrations()) + " migrations) differs from the sum of the regions' " +
-                                       std::to_string(merged_score.objective) + " (" + std::to_string(merged_score.migrations) + ")");
-            if (s.migrations() > p.constraints.max_migrations || s.migrated_ram_mib() > p.constraints.max_migrated_ram_mib)
-                throw std::logic_error("region decomposition: the merged state uses " + std::to_string(s.migrations()) +
-                                       " migrations and " + std::to_string(s.migrated_ram_mib()) + " MiB, beyond the budget");
-            // Budget shares: what the merged state leaves of the budget, split evenly (remainders
-            // to the lower worker ids), so the regions together stay within it.
-            const auto share = [&](auto left) { return left / W + (w < left % W ? 1 : 0); };
-            const Constraints& c = p.constraints;
-            s.set_budget(budget_count ? s.migrations() + share(std::max<std::int64_t>(0, c.max_migrations - s.migrations()))
-                                      : std::numeric_limits<std::int64_t>::max(),
-                         budget_ram ? s.migrated_ram_mib() + share(std::max<Amount>(0, c.max_migrated_ram_mib - s.migrated_ram_mib()))
-                                    : std::numeric_limits<Amount>::max());
-            wk.movable.clear();
-            for (int v : setup.movable)
-                if (regions.region_of[s.host_of(v)] == w) wk.movable.push_back(v);
-            wk.best_score = merged_score;
-            wk.undo.clear();
-            for (int which = 0; which < 2; ++which) {
-                for (int v : wk.mig[which]) wk.mig_pos[which][v] = -1;
-                wk.mig[which].clear();
-                if (wk.mig_pos[which].empty()) wk.mig_pos[which].assign(p.vms.size(), -1);
-            }
-            const auto membership = [&](int v) {
-                const bool in = s.is_migrated(v) && regions.region_of[s.host_of(v)] == w;
-                set_member(wk, 0, v, in);
-                set_member(wk, 1, v, in && regions.region_of[s.origin_of(v)] == w);
-            };
-            for (int v : s.migrated_vms()) membership(v);
+            start_region(wk, w);
             // A region without migratable VMs (empty hosts, pinned VMs) sits the round out, but its
-            // placements below still join the merge.
-            const std::int64_t steps = wk.movable.empty() ? 0 : this_round;
-            if (steps > 0) {
-                wk.proposal.start(wk.rng, wk.movable.size());
-                if (params.destination_lists) wk.proposal.refresh(s, wk.cache, setup.flavor_used, &regions.hosts[w]);
-            }
-            double temp = schedule.t_start;
-            const bool verify = verify_deltas(params.check_every);
-            CandidateDelta delta;
-            ProposalContext ctx{s, wk.cache,   wk.movable, wk.proposal, wk.rng, &regions.hosts[w], &regions.region_of,
-                                w, &wk.mig[0], &wk.mig[1]};
-            Relocation rel[kMaxRelocations];
-            for (std::int64_t e = 0; e < steps; ++e) {
-                if (!tick(wk, e, done + e, schedule, params, deadline, interrupted, out_of_time, temp)) break;
-                const Candidate mv = propose<Moves>(ctx, setup.mix);
-                ++wk.evaluations;
-                ++wk.kind_evaluated[mv.kind];
-                if (verify && !within_region(mv, s, regions.region_of, w))
-                    throw std::logic_error(std::string(Moves::kNames[mv.kind]) + " move proposed outside the worker's host region");
-                if (!accept(mv, wk, delta, temp, scorer, params.neutral_acceptance)) continue;
-                int n = 0;
-                visit_kind(mv.kind, [&](auto k) { n = mv.template get<k()>().host_relocations(s, rel); });
-                for (int i = 0; i < n; ++i) {
-                    Placement before{rel[i].vm, s.host_of(rel[i].vm), {}};
-                    std::copy_n(s.pnuma_of(rel[i].vm), kMaxVNuma, before.pnuma.begin());
-                    wk.undo.push_back(before);
-                }
-                apply_verified(wk, mv, delta, params.check_every);
-                for (int i = 0; i < n; ++i) membership(rel[i].vm);
-                if (const SearchScore sc{s.objective(), s.migrations()}; wk.best_score < sc) {
-                    wk.best_score = sc;
-                    wk.undo.clear();
-                }
-                count_accepted(wk, mv, delta, done + e, per_worker);
-            }
-            // This region's current and best placements (its VMs off their snapshot placement).
-            current[w].clear();
-            for (const Placement& pl : s.displaced_placements())
-                if (regions.region_of[pl.host] == w) current[w].push_back(pl);
-            std::vector<Placement>& rb = round_best[w];
-            rb = current[w];
-            for (std::size_t i = 0; i < rb.size(); ++i) slot[rb[i].vm] = static_cast<int>(i);
-            for (auto it = wk.undo.rbegin(); it != wk.undo.rend(); ++it) {  // the oldest entry of a VM wins
-                if (slot[it->vm] < 0) {
-                    slot[it->vm] = static_cast<int>(rb.size());
-                    rb.push_back(*it);
-                } else {
-                    rb[slot[it->vm]] = *it;
-                }
-            }
-            for (const Placement& pl : rb) slot[pl.vm] = -1;
-            std::erase_if(rb, [&](const Placement& pl) { return at_snapshot(p, pl); });
+            // placements still join the merge.
+            if (!wk.movable.empty()) anneal_region(wk, w, this_round);
+            collect_region(wk, w);
         });
-        const auto work_end = Clock::now();
-        parallel_seconds += std::chrono::duration<double>(work_end - sync_end).count();
+        parallel_seconds += std::chrono::duration<double>(Clock::now() - sync_end).count();
         done += this_round;
         ++round_index;
-        // Synchronisation point: merge the regions (worker order), keep the best.
-        SearchScore next = merged_score, combined = merged_score;
-        merged.clear();
-        std::vector<Placement> combined_best;
-        for (int w = 0; w < W; ++w) {
-            const Worker& wk = workers[w];
-            merged.insert(merged.end(), current[w].begin(), current[w].end());
-            combined_best.insert(combined_best.end(), round_best[w].begin(), round_best[w].end());
-            next.objective += wk.state.objective() - merged_score.objective;
-            next.migrations += wk.state.migrations() - merged_score.migrations;
-            combined.objective += wk.best_score.objective - merged_score.objective;
-            combined.migrations += wk.best_score.migrations - merged_score.migrations;
-        }
-        merged_score = next;
-        if (best_score < combined) {
-            best_score = combined;
-            best = std::move(combined_best);
-            for (auto& wk : workers) wk.last_improvement = done;
-            if (params.check_every > 0) {
-                SearchState t(setup.initial);
-                t.set_placements(best);
-                if (t.objective() != best_score.objective || t.migrations() != best_score.migrations)
-                    throw std::logic_error("region decomposition: the merged best state's objective " + std::to_string(t.objective()) +
-                                           " differs from the sum of the regions' " + std::to_string(best_score.objective));
-            }
-        }
-        record_round(res, params, t0, last_report, done, per_worker, best_score, total_evaluations(workers), "annealing, host regions");
+        synchronise(res);
     }
+    finish(res);
+}
+
+/** Throws std::logic_error unless the worker's copy of the merged state has the merged score and
+ *  is within the budget: the regions' deltas must add up exactly. */
+void RegionAnnealing::check_merged_state(const SearchState& s) const {
+    if (s.objective() != merged_score.objective || s.migrations() != merged_score.migrations)
+        throw std::logic_error("region decomposition: the merged state's objective " + std::to_string(s.objective()) + " (" +
+                               std::to_string(s.migrations()) + " migrations) differs from the sum of the regions' " +
+                               std::to_string(merged_score.objective) + " (" + std::to_string(merged_score.migrations) + ")");
+    if (s.migrations() > p.constraints.max_migrations || s.migrated_ram_mib() > p.constraints.max_migrated_ram_mib)
+        throw std::logic_error("region decomposition: the merged state uses " + std::to_string(s.migrations()) + " migrations and " +
+                               std::to_string(s.migrated_ram_mib()) + " MiB, beyond the budget");
+}
+
+/** Worker w's round set-up: the merged state, its budget share, its region's movable VMs, its
+ *  best (the merged score) and undo log, and its region's migrated-VM lists. */
+void RegionAnnealing::start_region(Worker& wk, int w) {
+    SearchState& s = wk.state;
+    if (round_index > 0) s.set_placements(merged);
+    check_merged_state(s);
+    // Budget shares: what the merged state leaves of the budget, split evenly (remainders
+    // to the lower worker ids), so the regions together stay within it.
+    const auto share = [&](auto left) { return left / W + (w < left % W ? 1 : 0); };
+    const Constraints& c = p.constraints;
+    s.set_budget(budget_count ? s.migrations() + share(std::max<std::int64_t>(0, c.max_migrations - s.migrations()))
+                              : std::numeric_limits<std::int64_t>::max(),
+                 budget_ram ? s.migrated_ram_mib() + share(std::max<Amount>(0, c.max_migrated_ram_mib - s.migrated_ram_mib()))
+                            : std::numeric_limits<Amount>::max());
+    wk.movable.clear();
+    for (int v : setup.movable)
+        if (regions.region_of[s.host_of(v)] == w) wk.movable.push_back(v);
+    wk.best_score = merged_score;
+    wk.undo.clear();
+    for (int which = 0; which < 2; ++which) {
+        for (int v : wk.mig[which]) wk.mig_pos[which][v] = -1;
+        wk.mig[which].clear();
+        if (wk.mig_pos[which].empty()) wk.mig_pos[which].assign(p.vms.size(), -1);
+    }
+    for (int v : s.migrated_vms()) {
+        const bool in = s.is_migrated(v) && regions.region_of[s.host_of(v)] == w;
+        set_member(wk, 0, v, in);
+        set_member(wk, 1, v, in && regions.region_of[s.origin_of(v)] == w);
+    }
+}
+
+/** Worker w anneals its region for `steps` evaluations: proposals inside the region, the undo log
+ *  of placements changed since its best, its migrated-VM lists kept current. The hot loop. */
+void RegionAnnealing::anneal_region(Worker& wk, int w, std::int64_t steps) {
+    SearchState& s = wk.state;
+    const auto membership = [&](int v) {
+        const bool in = s.is_migrated(v) && regions.region_of[s.host_of(v)] == w;
+        set_member(wk, 0, v, in);
+        set_member(wk, 1, v, in && regions.region_of[s.origin_of(v)] == w);
+    };
+    wk.proposal.start(wk.rng, wk.movable.size());
+    if (params.destination_lists) wk.proposal.refresh(s, wk.cache, setup.flavor_used, &regions.hosts[w]);
+    double temp = schedule.t_start;
+    const bool verify = verify_deltas(params.check_every);
+    const Scorer scorer = setup.scorer;
+    CandidateDelta delta;
+    ProposalContext ctx{s, wk.cache, wk.movable, wk.proposal, wk.rng, &regions.hosts[w], &regions.region_of, w, &wk.mig[0], &wk.mig[1]};
+    Relocation rel[kMaxRelocations];
+    for (std::int64_t e = 0; e < steps; ++e) {
+        if (!tick(wk, e, done + e, schedule, params, deadline, interrupted, out_of_time, temp)) break;
+        const Candidate mv = propose<Moves>(ctx, setup.mix);
+        ++wk.evaluations;
+        ++wk.kind_evaluated[mv.kind];
+        if (verify && !within_region(mv, s, regions.region_of, w))
+            throw std::logic_error(std::string(Moves::kNames[mv.kind]) + " move proposed outside the worker's host region");
+        if (!accept(mv, wk, delta, temp, scorer, params.neutral_acceptance)) continue;
+        int n = 0;
+        visit_kind(mv.kind, [&](auto k) { n = mv.template get<k()>().host_relocations(s, rel); });
+        for (int i = 0; i < n; ++i) {
+            Placement before{rel[i].vm, s.host_of(rel[i].vm), {}};
+            std::copy_n(s.pnuma_of(rel[i].vm), kMaxVNuma, before.pnuma.begin());
+            wk.undo.push_back(before);
+        }
+        apply_verified(wk, mv, delta, params.check_every);
+        for (int i = 0; i < n; ++i) membership(rel[i].vm);
+        if (const SearchScore sc{s.objective(), s.migrations()}; wk.best_score < sc) {
+            wk.best_score = sc;
+            wk.undo.clear();
+        }
+        count_accepted(wk, mv, delta, done + e, per_worker);
+    }
+}
+
+/** Worker w's region's current and best placements (its VMs off their snapshot placement): the
+ *  best is the current one with the undo log rolled back, the oldest entry of a VM winning. */
+void RegionAnnealing::collect_region(Worker& wk, int w) {
+    current[w].clear();
+    for (const Placement& pl : wk.state.displaced_placements())
+        if (regions.region_of[pl.host] == w) current[w].push_back(pl);
+    std::vector<Placement>& rb = round_best[w];
+    rb = current[w];
+    for (std::size_t i = 0; i < rb.size(); ++i) slot[rb[i].vm] = static_cast<int>(i);
+    for (auto it = wk.undo.rbegin(); it != wk.undo.rend(); ++it) {  // the oldest entry of a VM wins
+        if (slot[it->vm] < 0) {
+            slot[it->vm] = static_cast<int>(rb.size());
+            rb.push_back(*it);
+        } else {
+            rb[slot[it->vm]] = *it;
+        }
+    }
+    for (const Placement& pl : rb) slot[pl.vm] = -1;
+    std::erase_if(rb, [&](const Placement& pl) { return at_snapshot(p, pl); });
+}
+
+/** The synchronisation point: merge the regions (worker order) into the next shared state, and
+ *  their bests into a state that replaces the run's best when higher (rebuilt from scratch and
+ *  compared under --check). */
+void RegionAnnealing::synchronise(SearchResult& res) {
+    SearchScore next = merged_score, combined = merged_score;
+    merged.clear();
+    std::vector<Placement> combined_best;
+    for (int w = 0; w < W; ++w) {
+        const Worker& wk = workers[w];
+        merged.insert(merged.end(), current[w].begin(), current[w].end());
+        combined_best.insert(combined_best.end(), round_best[w].begin(), round_best[w].end());
+        next.objective += wk.state.objective() - merged_score.objective;
+        next.migrations += wk.state.migrations() - merged_score.migrations;
+        combined.objective += wk.best_score.objective - merged_score.objective;
+        combined.migrations += wk.best_score.migrations - merged_score.migrations;
+    }
+    merged_score = next;
+    if (best_score < combined) {
+        best_score = combined;
+        best = std::move(combined_best);
+        for (auto& wk : workers) wk.last_improvement = done;
+        if (params.check_every > 0) {
+            SearchState t(setup.initial);
+            t.set_placements(best);
+            if (t.objective() != best_score.objective || t.migrations() != best_score.migrations)
+                throw std::logic_error("region decomposition: the merged best state's objective " + std::to_string(t.objective()) +
+                                       " differs from the sum of the regions' " + std::to_string(best_score.objective));
+        }
+    }
+    record_round(res, params, t0, last_report, done, per_worker, best_score, total_evaluations(workers), "annealing, host regions");
+}
+
+/** The run's result: its best state and score, the workers' counters, why it stopped. */
+void RegionAnnealing::finish(SearchResult& res) {
     res.best = std::move(best);
     res.objective_best = to_objective(best_score.objective);
     res.score_best = best_score.objective;
@@ -541,6 +609,11 @@ void anneal_regions(const SearchSetup& setup, const SearchParams& params, const 
                      static_cast<long long>(round_index), parallel_seconds, res.seconds - parallel_seconds);
         report_moves(workers);
     }
+}
+
+void anneal_regions(const SearchSetup& setup, const SearchParams& params, const Schedule& schedule, Clock::time_point t0,
+                    SearchResult& res) {
+    RegionAnnealing(setup, params, schedule, t0).run(res);
 }
 
 }  // namespace

@@ -78,39 +78,72 @@ struct Pick {
     }
 };
 
-}  // namespace
+/**
+ * The greedy search's state: the search state, per used flavor a tournament tree of destination
+ * gains over hosts and one of source gains over its movable VMs, VMs per host, and the VMs banned
+ * until the next applied migration (their exact evaluation disagreed: budget, a rule).
+ */
+class Greedy {
+public:
+    Greedy(const CapacityModel& model, const SearchParams& params, SearchResult& res);
+    void initial_pass();
+    bool should_stop(std::chrono::steady_clock::time_point t0);
+    Pick best_pick();
+    void take(const Pick& pick);
+    const SearchState& state() const { return s; }
 
-SearchResult greedy(const CapacityModel& model, const SearchParams& params) {
-    using Clock = std::chrono::steady_clock;
-    const auto t0 = Clock::now();
-    const Problem& p = model.problem();
-    const int H = static_cast<int>(p.hosts.size());
-    const int F = static_cast<int>(p.flavors.size());
-    const int V = static_cast<int>(p.vms.size());
-    SearchState s(model);
-    SearchResult res;
-    res.objective_before = s.objective_value();
-    params.validate();
-    res.stopped_by = StopReason::NoImprovingMove;
+private:
+    void consider(int v, int u, Pick& best) const;
+    void refresh_host(int h);
+    void refresh_vms(int h);
 
-    std::vector<char> flavor_used(F, 0);
-    for (const Vm& vm : p.vms)
-        if (vm.migratable) flavor_used[vm.flavor] = 1;
-    std::vector<int> used;  // flavors with a migratable VM
-    for (int f = 0; f < F; ++f)
-        if (flavor_used[f]) used.push_back(f);
-    const int U = static_cast<int>(used.size());
-    std::vector<int> used_index(F, -1);
-    for (int u = 0; u < U; ++u) used_index[used[u]] = u;
-
+    const Problem& p;
+    const SearchParams& params;
+    SearchResult& res;
+    SearchState s;
+    int H, U;
+    std::vector<int> used;        ///< flavors with a migratable VM
+    std::vector<int> used_index;  ///< flavor -> index in `used`, or -1
     // Destination gain of one more VM of flavor f on host h (budget ignored here; the chosen move
     // is re-evaluated exactly before it is applied): dst[u] over hosts, one tree per used flavor.
     // Source gain src[v] of taking VM v off its host: one tree per used flavor over its VMs in
     // index order (the key is src[v], or kNone while v is banned).
-    std::vector<ArgMaxTree> dst(U), vms_tree(U);
-    std::vector<std::vector<int>> vms_of(U);  // movable VMs per used flavor, index order
-    std::vector<int> pos(V, -1);              // position of a movable VM in vms_of
+    std::vector<ArgMaxTree> dst, vms_tree;
+    std::vector<std::vector<int>> vms_of;  ///< movable VMs per used flavor, index order
+    std::vector<int> pos;                  ///< position of a movable VM in vms_of
     std::vector<int> movable;
+    std::vector<Score> src;
+    std::vector<std::vector<int>> on_host;
+    std::vector<char> banned;  ///< moves whose exact evaluation disagreed (budget)
+    std::vector<int> banned_list;
+    std::vector<int> top1, top2;
+    std::vector<char> restricted;
+    std::vector<std::pair<int, Score>> masked;
+};
+
+Greedy::Greedy(const CapacityModel& model, const SearchParams& params_, SearchResult& res_)
+    : p(model.problem()),
+      params(params_),
+      res(res_),
+      s(model),
+      H(static_cast<int>(p.hosts.size())),
+      used_index(p.flavors.size(), -1),
+      pos(p.vms.size(), -1),
+      src(p.vms.size(), 0),
+      on_host(p.hosts.size()),
+      banned(p.vms.size(), 0) {
+    const int F = static_cast<int>(p.flavors.size());
+    const int V = static_cast<int>(p.vms.size());
+    std::vector<char> flavor_used(F, 0);
+    for (const Vm& vm : p.vms)
+        if (vm.migratable) flavor_used[vm.flavor] = 1;
+    for (int f = 0; f < F; ++f)
+        if (flavor_used[f]) used.push_back(f);
+    U = static_cast<int>(used.size());
+    for (int u = 0; u < U; ++u) used_index[used[u]] = u;
+    dst.resize(U);
+    vms_tree.resize(U);
+    vms_of.resize(U);
     for (int v = 0; v < V; ++v)
         if (p.vms[v].migratable) {
             const int u = used_index[p.vms[v].flavor];
@@ -118,133 +151,166 @@ SearchResult greedy(const CapacityModel& model, const SearchParams& params) {
             vms_of[u].push_back(v);
             movable.push_back(v);
         }
-    std::vector<Score> src(V, 0);
-    {
-        // The initial pass: every (flavor, host) insertion and every removal, on params.threads
-        // threads (each writes its own slot of tables read only afterwards: deterministic).
-        std::vector<Score> table(static_cast<std::size_t>(U) * H, kNone);
-        tbb::task_arena arena(params.threads);
-        arena.execute([&] {
-            tbb::parallel_for(tbb::blocked_range<int>(0, H, 64), [&](const tbb::blocked_range<int>& r) {
-                for (int h = r.begin(); h < r.end(); ++h)
-                    for (int u = 0; u < U; ++u) {
-                        const Insertion ins = best_insertion(s, used[u], h, -1);
-                        table[static_cast<std::size_t>(u) * H + h] = ins.embedding >= 0 ? ins.delta : kNone;
-                    }
-            });
-            tbb::parallel_for(tbb::blocked_range<std::size_t>(0, movable.size(), 256), [&](const tbb::blocked_range<std::size_t>& r) {
-                for (std::size_t i = r.begin(); i < r.end(); ++i) src[movable[i]] = removal_delta(s, movable[i]);
-            });
-        });
-        res.evaluations += static_cast<std::int64_t>(U) * H;
-        for (int u = 0; u < U; ++u) {
-            dst[u].build(std::vector<Score>(table.begin() + static_cast<std::ptrdiff_t>(u) * H,
-                                            table.begin() + static_cast<std::ptrdiff_t>(u + 1) * H));
-            std::vector<Score> keys(vms_of[u].size());
-            for (std::size_t i = 0; i < keys.size(); ++i) keys[i] = src[vms_of[u][i]];
-            vms_tree[u].build(std::move(keys));
-        }
-    }
-    auto refresh_host = [&](int h) {
-        for (int u = 0; u < U; ++u) {
-            const Insertion ins = best_insertion(s, used[u], h, -1);
-            dst[u].set(h, ins.embedding >= 0 ? ins.delta : kNone);
-            ++res.evaluations;
-        }
-    };
-    std::vector<std::vector<int>> on_host(H);
     for (int v : movable) on_host[p.vms[v].host].push_back(v);
-    std::vector<char> banned(V, 0);  // moves whose exact evaluation disagreed (budget)
-    std::vector<int> banned_list;
-    auto refresh_vms = [&](int h) {
-        for (int v : on_host[h]) {
-            src[v] = removal_delta(s, v);
-            if (!banned[v]) vms_tree[used_index[p.vms[v].flavor]].set(pos[v], src[v]);
-        }
-    };
-    std::vector<int> top1(U, -1), top2(U, -1);
-    std::vector<char> restricted(U, 0);
-    std::vector<std::pair<int, Score>> masked;
+    top1.assign(U, -1);
+    top2.assign(U, -1);
+    restricted.assign(U, 0);
+}
 
-    while (true) {
-        if (params.stop != nullptr && params.stop->load(std::memory_order_relaxed)) {
-            res.stopped_by = StopReason::Interrupted;
-            break;
-        }
-        if (std::chrono::duration<double>(Clock::now() - t0).count() > params.time_limit_s) {
-            res.stopped_by = StopReason::TimeLimit;
-            break;
-        }
-        // The best (VM, host) pair, exactly as a scan over every movable VM would find it: a VM's
-        // best destination is its flavor's best host (top1) unless that is its own host, then the
-        // second best (top2); gain = src + dst; VMs not yet migrated are out when the budget has
-        // no count or RAM left for them. Per flavor: the best VM off top1 from its tree (the VMs
-        // on top1 masked), the VMs on top1 one by one; a flavor without budget left: the migrated
-        // VMs one by one. O(flavors x (log hosts + log VMs + VMs on top1) + migrated VMs).
-        const Amount ram_left = p.constraints.max_migrated_ram_mib - s.migrated_ram_mib();
-        const bool count_left = s.migrations() < p.constraints.max_migrations;
-        Pick best;
-        best.g = 0;
-        auto consider = [&](int v, int u) {
-            if (banned[v]) return;
-            const int to = (s.host_of(v) == top1[u]) ? top2[u] : top1[u];
-            if (to < 0 || dst[u].value(to) == kNone) return;
-            const Pick c{src[v] + dst[u].value(to), p.flavors[used[u]].demand[kRamMib], v, to};
-            if (c.g > 0 && c.beats(best)) best = c;
-        };
-        for (int u = 0; u < U; ++u) {
-            const int h1 = dst[u].argmax();
-            top1[u] = top2[u] = -1;
-            if (h1 < 0 || dst[u].value(h1) == kNone) continue;
-            top1[u] = h1;
-            top2[u] = dst[u].argmax_except(h1);
-            restricted[u] = !count_left || p.flavors[used[u]].demand[kRamMib] > ram_left;
-            if (restricted[u]) continue;
-            for (int v : on_host[h1]) {  // VMs of this flavor on top1: to top2, and masked below
-                if (used_index[p.vms[v].flavor] != u) continue;
-                consider(v, u);
-                masked.emplace_back(pos[v], vms_tree[u].value(pos[v]));
-                vms_tree[u].set(pos[v], kNone);
-            }
-            const int i = vms_tree[u].argmax();
-            if (i >= 0 && vms_tree[u].value(i) != kNone) consider(vms_of[u][i], u);
-            for (const auto& [i2, key] : masked) vms_tree[u].set(i2, key);
-            masked.clear();
-        }
-        for (int v : s.migrated_vms()) {
-            const int u = used_index[p.vms[v].flavor];
-            if (top1[u] >= 0 && restricted[u]) consider(v, u);
-        }
-        if (best.vm < 0) break;
-        const int bv = best.vm, bh = best.to;
-        const MigrateMove mv{bv, bh};
-        const MigrateDelta md = score_move(mv, s);  // the complete delta: filters and every objective term
-        ++res.evaluations;
-        if (!md.feasible || md.delta <= 0) {
-            banned[bv] = 1;
-            banned_list.push_back(bv);
-            vms_tree[used_index[p.vms[bv].flavor]].set(pos[bv], kNone);
-            continue;
-        }
-        const int from = s.host_of(bv);
-        mv.apply(s, md);
-        ++res.accepted;
-        for (auto it = on_host[from].begin(); it != on_host[from].end(); ++it)
-            if (*it == bv) {
-                on_host[from].erase(it);
-                break;
-            }
-        on_host[bh].push_back(bv);
-        for (int v : banned_list) {
-            banned[v] = 0;
-            vms_tree[used_index[p.vms[v].flavor]].set(pos[v], src[v]);
-        }
-        banned_list.clear();
-        refresh_host(from);
-        refresh_host(bh);
-        refresh_vms(from);
-        refresh_vms(bh);
+/** Every (flavor, host) insertion and every removal, on params.threads threads (each writes its
+ *  own slot of tables read only afterwards: deterministic), then the trees. */
+void Greedy::initial_pass() {
+    std::vector<Score> table(static_cast<std::size_t>(U) * H, kNone);
+    tbb::task_arena arena(params.threads);
+    arena.execute([&] {
+        tbb::parallel_for(tbb::blocked_range<int>(0, H, 64), [&](const tbb::blocked_range<int>& r) {
+            for (int h = r.begin(); h < r.end(); ++h)
+                for (int u = 0; u < U; ++u) {
+                    const Insertion ins = best_insertion(s, used[u], h, -1);
+                    table[static_cast<std::size_t>(u) * H + h] = ins.embedding >= 0 ? ins.delta : kNone;
+                }
+        });
+        tbb::parallel_for(tbb::blocked_range<std::size_t>(0, movable.size(), 256), [&](const tbb::blocked_range<std::size_t>& r) {
+            for (std::size_t i = r.begin(); i < r.end(); ++i) src[movable[i]] = removal_delta(s, movable[i]);
+        });
+    });
+    res.evaluations += static_cast<std::int64_t>(U) * H;
+    for (int u = 0; u < U; ++u) {
+        dst[u].build(
+            std::vector<Score>(table.begin() + static_cast<std::ptrdiff_t>(u) * H, table.begin() + static_cast<std::ptrdiff_t>(u + 1) * H));
+        std::vector<Score> keys(vms_of[u].size());
+        for (std::size_t i = 0; i < keys.size(); ++i) keys[i] = src[vms_of[u][i]];
+        vms_tree[u].build(std::move(keys));
     }
+}
+
+/** Interrupt or time limit: sets res.stopped_by and returns true. */
+bool Greedy::should_stop(std::chrono::steady_clock::time_point t0) {
+    if (params.stop != nullptr && params.stop->load(std::memory_order_relaxed)) {
+        res.stopped_by = StopReason::Interrupted;
+        return true;
+    }
+    if (std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() > params.time_limit_s) {
+        res.stopped_by = StopReason::TimeLimit;
+        return true;
+    }
+    return false;
+}
+
+/** VM v of used flavor u to its flavor's best host other than its own, if that beats `best`. */
+void Greedy::consider(int v, int u, Pick& best) const {
+    if (banned[v]) return;
+    const int to = (s.host_of(v) == top1[u]) ? top2[u] : top1[u];
+    if (to < 0 || dst[u].value(to) == kNone) return;
+    const Pick c{src[v] + dst[u].value(to), p.flavors[used[u]].demand[kRamMib], v, to};
+    if (c.g > 0 && c.beats(best)) best = c;
+}
+
+/**
+ * The best (VM, host) pair, exactly as a scan over every movable VM would find it: a VM's best
+ * destination is its flavor's best host (top1) unless that is its own host, then the second best
+ * (top2); gain = src + dst; VMs not yet migrated are out when the budget has no count or RAM left
+ * for them. Per flavor: the best VM off top1 from its tree (the VMs on top1 masked), the VMs on
+ * top1 one by one; a flavor without budget left: the migrated VMs one by one. O(flavors x (log
+ * hosts + log VMs + VMs on top1) + migrated VMs). A pick with vm < 0: no improving pair.
+ */
+Pick Greedy::best_pick() {
+    const Amount ram_left = p.constraints.max_migrated_ram_mib - s.migrated_ram_mib();
+    const bool count_left = s.migrations() < p.constraints.max_migrations;
+    Pick best;
+    best.g = 0;
+    for (int u = 0; u < U; ++u) {
+        const int h1 = dst[u].argmax();
+        top1[u] = top2[u] = -1;
+        if (h1 < 0 || dst[u].value(h1) == kNone) continue;
+        top1[u] = h1;
+        top2[u] = dst[u].argmax_except(h1);
+        restricted[u] = !count_left || p.flavors[used[u]].demand[kRamMib] > ram_left;
+        if (restricted[u]) continue;
+        for (int v : on_host[h1]) {  // VMs of this flavor on top1: to top2, and masked below
+            if (used_index[p.vms[v].flavor] != u) continue;
+            consider(v, u, best);
+            masked.emplace_back(pos[v], vms_tree[u].value(pos[v]));
+            vms_tree[u].set(pos[v], kNone);
+        }
+        const int i = vms_tree[u].argmax();
+        if (i >= 0 && vms_tree[u].value(i) != kNone) consider(vms_of[u][i], u, best);
+        for (const auto& [i2, key] : masked) vms_tree[u].set(i2, key);
+        masked.clear();
+    }
+    for (int v : s.migrated_vms()) {
+        const int u = used_index[p.vms[v].flavor];
+        if (top1[u] >= 0 && restricted[u]) consider(v, u, best);
+    }
+    return best;
+}
+
+/** Evaluates `pick` exactly (filters and every objective term): applies it and refreshes the two
+ *  hosts' gains and lifts every ban if it improves, else bans its VM until the next migration. */
+void Greedy::take(const Pick& pick) {
+    const int bv = pick.vm, bh = pick.to;
+    const MigrateMove mv{bv, bh};
+    const MigrateDelta md = score_move(mv, s);
+    ++res.evaluations;
+    if (!md.feasible || md.delta <= 0) {
+        banned[bv] = 1;
+        banned_list.push_back(bv);
+        vms_tree[used_index[p.vms[bv].flavor]].set(pos[bv], kNone);
+        return;
+    }
+    const int from = s.host_of(bv);
+    mv.apply(s, md);
+    ++res.accepted;
+    for (auto it = on_host[from].begin(); it != on_host[from].end(); ++it)
+        if (*it == bv) {
+            on_host[from].erase(it);
+            break;
+        }
+    on_host[bh].push_back(bv);
+    for (int v : banned_list) {
+        banned[v] = 0;
+        vms_tree[used_index[p.vms[v].flavor]].set(pos[v], src[v]);
+    }
+    banned_list.clear();
+    refresh_host(from);
+    refresh_host(bh);
+    refresh_vms(from);
+    refresh_vms(bh);
+}
+
+void Greedy::refresh_host(int h) {
+    for (int u = 0; u < U; ++u) {
+        const Insertion ins = best_insertion(s, used[u], h, -1);
+        dst[u].set(h, ins.embedding >= 0 ? ins.delta : kNone);
+        ++res.evaluations;
+    }
+}
+
+void Greedy::refresh_vms(int h) {
+    for (int v : on_host[h]) {
+        src[v] = removal_delta(s, v);
+        if (!banned[v]) vms_tree[used_index[p.vms[v].flavor]].set(pos[v], src[v]);
+    }
+}
+
+}  // namespace
+
+SearchResult greedy(const CapacityModel& model, const SearchParams& params) {
+    using Clock = std::chrono::steady_clock;
+    const auto t0 = Clock::now();
+    const Problem& p = model.problem();
+    SearchResult res;
+    Greedy g(model, params, res);
+    res.objective_before = g.state().objective_value();
+    params.validate();
+    res.stopped_by = StopReason::NoImprovingMove;
+    g.initial_pass();
+    while (!g.should_stop(t0)) {
+        const Pick best = g.best_pick();
+        if (best.vm < 0) break;
+        g.take(best);
+    }
+    const SearchState& s = g.state();
     res.best = s.displaced_placements();
     res.objective_best = s.objective_value();
     res.score_best = s.objective();
