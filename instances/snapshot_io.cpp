@@ -545,22 +545,9 @@ void parse_network(const Ctx& c, const json& doc, Problem& p, const std::unorder
     }
 }
 
-}  // namespace
-
-namespace {
-Problem parse_snapshot_with(const json& doc, const std::string& file, const CompactEdges* edges);
-}
-
-Problem parse_snapshot(const json& doc, const std::string& file) {
-    return parse_snapshot_with(doc, file, nullptr);
-}
-
-namespace {
-Problem parse_snapshot_with(const json& doc, const std::string& file, const CompactEdges* edges) {
-    const Ctx c{file, edges};
-    Problem p;
-    only_keys(c, doc, "(root)",
-              {"format", "source", "resources", "host_types", "hosts", "flavors", "vms", "constraints", "network", "vlinks", "vdcs"});
+/** The header: "format" and "source" where given, and "resources" (default vcpu, ram_mib), which must
+ *  start with vcpu and ram_mib: every later section reads its amounts against p.resources. */
+void parse_header(const Ctx& c, const json& doc, Problem& p) {
     if (auto it = doc.find("format"); it != doc.end()) {
         if (!it->is_string() || it->get<std::string>() != kSnapshotFormat)
             c.fail("format", std::string("expected \"") + kSnapshotFormat + "\"");
@@ -578,9 +565,13 @@ Problem parse_snapshot_with(const json& doc, const std::string& file, const Comp
     const int R = p.num_resources();
     if (R < 2 || p.resources[kVcpu] != "vcpu" || p.resources[kRamMib] != "ram_mib")
         c.fail("resources", "must start with \"vcpu\", \"ram_mib\"");
-    const std::set<std::string> resource_keys(p.resources.begin(), p.resources.end());
+}
 
-    std::unordered_map<std::string, int> type_index, host_index, flavor_index;
+/** "host_types" into p.host_types; node capacities take exactly the keys in `resource_keys`. Returns
+ *  name -> index (a duplicate name is refused), read before "hosts", which name their type. */
+std::unordered_map<std::string, int> parse_host_types(const Ctx& c, const json& doc, Problem& p,
+                                                      const std::set<std::string>& resource_keys) {
+    std::unordered_map<std::string, int> type_index;
     const json& hts = get_array(c, doc, "", "host_types");
     for (std::size_t t = 0; t < hts.size(); ++t) {
         const std::string path = "host_types[" + std::to_string(t) + "]";
@@ -612,7 +603,14 @@ Problem parse_snapshot_with(const json& doc, const std::string& file, const Comp
         if (!type_index.emplace(ht.name, static_cast<int>(t)).second) c.fail(join(path, "name"), "duplicate host type \"" + ht.name + "\"");
         p.host_types.push_back(std::move(ht));
     }
+    return type_index;
+}
 
+/** "hosts" (at least one) into p.hosts, each type looked up in `type_index`. Returns id -> index
+ *  (a duplicate id is refused), read before "vms", which name their host. */
+std::unordered_map<std::string, int> parse_hosts(const Ctx& c, const json& doc, Problem& p,
+                                                 const std::unordered_map<std::string, int>& type_index) {
+    std::unordered_map<std::string, int> host_index;
     const json& hs = get_array(c, doc, "", "hosts");
     if (hs.empty()) c.fail("hosts", "is empty: a snapshot needs at least one host");
     p.hosts.reserve(hs.size());
@@ -632,7 +630,13 @@ Problem parse_snapshot_with(const json& doc, const std::string& file, const Comp
         if (!host_index.emplace(host.id, static_cast<int>(h)).second) c.fail(join(path, "id"), "duplicate host id \"" + host.id + "\"");
         p.hosts.push_back(std::move(host));
     }
+    return host_index;
+}
 
+/** "flavors" (at least one) into p.flavors; demands take the keys in `resource_keys`. Returns
+ *  name -> index (a duplicate name is refused), read before "vms", which name their flavor. */
+std::unordered_map<std::string, int> parse_flavors(const Ctx& c, const json& doc, Problem& p, const std::set<std::string>& resource_keys) {
+    std::unordered_map<std::string, int> flavor_index;
     const json& fs = get_array(c, doc, "", "flavors");
     if (fs.empty()) c.fail("flavors", "is empty: a snapshot needs at least one flavor");
     for (std::size_t f = 0; f < fs.size(); ++f) {
@@ -652,7 +656,15 @@ Problem parse_snapshot_with(const json& doc, const std::string& file, const Comp
         if (!flavor_index.emplace(fl.name, static_cast<int>(f)).second) c.fail(join(path, "name"), "duplicate flavor \"" + fl.name + "\"");
         p.flavors.push_back(std::move(fl));
     }
+    return flavor_index;
+}
 
+/** "vms" into p.vms: flavor and host looked up by name, pNUMA nodes checked against the flavor's
+ *  vNUMA count and the host's topology (so after flavors and hosts). Returns id -> index (a
+ *  duplicate id is refused), which the vlinks name their VMs by. */
+std::unordered_map<std::string, int> parse_vms(const Ctx& c, const json& doc, Problem& p,
+                                               const std::unordered_map<std::string, int>& flavor_index,
+                                               const std::unordered_map<std::string, int>& host_index) {
     const json& vs = get_array(c, doc, "", "vms");
     p.vms.reserve(vs.size());
     std::unordered_map<std::string, int> vm_index;
@@ -692,7 +704,11 @@ Problem parse_snapshot_with(const json& doc, const std::string& file, const Comp
         if (!vm_index.emplace(vm.id, static_cast<int>(i)).second) c.fail(join(path, "id"), "duplicate VM id \"" + vm.id + "\"");
         p.vms.push_back(std::move(vm));
     }
+    return vm_index;
+}
 
+/** The optional "constraints" section into p.constraints (defaults kept where a key is absent). */
+void parse_constraints(const Ctx& c, const json& doc, Problem& p) {
     if (auto it = doc.find("constraints"); it != doc.end()) {
         only_keys(c, *it, "constraints", {"max_migrations", "max_migrated_ram_gib", "remap_counts_as_migration"});
         if (it->contains("remap_counts_as_migration")) {
@@ -706,6 +722,31 @@ Problem parse_snapshot_with(const json& doc, const std::string& file, const Comp
             p.constraints.max_migrated_ram_mib =
                 gib_to_mib_budget(get_number(c, (*it)["max_migrated_ram_gib"], "constraints.max_migrated_ram_gib"));
     }
+}
+
+}  // namespace
+
+namespace {
+Problem parse_snapshot_with(const json& doc, const std::string& file, const CompactEdges* edges);
+}
+
+Problem parse_snapshot(const json& doc, const std::string& file) {
+    return parse_snapshot_with(doc, file, nullptr);
+}
+
+namespace {
+Problem parse_snapshot_with(const json& doc, const std::string& file, const CompactEdges* edges) {
+    const Ctx c{file, edges};
+    Problem p;
+    only_keys(c, doc, "(root)",
+              {"format", "source", "resources", "host_types", "hosts", "flavors", "vms", "constraints", "network", "vlinks", "vdcs"});
+    parse_header(c, doc, p);
+    const std::set<std::string> resource_keys(p.resources.begin(), p.resources.end());
+    const auto type_index = parse_host_types(c, doc, p, resource_keys);
+    const auto host_index = parse_hosts(c, doc, p, type_index);
+    const auto flavor_index = parse_flavors(c, doc, p, resource_keys);
+    const auto vm_index = parse_vms(c, doc, p, flavor_index, host_index);
+    parse_constraints(c, doc, p);
     parse_network(c, doc, p, vm_index);
     finalize_problem(p, file);
     return p;
