@@ -175,46 +175,53 @@ std::pair<Amount, Amount> parse_size(const std::string& file, const nlohmann::js
     return {cores, ram};
 }
 
-}  // namespace
-
-Problem netsolver_cluster(const nlohmann::json& pn, const std::string& file, const NetsolverOptions& o, NetsolverNetworkInfo* info) {
-    check_options(o);
-    only_keys(file, pn, "Servers", "PN", " (a physical network has \"Servers\" and \"PN\")");
-    const nlohmann::json& servers = need(file, pn, "Servers", true);
-    const nlohmann::json& links = need(file, pn, "PN", false);
-    if (servers.empty()) fail(file, "Servers", "is empty: a physical network needs at least one server");
-
-    // Servers in natural name order.
+/** The names of "Servers", in natural name order: the order of the snapshot's hosts. Throws on an
+ *  empty name (a host id must not be empty). */
+std::vector<std::string> server_names(const std::string& file, const nlohmann::json& servers) {
     std::vector<std::string> names;
     for (auto it = servers.begin(); it != servers.end(); ++it) {
         if (it.key().empty()) fail(file, "Servers", "a server name must not be empty");  // a host id must not be
         names.push_back(it.key());
     }
     std::sort(names.begin(), names.end(), natural_less);
-    std::unordered_map<std::string, int> server_index;
-    for (std::size_t h = 0; h < names.size(); ++h) server_index.emplace(names[h], static_cast<int>(h));
+    return names;
+}
+
+/** [cores, RAM units] of each server in `names` order; its RAM in MiB (--ram-mib-per-unit) must stay
+ *  within kMaxAmount. */
+std::vector<std::pair<Amount, Amount>> server_sizes(const std::string& file, const nlohmann::json& servers,
+                                                    const std::vector<std::string>& names, const NetsolverOptions& o) {
     const int H = static_cast<int>(names.size());
     std::vector<std::pair<Amount, Amount>> size(H);
     for (int h = 0; h < H; ++h) {
         size[h] = parse_size(file, servers[names[h]], key_path("Servers", names[h]), 1);
         if (size[h].second > kMaxAmount / o.ram_mib_per_unit) fail(file, index_path(key_path("Servers", names[h]), 1), "RAM too large");
     }
+    return size;
+}
 
-    // Links: pair [a, b, c] with a later [b, a, c]; the rest are links (parallel allowed).
-    struct Raw {
-        std::string a, b;
-        std::int64_t units;
-        std::size_t at;  // index in "PN"
-    };
-    std::vector<Raw> kept;
+/** A "PN" entry kept by pair_links: its two ends, its bandwidth in NetSolver units and its index in
+ *  "PN" (messages name it). */
+struct RawLink {
+    std::string a, b;
+    std::int64_t units;
+    std::size_t at;  // index in "PN"
+};
+
+/** The "PN" entries, each checked (two distinct non-empty names, a bandwidth in 1..kMaxMbps once scaled,
+ *  no unlisted name that looks like a server); a link listed in both directions counts once: [a, b, c]
+ *  pairs with a later [b, a, c], and `merged` counts the pairs. The rest kept in "PN" order (parallel
+ *  links allowed). */
+std::vector<RawLink> pair_links(const std::string& file, const nlohmann::json& links,
+                                const std::unordered_map<std::string, int>& server_index, const NetsolverOptions& o, int& merged) {
+    std::vector<RawLink> kept;
     std::map<std::tuple<std::string, std::string, std::int64_t>, std::vector<std::size_t>> open;  // unmatched, by direction
-    int merged = 0;
     for (std::size_t i = 0; i < links.size(); ++i) {
         const std::string path = index_path("PN", i);
         const nlohmann::json& e = links[i];
         if (!e.is_array() || e.size() != 3 || !e[0].is_string() || !e[1].is_string())
             fail(file, path, "expected [node, node, bandwidth] (two names and an integer)");
-        Raw r{e[0].get<std::string>(), e[1].get<std::string>(), 0, i};
+        RawLink r{e[0].get<std::string>(), e[1].get<std::string>(), 0, i};
         for (std::size_t k = 0; k < 2; ++k)  // a switch id (or host id) must not be empty
             if (e[k].get_ref<const std::string&>().empty()) fail(file, index_path(path, k), "a node name must not be empty");
         r.units = get_int(file, e[2], index_path(path, 2), 1, kMaxMbps / o.mbps_per_unit);
@@ -231,9 +238,24 @@ Problem netsolver_cluster(const nlohmann::json& pn, const std::string& file, con
         open[{r.a, r.b, r.units}].push_back(kept.size());
         kept.push_back(std::move(r));
     }
+    return kept;
+}
 
-    Problem p;
-    p.resources = {"vcpu", "ram_mib"};
+/** Per server (in `names` order): the index of its uplink switch in p.network.switches, its NIC
+ *  capacity (the sum of its links, Mbps); and how many kept links are server links. */
+struct Uplinks {
+    std::vector<int> uplink;
+    std::vector<std::int64_t> nic;
+    int server_links = 0;
+};
+
+/** The kept links into p.network: switches numbered in order of first mention, switch-to-switch links
+ *  become network links, a server's links its NIC uplink to one switch. Refuses what vmcap's hosts (one
+ *  NIC uplink to one switch) cannot model: server-to-server links, a server linked to two switches
+ *  (server-centric networks such as BCube); and a NIC above kMaxMbps. */
+Uplinks wire_links(const std::string& file, const std::vector<RawLink>& kept, const std::vector<std::string>& names,
+                   const std::unordered_map<std::string, int>& server_index, const NetsolverOptions& o, Problem& p) {
+    const int H = static_cast<int>(names.size());
     std::unordered_map<std::string, int> switch_index;
     std::vector<int> uplink(H, -1);
     std::vector<std::int64_t> nic(H, 0);
@@ -244,7 +266,7 @@ Problem netsolver_cluster(const nlohmann::json& pn, const std::string& file, con
         if (fresh) p.network.switches.push_back(n);
         return it->second;
     };
-    for (const Raw& r : kept) {
+    for (const RawLink& r : kept) {
         const std::string path = index_path("PN", r.at);
         auto sa = server_index.find(r.a), sb = server_index.find(r.b);
         const std::int64_t mbps = r.units * o.mbps_per_unit;
@@ -273,6 +295,12 @@ Problem netsolver_cluster(const nlohmann::json& pn, const std::string& file, con
             fail(file, path, std::string("NIC capacity of server ") + dq(names[h]) + " above " + std::to_string(kMaxMbps) + " Mbps");
         ++server_links;
     }
+    return Uplinks{std::move(uplink), std::move(nic), server_links};
+}
+
+/** Throws unless every server has an uplink (a host needs its switch) and the servers' switches reach each other. */
+void check_uplinks(const std::string& file, const std::vector<std::string>& names, const std::vector<int>& uplink, const Problem& p) {
+    const int H = static_cast<int>(names.size());
     for (int h = 0; h < H; ++h)
         if (uplink[h] < 0) fail(file, key_path("Servers", names[h]), std::string("server ") + dq(names[h]) + " has no link in \"PN\"");
     // The servers' switches must reach each other, as the snapshot loader requires of a network:
@@ -282,7 +310,14 @@ Problem netsolver_cluster(const nlohmann::json& pn, const std::string& file, con
              std::string("switch ") + dq(p.network.switches[uplink[h]]) + " (server " + dq(names[h]) + ") cannot reach switch " +
                  dq(p.network.switches[uplink[0]]) + " (server " + dq(names[0]) +
                  "): the servers' switches must be connected (traffic between them would have no route); not imported");
+}
 
+/** One host per server (in `names` order), attached to its uplink switch (also its rack), and the host
+ *  types they use: one per (cores, RAM, NIC) in order of first host, --numa-nodes pNUMA nodes (K<n>)
+ *  sharing the cores and the RAM as evenly as integers allow. */
+void add_hosts(const std::vector<std::string>& names, const std::vector<std::pair<Amount, Amount>>& size, const std::vector<int>& uplink,
+               const std::vector<std::int64_t>& nic, const NetsolverOptions& o, Problem& p) {
+    const int H = static_cast<int>(names.size());
     // Host types by (cores, RAM, NIC), in order of first host; "-nic<Mbps>" only where one size has several NICs.
     std::map<std::pair<Amount, Amount>, std::set<std::int64_t>> nics_of_size;
     for (int h = 0; h < H; ++h) nics_of_size[size[h]].insert(nic[h]);
@@ -321,10 +356,34 @@ Problem netsolver_cluster(const nlohmann::json& pn, const std::string& file, con
         host.uplink = host.rack;
         p.hosts.push_back(std::move(host));
     }
-    p.network.host_switch = uplink;
+}
+
+}  // namespace
+
+Problem netsolver_cluster(const nlohmann::json& pn, const std::string& file, const NetsolverOptions& o, NetsolverNetworkInfo* info) {
+    check_options(o);
+    only_keys(file, pn, "Servers", "PN", " (a physical network has \"Servers\" and \"PN\")");
+    const nlohmann::json& servers = need(file, pn, "Servers", true);
+    const nlohmann::json& links = need(file, pn, "PN", false);
+    if (servers.empty()) fail(file, "Servers", "is empty: a physical network needs at least one server");
+
+    const std::vector<std::string> names = server_names(file, servers);
+    std::unordered_map<std::string, int> server_index;
+    for (std::size_t h = 0; h < names.size(); ++h) server_index.emplace(names[h], static_cast<int>(h));
+    const std::vector<std::pair<Amount, Amount>> size = server_sizes(file, servers, names, o);
+    int merged = 0;
+    const std::vector<RawLink> kept = pair_links(file, links, server_index, o, merged);
+
+    Problem p;
+    p.resources = {"vcpu", "ram_mib"};
+    const Uplinks w = wire_links(file, kept, names, server_index, o, p);
+    check_uplinks(file, names, w.uplink, p);
+
+    add_hosts(names, size, w.uplink, w.nic, o, p);
+    p.network.host_switch = w.uplink;
     if (info) {
         info->merged_reverse_links = merged;
-        info->server_links = server_links;
+        info->server_links = w.server_links;
     }
     return p;
 }
