@@ -51,23 +51,23 @@ constexpr const char* kUsage =
     "servers forward traffic between several links, are refused (exit 2): vmcap hosts have one NIC uplink to one switch.\n"
     "Units: RAM in GB (1 GB = --ram-mib-per-unit MiB), bandwidth in units of --mbps-per-unit Mbps; storage is ignored.";
 
-}  // namespace
-
-int cmd_import(const Args& args) {
-    if (args.empty()) throw UsageError("expected a source: netsolver");
-    if (args[0] == "--help" || args[0] == "-h") {
-        std::cout << "usage: vmcap import <source> [options]   (vmcap import <source> --help)\n"
-                     "sources:\n"
-                     "  netsolver   NetSolver VDC-allocation instances (.pn physical network, .vn VDCs; MIT, UBC-NSS, AIJ 2020)\n";
-        return 0;
-    }
-    if (args[0] != "netsolver") throw UsageError(std::string("unknown source '") + args[0] + "' (expected netsolver)");
-    const Args rest(args.begin() + 1, args.end());
-
-    po::options_description desc("vmcap import netsolver options");
+/** `vmcap import netsolver`'s command line, parsed and checked. */
+struct ImportCommand {
     NetsolverOptions o;
     std::string pn_path, list_path, out;
-    std::vector<std::string> vn_paths;
+    std::vector<std::string> vn_paths;  ///< --vn and plain arguments; with --list, the list's paths once it is read
+};
+
+/** Parses and checks `rest` (the arguments after "netsolver") into `c`; false when --help was shown.
+ *  Throws UsageError (or boost's po::error, from the parser) before any file is read, an unwritable
+ *  --out included. */
+bool parse_import_command(const Args& rest, ImportCommand& c) {
+    NetsolverOptions& o = c.o;
+    std::string& pn_path = c.pn_path;
+    std::string& list_path = c.list_path;
+    std::string& out = c.out;
+    std::vector<std::string>& vn_paths = c.vn_paths;
+    po::options_description desc("vmcap import netsolver options");
     long long max_vdcs = -1, max_migrations = -1;
     // clang-format off
     desc.add_options()("help,h", "show this help")
@@ -89,7 +89,7 @@ int cmd_import(const Args& args) {
     po::store(po::command_line_parser(rest).options(desc).positional(pos).run(), vm);
     if (vm.count("help")) {
         std::cout << kUsage << "\n\n" << desc << "\n";
-        return 0;
+        return false;
     }
     po::notify(vm);
     if (out.empty()) throw UsageError("--out must not be empty");
@@ -101,10 +101,12 @@ int cmd_import(const Args& args) {
     o.max_vdcs = max_vdcs;
     o.max_migrations = max_migrations;
     check_output_path(out);
+    return true;
+}
 
-    NetsolverNetworkInfo info;
-    Problem p = netsolver_cluster(read_json(pn_path), pn_path, o, &info);
-    if (!list_path.empty()) vn_paths = read_netsolver_instance_list(list_path);
+/** The VDCs of `vn_paths` in offer order; a file named several times is read and parsed once (the
+ *  same VDC offered again). */
+std::vector<NetsolverVdc> read_vdcs(const std::vector<std::string>& vn_paths) {
     std::map<std::string, NetsolverVdc> cache;  // each distinct file read once
     std::vector<NetsolverVdc> vdcs;
     vdcs.reserve(vn_paths.size());
@@ -113,9 +115,13 @@ int cmd_import(const Args& args) {
         if (it == cache.end()) it = cache.emplace(path, parse_netsolver_vn(read_json(path), path)).first;
         vdcs.push_back(it->second);
     }
+    return vdcs;
+}
 
-    NetsolverPlacementStats st;
-    { st = place_netsolver_vdcs(p, vdcs, o); }
+/** The snapshot's provenance text (Problem::source): the data's attribution, the files imported, how
+ *  the placement ended and the unit conversions. */
+std::string import_source(const std::string& pn_path, const std::string& list_path, const std::vector<std::string>& vn_paths,
+                          const NetsolverOptions& o, const NetsolverPlacementStats& st) {
     std::string src = kNetsolverAttribution;
     src += " Imported by vmcap import netsolver from ";
     src += std::filesystem::path(pn_path).filename().string();
@@ -126,26 +132,31 @@ int cmd_import(const Args& args) {
     src += std::string("); 1 bandwidth unit = ") + std::to_string(o.mbps_per_unit) +
            " Mbps; 1 RAM unit (GB) = " + std::to_string(o.ram_mib_per_unit);
     src += std::string(" MiB; ") + std::to_string(o.numa_nodes) + " pNUMA nodes per server; storage not modelled.";
-    p.source = src;
+    return src;
+}
 
-    // Through the loader's own checks, as any snapshot with a network.
-    p = parse_snapshot(nlohmann::json::parse(snapshot_to_json(p).dump()), out);
+/** The loaded link with the highest load / capacity (ECMP loads at the snapshot's placement) and
+ *  that ratio; (0, "none") when no link carries load. For the summary line. */
+std::pair<double, std::string> most_utilised_link(const Problem& p) {
     double max_util = 0.0;
     std::string max_link = "none";
-    {
-        const NetworkRoutes routes(p);
-        std::vector<int> vm_host(p.vms.size());
-        for (std::size_t v = 0; v < p.vms.size(); ++v) vm_host[v] = p.vms[v].host;
-        const std::vector<std::int64_t> loads = link_loads(p, routes, vm_host);
-        for (int l = 0; l < routes.num_links(); ++l) {
-            const double u = static_cast<double>(loads[l]) / static_cast<double>(routes.capacity(l));
-            if (loads[l] > 0 && u > max_util) {
-                max_util = u;
-                max_link = routes.link_name(l);
-            }
+    const NetworkRoutes routes(p);
+    std::vector<int> vm_host(p.vms.size());
+    for (std::size_t v = 0; v < p.vms.size(); ++v) vm_host[v] = p.vms[v].host;
+    const std::vector<std::int64_t> loads = link_loads(p, routes, vm_host);
+    for (int l = 0; l < routes.num_links(); ++l) {
+        const double u = static_cast<double>(loads[l]) / static_cast<double>(routes.capacity(l));
+        if (loads[l] > 0 && u > max_util) {
+            max_util = u;
+            max_link = routes.link_name(l);
         }
     }
-    write_file_atomic(out, format_json_lines(snapshot_to_json(p)));
+    return {max_util, max_link};
+}
+
+/** The import's summary on stdout. */
+void print_import_summary(const std::string& out, const Problem& p, const NetsolverNetworkInfo& info, const NetsolverPlacementStats& st,
+                          double max_util, const std::string& max_link) {
     std::printf("imported %s: %zu hosts (%zu host types), %zu switches, %zu switch links", out.c_str(), p.hosts.size(), p.host_types.size(),
                 p.network.switches.size(), p.network.links.size());
     if (info.merged_reverse_links > 0) std::printf(" (%d links listed in both directions counted once)", info.merged_reverse_links);
@@ -159,6 +170,43 @@ int cmd_import(const Args& args) {
     std::printf("\n%zu VMs, %zu flavors, %zu vlinks", p.vms.size(), p.flavors.size(), p.vlinks.size());
     if (st.dropped_zero_vlinks > 0) std::printf(" (%d VN edges of bandwidth 0 dropped)", st.dropped_zero_vlinks);
     std::printf("; most utilised link %.1f%% (%s)\n", 100.0 * max_util, max_link.c_str());
+}
+
+}  // namespace
+
+int cmd_import(const Args& args) {
+    if (args.empty()) throw UsageError("expected a source: netsolver");
+    if (args[0] == "--help" || args[0] == "-h") {
+        std::cout << "usage: vmcap import <source> [options]   (vmcap import <source> --help)\n"
+                     "sources:\n"
+                     "  netsolver   NetSolver VDC-allocation instances (.pn physical network, .vn VDCs; MIT, UBC-NSS, AIJ 2020)\n";
+        return 0;
+    }
+    if (args[0] != "netsolver") throw UsageError(std::string("unknown source '") + args[0] + "' (expected netsolver)");
+    const Args rest(args.begin() + 1, args.end());
+
+    ImportCommand c;
+    if (!parse_import_command(rest, c)) return 0;
+    const NetsolverOptions& o = c.o;
+    const std::string& pn_path = c.pn_path;
+    const std::string& list_path = c.list_path;
+    const std::string& out = c.out;
+    std::vector<std::string>& vn_paths = c.vn_paths;
+
+    NetsolverNetworkInfo info;
+    Problem p = netsolver_cluster(read_json(pn_path), pn_path, o, &info);
+    if (!list_path.empty()) vn_paths = read_netsolver_instance_list(list_path);
+    const std::vector<NetsolverVdc> vdcs = read_vdcs(vn_paths);
+
+    NetsolverPlacementStats st;
+    { st = place_netsolver_vdcs(p, vdcs, o); }
+    p.source = import_source(pn_path, list_path, vn_paths, o, st);
+
+    // Through the loader's own checks, as any snapshot with a network.
+    p = parse_snapshot(nlohmann::json::parse(snapshot_to_json(p).dump()), out);
+    const auto [max_util, max_link] = most_utilised_link(p);
+    write_file_atomic(out, format_json_lines(snapshot_to_json(p)));
+    print_import_summary(out, p, info, st, max_util, max_link);
     return 0;
 }
 
