@@ -113,31 +113,15 @@ struct SnapshotCommand {
     std::filesystem::path data_dir;
 };
 
-/** Parses and checks `args` into `c` (`desc` holds the options); false when --help was shown.
- *  Throws UsageError before any work, an unwritable --out included. */
-bool parse_snapshot_command(const Args& args, po::options_description& desc, SnapshotCommand& c) {
-    po::variables_map vm;
-    try {
-        po::store(po::command_line_parser(args).options(desc).run(), vm);
-        po::notify(vm);
-    } catch (const po::error& e) {
-        throw UsageError(e.what());
-    }
-    if (vm.count("help")) {
-        std::cout << desc << "\n";
-        return false;
-    }
-    for (const char* required : {"trace", "out"})
-        if (!vm.count(required)) throw UsageError(std::string("--") + required + " is required (see --help)");
-    if (!vm.count("hosts") && !vm.count("topology-preset")) throw UsageError("--hosts is required (or --topology-preset)");
-
-    // ---- options -> SnapshotOptions (range errors are usage errors)
+/** --trace and the hosts: their number, racks and pods, the network flags (a --topology-preset may give
+ *  the number and the servers) and the host type, the preset's servers unless a host flag is given.
+ *  Throws UsageError on a bad value, as the other read_* helpers. */
+void read_trace_and_hosts(const po::variables_map& vm, SnapshotCommand& c) {
     c.trace_name = get<std::string>(vm, "trace");
     const std::string& trace_name = c.trace_name;
     if (trace_name != "azure-dev" && trace_name != "azure-test" && trace_name != "huawei")
         throw UsageError("--trace must be azure-dev, azure-test or huawei, got '" + trace_name + "'");
     c.azure = trace_name != "huawei";
-    const bool azure = c.azure;
     SnapshotOptions& opt = c.opt;
     opt.num_hosts = vm.count("hosts") ? get<int>(vm, "hosts") : 0;
     opt.hosts_per_rack = get<int>(vm, "hosts-per-rack");
@@ -161,6 +145,12 @@ bool parse_snapshot_command(const Args& args, po::options_description& desc, Sna
     } catch (const InputError& e) {
         throw UsageError(std::string("--host-type: ") + e.what());
     }
+}
+
+/** The replay's options: placer, sampling, seed, copies, vNUMA rule and overrides, targets, weights
+ *  and the migration budgets. */
+void read_replay_options(const po::variables_map& vm, SnapshotCommand& c) {
+    SnapshotOptions& opt = c.opt;
     opt.placer = get<std::string>(vm, "placer");
     bool known = false;
     for (const PlacerInfo& p : registered_placers()) known = known || p.name == opt.placer;
@@ -202,6 +192,13 @@ bool parse_snapshot_command(const Args& args, po::options_description& desc, Sna
         if (!(g >= 0.0) || !std::isfinite(g)) throw UsageError("--max-migrated-gib must be >= 0");
         opt.max_migrated_ram_mib = std::llround(g * 1024.0);
     }
+}
+
+/** --bpc and --vdc-cap: Gridiron vlinks need the Azure trace's tenant batches and a network, so
+ *  read after the trace and the network flags. */
+void read_vlink_options(const po::variables_map& vm, SnapshotCommand& c) {
+    const bool azure = c.azure;
+    const NetworkChoice& net = c.net;
     c.bpc = vm.count("bpc") ? get<double>(vm, "bpc") : 0.0;
     c.vdc_cap = get<int>(vm, "vdc-cap");
     const double bpc = c.bpc;
@@ -213,6 +210,30 @@ bool parse_snapshot_command(const Args& args, po::options_description& desc, Sna
         throw UsageError(
             "--bpc needs the tenant batches of the Azure trace; Huawei-East-1 has no tenants (use --trace azure-dev|azure-test)");
     if (bpc > 0.0 && !net.present) throw UsageError("--bpc needs --network or --topology-preset (vlinks need a network)");
+}
+
+/** Parses and checks `args` into `c` (`desc` holds the options); false when --help was shown.
+ *  Throws UsageError before any work, an unwritable --out included. */
+bool parse_snapshot_command(const Args& args, po::options_description& desc, SnapshotCommand& c) {
+    po::variables_map vm;
+    try {
+        po::store(po::command_line_parser(args).options(desc).run(), vm);
+        po::notify(vm);
+    } catch (const po::error& e) {
+        throw UsageError(e.what());
+    }
+    if (vm.count("help")) {
+        std::cout << desc << "\n";
+        return false;
+    }
+    for (const char* required : {"trace", "out"})
+        if (!vm.count(required)) throw UsageError(std::string("--") + required + " is required (see --help)");
+    if (!vm.count("hosts") && !vm.count("topology-preset")) throw UsageError("--hosts is required (or --topology-preset)");
+
+    // ---- options -> SnapshotOptions (range errors are usage errors)
+    read_trace_and_hosts(vm, c);
+    read_replay_options(vm, c);
+    read_vlink_options(vm, c);
     c.out = get<std::string>(vm, "out");
     check_output_path(c.out);
     c.data_dir = data_dir_from(vm);
