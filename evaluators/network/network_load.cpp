@@ -56,6 +56,104 @@ void check_connected(const Problem& p) {
                          "\") cannot reach switch \"" + net.switches[net.host_switch[0]] + "\" (host \"" + p.hosts[0].id + "\")");
 }
 
+/** Neighbours of each switch: (neighbour switch, link index), in link order. */
+using Adjacency = std::vector<std::vector<std::pair<int, int>>>;
+
+/** One arc of a route and the share of the route's traffic it carries. */
+struct ArcShare {
+    int arc;
+    Frac f;
+};
+
+/** dist[s] = hops from switch s to switch t, -1 if unreachable (breadth-first from t). */
+void hops_to(int t, const Adjacency& adj, std::vector<int>& dist) {
+    std::fill(dist.begin(), dist.end(), -1);
+    std::vector<int> queue = {t};
+    dist[t] = 0;
+    for (std::size_t q = 0; q < queue.size(); ++q)
+        for (auto [v, l] : adj[queue[q]])
+            if (dist[v] < 0) {
+                dist[v] = dist[queue[q]] + 1;
+                queue.push_back(v);
+            }
+}
+
+/**
+ * One unit of traffic from switch s to t (dist: hops to t, dist[s] >= 1) split hop by hop equally
+ * over the shortest-path DAG towards t, farthest switches first: on_arc[k] += each arc's share,
+ * the arcs first loaded appended to `touched`. flow (all zero before and after) and bucket are
+ * work space; `arc_from(i, u)` is the arc of switch link i crossed from switch u. Throws
+ * InputError naming the route (`where`) when a share needs more than kMaxScale parts.
+ */
+template <class ArcFrom>
+void split_route(int s, int t, const Adjacency& adj, const std::vector<int>& dist, const ArcFrom& arc_from, const std::string& where,
+                 std::vector<Frac>& flow, std::vector<Frac>& on_arc, std::vector<std::vector<int>>& bucket, std::vector<int>& touched) {
+    bucket.assign(static_cast<std::size_t>(dist[s]) + 1, {});
+    flow[s] = {1, 1};
+    bucket[dist[s]].push_back(s);
+    for (int d = dist[s]; d >= 1; --d)
+        for (int u : bucket[d]) {
+            int next = 0;
+            for (auto [v, l] : adj[u]) next += dist[v] == d - 1 ? 1 : 0;
+            const Frac each = reduce(flow[u].num, static_cast<Wide>(flow[u].den) * next, where);
+            for (auto [v, l] : adj[u]) {
+                if (dist[v] != d - 1) continue;
+                const int k = arc_from(l, u);
+                if (on_arc[k].num == 0) touched.push_back(k);
+                on_arc[k] = add(on_arc[k], each, where);
+                if (flow[v].num == 0) bucket[d - 1].push_back(v);
+                flow[v] = add(flow[v], each, where);
+            }
+            flow[u] = {};
+        }
+    flow[t] = {};
+}
+
+/**
+ * The ECMP shares of every ordered pair of host-attached switches (`edges`), [s * E + t], each
+ * pair's arcs ascending; lcm[k] becomes the lcm of the denominators on arc k, the arc's scale.
+ * Throws InputError (naming the arc by `link_name(k)`) when a scale would pass kMaxScale.
+ */
+template <class LinkName>
+std::vector<std::vector<ArcShare>> ecmp_shares(const Problem& p, const std::vector<int>& edges, const Adjacency& adj,
+                                               std::vector<Wide>& lcm, const LinkName& link_name) {
+    const Network& net = p.network;
+    const int H = static_cast<int>(p.hosts.size());
+    const int S = static_cast<int>(net.switches.size());
+    const std::size_t edge_count = edges.size();
+    // The arc of switch link i crossed from switch u.
+    auto arc_from = [&](int i, int u) { return NetworkRoutes::arc(H + i, net.links[i].a == u ? 0 : 1); };
+    // Per ordered pair: the shares as fractions; an arc's scale is their denominators' lcm.
+    std::vector<std::vector<ArcShare>> pair_entries(edge_count * edge_count);  // [s * E + t]
+    std::vector<int> dist(S);
+    std::vector<Frac> flow(S), on_arc(lcm.size());
+    std::vector<std::vector<int>> bucket;
+    std::vector<int> touched;
+    for (std::size_t ti = 0; ti < edge_count; ++ti) {
+        const int t = edges[ti];
+        hops_to(t, adj, dist);
+        for (std::size_t si = 0; si < edge_count; ++si) {
+            std::vector<ArcShare>& entries = pair_entries[si * edge_count + ti];
+            const int s = edges[si];
+            if (s == t) continue;
+            // dist[s] >= 0: check_connected refused switches that cannot reach each other.
+            const std::string where = "from switch \"" + net.switches[s] + "\" to \"" + net.switches[t] + "\"";
+            split_route(s, t, adj, dist, arc_from, where, flow, on_arc, bucket, touched);
+            std::sort(touched.begin(), touched.end());
+            for (int k : touched) {
+                entries.push_back({k, on_arc[k]});
+                lcm[k] = lcm[k] / gcd_wide(lcm[k], on_arc[k].den) * on_arc[k].den;
+                if (lcm[k] > static_cast<Wide>(NetworkRoutes::kMaxScale))
+                    throw InputError("network: the ECMP shares on " + link_name(k) + " need more than 2^40 parts per Mbps (split " +
+                                     "factors too irregular for exact integer loads)");
+                on_arc[k] = {};
+            }
+            touched.clear();
+        }
+    }
+    return pair_entries;
+}
+
 }  // namespace
 
 NetworkRoutes::NetworkRoutes(const Problem& p) : problem_(p) {
@@ -78,81 +176,21 @@ NetworkRoutes::NetworkRoutes(const Problem& p) : problem_(p) {
         }
     edge_count_ = edges.size();
 
-    std::vector<std::vector<std::pair<int, int>>> adj(S);  // (neighbour switch, link index)
+    Adjacency adj(S);  // (neighbour switch, link index)
     for (int i = 0; i < L; ++i) {
         adj[net.links[i].a].emplace_back(net.links[i].b, i);
         adj[net.links[i].b].emplace_back(net.links[i].a, i);
     }
-    // The arc of switch link i crossed from switch u.
-    auto arc_from = [&](int i, int u) { return arc(H + i, net.links[i].a == u ? 0 : 1); };
     const int A = 2 * (H + L);
 
-    // Per ordered pair: the shares as fractions; an arc's scale is their denominators' lcm.
-    struct Entry {
-        int arc;
-        Frac f;
-    };
-    std::vector<std::vector<Entry>> pair_entries(edge_count_ * edge_count_);  // [s * E + t]
     std::vector<Wide> lcm(A, 1);
-    std::vector<int> dist(S);
-    std::vector<Frac> flow(S), on_arc(A);
-    std::vector<std::vector<int>> bucket;
-    std::vector<int> touched;
-    for (std::size_t ti = 0; ti < edge_count_; ++ti) {
-        const int t = edges[ti];
-        std::fill(dist.begin(), dist.end(), -1);
-        std::vector<int> queue = {t};
-        dist[t] = 0;
-        for (std::size_t q = 0; q < queue.size(); ++q)
-            for (auto [v, l] : adj[queue[q]])
-                if (dist[v] < 0) {
-                    dist[v] = dist[queue[q]] + 1;
-                    queue.push_back(v);
-                }
-        for (std::size_t si = 0; si < edge_count_; ++si) {
-            std::vector<Entry>& entries = pair_entries[si * edge_count_ + ti];
-            const int s = edges[si];
-            if (s == t) continue;
-            // dist[s] >= 0: check_connected above refused switches that cannot reach each other.
-            const std::string where = "from switch \"" + net.switches[s] + "\" to \"" + net.switches[t] + "\"";
-            // Hop-by-hop equal split on the shortest-path DAG towards t, farthest switches first.
-            bucket.assign(static_cast<std::size_t>(dist[s]) + 1, {});
-            flow[s] = {1, 1};
-            bucket[dist[s]].push_back(s);
-            for (int d = dist[s]; d >= 1; --d)
-                for (int u : bucket[d]) {
-                    int next = 0;
-                    for (auto [v, l] : adj[u]) next += dist[v] == d - 1 ? 1 : 0;
-                    const Frac each = reduce(flow[u].num, static_cast<Wide>(flow[u].den) * next, where);
-                    for (auto [v, l] : adj[u]) {
-                        if (dist[v] != d - 1) continue;
-                        const int k = arc_from(l, u);
-                        if (on_arc[k].num == 0) touched.push_back(k);
-                        on_arc[k] = add(on_arc[k], each, where);
-                        if (flow[v].num == 0) bucket[d - 1].push_back(v);
-                        flow[v] = add(flow[v], each, where);
-                    }
-                    flow[u] = {};
-                }
-            flow[t] = {};
-            std::sort(touched.begin(), touched.end());
-            for (int k : touched) {
-                entries.push_back({k, on_arc[k]});
-                lcm[k] = lcm[k] / gcd_wide(lcm[k], on_arc[k].den) * on_arc[k].den;
-                if (lcm[k] > static_cast<Wide>(kMaxScale))
-                    throw InputError("network: the ECMP shares on " + link_name_raw(k, p) + " need more than 2^40 parts per Mbps (split " +
-                                     "factors too irregular for exact integer loads)");
-                on_arc[k] = {};
-            }
-            touched.clear();
-        }
-    }
+    const auto pair_entries = ecmp_shares(p, edges, adj, lcm, [&](int k) { return link_name_raw(k, p); });
     scale_.assign(A, 1);
     for (int k = 0; k < A; ++k) scale_[k] = static_cast<std::int64_t>(lcm[k]);
     offset_.assign(edge_count_ * edge_count_ + 1, 0);
     for (std::size_t k = 0; k < pair_entries.size(); ++k) {
         offset_[k] = shares_.size();
-        for (const Entry& e : pair_entries[k]) shares_.push_back(LinkShare{e.arc, e.f.num * (scale_[e.arc] / e.f.den)});
+        for (const ArcShare& e : pair_entries[k]) shares_.push_back(LinkShare{e.arc, e.f.num * (scale_[e.arc] / e.f.den)});
     }
     offset_[edge_count_ * edge_count_] = shares_.size();
 

@@ -34,8 +34,15 @@ struct LocalHost {
     std::array<Amount, kMaxPNuma * kMaxResources> free{};
 };
 
-/** Per-thread dense accumulators, cleaned after every use (delta() is const and runs on every worker). */
-struct Scratch {
+Count floor_div(Wide num, Wide den) {
+    return num <= 0 ? 0 : static_cast<Count>(num / den);
+}
+
+}  // namespace
+
+/** Per-thread dense accumulators of evaluate(), cleaned after every use (delta() is const and runs
+ *  on every worker). Its members are small and inline: they run on every evaluation. */
+struct BandwidthCapacityTerm::Scratch {
     std::vector<std::int64_t> dload;  ///< [link]
     std::vector<int> links;           ///< touched links
     std::vector<int> host_slot, rack_slot, pod_slot;
@@ -52,13 +59,62 @@ struct Scratch {
         if (rack_slot.size() < R) rack_slot.resize(R, -1);
         if (pod_slot.size() < P) pod_slot.resize(P, -1);
     }
+    /** Host h's slot in hosts / host_moved, given on its first touch (not moved). */
+    int touch_host(int h) {
+        if (host_slot[h] >= 0) return host_slot[h];
+        host_slot[h] = static_cast<int>(hosts.size());
+        hosts.push_back(h);
+        host_moved.push_back(0);
+        return host_slot[h];
+    }
+    /** Rack r's slot in racks, and its Tb sums in rack_dsum (0 on its first touch). */
+    int touch_rack(int r, std::size_t Tb) {
+        if (rack_slot[r] < 0) {
+            rack_slot[r] = static_cast<int>(racks.size());
+            racks.push_back(r);
+            rack_dsum.insert(rack_dsum.end(), Tb, 0);
+        }
+        return rack_slot[r];
+    }
+    /** Pod q's slot in pods, and its Tb sums in pod_dsum (0 on its first touch). */
+    int touch_pod(int q, std::size_t Tb) {
+        if (pod_slot[q] < 0) {
+            pod_slot[q] = static_cast<int>(pods.size());
+            pods.push_back(q);
+            pod_dsum.insert(pod_dsum.end(), Tb, 0);
+        }
+        return pod_slot[q];
+    }
+    /** Host h's free amounts while the move is simulated: copied from state `s` (R resources per
+     *  node) on its first touch. */
+    LocalHost& local_of(int h, const SearchState& s, int R) {
+        for (LocalHost& l : local)
+            if (l.host == h) return l;
+        LocalHost& l = local.emplace_back();
+        l.host = h;
+        const Amount* f = s.free_of(h);
+        std::copy(f, f + s.nodes_of(h) * R, l.free.begin());
+        return l;
+    }
+    /** Zeroes what one evaluation touched, ready for the next; with `commit`, adds the load
+     *  changes to its loads first. */
+    void clean(Aggregates* commit) {
+        for (int l : links) {
+            if (commit) commit->load[l] += dload[l];
+            dload[l] = 0;
+        }
+        links.clear();
+        for (int h : hosts) host_slot[h] = -1;
+        for (int r : racks) rack_slot[r] = -1;
+        for (int q : pods) pod_slot[q] = -1;
+        hosts.clear();
+        host_moved.clear();
+        racks.clear();
+        pods.clear();
+        rack_dsum.clear();
+        pod_dsum.clear();
+    }
 };
-
-Count floor_div(Wide num, Wide den) {
-    return num <= 0 ? 0 : static_cast<Count>(num / den);
-}
-
-}  // namespace
 
 bool BandwidthCapacityTerm::applies(const Problem& p) {
     if (!p.network.present()) return false;
@@ -269,51 +325,11 @@ void BandwidthCapacityTerm::on_move(StateAggregates& agg, const SearchState& s, 
     evaluate(s, a, std::span(&r, 1), &a);
 }
 
-Score BandwidthCapacityTerm::evaluate(const SearchState& s, const Aggregates& a, std::span<const Relocation> moves,
-                                      Aggregates* commit) const {
+void BandwidthCapacityTerm::shift_moves(const SearchState& s, std::span<const Relocation> moves, Scratch& sc) const {
     const Problem& p = problem_;
     const int R = model_.num_resources();
-    const std::size_t Tb = targets_.size();
-    thread_local Scratch sc;
-    sc.fit(static_cast<std::size_t>(routes_->num_links()), p.hosts.size(), rack_uplinks_.size(), pod_uplinks_.size());
-    sc.d_capped.assign(Tb, 0);
-    sc.d_vmcap.assign(Tb, 0);
     auto host_now = [&](int v, std::size_t i) { return host_after(s.host_of(v), moves, v, i); };
-    auto touch_host = [&](int h) {
-        if (sc.host_slot[h] >= 0) return sc.host_slot[h];
-        sc.host_slot[h] = static_cast<int>(sc.hosts.size());
-        sc.hosts.push_back(h);
-        sc.host_moved.push_back(0);
-        return sc.host_slot[h];
-    };
-    auto touch_rack = [&](int r) {
-        if (sc.rack_slot[r] < 0) {
-            sc.rack_slot[r] = static_cast<int>(sc.racks.size());
-            sc.racks.push_back(r);
-            sc.rack_dsum.insert(sc.rack_dsum.end(), Tb, 0);
-        }
-        return sc.rack_slot[r];
-    };
-    auto touch_pod = [&](int q) {
-        if (sc.pod_slot[q] < 0) {
-            sc.pod_slot[q] = static_cast<int>(sc.pods.size());
-            sc.pods.push_back(q);
-            sc.pod_dsum.insert(sc.pod_dsum.end(), Tb, 0);
-        }
-        return sc.pod_slot[q];
-    };
-    // 1. Load changes of the moved VMs' vlinks (a vlink between two moved VMs counted once: each
-    //    relocation sees the previous ones), and the moved hosts' free amounts.
     sc.local.clear();
-    auto local_of = [&](int h) -> LocalHost& {
-        for (LocalHost& l : sc.local)
-            if (l.host == h) return l;
-        LocalHost& l = sc.local.emplace_back();
-        l.host = h;
-        const Amount* f = s.free_of(h);
-        std::copy(f, f + s.nodes_of(h) * R, l.free.begin());
-        return l;
-    };
     for (std::size_t i = 0; i < moves.size(); ++i) {
         const Relocation& r = moves[i];
         const int from = host_now(r.vm, i);
@@ -321,10 +337,10 @@ Score BandwidthCapacityTerm::evaluate(const SearchState& s, const Aggregates& a,
         for (std::size_t j = 0; j < i; ++j)
             if (moves[j].vm == r.vm) from_mask = moves[j].to_mask;
         const Flavor& fl = p.flavors[s.flavor_of(r.vm)];
-        LocalHost& lf = local_of(from);
+        LocalHost& lf = sc.local_of(from, s, R);
         for (unsigned m = from_mask; m != 0; m &= m - 1)
             for (int q = 0; q < R; ++q) lf.free[std::countr_zero(m) * R + q] += fl.node_demand[q];
-        LocalHost& lt = local_of(r.to_host);
+        LocalHost& lt = sc.local_of(r.to_host, s, R);
         for (unsigned m = r.to_mask; m != 0; m &= m - 1)
             for (int q = 0; q < R; ++q) lt.free[std::countr_zero(m) * R + q] -= fl.node_demand[q];
         if (from == r.to_host) continue;
@@ -341,9 +357,13 @@ Score BandwidthCapacityTerm::evaluate(const SearchState& s, const Aggregates& a,
             add(r.to_host, +1);
         }
     }
-    // 2. Affected hosts: the moved ones (new VMCAP) and those whose uplink load changed.
+}
+
+void BandwidthCapacityTerm::touch_affected(const SearchState& s, Scratch& sc) const {
+    const Problem& p = problem_;
+    const std::size_t Tb = targets_.size();
     for (const LocalHost& l : sc.local) {
-        const int slot = touch_host(l.host);
+        const int slot = sc.touch_host(l.host);
         sc.host_moved[slot] = 1;
     }
     sc.host_new_vmcap.resize(sc.hosts.size() * Tb);
@@ -355,16 +375,19 @@ Score BandwidthCapacityTerm::evaluate(const SearchState& s, const Aggregates& a,
     sc.links.erase(std::unique(sc.links.begin(), sc.links.end()), sc.links.end());
     const int H = static_cast<int>(p.hosts.size());
     for (int l : sc.links) {
-        if (l / 2 < H) touch_host(l / 2);
-        if (link_rack_[l] >= 0) touch_rack(link_rack_[l]);
-        if (link_pod_[l] >= 0) touch_pod(link_pod_[l]);
+        if (l / 2 < H) sc.touch_host(l / 2);
+        if (link_rack_[l] >= 0) sc.touch_rack(link_rack_[l], Tb);
+        if (link_pod_[l] >= 0) sc.touch_pod(link_pod_[l], Tb);
     }
-    // 3. Hosts -> racks -> pods -> the capped totals.
+}
+
+void BandwidthCapacityTerm::host_deltas(const Aggregates& a, Scratch& sc, Aggregates* commit) const {
+    const std::size_t Tb = targets_.size();
     const std::int64_t* load = a.load.data();
     const std::int64_t* dload = sc.dload.data();
     for (std::size_t k = 0; k < sc.hosts.size(); ++k) {
         const int h = sc.hosts[k];
-        const int rs = touch_rack(rack_of_host_[h]);
+        const int rs = sc.touch_rack(rack_of_host_[h], Tb);
         const std::int64_t free_up = uplink_free(h, load, dload);
         for (std::size_t jb = 0; jb < Tb; ++jb) {
             const Count old_vmcap = a.vmcap[h * Tb + jb];
@@ -375,10 +398,16 @@ Score BandwidthCapacityTerm::evaluate(const SearchState& s, const Aggregates& a,
             if (commit) commit->vmcap[h * Tb + jb] = vm, commit->host[h * Tb + jb] = c;
         }
     }
+}
+
+void BandwidthCapacityTerm::rack_deltas(const Aggregates& a, Scratch& sc, Aggregates* commit) const {
+    const std::size_t Tb = targets_.size();
+    const std::int64_t* load = a.load.data();
+    const std::int64_t* dload = sc.dload.data();
     for (std::size_t k = 0; k < sc.racks.size(); ++k) {
         const int r = sc.racks[k];
         const int q = pod_of_rack_[r];
-        const int ps = q >= 0 ? touch_pod(q) : -1;
+        const int ps = q >= 0 ? sc.touch_pod(q, Tb) : -1;
         for (std::size_t jb = 0; jb < Tb; ++jb) {
             const Count sum = a.rack_sum[r * Tb + jb] + sc.rack_dsum[k * Tb + jb];
             const Count v = std::min(sum, group_cap(rack_uplinks_[r], load, dload, b_units_[jb]));
@@ -390,6 +419,12 @@ Score BandwidthCapacityTerm::evaluate(const SearchState& s, const Aggregates& a,
             if (commit) commit->rack_sum[r * Tb + jb] = sum, commit->rack[r * Tb + jb] = v;
         }
     }
+}
+
+void BandwidthCapacityTerm::pod_deltas(const Aggregates& a, Scratch& sc, Aggregates* commit) const {
+    const std::size_t Tb = targets_.size();
+    const std::int64_t* load = a.load.data();
+    const std::int64_t* dload = sc.dload.data();
     for (std::size_t k = 0; k < sc.pods.size(); ++k) {
         const int q = sc.pods[k];
         for (std::size_t jb = 0; jb < Tb; ++jb) {
@@ -399,23 +434,29 @@ Score BandwidthCapacityTerm::evaluate(const SearchState& s, const Aggregates& a,
             if (commit) commit->pod_sum[q * Tb + jb] = sum, commit->pod[q * Tb + jb] = v;
         }
     }
+}
+
+Score BandwidthCapacityTerm::evaluate(const SearchState& s, const Aggregates& a, std::span<const Relocation> moves,
+                                      Aggregates* commit) const {
+    const Problem& p = problem_;
+    const std::size_t Tb = targets_.size();
+    thread_local Scratch sc;
+    sc.fit(static_cast<std::size_t>(routes_->num_links()), p.hosts.size(), rack_uplinks_.size(), pod_uplinks_.size());
+    sc.d_capped.assign(Tb, 0);
+    sc.d_vmcap.assign(Tb, 0);
+    // 1. Load changes of the moved VMs' vlinks (a vlink between two moved VMs counted once: each
+    //    relocation sees the previous ones), and the moved hosts' free amounts.
+    shift_moves(s, moves, sc);
+    // 2. Affected hosts: the moved ones (new VMCAP) and those whose uplink load changed.
+    touch_affected(s, sc);
+    // 3. Hosts -> racks -> pods -> the capped totals.
+    host_deltas(a, sc, commit);
+    rack_deltas(a, sc, commit);
+    pod_deltas(a, sc, commit);
     Score d = 0;
     for (std::size_t jb = 0; jb < Tb; ++jb) d += w_units_[jb] * (sc.d_capped[jb] - sc.d_vmcap[jb]);
     // 4. Clean the scratch (and commit the loads).
-    for (int l : sc.links) {
-        if (commit) commit->load[l] += sc.dload[l];
-        sc.dload[l] = 0;
-    }
-    sc.links.clear();
-    for (int h : sc.hosts) sc.host_slot[h] = -1;
-    for (int r : sc.racks) sc.rack_slot[r] = -1;
-    for (int q : sc.pods) sc.pod_slot[q] = -1;
-    sc.hosts.clear();
-    sc.host_moved.clear();
-    sc.racks.clear();
-    sc.pods.clear();
-    sc.rack_dsum.clear();
-    sc.pod_dsum.clear();
+    sc.clean(commit);
     return d;
 }
 

@@ -87,8 +87,25 @@ public:
 private:
     struct Aggregates;
     Aggregates build(const PlacementView& placement) const;
-    /** The delta of `moves` on `a`; with `commit`, also writes the new values into it. */
+    struct Scratch;
+    /** The delta of `moves` on `a`; with `commit`, also writes the new values into it. Runs the
+     *  steps below on a per-thread Scratch, which it leaves clean. */
     Score evaluate(const SearchState& s, const Aggregates& a, std::span<const Relocation> moves, Aggregates* commit) const;
+    /** evaluate() step 1: the moved hosts' free amounts (sc.local) and the load changes of the
+     *  moved VMs' vlinks (sc.dload, sc.links, not yet deduplicated); each relocation sees the
+     *  previous ones, so a vlink between two moved VMs is counted once. */
+    void shift_moves(const SearchState& s, std::span<const Relocation> moves, Scratch& sc) const;
+    /** evaluate() step 2: the affected hosts, the moved ones first (their new VMCAP from sc.local)
+     *  then those whose uplink load changed, and the racks and pods whose uplinks did. */
+    void touch_affected(const SearchState& s, Scratch& sc) const;
+    /** evaluate() step 3, hosts: c_h of every affected host, into the VMCAP change and its rack's
+     *  sum (touching the rack). */
+    void host_deltas(const Aggregates& a, Scratch& sc, Aggregates* commit) const;
+    /** evaluate() step 3, racks: R_r of every touched rack, into its pod's sum (touching the pod)
+     *  or, in no pod, the capped total. */
+    void rack_deltas(const Aggregates& a, Scratch& sc, Aggregates* commit) const;
+    /** evaluate() step 3, pods: P_p of every touched pod, into the capped total. */
+    void pod_deltas(const Aggregates& a, Scratch& sc, Aggregates* commit) const;
     /** min over the arcs of `links` (both arcs of k uplinks) of floor(k x free / (b x scale)),
      *  free = capacity - load (- dload where given); b in Mbps. */
     Count group_cap(std::span<const int> links, const std::int64_t* load, const std::int64_t* dload, std::int64_t b) const;

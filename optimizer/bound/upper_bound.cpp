@@ -846,6 +846,193 @@ Wide knapsack(const std::vector<HostTable>& tables, std::int64_t budget, Wide nu
     return dp[budget];
 }
 
+/**
+ * The effective budget: at most the migration budget, and at most how many of the smallest
+ * migratable VMs fit the RAM budget together (no plan moves more VMs than that). Sorts `rams`
+ * (the migratable VMs' RAMs, MiB) and sets `all_ram` to their sum, which says whether the RAM
+ * budget can bind at all.
+ */
+std::int64_t effective_budget(const Problem& p, std::vector<Amount>& rams, Amount& all_ram) {
+    std::sort(rams.begin(), rams.end());
+    const Amount ram_budget = p.constraints.max_migrated_ram_mib;
+    std::int64_t fit = 0;
+    Amount sum = 0;
+    for (Amount r : rams) all_ram += r;
+    for (Amount r : rams) {
+        if (sum + r > ram_budget) break;
+        sum += r;
+        ++fit;
+    }
+    return std::min<std::int64_t>(p.constraints.max_migrations, fit);
+}
+
+/** What the workers of compute_upper_bound make every host's table from; read-only while they run. */
+struct TableInputs {
+    const CapacityModel& model;
+    const UpperBoundParams& params;
+    bool free_remaps;
+    Score ram_milli;                ///< migrated-RAM cost, score units per MiB
+    std::vector<Score> landing;     ///< [flavor] landing cost (landing_costs(); 0 when off)
+    std::int64_t search_share;      ///< per-host share of max_search_total
+    std::int64_t allocation_share;  ///< per-host share of max_allocation_total
+    const std::vector<std::vector<int>>& movable;
+    const std::vector<std::vector<Amount>>& usage;
+    int kcap;  ///< the effective budget: no table goes beyond it
+};
+
+/** Until the deadline or the stop (the watch): the full table of every host, hosts dealt to the
+ *  workers round-robin (each table depends on its host only, so the tables do not depend on the
+ *  thread count). done[h] = 1 for each table made; a host cut short (BoundHalted) and every host
+ *  not reached keep no table yet. */
+void full_tables(tbb::task_arena& arena, int workers, const TableInputs& in, HaltWatch& watch, std::vector<HostTable>& tables,
+                 std::vector<char>& done) {
+    const int H = static_cast<int>(tables.size());
+    run_workers(arena, workers, [&](int w) {
+        HostBounder hb(in.model, in.params, in.free_remaps, in.ram_milli, in.landing, in.search_share, in.allocation_share, &watch);
+        for (int h = w; h < H; h += workers) {
+            if (!watch.take_table()) break;
+            try {
+                tables[h] = hb.run(h, in.movable[h], in.usage[h], in.kcap);
+                done[h] = 1;
+            } catch (const BoundHalted&) {
+                break;
+            }
+        }
+    });
+}
+
+/** After full_tables() was cut short: the hosts left (done[h] == 0) get the cheap table (two value
+ *  evaluations each) for at most fallback_seconds, then the topology-free value (no evaluation).
+ *  Both dominate the full table, so the bound stays valid. */
+void fallback_tables(tbb::task_arena& arena, int workers, const TableInputs& in, HaltWatch& watch, std::vector<HostTable>& tables,
+                     const std::vector<char>& done) {
+    const int H = static_cast<int>(tables.size());
+    const auto fallback_end = deadline_after(std::chrono::steady_clock::now(), std::max(0.0, in.params.fallback_seconds));
+    std::atomic<bool> late{false};
+    run_workers(arena, workers, [&](int w) {
+        HostBounder hb(in.model, in.params, in.free_remaps, in.ram_milli, in.landing, in.search_share, in.allocation_share, &watch);
+        for (int h = w; h < H; h += workers) {
+            if (done[h]) continue;
+            if (!late.load(std::memory_order_relaxed) && std::chrono::steady_clock::now() >= fallback_end) late.store(true);
+            if (!late.load(std::memory_order_relaxed)) {
+                tables[h] = hb.cheap(h, in.movable[h], in.usage[h], in.kcap);
+            } else {
+                tables[h] = HostTable{};
+                tables[h].kind = TableKind::Trivial;
+                tables[h].front.push_back({Point{0, topology_free_all_removed(in.model, h, in.movable[h], in.usage[h])}});
+            }
+        }
+    });
+}
+
+/** Every host's table, full until the watch says stop, then cheap or trivial (see full_tables()
+ *  and fallback_tables()). Sets out.priced_flavors. */
+std::vector<HostTable> host_tables(const CapacityModel& model, const UpperBoundParams& params, UpperBound& out, Score ram_milli,
+                                   const std::vector<std::vector<int>>& movable, const std::vector<std::vector<Amount>>& usage,
+                                   HaltWatch& watch) {
+    const Problem& p = model.problem();
+    const int H = static_cast<int>(p.hosts.size());
+    // Per-host tables, hosts dealt to workers round-robin; each table depends on its host only.
+    // A host never removes more than the effective budget, so its table stops there.
+    std::vector<HostTable> tables(H);
+    const int kcap = static_cast<int>(std::min<std::int64_t>(out.effective_budget, std::numeric_limits<int>::max()));
+    const int workers = std::min(params.threads, std::max(1, H));
+    tbb::task_arena arena(workers);
+    std::vector<Score> landing(p.flavors.size(), 0);
+    if (params.landing_costs && !out.free_remaps) landing = landing_costs(model);
+    for (std::size_t g = 0; g < landing.size(); ++g) out.priced_flavors += landing[g] > 0 ? 1 : 0;
+    // Per-host shares of the total allowances, so that large clusters stay within a few seconds.
+    std::int64_t with_movable = 0;
+    for (const auto& mv : movable) with_movable += mv.empty() ? 0 : 1;
+    const std::int64_t search_share = params.max_search_total / std::max<std::int64_t>(1, with_movable);
+    const std::int64_t allocation_share = params.max_allocation_total / std::max<std::int64_t>(1, with_movable);
+    TableInputs in{model, params, out.free_remaps, ram_milli, std::move(landing), search_share, allocation_share, movable, usage, kcap};
+    std::vector<char> done(H, 0);
+    full_tables(arena, workers, in, watch, tables, done);
+    if (watch.halted.load()) fallback_tables(arena, workers, in, watch, tables, done);
+    return tables;
+}
+
+/** Sums the tables up: `base` = the hosts' k = 0 values, `useful` = the removals beyond which no
+ *  host gains more; fills out's evaluation, table-kind and depth counts. */
+void tally_tables(const std::vector<HostTable>& tables, const std::vector<std::vector<int>>& movable, UpperBound& out, Score& base,
+                  std::int64_t& useful) {
+    const int H = static_cast<int>(tables.size());
+    out.min_depth = std::numeric_limits<int>::max();
+    for (int h = 0; h < H; ++h) {
+        const HostTable& t = tables[h];
+        base += t.front[0][0].value;
+        useful += static_cast<std::int64_t>(t.front.size()) - 1;
+        out.evaluations += t.evaluations;
+        if (!movable[h].empty()) {
+            out.hosts_tightened += t.kind == TableKind::Full ? 1 : 0;
+            out.hosts_cheap += t.kind == TableKind::Cheap ? 1 : 0;
+            out.hosts_trivial += t.kind == TableKind::Trivial ? 1 : 0;
+        }
+        if (t.depth >= 0 && t.kind == TableKind::Full) {
+            out.min_depth = std::min(out.min_depth, t.depth);
+            out.max_depth = std::max(out.max_depth, t.depth);
+        }
+    }
+    if (out.min_depth == std::numeric_limits<int>::max()) out.min_depth = 0;
+}
+
+/** The largest RAM multiplier worth trying: beyond it no removal pays for its RAM, so the bound
+ *  then only grows with the multiplier. */
+Wide multiplier_ceiling(const std::vector<HostTable>& tables) {
+    Wide num_hi = 0;
+    for (const HostTable& t : tables)
+        for (std::size_t k = 1; k < t.front.size(); ++k)
+            for (const Point& q : t.front[k])
+                if (q.ram > 0 && q.value > t.front[0][0].value)
+                    num_hi = std::max(num_hi, ((static_cast<Wide>(q.value - t.front[0][0].value) << kShift) + q.ram - 1) / q.ram);
+    return num_hi;
+}
+
+/**
+ * Golden-section search over the integer RAM multiplier in [0, num_hi]: bound_at(num) is convex
+ * (a maximum of functions linear in num), and every evaluated num gives a valid bound anyway, so
+ * a search cut short (`steps` bounds at most, fewer once the watch says stop) keeps the best so
+ * far. Lowers `best` to the least bound found; returns its multiplier (0: none beat `best`).
+ */
+template <class BoundAt>
+Wide golden_multiplier(BoundAt& bound_at, Wide num_hi, int steps, HaltWatch& watch, Score& best) {
+    std::map<Wide, Score> memo;
+    Wide best_num = 0;
+    auto f = [&](Wide num) {
+        auto it = memo.find(num);
+        if (it != memo.end()) return it->second;
+        const Score v = bound_at(num);
+        memo.emplace(num, v);
+        if (v < best) {
+            best = v;
+            best_num = num;
+        }
+        return v;
+    };
+    const double phi = (std::sqrt(5.0) - 1.0) / 2.0;
+    double lo = 0.0, hi = static_cast<double>(num_hi);
+    double x1 = hi - phi * (hi - lo), x2 = lo + phi * (hi - lo);
+    Score f1 = f(static_cast<Wide>(std::llround(x1))), f2 = f(static_cast<Wide>(std::llround(x2)));
+    // Cut short: the multipliers evaluated so far (each bound is valid; the best is kept).
+    for (int it = 2; it < steps && hi - lo > 1.0 && !watch.check(); ++it) {
+        if (f1 <= f2) {
+            hi = x2;
+            x2 = x1;
+            f2 = f1;
+            x1 = hi - phi * (hi - lo);
+            f1 = f(static_cast<Wide>(std::llround(x1)));
+        } else {
+            lo = x1;
+            x1 = x2;
+            f1 = f2;
+            x2 = lo + phi * (hi - lo);
+            f2 = f(static_cast<Wide>(std::llround(x2)));
+        }
+    }
+    return best_num;
+}
+
 }  // namespace
 
 UpperBound compute_upper_bound(const CapacityModel& model, const UpperBoundParams& params) {
@@ -878,87 +1065,14 @@ UpperBound compute_upper_bound(const CapacityModel& model, const UpperBoundParam
     const auto usage = compute_node_usage(p);
 
     // Effective budget: migrations, and how many of the smallest migratable VMs the RAM budget admits.
-    std::sort(rams.begin(), rams.end());
     const Amount ram_budget = p.constraints.max_migrated_ram_mib;
-    std::int64_t fit = 0;
-    Amount sum = 0, all_ram = 0;
-    for (Amount r : rams) all_ram += r;
-    for (Amount r : rams) {
-        if (sum + r > ram_budget) break;
-        sum += r;
-        ++fit;
-    }
-    out.effective_budget = std::min<std::int64_t>(p.constraints.max_migrations, fit);
-
-    // Per-host tables, hosts dealt to workers round-robin; each table depends on its host only.
-    // A host never removes more than the effective budget, so its table stops there.
-    std::vector<HostTable> tables(H);
-    const int kcap = static_cast<int>(std::min<std::int64_t>(out.effective_budget, std::numeric_limits<int>::max()));
-    const int workers = std::min(params.threads, std::max(1, H));
-    tbb::task_arena arena(workers);
-    std::vector<Score> landing(p.flavors.size(), 0);
-    if (params.landing_costs && !out.free_remaps) landing = landing_costs(model);
-    for (std::size_t g = 0; g < landing.size(); ++g) out.priced_flavors += landing[g] > 0 ? 1 : 0;
-    // Per-host shares of the total allowances, so that large clusters stay within a few seconds.
-    std::int64_t with_movable = 0;
-    for (const auto& mv : movable) with_movable += mv.empty() ? 0 : 1;
-    const std::int64_t search_share = params.max_search_total / std::max<std::int64_t>(1, with_movable);
-    const std::int64_t allocation_share = params.max_allocation_total / std::max<std::int64_t>(1, with_movable);
-    // Until the deadline or the stop: full tables. A host cut short (BoundHalted) and every host
-    // not reached keep no table yet.
-    std::vector<char> done(H, 0);
-    run_workers(arena, workers, [&](int w) {
-        HostBounder hb(model, params, out.free_remaps, ram_milli, landing, search_share, allocation_share, &watch);
-        for (int h = w; h < H; h += workers) {
-            if (!watch.take_table()) break;
-            try {
-                tables[h] = hb.run(h, movable[h], usage[h], kcap);
-                done[h] = 1;
-            } catch (const BoundHalted&) {
-                break;
-            }
-        }
-    });
-    // Cut short: the hosts left get the cheap table (two value evaluations each) for at most
-    // fallback_seconds, then the topology-free value (no evaluation). Both dominate the full table.
-    if (watch.halted.load()) {
-        const auto fallback_end = deadline_after(std::chrono::steady_clock::now(), std::max(0.0, params.fallback_seconds));
-        std::atomic<bool> late{false};
-        run_workers(arena, workers, [&](int w) {
-            HostBounder hb(model, params, out.free_remaps, ram_milli, landing, search_share, allocation_share, &watch);
-            for (int h = w; h < H; h += workers) {
-                if (done[h]) continue;
-                if (!late.load(std::memory_order_relaxed) && std::chrono::steady_clock::now() >= fallback_end) late.store(true);
-                if (!late.load(std::memory_order_relaxed)) {
-                    tables[h] = hb.cheap(h, movable[h], usage[h], kcap);
-                } else {
-                    tables[h] = HostTable{};
-                    tables[h].kind = TableKind::Trivial;
-                    tables[h].front.push_back({Point{0, topology_free_all_removed(model, h, movable[h], usage[h])}});
-                }
-            }
-        });
-    }
+    Amount all_ram = 0;
+    out.effective_budget = effective_budget(p, rams, all_ram);
+    const std::vector<HostTable> tables = host_tables(model, params, out, ram_milli, movable, usage, watch);
 
     std::int64_t useful = 0;  // beyond this many removals in total no host gains more
     Score base = 0;
-    out.min_depth = std::numeric_limits<int>::max();
-    for (int h = 0; h < H; ++h) {
-        const HostTable& t = tables[h];
-        base += t.front[0][0].value;
-        useful += static_cast<std::int64_t>(t.front.size()) - 1;
-        out.evaluations += t.evaluations;
-        if (!movable[h].empty()) {
-            out.hosts_tightened += t.kind == TableKind::Full ? 1 : 0;
-            out.hosts_cheap += t.kind == TableKind::Cheap ? 1 : 0;
-            out.hosts_trivial += t.kind == TableKind::Trivial ? 1 : 0;
-        }
-        if (t.depth >= 0 && t.kind == TableKind::Full) {
-            out.min_depth = std::min(out.min_depth, t.depth);
-            out.max_depth = std::max(out.max_depth, t.depth);
-        }
-    }
-    if (out.min_depth == std::numeric_limits<int>::max()) out.min_depth = 0;
+    tally_tables(tables, movable, out, base, useful);
     const std::int64_t budget = std::min(out.effective_budget, useful);
 
     // Count knapsack (multiplier 0), then the RAM multiplier when the RAM budget can bind.
@@ -970,48 +1084,7 @@ UpperBound compute_upper_bound(const CapacityModel& model, const UpperBoundParam
     Score best = bound_at(0);
     const bool ram_binds = ram_budget < all_ram && budget > 0;
     if (ram_binds && params.ram_lagrangian_steps > 0) {
-        // Beyond num_hi no removal pays for its RAM: the bound then only grows with num.
-        Wide num_hi = 0;
-        for (const HostTable& t : tables)
-            for (std::size_t k = 1; k < t.front.size(); ++k)
-                for (const Point& q : t.front[k])
-                    if (q.ram > 0 && q.value > t.front[0][0].value)
-                        num_hi = std::max(num_hi, ((static_cast<Wide>(q.value - t.front[0][0].value) << kShift) + q.ram - 1) / q.ram);
-        // Golden-section search over the integer multiplier: bound_at is convex (a maximum of
-        // functions linear in num), and every evaluated num gives a valid bound anyway.
-        std::map<Wide, Score> memo;
-        Wide best_num = 0;
-        auto f = [&](Wide num) {
-            auto it = memo.find(num);
-            if (it != memo.end()) return it->second;
-            const Score v = bound_at(num);
-            memo.emplace(num, v);
-            if (v < best) {
-                best = v;
-                best_num = num;
-            }
-            return v;
-        };
-        const double phi = (std::sqrt(5.0) - 1.0) / 2.0;
-        double lo = 0.0, hi = static_cast<double>(num_hi);
-        double x1 = hi - phi * (hi - lo), x2 = lo + phi * (hi - lo);
-        Score f1 = f(static_cast<Wide>(std::llround(x1))), f2 = f(static_cast<Wide>(std::llround(x2)));
-        // Cut short: the multipliers evaluated so far (each bound is valid; the best is kept).
-        for (int it = 2; it < params.ram_lagrangian_steps && hi - lo > 1.0 && !watch.check(); ++it) {
-            if (f1 <= f2) {
-                hi = x2;
-                x2 = x1;
-                f2 = f1;
-                x1 = hi - phi * (hi - lo);
-                f1 = f(static_cast<Wide>(std::llround(x1)));
-            } else {
-                lo = x1;
-                x1 = x2;
-                f1 = f2;
-                x2 = lo + phi * (hi - lo);
-                f2 = f(static_cast<Wide>(std::llround(x2)));
-            }
-        }
+        const Wide best_num = golden_multiplier(bound_at, multiplier_ceiling(tables), params.ram_lagrangian_steps, watch, best);
         if (best_num > 0) {
             out.ram_lagrangian = true;
             // num / 2^kShift score units per MiB -> objective units per GiB.

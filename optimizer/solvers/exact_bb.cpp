@@ -98,6 +98,19 @@ private:
     void removal(int first, Amount ram);
     Score superset_bound(int first, int r) const;
     void search(std::uint64_t unplaced, int last_k);
+    /** search(): each host's representative, the first host interchangeable with it (same type
+     *  and free amounts, no link rule, symmetry on, neither the snapshot host of an unplaced VM:
+     *  going back there is restricted), else itself. */
+    std::vector<int> representatives(std::uint64_t unplaced) const;
+    /** search(): the options of each unplaced VM ks[a] on each representative host, the least
+     *  loss of each, and each VM's option count (a copy's counts its representative's). False
+     *  (the rest unfilled) once a VM has none: free space only shrinks below this node. */
+    bool unplaced_options(const std::vector<int>& ks, const std::vector<int>& rep, std::vector<std::vector<Option>>& opts,
+                          std::vector<Score>& loss, std::vector<int>& nopt);
+    /** search(): the branching VM's options, one per interchangeable host group with symmetry (and
+     *  none before the previous copy's destination), best first (stable: ties keep host order). */
+    std::vector<Option> candidates(int a_sel, int prev_host, int prev_emb, const std::vector<int>& rep,
+                                   const std::vector<std::vector<Option>>& opts) const;
     Score landing_bound(const std::vector<int>& ks, const std::vector<Score>& loss) const;
     void options_on(int pos, int h, std::vector<Option>& out) const;
     void record();
@@ -539,20 +552,8 @@ Score BranchBound::landing_bound(const std::vector<int>& ks, const std::vector<S
     return g[full];
 }
 
-void BranchBound::search(std::uint64_t unplaced, int last_k) {
-    if (tick()) return;
-    const Score obj = objective();
-    if (unplaced == 0) {
-        // Only states some plan within the budget reaches count (the bounds stay valid: they
-        // bound every final state, orderable or not).
-        if (obj > inc_ && orderable(leaf())) record();
-        return;
-    }
-    if (obj <= inc_) return;
+std::vector<int> BranchBound::representatives(std::uint64_t unplaced) const {
     const bool sym = prm_.symmetry;
-
-    // Hosts that are the snapshot host of an unplaced VM are never interchangeable (going back
-    // there is restricted); others are if type and free amounts are equal.
     std::vector<int> rep(H_);
     std::vector<char> origin(H_, 0);
     for (std::uint64_t u = unplaced; u; u &= u - 1) origin[mov_[chosen_[std::countr_zero(u)]].host] = 1;
@@ -568,13 +569,12 @@ void BranchBound::search(std::uint64_t unplaced, int last_k) {
                 break;
             }
     }
+    return rep;
+}
 
-    std::vector<int> ks;
-    for (std::uint64_t u = unplaced; u; u &= u - 1) ks.push_back(std::countr_zero(u));
+bool BranchBound::unplaced_options(const std::vector<int>& ks, const std::vector<int>& rep, std::vector<std::vector<Option>>& opts,
+                                   std::vector<Score>& loss, std::vector<int>& nopt) {
     const int mcount = static_cast<int>(ks.size());
-    std::vector<std::vector<Option>> opts(static_cast<std::size_t>(mcount) * H_);
-    std::vector<Score> loss(static_cast<std::size_t>(mcount) * H_, kInf);
-    std::vector<int> nopt(mcount, 0);
     for (int a = 0; a < mcount; ++a) {
         const int pos = chosen_[ks[a]];
         for (int h = 0; h < H_; ++h) {
@@ -595,11 +595,58 @@ void BranchBound::search(std::uint64_t unplaced, int last_k) {
             loss[static_cast<std::size_t>(a) * H_ + h] = l;
             nopt[a] += static_cast<int>(o.size());
         }
-        if (nopt[a] == 0) return;  // free space only shrinks from here: it never fits
+        if (nopt[a] == 0) return false;  // free space only shrinks from here: it never fits
     }
+    return true;
+}
+
+std::vector<Option> BranchBound::candidates(int a_sel, int prev_host, int prev_emb, const std::vector<int>& rep,
+                                            const std::vector<std::vector<Option>>& opts) const {
+    const bool sym = prm_.symmetry;
+    std::vector<Option> cand;
+    std::vector<char> seen(H_, 0);
+    for (int h = 0; h < H_; ++h) {
+        if (sym && h < prev_host) continue;
+        if (sym && h > prev_host) {
+            if (seen[rep[h]]) continue;
+            seen[rep[h]] = 1;
+        }
+        for (Option op : opts[static_cast<std::size_t>(a_sel) * H_ + rep[h]]) {
+            if (sym && h == prev_host && op.emb < prev_emb) continue;
+            op.host = h;
+            cand.push_back(op);
+        }
+    }
+    std::stable_sort(cand.begin(), cand.end(), [](const Option& x, const Option& y) { return x.delta > y.delta; });
+    return cand;
+}
+
+void BranchBound::search(std::uint64_t unplaced, int last_k) {
+    if (tick()) return;
+    const Score obj = objective();
+    if (unplaced == 0) {
+        // Only states some plan within the budget reaches count (the bounds stay valid: they
+        // bound every final state, orderable or not).
+        if (obj > inc_ && orderable(leaf())) record();
+        return;
+    }
+    if (obj <= inc_) return;
+
+    // Hosts that are the snapshot host of an unplaced VM are never interchangeable (going back
+    // there is restricted); others are if type and free amounts are equal.
+    const std::vector<int> rep = representatives(unplaced);
+
+    std::vector<int> ks;
+    for (std::uint64_t u = unplaced; u; u &= u - 1) ks.push_back(std::countr_zero(u));
+    const int mcount = static_cast<int>(ks.size());
+    std::vector<std::vector<Option>> opts(static_cast<std::size_t>(mcount) * H_);
+    std::vector<Score> loss(static_cast<std::size_t>(mcount) * H_, kInf);
+    std::vector<int> nopt(mcount, 0);
+    if (!unplaced_options(ks, rep, opts, loss, nopt)) return;
     if (obj - landing_bound(ks, loss) <= inc_) return;
 
     // Branching VM: continue the class of the last placed VM, else the most constrained class head.
+    const bool sym = prm_.symmetry;
     int a_sel = -1, prev_host = -1, prev_emb = -1;
     if (sym && last_k >= 0 && last_k + 1 < static_cast<int>(chosen_.size()) && ((unplaced >> (last_k + 1)) & 1U) &&
         mov_[chosen_[last_k + 1]].cls == mov_[chosen_[last_k]].cls) {
@@ -616,21 +663,7 @@ void BranchBound::search(std::uint64_t unplaced, int last_k) {
     }
     const int k_sel = ks[a_sel];
     const int pos = chosen_[k_sel];
-    std::vector<Option> cand;
-    std::vector<char> seen(H_, 0);
-    for (int h = 0; h < H_; ++h) {
-        if (sym && h < prev_host) continue;
-        if (sym && h > prev_host) {
-            if (seen[rep[h]]) continue;
-            seen[rep[h]] = 1;
-        }
-        for (Option op : opts[static_cast<std::size_t>(a_sel) * H_ + rep[h]]) {
-            if (sym && h == prev_host && op.emb < prev_emb) continue;
-            op.host = h;
-            cand.push_back(op);
-        }
-    }
-    std::stable_sort(cand.begin(), cand.end(), [](const Option& x, const Option& y) { return x.delta > y.delta; });
+    const std::vector<Option> cand = candidates(a_sel, prev_host, prev_emb, rep, opts);
     for (const Option& op : cand) {
         if (obj + op.delta <= inc_) break;  // best first: the rest cannot beat the incumbent
         place(pos, op.host, op.emb);
