@@ -1,57 +1,70 @@
 #!/usr/bin/env python3
-"""Adds many weighted target flavors to a snapshot (issue 12 item 3: temperature calibration with
-hundreds of targets). Reads a vmcap snapshot, keeps its flavors and VMs, sets the existing flavors'
-weights to 0 unless --keep-weights, and appends a grid of target flavors (vCPU x GiB per vCPU, vNUMA
-by the rule of `vmcap snapshot`: the fewest nodes k in {1, 2, 4} whose per-node demand is at most
-half a pNUMA node, C4 for 4) with weights drawn log-uniformly from [wmin, wmax] (seeded).
+"""Adds demand-weighted target flavors to a snapshot: the many-target case of issue 24.
 
-usage: many_targets.py IN.json OUT.json [--count N] [--wmin A] [--wmax B] [--seed S] [--keep-weights]
+usage: scripts/many_targets.py IN.json OUT.json TARGETS [--seed S]
+
+Keeps every flavor and VM of IN; every existing flavor gets weight 0, then TARGETS distinct
+flavors are added (or, where IN already has that vCPU/RAM pair, re-weighted), each with a weight
+proportional to a Zipf-like demand share (s = 1.1 over a random order, the largest 1.0, three
+decimals, at least 0.001: snapshot weights have at most three decimals). vCPU is drawn from
+1..min(64, 2 x node vCPU) and RAM from 1..8 GiB per vCPU in 0.5 GiB steps, within two pNUMA
+nodes of the host type; a flavor is K1 when it needs at most half a pNUMA node in every resource,
+else K2 (the vNUMA rule of `vmcap snapshot` for dual-node hosts). Deterministic for a seed.
+Writes OUT atomically (temp file + rename).
 """
-import argparse
 import json
+import os
 import random
+import sys
 
-ap = argparse.ArgumentParser()
-ap.add_argument("inp")
-ap.add_argument("out")
-ap.add_argument("--count", type=int, default=300, help="target flavors to add (at most the grid's size)")
-ap.add_argument("--wmin", type=float, default=0.01)
-ap.add_argument("--wmax", type=float, default=10.0)
-ap.add_argument("--seed", type=int, default=1)
-ap.add_argument("--keep-weights", action="store_true", help="keep the weights of the snapshot's own flavors")
-a = ap.parse_args()
 
-snap = json.load(open(a.inp))
-ht = snap["host_types"][0]
-node_vcpu = ht["node_capacity"]["vcpu"]
-node_ram = ht["node_capacity"]["ram_mib"]
-rng = random.Random(a.seed)
-if not a.keep_weights:
-    for f in snap["flavors"]:
-        f["weight"] = 0
-names = {f["name"] for f in snap["flavors"]}
-grid = []
-for vcpu in range(1, 65):
-    for ram_mib in range(512 * vcpu, 8192 * vcpu + 1, 256 * vcpu):
-        for k, topo in ((1, "K1"), (2, "K2"), (4, "C4")):
-            if vcpu % k or ram_mib % k:
-                continue
-            if vcpu // k <= node_vcpu // 2 and ram_mib // k <= node_ram // 2:
-                grid.append((vcpu, ram_mib, topo))
-                break
-            if k == 4 and vcpu // k <= node_vcpu and ram_mib // k <= node_ram:
-                grid.append((vcpu, ram_mib, topo))
-rng.shuffle(grid)
-added = 0
-for vcpu, ram_mib, topo in grid:
-    if added >= a.count:
-        break
-    name = f"t{vcpu}c{ram_mib}m"
-    if name in names:
-        continue
-    names.add(name)
-    w = round(a.wmin * (a.wmax / a.wmin) ** rng.random(), 3)
-    snap["flavors"].append({"name": name, "vcpu": vcpu, "ram_mib": ram_mib, "vnuma": topo, "weight": max(w, 0.001)})
-    added += 1
-json.dump(snap, open(a.out, "w"))
-print(f"{a.out}: {added} target flavors added, weights log-uniform in [{a.wmin}, {a.wmax}]")
+def main():
+    args = sys.argv[1:]
+    seed = 1
+    if "--seed" in args:
+        i = args.index("--seed")
+        seed = int(args[i + 1])
+        del args[i : i + 2]
+    if len(args) != 3:
+        sys.exit(__doc__.strip().splitlines()[2])
+    src, out, n = args[0], args[1], int(args[2])
+    with open(src) as f:
+        snap = json.load(f)
+    ht = snap["host_types"][0]
+    cap = ht["node_capacity"]
+    node_vcpu, node_ram = cap["vcpu"], cap["ram_mib"]
+    rng = random.Random(seed)
+    for fl in snap["flavors"]:
+        fl["weight"] = 0.0
+    by_shape = {(fl["vcpu"], fl["ram_mib"]): fl for fl in snap["flavors"]}
+    shapes = []
+    seen = set()
+    max_vcpu = min(64, 2 * node_vcpu)
+    while len(shapes) < n:
+        vcpu = rng.randint(1, max_vcpu)
+        ram = rng.randint(2, 16 * vcpu) * 512  # 1..8 GiB per vCPU in 0.5 GiB steps
+        k1 = 2 * vcpu <= node_vcpu and 2 * ram <= node_ram
+        if (vcpu, ram) in seen or ram > 2 * node_ram or (not k1 and (vcpu % 2 or ram % 1024)):
+            continue  # a K2 flavor's demand must split evenly over its two vNUMA nodes
+        seen.add((vcpu, ram))
+        shapes.append((vcpu, ram))
+    # Zipf-like shares over a random order, normalised so the largest weight is 1.
+    weights = [1.0 / (rank + 1) ** 1.1 for rank in range(n)]
+    for (vcpu, ram), w in zip(shapes, weights):
+        w = max(0.001, round(w, 3))
+        if (vcpu, ram) in by_shape:
+            by_shape[(vcpu, ram)]["weight"] = w
+            continue
+        k1 = 2 * vcpu <= node_vcpu and 2 * ram <= node_ram
+        fl = {"name": f"t{vcpu}c{ram // 512 / 2:g}g", "vcpu": vcpu, "ram_mib": ram, "vnuma": "K1" if k1 else "K2", "weight": w}
+        snap["flavors"].append(fl)
+        by_shape[(vcpu, ram)] = fl
+    tmp = out + ".tmp"
+    with open(tmp, "w") as f:
+        json.dump(snap, f)
+    os.replace(tmp, out)
+    print(f"{out}: {sum(1 for fl in snap['flavors'] if fl['weight'] > 0)} targets, {len(snap['flavors'])} flavors")
+
+
+if __name__ == "__main__":
+    main()

@@ -7,7 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 # Only the test sources that hold the tests run below are built (-R: keep the two lists in step).
 FILES="bad_input_test.cpp;cli_test.cpp;free_remap_test.cpp;golden_test.cpp;network_test.cpp;objective_test.cpp"
-FILES+=";regions_test.cpp;tabu_test.cpp;toy_filter_test.cpp;upper_bound_test.cpp;vmcap_memo_test.cpp"
+FILES+=";regions_test.cpp;tabu_test.cpp;toy_filter_test.cpp;upper_bound_test.cpp;value_memo_test.cpp;vmcap_memo_test.cpp"
 cmake -S . -B build-tsan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DVMCAP_SANITIZE_THREAD=ON -DVMCAP_BUILD_TESTS=ON -DVMCAP_BUILD_BENCH=OFF \
   -DVMCAP_TEST_FILES="$FILES" >/dev/null
 cmake --build build-tsan -j"$(nproc)"
@@ -15,4 +15,4 @@ cmake --build build-tsan -j"$(nproc)"
 # code is not (scripts/tsan.supp).
 export TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$PWD/scripts/tsan.supp"
 ctest --test-dir build-tsan --output-on-failure -j"$(nproc)" --timeout 1800 \
-  -R 'Golden|FreeRemaps|Tabu|Parallel|StateAggregates|Signals|Regions|VmcapMemo|ToyFilter' "$@"
+  -R 'Golden|FreeRemaps|Tabu|Parallel|StateAggregates|Signals|Regions|VmcapMemo|HostValueMemo|ToyFilter' "$@"

@@ -50,16 +50,8 @@ inline Count target_capacity_change(const CapacityModel& m, int type, int n, int
     return ev(tmp) - cap;
 }
 
-/**
- * Exact weighted VMCAP change sum_j w_j (VMCAP_j(after) - capacity(host, j)) of `host` in `state`,
- * in score units (evaluators/closed_forms/score.h),
- * when the pNUMA nodes in `touched` get the free amounts `local[i * R + r]` (node-indexed, only
- * touched nodes read; amounts must be >= 0). The state is not changed. Allocation-free.
- * O(targets x (|touched| x R + VMCAP)). An integer: the same wherever and in whatever order it is
- * summed.
- */
-inline Score capacity_gain(const SearchState& state, int host, int type, int n, unsigned touched, const Amount* local) {
-    if (touched == 0) return 0;
+/** capacity_gain without the memo: the kernel over every target. */
+inline Score capacity_gain_direct(const SearchState& state, int host, int type, int n, unsigned touched, const Amount* local) {
     const CapacityModel& m = state.model();
     const int T = m.num_targets();
     Count nb[kMaxPNuma];
@@ -67,6 +59,37 @@ inline Score capacity_gain(const SearchState& state, int host, int type, int n, 
     for (int j = 0; j < T; ++j)
         d += m.target_weight_units(j) *
              target_capacity_change(m, type, n, j, state.b_of(host, j), state.capacity(host, j), touched, local, nb);
+    return d;
+}
+
+/**
+ * Exact weighted VMCAP change sum_j w_j (VMCAP_j(after) - capacity(host, j)) of `host` in `state`,
+ * in score units (evaluators/closed_forms/score.h),
+ * when the pNUMA nodes in `touched` get the free amounts `local[i * R + r]` (node-indexed, only
+ * touched nodes read; amounts must be >= 0). The state is not changed. Allocation-free.
+ * O(targets x (|touched| x R + VMCAP)); O(nodes x R) when the state's memo
+ * (SearchState::use_value_memo) holds the host's free amounts after the change. An integer: the
+ * same wherever and in whatever order it is summed, and the same with or without the memo.
+ */
+inline Score capacity_gain(const SearchState& state, int host, int type, int n, unsigned touched, const Amount* local) {
+    if (touched == 0) return 0;
+    HostValueMemo* memo = state.value_memo();
+    if (memo == nullptr) [[likely]]
+        return capacity_gain_direct(state, host, type, n, touched, local);
+    const int R = state.model().num_resources();
+    if (n * R > HostValueMemo::kMaxAmounts) return capacity_gain_direct(state, host, type, n, touched, local);
+    // The key: the host's free amounts after the change (touched nodes from `local`).
+    Amount key[HostValueMemo::kMaxAmounts];
+    const Amount* f = state.free_of(host);
+    for (int i = 0; i < n; ++i) {
+        const Amount* src = (touched >> i & 1U) != 0 ? local + i * R : f + i * R;
+        for (int r = 0; r < R; ++r) key[i * R + r] = src[r];
+    }
+    bool hit = false;
+    HostValueMemo::Entry& e = memo->lookup(type, key, n * R, hit);
+    if (hit) return e.value - state.host_value(host);
+    const Score d = capacity_gain_direct(state, host, type, n, touched, local);
+    HostValueMemo::fill(e, type, key, n * R, state.host_value(host) + d);
     return d;
 }
 

@@ -28,6 +28,7 @@ SearchState::SearchState(const CapacityModel& model) : model_(&model), R_(model.
     free_.assign(fo, 0);
     b_.assign(bo, 0);
     cap_.assign(H * T_, 0);
+    host_value_.assign(H, 0);
     total_.assign(T_, 0);
     vm_.resize(p.vms.size());
     for (std::size_t v = 0; v < p.vms.size(); ++v) {
@@ -81,6 +82,7 @@ void SearchState::rebuild() {
     std::fill(total_.begin(), total_.end(), 0);
     std::fill(b_.begin(), b_.end(), 0);
     std::fill(cap_.begin(), cap_.end(), 0);
+    std::fill(host_value_.begin(), host_value_.end(), 0);
     for (std::size_t h = 0; h < p.hosts.size(); ++h) {
         host_version_[h] = ++clock_;
         refresh_host(static_cast<int>(h), (1 << nodes_[h]) - 1);
@@ -138,6 +140,7 @@ void SearchState::refresh_host(int host, int nodes_mask) {
     const int type = type_[host];
     const auto touched = static_cast<unsigned>(nodes_mask);
     Count nb[kMaxPNuma];
+    Score value = 0;
     for (int j = 0; j < T_; ++j) {
         Count* b = b_.data() + b_off_[host] + static_cast<std::size_t>(j) * n;
         Count& cached = cap_[static_cast<std::size_t>(host) * T_ + j];
@@ -145,7 +148,9 @@ void SearchState::refresh_host(int host, int nodes_mask) {
         for (unsigned t = touched; t != 0; t &= t - 1) b[std::countr_zero(t)] = nb[std::countr_zero(t)];
         cached += dc;
         total_[j] += dc;
+        value += model_->target_weight_units(j) * dc;
     }
+    host_value_[host] += value;
 }
 
 void SearchState::update_displaced(int vm) {
@@ -365,6 +370,10 @@ void SearchState::check_consistency() const {
             }
         }
     }
+    for (std::size_t h = 0; h < p.hosts.size(); ++h)
+        if (host_value_[h] != fresh.host_value_[h])
+            fail("host " + p.hosts[h].id + " weighted VMCAP: cached " + std::to_string(host_value_[h]) + ", recomputed " +
+                 std::to_string(fresh.host_value_[h]));
     for (int j = 0; j < T_; ++j)
         if (total_[j] != fresh.total_[j])
             fail("cluster total of flavor " + p.flavors[model_->target_flavor(j)].name + ": cached " + std::to_string(total_[j]) +

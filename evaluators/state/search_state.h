@@ -11,10 +11,12 @@
  * (Constraints) limits.
  */
 #include <cstdint>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "evaluators/state/capacity_model.h"
+#include "evaluators/state/host_value_memo.h"
 
 namespace vmcap {
 
@@ -58,6 +60,21 @@ public:
     const Count* b_of(int host, int j) const { return b_.data() + b_off_[host] + j * nodes_[host]; }
     /** VMCAP of target j on host h. */
     Count capacity(int host, int j) const { return cap_[static_cast<std::size_t>(host) * T_ + j]; }
+    /** Weighted VMCAP of host h, sum_j w_j capacity(h, j), in score units (exact). */
+    Score host_value(int host) const { return host_value_[host]; }
+    /**
+     * Attaches a worker's memo of host values (host_value_memo.h), or detaches with nullptr: the
+     * capacity-change kernel (capacity_gain) then looks a changed host's value up by its free
+     * amounts before computing it. Results are identical with or without it. The memo must be for
+     * this state's model, and while it is attached the state's const evaluations mutate it: one
+     * thread at a time. A copy of the state starts without a memo (assignment keeps the target's).
+     */
+    void use_value_memo(HostValueMemo* memo) {
+        if (memo != nullptr && &memo->model() != model_) throw std::invalid_argument("use_value_memo: the memo is for another model");
+        memo_.ptr = memo;
+    }
+    /** The attached memo, or nullptr. */
+    HostValueMemo* value_memo() const { return memo_.ptr; }
     /** Cluster capacity of target j (sum over hosts). */
     Count total(int j) const { return total_[j]; }
     const std::vector<Count>& totals() const { return total_; }
@@ -197,9 +214,18 @@ private:
     std::vector<int> nodes_;  ///< pNUMA node count per host
     std::vector<int> type_;   ///< host type per host
     std::vector<std::size_t> free_off_, b_off_;
-    std::vector<Amount> free_;      ///< [free_off_[h] + node * R + r]
-    std::vector<Count> b_;          ///< [b_off_[h] + j * nodes + node]
-    std::vector<Count> cap_;        ///< [h * T + j]
+    std::vector<Amount> free_;       ///< [free_off_[h] + node * R + r]
+    std::vector<Count> b_;           ///< [b_off_[h] + j * nodes + node]
+    std::vector<Count> cap_;         ///< [h * T + j]
+    std::vector<Score> host_value_;  ///< [h]: sum_j w_j cap_[h * T + j]
+    /** The attached memo; copying a state does not copy it (a worker's memo is its own). */
+    struct MemoRef {
+        HostValueMemo* ptr = nullptr;
+        MemoRef() = default;
+        MemoRef(const MemoRef&) {}
+        MemoRef& operator=(const MemoRef&) { return *this; }
+    };
+    MemoRef memo_;
     std::vector<Count> total_;      ///< [j]
     std::vector<int> migrated_;     ///< migrated VMs
     bool track_displaced_ = false;  ///< remaps are free: displaced_ differs from migrated_

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <memory>
 #include <stdexcept>
 
 #include <tbb/global_control.h>
@@ -26,7 +27,13 @@ using namespace search_detail;
 // evaluation: aligned to 128 bytes (two cache lines, the adjacent-line prefetch unit) so that one
 // worker's writes never invalidate the lines holding the other's state (false sharing).
 struct alignas(128) Worker {
-    Worker(const SearchState& start, std::uint64_t seed, int id) : state(start), cache(state), rng(seed, static_cast<std::uint64_t>(id)) {}
+    Worker(const SearchState& start, std::uint64_t seed, int id, bool value_memo)
+        : state(start),
+          cache(state),
+          rng(seed, static_cast<std::uint64_t>(id)),
+          memo(value_memo ? HostValueMemo::make_if_useful(start.model(), start.model().num_targets()) : nullptr) {
+        state.use_value_memo(memo.get());
+    }
     SearchState state;
     MoveCache cache;
     Rng rng;
@@ -49,6 +56,7 @@ struct alignas(128) Worker {
      *  too (mig[1]), each with its members' positions ([vm] -> index or -1), kept current. */
     std::vector<int> mig[2];
     std::vector<int> mig_pos[2];
+    std::unique_ptr<HostValueMemo> memo;  ///< the state's host-value memo (many targets only); declared last, attached in the constructor
 };
 
 /** Puts `vm` in or out of worker list `which` (Worker::mig) in O(1). */
@@ -171,6 +179,14 @@ void report_moves(const std::vector<Worker>& workers) {
     std::fprintf(stderr, "\ncompound moves rejected by their cached bound: %lld; move cache hits %lld, misses %lld; reheats %lld\n",
                  static_cast<long long>(bounded), static_cast<long long>(hits), static_cast<long long>(misses),
                  static_cast<long long>(reheats));
+    if (workers.empty() || !workers[0].memo) return;
+    std::int64_t memo_hits = 0, memo_misses = 0;
+    for (const auto& wk : workers) {
+        memo_hits += wk.memo->hits();
+        memo_misses += wk.memo->misses();
+    }
+    std::fprintf(stderr, "host-value memo (%d targets): hits %lld, misses %lld\n", workers[0].state.model().num_targets(),
+                 static_cast<long long>(memo_hits), static_cast<long long>(memo_misses));
 }
 
 /** Start and end temperatures of a run, score units (score.h), and what they were derived from. */
@@ -425,7 +441,7 @@ RegionAnnealing::RegionAnnealing(const SearchSetup& setup_, const SearchParams& 
       round_best(static_cast<std::size_t>(W)),
       last_report(t0_) {
     workers.reserve(W);
-    for (int w = 0; w < W; ++w) workers.emplace_back(setup.initial, params.seed, w + 1);
+    for (int w = 0; w < W; ++w) workers.emplace_back(setup.initial, params.seed, w + 1, params.value_memo);
 }
 
 void RegionAnnealing::run(SearchResult& res) {
@@ -658,7 +674,7 @@ void anneal_chains(const SearchSetup& setup, const SearchParams& params, const S
     std::vector<Worker> workers;
     workers.reserve(W);
     for (int w = 0; w < W; ++w) {
-        workers.emplace_back(initial, params.seed, w + 1);
+        workers.emplace_back(initial, params.seed, w + 1, params.value_memo);
         workers.back().best = params.start;
         workers.back().proposal.start(workers.back().rng, movable.size());
         workers.back().best_score = setup.start_score;

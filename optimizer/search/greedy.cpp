@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <limits>
+#include <memory>
 
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
@@ -119,6 +120,7 @@ private:
     std::vector<int> top1, top2;
     std::vector<char> restricted;
     std::vector<std::pair<int, Score>> masked;
+    std::unique_ptr<HostValueMemo> memo;  ///< attached after the parallel initial pass (one thread from then on)
 };
 
 Greedy::Greedy(const CapacityModel& model, const SearchParams& params_, SearchResult& res_)
@@ -182,6 +184,9 @@ void Greedy::initial_pass() {
         for (std::size_t i = 0; i < keys.size(); ++i) keys[i] = src[vms_of[u][i]];
         vms_tree[u].build(std::move(keys));
     }
+    // From here one thread evaluates the state: the memo may be attached.
+    if (params.value_memo) memo = HostValueMemo::make_if_useful(s.model(), s.model().num_targets());
+    s.use_value_memo(memo.get());
 }
 
 /** Interrupt or time limit: sets res.stopped_by and returns true. */

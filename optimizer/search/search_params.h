@@ -78,6 +78,10 @@ struct SearchParams {
     /** Draw half of the migrate destinations from per-flavor candidate lists of the hosts that
      *  absorb the flavor most cheaply (rebuilt at each synchronisation point; optimizer/search/candidates.h). */
     bool destination_lists = true;
+    /** Give each worker's state a host-value memo (evaluators/state/host_value_memo.h) when the
+     *  model has at least HostValueMemo::kMinTargets targets. Results are identical either way;
+     *  false is for A/B measurements and the tests that show it. */
+    bool value_memo = true;
     /** Probability of accepting an exactly neutral simple move (migrate, remap, return: objective
      *  and migration count unchanged): plateau steps; each invalidates two hosts' cached deltas.
      *  In [0, 1]. Neutral compound moves (swap, exchange, ejection) take the threshold-first path,

@@ -1,5 +1,6 @@
 #include "optimizer/search/tabu.h"
 
+#include <memory>
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -20,8 +21,14 @@ using namespace search_detail;
 
 // 128-byte aligned against false sharing between neighbouring workers (see annealing.cpp).
 struct alignas(128) TabuWorker {
-    TabuWorker(const SearchState& start, std::uint64_t seed, int id, std::size_t vms)
-        : state(start), cache(state), rng(seed, static_cast<std::uint64_t>(id)), tabu_until(vms, 0) {}
+    TabuWorker(const SearchState& start, std::uint64_t seed, int id, std::size_t vms, bool value_memo)
+        : state(start),
+          cache(state),
+          rng(seed, static_cast<std::uint64_t>(id)),
+          tabu_until(vms, 0),
+          memo(value_memo ? HostValueMemo::make_if_useful(start.model(), start.model().num_targets()) : nullptr) {
+        state.use_value_memo(memo.get());
+    }
     SearchState state;
     MoveCache cache;
     Rng rng;
@@ -30,6 +37,7 @@ struct alignas(128) TabuWorker {
     SearchScore best_score;
     std::int64_t evaluations = 0, accepted = 0, iteration = 0, since_check = 0;
     Proposal proposal;
+    std::unique_ptr<HostValueMemo> memo;  ///< the state's host-value memo (many targets only)
 };
 
 }  // namespace
@@ -51,7 +59,7 @@ SearchResult tabu_search(const CapacityModel& model, const SearchParams& params,
     std::vector<TabuWorker> workers;
     workers.reserve(W);
     for (int w = 0; w < W; ++w) {
-        workers.emplace_back(initial, params.seed, w + 1, p.vms.size());
+        workers.emplace_back(initial, params.seed, w + 1, p.vms.size(), params.value_memo);
         TabuWorker& wk = workers.back();
         wk.best = params.start;
         wk.best_score = setup.start_score;

@@ -1,0 +1,92 @@
+#pragma once
+/**
+ * @file host_value_memo.h
+ * Per-worker memo of a host's weighted VMCAP, sum_j w_j VMCAP_j in score units, by host type and
+ * the free amounts of every pNUMA node of the host. That value is a function of these alone
+ * (vmcap-formulas.md, Definition: b depends on the free amounts, VMCAP on b and the topology), so
+ * hosts of one type with the same free amounts share an entry, and a host that comes back to an
+ * earlier state finds its value again. With hundreds of target flavors one capacity change costs
+ * O(targets) (capacity_change.h); a hit costs one hash and one key comparison, whatever the number
+ * of targets (issue 24).
+ *
+ * Exact: an entry holds a value the capacity-change kernel computed (the host's cached value plus
+ * the kernel's exact delta), and a key is compared in full before a value is used, so a hit returns
+ * exactly what the kernel would. Direct-mapped with 2^kBits entries: a collision overwrites the old
+ * entry (a later miss recomputes it). Only hosts with at most kMaxAmounts free amounts (pNUMA nodes
+ * x resources) are memoised; others go straight to the kernel.
+ *
+ * Bound to one CapacityModel. Not thread-safe: one per worker, attached to that worker's own
+ * SearchState (SearchState::use_value_memo). Memory: 80 bytes x 2^kBits (5.2 MB).
+ */
+#include <algorithm>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "evaluators/closed_forms/score.h"
+#include "evaluators/closed_forms/vmcap.h"
+
+namespace vmcap {
+
+class CapacityModel;
+
+class HostValueMemo {
+public:
+    /** Largest key: free amounts of a host (pNUMA nodes x resources), e.g. 2 nodes x 4 resources. */
+    static constexpr int kMaxAmounts = 8;
+    /** log2 of the number of entries. */
+    static constexpr int kBits = 16;
+    /** Fewest target flavors for which a memo pays: below it the kernel is cheaper than a hash
+     *  and a key comparison (docs/performance.md, "Hundreds of weighted flavors"). */
+    static constexpr int kMinTargets = 16;
+
+    struct Entry {
+        Amount key[kMaxAmounts] = {};
+        std::int32_t type = -1;  ///< host type; -1: empty
+        std::int32_t count = 0;  ///< amounts in key
+        Score value = 0;         ///< sum_j w_j VMCAP_j of a host of `type` with free amounts `key`
+    };
+
+    /** An empty memo for `model`'s targets. O(2^kBits). */
+    explicit HostValueMemo(const CapacityModel& model) : model_(&model), table_(std::size_t{1} << kBits) {}
+
+    const CapacityModel& model() const { return *model_; }
+
+    /** The entry (type, key[0..count)) maps to; `hit` tells whether it holds that key's value.
+     *  count <= kMaxAmounts. O(count). */
+    Entry& lookup(int type, const Amount* key, int count, bool& hit) {
+        std::uint64_t h = 0x9E3779B97F4A7C15ULL * static_cast<std::uint64_t>(type + 1);
+        for (int i = 0; i < count; ++i) {
+            h = (h ^ static_cast<std::uint64_t>(key[i])) * 0xFF51AFD7ED558CCDULL;
+            h ^= h >> 29;
+        }
+        Entry& e = table_[h >> (64 - kBits)];
+        hit = e.type == type && e.count == count && std::equal(key, key + count, e.key);
+        hits_ += hit;
+        misses_ += !hit;
+        return e;
+    }
+
+    /** Stores `value` for (type, key[0..count)) in `e` (the entry lookup returned for that key). */
+    static void fill(Entry& e, int type, const Amount* key, int count, Score value) {
+        std::copy(key, key + count, e.key);
+        e.type = type;
+        e.count = count;
+        e.value = value;
+    }
+
+    /** A memo for `model` when it pays (at least kMinTargets targets), else nullptr. */
+    static std::unique_ptr<HostValueMemo> make_if_useful(const CapacityModel& model, int targets) {
+        return targets >= kMinTargets ? std::make_unique<HostValueMemo>(model) : nullptr;
+    }
+
+    std::int64_t hits() const { return hits_; }
+    std::int64_t misses() const { return misses_; }
+
+private:
+    const CapacityModel* model_;
+    std::vector<Entry> table_;
+    std::int64_t hits_ = 0, misses_ = 0;
+};
+
+}  // namespace vmcap
