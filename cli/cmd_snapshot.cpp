@@ -174,8 +174,10 @@ void read_replay_options(const po::variables_map& vm, SnapshotCommand& c) {
             if (!opt.rule.overrides.emplace(name, topo).second) throw UsageError("--vnuma: flavor '" + name + "' given twice");
         }
     opt.targets = get<std::string>(vm, "targets");
-    if (opt.targets != "multi-numa" && opt.targets != "all")
-        throw UsageError("--targets must be multi-numa or all, got '" + opt.targets + "'");
+    if (opt.targets != "multi-numa" && opt.targets != "all" && opt.targets != "demand")
+        throw UsageError("--targets must be multi-numa, all or demand, got '" + opt.targets + "'");
+    opt.demand_window_s = get<double>(vm, "demand-window");
+    if (!(opt.demand_window_s > 0.0) || !std::isfinite(opt.demand_window_s)) throw UsageError("--demand-window must be > 0 seconds");
     if (vm.count("weight"))
         for (const auto& s : get<std::vector<std::string>>(vm, "weight")) {
             auto [name, text] = name_value(s, "weight");
@@ -288,7 +290,8 @@ void set_snapshot_source(SnapshotCommand& c, double first_arrival_s) {
                    (c.copies > 1 ? ", copies=" + std::to_string(c.copies) : std::string()) + ", sample=" + num(c.opt.sample) +
                    ", time=" + num(c.opt.time_s) + " s after the first arrival (trace time " + fixed(first_arrival_s + c.opt.time_s, 3) +
                    " s), hosts=" + std::to_string(c.opt.num_hosts) + " x " + c.opt.host_type.name + ", placer=" + c.opt.placer +
-                   ", max-node-fraction=" + num(c.opt.rule.max_node_fraction) + ", targets=" + c.opt.targets;
+                   ", max-node-fraction=" + num(c.opt.rule.max_node_fraction) + ", targets=" + c.opt.targets +
+                   (c.opt.targets == "demand" ? ", demand-window=" + num(c.opt.demand_window_s) + " s" : "");
     for (const auto& [name, topo] : c.opt.rule.overrides) c.opt.source += ", vnuma " + name + "=" + topo;
     for (const auto& [name, w] : c.opt.weights) c.opt.source += ", weight " + name + "=" + num(w);
     if (c.net.present) {  // appended piece by piece ("literal" + string trips GCC 12's -Wrestrict)
@@ -388,7 +391,10 @@ int cmd_snapshot(const Args& args) {
         ("racks-per-pod", po::value<int>()->default_value(10), "racks per pod")
         ("max-node-fraction", po::value<double>()->default_value(0.5), "vNUMA rule: largest per-node share of a pNUMA node, in (0,1]")
         ("vnuma", po::value<std::vector<std::string>>()->composing(), "NAME=TOPO: vNUMA topology of flavor NAME (repeatable)")
-        ("targets", po::value<std::string>()->default_value("multi-numa"), "multi-numa | all: flavors given weight 1")
+        ("targets", po::value<std::string>()->default_value("multi-numa"),
+         "multi-numa | all: flavors given weight 1; demand: every flavor requested in the demand window, weighted by its "
+         "share of the window's arrivals in thousandths (1000 x requests / all requests, three decimals, at least 0.001)")
+        ("demand-window", po::value<double>()->default_value(86400.0), "--targets demand: the window, seconds before --time")
         ("weight", po::value<std::vector<std::string>>()->composing(), "NAME=W: weight of flavor NAME (repeatable)")
         ("max-migrations", po::value<long long>(), "migration budget (default: ceil(1% of the VMs in the snapshot))")
         ("max-migrated-gib", po::value<double>(), "RAM budget of live migration, GiB (default: unlimited)")

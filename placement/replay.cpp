@@ -50,7 +50,9 @@ void validate_options(const SnapshotOptions& o) {
     if (!std::isfinite(o.time_s) || o.time_s < 0.0) bad_option("time must be finite and >= 0");
     if (o.hosts_per_rack < 1 || o.racks_per_pod < 1) bad_option("hosts per rack and racks per pod must be >= 1");
     if (!(o.sample > 0.0 && o.sample <= 1.0)) bad_option("sample must be in (0, 1]");
-    if (o.targets != "multi-numa" && o.targets != "all") bad_option("targets must be multi-numa or all, got '" + o.targets + "'");
+    if (o.targets != "multi-numa" && o.targets != "all" && o.targets != "demand")
+        bad_option("targets must be multi-numa, all or demand, got '" + o.targets + "'");
+    if (!(o.demand_window_s > 0.0) || !std::isfinite(o.demand_window_s)) bad_option("demand window must be finite and > 0 seconds");
     if (!(o.rule.max_node_fraction > 0.0 && o.rule.max_node_fraction <= 1.0)) bad_option("max node fraction must be in (0, 1]");
     for (const auto& [name, w] : o.weights)
         if (!std::isfinite(w) || w < 0.0) bad_option("weight of '" + name + "' must be finite and >= 0");
@@ -108,12 +110,41 @@ std::vector<std::size_t> sampled_arrivals(const std::vector<TraceVm>& trace, con
     return out;
 }
 
+/** Flavor name -> demand weight (SnapshotOptions::targets "demand"): 1000 x its share of the
+ *  sampled arrivals in (stop - demand_window_s, stop], to three decimals, at least 0.001. Throws
+ *  InputError when the window holds no arrival. */
+std::map<std::string, double> demand_weights(const std::vector<TraceVm>& trace, const std::vector<std::size_t>& arrivals,
+                                             const SnapshotOptions& options, double stop) {
+    std::map<std::string, std::int64_t> requests;
+    std::int64_t total = 0;
+    for (std::size_t i : arrivals)
+        if (trace[i].arrival_s > stop - options.demand_window_s) {
+            ++requests[trace[i].flavor_name];
+            ++total;
+        }
+    if (total == 0)
+        throw InputError("replay: no VM arrives in the demand window of " + std::to_string(options.demand_window_s) +
+                         " s before the stop time, so no flavor has a demand weight");
+    std::map<std::string, double> out;
+    for (const auto& [name, n] : requests) {
+        const std::int64_t milli = (1000000 * n + total / 2) / total;  // thousandths of a weight, rounded
+        out.emplace(name, static_cast<double>(std::max<std::int64_t>(1, milli)) / 1000.0);
+    }
+    return out;
+}
+
 /** Weights by options.targets ("multi-numa": the flavors of >= 2 vNUMA nodes, else the largest by
- *  vCPU, RAM, name; "all": every flavor), then options.weights. */
-void weigh(std::vector<Flavor>& flavors, const SnapshotOptions& options) {
+ *  vCPU, RAM, name; "all": every flavor; "demand": `demand`, 0 for flavors not in it), then
+ *  options.weights. */
+void weigh(std::vector<Flavor>& flavors, const SnapshotOptions& options, const std::map<std::string, double>& demand) {
     weigh_multi_numa_targets(flavors);
     if (options.targets == "all")
         for (Flavor& f : flavors) f.weight = 1.0;
+    if (options.targets == "demand")
+        for (Flavor& f : flavors) {
+            const auto it = demand.find(f.name);
+            f.weight = it == demand.end() ? 0.0 : it->second;
+        }
     for (Flavor& f : flavors)
         if (auto it = options.weights.find(f.name); it != options.weights.end()) f.weight = it->second;
 }
@@ -141,7 +172,8 @@ Problem empty_cluster(const SnapshotOptions& options) {
  * which throws for the first flavor in arrival order it cannot split) and one unplaced VM per
  * sampled arrival (VM a = arrivals[a]); no migration budget.
  */
-Problem arrivals_problem(const Catalogue& cat, const std::vector<std::size_t>& arrivals, const SnapshotOptions& options) {
+Problem arrivals_problem(const Catalogue& cat, const std::vector<std::size_t>& arrivals, const SnapshotOptions& options,
+                         const std::map<std::string, double>& demand) {
     Problem p = empty_cluster(options);
     std::vector<int> index(cat.flavors.size(), -1);
     p.vms.reserve(arrivals.size());
@@ -161,14 +193,14 @@ Problem arrivals_problem(const Catalogue& cat, const std::vector<std::size_t>& a
         vm.host = kUnplaced;
         p.vms.push_back(std::move(vm));
     }
-    weigh(p.flavors, options);
+    weigh(p.flavors, options, demand);
     finalize_problem(p, "<replay>", true);
     return p;
 }
 
 /** The snapshot: the VMs on a host in `state` (VM a is trace[arrivals[a]]), flavors sorted. */
 Problem alive_snapshot(const SearchState& state, const std::vector<std::size_t>& arrivals, const SnapshotOptions& options,
-                       ReplayStats& st) {
+                       const std::map<std::string, double>& demand, ReplayStats& st) {
     const Problem& placing = state.problem();
     Problem p = empty_cluster(options);
     std::vector<int> alive_flavors;
@@ -177,6 +209,12 @@ Problem alive_snapshot(const SearchState& state, const std::vector<std::size_t>&
         if (state.is_placed(static_cast<int>(a)) && !seen[static_cast<std::size_t>(state.flavor_of(static_cast<int>(a)))]) {
             seen[static_cast<std::size_t>(state.flavor_of(static_cast<int>(a)))] = 1;
             alive_flavors.push_back(state.flavor_of(static_cast<int>(a)));
+        }
+    // Demand targets: every flavor requested in the window, alive or not (its capacity is the point).
+    for (std::size_t f = 0; f < placing.flavors.size(); ++f)
+        if (!seen[f] && demand.contains(placing.flavors[f].name)) {
+            seen[f] = 1;
+            alive_flavors.push_back(static_cast<int>(f));
         }
     std::sort(alive_flavors.begin(), alive_flavors.end(), [&](int a, int b) {
         const Flavor& x = placing.flavors[static_cast<std::size_t>(a)];
@@ -188,7 +226,7 @@ Problem alive_snapshot(const SearchState& state, const std::vector<std::size_t>&
         index[static_cast<std::size_t>(f)] = static_cast<int>(p.flavors.size());
         p.flavors.push_back(placing.flavors[static_cast<std::size_t>(f)]);
     }
-    weigh(p.flavors, options);
+    weigh(p.flavors, options, demand);
 
     Amount used_v = 0, used_r = 0;
     for (std::size_t a = 0; a < arrivals.size(); ++a) {
@@ -284,12 +322,14 @@ Problem replay_snapshot(const std::vector<TraceVm>& trace, const SnapshotOptions
     st.first_arrival_s = trace.empty() ? 0.0 : trace.front().arrival_s;
     st.stop_s = st.first_arrival_s + options.time_s;
     const std::vector<std::size_t> arrivals = sampled_arrivals(trace, options, st.stop_s);
-    const Problem placing = arrivals_problem(cat, arrivals, options);
+    const std::map<std::string, double> demand =
+        options.targets == "demand" ? demand_weights(trace, arrivals, options, st.stop_s) : std::map<std::string, double>{};
+    const Problem placing = arrivals_problem(cat, arrivals, options, demand);
     const CapacityModel model(placing);
     SearchState state(model);
     placer.reset(state);
     play_events(state, placer, trace, arrivals, st.stop_s, st);
-    Problem snapshot = alive_snapshot(state, arrivals, options, st);
+    Problem snapshot = alive_snapshot(state, arrivals, options, demand, st);
     if (stats) *stats = std::move(st);
     return snapshot;
 }

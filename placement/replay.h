@@ -40,8 +40,13 @@ struct SnapshotOptions {
     std::uint64_t seed = 1;
     VnumaRule rule;
     /** "multi-numa": weight 1 for flavors with >= 2 vNUMA nodes (if none, the largest flavor by
-     *  vCPU then RAM), 0 for the rest; "all": weight 1 for every flavor. */
+     *  vCPU then RAM), 0 for the rest; "all": weight 1 for every flavor; "demand": every flavor
+     *  requested in the demand window, weighted by its share of the window's (sampled) arrivals in
+     *  thousandths: w_f = 1000 x requests_f / requests, to three decimals, at least 0.001 (the
+     *  snapshot then lists every such flavor, alive or not); 0 for flavors not requested. */
     std::string targets = "multi-numa";
+    /** targets "demand": the window is (stop time - demand_window_s, stop time]; > 0. */
+    double demand_window_s = 86400.0;
     /** Flavor name -> weight (finite, >= 0), applied after `targets`. Names must occur in the trace. */
     std::map<std::string, double> weights;
     /** Constraints::max_migrations; -1: ceil(1% of the VMs in the snapshot). */

@@ -567,6 +567,34 @@ TEST(Replay, WithAmpleHostsTheSnapshotIsExactlyTheAliveSet) {
                     std::tie(p.flavors[f].demand[0], p.flavors[f].demand[1]));
 }
 
+// --targets demand: every flavor requested in (stop - window, stop] is a target weighted by
+// 1000 x its share of those requests (three decimals, at least 0.001), alive or not; flavors
+// requested only before the window get 0, and an arrival exactly at stop - window is outside.
+// (A share below 0.0005 thousandths, one request in more than two million, is kept at 0.001.)
+TEST(Replay, DemandWeightsAreSharesOfTheWindowsRequests) {
+    std::vector<TraceVm> t;
+    t.push_back(vm_at(0.0, kInf, 8, 32));    // before the window (and at stop - window): weight 0, alive
+    t.push_back(vm_at(100.0, 150.0, 2, 4));  // in the window, departed by the stop: still a target
+    for (int i = 0; i < 3; ++i) t.push_back(vm_at(101.0 + i, kInf, 1, 2));
+    for (int i = 0; i < 2995; ++i) t.push_back(vm_at(110.0 + i * 0.01, kInf, 4, 8));
+    t.push_back(vm_at(140.0, kInf, 16, 112));  // 1 of 3,000: 0.333 thousandths
+    SnapshotOptions o = cq3_options(400, 200.0);
+    o.targets = "demand";
+    o.demand_window_s = 200.0;  // (0, 200]: every arrival but the first
+    const Problem p = replay_snapshot(t, o, nullptr);
+    std::map<std::string, double> w;
+    for (const Flavor& f : p.flavors) w[f.name] = f.weight;
+    // 3,000 requests in the window: 1 x 2c4g, 3 x 1c2g, 2,995 x 4c8g and 1 x 16c112g.
+    EXPECT_EQ(w.at("8c32g"), 0.0);
+    EXPECT_EQ(w.at("2c4g"), 0.333);  // not alive at the stop time, listed for its demand
+    EXPECT_EQ(w.at("1c2g"), 1.0);
+    EXPECT_EQ(w.at("4c8g"), 998.333);
+    EXPECT_EQ(w.at("16c112g"), 0.333);
+    // A window too short for any arrival is an input error, naming the window.
+    o.demand_window_s = 10.0;
+    EXPECT_THROW(replay_snapshot(t, o, nullptr), InputError);
+}
+
 TEST(Replay, CountsRejectionsAndHonoursDepartures) {
     // One host, one 4-vCPU node; 1c1g VMs.
     SnapshotOptions o;
