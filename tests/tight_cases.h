@@ -62,8 +62,14 @@ inline Problem tight_ring(int n, TightVariant variant, int budget, bool free_rem
     for (int i = 0; i < ht.num_nodes(); ++i)
         for (int r = 0; r < R; ++r) ht.node_capacity.push_back(16 * unit(r));
     p.host_types.push_back(ht);
+    // Names built by appending: "h" + std::to_string(h) trips a GCC 12 -O3 -Wrestrict false positive.
+    const auto named = [](char prefix, int i) {
+        std::string s(1, prefix);
+        s += std::to_string(i);
+        return s;
+    };
     const int hosts = n + (variant == TightVariant::Spare ? 1 : 0);
-    for (int h = 0; h < hosts; ++h) p.hosts.push_back(Host{"h" + std::to_string(h), 0, "r0", "p0", ""});
+    for (int h = 0; h < hosts; ++h) p.hosts.push_back(Host{named('h', h), 0, "r0", "p0", ""});
     auto flavor = [&](const std::string& name, const std::vector<Amount>& units, double weight) {
         Flavor f;
         f.name = name;
@@ -89,9 +95,9 @@ inline Problem tight_ring(int n, TightVariant variant, int budget, bool free_rem
         m[i] += 2;
         f0[prev] -= 2;  // node 0 free: 2 - 2e_i + 2e_{i-1}
         f1[prev] -= 2;  // node 1 free: 2 + 2e_{i-1}
-        vm("v" + std::to_string(i), flavor("m" + std::to_string(i), m, 0.0), i, 0, true);
-        vm("f" + std::to_string(i), flavor("f" + std::to_string(i), f0, 0.0), i, 0, false);
-        if (k2) vm("g" + std::to_string(i), flavor("g" + std::to_string(i), f1, 0.0), i, 1, false);
+        vm(named('v', i), flavor(named('m', i), m, 0.0), i, 0, true);
+        vm(named('f', i), flavor(named('f', i), f0, 0.0), i, 0, false);
+        if (k2) vm(named('g', i), flavor(named('g', i), f1, 0.0), i, 1, false);
     }
     p.constraints.max_migrations = budget;
     p.constraints.remap_counts_as_migration = !free_remaps;
