@@ -25,10 +25,9 @@
 
 #include "evaluators/closed_forms/score.h"
 #include "evaluators/closed_forms/vmcap.h"
+#include "evaluators/state/capacity_model.h"
 
 namespace vmcap {
-
-class CapacityModel;
 
 class HostValueMemo {
 public:
@@ -76,8 +75,8 @@ public:
     }
 
     /** A memo for `model` when it pays (at least kMinTargets targets), else nullptr. */
-    static std::unique_ptr<HostValueMemo> make_if_useful(const CapacityModel& model, int targets) {
-        return targets >= kMinTargets ? std::make_unique<HostValueMemo>(model) : nullptr;
+    static std::unique_ptr<HostValueMemo> make_if_useful(const CapacityModel& model) {
+        return model.num_targets() >= kMinTargets ? std::make_unique<HostValueMemo>(model) : nullptr;
     }
 
     std::int64_t hits() const { return hits_; }

@@ -45,12 +45,15 @@ bool bound_covers_objective(const CapacityModel& model) {
     return true;
 }
 
-Score covered_score(const Problem& p, bool covers_objective, Score score, const std::vector<Count>& capacity) {
-    if (covers_objective) return score;
-    Score covered = 0;
+Score vmcap_score(const Problem& p, const std::vector<Count>& capacity) {
+    Score s = 0;
     for (std::size_t f = 0; f < p.flavors.size(); ++f)
-        if (p.flavors[f].weight > 0) covered += weight_units(p.flavors[f].weight) * capacity[f];
-    return covered;
+        if (p.flavors[f].weight > 0) s += weight_units(p.flavors[f].weight) * capacity[f];
+    return s;
+}
+
+Score covered_score(const Problem& p, bool covers_objective, Score score, const std::vector<Count>& capacity) {
+    return covers_objective ? score : vmcap_score(p, capacity);
 }
 
 double relative_gap(double bound, double objective) {

@@ -167,6 +167,14 @@ double relative_gap(double bound, double objective);
 bool bound_covers_objective(const CapacityModel& model);
 
 /**
+ * The VMCAP part of the objective, sum_f w_f x capacity_f over the flavors of `problem` with a
+ * weight > 0, in score units (`capacity` per flavor, in the problem's order). What covered_score
+ * takes when a bound covers only that part, and `vmcap validate`'s replay its objective's first
+ * term. O(flavors), thread-safe.
+ */
+Score vmcap_score(const Problem& problem, const std::vector<Count>& capacity);
+
+/**
  * The part of a state's objective that a bound covers, in score units: `score` itself when
  * `covers_objective` (bound_covers_objective), else the VMCAP part sum_f w_f x capacity_f
  * (`capacity` per flavor of `problem`, in its order). What a plan's `gap` is taken on; the plan

@@ -14,14 +14,6 @@ namespace vmcap {
 
 namespace {
 
-/** VMCAP term in exact score units (score.h), from the validator's own capacities. */
-Score weighted(const Problem& p, const std::vector<Count>& cap) {
-    Score s = 0;
-    for (std::size_t f = 0; f < p.flavors.size(); ++f)
-        if (p.flavors[f].weight > 0) s += weight_units(p.flavors[f].weight) * cap[f];
-    return s;
-}
-
 /** The further objective terms' value of the replayed placement, from scratch. */
 Score terms_value(const CapacityModel& m, const std::vector<int>& host, const std::vector<std::vector<int>>& map) {
     if (!m.has_terms()) return 0;
@@ -337,7 +329,7 @@ struct PlanReplay {
     std::vector<std::vector<Amount>> used;
     std::vector<Count> host_cap, totals;
     void refresh(int h);
-    Score score() const { return weighted(p, totals) + terms_value(model, host, map); }
+    Score score() const { return vmcap_score(p, totals) + terms_value(model, host, map); }  // from the replay's own capacities
 };
 
 PlanReplay::PlanReplay(const CapacityModel& m)

@@ -31,7 +31,7 @@ struct alignas(128) Worker {
         : state(start),
           cache(state),
           rng(seed, static_cast<std::uint64_t>(id)),
-          memo(value_memo ? HostValueMemo::make_if_useful(start.model(), start.model().num_targets()) : nullptr) {
+          memo(value_memo ? HostValueMemo::make_if_useful(start.model()) : nullptr) {
         state.use_value_memo(memo.get());
     }
     SearchState state;

@@ -185,7 +185,7 @@ void Greedy::initial_pass() {
         vms_tree[u].build(std::move(keys));
     }
     // From here one thread evaluates the state: the memo may be attached.
-    if (params.value_memo) memo = HostValueMemo::make_if_useful(s.model(), s.model().num_targets());
+    if (params.value_memo) memo = HostValueMemo::make_if_useful(s.model());
     s.use_value_memo(memo.get());
 }
 

@@ -26,7 +26,7 @@ struct alignas(128) TabuWorker {
           cache(state),
           rng(seed, static_cast<std::uint64_t>(id)),
           tabu_until(vms, 0),
-          memo(value_memo ? HostValueMemo::make_if_useful(start.model(), start.model().num_targets()) : nullptr) {
+          memo(value_memo ? HostValueMemo::make_if_useful(start.model()) : nullptr) {
         state.use_value_memo(memo.get());
     }
     SearchState state;
