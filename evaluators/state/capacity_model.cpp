@@ -75,6 +75,14 @@ CapacityModel::CapacityModel(const Problem& problem, const ModelOptions& options
             throw std::invalid_argument(
                 "weights x capacities exceed the objective's exact integer range (2^61 score units; lower the weights or the capacities)");
     }
+    // Every host type's weighted capacity over all targets in one target-parallel pass (memo
+    // misses of the search and the upper bound; weighted_vmcap.h).
+    host_values_.reserve(problem.host_types.size());
+    for (std::size_t t = 0; t < problem.host_types.size(); ++t) {
+        std::vector<const VmcapEvaluator*> evs;
+        for (int f : targets_) evs.push_back(&evaluator(static_cast<int>(t), f));
+        host_values_.emplace_back(problem, static_cast<int>(t), targets_, weight_units_, evs);
+    }
     for (auto& t : make_terms(problem)) add_term(std::move(t));
     // The network's evaluators (the link-capacity rule once there are vlinks to route, the
     // bandwidth-aware capacity term once a target flavor declares a bandwidth) share one table

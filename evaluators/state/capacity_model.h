@@ -18,6 +18,7 @@
 #include "evaluators/objective/objective.h"
 #include "evaluators/closed_forms/score.h"
 #include "evaluators/closed_forms/vmcap.h"
+#include "evaluators/closed_forms/weighted_vmcap.h"
 #include "instances/problem.h"
 #include "instances/vlink_index.h"
 
@@ -124,6 +125,16 @@ public:
         return best;
     }
 
+    /**
+     * sum_j w_j VMCAP_j, in score units, of one host of `host_type` with free amounts `free`
+     * ([node * R + r], every amount >= 0): the host's share of the VMCAP term, computed over all
+     * targets in one target-parallel pass (WeightedVmcap, weighted_vmcap.h), exactly. Thread-safe;
+     * throws what an exact-fallback evaluator throws (evaluator()).
+     */
+    Score host_value(int host_type, const Amount* free) const { return host_values_[host_type].value(free); }
+    /** The kernel behind host_value() for `host_type`. */
+    const WeightedVmcap& weighted_vmcap(int host_type) const { return host_values_[host_type]; }
+
     /** VMCAP of `flavor` on one host of `host_type` with free amounts `free` ([node * R + r]). */
     Count host_capacity(int host_type, int flavor, const Amount* free) const;
 
@@ -151,6 +162,7 @@ private:
     std::vector<Score> weight_units_;
     std::vector<VmcapEvaluator> evaluators_;  ///< [host_type * F + flavor]
     std::vector<SlotDivisors> divisors_;      ///< [flavor]
+    std::vector<WeightedVmcap> host_values_;  ///< [host_type]
     std::vector<std::unique_ptr<ObjectiveTerm>> terms_;
     std::vector<std::unique_ptr<FeasibilityFilter>> filters_;
     MigrationBudget budget_;

@@ -139,8 +139,23 @@ void SearchState::refresh_host(int host, int nodes_mask) {
     const Amount* f = free_.data() + free_off_[host];
     const int type = type_[host];
     const auto touched = static_cast<unsigned>(nodes_mask);
-    Count nb[kMaxPNuma];
     Score value = 0;
+    if (T_ >= kBatchRefreshTargets) {
+        // Many targets: every capacity vector and VMCAP of the host from its free amounts in one
+        // target-parallel pass (weighted_vmcap.h; the same integers), then the changes.
+        cap_scratch_.resize(T_);
+        model_->weighted_vmcap(type).capacities(f, b_.data() + b_off_[host], cap_scratch_.data());
+        Count* cached = cap_.data() + static_cast<std::size_t>(host) * T_;
+        for (int j = 0; j < T_; ++j) {
+            const Count dc = cap_scratch_[j] - cached[j];
+            cached[j] = cap_scratch_[j];
+            total_[j] += dc;
+            value += model_->target_weight_units(j) * dc;
+        }
+        host_value_[host] += value;
+        return;
+    }
+    Count nb[kMaxPNuma];
     for (int j = 0; j < T_; ++j) {
         Count* b = b_.data() + b_off_[host] + static_cast<std::size_t>(j) * n;
         Count& cached = cap_[static_cast<std::size_t>(host) * T_ + j];

@@ -62,6 +62,9 @@ public:
     Count capacity(int host, int j) const { return cap_[static_cast<std::size_t>(host) * T_ + j]; }
     /** Weighted VMCAP of host h, sum_j w_j capacity(h, j), in score units (exact). */
     Score host_value(int host) const { return host_value_[host]; }
+    /** Fewest targets for refresh_host's target-parallel pass (docs/performance.md, "Hundreds of
+     *  weighted flavors": below it the per-target kernel over the touched nodes is cheaper). */
+    static constexpr int kBatchRefreshTargets = 16;
     /**
      * Attaches a worker's memo of host values (host_value_memo.h), or detaches with nullptr: the
      * capacity-change kernel (capacity_gain) then looks a changed host's value up by its free
@@ -186,6 +189,9 @@ private:
     void arrival_hooks(const Relocation& r);
     /** Recomputes every aggregate from the VM placements (vm_); every host gets a new version. */
     void rebuild();
+    /** Brings b_, cap_, total_ and host_value_ of `host` up to date after the free amounts of the
+     *  nodes in `first_node_mask` changed: per target with the delta kernel (capacity_change.h),
+     *  or, from kBatchRefreshTargets targets on, the whole host in one target-parallel pass. */
     void refresh_host(int host, int first_node_mask);
     void set_migrated(int vm, bool migrated);
     /** Keeps displaced_ in step for `vm` (only when track_displaced_). */
@@ -226,10 +232,11 @@ private:
         MemoRef& operator=(const MemoRef&) { return *this; }
     };
     MemoRef memo_;
-    std::vector<Count> total_;      ///< [j]
-    std::vector<int> migrated_;     ///< migrated VMs
-    bool track_displaced_ = false;  ///< remaps are free: displaced_ differs from migrated_
-    std::vector<int> displaced_;    ///< VMs off their snapshot placement (only when track_displaced_)
+    std::vector<Count> total_;        ///< [j]
+    std::vector<Count> cap_scratch_;  ///< [j]: refresh_host's new capacities (many targets)
+    std::vector<int> migrated_;       ///< migrated VMs
+    bool track_displaced_ = false;    ///< remaps are free: displaced_ differs from migrated_
+    std::vector<int> displaced_;      ///< VMs off their snapshot placement (only when track_displaced_)
     Amount migrated_ram_ = 0;
     std::int64_t max_migrations_ = 0;          ///< see max_migrations()
     Amount max_ram_mib_ = 0;                   ///< see max_migrated_ram_mib()

@@ -1,0 +1,231 @@
+#include "evaluators/closed_forms/weighted_vmcap.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "evaluators/closed_forms/target_clones.h"
+
+namespace vmcap {
+
+namespace {
+
+/** Targets per pass of the lane kernels: their stack buffers stay in L1. */
+constexpr int kChunk = 256;
+
+/**
+ * sum_k w[k] x (sum or min over nodes i of min over resources r of (x[i][r] x magic[r][k]) >>
+ * shift[r][k]) for k < count: MagicDivisor::divide31 per lane (x < 2^31, magic < 2^32: the
+ * product fits in 64 bits). Targets innermost, so each loop is one vectorisable pass.
+ */
+template <bool kMin>
+[[gnu::always_inline]] inline Score lanes_value(const std::uint32_t* const* magic, const std::uint64_t* const* shift, const Score* w,
+                                                int count, const std::uint32_t* x, int n, int R) {
+    Score s = 0;
+    for (int k0 = 0; k0 < count; k0 += kChunk) {
+        const int m = std::min(kChunk, count - k0);
+        std::uint64_t acc[kChunk];
+        std::uint64_t q[kChunk];
+        for (int k = 0; k < m; ++k) acc[k] = kMin ? ~std::uint64_t{0} : 0;
+        for (int i = 0; i < n; ++i) {
+            for (int k = 0; k < m; ++k) q[k] = ~std::uint64_t{0};
+            for (int r = 0; r < R; ++r) {
+                const std::uint64_t xr = x[i * R + r];
+                const std::uint32_t* M = magic[r] + k0;
+                const std::uint64_t* S = shift[r] + k0;
+                for (int k = 0; k < m; ++k) {
+                    const std::uint64_t v = (xr * M[k]) >> S[k];
+                    q[k] = v < q[k] ? v : q[k];
+                }
+            }
+            if constexpr (kMin) {
+                for (int k = 0; k < m; ++k) acc[k] = q[k] < acc[k] ? q[k] : acc[k];
+            } else {
+                for (int k = 0; k < m; ++k) acc[k] += q[k];
+            }
+        }
+        const Score* wk = w + k0;
+        for (int k = 0; k < m; ++k) s += wk[k] * static_cast<Score>(acc[k]);
+    }
+    return s;
+}
+
+/**
+ * Capacity vectors and VMCAP of the lanes: b[target[k] * n + i] and cap[target[k]] for k < count
+ * (sum or min over nodes of the per-node quotient, as lanes_value).
+ */
+template <bool kMin>
+[[gnu::always_inline]] inline void lanes_capacities(const std::uint32_t* const* magic, const std::uint64_t* const* shift, const int* target,
+                                                    int count, const std::uint32_t* x, int n, int R, Count* b, Count* cap) {
+    for (int k0 = 0; k0 < count; k0 += kChunk) {
+        const int m = std::min(kChunk, count - k0);
+        std::uint64_t acc[kChunk];
+        std::uint64_t q[kChunk];
+        const int* tk = target + k0;
+        for (int k = 0; k < m; ++k) acc[k] = kMin ? ~std::uint64_t{0} : 0;
+        for (int i = 0; i < n; ++i) {
+            for (int k = 0; k < m; ++k) q[k] = ~std::uint64_t{0};
+            for (int r = 0; r < R; ++r) {
+                const std::uint64_t xr = x[i * R + r];
+                const std::uint32_t* M = magic[r] + k0;
+                const std::uint64_t* S = shift[r] + k0;
+                for (int k = 0; k < m; ++k) {
+                    const std::uint64_t v = (xr * M[k]) >> S[k];
+                    q[k] = v < q[k] ? v : q[k];
+                }
+            }
+            if constexpr (kMin) {
+                for (int k = 0; k < m; ++k) acc[k] = q[k] < acc[k] ? q[k] : acc[k];
+            } else {
+                for (int k = 0; k < m; ++k) acc[k] += q[k];
+            }
+            for (int k = 0; k < m; ++k) b[static_cast<std::size_t>(tk[k]) * n + i] = static_cast<Count>(q[k]);
+        }
+        for (int k = 0; k < m; ++k) cap[tk[k]] = static_cast<Count>(acc[k]);
+    }
+}
+
+VMCAP_BATCH_CLONES
+void sum_capacities(const std::uint32_t* const* magic, const std::uint64_t* const* shift, const int* target, int count,
+                    const std::uint32_t* x, int n, int R, Count* b, Count* cap) {
+    lanes_capacities<false>(magic, shift, target, count, x, n, R, b, cap);
+}
+
+VMCAP_BATCH_CLONES
+void min_capacities(const std::uint32_t* const* magic, const std::uint64_t* const* shift, const int* target, int count,
+                    const std::uint32_t* x, int n, int R, Count* b, Count* cap) {
+    lanes_capacities<true>(magic, shift, target, count, x, n, R, b, cap);
+}
+
+VMCAP_BATCH_CLONES
+Score sum_lanes(const std::uint32_t* const* magic, const std::uint64_t* const* shift, const Score* w, int count, const std::uint32_t* x,
+                int n, int R) {
+    return lanes_value<false>(magic, shift, w, count, x, n, R);
+}
+
+VMCAP_BATCH_CLONES
+Score min_lanes(const std::uint32_t* const* magic, const std::uint64_t* const* shift, const Score* w, int count, const std::uint32_t* x,
+                int n, int R) {
+    return lanes_value<true>(magic, shift, w, count, x, n, R);
+}
+
+}  // namespace
+
+WeightedVmcap::WeightedVmcap(const Problem& problem, int host_type, const std::vector<int>& target_flavors,
+                             const std::vector<Score>& weight_units, const std::vector<const VmcapEvaluator*>& evaluators)
+    : n_(problem.host_types.at(host_type).num_nodes()), R_(problem.num_resources()) {
+    if (target_flavors.size() != weight_units.size() || target_flavors.size() != evaluators.size())
+        throw std::invalid_argument("WeightedVmcap: targets, weights and evaluators differ in length");
+    for (std::size_t j = 0; j < target_flavors.size(); ++j) {
+        const Flavor& fl = problem.flavors.at(target_flavors[j]);
+        const VmcapEvaluator* ev = evaluators[j];
+        ScalarTarget t;
+        t.target = static_cast<int>(j);
+        t.weight = weight_units[j];
+        t.ev = ev;
+        bool every_resource = true;
+        for (int r = 0; r < R_; ++r) {
+            const Amount d = fl.node_demand[r];
+            if (d <= 0) {
+                every_resource = false;
+                continue;
+            }
+            t.resource[t.count] = r;
+            t.div[t.count] = MagicDivisor::make(d);
+            ++t.count;
+        }
+        all_.push_back(t);
+        closed_forms_only_ = closed_forms_only_ && ev->is_closed_form();
+        // Divisors above 2^32 have magic31 = 0 (quotient 0 for every x < 2^31: right, but the
+        // per-lane shift would be 0); such targets stay scalar, as do partial-demand ones.
+        bool narrow = every_resource;
+        for (int c = 0; c < t.count; ++c) narrow = narrow && t.div[c].magic31 != 0;
+        Lanes* lanes = nullptr;
+        if (narrow && ev->additive()) lanes = &sum_;
+        if (narrow && ev->method() == VmcapMethod::Kn_Kk && ev->guest_nodes() == ev->host_nodes()) lanes = &min_;
+        if (lanes == nullptr) {
+            scalar_.push_back(t);
+            continue;
+        }
+        for (int r = 0; r < R_; ++r) {
+            lanes->magic[r].push_back(static_cast<std::uint32_t>(t.div[r].magic31));
+            lanes->shift[r].push_back(static_cast<std::uint64_t>(t.div[r].shift31));
+        }
+        lanes->weight.push_back(t.weight);
+        lanes->target.push_back(t.target);
+    }
+}
+
+void WeightedVmcap::scalar_b(const ScalarTarget& t, const Amount* free, Count* b) const {
+    for (int i = 0; i < n_; ++i) {
+        const Amount* f = free + i * R_;
+        Count best = t.div[0].divide(f[t.resource[0]]);
+        for (int c = 1; c < t.count; ++c) best = std::min<Count>(best, t.div[c].divide(f[t.resource[c]]));
+        b[i] = best;
+    }
+}
+
+Score WeightedVmcap::scalar_term(const ScalarTarget& t, const Amount* free) const {
+    Count b[kMaxPNuma];
+    scalar_b(t, free, b);
+    return t.weight * (*t.ev)(b);
+}
+
+bool WeightedVmcap::narrow(const Amount* free, std::uint32_t* x) const {
+    std::uint64_t high = 0;
+    for (int a = 0; a < n_ * R_; ++a) {
+        high |= static_cast<std::uint64_t>(free[a]);
+        x[a] = static_cast<std::uint32_t>(free[a]);
+    }
+    return (high >> 31) == 0;  // else divide31 would not be exact
+}
+
+Score WeightedVmcap::value(const Amount* free) const {
+    std::uint32_t x[kMaxPNuma * kMaxResources];
+    Score s = 0;
+    if (!narrow(free, x)) {
+        for (const ScalarTarget& t : all_) s += scalar_term(t, free);
+        return s;
+    }
+    const std::uint32_t* magic[kMaxResources];
+    const std::uint64_t* shift[kMaxResources];
+    for (const Lanes* l : {&sum_, &min_}) {
+        if (l->weight.empty()) continue;
+        for (int r = 0; r < R_; ++r) {
+            magic[r] = l->magic[r].data();
+            shift[r] = l->shift[r].data();
+        }
+        const int count = static_cast<int>(l->weight.size());
+        s += l == &sum_ ? sum_lanes(magic, shift, l->weight.data(), count, x, n_, R_)
+                        : min_lanes(magic, shift, l->weight.data(), count, x, n_, R_);
+    }
+    for (const ScalarTarget& t : scalar_) s += scalar_term(t, free);
+    return s;
+}
+
+void WeightedVmcap::capacities(const Amount* free, Count* b_out, Count* cap_out) const {
+    std::uint32_t x[kMaxPNuma * kMaxResources];
+    const bool narrowed = narrow(free, x);
+    if (narrowed) {
+        const std::uint32_t* magic[kMaxResources];
+        const std::uint64_t* shift[kMaxResources];
+        for (const Lanes* l : {&sum_, &min_}) {
+            if (l->weight.empty()) continue;
+            for (int r = 0; r < R_; ++r) {
+                magic[r] = l->magic[r].data();
+                shift[r] = l->shift[r].data();
+            }
+            const int count = static_cast<int>(l->weight.size());
+            if (l == &sum_)
+                sum_capacities(magic, shift, l->target.data(), count, x, n_, R_, b_out, cap_out);
+            else
+                min_capacities(magic, shift, l->target.data(), count, x, n_, R_, b_out, cap_out);
+        }
+    }
+    for (const ScalarTarget& t : narrowed ? scalar_ : all_) {
+        Count* b = b_out + static_cast<std::size_t>(t.target) * n_;
+        scalar_b(t, free, b);
+        cap_out[t.target] = (*t.ev)(b);
+    }
+}
+
+}  // namespace vmcap

@@ -1,0 +1,99 @@
+#pragma once
+/**
+ * @file weighted_vmcap.h
+ * A host's weighted capacity V(F) = sum_j w_j VMCAP_j(b_j(F)) over many target flavors at once,
+ * from the free amounts F of its pNUMA nodes alone (vmcap-formulas.md, Definition: b_j depends on
+ * F, VMCAP on b_j and the topology). With hundreds of targets this sum is the search's memo-miss
+ * path and the upper bound's inner loop (issue 24), so it is computed target-parallel:
+ *
+ *  - targets whose VMCAP is the sum of b (one-node guests, Table I row "any/K1") and those whose
+ *    VMCAP is the minimum of b (K<n> guest on a K<n> host, row "Kn/Kk" with k = n: e.g. a
+ *    two-node flavor on a dual-node server) that demand every resource are evaluated in structure
+ *    of arrays, targets innermost: per (node, resource) one 32x32->64 multiply and a per-lane shift
+ *    (MagicDivisor::divide31, exact for amounts below 2^31), a min over resources and a sum or a
+ *    min over nodes, in a loop GCC vectorizes (AVX2 and AVX-512F clones, target_clones.h);
+ *  - every other target (other closed forms, the exact fallback, a flavor without demand in some
+ *    resource) goes through its VmcapEvaluator, as SearchState does.
+ *
+ * Exact: the same integer as the per-target scalar sum (tests/weighted_vmcap_test.cpp compares
+ * both on random and boundary inputs). A host with a free amount of 2^31 or more is evaluated by
+ * the scalar path (checked per call).
+ *
+ * Immutable after construction; value() is const, allocation-free and thread-safe (exact-fallback
+ * evaluators share their own lock-free memo). Memory: 36 bytes x resources per vectorised target.
+ */
+#include <cstdint>
+#include <vector>
+
+#include "evaluators/closed_forms/capacity_vectors.h"
+#include "evaluators/closed_forms/score.h"
+#include "evaluators/closed_forms/vmcap.h"
+#include "instances/problem.h"
+
+namespace vmcap {
+
+class WeightedVmcap {
+public:
+    /**
+     * For hosts of type `host_type` of `problem` and the targets (flavor index, weight in score
+     * units, evaluator of (host_type, flavor)) given in parallel vectors of equal length. Keeps
+     * pointers to the evaluators (they must outlive this object). O(targets x resources).
+     * Throws std::invalid_argument when the vectors differ in length.
+     */
+    WeightedVmcap(const Problem& problem, int host_type, const std::vector<int>& target_flavors, const std::vector<Score>& weight_units,
+                  const std::vector<const VmcapEvaluator*>& evaluators);
+
+    /**
+     * sum_j w_j VMCAP_j on one host of this type with free amounts `free[i * R + r]` (nodes x
+     * resources, every amount >= 0), in score units, exactly. Cost O(nodes x resources x vectorised
+     * targets / lanes + scalar targets x (nodes x resources + VMCAP)). May throw what the
+     * exact-fallback evaluators throw (vmcap.h: InputError beyond the work limit,
+     * TimeLimitReached).
+     */
+    Score value(const Amount* free) const;
+
+    /**
+     * Every target's capacity vector and VMCAP on one host of this type with free amounts `free`
+     * (as value()): b_out[j * nodes + i] and cap_out[j] for target j in the order given to the
+     * constructor. The same integers as node_b and the evaluators; cost as value(). Same throws.
+     */
+    void capacities(const Amount* free, Count* b_out, Count* cap_out) const;
+
+    /** Targets on the vectorised path (sum or min of b), and on the evaluator path. */
+    int vectorised_targets() const { return static_cast<int>(sum_.weight.size() + min_.weight.size()); }
+    int scalar_targets() const { return static_cast<int>(scalar_.size()); }
+    /** Every target of this host type has a closed form (no exact fallback: value() cannot throw). */
+    bool closed_forms_only() const { return closed_forms_only_; }
+
+private:
+    /** Targets of one combining rule, structure of arrays: magic[r][k], shift[r][k], weight[k]. */
+    struct Lanes {
+        std::vector<std::uint32_t> magic[kMaxResources];
+        std::vector<std::uint64_t> shift[kMaxResources];
+        std::vector<Score> weight;
+        std::vector<int> target;  ///< index j of lane k in the constructor's order
+    };
+    /** One target on the per-target path: its divisors (resources with demand) and evaluator. */
+    struct ScalarTarget {
+        int target = 0;  ///< index j in the constructor's order
+        Score weight = 0;
+        const VmcapEvaluator* ev = nullptr;
+        int count = 0;
+        int resource[kMaxResources] = {};
+        MagicDivisor div[kMaxResources];
+    };
+    /** w VMCAP of target t by its evaluator. */
+    Score scalar_term(const ScalarTarget& t, const Amount* free) const;
+    /** Target t's capacity vector (n entries) by its divisors. */
+    void scalar_b(const ScalarTarget& t, const Amount* free, Count* b) const;
+    /** Narrows the free amounts to 32 bits; false when one is 2^31 or more. */
+    bool narrow(const Amount* free, std::uint32_t* x) const;
+
+    int n_ = 0, R_ = 0;
+    Lanes sum_, min_;
+    std::vector<ScalarTarget> scalar_;  ///< targets off the vectorised path
+    std::vector<ScalarTarget> all_;     ///< every target (amounts of 2^31 or more)
+    bool closed_forms_only_ = true;
+};
+
+}  // namespace vmcap

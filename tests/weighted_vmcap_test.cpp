@@ -1,0 +1,154 @@
+// The target-parallel weighted capacity (evaluators/closed_forms/weighted_vmcap.h) against the
+// per-target scalar path (CapacityModel::host_capacity: node_b and the flavor's VmcapEvaluator) on
+// every host topology the closed forms know and one that needs the exact fallback, with K1, K2,
+// K3, K4 and C4 guests, a third resource some flavors do not demand, and free amounts at the
+// 2^31 boundary of the 32-bit lanes; and SearchState's target-parallel refresh against a
+// from-scratch state after random moves.
+#include <gtest/gtest.h>
+
+#include <random>
+#include <string>
+
+#include "evaluators/closed_forms/weighted_vmcap.h"
+#include "evaluators/state/capacity_model.h"
+#include "evaluators/state/search_state.h"
+#include "tests/fixtures.h"
+
+namespace vmcap {
+namespace {
+
+/** One host type `topology` (vCPU, RAM, L3 ways per node) and `targets` weighted flavors with
+ *  every vNUMA shape that fits it; every 7th flavor demands no L3 ways. */
+Problem shapes_problem(const std::string& topology, int targets, std::uint64_t seed) {
+    Problem p;
+    p.resources = {"vcpu", "ram_mib", "l3_ways"};
+    HostType ht;
+    ht.name = topology;
+    ht.topology = parse_topology(topology);
+    for (int i = 0; i < ht.num_nodes(); ++i) ht.node_capacity.insert(ht.node_capacity.end(), {64, 256 * 1024, 16});
+    p.host_types.push_back(ht);
+    Host h;
+    h.id = "h0";
+    p.hosts.push_back(h);
+    std::mt19937_64 rng(seed);
+    const char* guests[] = {"K1", "K2", "K3", "K4", "C4"};
+    for (int j = 0; j < targets; ++j) {
+        Topology g = parse_topology(guests[j % 5]);
+        if (g.size() > ht.num_nodes()) g = parse_topology("K1");
+        const Amount k = g.size();
+        Flavor f;
+        f.name = "f";
+        f.name += std::to_string(j);
+        f.demand = {k * static_cast<Amount>(1 + rng() % 16), k * 512 * static_cast<Amount>(1 + rng() % 64),
+                    j % 7 == 0 ? 0 : k * static_cast<Amount>(1 + rng() % 4)};
+        f.vnuma = g;
+        f.weight = static_cast<double>(1 + rng() % 100000) / 1000.0;
+        p.flavors.push_back(f);
+    }
+    finalize_problem(p, "<shapes>");
+    return p;
+}
+
+Score scalar_value(const CapacityModel& m, int type, const Amount* free) {
+    Score v = 0;
+    for (int j = 0; j < m.num_targets(); ++j) v += m.target_weight_units(j) * m.host_capacity(type, m.target_flavor(j), free);
+    return v;
+}
+
+class WeightedVmcapTopologies : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(WeightedVmcapTopologies, EqualsThePerTargetSumAndCapacities) {
+    const Problem p = shapes_problem(GetParam(), 300, 11);
+    const CapacityModel m(p);
+    const int n = p.host_types[0].num_nodes(), R = m.num_resources(), T = m.num_targets();
+    const WeightedVmcap& w = m.weighted_vmcap(0);
+    ASSERT_EQ(w.vectorised_targets() + w.scalar_targets(), T);
+    std::mt19937_64 rng(5);
+    std::vector<Amount> free(static_cast<std::size_t>(n) * R);
+    std::vector<Count> b(static_cast<std::size_t>(T) * n), cap(T);
+    // Random amounts within the node, then amounts around the 2^31 limit of the 32-bit lanes.
+    const Amount edges[] = {0, 1, (Amount{1} << 31) - 1, Amount{1} << 31, (Amount{1} << 32) - 3, (Amount{1} << 40) + 3};
+    for (int trial = 0; trial < 800; ++trial) {
+        for (int a = 0; a < n * R; ++a) {
+            const Amount cap_a = p.host_types[0].node_capacity[a];
+            free[a] = trial < 400      ? static_cast<Amount>(rng() % (cap_a + 1))
+                      : trial % 2 == 0 ? edges[rng() % 6] + static_cast<Amount>(rng() % 3)
+                                       : (Amount{1} << 31) + static_cast<Amount>(rng() % (Amount{1} << 31));
+        }
+        ASSERT_EQ(w.value(free.data()), scalar_value(m, 0, free.data())) << "trial " << trial;
+        w.capacities(free.data(), b.data(), cap.data());
+        for (int j = 0; j < T; ++j) {
+            const int f = m.target_flavor(j);
+            ASSERT_EQ(cap[j], m.host_capacity(0, f, free.data())) << "trial " << trial << " target " << j;
+            for (int i = 0; i < n; ++i) ASSERT_EQ(b[static_cast<std::size_t>(j) * n + i], m.node_b(f, free.data() + i * R));
+        }
+    }
+}
+
+// K2: dual-node servers (sum and min lanes); K4 and 2xK4: K4 guests on the min lanes, K2/K3 through
+// the evaluators; CQ3 and Q33: closed forms off the lanes; Q3: exact fallback (closed_forms_only
+// false).
+INSTANTIATE_TEST_SUITE_P(Hosts, WeightedVmcapTopologies, ::testing::Values("K2", "K4", "2xK4", "CQ3", "Q33", "Q3"));
+
+TEST(WeightedVmcap, SplitsTargetsByCombiningRule) {
+    const Problem p = shapes_problem("K2", 100, 3);
+    const CapacityModel m(p);
+    const WeightedVmcap& w = m.weighted_vmcap(0);
+    // On a dual-node host every K1 and K2 flavor demanding all three resources is on the lanes;
+    // the ones without L3 demand, and guests larger than the host (value 0), are not.
+    int lanes = 0;
+    for (int j = 0; j < m.num_targets(); ++j) {
+        const Flavor& f = p.flavors[m.target_flavor(j)];
+        lanes += f.num_vnuma() <= 2 && f.node_demand[2] > 0;
+    }
+    EXPECT_EQ(w.vectorised_targets(), lanes);
+    EXPECT_TRUE(w.closed_forms_only());
+    const Problem q = shapes_problem("Q3", 20, 3);
+    const CapacityModel mq(q);
+    EXPECT_FALSE(mq.weighted_vmcap(0).closed_forms_only());
+}
+
+TEST(WeightedVmcap, BatchRefreshKeepsTheStateEqualToAFreshOne) {
+    // SearchState::refresh_host's target-parallel pass (>= kBatchRefreshTargets targets) after
+    // random moves: every cached capacity vector, VMCAP, total and host value as recomputed.
+    test::RandomCluster rc;
+    rc.host_topology = "CQ3";
+    rc.hosts = 16;
+    rc.seed = 9;
+    Problem p = test::make_random_problem(rc);
+    std::mt19937_64 rng(2);
+    for (int j = 0; j < 40; ++j) {
+        Flavor f;
+        f.name = "x";
+        f.name += std::to_string(j);
+        const bool k2 = j % 3 == 0;
+        f.demand = {(k2 ? 2 : 1) * static_cast<Amount>(1 + rng() % 4), (k2 ? 2 : 1) * 1024 * static_cast<Amount>(1 + rng() % 8)};
+        f.vnuma = parse_topology(k2 ? "K2" : "K1");
+        f.weight = 0.5;
+        p.flavors.push_back(f);
+    }
+    finalize_problem(p, "<refresh>");
+    const CapacityModel m(p);
+    ASSERT_GE(m.num_targets(), SearchState::kBatchRefreshTargets);
+    SearchState s(m);
+    int moved = 0;
+    for (int step = 0; step < 2000 && moved < 200; ++step) {
+        const int v = static_cast<int>(rng() % p.vms.size());
+        const int h = static_cast<int>(rng() % p.hosts.size());
+        const auto& places = m.evaluator(s.type_of(h), p.vms[v].flavor).placements();
+        if (places.empty()) continue;
+        const Embedding& e = places[rng() % places.size()];
+        const Flavor& fl = p.flavors[p.vms[v].flavor];
+        bool room = h != s.host_of(v);
+        for (int g = 0; g < fl.num_vnuma() && room; ++g)
+            for (int r = 0; r < m.num_resources(); ++r) room = room && s.free_of(h)[e.map[g] * m.num_resources() + r] >= fl.node_demand[r];
+        if (!room) continue;
+        s.move(v, h, e);
+        ++moved;
+    }
+    ASSERT_GT(moved, 50);
+    EXPECT_NO_THROW(s.check_consistency());
+}
+
+}  // namespace
+}  // namespace vmcap
