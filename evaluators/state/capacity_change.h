@@ -88,11 +88,16 @@ inline Score capacity_gain(const SearchState& state, int host, int type, int n, 
     bool hit = false;
     HostValueMemo::Entry& e = memo->lookup(type, key, n * R, hit);
     if (hit) return e.value - state.host_value(host);
-    // A miss: the value after the change from the free amounts alone, over all targets in one
-    // target-parallel pass (cheaper with many targets than the per-target delta kernel).
-    const Score after = state.model().host_value(type, key);
-    HostValueMemo::fill(e, type, key, n * R, after);
-    return after - state.host_value(host);
+    // A miss: with many targets, the value after the change from the free amounts alone in one
+    // target-parallel pass; with fewer, the per-target delta over the touched nodes is cheaper.
+    if (state.model().num_targets() >= SearchState::kBatchRefreshTargets) {
+        const Score after = state.model().host_value(type, key);
+        HostValueMemo::fill(e, type, key, n * R, after);
+        return after - state.host_value(host);
+    }
+    const Score d = capacity_gain_direct(state, host, type, n, touched, local);
+    HostValueMemo::fill(e, type, key, n * R, state.host_value(host) + d);
+    return d;
 }
 
 /** capacity_gain with the host's type and node count looked up. */

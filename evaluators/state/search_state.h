@@ -62,9 +62,11 @@ public:
     Count capacity(int host, int j) const { return cap_[static_cast<std::size_t>(host) * T_ + j]; }
     /** Weighted VMCAP of host h, sum_j w_j capacity(h, j), in score units (exact). */
     Score host_value(int host) const { return host_value_[host]; }
-    /** Fewest targets for refresh_host's target-parallel pass (docs/performance.md, "Hundreds of
-     *  weighted flavors": below it the per-target kernel over the touched nodes is cheaper). */
-    static constexpr int kBatchRefreshTargets = 16;
+    /** Fewest targets for the target-parallel host value (WeightedVmcap) in refresh_host, on a
+     *  memo miss and in the upper bound (docs/performance.md, "Hundreds of weighted flavors":
+     *  below it the per-target kernel over the touched nodes is cheaper; measured crossover
+     *  16-32 targets on dual-node hosts). */
+    static constexpr int kBatchRefreshTargets = 32;
     /**
      * Attaches a worker's memo of host values (host_value_memo.h), or detaches with nullptr: the
      * capacity-change kernel (capacity_gain) then looks a changed host's value up by its free

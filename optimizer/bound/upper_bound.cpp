@@ -584,7 +584,8 @@ private:
         if (checking_ && watch_ != nullptr && (evaluations_ & 63) == 0 && watch_->check()) throw BoundHalted{};
         ++evaluations_;
         // Closed forms only: the target-parallel kernel, the same integer (weighted_vmcap.h).
-        if (!remaps_ && m_.weighted_vmcap(type_).closed_forms_only()) return m_.host_value(type_, f);
+        if (!remaps_ && T_ >= SearchState::kBatchRefreshTargets && m_.weighted_vmcap(type_).closed_forms_only())
+            return m_.host_value(type_, f);
         Score s = 0;
         Count b[kMaxPNuma];
         for (int j = 0; j < T_; ++j) {
