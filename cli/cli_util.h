@@ -14,6 +14,7 @@
 #include "evaluators/state/capacity_model.h"
 #include "evaluators/closed_forms/vmcap.h"
 #include "instances/problem.h"
+#include "instances/trace.h"
 #include "cli/cli.h"
 
 namespace vmcap::cli::detail {
@@ -123,6 +124,33 @@ std::chrono::steady_clock::time_point time_deadline(const boost::program_options
 std::unique_ptr<CapacityModel> model_for(const Problem& p, const std::string& file, const boost::program_options::variables_map& vm,
                                          std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max());
 
-Problem load_for_search(std::string& cluster, const boost::program_options::variables_map& vm, std::int64_t max_mig, double max_gib);
+/** What `vmcap plan --weights demand` applied (apply_demand_weights). */
+struct DemandWeighting {
+    bool applied = false;
+    std::string log;                       ///< the request log
+    double window_s = 0.0, until_s = 0.0;  ///< the window (until_s - window_s, until_s], seconds
+    std::int64_t requests = 0;             ///< requests in the window
+    int flavors = 0;                       ///< flavors requested there (the targets)
+};
+
+/**
+ * The snapshot `cluster` (the bundled example when empty; set to its path) with the budget, remap
+ * and objective-term options of `vm` applied and, when `demand` is given and vm["weights"] is
+ * "demand", the demand weights (apply_demand_weights; `demand` filled, `applied` set). Throws
+ * UsageError on a negative budget, InputError on a bad snapshot or log and when no flavor has a
+ * weight > 0.
+ */
+Problem load_for_search(std::string& cluster, const boost::program_options::variables_map& vm, std::int64_t max_mig, double max_gib,
+                        DemandWeighting* demand = nullptr);
+
+/**
+ * `vmcap plan --weights demand`: replaces every flavor's weight in `p` by its demand weight
+ * (instances/trace.h demand_weights) over the requests of vm["demand-log"] in the window
+ * (until - vm["demand-window"], until], until = vm["demand-until"] or the log's last request; 0
+ * for flavors not requested there. Fills `out` (not `applied`). Throws InputError naming the log
+ * (and line) on an unreadable or malformed log, a log without requests, a request in the window for
+ * a flavor `cluster` does not have, or an empty window.
+ */
+void apply_demand_weights(Problem& p, const std::string& cluster, const boost::program_options::variables_map& vm, DemandWeighting& out);
 
 }  // namespace vmcap::cli

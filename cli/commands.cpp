@@ -40,7 +40,33 @@ std::string default_cluster_path() {
 }
 
 // load_for_search: contract in cli_util.h.
-Problem load_for_search(std::string& cluster, const po::variables_map& vm, std::int64_t max_mig, double max_gib) {
+// apply_demand_weights: contract in cli_util.h.
+void apply_demand_weights(Problem& p, const std::string& cluster, const po::variables_map& vm, DemandWeighting& out) {
+    out.log = vm["demand-log"].as<std::string>();
+    out.window_s = vm["demand-window"].as<double>();
+    const std::vector<FlavorRequest> requests = read_request_log(out.log);
+    if (requests.empty()) throw InputError(out.log + ": no request (expected rows time_s,flavor after the header)");
+    out.until_s = requests.front().time_s;
+    for (const FlavorRequest& r : requests) out.until_s = std::max(out.until_s, r.time_s);
+    if (vm.count("demand-until")) out.until_s = vm["demand-until"].as<double>();
+    std::map<std::string, int> index;
+    for (std::size_t f = 0; f < p.flavors.size(); ++f) index.emplace(p.flavors[f].name, static_cast<int>(f));
+    // A request in the window for a flavor the snapshot does not have cannot be weighed: refuse.
+    for (const FlavorRequest& r : requests)
+        if (r.time_s > out.until_s - out.window_s && r.time_s <= out.until_s && !index.count(r.flavor))
+            throw InputError(out.log + ":" + std::to_string(r.line) + ": flavor '" + r.flavor + "' is not in " + cluster);
+    const std::map<std::string, double> w = demand_weights(requests, out.until_s, out.window_s, out.requests);
+    if (out.requests == 0)
+        throw InputError(out.log + ": no request in the demand window (" + fmt_num(out.until_s - out.window_s) + ", " +
+                         fmt_num(out.until_s) + "] s");
+    for (Flavor& f : p.flavors) {
+        const auto it = w.find(f.name);
+        f.weight = it == w.end() ? 0.0 : it->second;
+    }
+    out.flavors = static_cast<int>(w.size());
+}
+
+Problem load_for_search(std::string& cluster, const po::variables_map& vm, std::int64_t max_mig, double max_gib, DemandWeighting* demand) {
     if (vm.count("max-migrations") && max_mig < 0) throw UsageError("--max-migrations must be >= 0");
     if (vm.count("max-migrated-gib") && !(max_gib >= 0)) throw UsageError("--max-migrated-gib must be >= 0");
     if (cluster.empty()) cluster = default_cluster_path();
@@ -52,6 +78,10 @@ Problem load_for_search(std::string& cluster, const po::variables_map& vm, std::
     }
     if (vm.count("free-remaps")) p.constraints.remap_counts_as_migration = false;
     read_term_options(vm, p);
+    if (demand != nullptr && vm.count("weights") && vm["weights"].as<std::string>() == "demand") {
+        apply_demand_weights(p, cluster, vm, *demand);
+        demand->applied = true;
+    }
     bool any_target = false;
     for (const Flavor& f : p.flavors) any_target = any_target || f.is_target();
     if (!any_target) throw InputError(cluster + ": flavors: no flavor has weight > 0, so there is nothing to maximise");
@@ -173,7 +203,10 @@ struct PlanOptions {
     int threads = 1, tenure = 25, candidates = 256, repair_rounds = 4;
     std::uint64_t seed = 1;
     bool quiet = false;
-    po::variables_map vm;  ///< for the model and term options (model_for, load_for_search)
+    std::string weights = "snapshot", demand_log;  ///< --weights, --demand-log
+    double demand_window = 86400.0;
+    po::variables_map vm;    ///< for the model and term options (model_for, load_for_search)
+    DemandWeighting demand;  ///< --weights demand: what load_for_search applied (for the report and the plan file)
 };
 
 /** Parses and checks `args` into `o`; false when --help was shown. Throws UsageError (exit 2)
@@ -214,7 +247,13 @@ bool parse_plan_options(const Args& args, PlanOptions& o) {
                                       "(kinds not named keep their default; the rest are migrate moves; gather: only with vlinks)")
         ("seed", po::value(&seed_text)->default_value("1"), "random seed (unsigned 64-bit integer)")
         ("check", po::value(&check)->default_value(0), "recompute the objective from scratch every N accepted moves and fail on any difference")
-        ("quiet,q", "no progress on stderr");
+        ("quiet,q", "no progress on stderr")
+        ("weights", po::value(&o.weights)->default_value("snapshot"),
+         "flavor weights: snapshot (as the snapshot gives them) or demand (every flavor weighted by 1,000 x its share of "
+         "the requests in --demand-log's window, three decimals, at least 0.001; flavors not requested there get 0)")
+        ("demand-log", po::value(&o.demand_log), "--weights demand: request log CSV, header time_s,flavor, one row per VM request (docs/cli.md)")
+        ("demand-window", po::value(&o.demand_window)->default_value(86400), "--weights demand: the window's length, seconds")
+        ("demand-until", po::value<double>(), "--weights demand: the window's end, seconds in the log's time base (default: its last request)");
     // clang-format on
     add_term_options(desc);
     add_model_options(desc);
@@ -236,6 +275,14 @@ bool parse_plan_options(const Args& args, PlanOptions& o) {
     if (t0 < 0) throw UsageError("--initial-temperature must be >= 0");
     if (parallel != "regions" && parallel != "chains") throw UsageError("--parallel must be regions or chains");
     if (!(reheat >= 1.0 && reheat <= 1e6)) throw UsageError("--reheat must be in [1, 1e6]");
+    if (o.weights != "snapshot" && o.weights != "demand") throw UsageError("--weights must be snapshot or demand");
+    if (o.weights == "demand" && o.demand_log.empty()) throw UsageError("--weights demand needs --demand-log");
+    if (o.weights != "demand" && (o.vm.count("demand-log") || o.vm.count("demand-until") || !o.vm["demand-window"].defaulted()))
+        throw UsageError("--demand-log, --demand-window and --demand-until need --weights demand");
+    if (!(o.demand_window > 0.0) || !std::isfinite(o.demand_window))
+        throw UsageError("--demand-window must be a finite number > 0 seconds");
+    if (o.vm.count("demand-until") && !std::isfinite(o.vm["demand-until"].as<double>()))
+        throw UsageError("--demand-until must be a finite number of seconds");
     return true;
 }
 
@@ -338,6 +385,10 @@ void print_plan_report(const PlanOptions& o, const CapacityModel& model, const O
     std::printf("budget    %s migrations, %s GiB migrated RAM\n",
                 c.max_migrations == std::numeric_limits<std::int64_t>::max() ? "unlimited" : std::to_string(c.max_migrations).c_str(),
                 c.max_migrated_ram_mib == std::numeric_limits<Amount>::max() ? "unlimited" : fmt_gib(c.max_migrated_ram_mib).c_str());
+    if (o.demand.applied)
+        std::printf("weights   demand: %lld request(s) of %d flavor(s) in (%s, %s] s of %s\n", static_cast<long long>(o.demand.requests),
+                    o.demand.flavors, fmt_num(o.demand.until_s - o.demand.window_s).c_str(), fmt_num(o.demand.until_s).c_str(),
+                    o.demand.log.c_str());
     const std::string parallel_kind = algorithm == "greedy" || threads < 2 ? "" : sr.regions > 0 ? " (host regions)" : " (chains)";
     std::printf("search    %s, %d thread(s)%s, seed %llu: %lld evaluations in %.2f s (%.2f M/s), stopped by %s\n",
                 algorithm == "sa"     ? "simulated annealing"
@@ -416,7 +467,7 @@ int cmd_plan(const Args& args) {
     const auto started = std::chrono::steady_clock::now();
     PlanOptions o;
     if (!parse_plan_options(args, o)) return 0;
-    const Problem p = load_for_search(o.cluster, o.vm, o.max_mig, o.max_gib);
+    const Problem p = load_for_search(o.cluster, o.vm, o.max_mig, o.max_gib, &o.demand);
     // The search stops itself at the limit and writes its best plan; this backstop (10% later,
     // at least 5 s) stops a run that one slow exact-fallback evaluation after another would
     // carry far past it (exit code 4, nothing written).
@@ -445,7 +496,17 @@ int cmd_plan(const Args& args) {
     if (!o.quiet) std::fprintf(stderr, "upper bound: computing (until %.1f s after the start at most)\n", o.time_limit + 0.5 * grace);
     const UpperBound ub = compute_upper_bound(model, ubp);
     const bool interrupted = res.search.stopped_by == StopReason::Interrupted || ub.stopped_by == "interrupt";
-    const auto doc = plan_document(o, model, res, ub);
+    auto doc = plan_document(o, model, res, ub);
+    if (o.demand.applied) {
+        // The weights the plan was made for, so that `vmcap validate` scores it the same way.
+        nlohmann::ordered_json w = nlohmann::ordered_json::object();
+        for (const Flavor& f : p.flavors)
+            if (f.is_target()) w[f.name] = f.weight;
+        doc["flavor_weights"] = w;
+        doc["weights_from"] = {{"demand_log", o.demand.log},
+                               {"window_s", {o.demand.until_s - o.demand.window_s, o.demand.until_s}},
+                               {"requests", o.demand.requests}};
+    }
     write_file_atomic(o.out, format_json_lines(doc));
     print_plan_report(o, model, res, ub, doc, interrupted);
     return interrupted ? kExitInterrupted : 0;
@@ -495,6 +556,23 @@ int cmd_validate(const Args& args) {
                 throw InputError(plan_file + ": objective_terms." + name + ": expected a finite number >= 0");
             p.objective_terms.emplace_back(name, w.get<double>());
         }
+    }
+    // The flavor weights the plan was made for (vmcap plan --weights demand), in place of the snapshot's.
+    if (doc.is_object() && doc.contains("flavor_weights")) {
+        const auto& fw = doc["flavor_weights"];
+        if (!fw.is_object()) throw InputError(plan_file + ": flavor_weights: expected an object flavor name -> weight");
+        std::map<std::string, double> given;
+        for (const auto& [name, w] : fw.items()) {
+            if (!w.is_number() || weight_milli(w.get<double>()) < 0)
+                throw InputError(plan_file + ": flavor_weights." + name + ": expected a weight in [0, 100000] with at most 3 decimals");
+            given.emplace(name, w.get<double>());
+        }
+        for (Flavor& f : p.flavors) {
+            const auto it = given.find(f.name);
+            f.weight = it == given.end() ? 0.0 : it->second;
+            if (it != given.end()) given.erase(it);
+        }
+        if (!given.empty()) throw InputError(plan_file + ": flavor_weights." + given.begin()->first + ": no such flavor in " + cluster);
     }
     read_term_options(vm, p);
     const bool cli_budget = vm.count("max-migrations") || vm.count("max-migrated-gib");

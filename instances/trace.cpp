@@ -356,4 +356,41 @@ std::vector<TraceVm> time_shifted_copy(const std::vector<TraceVm>& trace, double
     return out;
 }
 
+std::vector<FlavorRequest> read_request_log(const std::string& file) {
+    LineReader in(file);
+    std::string_view line;
+    if (!in.next(line)) throw InputError(file + ":1: empty file, expected header 'time_s,flavor'");
+    if (line != "time_s,flavor") in.fail("expected header 'time_s,flavor', got " + quoted(line));
+    std::vector<FlavorRequest> out;
+    while (in.next(line)) {
+        const auto f = split(line, ',');
+        if (f.size() != 2) in.fail("expected 2 fields (time_s,flavor), got " + std::to_string(f.size()));
+        FlavorRequest r;
+        if (!parse_double(f[0], r.time_s)) in.fail("bad time " + quoted(f[0]) + " (expected a finite number of seconds)");
+        if (f[1].empty()) in.fail("empty flavor name");
+        r.flavor = std::string(f[1]);
+        r.line = in.line();
+        out.push_back(std::move(r));
+    }
+    return out;
+}
+
+std::map<std::string, double> demand_weights(const std::vector<FlavorRequest>& requests, double until_s, double window_s,
+                                             std::int64_t& requests_in_window) {
+    std::map<std::string, std::int64_t> count;
+    std::int64_t total = 0;
+    for (const FlavorRequest& r : requests)
+        if (r.time_s > until_s - window_s && r.time_s <= until_s) {
+            ++count[r.flavor];
+            ++total;
+        }
+    requests_in_window = total;
+    std::map<std::string, double> out;
+    for (const auto& [name, n] : count) {
+        const std::int64_t milli = (1000000 * n + total / 2) / total;  // thousandths of a weight, rounded half up
+        out.emplace(name, static_cast<double>(std::max<std::int64_t>(1, milli)) / 1000.0);
+    }
+    return out;
+}
+
 }  // namespace vmcap

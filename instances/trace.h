@@ -15,6 +15,7 @@
  */
 #include <cstdint>
 #include <limits>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -129,5 +130,33 @@ std::vector<TraceVm> merge_traces(std::vector<std::vector<TraceVm>> traces);
  * flavor mix and lifetime distribution. Result sorted by arrival (stable). O(n log n).
  */
 std::vector<TraceVm> time_shifted_copy(const std::vector<TraceVm>& trace, double offset_s);
+
+/** One VM request of a request log (read_request_log): when it was made and for which flavor. */
+struct FlavorRequest {
+    double time_s = 0.0;   ///< seconds, in the log's own time base
+    std::string flavor;    ///< flavor name, as the snapshot names it
+    std::size_t line = 0;  ///< 1-based line of the log (for messages)
+};
+
+/**
+ * Reads a request log, the neutral form of "what was asked for" that `vmcap plan --weights demand`
+ * weights the flavors by (docs/cli.md): a CSV with the header line exactly `time_s,flavor`, then
+ * one row per VM request (a boot request of the cloud's API, accepted or not): a finite decimal
+ * time in seconds (any origin; rows in any order) and a non-empty flavor name. Throws InputError
+ * "<file>:<line>: <what>" on an unreadable or empty file, a bad header, a row without exactly
+ * two fields, a bad time or an empty name. O(size of the file). Thread-safe.
+ */
+std::vector<FlavorRequest> read_request_log(const std::string& file);
+
+/**
+ * Demand weights (issue 24): flavor name -> 1000 x (its requests in the window (until - window_s,
+ * until]) / (all requests in the window), rounded half up to thousandths, at least 0.001, for every
+ * flavor requested in the window; flavors not requested there are absent. `requests_in_window`
+ * receives the window's request count (the map is empty when it is 0). window_s > 0. O(n log F).
+ * Pure, thread-safe. Used by `vmcap snapshot --targets demand` (placement/replay.h) and
+ * `vmcap plan --weights demand`.
+ */
+std::map<std::string, double> demand_weights(const std::vector<FlavorRequest>& requests, double until_s, double window_s,
+                                             std::int64_t& requests_in_window);
 
 }  // namespace vmcap

@@ -113,23 +113,16 @@ std::vector<std::size_t> sampled_arrivals(const std::vector<TraceVm>& trace, con
 /** Flavor name -> demand weight (SnapshotOptions::targets "demand"): 1000 x its share of the
  *  sampled arrivals in (stop - demand_window_s, stop], to three decimals, at least 0.001. Throws
  *  InputError when the window holds no arrival. */
-std::map<std::string, double> demand_weights(const std::vector<TraceVm>& trace, const std::vector<std::size_t>& arrivals,
-                                             const SnapshotOptions& options, double stop) {
-    std::map<std::string, std::int64_t> requests;
+std::map<std::string, double> snapshot_demand_weights(const std::vector<TraceVm>& trace, const std::vector<std::size_t>& arrivals,
+                                                      const SnapshotOptions& options, double stop) {
+    std::vector<FlavorRequest> requests;
+    requests.reserve(arrivals.size());
+    for (std::size_t i : arrivals) requests.push_back(FlavorRequest{trace[i].arrival_s, trace[i].flavor_name, 0});
     std::int64_t total = 0;
-    for (std::size_t i : arrivals)
-        if (trace[i].arrival_s > stop - options.demand_window_s) {
-            ++requests[trace[i].flavor_name];
-            ++total;
-        }
+    auto out = demand_weights(requests, stop, options.demand_window_s, total);
     if (total == 0)
         throw InputError("replay: no VM arrives in the demand window of " + std::to_string(options.demand_window_s) +
                          " s before the stop time, so no flavor has a demand weight");
-    std::map<std::string, double> out;
-    for (const auto& [name, n] : requests) {
-        const std::int64_t milli = (1000000 * n + total / 2) / total;  // thousandths of a weight, rounded
-        out.emplace(name, static_cast<double>(std::max<std::int64_t>(1, milli)) / 1000.0);
-    }
     return out;
 }
 
@@ -323,7 +316,7 @@ Problem replay_snapshot(const std::vector<TraceVm>& trace, const SnapshotOptions
     st.stop_s = st.first_arrival_s + options.time_s;
     const std::vector<std::size_t> arrivals = sampled_arrivals(trace, options, st.stop_s);
     const std::map<std::string, double> demand =
-        options.targets == "demand" ? demand_weights(trace, arrivals, options, st.stop_s) : std::map<std::string, double>{};
+        options.targets == "demand" ? snapshot_demand_weights(trace, arrivals, options, st.stop_s) : std::map<std::string, double>{};
     const Problem placing = arrivals_problem(cat, arrivals, options, demand);
     const CapacityModel model(placing);
     SearchState state(model);

@@ -235,6 +235,55 @@ TEST(HuaweiTrace, MalformedInputNamesFileAndLine) {
     expect_input_error([&] { read_huawei_trace((d.path() / "missing.csv").string()); }, "missing.csv");
 }
 
+TEST(RequestLog, ReadsRowsAndNamesFileAndLineOfABadOne) {
+    TempDir d;
+    const auto r = read_request_log(d.write("r.csv", "time_s,flavor\n30,4c8g\n-5.5,1c2g\r\n12,4c8g\n"));
+    ASSERT_EQ(r.size(), 3u);
+    EXPECT_DOUBLE_EQ(r[1].time_s, -5.5);  // any origin, any order, CRLF tolerated
+    EXPECT_EQ(r[1].flavor, "1c2g");
+    EXPECT_EQ(r[2].line, 4u);
+    const std::string header = d.write("a.csv", "time,flavor\n1,x\n");
+    expect_input_error([&] { read_request_log(header); }, header + ":1: expected header 'time_s,flavor'");
+    const std::string fields = d.write("b.csv", "time_s,flavor\n1,x\n2,x,y\n");
+    expect_input_error([&] { read_request_log(fields); }, fields + ":3: expected 2 fields");
+    const std::string time = d.write("c.csv", "time_s,flavor\ninf,x\n");
+    expect_input_error([&] { read_request_log(time); }, time + ":2: bad time 'inf'");
+    const std::string name = d.write("e.csv", "time_s,flavor\n1,\n");
+    expect_input_error([&] { read_request_log(name); }, name + ":2: empty flavor name");
+    const std::string empty = d.write("f.csv", "");
+    expect_input_error([&] { read_request_log(empty); }, empty + ":1: empty file");
+}
+
+// Weights by hand: the window (until - window, until] holds 7 requests: 4 x a, 2 x b, 1 x c
+// (1000 x 4/7 = 571.43 -> 571.429, 2/7 -> 285.714, 1/7 -> 142.857); d before it and e after it are
+// not requested there; a request exactly at until - window is outside, one at until inside.
+TEST(RequestLog, DemandWeightsAreThousandthsOfTheWindowsShares) {
+    std::vector<FlavorRequest> r;
+    auto add = [&](double t, const char* f) { r.push_back(FlavorRequest{t, f, 0}); };
+    add(100.0, "d");  // at until - window: outside
+    for (int i = 0; i < 4; ++i) add(101.0 + i, "a");
+    add(150.0, "b");
+    add(200.0, "b");  // at until: inside
+    add(199.5, "c");
+    add(200.5, "e");  // after until
+    std::int64_t n = 0;
+    const auto w = demand_weights(r, 200.0, 100.0, n);
+    EXPECT_EQ(n, 7);
+    ASSERT_EQ(w.size(), 3u);
+    EXPECT_EQ(w.at("a"), 571.429);
+    EXPECT_EQ(w.at("b"), 285.714);
+    EXPECT_EQ(w.at("c"), 142.857);
+    // Shares that are whole thousandths stay exact: 3,999 and 1 of 4,000 requests.
+    std::vector<FlavorRequest> many(3999, FlavorRequest{1.0, "x", 0});
+    many.push_back(FlavorRequest{1.0, "y", 0});
+    const auto w2 = demand_weights(many, 1.0, 10.0, n);
+    EXPECT_EQ(n, 4000);
+    EXPECT_EQ(w2.at("x"), 999.75);
+    EXPECT_EQ(w2.at("y"), 0.25);
+    EXPECT_TRUE(demand_weights(r, 50.0, 10.0, n).empty());
+    EXPECT_EQ(n, 0);
+}
+
 TEST(MergeTraces, StableByArrivalThenTraceOrder) {
     TraceVm a{1.0, 5.0, 1, 1024, "x"}, b{1.0, 6.0, 2, 2048, "y"}, c{0.5, 7.0, 1, 1024, "x"};
     const auto m = merge_traces({{a}, {c, b}});
