@@ -29,11 +29,11 @@ template <bool kMin>
         for (int i = 0; i < n; ++i) {
             for (int k = 0; k < m; ++k) q[k] = ~std::uint64_t{0};
             for (int r = 0; r < R; ++r) {
-                const std::uint64_t xr = x[i * R + r];
+                const std::uint32_t xr = x[i * R + r];
                 const std::uint32_t* M = magic[r] + k0;
                 const std::uint64_t* S = shift[r] + k0;
                 for (int k = 0; k < m; ++k) {
-                    const std::uint64_t v = (xr * M[k]) >> S[k];
+                    const std::uint64_t v = (static_cast<std::uint64_t>(xr) * static_cast<std::uint64_t>(M[k])) >> S[k];
                     q[k] = v < q[k] ? v : q[k];
                 }
             }
@@ -65,11 +65,11 @@ template <bool kMin>
         for (int i = 0; i < n; ++i) {
             for (int k = 0; k < m; ++k) q[k] = ~std::uint64_t{0};
             for (int r = 0; r < R; ++r) {
-                const std::uint64_t xr = x[i * R + r];
+                const std::uint32_t xr = x[i * R + r];
                 const std::uint32_t* M = magic[r] + k0;
                 const std::uint64_t* S = shift[r] + k0;
                 for (int k = 0; k < m; ++k) {
-                    const std::uint64_t v = (xr * M[k]) >> S[k];
+                    const std::uint64_t v = (static_cast<std::uint64_t>(xr) * static_cast<std::uint64_t>(M[k])) >> S[k];
                     q[k] = v < q[k] ? v : q[k];
                 }
             }

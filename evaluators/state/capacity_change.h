@@ -73,31 +73,30 @@ inline Score capacity_gain_direct(const SearchState& state, int host, int type, 
  */
 inline Score capacity_gain(const SearchState& state, int host, int type, int n, unsigned touched, const Amount* local) {
     if (touched == 0) return 0;
+    const CapacityModel& m = state.model();
     HostValueMemo* memo = state.value_memo();
-    if (memo == nullptr) [[likely]]
+    // Many targets: the value after the change from the free amounts alone, over all targets in
+    // one target-parallel pass, beats the per-target delta over the touched nodes.
+    const bool many = m.num_targets() >= SearchState::kBatchRefreshTargets;
+    if (memo == nullptr && !many) [[likely]]
         return capacity_gain_direct(state, host, type, n, touched, local);
-    const int R = state.model().num_resources();
-    if (n * R > HostValueMemo::kMaxAmounts) return capacity_gain_direct(state, host, type, n, touched, local);
-    // The key: the host's free amounts after the change (touched nodes from `local`).
-    Amount key[HostValueMemo::kMaxAmounts];
+    // The host's free amounts after the change (touched nodes from `local`): the memo's key.
+    const int R = m.num_resources();
+    Amount key[kMaxPNuma * kMaxResources];
     const Amount* f = state.free_of(host);
     for (int i = 0; i < n; ++i) {
         const Amount* src = (touched >> i & 1U) != 0 ? local + i * R : f + i * R;
         for (int r = 0; r < R; ++r) key[i * R + r] = src[r];
     }
+    if (memo == nullptr || n * R > HostValueMemo::kMaxAmounts)
+        return many ? m.host_value(type, key) - state.host_value(host) : capacity_gain_direct(state, host, type, n, touched, local);
     bool hit = false;
     HostValueMemo::Entry& e = memo->lookup(type, key, n * R, hit);
     if (hit) return e.value - state.host_value(host);
-    // A miss: with many targets, the value after the change from the free amounts alone in one
-    // target-parallel pass; with fewer, the per-target delta over the touched nodes is cheaper.
-    if (state.model().num_targets() >= SearchState::kBatchRefreshTargets) {
-        const Score after = state.model().host_value(type, key);
-        HostValueMemo::fill(e, type, key, n * R, after);
-        return after - state.host_value(host);
-    }
-    const Score d = capacity_gain_direct(state, host, type, n, touched, local);
-    HostValueMemo::fill(e, type, key, n * R, state.host_value(host) + d);
-    return d;
+    const Score after =
+        many ? m.host_value(type, key) : state.host_value(host) + capacity_gain_direct(state, host, type, n, touched, local);
+    HostValueMemo::fill(e, type, key, n * R, after);
+    return after - state.host_value(host);
 }
 
 /** capacity_gain with the host's type and node count looked up. */

@@ -57,17 +57,20 @@ CapacityModel::CapacityModel(const Problem& problem, const ModelOptions& options
     // The objective must stay an exact int64 (evaluators/closed_forms/score.h): bound every target's cluster
     // capacity by the sum over hosts of floor(node capacity / node demand) over its nodes (>= any
     // VMCAP), and the weighted sum of those bounds by 2^61.
+    // Per host type, times its host count: O(targets x host types x nodes x R), not x hosts.
+    std::vector<Wide> hosts_of_type(problem.host_types.size(), 0);
+    for (const Host& h : problem.hosts) ++hosts_of_type[h.type];
     Wide most = 0;
     for (int j = 0; j < num_targets(); ++j) {
         const Flavor& fl = problem.flavors[targets_[j]];
         Wide cap = 0;
-        for (const Host& h : problem.hosts) {
-            const HostType& ht = problem.host_types[h.type];
+        for (std::size_t t = 0; t < problem.host_types.size(); ++t) {
+            const HostType& ht = problem.host_types[t];
             for (int i = 0; i < ht.num_nodes(); ++i) {
                 Amount b = std::numeric_limits<Amount>::max();
                 for (int r = 0; r < R_; ++r)
                     if (fl.node_demand[r] > 0) b = std::min(b, ht.node_capacity[i * R_ + r] / fl.node_demand[r]);
-                cap += b;
+                cap += b * hosts_of_type[t];
             }
         }
         most += cap * weight_units_[j];
