@@ -96,6 +96,28 @@ void min_capacities(const std::uint32_t* const* magic, const std::uint64_t* cons
     lanes_capacities<true>(magic, shift, target, count, x, n, R, b, cap);
 }
 
+/** Per-node quotients of lanes k < count into soa[i * kChunk + k] (the min over resources, as
+ *  lanes_value), for a batched closed form. */
+VMCAP_BATCH_CLONES
+void node_quotients(const std::uint32_t* const* magic, const std::uint64_t* const* shift, int count, const std::uint32_t* x, int n, int R,
+                    Count* soa) {
+    for (int i = 0; i < n; ++i) {
+        std::uint64_t q[kChunk];
+        for (int k = 0; k < count; ++k) q[k] = ~std::uint64_t{0};
+        for (int r = 0; r < R; ++r) {
+            const std::uint32_t xr = x[i * R + r];
+            const std::uint32_t* M = magic[r];
+            const std::uint64_t* S = shift[r];
+            for (int k = 0; k < count; ++k) {
+                const std::uint64_t v = (static_cast<std::uint64_t>(xr) * static_cast<std::uint64_t>(M[k])) >> S[k];
+                q[k] = v < q[k] ? v : q[k];
+            }
+        }
+        Count* row = soa + static_cast<std::size_t>(i) * kChunk;
+        for (int k = 0; k < count; ++k) row[k] = static_cast<Count>(q[k]);
+    }
+}
+
 VMCAP_BATCH_CLONES
 Score sum_lanes(const std::uint32_t* const* magic, const std::uint64_t* const* shift, const Score* w, int count, const std::uint32_t* x,
                 int n, int R) {
@@ -142,6 +164,19 @@ WeightedVmcap::WeightedVmcap(const Problem& problem, int host_type, const std::v
         Lanes* lanes = nullptr;
         if (narrow && ev->additive()) lanes = &sum_;
         if (narrow && ev->method() == VmcapMethod::Kn_Kk && ev->guest_nodes() == ev->host_nodes()) lanes = &min_;
+        if (narrow && lanes == nullptr && ev->is_closed_form()) {
+            // One group per (method, parameters): they share one batched closed form.
+            for (BatchGroup& g : batch_) {
+                const VmcapEvaluator& e = g.eval.scalar();
+                if (e.method() == ev->method() && e.guest_nodes() == ev->guest_nodes() && e.host_p() == ev->host_p() &&
+                    e.host_q() == ev->host_q())
+                    lanes = &g.lanes;
+            }
+            if (lanes == nullptr) {
+                batch_.push_back(BatchGroup{{}, BatchEvaluator(*ev)});
+                lanes = &batch_.back().lanes;
+            }
+        }
         if (lanes == nullptr) {
             scalar_.push_back(t);
             continue;
@@ -198,7 +233,35 @@ Score WeightedVmcap::value(const Amount* free) const {
         s += l == &sum_ ? sum_lanes(magic, shift, l->weight.data(), count, x, n_, R_)
                         : min_lanes(magic, shift, l->weight.data(), count, x, n_, R_);
     }
+    for (const BatchGroup& g : batch_) s += batch_value(g, x, nullptr, nullptr);
     for (const ScalarTarget& t : scalar_) s += scalar_term(t, free);
+    return s;
+}
+
+Score WeightedVmcap::batch_value(const BatchGroup& g, const std::uint32_t* x, Count* b_out, Count* cap_out) const {
+    const std::uint32_t* magic[kMaxResources];
+    const std::uint64_t* shift[kMaxResources];
+    const int count = static_cast<int>(g.lanes.weight.size());
+    Count soa[kMaxPNuma * kChunk];
+    Count out[kChunk];
+    Score s = 0;
+    for (int k0 = 0; k0 < count; k0 += kChunk) {
+        const int m = std::min(kChunk, count - k0);
+        for (int r = 0; r < R_; ++r) {
+            magic[r] = g.lanes.magic[r].data() + k0;
+            shift[r] = g.lanes.shift[r].data() + k0;
+        }
+        node_quotients(magic, shift, m, x, n_, R_, soa);
+        g.eval(soa, kChunk, static_cast<std::size_t>(m), out);
+        const Score* w = g.lanes.weight.data() + k0;
+        for (int k = 0; k < m; ++k) s += w[k] * out[k];
+        if (b_out == nullptr) continue;
+        const int* tk = g.lanes.target.data() + k0;
+        for (int k = 0; k < m; ++k) {
+            cap_out[tk[k]] = out[k];
+            for (int i = 0; i < n_; ++i) b_out[static_cast<std::size_t>(tk[k]) * n_ + i] = soa[static_cast<std::size_t>(i) * kChunk + k];
+        }
+    }
     return s;
 }
 
@@ -221,6 +284,8 @@ void WeightedVmcap::capacities(const Amount* free, Count* b_out, Count* cap_out)
                 min_capacities(magic, shift, l->target.data(), count, x, n_, R_, b_out, cap_out);
         }
     }
+    if (narrowed)
+        for (const BatchGroup& g : batch_) batch_value(g, x, b_out, cap_out);
     for (const ScalarTarget& t : narrowed ? scalar_ : all_) {
         Count* b = b_out + static_cast<std::size_t>(t.target) * n_;
         scalar_b(t, free, b);

@@ -12,15 +12,19 @@
  *    of arrays, targets innermost: per (node, resource) one 32x32->64 multiply and a per-lane shift
  *    (MagicDivisor::divide31, exact for amounts below 2^31), a min over resources and a sum or a
  *    min over nodes, in a loop GCC vectorizes (AVX2 and AVX-512F clones, target_clones.h);
- *  - every other target (other closed forms, the exact fallback, a flavor without demand in some
- *    resource) goes through its VmcapEvaluator, as SearchState does.
+ *  - targets with another closed form (e.g. K2 or C4 guests on CQ3 hosts) that demand every
+ *    resource, grouped by their (host, guest) pair: the per-node quotients of a chunk of targets
+ *    the same way into a structure-of-arrays buffer, then the pair's batched closed form over
+ *    them (BatchEvaluator, vmcap_batch.h);
+ *  - every other target (the exact fallback, a flavor without demand in some resource) goes
+ *    through its VmcapEvaluator, as SearchState does.
  *
  * Exact: the same integer as the per-target scalar sum (tests/weighted_vmcap_test.cpp compares
  * both on random and boundary inputs). A host with a free amount of 2^31 or more is evaluated by
  * the scalar path (checked per call).
  *
  * Immutable after construction; value() is const, allocation-free and thread-safe (exact-fallback
- * evaluators share their own lock-free memo). Memory: 36 bytes x resources per vectorised target.
+ * evaluators share their own lock-free memo). Memory: 12 bytes x resources + 12 per vectorised target.
  */
 #include <cstdint>
 #include <vector>
@@ -28,6 +32,7 @@
 #include "evaluators/closed_forms/capacity_vectors.h"
 #include "evaluators/closed_forms/score.h"
 #include "evaluators/closed_forms/vmcap.h"
+#include "evaluators/closed_forms/vmcap_batch.h"
 #include "instances/problem.h"
 
 namespace vmcap {
@@ -59,8 +64,13 @@ public:
      */
     void capacities(const Amount* free, Count* b_out, Count* cap_out) const;
 
-    /** Targets on the vectorised path (sum or min of b), and on the evaluator path. */
-    int vectorised_targets() const { return static_cast<int>(sum_.weight.size() + min_.weight.size()); }
+    /** Targets on the vectorised paths (sum or min of b, or a batched closed form), and on the
+     *  evaluator path. */
+    int vectorised_targets() const {
+        std::size_t v = sum_.weight.size() + min_.weight.size();
+        for (const BatchGroup& g : batch_) v += g.lanes.weight.size();
+        return static_cast<int>(v);
+    }
     int scalar_targets() const { return static_cast<int>(scalar_.size()); }
     /** Every target of this host type has a closed form (no exact fallback: value() cannot throw). */
     bool closed_forms_only() const { return closed_forms_only_; }
@@ -72,6 +82,11 @@ private:
         std::vector<std::uint64_t> shift[kMaxResources];
         std::vector<Score> weight;
         std::vector<int> target;  ///< index j of lane k in the constructor's order
+    };
+    /** Targets sharing one batched closed form (same VmcapMethod and parameters). */
+    struct BatchGroup {
+        Lanes lanes;
+        BatchEvaluator eval;
     };
     /** One target on the per-target path: its divisors (resources with demand) and evaluator. */
     struct ScalarTarget {
@@ -86,11 +101,15 @@ private:
     Score scalar_term(const ScalarTarget& t, const Amount* free) const;
     /** Target t's capacity vector (n entries) by its divisors. */
     void scalar_b(const ScalarTarget& t, const Amount* free, Count* b) const;
+    /** w-weighted VMCAP sum of batch group g from the narrowed amounts x; with b_out and
+     *  cap_out, also its targets' capacity vectors and VMCAPs (as capacities()). */
+    Score batch_value(const BatchGroup& g, const std::uint32_t* x, Count* b_out, Count* cap_out) const;
     /** Narrows the free amounts to 32 bits; false when one is 2^31 or more. */
     bool narrow(const Amount* free, std::uint32_t* x) const;
 
     int n_ = 0, R_ = 0;
     Lanes sum_, min_;
+    std::vector<BatchGroup> batch_;
     std::vector<ScalarTarget> scalar_;  ///< targets off the vectorised path
     std::vector<ScalarTarget> all_;     ///< every target (amounts of 2^31 or more)
     bool closed_forms_only_ = true;

@@ -16,7 +16,7 @@
  * x resources) are memoised; others go straight to the kernel.
  *
  * Bound to one CapacityModel. Not thread-safe: one per worker, attached to that worker's own
- * SearchState (SearchState::use_value_memo). Memory: 80 bytes x 2^kBits (5.2 MB).
+ * SearchState (SearchState::use_value_memo). Memory: 144 bytes x 2^kBits (9.4 MB).
  */
 #include <algorithm>
 #include <cstdint>
@@ -31,8 +31,9 @@ namespace vmcap {
 
 class HostValueMemo {
 public:
-    /** Largest key: free amounts of a host (pNUMA nodes x resources), e.g. 2 nodes x 4 resources. */
-    static constexpr int kMaxAmounts = 8;
+    /** Largest key: free amounts of a host (pNUMA nodes x resources), e.g. 8 nodes (CQ3) x 2
+     *  resources or 2 nodes x 8 resources. */
+    static constexpr int kMaxAmounts = 16;
     /** log2 of the number of entries. */
     static constexpr int kBits = 16;
     /** Fewest target flavors for which a memo pays: below it the kernel is cheaper than a hash
