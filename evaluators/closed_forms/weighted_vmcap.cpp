@@ -1,6 +1,7 @@
 #include "evaluators/closed_forms/weighted_vmcap.h"
 
 #include <algorithm>
+#include <numeric>
 #include <stdexcept>
 
 #include "evaluators/closed_forms/target_clones.h"
@@ -137,6 +138,7 @@ WeightedVmcap::WeightedVmcap(const Problem& problem, int host_type, const std::v
     : n_(problem.host_types.at(host_type).num_nodes()), R_(problem.num_resources()) {
     if (target_flavors.size() != weight_units.size() || target_flavors.size() != evaluators.size())
         throw std::invalid_argument("WeightedVmcap: targets, weights and evaluators differ in length");
+    Amount sum_gcd[kMaxResources] = {};  // per resource, of the sum lanes' node demands
     for (std::size_t j = 0; j < target_flavors.size(); ++j) {
         const Flavor& fl = problem.flavors.at(target_flavors[j]);
         const VmcapEvaluator* ev = evaluators[j];
@@ -187,7 +189,61 @@ WeightedVmcap::WeightedVmcap(const Problem& problem, int host_type, const std::v
         }
         lanes->weight.push_back(t.weight);
         lanes->target.push_back(t.target);
+        if (lanes == &sum_)
+            for (int r = 0; r < R_; ++r) sum_gcd[r] = std::gcd(sum_gcd[r], fl.node_demand[r]);
     }
+    build_node_table(problem.host_types[host_type], sum_gcd);
+}
+
+void WeightedVmcap::build_node_table(const HostType& ht, const Amount* gcd) {
+    if (sum_.weight.empty() || R_ > 4) return;
+    // Entries: every node's free amounts in units of the gcd, up to the largest node capacity.
+    std::size_t entries = 1;
+    for (int r = 0; r < R_; ++r) {
+        Amount most = 0;
+        for (int i = 0; i < n_; ++i) most = std::max(most, ht.node_capacity[static_cast<std::size_t>(i) * R_ + r]);
+        if (most >= (Amount{1} << 31)) return;  // the lanes' 32-bit amounts
+        table_units_[r] = gcd[r];
+        table_extent_[r] = most / gcd[r] + 1;
+        entries *= static_cast<std::size_t>(table_extent_[r]);
+        if (entries > kMaxNodeTable || entries * sum_.weight.size() > kMaxNodeTableWork) return;
+    }
+    table_.resize(entries);
+    const std::uint32_t* magic[kMaxResources];
+    const std::uint64_t* shift[kMaxResources];
+    for (int r = 0; r < R_; ++r) {
+        magic[r] = sum_.magic[r].data();
+        shift[r] = sum_.shift[r].data();
+    }
+    std::uint32_t x[kMaxResources];
+    for (std::size_t e = 0; e < entries; ++e) {
+        std::size_t rest = e;
+        for (int r = R_ - 1; r >= 0; --r) {
+            const auto ext = static_cast<std::size_t>(table_extent_[r]);
+            x[r] = static_cast<std::uint32_t>(static_cast<Amount>(rest % ext) * table_units_[r]);
+            rest /= ext;
+        }
+        table_[e] = sum_lanes(magic, shift, sum_.weight.data(), static_cast<int>(sum_.weight.size()), x, 1, R_);
+    }
+}
+
+Score WeightedVmcap::table_sum(const std::uint32_t* x, bool& ok) const {
+    Score s = 0;
+    for (int i = 0; i < n_; ++i) {
+        std::size_t e = 0;
+        for (int r = 0; r < R_; ++r) {
+            // floor(x / d) = floor(floor(x / g) / (d / g)) for every demand d, a multiple of g.
+            const auto u = static_cast<Amount>(x[i * R_ + r]) / table_units_[r];
+            if (u >= table_extent_[r]) {
+                ok = false;  // beyond the node's capacity (an upper bound's relaxation)
+                return 0;
+            }
+            e = e * static_cast<std::size_t>(table_extent_[r]) + static_cast<std::size_t>(u);
+        }
+        s += table_[e];
+    }
+    ok = true;
+    return s;
 }
 
 void WeightedVmcap::scalar_b(const ScalarTarget& t, const Amount* free, Count* b) const {
@@ -223,8 +279,10 @@ Score WeightedVmcap::value(const Amount* free) const {
     }
     const std::uint32_t* magic[kMaxResources];
     const std::uint64_t* shift[kMaxResources];
+    bool tabled = false;
+    if (!table_.empty()) s += table_sum(x, tabled);
     for (const Lanes* l : {&sum_, &min_}) {
-        if (l->weight.empty()) continue;
+        if (l->weight.empty() || (l == &sum_ && tabled)) continue;
         for (int r = 0; r < R_; ++r) {
             magic[r] = l->magic[r].data();
             shift[r] = l->shift[r].data();

@@ -72,6 +72,8 @@ public:
         return static_cast<int>(v);
     }
     int scalar_targets() const { return static_cast<int>(scalar_.size()); }
+    /** Entries of the per-node table of the sum lanes (0: none; value() then runs the lanes). */
+    std::size_t node_table_entries() const { return table_.size(); }
     /** Every target of this host type has a closed form (no exact fallback: value() cannot throw). */
     bool closed_forms_only() const { return closed_forms_only_; }
 
@@ -104,11 +106,29 @@ private:
     /** w-weighted VMCAP sum of batch group g from the narrowed amounts x; with b_out and
      *  cap_out, also its targets' capacity vectors and VMCAPs (as capacities()). */
     Score batch_value(const BatchGroup& g, const std::uint32_t* x, Count* b_out, Count* cap_out) const;
+    /** The sum lanes' per-node table (below), if it fits kMaxNodeTable entries and
+     *  kMaxNodeTableWork entries x targets to build. */
+    void build_node_table(const HostType& ht, const Amount* gcd);
+    /** Sum over nodes of the table's entries for x; ok false (and 0) when an amount is beyond it. */
+    Score table_sum(const std::uint32_t* x, bool& ok) const;
     /** Narrows the free amounts to 32 bits; false when one is 2^31 or more. */
     bool narrow(const Amount* free, std::uint32_t* x) const;
 
     int n_ = 0, R_ = 0;
     Lanes sum_, min_;
+    /**
+     * The sum lanes are separable per node (VMCAP = sum of b, b_i a function of node i's free
+     * amounts), so their weighted sum for one node is tabulated once per host type over every
+     * free vector of a node in units of the gcd g_r of the lanes' demands in each resource
+     * (floor(x / d) = floor(floor(x / g) / (d / g)) when g divides d): table_[index of
+     * (floor(x_r / g_r))_r], row-major over resources with extents table_extent_ (the largest node
+     * capacity / g_r + 1). A host's share is then one read per node. Empty when it would not pay.
+     */
+    std::vector<Score> table_;
+    Amount table_units_[kMaxResources] = {};
+    Amount table_extent_[kMaxResources] = {};
+    static constexpr std::size_t kMaxNodeTable = std::size_t{1} << 20;      ///< 8 MiB a host type
+    static constexpr std::size_t kMaxNodeTableWork = std::size_t{1} << 28;  ///< entries x targets (~0.1 s)
     std::vector<BatchGroup> batch_;
     std::vector<ScalarTarget> scalar_;  ///< targets off the vectorised path
     std::vector<ScalarTarget> all_;     ///< every target (amounts of 2^31 or more)
