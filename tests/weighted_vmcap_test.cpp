@@ -128,7 +128,7 @@ TEST(WeightedVmcap, BatchRefreshKeepsTheStateEqualToAFreshOne) {
     rc.seed = 9;
     Problem p = test::make_random_problem(rc);
     std::mt19937_64 rng(2);
-    for (int j = 0; j < 40; ++j) {
+    for (int j = 0; j < 80; ++j) {
         Flavor f;
         f.name = "x";
         f.name += std::to_string(j);
