@@ -14,13 +14,31 @@ namespace {
 constexpr int kChunk = 256;
 
 /**
- * sum_k w[k] x (sum or min over nodes i of min over resources r of (x[i][r] x magic[r][k]) >>
- * shift[r][k]) for k < count: MagicDivisor::divide31 per lane (x < 2^31, magic < 2^32: the
- * product fits in 64 bits). Targets innermost, so each loop is one vectorisable pass.
+ * One node's quotients of lanes k0 .. k0 + m - 1: q[k] = min over resources r of (x[r] x
+ * magic[r][k0 + k]) >> shift[r][k0 + k], MagicDivisor::divide31 per lane (x < 2^31, magic < 2^32:
+ * the product fits in 64 bits). Targets innermost, so each loop is one vectorisable pass.
  */
-template <bool kMin>
-[[gnu::always_inline]] inline Score lanes_value(const std::uint32_t* const* magic, const std::uint64_t* const* shift, const Score* w,
-                                                int count, const std::uint32_t* x, int n, int R) {
+[[gnu::always_inline]] inline void node_row(const std::uint32_t* const* magic, const std::uint64_t* const* shift, int k0, int m,
+                                            const std::uint32_t* x, int R, std::uint64_t* q) {
+    for (int k = 0; k < m; ++k) q[k] = ~std::uint64_t{0};
+    for (int r = 0; r < R; ++r) {
+        const std::uint32_t xr = x[r];
+        const std::uint32_t* M = magic[r] + k0;
+        const std::uint64_t* S = shift[r] + k0;
+        for (int k = 0; k < m; ++k) {
+            const std::uint64_t v = (static_cast<std::uint64_t>(xr) * static_cast<std::uint64_t>(M[k])) >> S[k];
+            q[k] = v < q[k] ? v : q[k];
+        }
+    }
+}
+
+/**
+ * The lanes k < count combined over the n nodes by sum or min (kMin): with kOut, their capacity
+ * vectors b[target[k] * n + i] and VMCAPs cap[target[k]] (returns 0); else sum_k w[k] x VMCAP_k.
+ */
+template <bool kMin, bool kOut>
+[[gnu::always_inline]] inline Score lanes(const std::uint32_t* const* magic, const std::uint64_t* const* shift, const Score* w,
+                                          const int* target, int count, const std::uint32_t* x, int n, int R, Count* b, Count* cap) {
     Score s = 0;
     for (int k0 = 0; k0 < count; k0 += kChunk) {
         const int m = std::min(kChunk, count - k0);
@@ -28,73 +46,34 @@ template <bool kMin>
         std::uint64_t q[kChunk];
         for (int k = 0; k < m; ++k) acc[k] = kMin ? ~std::uint64_t{0} : 0;
         for (int i = 0; i < n; ++i) {
-            for (int k = 0; k < m; ++k) q[k] = ~std::uint64_t{0};
-            for (int r = 0; r < R; ++r) {
-                const std::uint32_t xr = x[i * R + r];
-                const std::uint32_t* M = magic[r] + k0;
-                const std::uint64_t* S = shift[r] + k0;
-                for (int k = 0; k < m; ++k) {
-                    const std::uint64_t v = (static_cast<std::uint64_t>(xr) * static_cast<std::uint64_t>(M[k])) >> S[k];
-                    q[k] = v < q[k] ? v : q[k];
-                }
-            }
+            node_row(magic, shift, k0, m, x + i * R, R, q);
             if constexpr (kMin) {
                 for (int k = 0; k < m; ++k) acc[k] = q[k] < acc[k] ? q[k] : acc[k];
             } else {
                 for (int k = 0; k < m; ++k) acc[k] += q[k];
             }
+            if constexpr (kOut)
+                for (int k = 0; k < m; ++k) b[static_cast<std::size_t>(target[k0 + k]) * n + i] = static_cast<Count>(q[k]);
         }
-        const Score* wk = w + k0;
-        for (int k = 0; k < m; ++k) s += wk[k] * static_cast<Score>(acc[k]);
+        if constexpr (kOut) {
+            for (int k = 0; k < m; ++k) cap[target[k0 + k]] = static_cast<Count>(acc[k]);
+        } else {
+            for (int k = 0; k < m; ++k) s += w[k0 + k] * static_cast<Score>(acc[k]);
+        }
     }
     return s;
-}
-
-/**
- * Capacity vectors and VMCAP of the lanes: b[target[k] * n + i] and cap[target[k]] for k < count
- * (sum or min over nodes of the per-node quotient, as lanes_value).
- */
-template <bool kMin>
-[[gnu::always_inline]] inline void lanes_capacities(const std::uint32_t* const* magic, const std::uint64_t* const* shift, const int* target,
-                                                    int count, const std::uint32_t* x, int n, int R, Count* b, Count* cap) {
-    for (int k0 = 0; k0 < count; k0 += kChunk) {
-        const int m = std::min(kChunk, count - k0);
-        std::uint64_t acc[kChunk];
-        std::uint64_t q[kChunk];
-        const int* tk = target + k0;
-        for (int k = 0; k < m; ++k) acc[k] = kMin ? ~std::uint64_t{0} : 0;
-        for (int i = 0; i < n; ++i) {
-            for (int k = 0; k < m; ++k) q[k] = ~std::uint64_t{0};
-            for (int r = 0; r < R; ++r) {
-                const std::uint32_t xr = x[i * R + r];
-                const std::uint32_t* M = magic[r] + k0;
-                const std::uint64_t* S = shift[r] + k0;
-                for (int k = 0; k < m; ++k) {
-                    const std::uint64_t v = (static_cast<std::uint64_t>(xr) * static_cast<std::uint64_t>(M[k])) >> S[k];
-                    q[k] = v < q[k] ? v : q[k];
-                }
-            }
-            if constexpr (kMin) {
-                for (int k = 0; k < m; ++k) acc[k] = q[k] < acc[k] ? q[k] : acc[k];
-            } else {
-                for (int k = 0; k < m; ++k) acc[k] += q[k];
-            }
-            for (int k = 0; k < m; ++k) b[static_cast<std::size_t>(tk[k]) * n + i] = static_cast<Count>(q[k]);
-        }
-        for (int k = 0; k < m; ++k) cap[tk[k]] = static_cast<Count>(acc[k]);
-    }
 }
 
 VMCAP_BATCH_CLONES
 void sum_capacities(const std::uint32_t* const* magic, const std::uint64_t* const* shift, const int* target, int count,
                     const std::uint32_t* x, int n, int R, Count* b, Count* cap) {
-    lanes_capacities<false>(magic, shift, target, count, x, n, R, b, cap);
+    lanes<false, true>(magic, shift, nullptr, target, count, x, n, R, b, cap);
 }
 
 VMCAP_BATCH_CLONES
 void min_capacities(const std::uint32_t* const* magic, const std::uint64_t* const* shift, const int* target, int count,
                     const std::uint32_t* x, int n, int R, Count* b, Count* cap) {
-    lanes_capacities<true>(magic, shift, target, count, x, n, R, b, cap);
+    lanes<true, true>(magic, shift, nullptr, target, count, x, n, R, b, cap);
 }
 
 /** Per-node quotients of lanes k < count into soa[i * kChunk + k] (the min over resources, as
@@ -104,16 +83,7 @@ void node_quotients(const std::uint32_t* const* magic, const std::uint64_t* cons
                     Count* soa) {
     for (int i = 0; i < n; ++i) {
         std::uint64_t q[kChunk];
-        for (int k = 0; k < count; ++k) q[k] = ~std::uint64_t{0};
-        for (int r = 0; r < R; ++r) {
-            const std::uint32_t xr = x[i * R + r];
-            const std::uint32_t* M = magic[r];
-            const std::uint64_t* S = shift[r];
-            for (int k = 0; k < count; ++k) {
-                const std::uint64_t v = (static_cast<std::uint64_t>(xr) * static_cast<std::uint64_t>(M[k])) >> S[k];
-                q[k] = v < q[k] ? v : q[k];
-            }
-        }
+        node_row(magic, shift, 0, count, x + i * R, R, q);
         Count* row = soa + static_cast<std::size_t>(i) * kChunk;
         for (int k = 0; k < count; ++k) row[k] = static_cast<Count>(q[k]);
     }
@@ -122,13 +92,13 @@ void node_quotients(const std::uint32_t* const* magic, const std::uint64_t* cons
 VMCAP_BATCH_CLONES
 Score sum_lanes(const std::uint32_t* const* magic, const std::uint64_t* const* shift, const Score* w, int count, const std::uint32_t* x,
                 int n, int R) {
-    return lanes_value<false>(magic, shift, w, count, x, n, R);
+    return lanes<false, false>(magic, shift, w, nullptr, count, x, n, R, nullptr, nullptr);
 }
 
 VMCAP_BATCH_CLONES
 Score min_lanes(const std::uint32_t* const* magic, const std::uint64_t* const* shift, const Score* w, int count, const std::uint32_t* x,
                 int n, int R) {
-    return lanes_value<true>(magic, shift, w, count, x, n, R);
+    return lanes<true, false>(magic, shift, w, nullptr, count, x, n, R, nullptr, nullptr);
 }
 
 }  // namespace
