@@ -67,9 +67,11 @@ inline Score capacity_gain_direct(const SearchState& state, int host, int type, 
  * in score units (evaluators/closed_forms/score.h),
  * when the pNUMA nodes in `touched` get the free amounts `local[i * R + r]` (node-indexed, only
  * touched nodes read; amounts must be >= 0). The state is not changed. Allocation-free.
- * O(targets x (|touched| x R + VMCAP)); O(nodes x R) when the state's memo
- * (SearchState::use_value_memo) holds the host's free amounts after the change. An integer: the
- * same wherever and in whatever order it is summed, and the same with or without the memo.
+ * O(targets x (|touched| x R + VMCAP)) below SearchState::kBatchRefreshTargets targets; from
+ * there on one WeightedVmcap pass over the host's free amounts after the change (CapacityModel::
+ * host_value); O(nodes x R) when the state's memo (SearchState::use_value_memo) holds those free
+ * amounts. An integer: the same wherever and in whatever order it is summed, and the same with or
+ * without the memo or the pass.
  */
 inline Score capacity_gain(const SearchState& state, int host, int type, int n, unsigned touched, const Amount* local) {
     if (touched == 0) return 0;
