@@ -101,6 +101,70 @@ TEST_P(WeightedVmcapTopologies, EqualsThePerTargetSumAndCapacities) {
 // false).
 INSTANTIATE_TEST_SUITE_P(Hosts, WeightedVmcapTopologies, ::testing::Values("K2", "K4", "2xK4", "CQ3", "Q33", "Q3"));
 
+/** CQ3 hosts of two resources (`node_vcpu` vCPU and `node_vcpu` x `mib_per_vcpu` MiB a node) and
+ *  `targets` K2 and C4 flavors of `min_vcpu`-16 vCPU and 0.5-8 GiB per vCPU a vNUMA node (the
+ *  benchmark's shapes); the first one (a C4) of 1 vCPU and 0.5 GiB a vNUMA node. */
+Problem cq3_batch_problem(Amount node_vcpu, Amount mib_per_vcpu, Amount min_vcpu, int targets, std::uint64_t seed) {
+    Problem p;
+    p.resources = {"vcpu", "ram_mib"};
+    HostType ht;
+    ht.name = "CQ3";
+    ht.topology = parse_topology("CQ3");
+    for (int i = 0; i < ht.num_nodes(); ++i) ht.node_capacity.insert(ht.node_capacity.end(), {node_vcpu, node_vcpu * mib_per_vcpu});
+    p.host_types.push_back(ht);
+    Host h;
+    h.id = "h0";
+    p.hosts.push_back(h);
+    std::mt19937_64 rng(seed);
+    for (int j = 0; j < targets; ++j) {
+        const Amount k = j % 3 == 0 ? 4 : 2;
+        const Amount vcpu = j == 0 ? 1 : min_vcpu + static_cast<Amount>(rng() % static_cast<std::uint64_t>(17 - min_vcpu));
+        const Amount ram = j == 0 ? 512 : vcpu * 512 * static_cast<Amount>(1 + rng() % 16);
+        Flavor f;
+        f.name = "g" + std::to_string(j);
+        f.demand = {k * vcpu, k * ram};
+        f.vnuma = parse_topology(k == 4 ? "C4" : "K2");
+        f.weight = static_cast<double>(1 + rng() % 1000) / 1000.0;
+        p.flavors.push_back(f);
+    }
+    finalize_problem(p, "<cq3>");
+    return p;
+}
+
+TEST(WeightedVmcap, QuotientTablesEqualThePerTargetPath) {
+    // Nodes of 16 vCPU and 64 GiB: every K2/C4 quotient fits 8 bits, so both batch groups read
+    // per-node rows of quotients; nodes of 300 vCPU and 300 GiB: the one-vCPU C4 flavor's quotient
+    // 300 is past 8 bits, so the C4 group has no table, while the K2 group (at least 2 vCPU a
+    // node: quotients <= 150; a grid of 301 x 601 entries x 20 lanes) has one.
+    for (const Amount node_vcpu : {Amount{16}, Amount{300}}) {
+        const bool small = node_vcpu == 16;
+        const Problem p = cq3_batch_problem(node_vcpu, small ? 4096 : 1024, small ? 1 : 2, small ? 600 : 30, 4);
+        const CapacityModel m(p);
+        const WeightedVmcap& w = m.weighted_vmcap(0);
+        const int n = 8, R = 2, T = m.num_targets();
+        ASSERT_EQ(w.batch_groups(), 2);
+        ASSERT_EQ(w.vectorised_targets(), T);
+        EXPECT_EQ(w.quotient_tables(), node_vcpu == 16 ? 2 : 1) << node_vcpu;
+        std::mt19937_64 rng(8);
+        std::vector<Amount> free(static_cast<std::size_t>(n) * R);
+        std::vector<Count> b(static_cast<std::size_t>(T) * n), cap(T);
+        for (int trial = 0; trial < 600; ++trial) {
+            for (int a = 0; a < n * R; ++a) free[a] = static_cast<Amount>(rng() % (p.host_types[0].node_capacity[a] + 1));
+            if (trial % 3 == 0) {  // one amount past its node (off the grid: the quotients are computed)
+                const auto a = static_cast<std::size_t>(rng() % free.size());
+                free[a] = p.host_types[0].node_capacity[a] + 1 + static_cast<Amount>(rng() % 4096);
+            }
+            ASSERT_EQ(w.value(free.data()), scalar_value(m, 0, free.data())) << node_vcpu << " trial " << trial;
+            w.capacities(free.data(), b.data(), cap.data());
+            for (int j = 0; j < T; ++j) {
+                const int f = m.target_flavor(j);
+                ASSERT_EQ(cap[j], m.host_capacity(0, f, free.data())) << node_vcpu << " trial " << trial << " target " << j;
+                for (int i = 0; i < n; ++i) ASSERT_EQ(b[static_cast<std::size_t>(j) * n + i], m.node_b(f, free.data() + i * R));
+            }
+        }
+    }
+}
+
 TEST(WeightedVmcap, SplitsTargetsByCombiningRule) {
     const Problem p = shapes_problem("K2", 100, 3);
     const CapacityModel m(p);

@@ -20,8 +20,14 @@ constexpr int kChunk = 256;
  */
 [[gnu::always_inline]] inline void node_row(const std::uint32_t* const* magic, const std::uint64_t* const* shift, int k0, int m,
                                             const std::uint32_t* x, int R, std::uint64_t* q) {
-    for (int k = 0; k < m; ++k) q[k] = ~std::uint64_t{0};
-    for (int r = 0; r < R; ++r) {
+    // The first resource initialises q (an all-ones fill first became a memset call per node).
+    {
+        const std::uint32_t xr = x[0];
+        const std::uint32_t* M = magic[0] + k0;
+        const std::uint64_t* S = shift[0] + k0;
+        for (int k = 0; k < m; ++k) q[k] = (static_cast<std::uint64_t>(xr) * static_cast<std::uint64_t>(M[k])) >> S[k];
+    }
+    for (int r = 1; r < R; ++r) {
         const std::uint32_t xr = x[r];
         const std::uint32_t* M = magic[r] + k0;
         const std::uint64_t* S = shift[r] + k0;
@@ -81,11 +87,18 @@ void min_capacities(const std::uint32_t* const* magic, const std::uint64_t* cons
 VMCAP_BATCH_CLONES
 void node_quotients(const std::uint32_t* const* magic, const std::uint64_t* const* shift, int count, const std::uint32_t* x, int n, int R,
                     Count* soa) {
+    static_assert(sizeof(Count) == sizeof(std::uint64_t));
+    for (int i = 0; i < n; ++i)
+        node_row(magic, shift, 0, count, x + i * R, R, reinterpret_cast<std::uint64_t*>(soa + static_cast<std::size_t>(i) * kChunk));
+}
+
+/** Rows of quotients from a group's table: soa[i * kChunk + k] = row[i][k], k < m. */
+VMCAP_BATCH_CLONES
+void table_quotients(const std::uint8_t* const* row, int m, int n, Count* soa) {
     for (int i = 0; i < n; ++i) {
-        std::uint64_t q[kChunk];
-        node_row(magic, shift, 0, count, x + i * R, R, q);
-        Count* row = soa + static_cast<std::size_t>(i) * kChunk;
-        for (int k = 0; k < count; ++k) row[k] = static_cast<Count>(q[k]);
+        const std::uint8_t* src = row[i];
+        Count* dst = soa + static_cast<std::size_t>(i) * kChunk;
+        for (int k = 0; k < m; ++k) dst[k] = src[k];
     }
 }
 
@@ -145,7 +158,7 @@ WeightedVmcap::WeightedVmcap(const Problem& problem, int host_type, const std::v
                     lanes = &g.lanes;
             }
             if (lanes == nullptr) {
-                batch_.push_back(BatchGroup{{}, BatchEvaluator(*ev)});
+                batch_.push_back(BatchGroup{{}, BatchEvaluator(*ev), {}, {}});
                 lanes = &batch_.back().lanes;
             }
         }
@@ -162,23 +175,57 @@ WeightedVmcap::WeightedVmcap(const Problem& problem, int host_type, const std::v
         if (lanes == &sum_)
             for (int r = 0; r < R_; ++r) sum_gcd[r] = std::gcd(sum_gcd[r], fl.node_demand[r]);
     }
-    build_node_table(problem.host_types[host_type], sum_gcd);
+    const HostType& ht = problem.host_types[host_type];
+    build_node_table(ht, sum_gcd);
+    for (BatchGroup& g : batch_) {
+        Amount gcd[kMaxResources] = {};
+        for (const int j : g.lanes.target)
+            for (int r = 0; r < R_; ++r) gcd[r] = std::gcd(gcd[r], problem.flavors[target_flavors[j]].node_demand[r]);
+        build_quotient_table(ht, gcd, g);
+    }
+}
+
+bool WeightedVmcap::NodeGrid::make(const HostType& ht, int n, int R, const Amount* gcd, std::size_t most) {
+    entries = 0;
+    if (R > 4) return false;
+    std::size_t count = 1;
+    for (int r = 0; r < R; ++r) {
+        Amount largest = 0;
+        for (int i = 0; i < n; ++i) largest = std::max(largest, ht.node_capacity[static_cast<std::size_t>(i) * R + r]);
+        if (largest >= (Amount{1} << 31) || gcd[r] <= 0) return false;  // the lanes' 32-bit amounts
+        units[r] = gcd[r];
+        per_unit[r] = MagicDivisor::make(gcd[r]);
+        extent[r] = largest / gcd[r] + 1;
+        count *= static_cast<std::size_t>(extent[r]);
+        if (count > most) return false;
+    }
+    entries = count;
+    return true;
+}
+
+bool WeightedVmcap::NodeGrid::index(const std::uint32_t* x, int R, std::size_t& e) const {
+    e = 0;
+    for (int r = 0; r < R; ++r) {
+        const Amount u = per_unit[r].divide31(x[r]);
+        if (u >= extent[r]) return false;  // beyond the largest node capacity (an upper bound's relaxation)
+        e = e * static_cast<std::size_t>(extent[r]) + static_cast<std::size_t>(u);
+    }
+    return true;
+}
+
+void WeightedVmcap::NodeGrid::amounts(std::size_t e, int R, std::uint32_t* x) const {
+    for (int r = R - 1; r >= 0; --r) {
+        const auto ext = static_cast<std::size_t>(extent[r]);
+        x[r] = static_cast<std::uint32_t>(static_cast<Amount>(e % ext) * units[r]);
+        e /= ext;
+    }
 }
 
 void WeightedVmcap::build_node_table(const HostType& ht, const Amount* gcd) {
-    if (sum_.weight.empty() || R_ > 4) return;
-    // Entries: every node's free amounts in units of the gcd, up to the largest node capacity.
-    std::size_t entries = 1;
-    for (int r = 0; r < R_; ++r) {
-        Amount most = 0;
-        for (int i = 0; i < n_; ++i) most = std::max(most, ht.node_capacity[static_cast<std::size_t>(i) * R_ + r]);
-        if (most >= (Amount{1} << 31)) return;  // the lanes' 32-bit amounts
-        table_units_[r] = gcd[r];
-        table_extent_[r] = most / gcd[r] + 1;
-        entries *= static_cast<std::size_t>(table_extent_[r]);
-        if (entries > kMaxNodeTable || entries * sum_.weight.size() > kMaxNodeTableWork) return;
-    }
-    table_.resize(entries);
+    if (sum_.weight.empty()) return;
+    const std::size_t most = std::min(kMaxNodeTable, kMaxNodeTableWork / sum_.weight.size());
+    if (!table_grid_.make(ht, n_, R_, gcd, most)) return;
+    table_.resize(table_grid_.entries);
     const std::uint32_t* magic[kMaxResources];
     const std::uint64_t* shift[kMaxResources];
     for (int r = 0; r < R_; ++r) {
@@ -186,29 +233,48 @@ void WeightedVmcap::build_node_table(const HostType& ht, const Amount* gcd) {
         shift[r] = sum_.shift[r].data();
     }
     std::uint32_t x[kMaxResources];
-    for (std::size_t e = 0; e < entries; ++e) {
-        std::size_t rest = e;
-        for (int r = R_ - 1; r >= 0; --r) {
-            const auto ext = static_cast<std::size_t>(table_extent_[r]);
-            x[r] = static_cast<std::uint32_t>(static_cast<Amount>(rest % ext) * table_units_[r]);
-            rest /= ext;
-        }
+    for (std::size_t e = 0; e < table_grid_.entries; ++e) {
+        table_grid_.amounts(e, R_, x);
         table_[e] = sum_lanes(magic, shift, sum_.weight.data(), static_cast<int>(sum_.weight.size()), x, 1, R_);
     }
+}
+
+void WeightedVmcap::build_quotient_table(const HostType& ht, const Amount* gcd, BatchGroup& g) const {
+    const std::size_t lanes = g.lanes.weight.size();
+    if (lanes == 0 || !g.grid.make(ht, n_, R_, gcd, kMaxQuotientTable / lanes)) return;
+    std::vector<std::uint8_t> table(g.grid.entries * lanes);
+    const std::uint32_t* magic[kMaxResources];
+    const std::uint64_t* shift[kMaxResources];
+    std::uint32_t x[kMaxResources];
+    std::uint64_t q[kChunk];
+    for (std::size_t e = 0; e < g.grid.entries; ++e) {
+        g.grid.amounts(e, R_, x);
+        for (std::size_t k0 = 0; k0 < lanes; k0 += kChunk) {
+            const int m = static_cast<int>(std::min<std::size_t>(kChunk, lanes - k0));
+            for (int r = 0; r < R_; ++r) {
+                magic[r] = g.lanes.magic[r].data();
+                shift[r] = g.lanes.shift[r].data();
+            }
+            node_row(magic, shift, static_cast<int>(k0), m, x, R_, q);
+            for (int k = 0; k < m; ++k) {
+                if (q[k] > 255) {
+                    g.grid.entries = 0;  // a quotient beyond 8 bits: no table
+                    return;
+                }
+                table[e * lanes + k0 + static_cast<std::size_t>(k)] = static_cast<std::uint8_t>(q[k]);
+            }
+        }
+    }
+    g.quotients = std::move(table);
 }
 
 Score WeightedVmcap::table_sum(const std::uint32_t* x, bool& ok) const {
     Score s = 0;
     for (int i = 0; i < n_; ++i) {
         std::size_t e = 0;
-        for (int r = 0; r < R_; ++r) {
-            // floor(x / d) = floor(floor(x / g) / (d / g)) for every demand d, a multiple of g.
-            const auto u = static_cast<Amount>(x[i * R_ + r]) / table_units_[r];
-            if (u >= table_extent_[r]) {
-                ok = false;  // beyond the node's capacity (an upper bound's relaxation)
-                return 0;
-            }
-            e = e * static_cast<std::size_t>(table_extent_[r]) + static_cast<std::size_t>(u);
+        if (!table_grid_.index(x + i * R_, R_, e)) {
+            ok = false;
+            return 0;
         }
         s += table_[e];
     }
@@ -270,16 +336,29 @@ Score WeightedVmcap::batch_value(const BatchGroup& g, const std::uint32_t* x, Co
     const std::uint32_t* magic[kMaxResources];
     const std::uint64_t* shift[kMaxResources];
     const int count = static_cast<int>(g.lanes.weight.size());
+    // Each node's row in the group's quotient table, when every node is on its grid.
+    const std::uint8_t* row[kMaxPNuma];
+    bool tabled = !g.quotients.empty();
+    for (int i = 0; tabled && i < n_; ++i) {
+        std::size_t e = 0;
+        tabled = g.grid.index(x + i * R_, R_, e);
+        row[i] = g.quotients.data() + e * static_cast<std::size_t>(count);
+    }
     Count soa[kMaxPNuma * kChunk];
     Count out[kChunk];
     Score s = 0;
     for (int k0 = 0; k0 < count; k0 += kChunk) {
         const int m = std::min(kChunk, count - k0);
-        for (int r = 0; r < R_; ++r) {
-            magic[r] = g.lanes.magic[r].data() + k0;
-            shift[r] = g.lanes.shift[r].data() + k0;
+        if (tabled) {
+            table_quotients(row, m, n_, soa);
+            for (int i = 0; i < n_; ++i) row[i] += m;
+        } else {
+            for (int r = 0; r < R_; ++r) {
+                magic[r] = g.lanes.magic[r].data() + k0;
+                shift[r] = g.lanes.shift[r].data() + k0;
+            }
+            node_quotients(magic, shift, m, x, n_, R_, soa);
         }
-        node_quotients(magic, shift, m, x, n_, R_, soa);
         g.eval(soa, kChunk, static_cast<std::size_t>(m), out);
         const Score* w = g.lanes.weight.data() + k0;
         for (int k = 0; k < m; ++k) s += w[k] * out[k];

@@ -24,7 +24,8 @@
  * the scalar path (checked per call).
  *
  * Immutable after construction; value() is const, allocation-free and thread-safe (exact-fallback
- * evaluators share their own lock-free memo). Memory: 12 bytes x resources + 12 per vectorised target.
+ * evaluators share their own lock-free memo). Memory: 12 bytes x resources + 12 per vectorised target,
+ * plus the per-node tables (at most 8 MiB for the sum lanes and 8 MiB per batch group).
  */
 #include <cstdint>
 #include <vector>
@@ -74,6 +75,13 @@ public:
     int scalar_targets() const { return static_cast<int>(scalar_.size()); }
     /** Entries of the per-node table of the sum lanes (0: none; value() then runs the lanes). */
     std::size_t node_table_entries() const { return table_.size(); }
+    /** Batch groups with a per-node quotient table, of batch_groups(). */
+    int quotient_tables() const {
+        int t = 0;
+        for (const BatchGroup& g : batch_) t += g.quotients.empty() ? 0 : 1;
+        return t;
+    }
+    int batch_groups() const { return static_cast<int>(batch_.size()); }
     /** Every target of this host type has a closed form (no exact fallback: value() cannot throw). */
     bool closed_forms_only() const { return closed_forms_only_; }
 
@@ -85,10 +93,36 @@ private:
         std::vector<Score> weight;
         std::vector<int> target;  ///< index j of lane k in the constructor's order
     };
+    /**
+     * Free amounts of one pNUMA node in units g_r per resource, up to extent_r - 1 units: the
+     * index of a node's free vector in a per-node table, row-major over resources. A table over
+     * this grid is exact for every demand that is a multiple of g_r (floor(x / d) =
+     * floor(floor(x / g) / (d / g))). entries == 0: no table.
+     */
+    struct NodeGrid {
+        Amount units[kMaxResources] = {};
+        MagicDivisor per_unit[kMaxResources];  ///< floor(x / units[r])
+        Amount extent[kMaxResources] = {};
+        std::size_t entries = 0;
+        /** The grid over every node of `ht` in units `gcd`, if it has at most `most` entries. */
+        bool make(const HostType& ht, int n, int R, const Amount* gcd, std::size_t most);
+        /** Index of node amounts x[0..R); false when one is beyond the grid. */
+        bool index(const std::uint32_t* x, int R, std::size_t& e) const;
+        /** The smallest amounts of entry e (x[r] = its unit count x g_r). */
+        void amounts(std::size_t e, int R, std::uint32_t* x) const;
+    };
     /** Targets sharing one batched closed form (same VmcapMethod and parameters). */
     struct BatchGroup {
         Lanes lanes;
         BatchEvaluator eval;
+        /**
+         * Every lane's b on one node, per free vector of the grid: quotients[e * lanes + k]
+         * (uint8: built only when every quotient is below 256, as with nodes of tens of vCPU
+         * and flavors of at least one), so a node's row of quotients is a widening copy instead
+         * of resources x (multiply, shift, min) per lane. Empty: the quotients are computed.
+         */
+        NodeGrid grid;
+        std::vector<std::uint8_t> quotients;
     };
     /** One target on the per-target path: its divisors (resources with demand) and evaluator. */
     struct ScalarTarget {
@@ -109,6 +143,9 @@ private:
     /** The sum lanes' per-node table (below), if it fits kMaxNodeTable entries and
      *  kMaxNodeTableWork entries x targets to build. */
     void build_node_table(const HostType& ht, const Amount* gcd);
+    /** Group g's per-node quotient table, if it fits kMaxQuotientTable bytes and every quotient
+     *  fits 8 bits. */
+    void build_quotient_table(const HostType& ht, const Amount* gcd, BatchGroup& g) const;
     /** Sum over nodes of the table's entries for x; ok false (and 0) when an amount is beyond it. */
     Score table_sum(const std::uint32_t* x, bool& ok) const;
     /** Narrows the free amounts to 32 bits; false when one is 2^31 or more. */
@@ -125,10 +162,10 @@ private:
      * capacity / g_r + 1). A host's share is then one read per node. Empty when it would not pay.
      */
     std::vector<Score> table_;
-    Amount table_units_[kMaxResources] = {};
-    Amount table_extent_[kMaxResources] = {};
+    NodeGrid table_grid_;
     static constexpr std::size_t kMaxNodeTable = std::size_t{1} << 20;      ///< 8 MiB a host type
     static constexpr std::size_t kMaxNodeTableWork = std::size_t{1} << 28;  ///< entries x targets (~0.1 s)
+    static constexpr std::size_t kMaxQuotientTable = std::size_t{1} << 23;  ///< 8 MiB a group
     std::vector<BatchGroup> batch_;
     std::vector<ScalarTarget> scalar_;  ///< targets off the vectorised path
     std::vector<ScalarTarget> all_;     ///< every target (amounts of 2^31 or more)

@@ -63,6 +63,13 @@ inline Score capacity_gain_direct(const SearchState& state, int host, int type, 
 }
 
 /**
+ * capacity_gain (below) with a memo or with many targets: the host value after the change from the
+ * memo or from one WeightedVmcap pass. Out of line (capacity_change.cpp): it is the cold path of
+ * runs with few targets, and its body would keep the hot kernel from being inlined.
+ */
+Score capacity_gain_many(const SearchState& state, int host, int type, int n, unsigned touched, const Amount* local);
+
+/**
  * Exact weighted VMCAP change sum_j w_j (VMCAP_j(after) - capacity(host, j)) of `host` in `state`,
  * in score units (evaluators/closed_forms/score.h),
  * when the pNUMA nodes in `touched` get the free amounts `local[i * R + r]` (node-indexed, only
@@ -73,36 +80,18 @@ inline Score capacity_gain_direct(const SearchState& state, int host, int type, 
  * amounts. An integer: the same wherever and in whatever order it is summed, and the same with or
  * without the memo or the pass.
  */
-inline Score capacity_gain(const SearchState& state, int host, int type, int n, unsigned touched, const Amount* local) {
+[[gnu::always_inline]] inline Score capacity_gain(const SearchState& state, int host, int type, int n, unsigned touched,
+                                                  const Amount* local) {
     if (touched == 0) return 0;
-    const CapacityModel& m = state.model();
-    HostValueMemo* memo = state.value_memo();
-    // Many targets: the value after the change from the free amounts alone, over all targets in
-    // one target-parallel pass, beats the per-target delta over the touched nodes.
-    const bool many = m.num_targets() >= SearchState::kBatchRefreshTargets;
-    if (memo == nullptr && !many) [[likely]]
+    // Few targets and no memo (the common case): the per-target kernel, inlined into the caller
+    // as before the memo existed (an outlined capacity_gain cost the hot path ~10%, issue 24).
+    if (state.value_memo() == nullptr && state.model().num_targets() < SearchState::kBatchRefreshTargets) [[likely]]
         return capacity_gain_direct(state, host, type, n, touched, local);
-    // The host's free amounts after the change (touched nodes from `local`): the memo's key.
-    const int R = m.num_resources();
-    Amount key[kMaxPNuma * kMaxResources];
-    const Amount* f = state.free_of(host);
-    for (int i = 0; i < n; ++i) {
-        const Amount* src = (touched >> i & 1U) != 0 ? local + i * R : f + i * R;
-        for (int r = 0; r < R; ++r) key[i * R + r] = src[r];
-    }
-    if (memo == nullptr || n * R > HostValueMemo::kMaxAmounts)
-        return many ? m.host_value(type, key) - state.host_value(host) : capacity_gain_direct(state, host, type, n, touched, local);
-    bool hit = false;
-    HostValueMemo::Entry& e = memo->lookup(type, key, n * R, hit);
-    if (hit) return e.value - state.host_value(host);
-    const Score after =
-        many ? m.host_value(type, key) : state.host_value(host) + capacity_gain_direct(state, host, type, n, touched, local);
-    HostValueMemo::fill(e, type, key, n * R, after);
-    return after - state.host_value(host);
+    return capacity_gain_many(state, host, type, n, touched, local);
 }
 
 /** capacity_gain with the host's type and node count looked up. */
-inline Score capacity_gain(const SearchState& state, int host, unsigned touched, const Amount* local) {
+[[gnu::always_inline]] inline Score capacity_gain(const SearchState& state, int host, unsigned touched, const Amount* local) {
     return capacity_gain(state, host, state.type_of(host), state.nodes_of(host), touched, local);
 }
 
