@@ -46,7 +46,8 @@ Fingerprint fingerprint(const SearchState& s) {
     for (std::size_t host = 0; host < p.hosts.size(); ++host) {
         const int n = p.host_type_of(static_cast<int>(host)).num_nodes();
         for (int i = 0; i < n * R; ++i) mix(s.free_of(static_cast<int>(host))[i]);
-        for (int j = 0; j < T; ++j) {
+        mix(s.host_value(static_cast<int>(host)));
+        for (int j = 0; s.per_target_caches() && j < T; ++j) {
             for (int i = 0; i < n; ++i) mix(s.b_of(static_cast<int>(host), j)[i]);
             mix(s.capacity(static_cast<int>(host), j));
         }

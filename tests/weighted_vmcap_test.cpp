@@ -183,9 +183,11 @@ TEST(WeightedVmcap, SplitsTargetsByCombiningRule) {
     EXPECT_FALSE(mq.weighted_vmcap(0).closed_forms_only());
 }
 
-TEST(WeightedVmcap, BatchRefreshKeepsTheStateEqualToAFreshOne) {
-    // SearchState::refresh_host's target-parallel pass (>= kBatchRefreshTargets targets) after
-    // random moves: every cached capacity vector, VMCAP, total and host value as recomputed.
+TEST(WeightedVmcap, StateWithoutPerTargetCachesKeepsExactHostValues) {
+    // From kBatchRefreshTargets targets on the state keeps only host values (refresh_host: the
+    // memo or one target-parallel pass). After random moves, with and without a memo attached:
+    // every host value equals the per-target scalar sum over its free amounts (node_b and each
+    // flavor's evaluator), the objective their sum, and check_consistency a fresh state.
     test::RandomCluster rc;
     rc.host_topology = "CQ3";
     rc.hosts = 16;
@@ -205,24 +207,44 @@ TEST(WeightedVmcap, BatchRefreshKeepsTheStateEqualToAFreshOne) {
     finalize_problem(p, "<refresh>");
     const CapacityModel m(p);
     ASSERT_GE(m.num_targets(), SearchState::kBatchRefreshTargets);
-    SearchState s(m);
-    int moved = 0;
-    for (int step = 0; step < 2000 && moved < 200; ++step) {
-        const int v = static_cast<int>(rng() % p.vms.size());
-        const int h = static_cast<int>(rng() % p.hosts.size());
-        const auto& places = m.evaluator(s.type_of(h), p.vms[v].flavor).placements();
-        if (places.empty()) continue;
-        const Embedding& e = places[rng() % places.size()];
-        const Flavor& fl = p.flavors[p.vms[v].flavor];
-        bool room = h != s.host_of(v);
-        for (int g = 0; g < fl.num_vnuma() && room; ++g)
-            for (int r = 0; r < m.num_resources(); ++r) room = room && s.free_of(h)[e.map[g] * m.num_resources() + r] >= fl.node_demand[r];
-        if (!room) continue;
-        s.move(v, h, e);
-        ++moved;
+    for (const bool with_memo : {false, true}) {
+        SearchState s(m);
+        ASSERT_FALSE(s.per_target_caches());
+        HostValueMemo memo(m);
+        if (with_memo) s.use_value_memo(&memo);
+        auto try_move = [&](int v, int h, const Embedding& e) {
+            const Flavor& fl = p.flavors[p.vms[v].flavor];
+            bool room = h != s.host_of(v);
+            for (int g = 0; g < fl.num_vnuma() && room; ++g)
+                for (int r = 0; r < m.num_resources(); ++r)
+                    room = room && s.free_of(h)[e.map[g] * m.num_resources() + r] >= fl.node_demand[r];
+            if (room) s.move(v, h, e);
+            return room;
+        };
+        int moved = 0;
+        for (int step = 0; step < 4000 && moved < 300; ++step) {
+            const int v = static_cast<int>(rng() % p.vms.size());
+            const int h = static_cast<int>(rng() % p.hosts.size());
+            const auto& places = m.evaluator(s.type_of(h), p.vms[v].flavor).placements();
+            if (places.empty() || !try_move(v, h, places[rng() % places.size()])) continue;
+            ++moved;
+            // A VM back to its snapshot placement: free amounts seen before (memo hits).
+            const int back = static_cast<int>(rng() % p.vms.size());
+            Embedding home;
+            home.map = p.vms[back].pnuma;
+            home.mask = node_mask(home.map.data(), p.flavors[p.vms[back].flavor].num_vnuma());
+            try_move(back, p.vms[back].host, home);
+        }
+        ASSERT_GT(moved, 100);
+        Score sum = 0;
+        for (int h = 0; h < static_cast<int>(p.hosts.size()); ++h) {
+            ASSERT_EQ(s.host_value(h), scalar_value(m, s.type_of(h), s.free_of(h))) << "host " << h << " memo " << with_memo;
+            sum += s.host_value(h);
+        }
+        EXPECT_EQ(s.capacity_value(), sum);
+        EXPECT_EQ(s.objective(), sum);
+        EXPECT_NO_THROW(s.check_consistency());
     }
-    ASSERT_GT(moved, 50);
-    EXPECT_NO_THROW(s.check_consistency());
 }
 
 }  // namespace

@@ -50,7 +50,8 @@ inline Count target_capacity_change(const CapacityModel& m, int type, int n, int
     return ev(tmp) - cap;
 }
 
-/** capacity_gain without the memo: the kernel over every target. */
+/** capacity_gain without the memo: the kernel over every target. Precondition:
+ *  state.per_target_caches() (it reads every target's cached b and VMCAP). */
 inline Score capacity_gain_direct(const SearchState& state, int host, int type, int n, unsigned touched, const Amount* local) {
     const CapacityModel& m = state.model();
     const int T = m.num_targets();

@@ -9,7 +9,8 @@
 
 namespace vmcap {
 
-SearchState::SearchState(const CapacityModel& model) : model_(&model), R_(model.num_resources()), T_(model.num_targets()) {
+SearchState::SearchState(const CapacityModel& model)
+    : model_(&model), R_(model.num_resources()), T_(model.num_targets()), per_target_(T_ < kBatchRefreshTargets) {
     const Problem& p = model.problem();
     const std::size_t H = p.hosts.size();
     nodes_.resize(H);
@@ -23,13 +24,13 @@ SearchState::SearchState(const CapacityModel& model) : model_(&model), R_(model.
         free_off_[h] = fo;
         b_off_[h] = bo;
         fo += static_cast<std::size_t>(nodes_[h]) * R_;
-        bo += static_cast<std::size_t>(nodes_[h]) * T_;
+        if (per_target_) bo += static_cast<std::size_t>(nodes_[h]) * T_;
     }
     free_.assign(fo, 0);
     b_.assign(bo, 0);
-    cap_.assign(H * T_, 0);
+    cap_.assign(per_target_ ? H * T_ : 0, 0);
     host_value_.assign(H, 0);
-    total_.assign(T_, 0);
+    total_.assign(per_target_ ? T_ : 0, 0);
     vm_.resize(p.vms.size());
     for (std::size_t v = 0; v < p.vms.size(); ++v) {
         const Vm& src = p.vms[v];
@@ -83,6 +84,7 @@ void SearchState::rebuild() {
     std::fill(b_.begin(), b_.end(), 0);
     std::fill(cap_.begin(), cap_.end(), 0);
     std::fill(host_value_.begin(), host_value_.end(), 0);
+    capacity_value_ = 0;
     for (std::size_t h = 0; h < p.hosts.size(); ++h) {
         host_version_[h] = ++clock_;
         refresh_host(static_cast<int>(h), (1 << nodes_[h]) - 1);
@@ -139,22 +141,24 @@ void SearchState::refresh_host(int host, int nodes_mask) {
     const Amount* f = free_.data() + free_off_[host];
     const int type = type_[host];
     const auto touched = static_cast<unsigned>(nodes_mask);
-    Score value = 0;
-    if (T_ >= kBatchRefreshTargets) {
-        // Many targets: every capacity vector and VMCAP of the host from its free amounts in one
-        // target-parallel pass (weighted_vmcap.h; the same integers), then the changes.
-        cap_scratch_.resize(T_);
-        model_->weighted_vmcap(type).capacities(f, b_.data() + b_off_[host], cap_scratch_.data());
-        Count* cached = cap_.data() + static_cast<std::size_t>(host) * T_;
-        for (int j = 0; j < T_; ++j) {
-            const Count dc = cap_scratch_[j] - cached[j];
-            cached[j] = cap_scratch_[j];
-            total_[j] += dc;
-            value += model_->target_weight_units(j) * dc;
+    if (!per_target_) {
+        // The host's value from its free amounts alone: the worker's memo (the move just applied
+        // was evaluated with these amounts, so usually a hit), else one target-parallel pass.
+        const int count = n * R_;
+        Score after = 0;
+        if (memo_.ptr != nullptr && count <= HostValueMemo::kMaxAmounts) {
+            bool hit = false;
+            HostValueMemo::Entry& e = memo_.ptr->lookup(type, f, count, hit);
+            after = hit ? e.value : model_->host_value(type, f);
+            if (!hit) HostValueMemo::fill(e, type, f, count, after);
+        } else {
+            after = model_->host_value(type, f);
         }
-        host_value_[host] += value;
+        capacity_value_ += after - host_value_[host];
+        host_value_[host] = after;
         return;
     }
+    Score value = 0;
     Count nb[kMaxPNuma];
     for (int j = 0; j < T_; ++j) {
         Count* b = b_.data() + b_off_[host] + static_cast<std::size_t>(j) * n;
@@ -373,7 +377,7 @@ void SearchState::check_consistency() const {
             }
             if (free_[free_off_[h] + i] < 0) fail("host " + p.hosts[h].id + " has a pNUMA node over capacity");
         }
-        for (int j = 0; j < T_; ++j) {
+        for (int j = 0; per_target_ && j < T_; ++j) {
             for (int i = 0; i < nodes_[h]; ++i)
                 if (b_of(static_cast<int>(h), j)[i] != fresh.b_of(static_cast<int>(h), j)[i])
                     fail("host " + p.hosts[h].id + " b of flavor " + p.flavors[model_->target_flavor(j)].name);
@@ -389,7 +393,10 @@ void SearchState::check_consistency() const {
         if (host_value_[h] != fresh.host_value_[h])
             fail("host " + p.hosts[h].id + " weighted VMCAP: cached " + std::to_string(host_value_[h]) + ", recomputed " +
                  std::to_string(fresh.host_value_[h]));
-    for (int j = 0; j < T_; ++j)
+    if (capacity_value() != fresh.capacity_value())
+        fail("weighted VMCAP of the cluster: cached " + std::to_string(capacity_value()) + ", recomputed " +
+             std::to_string(fresh.capacity_value()));
+    for (int j = 0; per_target_ && j < T_; ++j)
         if (total_[j] != fresh.total_[j])
             fail("cluster total of flavor " + p.flavors[model_->target_flavor(j)].name + ": cached " + std::to_string(total_[j]) +
                  ", recomputed " + std::to_string(fresh.total_[j]));

@@ -56,11 +56,22 @@ public:
     int nodes_of(int host) const { return nodes_[host]; }
     /** Free amounts of host h: [node * R + r]. */
     const Amount* free_of(int host) const { return free_.data() + free_off_[host]; }
-    /** Capacity vector b of target j on host h (host's node count entries). */
+    /**
+     * Whether the state keeps every target's capacity vector and VMCAP per host and every target's
+     * cluster total (b_of, capacity, total, totals): with fewer than kBatchRefreshTargets targets.
+     * From there on it keeps only each host's weighted VMCAP (host_value) and their sum: the
+     * search's deltas need nothing else there (capacity_gain takes the host value after a change
+     * from the memo or one WeightedVmcap pass), a refresh is then one host value (a memo hit when
+     * the move was just evaluated) instead of every target's b and VMCAP, and the state shrinks
+     * by hosts x targets x (nodes + 1) x 8 bytes (640 MB on 10,000 CQ3 hosts at 1,000 targets).
+     */
+    bool per_target_caches() const { return per_target_; }
+    /** Capacity vector b of target j on host h (host's node count entries). Precondition:
+     *  per_target_caches(). */
     const Count* b_of(int host, int j) const { return b_.data() + b_off_[host] + j * nodes_[host]; }
-    /** VMCAP of target j on host h. */
+    /** VMCAP of target j on host h. Precondition: per_target_caches(). */
     Count capacity(int host, int j) const { return cap_[static_cast<std::size_t>(host) * T_ + j]; }
-    /** Weighted VMCAP of host h, sum_j w_j capacity(h, j), in score units (exact). */
+    /** Weighted VMCAP of host h, sum_j w_j VMCAP_j(h), in score units (exact). */
     Score host_value(int host) const { return host_value_[host]; }
     /** Fewest targets for the target-parallel host value (WeightedVmcap) in refresh_host, on a
      *  memo miss and in the upper bound (docs/performance.md, "Hundreds of weighted flavors":
@@ -80,13 +91,17 @@ public:
     }
     /** The attached memo, or nullptr. */
     HostValueMemo* value_memo() const { return memo_.ptr; }
-    /** Cluster capacity of target j (sum over hosts). */
+    /** Cluster capacity of target j (sum over hosts). Precondition: per_target_caches(). */
     Count total(int j) const { return total_[j]; }
+    /** Every target's total (empty unless per_target_caches()). */
     const std::vector<Count>& totals() const { return total_; }
-    /** The objective in score units (exact; evaluators/closed_forms/score.h): VMCAP capacity sum_j w_j * total_j plus the cached value of every further
-     *  objective term (CapacityModel::terms()). O(targets + terms). */
+    /** The VMCAP part of the objective, sum_j w_j * total_j = sum_h host_value(h), in score units
+     *  (exact, the same integer either way). O(targets) with per-target caches, else O(1). */
+    Score capacity_value() const { return per_target_ ? model_->weighted(total_.data()) : capacity_value_; }
+    /** The objective in score units (exact; evaluators/closed_forms/score.h): capacity_value() plus
+     *  the cached value of every further objective term (CapacityModel::terms()). O(targets + terms). */
     Score objective() const {
-        const Score c = model_->weighted(total_.data());
+        const Score c = capacity_value();
         return term_value_.empty() ? c : c + terms_value();
     }
     /** objective() in objective units (reports). */
@@ -192,8 +207,9 @@ private:
     /** Recomputes every aggregate from the VM placements (vm_); every host gets a new version. */
     void rebuild();
     /** Brings b_, cap_, total_ and host_value_ of `host` up to date after the free amounts of the
-     *  nodes in `first_node_mask` changed: per target with the delta kernel (capacity_change.h),
-     *  or, from kBatchRefreshTargets targets on, the whole host in one target-parallel pass. */
+     *  nodes in `first_node_mask` changed, per target with the delta kernel (capacity_change.h);
+     *  without per-target caches, host_value_ and capacity_value_ from the memo or one
+     *  WeightedVmcap pass over the host's free amounts. */
     void refresh_host(int host, int first_node_mask);
     void set_migrated(int vm, bool migrated);
     /** Keeps displaced_ in step for `vm` (only when track_displaced_). */
@@ -223,9 +239,9 @@ private:
     std::vector<int> type_;   ///< host type per host
     std::vector<std::size_t> free_off_, b_off_;
     std::vector<Amount> free_;       ///< [free_off_[h] + node * R + r]
-    std::vector<Count> b_;           ///< [b_off_[h] + j * nodes + node]
-    std::vector<Count> cap_;         ///< [h * T + j]
-    std::vector<Score> host_value_;  ///< [h]: sum_j w_j cap_[h * T + j]
+    std::vector<Count> b_;           ///< [b_off_[h] + j * nodes + node] (per-target caches only)
+    std::vector<Count> cap_;         ///< [h * T + j] (per-target caches only)
+    std::vector<Score> host_value_;  ///< [h]: sum_j w_j VMCAP_j(h)
     /** The attached memo; copying a state does not copy it (a worker's memo is its own). */
     struct MemoRef {
         HostValueMemo* ptr = nullptr;
@@ -234,11 +250,12 @@ private:
         MemoRef& operator=(const MemoRef&) { return *this; }
     };
     MemoRef memo_;
-    std::vector<Count> total_;        ///< [j]
-    std::vector<Count> cap_scratch_;  ///< [j]: refresh_host's new capacities (many targets)
-    std::vector<int> migrated_;       ///< migrated VMs
-    bool track_displaced_ = false;    ///< remaps are free: displaced_ differs from migrated_
-    std::vector<int> displaced_;      ///< VMs off their snapshot placement (only when track_displaced_)
+    std::vector<Count> total_;      ///< [j] (per-target caches only)
+    bool per_target_ = true;        ///< see per_target_caches(): b_, cap_ and total_ are kept
+    Score capacity_value_ = 0;      ///< sum_h host_value_[h] (without per-target caches)
+    std::vector<int> migrated_;     ///< migrated VMs
+    bool track_displaced_ = false;  ///< remaps are free: displaced_ differs from migrated_
+    std::vector<int> displaced_;    ///< VMs off their snapshot placement (only when track_displaced_)
     Amount migrated_ram_ = 0;
     std::int64_t max_migrations_ = 0;          ///< see max_migrations()
     Amount max_ram_mib_ = 0;                   ///< see max_migrated_ram_mib()
