@@ -82,7 +82,9 @@ TEST(HostValueMemo, GainsEqualTheKernelAndAFullRecomputationAcrossHosts) {
         for (int i = 0; i < 2; ++i)
             for (int r = 0; r < R; ++r) after[i * R + r] = (touched >> i & 1U) != 0 ? local[i * R + r] : f[i * R + r];
         const Score want = host_value_from_scratch(m, s.type_of(h), after) - s.host_value(h);
-        if (s.per_target_caches()) ASSERT_EQ(capacity_gain_direct(s, h, s.type_of(h), 2, touched, local), want);
+        if (s.per_target_caches()) {
+            ASSERT_EQ(capacity_gain_direct(s, h, s.type_of(h), 2, touched, local), want);
+        }
         ASSERT_EQ(capacity_gain(s, h, touched, local), want) << "trial " << trial;
         ASSERT_EQ(capacity_gain(s, h, touched, local), want) << "trial " << trial << " (hit)";
         // Another host reaching the same free amounts (both nodes given): the entry is shared.

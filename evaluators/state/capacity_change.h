@@ -22,17 +22,17 @@
 namespace vmcap {
 
 /**
- * VMCAP change of target j on one host of type `type` with `n` pNUMA nodes whose cached capacity
- * vector is `b` (n entries) and cached VMCAP `cap`, when the nodes in `touched` get the free
+ * VMCAP change of target flavor `tf` (`ev`: its evaluator on the host's type) on one host with `n`
+ * pNUMA nodes whose cached capacity vector is `b` (n entries) and cached VMCAP `*cap` (read only
+ * when needed), when the nodes in `touched` get the free
  * amounts `local[i * R + i_r]` (node-indexed; only touched nodes are read). Writes the touched
  * nodes' new entries to `nb[i]` (node-indexed; other entries untouched). Returns new VMCAP - cap,
  * exactly (integers). O(|touched| x R), plus one VMCAP evaluation when the vector changed and the
  * target is not additive. Thread-safe (pure).
  */
-inline Count target_capacity_change(const CapacityModel& m, int type, int n, int j, const Count* b, Count cap, unsigned touched,
-                                    const Amount* local, Count* nb) {
+[[gnu::always_inline]] inline Count target_capacity_change(const CapacityModel& m, const VmcapEvaluator& ev, int tf, int n, const Count* b,
+                                                           const Count* cap, unsigned touched, const Amount* local, Count* nb) {
     const int R = m.num_resources();
-    const int tf = m.target_flavor(j);
     bool changed = false;
     Count sum = 0;
     for (unsigned t = touched; t != 0; t &= t - 1) {
@@ -41,13 +41,19 @@ inline Count target_capacity_change(const CapacityModel& m, int type, int n, int
         changed |= nb[i] != b[i];
         sum += nb[i] - b[i];
     }
-    if (!changed) return 0;  // same capacity vector: VMCAP unchanged
-    const VmcapEvaluator& ev = m.evaluator(type, tf);
+    if (!changed) return 0;         // same capacity vector: VMCAP unchanged
     if (ev.additive()) return sum;  // VMCAP = sum of b: the same integer without the evaluator
     Count tmp[kMaxPNuma];
     for (int i = 0; i < n; ++i) tmp[i] = b[i];
     for (unsigned t = touched; t != 0; t &= t - 1) tmp[std::countr_zero(t)] = nb[std::countr_zero(t)];
-    return ev(tmp) - cap;
+    return ev(tmp) - *cap;
+}
+
+/** target_capacity_change for target j, its flavor and evaluator looked up. */
+inline Count target_capacity_change(const CapacityModel& m, int type, int n, int j, const Count* b, Count cap, unsigned touched,
+                                    const Amount* local, Count* nb) {
+    const int tf = m.target_flavor(j);
+    return target_capacity_change(m, m.evaluator(type, tf), tf, n, b, &cap, touched, local, nb);
 }
 
 /** capacity_gain without the memo: the kernel over every target. Precondition:
@@ -55,11 +61,17 @@ inline Count target_capacity_change(const CapacityModel& m, int type, int n, int
 inline Score capacity_gain_direct(const SearchState& state, int host, int type, int n, unsigned touched, const Amount* local) {
     const CapacityModel& m = state.model();
     const int T = m.num_targets();
+    // The per-host and per-target arrays once, not per target: the evaluator call in the loop
+    // would make the compiler reload every vector's data pointer (issue 24, item 4).
+    const int* tf = m.target_flavors();
+    const Score* w = m.target_weights_units();
+    const VmcapEvaluator* ev = &m.evaluator(type, 0);
+    const Count* b = state.b_of_host(host);
+    const Count* cap = state.capacities_of(host);
     Count nb[kMaxPNuma];
     Score d = 0;
     for (int j = 0; j < T; ++j)
-        d += m.target_weight_units(j) *
-             target_capacity_change(m, type, n, j, state.b_of(host, j), state.capacity(host, j), touched, local, nb);
+        d += w[j] * target_capacity_change(m, ev[tf[j]], tf[j], n, b + static_cast<std::size_t>(j) * n, cap + j, touched, local, nb);
     return d;
 }
 

@@ -102,6 +102,9 @@ public:
     double target_weight(int j) const { return weights_[j]; }
     /** Score units of one unit of capacity of target j (weight in thousandths x 1024; score.h). */
     Score target_weight_units(int j) const { return weight_units_[j]; }
+    /** Every target's flavor index and weight units, [j] (for loops over targets on a hot path). */
+    const int* target_flavors() const { return targets_.data(); }
+    const Score* target_weights_units() const { return weight_units_.data(); }
 
     /** VMCAP evaluator of (host type, flavor); its placements() list the usable node sets. */
     const VmcapEvaluator& evaluator(int host_type, int flavor) const {

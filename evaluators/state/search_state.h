@@ -71,6 +71,10 @@ public:
     const Count* b_of(int host, int j) const { return b_.data() + b_off_[host] + j * nodes_[host]; }
     /** VMCAP of target j on host h. Precondition: per_target_caches(). */
     Count capacity(int host, int j) const { return cap_[static_cast<std::size_t>(host) * T_ + j]; }
+    /** Every target's VMCAP on host h, [j], and its capacity vectors, [j * nodes + i].
+     *  Precondition: per_target_caches(). */
+    const Count* capacities_of(int host) const { return cap_.data() + static_cast<std::size_t>(host) * T_; }
+    const Count* b_of_host(int host) const { return b_.data() + b_off_[host]; }
     /** Weighted VMCAP of host h, sum_j w_j VMCAP_j(h), in score units (exact). */
     Score host_value(int host) const { return host_value_[host]; }
     /** Fewest targets for the target-parallel host value (WeightedVmcap) in refresh_host, on a
