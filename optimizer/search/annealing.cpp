@@ -111,7 +111,8 @@ struct Schedule {
  * ds >= temp x ln(u)); a move whose cached upper bound (+ the largest migration tie-break refund,
  * 2 tie) is below it is rejected exactly without the full evaluation (counted in wk.bounded).
  */
-inline bool accept(const Candidate& c, Worker& wk, CandidateDelta& d, double temp, const Scorer& scorer, double neutral_acceptance) {
+[[gnu::always_inline]] inline bool accept(const Candidate& c, Worker& wk, CandidateDelta& d, double temp, const Scorer& scorer,
+                                          double neutral_acceptance) {
     const SearchState& s = wk.state;
     if (!is_compound(c)) {
         evaluate(c, s, wk.cache, d);
