@@ -16,14 +16,9 @@ Score capacity_gain_many(const SearchState& state, int host, int type, int n, un
         const Amount* src = (touched >> i & 1U) != 0 ? local + i * R : f + i * R;
         for (int r = 0; r < R; ++r) key[i * R + r] = src[r];
     }
-    if (memo == nullptr || n * R > HostValueMemo::kMaxAmounts)
-        return many ? m.host_value(type, key) - state.host_value(host) : capacity_gain_direct(state, host, type, n, touched, local);
-    bool hit = false;
-    HostValueMemo::Entry& e = memo->lookup(type, key, n * R, hit);
-    if (hit) return e.value - state.host_value(host);
-    const Score after =
-        many ? m.host_value(type, key) : state.host_value(host) + capacity_gain_direct(state, host, type, n, touched, local);
-    HostValueMemo::fill(e, type, key, n * R, after);
+    const Score after = HostValueMemo::value_or(memo, type, key, n * R, [&] {
+        return many ? m.host_value(type, key) : state.host_value(host) + capacity_gain_direct(state, host, type, n, touched, local);
+    });
     return after - state.host_value(host);
 }
 

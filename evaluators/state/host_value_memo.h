@@ -75,6 +75,22 @@ public:
         e.value = value;
     }
 
+    /**
+     * The value for (type, key[0..count)): from the memo, or `compute()` stored on a miss. With
+     * `memo` nullptr or more than kMaxAmounts amounts, compute() alone. The one lookup-or-fill that
+     * the capacity-change kernel and SearchState::refresh_host share.
+     */
+    template <class Compute>
+    static Score value_or(HostValueMemo* memo, int type, const Amount* key, int count, Compute&& compute) {
+        if (memo == nullptr || count > kMaxAmounts) return compute();
+        bool hit = false;
+        Entry& e = memo->lookup(type, key, count, hit);
+        if (hit) return e.value;
+        const Score v = compute();
+        fill(e, type, key, count, v);
+        return v;
+    }
+
     /** A memo for `model` when it pays (at least kMinTargets targets), else nullptr. */
     static std::unique_ptr<HostValueMemo> make_if_useful(const CapacityModel& model) {
         return model.num_targets() >= kMinTargets ? std::make_unique<HostValueMemo>(model) : nullptr;

@@ -144,16 +144,7 @@ void SearchState::refresh_host(int host, int nodes_mask) {
     if (!per_target_) {
         // The host's value from its free amounts alone: the worker's memo (the move just applied
         // was evaluated with these amounts, so usually a hit), else one target-parallel pass.
-        const int count = n * R_;
-        Score after = 0;
-        if (memo_.ptr != nullptr && count <= HostValueMemo::kMaxAmounts) {
-            bool hit = false;
-            HostValueMemo::Entry& e = memo_.ptr->lookup(type, f, count, hit);
-            after = hit ? e.value : model_->host_value(type, f);
-            if (!hit) HostValueMemo::fill(e, type, f, count, after);
-        } else {
-            after = model_->host_value(type, f);
-        }
+        const Score after = HostValueMemo::value_or(memo_.ptr, type, f, n * R_, [&] { return model_->host_value(type, f); });
         capacity_value_ += after - host_value_[host];
         host_value_[host] = after;
         return;
