@@ -231,6 +231,48 @@ TEST_P(BatchClosedFormTest, EqualsScalarOnLargeValuesAndExactOnSome) {
     }
 }
 
+// The fused path of per-node quotient tables (weighted_vmcap.h): byte capacities, 16-bit lanes,
+// weights split into 32-bit halves. Every fixed-size form must give sum_t w_t x VMCAP_t exactly,
+// at the byte range's ends (255 everywhere: the largest intermediates) and with weights beyond
+// 2^32 (the high half's products); the other methods must decline without computing.
+TEST_P(BatchClosedFormTest, WeightedBytesEqualTheScalarSum) {
+    const BatchCase& c = GetParam();
+    const Topology host = parse_topology(c.host), guest = parse_topology(c.guest);
+    const BatchEvaluator ev(host, guest);
+    const int n = host.size();
+    const VmcapMethod m = ev.method();
+    const bool fixed = m == VmcapMethod::C4_K2 || m == VmcapMethod::K4_K2 || m == VmcapMethod::K4_K3 || m == VmcapMethod::Q33_K2 ||
+                       m == VmcapMethod::Q33_C4 || m == VmcapMethod::CQ3_C4 || m == VmcapMethod::CQ3_K2 ||
+                       (m == VmcapMethod::TwoKn_Kk && ev.scalar().host_p() == 4 && guest.size() >= 2 && guest.size() <= 3);
+    std::mt19937_64 rng(99 + n * 5 + guest.size());
+    for (const std::size_t count :
+         {std::size_t{0}, std::size_t{1}, std::size_t{255}, std::size_t{256}, std::size_t{257}, std::size_t{1000}}) {
+        std::vector<std::vector<std::uint8_t>> col(n, std::vector<std::uint8_t>(count));
+        std::vector<Score> w(count);
+        for (std::size_t t = 0; t < count; ++t) {
+            const unsigned kind = static_cast<unsigned>(rng() % 4);  // all 255, all 0, small, any byte
+            for (int i = 0; i < n; ++i)
+                col[i][t] = static_cast<std::uint8_t>(kind == 0 ? 255 : kind == 1 ? 0 : kind == 2 ? rng() % 4 : rng() % 256);
+            w[t] = static_cast<Score>(rng() % (std::uint64_t{1} << (t % 2 == 0 ? 20 : 40)));
+        }
+        const std::uint8_t* rows[kMaxPNuma];
+        for (int i = 0; i < n; ++i) rows[i] = col[i].data();
+        Score got = -1;
+        ASSERT_EQ(ev.weighted_bytes(rows, w.data(), count, got), fixed) << ev.describe();
+        if (!fixed) {
+            EXPECT_EQ(got, -1) << "declined, yet wrote a sum";
+            continue;
+        }
+        Score want = 0;
+        for (std::size_t t = 0; t < count; ++t) {
+            Count b[kMaxPNuma];
+            for (int i = 0; i < n; ++i) b[i] = col[i][t];
+            want += w[t] * ev.scalar()(b);
+        }
+        ASSERT_EQ(got, want) << ev.describe() << ", " << count << " vectors";
+    }
+}
+
 INSTANTIATE_TEST_SUITE_P(TableI, BatchClosedFormTest, testing::ValuesIn(batch_cases()), case_name);
 
 // The network gives the t largest of n values in order at positions n-t..n-1 for all inputs iff

@@ -21,7 +21,7 @@ namespace {
 
 template <class T>
 inline T f_c4_k2(const T* v) {
-    return std::min(v[0] + v[2], v[1] + v[3]);
+    return std::min<T>(v[0] + v[2], v[1] + v[3]);
 }
 
 /** min(floor(S/2), S - b_(1)) of v[0], v[a], v[2a], v[3a] (a = 1: K4; a = 2: one part of Q3,3). */
@@ -29,36 +29,36 @@ template <class T, int A = 1>
 inline T f_k4_k2(const T* v) {
     using U = std::make_unsigned_t<T>;
     const T s = v[0] + v[A] + v[2 * A] + v[3 * A];
-    const T mx = std::max(std::max(v[0], v[A]), std::max(v[2 * A], v[3 * A]));
-    return std::min(static_cast<T>(static_cast<U>(s) >> 1), s - mx);
+    const T mx = std::max<T>(std::max<T>(v[0], v[A]), std::max<T>(v[2 * A], v[3 * A]));
+    return std::min<T>(static_cast<T>(static_cast<U>(s) >> 1), s - mx);
 }
 
 template <class T>
 inline T f_k4_k3(const T* v) {
     using U = std::make_unsigned_t<T>;
     const T s = v[0] + v[1] + v[2] + v[3];
-    const T lo01 = std::min(v[0], v[1]), hi01 = std::max(v[0], v[1]);
-    const T lo23 = std::min(v[2], v[3]), hi23 = std::max(v[2], v[3]);
-    const T m1 = std::max(hi01, hi23);                                  // b_(1)
-    const T m2 = std::max(std::min(hi01, hi23), std::max(lo01, lo23));  // b_(2)
+    const T lo01 = std::min<T>(v[0], v[1]), hi01 = std::max<T>(v[0], v[1]);
+    const T lo23 = std::min<T>(v[2], v[3]), hi23 = std::max<T>(v[2], v[3]);
+    const T m1 = std::max<T>(hi01, hi23);                                        // b_(1)
+    const T m2 = std::max<T>(std::min<T>(hi01, hi23), std::max<T>(lo01, lo23));  // b_(2)
     const T t3 = static_cast<T>(static_cast<U>(s) / 3U);
     const T t2 = static_cast<T>(static_cast<U>(s - m1) >> 1);
-    return std::min(std::min(t3, t2), s - m1 - m2);
+    return std::min<T>(std::min<T>(t3, t2), s - m1 - m2);
 }
 
 template <class T>
 inline T f_q33_k2(const T* v) {
-    return std::min(v[0] + v[2] + v[4] + v[6], v[1] + v[3] + v[5] + v[7]);
+    return std::min<T>(v[0] + v[2] + v[4] + v[6], v[1] + v[3] + v[5] + v[7]);
 }
 
 template <class T>
 inline T f_q33_c4(const T* v) {
-    return std::min(f_k4_k2<T, 2>(v), f_k4_k2<T, 2>(v + 1));
+    return std::min<T>(f_k4_k2<T, 2>(v), f_k4_k2<T, 2>(v + 1));
 }
 
 template <class T>
 inline T f_cq3_c4(const T* v) {
-    return std::min(std::min(v[0], v[1]) + std::min(v[4], v[5]), std::min(v[2], v[3]) + std::min(v[6], v[7]));
+    return std::min<T>(std::min<T>(v[0], v[1]) + std::min<T>(v[4], v[5]), std::min<T>(v[2], v[3]) + std::min<T>(v[6], v[7]));
 }
 
 template <class T>
@@ -66,10 +66,10 @@ inline T f_cq3_k2(const T* v) {
     const T p02 = v[0] + v[2], p46 = v[4] + v[6], p13 = v[1] + v[3], p57 = v[5] + v[7];
     const T o = p02 + p46, e = p13 + p57;
     T d = (o - e) >> 1;  // floor((O - E) / 2): arithmetic shift (C++20)
-    d = std::min(d, std::min(v[0], v[6]));
-    d = std::max(d, static_cast<T>(-std::min(v[1], v[7])));
+    d = std::min<T>(d, std::min<T>(v[0], v[6]));
+    d = std::max<T>(d, static_cast<T>(-std::min<T>(v[1], v[7])));
     const T t1 = o - v[0] + p13, t2 = o - v[6] + p57, t3 = p46 + e - v[7], t4 = p02 + e - v[1];
-    return std::min(std::min(std::min(o - d, e + d), std::min(t1, t2)), std::min(t3, t4));
+    return std::min<T>(std::min<T>(std::min<T>(o - d, e + d), std::min<T>(t1, t2)), std::min<T>(t3, t4));
 }
 
 template <class T>
@@ -136,6 +136,56 @@ VMCAP_FIXED_KERNELS(twoxk4_k2, 8)
 VMCAP_FIXED_KERNELS(twoxk4_k3, 8)
 
 #undef VMCAP_FIXED_KERNELS
+
+/**
+ * sum_t w[t] x f(rows[0][t], ..., rows[N-1][t]) for t < count, the capacities as bytes: f in
+ * 16-bit lanes (every fixed-size form adds at most 8 capacities below 2^8, so each intermediate
+ * stays below 2^12), then the weighted sum as two 32 x 32 -> 64 products per lane (w = lo + 2^32 hi,
+ * PMULUDQ) modulo 2^64, which is the exact sum whenever that fits in a Score.
+ */
+template <int N, class F>
+[[gnu::always_inline]] inline Score bytes_weighted(const std::uint8_t* const* rows, const Score* w, std::size_t count, F f) {
+    constexpr std::size_t kChunk = 256;  // the 16-bit results stay in L1
+    std::uint64_t lo = 0, hi = 0;
+    for (std::size_t t0 = 0; t0 < count; t0 += kChunk) {
+        const std::size_t len = std::min(kChunk, count - t0);
+        const std::uint8_t* r[N];
+        for (int i = 0; i < N; ++i) r[i] = rows[i] + t0;
+        std::uint16_t out[kChunk];
+        for (std::size_t t = 0; t < len; ++t) {
+            std::int16_t v[N];
+            for (int i = 0; i < N; ++i) v[i] = static_cast<std::int16_t>(r[i][t]);
+            out[t] = static_cast<std::uint16_t>(f(v));
+        }
+        const Score* wt = w + t0;
+        for (std::size_t t = 0; t < len; ++t) {
+            const auto wu = static_cast<std::uint64_t>(wt[t]);
+            const std::uint64_t c = out[t];
+            lo += (wu & 0xffffffffU) * c;
+            hi += (wu >> 32) * c;
+        }
+    }
+    return static_cast<Score>(lo + (hi << 32));
+}
+
+using BytesKernel = Score (*)(const std::uint8_t* const*, const Score*, std::size_t);
+
+#define VMCAP_BYTES_KERNEL(name, N)                                                                             \
+    VMCAP_BATCH_CLONES Score name##_bytes(const std::uint8_t* const* rows, const Score* w, std::size_t count) { \
+        return bytes_weighted<N>(rows, w, count, [](const std::int16_t* v) { return f_##name(v); });            \
+    }
+
+VMCAP_BYTES_KERNEL(c4_k2, 4)
+VMCAP_BYTES_KERNEL(k4_k2, 4)
+VMCAP_BYTES_KERNEL(k4_k3, 4)
+VMCAP_BYTES_KERNEL(q33_k2, 8)
+VMCAP_BYTES_KERNEL(q33_c4, 8)
+VMCAP_BYTES_KERNEL(cq3_c4, 8)
+VMCAP_BYTES_KERNEL(cq3_k2, 8)
+VMCAP_BYTES_KERNEL(twoxk4_k2, 8)
+VMCAP_BYTES_KERNEL(twoxk4_k3, 8)
+
+#undef VMCAP_BYTES_KERNEL
 
 /** Blocks of kBatchBlock vectors in 32-bit lanes; a block with a capacity >= kBatchNarrowLimit is redone in 64-bit lanes. */
 inline void drive(FixedKernel narrow, FixedKernel wide, const Count* soa, std::size_t stride, std::size_t count, Count* out) {
@@ -408,6 +458,27 @@ void BatchEvaluator::operator()(const Count* soa, std::size_t stride, std::size_
         for (int i = 0; i < n; ++i) b[i] = soa[static_cast<std::size_t>(i) * stride + t];
         out[t] = scalar_(b);
     }
+}
+
+bool BatchEvaluator::weighted_bytes(const std::uint8_t* const* rows, const Score* w, std::size_t count, Score& sum) const {
+    BytesKernel kernel = nullptr;
+    switch (method()) {
+        case VmcapMethod::C4_K2: kernel = c4_k2_bytes; break;
+        case VmcapMethod::K4_K2: kernel = k4_k2_bytes; break;
+        case VmcapMethod::K4_K3: kernel = k4_k3_bytes; break;
+        case VmcapMethod::Q33_K2: kernel = q33_k2_bytes; break;
+        case VmcapMethod::Q33_C4: kernel = q33_c4_bytes; break;
+        case VmcapMethod::CQ3_C4: kernel = cq3_c4_bytes; break;
+        case VmcapMethod::CQ3_K2: kernel = cq3_k2_bytes; break;
+        case VmcapMethod::TwoKn_Kk:
+            if (scalar_.host_p() == 4 && scalar_.guest_nodes() == 2) kernel = twoxk4_k2_bytes;
+            if (scalar_.host_p() == 4 && scalar_.guest_nodes() == 3) kernel = twoxk4_k3_bytes;
+            break;
+        default: break;
+    }
+    if (kernel == nullptr) return false;
+    sum = kernel(rows, w, count);
+    return true;
 }
 
 std::string BatchEvaluator::describe() const {

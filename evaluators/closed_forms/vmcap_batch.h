@@ -34,6 +34,7 @@
 #include <string>
 #include <vector>
 
+#include "evaluators/closed_forms/score.h"
 #include "evaluators/closed_forms/vmcap.h"
 #include "instances/topology.h"
 
@@ -138,6 +139,16 @@ public:
      * allocation, a predicted switch per call. Exact fallback: vmcap_exact per vector.
      */
     void operator()(const Count* soa, std::size_t stride, std::size_t count, Count* out) const;
+
+    /**
+     * sum_t w[t] x VMCAP(vector t), t < count, where b_i of vector t is the byte rows[i][t] (i <
+     * host_nodes()): the weighted VMCAP of many flavors of one pair from per-node quotient tables
+     * (weighted_vmcap.h). Exact (16-bit lanes, which hold every intermediate of a fixed-size form
+     * of bytes; the sum modulo 2^64, exact when it fits a Score). Returns false, computing
+     * nothing, for methods without a fixed-size form (K1, Km,n/K2, Kn/Kk, 2xKn/Kk other than n = 4
+     * with k = 2 or 3, the exact fallback). O(count x host_nodes()), no allocation, thread-safe.
+     */
+    bool weighted_bytes(const std::uint8_t* const* rows, const Score* w, std::size_t count, Score& sum) const;
 
     VmcapMethod method() const { return scalar_.method(); }
     bool is_closed_form() const { return scalar_.is_closed_form(); }

@@ -344,6 +344,10 @@ Score WeightedVmcap::batch_value(const BatchGroup& g, const std::uint32_t* x, Co
         tabled = g.grid.index(x + i * R_, R_, e);
         row[i] = g.quotients.data() + e * static_cast<std::size_t>(count);
     }
+    // Tabled, value only: the pair's closed form straight from the byte rows, in 16-bit lanes.
+    Score fused = 0;
+    if (tabled && b_out == nullptr && g.eval.weighted_bytes(row, g.lanes.weight.data(), static_cast<std::size_t>(count), fused))
+        return fused;
     Count soa[kMaxPNuma * kChunk];
     Count out[kChunk];
     Score s = 0;
