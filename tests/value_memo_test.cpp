@@ -98,6 +98,49 @@ TEST(HostValueMemo, GainsEqualTheKernelAndAFullRecomputationAcrossHosts) {
     EXPECT_GT(hits_across, 0);
 }
 
+// The memo's self-measurement: a window of lookups that rarely hit makes it compute directly for
+// kStandAside calls (no lookup: hits and misses stand still), then it measures again; keys that
+// repeat keep it on. Every call returns the value of its own key either way.
+TEST(HostValueMemo, StandsAsideWhenItRarelyHitsAndStaysOnWhenKeysRepeat) {
+    const Problem p = many_target_problem(20, 3);
+    const CapacityModel m(p);
+    auto value_of = [](const Amount* key) { return key[0] * 1'000'003 + key[1] * 1'009 + key[2] * 17 + key[3]; };
+    auto call = [&](HostValueMemo& memo, const Amount* key) {
+        return HostValueMemo::value_or(&memo, 0, key, 4, [&] { return value_of(key); });
+    };
+    std::int64_t serial = 0;
+    auto fresh_key = [&](Amount* key) {  // a key never asked before
+        ++serial;
+        key[0] = serial % 25, key[1] = serial / 25 % 97, key[2] = serial / (25 * 97) % 25, key[3] = serial / (25 * 97 * 25);
+    };
+    HostValueMemo rare(m);
+    Amount key[4];
+    for (int c = 0; c < HostValueMemo::kWindow; ++c) {
+        fresh_key(key);
+        ASSERT_EQ(call(rare, key), value_of(key));
+    }
+    EXPECT_EQ(rare.misses(), HostValueMemo::kWindow);
+    EXPECT_EQ(rare.stood_aside(), 0);
+    for (int c = 0; c < HostValueMemo::kStandAside; ++c) {
+        fresh_key(key);
+        ASSERT_EQ(call(rare, key), value_of(key));
+    }
+    EXPECT_EQ(rare.stood_aside(), HostValueMemo::kStandAside);
+    EXPECT_EQ(rare.hits() + rare.misses(), HostValueMemo::kWindow) << "no lookup while standing aside";
+    fresh_key(key);
+    ASSERT_EQ(call(rare, key), value_of(key));
+    EXPECT_EQ(rare.misses(), HostValueMemo::kWindow + 1) << "measures again after kStandAside calls";
+
+    // 64 keys in turn: all but the first 64 calls hit; three windows and the memo never stood aside.
+    HostValueMemo often(m);
+    Amount keys[64][4];
+    for (auto& k : keys) fresh_key(k);
+    for (int c = 0; c < 3 * HostValueMemo::kWindow; ++c) ASSERT_EQ(call(often, keys[c % 64]), value_of(keys[c % 64]));
+    EXPECT_EQ(often.stood_aside(), 0);
+    EXPECT_EQ(often.misses(), 64);
+    EXPECT_EQ(often.hits(), 3 * HostValueMemo::kWindow - 64);
+}
+
 TEST(HostValueMemo, SearchesGiveTheSameResultsWithAndWithoutItUnderCheck) {
     const Problem p = many_target_problem(80, 5);
     const CapacityModel m(p);

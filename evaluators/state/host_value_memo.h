@@ -15,6 +15,15 @@
  * entry (a later miss recomputes it). Only hosts with at most kMaxAmounts free amounts (pNUMA nodes
  * x resources) are memoised; others go straight to the kernel.
  *
+ * A lookup that misses costs a hash, a cache miss on the table (9.4 MB) and a fill: ~0.18 us on
+ * the 10,000-host CQ3 benchmark, more than half of what it saves on a hit there. So the memo
+ * watches itself: after each window of kWindow lookups with fewer than kMinHitPercent % hits it
+ * stands aside for the next kStandAside calls (value_or computes directly; counted by
+ * stood_aside()), then measures again. Where free vectors repeat (dual-node hosts: ~90% hits) it
+ * stays on; where they rarely do (CQ3 hosts of 16 resources: ~15%) the search no longer pays for
+ * it (docs/performance.md, "Hundreds of weighted flavors"). Values are the same either way: only
+ * speed depends on the switch, and the switch depends only on the sequence of lookups.
+ *
  * Bound to one CapacityModel. Not thread-safe: one per worker, attached to that worker's own
  * SearchState (SearchState::use_value_memo). Memory: 144 bytes x 2^kBits (9.4 MB).
  */
@@ -39,6 +48,12 @@ public:
     /** Fewest target flavors for which a memo pays: below it the kernel is cheaper than a hash
      *  and a key comparison (docs/performance.md, "Hundreds of weighted flavors"). */
     static constexpr int kMinTargets = 16;
+    /** Lookups per measurement of the hit rate. */
+    static constexpr int kWindow = 1 << 14;
+    /** Below this hit rate (percent of a window's lookups) the memo stands aside. */
+    static constexpr int kMinHitPercent = 50;
+    /** value_or calls computed directly after a window below kMinHitPercent. */
+    static constexpr int kStandAside = 1 << 18;
 
     struct Entry {
         Amount key[kMaxAmounts] = {};
@@ -83,8 +98,14 @@ public:
     template <class Compute>
     static Score value_or(HostValueMemo* memo, int type, const Amount* key, int count, Compute&& compute) {
         if (memo == nullptr || count > kMaxAmounts) return compute();
+        if (memo->aside_ > 0) {
+            --memo->aside_;
+            ++memo->stood_aside_;
+            return compute();
+        }
         bool hit = false;
         Entry& e = memo->lookup(type, key, count, hit);
+        memo->measure(hit);
         if (hit) return e.value;
         const Score v = compute();
         fill(e, type, key, count, v);
@@ -98,11 +119,23 @@ public:
 
     std::int64_t hits() const { return hits_; }
     std::int64_t misses() const { return misses_; }
+    /** value_or calls that computed directly because the hit rate was low (see the file comment). */
+    std::int64_t stood_aside() const { return stood_aside_; }
 
 private:
+    /** One more lookup of value_or in the current window; at its end, stand aside if it hit too rarely. */
+    void measure(bool hit) {
+        window_hits_ += hit;
+        if (++window_lookups_ < kWindow) return;
+        if (window_hits_ * 100 < kMinHitPercent * window_lookups_) aside_ = kStandAside;
+        window_lookups_ = window_hits_ = 0;
+    }
+
     const CapacityModel* model_;
     std::vector<Entry> table_;
-    std::int64_t hits_ = 0, misses_ = 0;
+    std::int64_t hits_ = 0, misses_ = 0, stood_aside_ = 0;
+    int window_lookups_ = 0, window_hits_ = 0;  ///< value_or's lookups and hits in the current window
+    int aside_ = 0;                             ///< value_or calls left to compute directly
 };
 
 }  // namespace vmcap

@@ -181,13 +181,15 @@ void report_moves(const std::vector<Worker>& workers) {
                  static_cast<long long>(bounded), static_cast<long long>(hits), static_cast<long long>(misses),
                  static_cast<long long>(reheats));
     if (workers.empty() || !workers[0].memo) return;
-    std::int64_t memo_hits = 0, memo_misses = 0;
+    std::int64_t memo_hits = 0, memo_misses = 0, memo_aside = 0;
     for (const auto& wk : workers) {
         memo_hits += wk.memo->hits();
         memo_misses += wk.memo->misses();
+        memo_aside += wk.memo->stood_aside();
     }
-    std::fprintf(stderr, "host-value memo (%d targets): hits %lld, misses %lld\n", workers[0].state.model().num_targets(),
-                 static_cast<long long>(memo_hits), static_cast<long long>(memo_misses));
+    std::fprintf(stderr, "host-value memo (%d targets): hits %lld, misses %lld, computed directly (too few hits) %lld\n",
+                 workers[0].state.model().num_targets(), static_cast<long long>(memo_hits), static_cast<long long>(memo_misses),
+                 static_cast<long long>(memo_aside));
 }
 
 /** Start and end temperatures of a run, score units (score.h), and what they were derived from. */
