@@ -49,7 +49,7 @@ CapacityModel::CapacityModel(const Problem& problem, const ModelOptions& options
             if (!evaluators_.back().is_closed_form()) {
                 const int f = static_cast<int>(&fl - problem.flavors.data());
                 std::vector<Count> bmax(static_cast<std::size_t>(ht.num_nodes()));
-                for (int i = 0; i < ht.num_nodes(); ++i) bmax[i] = node_b(f, ht.node_capacity.data() + i * R_);
+                capacity_vector(f, ht.num_nodes(), ht.node_capacity.data(), bmax.data());
                 evaluators_.back().enable_memo(bmax, std::min(std::size_t{1} << 20, memo_left));
                 memo_left -= evaluators_.back().memo_entries();
             }
@@ -125,7 +125,7 @@ void CapacityModel::add_filter(std::unique_ptr<FeasibilityFilter> filter) {
 Count CapacityModel::host_capacity(int host_type, int flavor, const Amount* free) const {
     const int n = problem_.host_types[host_type].num_nodes();
     Count b[kMaxPNuma];
-    for (int i = 0; i < n; ++i) b[i] = node_b(flavor, free + i * R_);
+    capacity_vector(flavor, n, free, b);
     return evaluator(host_type, flavor)(b);
 }
 

@@ -128,6 +128,12 @@ public:
         return best;
     }
 
+    /** The capacity vector of `flavor` on a host of n pNUMA nodes with free amounts `free` ([i * R +
+     *  r]): b[i] = node_b(flavor, free + i * R) for i < n. O(n x R). */
+    void capacity_vector(int flavor, int n, const Amount* free, Count* b) const {
+        for (int i = 0; i < n; ++i) b[i] = node_b(flavor, free + static_cast<std::size_t>(i) * R_);
+    }
+
     /**
      * sum_j w_j VMCAP_j, in score units, of one host of `host_type` with free amounts `free`
      * ([node * R + r], every amount >= 0): the host's share of the VMCAP term, computed over all

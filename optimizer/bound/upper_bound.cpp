@@ -256,7 +256,7 @@ private:
             Count b[kMaxPNuma];
             for (int j = 0; j < T_; ++j) {
                 const int f = m_.target_flavor(j);
-                for (int i = 0; i < n_; ++i) b[i] = m_.node_b(f, fixed.data() + i * R_);
+                m_.capacity_vector(f, n_, fixed.data(), b);
                 fixed_cap_[j] = vmcap_ub(f, b);
             }
         }
@@ -592,7 +592,7 @@ private:
             const int fl = m_.target_flavor(j);
             Count c = 0;
             if (!remaps_) {
-                for (int i = 0; i < n_; ++i) b[i] = m_.node_b(fl, f + i * R_);
+                m_.capacity_vector(fl, n_, f, b);
                 c = vmcap_ub(fl, b);
             } else {
                 // Every copy takes demand_r of resource r from the host's total free amount.

@@ -851,13 +851,12 @@ std::vector<double> MilpBuild::columns_of(const SearchState& s) const {
             x[ncol_index[it->second]] += 1.0;
         }
     }
-    const int R = model.num_resources();
     for (int j = 0; j < T; ++j) {
         const int f = model.target_flavor(j);
         for (int h = 0; h < H; ++h) {
             // b from the free amounts (the state keeps per-target b only below kBatchRefreshTargets targets).
             Count b[kMaxPNuma];
-            for (int i = 0; i < s.nodes_of(h); ++i) b[i] = model.node_b(f, s.free_of(h) + i * R);
+            model.capacity_vector(f, s.nodes_of(h), s.free_of(h), b);
             for (const PlacementCount& pc : vmcap_placements(model.evaluator(p.hosts[h].type, f), b)) {
                 const auto it = ycol_of.find(std::make_tuple(j, h, pc.placement.mask));
                 if (it == ycol_of.end()) return std::vector<double>{};
