@@ -11,8 +11,6 @@
 //                                         targets in one target-parallel pass
 //   BM_HostValue/<Host>/<T>/per_target   the same sum per target (node_b and the evaluator), as
 //                                         the state computed it before issue 24
-//   BM_HostValue/<Host>/<T>/capacities   WeightedVmcap::capacities: every target's capacity vector
-//                                         and VMCAP (SearchState::refresh_host's pass)
 //
 // T targets replace the catalog's weights as scripts/many_targets.py does: T distinct flavors, vCPU
 // in 1..min(64, 2 x node vCPU), RAM 1..8 GiB per vCPU in 0.5 GiB steps, K1 when within half a
@@ -118,16 +116,12 @@ void bm_host_value(benchmark::State& st, const char* cluster, int targets, int h
     for (std::size_t a = 0; a < pool.size(); ++a)
         pool[a] = static_cast<Amount>(rng() % static_cast<std::uint64_t>(p.host_types[0].node_capacity[a % (n * R)] + 1));
     std::size_t h = 0;
-    std::vector<Count> b(static_cast<std::size_t>(model.num_targets()) * n), cap(model.num_targets());
     for (auto _ : st) {
         const Amount* free = pool.data() + h * n * R;
         h = (h + 1) % 1024;
         Score v = 0;
         if (how == 0) {
             v = model.host_value(0, free);
-        } else if (how == 2) {
-            model.weighted_vmcap(0).capacities(free, b.data(), cap.data());
-            v = cap[h % cap.size()];
         } else {
             for (int j = 0; j < model.num_targets(); ++j)
                 v += model.target_weight_units(j) * model.host_capacity(0, model.target_flavor(j), free);
@@ -147,7 +141,6 @@ const bool registered = [] {
                 ->Unit(benchmark::kSecond);
             benchmark::RegisterBenchmark(("BM_HostValue/" + suffix + "/lanes").c_str(), bm_host_value, cluster, t, 0);
             benchmark::RegisterBenchmark(("BM_HostValue/" + suffix + "/per_target").c_str(), bm_host_value, cluster, t, 1);
-            benchmark::RegisterBenchmark(("BM_HostValue/" + suffix + "/capacities").c_str(), bm_host_value, cluster, t, 2);
         }
     return true;
 }();

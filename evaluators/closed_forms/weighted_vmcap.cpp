@@ -38,13 +38,10 @@ constexpr int kChunk = 256;
     }
 }
 
-/**
- * The lanes k < count combined over the n nodes by sum or min (kMin): with kOut, their capacity
- * vectors b[target[k] * n + i] and VMCAPs cap[target[k]] (returns 0); else sum_k w[k] x VMCAP_k.
- */
-template <bool kMin, bool kOut>
-[[gnu::always_inline]] inline Score lanes(const std::uint32_t* const* magic, const std::uint64_t* const* shift, const Score* w,
-                                          const int* target, int count, const std::uint32_t* x, int n, int R, Count* b, Count* cap) {
+/** sum_k w[k] x VMCAP_k of the lanes k < count, their b combined over the n nodes by sum or min (kMin). */
+template <bool kMin>
+[[gnu::always_inline]] inline Score lanes(const std::uint32_t* const* magic, const std::uint64_t* const* shift, const Score* w, int count,
+                                          const std::uint32_t* x, int n, int R) {
     Score s = 0;
     for (int k0 = 0; k0 < count; k0 += kChunk) {
         const int m = std::min(kChunk, count - k0);
@@ -58,28 +55,10 @@ template <bool kMin, bool kOut>
             } else {
                 for (int k = 0; k < m; ++k) acc[k] += q[k];
             }
-            if constexpr (kOut)
-                for (int k = 0; k < m; ++k) b[static_cast<std::size_t>(target[k0 + k]) * n + i] = static_cast<Count>(q[k]);
         }
-        if constexpr (kOut) {
-            for (int k = 0; k < m; ++k) cap[target[k0 + k]] = static_cast<Count>(acc[k]);
-        } else {
-            for (int k = 0; k < m; ++k) s += w[k0 + k] * static_cast<Score>(acc[k]);
-        }
+        for (int k = 0; k < m; ++k) s += w[k0 + k] * static_cast<Score>(acc[k]);
     }
     return s;
-}
-
-VMCAP_BATCH_CLONES
-void sum_capacities(const std::uint32_t* const* magic, const std::uint64_t* const* shift, const int* target, int count,
-                    const std::uint32_t* x, int n, int R, Count* b, Count* cap) {
-    lanes<false, true>(magic, shift, nullptr, target, count, x, n, R, b, cap);
-}
-
-VMCAP_BATCH_CLONES
-void min_capacities(const std::uint32_t* const* magic, const std::uint64_t* const* shift, const int* target, int count,
-                    const std::uint32_t* x, int n, int R, Count* b, Count* cap) {
-    lanes<true, true>(magic, shift, nullptr, target, count, x, n, R, b, cap);
 }
 
 /** Per-node quotients of lanes k < count into soa[i * kChunk + k] (the min over resources, as
@@ -105,13 +84,13 @@ void table_quotients(const std::uint8_t* const* row, int m, int n, Count* soa) {
 VMCAP_BATCH_CLONES
 Score sum_lanes(const std::uint32_t* const* magic, const std::uint64_t* const* shift, const Score* w, int count, const std::uint32_t* x,
                 int n, int R) {
-    return lanes<false, false>(magic, shift, w, nullptr, count, x, n, R, nullptr, nullptr);
+    return lanes<false>(magic, shift, w, count, x, n, R);
 }
 
 VMCAP_BATCH_CLONES
 Score min_lanes(const std::uint32_t* const* magic, const std::uint64_t* const* shift, const Score* w, int count, const std::uint32_t* x,
                 int n, int R) {
-    return lanes<true, false>(magic, shift, w, nullptr, count, x, n, R, nullptr, nullptr);
+    return lanes<true>(magic, shift, w, count, x, n, R);
 }
 
 }  // namespace
@@ -327,12 +306,12 @@ Score WeightedVmcap::value(const Amount* free) const {
         s += l == &sum_ ? sum_lanes(magic, shift, l->weight.data(), count, x, n_, R_)
                         : min_lanes(magic, shift, l->weight.data(), count, x, n_, R_);
     }
-    for (const BatchGroup& g : batch_) s += batch_value(g, x, nullptr, nullptr);
+    for (const BatchGroup& g : batch_) s += batch_value(g, x);
     for (const ScalarTarget& t : scalar_) s += scalar_term(t, free);
     return s;
 }
 
-Score WeightedVmcap::batch_value(const BatchGroup& g, const std::uint32_t* x, Count* b_out, Count* cap_out) const {
+Score WeightedVmcap::batch_value(const BatchGroup& g, const std::uint32_t* x) const {
     const std::uint32_t* magic[kMaxResources];
     const std::uint64_t* shift[kMaxResources];
     const int count = static_cast<int>(g.lanes.weight.size());
@@ -344,10 +323,9 @@ Score WeightedVmcap::batch_value(const BatchGroup& g, const std::uint32_t* x, Co
         tabled = g.grid.index(x + i * R_, R_, e);
         row[i] = g.quotients.data() + e * static_cast<std::size_t>(count);
     }
-    // Tabled, value only: the pair's closed form straight from the byte rows, in 16-bit lanes.
+    // Tabled: the pair's closed form straight from the byte rows, in 16-bit lanes.
     Score fused = 0;
-    if (tabled && b_out == nullptr && g.eval.weighted_bytes(row, g.lanes.weight.data(), static_cast<std::size_t>(count), fused))
-        return fused;
+    if (tabled && g.eval.weighted_bytes(row, g.lanes.weight.data(), static_cast<std::size_t>(count), fused)) return fused;
     Count soa[kMaxPNuma * kChunk];
     Count out[kChunk];
     Score s = 0;
@@ -366,42 +344,8 @@ Score WeightedVmcap::batch_value(const BatchGroup& g, const std::uint32_t* x, Co
         g.eval(soa, kChunk, static_cast<std::size_t>(m), out);
         const Score* w = g.lanes.weight.data() + k0;
         for (int k = 0; k < m; ++k) s += w[k] * out[k];
-        if (b_out == nullptr) continue;
-        const int* tk = g.lanes.target.data() + k0;
-        for (int k = 0; k < m; ++k) {
-            cap_out[tk[k]] = out[k];
-            for (int i = 0; i < n_; ++i) b_out[static_cast<std::size_t>(tk[k]) * n_ + i] = soa[static_cast<std::size_t>(i) * kChunk + k];
-        }
     }
     return s;
-}
-
-void WeightedVmcap::capacities(const Amount* free, Count* b_out, Count* cap_out) const {
-    std::uint32_t x[kMaxPNuma * kMaxResources];
-    const bool narrowed = narrow(free, x);
-    if (narrowed) {
-        const std::uint32_t* magic[kMaxResources];
-        const std::uint64_t* shift[kMaxResources];
-        for (const Lanes* l : {&sum_, &min_}) {
-            if (l->weight.empty()) continue;
-            for (int r = 0; r < R_; ++r) {
-                magic[r] = l->magic[r].data();
-                shift[r] = l->shift[r].data();
-            }
-            const int count = static_cast<int>(l->weight.size());
-            if (l == &sum_)
-                sum_capacities(magic, shift, l->target.data(), count, x, n_, R_, b_out, cap_out);
-            else
-                min_capacities(magic, shift, l->target.data(), count, x, n_, R_, b_out, cap_out);
-        }
-    }
-    if (narrowed)
-        for (const BatchGroup& g : batch_) batch_value(g, x, b_out, cap_out);
-    for (const ScalarTarget& t : narrowed ? scalar_ : all_) {
-        Count* b = b_out + static_cast<std::size_t>(t.target) * n_;
-        scalar_b(t, free, b);
-        cap_out[t.target] = (*t.ev)(b);
-    }
 }
 
 }  // namespace vmcap

@@ -58,13 +58,6 @@ public:
      */
     Score value(const Amount* free) const;
 
-    /**
-     * Every target's capacity vector and VMCAP on one host of this type with free amounts `free`
-     * (as value()): b_out[j * nodes + i] and cap_out[j] for target j in the order given to the
-     * constructor. The same integers as node_b and the evaluators; cost as value(). Same throws.
-     */
-    void capacities(const Amount* free, Count* b_out, Count* cap_out) const;
-
     /** Targets on the vectorised paths (sum or min of b, or a batched closed form), and on the
      *  evaluator path. */
     int vectorised_targets() const {
@@ -137,9 +130,8 @@ private:
     Score scalar_term(const ScalarTarget& t, const Amount* free) const;
     /** Target t's capacity vector (n entries) by its divisors. */
     void scalar_b(const ScalarTarget& t, const Amount* free, Count* b) const;
-    /** w-weighted VMCAP sum of batch group g from the narrowed amounts x; with b_out and
-     *  cap_out, also its targets' capacity vectors and VMCAPs (as capacities()). */
-    Score batch_value(const BatchGroup& g, const std::uint32_t* x, Count* b_out, Count* cap_out) const;
+    /** w-weighted VMCAP sum of batch group g from the narrowed amounts x. */
+    Score batch_value(const BatchGroup& g, const std::uint32_t* x) const;
     /** The sum lanes' per-node table (below), if it fits kMaxNodeTable entries and
      *  kMaxNodeTableWork entries x targets to build. */
     void build_node_table(const HostType& ht, const Amount* gcd);
