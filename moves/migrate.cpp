@@ -57,27 +57,10 @@ MigrateDelta evaluate_home_cached(const MigrateMove& mv, const SearchState& s, M
 
 }  // namespace
 
-MigrateDelta MigrateMove::evaluate(const SearchState& s, MoveCache& cache) const {
-    const Problem& p = s.problem();
-    const int flavor = s.flavor_of(vm);  // the state's compact per-VM record: one cache line
-    if (s.origin_of(vm) == host) {
-        if (s.migratable(vm) && p.constraints.remap_counts_as_migration && s.host_of(vm) != host)
-            return evaluate_home_cached(*this, s, cache);
-        return evaluate(s);
-    }
-    MigrateDelta out;
-    if (!s.migratable(vm) || host == s.host_of(vm)) return out;
-    // Off the snapshot host every placement is a migration: the budget either admits all of
-    // them or none, and the best one does not depend on the VM.
-    const BudgetUse budget(s, vm);
-    if (!budget.admits(true)) return out;
-    const Insertion& ins = cache.insertion(s, flavor, host);
-    if (ins.embedding < 0) return out;
-    out.feasible = true;
-    out.embedding = ins.embedding;
-    out.delta = cache.removal(s, vm) + ins.delta;
-    out.migrations_after = budget.migrations_after(true);
-    return out;
+MigrateDelta MigrateMove::evaluate_at_origin(const SearchState& s, MoveCache& cache) const {
+    if (s.migratable(vm) && s.problem().constraints.remap_counts_as_migration && s.host_of(vm) != host)
+        return evaluate_home_cached(*this, s, cache);
+    return evaluate(s);
 }
 
 int MigrateMove::relocations(const SearchState& s, const MigrateDelta& d, Relocation* out) const {

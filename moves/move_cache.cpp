@@ -63,28 +63,18 @@ const MoveCache::Vacated& MoveCache::vacated_insertion(const SearchState& s, int
     return e.value;
 }
 
-Score MoveCache::removal(const SearchState& s, int vm) {
+Score MoveCache::removal_miss(const SearchState& s, int vm) {
     Removal& r = removal_[vm];
-    const std::uint64_t v = s.host_version(s.host_of(vm));
-    if (r.version == v) {
-        ++hits_;
-        return r.delta;
-    }
     ++misses_;
-    r.version = v;
+    r.version = s.host_version(s.host_of(vm));
     r.delta = removal_delta(s, vm);
     return r.delta;
 }
 
-const Insertion& MoveCache::insertion(const SearchState& s, int flavor, int host) {
+const Insertion& MoveCache::insertion_miss(const SearchState& s, int flavor, int host) {
     Slot& e = insertion_[static_cast<std::size_t>(host) * F_ + flavor];
-    const std::uint64_t v = s.host_version(host);
-    if (e.version == v) {
-        ++hits_;
-        return e.ins;
-    }
     ++misses_;
-    e.version = v;
+    e.version = s.host_version(host);
     e.ins = best_insertion(s, flavor, host, -1);
     return e.ins;
 }

@@ -28,15 +28,29 @@ public:
     /** Empty cache sized for `state`'s problem. O(VMs + flavors x hosts). */
     explicit MoveCache(const SearchState& state);
 
-    /** removal_delta(state, vm), memoised. O(1) on a hit. */
-    Score removal(const SearchState& state, int vm);
+    /** removal_delta(state, vm), memoised. O(1) on a hit (inline: the annealing's hot path). */
+    Score removal(const SearchState& state, int vm) {
+        const Removal& r = removal_[vm];
+        if (r.version == state.host_version(state.host_of(vm))) [[likely]] {
+            ++hits_;
+            return r.delta;
+        }
+        return removal_miss(state, vm);
+    }
 
     /**
      * best_insertion(state, flavor, host, -1) (budget ignored, no snapshot tie-break: every
      * placement on a host other than the VM's snapshot host is a migration), memoised. O(1) on
      * a hit. The reference is valid until the next call.
      */
-    const Insertion& insertion(const SearchState& state, int flavor, int host);
+    const Insertion& insertion(const SearchState& state, int flavor, int host) {
+        const Slot& e = insertion_[static_cast<std::size_t>(host) * F_ + flavor];
+        if (e.version == state.host_version(host)) [[likely]] {
+            ++hits_;
+            return e.ins;
+        }
+        return insertion_miss(state, flavor, host);
+    }
 
     /** Change of the weighted objective when `vm` goes back to its snapshot (host, pNUMA nodes),
      *  or fits == false (no room there). From another host: the snapshot host's change as it is
@@ -74,6 +88,10 @@ public:
     std::int64_t misses() const { return misses_; }
 
 private:
+    /** The misses of removal() and insertion(): compute, store, count. */
+    Score removal_miss(const SearchState& state, int vm);
+    const Insertion& insertion_miss(const SearchState& state, int flavor, int host);
+
     struct Removal {
         std::uint64_t version = 0;  ///< host version it was computed at; 0 = never
         Score delta = 0;
