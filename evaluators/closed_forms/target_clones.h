@@ -13,6 +13,9 @@
 // Not under ThreadSanitizer: the ifunc resolvers run before its runtime is set up and crash.
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__gnu_linux__) && !defined(__SANITIZE_THREAD__)
 #define VMCAP_BATCH_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+/** For 8- and 16-bit lanes: AVX-512BW holds 32 of them a vector where AVX-512F has no 16-bit ops. */
+#define VMCAP_NARROW_CLONES __attribute__((target_clones("arch=x86-64-v4", "avx2", "default")))
 #else
 #define VMCAP_BATCH_CLONES
+#define VMCAP_NARROW_CLONES
 #endif

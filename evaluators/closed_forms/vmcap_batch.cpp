@@ -170,9 +170,9 @@ template <int N, class F>
 
 using BytesKernel = Score (*)(const std::uint8_t* const*, const Score*, std::size_t);
 
-#define VMCAP_BYTES_KERNEL(name, N)                                                                             \
-    VMCAP_BATCH_CLONES Score name##_bytes(const std::uint8_t* const* rows, const Score* w, std::size_t count) { \
-        return bytes_weighted<N>(rows, w, count, [](const std::int16_t* v) { return f_##name(v); });            \
+#define VMCAP_BYTES_KERNEL(name, N)                                                                              \
+    VMCAP_NARROW_CLONES Score name##_bytes(const std::uint8_t* const* rows, const Score* w, std::size_t count) { \
+        return bytes_weighted<N>(rows, w, count, [](const std::int16_t* v) { return f_##name(v); });             \
     }
 
 VMCAP_BYTES_KERNEL(c4_k2, 4)
