@@ -78,10 +78,13 @@ public:
     /** Weighted VMCAP of host h, sum_j w_j VMCAP_j(h), in score units (exact). */
     Score host_value(int host) const { return host_value_[host]; }
     /** Fewest targets for the target-parallel host value (WeightedVmcap) in refresh_host, on a
-     *  memo miss and in the upper bound (docs/performance.md, "Hundreds of weighted flavors":
-     *  below it the per-target kernel over the touched nodes is cheaper: on 4,000 dual-node
-     *  hosts the search ran 4-5% slower with it at 32 targets and as fast at 50). */
-    static constexpr int kBatchRefreshTargets = 64;
+     *  memo miss and in the upper bound; the same as HostValueMemo::kMinTargets. Measured with
+     *  the byte-table kernels (docs/performance.md, "Hundreds of weighted flavors"): at 16, 32 and
+     *  50 targets the annealing ran 7-33% faster on 4,000 dual-node hosts and 50-150% faster on
+     *  10,000 CQ3 hosts than with the per-target kernel; below 16 (8 targets on the Azure
+     *  10,000-host snapshot) the per-target kernel takes fewer instructions (846 against 1,241
+     *  per evaluation). */
+    static constexpr int kBatchRefreshTargets = 16;
     /**
      * Attaches a worker's memo of host values (host_value_memo.h), or detaches with nullptr: the
      * capacity-change kernel (capacity_gain) then looks a changed host's value up by its free
