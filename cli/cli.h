@@ -37,6 +37,7 @@ int cmd_generate(const Args& args);
 /** `vmcap import netsolver ...` (cli/cmd_import.cpp): NetSolver .pn/.vn instances into a snapshot. */
 int cmd_import(const Args& args);
 int cmd_exact(const Args& args);
+int cmd_place(const Args& args);
 
 /** Path of the bundled example cluster (instances/examples/...), used when --cluster is absent. */
 std::string default_cluster_path();

@@ -10,16 +10,33 @@
 #include <vector>
 
 #include <boost/program_options.hpp>
+#include <nlohmann/json.hpp>
 
 #include "evaluators/state/capacity_model.h"
 #include "evaluators/closed_forms/vmcap.h"
 #include "instances/problem.h"
+#include "instances/snapshot_io.h"
 #include "instances/trace.h"
 #include "cli/cli.h"
 
 namespace vmcap::cli::detail {
 
 namespace po = boost::program_options;
+
+/** The JSON document of file `path`; InputError "<path>: invalid JSON (...)" (or the read error). */
+inline nlohmann::json read_json(const std::string& path) {
+    const std::string text = read_text_file(path);
+    try {
+        return nlohmann::json::parse(text);
+    } catch (const nlohmann::json::exception& e) {
+        std::string what = e.what();
+        std::string m = path;
+        m += ": invalid JSON (";
+        m += what.substr(what.find(']') + 2);
+        m += ")";
+        throw InputError(m);
+    }
+}
 
 /** Parses `args` against `desc`; returns true if --help was given (usage already printed). */
 inline bool parse(const Args& args, const po::options_description& desc, po::variables_map& vm, const char* usage) {

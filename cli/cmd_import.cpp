@@ -20,26 +20,15 @@
 #include "placement/netsolver_place.h"
 #include "instances/snapshot_io.h"
 #include "cli/cli.h"
+#include "cli/cli_util.h"
 
 namespace vmcap::cli {
+
+using detail::read_json;
 
 namespace {
 
 namespace po = boost::program_options;
-
-nlohmann::json read_json(const std::string& path) {
-    const std::string text = read_text_file(path);
-    try {
-        return nlohmann::json::parse(text);
-    } catch (const nlohmann::json::exception& e) {
-        std::string what = e.what();
-        std::string m = path;
-        m += ": invalid JSON (";
-        m += what.substr(what.find(']') + 2);
-        m += ")";
-        throw InputError(m);
-    }
-}
 
 constexpr const char* kUsage =
     "usage: vmcap import netsolver --pn FILE.pn (--list LIST.txt | --vn A.vn [--vn B.vn ...] | A.vn B.vn ...) --out C [options]\n"

@@ -23,7 +23,8 @@ constexpr const char* kUsage =
     "  snapshot   build a cluster snapshot by replaying a real trace (Azure V1, Huawei-East-1)\n"
     "  generate   write a random fragmented cluster snapshot\n"
     "  import     build a snapshot from external instances (netsolver: NetSolver .pn network + .vn VDCs)\n"
-    "  exact      solve a small snapshot to proven optimality (MILP, CBC)\n";
+    "  exact      solve a small snapshot to proven optimality (MILP, CBC)\n"
+    "  place      place a stream of requests (single VMs, VDCs) with a placement strategy\n";
 
 /** The message as one printable line: control characters (a newline or a terminal escape inside
  *  an id from the input) shown as \xNN, so an error is always exactly one line. */
@@ -65,6 +66,7 @@ int main(int argc, char** argv) {
         if (cmd == "generate") return cmd_generate(args);
         if (cmd == "import") return cmd_import(args);
         if (cmd == "exact") return cmd_exact(args);
+        if (cmd == "place") return cmd_place(args);
         std::fprintf(stderr, "vmcap: unknown command '%s' (see vmcap --help)\n", one_line(cmd.c_str()).c_str());
         return 2;
     } catch (const vmcap::TimeLimitReached& e) {

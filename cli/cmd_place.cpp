@@ -1,0 +1,108 @@
+// Subcommand place: admission of a stream of requests (single VMs, VDCs) on a cluster snapshot
+// with a placement strategy (placement/admission.h).
+#include <cstdio>
+
+#include <boost/program_options.hpp>
+#include <nlohmann/json.hpp>
+
+#include "cli/cli.h"
+#include "cli/cli_util.h"
+#include "instances/requests.h"
+#include "instances/snapshot_io.h"
+#include "placement/admission.h"
+#include "placement/placer.h"
+
+namespace vmcap::cli {
+
+using namespace detail;
+
+namespace {
+
+/** One line of the per-request log (JSON Lines): placed where, or why not. */
+std::string log_line(const Request& r, const RequestOutcome& o, const Problem& out) {
+    nlohmann::json j;
+    j["request"] = o.id;
+    j["offered"] = o.offered;
+    j["accepted"] = o.accepted;
+    j["vms"] = o.vms;
+    j["placed"] = o.placed;
+    nlohmann::json at = nlohmann::json::array();
+    for (std::size_t k = 0; k < o.result_vm.size(); ++k) {
+        nlohmann::json v;
+        v["vm"] = r.vdc ? r.vms[k].id : r.id;
+        if (o.result_vm[k] >= 0) {
+            const Vm& vm = out.vms[static_cast<std::size_t>(o.result_vm[k])];
+            v["host"] = out.hosts[static_cast<std::size_t>(vm.host)].id;
+            nlohmann::json nodes = nlohmann::json::array();
+            for (int i = 0; i < out.flavors[static_cast<std::size_t>(vm.flavor)].num_vnuma(); ++i)
+                nodes.push_back(vm.pnuma[static_cast<std::size_t>(i)]);
+            v["pnuma"] = nodes;
+        }
+        at.push_back(v);
+    }
+    if (o.offered) j["placements"] = at;
+    if (!o.reason.empty()) j["reason"] = o.reason;
+    if (o.offered) j["seconds"] = o.seconds;
+    return j.dump() + "\n";
+}
+
+}  // namespace
+
+int cmd_place(const Args& args) {
+    po::options_description desc("vmcap place options");
+    std::string cluster, requests_path, out, log, semantics;
+    AdmissionOptions o;
+    bool stop = false;
+    // clang-format off
+    desc.add_options()("help,h", "show this help")
+        ("cluster", po::value(&cluster)->required(), "cluster snapshot (its flavors name the requests' flavors)")
+        ("requests", po::value(&requests_path)->required(), "requests file (docs/format.md \"Requests\"): single VMs and VDCs, in order")
+        ("strategy", po::value(&o.strategy)->default_value("vmcap-fit"), ("placement strategy: " + placer_names()).c_str())
+        ("semantics", po::value(&semantics)->default_value("all-or-nothing"), "all-or-nothing (a VDC's VMs all placed or none) or best-effort (each VM on its own)")
+        ("stop-at-first-failure", po::bool_switch(&stop), "stop at the first request not placed whole (the published NetSolver table's rule)")
+        ("out", po::value(&out), "write the cluster with the placed VMs (a snapshot, atomically)")
+        ("log", po::value(&log), "write one JSON line per request: placed where, or why not (atomically)");
+    // clang-format on
+    po::variables_map vm;
+    if (parse(args, desc, vm,
+              "usage: vmcap place --cluster C --requests R [--strategy S] [--semantics all-or-nothing|best-effort]\n"
+              "                   [--stop-at-first-failure] [--out placed.json] [--log log.jsonl]\n"
+              "Places a stream of requests (single VMs and VDCs) on the cluster with a placement strategy, in order."))
+        return 0;
+    if (semantics != "all-or-nothing" && semantics != "best-effort")
+        throw UsageError("--semantics must be all-or-nothing or best-effort, not '" + semantics + "'");
+    o.all_or_nothing = semantics == "all-or-nothing";
+    o.stop_at_first_failure = stop;
+    if (!out.empty()) check_output_path(out);
+    if (!log.empty()) check_output_path(log);
+    const Problem p = load_snapshot(cluster);
+    const std::vector<Request> requests = parse_requests(read_json(requests_path), requests_path);
+    const AdmissionResult res = admit_requests(p, requests, o, requests_path);
+    // Through the loader's own checks (links included), as any snapshot written.
+    const Problem checked = parse_snapshot(nlohmann::json::parse(snapshot_to_json(res.problem).dump()), out.empty() ? cluster : out);
+    if (!log.empty()) {
+        std::string text;
+        for (std::size_t i = 0; i < requests.size(); ++i) text += log_line(requests[i], res.outcomes[i], res.problem);
+        write_file_atomic(log, text);
+    }
+    if (!out.empty()) write_file_atomic(out, format_json_lines(snapshot_to_json(checked)));
+    double seconds = 0.0;
+    int offered = 0;
+    for (const RequestOutcome& r : res.outcomes) {
+        seconds += r.seconds;
+        offered += r.offered ? 1 : 0;
+    }
+    std::printf("placed %d of %d requests offered (%zu in the file) with %s, %s%s\n", res.accepted, offered, requests.size(),
+                o.strategy.c_str(), semantics.c_str(), res.stopped ? ", stopped at the first failure" : "");
+    std::printf("%lld VMs, %lld vCPU, %.1f GiB, %lld Mbps of vlinks placed; %.1f us per request\n", static_cast<long long>(res.vms_placed),
+                static_cast<long long>(res.vcpu_placed), static_cast<double>(res.ram_mib_placed) / 1024.0,
+                static_cast<long long>(res.mbps_placed), offered > 0 ? 1e6 * seconds / offered : 0.0);
+    for (std::size_t i = 0; i < res.outcomes.size(); ++i)
+        if (res.outcomes[i].offered && !res.outcomes[i].accepted) {
+            std::printf("first not placed whole: %s (%s)\n", res.outcomes[i].id.c_str(), res.outcomes[i].reason.c_str());
+            break;
+        }
+    return 0;
+}
+
+}  // namespace vmcap::cli

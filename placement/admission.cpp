@@ -1,0 +1,164 @@
+#include "placement/admission.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <map>
+#include <set>
+#include <stdexcept>
+
+#include "evaluators/state/capacity_model.h"
+#include "evaluators/state/search_state.h"
+#include "placement/placer.h"
+
+namespace vmcap {
+
+namespace {
+
+/** The cluster with every requested VM appended, unplaced, and the requests' vlinks; vm_of[i][k]
+ *  is the index of VM k of request i. */
+Problem with_arrivals(const Problem& cluster, const std::vector<Request>& requests, const std::string& path,
+                      std::vector<std::vector<int>>& vm_of) {
+    Problem p = cluster;
+    std::map<std::string, int> flavor;
+    for (std::size_t f = 0; f < p.flavors.size(); ++f) flavor.emplace(p.flavors[f].name, static_cast<int>(f));
+    std::set<std::string> ids;
+    for (const Vm& v : p.vms) ids.insert(v.id);
+    vm_of.assign(requests.size(), {});
+    for (std::size_t i = 0; i < requests.size(); ++i) {
+        const Request& r = requests[i];
+        const std::string where = path + ": requests[" + std::to_string(i) + "]";
+        for (std::size_t k = 0; k < r.vms.size(); ++k) {
+            const auto it = flavor.find(r.vms[k].flavor);
+            const std::string field = r.vdc ? ".vms[" + std::to_string(k) + "].flavor" : ".flavor";
+            if (it == flavor.end()) throw InputError(where + field + ": no flavor '" + r.vms[k].flavor + "' in the cluster");
+            Vm vm;
+            vm.id = r.vdc ? r.id + "/" + r.vms[k].id : r.id;
+            if (!ids.insert(vm.id).second) throw InputError(where + ": VM id '" + vm.id + "' is already in the cluster");
+            vm.flavor = it->second;
+            vm.host = kUnplaced;
+            vm_of[i].push_back(static_cast<int>(p.vms.size()));
+            p.vms.push_back(std::move(vm));
+        }
+        if (r.vlinks.empty()) continue;
+        if (p.network.switches.empty()) throw InputError(where + ".vlinks: the cluster has no network (vlinks need one)");
+        if (std::find(p.vdcs.begin(), p.vdcs.end(), r.id) != p.vdcs.end())
+            throw InputError(where + ".id: VDC '" + r.id + "' is already in the cluster");
+        const int vdc = static_cast<int>(p.vdcs.size());
+        p.vdcs.push_back(r.id);
+        for (const RequestVlink& l : r.vlinks) p.vlinks.push_back(Vlink{vm_of[i][l.a], vm_of[i][l.b], l.mbps, vdc});
+    }
+    finalize_problem(p, path, true);
+    return p;
+}
+
+/** `mib` as GiB: "112", or "3.5" when not whole. */
+std::string gib(Amount mib) {
+    if (mib % 1024 == 0) return std::to_string(mib / 1024);
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.2f", static_cast<double>(mib) / 1024.0);
+    return buf;
+}
+
+/** Why no host took `vm` now: the resource that is short everywhere, NUMA fragmentation, or links;
+ *  `in_group`: the VM of a request of several placed all or nothing, its earlier VMs taken off
+ *  again already (room they held may be free now). */
+std::string why_not(const SearchState& s, int vm, bool in_group) {
+    const Problem& p = s.problem();
+    const Flavor& fl = p.flavors[static_cast<std::size_t>(s.flavor_of(vm))];
+    int total_room = 0, node_room = 0;
+    for (int h = 0; h < static_cast<int>(p.hosts.size()); ++h) {
+        const HostFree f = host_free(s, h);
+        if (f.vcpu < fl.demand[kVcpu] || f.ram_mib < fl.demand[kRamMib]) continue;
+        ++total_room;
+        if (first_fitting_placement(s, s.flavor_of(vm), h) >= 0) ++node_room;
+    }
+    const std::string need = std::to_string(fl.demand[kVcpu]) + " vCPU and " + gib(fl.demand[kRamMib]) + " GiB";
+    if (total_room == 0) return "no host has " + need + " free";
+    if (node_room == 0)
+        return "pNUMA fragmentation: " + std::to_string(total_room) + " host(s) have " + need + " free in total, none on a " +
+               std::to_string(fl.num_vnuma()) + "-node set of its vNUMA topology";
+    if (in_group) return "no host had " + need + " free on a usable pNUMA node set once the request's earlier VMs were placed (all undone)";
+    return "link capacity: " + std::to_string(node_room) + " host(s) have room on their pNUMA nodes, none within every link's capacity";
+}
+
+}  // namespace
+
+AdmissionResult admit_requests(const Problem& cluster, const std::vector<Request>& requests, const AdmissionOptions& options,
+                               const std::string& requests_path) {
+    std::vector<std::vector<int>> vm_of;
+    const Problem placing = with_arrivals(cluster, requests, requests_path, vm_of);
+    const CapacityModel model(placing);
+    SearchState state(model);
+    std::unique_ptr<Placer> placer = make_placer(options.strategy);
+    try {
+        placer->reset(state);
+    } catch (const std::logic_error& e) {
+        throw InputError(std::string(e.what()) + " (the cluster and requests have vlinks: use --strategy link-fit)");
+    }
+    AdmissionResult res;
+    res.outcomes.resize(requests.size());
+    for (std::size_t i = 0; i < requests.size(); ++i) {
+        RequestOutcome& o = res.outcomes[i];
+        o.id = requests[i].id;
+        o.vms = static_cast<int>(vm_of[i].size());
+        if (res.stopped) continue;
+        o.offered = true;
+        const auto t0 = std::chrono::steady_clock::now();
+        if (options.all_or_nothing) {
+            const GroupPlacement g = place_group(state, *placer, vm_of[i]);
+            if (!g.placed()) o.reason = why_not(state, g.failed_vm, vm_of[i].size() > 1);
+        } else {
+            for (const int v : vm_of[i])
+                if (!place_vm(state, *placer, v).found() && o.reason.empty()) o.reason = why_not(state, v, false);
+        }
+        o.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        for (const int v : vm_of[i]) o.placed += state.is_placed(v) ? 1 : 0;
+        o.accepted = o.placed == o.vms;
+        (o.accepted ? res.accepted : res.rejected) += 1;
+        if (!o.accepted && options.stop_at_first_failure) res.stopped = true;
+    }
+    // The result: the cluster's VMs as they were, then the placed arrivals in request order.
+    Problem& out = res.problem;
+    out = cluster;
+    std::vector<int> result_of(placing.vms.size(), -1);
+    for (std::size_t v = 0; v < cluster.vms.size(); ++v) result_of[v] = static_cast<int>(v);
+    for (std::size_t i = 0; i < requests.size(); ++i) {
+        RequestOutcome& o = res.outcomes[i];
+        for (const int v : vm_of[i]) {
+            if (!state.is_placed(v)) {
+                o.result_vm.push_back(-1);
+                continue;
+            }
+            Vm vm = placing.vms[static_cast<std::size_t>(v)];
+            vm.host = state.host_of(v);
+            const Flavor& fl = placing.flavors[static_cast<std::size_t>(vm.flavor)];
+            std::copy(state.pnuma_of(v), state.pnuma_of(v) + fl.num_vnuma(), vm.pnuma.begin());
+            result_of[static_cast<std::size_t>(v)] = static_cast<int>(out.vms.size());
+            o.result_vm.push_back(result_of[static_cast<std::size_t>(v)]);
+            out.vms.push_back(std::move(vm));
+            ++res.vms_placed;
+            res.vcpu_placed += fl.demand[kVcpu];
+            res.ram_mib_placed += fl.demand[kRamMib];
+        }
+    }
+    std::map<int, int> vdc_of;  // placing's VDC index -> out's: the cluster's own as they were
+    for (int d = 0; d < static_cast<int>(cluster.vdcs.size()); ++d) vdc_of.emplace(d, d);
+    out.vlinks.clear();
+    for (const Vlink& l : placing.vlinks) {
+        const int a = result_of[static_cast<std::size_t>(l.a)], b = result_of[static_cast<std::size_t>(l.b)];
+        if (a < 0 || b < 0) continue;
+        int vdc = -1;
+        if (l.vdc >= 0) {
+            const auto [it, fresh] = vdc_of.emplace(l.vdc, static_cast<int>(out.vdcs.size()));
+            if (fresh) out.vdcs.push_back(placing.vdcs[static_cast<std::size_t>(l.vdc)]);
+            vdc = it->second;
+        }
+        out.vlinks.push_back(Vlink{a, b, l.mbps, vdc});
+        if (l.a >= static_cast<int>(cluster.vms.size()) || l.b >= static_cast<int>(cluster.vms.size())) res.mbps_placed += l.mbps;
+    }
+    finalize_problem(out, requests_path);  // from scratch: every placement valid, no node over capacity
+    return res;
+}
+
+}  // namespace vmcap

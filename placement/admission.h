@@ -1,0 +1,68 @@
+#pragma once
+/**
+ * @file admission.h
+ * Admission: an ordered stream of requests (instances/requests.h: single VMs and VDCs) placed on a
+ * cluster snapshot by a strategy of the placement seam (placer.h), as a scheduler would take them
+ * one after the other (`vmcap place`). Each request is placed all or nothing (a VDC's VMs together,
+ * NetSolver's rule) or best effort per VM; the stream stops at the first request not placed whole
+ * (the rule of the published NetSolver table) or goes on. Every VM a strategy places fits its
+ * pNUMA nodes and every rule of the model (links); the result goes through finalize_problem's
+ * from-scratch checks.
+ *
+ * Units: vCPU, MiB, Mbps, seconds. Deterministic: the same cluster, requests and options give the
+ * same result (the times aside).
+ */
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "instances/problem.h"
+#include "instances/requests.h"
+
+namespace vmcap {
+
+/** How the requests are taken. */
+struct AdmissionOptions {
+    std::string strategy = "vmcap-fit";  ///< a registered placer (placer.h)
+    bool all_or_nothing = true;          ///< a request's VMs all placed or none; false: each VM on its own
+    bool stop_at_first_failure = false;  ///< stop at the first request not placed whole
+};
+
+/** What happened to one request. */
+struct RequestOutcome {
+    std::string id;
+    bool offered = false;   ///< false: after the stop (stop_at_first_failure)
+    bool accepted = false;  ///< every VM placed
+    int vms = 0, placed = 0;
+    /** Per VM of the request, in request order: the result problem's VM index, or -1 (not placed). */
+    std::vector<int> result_vm;
+    /** Why the first VM not placed was not: "no host has 16 vCPU and 112 GiB free", "pNUMA
+     *  fragmentation: ...", "link capacity: ...", or "undone with its VDC" (all or nothing). */
+    std::string reason;
+    double seconds = 0.0;  ///< wall time of the placement
+};
+
+/** The outcome of admit_requests. */
+struct AdmissionResult {
+    /** The cluster with every placed VM (ids "<request id>" for a single VM, "<request id>/<vm id>"
+     *  in a VDC), the vlinks between placed VMs and their VDC names. */
+    Problem problem;
+    std::vector<RequestOutcome> outcomes;  ///< one per request, in order
+    int accepted = 0, rejected = 0;        ///< requests offered and placed whole, or not
+    std::int64_t vms_placed = 0;
+    Amount vcpu_placed = 0, ram_mib_placed = 0;
+    std::int64_t mbps_placed = 0;  ///< sum of the placed vlinks' bandwidth
+    bool stopped = false;          ///< stop_at_first_failure ended the stream early
+};
+
+/**
+ * Places `requests` (read from `requests_path`, named in errors) on `cluster` with the options.
+ * Throws InputError "<requests_path>: requests[i].vms[k].flavor: no flavor 'x' in the cluster", a
+ * VM id that the cluster already has, vlinks on a cluster without a network, or a strategy that
+ * ignores links on a model with links (use `link-fit`); InputError for an unknown strategy (placer.h).
+ * Cost: the strategy's choose per VM plus O(targets x (k x R + VMCAP)) per placement.
+ */
+AdmissionResult admit_requests(const Problem& cluster, const std::vector<Request>& requests, const AdmissionOptions& options,
+                               const std::string& requests_path);
+
+}  // namespace vmcap

@@ -1,0 +1,236 @@
+// Admission (placement/admission.h, `vmcap place`): every strategy's placements pass the
+// snapshot loader's from-scratch checks and an independent recount of every pNUMA node; a request
+// is placed whole or not at all (all or nothing); a single VM is refused only when its flavor fits
+// on no host at the end (the placers are complete and placements only take room); the stream stops
+// at the first failure when asked; bad request files name the field.
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <random>
+#include <string>
+
+#include "evaluators/network/network_load.h"
+#include "instances/generator.h"
+#include "instances/requests.h"
+#include "instances/snapshot_io.h"
+#include "placement/admission.h"
+#include "tests/cli_run.h"
+
+namespace vmcap {
+namespace {
+
+Problem small_cluster() {
+    GenerateOptions o;
+    o.hosts = 30;
+    o.vms = 200;
+    o.seed = 4;
+    return generate_cluster(o);
+}
+
+/** prefix + i (built in place: GCC 12 warns falsely about operator+ on a temporary here). */
+std::string named(const char* prefix, int i) {
+    std::string s = prefix;
+    s += std::to_string(i);
+    return s;
+}
+
+/** `count` requests of the cluster's flavors, every 7th a VDC of 2-3 VMs. */
+nlohmann::json random_requests(const Problem& p, int count, std::uint64_t seed) {
+    std::mt19937_64 rng(seed);
+    nlohmann::json reqs = nlohmann::json::array();
+    auto flavor = [&] { return p.flavors[rng() % p.flavors.size()].name; };
+    for (int i = 0; i < count; ++i) {
+        if (i % 7 == 6) {
+            nlohmann::json vms = nlohmann::json::array();
+            const int n = 2 + static_cast<int>(rng() % 2);
+            for (int k = 0; k < n; ++k) vms.push_back({{"id", named("v", k)}, {"flavor", flavor()}});
+            reqs.push_back({{"id", named("vdc", i)}, {"vms", vms}});
+        } else {
+            reqs.push_back({{"id", named("r", i)}, {"flavor", flavor()}});
+        }
+    }
+    return {{"requests", reqs}};
+}
+
+/** Does flavor f fit on some host of p (free amounts recounted from the VMs)? */
+bool fits_somewhere(const Problem& p, int f) {
+    const int R = p.num_resources();
+    const Flavor& fl = p.flavors[static_cast<std::size_t>(f)];
+    for (std::size_t h = 0; h < p.hosts.size(); ++h) {
+        const HostType& ht = p.host_types[static_cast<std::size_t>(p.hosts[h].type)];
+        std::vector<Amount> free = ht.node_capacity;
+        for (const Vm& vm : p.vms)
+            if (vm.host == static_cast<int>(h))
+                for (int i = 0; i < p.flavors[static_cast<std::size_t>(vm.flavor)].num_vnuma(); ++i)
+                    for (int r = 0; r < R; ++r) free[static_cast<std::size_t>(vm.pnuma[i] * R + r)] -= p.flavors[vm.flavor].node_demand[r];
+        // Any set of distinct nodes joined as the vNUMA topology needs: enumerate injective maps.
+        const int n = ht.num_nodes(), k = fl.num_vnuma();
+        std::vector<int> map(static_cast<std::size_t>(k), 0);
+        std::function<bool(int)> go = [&](int d) -> bool {
+            if (d == k) {
+                for (int a = 0; a < k; ++a)
+                    for (int b = a + 1; b < k; ++b)
+                        if (fl.vnuma.graph.has_edge(a, b) && !ht.topology.graph.has_edge(map[a], map[b])) return false;
+                return true;
+            }
+            for (int i = 0; i < n; ++i) {
+                bool used = false;
+                for (int e = 0; e < d; ++e) used = used || map[e] == i;
+                bool room = true;
+                for (int r = 0; r < R; ++r) room = room && free[static_cast<std::size_t>(i * R + r)] >= fl.node_demand[r];
+                if (used || !room) continue;
+                map[d] = i;
+                if (go(d + 1)) return true;
+            }
+            return false;
+        };
+        if (go(0)) return true;
+    }
+    return false;
+}
+
+TEST(Admission, EveryStrategyPlacesFeasiblyWholeOrNotAndRefusesOnlyWhatFitsNowhere) {
+    const Problem cluster = small_cluster();
+    const nlohmann::json doc = random_requests(cluster, 600, 9);
+    const std::vector<Request> requests = parse_requests(doc, "<requests>");
+    for (const char* strategy : {"first-fit", "best-fit", "vmcap-fit"}) {
+        AdmissionOptions o;
+        o.strategy = strategy;
+        const AdmissionResult res = admit_requests(cluster, requests, o, "<requests>");
+        // The loader's from-scratch checks (capacity, embeddings) on the written form.
+        const Problem back = parse_snapshot(nlohmann::json::parse(snapshot_to_json(res.problem).dump()), "<placed>");
+        ASSERT_EQ(back.vms.size(), res.problem.vms.size()) << strategy;
+        // An independent recount of every pNUMA node.
+        const int R = back.num_resources();
+        for (std::size_t h = 0; h < back.hosts.size(); ++h) {
+            std::vector<Amount> used(back.host_types[static_cast<std::size_t>(back.hosts[h].type)].node_capacity.size(), 0);
+            for (const Vm& vm : back.vms)
+                if (vm.host == static_cast<int>(h))
+                    for (int i = 0; i < back.flavors[vm.flavor].num_vnuma(); ++i)
+                        for (int r = 0; r < R; ++r)
+                            used[static_cast<std::size_t>(vm.pnuma[i] * R + r)] += back.flavors[vm.flavor].node_demand[r];
+            for (std::size_t a = 0; a < used.size(); ++a)
+                ASSERT_LE(used[a], back.host_types[back.hosts[h].type].node_capacity[a]) << strategy << " host " << h;
+        }
+        int accepted = 0, rejected = 0;
+        std::int64_t vms = 0;
+        for (std::size_t i = 0; i < requests.size(); ++i) {
+            const RequestOutcome& out = res.outcomes[i];
+            ASSERT_TRUE(out.offered);
+            ASSERT_TRUE(out.placed == 0 || out.placed == out.vms) << strategy << " " << out.id << ": all or nothing";
+            (out.accepted ? accepted : rejected) += 1;
+            vms += out.placed;
+            if (!out.accepted) {
+                EXPECT_FALSE(out.reason.empty());
+                if (!requests[i].vdc) {
+                    int f = 0;
+                    while (back.flavors[static_cast<std::size_t>(f)].name != requests[i].vms[0].flavor) ++f;
+                    EXPECT_FALSE(fits_somewhere(back, f)) << strategy << " refused " << out.id << " though its flavor fits at the end";
+                }
+            }
+        }
+        EXPECT_EQ(accepted, res.accepted);
+        EXPECT_EQ(rejected, res.rejected);
+        EXPECT_GT(accepted, 0) << strategy;
+        EXPECT_GT(rejected, 0) << strategy << ": the stream should fill the cluster";
+        EXPECT_EQ(vms, res.vms_placed);
+        EXPECT_EQ(res.problem.vms.size(), cluster.vms.size() + static_cast<std::size_t>(vms));
+    }
+}
+
+TEST(Admission, StopsAtTheFirstFailureAndBestEffortPlacesVdcsInPart) {
+    const Problem cluster = small_cluster();
+    const std::vector<Request> requests = parse_requests(random_requests(cluster, 600, 10), "<requests>");
+    AdmissionOptions stop;
+    stop.stop_at_first_failure = true;
+    const AdmissionResult a = admit_requests(cluster, requests, stop, "<requests>");
+    ASSERT_TRUE(a.stopped);
+    EXPECT_EQ(a.rejected, 1);
+    std::size_t first = 0;
+    while (a.outcomes[first].accepted) ++first;
+    for (std::size_t i = first + 1; i < requests.size(); ++i) EXPECT_FALSE(a.outcomes[i].offered) << i;
+    AdmissionOptions partial;
+    partial.all_or_nothing = false;
+    const AdmissionResult b = admit_requests(cluster, requests, partial, "<requests>");
+    bool some_partial = false;
+    for (const RequestOutcome& o : b.outcomes) some_partial = some_partial || (o.placed > 0 && o.placed < o.vms);
+    EXPECT_TRUE(some_partial) << "best effort should place some VDC in part on a full cluster";
+}
+
+// VDCs with vlinks on a leaf-spine cluster: link-fit places them all or nothing, and every link's
+// load, recomputed from scratch over every vlink (the path of `vmcap validate`), stays within its
+// capacity or at most the cluster's own load on it; a capacity-only strategy is refused by name.
+TEST(Admission, LinkFitKeepsEveryLinkWithinCapacity) {
+    const std::string snap = (test::tmp_dir() / "admission-net.json").string();
+    ASSERT_EQ(test::run_vmcap("generate --hosts 40 --vms 300 --seed 3 --network leaf-spine --vdc-size 3 --out " + snap).code, 0);
+    const Problem cluster = load_snapshot(snap);
+    std::mt19937_64 rng(5);
+    nlohmann::json reqs = nlohmann::json::array();
+    for (int i = 0; i < 300; ++i) {
+        auto flavor = [&] { return cluster.flavors[rng() % cluster.flavors.size()].name; };
+        if (i % 3 != 0) {
+            reqs.push_back({{"id", named("t", i)}, {"flavor", flavor()}});
+            continue;
+        }
+        nlohmann::json vms = nlohmann::json::array();
+        for (int k = 0; k < 3; ++k) vms.push_back({{"id", named("v", k)}, {"flavor", flavor()}});
+        const std::int64_t bw[] = {100, 2000, 20000};
+        reqs.push_back({{"id", named("t", i)},
+                        {"vms", vms},
+                        {"vlinks", nlohmann::json::array({{{"a", "v0"}, {"b", "v1"}, {"bandwidth_mbps", bw[rng() % 3]}},
+                                                          {{"a", "v1"}, {"b", "v2"}, {"bandwidth_mbps", bw[rng() % 3]}}})}});
+    }
+    const std::vector<Request> requests = parse_requests({{"requests", reqs}}, "<requests>");
+    AdmissionOptions capacity_only;
+    EXPECT_THROW(admit_requests(cluster, requests, capacity_only, "<requests>"), InputError);
+    AdmissionOptions o;
+    o.strategy = "link-fit";
+    const AdmissionResult res = admit_requests(cluster, requests, o, "<requests>");
+    EXPECT_GT(res.accepted, 0);
+    EXPECT_GT(res.rejected, 0);
+    EXPECT_GT(res.mbps_placed, 0);
+    for (const RequestOutcome& out : res.outcomes) ASSERT_TRUE(out.placed == 0 || out.placed == out.vms) << out.id;
+    const Problem back = parse_snapshot(nlohmann::json::parse(snapshot_to_json(res.problem).dump()), "<placed>");
+    const NetworkRoutes routes(back), before_routes(cluster);
+    std::vector<int> host, before_host;
+    for (const Vm& vm : back.vms) host.push_back(vm.host);
+    for (const Vm& vm : cluster.vms) before_host.push_back(vm.host);
+    const auto load = link_loads(back, routes, host), before = link_loads(cluster, before_routes, before_host);
+    double most = 0.0;
+    for (int l = 0; l < routes.num_links(); ++l) {
+        ASSERT_LE(load[l], std::max(routes.capacity(l), before[l])) << routes.link_name(l);
+        most = std::max(most, static_cast<double>(load[l]) / static_cast<double>(routes.capacity(l)));
+    }
+    std::printf("link-fit: %d of %zu requests placed, most utilised link %.0f%%\n", res.accepted, requests.size(), 100.0 * most);
+    EXPECT_GT(most, 0.9) << "the requests should load some link close to its capacity (else the check is idle)";
+}
+
+TEST(Admission, BadRequestsNameTheField) {
+    const Problem cluster = small_cluster();
+    auto error_of = [&](const std::string& text) {
+        try {
+            admit_requests(cluster, parse_requests(nlohmann::json::parse(text), "req.json"), AdmissionOptions{}, "req.json");
+        } catch (const InputError& e) {
+            return std::string(e.what());
+        }
+        return std::string("no error");
+    };
+    EXPECT_EQ(error_of(R"({"requests": [{"id": "a", "flavor": "1c2g"}, {"id": "b", "flavor": "nope"}]})"),
+              "req.json: requests[1].flavor: no flavor 'nope' in the cluster");
+    EXPECT_EQ(error_of(R"({"requests": [{"id": "a", "flavor": "1c2g"}, {"id": "a", "flavor": "1c2g"}]})"),
+              "req.json: requests[1].id: duplicate request id 'a'");
+    EXPECT_EQ(error_of(R"({"requests": [{"id": "a", "vms": [{"id": "x", "flavor": "1c2g"}, {"id": "y", "flavor": "1c2g"}],
+                           "vlinks": [{"a": "x", "b": "y", "bandwidth_mbps": 10}]}]})"),
+              "req.json: requests[0].vlinks: the cluster has no network (vlinks need one)");
+    EXPECT_EQ(error_of(R"({"requests": [{"id": "a", "flavor": "1c2g", "count": 2}]})"), "req.json: requests[0].count: unknown field");
+    EXPECT_EQ(
+        error_of(
+            R"({"requests": [{"id": "a", "vms": [{"id": "x", "flavor": "1c2g"}], "vlinks": [{"a": "x", "b": "z", "bandwidth_mbps": 1}]}]})"),
+        "req.json: requests[0].vlinks[0].b: no VM 'z' in this request");
+    const std::string taken = cluster.vms[0].id;
+    EXPECT_EQ(error_of(R"({"requests": [{"id": ")" + taken + R"(", "flavor": "1c2g"}]})"),
+              "req.json: requests[0]: VM id '" + taken + "' is already in the cluster");
+}
+
+}  // namespace
+}  // namespace vmcap
