@@ -11,6 +11,7 @@
 #include "instances/snapshot_io.h"
 #include "placement/admission.h"
 #include "placement/placer.h"
+#include "optimizer/solvers/make_room.h"
 
 namespace vmcap::cli {
 
@@ -43,6 +44,7 @@ std::string log_line(const Request& r, const RequestOutcome& o, const Problem& o
     if (o.offered) j["placements"] = at;
     if (!o.reason.empty()) j["reason"] = o.reason;
     if (o.offered) j["seconds"] = o.seconds;
+    if (o.migrations > 0) j["migrations"] = o.migrations;
     return j.dump() + "\n";
 }
 
@@ -60,24 +62,26 @@ int cmd_place(const Args& args) {
         ("strategy", po::value(&o.strategy)->default_value("vmcap-fit"), ("placement strategy: " + placer_names()).c_str())
         ("semantics", po::value(&semantics)->default_value("all-or-nothing"), "all-or-nothing (a VDC's VMs all placed or none) or best-effort (each VM on its own)")
         ("stop-at-first-failure", po::bool_switch(&stop), "stop at the first request not placed whole (the published NetSolver table's rule)")
+        ("migrations-per-request", po::value(&o.migrations_per_request)->default_value(0), "when a VM fits nowhere, at most K live migrations that make room for it (greedy on its flavor), then place it (single VMs and best-effort VMs; not with vlinks)")
         ("out", po::value(&out), "write the cluster with the placed VMs (a snapshot, atomically)")
         ("log", po::value(&log), "write one JSON line per request: placed where, or why not (atomically)");
     // clang-format on
     po::variables_map vm;
     if (parse(args, desc, vm,
               "usage: vmcap place --cluster C --requests R [--strategy S] [--semantics all-or-nothing|best-effort]\n"
-              "                   [--stop-at-first-failure] [--out placed.json] [--log log.jsonl]\n"
+              "                   [--stop-at-first-failure] [--migrations-per-request K] [--out placed.json] [--log log.jsonl]\n"
               "Places a stream of requests (single VMs and VDCs) on the cluster with a placement strategy, in order."))
         return 0;
     if (semantics != "all-or-nothing" && semantics != "best-effort")
         throw UsageError("--semantics must be all-or-nothing or best-effort, not '" + semantics + "'");
     o.all_or_nothing = semantics == "all-or-nothing";
     o.stop_at_first_failure = stop;
+    if (o.migrations_per_request < 0) throw UsageError("--migrations-per-request must be >= 0");
     if (!out.empty()) check_output_path(out);
     if (!log.empty()) check_output_path(log);
     const Problem p = load_snapshot(cluster);
     const std::vector<Request> requests = parse_requests(read_json(requests_path), requests_path);
-    const AdmissionResult res = admit_requests(p, requests, o, requests_path);
+    const AdmissionResult res = admit_requests(p, requests, o, requests_path, make_room);
     // Through the loader's own checks (links included), as any snapshot written.
     const Problem checked = parse_snapshot(nlohmann::json::parse(snapshot_to_json(res.problem).dump()), out.empty() ? cluster : out);
     if (!log.empty()) {
@@ -97,6 +101,9 @@ int cmd_place(const Args& args) {
     std::printf("%lld VMs, %lld vCPU, %.1f GiB, %lld Mbps of vlinks placed; %.1f us per request\n", static_cast<long long>(res.vms_placed),
                 static_cast<long long>(res.vcpu_placed), static_cast<double>(res.ram_mib_placed) / 1024.0,
                 static_cast<long long>(res.mbps_placed), offered > 0 ? 1e6 * seconds / offered : 0.0);
+    if (o.migrations_per_request > 0)
+        std::printf("%lld live migrations made room for %d requests (at most %d per request)\n", static_cast<long long>(res.migrations),
+                    res.admitted_by_migrations, o.migrations_per_request);
     for (std::size_t i = 0; i < res.outcomes.size(); ++i)
         if (res.outcomes[i].offered && !res.outcomes[i].accepted) {
             std::printf("first not placed whole: %s (%s)\n", res.outcomes[i].id.c_str(), res.outcomes[i].reason.c_str());

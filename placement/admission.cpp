@@ -82,10 +82,45 @@ std::string why_not(const SearchState& s, int vm, bool in_group) {
     return "link capacity: " + std::to_string(node_room) + " host(s) have room on their pNUMA nodes, none within every link's capacity";
 }
 
+/** Room for `vm` on (host, emb), its own share freed first when it is on that host already. */
+bool fits_after_leaving(const SearchState& s, int vm, int host, const Embedding& emb) {
+    const Problem& p = s.problem();
+    const int R = p.num_resources();
+    const Flavor& fl = p.flavors[static_cast<std::size_t>(s.flavor_of(vm))];
+    const Amount* free = s.free_of(host);
+    for (int i = 0; i < fl.num_vnuma(); ++i) {
+        const int node = emb.map[static_cast<std::size_t>(i)];
+        bool own = false;  // one of the VM's own nodes now, on the same host
+        for (int j = 0; s.host_of(vm) == host && j < fl.num_vnuma(); ++j) own = own || s.pnuma_of(vm)[j] == node;
+        for (int r = 0; r < R; ++r)
+            if (free[node * R + r] + (own ? fl.node_demand[r] : 0) < fl.node_demand[r]) return false;
+    }
+    return true;
+}
+
+/** Applies the migrations make_room finds for `vm` (telling the placer of every host touched);
+ *  returns how many. */
+int make_room_for(SearchState& state, Placer& placer, int vm, int k, const MakeRoom& make_room) {
+    const std::vector<Placement> moves = make_room(state, vm, k);
+    const Problem& p = state.problem();
+    for (const Placement& m : moves) {
+        const Flavor& fl = p.flavors[static_cast<std::size_t>(state.flavor_of(m.vm))];
+        Embedding emb;
+        emb.map = m.pnuma;
+        emb.mask = node_mask(m.pnuma.data(), fl.num_vnuma());
+        const int from = state.host_of(m.vm);
+        if (!fits_after_leaving(state, m.vm, m.host, emb)) throw std::logic_error("make_room: a migration without room (a bug)");
+        state.move(m.vm, m.host, emb);
+        placer.host_changed(state, from);
+        placer.host_changed(state, m.host);
+    }
+    return static_cast<int>(moves.size());
+}
+
 }  // namespace
 
 AdmissionResult admit_requests(const Problem& cluster, const std::vector<Request>& requests, const AdmissionOptions& options,
-                               const std::string& requests_path) {
+                               const std::string& requests_path, const MakeRoom& make_room) {
     std::vector<std::vector<int>> vm_of;
     const Problem placing = with_arrivals(cluster, requests, requests_path, vm_of);
     const CapacityModel model(placing);
@@ -96,6 +131,9 @@ AdmissionResult admit_requests(const Problem& cluster, const std::vector<Request
     } catch (const std::logic_error& e) {
         throw InputError(std::string(e.what()) + " (the cluster and requests have vlinks: use --strategy link-fit)");
     }
+    const bool room_made = options.migrations_per_request > 0 && make_room;
+    if (room_made && !placing.vlinks.empty())
+        throw InputError(requests_path + ": migrations to make room are not supported with vlinks yet");
     AdmissionResult res;
     res.outcomes.resize(requests.size());
     for (std::size_t i = 0; i < requests.size(); ++i) {
@@ -105,24 +143,41 @@ AdmissionResult admit_requests(const Problem& cluster, const std::vector<Request
         if (res.stopped) continue;
         o.offered = true;
         const auto t0 = std::chrono::steady_clock::now();
-        if (options.all_or_nothing) {
+        const bool single = vm_of[i].size() == 1;
+        if (options.all_or_nothing && !single) {
             const GroupPlacement g = place_group(state, *placer, vm_of[i]);
-            if (!g.placed()) o.reason = why_not(state, g.failed_vm, vm_of[i].size() > 1);
+            if (!g.placed()) o.reason = why_not(state, g.failed_vm, true);
         } else {
-            for (const int v : vm_of[i])
-                if (!place_vm(state, *placer, v).found() && o.reason.empty()) o.reason = why_not(state, v, false);
+            for (const int v : vm_of[i]) {
+                if (place_vm(state, *placer, v).found()) continue;
+                const std::string reason = why_not(state, v, false);
+                const int moved = room_made ? make_room_for(state, *placer, v, options.migrations_per_request, make_room) : 0;
+                if (moved > 0 && place_vm(state, *placer, v).found()) {
+                    o.migrations += moved;
+                    continue;
+                }
+                if (o.reason.empty()) o.reason = reason;
+            }
         }
         o.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         for (const int v : vm_of[i]) o.placed += state.is_placed(v) ? 1 : 0;
         o.accepted = o.placed == o.vms;
         (o.accepted ? res.accepted : res.rejected) += 1;
+        res.migrations += o.migrations;
+        if (o.accepted && o.migrations > 0) ++res.admitted_by_migrations;
         if (!o.accepted && options.stop_at_first_failure) res.stopped = true;
     }
     // The result: the cluster's VMs as they were, then the placed arrivals in request order.
     Problem& out = res.problem;
     out = cluster;
     std::vector<int> result_of(placing.vms.size(), -1);
-    for (std::size_t v = 0; v < cluster.vms.size(); ++v) result_of[v] = static_cast<int>(v);
+    for (std::size_t v = 0; v < cluster.vms.size(); ++v) {
+        result_of[v] = static_cast<int>(v);
+        Vm& vm = out.vms[v];  // where it stands now: live migrations may have moved it
+        vm.host = state.host_of(static_cast<int>(v));
+        const int k = placing.flavors[static_cast<std::size_t>(vm.flavor)].num_vnuma();
+        std::copy(state.pnuma_of(static_cast<int>(v)), state.pnuma_of(static_cast<int>(v)) + k, vm.pnuma.begin());
+    }
     for (std::size_t i = 0; i < requests.size(); ++i) {
         RequestOutcome& o = res.outcomes[i];
         for (const int v : vm_of[i]) {

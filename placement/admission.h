@@ -13,11 +13,13 @@
  * same result (the times aside).
  */
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
 #include "instances/problem.h"
 #include "instances/requests.h"
+#include "evaluators/state/search_state.h"
 
 namespace vmcap {
 
@@ -26,7 +28,19 @@ struct AdmissionOptions {
     std::string strategy = "vmcap-fit";  ///< a registered placer (placer.h)
     bool all_or_nothing = true;          ///< a request's VMs all placed or none; false: each VM on its own
     bool stop_at_first_failure = false;  ///< stop at the first request not placed whole
+    /** At most this many live migrations to make room for a VM no host can take (0: none); needs
+     *  a MakeRoom. Single-VM requests and best-effort VMs only (a VDC placed all or nothing is not
+     *  helped yet). */
+    int migrations_per_request = 0;
 };
+
+/**
+ * Live migrations that make room on `state` for the arriving VM `vm` (on no host), at most `k`,
+ * in execution order: each a VM of the state's problem on a host, with the pNUMA nodes it goes to
+ * (each step fits when the ones before it are done); empty when no such sequence was found. The
+ * search that finds them lives above this layer (optimizer/solvers/make_room.h).
+ */
+using MakeRoom = std::function<std::vector<Placement>(const SearchState& state, int vm, int k)>;
 
 /** What happened to one request. */
 struct RequestOutcome {
@@ -39,7 +53,8 @@ struct RequestOutcome {
     /** Why the first VM not placed was not: "no host has 16 vCPU and 112 GiB free", "pNUMA
      *  fragmentation: ...", "link capacity: ...", or "undone with its VDC" (all or nothing). */
     std::string reason;
-    double seconds = 0.0;  ///< wall time of the placement
+    double seconds = 0.0;  ///< wall time of the placement (room-making included)
+    int migrations = 0;    ///< live migrations made to admit it (AdmissionOptions::migrations_per_request)
 };
 
 /** The outcome of admit_requests. */
@@ -51,8 +66,10 @@ struct AdmissionResult {
     int accepted = 0, rejected = 0;        ///< requests offered and placed whole, or not
     std::int64_t vms_placed = 0;
     Amount vcpu_placed = 0, ram_mib_placed = 0;
-    std::int64_t mbps_placed = 0;  ///< sum of the placed vlinks' bandwidth
-    bool stopped = false;          ///< stop_at_first_failure ended the stream early
+    std::int64_t mbps_placed = 0;    ///< sum of the placed vlinks' bandwidth
+    bool stopped = false;            ///< stop_at_first_failure ended the stream early
+    std::int64_t migrations = 0;     ///< live migrations made to make room, in all
+    int admitted_by_migrations = 0;  ///< requests placed whole only thanks to them
 };
 
 /**
@@ -60,9 +77,14 @@ struct AdmissionResult {
  * Throws InputError "<requests_path>: requests[i].vms[k].flavor: no flavor 'x' in the cluster", a
  * VM id that the cluster already has, vlinks on a cluster without a network, or a strategy that
  * ignores links on a model with links (use `link-fit`); InputError for an unknown strategy (placer.h).
- * Cost: the strategy's choose per VM plus O(targets x (k x R + VMCAP)) per placement.
+ * With options.migrations_per_request > 0 and `make_room`, a VM no host takes gets the migrations
+ * make_room returns applied (the cluster's VMs and earlier arrivals may move), then one more try;
+ * the result's VMs stand where they ended. Throws InputError when migrations are asked for on a
+ * cluster with vlinks (not supported yet).
+ * Cost: the strategy's choose per VM plus O(targets x (k x R + VMCAP)) per placement, plus
+ * make_room per VM refused.
  */
 AdmissionResult admit_requests(const Problem& cluster, const std::vector<Request>& requests, const AdmissionOptions& options,
-                               const std::string& requests_path);
+                               const std::string& requests_path, const MakeRoom& make_room = {});
 
 }  // namespace vmcap

@@ -13,6 +13,7 @@
 #include "instances/generator.h"
 #include "instances/requests.h"
 #include "instances/snapshot_io.h"
+#include "optimizer/solvers/make_room.h"
 #include "placement/admission.h"
 #include "tests/cli_run.h"
 
@@ -203,6 +204,48 @@ TEST(Admission, LinkFitKeepsEveryLinkWithinCapacity) {
     }
     std::printf("link-fit: %d of %zu requests placed, most utilised link %.0f%%\n", res.accepted, requests.size(), 100.0 * most);
     EXPECT_GT(most, 0.9) << "the requests should load some link close to its capacity (else the check is idle)";
+}
+
+// --migrations-per-request: four dual-node hosts, each with a 4-vCPU VM on node 1, and three
+// requests for a flavor that needs a whole host (16 vCPU over both nodes). None fits as the
+// cluster is; one live migration each (a small VM onto another host's free node) makes room for
+// all three. With a budget of 0 nothing moves. The result passes the loader's checks.
+TEST(Admission, MigrationsMakeRoomWithinTheBudget) {
+    const Problem cluster = load_snapshot(VMCAP_SOURCE_DIR "/tests/bad_inputs/valid_snapshot.json");
+    const std::vector<Request> requests =
+        parse_requests(nlohmann::json::parse(R"({"requests": [{"id": "n1", "flavor": "big"}, {"id": "n2", "flavor": "big"},
+                                                               {"id": "n3", "flavor": "big"}]})"),
+                       "<requests>");
+    AdmissionOptions o;
+    EXPECT_EQ(admit_requests(cluster, requests, o, "<requests>", make_room).accepted, 0) << "no room-making without a budget";
+    o.migrations_per_request = 1;
+    EXPECT_EQ(admit_requests(cluster, requests, o, "<requests>").accepted, 0) << "no room-making without a MakeRoom";
+    const AdmissionResult r = admit_requests(cluster, requests, o, "<requests>", make_room);
+    EXPECT_EQ(r.accepted, 3);
+    EXPECT_EQ(r.admitted_by_migrations, 3);
+    EXPECT_EQ(r.migrations, 3);
+    for (const RequestOutcome& out : r.outcomes) EXPECT_LE(out.migrations, 1) << out.id;
+    const Problem back = parse_snapshot(nlohmann::json::parse(snapshot_to_json(r.problem).dump()), "<placed>");
+    int moved = 0;
+    for (std::size_t v = 0; v < cluster.vms.size(); ++v) moved += back.vms[v].host != cluster.vms[v].host ? 1 : 0;
+    EXPECT_EQ(moved, 3) << "the cluster's VMs stand where the migrations took them";
+}
+
+// On a filled random cluster: never more migrations per request than asked, some requests admitted
+// only by them, and every placement still passes the loader.
+TEST(Admission, MigrationsPerRequestStayWithinKOnAFullCluster) {
+    const Problem cluster = small_cluster();
+    const std::vector<Request> requests = parse_requests(random_requests(cluster, 400, 12), "<requests>");
+    AdmissionOptions o;
+    o.migrations_per_request = 2;
+    const AdmissionResult r = admit_requests(cluster, requests, o, "<requests>", make_room);
+    EXPECT_GT(r.admitted_by_migrations, 0);
+    for (const RequestOutcome& out : r.outcomes) ASSERT_LE(out.migrations, 2) << out.id;
+    EXPECT_NO_THROW(parse_snapshot(nlohmann::json::parse(snapshot_to_json(r.problem).dump()), "<placed>"));
+    const AdmissionResult without = admit_requests(cluster, requests, AdmissionOptions{}, "<requests>");
+    std::printf(
+        "400 requests on 30 hosts: %d placed without migrations, %d with at most 2 per request (%lld migrations, %d admitted by them)\n",
+        without.accepted, r.accepted, static_cast<long long>(r.migrations), r.admitted_by_migrations);
 }
 
 TEST(Admission, BadRequestsNameTheField) {
