@@ -4,7 +4,8 @@
 # each strategy with `vmcap place` (all or nothing, going on past failures): single VMs drawn from
 # the snapshot's VM flavor mix (seeded; each flavor in proportion to its VMs alive), one VDC of 2-4
 # such VMs in every 10 requests. Prints per strategy: requests placed, rejected vCPU, the weighted
-# capacity left (vmcap capacity: sum_f w_f x VMCAP_f) and microseconds per request.
+# capacity left (vmcap capacity: sum_f w_f x VMCAP_f) and microseconds per request; the last row is
+# vmcap-fit with --migrations-per-request 2 (live migrations that make room for a VM no host takes).
 # usage: scripts/admission_table.sh [vmcap binary] [work dir] [requests]   (data: ../shared/data or VMCAP_DATA_DIR)
 set -euo pipefail
 VMCAP=${1:-build/vmcap}
@@ -30,10 +31,14 @@ for i in range(n):
 json.dump({"requests": reqs}, open(out, "w"))
 PY
 "$VMCAP" capacity --cluster "$SNAP" --format json | python3 -c 'import json,sys; print("weighted capacity before: %.0f" % json.load(sys.stdin)["objective"])'
-echo "| strategy | requests placed | VMs placed | rejected vCPU | weighted capacity left | us per request |"
-echo "|---|---|---|---|---|---|"
-for s in first-fit best-fit vmcap-fit; do
-  out=$("$VMCAP" place --cluster "$SNAP" --requests "$WORK/requests.json" --strategy "$s" --out "$WORK/placed-$s.json" --log "$WORK/log-$s.jsonl")
+echo "| strategy | requests placed | VMs placed | rejected vCPU | weighted capacity left | us per request | migrations |"
+echo "|---|---|---|---|---|---|---|"
+for s in first-fit best-fit vmcap-fit vmcap-fit+2; do
+  k=0
+  [[ $s == *+2 ]] && k=2
+  out=$("$VMCAP" place --cluster "$SNAP" --requests "$WORK/requests.json" --strategy "${s%+2}" --migrations-per-request $k \
+        --out "$WORK/placed-$s.json" --log "$WORK/log-$s.jsonl")
+  mig=$(grep -oE '^[0-9]+ live migrations made room for [0-9]+' <<<"$out" | sed 's/ live migrations made room for / for /' || true)
   placed=$(grep -oE '^placed [0-9]+ of [0-9]+' <<<"$out" | sed 's/placed //')
   vms=$(grep -oE '^[0-9]+ VMs' <<<"$out" | sed 's/ VMs//')
   us=$(grep -oE '[0-9.]+ us per request' <<<"$out" | sed 's/ us per request//')
@@ -50,5 +55,5 @@ print(rej)
 PY
 )
   cap=$("$VMCAP" capacity --cluster "$WORK/placed-$s.json" --format json | python3 -c 'import json,sys; print("%.0f" % json.load(sys.stdin)["objective"])')
-  echo "| $s | $placed | $vms | $rejv | $cap | $us |"
+  echo "| $s | $placed | $vms | $rejv | $cap | $us | ${mig:-0} |"
 done
