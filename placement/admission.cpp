@@ -117,6 +117,56 @@ int make_room_for(SearchState& state, Placer& placer, int vm, int k, const MakeR
     return static_cast<int>(moves.size());
 }
 
+/** res.problem: the cluster's VMs where they stand now, then the placed arrivals in request order,
+ *  the vlinks between placed VMs; res's per-request VM indices and totals. */
+void build_result(const Problem& cluster, const Problem& placing, const SearchState& state, const std::vector<std::vector<int>>& vm_of,
+                  AdmissionResult& res) {
+    Problem& out = res.problem;
+    out = cluster;
+    std::vector<int> result_of(placing.vms.size(), -1);
+    for (std::size_t v = 0; v < cluster.vms.size(); ++v) {
+        result_of[v] = static_cast<int>(v);
+        Vm& vm = out.vms[v];  // where it stands now: live migrations may have moved it
+        vm.host = state.host_of(static_cast<int>(v));
+        const int k = placing.flavors[static_cast<std::size_t>(vm.flavor)].num_vnuma();
+        std::copy(state.pnuma_of(static_cast<int>(v)), state.pnuma_of(static_cast<int>(v)) + k, vm.pnuma.begin());
+    }
+    for (std::size_t i = 0; i < vm_of.size(); ++i) {
+        RequestOutcome& o = res.outcomes[i];
+        for (const int v : vm_of[i]) {
+            if (!state.is_placed(v)) {
+                o.result_vm.push_back(-1);
+                continue;
+            }
+            Vm vm = placing.vms[static_cast<std::size_t>(v)];
+            vm.host = state.host_of(v);
+            const Flavor& fl = placing.flavors[static_cast<std::size_t>(vm.flavor)];
+            std::copy(state.pnuma_of(v), state.pnuma_of(v) + fl.num_vnuma(), vm.pnuma.begin());
+            result_of[static_cast<std::size_t>(v)] = static_cast<int>(out.vms.size());
+            o.result_vm.push_back(result_of[static_cast<std::size_t>(v)]);
+            out.vms.push_back(std::move(vm));
+            ++res.vms_placed;
+            res.vcpu_placed += fl.demand[kVcpu];
+            res.ram_mib_placed += fl.demand[kRamMib];
+        }
+    }
+    std::map<int, int> vdc_of;  // placing's VDC index -> out's: the cluster's own as they were
+    for (int d = 0; d < static_cast<int>(cluster.vdcs.size()); ++d) vdc_of.emplace(d, d);
+    out.vlinks.clear();
+    for (const Vlink& l : placing.vlinks) {
+        const int a = result_of[static_cast<std::size_t>(l.a)], b = result_of[static_cast<std::size_t>(l.b)];
+        if (a < 0 || b < 0) continue;
+        int vdc = -1;
+        if (l.vdc >= 0) {
+            const auto [it, fresh] = vdc_of.emplace(l.vdc, static_cast<int>(out.vdcs.size()));
+            if (fresh) out.vdcs.push_back(placing.vdcs[static_cast<std::size_t>(l.vdc)]);
+            vdc = it->second;
+        }
+        out.vlinks.push_back(Vlink{a, b, l.mbps, vdc});
+        if (l.a >= static_cast<int>(cluster.vms.size()) || l.b >= static_cast<int>(cluster.vms.size())) res.mbps_placed += l.mbps;
+    }
+}
+
 }  // namespace
 
 AdmissionResult admit_requests(const Problem& cluster, const std::vector<Request>& requests, const AdmissionOptions& options,
@@ -167,52 +217,8 @@ AdmissionResult admit_requests(const Problem& cluster, const std::vector<Request
         if (o.accepted && o.migrations > 0) ++res.admitted_by_migrations;
         if (!o.accepted && options.stop_at_first_failure) res.stopped = true;
     }
-    // The result: the cluster's VMs as they were, then the placed arrivals in request order.
-    Problem& out = res.problem;
-    out = cluster;
-    std::vector<int> result_of(placing.vms.size(), -1);
-    for (std::size_t v = 0; v < cluster.vms.size(); ++v) {
-        result_of[v] = static_cast<int>(v);
-        Vm& vm = out.vms[v];  // where it stands now: live migrations may have moved it
-        vm.host = state.host_of(static_cast<int>(v));
-        const int k = placing.flavors[static_cast<std::size_t>(vm.flavor)].num_vnuma();
-        std::copy(state.pnuma_of(static_cast<int>(v)), state.pnuma_of(static_cast<int>(v)) + k, vm.pnuma.begin());
-    }
-    for (std::size_t i = 0; i < requests.size(); ++i) {
-        RequestOutcome& o = res.outcomes[i];
-        for (const int v : vm_of[i]) {
-            if (!state.is_placed(v)) {
-                o.result_vm.push_back(-1);
-                continue;
-            }
-            Vm vm = placing.vms[static_cast<std::size_t>(v)];
-            vm.host = state.host_of(v);
-            const Flavor& fl = placing.flavors[static_cast<std::size_t>(vm.flavor)];
-            std::copy(state.pnuma_of(v), state.pnuma_of(v) + fl.num_vnuma(), vm.pnuma.begin());
-            result_of[static_cast<std::size_t>(v)] = static_cast<int>(out.vms.size());
-            o.result_vm.push_back(result_of[static_cast<std::size_t>(v)]);
-            out.vms.push_back(std::move(vm));
-            ++res.vms_placed;
-            res.vcpu_placed += fl.demand[kVcpu];
-            res.ram_mib_placed += fl.demand[kRamMib];
-        }
-    }
-    std::map<int, int> vdc_of;  // placing's VDC index -> out's: the cluster's own as they were
-    for (int d = 0; d < static_cast<int>(cluster.vdcs.size()); ++d) vdc_of.emplace(d, d);
-    out.vlinks.clear();
-    for (const Vlink& l : placing.vlinks) {
-        const int a = result_of[static_cast<std::size_t>(l.a)], b = result_of[static_cast<std::size_t>(l.b)];
-        if (a < 0 || b < 0) continue;
-        int vdc = -1;
-        if (l.vdc >= 0) {
-            const auto [it, fresh] = vdc_of.emplace(l.vdc, static_cast<int>(out.vdcs.size()));
-            if (fresh) out.vdcs.push_back(placing.vdcs[static_cast<std::size_t>(l.vdc)]);
-            vdc = it->second;
-        }
-        out.vlinks.push_back(Vlink{a, b, l.mbps, vdc});
-        if (l.a >= static_cast<int>(cluster.vms.size()) || l.b >= static_cast<int>(cluster.vms.size())) res.mbps_placed += l.mbps;
-    }
-    finalize_problem(out, requests_path);  // from scratch: every placement valid, no node over capacity
+    build_result(cluster, placing, state, vm_of, res);
+    finalize_problem(res.problem, requests_path);  // from scratch: every placement valid, no node over capacity
     return res;
 }
 

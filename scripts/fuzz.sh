@@ -11,7 +11,7 @@ cd "$(dirname "$0")/.."
 
 SECONDS_PER_TARGET="${1:-60}"
 [[ "$SECONDS_PER_TARGET" =~ ^[1-9][0-9]*$ ]] || { echo "usage: scripts/fuzz.sh [seconds-per-target]" >&2; exit 2; }
-TARGETS=(fuzz_snapshot fuzz_plan fuzz_validate fuzz_netsolver)
+TARGETS=(fuzz_snapshot fuzz_plan fuzz_validate fuzz_netsolver fuzz_place)
 
 PACKAGES=(clang libclang-rt-14-dev cmake ninja-build pkg-config libtbb-dev libeigen3-dev libboost-program-options-dev
           nlohmann-json3-dev coinor-libcbc-dev)

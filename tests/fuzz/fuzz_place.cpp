@@ -1,0 +1,61 @@
+// libFuzzer harness of `vmcap place` (issue 25): the bytes are the --requests file (docs/format.md
+// "Requests") of `vmcap place --cluster <fuzz::kSnapshot>`, run whole through cli::cmd_place: the
+// requests parser, admission with the vmcap-fit placer, room-making with at most one live migration
+// per refused VM (greedy and the plan ordering), and the loader's checks of the cluster written.
+// Exceptions are mapped as in cli/main.cpp: InputError, UsageError and Boost.Program_options errors
+// are bad input (exit 2); any other is the CLI's "internal error" (exit 1), a defect: abort.
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <exception>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include <boost/program_options/errors.hpp>
+#include <stdlib.h>
+
+#include "cli/cli.h"
+#include "instances/problem.h"
+#include "tests/fuzz/fuzz_common.h"
+
+namespace {
+
+/** A fresh directory holding cluster.json (fuzz::kSnapshot); removed at exit. */
+struct TempDir {
+    std::string path;
+    ~TempDir() { std::filesystem::remove_all(path); }
+};
+
+std::string make_dir() {
+    std::string tmpl = (std::filesystem::temp_directory_path() / "vmcap-fuzz-place.XXXXXX").string();
+    if (!mkdtemp(tmpl.data())) vmcap::fuzz::internal_error("cannot create a temporary directory");
+    std::ofstream(tmpl + "/cluster.json") << vmcap::fuzz::kSnapshot;
+    return tmpl;
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerInitialize(int*, char***) {
+    if (!std::freopen("/dev/null", "w", stdout)) return 1;  // the summary of every run
+    return 0;
+}
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+    static const TempDir dir{make_dir()};
+    const std::string requests = dir.path + "/requests.json", out = dir.path + "/placed.json", log = dir.path + "/log.jsonl";
+    std::filesystem::remove(requests);
+    std::ofstream(requests, std::ios::binary).write(reinterpret_cast<const char*>(data), static_cast<std::streamsize>(size));
+    // The first byte picks the semantics, so both paths are explored.
+    const bool best_effort = size > 0 && (data[0] & 1U) != 0;
+    try {
+        vmcap::cli::cmd_place({"--cluster", dir.path + "/cluster.json", "--requests", requests, "--migrations-per-request", "1",
+                               "--semantics", best_effort ? "best-effort" : "all-or-nothing", "--out", out, "--log", log});
+    } catch (const vmcap::InputError&) {
+    } catch (const vmcap::cli::UsageError&) {
+    } catch (const boost::program_options::error&) {
+    } catch (const std::exception& e) {
+        vmcap::fuzz::internal_error(e.what());
+    }
+    return 0;
+}
