@@ -44,6 +44,7 @@ constexpr const char* kUsage =
 struct ImportCommand {
     NetsolverOptions o;
     std::string pn_path, list_path, out;
+    std::string requests_out;           ///< --requests-out: the VDCs as `vmcap place` requests, nothing placed
     std::vector<std::string> vn_paths;  ///< --vn and plain arguments; with --list, the list's paths once it is read
 };
 
@@ -70,7 +71,10 @@ bool parse_import_command(const Args& rest, ImportCommand& c) {
          "vNUMA rule: a VM gets the fewest nodes k in {1,2,4} whose per-node demand is at most this share of a pNUMA node")
         ("max-vdcs", po::value(&max_vdcs), "stop after this many VDCs are allocated (default: until the first that does not fit)")
         ("max-migrations", po::value(&max_migrations), "migration budget of the snapshot (default: ceil(1% of the VMs))")
-        ("out", po::value(&out)->required(), "snapshot file to write (atomically)");
+        ("out", po::value(&out)->required(), "snapshot file to write (atomically)")
+        ("requests-out", po::value(&c.requests_out),
+         "place nothing: write the cluster without VMs to --out and the VDCs, in offer order, as a requests file here "
+         "(docs/format.md \"Requests\") for vmcap place");
     // clang-format on
     po::positional_options_description pos;
     pos.add("vn", -1);
@@ -90,7 +94,47 @@ bool parse_import_command(const Args& rest, ImportCommand& c) {
     o.max_vdcs = max_vdcs;
     o.max_migrations = max_migrations;
     check_output_path(out);
+    if (vm.count("requests-out")) {
+        if (c.requests_out.empty()) throw UsageError("--requests-out must not be empty");
+        if (vm.count("max-vdcs")) throw UsageError("--max-vdcs places VDCs; with --requests-out nothing is placed");
+        check_output_path(c.requests_out);
+    }
     return true;
+}
+
+/** The offer's cluster without VMs (hosts, network, the VDCs' flavors and weights; budget 0) and
+ *  its VDCs as `vmcap place` requests: ids "<file stem>#<i>", VMs by their .vn names, vlinks in
+ *  Mbps. `vmcap place --strategy link-fit --stop-at-first-failure` on them places what the import
+ *  places. */
+std::pair<Problem, nlohmann::json> offer_as_requests(const Problem& cluster, const std::vector<NetsolverVdc>& vdcs,
+                                                     const NetsolverOptions& o) {
+    const NetsolverOffer offer = netsolver_offer(cluster, vdcs, o);
+    const Problem& q = offer.problem;
+    nlohmann::json reqs = nlohmann::json::array();
+    for (std::size_t i = 0; i < q.vdcs.size(); ++i) {
+        nlohmann::json vms = nlohmann::json::array();
+        const auto [first, last] = offer.vdc_vms[i];
+        auto name = [&](int v) {
+            const std::string& id = q.vms[static_cast<std::size_t>(v)].id;
+            return id.substr(id.find('/') + 1);
+        };
+        for (int v = first; v < last; ++v) vms.push_back({{"id", name(v)}, {"flavor", q.flavors[q.vms[v].flavor].name}});
+        nlohmann::json links = nlohmann::json::array();
+        const auto [lf, ll] = offer.vdc_vlinks[i];
+        for (int l = lf; l < ll; ++l) {
+            const Vlink& vl = q.vlinks[static_cast<std::size_t>(l)];
+            links.push_back({{"a", name(vl.a)}, {"b", name(vl.b)}, {"bandwidth_mbps", vl.mbps}});
+        }
+        nlohmann::json r = {{"id", q.vdcs[i]}, {"vms", vms}};
+        if (!links.empty()) r["vlinks"] = links;
+        reqs.push_back(r);
+    }
+    Problem empty = q;
+    empty.vms.clear();
+    empty.vlinks.clear();
+    empty.vdcs.clear();
+    empty.constraints.max_migrations = 0;
+    return {std::move(empty), nlohmann::json{{"requests", reqs}}};
 }
 
 /** The VDCs of `vn_paths` in offer order; a file named several times is read and parsed once (the
@@ -187,6 +231,18 @@ int cmd_import(const Args& args) {
     if (!list_path.empty()) vn_paths = read_netsolver_instance_list(list_path);
     const std::vector<NetsolverVdc> vdcs = read_vdcs(vn_paths);
 
+    if (!c.requests_out.empty()) {
+        auto [empty, requests] = offer_as_requests(p, vdcs, o);
+        empty.source = std::string(kNetsolverAttribution) + " Imported by vmcap import netsolver --requests-out: the cluster of " +
+                       std::filesystem::path(pn_path).filename().string() + ", no VM placed; the VDCs are in " +
+                       std::filesystem::path(c.requests_out).filename().string() + ".";
+        empty = parse_snapshot(nlohmann::json::parse(snapshot_to_json(empty).dump()), out);
+        write_file_atomic(c.requests_out, requests.dump(1) + "\n");
+        write_file_atomic(out, format_json_lines(snapshot_to_json(empty)));
+        std::printf("imported %s: %zu hosts, %zu flavors, no VM; %zu VDCs written to %s as requests\n", out.c_str(), empty.hosts.size(),
+                    empty.flavors.size(), requests["requests"].size(), c.requests_out.c_str());
+        return 0;
+    }
     NetsolverPlacementStats st;
     { st = place_netsolver_vdcs(p, vdcs, o); }
     p.source = import_source(pn_path, list_path, vn_paths, o, st);

@@ -6,6 +6,8 @@
 // naming the file and JSON path, exit 2, nothing written), BCube refused.
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
@@ -437,6 +439,36 @@ TEST(NetsolverImport, HadoopTreeFromTheBundledData) {
     EXPECT_LE(allocated, 307);
     EXPECT_EQ(p.vms.size(), static_cast<std::size_t>(allocated) * 10);
     EXPECT_EQ(p.host_types[0].nic_mbps, 20000);
+}
+
+// `import netsolver --requests-out` + `vmcap place --strategy link-fit --stop-at-first-failure`
+// (issue 25: the published table through the admission command) places exactly what the import
+// places itself: the same VDC count, every VM on the same host and pNUMA nodes.
+TEST(NetsolverImport, RequestsOutThroughVmcapPlaceEqualTheImport) {
+    const fs::path dir = netsolver_data() / "hadoop";
+    if (!fs::is_directory(dir)) GTEST_SKIP() << "no data directory " << dir;
+    const std::string pn = (dir / "hadoop_extra" / "us-west2.pn").string(), list = (dir / "instance_list_hadoop_4vm_rnd.txt").string();
+    const std::string direct = (tmp_dir() / "ro-direct.json").string(), empty = (tmp_dir() / "ro-empty.json").string(),
+                      reqs = (tmp_dir() / "ro-requests.json").string(), placed = (tmp_dir() / "ro-placed.json").string();
+    ASSERT_EQ(run_vmcap("import netsolver --pn " + pn + " --list " + list + " --out " + direct).code, 0);
+    const test::CmdResult ro = run_vmcap("import netsolver --pn " + pn + " --list " + list + " --requests-out " + reqs + " --out " + empty);
+    ASSERT_EQ(ro.code, 0) << ro.err;
+    EXPECT_TRUE(load_snapshot(empty).vms.empty());
+    const test::CmdResult pl =
+        run_vmcap("place --cluster " + empty + " --requests " + reqs + " --strategy link-fit --stop-at-first-failure --out " + placed);
+    ASSERT_EQ(pl.code, 0) << pl.err;
+    const Problem a = load_snapshot(direct), b = load_snapshot(placed);
+    ASSERT_GT(a.vdcs.size(), 0U);
+    EXPECT_EQ(a.vdcs, b.vdcs);
+    ASSERT_EQ(a.vms.size(), b.vms.size());
+    std::map<std::string, const Vm*> where;
+    for (const Vm& vm : b.vms) where[vm.id] = &vm;
+    for (const Vm& vm : a.vms) {
+        ASSERT_TRUE(where.count(vm.id)) << vm.id;
+        EXPECT_EQ(a.hosts[vm.host].id, b.hosts[where[vm.id]->host].id) << vm.id;
+        EXPECT_EQ(vm.pnuma, where[vm.id]->pnuma) << vm.id;
+    }
+    EXPECT_EQ(a.vlinks.size(), b.vlinks.size());
 }
 
 TEST(NetsolverImport, FatTreeFromTheBundledData) {
