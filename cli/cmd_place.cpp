@@ -62,7 +62,7 @@ int cmd_place(const Args& args) {
         ("strategy", po::value(&o.strategy)->default_value("vmcap-fit"), ("placement strategy: " + placer_names()).c_str())
         ("semantics", po::value(&semantics)->default_value("all-or-nothing"), "all-or-nothing (a VDC's VMs all placed or none) or best-effort (each VM on its own)")
         ("stop-at-first-failure", po::bool_switch(&stop), "stop at the first request not placed whole (the published NetSolver table's rule)")
-        ("migrations-per-request", po::value(&o.migrations_per_request)->default_value(0), "when a VM fits nowhere, at most K live migrations that make room for it (greedy on its flavor), then place it (single VMs and best-effort VMs; not with vlinks)")
+        ("migrations-per-request", po::value(&o.migrations_per_request)->default_value(0), "when a request does not fit, at most K live migrations that make room for it (greedy on the flavor of the VM that failed, links kept), then try it once more")
         ("out", po::value(&out), "write the cluster with the placed VMs (a snapshot, atomically)")
         ("log", po::value(&log), "write one JSON line per request: placed where, or why not (atomically)");
     // clang-format on

@@ -9,6 +9,7 @@
 
 #include "evaluators/state/capacity_model.h"
 #include "evaluators/state/search_state.h"
+#include "evaluators/rules/feasibility.h"
 #include "placement/placer.h"
 
 namespace vmcap {
@@ -78,7 +79,11 @@ std::string why_not(const SearchState& s, int vm, bool in_group) {
     if (node_room == 0)
         return "pNUMA fragmentation: " + std::to_string(total_room) + " host(s) have " + need + " free in total, none on a " +
                std::to_string(fl.num_vnuma()) + "-node set of its vNUMA topology";
-    if (in_group) return "no host had " + need + " free on a usable pNUMA node set once the request's earlier VMs were placed (all undone)";
+    if (in_group)
+        return s.model().has_filters()
+                   ? "no host could take it (" + need +
+                         " on a usable pNUMA node set, every link within capacity) once the request's earlier VMs were placed (all undone)"
+                   : "no host had " + need + " free on a usable pNUMA node set once the request's earlier VMs were placed (all undone)";
     return "link capacity: " + std::to_string(node_room) + " host(s) have room on their pNUMA nodes, none within every link's capacity";
 }
 
@@ -98,23 +103,56 @@ bool fits_after_leaving(const SearchState& s, int vm, int host, const Embedding&
     return true;
 }
 
-/** Applies the migrations make_room finds for `vm` (telling the placer of every host touched);
- *  returns how many. */
-int make_room_for(SearchState& state, Placer& placer, int vm, int k, const MakeRoom& make_room) {
-    const std::vector<Placement> moves = make_room(state, vm, k);
-    const Problem& p = state.problem();
-    for (const Placement& m : moves) {
-        const Flavor& fl = p.flavors[static_cast<std::size_t>(state.flavor_of(m.vm))];
-        Embedding emb;
-        emb.map = m.pnuma;
-        emb.mask = node_mask(m.pnuma.data(), fl.num_vnuma());
-        const int from = state.host_of(m.vm);
-        if (!fits_after_leaving(state, m.vm, m.host, emb)) throw std::logic_error("make_room: a migration without room (a bug)");
-        state.move(m.vm, m.host, emb);
-        placer.host_changed(state, from);
-        placer.host_changed(state, m.host);
+/** One live migration applied: the VM and where it was (to undo it). */
+struct Applied {
+    int vm = -1, from_host = -1;
+    Embedding from;
+};
+
+/** Moves `vm` to (host, pnuma) if it has room there and every rule admits it; tells the placer of
+ *  both hosts. */
+bool move_if_fits(SearchState& state, Placer& placer, int vm, int host, const std::array<std::uint8_t, kMaxVNuma>& pnuma) {
+    const Flavor& fl = state.problem().flavors[static_cast<std::size_t>(state.flavor_of(vm))];
+    Embedding emb;
+    emb.map = pnuma;
+    emb.mask = node_mask(pnuma.data(), fl.num_vnuma());
+    const int from = state.host_of(vm);
+    if (!fits_after_leaving(state, vm, host, emb)) return false;
+    if (state.model().has_filters()) {
+        const Relocation r{vm, from, host, emb.mask};
+        if (!filters_admit(state, std::span(&r, 1))) return false;
     }
-    return static_cast<int>(moves.size());
+    state.move(vm, host, emb);
+    placer.host_changed(state, from);
+    placer.host_changed(state, host);
+    return true;
+}
+
+/** Takes back `done`, last first (each step back has room: it restores the state before it). */
+void undo(SearchState& state, Placer& placer, std::vector<Applied>& done) {
+    for (auto it = done.rbegin(); it != done.rend(); ++it)
+        if (!move_if_fits(state, placer, it->vm, it->from_host, it->from.map))
+            throw std::logic_error("admission: a migration could not be undone");
+    done.clear();
+}
+
+/** Applies, in order, the migrations make_room finds for `vm`; if one no longer fits, takes the
+ *  applied ones back and returns none. */
+std::vector<Applied> make_room_for(SearchState& state, Placer& placer, int vm, int k, const MakeRoom& make_room) {
+    std::vector<Applied> done;
+    for (const Placement& m : make_room(state, vm, k)) {
+        Applied a;
+        a.vm = m.vm;
+        a.from_host = state.host_of(m.vm);
+        const int nv = state.problem().flavors[static_cast<std::size_t>(state.flavor_of(m.vm))].num_vnuma();
+        std::copy(state.pnuma_of(m.vm), state.pnuma_of(m.vm) + nv, a.from.map.begin());
+        if (!move_if_fits(state, placer, m.vm, m.host, m.pnuma)) {
+            undo(state, placer, done);
+            return {};
+        }
+        done.push_back(a);
+    }
+    return done;
 }
 
 /** res.problem: the cluster's VMs where they stand now, then the placed arrivals in request order,
@@ -182,8 +220,6 @@ AdmissionResult admit_requests(const Problem& cluster, const std::vector<Request
         throw InputError(std::string(e.what()) + " (the cluster and requests have vlinks: use --strategy link-fit)");
     }
     const bool room_made = options.migrations_per_request > 0 && make_room;
-    if (room_made && !placing.vlinks.empty())
-        throw InputError(requests_path + ": migrations to make room are not supported with vlinks yet");
     AdmissionResult res;
     res.outcomes.resize(requests.size());
     for (std::size_t i = 0; i < requests.size(); ++i) {
@@ -196,16 +232,31 @@ AdmissionResult admit_requests(const Problem& cluster, const std::vector<Request
         const bool single = vm_of[i].size() == 1;
         if (options.all_or_nothing && !single) {
             const GroupPlacement g = place_group(state, *placer, vm_of[i]);
-            if (!g.placed()) o.reason = why_not(state, g.failed_vm, true);
+            if (!g.placed()) {
+                o.reason = why_not(state, g.failed_vm, true);
+                // Room for the VM that failed (the group's others taken off again), then the group again.
+                std::vector<Applied> moved;
+                if (room_made) moved = make_room_for(state, *placer, g.failed_vm, options.migrations_per_request, make_room);
+                if (!moved.empty() && place_group(state, *placer, vm_of[i]).placed()) {
+                    o.migrations = static_cast<int>(moved.size());
+                    o.reason.clear();
+                } else {
+                    undo(state, *placer, moved);
+                }
+            }
         } else {
+            int budget = options.migrations_per_request;  // per request, over its VMs
             for (const int v : vm_of[i]) {
                 if (place_vm(state, *placer, v).found()) continue;
                 const std::string reason = why_not(state, v, false);
-                const int moved = room_made ? make_room_for(state, *placer, v, options.migrations_per_request, make_room) : 0;
-                if (moved > 0 && place_vm(state, *placer, v).found()) {
-                    o.migrations += moved;
+                std::vector<Applied> moved;
+                if (room_made && budget > 0) moved = make_room_for(state, *placer, v, budget, make_room);
+                if (!moved.empty() && place_vm(state, *placer, v).found()) {
+                    o.migrations += static_cast<int>(moved.size());
+                    budget -= static_cast<int>(moved.size());
                     continue;
                 }
+                undo(state, *placer, moved);
                 if (o.reason.empty()) o.reason = reason;
             }
         }

@@ -28,9 +28,9 @@ struct AdmissionOptions {
     std::string strategy = "vmcap-fit";  ///< a registered placer (placer.h)
     bool all_or_nothing = true;          ///< a request's VMs all placed or none; false: each VM on its own
     bool stop_at_first_failure = false;  ///< stop at the first request not placed whole
-    /** At most this many live migrations to make room for a VM no host can take (0: none); needs
-     *  a MakeRoom. Single-VM requests and best-effort VMs only (a VDC placed all or nothing is not
-     *  helped yet). */
+    /** At most this many live migrations per request to make room for a VM no host can take (0:
+     *  none); needs a MakeRoom. All or nothing: room for the VDC's VM that failed, then the whole
+     *  VDC once more; migrations that did not admit the request are taken back. */
     int migrations_per_request = 0;
 };
 
@@ -79,8 +79,8 @@ struct AdmissionResult {
  * ignores links on a model with links (use `link-fit`); InputError for an unknown strategy (placer.h).
  * With options.migrations_per_request > 0 and `make_room`, a VM no host takes gets the migrations
  * make_room returns applied (the cluster's VMs and earlier arrivals may move), then one more try;
- * the result's VMs stand where they ended. Throws InputError when migrations are asked for on a
- * cluster with vlinks (not supported yet).
+ * the result's VMs stand where they ended; migrations that did not admit their request are taken
+ * back (last first).
  * Cost: the strategy's choose per VM plus O(targets x (k x R + VMCAP)) per placement, plus
  * make_room per VM refused.
  */

@@ -204,6 +204,19 @@ TEST(Admission, LinkFitKeepsEveryLinkWithinCapacity) {
     }
     std::printf("link-fit: %d of %zu requests placed, most utilised link %.0f%%\n", res.accepted, requests.size(), 100.0 * most);
     EXPECT_GT(most, 0.9) << "the requests should load some link close to its capacity (else the check is idle)";
+    // With room-making: the migrations keep every link within capacity too.
+    o.migrations_per_request = 2;
+    const AdmissionResult mig = admit_requests(cluster, requests, o, "<requests>", make_room);
+    const Problem after = parse_snapshot(nlohmann::json::parse(snapshot_to_json(mig.problem).dump()), "<placed>");
+    std::vector<int> host_after;
+    for (const Vm& vm : after.vms) host_after.push_back(vm.host);
+    const NetworkRoutes after_routes(after);
+    const auto load_after = link_loads(after, after_routes, host_after);
+    for (int l = 0; l < after_routes.num_links(); ++l)
+        ASSERT_LE(load_after[l], std::max(after_routes.capacity(l), before[l])) << after_routes.link_name(l) << " after migrations";
+    std::printf("with at most 2 migrations per request: %d placed, %lld migrations\n", mig.accepted,
+                static_cast<long long>(mig.migrations));
+    EXPECT_GT(mig.migrations, 0);
 }
 
 // --migrations-per-request: four dual-node hosts, each with a 4-vCPU VM on node 1, and three
@@ -246,6 +259,27 @@ TEST(Admission, MigrationsPerRequestStayWithinKOnAFullCluster) {
     std::printf(
         "400 requests on 30 hosts: %d placed without migrations, %d with at most 2 per request (%lld migrations, %d admitted by them)\n",
         without.accepted, r.accepted, static_cast<long long>(r.migrations), r.admitted_by_migrations);
+}
+
+// All or nothing with room-making: a VDC of two whole-host VMs on the 4-host snapshot needs two
+// hosts emptied; with a budget of 1 it stays out and the one migration tried is taken back (the
+// cluster unchanged); with 2 it is admitted.
+TEST(Admission, VdcRoomIsMadeOrTheMigrationsAreTakenBack) {
+    const Problem cluster = load_snapshot(VMCAP_SOURCE_DIR "/tests/bad_inputs/valid_snapshot.json");
+    const std::vector<Request> requests = parse_requests(
+        nlohmann::json::parse(R"({"requests": [{"id": "d", "vms": [{"id": "x", "flavor": "big"}, {"id": "y", "flavor": "big"}]}]})"),
+        "<requests>");
+    AdmissionOptions o;
+    o.migrations_per_request = 1;
+    const AdmissionResult one = admit_requests(cluster, requests, o, "<requests>", make_room);
+    EXPECT_EQ(one.accepted, 0);
+    EXPECT_EQ(one.migrations, 0);
+    for (std::size_t v = 0; v < cluster.vms.size(); ++v) EXPECT_EQ(one.problem.vms[v].host, cluster.vms[v].host) << "taken back";
+    o.migrations_per_request = 2;
+    const AdmissionResult two = admit_requests(cluster, requests, o, "<requests>", make_room);
+    EXPECT_EQ(two.accepted, 1);
+    EXPECT_EQ(two.migrations, 2);
+    EXPECT_NO_THROW(parse_snapshot(nlohmann::json::parse(snapshot_to_json(two.problem).dump()), "<placed>"));
 }
 
 TEST(Admission, BadRequestsNameTheField) {

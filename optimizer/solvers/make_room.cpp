@@ -17,13 +17,15 @@ std::vector<Placement> make_room(const SearchState& state, int vm, int k) {
     q.resources = p.resources;
     q.host_types = p.host_types;
     q.hosts = p.hosts;
-    q.network = p.network;  // no vlinks (precondition): the network carries no rule here
+    q.network = p.network;
     q.flavors = p.flavors;
     for (Flavor& f : q.flavors) f.weight = 0.0;
     q.flavors[static_cast<std::size_t>(flavor)].weight = 1.0;
-    std::vector<int> original;  // q's VM -> state's
+    std::vector<int> original;                 // q's VM -> state's
+    std::vector<int> index(p.vms.size(), -1);  // state's VM -> q's
     for (int v = 0; v < static_cast<int>(p.vms.size()); ++v) {
         if (!state.is_placed(v)) continue;
+        index[static_cast<std::size_t>(v)] = static_cast<int>(q.vms.size());
         Vm x = p.vms[static_cast<std::size_t>(v)];
         x.host = state.host_of(v);
         const int nv = p.flavors[static_cast<std::size_t>(x.flavor)].num_vnuma();
@@ -31,6 +33,13 @@ std::vector<Placement> make_room(const SearchState& state, int vm, int k) {
         x.migratable = p.vms[static_cast<std::size_t>(v)].migratable;
         original.push_back(v);
         q.vms.push_back(std::move(x));
+    }
+    // The vlinks between VMs on a host now (an arriving VM's own vlinks carry no load yet): the
+    // model then keeps every link within capacity, as the admission state does.
+    q.vdcs = p.vdcs;
+    for (const Vlink& l : p.vlinks) {
+        const int a = index[static_cast<std::size_t>(l.a)], b = index[static_cast<std::size_t>(l.b)];
+        if (a >= 0 && b >= 0) q.vlinks.push_back(Vlink{a, b, l.mbps, l.vdc});
     }
     q.constraints.max_migrations = k;
     q.constraints.max_migrated_ram_mib = std::numeric_limits<Amount>::max();

@@ -19,7 +19,8 @@ namespace vmcap {
  * fitting once the ones before it are done (build_plan, optimizer/plan/plan.h); empty when the
  * greedy search (optimizer/search/greedy.h: the move that adds most capacity of that flavor, again
  * until the budget or no gain) finds none. The cluster's own budget and weights do not apply: this
- * is the scheduler's budget for one request. Precondition: the model has no vlinks.
+ * is the scheduler's budget for one request. With vlinks, every step keeps every link within
+ * capacity (the link rule of the model built from the VMs on a host, their vlinks among them).
  * Deterministic. Cost: a capacity model and greedy on the whole cluster (O(VMs + hosts) set-up,
  * then greedy's rounds).
  */
