@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # The published NetSolver table (issue 25) through `vmcap place`: for each hadoop network (us-west1,
-# us-west2, us-mid1, us-mid2; the hadoop_extra .pn files) and VDC list (4..14 VMs), `vmcap import
+# us-west2, us-mid1, us-mid2; the hadoop_extra .pn files) and VDC list (4..14 VMs), then the FatTree
+# networks (6..15-VM lists) and the fmcad trees (one VDC offered again and again), `vmcap import
 # netsolver --requests-out` gives the empty cluster and the VDCs in offer order; `vmcap place
 # --strategy link-fit --stop-at-first-failure` counts the VDCs allocated until the first failure
 # (NetSolver's rule), without and with --migrations-per-request 2, beside NetSolver-ILP,
-# NetSolver-SMT and SecondNet as published (published_allocation_results.csv, experiment "hadoop").
+# NetSolver-SMT and SecondNet as published (published_allocation_results.csv; a published count
+# marked * is from a run that timed out: VDCs allocated in the hour, not until a failure).
 # NUMA: --numa-nodes 1 by default (NetSolver's servers have no NUMA); pass 2 for dual-node servers.
 # usage: scripts/netsolver_table.sh [vmcap binary] [numa nodes] [work dir]   (data: ../shared/data or VMCAP_DATA_DIR)
 set -euo pipefail
@@ -15,29 +17,53 @@ mkdir -p "$WORK"
 DATA=${VMCAP_DATA_DIR:-$(cd "$(dirname "$0")/../.." && pwd)/shared/data}/netsolver-vdc
 H=$DATA/instances/hadoop
 CSV=$DATA/published_allocation_results.csv
-published() {  # solver network size -> count or "-"
-  local pat
-  case $1 in
-    netsolver-ilp) pat="results.$2.pn.instance_list_hadoop_$3vm_rnd" ;;
-    netsolver-smt) pat="config_results_vdcmapper_hadoop_${2//-/_}_$3vm," ;;
-    secondnet) pat="results.${2//-/_}.pn.instance_list_hadoop_$3vm_rnd" ;;
-  esac
-  awk -F, -v s="$1" -v p="$pat" '$1 == "hadoop" && $2 == s && index($3 ",", p) { print $4; found = 1 } END { if (!found) print "-" }' "$CSV" | head -1
+published() {  # experiment solver pattern -> count ("*": the run did not finish) or "-"
+  awk -F, -v e="$1" -v s="$2" -v p="$3" '$1 == e && $2 == s && index($3 ",", p) && !found {
+    print $4 ($6 == "done" ? "" : "*"); found = 1 } END { if (!found) print "-" }' "$CSV"
 }
-echo "| network | VDC size | link-fit | link-fit + 2 migrations (migrations) | NetSolver-ILP | NetSolver-SMT | SecondNet | us per VDC |"
-echo "|---|---|---|---|---|---|---|---|"
+row() {  # label pn list ilp smt secondnet
+  local label=$1 pn=$2 list=$3 base
+  base=$WORK/$(basename "$pn" .pn)-$(basename "$list")
+  "$VMCAP" import netsolver --pn "$pn" --list "$list" --numa-nodes "$NUMA" --requests-out "$base.req.json" --out "$base.json" >/dev/null
+  local a b
+  a=$("$VMCAP" place --cluster "$base.json" --requests "$base.req.json" --strategy link-fit --stop-at-first-failure)
+  b=$("$VMCAP" place --cluster "$base.json" --requests "$base.req.json" --strategy link-fit --stop-at-first-failure --migrations-per-request 2)
+  local na nb mb us
+  na=$(grep -oE '^placed [0-9]+' <<<"$a" | sed 's/placed //')
+  nb=$(grep -oE '^placed [0-9]+' <<<"$b" | sed 's/placed //')
+  mb=$(grep -oE '^[0-9]+ live migrations' <<<"$b" | sed 's/ live migrations//')
+  us=$(grep -oE '[0-9.]+ us per request' <<<"$a" | sed 's/ us per request//')
+  echo "| $label | $na | $nb ($mb) | $4 | $5 | $6 | $us |"
+}
+echo "| network, VDCs | link-fit | link-fit + 2 migrations (migrations) | NetSolver-ILP | NetSolver-SMT | SecondNet | us per VDC |"
+echo "|---|---|---|---|---|---|---|"
 for net in us-west1 us-west2 us-mid1 us-mid2; do
   for size in 4 6 8 10 12 14; do
-    list=$H/instance_list_hadoop_${size}vm_rnd.txt
-    "$VMCAP" import netsolver --pn "$H/hadoop_extra/$net.pn" --list "$list" --numa-nodes "$NUMA" \
-      --requests-out "$WORK/$net-$size.json" --out "$WORK/$net-$size-empty.json" >/dev/null
-    a=$("$VMCAP" place --cluster "$WORK/$net-$size-empty.json" --requests "$WORK/$net-$size.json" --strategy link-fit --stop-at-first-failure)
-    b=$("$VMCAP" place --cluster "$WORK/$net-$size-empty.json" --requests "$WORK/$net-$size.json" --strategy link-fit --stop-at-first-failure \
-        --migrations-per-request 2)
-    na=$(grep -oE '^placed [0-9]+' <<<"$a" | sed 's/placed //')
-    nb=$(grep -oE '^placed [0-9]+' <<<"$b" | sed 's/placed //')
-    mb=$(grep -oE '^[0-9]+ live migrations' <<<"$b" | sed 's/ live migrations//')
-    us=$(grep -oE '[0-9.]+ us per request' <<<"$a" | sed 's/ us per request//')
-    echo "| $net | $size | $na | $nb ($mb) | $(published netsolver-ilp $net $size) | $(published netsolver-smt $net $size) | $(published secondnet $net $size) | $us |"
+    row "$net, $size VMs" "$H/hadoop_extra/$net.pn" "$H/instance_list_hadoop_${size}vm_rnd.txt" \
+      "$(published hadoop netsolver-ilp "results.$net.pn.instance_list_hadoop_${size}vm_rnd")" \
+      "$(published hadoop netsolver-smt "config_results_vdcmapper_hadoop_${net//-/_}_${size}vm,")" \
+      "$(published hadoop secondnet "results.${net//-/_}.pn.instance_list_hadoop_${size}vm_rnd")"
+  done
+done
+F=$DATA/instances/fattree-bcube
+for n in 8 12 16; do
+  for bw in 10 20; do
+    for size in 6 9 12 15; do
+      pn=Fattree_n${n}_k2_bw${bw}_cpu16.pn
+      row "FatTree n$n bw$bw, $size VMs" "$F/$pn" "$F/instance_list_${size}vm_rnd.txt" \
+        "$(published fattree-bcube netsolver-ilp "results.$pn.instance_list_${size}vm_rnd")" \
+        "$(published fattree-bcube netsolver-smt "$pn.instance_list_${size}vm_rnd")" \
+        "$(published fattree-bcube secondnet "results.$pn.instance_list_${size}vm_rnd")"
+    done
+  done
+done
+M=$DATA/instances/fmcad/in_json
+for tree in tree tree16; do
+  for hosts in 200 400 2000; do
+    for vn in vn2_3.1 vn2_3.2 vn2_3.3 vn2_5.1 vn2_5.2 vn2_5.3; do
+      row "$tree $hosts, $vn" "$M/${tree}_$hosts.20.pn" "$M/instance_list_$vn" "-" \
+        "$(published fmcad-instances netsolver-smt "_datacenter${tree}_$hosts.20.pn_instance_$vn.vn")" \
+        "$(published fmcad-instances secondnet "_datacenter${tree}_$hosts.20_instance_$vn.log")"
+    done
   done
 done
