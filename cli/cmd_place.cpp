@@ -1,6 +1,8 @@
 // Subcommand place: admission of a stream of requests (single VMs, VDCs) on a cluster snapshot
 // with a placement strategy (placement/admission.h).
 #include <cstdio>
+#include <filesystem>
+#include <utility>
 
 #include <boost/program_options.hpp>
 #include <nlohmann/json.hpp>
@@ -79,6 +81,16 @@ int cmd_place(const Args& args) {
     if (o.migrations_per_request < 0) throw UsageError("--migrations-per-request must be >= 0");
     if (!out.empty()) check_output_path(out);
     if (!log.empty()) check_output_path(log);
+    // An output onto an input (or onto the other output) would lose what the user gave us.
+    auto same = [](const std::string& a, const std::string& b) {
+        std::error_code ec;
+        return !a.empty() && !b.empty() && std::filesystem::weakly_canonical(a, ec) == std::filesystem::weakly_canonical(b, ec);
+    };
+    for (const auto& [flag, path] : {std::pair<const char*, const std::string*>{"--out", &out}, {"--log", &log}})
+        for (const auto& [other, input] :
+             {std::pair<const char*, const std::string*>{"--cluster", &cluster}, {"--requests", &requests_path}})
+            if (same(*path, *input)) throw UsageError(std::string(flag) + " would overwrite " + other + " (" + *input + ")");
+    if (same(out, log)) throw UsageError("--out and --log name the same file (" + out + ")");
     const Problem p = load_snapshot(cluster);
     const std::vector<Request> requests = parse_requests(read_json(requests_path), requests_path);
     const AdmissionResult res = admit_requests(p, requests, o, requests_path, make_room);

@@ -5,6 +5,7 @@
 // at the first failure when asked; bad request files name the field.
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <functional>
 #include <random>
 #include <string>
@@ -280,6 +281,23 @@ TEST(Admission, VdcRoomIsMadeOrTheMigrationsAreTakenBack) {
     EXPECT_EQ(two.accepted, 1);
     EXPECT_EQ(two.migrations, 2);
     EXPECT_NO_THROW(parse_snapshot(nlohmann::json::parse(snapshot_to_json(two.problem).dump()), "<placed>"));
+}
+
+// `vmcap place` refuses an output path that names an input (or the other output): exit 2, the
+// input unchanged.
+TEST(Admission, OutputsNeverOverwriteInputs) {
+    const std::string c = (test::tmp_dir() / "place-cluster.json").string(), r = (test::tmp_dir() / "place-requests.json").string();
+    std::filesystem::copy_file(VMCAP_SOURCE_DIR "/tests/bad_inputs/valid_snapshot.json", c,
+                               std::filesystem::copy_options::overwrite_existing);
+    std::filesystem::copy_file(VMCAP_SOURCE_DIR "/tests/bad_inputs/place_ok.json", r, std::filesystem::copy_options::overwrite_existing);
+    const std::string before = read_text_file(c), requests_before = read_text_file(r);
+    for (const std::string& tail : {" --out " + c, " --log " + c, " --out " + r, " --log " + r, " --out " + c + ".x --log " + c + ".x"}) {
+        const test::CmdResult res = test::run_vmcap("place --cluster " + c + " --requests " + r + tail);
+        EXPECT_EQ(res.code, 2) << tail << ": " << res.err;
+    }
+    EXPECT_EQ(read_text_file(c), before);
+    EXPECT_EQ(read_text_file(r), requests_before);
+    EXPECT_FALSE(std::filesystem::exists(c + ".x"));
 }
 
 TEST(Admission, BadRequestsNameTheField) {
