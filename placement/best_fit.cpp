@@ -7,7 +7,8 @@
 // (free vCPU, index) order from the flavor's vCPU upwards and moved between buckets in O(1). A host
 // whose free totals or largest free node are too small, or that did not fit this flavor at its
 // current version (SearchState::host_version), is skipped in O(1) without looking at its nodes.
-// Memory O(H x (1 + flavors) + V x H / 64) for V = most vCPU of one host.
+// Memory O(H x (1 + flavors) + V x H / 64) for V = most vCPU of one host. With feasibility rules
+// (links) every (host, placement) that fits is ranked in the same order (first_admitted, placer.h).
 #include <algorithm>
 #include <bit>
 #include <cstdint>
@@ -55,7 +56,7 @@ private:
 class BestFitPlacer final : public Placer {
 public:
     void reset(const SearchState& s) override {
-        require_no_rules(s, "best-fit");
+        rules_ = s.model().has_filters();
         const Problem& p = s.problem();
         const int H = static_cast<int>(p.hosts.size());
         Amount most = 0;
@@ -83,6 +84,15 @@ public:
     PlaceChoice choose(const SearchState& s, int vm) override {
         const int flavor = s.flavor_of(vm);
         const Flavor& fl = s.problem().flavors[flavor];
+        if (rules_)  // the same order: least free vCPU on the host, then on the placement's nodes
+            return first_admitted(s, vm, [&](int h, int e) {
+                const Embedding& emb = s.model().evaluator(s.type_of(h), flavor).placements()[static_cast<std::size_t>(e)];
+                const int R = s.model().num_resources();
+                Amount left = 0;
+                for (int i = 0; i < fl.num_vnuma(); ++i)
+                    left += s.free_of(h)[emb.map[static_cast<std::size_t>(i)] * R + kVcpu] - fl.node_demand[kVcpu];
+                return CandidateKey{host_free(s, h).vcpu, h, left, e};
+            });
         std::vector<std::uint64_t>& failed = failed_[static_cast<std::size_t>(flavor)];
         if (failed.empty()) failed.assign(free_.size(), 0);  // host versions start at 1: 0 = never failed
         PlaceChoice found;
@@ -107,6 +117,7 @@ public:
     }
 
 private:
+    bool rules_ = false;                              // the model has feasibility rules: rank every candidate (first_admitted)
     std::vector<HostFree> free_;                      // [host], as of the last host_changed
     std::vector<HostSet> buckets_;                    // [free vCPU] -> hosts
     std::vector<std::vector<std::uint64_t>> failed_;  // [flavor][host]: host version at which it did not fit (0: never)

@@ -5,7 +5,8 @@
 // Index: a max segment tree over host index on the largest free node (vCPU and RAM separately),
 // so the search descends only into ranges where some node could hold one vNUMA node of the
 // flavor; a host that did not fit this flavor at its current version (SearchState::host_version)
-// is skipped in O(1). O(log H) per host change; memory O(H x (1 + flavors)).
+// is skipped in O(1). O(log H) per host change; memory O(H x (1 + flavors)). With feasibility rules
+// (links) every (host, placement) that fits is ranked in the same order (first_admitted, placer.h).
 #include <algorithm>
 #include <cstdint>
 #include <vector>
@@ -19,7 +20,7 @@ namespace {
 class FirstFitPlacer final : public Placer {
 public:
     void reset(const SearchState& s) override {
-        require_no_rules(s, "first-fit");
+        rules_ = s.model().has_filters();
         hosts_ = static_cast<int>(s.problem().hosts.size());
         leaves_ = 1;
         while (leaves_ < hosts_) leaves_ *= 2;
@@ -40,6 +41,7 @@ public:
     }
 
     PlaceChoice choose(const SearchState& s, int vm) override {
+        if (rules_) return first_admitted(s, vm, [](int h, int e) { return CandidateKey{h, e, 0, 0}; });
         const int flavor = s.flavor_of(vm);
         std::vector<std::uint64_t>& failed = failed_[static_cast<std::size_t>(flavor)];
         if (failed.empty()) failed.assign(static_cast<std::size_t>(hosts_), 0);  // host versions start at 1
@@ -73,6 +75,7 @@ private:
         return left.found() ? left : leftmost(s, flavor, failed, 2 * x + 1, mid, hi);
     }
 
+    bool rules_ = false;  // the model has feasibility rules: rank every candidate (first_admitted)
     int hosts_ = 0;
     int leaves_ = 1;
     std::vector<Largest> seg_;                        // max over the hosts below each tree node

@@ -63,10 +63,23 @@ bool rules_admit(const SearchState& s, int vm, int host, NodeMask mask) {
     return true;
 }
 
-void require_no_rules(const SearchState& s, std::string_view placer) {
-    if (s.model().has_filters())
-        throw std::logic_error("placer " + std::string(placer) + " reads free capacity only; the model has feasibility rules (" +
-                               std::string(s.model().filters().front()->name()) + ")");
+PlaceChoice first_admitted(const SearchState& s, int vm, const std::function<CandidateKey(int host, int placement)>& key) {
+    const int flavor = s.flavor_of(vm);
+    std::vector<std::pair<CandidateKey, PlaceChoice>> candidates;
+    for (int h = 0; h < static_cast<int>(s.problem().hosts.size()); ++h) {
+        const auto& placements = s.model().evaluator(s.type_of(h), flavor).placements();
+        for (int e = 0; e < static_cast<int>(placements.size()); ++e)
+            if (fits(s, flavor, h, placements[static_cast<std::size_t>(e)])) candidates.push_back({key(h, e), PlaceChoice{h, e}});
+    }
+    std::sort(candidates.begin(), candidates.end(), [](const auto& a, const auto& b) {
+        return a.first < b.first ||
+               (a.first == b.first && std::pair(a.second.host, a.second.embedding) < std::pair(b.second.host, b.second.embedding));
+    });
+    for (const auto& [k, c] : candidates)
+        if (rules_admit(s, vm, c.host,
+                        s.model().evaluator(s.type_of(c.host), flavor).placements()[static_cast<std::size_t>(c.embedding)].mask))
+            return c;
+    return {};
 }
 
 PlaceChoice place_vm(SearchState& s, Placer& placer, int vm) {

@@ -16,8 +16,8 @@
  *    sum_f w_f x (VMCAP_f before - VMCAP_f after) is least (the use the VMCAP paper, seed 001,
  *    states for its closed forms), through the engine's best insertion (moves/insertion.h);
  *    ties go to best fit.
- *  These three read free capacity only and refuse (std::logic_error in reset) a model with
- *  feasibility rules (links).
+ *  With feasibility rules (links) these three rank every (host, placement) that fits by their
+ *  own order and take the first that every rule admits (first_admitted).
  *  - `link-fit` (link_fit.cpp): for groups with vlinks (`vmcap import netsolver`'s VDC rule): the
  *    group heaviest-bandwidth first, its first VM best fit among the hosts that could take the
  *    whole group's vCPU, every later VM where it adds the least link load, within every link's
@@ -28,6 +28,9 @@
  *
  * Units: the state's (vCPU, MiB, ...). Not thread-safe: one placer per state and thread.
  */
+#include <array>
+#include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -144,8 +147,18 @@ std::unique_ptr<Placer> make_placer(std::string_view name);
 /** "best-fit, first-fit, link-fit, vmcap-fit": the registered names, for help texts and errors. */
 std::string placer_names();
 
-/** Throws std::logic_error naming `placer` if the model of `state` has feasibility rules, which
- *  a capacity-only strategy would not honour. */
-void require_no_rules(const SearchState& state, std::string_view placer);
+/** Ranking key of a candidate (host, placement index) for first_admitted: smaller is better. */
+using CandidateKey = std::array<std::int64_t, 4>;
+
+/**
+ * For a model with feasibility rules (links): among every (host, placement) on which the arriving
+ * VM `vm` fits, the one with the smallest key(host, placement) that every rule admits
+ * (rules_admit), or not found. Complete and deterministic (ties cannot occur when the key ends
+ * with the host and placement indices). The capacity strategies' per-host memos assume that a
+ * host's fit depends on that host alone, which a link rule breaks (another host's VMs change the
+ * loads), so with rules they rank every candidate this way instead. Cost O(H x placements x
+ * (k x R + key)) plus one rule check per candidate tried, best first.
+ */
+PlaceChoice first_admitted(const SearchState& state, int vm, const std::function<CandidateKey(int host, int placement)>& key);
 
 }  // namespace vmcap

@@ -9,10 +9,12 @@
 // Cost: each host's best insertion for a flavor is memoised by host version
 // (SearchState::host_version), so a choice recomputes only the hosts changed since the flavor's
 // last arrival (O(placements x targets x VMCAP) each) and compares H memo entries.
-// Memory O(H x flavors seen).
+// Memory O(H x flavors seen). With feasibility rules (links) every (host, placement) that fits is
+// ranked by its own change (first_admitted, placer.h).
 #include <cstdint>
 #include <vector>
 
+#include "evaluators/state/capacity_change.h"
 #include "moves/insertion.h"
 #include "placement/placer.h"
 
@@ -23,12 +25,17 @@ namespace {
 class VmcapFitPlacer final : public Placer {
 public:
     void reset(const SearchState& s) override {
-        require_no_rules(s, "vmcap-fit");
+        rules_ = s.model().has_filters();
         memo_.assign(s.problem().flavors.size(), {});
     }
 
     PlaceChoice choose(const SearchState& s, int vm) override {
         const int flavor = s.flavor_of(vm);
+        if (rules_)
+            return first_admitted(s, vm, [&](int h, int e) {
+                const Embedding& emb = s.model().evaluator(s.type_of(h), flavor).placements()[static_cast<std::size_t>(e)];
+                return CandidateKey{-placement_delta(s, flavor, h, emb), host_free(s, h).vcpu, h, e};
+            });
         std::vector<Entry>& memo = memo_[static_cast<std::size_t>(flavor)];
         const int H = static_cast<int>(s.problem().hosts.size());
         if (memo.empty()) memo.resize(static_cast<std::size_t>(H));  // version 0: never computed (versions start at 1)
@@ -56,6 +63,22 @@ private:
         Score delta = 0;            // its exact weighted capacity change (score units, <= 0 for VMCAP alone)
         Amount free_vcpu = 0;       // free vCPU of the host before the VM (best-fit tie-break)
     };
+    /** Exact weighted capacity change of `host` when a VM of `flavor` takes placement `emb`. */
+    static Score placement_delta(const SearchState& s, int flavor, int host, const Embedding& emb) {
+        const int R = s.model().num_resources();
+        const Flavor& fl = s.problem().flavors[static_cast<std::size_t>(flavor)];
+        const Amount* free = s.free_of(host);
+        Amount local[kMaxPNuma * kMaxResources];
+        unsigned touched = 0;
+        for (int i = 0; i < fl.num_vnuma(); ++i) {
+            const int node = emb.map[static_cast<std::size_t>(i)];
+            touched |= 1U << node;
+            for (int r = 0; r < R; ++r) local[node * R + r] = free[node * R + r] - fl.node_demand[r];
+        }
+        return capacity_gain(s, host, touched, local);
+    }
+
+    bool rules_ = false;                    // the model has feasibility rules: rank every candidate (first_admitted)
     std::vector<std::vector<Entry>> memo_;  // [flavor][host]
 };
 

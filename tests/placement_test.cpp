@@ -173,9 +173,10 @@ TEST(Placement, VmcapFitLosesNoMoreCapacityThanBestFitPerArrival) {
     }
 }
 
-/** A generated leaf-spine cluster whose VMs, in VDCs of 4 with all-to-all vlinks, all arrive:
- *  narrow NICs and ToR uplinks, so the link-capacity rule refuses some hosts. */
-Problem vdc_arrivals(std::uint64_t seed) {
+/** A generated leaf-spine cluster whose VMs, in VDCs of 4 with all-to-all vlinks, all arrive
+ *  (with `keep_every` > 0, every keep_every-th VM stays where the generator put it: a fragmented
+ *  start): narrow NICs and ToR uplinks, so the link-capacity rule refuses some hosts. */
+Problem vdc_arrivals(std::uint64_t seed, int keep_every = 0) {
     GenerateOptions g;
     g.hosts = 16;
     g.vms = 160;  // about as many as fit: the VDCs do not all fit again in another order
@@ -189,7 +190,8 @@ Problem vdc_arrivals(std::uint64_t seed) {
     n.tor_uplink_mbps = 9'000;
     n.seed = seed;
     add_network(p, n);
-    for (Vm& vm : p.vms) vm.host = kUnplaced;
+    for (std::size_t v = 0; v < p.vms.size(); ++v)
+        if (keep_every == 0 || v % static_cast<std::size_t>(keep_every) != 0) p.vms[v].host = kUnplaced;
     p.constraints.max_migrations = 0;
     finalize_problem(p, "<test>", true);
     return p;
@@ -204,42 +206,76 @@ std::vector<std::vector<int>> vdc_groups(const Problem& p) {
     return g;
 }
 
+// Every registered placer (the capacity ones through first_admitted) under the link rule.
 TEST(Placement, GroupsWithVlinksKeepLinkLoadsExactAndEveryLinkWithinCapacity) {
-    int placed = 0, refused = 0;
-    for (std::uint64_t seed : {1, 2, 3}) {
-        SCOPED_TRACE("seed " + std::to_string(seed));
-        const Problem p = vdc_arrivals(seed);
-        const CapacityModel model(p);
-        ASSERT_NE(model.link_filter(), nullptr);
-        SearchState s(model);
-        auto placer = make_placer("link-fit");
-        placer->reset(s);
-        EXPECT_THROW(make_placer("best-fit")->reset(s), std::logic_error);  // capacity-only placers refuse links
-        std::mt19937_64 rng(seed);
-        std::vector<std::vector<int>> in;
-        for (const auto& group : vdc_groups(p)) {
-            const GroupPlacement g = place_group(s, *placer, group);
-            if (g.placed()) {
-                ++placed;
-                in.push_back(group);
-            } else {  // all or nothing
-                ++refused;
-                for (int v : group) EXPECT_FALSE(s.is_placed(v));
+    for (const PlacerInfo& info : registered_placers()) {
+        SCOPED_TRACE(std::string(info.name));
+        int placed = 0, refused = 0;
+        for (std::uint64_t seed : {1, 2, 3}) {
+            SCOPED_TRACE("seed " + std::to_string(seed));
+            const Problem p = vdc_arrivals(seed);
+            const CapacityModel model(p);
+            ASSERT_NE(model.link_filter(), nullptr);
+            SearchState s(model);
+            auto placer = info.make();
+            placer->reset(s);
+            std::mt19937_64 rng(seed);
+            std::vector<std::vector<int>> in;
+            for (const auto& group : vdc_groups(p)) {
+                const GroupPlacement g = place_group(s, *placer, group);
+                if (g.placed()) {
+                    ++placed;
+                    in.push_back(group);
+                } else {  // all or nothing
+                    ++refused;
+                    for (int v : group) EXPECT_FALSE(s.is_placed(v));
+                }
+                if (!in.empty() && rng() % 4 == 0) {  // a VDC departs
+                    const std::size_t i = rng() % in.size();
+                    for (int v : in[i]) remove_vm(s, *placer, v);
+                    in.erase(in.begin() + static_cast<long>(i));
+                }
+                s.check_consistency();  // link loads, free amounts and VMCAP from scratch
+                std::vector<int> host;
+                std::vector<NodeMask> mask;
+                s.placement_arrays(host, mask);
+                EXPECT_EQ(model.link_filter()->violation(p, PlacementView{host, mask}), "");  // from scratch
             }
-            if (!in.empty() && rng() % 4 == 0) {  // a VDC departs
-                const std::size_t i = rng() % in.size();
-                for (int v : in[i]) remove_vm(s, *placer, v);
-                in.erase(in.begin() + static_cast<long>(i));
-            }
-            s.check_consistency();  // link loads, free amounts and VMCAP from scratch
-            std::vector<int> host;
-            std::vector<NodeMask> mask;
-            s.placement_arrays(host, mask);
-            EXPECT_EQ(model.link_filter()->violation(p, PlacementView{host, mask}), "");  // from scratch
         }
+        EXPECT_GT(placed, 20);
+        EXPECT_GT(refused, 0);  // the cluster filled: refusals (and their undo) were exercised
     }
-    EXPECT_GT(placed, 20);
-    EXPECT_GT(refused, 0);  // the cluster filled: refusals (and their undo) were exercised
+}
+
+// first_admitted ranks candidates as each capacity placer's own index does: with vlinks of 1 Mbps
+// (a link rule that never refuses) every choice equals the same placer's on the problem without
+// vlinks (no rule: the indexed path), VM after VM, from a fragmented start (every third VM stays).
+TEST(Placement, RankedPathChoosesAsTheIndexedPath) {
+    Problem ruled = vdc_arrivals(2, 3);
+    for (Vlink& l : ruled.vlinks) l.mbps = 1;
+    Problem free_of_rules = ruled;
+    free_of_rules.vlinks.clear();
+    free_of_rules.vdcs.clear();
+    finalize_problem(ruled, "<ruled>", true);
+    finalize_problem(free_of_rules, "<free>", true);
+    const CapacityModel mr(ruled), mf(free_of_rules);
+    ASSERT_TRUE(mr.has_filters());
+    ASSERT_FALSE(mf.has_filters());
+    for (const char* name : {"first-fit", "best-fit", "vmcap-fit"}) {
+        SearchState sr(mr), sf(mf);
+        auto pr = make_placer(name), pf = make_placer(name);
+        pr->reset(sr);
+        pf->reset(sf);
+        int placed = 0;
+        for (int v = 0; v < static_cast<int>(ruled.vms.size()); ++v) {
+            if (sr.is_placed(v)) continue;  // a VM the start kept
+            const PlaceChoice a = place_vm(sr, *pr, v), b = place_vm(sf, *pf, v);
+            ASSERT_EQ(a.host, b.host) << name << " vm " << v;
+            ASSERT_EQ(a.embedding, b.embedding) << name << " vm " << v;
+            placed += a.found() ? 1 : 0;
+        }
+        EXPECT_GT(placed, 60) << name;
+    }
 }
 
 TEST(Placement, LinkFitAddsTheLeastLinkLoadByFullRecomputation) {
