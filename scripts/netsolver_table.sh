@@ -4,7 +4,9 @@
 # networks (6..15-VM lists) and the fmcad trees (one VDC offered again and again), `vmcap import
 # netsolver --requests-out` gives the empty cluster and the VDCs in offer order; `vmcap place
 # --strategy link-fit --stop-at-first-failure` counts the VDCs allocated until the first failure
-# (NetSolver's rule), without and with --migrations-per-request 2, beside NetSolver-ILP,
+# (NetSolver's rule), without and with --migrations-per-request 2, then with the capacity strategies
+# (first-fit, best-fit, vmcap-fit: each ranks the placements that fit and takes the first the link
+# rule admits), beside NetSolver-ILP,
 # NetSolver-SMT and SecondNet as published (published_allocation_results.csv; a published count
 # marked * is from a run that timed out: VDCs allocated in the hour, not until a failure).
 # NUMA: --numa-nodes 1 by default (NetSolver's servers have no NUMA); pass 2 for dual-node servers.
@@ -28,15 +30,21 @@ row() {  # label pn list ilp smt secondnet
   local a b
   a=$("$VMCAP" place --cluster "$base.json" --requests "$base.req.json" --strategy link-fit --stop-at-first-failure)
   b=$("$VMCAP" place --cluster "$base.json" --requests "$base.req.json" --strategy link-fit --stop-at-first-failure --migrations-per-request 2)
+  local others="" st o
+  for st in first-fit best-fit vmcap-fit; do  # the capacity strategies, ranked, under the link rule
+    o=$("$VMCAP" place --cluster "$base.json" --requests "$base.req.json" --strategy "$st" --stop-at-first-failure)
+    others+="$(grep -oE '^placed [0-9]+' <<<"$o" | sed 's/placed //') / "
+  done
+  others=${others% / }
   local na nb mb us
   na=$(grep -oE '^placed [0-9]+' <<<"$a" | sed 's/placed //')
   nb=$(grep -oE '^placed [0-9]+' <<<"$b" | sed 's/placed //')
   mb=$(grep -oE '^[0-9]+ live migrations' <<<"$b" | sed 's/ live migrations//')
   us=$(grep -oE '[0-9.]+ us per request' <<<"$a" | sed 's/ us per request//')
-  echo "| $label | $na | $nb ($mb) | $4 | $5 | $6 | $us |"
+  echo "| $label | $na | $nb ($mb) | $others | $4 | $5 | $6 | $us |"
 }
-echo "| network, VDCs | link-fit | link-fit + 2 migrations (migrations) | NetSolver-ILP | NetSolver-SMT | SecondNet | us per VDC |"
-echo "|---|---|---|---|---|---|---|"
+echo "| network, VDCs | link-fit | link-fit + 2 migrations (migrations) | first-fit / best-fit / vmcap-fit | NetSolver-ILP | NetSolver-SMT | SecondNet | us per VDC (link-fit) |"
+echo "|---|---|---|---|---|---|---|---|"
 for net in us-west1 us-west2 us-mid1 us-mid2; do
   for size in 4 6 8 10 12 14; do
     row "$net, $size VMs" "$H/hadoop_extra/$net.pn" "$H/instance_list_hadoop_${size}vm_rnd.txt" \
