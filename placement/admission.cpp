@@ -23,7 +23,7 @@ Problem with_arrivals(const Problem& cluster, const std::vector<Request>& reques
     Problem p = cluster;
     std::map<std::string, int> flavor;
     for (std::size_t f = 0; f < p.flavors.size(); ++f) flavor.emplace(p.flavors[f].name, static_cast<int>(f));
-    std::set<std::string> ids;
+    std::set<std::string> ids, vdcs(p.vdcs.begin(), p.vdcs.end());
     for (const Vm& v : p.vms) ids.insert(v.id);
     vm_of.assign(requests.size(), {});
     for (std::size_t i = 0; i < requests.size(); ++i) {
@@ -43,8 +43,7 @@ Problem with_arrivals(const Problem& cluster, const std::vector<Request>& reques
         }
         if (r.vlinks.empty()) continue;
         if (p.network.switches.empty()) throw InputError(where + ".vlinks: the cluster has no network (vlinks need one)");
-        if (std::find(p.vdcs.begin(), p.vdcs.end(), r.id) != p.vdcs.end())
-            throw InputError(where + ".id: VDC '" + r.id + "' is already in the cluster");
+        if (!vdcs.insert(r.id).second) throw InputError(where + ".id: VDC '" + r.id + "' is already in the cluster");
         const int vdc = static_cast<int>(p.vdcs.size());
         p.vdcs.push_back(r.id);
         for (const RequestVlink& l : r.vlinks) p.vlinks.push_back(Vlink{vm_of[i][l.a], vm_of[i][l.b], l.mbps, vdc});
