@@ -1,7 +1,9 @@
 // Subcommand place: admission of a stream of requests (single VMs, VDCs) on a cluster snapshot
 // with a placement strategy (placement/admission.h).
 #include <cstdio>
+#include <algorithm>
 #include <filesystem>
+#include <stdexcept>
 #include <utility>
 
 #include <boost/program_options.hpp>
@@ -9,6 +11,7 @@
 
 #include "cli/cli.h"
 #include "cli/cli_util.h"
+#include "evaluators/network/network_load.h"
 #include "instances/requests.h"
 #include "instances/snapshot_io.h"
 #include "placement/admission.h"
@@ -48,6 +51,25 @@ std::string log_line(const Request& r, const RequestOutcome& o, const Problem& o
     if (o.offered) j["seconds"] = o.seconds;
     if (o.migrations > 0) j["migrations"] = o.migrations;
     return j.dump() + "\n";
+}
+
+/** The link rule re-checked on its own path (the loader checks pNUMA capacity only): every arc's
+ *  load of `after`, from scratch over every vlink, within its capacity or at most its load in
+ *  `before`. A violation is a defect of admission: std::logic_error, nothing written. */
+void check_links_from_scratch(const Problem& before, const Problem& after) {
+    if (after.vlinks.empty()) return;
+    auto loads = [](const Problem& q, const NetworkRoutes& routes) {
+        std::vector<int> host;
+        for (const Vm& vm : q.vms) host.push_back(vm.host);
+        return link_loads(q, routes, host);
+    };
+    const NetworkRoutes routes(after);
+    const std::vector<std::int64_t> load = loads(after, routes);
+    const std::vector<std::int64_t> was =
+        before.vlinks.empty() ? std::vector<std::int64_t>(load.size(), 0) : loads(before, NetworkRoutes(before));
+    for (int l = 0; l < routes.num_links(); ++l)
+        if (load[l] > std::max(routes.capacity(l), was[l]))
+            throw std::logic_error("vmcap place: link " + routes.link_name(l) + " over capacity");
 }
 
 }  // namespace
@@ -96,6 +118,7 @@ int cmd_place(const Args& args) {
     const AdmissionResult res = admit_requests(p, requests, o, requests_path, make_room);
     // Through the loader's own checks (links included), as any snapshot written.
     const Problem checked = parse_snapshot(nlohmann::json::parse(snapshot_to_json(res.problem).dump()), out.empty() ? cluster : out);
+    check_links_from_scratch(p, checked);
     if (!log.empty()) {
         std::string text;
         for (std::size_t i = 0; i < requests.size(); ++i) text += log_line(requests[i], res.outcomes[i], res.problem);

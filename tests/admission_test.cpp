@@ -159,6 +159,27 @@ TEST(Admission, StopsAtTheFirstFailureAndBestEffortPlacesVdcsInPart) {
     EXPECT_TRUE(some_partial) << "best effort should place some VDC in part on a full cluster";
 }
 
+/** Every arc's load (micro-units) of p's VMs where they stand, from scratch over every vlink. */
+std::vector<std::int64_t> loads_of(const Problem& p) {
+    std::vector<int> host;
+    for (const Vm& vm : p.vms) host.push_back(vm.host);
+    return link_loads(p, NetworkRoutes(p), host);
+}
+
+/** `result` through the loader, then every arc's load from scratch: within its capacity or at most
+ *  `before` (the cluster's own load there). Returns the highest load / capacity. */
+double within_links(const Problem& result, const std::vector<std::int64_t>& before, const std::string& what) {
+    const Problem back = parse_snapshot(nlohmann::json::parse(snapshot_to_json(result).dump()), "<placed>");
+    const NetworkRoutes routes(back);
+    const std::vector<std::int64_t> load = loads_of(back);
+    double most = 0.0;
+    for (int l = 0; l < routes.num_links(); ++l) {
+        EXPECT_LE(load[l], std::max(routes.capacity(l), before[l])) << what << " " << routes.link_name(l);
+        most = std::max(most, static_cast<double>(load[l]) / static_cast<double>(routes.capacity(l)));
+    }
+    return most;
+}
+
 // VDCs with vlinks on a leaf-spine cluster: every strategy places them all or nothing, and every
 // link's load, recomputed from scratch over every vlink (the path of `vmcap validate`), stays within
 // its capacity or at most the cluster's own load on it.
@@ -183,23 +204,14 @@ TEST(Admission, LinkFitKeepsEveryLinkWithinCapacity) {
                                                           {{"a", "v1"}, {"b", "v2"}, {"bandwidth_mbps", bw[rng() % 3]}}})}});
     }
     const std::vector<Request> requests = parse_requests({{"requests", reqs}}, "<requests>");
-    const NetworkRoutes before_routes(cluster);
-    std::vector<int> before_host;
-    for (const Vm& vm : cluster.vms) before_host.push_back(vm.host);
-    const auto before = link_loads(cluster, before_routes, before_host);
+    const std::vector<std::int64_t> before = loads_of(cluster);
     // The capacity strategies rank every candidate and take the first every rule admits.
     for (const char* strategy : {"first-fit", "best-fit", "vmcap-fit"}) {
         AdmissionOptions c;
         c.strategy = strategy;
         const AdmissionResult r = admit_requests(cluster, requests, c, "<requests>");
         EXPECT_GT(r.accepted, 0) << strategy;
-        const Problem placed = parse_snapshot(nlohmann::json::parse(snapshot_to_json(r.problem).dump()), "<placed>");
-        std::vector<int> h;
-        for (const Vm& vm : placed.vms) h.push_back(vm.host);
-        const NetworkRoutes rt(placed);
-        const auto ld = link_loads(placed, rt, h);
-        for (int l = 0; l < rt.num_links(); ++l)
-            ASSERT_LE(ld[l], std::max(rt.capacity(l), before[l])) << strategy << " " << rt.link_name(l);
+        within_links(r.problem, before, strategy);
         std::printf("%s with links: %d of %zu requests placed\n", strategy, r.accepted, requests.size());
     }
     AdmissionOptions o;
@@ -209,28 +221,13 @@ TEST(Admission, LinkFitKeepsEveryLinkWithinCapacity) {
     EXPECT_GT(res.rejected, 0);
     EXPECT_GT(res.mbps_placed, 0);
     for (const RequestOutcome& out : res.outcomes) ASSERT_TRUE(out.placed == 0 || out.placed == out.vms) << out.id;
-    const Problem back = parse_snapshot(nlohmann::json::parse(snapshot_to_json(res.problem).dump()), "<placed>");
-    const NetworkRoutes routes(back);
-    std::vector<int> host;
-    for (const Vm& vm : back.vms) host.push_back(vm.host);
-    const auto load = link_loads(back, routes, host);
-    double most = 0.0;
-    for (int l = 0; l < routes.num_links(); ++l) {
-        ASSERT_LE(load[l], std::max(routes.capacity(l), before[l])) << routes.link_name(l);
-        most = std::max(most, static_cast<double>(load[l]) / static_cast<double>(routes.capacity(l)));
-    }
+    const double most = within_links(res.problem, before, "link-fit");
     std::printf("link-fit: %d of %zu requests placed, most utilised link %.0f%%\n", res.accepted, requests.size(), 100.0 * most);
     EXPECT_GT(most, 0.9) << "the requests should load some link close to its capacity (else the check is idle)";
     // With room-making: the migrations keep every link within capacity too.
     o.migrations_per_request = 2;
     const AdmissionResult mig = admit_requests(cluster, requests, o, "<requests>", make_room);
-    const Problem after = parse_snapshot(nlohmann::json::parse(snapshot_to_json(mig.problem).dump()), "<placed>");
-    std::vector<int> host_after;
-    for (const Vm& vm : after.vms) host_after.push_back(vm.host);
-    const NetworkRoutes after_routes(after);
-    const auto load_after = link_loads(after, after_routes, host_after);
-    for (int l = 0; l < after_routes.num_links(); ++l)
-        ASSERT_LE(load_after[l], std::max(after_routes.capacity(l), before[l])) << after_routes.link_name(l) << " after migrations";
+    within_links(mig.problem, before, "link-fit after migrations");
     std::printf("with at most 2 migrations per request: %d placed, %lld migrations\n", mig.accepted,
                 static_cast<long long>(mig.migrations));
     EXPECT_GT(mig.migrations, 0);

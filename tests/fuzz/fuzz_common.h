@@ -1,8 +1,14 @@
 // Shared by the libFuzzer harnesses in tests/fuzz: the fixed snapshot that fuzz_plan and
-// fuzz_validate replay plans on, and the abort that makes an unexpected exception a libFuzzer crash.
+// fuzz_validate replay plans on, the abort that makes an unexpected exception a libFuzzer crash, and
+// the per-process directory holding that snapshot as a file (fuzz_plan, fuzz_place).
 #pragma once
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include <stdlib.h>
 
 namespace vmcap::fuzz {
 
@@ -40,5 +46,18 @@ inline constexpr const char* kSnapshot = R"({"format": "vmcap-snapshot/1",
     std::fprintf(stderr, "vmcap fuzz: internal error (the CLI would exit 1): %s\n", what);
     std::abort();
 }
+
+/** A fresh directory (mkdtemp under the temp dir, named from `prefix`) holding cluster.json
+ *  (kSnapshot); removed at exit. */
+struct SnapshotDir {
+    std::string path;
+    explicit SnapshotDir(const char* prefix) {
+        std::string tmpl = (std::filesystem::temp_directory_path() / (std::string(prefix) + ".XXXXXX")).string();
+        if (!mkdtemp(tmpl.data())) internal_error("cannot create a temporary directory");
+        path = tmpl;
+        std::ofstream(path + "/cluster.json") << kSnapshot;
+    }
+    ~SnapshotDir() { std::filesystem::remove_all(path); }
+};
 
 }  // namespace vmcap::fuzz

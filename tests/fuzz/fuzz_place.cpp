@@ -19,30 +19,13 @@
 #include "instances/problem.h"
 #include "tests/fuzz/fuzz_common.h"
 
-namespace {
-
-/** A fresh directory holding cluster.json (fuzz::kSnapshot); removed at exit. */
-struct TempDir {
-    std::string path;
-    ~TempDir() { std::filesystem::remove_all(path); }
-};
-
-std::string make_dir() {
-    std::string tmpl = (std::filesystem::temp_directory_path() / "vmcap-fuzz-place.XXXXXX").string();
-    if (!mkdtemp(tmpl.data())) vmcap::fuzz::internal_error("cannot create a temporary directory");
-    std::ofstream(tmpl + "/cluster.json") << vmcap::fuzz::kSnapshot;
-    return tmpl;
-}
-
-}  // namespace
-
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
     if (!std::freopen("/dev/null", "w", stdout)) return 1;  // the summary of every run
     return 0;
 }
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-    static const TempDir dir{make_dir()};
+    static const vmcap::fuzz::SnapshotDir dir("vmcap-fuzz-place");
     const std::string requests = dir.path + "/requests.json", out = dir.path + "/placed.json", log = dir.path + "/log.jsonl";
     std::filesystem::remove(requests);
     std::ofstream(requests, std::ios::binary).write(reinterpret_cast<const char*>(data), static_cast<std::streamsize>(size));

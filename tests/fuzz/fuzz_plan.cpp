@@ -21,30 +21,13 @@
 #include "instances/problem.h"
 #include "tests/fuzz/fuzz_common.h"
 
-namespace {
-
-/** A fresh directory holding cluster.json (fuzz::kSnapshot); removed at exit. */
-struct TempDir {
-    std::string path;
-    ~TempDir() { std::filesystem::remove_all(path); }
-};
-
-std::string make_dir() {
-    std::string tmpl = (std::filesystem::temp_directory_path() / "vmcap-fuzz-plan.XXXXXX").string();
-    if (!mkdtemp(tmpl.data())) vmcap::fuzz::internal_error("cannot create a temporary directory");
-    std::ofstream(tmpl + "/cluster.json") << vmcap::fuzz::kSnapshot;
-    return tmpl;
-}
-
-}  // namespace
-
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
     if (!std::freopen("/dev/null", "w", stdout)) return 1;  // "plan OK: ..." for every valid plan
     return 0;
 }
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-    static const TempDir dir{make_dir()};
+    static const vmcap::fuzz::SnapshotDir dir("vmcap-fuzz-plan");
     const std::string plan = dir.path + "/plan.json";
     std::filesystem::remove(plan);  // a new file: rewriting one in place makes ext4 flush it on close
     std::ofstream(plan, std::ios::binary).write(reinterpret_cast<const char*>(data), static_cast<std::streamsize>(size));
