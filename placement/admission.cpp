@@ -83,6 +83,15 @@ std::string why_not(const SearchState& s, int vm, bool in_group) {
                    ? "no host could take it (" + need +
                          " on a usable pNUMA node set, every link within capacity) once the request's earlier VMs were placed (all undone)"
                    : "no host had " + need + " free on a usable pNUMA node set once the request's earlier VMs were placed (all undone)";
+    int admitted = 0;  // a strategy that tries only some hosts (starnet) may miss one that links admit
+    for (int h = 0; h < static_cast<int>(p.hosts.size()); ++h)
+        if (const int e = first_fitting_placement(s, s.flavor_of(vm), h);
+            e >= 0 &&
+            rules_admit(s, vm, h, s.model().evaluator(s.type_of(h), s.flavor_of(vm)).placements()[static_cast<std::size_t>(e)].mask))
+            ++admitted;
+    if (admitted > 0)
+        return "link capacity on the host(s) the strategy tried: " + std::to_string(admitted) + " of the " + std::to_string(node_room) +
+               " host(s) with room on their pNUMA nodes are within every link's capacity";
     return "link capacity: " + std::to_string(node_room) + " host(s) have room on their pNUMA nodes, none within every link's capacity";
 }
 

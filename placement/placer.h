@@ -22,6 +22,10 @@
  *    group heaviest-bandwidth first, its first VM best fit among the hosts that could take the
  *    whole group's vCPU, every later VM where it adds the least link load, within every link's
  *    capacity.
+ *  - `starnet`, `starnetla` (starnet.cpp): the dissertation's OpenStack heuristics (seed 003
+ *    §4.1.2 Alg. 2, §4.1.4 Alg. 3): NovaFilter's hosts (CPU, RAM, uplink), then one random host
+ *    (`starnet`) or the host with the most bandwidth to the VM's placed peers (`starnetla`), and
+ *    its vlinks end to end; not complete.
  * A new strategy is one .cpp file with a Placer subclass and a factory, plus the factory's
  * declaration and its line in the registry (both in placer.cpp): two files. A placer used only by
  * its caller (e.g. a test's) needs no registry entry at all.
@@ -54,8 +58,10 @@ struct PlaceChoice {
  *  - choose(state, vm) returns a placement for the arriving VM `vm` (on no host) on which its
  *    flavor fits now (every resource of every pNUMA node it uses has room) and that every
  *    feasibility rule of the model admits (rules_admit), or not-found;
- *  - it is complete: not-found only if no (host, placement) fits and is admitted, so a driver
- *    may reject a flavor in O(1) until some host gains room (on a model without rules);
+ *  - it is complete on a model without feasibility rules: not-found only if no (host,
+ *    placement) fits, so a driver may reject a flavor in O(1) until some host gains room; with
+ *    rules (links) every strategy but `starnet` and `starnetla` (the paper's heuristics, which
+ *    try one or N hosts) is complete too: not-found only if no (host, placement) fits and is admitted;
  *  - it is deterministic: the same sequence of calls gives the same choices;
  *  - reset(state) comes before the first choose; host_changed(state, h) after every change of
  *    host h's VMs made through place_vm / remove_vm / place_group (a strategy that keeps no index
@@ -144,7 +150,7 @@ std::span<const PlacerInfo> registered_placers();
 /** The strategy called `name`; throws InputError "unknown placer 'x' (known: a, b, c)". */
 std::unique_ptr<Placer> make_placer(std::string_view name);
 
-/** "best-fit, first-fit, link-fit, vmcap-fit": the registered names, for help texts and errors. */
+/** "best-fit, first-fit, link-fit, starnet, starnetla, vmcap-fit": the registered names, for help texts and errors. */
 std::string placer_names();
 
 /** Ranking key of a candidate (host, placement index) for first_admitted: smaller is better. */

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <map>
 #include <memory>
 #include <random>
 #include <set>
@@ -98,7 +99,7 @@ TEST(Placement, PlaceAndUnplaceKeepEveryCacheExact) {
 TEST(Placement, EveryRegisteredPlacerKeepsItsContract) {
     std::set<std::string> names;
     for (const PlacerInfo& info : registered_placers()) names.insert(std::string(info.name));
-    EXPECT_EQ(names, (std::set<std::string>{"best-fit", "first-fit", "link-fit", "vmcap-fit"}));
+    EXPECT_EQ(names, (std::set<std::string>{"best-fit", "first-fit", "link-fit", "starnet", "starnetla", "vmcap-fit"}));
     for (const PlacerInfo& info : registered_placers()) {
         for (std::uint64_t seed : {4, 5}) {
             SCOPED_TRACE(std::string(info.name) + " seed " + std::to_string(seed));
@@ -131,7 +132,7 @@ TEST(Placement, EveryRegisteredPlacerKeepsItsContract) {
     try {
         make_placer("nope");
     } catch (const InputError& e) {
-        EXPECT_EQ(std::string(e.what()), "unknown placer 'nope' (known: best-fit, first-fit, link-fit, vmcap-fit)");
+        EXPECT_EQ(std::string(e.what()), "unknown placer 'nope' (known: best-fit, first-fit, link-fit, starnet, starnetla, vmcap-fit)");
     }
 }
 
@@ -243,8 +244,90 @@ TEST(Placement, GroupsWithVlinksKeepLinkLoadsExactAndEveryLinkWithinCapacity) {
             }
         }
         EXPECT_GT(placed, 20);
-        EXPECT_GT(refused, 0);  // the cluster filled: refusals (and their undo) were exercised
+        // The cluster filled: refusals (and their undo) were exercised. starnetla puts a VDC's VMs
+        // by their peers, on one host where they fit, so here it fits every VDC that arrives.
+        if (info.name != "starnetla") {
+            EXPECT_GT(refused, 0);
+        }
     }
+}
+
+// starnet / starnetla (seed 003 Alg. 2, 3) against a from-scratch recount: NovaFilter's hosts are
+// those where the flavor fits whose uplink, both ways, has room for the VM's vlinks to peers on
+// other hosts (loads recomputed from the placement with link_loads); starnet takes one of them
+// and starnetla one with the most bandwidth to the VM's placed peers; a refusal means no host
+// passed, or one that passed is refused by the link rule (the heuristics try one host only).
+TEST(Placement, StarNetChoosesAmongNovaFilterHostsAndLocalityBySavings) {
+    std::map<std::string, int> colocated_by;  // VMs placed on a host holding one of their peers
+    for (const char* name : {"starnet", "starnetla"}) {
+        const bool locality = std::string(name) == "starnetla";
+        int placed = 0, colocated = 0;
+        for (std::uint64_t seed : {1, 2, 3}) {
+            SCOPED_TRACE(std::string(name) + " seed " + std::to_string(seed));
+            const Problem p = vdc_arrivals(seed);
+            const CapacityModel model(p);
+            const NetworkRoutes& routes = model.link_filter()->routes();
+            SearchState s(model);
+            auto placer = make_placer(name);
+            placer->reset(s);
+            const int H = static_cast<int>(p.hosts.size());
+            for (const auto& group : vdc_groups(p)) {
+                for (int v : group) {
+                    std::vector<int> host(p.vms.size());
+                    for (std::size_t u = 0; u < host.size(); ++u) host[u] = s.host_of(static_cast<int>(u));
+                    const std::vector<std::int64_t> load = link_loads(p, routes, host);
+                    std::vector<std::int64_t> savings(static_cast<std::size_t>(H), 0);
+                    std::int64_t band = 0;
+                    for (const Vlink& l : p.vlinks) {
+                        const int peer = l.a == v ? l.b : l.b == v ? l.a : -1;
+                        if (peer < 0 || host[static_cast<std::size_t>(peer)] == kUnplaced) continue;
+                        savings[static_cast<std::size_t>(host[static_cast<std::size_t>(peer)])] += l.mbps;
+                        band += l.mbps;
+                    }
+                    std::vector<int> passed;
+                    std::int64_t most = -1;
+                    for (int h = 0; h < H; ++h) {
+                        const std::int64_t out = band - savings[static_cast<std::size_t>(h)];
+                        const auto room = [&](int dir) {
+                            const int a = NetworkRoutes::arc(h, dir);
+                            return routes.capacity(a) - load[static_cast<std::size_t>(a)] >= out;
+                        };
+                        if (first_fitting_placement(s, s.flavor_of(v), h) < 0 || (out > 0 && !(room(0) && room(1)))) continue;
+                        passed.push_back(h);
+                        most = std::max(most, savings[static_cast<std::size_t>(h)]);
+                    }
+                    const PlaceChoice c = placer->choose(s, v);
+                    const PlaceChoice again = placer->choose(s, v);
+                    EXPECT_EQ(again.host, c.host);  // a function of the state and the VM
+                    if (!c.found()) {
+                        bool refused_one = false;
+                        for (int h : passed) {
+                            const int e = first_fitting_placement(s, s.flavor_of(v), h);
+                            const NodeMask mask =
+                                model.evaluator(p.hosts[h].type, s.flavor_of(v)).placements()[static_cast<std::size_t>(e)].mask;
+                            refused_one =
+                                refused_one || ((!locality || savings[static_cast<std::size_t>(h)] == most) && !rules_admit(s, v, h, mask));
+                        }
+                        EXPECT_TRUE(passed.empty() || refused_one) << "refused although every host it could have tried is admitted";
+                        continue;
+                    }
+                    EXPECT_NE(std::find(passed.begin(), passed.end(), c.host), passed.end())
+                        << "host " << c.host << " did not pass NovaFilter";
+                    EXPECT_EQ(c.embedding, first_fitting_placement(s, s.flavor_of(v), c.host));  // Nova's NUMA fit: the first
+                    if (locality) {
+                        EXPECT_EQ(savings[static_cast<std::size_t>(c.host)], most);
+                    }
+                    colocated += savings[static_cast<std::size_t>(c.host)] > 0 ? 1 : 0;
+                    ASSERT_TRUE(place_vm(s, *placer, v).found());
+                    ++placed;
+                }
+            }
+            s.check_consistency();
+        }
+        EXPECT_GT(placed, 100);
+        colocated_by[name] = colocated;
+    }
+    EXPECT_GT(colocated_by["starnetla"], 2 * colocated_by["starnet"]);  // locality puts a VM by its peers where it can
 }
 
 // first_admitted ranks candidates as each capacity placer's own index does: with vlinks of 1 Mbps

@@ -49,6 +49,10 @@ LinkCapacityFilter::LinkCapacityFilter(const Problem& p, std::shared_ptr<const N
     snapshot_loads_ = link_loads(p, *routes_, host);
 }
 
+std::int64_t LinkCapacityFilter::allowance_now(const SearchState& s, int arc) const {
+    return allowance(arc, static_cast<const LinkLoads*>(s.aggregates(*this))->load[static_cast<std::size_t>(arc)]);
+}
+
 bool LinkCapacityFilter::admits(const SearchState& s, std::span<const Relocation> moves) const {
     const auto* agg = static_cast<const LinkLoads*>(s.aggregates(*this));
     // Fast path: a relocation raises any one arc by at most its VM's whole vlink bandwidth (one

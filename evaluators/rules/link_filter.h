@@ -54,6 +54,9 @@ public:
     const std::vector<std::int64_t>& snapshot_loads() const { return snapshot_loads_; }
     /** How much more `link` may carry at `load`: max(capacity, snapshot load) - load (micro-units). */
     std::int64_t allowance(int link, std::int64_t load) const;
+    /** allowance() of `arc` at its load in `state` now (micro-units; on a host uplink, scale 1,
+     *  Mbps): what a server-bandwidth filter (Neutron's, seed 003 Alg. 1 line 3) reads. O(1). */
+    std::int64_t allowance_now(const SearchState& state, int arc) const;
     /** May a link carry `load` (micro-units)? At most its capacity, or at most its snapshot load. */
     bool allowed(int link, std::int64_t load) const { return load <= routes_->capacity(link) || load <= snapshot_loads_[link]; }
 
