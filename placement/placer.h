@@ -22,6 +22,9 @@
  *    group heaviest-bandwidth first, its first VM best fit among the hosts that could take the
  *    whole group's vCPU, every later VM where it adds the least link load, within every link's
  *    capacity.
+ *  - `exact` (exact_place.cpp): each group (a request) as one MILP solved by CBC, NetSolver-ILP's
+ *    model (seed 003 §2.3.1) on vmcap's routes: placed all or nothing exactly when some placement
+ *    of the whole group exists (within CBC's time limit per group); for small networks.
  *  - `starnet`, `starnetla` (starnet.cpp): the dissertation's OpenStack heuristics (seed 003
  *    §4.1.2 Alg. 2, §4.1.4 Alg. 3): NovaFilter's hosts (CPU, RAM, uplink), then one random host
  *    (`starnet`) or the host with the most bandwidth to the VM's placed peers (`starnetla`), and

@@ -1,0 +1,302 @@
+// `exact` (placer.h): one request at a time as a MILP solved by CBC, NetSolver-ILP's way (seed
+// 003 §2.3.1, digest §1.3): every VM of the group on exactly one host (L1), every host's capacity
+// (L2, here per pNUMA node and resource, over the placements of vmcap's vNUMA rule), every link
+// within capacity (G2) with co-located vlinks free (G3). The group is placed all or nothing:
+// an infeasible MILP means no host assignment exists (complete), the yardstick the heuristics are
+// measured against on small networks.
+//
+// Routing is vmcap's (evaluators/network/network_load.h: fixed ECMP shares) instead of
+// NetSolver's splittable multi-commodity flow (Eq. 2.1-2.3): on a tree, the only path, both are
+// the same model; on multi-path fabrics the MILP keeps the routing the link rule, the search and
+// `vmcap validate` check. Linearisation, exact for 0/1 placements:
+//  - x[v,h,e] binary: VM v on host h in placement e (only placements that fit on their own now);
+//    X[v,h] = sum_e x[v,h,e], u[v,s] = sum over the hosts h on switch s of X[v,h];
+//  - host uplink of h (both directions carry the same): a vlink (v,w) of b Mbps adds
+//    b (X[v,h] + X[w,h] - 2 c[vw,h]) with c <= X[v,h], c <= X[w,h] (c = 1: co-located, G3);
+//  - switch links: p[vw,s,t] >= u[v,s] + u[w,t] - 1 (v under switch s, w under t != s) adds b x
+//    the ECMP share of the flow s -> t and of t -> s on each arc;
+//  - a vlink to a VM already on host hp (outside the group) is linear: b x the shares of the route
+//    between h and hp, times X[v,h].
+// Only rows that can bind are built: a node whose free amount covers every VM of the group that
+// could use it, an arc whose allowance covers twice the group's bandwidth, carry none; switch
+// pairs get p variables only when a route between them crosses an arc with a row.
+// Objective (NetSolver-ILP has none: any feasible point): best fit, the least free vCPU on the
+// chosen hosts, which keeps emptier hosts for later requests.
+//
+// Limits: CBC gets kSecondsPerGroup per group; a group it neither solves nor proves infeasible in
+// that time is refused (the log's reason says so). Size: (VMs x hosts x placements) binaries plus
+// vlinks x (hosts with a binding uplink + switch pairs) continuous columns: for small networks.
+// Deterministic (one CBC thread). The plan of a group is checked before use (room and every rule,
+// in integers); a choice the MILP's tolerances let through is replaced by the first admitted
+// best-fit placement.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <map>
+#include <unordered_map>
+#include <vector>
+
+#include <coin/CbcModel.hpp>
+#include <coin/CoinMessageHandler.hpp>
+#include <coin/OsiClpSolverInterface.hpp>
+
+#include "evaluators/rules/link_filter.h"
+#include "placement/placer.h"
+
+namespace vmcap {
+
+namespace {
+
+constexpr double kSecondsPerGroup = 60.0;
+
+/** The MILP of one group, column-major as CBC loads it. */
+struct GroupMilp {
+    std::vector<double> lb, ub, obj;
+    std::vector<char> integer;
+    std::vector<std::vector<std::pair<int, double>>> col;  // [column] (row, coefficient)
+    std::vector<double> rlb, rub;
+
+    int column(double lo, double hi, double cost, bool is_int) {
+        lb.push_back(lo);
+        ub.push_back(hi);
+        obj.push_back(cost);
+        integer.push_back(is_int ? 1 : 0);
+        col.emplace_back();
+        return static_cast<int>(col.size()) - 1;
+    }
+    int row(double lo, double hi) {
+        rlb.push_back(lo);
+        rub.push_back(hi);
+        return static_cast<int>(rlb.size()) - 1;
+    }
+    void add(int r, int c, double a) { col[static_cast<std::size_t>(c)].emplace_back(r, a); }
+};
+
+constexpr double kInf = 1e30;
+
+class ExactPlacer final : public Placer {
+public:
+    std::vector<int> order(const SearchState& s, std::span<const int> group) override {
+        plan_.clear();
+        solve(s, group);
+        return {group.begin(), group.end()};
+    }
+
+    /** The VM's place in the plan of its group (order() just before), taken once; a VM placed on
+     *  its own (no plan) is a group of one. */
+    PlaceChoice choose(const SearchState& s, int vm) override {
+        auto it = plan_.find(vm);
+        if (it == plan_.end()) {
+            const int one[1] = {vm};
+            solve(s, one);
+            it = plan_.find(vm);
+        }
+        const PlaceChoice c = it->second;
+        plan_.erase(it);
+        if (!c.found()) return c;
+        const auto& emb = s.model().evaluator(s.type_of(c.host), s.flavor_of(vm)).placements()[static_cast<std::size_t>(c.embedding)];
+        if (fits(s, s.flavor_of(vm), c.host, emb) && rules_admit(s, vm, c.host, emb.mask)) return c;
+        return first_admitted(s, vm, [&](int h, int e) { return CandidateKey{host_free(s, h).vcpu, h, e, 0}; });
+    }
+
+private:
+    /** Solves the group's MILP on the state now and records its plan (not found for every VM when
+     *  it has no solution). */
+    void solve(const SearchState& s, std::span<const int> group);
+
+    std::unordered_map<int, PlaceChoice> plan_;  // [vm]: where the last group's solution puts it
+};
+
+/** Builds the MILP of placing `group` on the state now; xcols gets (column, group position, host,
+ *  placement) of every x column. */
+void build(const SearchState& s, std::span<const int> group, GroupMilp& m, std::vector<std::tuple<int, int, int, int>>& xcols) {
+    const Problem& p = s.problem();
+    const int H = static_cast<int>(p.hosts.size());
+    const int R = s.model().num_resources();
+    const int n = static_cast<int>(group.size());
+    std::unordered_map<int, int> pos;  // vm -> position in the group
+    for (int i = 0; i < n; ++i) pos[group[static_cast<std::size_t>(i)]] = i;
+
+    // x columns and the assignment rows (L1).
+    std::vector<std::vector<std::vector<int>>> xcol(static_cast<std::size_t>(n),
+                                                    std::vector<std::vector<int>>(static_cast<std::size_t>(H)));
+    for (int i = 0; i < n; ++i) {
+        const int vm = group[static_cast<std::size_t>(i)], f = s.flavor_of(vm);
+        const int r1 = m.row(1.0, 1.0);
+        for (int h = 0; h < H; ++h) {
+            const Amount free_vcpu = host_free(s, h).vcpu;
+            const auto& pl = s.model().evaluator(s.type_of(h), f).placements();
+            for (int e = 0; e < static_cast<int>(pl.size()); ++e) {
+                if (!fits(s, f, h, pl[static_cast<std::size_t>(e)])) continue;
+                const int c = m.column(0.0, 1.0, static_cast<double>(free_vcpu), true);
+                m.add(r1, c, 1.0);
+                xcol[static_cast<std::size_t>(i)][static_cast<std::size_t>(h)].push_back(c);
+                xcols.emplace_back(c, i, h, e);
+            }
+        }
+    }
+    // Node capacity (L2), only where the group could overfill a node.
+    std::vector<Amount> most(static_cast<std::size_t>(R), 0);  // the group's demand per node and resource, at most
+    for (int i = 0; i < n; ++i)
+        for (int r = 0; r < R; ++r)
+            most[static_cast<std::size_t>(r)] += p.flavors[s.flavor_of(group[static_cast<std::size_t>(i)])].node_demand[r];
+    std::vector<std::vector<std::tuple<int, int, int>>> on_host(static_cast<std::size_t>(H));  // (column, position, placement)
+    for (auto [c, i, h, e] : xcols) on_host[static_cast<std::size_t>(h)].emplace_back(c, i, e);
+    for (int h = 0; h < H; ++h) {
+        const Amount* free = s.free_of(h);
+        for (int node = 0; node < s.nodes_of(h); ++node)
+            for (int r = 0; r < R; ++r) {
+                if (on_host[static_cast<std::size_t>(h)].empty() || most[static_cast<std::size_t>(r)] <= free[node * R + r]) continue;
+                const int row = m.row(-kInf, static_cast<double>(free[node * R + r]));
+                for (auto [c, i, e] : on_host[static_cast<std::size_t>(h)]) {
+                    const int f = s.flavor_of(group[static_cast<std::size_t>(i)]);
+                    if ((s.model().evaluator(s.type_of(h), f).placements()[static_cast<std::size_t>(e)].mask >> node) & 1U)
+                        m.add(row, c, static_cast<double>(p.flavors[f].node_demand[r]));
+                }
+            }
+    }
+    const LinkCapacityFilter* links = s.model().link_filter();
+    const VlinkIndex* vl = s.model().vlink_index();
+    if (links == nullptr || vl == nullptr) return;
+    const NetworkRoutes& routes = links->routes();
+    // The group's vlinks: inside (both ends in the group, each once) and to VMs on hosts.
+    struct Inside {
+        int i, j;
+        double mbps;
+    };
+    struct Outside {
+        int i, host;
+        double mbps;
+    };
+    std::vector<Inside> inside;
+    std::vector<Outside> outside;
+    double bound = 0.0;  // the most the group can add to one arc, in Mbps
+    for (int i = 0; i < n; ++i) {
+        const int vm = group[static_cast<std::size_t>(i)];
+        const auto peers = vl->peers_of(vm);
+        const auto mbps = vl->mbps_each(vm);
+        for (std::size_t k = 0; k < peers.size(); ++k) {
+            const int q = peers[k] >= 0 ? peers[k] : ~peers[k];
+            const auto at = pos.find(q);
+            if (at != pos.end()) {
+                if (at->second > i) inside.push_back({i, at->second, static_cast<double>(mbps[k])});
+            } else if (s.host_of(q) != kUnplaced) {
+                outside.push_back({i, s.host_of(q), static_cast<double>(mbps[k])});
+            }
+        }
+    }
+    for (const Inside& l : inside) bound += 2.0 * l.mbps;
+    for (const Outside& l : outside) bound += l.mbps;
+    std::unordered_map<int, int> arc_row;  // arcs that may bind -> their row (Mbps)
+    auto row_of = [&](int arc) {
+        if (auto it = arc_row.find(arc); it != arc_row.end()) return it->second;
+        const double allow = static_cast<double>(links->allowance_now(s, arc)) / static_cast<double>(routes.scale(arc));
+        if (allow >= bound) return -1;
+        const int r = m.row(-kInf, allow);
+        arc_row.emplace(arc, r);
+        return r;
+    };
+    // Vlinks to VMs on hosts: linear in X[v,h].
+    for (const Outside& l : outside)
+        for (int h = 0; h < H; ++h)
+            for (int c : xcol[static_cast<std::size_t>(l.i)][static_cast<std::size_t>(h)])
+                routes.for_each_share(h, l.host, [&](int arc, std::int64_t units) {
+                    if (const int r = row_of(arc); r >= 0)
+                        m.add(r, c, l.mbps * static_cast<double>(units) / static_cast<double>(routes.scale(arc)));
+                });
+    // Host uplinks: b (X[v,h] + X[w,h] - 2 c[vw,h]); both directions carry the same.
+    for (int h = 0; h < H; ++h) {
+        const int up = row_of(NetworkRoutes::arc(h, 0)), down = row_of(NetworkRoutes::arc(h, 1));
+        for (const Inside& l : inside) {
+            const auto& xi = xcol[static_cast<std::size_t>(l.i)][static_cast<std::size_t>(h)];
+            const auto& xj = xcol[static_cast<std::size_t>(l.j)][static_cast<std::size_t>(h)];
+            for (int r : {up, down}) {
+                if (r < 0) continue;
+                for (int c : xi) m.add(r, c, l.mbps);
+                for (int c : xj) m.add(r, c, l.mbps);
+            }
+            if ((up < 0 && down < 0) || xi.empty() || xj.empty()) continue;
+            const int cc = m.column(0.0, 1.0, 0.0, false);
+            for (int r : {up, down})
+                if (r >= 0) m.add(r, cc, -2.0 * l.mbps);
+            for (const auto* xs : {&xi, &xj}) {  // c <= X
+                const int r = m.row(-kInf, 0.0);
+                m.add(r, cc, 1.0);
+                for (int c : *xs) m.add(r, c, -1.0);
+            }
+        }
+    }
+    // Switch links: p[vw,s,t] >= u[v,s] + u[w,t] - 1 for switch pairs whose routes cross a row.
+    std::map<int, std::vector<int>> hosts_on;  // switch -> its hosts
+    for (int h = 0; h < H; ++h) hosts_on[p.network.host_switch[static_cast<std::size_t>(h)]].push_back(h);
+    for (const auto& [sw, hs] : hosts_on)
+        for (const auto& [tw, ht] : hosts_on) {
+            if (sw == tw) continue;
+            std::vector<std::pair<int, double>> share;  // (row, Mbps per Mbps of the vlink), both flows
+            auto on_switch_arcs = [&](int arc, std::int64_t units) {
+                if (arc < 2 * H) return;  // uplinks: rows above
+                if (const int r = row_of(arc); r >= 0)
+                    share.emplace_back(r, static_cast<double>(units) / static_cast<double>(routes.scale(arc)));
+            };
+            routes.for_each_flow(hs.front(), ht.front(), on_switch_arcs);
+            routes.for_each_flow(ht.front(), hs.front(), on_switch_arcs);
+            if (share.empty()) continue;
+            for (const Inside& l : inside) {  // l.i under sw, l.j under tw (the pair (tw, sw) covers the other way)
+                const int pc = m.column(0.0, 1.0, 0.0, false);
+                const int r = m.row(-kInf, 1.0);  // u[i,s] + u[j,t] - p <= 1
+                m.add(r, pc, -1.0);
+                for (int h : hs)
+                    for (int c : xcol[static_cast<std::size_t>(l.i)][static_cast<std::size_t>(h)]) m.add(r, c, 1.0);
+                for (int h : ht)
+                    for (int c : xcol[static_cast<std::size_t>(l.j)][static_cast<std::size_t>(h)]) m.add(r, c, 1.0);
+                for (auto [row, units] : share) m.add(row, pc, l.mbps * units);
+            }
+        }
+}
+
+void ExactPlacer::solve(const SearchState& s, std::span<const int> group) {
+    GroupMilp m;
+    std::vector<std::tuple<int, int, int, int>> xcols;  // (column, group position, host, placement)
+    build(s, group, m, xcols);
+    for (int vm : group) plan_[vm] = PlaceChoice{};
+    const int ncol = static_cast<int>(m.col.size()), nrow = static_cast<int>(m.rlb.size());
+    std::vector<CoinBigIndex> start{0};
+    std::vector<int> index;
+    std::vector<double> value;
+    for (auto& c : m.col) {  // one entry per (row, column): CoinFactorization asserts on duplicates
+        std::sort(c.begin(), c.end());
+        for (std::size_t k = 0; k < c.size(); ++k) {
+            if (k > 0 && c[k].first == c[k - 1].first) {
+                value.back() += c[k].second;
+                continue;
+            }
+            index.push_back(c[k].first);
+            value.push_back(c[k].second);
+        }
+        start.push_back(static_cast<CoinBigIndex>(index.size()));
+    }
+    OsiClpSolverInterface solver;
+    solver.messageHandler()->setLogLevel(0);
+    solver.loadProblem(ncol, nrow, start.data(), index.data(), value.data(), m.lb.data(), m.ub.data(), m.obj.data(), m.rlb.data(),
+                       m.rub.data());
+    for (int c = 0; c < ncol; ++c)
+        if (m.integer[static_cast<std::size_t>(c)]) solver.setInteger(c);
+    CbcModel cbc(solver);
+    cbc.setLogLevel(0);
+    cbc.messageHandler()->setLogLevel(0);
+    cbc.solver()->messageHandler()->setLogLevel(0);
+    cbc.setMaximumSeconds(kSecondsPerGroup);
+    cbc.branchAndBound();
+    const double* x = cbc.bestSolution();
+    if (x == nullptr) return;  // infeasible (or no solution in the time): the group is refused
+    for (auto [c, i, h, e] : xcols)
+        if (x[c] > 0.5) plan_[group[static_cast<std::size_t>(i)]] = PlaceChoice{h, e};
+}
+
+}  // namespace
+
+std::unique_ptr<Placer> make_exact_placer() {
+    return std::make_unique<ExactPlacer>();
+}
+
+}  // namespace vmcap
