@@ -242,6 +242,7 @@ AdmissionResult admit_requests(const Problem& cluster, const std::vector<Request
             const GroupPlacement g = place_group(state, *placer, vm_of[i]);
             if (!g.placed()) {
                 o.reason = why_not(state, g.failed_vm, true);
+                if (const std::string note = placer->refusal_note(); !note.empty()) o.reason += "; " + note;
                 // Room for the VM that failed (the group's others taken off again), then the group again.
                 std::vector<Applied> moved;
                 if (room_made) moved = make_room_for(state, *placer, g.failed_vm, options.migrations_per_request, make_room);
@@ -256,7 +257,8 @@ AdmissionResult admit_requests(const Problem& cluster, const std::vector<Request
             int budget = options.migrations_per_request;  // per request, over its VMs
             for (const int v : vm_of[i]) {
                 if (place_vm(state, *placer, v).found()) continue;
-                const std::string reason = why_not(state, v, false);
+                std::string reason = why_not(state, v, false);
+                if (const std::string note = placer->refusal_note(); !note.empty()) reason += "; " + note;
                 std::vector<Applied> moved;
                 if (room_made && budget > 0) moved = make_room_for(state, *placer, v, budget, make_room);
                 if (!moved.empty() && place_vm(state, *placer, v).found()) {

@@ -32,6 +32,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <map>
 #include <unordered_map>
 #include <vector>
@@ -79,7 +80,10 @@ public:
     std::vector<int> order(const SearchState& s, std::span<const int> group) override {
         plan_.clear();
         solve(s, group);
-        return {group.begin(), group.end()};
+        std::vector<int> out(group.begin(), group.end());
+        // A VM that presolve found no host for goes first: place_group reports it as the one that failed.
+        if (const auto it = std::find(out.begin(), out.end(), culprit_); it != out.end()) std::rotate(out.begin(), it, it + 1);
+        return out;
     }
 
     /** The VM's place in the plan of its group (order() just before), taken once; a VM placed on
@@ -99,12 +103,16 @@ public:
         return first_admitted(s, vm, [&](int h, int e) { return CandidateKey{host_free(s, h).vcpu, h, e, 0}; });
     }
 
+    std::string refusal_note() const override { return note_; }
+
 private:
     /** Solves the group's MILP on the state now and records its plan (not found for every VM when
      *  it has no solution). */
     void solve(const SearchState& s, std::span<const int> group);
 
     std::unordered_map<int, PlaceChoice> plan_;  // [vm]: where the last group's solution puts it
+    std::string note_;                           // refusal_note(): how the last MILP without a solution ended
+    int culprit_ = -1;                           // the VM of the last group that presolve found no host for, or -1
 };
 
 /** Builds the MILP of placing `group` on the state now; xcols gets (column, group position, host,
@@ -117,6 +125,53 @@ void build(const SearchState& s, std::span<const int> group, GroupMilp& m, std::
     std::unordered_map<int, int> pos;  // vm -> position in the group
     for (int i = 0; i < n; ++i) pos[group[static_cast<std::size_t>(i)]] = i;
 
+    const LinkCapacityFilter* links = s.model().link_filter();
+    const VlinkIndex* vl = s.model().vlink_index();
+    // The group's vlinks: inside (both ends in the group, each once) and to VMs on hosts.
+    struct Inside {
+        int i, j;
+        double mbps;
+    };
+    struct Outside {
+        int i, host;
+        double mbps;
+    };
+    std::vector<Inside> inside;
+    std::vector<Outside> outside;
+    for (int i = 0; vl != nullptr && links != nullptr && i < n; ++i) {
+        const int vm = group[static_cast<std::size_t>(i)];
+        const auto peers = vl->peers_of(vm);
+        const auto mbps = vl->mbps_each(vm);
+        for (std::size_t k = 0; k < peers.size(); ++k) {
+            const int q = peers[k] >= 0 ? peers[k] : ~peers[k];
+            const auto at = pos.find(q);
+            if (at != pos.end()) {
+                if (at->second > i) inside.push_back({i, at->second, static_cast<double>(mbps[k])});
+            } else if (s.host_of(q) != kUnplaced) {
+                outside.push_back({i, s.host_of(q), static_cast<double>(mbps[k])});
+            }
+        }
+    }
+    // Presolve (sound): VM i on host h sends out of h's uplink at least its vlinks' bandwidth minus
+    // that of the group's peers that could share h with it (each on its own: free vCPU and RAM
+    // after i) and of its peers on h already; a host where that exceeds the uplink's allowance is
+    // no candidate. A hub whose spokes cannot share its host needs its whole bandwidth there.
+    auto uplink_short = [&](int i, int h) {
+        if (links == nullptr) return false;
+        const HostFree fr = host_free(s, h);
+        const Flavor& fi = p.flavors[s.flavor_of(group[static_cast<std::size_t>(i)])];
+        double out = 0.0;
+        for (const Inside& l : inside) {
+            if (l.i != i && l.j != i) continue;
+            const Flavor& fw = p.flavors[s.flavor_of(group[static_cast<std::size_t>(l.i == i ? l.j : l.i)])];
+            const bool share = fr.vcpu - fi.demand[kVcpu] >= fw.demand[kVcpu] && fr.ram_mib - fi.demand[kRamMib] >= fw.demand[kRamMib];
+            out += share ? 0.0 : l.mbps;
+        }
+        for (const Outside& l : outside) out += l.i == i && l.host != h ? l.mbps : 0.0;
+        const std::int64_t allow =
+            std::min(links->allowance_now(s, NetworkRoutes::arc(h, 0)), links->allowance_now(s, NetworkRoutes::arc(h, 1)));
+        return out > static_cast<double>(allow);  // uplinks carry whole flows: scale 1, Mbps
+    };
     // x columns and the assignment rows (L1).
     std::vector<std::vector<std::vector<int>>> xcol(static_cast<std::size_t>(n),
                                                     std::vector<std::vector<int>>(static_cast<std::size_t>(H)));
@@ -125,6 +180,7 @@ void build(const SearchState& s, std::span<const int> group, GroupMilp& m, std::
         const int r1 = m.row(1.0, 1.0);
         for (int h = 0; h < H; ++h) {
             const Amount free_vcpu = host_free(s, h).vcpu;
+            if (uplink_short(i, h)) continue;
             const auto& pl = s.model().evaluator(s.type_of(h), f).placements();
             for (int e = 0; e < static_cast<int>(pl.size()); ++e) {
                 if (!fits(s, f, h, pl[static_cast<std::size_t>(e)])) continue;
@@ -155,36 +211,9 @@ void build(const SearchState& s, std::span<const int> group, GroupMilp& m, std::
                 }
             }
     }
-    const LinkCapacityFilter* links = s.model().link_filter();
-    const VlinkIndex* vl = s.model().vlink_index();
     if (links == nullptr || vl == nullptr) return;
     const NetworkRoutes& routes = links->routes();
-    // The group's vlinks: inside (both ends in the group, each once) and to VMs on hosts.
-    struct Inside {
-        int i, j;
-        double mbps;
-    };
-    struct Outside {
-        int i, host;
-        double mbps;
-    };
-    std::vector<Inside> inside;
-    std::vector<Outside> outside;
     double bound = 0.0;  // the most the group can add to one arc, in Mbps
-    for (int i = 0; i < n; ++i) {
-        const int vm = group[static_cast<std::size_t>(i)];
-        const auto peers = vl->peers_of(vm);
-        const auto mbps = vl->mbps_each(vm);
-        for (std::size_t k = 0; k < peers.size(); ++k) {
-            const int q = peers[k] >= 0 ? peers[k] : ~peers[k];
-            const auto at = pos.find(q);
-            if (at != pos.end()) {
-                if (at->second > i) inside.push_back({i, at->second, static_cast<double>(mbps[k])});
-            } else if (s.host_of(q) != kUnplaced) {
-                outside.push_back({i, s.host_of(q), static_cast<double>(mbps[k])});
-            }
-        }
-    }
     for (const Inside& l : inside) bound += 2.0 * l.mbps;
     for (const Outside& l : outside) bound += l.mbps;
     std::unordered_map<int, int> arc_row;  // arcs that may bind -> their row (Mbps)
@@ -258,7 +287,19 @@ void ExactPlacer::solve(const SearchState& s, std::span<const int> group) {
     GroupMilp m;
     std::vector<std::tuple<int, int, int, int>> xcols;  // (column, group position, host, placement)
     build(s, group, m, xcols);
+    note_.clear();
+    culprit_ = -1;
     for (int vm : group) plan_[vm] = PlaceChoice{};
+    std::vector<char> candidate(group.size(), 0);
+    for (const auto& x : xcols) candidate[static_cast<std::size_t>(std::get<1>(x))] = 1;
+    for (std::size_t i = 0; i < group.size(); ++i)
+        if (!candidate[i]) {  // an empty assignment row: infeasible without CBC
+            culprit_ = group[i];
+            note_ = "exact: VM '" + s.problem().vms[static_cast<std::size_t>(group[i])].id +
+                    "' has no host with room on its pNUMA nodes and, for the bandwidth of its vlinks to VMs that cannot share that host, "
+                    "on the host's uplink";
+            return;
+        }
     const int ncol = static_cast<int>(m.col.size()), nrow = static_cast<int>(m.rlb.size());
     std::vector<CoinBigIndex> start{0};
     std::vector<int> index;
@@ -288,7 +329,16 @@ void ExactPlacer::solve(const SearchState& s, std::span<const int> group) {
     cbc.setMaximumSeconds(kSecondsPerGroup);
     cbc.branchAndBound();
     const double* x = cbc.bestSolution();
-    if (x == nullptr) return;  // infeasible (or no solution in the time): the group is refused
+    if (x == nullptr) {  // the group is refused
+        const double secs = cbc.getCurrentSeconds();
+        char buf[160];
+        std::snprintf(
+            buf, sizeof buf, "exact: %s (MILP of %d columns, %d rows, %.1f s)",
+            cbc.isProvenInfeasible() ? "CBC proved that no placement of the request exists" : "CBC found no solution within its time limit",
+            ncol, nrow, secs);
+        note_ = buf;
+        return;
+    }
     for (auto [c, i, h, e] : xcols)
         if (x[c] > 0.5) plan_[group[static_cast<std::size_t>(i)]] = PlaceChoice{h, e};
 }

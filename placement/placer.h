@@ -83,6 +83,10 @@ public:
         (void)state;
         (void)host;
     }
+    /** What the strategy knows of its last not-found choose beyond "nothing fit", for refusal
+     *  reasons (e.g. `exact`: "CBC proved that no placement of the request exists" or "no
+     *  solution within the time limit"); empty by default. */
+    virtual std::string refusal_note() const { return {}; }
     /** The order in which place_group places `group` (a permutation of it). Default: as given. */
     virtual std::vector<int> order(const SearchState& state, std::span<const int> group) {
         (void)state;
