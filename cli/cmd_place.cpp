@@ -86,21 +86,24 @@ int cmd_place(const Args& args) {
         ("strategy", po::value(&o.strategy)->default_value("vmcap-fit"), ("placement strategy: " + placer_names()).c_str())
         ("semantics", po::value(&semantics)->default_value("all-or-nothing"), "all-or-nothing (a VDC's VMs all placed or none) or best-effort (each VM on its own)")
         ("stop-at-first-failure", po::bool_switch(&stop), "stop at the first request not placed whole (the published NetSolver table's rule)")
+        ("batch", po::value(&o.batch)->default_value(1), "offer up to N consecutive single-VM requests together: the strategy orders or matches them as one batch (deferred-acceptance, exact), then each is placed on its own")
         ("migrations-per-request", po::value(&o.migrations_per_request)->default_value(0), "when a request does not fit, at most K live migrations that make room for it (greedy on the flavor of the VM that failed, links kept), then try it once more")
         ("out", po::value(&out), "write the cluster with the placed VMs (a snapshot, atomically)")
         ("log", po::value(&log), "write one JSON line per request: placed where, or why not (atomically)");
     // clang-format on
     po::variables_map vm;
-    if (parse(args, desc, vm,
-              "usage: vmcap place --cluster C --requests R [--strategy S] [--semantics all-or-nothing|best-effort]\n"
-              "                   [--stop-at-first-failure] [--migrations-per-request K] [--out placed.json] [--log log.jsonl]\n"
-              "Places a stream of requests (single VMs and VDCs) on the cluster with a placement strategy, in order."))
+    if (parse(
+            args, desc, vm,
+            "usage: vmcap place --cluster C --requests R [--strategy S] [--semantics all-or-nothing|best-effort]\n"
+            "                   [--stop-at-first-failure] [--batch N] [--migrations-per-request K] [--out placed.json] [--log log.jsonl]\n"
+            "Places a stream of requests (single VMs and VDCs) on the cluster with a placement strategy, in order."))
         return 0;
     if (semantics != "all-or-nothing" && semantics != "best-effort")
         throw UsageError("--semantics must be all-or-nothing or best-effort, not '" + semantics + "'");
     o.all_or_nothing = semantics == "all-or-nothing";
     o.stop_at_first_failure = stop;
     if (o.migrations_per_request < 0) throw UsageError("--migrations-per-request must be >= 0");
+    if (o.batch < 1) throw UsageError("--batch must be >= 1");
     if (!out.empty()) check_output_path(out);
     if (!log.empty()) check_output_path(log);
     // An output onto an input (or onto the other output) would lose what the user gave us.

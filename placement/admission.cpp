@@ -6,6 +6,7 @@
 #include <map>
 #include <set>
 #include <stdexcept>
+#include <unordered_map>
 
 #include "evaluators/state/capacity_model.h"
 #include "evaluators/state/search_state.h"
@@ -230,15 +231,59 @@ AdmissionResult admit_requests(const Problem& cluster, const std::vector<Request
     const bool room_made = options.migrations_per_request > 0 && make_room;
     AdmissionResult res;
     res.outcomes.resize(requests.size());
-    for (std::size_t i = 0; i < requests.size(); ++i) {
+    // One VM on its own (best effort, or a batch's): placed, else room made for it within `budget`.
+    auto place_single = [&](int v, int& budget, RequestOutcome& o) {
+        if (place_vm(state, *placer, v).found()) return;
+        std::string reason = why_not(state, v, false);
+        if (const std::string note = placer->refusal_note(); !note.empty()) reason += "; " + note;
+        std::vector<Applied> moved;
+        if (room_made && budget > 0) moved = make_room_for(state, *placer, v, budget, make_room);
+        if (!moved.empty() && place_vm(state, *placer, v).found()) {
+            o.migrations += static_cast<int>(moved.size());
+            budget -= static_cast<int>(moved.size());
+            return;
+        }
+        undo(state, *placer, moved);
+        if (o.reason.empty()) o.reason = reason;
+    };
+    auto close = [&](std::size_t i, double seconds) {
         RequestOutcome& o = res.outcomes[i];
-        o.id = requests[i].id;
-        o.vms = static_cast<int>(vm_of[i].size());
-        if (res.stopped) continue;
-        o.offered = true;
+        o.seconds = seconds;
+        for (const int v : vm_of[i]) o.placed += state.is_placed(v) ? 1 : 0;
+        o.accepted = o.placed == o.vms;
+        (o.accepted ? res.accepted : res.rejected) += 1;
+        res.migrations += o.migrations;
+        if (o.accepted && o.migrations > 0) ++res.admitted_by_migrations;
+    };
+    for (std::size_t i = 0; i < requests.size();) {
+        // A batch: consecutive single-VM requests, ordered by the strategy together (order()).
+        std::size_t j = i + 1;
+        while (options.batch > 1 && vm_of[i].size() == 1 && j < requests.size() && j - i < static_cast<std::size_t>(options.batch) &&
+               vm_of[j].size() == 1)
+            ++j;
+        for (std::size_t k = i; k < j; ++k) {
+            res.outcomes[k].id = requests[k].id;
+            res.outcomes[k].vms = static_cast<int>(vm_of[k].size());
+            res.outcomes[k].offered = !res.stopped;
+        }
+        if (res.stopped) {
+            i = j;
+            continue;
+        }
         const auto t0 = std::chrono::steady_clock::now();
-        const bool single = vm_of[i].size() == 1;
-        if (options.all_or_nothing && !single) {
+        if (j > i + 1) {
+            std::vector<int> vms;
+            std::unordered_map<int, std::size_t> request_of;
+            for (std::size_t k = i; k < j; ++k) {
+                vms.push_back(vm_of[k].front());
+                request_of[vm_of[k].front()] = k;
+            }
+            for (const int v : placer->batch_order(state, vms)) {
+                int budget = options.migrations_per_request;
+                place_single(v, budget, res.outcomes[request_of.at(v)]);
+            }
+        } else if (options.all_or_nothing && vm_of[i].size() > 1) {
+            RequestOutcome& o = res.outcomes[i];
             const GroupPlacement g = place_group(state, *placer, vm_of[i]);
             if (!g.placed()) {
                 o.reason = why_not(state, g.failed_vm, true);
@@ -255,28 +300,14 @@ AdmissionResult admit_requests(const Problem& cluster, const std::vector<Request
             }
         } else {
             int budget = options.migrations_per_request;  // per request, over its VMs
-            for (const int v : vm_of[i]) {
-                if (place_vm(state, *placer, v).found()) continue;
-                std::string reason = why_not(state, v, false);
-                if (const std::string note = placer->refusal_note(); !note.empty()) reason += "; " + note;
-                std::vector<Applied> moved;
-                if (room_made && budget > 0) moved = make_room_for(state, *placer, v, budget, make_room);
-                if (!moved.empty() && place_vm(state, *placer, v).found()) {
-                    o.migrations += static_cast<int>(moved.size());
-                    budget -= static_cast<int>(moved.size());
-                    continue;
-                }
-                undo(state, *placer, moved);
-                if (o.reason.empty()) o.reason = reason;
-            }
+            for (const int v : vm_of[i]) place_single(v, budget, res.outcomes[i]);
         }
-        o.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-        for (const int v : vm_of[i]) o.placed += state.is_placed(v) ? 1 : 0;
-        o.accepted = o.placed == o.vms;
-        (o.accepted ? res.accepted : res.rejected) += 1;
-        res.migrations += o.migrations;
-        if (o.accepted && o.migrations > 0) ++res.admitted_by_migrations;
-        if (!o.accepted && options.stop_at_first_failure) res.stopped = true;
+        const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() / static_cast<double>(j - i);
+        for (std::size_t k = i; k < j; ++k) {
+            close(k, seconds);
+            if (!res.outcomes[k].accepted && options.stop_at_first_failure) res.stopped = true;  // after the batch it is in
+        }
+        i = j;
     }
     build_result(cluster, placing, state, vm_of, res);
     finalize_problem(res.problem, requests_path);  // from scratch: every placement valid, no node over capacity

@@ -32,6 +32,11 @@ struct AdmissionOptions {
      *  none); needs a MakeRoom. All or nothing: room for the VDC's VM that failed, then the whole
      *  VDC once more; migrations that did not admit the request are taken back. */
     int migrations_per_request = 0;
+    /** Up to this many consecutive single-VM requests are offered together: the strategy orders
+     *  them as one batch (Placer::order; `deferred-acceptance` matches them at once), then each is
+     *  placed on its own; a batch ends at a VDC. 1: each request alone. A stop at the first failure
+     *  comes after the batch that holds it. The time of a batch is shared among its requests. */
+    int batch = 1;
 };
 
 /**

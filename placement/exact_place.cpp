@@ -74,16 +74,26 @@ struct GroupMilp {
 };
 
 constexpr double kInf = 1e30;
+/** Best effort: the objective's reward per VM placed, above any host's free vCPU (best fit's cost). */
+constexpr double kPlacedFirst = 1e7;
 
 class ExactPlacer final : public Placer {
 public:
     std::vector<int> order(const SearchState& s, std::span<const int> group) override {
         plan_.clear();
-        solve(s, group);
+        solve(s, group, true);
         std::vector<int> out(group.begin(), group.end());
         // A VM that presolve found no host for goes first: place_group reports it as the one that failed.
         if (const auto it = std::find(out.begin(), out.end(), culprit_); it != out.end()) std::rotate(out.begin(), it, it + 1);
         return out;
+    }
+
+    /** A batch of VMs each placed on its own: one MILP placing as many as it can (NetSolver-ILP's
+     *  best-effort semantics, digest §1.6), then best fit. */
+    std::vector<int> batch_order(const SearchState& s, std::span<const int> vms) override {
+        plan_.clear();
+        solve(s, vms, false);
+        return {vms.begin(), vms.end()};
     }
 
     /** The VM's place in the plan of its group (order() just before), taken once; a VM placed on
@@ -92,7 +102,7 @@ public:
         auto it = plan_.find(vm);
         if (it == plan_.end()) {
             const int one[1] = {vm};
-            solve(s, one);
+            solve(s, one, true);
             it = plan_.find(vm);
         }
         const PlaceChoice c = it->second;
@@ -108,192 +118,245 @@ public:
 private:
     /** Solves the group's MILP on the state now and records its plan (not found for every VM when
      *  it has no solution). */
-    void solve(const SearchState& s, std::span<const int> group);
+    void solve(const SearchState& s, std::span<const int> group, bool whole);
 
     std::unordered_map<int, PlaceChoice> plan_;  // [vm]: where the last group's solution puts it
     std::string note_;                           // refusal_note(): how the last MILP without a solution ended
     int culprit_ = -1;                           // the VM of the last group that presolve found no host for, or -1
 };
 
-/** Builds the MILP of placing `group` on the state now; xcols gets (column, group position, host,
- *  placement) of every x column. */
-void build(const SearchState& s, std::span<const int> group, GroupMilp& m, std::vector<std::tuple<int, int, int, int>>& xcols) {
-    const Problem& p = s.problem();
-    const int H = static_cast<int>(p.hosts.size());
-    const int R = s.model().num_resources();
-    const int n = static_cast<int>(group.size());
-    std::unordered_map<int, int> pos;  // vm -> position in the group
-    for (int i = 0; i < n; ++i) pos[group[static_cast<std::size_t>(i)]] = i;
+/** Builds the MILP of placing a group on the state now (one call of build()). */
+class MilpBuilder {
+public:
+    MilpBuilder(const SearchState& s, std::span<const int> group, bool whole, GroupMilp& m)
+        : s_(s),
+          p_(s.problem()),
+          group_(group),
+          whole_(whole),
+          m_(m),
+          links_(s.model().link_filter()),
+          H_(static_cast<int>(s.problem().hosts.size())),
+          n_(static_cast<int>(group.size())) {}
 
-    const LinkCapacityFilter* links = s.model().link_filter();
-    const VlinkIndex* vl = s.model().vlink_index();
-    // The group's vlinks: inside (both ends in the group, each once) and to VMs on hosts.
-    struct Inside {
+    /** Fills the MILP; returns (column, group position, host, placement) of every x column. */
+    std::vector<std::tuple<int, int, int, int>> build() {
+        collect_vlinks();
+        add_assignment();
+        add_node_rows();
+        if (links_ == nullptr || s_.model().vlink_index() == nullptr) return xcols_;
+        for (const Inside& l : inside_) bound_ += 2.0 * l.mbps;
+        for (const Outside& l : outside_) bound_ += l.mbps;
+        add_outside_vlinks();
+        add_uplinks();
+        add_switch_links();
+        return xcols_;
+    }
+
+private:
+    struct Inside {  // a vlink with both ends in the group, once
         int i, j;
         double mbps;
     };
-    struct Outside {
+    struct Outside {  // a vlink from the group's VM i to a VM on `host`
         int i, host;
         double mbps;
     };
-    std::vector<Inside> inside;
-    std::vector<Outside> outside;
-    for (int i = 0; vl != nullptr && links != nullptr && i < n; ++i) {
-        const int vm = group[static_cast<std::size_t>(i)];
-        const auto peers = vl->peers_of(vm);
-        const auto mbps = vl->mbps_each(vm);
-        for (std::size_t k = 0; k < peers.size(); ++k) {
-            const int q = peers[k] >= 0 ? peers[k] : ~peers[k];
-            const auto at = pos.find(q);
-            if (at != pos.end()) {
-                if (at->second > i) inside.push_back({i, at->second, static_cast<double>(mbps[k])});
-            } else if (s.host_of(q) != kUnplaced) {
-                outside.push_back({i, s.host_of(q), static_cast<double>(mbps[k])});
+
+    std::vector<int>& xcol(int i, int h) {
+        return xcol_[static_cast<std::size_t>(i) * static_cast<std::size_t>(H_) + static_cast<std::size_t>(h)];
+    }
+    const Flavor& flavor(int i) const { return p_.flavors[static_cast<std::size_t>(s_.flavor_of(group_[static_cast<std::size_t>(i)]))]; }
+
+    void collect_vlinks() {
+        const VlinkIndex* vl = s_.model().vlink_index();
+        if (links_ == nullptr || vl == nullptr) return;
+        std::unordered_map<int, int> pos;  // vm -> position in the group
+        for (int i = 0; i < n_; ++i) pos[group_[static_cast<std::size_t>(i)]] = i;
+        for (int i = 0; i < n_; ++i) {
+            const int vm = group_[static_cast<std::size_t>(i)];
+            const auto peers = vl->peers_of(vm);
+            const auto mbps = vl->mbps_each(vm);
+            for (std::size_t k = 0; k < peers.size(); ++k) {
+                const int q = peers[k] >= 0 ? peers[k] : ~peers[k];
+                if (const auto at = pos.find(q); at != pos.end()) {
+                    if (at->second > i) inside_.push_back({i, at->second, static_cast<double>(mbps[k])});
+                } else if (s_.host_of(q) != kUnplaced) {
+                    outside_.push_back({i, s_.host_of(q), static_cast<double>(mbps[k])});
+                }
             }
         }
     }
-    // Presolve (sound): VM i on host h sends out of h's uplink at least its vlinks' bandwidth minus
-    // that of the group's peers that could share h with it (each on its own: free vCPU and RAM
-    // after i) and of its peers on h already; a host where that exceeds the uplink's allowance is
-    // no candidate. A hub whose spokes cannot share its host needs its whole bandwidth there.
-    auto uplink_short = [&](int i, int h) {
-        if (links == nullptr) return false;
-        const HostFree fr = host_free(s, h);
-        const Flavor& fi = p.flavors[s.flavor_of(group[static_cast<std::size_t>(i)])];
+
+    /** Presolve (sound): VM i on host h sends out of h's uplink at least its vlinks' bandwidth
+     *  minus that of the group's peers that could share h with it (each on its own: free vCPU and
+     *  RAM after i) and of its peers on h already; a host where that exceeds the uplink's
+     *  allowance is no candidate. A hub whose spokes cannot share its host needs its whole
+     *  bandwidth there. */
+    bool uplink_short(int i, int h) const {
+        if (links_ == nullptr) return false;
+        const HostFree fr = host_free(s_, h);
+        const Flavor& fi = flavor(i);
         double out = 0.0;
-        for (const Inside& l : inside) {
+        for (const Inside& l : inside_) {
             if (l.i != i && l.j != i) continue;
-            const Flavor& fw = p.flavors[s.flavor_of(group[static_cast<std::size_t>(l.i == i ? l.j : l.i)])];
+            const Flavor& fw = flavor(l.i == i ? l.j : l.i);
             const bool share = fr.vcpu - fi.demand[kVcpu] >= fw.demand[kVcpu] && fr.ram_mib - fi.demand[kRamMib] >= fw.demand[kRamMib];
             out += share ? 0.0 : l.mbps;
         }
-        for (const Outside& l : outside) out += l.i == i && l.host != h ? l.mbps : 0.0;
+        for (const Outside& l : outside_) out += l.i == i && l.host != h ? l.mbps : 0.0;
         const std::int64_t allow =
-            std::min(links->allowance_now(s, NetworkRoutes::arc(h, 0)), links->allowance_now(s, NetworkRoutes::arc(h, 1)));
+            std::min(links_->allowance_now(s_, NetworkRoutes::arc(h, 0)), links_->allowance_now(s_, NetworkRoutes::arc(h, 1)));
         return out > static_cast<double>(allow);  // uplinks carry whole flows: scale 1, Mbps
-    };
-    // x columns and the assignment rows (L1).
-    std::vector<std::vector<std::vector<int>>> xcol(static_cast<std::size_t>(n),
-                                                    std::vector<std::vector<int>>(static_cast<std::size_t>(H)));
-    for (int i = 0; i < n; ++i) {
-        const int vm = group[static_cast<std::size_t>(i)], f = s.flavor_of(vm);
-        const int r1 = m.row(1.0, 1.0);
-        for (int h = 0; h < H; ++h) {
-            const Amount free_vcpu = host_free(s, h).vcpu;
-            if (uplink_short(i, h)) continue;
-            const auto& pl = s.model().evaluator(s.type_of(h), f).placements();
-            for (int e = 0; e < static_cast<int>(pl.size()); ++e) {
-                if (!fits(s, f, h, pl[static_cast<std::size_t>(e)])) continue;
-                const int c = m.column(0.0, 1.0, static_cast<double>(free_vcpu), true);
-                m.add(r1, c, 1.0);
-                xcol[static_cast<std::size_t>(i)][static_cast<std::size_t>(h)].push_back(c);
-                xcols.emplace_back(c, i, h, e);
+    }
+
+    /** x columns and the assignment rows (L1): exactly one host each (whole), or at most one. */
+    void add_assignment() {
+        xcol_.assign(static_cast<std::size_t>(n_) * static_cast<std::size_t>(H_), {});
+        for (int i = 0; i < n_; ++i) {
+            const int f = s_.flavor_of(group_[static_cast<std::size_t>(i)]);
+            const int r1 = whole_ ? m_.row(1.0, 1.0) : m_.row(0.0, 1.0);
+            for (int h = 0; h < H_; ++h) {
+                if (uplink_short(i, h)) continue;
+                const Amount free_vcpu = host_free(s_, h).vcpu;
+                const auto& pl = s_.model().evaluator(s_.type_of(h), f).placements();
+                for (int e = 0; e < static_cast<int>(pl.size()); ++e) {
+                    if (!fits(s_, f, h, pl[static_cast<std::size_t>(e)])) continue;
+                    // Each VM placed first (kPlacedFirst outweighs any free vCPU), then best fit.
+                    const int c = m_.column(0.0, 1.0, static_cast<double>(free_vcpu) - (whole_ ? 0.0 : kPlacedFirst), true);
+                    m_.add(r1, c, 1.0);
+                    xcol(i, h).push_back(c);
+                    xcols_.emplace_back(c, i, h, e);
+                }
             }
         }
     }
-    // Node capacity (L2), only where the group could overfill a node.
-    std::vector<Amount> most(static_cast<std::size_t>(R), 0);  // the group's demand per node and resource, at most
-    for (int i = 0; i < n; ++i)
-        for (int r = 0; r < R; ++r)
-            most[static_cast<std::size_t>(r)] += p.flavors[s.flavor_of(group[static_cast<std::size_t>(i)])].node_demand[r];
-    std::vector<std::vector<std::tuple<int, int, int>>> on_host(static_cast<std::size_t>(H));  // (column, position, placement)
-    for (auto [c, i, h, e] : xcols) on_host[static_cast<std::size_t>(h)].emplace_back(c, i, e);
-    for (int h = 0; h < H; ++h) {
-        const Amount* free = s.free_of(h);
-        for (int node = 0; node < s.nodes_of(h); ++node)
-            for (int r = 0; r < R; ++r) {
-                if (on_host[static_cast<std::size_t>(h)].empty() || most[static_cast<std::size_t>(r)] <= free[node * R + r]) continue;
-                const int row = m.row(-kInf, static_cast<double>(free[node * R + r]));
-                for (auto [c, i, e] : on_host[static_cast<std::size_t>(h)]) {
-                    const int f = s.flavor_of(group[static_cast<std::size_t>(i)]);
-                    if ((s.model().evaluator(s.type_of(h), f).placements()[static_cast<std::size_t>(e)].mask >> node) & 1U)
-                        m.add(row, c, static_cast<double>(p.flavors[f].node_demand[r]));
+
+    /** Node capacity (L2), only where the group could overfill a node. */
+    void add_node_rows() {
+        const int R = s_.model().num_resources();
+        std::vector<Amount> most(static_cast<std::size_t>(R), 0);  // the group's demand per node and resource, at most
+        for (int i = 0; i < n_; ++i)
+            for (int r = 0; r < R; ++r) most[static_cast<std::size_t>(r)] += flavor(i).node_demand[r];
+        std::vector<std::vector<std::tuple<int, int, int>>> on_host(static_cast<std::size_t>(H_));  // (column, position, placement)
+        for (auto [c, i, h, e] : xcols_) on_host[static_cast<std::size_t>(h)].emplace_back(c, i, e);
+        for (int h = 0; h < H_; ++h) {
+            const Amount* free = s_.free_of(h);
+            for (int node = 0; node < s_.nodes_of(h); ++node)
+                for (int r = 0; r < R; ++r) {
+                    if (on_host[static_cast<std::size_t>(h)].empty() || most[static_cast<std::size_t>(r)] <= free[node * R + r]) continue;
+                    const int row = m_.row(-kInf, static_cast<double>(free[node * R + r]));
+                    for (auto [c, i, e] : on_host[static_cast<std::size_t>(h)]) {
+                        const int f = s_.flavor_of(group_[static_cast<std::size_t>(i)]);
+                        if ((s_.model().evaluator(s_.type_of(h), f).placements()[static_cast<std::size_t>(e)].mask >> node) & 1U)
+                            m_.add(row, c, static_cast<double>(flavor(i).node_demand[r]));
+                    }
+                }
+        }
+    }
+
+    /** The row of `arc` (Mbps), made on first use; -1 when its allowance covers all the group can add. */
+    int row_of(int arc) {
+        if (auto it = arc_row_.find(arc); it != arc_row_.end()) return it->second;
+        const double allow = static_cast<double>(links_->allowance_now(s_, arc)) / static_cast<double>(links_->routes().scale(arc));
+        if (allow >= bound_) return -1;
+        const int r = m_.row(-kInf, allow);
+        arc_row_.emplace(arc, r);
+        return r;
+    }
+
+    /** Vlinks to VMs on hosts: linear in X[v,h]. */
+    void add_outside_vlinks() {
+        const NetworkRoutes& routes = links_->routes();
+        for (const Outside& l : outside_)
+            for (int h = 0; h < H_; ++h)
+                for (int c : xcol(l.i, h))
+                    routes.for_each_share(h, l.host, [&](int arc, std::int64_t units) {
+                        if (const int r = row_of(arc); r >= 0)
+                            m_.add(r, c, l.mbps * static_cast<double>(units) / static_cast<double>(routes.scale(arc)));
+                    });
+    }
+
+    /** Host uplinks: b (X[v,h] + X[w,h] - 2 c[vw,h]) per inside vlink; both directions carry the same. */
+    void add_uplinks() {
+        for (int h = 0; h < H_; ++h) {
+            const int up = row_of(NetworkRoutes::arc(h, 0)), down = row_of(NetworkRoutes::arc(h, 1));
+            if (up < 0 && down < 0) continue;
+            for (const Inside& l : inside_) {
+                const auto& xi = xcol(l.i, h);
+                const auto& xj = xcol(l.j, h);
+                for (int r : {up, down}) {
+                    if (r < 0) continue;
+                    for (int c : xi) m_.add(r, c, l.mbps);
+                    for (int c : xj) m_.add(r, c, l.mbps);
+                }
+                if (xi.empty() || xj.empty()) continue;
+                const int cc = m_.column(0.0, 1.0, 0.0, false);
+                for (int r : {up, down})
+                    if (r >= 0) m_.add(r, cc, -2.0 * l.mbps);
+                for (const auto* xs : {&xi, &xj}) {  // c <= X
+                    const int r = m_.row(-kInf, 0.0);
+                    m_.add(r, cc, 1.0);
+                    for (int c : *xs) m_.add(r, c, -1.0);
+                }
+            }
+        }
+    }
+
+    /** Switch links: p[vw,s,t] >= u[v,s] + u[w,t] - 1 for switch pairs whose routes cross a row. */
+    void add_switch_links() {
+        const NetworkRoutes& routes = links_->routes();
+        std::map<int, std::vector<int>> hosts_on;  // switch -> its hosts
+        for (int h = 0; h < H_; ++h) hosts_on[p_.network.host_switch[static_cast<std::size_t>(h)]].push_back(h);
+        for (const auto& [sw, hs] : hosts_on)
+            for (const auto& [tw, ht] : hosts_on) {
+                if (sw == tw) continue;
+                std::vector<std::pair<int, double>> share;  // (row, Mbps per Mbps of the vlink), both flows
+                auto on_switch_arcs = [&](int arc, std::int64_t units) {
+                    if (arc < 2 * H_) return;  // uplinks: add_uplinks
+                    if (const int r = row_of(arc); r >= 0)
+                        share.emplace_back(r, static_cast<double>(units) / static_cast<double>(routes.scale(arc)));
+                };
+                routes.for_each_flow(hs.front(), ht.front(), on_switch_arcs);
+                routes.for_each_flow(ht.front(), hs.front(), on_switch_arcs);
+                if (share.empty()) continue;
+                for (const Inside& l : inside_) {  // l.i under sw, l.j under tw (the pair (tw, sw) covers the other way)
+                    const int pc = m_.column(0.0, 1.0, 0.0, false);
+                    const int r = m_.row(-kInf, 1.0);  // u[i,s] + u[j,t] - p <= 1
+                    m_.add(r, pc, -1.0);
+                    for (int h : hs)
+                        for (int c : xcol(l.i, h)) m_.add(r, c, 1.0);
+                    for (int h : ht)
+                        for (int c : xcol(l.j, h)) m_.add(r, c, 1.0);
+                    for (auto [row, units] : share) m_.add(row, pc, l.mbps * units);
                 }
             }
     }
-    if (links == nullptr || vl == nullptr) return;
-    const NetworkRoutes& routes = links->routes();
-    double bound = 0.0;  // the most the group can add to one arc, in Mbps
-    for (const Inside& l : inside) bound += 2.0 * l.mbps;
-    for (const Outside& l : outside) bound += l.mbps;
-    std::unordered_map<int, int> arc_row;  // arcs that may bind -> their row (Mbps)
-    auto row_of = [&](int arc) {
-        if (auto it = arc_row.find(arc); it != arc_row.end()) return it->second;
-        const double allow = static_cast<double>(links->allowance_now(s, arc)) / static_cast<double>(routes.scale(arc));
-        if (allow >= bound) return -1;
-        const int r = m.row(-kInf, allow);
-        arc_row.emplace(arc, r);
-        return r;
-    };
-    // Vlinks to VMs on hosts: linear in X[v,h].
-    for (const Outside& l : outside)
-        for (int h = 0; h < H; ++h)
-            for (int c : xcol[static_cast<std::size_t>(l.i)][static_cast<std::size_t>(h)])
-                routes.for_each_share(h, l.host, [&](int arc, std::int64_t units) {
-                    if (const int r = row_of(arc); r >= 0)
-                        m.add(r, c, l.mbps * static_cast<double>(units) / static_cast<double>(routes.scale(arc)));
-                });
-    // Host uplinks: b (X[v,h] + X[w,h] - 2 c[vw,h]); both directions carry the same.
-    for (int h = 0; h < H; ++h) {
-        const int up = row_of(NetworkRoutes::arc(h, 0)), down = row_of(NetworkRoutes::arc(h, 1));
-        for (const Inside& l : inside) {
-            const auto& xi = xcol[static_cast<std::size_t>(l.i)][static_cast<std::size_t>(h)];
-            const auto& xj = xcol[static_cast<std::size_t>(l.j)][static_cast<std::size_t>(h)];
-            for (int r : {up, down}) {
-                if (r < 0) continue;
-                for (int c : xi) m.add(r, c, l.mbps);
-                for (int c : xj) m.add(r, c, l.mbps);
-            }
-            if ((up < 0 && down < 0) || xi.empty() || xj.empty()) continue;
-            const int cc = m.column(0.0, 1.0, 0.0, false);
-            for (int r : {up, down})
-                if (r >= 0) m.add(r, cc, -2.0 * l.mbps);
-            for (const auto* xs : {&xi, &xj}) {  // c <= X
-                const int r = m.row(-kInf, 0.0);
-                m.add(r, cc, 1.0);
-                for (int c : *xs) m.add(r, c, -1.0);
-            }
-        }
-    }
-    // Switch links: p[vw,s,t] >= u[v,s] + u[w,t] - 1 for switch pairs whose routes cross a row.
-    std::map<int, std::vector<int>> hosts_on;  // switch -> its hosts
-    for (int h = 0; h < H; ++h) hosts_on[p.network.host_switch[static_cast<std::size_t>(h)]].push_back(h);
-    for (const auto& [sw, hs] : hosts_on)
-        for (const auto& [tw, ht] : hosts_on) {
-            if (sw == tw) continue;
-            std::vector<std::pair<int, double>> share;  // (row, Mbps per Mbps of the vlink), both flows
-            auto on_switch_arcs = [&](int arc, std::int64_t units) {
-                if (arc < 2 * H) return;  // uplinks: rows above
-                if (const int r = row_of(arc); r >= 0)
-                    share.emplace_back(r, static_cast<double>(units) / static_cast<double>(routes.scale(arc)));
-            };
-            routes.for_each_flow(hs.front(), ht.front(), on_switch_arcs);
-            routes.for_each_flow(ht.front(), hs.front(), on_switch_arcs);
-            if (share.empty()) continue;
-            for (const Inside& l : inside) {  // l.i under sw, l.j under tw (the pair (tw, sw) covers the other way)
-                const int pc = m.column(0.0, 1.0, 0.0, false);
-                const int r = m.row(-kInf, 1.0);  // u[i,s] + u[j,t] - p <= 1
-                m.add(r, pc, -1.0);
-                for (int h : hs)
-                    for (int c : xcol[static_cast<std::size_t>(l.i)][static_cast<std::size_t>(h)]) m.add(r, c, 1.0);
-                for (int h : ht)
-                    for (int c : xcol[static_cast<std::size_t>(l.j)][static_cast<std::size_t>(h)]) m.add(r, c, 1.0);
-                for (auto [row, units] : share) m.add(row, pc, l.mbps * units);
-            }
-        }
-}
 
-void ExactPlacer::solve(const SearchState& s, std::span<const int> group) {
+    const SearchState& s_;
+    const Problem& p_;
+    std::span<const int> group_;
+    bool whole_;
+    GroupMilp& m_;
+    const LinkCapacityFilter* links_;
+    int H_, n_;
+    std::vector<Inside> inside_;
+    std::vector<Outside> outside_;
+    std::vector<std::vector<int>> xcol_;                 // [i x H + h]: x columns of VM i on host h
+    std::vector<std::tuple<int, int, int, int>> xcols_;  // (column, position, host, placement)
+    double bound_ = 0.0;                                 // the most the group can add to one arc, Mbps
+    std::unordered_map<int, int> arc_row_;               // arcs that may bind -> their row
+};
+
+void ExactPlacer::solve(const SearchState& s, std::span<const int> group, bool whole) {
     GroupMilp m;
-    std::vector<std::tuple<int, int, int, int>> xcols;  // (column, group position, host, placement)
-    build(s, group, m, xcols);
+    const std::vector<std::tuple<int, int, int, int>> xcols = MilpBuilder(s, group, whole, m).build();
     note_.clear();
     culprit_ = -1;
     for (int vm : group) plan_[vm] = PlaceChoice{};
     std::vector<char> candidate(group.size(), 0);
     for (const auto& x : xcols) candidate[static_cast<std::size_t>(std::get<1>(x))] = 1;
     for (std::size_t i = 0; i < group.size(); ++i)
-        if (!candidate[i]) {  // an empty assignment row: infeasible without CBC
+        if (whole && !candidate[i]) {  // an empty assignment row: infeasible without CBC
             culprit_ = group[i];
             note_ = "exact: VM '" + s.problem().vms[static_cast<std::size_t>(group[i])].id +
                     "' has no host with room on its pNUMA nodes and, for the bandwidth of its vlinks to VMs that cannot share that host, "

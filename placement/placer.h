@@ -22,6 +22,9 @@
  *    group heaviest-bandwidth first, its first VM best fit among the hosts that could take the
  *    whole group's vCPU, every later VM where it adds the least link load, within every link's
  *    capacity.
+ *  - `deferred-acceptance` (deferred_acceptance.cpp): a group or batch matched to hosts by
+ *    deferred acceptance with typed quotas per pNUMA node and resource (seed 004): VMs prefer
+ *    hosts by weighted capacity cost, hosts rank VMs largest first; stable without links.
  *  - `exact` (exact_place.cpp): each group (a request) as one MILP solved by CBC, NetSolver-ILP's
  *    model (seed 003 §2.3.1) on vmcap's routes: placed all or nothing exactly when some placement
  *    of the whole group exists (within CBC's time limit per group); for small networks.
@@ -87,11 +90,16 @@ public:
      *  reasons (e.g. `exact`: "CBC proved that no placement of the request exists" or "no
      *  solution within the time limit"); empty by default. */
     virtual std::string refusal_note() const { return {}; }
-    /** The order in which place_group places `group` (a permutation of it). Default: as given. */
+    /** The order in which place_group places `group` (a permutation of it), all or nothing.
+     *  Default: as given. */
     virtual std::vector<int> order(const SearchState& state, std::span<const int> group) {
         (void)state;
         return {group.begin(), group.end()};
     }
+    /** The order in which a batch of arriving VMs, each placed on its own (not all or nothing:
+     *  `vmcap place --batch`), is placed; a strategy that plans a batch at once (`exact`) plans it
+     *  here. Default: order(). */
+    virtual std::vector<int> batch_order(const SearchState& state, std::span<const int> vms) { return order(state, vms); }
 };
 
 /** Does a VM of `flavor` fit on `host` in placement `emb` (room in every resource of each of its
@@ -157,7 +165,7 @@ std::span<const PlacerInfo> registered_placers();
 /** The strategy called `name`; throws InputError "unknown placer 'x' (known: a, b, c)". */
 std::unique_ptr<Placer> make_placer(std::string_view name);
 
-/** "best-fit, first-fit, link-fit, starnet, starnetla, vmcap-fit": the registered names, for help texts and errors. */
+/** The registered names, comma-separated ("best-fit, deferred-acceptance, ..."), for help texts and errors. */
 std::string placer_names();
 
 /** Ranking key of a candidate (host, placement index) for first_admitted: smaller is better. */

@@ -99,7 +99,8 @@ TEST(Placement, PlaceAndUnplaceKeepEveryCacheExact) {
 TEST(Placement, EveryRegisteredPlacerKeepsItsContract) {
     std::set<std::string> names;
     for (const PlacerInfo& info : registered_placers()) names.insert(std::string(info.name));
-    EXPECT_EQ(names, (std::set<std::string>{"best-fit", "exact", "first-fit", "link-fit", "starnet", "starnetla", "vmcap-fit"}));
+    EXPECT_EQ(names, (std::set<std::string>{"best-fit", "deferred-acceptance", "exact", "first-fit", "link-fit", "starnet", "starnetla",
+                                            "vmcap-fit"}));
     for (const PlacerInfo& info : registered_placers()) {
         for (std::uint64_t seed : {4, 5}) {
             SCOPED_TRACE(std::string(info.name) + " seed " + std::to_string(seed));
@@ -132,8 +133,9 @@ TEST(Placement, EveryRegisteredPlacerKeepsItsContract) {
     try {
         make_placer("nope");
     } catch (const InputError& e) {
-        EXPECT_EQ(std::string(e.what()),
-                  "unknown placer 'nope' (known: best-fit, exact, first-fit, link-fit, starnet, starnetla, vmcap-fit)");
+        EXPECT_EQ(
+            std::string(e.what()),
+            "unknown placer 'nope' (known: best-fit, deferred-acceptance, exact, first-fit, link-fit, starnet, starnetla, vmcap-fit)");
     }
 }
 
@@ -383,6 +385,105 @@ TEST(Placement, ExactPlacesAGroupIffExhaustiveSearchFindsAPlacement) {
     }
     EXPECT_GT(placed, 10);
     EXPECT_GT(refused, 3);
+}
+
+// `deferred-acceptance` (seed 004) on batches of arriving VMs, against two oracles built here
+// from their definitions: each VM's preferences (hosts where it fits, by the exact change of the
+// objective when placed there, by placing it, best over its placements; then least free vCPU,
+// then host index) and the hosts' master list (more vCPU, more RAM, more vNUMA nodes, lower VM
+// index). (1) The matching equals the serial dictatorship's: VMs in the master order, each on its
+// first preferred host where it still fits, in the placement leaving the least free vCPU on its
+// nodes. (2) It is stable: no VM i and host h it prefers to its match on which it fits, by any
+// placement, next to the batch's VMs that h ranks above i (from the free amounts, by hand).
+TEST(Placement, DeferredAcceptanceIsStableAndEqualsSerialDictatorship) {
+    int not_first_choice = 0, unmatched = 0, checked = 0;
+    for (std::uint64_t seed : {1, 2, 3, 4, 5, 6}) {
+        SCOPED_TRACE("seed " + std::to_string(seed));
+        const Problem p = with_arrivals(seed, 5, 30, 24);
+        const CapacityModel model(p);
+        const int H = static_cast<int>(p.hosts.size()), R = p.num_resources();
+        std::vector<int> batch;
+        for (int v = 0; v < static_cast<int>(p.vms.size()); ++v)
+            if (p.vms[static_cast<std::size_t>(v)].host == kUnplaced) batch.push_back(v);
+        SearchState s0(model);                 // before the batch
+        std::map<int, std::vector<int>> pref;  // vm -> hosts, most preferred first
+        for (int v : batch) {
+            std::vector<std::tuple<Score, Amount, int>> keyed;
+            for (int h = 0; h < H; ++h) {
+                bool any = false;
+                Score best = 0;
+                for (const Embedding& e : model.evaluator(p.hosts[h].type, s0.flavor_of(v)).placements()) {
+                    if (!fits(s0, s0.flavor_of(v), h, e)) continue;
+                    const Score before = s0.objective();
+                    s0.place(v, h, e);
+                    const Score change = s0.objective() - before;
+                    s0.unplace(v);
+                    best = any ? std::max(best, change) : change;
+                    any = true;
+                }
+                if (any) keyed.emplace_back(-best, host_free(s0, h).vcpu, h);
+            }
+            std::sort(keyed.begin(), keyed.end());
+            for (const auto& k : keyed) pref[v].push_back(std::get<2>(k));
+        }
+        std::vector<int> master = batch;
+        auto key = [&](int v) {
+            const Flavor& f = p.flavors[static_cast<std::size_t>(s0.flavor_of(v))];
+            return std::make_tuple(-f.demand[kVcpu], -f.demand[kRamMib], -f.num_vnuma(), v);
+        };
+        std::sort(master.begin(), master.end(), [&](int a, int b) { return key(a) < key(b); });
+
+        SearchState s(model);
+        auto placer = make_placer("deferred-acceptance");
+        placer->reset(s);
+        EXPECT_EQ(placer->order(s, batch), master);
+        for (int v : master) place_vm(s, *placer, v);
+        s.check_consistency();
+
+        SearchState sd(model);  // (1) serial dictatorship
+        for (int v : master) {
+            for (int h : pref[v]) {
+                const int e = tightest_placement(sd, sd.flavor_of(v), h);
+                if (e < 0) continue;
+                sd.place(v, h, model.evaluator(p.hosts[h].type, sd.flavor_of(v)).placements()[static_cast<std::size_t>(e)]);
+                break;
+            }
+            ASSERT_EQ(s.host_of(v), sd.host_of(v)) << "VM " << v;
+            for (int i = 0; s.is_placed(v) && i < p.flavors[static_cast<std::size_t>(s.flavor_of(v))].num_vnuma(); ++i) {
+                EXPECT_EQ(s.pnuma_of(v)[i], sd.pnuma_of(v)[i]);
+            }
+        }
+        // (2) no blocking pair
+        for (std::size_t r = 0; r < master.size(); ++r) {
+            const int v = master[r], f = s.flavor_of(v);
+            const Flavor& fl = p.flavors[static_cast<std::size_t>(f)];
+            const auto& list = pref[v];
+            const auto mine = std::find(list.begin(), list.end(), s.host_of(v));
+            unmatched += s.is_placed(v) ? 0 : 1;
+            not_first_choice += (s.is_placed(v) && mine != list.begin()) ? 1 : 0;
+            for (auto h = list.begin(); h != mine; ++h) {
+                std::vector<Amount> free(s0.free_of(*h), s0.free_of(*h) + s0.nodes_of(*h) * R);
+                for (std::size_t q = 0; q < r; ++q) {  // the batch's VMs ranked above v, on h
+                    const int u = master[q];
+                    if (s.host_of(u) != *h) continue;
+                    const Flavor& fu = p.flavors[static_cast<std::size_t>(s.flavor_of(u))];
+                    for (int i = 0; i < fu.num_vnuma(); ++i)
+                        for (int res = 0; res < R; ++res) free[static_cast<std::size_t>(s.pnuma_of(u)[i] * R + res)] -= fu.node_demand[res];
+                }
+                for (const Embedding& e : model.evaluator(p.hosts[*h].type, f).placements()) {
+                    bool ok = true;
+                    for (int i = 0; i < fl.num_vnuma(); ++i)
+                        for (int res = 0; res < R; ++res)
+                            ok = ok && free[static_cast<std::size_t>(e.map[static_cast<std::size_t>(i)] * R + res)] >= fl.node_demand[res];
+                    EXPECT_FALSE(ok) << "blocking pair: VM " << v << " and host " << *h;
+                }
+                ++checked;
+            }
+        }
+    }
+    EXPECT_GT(not_first_choice, 5);  // VMs competed for hosts
+    EXPECT_GT(unmatched, 0);         // and some found no room
+    EXPECT_GT(checked, 20);
 }
 
 // first_admitted ranks candidates as each capacity placer's own index does: with vlinks of 1 Mbps
