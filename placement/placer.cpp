@@ -120,14 +120,16 @@ std::unique_ptr<Placer> make_first_fit_placer();
 std::unique_ptr<Placer> make_best_fit_placer();
 std::unique_ptr<Placer> make_vmcap_fit_placer();
 std::unique_ptr<Placer> make_link_fit_placer();
+std::unique_ptr<Placer> make_ctaap_placer();
 std::unique_ptr<Placer> make_deferred_acceptance_placer();
 std::unique_ptr<Placer> make_exact_placer();
 std::unique_ptr<Placer> make_starnet_placer();
 std::unique_ptr<Placer> make_starnetla_placer();
 
 std::span<const PlacerInfo> registered_placers() {
-    static constexpr std::array<PlacerInfo, 8> kPlacers{{
+    static constexpr std::array<PlacerInfo, 9> kPlacers{{
         {"best-fit", "the host with the least free vCPU, the placement leaving least free vCPU on its nodes", make_best_fit_placer},
+        {"ctaap", "seed 002: a VDC by graduated assignment, bipartite matching and clean-up of link violations", make_ctaap_placer},
         {"deferred-acceptance", "seed 004: a batch matched to hosts by deferred acceptance (typed quotas per pNUMA node; stable)",
          make_deferred_acceptance_placer},
         {"exact", "each request as a MILP solved by CBC (NetSolver-ILP's model on vmcap's routes): complete, for small networks",

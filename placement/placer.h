@@ -22,6 +22,9 @@
  *    group heaviest-bandwidth first, its first VM best fit among the hosts that could take the
  *    whole group's vCPU, every later VM where it adds the least link load, within every link's
  *    capacity.
+ *  - `ctaap` (ctaap.cpp): seed 002's CTAAP-Solver for a group: graduated assignment over the best
+ *    candidate hosts, a maximum weighted bipartite matching with capacities (Boost.Graph min-cost
+ *    flow), then clean-up of link and pNUMA violations; not complete with links.
  *  - `deferred-acceptance` (deferred_acceptance.cpp): a group or batch matched to hosts by
  *    deferred acceptance with typed quotas per pNUMA node and resource (seed 004): VMs prefer
  *    hosts by weighted capacity cost, hosts rank VMs largest first; stable without links.
@@ -66,8 +69,8 @@ struct PlaceChoice {
  *    feasibility rule of the model admits (rules_admit), or not-found;
  *  - it is complete on a model without feasibility rules: not-found only if no (host,
  *    placement) fits, so a driver may reject a flavor in O(1) until some host gains room; with
- *    rules (links) every strategy but `starnet` and `starnetla` (the paper's heuristics, which
- *    try one or N hosts) is complete too: not-found only if no (host, placement) fits and is admitted;
+ *    rules (links) every strategy but `starnet`, `starnetla` and `ctaap` (the papers' heuristics,
+ *    which try one or N hosts, or a few candidates) is complete too: not-found only if no (host, placement) fits and is admitted;
  *  - it is deterministic: the same sequence of calls gives the same choices;
  *  - reset(state) comes before the first choose; host_changed(state, h) after every change of
  *    host h's VMs made through place_vm / remove_vm / place_group (a strategy that keeps no index

@@ -13,7 +13,7 @@ SECONDS_PER_TARGET="${1:-60}"
 [[ "$SECONDS_PER_TARGET" =~ ^[1-9][0-9]*$ ]] || { echo "usage: scripts/fuzz.sh [seconds-per-target]" >&2; exit 2; }
 TARGETS=(fuzz_snapshot fuzz_plan fuzz_validate fuzz_netsolver fuzz_place)
 
-PACKAGES=(clang libclang-rt-14-dev cmake ninja-build pkg-config libtbb-dev libeigen3-dev libboost-program-options-dev
+PACKAGES=(clang libclang-rt-14-dev cmake ninja-build pkg-config libtbb-dev libeigen3-dev libboost-program-options-dev libboost-graph-dev
           nlohmann-json3-dev coinor-libcbc-dev)
 bash scripts/install_packages.sh fuzz "${PACKAGES[@]}"
 

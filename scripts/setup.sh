@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-PACKAGES=(g++ cmake ninja-build pkg-config libtbb-dev libeigen3-dev libboost-program-options-dev
+PACKAGES=(g++ cmake ninja-build pkg-config libtbb-dev libeigen3-dev libboost-program-options-dev libboost-graph-dev
           nlohmann-json3-dev libgtest-dev libbenchmark-dev coinor-libcbc-dev clang-format)
 bash scripts/install_packages.sh setup "${PACKAGES[@]}"
 

@@ -99,7 +99,7 @@ TEST(Placement, PlaceAndUnplaceKeepEveryCacheExact) {
 TEST(Placement, EveryRegisteredPlacerKeepsItsContract) {
     std::set<std::string> names;
     for (const PlacerInfo& info : registered_placers()) names.insert(std::string(info.name));
-    EXPECT_EQ(names, (std::set<std::string>{"best-fit", "deferred-acceptance", "exact", "first-fit", "link-fit", "starnet", "starnetla",
+    EXPECT_EQ(names, (std::set<std::string>{"best-fit", "ctaap", "deferred-acceptance", "exact", "first-fit", "link-fit", "starnet", "starnetla",
                                             "vmcap-fit"}));
     for (const PlacerInfo& info : registered_placers()) {
         for (std::uint64_t seed : {4, 5}) {
@@ -135,7 +135,7 @@ TEST(Placement, EveryRegisteredPlacerKeepsItsContract) {
     } catch (const InputError& e) {
         EXPECT_EQ(
             std::string(e.what()),
-            "unknown placer 'nope' (known: best-fit, deferred-acceptance, exact, first-fit, link-fit, starnet, starnetla, vmcap-fit)");
+            "unknown placer 'nope' (known: best-fit, ctaap, deferred-acceptance, exact, first-fit, link-fit, starnet, starnetla, vmcap-fit)");
     }
 }
 
