@@ -6,7 +6,9 @@
 # --strategy link-fit --stop-at-first-failure` counts the VDCs allocated until the first failure
 # (NetSolver's rule), without and with --migrations-per-request 2, then with the capacity strategies
 # (first-fit, best-fit, vmcap-fit: each ranks the placements that fit and takes the first the link
-# rule admits), beside NetSolver-ILP,
+# rule admits), the source papers' placers (starnet, starnetla, deferred-acceptance, ctaap) and
+# exact (a CBC MILP per VDC: on the hadoop networks, FatTree n8 and the 200-server trees only, the
+# others take too long per VDC for this table), beside NetSolver-ILP,
 # NetSolver-SMT and SecondNet as published (published_allocation_results.csv; a published count
 # marked * is from a run that timed out: VDCs allocated in the hour, not until a failure).
 # NUMA: --numa-nodes 1 by default (NetSolver's servers have no NUMA); pass 2 for dual-node servers.
@@ -23,28 +25,34 @@ published() {  # experiment solver pattern -> count ("*": the run did not finish
   awk -F, -v e="$1" -v s="$2" -v p="$3" '$1 == e && $2 == s && index($3 ",", p) && !found {
     print $4 ($6 == "done" ? "" : "*"); found = 1 } END { if (!found) print "-" }' "$CSV"
 }
-row() {  # label pn list ilp smt secondnet
+count() { grep -oE '^placed [0-9]+' <<<"$1" | sed 's/placed //'; }
+us_of() { grep -oE '[0-9.]+ us per request' <<<"$1" | sed 's/ us per request//'; }
+row() {  # label pn list ilp smt secondnet [exact: yes|no]
   local label=$1 pn=$2 list=$3 base
   base=$WORK/$(basename "$pn" .pn)-$(basename "$list")
   "$VMCAP" import netsolver --pn "$pn" --list "$list" --numa-nodes "$NUMA" --requests-out "$base.req.json" --out "$base.json" >/dev/null
-  local a b
-  a=$("$VMCAP" place --cluster "$base.json" --requests "$base.req.json" --strategy link-fit --stop-at-first-failure)
-  b=$("$VMCAP" place --cluster "$base.json" --requests "$base.req.json" --strategy link-fit --stop-at-first-failure --migrations-per-request 2)
-  local others="" st o
+  place() { "$VMCAP" place --cluster "$base.json" --requests "$base.req.json" --stop-at-first-failure --strategy "$@"; }
+  local a b others="" papers="" st o ex="not run" ex_us=""
+  a=$(place link-fit)
+  b=$(place link-fit --migrations-per-request 2)
   for st in first-fit best-fit vmcap-fit; do  # the capacity strategies, ranked, under the link rule
-    o=$("$VMCAP" place --cluster "$base.json" --requests "$base.req.json" --strategy "$st" --stop-at-first-failure)
-    others+="$(grep -oE '^placed [0-9]+' <<<"$o" | sed 's/placed //') / "
+    others+="$(count "$(place $st)") / "
   done
-  others=${others% / }
-  local na nb mb us
-  na=$(grep -oE '^placed [0-9]+' <<<"$a" | sed 's/placed //')
-  nb=$(grep -oE '^placed [0-9]+' <<<"$b" | sed 's/placed //')
+  for st in starnet starnetla deferred-acceptance ctaap; do  # the source papers' placers
+    o=$(place $st)
+    papers+="$(count "$o") ($(us_of "$o")) / "
+  done
+  if [ "${7:-yes}" = yes ]; then  # exact: a MILP per VDC, for the networks small enough
+    o=$(place exact)
+    ex=$(count "$o")
+    ex_us=" ($(us_of "$o"))"
+  fi
+  local mb
   mb=$(grep -oE '^[0-9]+ live migrations' <<<"$b" | sed 's/ live migrations//')
-  us=$(grep -oE '[0-9.]+ us per request' <<<"$a" | sed 's/ us per request//')
-  echo "| $label | $na | $nb ($mb) | $others | $4 | $5 | $6 | $us |"
+  echo "| $label | $(count "$a") | $(count "$b") ($mb) | ${others% / } | ${papers% / } | $ex$ex_us | $4 | $5 | $6 | $(us_of "$a") |"
 }
-echo "| network, VDCs | link-fit | link-fit + 2 migrations (migrations) | first-fit / best-fit / vmcap-fit | NetSolver-ILP | NetSolver-SMT | SecondNet | us per VDC (link-fit) |"
-echo "|---|---|---|---|---|---|---|---|"
+echo "| network, VDCs | link-fit | link-fit + 2 migrations (migrations) | first-fit / best-fit / vmcap-fit | starnet / starnetla / deferred-acceptance / ctaap (us per VDC) | exact (us per VDC) | NetSolver-ILP | NetSolver-SMT | SecondNet | us per VDC (link-fit) |"
+echo "|---|---|---|---|---|---|---|---|---|---|"
 for net in us-west1 us-west2 us-mid1 us-mid2; do
   for size in 4 6 8 10 12 14; do
     row "$net, $size VMs" "$H/hadoop_extra/$net.pn" "$H/instance_list_hadoop_${size}vm_rnd.txt" \
@@ -61,7 +69,7 @@ for n in 8 12 16; do
       row "FatTree n$n bw$bw, $size VMs" "$F/$pn" "$F/instance_list_${size}vm_rnd.txt" \
         "$(published fattree-bcube netsolver-ilp "results.$pn.instance_list_${size}vm_rnd")" \
         "$(published fattree-bcube netsolver-smt "$pn.instance_list_${size}vm_rnd")" \
-        "$(published fattree-bcube secondnet "results.$pn.instance_list_${size}vm_rnd")"
+        "$(published fattree-bcube secondnet "results.$pn.instance_list_${size}vm_rnd")" "$([ "$n" = 8 ] && echo yes || echo no)"
     done
   done
 done
@@ -71,7 +79,7 @@ for tree in tree tree16; do
     for vn in vn2_3.1 vn2_3.2 vn2_3.3 vn2_5.1 vn2_5.2 vn2_5.3; do
       row "$tree $hosts, $vn" "$M/${tree}_$hosts.20.pn" "$M/instance_list_$vn" "-" \
         "$(published fmcad-instances netsolver-smt "_datacenter${tree}_$hosts.20.pn_instance_$vn.vn")" \
-        "$(published fmcad-instances secondnet "_datacenter${tree}_$hosts.20_instance_$vn.log")"
+        "$(published fmcad-instances secondnet "_datacenter${tree}_$hosts.20_instance_$vn.log")" "$([ "$hosts" = 200 ] && echo yes || echo no)"
     done
   done
 done
