@@ -12,6 +12,7 @@
 # NetSolver-SMT and SecondNet as published (published_allocation_results.csv; a published count
 # marked * is from a run that timed out: VDCs allocated in the hour, not until a failure).
 # NUMA: --numa-nodes 1 by default (NetSolver's servers have no NUMA); pass 2 for dual-node servers.
+# EXACT=no skips the exact column (its MILPs take most of the table's time).
 # usage: scripts/netsolver_table.sh [vmcap binary] [numa nodes] [work dir]   (data: ../shared/data or VMCAP_DATA_DIR)
 set -euo pipefail
 VMCAP=${1:-build/vmcap}
@@ -42,7 +43,7 @@ row() {  # label pn list ilp smt secondnet [exact: yes|no]
     o=$(place $st)
     papers+="$(count "$o") ($(us_of "$o")) / "
   done
-  if [ "${7:-yes}" = yes ]; then  # exact: a MILP per VDC, for the networks small enough
+  if [ "${7:-yes}" = yes ] && [ "${EXACT:-yes}" = yes ]; then  # exact: a MILP per VDC, for the networks small enough
     o=$(place exact)
     ex=$(count "$o")
     ex_us=" ($(us_of "$o"))"

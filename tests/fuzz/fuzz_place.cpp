@@ -1,6 +1,7 @@
 // libFuzzer harness of `vmcap place` (issue 25): the bytes are the --requests file (docs/format.md
 // "Requests") of `vmcap place --cluster <fuzz::kSnapshot>`, run whole through cli::cmd_place: the
-// requests parser, admission with the vmcap-fit placer, room-making with at most one live migration
+// requests parser, admission with every registered strategy (picked by the input's size, with or
+// without --batch 4), room-making with at most one live migration
 // per refused VM (greedy and the plan ordering), and the loader's checks of the cluster written.
 // Exceptions are mapped as in cli/main.cpp: InputError, UsageError and Boost.Program_options errors
 // are bad input (exit 2); any other is the CLI's "internal error" (exit 1), a defect: abort.
@@ -17,6 +18,7 @@
 
 #include "cli/cli.h"
 #include "instances/problem.h"
+#include "placement/placer.h"
 #include "tests/fuzz/fuzz_common.h"
 
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
@@ -31,9 +33,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     std::ofstream(requests, std::ios::binary).write(reinterpret_cast<const char*>(data), static_cast<std::streamsize>(size));
     // The first byte picks the semantics, so both paths are explored.
     const bool best_effort = size > 0 && (data[0] & 1U) != 0;
+    // The size picks the strategy and the batch, so every placer sees the whole corpus' shapes.
+    const auto placers = vmcap::registered_placers();
+    const std::string strategy(placers[size % placers.size()].name);
+    const std::string batch = (size / placers.size()) % 2 ? "4" : "1";
     try {
         vmcap::cli::cmd_place({"--cluster", dir.path + "/cluster.json", "--requests", requests, "--migrations-per-request", "1",
-                               "--semantics", best_effort ? "best-effort" : "all-or-nothing", "--out", out, "--log", log});
+                               "--semantics", best_effort ? "best-effort" : "all-or-nothing", "--strategy", strategy, "--batch", batch,
+                               "--out", out, "--log", log});
     } catch (const vmcap::InputError&) {
     } catch (const vmcap::cli::UsageError&) {
     } catch (const boost::program_options::error&) {
