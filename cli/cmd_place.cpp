@@ -1,5 +1,8 @@
 // Subcommand place: admission of a stream of requests (single VMs, VDCs) on a cluster snapshot
 // with a placement strategy (placement/admission.h).
+#include <atomic>
+#include <cmath>
+#include <csignal>
 #include <cstdio>
 #include <algorithm>
 #include <filesystem>
@@ -74,6 +77,20 @@ void check_links_from_scratch(const Problem& before, const Problem& after) {
 
 }  // namespace
 
+namespace {
+
+// Set by SIGINT / SIGTERM during `vmcap place` (an atomic store is async-signal-safe); admission
+// polls it before each request. The handler restores the default action, so a second signal ends
+// the process at once.
+std::atomic<bool> place_stop{false};
+
+extern "C" void stop_placing(int sig) {
+    place_stop.store(true);
+    std::signal(sig, SIG_DFL);
+}
+
+}  // namespace
+
 int cmd_place(const Args& args) {
     po::options_description desc("vmcap place options");
     std::string cluster, requests_path, out, log, semantics;
@@ -87,16 +104,18 @@ int cmd_place(const Args& args) {
         ("semantics", po::value(&semantics)->default_value("all-or-nothing"), "all-or-nothing (a VDC's VMs all placed or none) or best-effort (each VM on its own)")
         ("stop-at-first-failure", po::bool_switch(&stop), "stop at the first request not placed whole (the published NetSolver table's rule)")
         ("batch", po::value(&o.batch)->default_value(1), "offer up to N consecutive single-VM requests together: the strategy orders or matches them as one batch (deferred-acceptance, exact), then each is placed on its own")
+        ("time-limit", po::value(&o.time_limit_s)->default_value(0.0), "offer no request after this many seconds (0: no limit); the rest are reported as not offered, the outputs written")
         ("migrations-per-request", po::value(&o.migrations_per_request)->default_value(0), "when a request does not fit, at most K live migrations that make room for it (greedy on the flavor of the VM that failed, links kept), then try it once more")
         ("out", po::value(&out), "write the cluster with the placed VMs (a snapshot, atomically)")
         ("log", po::value(&log), "write one JSON line per request: placed where, or why not (atomically)");
     // clang-format on
     po::variables_map vm;
-    if (parse(
-            args, desc, vm,
-            "usage: vmcap place --cluster C --requests R [--strategy S] [--semantics all-or-nothing|best-effort]\n"
-            "                   [--stop-at-first-failure] [--batch N] [--migrations-per-request K] [--out placed.json] [--log log.jsonl]\n"
-            "Places a stream of requests (single VMs and VDCs) on the cluster with a placement strategy, in order."))
+    if (parse(args, desc, vm,
+              "usage: vmcap place --cluster C --requests R [--strategy S] [--semantics all-or-nothing|best-effort]\n"
+              "                   [--stop-at-first-failure] [--batch N] [--time-limit S] [--migrations-per-request K]\n"
+              "                   [--out placed.json] [--log log.jsonl]\n"
+              "SIGINT or SIGTERM: no further request is offered; what was placed is written (exit code 130).\n"
+              "Places a stream of requests (single VMs and VDCs) on the cluster with a placement strategy, in order."))
         return 0;
     if (semantics != "all-or-nothing" && semantics != "best-effort")
         throw UsageError("--semantics must be all-or-nothing or best-effort, not '" + semantics + "'");
@@ -104,6 +123,7 @@ int cmd_place(const Args& args) {
     o.stop_at_first_failure = stop;
     if (o.migrations_per_request < 0) throw UsageError("--migrations-per-request must be >= 0");
     if (o.batch < 1) throw UsageError("--batch must be >= 1");
+    if (!(o.time_limit_s >= 0.0) || !std::isfinite(o.time_limit_s)) throw UsageError("--time-limit must be a number of seconds >= 0");
     if (!out.empty()) check_output_path(out);
     if (!log.empty()) check_output_path(log);
     // An output onto an input (or onto the other output) would lose what the user gave us.
@@ -118,7 +138,12 @@ int cmd_place(const Args& args) {
     if (same(out, log)) throw UsageError("--out and --log name the same file (" + out + ")");
     const Problem p = load_snapshot(cluster);
     const std::vector<Request> requests = parse_requests(read_json(requests_path), requests_path);
+    o.stop = &place_stop;
+    std::signal(SIGINT, stop_placing);
+    std::signal(SIGTERM, stop_placing);
     const AdmissionResult res = admit_requests(p, requests, o, requests_path, make_room);
+    std::signal(SIGINT, SIG_DFL);
+    std::signal(SIGTERM, SIG_DFL);
     // Through the loader's own checks (links included), as any snapshot written.
     const Problem checked = parse_snapshot(nlohmann::json::parse(snapshot_to_json(res.problem).dump()), out.empty() ? cluster : out);
     check_links_from_scratch(p, checked);
@@ -134,8 +159,8 @@ int cmd_place(const Args& args) {
         seconds += r.seconds;
         offered += r.offered ? 1 : 0;
     }
-    std::printf("placed %d of %d requests offered (%zu in the file) with %s, %s%s\n", res.accepted, offered, requests.size(),
-                o.strategy.c_str(), semantics.c_str(), res.stopped ? ", stopped at the first failure" : "");
+    std::printf("placed %d of %d requests offered (%zu in the file) with %s, %s%s%s\n", res.accepted, offered, requests.size(),
+                o.strategy.c_str(), semantics.c_str(), res.stopped ? ", stopped at " : "", res.stopped_by.c_str());
     std::printf("%lld VMs, %lld vCPU, %.1f GiB, %lld Mbps of vlinks placed; %.1f us per request\n", static_cast<long long>(res.vms_placed),
                 static_cast<long long>(res.vcpu_placed), static_cast<double>(res.ram_mib_placed) / 1024.0,
                 static_cast<long long>(res.mbps_placed), offered > 0 ? 1e6 * seconds / offered : 0.0);
@@ -147,7 +172,7 @@ int cmd_place(const Args& args) {
             std::printf("first not placed whole: %s (%s)\n", res.outcomes[i].id.c_str(), res.outcomes[i].reason.c_str());
             break;
         }
-    return 0;
+    return res.stopped_by == "an interrupt" ? kExitInterrupted : 0;
 }
 
 }  // namespace vmcap::cli

@@ -255,7 +255,17 @@ AdmissionResult admit_requests(const Problem& cluster, const std::vector<Request
         res.migrations += o.migrations;
         if (o.accepted && o.migrations > 0) ++res.admitted_by_migrations;
     };
+    const auto started = std::chrono::steady_clock::now();
     for (std::size_t i = 0; i < requests.size();) {
+        if (!res.stopped && options.stop != nullptr && options.stop->load()) {
+            res.stopped = true;
+            res.stopped_by = "an interrupt";
+        }
+        if (!res.stopped && options.time_limit_s > 0.0 &&
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count() >= options.time_limit_s) {
+            res.stopped = true;
+            res.stopped_by = "the time limit";
+        }
         // A batch: consecutive single-VM requests, ordered by the strategy together (order()).
         std::size_t j = i + 1;
         while (options.batch > 1 && vm_of[i].size() == 1 && j < requests.size() && j - i < static_cast<std::size_t>(options.batch) &&
@@ -305,7 +315,10 @@ AdmissionResult admit_requests(const Problem& cluster, const std::vector<Request
         const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() / static_cast<double>(j - i);
         for (std::size_t k = i; k < j; ++k) {
             close(k, seconds);
-            if (!res.outcomes[k].accepted && options.stop_at_first_failure) res.stopped = true;  // after the batch it is in
+            if (!res.outcomes[k].accepted && options.stop_at_first_failure && !res.stopped) {  // after the batch it is in
+                res.stopped = true;
+                res.stopped_by = "the first failure";
+            }
         }
         i = j;
     }

@@ -12,6 +12,7 @@
  * Units: vCPU, MiB, Mbps, seconds. Deterministic: the same cluster, requests and options give the
  * same result (the times aside).
  */
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -37,6 +38,11 @@ struct AdmissionOptions {
      *  placed on its own; a batch ends at a VDC. 1: each request alone. A stop at the first failure
      *  comes after the batch that holds it. The time of a batch is shared among its requests. */
     int batch = 1;
+    /** Offer no request once this many seconds (wall clock, from the call) have passed; 0: no
+     *  limit. The ones not offered are reported as such (RequestOutcome::offered false). */
+    double time_limit_s = 0.0;
+    /** When set (e.g. by SIGINT), offer no further request; may be null. Polled before each request. */
+    const std::atomic<bool>* stop = nullptr;
 };
 
 /**
@@ -71,8 +77,11 @@ struct AdmissionResult {
     int accepted = 0, rejected = 0;        ///< requests offered and placed whole, or not
     std::int64_t vms_placed = 0;
     Amount vcpu_placed = 0, ram_mib_placed = 0;
-    std::int64_t mbps_placed = 0;    ///< sum of the placed vlinks' bandwidth
-    bool stopped = false;            ///< stop_at_first_failure ended the stream early
+    std::int64_t mbps_placed = 0;  ///< sum of the placed vlinks' bandwidth
+    bool stopped = false;          ///< the stream ended early: see stopped_by
+    /** Why the stream ended early: "the first failure" (stop_at_first_failure), "the time limit",
+     *  "an interrupt"; empty when every request was offered. */
+    std::string stopped_by;
     std::int64_t migrations = 0;     ///< live migrations made to make room, in all
     int admitted_by_migrations = 0;  ///< requests placed whole only thanks to them
 };

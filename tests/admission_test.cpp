@@ -5,6 +5,7 @@
 // at the first failure when asked; bad request files name the field.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <filesystem>
 #include <functional>
 #include <random>
@@ -164,6 +165,33 @@ TEST(Admission, StopsAtTheFirstFailureAndBestEffortPlacesVdcsInPart) {
     bool some_partial = false;
     for (const RequestOutcome& o : b.outcomes) some_partial = some_partial || (o.placed > 0 && o.placed < o.vms);
     EXPECT_TRUE(some_partial) << "best effort should place some VDC in part on a full cluster";
+}
+
+// An interrupt (the stop flag) or the time limit ends the stream before the next request: those
+// after it are not offered, the result says why, and what was placed stays (checked by the loader).
+TEST(Admission, AnInterruptOrTheTimeLimitStopsOfferingAndSaysWhy) {
+    const Problem cluster = small_cluster();
+    const std::vector<Request> requests = parse_requests(random_requests(cluster, 200, 11), "<requests>");
+    AdmissionOptions o;
+    std::atomic<bool> stop{true};
+    o.stop = &stop;
+    const AdmissionResult a = admit_requests(cluster, requests, o, "<requests>");
+    EXPECT_TRUE(a.stopped);
+    EXPECT_EQ(a.stopped_by, "an interrupt");
+    for (const RequestOutcome& r : a.outcomes) EXPECT_FALSE(r.offered);
+    EXPECT_EQ(a.problem.vms.size(), cluster.vms.size());
+    stop = false;
+    const AdmissionResult all = admit_requests(cluster, requests, o, "<requests>");
+    EXPECT_FALSE(all.stopped);
+    EXPECT_EQ(all.stopped_by, "");
+    o.time_limit_s = 1e-12;  // over before the first request
+    const AdmissionResult t = admit_requests(cluster, requests, o, "<requests>");
+    EXPECT_EQ(t.stopped_by, "the time limit");
+    EXPECT_EQ(t.accepted + t.rejected, 0);
+    AdmissionOptions first;
+    first.stop_at_first_failure = true;
+    const AdmissionResult f = admit_requests(cluster, parse_requests(random_requests(cluster, 600, 10), "<requests>"), first, "<requests>");
+    EXPECT_EQ(f.stopped_by, "the first failure");
 }
 
 /** Every arc's load (micro-units) of p's VMs where they stand, from scratch over every vlink. */
