@@ -28,6 +28,27 @@ published() {  # experiment solver pattern -> count ("*": the run did not finish
 }
 count() { grep -oE '^placed [0-9]+' <<<"$1" | sed 's/placed //'; }
 us_of() { grep -oE '[0-9.]+ us per request' <<<"$1" | sed 's/ us per request//'; }
+# The most VDCs any placer can allocate before the first failure, with or without migrations: the
+# longest prefix of the list whose vCPU and RAM fit the cluster's totals (an upper bound; a row's
+# count equal to it is optimal).
+bound() {  # cluster.json requests.json
+  python3 - "$1" "$2" <<'PY'
+import json, re, sys
+c = json.load(open(sys.argv[1])); r = json.load(open(sys.argv[2]))["requests"]
+types = {t["name"]: t for t in c["host_types"]}
+nodes = lambda t: int(re.fullmatch(r"K(\d+)", t["topology"]).group(1))
+cap = [sum(types[h["type"]]["node_capacity"][k] * nodes(types[h["type"]]) for h in c["hosts"]) for k in ("vcpu", "ram_mib")]
+fl = {f["name"]: f for f in c["flavors"]}
+used, k = [0, 0], 0
+for q in r:
+    vms = q["vms"] if "vms" in q else [q]
+    used = [used[0] + sum(fl[v["flavor"]]["vcpu"] for v in vms), used[1] + sum(fl[v["flavor"]]["ram_mib"] for v in vms)]
+    if used[0] > cap[0] or used[1] > cap[1]:
+        break
+    k += 1
+print(k)
+PY
+}
 row() {  # label pn list ilp smt secondnet [exact: yes|no]
   local label=$1 pn=$2 list=$3 base
   base=$WORK/$(basename "$pn" .pn)-$(basename "$list")
@@ -50,10 +71,10 @@ row() {  # label pn list ilp smt secondnet [exact: yes|no]
   fi
   local mb
   mb=$(grep -oE '^[0-9]+ live migrations' <<<"$b" | sed 's/ live migrations//')
-  echo "| $label | $(count "$a") | $(count "$b") ($mb) | ${others% / } | ${papers% / } | $ex$ex_us | $4 | $5 | $6 | $(us_of "$a") |"
+  echo "| $label | $(count "$a") | $(count "$b") ($mb) | ${others% / } | ${papers% / } | $ex$ex_us | $4 | $5 | $6 | $(bound "$base.json" "$base.req.json") | $(us_of "$a") |"
 }
-echo "| network, VDCs | link-fit | link-fit + 2 migrations (migrations) | first-fit / best-fit / vmcap-fit | starnet / starnetla / deferred-acceptance / ctaap (us per VDC) | exact (us per VDC) | NetSolver-ILP | NetSolver-SMT | SecondNet | us per VDC (link-fit) |"
-echo "|---|---|---|---|---|---|---|---|---|---|"
+echo "| network, VDCs | link-fit | link-fit + 2 migrations (migrations) | first-fit / best-fit / vmcap-fit | starnet / starnetla / deferred-acceptance / ctaap (us per VDC) | exact (us per VDC) | NetSolver-ILP | NetSolver-SMT | SecondNet | bound (vCPU, RAM) | us per VDC (link-fit) |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|"
 for net in us-west1 us-west2 us-mid1 us-mid2; do
   for size in 4 6 8 10 12 14; do
     row "$net, $size VMs" "$H/hadoop_extra/$net.pn" "$H/instance_list_hadoop_${size}vm_rnd.txt" \
