@@ -16,7 +16,10 @@
 
 #include "evaluators/network/network_load.h"
 #include "instances/netsolver.h"
+#include "placement/admission.h"
 #include "placement/netsolver_place.h"
+#include "placement/placer.h"
+#include "instances/requests.h"
 #include "instances/snapshot_io.h"
 #include "tests/cli_run.h"
 
@@ -469,6 +472,41 @@ TEST(NetsolverImport, RequestsOutThroughVmcapPlaceEqualTheImport) {
         EXPECT_EQ(vm.pnuma, where[vm.id]->pnuma) << vm.id;
     }
     EXPECT_EQ(a.vlinks.size(), b.vlinks.size());
+}
+
+// Every registered strategy on imported NetSolver networks (a hadoop tree and a FatTree): the first
+// requests of each list placed all or nothing, going on past failures; the result goes through the
+// snapshot loader (pNUMA capacity, vNUMA embeddings) and every arc's load is recomputed from
+// scratch over every vlink and held to its capacity (the cluster starts empty).
+TEST(NetsolverImport, EveryStrategyPlacesImportedVdcsWithinEveryNodeAndLink) {
+    const fs::path root = netsolver_data();
+    if (!fs::is_directory(root / "hadoop")) GTEST_SKIP() << "no data directory " << root;
+    const std::vector<std::pair<fs::path, fs::path>> cases = {
+        {root / "hadoop" / "hadoop_extra" / "us-west2.pn", root / "hadoop" / "instance_list_hadoop_10vm_rnd.txt"},
+        {root / "fattree-bcube" / "Fattree_n8_k2_bw10_cpu16.pn", root / "fattree-bcube" / "instance_list_6vm_rnd.txt"}};
+    for (const auto& [pn, list] : cases) {
+        const std::string empty = (tmp_dir() / "every-empty.json").string(), reqs = (tmp_dir() / "every-requests.json").string();
+        const test::CmdResult ro =
+            run_vmcap("import netsolver --pn " + pn.string() + " --list " + list.string() + " --requests-out " + reqs + " --out " + empty);
+        ASSERT_EQ(ro.code, 0) << ro.err;
+        const Problem cluster = load_snapshot(empty);
+        std::vector<Request> requests = parse_requests(nlohmann::json::parse(std::ifstream(reqs)), reqs);
+        requests.resize(std::min<std::size_t>(requests.size(), 70));  // past the first failure on us-west2
+        for (const PlacerInfo& info : registered_placers()) {
+            SCOPED_TRACE(pn.filename().string() + " " + std::string(info.name));
+            AdmissionOptions o;
+            o.strategy = std::string(info.name);
+            const AdmissionResult res = admit_requests(cluster, requests, o, reqs);
+            EXPECT_GT(res.accepted, 0);
+            const Problem back = parse_snapshot(nlohmann::json::parse(snapshot_to_json(res.problem).dump()), "<placed>");
+            ASSERT_EQ(back.vms.size(), static_cast<std::size_t>(res.vms_placed));
+            const NetworkRoutes routes(back);
+            std::vector<int> host;
+            for (const Vm& vm : back.vms) host.push_back(vm.host);
+            const std::vector<std::int64_t> load = link_loads(back, routes, host);
+            for (int a = 0; a < routes.num_links(); ++a) ASSERT_LE(load[a], routes.capacity(a)) << routes.link_name(a);
+        }
+    }
 }
 
 TEST(NetsolverImport, FatTreeFromTheBundledData) {
