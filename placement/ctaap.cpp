@@ -78,32 +78,8 @@ struct Instance {
 /** Free amounts of a host as a scratch vector, and the tightest placement on it. */
 struct Scratch {
     std::vector<Amount> free;
-    int take(const SearchState& s, int flavor, int host) {
-        const auto& pl = s.model().evaluator(s.type_of(host), flavor).placements();
-        const Flavor& fl = s.problem().flavors[static_cast<std::size_t>(flavor)];
-        const int R = s.model().num_resources();
-        int best = -1;
-        Amount best_left = 0;
-        for (std::size_t e = 0; e < pl.size(); ++e) {
-            bool fit = true;
-            Amount left = 0;
-            for (int i = 0; fit && i < fl.num_vnuma(); ++i) {
-                const int node = pl[e].map[static_cast<std::size_t>(i)];
-                for (int r = 0; r < R; ++r) fit = fit && free[static_cast<std::size_t>(node * R + r)] >= fl.node_demand[r];
-                left += free[static_cast<std::size_t>(node * R + kVcpu)];
-            }
-            if (fit && (best < 0 || left < best_left)) {
-                best = static_cast<int>(e);
-                best_left = left;
-            }
-        }
-        if (best >= 0)
-            for (int i = 0; i < fl.num_vnuma(); ++i)
-                for (int r = 0; r < R; ++r)
-                    free[static_cast<std::size_t>(pl[static_cast<std::size_t>(best)].map[static_cast<std::size_t>(i)] * R + r)] -=
-                        fl.node_demand[r];
-        return best;
-    }
+    /** The tightest placement of `flavor` that fits, taken off `free`; -1 when none fits. */
+    int take(const SearchState& s, int flavor, int host) { return tightest_placement_on(s, flavor, host, free.data(), true); }
     static Scratch of(const SearchState& s, int h) {
         return Scratch{{s.free_of(h), s.free_of(h) + s.nodes_of(h) * s.model().num_resources()}};
     }
@@ -392,8 +368,7 @@ public:
         const PlaceChoice c = it->second;
         plan_.erase(it);
         if (!c.found()) return c;
-        const auto& emb = s.model().evaluator(s.type_of(c.host), s.flavor_of(vm)).placements()[static_cast<std::size_t>(c.embedding)];
-        if (fits(s, s.flavor_of(vm), c.host, emb) && rules_admit(s, vm, c.host, emb.mask)) return c;
+        if (choice_admitted(s, vm, c)) return c;
         // Stale: the state changed since the plan (live migrations made room in between); alone.
         const int one[1] = {vm};
         solve(s, one, true);

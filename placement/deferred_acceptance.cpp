@@ -30,37 +30,12 @@
 #include <unordered_map>
 #include <vector>
 
-#include "evaluators/state/capacity_change.h"
 #include "moves/insertion.h"
 #include "placement/placer.h"
 
 namespace vmcap {
 
 namespace {
-
-/** The placement of `flavor` on a host with free amounts `free` that fits leaving the least free
- *  vCPU on its nodes (ties: lowest index), or -1; tightest_placement on a scratch copy. */
-int tightest_on(const SearchState& s, int flavor, int host, const std::vector<Amount>& free) {
-    const auto& pl = s.model().evaluator(s.type_of(host), flavor).placements();
-    const Flavor& fl = s.problem().flavors[static_cast<std::size_t>(flavor)];
-    const int R = s.model().num_resources();
-    int best = -1;
-    Amount best_left = 0;
-    for (std::size_t e = 0; e < pl.size(); ++e) {
-        bool ok = true;
-        Amount left = 0;
-        for (int i = 0; ok && i < fl.num_vnuma(); ++i) {
-            const int node = pl[e].map[static_cast<std::size_t>(i)];
-            for (int r = 0; r < R; ++r) ok = ok && free[static_cast<std::size_t>(node * R + r)] >= fl.node_demand[r];
-            left += free[static_cast<std::size_t>(node * R + kVcpu)];
-        }
-        if (ok && (best < 0 || left < best_left)) {
-            best = static_cast<int>(e);
-            best_left = left;
-        }
-    }
-    return best;
-}
 
 class DeferredAcceptancePlacer final : public Placer {
 public:
@@ -81,9 +56,8 @@ public:
         const PlaceChoice c = it->second;
         plan_.erase(it);
         if (!c.found()) return c;
+        if (choice_admitted(s, vm, c)) return c;
         const int f = s.flavor_of(vm);
-        const auto& emb = s.model().evaluator(s.type_of(c.host), f).placements()[static_cast<std::size_t>(c.embedding)];
-        if (fits(s, f, c.host, emb) && rules_admit(s, vm, c.host, emb.mask)) return c;
         return first_admitted(s, vm, [&](int h, int e) {
             const Embedding& em = s.model().evaluator(s.type_of(h), f).placements()[static_cast<std::size_t>(e)];
             return CandidateKey{-placement_delta(s, f, h, em), host_free(s, h).vcpu, h, e};
@@ -97,21 +71,6 @@ private:
         const Flavor& fb = s.problem().flavors[static_cast<std::size_t>(s.flavor_of(b))];
         return std::make_tuple(-fa.demand[kVcpu], -fa.demand[kRamMib], -fa.num_vnuma(), a) <
                std::make_tuple(-fb.demand[kVcpu], -fb.demand[kRamMib], -fb.num_vnuma(), b);
-    }
-
-    /** Exact weighted capacity change of `host` when a VM of `flavor` takes placement `emb`. */
-    static Score placement_delta(const SearchState& s, int flavor, int host, const Embedding& emb) {
-        const int R = s.model().num_resources();
-        const Flavor& fl = s.problem().flavors[static_cast<std::size_t>(flavor)];
-        const Amount* free = s.free_of(host);
-        Amount local[kMaxPNuma * kMaxResources];
-        unsigned touched = 0;
-        for (int i = 0; i < fl.num_vnuma(); ++i) {
-            const int node = emb.map[static_cast<std::size_t>(i)];
-            touched |= 1U << node;
-            for (int r = 0; r < R; ++r) local[node * R + r] = free[node * R + r] - fl.node_demand[r];
-        }
-        return capacity_gain(s, host, touched, local);
     }
 
     /** Each flavor's preference list over the hosts on the state now (computed once per flavor). */
@@ -149,18 +108,11 @@ private:
             std::vector<std::size_t> keep;
             std::vector<int> emb;
             for (std::size_t q : proposers) {  // the host's order: each that still fits
-                const int f = s.flavor_of(master[q]);
-                const int e = tightest_on(s, f, h, free);
+                const int e = tightest_placement_on(s, s.flavor_of(master[q]), h, free.data(), true);
                 if (e < 0) {
                     free_vms.push_back(q);  // rejected: proposes to its next host
                     continue;
                 }
-                const Flavor& fl = s.problem().flavors[static_cast<std::size_t>(f)];
-                const auto& placement = s.model().evaluator(s.type_of(h), f).placements()[static_cast<std::size_t>(e)];
-                for (int i = 0; i < fl.num_vnuma(); ++i)
-                    for (int res = 0; res < s.model().num_resources(); ++res)
-                        free[static_cast<std::size_t>(placement.map[static_cast<std::size_t>(i)] * s.model().num_resources() + res)] -=
-                            fl.node_demand[res];
                 keep.push_back(q);
                 emb.push_back(e);
             }

@@ -108,8 +108,7 @@ public:
         const PlaceChoice c = it->second;
         plan_.erase(it);
         if (!c.found()) return c;
-        const auto& emb = s.model().evaluator(s.type_of(c.host), s.flavor_of(vm)).placements()[static_cast<std::size_t>(c.embedding)];
-        if (fits(s, s.flavor_of(vm), c.host, emb) && rules_admit(s, vm, c.host, emb.mask)) return c;
+        if (choice_admitted(s, vm, c)) return c;
         return first_admitted(s, vm, [&](int h, int e) { return CandidateKey{host_free(s, h).vcpu, h, e, 0}; });
     }
 

@@ -116,6 +116,19 @@ int first_fitting_placement(const SearchState& state, int flavor, int host);
  *  pNUMA nodes (ties: lowest index, i.e. lowest node mask), or -1. O(placements x k x R). */
 int tightest_placement(const SearchState& state, int flavor, int host);
 
+/** tightest_placement of `flavor` on `host` against the free amounts `free` ([node x R + r], e.g.
+ *  a scratch copy of SearchState::free_of(host) with a batch's earlier VMs taken off) instead of
+ *  the state's; with `take`, the chosen placement's demand is subtracted from `free`. -1: none fits. */
+int tightest_placement_on(const SearchState& state, int flavor, int host, Amount* free, bool take);
+
+/** Does `choice` (found) still fit for the arriving VM `vm` and does every rule admit it? A
+ *  strategy that plans a group ahead re-checks each planned choice with this. O(k x R + rules). */
+bool choice_admitted(const SearchState& state, int vm, const PlaceChoice& choice);
+
+/** Exact weighted capacity change of `host` (score units, <= 0 for VMCAP alone) if a VM of `flavor`
+ *  took placement `emb` there now. O(targets x VMCAP). */
+Score placement_delta(const SearchState& state, int flavor, int host, const Embedding& emb);
+
 /** Free amounts of one host summed over its pNUMA nodes and of its largest node, in vCPU and RAM
  *  (MiB): necessary conditions a strategy checks before looking at placements. */
 struct HostFree {

@@ -68,7 +68,7 @@ public:
         Rng rng(kWeigherSeed, static_cast<std::uint64_t>(vm));
         if (!locality_) {  // Weigher: one at random; AllocateEnd2EndNetwork on it only
             const PlaceChoice c = passed_[static_cast<std::size_t>(rng.below(passed_.size()))];
-            if (admitted(s, vm, c)) out = c;
+            if (choice_admitted(s, vm, c)) out = c;
             return clear_savings(out);
         }
         // The random weigher's order (Fisher-Yates), then stable by savings, most first.
@@ -78,17 +78,11 @@ public:
         });
         const std::size_t tries = std::min(passed_.size(), static_cast<std::size_t>(retries_));
         for (std::size_t i = 0; i < tries && !out.found(); ++i)
-            if (admitted(s, vm, passed_[i])) out = passed_[i];
+            if (choice_admitted(s, vm, passed_[i])) out = passed_[i];
         return clear_savings(out);
     }
 
 private:
-    static bool admitted(const SearchState& s, int vm, const PlaceChoice& c) {
-        return rules_admit(
-            s, vm, c.host,
-            s.model().evaluator(s.type_of(c.host), s.flavor_of(vm)).placements()[static_cast<std::size_t>(c.embedding)].mask);
-    }
-
     /** savings_[h] = Mbps of `vm`'s vlinks to peers on host h (touched_ lists the hosts set);
      *  returns their sum over every host: the bandwidth the VM's placement reserves now. */
     std::int64_t peer_savings(const SearchState& s, int vm) {

@@ -14,7 +14,6 @@
 #include <cstdint>
 #include <vector>
 
-#include "evaluators/state/capacity_change.h"
 #include "moves/insertion.h"
 #include "placement/placer.h"
 
@@ -63,20 +62,6 @@ private:
         Score delta = 0;            // its exact weighted capacity change (score units, <= 0 for VMCAP alone)
         Amount free_vcpu = 0;       // free vCPU of the host before the VM (best-fit tie-break)
     };
-    /** Exact weighted capacity change of `host` when a VM of `flavor` takes placement `emb`. */
-    static Score placement_delta(const SearchState& s, int flavor, int host, const Embedding& emb) {
-        const int R = s.model().num_resources();
-        const Flavor& fl = s.problem().flavors[static_cast<std::size_t>(flavor)];
-        const Amount* free = s.free_of(host);
-        Amount local[kMaxPNuma * kMaxResources];
-        unsigned touched = 0;
-        for (int i = 0; i < fl.num_vnuma(); ++i) {
-            const int node = emb.map[static_cast<std::size_t>(i)];
-            touched |= 1U << node;
-            for (int r = 0; r < R; ++r) local[node * R + r] = free[node * R + r] - fl.node_demand[r];
-        }
-        return capacity_gain(s, host, touched, local);
-    }
 
     bool rules_ = false;                    // the model has feasibility rules: rank every candidate (first_admitted)
     std::vector<std::vector<Entry>> memo_;  // [flavor][host]

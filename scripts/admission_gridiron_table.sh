@@ -54,9 +54,12 @@ PY
 "$VMCAP" capacity --cluster "$SNAP" --format json | python3 -c 'import json,sys; print("weighted capacity before: %.0f" % json.load(sys.stdin)["objective"])'
 echo "| strategy | migrations per request | accepted (rate) | VMs placed | rejected vCPU | vlink Mbps placed | weighted capacity left | us per request | live migrations |"
 echo "|---|---|---|---|---|---|---|---|---|"
-for s in first-fit best-fit vmcap-fit link-fit starnet starnetla deferred-acceptance ctaap; do
+# deferred-acceptance:64 offers up to 64 consecutive single-VM requests as one batch (--batch 64).
+for s in first-fit best-fit vmcap-fit link-fit starnet starnetla deferred-acceptance deferred-acceptance:64 ctaap; do
   for k in 0 2; do
-    out=$("$VMCAP" place --cluster "$SNAP" --requests "$REQ" --strategy "$s" --migrations-per-request $k \
+    batch=1
+    [[ $s == *:* ]] && batch=${s#*:}
+    out=$("$VMCAP" place --cluster "$SNAP" --requests "$REQ" --strategy "${s%:*}" --batch "$batch" --migrations-per-request $k \
           --out "$WORK/placed-$s-$k.json" --log "$WORK/log-$s-$k.jsonl")
     mig=$(grep -oE '^[0-9]+ live migrations' <<<"$out" | sed 's/ live migrations//' || true)
     acc=$(grep -oE '^placed [0-9]+ of [0-9]+' <<<"$out" | sed 's/placed //')
@@ -76,6 +79,6 @@ PY
 )
     rate=$(awk -v a="${acc%% *}" -v n="${acc##* }" 'BEGIN { printf "%.1f%%", 100 * a / n }')
     cap=$("$VMCAP" capacity --cluster "$WORK/placed-$s-$k.json" --format json | python3 -c 'import json,sys; print("%.0f" % json.load(sys.stdin)["objective"])')
-    echo "| $s | $k | ${acc%% *} ($rate) | $vms | $rejv | $mbps | $cap | $us | ${mig:-0} |"
+    echo "| ${s%:*}$([ "$batch" = 1 ] || echo ", --batch $batch") | $k | ${acc%% *} ($rate) | $vms | $rejv | $mbps | $cap | $us | ${mig:-0} |"
   done
 done
