@@ -99,8 +99,8 @@ TEST(Placement, PlaceAndUnplaceKeepEveryCacheExact) {
 TEST(Placement, EveryRegisteredPlacerKeepsItsContract) {
     std::set<std::string> names;
     for (const PlacerInfo& info : registered_placers()) names.insert(std::string(info.name));
-    EXPECT_EQ(names, (std::set<std::string>{"best-fit", "ctaap", "deferred-acceptance", "exact", "first-fit", "link-fit", "starnet", "starnetla",
-                                            "vmcap-fit"}));
+    EXPECT_EQ(names, (std::set<std::string>{"best-fit", "ctaap", "deferred-acceptance", "exact", "first-fit", "link-fit", "starnet",
+                                            "starnetla", "vmcap-fit"}));
     for (const PlacerInfo& info : registered_placers()) {
         for (std::uint64_t seed : {4, 5}) {
             SCOPED_TRACE(std::string(info.name) + " seed " + std::to_string(seed));
@@ -133,9 +133,9 @@ TEST(Placement, EveryRegisteredPlacerKeepsItsContract) {
     try {
         make_placer("nope");
     } catch (const InputError& e) {
-        EXPECT_EQ(
-            std::string(e.what()),
-            "unknown placer 'nope' (known: best-fit, ctaap, deferred-acceptance, exact, first-fit, link-fit, starnet, starnetla, vmcap-fit)");
+        EXPECT_EQ(std::string(e.what()),
+                  "unknown placer 'nope' (known: best-fit, ctaap, deferred-acceptance, exact, first-fit, link-fit, starnet, starnetla, "
+                  "vmcap-fit)");
     }
 }
 
