@@ -359,29 +359,23 @@ public:
     }
 
     PlaceChoice choose(const SearchState& s, int vm) override {
-        auto it = plan_.find(vm);
-        if (it == plan_.end()) {
-            const int one[1] = {vm};
+        const PlaceChoice c = plan_.take(vm, [&](int v) {  // a VM on its own: a group of one
+            const int one[1] = {v};
             solve(s, one, true);
-            it = plan_.find(vm);
-        }
-        const PlaceChoice c = it->second;
-        plan_.erase(it);
+        });
         if (!c.found()) return c;
         if (choice_admitted(s, vm, c)) return c;
         // Stale: the state changed since the plan (live migrations made room in between); alone.
         const int one[1] = {vm};
         solve(s, one, true);
-        const PlaceChoice again = plan_[vm];
-        plan_.erase(vm);
-        return again;
+        return plan_.take(vm, [](int) {});
     }
 
 private:
     /** Plans `group` (whole: all or nothing; else the VMs matched, the others left unplanned). */
     void solve(const SearchState& s, std::span<const int> group, bool whole) {
         if (whole)
-            for (int v : group) plan_[v] = PlaceChoice{};
+            for (int v : group) plan_.set(v, PlaceChoice{});
         Instance in = make_instance(s, group);
         const int N = in.N(), M = in.M();
         if (M == 0) return;
@@ -409,8 +403,9 @@ private:
             if (*worst == 0) {
                 for (int i = 0; i < N; ++i)
                     if (A[static_cast<std::size_t>(i)] >= 0)
-                        plan_[in.vm[static_cast<std::size_t>(i)]] = PlaceChoice{
-                            in.host[static_cast<std::size_t>(A[static_cast<std::size_t>(i)])], emb[static_cast<std::size_t>(i)]};
+                        plan_.set(in.vm[static_cast<std::size_t>(i)],
+                                  PlaceChoice{in.host[static_cast<std::size_t>(A[static_cast<std::size_t>(i)])],
+                                              emb[static_cast<std::size_t>(i)]});
                 return;
             }
             const int i = static_cast<int>(worst - pc.begin());  // ties: the first VM
@@ -418,7 +413,7 @@ private:
         }
     }
 
-    std::unordered_map<int, PlaceChoice> plan_;  // [vm]: its host and placement in the last group's plan
+    GroupPlan plan_;  // [vm]: its host and placement in the last group's plan
 };
 
 }  // namespace

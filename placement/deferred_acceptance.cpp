@@ -47,14 +47,10 @@ public:
     }
 
     PlaceChoice choose(const SearchState& s, int vm) override {
-        auto it = plan_.find(vm);
-        if (it == plan_.end()) {  // a VM on its own: a batch of one
-            const int one[1] = {vm};
+        const PlaceChoice c = plan_.take(vm, [&](int v) {  // a VM on its own: a group of one
+            const int one[1] = {v};
             match(s, one);
-            it = plan_.find(vm);
-        }
-        const PlaceChoice c = it->second;
-        plan_.erase(it);
+        });
         if (!c.found()) return c;
         if (choice_admitted(s, vm, c)) return c;
         const int f = s.flavor_of(vm);
@@ -120,12 +116,12 @@ private:
             embedding_of[h] = std::move(emb);
         }
         plan_.clear();
-        for (int vm : master) plan_[vm] = PlaceChoice{};
+        for (int vm : master) plan_.set(vm, PlaceChoice{});
         for (const auto& [h, ranks] : held)
-            for (std::size_t k = 0; k < ranks.size(); ++k) plan_[master[ranks[k]]] = PlaceChoice{h, embedding_of[h][k]};
+            for (std::size_t k = 0; k < ranks.size(); ++k) plan_.set(master[ranks[k]], PlaceChoice{h, embedding_of[h][k]});
     }
 
-    std::unordered_map<int, PlaceChoice> plan_;        // [vm]: its match in the last batch (not found: unmatched)
+    GroupPlan plan_;                                   // [vm]: its match in the last batch (not found: unmatched)
     std::unordered_map<int, std::vector<int>> prefs_;  // [flavor]: hosts in preference order, this batch
 };
 

@@ -99,14 +99,10 @@ public:
     /** The VM's place in the plan of its group (order() just before), taken once; a VM placed on
      *  its own (no plan) is a group of one. */
     PlaceChoice choose(const SearchState& s, int vm) override {
-        auto it = plan_.find(vm);
-        if (it == plan_.end()) {
-            const int one[1] = {vm};
+        const PlaceChoice c = plan_.take(vm, [&](int v) {  // a VM on its own: a group of one
+            const int one[1] = {v};
             solve(s, one, true);
-            it = plan_.find(vm);
-        }
-        const PlaceChoice c = it->second;
-        plan_.erase(it);
+        });
         if (!c.found()) return c;
         if (choice_admitted(s, vm, c)) return c;
         return first_admitted(s, vm, [&](int h, int e) { return CandidateKey{host_free(s, h).vcpu, h, e, 0}; });
@@ -119,9 +115,9 @@ private:
      *  it has no solution). */
     void solve(const SearchState& s, std::span<const int> group, bool whole);
 
-    std::unordered_map<int, PlaceChoice> plan_;  // [vm]: where the last group's solution puts it
-    std::string note_;                           // refusal_note(): how the last MILP without a solution ended
-    int culprit_ = -1;                           // the VM of the last group that presolve found no host for, or -1
+    GroupPlan plan_;    // [vm]: where the last group's solution puts it
+    std::string note_;  // refusal_note(): how the last MILP without a solution ended
+    int culprit_ = -1;  // the VM of the last group that presolve found no host for, or -1
 };
 
 /** Builds the MILP of placing a group on the state now (one call of build()). */
@@ -351,7 +347,7 @@ void ExactPlacer::solve(const SearchState& s, std::span<const int> group, bool w
     const std::vector<std::tuple<int, int, int, int>> xcols = MilpBuilder(s, group, whole, m).build();
     note_.clear();
     culprit_ = -1;
-    for (int vm : group) plan_[vm] = PlaceChoice{};
+    for (int vm : group) plan_.set(vm, PlaceChoice{});
     std::vector<char> candidate(group.size(), 0);
     for (const auto& x : xcols) candidate[static_cast<std::size_t>(std::get<1>(x))] = 1;
     for (std::size_t i = 0; i < group.size(); ++i)
@@ -402,7 +398,7 @@ void ExactPlacer::solve(const SearchState& s, std::span<const int> group, bool w
         return;
     }
     for (auto [c, i, h, e] : xcols)
-        if (x[c] > 0.5) plan_[group[static_cast<std::size_t>(i)]] = PlaceChoice{h, e};
+        if (x[c] > 0.5) plan_.set(group[static_cast<std::size_t>(i)], PlaceChoice{h, e});
 }
 
 }  // namespace

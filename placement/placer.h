@@ -48,6 +48,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "evaluators/state/search_state.h"
@@ -124,6 +125,30 @@ int tightest_placement_on(const SearchState& state, int flavor, int host, Amount
 /** Does `choice` (found) still fit for the arriving VM `vm` and does every rule admit it? A
  *  strategy that plans a group ahead re-checks each planned choice with this. O(k x R + rules). */
 bool choice_admitted(const SearchState& state, int vm, const PlaceChoice& choice);
+
+/** The choices a strategy planned for a group at once (in order() or batch_order()), each handed
+ *  out once by take(). */
+class GroupPlan {
+public:
+    void clear() { plan_.clear(); }
+    void set(int vm, PlaceChoice c) { plan_[vm] = c; }
+    /** The planned choice of `vm` (not found: planned to stay out), removed from the plan; when
+     *  `vm` has none, plan_alone(vm) must plan it first (a group of one). */
+    template <class PlanAlone>
+    PlaceChoice take(int vm, PlanAlone&& plan_alone) {
+        auto it = plan_.find(vm);
+        if (it == plan_.end()) {
+            plan_alone(vm);
+            it = plan_.find(vm);
+        }
+        const PlaceChoice c = it->second;
+        plan_.erase(it);
+        return c;
+    }
+
+private:
+    std::unordered_map<int, PlaceChoice> plan_;
+};
 
 /** Exact weighted capacity change of `host` (score units, <= 0 for VMCAP alone) if a VM of `flavor`
  *  took placement `emb` there now. O(targets x VMCAP). */
