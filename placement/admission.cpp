@@ -214,6 +214,111 @@ void build_result(const Problem& cluster, const Problem& placing, const SearchSt
     }
 }
 
+/** One admission run: the state, the strategy and the outcomes, request after request. */
+class Admission {
+public:
+    Admission(SearchState& state, Placer& placer, const AdmissionOptions& options, const MakeRoom& make_room,
+              const std::vector<std::vector<int>>& vm_of, AdmissionResult& res)
+        : state_(state),
+          placer_(placer),
+          options_(options),
+          make_room_(make_room),
+          vm_of_(vm_of),
+          res_(res),
+          room_made_(options.migrations_per_request > 0 && make_room) {}
+
+    /** One VM on its own (best effort, or a batch's): placed, else room made for it within `budget`. */
+    void place_single(int v, int& budget, RequestOutcome& o) {
+        if (place_vm(state_, placer_, v).found()) return;
+        std::string reason = why_not(state_, v, false);
+        if (const std::string note = placer_.refusal_note(); !note.empty()) reason += "; " + note;
+        std::vector<Applied> moved;
+        if (room_made_ && budget > 0) moved = make_room_for(state_, placer_, v, budget, make_room_);
+        if (!moved.empty() && place_vm(state_, placer_, v).found()) {
+            o.migrations += static_cast<int>(moved.size());
+            budget -= static_cast<int>(moved.size());
+            return;
+        }
+        undo(state_, placer_, moved);
+        if (o.reason.empty()) o.reason = reason;
+    }
+
+    /** Requests [i, j), single VMs, ordered by the strategy as one batch, each then placed on its own. */
+    void offer_batch(std::size_t i, std::size_t j) {
+        std::vector<int> vms;
+        std::unordered_map<int, std::size_t> request_of;
+        for (std::size_t k = i; k < j; ++k) {
+            vms.push_back(vm_of_[k].front());
+            request_of[vm_of_[k].front()] = k;
+        }
+        for (const int v : placer_.batch_order(state_, vms)) {
+            int budget = options_.migrations_per_request;
+            place_single(v, budget, res_.outcomes[request_of.at(v)]);
+        }
+    }
+
+    /** Request i, several VMs, all or nothing; room made for the VM that failed, then once more. */
+    void offer_group(std::size_t i) {
+        RequestOutcome& o = res_.outcomes[i];
+        const GroupPlacement g = place_group(state_, placer_, vm_of_[i]);
+        if (g.placed()) return;
+        o.reason = why_not(state_, g.failed_vm, true);
+        if (const std::string note = placer_.refusal_note(); !note.empty()) o.reason += "; " + note;
+        // Room for the VM that failed (the group's others taken off again), then the group again.
+        std::vector<Applied> moved;
+        if (room_made_) moved = make_room_for(state_, placer_, g.failed_vm, options_.migrations_per_request, make_room_);
+        if (!moved.empty() && place_group(state_, placer_, vm_of_[i]).placed()) {
+            o.migrations = static_cast<int>(moved.size());
+            o.reason.clear();
+        } else {
+            undo(state_, placer_, moved);
+        }
+    }
+
+    /** Request i's VMs each on its own (best effort). */
+    void offer_each(std::size_t i) {
+        int budget = options_.migrations_per_request;  // per request, over its VMs
+        for (const int v : vm_of_[i]) place_single(v, budget, res_.outcomes[i]);
+    }
+
+    /** Request i's counts, once it was offered. */
+    void close(std::size_t i, double seconds) {
+        RequestOutcome& o = res_.outcomes[i];
+        o.seconds = seconds;
+        for (const int v : vm_of_[i]) o.placed += state_.is_placed(v) ? 1 : 0;
+        o.accepted = o.placed == o.vms;
+        (o.accepted ? res_.accepted : res_.rejected) += 1;
+        res_.migrations += o.migrations;
+        if (o.accepted && o.migrations > 0) ++res_.admitted_by_migrations;
+        if (!o.accepted && options_.stop_at_first_failure && !res_.stopped) {  // after the batch it is in
+            res_.stopped = true;
+            res_.stopped_by = "the first failure";
+        }
+    }
+
+    /** Stops the stream (before the next request) at an interrupt or the time limit. */
+    void check_stop(std::chrono::steady_clock::time_point started) {
+        if (!res_.stopped && options_.stop != nullptr && options_.stop->load()) {
+            res_.stopped = true;
+            res_.stopped_by = "an interrupt";
+        }
+        if (!res_.stopped && options_.time_limit_s > 0.0 &&
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count() >= options_.time_limit_s) {
+            res_.stopped = true;
+            res_.stopped_by = "the time limit";
+        }
+    }
+
+private:
+    SearchState& state_;
+    Placer& placer_;
+    const AdmissionOptions& options_;
+    const MakeRoom& make_room_;
+    const std::vector<std::vector<int>>& vm_of_;
+    AdmissionResult& res_;
+    bool room_made_;
+};
+
 }  // namespace
 
 AdmissionResult admit_requests(const Problem& cluster, const std::vector<Request>& requests, const AdmissionOptions& options,
@@ -228,45 +333,13 @@ AdmissionResult admit_requests(const Problem& cluster, const std::vector<Request
     } catch (const std::logic_error& e) {
         throw InputError(std::string(e.what()) + " (the cluster and requests have vlinks: use --strategy link-fit)");
     }
-    const bool room_made = options.migrations_per_request > 0 && make_room;
     AdmissionResult res;
     res.outcomes.resize(requests.size());
-    // One VM on its own (best effort, or a batch's): placed, else room made for it within `budget`.
-    auto place_single = [&](int v, int& budget, RequestOutcome& o) {
-        if (place_vm(state, *placer, v).found()) return;
-        std::string reason = why_not(state, v, false);
-        if (const std::string note = placer->refusal_note(); !note.empty()) reason += "; " + note;
-        std::vector<Applied> moved;
-        if (room_made && budget > 0) moved = make_room_for(state, *placer, v, budget, make_room);
-        if (!moved.empty() && place_vm(state, *placer, v).found()) {
-            o.migrations += static_cast<int>(moved.size());
-            budget -= static_cast<int>(moved.size());
-            return;
-        }
-        undo(state, *placer, moved);
-        if (o.reason.empty()) o.reason = reason;
-    };
-    auto close = [&](std::size_t i, double seconds) {
-        RequestOutcome& o = res.outcomes[i];
-        o.seconds = seconds;
-        for (const int v : vm_of[i]) o.placed += state.is_placed(v) ? 1 : 0;
-        o.accepted = o.placed == o.vms;
-        (o.accepted ? res.accepted : res.rejected) += 1;
-        res.migrations += o.migrations;
-        if (o.accepted && o.migrations > 0) ++res.admitted_by_migrations;
-    };
+    Admission run(state, *placer, options, make_room, vm_of, res);
     const auto started = std::chrono::steady_clock::now();
     for (std::size_t i = 0; i < requests.size();) {
-        if (!res.stopped && options.stop != nullptr && options.stop->load()) {
-            res.stopped = true;
-            res.stopped_by = "an interrupt";
-        }
-        if (!res.stopped && options.time_limit_s > 0.0 &&
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count() >= options.time_limit_s) {
-            res.stopped = true;
-            res.stopped_by = "the time limit";
-        }
-        // A batch: consecutive single-VM requests, ordered by the strategy together (order()).
+        run.check_stop(started);
+        // A batch: consecutive single-VM requests, ordered by the strategy together (batch_order()).
         std::size_t j = i + 1;
         while (options.batch > 1 && vm_of[i].size() == 1 && j < requests.size() && j - i < static_cast<std::size_t>(options.batch) &&
                vm_of[j].size() == 1)
@@ -276,49 +349,17 @@ AdmissionResult admit_requests(const Problem& cluster, const std::vector<Request
             res.outcomes[k].vms = static_cast<int>(vm_of[k].size());
             res.outcomes[k].offered = !res.stopped;
         }
-        if (res.stopped) {
-            i = j;
-            continue;
-        }
-        const auto t0 = std::chrono::steady_clock::now();
-        if (j > i + 1) {
-            std::vector<int> vms;
-            std::unordered_map<int, std::size_t> request_of;
-            for (std::size_t k = i; k < j; ++k) {
-                vms.push_back(vm_of[k].front());
-                request_of[vm_of[k].front()] = k;
-            }
-            for (const int v : placer->batch_order(state, vms)) {
-                int budget = options.migrations_per_request;
-                place_single(v, budget, res.outcomes[request_of.at(v)]);
-            }
-        } else if (options.all_or_nothing && vm_of[i].size() > 1) {
-            RequestOutcome& o = res.outcomes[i];
-            const GroupPlacement g = place_group(state, *placer, vm_of[i]);
-            if (!g.placed()) {
-                o.reason = why_not(state, g.failed_vm, true);
-                if (const std::string note = placer->refusal_note(); !note.empty()) o.reason += "; " + note;
-                // Room for the VM that failed (the group's others taken off again), then the group again.
-                std::vector<Applied> moved;
-                if (room_made) moved = make_room_for(state, *placer, g.failed_vm, options.migrations_per_request, make_room);
-                if (!moved.empty() && place_group(state, *placer, vm_of[i]).placed()) {
-                    o.migrations = static_cast<int>(moved.size());
-                    o.reason.clear();
-                } else {
-                    undo(state, *placer, moved);
-                }
-            }
-        } else {
-            int budget = options.migrations_per_request;  // per request, over its VMs
-            for (const int v : vm_of[i]) place_single(v, budget, res.outcomes[i]);
-        }
-        const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() / static_cast<double>(j - i);
-        for (std::size_t k = i; k < j; ++k) {
-            close(k, seconds);
-            if (!res.outcomes[k].accepted && options.stop_at_first_failure && !res.stopped) {  // after the batch it is in
-                res.stopped = true;
-                res.stopped_by = "the first failure";
-            }
+        if (!res.stopped) {
+            const auto t0 = std::chrono::steady_clock::now();
+            if (j > i + 1)
+                run.offer_batch(i, j);
+            else if (options.all_or_nothing && vm_of[i].size() > 1)
+                run.offer_group(i);
+            else
+                run.offer_each(i);
+            const double seconds =
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() / static_cast<double>(j - i);
+            for (std::size_t k = i; k < j; ++k) run.close(k, seconds);
         }
         i = j;
     }
