@@ -96,8 +96,6 @@ Instance make_instance(const SearchState& s, std::span<const int> group) {
     Instance in;
     in.vm.assign(group.begin(), group.end());
     const Problem& p = s.problem();
-    Amount group_vcpu = 0;
-    for (int v : in.vm) group_vcpu += p.flavors[static_cast<std::size_t>(s.flavor_of(v))].demand[kVcpu];
     // Candidates: an anchor (link-fit's: the fullest host that could hold the group's vCPU, else
     // the emptiest), then the hosts nearest to it in the network (arcs weighted by ECMP share),
     // ties to the most free vCPU, then host index: a neighbourhood with room.
@@ -314,7 +312,9 @@ std::vector<int> violations(const SearchState& s, const Instance& in, const std:
     std::unordered_map<int, std::int64_t> added;  // arc -> the group's load (micro-units)
     std::vector<std::tuple<int, int, std::int64_t>> routed;
     for (int i = 0; i < N; ++i)
-        for (auto [k, b] : in.nbr[static_cast<std::size_t>(i)]) {
+        for (const auto& edge : in.nbr[static_cast<std::size_t>(i)]) {
+            const int k = edge.first;  // not a structured binding: clang 14 cannot capture one
+            const double b = edge.second;
             const int j = A[static_cast<std::size_t>(i)], l = A[static_cast<std::size_t>(k)];
             if (k < i || j < 0 || l < 0 || j == l) continue;
             if (b > in.room[static_cast<std::size_t>(j * M + l)]) {  // the paper's pairwise test
