@@ -106,10 +106,7 @@ Instance make_instance(const SearchState& s, std::span<const int> group) {
         if (any) usable.push_back(h);
     }
     if (usable.empty()) return in;
-    auto anchor_key = [&](int h) {
-        const Amount free = host_free(s, h).vcpu;
-        return std::make_tuple(-free, 0, h);
-    };
+    auto anchor_key = [&](int h) { return std::pair(-host_free(s, h).vcpu, h); };  // the emptiest, then the lowest index
     const int anchor = *std::min_element(usable.begin(), usable.end(), [&](int a, int b) { return anchor_key(a) < anchor_key(b); });
     const LinkCapacityFilter* lf = s.model().link_filter();
     std::vector<std::tuple<double, Amount, int>> keyed;  // (distance to the anchor, -free vCPU, host)
