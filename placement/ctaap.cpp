@@ -242,19 +242,18 @@ std::vector<double> graduated_assignment(const Instance& in) {
  *  a min-cost flow (Boost.Graph). Returns [i] the host index j, or -1. */
 std::vector<int> match(const Instance& in, const std::vector<double>& X, const std::vector<char>& forbidden) {
     using Traits = boost::adjacency_list_traits<boost::vecS, boost::vecS, boost::directedS>;
-    using Graph = boost::adjacency_list<
-        boost::vecS, boost::vecS, boost::directedS, boost::no_property,
-        boost::property<
-            boost::edge_capacity_t, long,
-            boost::property<boost::edge_residual_capacity_t, long,
-                            boost::property<boost::edge_reverse_t, Traits::edge_descriptor, boost::property<boost::edge_weight_t, long>>>>>;
+    using Graph = boost::adjacency_list<boost::vecS, boost::vecS, boost::directedS, boost::no_property,
+                                        boost::property<boost::edge_capacity_t, long,
+                                                        boost::property<boost::edge_residual_capacity_t, long,
+                                                                        boost::property<boost::edge_reverse_t, Traits::edge_descriptor,
+                                                                                        boost::property<boost::edge_weight_t, double>>>>>;
     const int N = in.N(), M = in.M();
     Graph g(static_cast<std::size_t>(N + M + 2));
     const int src = N + M, dst = N + M + 1;
     auto cap = boost::get(boost::edge_capacity, g);
     auto rev = boost::get(boost::edge_reverse, g);
     auto cost = boost::get(boost::edge_weight, g);
-    auto add = [&](int u, int v, long c, long w) {
+    auto add = [&](int u, int v, long c, double w) {
         const auto e = boost::add_edge(static_cast<std::size_t>(u), static_cast<std::size_t>(v), g).first;
         const auto r = boost::add_edge(static_cast<std::size_t>(v), static_cast<std::size_t>(u), g).first;
         cap[e] = c;
@@ -265,16 +264,19 @@ std::vector<int> match(const Instance& in, const std::vector<double>& X, const s
         rev[r] = e;
         return e;
     };
-    // Weight X in [0, 1] -> cost kS - kS X >= 0; equal weights (to 1e-9) go to the fuller host.
-    constexpr long kS = 1'000'000'000;
+    // Weight X in [0, 1] -> cost kS - kS X >= 0, rounded to an integer (exact in double: path sums
+    // stay far below 2^53); equal weights (to 1e-9) go to the fuller host. Costs are double, not
+    // integer: Boost's SSP adds the distance of a vertex Dijkstra did not reach (the type's max) to
+    // its potential, which overflows a signed integer (UBSan) but saturates in floating point.
+    constexpr double kS = 1e9;
     std::vector<std::pair<Traits::edge_descriptor, std::pair<int, int>>> pairs;
     for (int i = 0; i < N; ++i) add(src, i, 1, 0);
     for (int i = 0; i < N; ++i)
         for (int j = 0; j < M; ++j)
             if (in.ok[static_cast<std::size_t>(i * M + j)] && !forbidden[static_cast<std::size_t>(i * M + j)])
                 pairs.push_back({add(i, N + j, 1,
-                                     kS - std::lround(kS * std::min(1.0, X[static_cast<std::size_t>(i * M + j)])) +
-                                         static_cast<long>(in.free_vcpu[static_cast<std::size_t>(j)])),
+                                     kS - std::round(kS * std::min(1.0, X[static_cast<std::size_t>(i * M + j)])) +
+                                         static_cast<double>(in.free_vcpu[static_cast<std::size_t>(j)])),
                                  {i, j}});
     for (int j = 0; j < M; ++j) add(N + j, dst, in.cap[static_cast<std::size_t>(j)], 0);
     boost::successive_shortest_path_nonnegative_weights(g, static_cast<std::size_t>(src), static_cast<std::size_t>(dst));
