@@ -339,23 +339,11 @@ std::vector<int> violations(const SearchState& s, const Instance& in, const std:
 
 class CtaapPlacer final : public Placer {
 public:
-    std::vector<int> order(const SearchState& s, std::span<const int> group) override {
-        plan_.clear();
-        std::vector<int> out(group.begin(), group.end());
-        std::sort(out.begin(), out.end(), [&](int a, int b) { return packs_before(s, a, b); });
-        solve(s, group, true);
-        return out;
-    }
+    std::vector<int> order(const SearchState& s, std::span<const int> group) override { return plan(s, group, true); }
 
     /** A batch of VMs each placed on its own: the paper's own objective (as many as possible);
      *  a VM the matching leaves out is then tried alone. */
-    std::vector<int> batch_order(const SearchState& s, std::span<const int> vms) override {
-        plan_.clear();
-        std::vector<int> out(vms.begin(), vms.end());
-        std::sort(out.begin(), out.end(), [&](int a, int b) { return packs_before(s, a, b); });
-        solve(s, vms, false);
-        return out;
-    }
+    std::vector<int> batch_order(const SearchState& s, std::span<const int> vms) override { return plan(s, vms, false); }
 
     PlaceChoice choose(const SearchState& s, int vm) override {
         const PlaceChoice c = plan_.take(vm, [&](int v) {  // a VM on its own: a group of one
@@ -371,6 +359,15 @@ public:
     }
 
 private:
+    /** A new plan of `group` (solve); returns the group in packing order, the order it is placed in. */
+    std::vector<int> plan(const SearchState& s, std::span<const int> group, bool whole) {
+        plan_.clear();
+        std::vector<int> out(group.begin(), group.end());
+        std::sort(out.begin(), out.end(), [&](int a, int b) { return packs_before(s, a, b); });
+        solve(s, group, whole);
+        return out;
+    }
+
     /** Plans `group` (whole: all or nothing; else the VMs matched, the others left unplanned). */
     void solve(const SearchState& s, std::span<const int> group, bool whole) {
         if (whole)
