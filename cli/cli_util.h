@@ -1,5 +1,6 @@
 #pragma once
 // Small helpers shared by the subcommand implementations (not part of the public API).
+#include <atomic>
 #include <charconv>
 #include <chrono>
 #include <cstdio>
@@ -22,6 +23,11 @@
 namespace vmcap::cli::detail {
 
 namespace po = boost::program_options;
+
+/** Installs the SIGINT / SIGTERM handlers of the long-running commands (`vmcap plan`, `vmcap
+ *  place`) and returns the flag they set: the caller's work polls it and stops cleanly; a second
+ *  signal ends the process (the handler restores the default action). Defined in commands.cpp. */
+const std::atomic<bool>* stop_on_signals();
 
 /** The JSON document of file `path`; InputError "<path>: invalid JSON (...)" (or the read error). */
 inline nlohmann::json read_json(const std::string& path) {

@@ -1,8 +1,6 @@
 // Subcommand place: admission of a stream of requests (single VMs, VDCs) on a cluster snapshot
 // with a placement strategy (placement/admission.h).
-#include <atomic>
 #include <cmath>
-#include <csignal>
 #include <cstdio>
 #include <algorithm>
 #include <filesystem>
@@ -77,20 +75,6 @@ void check_links_from_scratch(const Problem& before, const Problem& after) {
 
 }  // namespace
 
-namespace {
-
-// Set by SIGINT / SIGTERM during `vmcap place` (an atomic store is async-signal-safe); admission
-// polls it before each request. The handler restores the default action, so a second signal ends
-// the process at once.
-std::atomic<bool> place_stop{false};
-
-extern "C" void stop_placing(int sig) {
-    place_stop.store(true);
-    std::signal(sig, SIG_DFL);
-}
-
-}  // namespace
-
 int cmd_place(const Args& args) {
     po::options_description desc("vmcap place options");
     std::string cluster, requests_path, out, log, semantics;
@@ -138,12 +122,8 @@ int cmd_place(const Args& args) {
     if (same(out, log)) throw UsageError("--out and --log name the same file (" + out + ")");
     const Problem p = load_snapshot(cluster);
     const std::vector<Request> requests = parse_requests(read_json(requests_path), requests_path);
-    o.stop = &place_stop;
-    std::signal(SIGINT, stop_placing);
-    std::signal(SIGTERM, stop_placing);
+    o.stop = stop_on_signals();
     const AdmissionResult res = admit_requests(p, requests, o, requests_path, make_room);
-    std::signal(SIGINT, SIG_DFL);
-    std::signal(SIGTERM, SIG_DFL);
     // Through the loader's own checks (links included), as any snapshot written.
     const Problem checked = parse_snapshot(nlohmann::json::parse(snapshot_to_json(res.problem).dump()), out.empty() ? cluster : out);
     check_links_from_scratch(p, checked);

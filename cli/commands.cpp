@@ -182,8 +182,9 @@ void parse_move_mix(const std::string& text, SearchParams& sp) {
 
 namespace {
 
-// Set by SIGINT / SIGTERM during `vmcap plan` (an atomic store is async-signal-safe); the search
-// polls it. The handler restores the default action, so a second signal ends the process at once.
+// Set by SIGINT / SIGTERM (an atomic store is async-signal-safe); `vmcap plan`'s search and
+// `vmcap place`'s admission poll it. The handler restores the default action, so a second signal
+// ends the process at once.
 std::atomic<bool> stop_requested{false};
 
 extern "C" void request_stop(int sig) {
@@ -192,6 +193,16 @@ extern "C" void request_stop(int sig) {
 }
 
 }  // namespace
+
+namespace detail {
+
+const std::atomic<bool>* stop_on_signals() {
+    std::signal(SIGINT, request_stop);
+    std::signal(SIGTERM, request_stop);
+    return &stop_requested;
+}
+
+}  // namespace detail
 
 namespace {
 
@@ -475,9 +486,7 @@ int cmd_plan(const Args& args) {
     const auto model_ptr = model_for(p, o.cluster, o.vm, deadline_after(started, o.time_limit + grace));
     const CapacityModel& model = *model_ptr;
     OptimizeParams op = plan_optimize_params(o, p);
-    op.search.stop = &stop_requested;
-    std::signal(SIGINT, request_stop);
-    std::signal(SIGTERM, request_stop);
+    op.search.stop = stop_on_signals();
     // --time-limit counts from the start of the command: loading a large snapshot and building
     // its model take seconds, which the search then does not get.
     op.search.time_limit_s =
