@@ -8,17 +8,16 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
-#include <exception>
 #include <filesystem>
 #include <fstream>
 #include <string>
 
-#include <boost/program_options/errors.hpp>
 #include <stdlib.h>
 
 #include "cli/cli.h"
 #include "instances/problem.h"
 #include "placement/placer.h"
+#include "tests/fuzz/fuzz_cli.h"
 #include "tests/fuzz/fuzz_common.h"
 
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
@@ -37,15 +36,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const auto placers = vmcap::registered_placers();
     const std::string strategy(placers[size % placers.size()].name);
     const std::string batch = (size / placers.size()) % 2 ? "4" : "1";
-    try {
+    vmcap::fuzz::run_cli([&] {
         vmcap::cli::cmd_place({"--cluster", dir.path + "/cluster.json", "--requests", requests, "--migrations-per-request", "1",
                                "--semantics", best_effort ? "best-effort" : "all-or-nothing", "--strategy", strategy, "--batch", batch,
                                "--out", out, "--log", log});
-    } catch (const vmcap::InputError&) {
-    } catch (const vmcap::cli::UsageError&) {
-    } catch (const boost::program_options::error&) {
-    } catch (const std::exception& e) {
-        vmcap::fuzz::internal_error(e.what());
-    }
+    });
     return 0;
 }

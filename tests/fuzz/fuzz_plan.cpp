@@ -9,16 +9,15 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
-#include <exception>
 #include <filesystem>
 #include <fstream>
 #include <string>
 
-#include <boost/program_options/errors.hpp>
 #include <stdlib.h>
 
 #include "cli/cli.h"
 #include "instances/problem.h"
+#include "tests/fuzz/fuzz_cli.h"
 #include "tests/fuzz/fuzz_common.h"
 
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
@@ -31,13 +30,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const std::string plan = dir.path + "/plan.json";
     std::filesystem::remove(plan);  // a new file: rewriting one in place makes ext4 flush it on close
     std::ofstream(plan, std::ios::binary).write(reinterpret_cast<const char*>(data), static_cast<std::streamsize>(size));
-    try {
-        vmcap::cli::cmd_validate({"--cluster", dir.path + "/cluster.json", "--plan", plan});
-    } catch (const vmcap::InputError&) {
-    } catch (const vmcap::cli::UsageError&) {
-    } catch (const boost::program_options::error&) {
-    } catch (const std::exception& e) {
-        vmcap::fuzz::internal_error(e.what());
-    }
+    vmcap::fuzz::run_cli([&] { vmcap::cli::cmd_validate({"--cluster", dir.path + "/cluster.json", "--plan", plan}); });
     return 0;
 }
