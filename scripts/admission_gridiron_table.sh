@@ -60,25 +60,15 @@ for s in first-fit best-fit vmcap-fit link-fit starnet starnetla deferred-accept
     batch=1
     [[ $s == *:* ]] && batch=${s#*:}
     out=$("$VMCAP" place --cluster "$SNAP" --requests "$REQ" --strategy "${s%:*}" --batch "$batch" --migrations-per-request $k \
-          --out "$WORK/placed-$s-$k.json" --log "$WORK/log-$s-$k.jsonl")
+          --out "$WORK/placed-bpc$BPC-$s-$k.json" --log "$WORK/log-bpc$BPC-$s-$k.jsonl")
     mig=$(grep -oE '^[0-9]+ live migrations' <<<"$out" | sed 's/ live migrations//' || true)
     acc=$(grep -oE '^placed [0-9]+ of [0-9]+' <<<"$out" | sed 's/placed //')
     vms=$(grep -oE '^[0-9]+ VMs' <<<"$out" | sed 's/ VMs//')
     mbps=$(grep -oE '[0-9]+ Mbps of vlinks' <<<"$out" | sed 's/ Mbps of vlinks//')
     us=$(grep -oE '[0-9.]+ us per request' <<<"$out" | sed 's/ us per request//')
-    rejv=$(python3 - "$SNAP" "$REQ" "$WORK/log-$s-$k.jsonl" <<'PY'
-import json, sys
-d = json.load(open(sys.argv[1])); req = json.load(open(sys.argv[2]))["requests"]
-vcpu = {f["name"]: f["vcpu"] for f in d["flavors"]}
-rej = 0
-for r, line in zip(req, open(sys.argv[3])):
-    if not json.loads(line)["accepted"]:
-        rej += sum(vcpu[v["flavor"]] for v in r["vms"]) if "vms" in r else vcpu[r["flavor"]]
-print(rej)
-PY
-)
+    rejv=$(python3 "$(dirname "$0")/rejected_vcpu.py" "$SNAP" "$REQ" "$WORK/log-bpc$BPC-$s-$k.jsonl")
     rate=$(awk -v a="${acc%% *}" -v n="${acc##* }" 'BEGIN { printf "%.1f%%", 100 * a / n }')
-    cap=$("$VMCAP" capacity --cluster "$WORK/placed-$s-$k.json" --format json | python3 -c 'import json,sys; print("%.0f" % json.load(sys.stdin)["objective"])')
+    cap=$("$VMCAP" capacity --cluster "$WORK/placed-bpc$BPC-$s-$k.json" --format json | python3 -c 'import json,sys; print("%.0f" % json.load(sys.stdin)["objective"])')
     echo "| ${s%:*}$([ "$batch" = 1 ] || echo ", --batch $batch") | $k | ${acc%% *} ($rate) | $vms | $rejv | $mbps | $cap | $us | ${mig:-0} |"
   done
 done

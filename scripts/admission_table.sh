@@ -42,18 +42,7 @@ for s in first-fit best-fit vmcap-fit vmcap-fit+2; do
   placed=$(grep -oE '^placed [0-9]+ of [0-9]+' <<<"$out" | sed 's/placed //')
   vms=$(grep -oE '^[0-9]+ VMs' <<<"$out" | sed 's/ VMs//')
   us=$(grep -oE '[0-9.]+ us per request' <<<"$out" | sed 's/ us per request//')
-  rejv=$(python3 - "$SNAP" "$WORK/requests.json" "$WORK/log-$s.jsonl" <<'PY'
-import json, sys
-d = json.load(open(sys.argv[1])); req = json.load(open(sys.argv[2]))["requests"]
-vcpu = {f["name"]: f["vcpu"] for f in d["flavors"]}
-rej = 0
-for r, line in zip(req, open(sys.argv[3])):
-    o = json.loads(line)
-    if not o["accepted"]:
-        rej += sum(vcpu[v["flavor"]] for v in r["vms"]) if "vms" in r else vcpu[r["flavor"]]
-print(rej)
-PY
-)
+  rejv=$(python3 "$(dirname "$0")/rejected_vcpu.py" "$SNAP" "$WORK/requests.json" "$WORK/log-$s.jsonl")
   cap=$("$VMCAP" capacity --cluster "$WORK/placed-$s.json" --format json | python3 -c 'import json,sys; print("%.0f" % json.load(sys.stdin)["objective"])')
   echo "| $s | $placed | $vms | $rejv | $cap | $us | ${mig:-0} |"
 done
