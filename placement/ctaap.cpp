@@ -287,8 +287,10 @@ std::vector<int> match(const Instance& in, const std::vector<double>& X, const s
     return out;
 }
 
-/** Step 3's count for one matching: violations per VM (with its matched host), and the embedding
- *  of each VM when packed on its host. */
+/** Step 3 for one matching: the embedding of each matched VM when its host's VMs are packed
+ *  largest first (-1: it does not pack next to the others; solve() then lowers that host's
+ *  capacity and matches again), and per VM the link violations it takes part in: the paper's
+ *  pairwise test and every arc the group's vlinks together overload. */
 std::vector<int> violations(const SearchState& s, const Instance& in, const std::vector<int>& A, std::vector<int>& emb) {
     const int N = in.N(), M = in.M();
     std::vector<int> pc(static_cast<std::size_t>(N), 0);
@@ -304,7 +306,6 @@ std::vector<int> violations(const SearchState& s, const Instance& in, const std:
         const int h = in.host[static_cast<std::size_t>(j)];
         auto it = scratch.try_emplace(j, Scratch::of(s, h)).first;
         emb[static_cast<std::size_t>(i)] = it->second.take(s, s.flavor_of(in.vm[static_cast<std::size_t>(i)]), h);
-        if (emb[static_cast<std::size_t>(i)] < 0) pc[static_cast<std::size_t>(i)] += N;  // does not pack next to the others
     }
     const LinkCapacityFilter* links = s.model().link_filter();
     if (links == nullptr) return pc;
