@@ -18,6 +18,7 @@
 #include "instances/problem.h"
 #include "instances/snapshot_io.h"
 #include "instances/trace.h"
+#include "optimizer/solvers/optimize.h"
 #include "cli/cli.h"
 
 namespace vmcap::cli::detail {
@@ -130,6 +131,14 @@ void read_term_options(const boost::program_options::variables_map& vm, Problem&
 /** Adds `--exact-work-limit N` (ModelOptions::exact_work_limit) to a command that evaluates VMCAP,
  *  and with `time_limit` a `--time-limit S` (no default: unlimited) for commands without one. */
 void add_model_options(boost::program_options::options_description& desc, bool time_limit = false);
+
+/** Adds the schedule options (waves and durations, optimizer/plan/waves.h) bound to `sch`:
+ *  --max-out-per-host, --max-in-per-host, --max-concurrent, --migration-mbps, --dirty-factor,
+ *  --migration-overhead; with `window`, --window DURATION bound to it. Defined in commands.cpp. */
+void add_schedule_options(boost::program_options::options_description& desc, ScheduleParams& sch, std::string* window);
+/** Checks the parsed schedule options and sets sch.window_s from `window` ("4h", "90m", "3600s",
+ *  "3600"; empty: none). Throws UsageError naming the option. */
+void check_schedule_options(ScheduleParams& sch, const std::string& window);
 
 /** The --exact-work-limit of `vm` (kDefaultExactWorkLimit when absent); UsageError below 1. */
 std::int64_t exact_work_limit(const boost::program_options::variables_map& vm);

@@ -149,6 +149,62 @@ void read_term_options(const po::variables_map& vm, Problem& p) {
     }
 }
 
+namespace {
+
+/** Seconds of a duration "90", "90s", "15m", "4h" or "1.5h". Throws UsageError naming `option`. */
+double parse_duration(const std::string& text, const char* option) {
+    double scale = 1.0;
+    std::string num = text;
+    if (!num.empty() && (num.back() == 's' || num.back() == 'm' || num.back() == 'h')) {
+        scale = num.back() == 'h' ? 3600.0 : num.back() == 'm' ? 60.0 : 1.0;
+        num.pop_back();
+    }
+    double v = 0.0;
+    const auto [end, ec] = std::from_chars(num.data(), num.data() + num.size(), v);
+    if (num.empty() || ec != std::errc() || end != num.data() + num.size() || !std::isfinite(v) || !(v > 0.0) || v * scale > 1e9)
+        throw UsageError(std::string("--") + option + ": expected a duration > 0 such as 90s, 45m or 4h, got '" + text + "'");
+    return v * scale;
+}
+
+}  // namespace
+
+void add_schedule_options(po::options_description& desc, ScheduleParams& sch, std::string* window) {
+    // clang-format off
+    if (window != nullptr)
+        desc.add_options()("window", po::value(window), "maintenance window, e.g. 4h, 90m or 3600s: the plan (its waves one after another) must end "
+                                                        "within it; the search spends the migrations on what fits (default: none)");
+    desc.add_options()
+        ("max-out-per-host", po::value(&sch.limits.per_host_out)->default_value(1),
+         "live migrations leaving one host at once (Nova's max_concurrent_live_migrations)")
+        ("max-in-per-host", po::value(&sch.limits.per_host_in)->default_value(1), "live migrations entering one host at once")
+        ("max-concurrent", po::value(&sch.limits.cluster)->default_value(0), "live migrations in flight in the whole cluster (0: no limit)")
+        ("migration-network", po::value<std::string>()->default_value("shared")->notifier([&sch](const std::string& v) {
+             if (v != "shared" && v != "separate") throw UsageError("--migration-network must be shared or separate");
+             sch.limits.copies_on_network = v == "shared";
+         }),
+         "with a network section: shared (memory copies cross the links beside the vlinks' reservations) or separate (a "
+         "migration network of its own: only the concurrency limits apply)")
+        ("migration-mbps", po::value(&sch.durations.mbps)->default_value(10000),
+         "bandwidth of one live migration's memory copy, Mbps (with a network: on the route between the hosts, beside the vlinks)")
+        ("dirty-factor", po::value(&sch.durations.dirty_factor)->default_value(1.5, "1.5"),
+         "data a live migration sends / the VM's RAM (pre-copy rounds resend dirtied pages)")
+        ("migration-overhead", po::value(&sch.durations.overhead_s)->default_value(10.0, "10"),
+         "fixed seconds per live migration (scheduling, set-up, switch-over)");
+    // clang-format on
+}
+
+void check_schedule_options(ScheduleParams& sch, const std::string& window) {
+    if (!window.empty()) sch.window_s = parse_duration(window, "window");
+    try {
+        sch.limits.validate();
+        sch.durations.validate();
+    } catch (const std::invalid_argument& e) {
+        throw UsageError(
+            std::string("schedule: ") + e.what() +
+            " (--max-out-per-host, --max-in-per-host, --max-concurrent, --migration-mbps, --dirty-factor, --migration-overhead)");
+    }
+}
+
 /** Parses --move-mix "kind=share,..." into sp.mix (kinds by name: moves/move_list.h). */
 void parse_move_mix(const std::string& text, SearchParams& sp) {
     std::size_t pos = 0;
@@ -216,8 +272,10 @@ struct PlanOptions {
     bool quiet = false;
     std::string weights = "snapshot", demand_log;  ///< --weights, --demand-log
     double demand_window = 86400.0;
-    po::variables_map vm;    ///< for the model and term options (model_for, load_for_search)
-    DemandWeighting demand;  ///< --weights demand: what load_for_search applied (for the report and the plan file)
+    po::variables_map vm;     ///< for the model and term options (model_for, load_for_search)
+    DemandWeighting demand;   ///< --weights demand: what load_for_search applied (for the report and the plan file)
+    ScheduleParams schedule;  ///< waves, durations and --window
+    std::string window;
 };
 
 /** Parses and checks `args` into `o`; false when --help was shown. Throws UsageError (exit 2)
@@ -266,6 +324,7 @@ bool parse_plan_options(const Args& args, PlanOptions& o) {
         ("demand-window", po::value(&o.demand_window)->default_value(86400), "--weights demand: the window's length, seconds")
         ("demand-until", po::value<double>(), "--weights demand: the window's end, seconds in the log's time base (default: its last request)");
     // clang-format on
+    add_schedule_options(desc, o.schedule, &o.window);
     add_term_options(desc);
     add_model_options(desc);
     if (parse(args, desc, o.vm,
@@ -294,6 +353,7 @@ bool parse_plan_options(const Args& args, PlanOptions& o) {
         throw UsageError("--demand-window must be a finite number > 0 seconds");
     if (o.vm.count("demand-until") && !std::isfinite(o.vm["demand-until"].as<double>()))
         throw UsageError("--demand-until must be a finite number of seconds");
+    check_schedule_options(o.schedule, o.window);
     return true;
 }
 
@@ -321,6 +381,7 @@ OptimizeParams plan_optimize_params(const PlanOptions& o, const Problem& p) {
     op.search = sp;
     op.tabu = TabuParams{o.tenure, o.candidates};
     op.repair_rounds = o.repair_rounds;
+    op.schedule = o.schedule;
     try {
         op.validate();
     } catch (const std::invalid_argument& e) {
@@ -378,6 +439,30 @@ void print_plan_network(const Problem& p, const nlohmann::ordered_json& doc) {
         std::printf("; cross-pod %lld -> %lld Mbps", static_cast<long long>(num("cross_pod_mbps_before")),
                     static_cast<long long>(num("cross_pod_mbps_after")));
     std::printf("\n");
+}
+
+/** "2h 05m 10s" for seconds (rounded to whole seconds). */
+std::string fmt_hms(double seconds) {
+    const auto t = static_cast<long long>(std::llround(seconds));
+    char buf[64];
+    if (t >= 3600)
+        std::snprintf(buf, sizeof buf, "%lldh %02lldm %02llds", t / 3600, t / 60 % 60, t % 60);
+    else if (t >= 60)
+        std::snprintf(buf, sizeof buf, "%lldm %02llds", t / 60, t % 60);
+    else
+        std::snprintf(buf, sizeof buf, "%llds", t);
+    return buf;
+}
+
+/** The schedule's line of the summary: waves, makespan, limits, and what the window cut. */
+void print_schedule(const PlanSchedule& s) {
+    std::printf("schedule  %d wave(s), makespan %s; at most %d out / %d in per host, %s in the cluster; %lld Mbps per copy, x%s, +%s s\n",
+                s.waves, fmt_hms(s.makespan_s).c_str(), s.limits.per_host_out, s.limits.per_host_in,
+                s.limits.cluster > 0 ? std::to_string(s.limits.cluster).c_str() : "no limit", static_cast<long long>(s.durations.mbps),
+                fmt_num(s.durations.dirty_factor).c_str(), fmt_num(s.durations.overhead_s).c_str());
+    if (s.window_s > 0)
+        std::printf("          window %s: %d step(s) of the searched plan left out to end within it\n", fmt_hms(s.window_s).c_str(),
+                    s.cut_steps);
 }
 
 /** The run's summary on stdout: cluster, budget, search, capacities, objective, bound, plan,
@@ -447,6 +532,7 @@ void print_plan_report(const PlanOptions& o, const CapacityModel& model, const O
     else
         std::printf("plan      %zu migration(s), %s GiB RAM -> %s\n", plan.steps.size(), fmt_gib(plan.migrated_ram_mib).c_str(),
                     out.c_str());
+    if (plan.schedule) print_schedule(*plan.schedule);
     if (sr.stopped_by == StopReason::Interrupted)
         std::printf("note      interrupted: the best plan found so far was written (exit code %d)\n", kExitInterrupted);
     else if (interrupted)

@@ -16,8 +16,6 @@
 
 namespace vmcap {
 
-namespace {
-
 Embedding embedding_of(const std::array<std::uint8_t, kMaxVNuma>& pnuma, int k) {
     Embedding e;
     e.map = pnuma;
@@ -25,7 +23,17 @@ Embedding embedding_of(const std::array<std::uint8_t, kMaxVNuma>& pnuma, int k) 
     return e;
 }
 
-}  // namespace
+void MigrationLimits::validate() const {
+    if (per_host_out < 1) throw std::invalid_argument("migrations out of one host at once must be >= 1");
+    if (per_host_in < 1) throw std::invalid_argument("migrations into one host at once must be >= 1");
+    if (cluster < 0) throw std::invalid_argument("migrations in flight in the cluster must be >= 0 (0: no limit)");
+}
+
+void DurationModel::validate() const {
+    if (mbps < 1 || mbps > 100'000'000) throw std::invalid_argument("migration bandwidth must be in 1..100000000 Mbps");
+    if (!(dirty_factor >= 1.0 && dirty_factor <= 100.0)) throw std::invalid_argument("dirty-page factor must be in [1, 100]");
+    if (!(overhead_s >= 0.0 && overhead_s <= 86400.0)) throw std::invalid_argument("migration overhead must be in [0, 86400] s");
+}
 
 bool step_fits(const SearchState& s, int vm, int host, const std::array<std::uint8_t, kMaxVNuma>& pnuma) {
     const Problem& p = s.problem();
@@ -436,6 +444,27 @@ nlohmann::ordered_json network_figures(const CapacityModel& model, const std::ve
             {"cross_pod_mbps_after", r[1].cross_pod_mbps}};
 }
 
+namespace {
+
+/** The plan file's "schedule" object (docs/format.md "Schedule"). */
+nlohmann::ordered_json schedule_json(const PlanSchedule& sch) {
+    using oj = nlohmann::ordered_json;
+    oj o;
+    o["waves"] = sch.waves;
+    o["makespan_s"] = sch.makespan_s;
+    if (sch.window_s > 0) o["window_s"] = sch.window_s;
+    o["cut_steps"] = sch.cut_steps;
+    o["limits"] = {{"per_host_out", sch.limits.per_host_out},
+                   {"per_host_in", sch.limits.per_host_in},
+                   {"cluster", sch.limits.cluster},
+                   {"copies_on_network", sch.limits.copies_on_network}};
+    o["duration_model"] = {
+        {"mbps", sch.durations.mbps}, {"dirty_factor", sch.durations.dirty_factor}, {"overhead_s", sch.durations.overhead_s}};
+    return o;
+}
+
+}  // namespace
+
 nlohmann::ordered_json plan_to_json(const Problem& p, const Plan& plan, const PlanInfo& info) {
     using oj = nlohmann::ordered_json;
     oj doc;
@@ -516,8 +545,15 @@ nlohmann::ordered_json plan_to_json(const Problem& p, const Plan& plan, const Pl
         if (st.temporary) o["temporary"] = true;
         o["objective_after"] = st.objective_after;
         o["score_after"] = st.score_after;
+        if (plan.schedule) {
+            o["wave"] = st.wave + 1;
+            o["start_s"] = st.start_s;
+            o["end_s"] = st.end_s;
+            o["mbps"] = st.mbps;
+        }
         steps.push_back(o);
     }
+    if (plan.schedule) doc["schedule"] = schedule_json(*plan.schedule);
     doc["steps"] = steps;
     return doc;
 }

@@ -26,6 +26,63 @@ struct PlanStep {
     bool temporary = false;        ///< a detour that breaks a cyclic dependency; the VM moves again later
     double objective_after = 0.0;  ///< weighted objective once this step is done (objective units; to_objective(score_after))
     Score score_after = 0;         ///< the same, exactly (score units, evaluators/closed_forms/score.h): what plans are compared by
+    /** The schedule (optimizer/plan/waves.h; only when Plan::schedule is set): the step's wave
+     *  (0-based), its estimated start and end in seconds from the plan's start, and the
+     *  bandwidth its memory copy gets (Mbps; below DurationModel::mbps only when its route's
+     *  spare bandwidth is less). */
+    int wave = -1;
+    double start_s = 0.0, end_s = 0.0;
+    std::int64_t mbps = 0;
+};
+
+/**
+ * How many live migrations may be in flight at once. A live migration holds its VM's resources
+ * on both hosts until it completes. Defaults: OpenStack Nova's max_concurrent_live_migrations = 1
+ * (per compute host), and no cluster-wide limit.
+ */
+struct MigrationLimits {
+    int per_host_out = 1;  ///< migrations leaving one host at once (>= 1)
+    int per_host_in = 1;   ///< migrations entering one host at once (>= 1); a remap counts as one out and one in
+    int cluster = 0;       ///< migrations in flight in the whole cluster (0: no limit)
+    /** With a network section: do the memory copies cross the network's links, beside the vlinks'
+     *  reservations (true), or a separate migration network (false: only the limits above)? */
+    bool copies_on_network = true;
+    /** Throws std::invalid_argument naming the first value out of range. */
+    void validate() const;
+};
+
+/**
+ * The duration of one live migration, seconds:
+ *   overhead_s + RAM (MiB) x 8.388608 (Mbit per MiB) / bandwidth (Mbps) x dirty_factor.
+ * The pre-copy model of live migration: the RAM is copied once at the migration's bandwidth,
+ * pages dirtied meanwhile are copied again (dirty_factor >= 1: total bytes sent / RAM), and a
+ * fixed overhead covers scheduling, the destination's set-up and the switch-over. The defaults
+ * (10,000 Mbps, 1.5, 10 s) are a 10 GbE migration network and a moderately busy guest:
+ * calibrate them from your own migration logs.
+ */
+struct DurationModel {
+    std::int64_t mbps = 10000;  ///< bandwidth of one migration's memory copy, Mbps (>= 1)
+    double dirty_factor = 1.5;  ///< total data sent / RAM (>= 1)
+    double overhead_s = 10.0;   ///< fixed cost per migration, seconds (>= 0)
+    /** Estimated seconds for a VM of `ram_mib` MiB copied at `mbps_used` Mbps (>= 1). */
+    double seconds(Amount ram_mib, std::int64_t mbps_used) const {
+        return overhead_s + static_cast<double>(ram_mib) * 8.388608 / static_cast<double>(mbps_used) * dirty_factor;
+    }
+    /** Throws std::invalid_argument naming the first value out of range. */
+    void validate() const;
+};
+
+/** A plan's schedule: its steps grouped into waves that run one after another, the steps of
+ *  one wave concurrently (optimizer/plan/waves.h). */
+struct PlanSchedule {
+    MigrationLimits limits;
+    DurationModel durations;
+    int waves = 0;
+    double makespan_s = 0.0;  ///< end of the last wave, seconds
+    double window_s = 0.0;    ///< the maintenance window the plan was cut to (0: none)
+    /** Steps of the plan as built that were left out: past the window, or behind a step whose
+     *  route had no spare bandwidth for its memory copy. */
+    int cut_steps = 0;
 };
 
 struct Plan {
@@ -36,7 +93,12 @@ struct Plan {
     Amount migrated_ram_mib = 0;                           ///< RAM of the steps that count as live migrations
     std::int64_t migrations = 0;                           ///< steps that count against the budget (all, unless remaps are free)
     int dropped = 0;                                       ///< target placements left out (no feasible order within the budget)
+    /** Set by schedule_plan (optimizer/plan/waves.h): the steps are then in wave order. */
+    std::optional<PlanSchedule> schedule;
 };
+
+/** The Embedding (mapping and node mask) of pNUMA nodes `pnuma` for a k-vNUMA-node VM. */
+Embedding embedding_of(const std::array<std::uint8_t, kMaxVNuma>& pnuma, int k);
 
 /** Does a step from `from_host` to `to_host` use the migration budget (one live migration and
  *  the VM's RAM)? Yes unless it is a remap (same host) and remaps are free. */

@@ -2,6 +2,7 @@
 
 #include "instances/snapshot_io.h"
 #include "optimizer/plan/plan.h"
+#include "optimizer/plan/validate_schedule.h"
 #include "optimizer/bound/upper_bound.h"
 
 #include <cmath>
@@ -525,6 +526,11 @@ PlanCheck validate_plan(const CapacityModel& model, const nlohmann::json& plan, 
     if (const std::string mismatch = check_stated_totals(r, c, bad, plan, before, recorded, out, recompute_bound); !mismatch.empty()) {
         out.ok = false;
         out.error = "after all steps: " + mismatch;
+        return out;
+    }
+    if (std::string why = check_schedule(model, plan, file); !why.empty()) {
+        out.ok = false;
+        out.error = "schedule: " + why;
         return out;
     }
     out.ok = true;

@@ -52,7 +52,10 @@ struct PlanCheck {
  * below it (when the recomputation completes), and the bound of a `vmcap exact` plan
  * ("algorithm": "exact-...") must not be above it. `search.proven_optimal` true, or a
  * `search.proven_optimum`, needs upper_bound == objective_after == proven_optimum. `network`
- * (network_figures) is recomputed from the replay and compared field by field. A stated figure of
+ * (network_figures) is recomputed from the replay and compared field by field. A plan with a
+ * `schedule` (waves and durations) has it re-checked on its own usage tables (check_schedule,
+ * optimizer/plan/validate_schedule.h): every wave's in-flight state, limits, memory copies on the
+ * network, and times. A stated figure of
  * the wrong JSON type is malformed (InputError); a wrong value gives ok == false.
  */
 PlanCheck validate_plan(const CapacityModel& model, const nlohmann::json& plan, const std::string& plan_file, bool use_plan_budget = true,

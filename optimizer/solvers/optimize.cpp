@@ -1,6 +1,7 @@
 #include "optimizer/solvers/optimize.h"
 
 #include <algorithm>
+#include <cmath>
 #include <chrono>
 #include <limits>
 #include <stdexcept>
@@ -9,6 +10,7 @@
 #include "moves/host_scratch.h"
 #include "optimizer/search/annealing.h"
 #include "optimizer/search/greedy.h"
+#include "optimizer/plan/waves.h"
 
 namespace vmcap {
 
@@ -17,6 +19,12 @@ void OptimizeParams::validate() const {
     if (tabu.tenure < 0) throw std::invalid_argument("tabu tenure must be >= 0");
     if (tabu.candidates < 1) throw std::invalid_argument("tabu candidate list size must be >= 1");
     if (repair_rounds < 0) throw std::invalid_argument("repair rounds must be >= 0");
+    if (schedule) {
+        schedule->limits.validate();
+        schedule->durations.validate();
+        if (!(schedule->window_s >= 0.0) || !std::isfinite(schedule->window_s))
+            throw std::invalid_argument("the maintenance window must be a finite number of seconds >= 0");
+    }
 }
 
 std::vector<Placement> drop_neutral_remaps(const CapacityModel& model, const std::vector<Placement>& placements) {
@@ -100,10 +108,8 @@ Problem rebased(const Problem& p, const Plan& plan) {
     return q;
 }
 
-}  // namespace
-
-OptimizeResult optimize(const CapacityModel& model, const OptimizeParams& params) {
-    params.validate();
+/** The pipeline without its schedule: search, plan, repair rounds, the greedy floor. */
+OptimizeResult plan_unscheduled(const CapacityModel& model, const OptimizeParams& params) {
     const auto t0 = std::chrono::steady_clock::now();
     const Problem& p = model.problem();
     OptimizeResult out;
@@ -180,6 +186,58 @@ OptimizeResult optimize(const CapacityModel& model, const OptimizeParams& params
             out.fell_back = true;
         }
     }
+    return out;
+}
+
+/** With a window: plans whose schedule runs past it are searched again with the migration
+ *  budget the window held (optimize's contract). */
+OptimizeResult plan_in_window(const CapacityModel& model, const OptimizeParams& params) {
+    const ScheduleParams& sch = *params.schedule;
+    const auto t0 = std::chrono::steady_clock::now();
+    const auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
+    OptimizeParams first = params;
+    first.schedule.reset();
+    first.search.time_limit_s = 0.5 * params.search.time_limit_s;
+    OptimizeResult out = plan_unscheduled(model, first);
+    const Plan full = schedule_plan(model, out.plan, sch.limits, sch.durations);
+    if (full.schedule->makespan_s <= sch.window_s) {
+        out.plan = full;
+        out.plan.schedule->window_s = sch.window_s;
+        return out;
+    }
+    out.plan = schedule_plan(model, out.plan, sch.limits, sch.durations, sch.window_s);
+    constexpr int kRounds = 3;
+    for (int round = 1; round <= kRounds; ++round) {
+        const double left = params.search.time_limit_s - elapsed();
+        if (left <= 0.0 || out.search.stopped_by == StopReason::Interrupted ||
+            (params.search.stop != nullptr && params.search.stop->load()) || out.plan.migrations == 0)
+            break;
+        Problem q = model.problem();
+        q.constraints.max_migrations = std::min(q.constraints.max_migrations, out.plan.migrations);
+        const CapacityModel mq(q, model.options());
+        OptimizeParams rp = first;
+        rp.search.time_limit_s = left / (kRounds - round + 1);
+        rp.search.seed = params.search.seed + static_cast<std::uint64_t>(round);
+        rp.search.quiet = true;
+        const OptimizeResult r = plan_unscheduled(mq, rp);
+        out.search.evaluations += r.search.evaluations;
+        const Plan cand =
+            schedule_plan(model, plan_from_steps(model, r.plan.steps, r.plan.dropped), sch.limits, sch.durations, sch.window_s);
+        if (cand.score_after > out.plan.score_after) out.plan = cand;
+        if (cand.schedule->cut_steps == 0) break;  // this budget's plan fits the window whole
+    }
+    out.search.seconds = elapsed();
+    return out;
+}
+
+}  // namespace
+
+OptimizeResult optimize(const CapacityModel& model, const OptimizeParams& params) {
+    params.validate();
+    if (!params.schedule) return plan_unscheduled(model, params);
+    if (params.schedule->window_s > 0.0) return plan_in_window(model, params);
+    OptimizeResult out = plan_unscheduled(model, params);
+    out.plan = schedule_plan(model, out.plan, params.schedule->limits, params.schedule->durations);
     return out;
 }
 

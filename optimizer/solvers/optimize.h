@@ -7,6 +7,7 @@
  * within the budget as well as greedy's (so the written plan is never worse than greedy's).
  */
 #include <cstdint>
+#include <optional>
 #include <string_view>
 #include <vector>
 
@@ -17,6 +18,16 @@
 namespace vmcap {
 
 enum class Algorithm { Greedy, Annealing, Tabu };
+
+/** How the plan will be run (optimizer/plan/waves.h): waves under the limits, durations, and the
+ *  maintenance window it must end within. */
+struct ScheduleParams {
+    MigrationLimits limits;
+    DurationModel durations;
+    /** > 0: seconds the plan must end within, a budget beside the count and RAM budgets (the
+     *  pipeline searches again with fewer migrations when the plan runs past it); 0: none. */
+    double window_s = 0.0;
+};
 
 /** One validated parameter set for the pipeline. */
 struct OptimizeParams {
@@ -31,8 +42,10 @@ struct OptimizeParams {
      *  within the budget: the plan's end state becomes the snapshot of a shorter search with the
      *  budget left (optimize.cpp); 0: off. */
     int repair_rounds = 4;
+    /** Set: the plan is scheduled into waves (schedule_plan) and, with a window, fitted into it. */
+    std::optional<ScheduleParams> schedule;
     /** Throws std::invalid_argument naming the first bad parameter (SearchParams::validate, tabu
-     *  tenure < 0, tabu candidates < 1, repair rounds < 0). */
+     *  tenure < 0, tabu candidates < 1, repair rounds < 0, schedule limits, durations or window). */
     void validate() const;
 };
 
@@ -61,9 +74,14 @@ struct OptimizeResult {
 std::vector<Placement> drop_neutral_remaps(const CapacityModel& model, const std::vector<Placement>& placements);
 
 /**
- * Runs the pipeline on `model`. Deterministic for the same model, seed, thread count and
- * evaluation budget (unless the time limit stops a phase). Throws std::invalid_argument on bad
- * params, std::logic_error if a --check recomputation differs; worker exceptions reach the caller.
+ * Runs the pipeline on `model`. With params.schedule, the plan is then scheduled into waves; with
+ * a window, when the scheduled plan runs past it, the search runs again (up to 3 rounds, sharing
+ * the second half of the time limit; the first search gets the first half) with the migration
+ * budget cut to what the window held, and the best plan that ends within the window is
+ * returned (each candidate cut to the window by schedule_plan). Deterministic for the same model,
+ * seed, thread count and evaluation budget (unless the time limit stops a phase). Throws
+ * std::invalid_argument on bad params, std::logic_error if a --check recomputation differs;
+ * worker exceptions reach the caller.
  */
 OptimizeResult optimize(const CapacityModel& model, const OptimizeParams& params);
 

@@ -1,0 +1,35 @@
+#pragma once
+/**
+ * @file validate_schedule.h
+ * The schedule half of `vmcap validate` (validate_plan calls it after the step-by-step replay
+ * has accepted the steps): the waves' in-flight states, limits, network copies and times, on the
+ * validator's own usage tables.
+ */
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "evaluators/state/capacity_model.h"
+
+namespace vmcap {
+
+/**
+ * Re-checks the plan's `schedule` (docs/format.md "Schedule"; none: ""). Waves number 1, 2, ...
+ * in step order, a wave's steps consecutive. For each wave, from the state the earlier waves
+ * leave: no VM twice; migrations out of / into each host and in the cluster within `limits`
+ * (a remap counts once each way); every pNUMA node within capacity with the wave's VMs on both
+ * ends (a remap holds a node of both mappings once); with a network section and
+ * limits.copies_on_network, every link
+ * direction's vlink load at the wave's start (link_loads) plus the wave's memory copies (mbps
+ * each on their route) within capacity; each step's mbps in [1, duration_model.mbps], below it
+ * only alone in its wave; start_s the wave's start (0, then the previous wave's latest end_s);
+ * end_s == start_s + DurationModel::seconds(RAM, mbps) to the last bit; `waves` and `makespan_s`
+ * (the latest end_s) as recomputed; makespan_s <= window_s when a window is stated. Returns "" or
+ * the first violation ("steps[i] (step i+1, wave w, vm \"x\"): ..."); throws InputError naming
+ * `file` and the JSON path on a malformed schedule (missing or mistyped fields, values out of
+ * range). Assumes the steps themselves passed the replay (ids, hosts, mappings).
+ * O(steps x k x R + waves x (vlinks + steps) x route length).
+ */
+std::string check_schedule(const CapacityModel& model, const nlohmann::json& plan, const std::string& file);
+
+}  // namespace vmcap

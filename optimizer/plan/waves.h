@@ -1,0 +1,48 @@
+#pragma once
+/**
+ * @file waves.h
+ * Waves and durations: which steps of an ordered plan may run concurrently, and how long the
+ * plan takes. A live migration holds its VM's resources on both hosts until it completes, so a
+ * wave is valid only if the state with all its migrations in flight (each VM on both ends) is
+ * feasible; the waves run one after another, so every wave boundary is a plan state.
+ */
+#include "optimizer/plan/plan.h"
+
+namespace vmcap {
+
+/**
+ * The plan that runs `plan`'s steps in waves, with its schedule (Plan::schedule, PlanStep::wave,
+ * start_s, end_s, mbps). Waves are built greedily in plan order: a step joins the open wave when
+ *  - its VM has no earlier step still to run, nor one in the wave;
+ *  - when every feasibility filter is separable per host (FeasibilityFilter::separable_per_host:
+ *    a rule that only reads the hosts a step touches), no earlier step still to run touches its
+ *    source or destination host — so the step commutes with every step it overtakes and each
+ *    later step finds its hosts as the sequential plan left them; otherwise (links: a step's
+ *    room depends on VMs elsewhere) only the next step in plan order may join: waves are then
+ *    consecutive runs of the plan;
+ *  - the in-flight state has room: its destination pNUMA nodes hold it while its source nodes
+ *    still do (a remap re-pins in place: a node in both mappings holds one share);
+ *  - the limits hold: migrations out of and into each host (a remap counts once each way) and in
+ *    the cluster;
+ *  - with a network section and limits.copies_on_network: its memory copy, DurationModel::mbps on the route between the two
+ *    hosts (NetworkRoutes::for_each_flow), fits every link direction beside the vlink loads of
+ *    the wave's start (a VM in flight still runs on its source) and the wave's other copies. A
+ *    step alone in a wave copies at its route's spare bandwidth when that is less (>= 1 Mbps).
+ * A wave ends at the first step that cannot join when waves are consecutive, else after the
+ * scan. Each step then lasts durations.seconds(RAM, mbps), starts with its wave, and the wave
+ * ends with its longest step; the next wave starts there. The steps are returned in wave order
+ * (plan order within a wave) — a sequential plan as valid as `plan`, each step re-checked with
+ * step_fits — with objectives recomputed and cut after the best prefix (plan_from_steps).
+ *
+ * Scheduling stops at a step that cannot run even alone (its route has no spare bandwidth), and,
+ * when window_s > 0, at the first wave that would end after window_s (of that wave, the steps
+ * that end within the window are kept: a subset of an in-flight state is one): the steps left
+ * out are counted in PlanSchedule::cut_steps. Throws std::invalid_argument on bad limits or
+ * durations, std::logic_error if a scheduled step has no room (a bug). O(waves x steps x
+ * (k x R + route length) + waves x vlinks x route length). Deterministic; thread-safe for
+ * distinct plans.
+ */
+Plan schedule_plan(const CapacityModel& model, const Plan& plan, const MigrationLimits& limits, const DurationModel& durations,
+                   double window_s = 0.0);
+
+}  // namespace vmcap
