@@ -11,6 +11,7 @@
 #include <iostream>
 #include <limits>
 #include <sstream>
+#include <unordered_map>
 
 #include <boost/program_options.hpp>
 
@@ -66,6 +67,23 @@ void apply_demand_weights(Problem& p, const std::string& cluster, const po::vari
     out.flavors = static_cast<int>(w.size());
 }
 
+/** Adds the hosts of option `name` ("h1,h2,...") to `list` (sorted, distinct). Throws InputError
+ *  naming an unknown host. */
+void add_host_list(const Problem& p, const std::string& cluster, const po::variables_map& vm, const char* name, std::vector<int>& list) {
+    if (!vm.count(name)) return;
+    std::unordered_map<std::string, int> index;
+    for (std::size_t h = 0; h < p.hosts.size(); ++h) index.emplace(p.hosts[h].id, static_cast<int>(h));
+    std::stringstream in(vm[name].as<std::string>());
+    for (std::string id; std::getline(in, id, ',');) {
+        if (id.empty()) continue;
+        const auto it = index.find(id);
+        if (it == index.end()) throw InputError(std::string("--") + name + ": host \"" + id + "\" is not in " + cluster);
+        list.push_back(it->second);
+    }
+    std::sort(list.begin(), list.end());
+    list.erase(std::unique(list.begin(), list.end()), list.end());
+}
+
 Problem load_for_search(std::string& cluster, const po::variables_map& vm, std::int64_t max_mig, double max_gib, DemandWeighting* demand) {
     if (vm.count("max-migrations") && max_mig < 0) throw UsageError("--max-migrations must be >= 0");
     if (vm.count("max-migrated-gib") && !(max_gib >= 0)) throw UsageError("--max-migrated-gib must be >= 0");
@@ -77,6 +95,8 @@ Problem load_for_search(std::string& cluster, const po::variables_map& vm, std::
         p.constraints.max_migrated_ram_mib = gib_to_mib_budget(max_gib);
     }
     if (vm.count("free-remaps")) p.constraints.remap_counts_as_migration = false;
+    add_host_list(p, cluster, vm, "drain", p.constraints.drain_hosts);
+    add_host_list(p, cluster, vm, "no-target", p.constraints.no_target_hosts);
     read_term_options(vm, p);
     if (demand != nullptr && vm.count("weights") && vm["weights"].as<std::string>() == "demand") {
         apply_demand_weights(p, cluster, vm, *demand);
@@ -178,6 +198,8 @@ void add_schedule_options(po::options_description& desc, ScheduleParams& sch, st
          "live migrations leaving one host at once (Nova's max_concurrent_live_migrations)")
         ("max-in-per-host", po::value(&sch.limits.per_host_in)->default_value(1), "live migrations entering one host at once")
         ("max-concurrent", po::value(&sch.limits.cluster)->default_value(0), "live migrations in flight in the whole cluster (0: no limit)")
+        ("max-per-tenant", po::value(&sch.limits.per_tenant)->default_value(0),
+         "live migrations of one tenant's VMs (the snapshot's vms[].tenant) in flight at once (0: no limit)")
         ("migration-network", po::value<std::string>()->default_value("shared")->notifier([&sch](const std::string& v) {
              if (v != "shared" && v != "separate") throw UsageError("--migration-network must be shared or separate");
              sch.limits.copies_on_network = v == "shared";
@@ -199,9 +221,9 @@ void check_schedule_options(ScheduleParams& sch, const std::string& window) {
         sch.limits.validate();
         sch.durations.validate();
     } catch (const std::invalid_argument& e) {
-        throw UsageError(
-            std::string("schedule: ") + e.what() +
-            " (--max-out-per-host, --max-in-per-host, --max-concurrent, --migration-mbps, --dirty-factor, --migration-overhead)");
+        throw UsageError(std::string("schedule: ") + e.what() +
+                         " (--max-out-per-host, --max-in-per-host, --max-concurrent, --max-per-tenant, --migration-mbps, --dirty-factor, "
+                         "--migration-overhead)");
     }
 }
 
@@ -322,7 +344,12 @@ bool parse_plan_options(const Args& args, PlanOptions& o) {
          "the requests in --demand-log's window, three decimals, at least 0.001; flavors not requested there get 0)")
         ("demand-log", po::value(&o.demand_log), "--weights demand: request log CSV, header time_s,flavor, one row per VM request (docs/cli.md)")
         ("demand-window", po::value(&o.demand_window)->default_value(86400), "--weights demand: the window's length, seconds")
-        ("demand-until", po::value<double>(), "--weights demand: the window's end, seconds in the log's time base (default: its last request)");
+        ("demand-until", po::value<double>(), "--weights demand: the window's end, seconds in the log's time base (default: its last request)")
+        ("drain", po::value<std::string>()->value_name("HOST,..."),
+         "hosts to empty: their VMs are migrated off first (within the budget), then the search optimises with what is left; "
+         "no VM moves onto them (added to the snapshot's constraints.drain_hosts)")
+        ("no-target", po::value<std::string>()->value_name("HOST,..."),
+         "hosts closed to incoming VMs: their VMs may stay, leave or be remapped (added to constraints.no_target_hosts)");
     // clang-format on
     add_schedule_options(desc, o.schedule, &o.window);
     add_term_options(desc);
@@ -577,7 +604,12 @@ int cmd_plan(const Args& args) {
     // its model take seconds, which the search then does not get.
     op.search.time_limit_s =
         std::max(1e-3, o.time_limit - std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
-    const OptimizeResult res = optimize(model, op);
+    OptimizeResult res;
+    try {
+        res = optimize(model, op);
+    } catch (const InputError& e) {  // a drain that cannot be satisfied: name the snapshot (and the flags)
+        throw InputError(o.cluster + ": " + e.what());
+    }
     // Reporting only, after the search: the bound never changes what the search does. It has
     // until the time limit plus half the grace (from the start of the command), and stops at an
     // interrupt like the search; cut short, it is coarser but valid (upper_bound_complete false).
@@ -605,6 +637,35 @@ int cmd_plan(const Args& args) {
     write_file_atomic(o.out, format_json_lines(doc));
     print_plan_report(o, model, res, ub, doc, interrupted);
     return interrupted ? kExitInterrupted : 0;
+}
+
+/** `vmcap validate`: the hosts the plan was made to drain and keep closed (its "rules"), in
+ *  place of the snapshot's. Throws InputError naming the plan's JSON path. */
+void apply_plan_rules(const nlohmann::json& doc, const std::string& plan_file, const std::string& cluster, Problem& p) {
+    if (!doc.is_object() || !doc.contains("rules")) return;
+    {
+        const auto& rules = doc["rules"];
+        if (!rules.is_object()) throw InputError(plan_file + ": rules: expected an object");
+        std::unordered_map<std::string, int> index;
+        for (std::size_t h = 0; h < p.hosts.size(); ++h) index.emplace(p.hosts[h].id, static_cast<int>(h));
+        const auto hosts = [&](const char* key) {
+            std::vector<int> out;
+            if (!rules.contains(key)) return out;
+            const auto& a = rules[key];
+            if (!a.is_array()) throw InputError(plan_file + ": rules." + key + ": expected an array of host ids");
+            for (std::size_t i = 0; i < a.size(); ++i) {
+                const auto it = a[i].is_string() ? index.find(a[i].get<std::string>()) : index.end();
+                if (it == index.end())
+                    throw InputError(plan_file + ": rules." + key + "[" + std::to_string(i) + "]: not a host of " + cluster);
+                out.push_back(it->second);
+            }
+            std::sort(out.begin(), out.end());
+            out.erase(std::unique(out.begin(), out.end()), out.end());
+            return out;
+        };
+        p.constraints.drain_hosts = hosts("drain_hosts");
+        p.constraints.no_target_hosts = hosts("no_target_hosts");
+    }
 }
 
 int cmd_validate(const Args& args) {
@@ -669,6 +730,7 @@ int cmd_validate(const Args& args) {
         }
         if (!given.empty()) throw InputError(plan_file + ": flavor_weights." + given.begin()->first + ": no such flavor in " + cluster);
     }
+    apply_plan_rules(doc, plan_file, cluster, p);
     read_term_options(vm, p);
     const bool cli_budget = vm.count("max-migrations") || vm.count("max-migrated-gib");
     if (vm.count("max-migrations")) {

@@ -112,6 +112,28 @@ struct Vm {
     /** pNUMA node (0-based) of each vNUMA node; entries past the flavor's vNUMA count are 0. */
     std::array<std::uint8_t, kMaxVNuma> pnuma{};
     bool migratable = true;
+    /** The tenant (OpenStack project) that owns the VM, JSON `tenant`; empty: none. Read by the
+     *  schedule's per-tenant limit (MigrationLimits::per_tenant). */
+    std::string tenant;
+};
+
+/** Policy of an OpenStack server group (Nova's names). */
+enum class GroupPolicy {
+    AntiAffinity,      ///< "anti-affinity": no two members on one host, at every instant of a plan
+    Affinity,          ///< "affinity": all members on one host (so a member may only be remapped)
+    SoftAntiAffinity,  ///< "soft-anti-affinity": members apart where possible: an objective term
+};
+
+/** Nova's name of a policy: "anti-affinity", "affinity", "soft-anti-affinity". */
+inline const char* to_string(GroupPolicy p) {
+    return p == GroupPolicy::AntiAffinity ? "anti-affinity" : p == GroupPolicy::Affinity ? "affinity" : "soft-anti-affinity";
+}
+
+/** An OpenStack server group: a placement policy over some VMs (JSON `server_groups`). */
+struct ServerGroup {
+    std::string id;
+    GroupPolicy policy = GroupPolicy::AntiAffinity;
+    std::vector<int> members;  ///< indices into Problem::vms, distinct, each VM in at most one group
 };
 
 /** Migration budget of a plan. */
@@ -124,6 +146,13 @@ struct Constraints {
      *  (budget slot and RAM)? Default yes: hypervisors implement it as a local live migration.
      *  JSON constraints.remap_counts_as_migration. */
     bool remap_counts_as_migration = true;
+    /** Hosts the plan must empty (JSON constraints.drain_hosts, `vmcap plan --drain`): no VM may
+     *  move onto one, and every VM on one is migrated off before the plan ends. Indices into
+     *  Problem::hosts, sorted, distinct. */
+    std::vector<int> drain_hosts;
+    /** Hosts closed to incoming VMs (constraints.no_target_hosts, `--no-target`): a VM there may
+     *  stay, leave or be remapped, none may arrive. Sorted, distinct. */
+    std::vector<int> no_target_hosts;
 };
 
 /**
@@ -147,6 +176,8 @@ struct Problem {
     std::vector<Vlink> vlinks;
     /** VDC (tenant) ids; Vlink::vdc indexes them. */
     std::vector<std::string> vdcs;
+    /** OpenStack server groups (anti-affinity, affinity, soft-anti-affinity). */
+    std::vector<ServerGroup> server_groups;
     /** Free-form provenance (trace, seed, time, licence/attribution); copied to outputs. */
     std::string source;
 

@@ -672,7 +672,7 @@ std::unordered_map<std::string, int> parse_vms(const Ctx& c, const json& doc, Pr
     for (std::size_t i = 0; i < vs.size(); ++i) {
         const std::string path = "vms[" + std::to_string(i) + "]";
         const json& o = vs[i];
-        only_keys(c, o, path, {"id", "flavor", "host", "pnuma", "migratable"});
+        only_keys(c, o, path, {"id", "flavor", "host", "pnuma", "migratable", "tenant"});
         Vm vm;
         vm.id = get_string(c, need(c, o, path, "id"), join(path, "id"));
         const std::string where = path + " (id \"" + vm.id + "\")";
@@ -701,16 +701,77 @@ std::unordered_map<std::string, int> parse_vms(const Ctx& c, const json& doc, Pr
             if (!o["migratable"].is_boolean()) c.fail(where + ".migratable", "expected true or false");
             vm.migratable = o["migratable"].get<bool>();
         }
+        if (o.contains("tenant")) vm.tenant = get_string(c, o["tenant"], where + ".tenant");
         if (!vm_index.emplace(vm.id, static_cast<int>(i)).second) c.fail(join(path, "id"), "duplicate VM id \"" + vm.id + "\"");
         p.vms.push_back(std::move(vm));
     }
     return vm_index;
 }
 
+/** A list of host ids at `path` into sorted, distinct host indices (unknown or repeated: refused). */
+std::vector<int> parse_host_list(const Ctx& c, const json& v, const std::string& path,
+                                 const std::unordered_map<std::string, int>& host_index) {
+    if (!v.is_array()) c.fail(path, "expected an array of host ids");
+    std::vector<int> out;
+    for (std::size_t i = 0; i < v.size(); ++i) {
+        const std::string id = get_string(c, v[i], path + "[" + std::to_string(i) + "]");
+        const auto it = host_index.find(id);
+        if (it == host_index.end()) c.fail(path + "[" + std::to_string(i) + "]", "unknown host \"" + id + "\"");
+        out.push_back(it->second);
+    }
+    std::sort(out.begin(), out.end());
+    if (std::adjacent_find(out.begin(), out.end()) != out.end()) c.fail(path, "a host is listed twice");
+    return out;
+}
+
+/** The optional "server_groups" section (OpenStack server groups) into p.server_groups. */
+void parse_server_groups(const Ctx& c, const json& doc, Problem& p, const std::unordered_map<std::string, int>& vm_index) {
+    const auto it = doc.find("server_groups");
+    if (it == doc.end()) return;
+    if (!it->is_array()) c.fail("server_groups", "expected an array of {\"id\", \"policy\", \"members\"}");
+    std::unordered_map<int, std::string> group_of;
+    std::set<std::string> ids;
+    for (std::size_t g = 0; g < it->size(); ++g) {
+        const std::string path = "server_groups[" + std::to_string(g) + "]";
+        const json& o = (*it)[g];
+        only_keys(c, o, path, {"id", "policy", "members"});
+        ServerGroup sg;
+        sg.id = get_string(c, need(c, o, path, "id"), join(path, "id"));
+        if (!ids.insert(sg.id).second) c.fail(join(path, "id"), "duplicate server group id \"" + sg.id + "\"");
+        const std::string where = path + " (id \"" + sg.id + "\")";
+        const std::string policy = get_string(c, need(c, o, path, "policy"), join(path, "policy"));
+        if (policy == "anti-affinity")
+            sg.policy = GroupPolicy::AntiAffinity;
+        else if (policy == "affinity")
+            sg.policy = GroupPolicy::Affinity;
+        else if (policy == "soft-anti-affinity")
+            sg.policy = GroupPolicy::SoftAntiAffinity;
+        else
+            c.fail(where + ".policy", "expected \"anti-affinity\", \"affinity\" or \"soft-anti-affinity\", got \"" + policy + "\"");
+        const json& ms = need(c, o, path, "members");
+        if (!ms.is_array()) c.fail(where + ".members", "expected an array of VM ids");
+        for (std::size_t i = 0; i < ms.size(); ++i) {
+            const std::string mp = where + ".members[" + std::to_string(i) + "]";
+            const std::string id = get_string(c, ms[i], mp);
+            const auto vi = vm_index.find(id);
+            if (vi == vm_index.end()) c.fail(mp, "unknown VM \"" + id + "\"");
+            if (const auto [gi, fresh] = group_of.emplace(vi->second, sg.id); !fresh)
+                c.fail(mp, "VM \"" + id + "\" is already in server group \"" + gi->second + "\" (a VM is in at most one)");
+            sg.members.push_back(vi->second);
+        }
+        p.server_groups.push_back(std::move(sg));
+    }
+}
+
 /** The optional "constraints" section into p.constraints (defaults kept where a key is absent). */
-void parse_constraints(const Ctx& c, const json& doc, Problem& p) {
+void parse_constraints(const Ctx& c, const json& doc, Problem& p, const std::unordered_map<std::string, int>& host_index) {
     if (auto it = doc.find("constraints"); it != doc.end()) {
-        only_keys(c, *it, "constraints", {"max_migrations", "max_migrated_ram_gib", "remap_counts_as_migration"});
+        only_keys(c, *it, "constraints",
+                  {"max_migrations", "max_migrated_ram_gib", "remap_counts_as_migration", "drain_hosts", "no_target_hosts"});
+        if (it->contains("drain_hosts"))
+            p.constraints.drain_hosts = parse_host_list(c, (*it)["drain_hosts"], "constraints.drain_hosts", host_index);
+        if (it->contains("no_target_hosts"))
+            p.constraints.no_target_hosts = parse_host_list(c, (*it)["no_target_hosts"], "constraints.no_target_hosts", host_index);
         if (it->contains("remap_counts_as_migration")) {
             const json& r = (*it)["remap_counts_as_migration"];
             if (!r.is_boolean()) c.fail("constraints.remap_counts_as_migration", "expected true or false");
@@ -739,14 +800,16 @@ Problem parse_snapshot_with(const json& doc, const std::string& file, const Comp
     const Ctx c{file, edges};
     Problem p;
     only_keys(c, doc, "(root)",
-              {"format", "source", "resources", "host_types", "hosts", "flavors", "vms", "constraints", "network", "vlinks", "vdcs"});
+              {"format", "source", "resources", "host_types", "hosts", "flavors", "vms", "constraints", "network", "vlinks", "vdcs",
+               "server_groups"});
     parse_header(c, doc, p);
     const std::set<std::string> resource_keys(p.resources.begin(), p.resources.end());
     const auto type_index = parse_host_types(c, doc, p, resource_keys);
     const auto host_index = parse_hosts(c, doc, p, type_index);
     const auto flavor_index = parse_flavors(c, doc, p, resource_keys);
     const auto vm_index = parse_vms(c, doc, p, flavor_index, host_index);
-    parse_constraints(c, doc, p);
+    parse_constraints(c, doc, p, host_index);
+    parse_server_groups(c, doc, p, vm_index);
     parse_network(c, doc, p, vm_index);
     finalize_problem(p, file);
     return p;
@@ -771,6 +834,27 @@ Problem load_snapshot(const std::string& path) {
         throw InputError(path + ": " + what.substr(what.find(']') + 2));
     }
 }
+
+namespace {
+
+nlohmann::ordered_json host_ids_json(const Problem& p, const std::vector<int>& hosts) {
+    nlohmann::ordered_json a = nlohmann::ordered_json::array();
+    for (int h : hosts) a.push_back(p.hosts[h].id);
+    return a;
+}
+
+nlohmann::ordered_json server_groups_json(const Problem& p) {
+    using oj = nlohmann::ordered_json;
+    oj gs = oj::array();
+    for (const ServerGroup& g : p.server_groups) {
+        oj m = oj::array();
+        for (int v : g.members) m.push_back(p.vms[v].id);
+        gs.push_back(oj{{"id", g.id}, {"policy", to_string(g.policy)}, {"members", m}});
+    }
+    return gs;
+}
+
+}  // namespace
 
 nlohmann::ordered_json snapshot_to_json(const Problem& p) {
     using oj = nlohmann::ordered_json;
@@ -836,6 +920,7 @@ nlohmann::ordered_json snapshot_to_json(const Problem& p) {
         for (int v = 0; v < p.flavors[vm.flavor].num_vnuma(); ++v) pn.push_back(vm.pnuma[v] + 1);
         o["pnuma"] = pn;
         if (!vm.migratable) o["migratable"] = false;
+        if (!vm.tenant.empty()) o["tenant"] = vm.tenant;
         vs.push_back(o);
     }
     doc["vms"] = vs;
@@ -844,7 +929,10 @@ nlohmann::ordered_json snapshot_to_json(const Problem& p) {
     if (p.constraints.max_migrated_ram_mib != std::numeric_limits<Amount>::max())
         cons["max_migrated_ram_gib"] = static_cast<double>(p.constraints.max_migrated_ram_mib) / 1024.0;
     if (!p.constraints.remap_counts_as_migration) cons["remap_counts_as_migration"] = false;
+    if (!p.constraints.drain_hosts.empty()) cons["drain_hosts"] = host_ids_json(p, p.constraints.drain_hosts);
+    if (!p.constraints.no_target_hosts.empty()) cons["no_target_hosts"] = host_ids_json(p, p.constraints.no_target_hosts);
     doc["constraints"] = cons;
+    if (!p.server_groups.empty()) doc["server_groups"] = server_groups_json(p);
     if (p.network.present()) {
         oj net;
         net["switches"] = p.network.switches;

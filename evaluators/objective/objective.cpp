@@ -5,6 +5,7 @@
 
 #include "evaluators/state/capacity_model.h"
 #include "evaluators/rules/link_filter.h"
+#include "evaluators/rules/placement_rules.h"
 #include "evaluators/objective/locality_term.h"
 #include "evaluators/objective/ram_cost_term.h"
 
@@ -24,6 +25,11 @@ const std::vector<TermInfo>& registered_terms() {
 const std::vector<FilterInfo>& registered_filters() {
     // The registry: one line per filter. Immutable after first use.
     static const std::vector<FilterInfo> filters = {
+        // Cheap host-level rules first: a refusal there spares the link rule's route walk.
+        {ClosedHostsFilter::kName, [](const Problem& p) { return ClosedHostsFilter::applies(p); },
+         [](const CapacityModel& m) -> std::unique_ptr<FeasibilityFilter> { return std::make_unique<ClosedHostsFilter>(m.problem()); }},
+        {ServerGroupFilter::kName, [](const Problem& p) { return ServerGroupFilter::applies(p); },
+         [](const CapacityModel& m) -> std::unique_ptr<FeasibilityFilter> { return std::make_unique<ServerGroupFilter>(m.problem()); }},
         {LinkCapacityFilter::kName, [](const Problem& p) { return LinkCapacityFilter::applies(p); },
          [](const CapacityModel& m) -> std::unique_ptr<FeasibilityFilter> {
              return std::make_unique<LinkCapacityFilter>(m.problem(), m.network_routes(), m.shared_vlink_index());

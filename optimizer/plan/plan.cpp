@@ -27,6 +27,7 @@ void MigrationLimits::validate() const {
     if (per_host_out < 1) throw std::invalid_argument("migrations out of one host at once must be >= 1");
     if (per_host_in < 1) throw std::invalid_argument("migrations into one host at once must be >= 1");
     if (cluster < 0) throw std::invalid_argument("migrations in flight in the cluster must be >= 0 (0: no limit)");
+    if (per_tenant < 0) throw std::invalid_argument("migrations of one tenant in flight must be >= 0 (0: no limit)");
 }
 
 void DurationModel::validate() const {
@@ -354,10 +355,17 @@ Plan build_plan(const CapacityModel& model, const std::vector<Placement>& target
 
 void finish_plan(const CapacityModel& model, Plan& plan) {
     const Problem& p = model.problem();
-    // Keep the best prefix (the shortest among equals).
-    std::size_t best_len = 0;
-    Score best = plan.score_before;
-    for (std::size_t i = 0; i < plan.steps.size(); ++i)
+    // Keep the best prefix (the shortest among equals) among those that leave the drained hosts
+    // empty: every step off a drained host is kept (nothing moves onto one: the closed-hosts rule).
+    std::size_t must = 0;
+    if (!p.constraints.drain_hosts.empty())
+        for (std::size_t i = 0; i < plan.steps.size(); ++i)
+            if (plan.steps[i].from_host != plan.steps[i].to_host &&
+                std::binary_search(p.constraints.drain_hosts.begin(), p.constraints.drain_hosts.end(), plan.steps[i].from_host))
+                must = i + 1;
+    std::size_t best_len = must;
+    Score best = must == 0 ? plan.score_before : plan.steps[must - 1].score_after;
+    for (std::size_t i = must; i < plan.steps.size(); ++i)
         if (plan.steps[i].score_after > best) {
             best = plan.steps[i].score_after;
             best_len = i + 1;
@@ -446,6 +454,20 @@ nlohmann::ordered_json network_figures(const CapacityModel& model, const std::ve
 
 namespace {
 
+/** The plan file's "rules" object: the drained and no-target hosts by id (docs/format.md). */
+nlohmann::ordered_json rules_json(const Problem& p) {
+    using oj = nlohmann::ordered_json;
+    oj rules = oj::object();
+    const auto ids = [&](const std::vector<int>& hs) {
+        oj a = oj::array();
+        for (int h : hs) a.push_back(p.hosts[h].id);
+        return a;
+    };
+    if (!p.constraints.drain_hosts.empty()) rules["drain_hosts"] = ids(p.constraints.drain_hosts);
+    if (!p.constraints.no_target_hosts.empty()) rules["no_target_hosts"] = ids(p.constraints.no_target_hosts);
+    return rules;
+}
+
 /** The plan file's "schedule" object (docs/format.md "Schedule"). */
 nlohmann::ordered_json schedule_json(const PlanSchedule& sch) {
     using oj = nlohmann::ordered_json;
@@ -457,6 +479,7 @@ nlohmann::ordered_json schedule_json(const PlanSchedule& sch) {
     o["limits"] = {{"per_host_out", sch.limits.per_host_out},
                    {"per_host_in", sch.limits.per_host_in},
                    {"cluster", sch.limits.cluster},
+                   {"per_tenant", sch.limits.per_tenant},
                    {"copies_on_network", sch.limits.copies_on_network}};
     o["duration_model"] = {
         {"mbps", sch.durations.mbps}, {"dirty_factor", sch.durations.dirty_factor}, {"overhead_s", sch.durations.overhead_s}};
@@ -478,6 +501,8 @@ nlohmann::ordered_json plan_to_json(const Problem& p, const Plan& plan, const Pl
     if (p.constraints.max_migrated_ram_mib != std::numeric_limits<Amount>::max())
         budget["max_migrated_ram_gib"] = static_cast<double>(p.constraints.max_migrated_ram_mib) / 1024.0;
     doc["budget"] = budget;
+    // The hosts the plan was made to drain and to keep closed, so that `vmcap validate` checks them.
+    if (!p.constraints.drain_hosts.empty() || !p.constraints.no_target_hosts.empty()) doc["rules"] = rules_json(p);
     doc["migrations"] = plan.migrations;
     doc["migrated_ram_gib"] = static_cast<double>(plan.migrated_ram_mib) / 1024.0;
     if (!p.objective_terms.empty()) {

@@ -44,6 +44,7 @@ struct MigrationLimits {
     int per_host_out = 1;  ///< migrations leaving one host at once (>= 1)
     int per_host_in = 1;   ///< migrations entering one host at once (>= 1); a remap counts as one out and one in
     int cluster = 0;       ///< migrations in flight in the whole cluster (0: no limit)
+    int per_tenant = 0;    ///< migrations of one tenant's VMs (Vm::tenant) in flight at once (0: no limit)
     /** With a network section: do the memory copies cross the network's links, beside the vlinks'
      *  reservations (true), or a separate migration network (false: only the limits above)? */
     bool copies_on_network = true;
@@ -128,7 +129,9 @@ Plan build_plan(const CapacityModel& model, const std::vector<Placement>& target
 
 /**
  * Completes a plan whose steps carry objective_after (in execution order from the snapshot): cuts
- * it after its best prefix (the shortest among equals; so objective_after >= objective_before),
+ * it after its best prefix (the shortest among equals; so objective_after >= objective_before,
+ * except that every step leaving a drained host (constraints.drain_hosts) is kept: a drain may
+ * cost capacity),
  * marks `temporary` exactly the steps of VMs that move again later, and recomputes migrations,
  * migrated RAM and capacity_after from the kept steps. O(steps + VMs + hosts x targets x VMCAP).
  */

@@ -3,8 +3,10 @@
 #include "instances/snapshot_io.h"
 #include "optimizer/plan/plan.h"
 #include "optimizer/plan/validate_schedule.h"
+#include "optimizer/plan/drain.h"
 #include "optimizer/bound/upper_bound.h"
 
+#include <algorithm>
 #include <cmath>
 #include <initializer_list>
 #include <limits>
@@ -400,6 +402,10 @@ std::string replay_step(PlanReplay& rep, StepContext& c, const PlanErrors& bad, 
     if (!is_valid_mapping(p.host_type_of(to).topology.graph, fl.vnuma.graph, to_nodes))
         return reject("to_pnuma is not a valid mapping of vNUMA topology " + fl.vnuma.name + " on host type \"" + p.host_type_of(to).name +
                       "\"");
+    const auto listed = [](const std::vector<int>& hs, int h) { return std::binary_search(hs.begin(), hs.end(), h); };
+    if (from != to && (listed(p.constraints.drain_hosts, to) || listed(p.constraints.no_target_hosts, to)))
+        return reject("moves onto host \"" + p.hosts[to].id + "\", which is closed to incoming VMs (" +
+                      (listed(p.constraints.drain_hosts, to) ? "drain" : "no-target") + ")");
     // Every step is a live migration, except a remap (same host) when remaps are free.
     if (from != to || p.constraints.remap_counts_as_migration) {
         if (++c.migrations > c.budget.max_migrations)
@@ -520,6 +526,11 @@ PlanCheck validate_plan(const CapacityModel& model, const nlohmann::json& plan, 
             return out;
         }
     out.steps = static_cast<int>(steps.size());
+    if (std::string why = drain_violation(p, r.host); !why.empty()) {
+        out.ok = false;
+        out.error = "after all steps: " + why;
+        return out;
+    }
     out.capacity_after = r.totals;  // every host touched by a step was refreshed from the replayed usage
     out.score_after = r.score();
     out.objective_after = to_objective(out.score_after);

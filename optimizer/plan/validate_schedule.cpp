@@ -54,6 +54,7 @@ PlanSchedule read_schedule(const Reader& rd, const nlohmann::json& s) {
     out.limits.per_host_out = small(rd.integer(lim, "schedule.limits", "per_host_out"), "per_host_out");
     out.limits.per_host_in = small(rd.integer(lim, "schedule.limits", "per_host_in"), "per_host_in");
     out.limits.cluster = small(rd.integer(lim, "schedule.limits", "cluster"), "cluster");
+    out.limits.per_tenant = small(rd.integer(lim, "schedule.limits", "per_tenant"), "per_tenant");
     const auto& net = rd.field(lim, "schedule.limits", "copies_on_network");
     if (!net.is_boolean()) throw rd.bad("schedule.limits.copies_on_network", "expected true or false");
     out.limits.copies_on_network = net.get<bool>();
@@ -129,12 +130,35 @@ struct Usage {
     std::vector<std::vector<Amount>> used;
 };
 
+/** The anti-affinity groups (two or more members) as the validator reads them: each VM's group
+ *  and the snapshot's members per (group, host). */
+struct AntiAffinity {
+    explicit AntiAffinity(const Problem& p) : group(p.vms.size(), -1) {
+        for (std::size_t g = 0; g < p.server_groups.size(); ++g)
+            if (p.server_groups[g].policy == GroupPolicy::AntiAffinity && p.server_groups[g].members.size() >= 2)
+                for (int v : p.server_groups[g].members) group[v] = static_cast<int>(g);
+        for (std::size_t v = 0; v < p.vms.size(); ++v)
+            if (group[v] >= 0) ++snapshot[{group[v], p.vms[v].host}];
+    }
+    /** Members allowed on host h: max(1, the snapshot's). */
+    int allowed(int g, int h) const {
+        const auto it = snapshot.find({g, h});
+        return std::max(1, it == snapshot.end() ? 0 : it->second);
+    }
+    std::vector<int> group;
+    std::map<std::pair<int, int>, int> snapshot;
+};
+
 /** One wave's in-flight state, limits and network copies: "" or the first violation. */
-std::string check_wave(const Problem& p, const PlanSchedule& sch, const NetworkRoutes* routes, const Usage& u,
+std::string check_wave(const Problem& p, const PlanSchedule& sch, const NetworkRoutes* routes, const AntiAffinity& aa, const Usage& u,
                        const std::vector<SchedStep>& wave, const std::vector<std::string>& where) {
     const int R = u.R;
     std::set<int> vms;
     std::map<int, int> out, in;
+    std::map<std::string, int> tenants;
+    std::map<std::pair<int, int>, int> present;  // (group, host) -> members there with the wave in flight
+    for (std::size_t v = 0; v < u.host.size(); ++v)
+        if (aa.group[v] >= 0) ++present[{aa.group[v], u.host[v]}];
     std::map<int, std::vector<Amount>> extra;  // host -> in-flight use beyond the wave's start
     for (std::size_t j = 0; j < wave.size(); ++j) {
         const SchedStep& x = wave[j];
@@ -145,6 +169,13 @@ std::string check_wave(const Problem& p, const PlanSchedule& sch, const NetworkR
         if (++in[x.to] > sch.limits.per_host_in)
             return where[j] + ": more than " + std::to_string(sch.limits.per_host_in) + " migration(s) into host \"" + p.hosts[x.to].id +
                    "\" at once";
+        const std::string& tenant = p.vms[x.vm].tenant;
+        if (sch.limits.per_tenant > 0 && !tenant.empty() && ++tenants[tenant] > sch.limits.per_tenant)
+            return where[j] + ": more than " + std::to_string(sch.limits.per_tenant) + " migration(s) of tenant \"" + tenant +
+                   "\" in flight";
+        if (const int g = aa.group[x.vm]; g >= 0 && x.from != x.to && ++present[{g, x.to}] > aa.allowed(g, x.to))
+            return where[j] + ": with the wave in flight, host \"" + p.hosts[x.to].id + "\" holds " + std::to_string(present[{g, x.to}]) +
+                   " members of anti-affinity group \"" + p.server_groups[g].id + "\"";
         if (sch.limits.cluster > 0 && static_cast<int>(j) + 1 > sch.limits.cluster)
             return where[j] + ": more than " + std::to_string(sch.limits.cluster) + " migration(s) in flight in the cluster";
         if (x.mbps < 1 || x.mbps > sch.durations.mbps)
@@ -186,6 +217,7 @@ std::string check_schedule(const CapacityModel& model, const nlohmann::json& pla
     std::unique_ptr<NetworkRoutes> routes;
     if (p.network.present() && sch.limits.copies_on_network) routes = std::make_unique<NetworkRoutes>(p);
     Usage u(p);
+    const AntiAffinity aa(p);
     double wave_start = 0.0, makespan = 0.0;
     int waves = 0;
     for (std::size_t i = 0; i < steps.size();) {
@@ -199,7 +231,7 @@ std::string check_schedule(const CapacityModel& model, const nlohmann::json& pla
         if (steps[i].wave != waves + 1)
             return where.front() + ": expected wave " + std::to_string(waves + 1) + " (waves number 1, 2, ... in step order)";
         ++waves;
-        if (std::string why = check_wave(p, sch, routes.get(), u, wave, where); !why.empty()) return why;
+        if (std::string why = check_wave(p, sch, routes.get(), aa, u, wave, where); !why.empty()) return why;
         double wave_end = wave_start;
         for (std::size_t k = 0; k < wave.size(); ++k) {
             const SchedStep& x = wave[k];

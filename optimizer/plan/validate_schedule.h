@@ -16,8 +16,9 @@ namespace vmcap {
 /**
  * Re-checks the plan's `schedule` (docs/format.md "Schedule"; none: ""). Waves number 1, 2, ...
  * in step order, a wave's steps consecutive. For each wave, from the state the earlier waves
- * leave: no VM twice; migrations out of / into each host and in the cluster within `limits`
- * (a remap counts once each way); every pNUMA node within capacity with the wave's VMs on both
+ * leave: no VM twice; migrations out of / into each host, of each tenant and in the cluster
+ * within `limits` (a remap counts once each way); with the wave's VMs present on both ends, no
+ * host holding more members of an anti-affinity group than max(1, the snapshot's count there); every pNUMA node within capacity with the wave's VMs on both
  * ends (a remap holds a node of both mappings once); with a network section and
  * limits.copies_on_network, every link
  * direction's vlink load at the wave's start (link_loads) plus the wave's memory copies (mbps

@@ -1,6 +1,8 @@
 #include "optimizer/plan/waves.h"
 
 #include <algorithm>
+#include <map>
+#include <string>
 #include <memory>
 #include <stdexcept>
 #include <unordered_map>
@@ -8,6 +10,7 @@
 
 #include "evaluators/network/network_load.h"
 #include "evaluators/rules/feasibility.h"
+#include "evaluators/rules/placement_rules.h"
 
 namespace vmcap {
 
@@ -17,8 +20,9 @@ namespace {
  *  copies' load on the network, on top of the boundary state `s`. */
 class OpenWave {
 public:
-    OpenWave(const SearchState& s, const NetworkRoutes* routes, const std::vector<std::int64_t>& loads, const MigrationLimits& limits)
-        : s_(s), p_(s.problem()), R_(p_.num_resources()), routes_(routes), loads_(loads), limits_(limits) {}
+    OpenWave(const SearchState& s, const NetworkRoutes* routes, const std::vector<std::int64_t>& loads, const MigrationLimits& limits,
+             const ServerGroupFilter* groups)
+        : s_(s), p_(s.problem()), R_(p_.num_resources()), routes_(routes), loads_(loads), limits_(limits), groups_(groups) {}
 
     bool empty() const { return taken_ == 0; }
     /** No further step may join: the cluster limit is reached, or a copy slowed to its route's
@@ -29,7 +33,9 @@ public:
      *  success returns the Mbps its memory copy gets, else 0. */
     std::int64_t try_add(const PlanStep& st, std::int64_t mbps) {
         if (out_[st.from_host] >= limits_.per_host_out || in_[st.to_host] >= limits_.per_host_in) return 0;
-        if (!room_in_flight(st)) return 0;
+        const std::string& tenant = p_.vms[st.vm].tenant;
+        if (limits_.per_tenant > 0 && !tenant.empty() && tenants_[tenant] >= limits_.per_tenant) return 0;
+        if (!room_in_flight(st) || !apart_in_flight(st)) return 0;
         const std::int64_t got = network_share(st, mbps);
         if (got == 0) return 0;
         const Flavor& fl = p_.flavors[p_.vms[st.vm].flavor];
@@ -41,6 +47,9 @@ public:
             routes_->for_each_flow(st.from_host, st.to_host, [&](int arc, std::int64_t u) { streams_[arc] += got * u; });
         ++out_[st.from_host];
         ++in_[st.to_host];
+        if (!tenant.empty()) ++tenants_[tenant];
+        if (const int g = groups_ == nullptr ? -1 : groups_->group_of(st.vm); g >= 0 && st.from_host != st.to_host)
+            ++arriving_[{g, st.to_host}];
         ++taken_;
         alone_ = got < mbps;
         return got;
@@ -75,6 +84,17 @@ private:
         return true;
     }
 
+    /** Anti-affinity with the wave in flight: the members already on the destination (those
+     *  leaving it in this wave still count) and those arriving in this wave, plus this one, within
+     *  what the rule allows there (ServerGroupFilter::allowed). */
+    bool apart_in_flight(const PlanStep& st) {
+        const int g = groups_ == nullptr ? -1 : groups_->group_of(st.vm);
+        if (g < 0 || st.from_host == st.to_host || !groups_->anti_affinity(g)) return true;
+        const auto it = arriving_.find({g, st.to_host});
+        const int arriving = it == arriving_.end() ? 0 : it->second;
+        return groups_->members_on(s_, g, st.to_host) + arriving + 1 <= groups_->allowed(g, st.to_host);
+    }
+
     /** `mbps` if the copy fits every arc of its route beside the loads and the wave's other
      *  copies; alone in the wave, the route's spare bandwidth if less (0: none). */
     std::int64_t network_share(const PlanStep& st, std::int64_t mbps) const {
@@ -95,6 +115,9 @@ private:
     const NetworkRoutes* routes_;
     const std::vector<std::int64_t>& loads_;
     const MigrationLimits& limits_;
+    const ServerGroupFilter* groups_;
+    std::map<std::pair<int, int>, int> arriving_;         ///< (anti-affinity group, host) -> members arriving in this wave
+    std::unordered_map<std::string, int> tenants_;        ///< tenant -> steps in this wave
     std::unordered_map<int, std::vector<Amount>> extra_;  ///< host -> in-flight use per [node * R + r]
     std::unordered_map<int, int> out_, in_;
     std::unordered_map<int, std::int64_t> streams_;  ///< arc -> memory copies' load, micro-units
@@ -125,7 +148,11 @@ Plan schedule_plan(const CapacityModel& model, const Plan& plan, const Migration
     else if (routes == nullptr && p.network.present())
         routes = std::make_shared<const NetworkRoutes>(p);
     bool reorder = true;
-    for (const auto& f : model.filters()) reorder = reorder && f->separable_per_host();
+    const ServerGroupFilter* groups = nullptr;
+    for (const auto& f : model.filters()) {
+        reorder = reorder && f->separable_per_host();
+        if (f->name() == ServerGroupFilter::kName) groups = static_cast<const ServerGroupFilter*>(f.get());
+    }
 
     SearchState s(model);
     std::vector<std::size_t> pending(plan.steps.size());
@@ -136,7 +163,7 @@ Plan schedule_plan(const CapacityModel& model, const Plan& plan, const Migration
     bool stopped = false;
     while (!pending.empty() && !stopped) {
         const std::vector<std::int64_t> loads = loads_of(s, routes.get());
-        OpenWave w(s, routes.get(), loads, limits);
+        OpenWave w(s, routes.get(), loads, limits, groups);
         std::vector<PlanStep> taken;
         std::vector<std::size_t> left;
         std::unordered_set<int> blocked_vm, blocked_host, in_wave;

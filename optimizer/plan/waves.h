@@ -22,8 +22,10 @@ namespace vmcap {
  *    consecutive runs of the plan;
  *  - the in-flight state has room: its destination pNUMA nodes hold it while its source nodes
  *    still do (a remap re-pins in place: a node in both mappings holds one share);
- *  - the limits hold: migrations out of and into each host (a remap counts once each way) and in
- *    the cluster;
+ *  - the limits hold: migrations out of and into each host (a remap counts once each way), of one
+ *    tenant (Vm::tenant) and in the cluster;
+ *  - anti-affinity holds in flight (ServerGroupFilter): the destination's members, those leaving
+ *    it in this wave included, and those arriving in this wave stay within what the rule allows;
  *  - with a network section and limits.copies_on_network: its memory copy, DurationModel::mbps on the route between the two
  *    hosts (NetworkRoutes::for_each_flow), fits every link direction beside the vlink loads of
  *    the wave's start (a VM in flight still runs on its source) and the wave's other copies. A

@@ -11,6 +11,7 @@
 #include "optimizer/search/annealing.h"
 #include "optimizer/search/greedy.h"
 #include "optimizer/plan/waves.h"
+#include "optimizer/plan/drain.h"
 
 namespace vmcap {
 
@@ -93,6 +94,14 @@ SearchResult run_phase(const CapacityModel& model, const OptimizeParams& params,
     }
     if (params.algorithm != Algorithm::Greedy) sr.best = drop_neutral_remaps(model, sr.best);
     return sr;
+}
+
+/** Every VM's host once `plan` has run. */
+std::vector<int> hosts_after(const Problem& p, const Plan& plan) {
+    std::vector<int> host(p.vms.size());
+    for (std::size_t v = 0; v < host.size(); ++v) host[v] = p.vms[v].host;
+    for (const PlanStep& st : plan.steps) host[st.vm] = st.to_host;
+    return host;
 }
 
 /** `p` with every VM where `plan` leaves it as the new snapshot, and the budget the plan leaves. */
@@ -230,15 +239,48 @@ OptimizeResult plan_in_window(const CapacityModel& model, const OptimizeParams& 
     return out;
 }
 
-}  // namespace
-
-OptimizeResult optimize(const CapacityModel& model, const OptimizeParams& params) {
-    params.validate();
+/** The pipeline, scheduled as params ask, on a model without VMs to drain. */
+OptimizeResult plan_scheduled(const CapacityModel& model, const OptimizeParams& params) {
     if (!params.schedule) return plan_unscheduled(model, params);
     if (params.schedule->window_s > 0.0) return plan_in_window(model, params);
     OptimizeResult out = plan_unscheduled(model, params);
     out.plan = schedule_plan(model, out.plan, params.schedule->limits, params.schedule->durations);
     return out;
+}
+
+/** With drained hosts: their VMs leave first (drain_steps), then the pipeline optimises the state
+ *  they leave with the budget and window left; the plan is the drain's steps and its steps. */
+OptimizeResult plan_with_drain(const CapacityModel& model, const OptimizeParams& params) {
+    const Problem& p = model.problem();
+    const std::vector<PlanStep> drain = drain_steps(model);  // InputError: the drain cannot be satisfied
+    const Plan drained = plan_from_steps(model, drain);
+    OptimizeParams rest = params;
+    if (params.schedule && params.schedule->window_s > 0.0) {
+        const ScheduleParams& sch = *params.schedule;
+        const Plan fit = schedule_plan(model, drained, sch.limits, sch.durations, sch.window_s);
+        if (const std::string why = drain_violation(p, hosts_after(p, fit)); !why.empty())
+            throw InputError("constraints.drain_hosts: emptying the drained hosts does not fit the maintenance window: " + why);
+        rest.schedule->window_s = std::max(1e-3, sch.window_s - fit.schedule->makespan_s);
+    }
+    const Problem q = rebased(p, drained);
+    const CapacityModel mq(q, model.options());
+    OptimizeResult out = plan_scheduled(mq, rest);
+    std::vector<PlanStep> steps = drain;
+    steps.insert(steps.end(), out.plan.steps.begin(), out.plan.steps.end());
+    out.plan = plan_from_steps(model, steps, out.plan.dropped);
+    if (params.schedule)
+        out.plan = schedule_plan(model, out.plan, params.schedule->limits, params.schedule->durations, params.schedule->window_s);
+    if (const std::string why = drain_violation(p, hosts_after(p, out.plan)); !why.empty())
+        throw InputError("constraints.drain_hosts: the plan's waves do not fit the maintenance window with the drain: " + why);
+    return out;
+}
+
+}  // namespace
+
+OptimizeResult optimize(const CapacityModel& model, const OptimizeParams& params) {
+    params.validate();
+    if (!model.problem().constraints.drain_hosts.empty()) return plan_with_drain(model, params);
+    return plan_scheduled(model, params);
 }
 
 }  // namespace vmcap

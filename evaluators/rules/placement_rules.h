@@ -1,0 +1,100 @@
+#pragma once
+/**
+ * @file placement_rules.h
+ * Tenants' and operators' placement rules (issue 26 item 2), each a FeasibilityFilter behind the
+ * registry (registered_filters, evaluators/objective/objective.cpp), so the search, plan
+ * building, the schedule's waves and `vmcap validate` all enforce them:
+ *  - ServerGroupFilter: OpenStack server groups with policy "anti-affinity" (no two members on one
+ *    host) and "affinity" (all members on one host);
+ *  - ClosedHostsFilter: hosts closed to incoming VMs (constraints.drain_hosts, no_target_hosts).
+ * "soft-anti-affinity" is an objective term (evaluators/objective/soft_anti_affinity_term.h).
+ */
+#include <cstdint>
+#include <span>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "evaluators/objective/objective.h"
+
+namespace vmcap {
+
+/**
+ * Anti-affinity: a member may not move onto a host that holds another member of its group — so
+ * at most one member per host, or, on a host where the snapshot already has more (a policy Nova
+ * did not enforce, e.g. a forced migration), no more than there. Affinity: a member of a group of
+ * two or more may not leave its host (one live migration moves one VM, and the members must be
+ * together at every instant), only be remapped on it; an arriving member (placement/) goes to the
+ * host of the members already placed. Separable per host: reads the moved VMs and the counts of
+ * the hosts they enter. Aggregates: members per (group, host). admits() O(moves^2); violation()
+ * O(VMs).
+ */
+class ServerGroupFilter final : public FeasibilityFilter {
+public:
+    explicit ServerGroupFilter(const Problem& problem);
+
+    static constexpr std::string_view kName = "server-groups";
+    /** On when the snapshot has an anti-affinity or affinity group of two or more members. */
+    static bool applies(const Problem& problem);
+    std::string_view name() const override { return kName; }
+    bool separable_per_host() const override { return true; }
+    bool supports_arrivals() const override { return true; }
+
+    std::unique_ptr<StateAggregates> make_aggregates(const SearchState& state) const override;
+    void on_move(StateAggregates& agg, const SearchState& state, const Relocation& r) const override;
+    std::string check_aggregates(const StateAggregates& cached, const SearchState& state) const override;
+
+    bool admits(const SearchState& state, std::span<const Relocation> moves) const override;
+    /** From scratch: an anti-affinity group with more members on a host than max(1, the
+     *  snapshot's count there), or an affinity member off its snapshot host. */
+    std::string violation(const Problem& problem, const PlacementView& placement) const override;
+
+    /** Group index of `vm` among the hard groups (anti-affinity, affinity), or -1. */
+    int group_of(int vm) const { return group_[vm]; }
+    /** Most members of anti-affinity group `g` that host `h` may hold: max(1, the snapshot's). */
+    int allowed(int g, int h) const;
+    /** Is group `g` (group_of) an anti-affinity group? */
+    bool anti_affinity(int g) const { return problem_.server_groups[groups_[g]].policy == GroupPolicy::AntiAffinity; }
+    /** Members of anti-affinity group `g` on host `h` in `state` (its aggregates). O(1). */
+    int members_on(const SearchState& state, int g, int h) const;
+
+private:
+    static std::uint64_t key(int g, int h) {
+        return (static_cast<std::uint64_t>(static_cast<std::uint32_t>(g)) << 32) | static_cast<std::uint32_t>(h);
+    }
+    std::unordered_map<std::uint64_t, int> counts(const Problem& p, std::span<const int> host) const;
+
+    const Problem& problem_;
+    std::vector<int> group_;                           ///< per VM: index into groups_, or -1
+    std::vector<int> groups_;                          ///< hard groups: indices into problem.server_groups
+    std::unordered_map<std::uint64_t, int> snapshot_;  ///< anti-affinity counts above 1 in the snapshot
+};
+
+/**
+ * Hosts closed to incoming VMs: constraints.drain_hosts (which the plan also empties: the drain
+ * phase of optimizer/solvers/optimize.h and `vmcap validate`'s end check) and
+ * constraints.no_target_hosts. A VM may stay on, leave, or be remapped on a closed host; no VM may
+ * move onto one from elsewhere. Separable per host; O(moves). violation() flags a VM on a closed
+ * host it was not on in the snapshot (a VM that leaves and comes back is caught by `vmcap
+ * validate`'s step check).
+ */
+class ClosedHostsFilter final : public FeasibilityFilter {
+public:
+    explicit ClosedHostsFilter(const Problem& problem);
+
+    static constexpr std::string_view kName = "closed-hosts";
+    static bool applies(const Problem& problem) {
+        return !problem.constraints.drain_hosts.empty() || !problem.constraints.no_target_hosts.empty();
+    }
+    std::string_view name() const override { return kName; }
+    bool separable_per_host() const override { return true; }
+    bool supports_arrivals() const override { return true; }
+    bool admits(const SearchState& state, std::span<const Relocation> moves) const override;
+    std::string violation(const Problem& problem, const PlacementView& placement) const override;
+    bool closed(int host) const { return closed_[host] != 0; }
+
+private:
+    std::vector<char> closed_;
+};
+
+}  // namespace vmcap
