@@ -407,3 +407,56 @@ TEST(PlacementRules, AdmitsAgreesWithTheFromScratchViolation) {
     EXPECT_GT(refused, 100);
     EXPECT_GT(checked, 1000);
 }
+
+TEST(PlacementRules, SoftAntiAffinityDeltaIsExactAndTheSearchSpreadsMembers) {
+    int spread_gain = 0;
+    for (std::uint64_t seed = 1; seed <= 3; ++seed) {
+        RandomCluster rc;
+        rc.seed = seed;
+        rc.fill = 0.6;
+        rc.max_migrations = 20;
+        Problem p = make_random_problem(rc);
+        for (Vm& v : p.vms) v.migratable = true;
+        // Soft groups of four VMs, two of them sharing a host where the snapshot allows.
+        std::map<int, std::vector<int>> by_host;
+        for (std::size_t v = 0; v < p.vms.size(); ++v) by_host[p.vms[v].host].push_back(static_cast<int>(v));
+        int n = 0;
+        for (const auto& [h, vms] : by_host)
+            if (vms.size() >= 3) {
+                std::string id = "soft";
+                id += std::to_string(n++);
+                p.server_groups.push_back(ServerGroup{id, GroupPolicy::SoftAntiAffinity, {vms[0], vms[1], vms[2]}});
+            }
+        p.objective_terms.emplace_back("soft-anti-affinity", 2.5);
+        const CapacityModel m(p);
+        ASSERT_EQ(m.terms().size(), 1U);
+        const ObjectiveTerm& t = *m.terms()[0];
+        SearchState s(m);
+        std::vector<int> host(p.vms.size());
+        std::vector<NodeMask> mask(p.vms.size(), 0);
+        for (std::size_t v = 0; v < host.size(); ++v) host[v] = p.vms[v].host;
+        const Score before = t.value(p, PlacementView{host, mask});
+        EXPECT_LT(before, 0);
+        std::mt19937_64 rng(seed);
+        const int H = static_cast<int>(p.hosts.size()), V = static_cast<int>(p.vms.size());
+        for (int k = 0; k < 4000; ++k) {  // one or two relocations: delta == value after - value before
+            const int a = static_cast<int>(rng() % V), b = static_cast<int>(rng() % V);
+            std::vector<Relocation> rs{{a, host[a], static_cast<int>(rng() % H), 0}};
+            if (a != b && rng() % 2) rs.push_back({b, host[b], static_cast<int>(rng() % H), 0});
+            std::vector<int> after = host;
+            for (const Relocation& r : rs) after[r.vm] = r.to_host;
+            EXPECT_EQ(t.delta(s, rs), t.value(p, PlacementView{after, mask}) - before);
+            if (rs.size() == 1) {
+                EXPECT_LE(static_cast<double>(t.delta(s, rs)), t.bound(s, std::vector<int>{a}));
+            }
+        }
+        OptimizeParams op = params(seed);
+        op.search.check_every = 50;  // the term's cached counts and value against a recount
+        const OptimizeResult r = optimize(m, op);
+        for (const PlanStep& st : r.plan.steps) host[st.vm] = st.to_host;
+        spread_gain += static_cast<int>((t.value(p, PlacementView{host, mask}) - before) / (2500 * 1024));
+        const PlanCheck c = validate_plan(m, doc_of(p, r.plan), "<plan>");
+        EXPECT_TRUE(c.ok) << c.error;
+    }
+    EXPECT_GT(spread_gain, 0) << "the search moved shared members apart";
+}

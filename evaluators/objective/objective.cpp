@@ -8,6 +8,7 @@
 #include "evaluators/rules/placement_rules.h"
 #include "evaluators/objective/locality_term.h"
 #include "evaluators/objective/ram_cost_term.h"
+#include "evaluators/objective/soft_anti_affinity_term.h"
 
 namespace vmcap {
 
@@ -18,6 +19,8 @@ const std::vector<TermInfo>& registered_terms() {
          [](const Problem& p, double w) -> std::unique_ptr<ObjectiveTerm> { return std::make_unique<RamCostTerm>(p, w); }},
         {LocalityTerm::kName, LocalityTerm::kHelp,
          [](const Problem& p, double w) -> std::unique_ptr<ObjectiveTerm> { return std::make_unique<LocalityTerm>(p, w); }},
+        {SoftAntiAffinityTerm::kName, SoftAntiAffinityTerm::kHelp,
+         [](const Problem& p, double w) -> std::unique_ptr<ObjectiveTerm> { return std::make_unique<SoftAntiAffinityTerm>(p, w); }},
     };
     return terms;
 }

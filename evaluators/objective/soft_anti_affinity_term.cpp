@@ -1,0 +1,95 @@
+#include "evaluators/objective/soft_anti_affinity_term.h"
+
+#include <memory>
+#include <stdexcept>
+
+#include "evaluators/state/search_state.h"
+
+namespace vmcap {
+
+namespace {
+
+struct SoftCounts final : StateAggregates {
+    std::unordered_map<std::uint64_t, int> n;
+    std::unique_ptr<StateAggregates> clone() const override { return std::make_unique<SoftCounts>(*this); }
+};
+
+}  // namespace
+
+SoftAntiAffinityTerm::SoftAntiAffinityTerm(const Problem& problem, double weight)
+    : problem_(problem), w_(weight), unit_(weight_milli(weight) * 1024), group_(problem.vms.size(), -1) {
+    if (weight_milli(weight) < 0) throw std::invalid_argument("soft-anti-affinity must be a number in [0, 100000] with at most 3 decimals");
+    for (std::size_t g = 0; g < problem.server_groups.size(); ++g)
+        if (problem.server_groups[g].policy == GroupPolicy::SoftAntiAffinity)
+            for (int v : problem.server_groups[g].members) group_[v] = static_cast<int>(g);
+}
+
+std::unordered_map<std::uint64_t, int> SoftAntiAffinityTerm::counts(std::span<const int> host) const {
+    std::unordered_map<std::uint64_t, int> n;
+    for (std::size_t v = 0; v < host.size(); ++v)
+        if (group_[v] >= 0 && host[v] != kUnplaced) ++n[key(group_[v], host[v])];
+    return n;
+}
+
+int SoftAntiAffinityTerm::count(const SearchState& s, int g, int h) const {
+    const auto& n = static_cast<const SoftCounts*>(s.aggregates(*this))->n;
+    const auto it = n.find(key(g, h));
+    return it == n.end() ? 0 : it->second;
+}
+
+std::unique_ptr<StateAggregates> SoftAntiAffinityTerm::make_aggregates(const SearchState& s) const {
+    std::vector<int> host(problem_.vms.size());
+    for (std::size_t v = 0; v < host.size(); ++v) host[v] = s.host_of(static_cast<int>(v));
+    auto c = std::make_unique<SoftCounts>();
+    c->n = counts(host);
+    return c;
+}
+
+void SoftAntiAffinityTerm::on_move(StateAggregates& agg, const SearchState&, const Relocation& r) const {
+    const int g = group_[r.vm];
+    if (g < 0 || r.from_host == r.to_host) return;
+    auto& n = static_cast<SoftCounts&>(agg).n;
+    if (r.from_host != kUnplaced && --n[key(g, r.from_host)] == 0) n.erase(key(g, r.from_host));
+    if (r.to_host != kUnplaced) ++n[key(g, r.to_host)];
+}
+
+std::string SoftAntiAffinityTerm::check_aggregates(const StateAggregates& cached, const SearchState& s) const {
+    const auto fresh = make_aggregates(s);
+    return static_cast<const SoftCounts&>(cached).n == static_cast<const SoftCounts&>(*fresh).n ? ""
+                                                                                                : "soft-anti-affinity member counts differ";
+}
+
+Score SoftAntiAffinityTerm::delta(const SearchState& s, std::span<const Relocation> moves) const {
+    Score d = 0;
+    for (std::size_t i = 0; i < moves.size(); ++i) {
+        const Relocation& r = moves[i];
+        const int g = group_[r.vm];
+        if (g < 0 || r.from_host == r.to_host) continue;
+        // Members on a host as the move's earlier relocations leave it.
+        const auto members = [&](int h) {
+            int c = count(s, g, h);
+            for (std::size_t j = 0; j < i; ++j)
+                if (group_[moves[j].vm] == g && moves[j].from_host != moves[j].to_host)
+                    c += (moves[j].to_host == h) - (moves[j].from_host == h);
+            return c;
+        };
+        if (r.from_host != kUnplaced && members(r.from_host) >= 2) d += unit_;  // one fewer shared member there
+        if (r.to_host != kUnplaced && members(r.to_host) >= 1) d -= unit_;      // one more
+    }
+    return d;
+}
+
+double SoftAntiAffinityTerm::bound(const SearchState& s, std::span<const int> vms) const {
+    Score b = 0;
+    for (int v : vms)
+        if (group_[v] >= 0 && s.host_of(v) != kUnplaced && count(s, group_[v], s.host_of(v)) >= 2) b += unit_;
+    return static_cast<double>(b);
+}
+
+Score SoftAntiAffinityTerm::value(const Problem&, const PlacementView& pl) const {
+    Score shared = 0;
+    for (const auto& [k, c] : counts(pl.host)) shared += c > 1 ? c - 1 : 0;
+    return -unit_ * shared;
+}
+
+}  // namespace vmcap
