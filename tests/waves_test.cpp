@@ -269,3 +269,32 @@ TEST(Waves, MemoryCopiesShareTheNetwork) {
     }
     EXPECT_GT(slow, 0);
 }
+
+TEST(Waves, ReorderingPastTheLinkRuleIsRecheckedOrUndone) {
+    // With the link rule (not separable per host) a step may still overtake earlier steps on
+    // other hosts, speculatively: every step is re-checked at its wave's end, else the waves are
+    // consecutive. Either way validate's replay (links after every step) and wave check pass.
+    int steps = 0, waves = 0;
+    for (std::uint64_t seed = 1; seed <= 6; ++seed) {
+        RandomCluster rc;
+        rc.seed = seed;
+        rc.fill = 0.8;
+        rc.max_migrations = 14;
+        Problem p = make_random_problem(rc);
+        add_leaf_spine(p, seed, 2500, 3000, 100, 600);
+        const CapacityModel m(p);
+        ASSERT_TRUE(m.has_filters());
+        const Plan plan = searched_plan(m, seed);
+        MigrationLimits lim;
+        lim.copies_on_network = false;
+        const Plan w = schedule_plan(m, plan, lim, DurationModel{});
+        EXPECT_EQ(w.score_after, plan.score_after);
+        expect_within_limits(p, w, lim);
+        const PlanCheck c = validate_plan(m, doc_of(p, w), "<plan>");
+        EXPECT_TRUE(c.ok) << c.error;
+        steps += static_cast<int>(w.steps.size());
+        waves += w.schedule->waves;
+    }
+    EXPECT_GT(steps, 20);
+    EXPECT_LT(waves, steps) << "some waves run several steps";
+}

@@ -4,6 +4,7 @@
 #include <map>
 #include <string>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <unordered_map>
 #include <unordered_set>
@@ -136,6 +137,91 @@ std::vector<std::int64_t> loads_of(const SearchState& s, const NetworkRoutes* ro
 
 }  // namespace
 
+namespace {
+
+/** What building the waves reads. */
+struct WaveInputs {
+    const CapacityModel& model;
+    const Plan& plan;
+    const MigrationLimits& limits;
+    const DurationModel& durations;
+    double window_s;
+    const NetworkRoutes* routes;
+    const ServerGroupFilter* groups;
+};
+
+/**
+ * The steps in wave order with their waves and times (schedule_plan's contract). `reorder`: a
+ * step may overtake earlier steps on other hosts. `speculative` (reordering past a rule that is
+ * not separable per host, e.g. links): when an overtaking step turns out not to fit at its wave's
+ * end, or a step can no longer run at all, nullopt — the caller then builds consecutive waves.
+ */
+std::optional<std::vector<PlanStep>> build_waves(const WaveInputs& in, bool reorder, bool speculative) {
+    const Problem& p = in.model.problem();
+    SearchState s(in.model);
+    std::vector<std::size_t> pending(in.plan.steps.size());
+    for (std::size_t i = 0; i < pending.size(); ++i) pending[i] = i;
+    std::vector<PlanStep> ordered;
+    double t = 0.0;
+    int wave = 0;
+    bool stopped = false;
+    while (!pending.empty() && !stopped) {
+        const std::vector<std::int64_t> loads = loads_of(s, in.routes);
+        OpenWave w(s, in.routes, loads, in.limits, in.groups);
+        std::vector<PlanStep> taken;
+        std::vector<std::size_t> left;
+        std::unordered_set<int> blocked_vm, blocked_host, in_wave;
+        for (std::size_t idx : pending) {
+            const PlanStep& st = in.plan.steps[idx];
+            const bool eligible = left.empty() || reorder;
+            std::int64_t mbps = 0;
+            if (eligible && !w.full() && !blocked_vm.count(st.vm) && !in_wave.count(st.vm) && !blocked_host.count(st.from_host) &&
+                !blocked_host.count(st.to_host))
+                mbps = w.try_add(st, in.durations.mbps);
+            if (mbps > 0) {
+                PlanStep x = st;
+                x.wave = wave;
+                x.mbps = mbps;
+                x.start_s = t;
+                x.end_s = t + in.durations.seconds(p.flavors[p.vms[st.vm].flavor].demand[kRamMib], mbps);
+                in_wave.insert(st.vm);
+                taken.push_back(x);
+            } else {
+                left.push_back(idx);
+                blocked_vm.insert(st.vm);
+                blocked_host.insert(st.from_host);
+                blocked_host.insert(st.to_host);
+            }
+        }
+        if (taken.empty()) {  // the next step cannot run even alone: no spare bandwidth on its route
+            if (speculative) return std::nullopt;
+            break;
+        }
+        double end = t;
+        for (const PlanStep& x : taken) end = std::max(end, x.end_s);
+        if (in.window_s > 0.0 && end > in.window_s) {  // keep what ends within the window, then stop
+            std::erase_if(taken, [&](const PlanStep& x) { return x.end_s > in.window_s; });
+            stopped = true;
+            end = t;
+            for (const PlanStep& x : taken) end = std::max(end, x.end_s);
+        }
+        for (const PlanStep& x : taken) {
+            if (!step_fits(s, x.vm, x.to_host, x.to_pnuma)) {
+                if (speculative) return std::nullopt;
+                throw std::logic_error("schedule_plan: step of VM " + p.vms[x.vm].id + " has no room at its wave's end");
+            }
+            s.move(x.vm, x.to_host, embedding_of(x.to_pnuma, p.flavors[p.vms[x.vm].flavor].num_vnuma()));
+            ordered.push_back(x);
+        }
+        if (!taken.empty()) ++wave;
+        t = end;
+        pending = std::move(left);
+    }
+    return ordered;
+}
+
+}  // namespace
+
 Plan schedule_plan(const CapacityModel& model, const Plan& plan, const MigrationLimits& limits, const DurationModel& durations,
                    double window_s) {
     limits.validate();
@@ -147,68 +233,16 @@ Plan schedule_plan(const CapacityModel& model, const Plan& plan, const Migration
         routes = nullptr;
     else if (routes == nullptr && p.network.present())
         routes = std::make_shared<const NetworkRoutes>(p);
-    bool reorder = true;
+    bool separable = true;
     const ServerGroupFilter* groups = nullptr;
     for (const auto& f : model.filters()) {
-        reorder = reorder && f->separable_per_host();
+        separable = separable && f->separable_per_host();
         if (f->name() == ServerGroupFilter::kName) groups = static_cast<const ServerGroupFilter*>(f.get());
     }
-
-    SearchState s(model);
-    std::vector<std::size_t> pending(plan.steps.size());
-    for (std::size_t i = 0; i < pending.size(); ++i) pending[i] = i;
-    std::vector<PlanStep> ordered;
-    double t = 0.0;
-    int wave = 0;
-    bool stopped = false;
-    while (!pending.empty() && !stopped) {
-        const std::vector<std::int64_t> loads = loads_of(s, routes.get());
-        OpenWave w(s, routes.get(), loads, limits, groups);
-        std::vector<PlanStep> taken;
-        std::vector<std::size_t> left;
-        std::unordered_set<int> blocked_vm, blocked_host, in_wave;
-        for (std::size_t idx : pending) {
-            const PlanStep& st = plan.steps[idx];
-            const bool eligible = left.empty() || reorder;
-            std::int64_t mbps = 0;
-            if (eligible && !w.full() && !blocked_vm.count(st.vm) && !in_wave.count(st.vm) && !blocked_host.count(st.from_host) &&
-                !blocked_host.count(st.to_host))
-                mbps = w.try_add(st, durations.mbps);
-            if (mbps > 0) {
-                PlanStep x = st;
-                x.wave = wave;
-                x.mbps = mbps;
-                x.start_s = t;
-                x.end_s = t + durations.seconds(p.flavors[p.vms[st.vm].flavor].demand[kRamMib], mbps);
-                in_wave.insert(st.vm);
-                taken.push_back(x);
-            } else {
-                left.push_back(idx);
-                blocked_vm.insert(st.vm);
-                blocked_host.insert(st.from_host);
-                blocked_host.insert(st.to_host);
-            }
-        }
-        if (taken.empty()) break;  // the next step cannot run even alone: no spare bandwidth on its route
-        double end = t;
-        for (const PlanStep& x : taken) end = std::max(end, x.end_s);
-        if (window_s > 0.0 && end > window_s) {  // keep what ends within the window, then stop
-            std::erase_if(taken, [&](const PlanStep& x) { return x.end_s > window_s; });
-            stopped = true;
-            end = t;
-            for (const PlanStep& x : taken) end = std::max(end, x.end_s);
-        }
-        for (const PlanStep& x : taken) {
-            if (!step_fits(s, x.vm, x.to_host, x.to_pnuma))
-                throw std::logic_error("schedule_plan: step of VM " + p.vms[x.vm].id + " has no room at its wave's end");
-            s.move(x.vm, x.to_host, embedding_of(x.to_pnuma, p.flavors[p.vms[x.vm].flavor].num_vnuma()));
-            ordered.push_back(x);
-        }
-        if (!taken.empty()) ++wave;
-        t = end;
-        pending = std::move(left);
-        if (stopped) break;
-    }
+    const WaveInputs in{model, plan, limits, durations, window_s, routes.get(), groups};
+    std::optional<std::vector<PlanStep>> built = build_waves(in, true, !separable);
+    if (!built) built = build_waves(in, false, false);
+    const std::vector<PlanStep>& ordered = *built;
     Plan out = plan_from_steps(model, ordered, plan.dropped);
     PlanSchedule sch;
     sch.limits = limits;

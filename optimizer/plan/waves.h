@@ -14,12 +14,13 @@ namespace vmcap {
  * The plan that runs `plan`'s steps in waves, with its schedule (Plan::schedule, PlanStep::wave,
  * start_s, end_s, mbps). Waves are built greedily in plan order: a step joins the open wave when
  *  - its VM has no earlier step still to run, nor one in the wave;
- *  - when every feasibility filter is separable per host (FeasibilityFilter::separable_per_host:
- *    a rule that only reads the hosts a step touches), no earlier step still to run touches its
- *    source or destination host — so the step commutes with every step it overtakes and each
- *    later step finds its hosts as the sequential plan left them; otherwise (links: a step's
- *    room depends on VMs elsewhere) only the next step in plan order may join: waves are then
- *    consecutive runs of the plan;
+ *  - no earlier step still to run touches its source or destination host — so the step commutes
+ *    with every step it overtakes, and each later step finds its hosts as the sequential plan
+ *    left them, under every rule that is separable per host (FeasibilityFilter::
+ *    separable_per_host). With a rule that is not (links: a step's room depends on VMs
+ *    elsewhere) this is speculative: every step is re-checked at its wave's end, and if one no
+ *    longer fits (or can no longer run), the waves are rebuilt as consecutive runs of the plan,
+ *    where only the next step in plan order may join;
  *  - the in-flight state has room: its destination pNUMA nodes hold it while its source nodes
  *    still do (a remap re-pins in place: a node in both mappings holds one share);
  *  - the limits hold: migrations out of and into each host (a remap counts once each way), of one
