@@ -36,8 +36,12 @@ int cmd_snapshot(const Args& args);
 int cmd_generate(const Args& args);
 /** `vmcap import netsolver ...` (cli/cmd_import.cpp): NetSolver .pn/.vn instances into a snapshot. */
 int cmd_import(const Args& args);
+/** `vmcap import openstack` (cmd_import_openstack.cpp): the arguments after "openstack". */
+int cmd_import_openstack(const Args& args);
 int cmd_exact(const Args& args);
 int cmd_place(const Args& args);
+/** `vmcap export` (cmd_export.cpp): a valid plan as an OpenStack script, CSV or JSON actions. */
+int cmd_export(const Args& args);
 
 /** Path of the bundled example cluster (instances/examples/...), used when --cluster is absent. */
 std::string default_cluster_path();

@@ -132,6 +132,14 @@ void read_term_options(const boost::program_options::variables_map& vm, Problem&
  *  and with `time_limit` a `--time-limit S` (no default: unlimited) for commands without one. */
 void add_model_options(boost::program_options::options_description& desc, bool time_limit = false);
 
+/**
+ * The snapshot `cluster` as the plan `plan_file` was made for: its objective_terms, flavor_weights
+ * and rules (drained and no-target hosts) applied; the plan's JSON into `doc`. For `vmcap
+ * validate` and `vmcap export`. Throws InputError naming the file and JSON path. Defined in
+ * commands.cpp.
+ */
+Problem load_plan_context(const std::string& cluster, const std::string& plan_file, nlohmann::json& doc);
+
 /** Adds the schedule options (waves and durations, optimizer/plan/waves.h) bound to `sch`:
  *  --max-out-per-host, --max-in-per-host, --max-concurrent, --migration-mbps, --dirty-factor,
  *  --migration-overhead; with `window`, --window DURATION bound to it. Defined in commands.cpp. */

@@ -208,14 +208,16 @@ void print_import_summary(const std::string& out, const Problem& p, const Netsol
 }  // namespace
 
 int cmd_import(const Args& args) {
-    if (args.empty()) throw UsageError("expected a source: netsolver");
+    if (args.empty()) throw UsageError("expected a source: netsolver or openstack");
     if (args[0] == "--help" || args[0] == "-h") {
         std::cout << "usage: vmcap import <source> [options]   (vmcap import <source> --help)\n"
                      "sources:\n"
-                     "  netsolver   NetSolver VDC-allocation instances (.pn physical network, .vn VDCs; MIT, UBC-NSS, AIJ 2020)\n";
+                     "  netsolver   NetSolver VDC-allocation instances (.pn physical network, .vn VDCs; MIT, UBC-NSS, AIJ 2020)\n"
+                     "  openstack   the JSON of `openstack hypervisor/server/flavor/server group list --long -f json`\n";
         return 0;
     }
-    if (args[0] != "netsolver") throw UsageError(std::string("unknown source '") + args[0] + "' (expected netsolver)");
+    if (args[0] == "openstack") return cmd_import_openstack(Args(args.begin() + 1, args.end()));
+    if (args[0] != "netsolver") throw UsageError(std::string("unknown source '") + args[0] + "' (expected netsolver or openstack)");
     const Args rest(args.begin() + 1, args.end());
 
     ImportCommand c;

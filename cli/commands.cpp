@@ -95,6 +95,7 @@ Problem load_for_search(std::string& cluster, const po::variables_map& vm, std::
         p.constraints.max_migrated_ram_mib = gib_to_mib_budget(max_gib);
     }
     if (vm.count("free-remaps")) p.constraints.remap_counts_as_migration = false;
+    if (vm.count("no-remaps")) p.constraints.remaps_allowed = false;
     add_host_list(p, cluster, vm, "drain", p.constraints.drain_hosts);
     add_host_list(p, cluster, vm, "no-target", p.constraints.no_target_hosts);
     read_term_options(vm, p);
@@ -331,6 +332,8 @@ bool parse_plan_options(const Args& args, PlanOptions& o) {
         ("initial-temperature", po::value(&t0)->default_value(0), "annealing start temperature in objective units (0: calibrated)")
         ("free-remaps", "a move to other pNUMA nodes of the VM's own host (remap) does not count against the budget "
                         "(overrides constraints.remap_counts_as_migration; default: it counts)")
+        ("no-remaps", "no VM moves to other pNUMA nodes of its own host (OpenStack Nova cannot; snapshots of vmcap import openstack say so "
+                      "themselves: constraints.remaps_allowed false)")
         ("no-destination-lists", "draw every migrate destination uniformly (no per-flavor candidate lists)")
         ("neutral-acceptance", po::value(&neutral)->default_value(0.1, "0.1"), "annealing: probability of accepting a move that changes neither the objective nor the migration count")
         ("reheat", po::value(&reheat)->default_value(3.0), "annealing reheat: temperature factor after a stall of 10% of the run without a new best (1: off)")
@@ -668,33 +671,9 @@ void apply_plan_rules(const nlohmann::json& doc, const std::string& plan_file, c
     }
 }
 
-int cmd_validate(const Args& args) {
-    const auto start = std::chrono::steady_clock::now();
-    po::options_description desc("vmcap validate options");
-    std::string cluster, plan_file, bound_check;
-    // clang-format off
-    desc.add_options()("help,h", "show this help")
-        ("cluster", po::value(&cluster), "cluster snapshot JSON the plan was made for (default: the bundled example)")
-        ("bound-check", po::value(&bound_check)->default_value("full"),
-         "the plan's upper_bound: full (recomputed for the plan's budget, as long as vmcap plan's bound took; a complete bound "
-         "must be equal) or consistency (only >= the plan's objective, <= the topology-free ceiling, gap recomputed)")
-        ("plan", po::value(&plan_file)->required(), "migration plan JSON")
-        ("free-remaps", "remaps (same host, other nodes) use no budget, as with vmcap plan --free-remaps")
-        ("max-migrations", po::value<std::int64_t>(), "check against this migration budget (default: the plan's recorded budget, else the snapshot's)")
-        ("max-migrated-gib", po::value<double>(), "check against this RAM budget in GiB (default: the plan's recorded budget, else the snapshot's)");
-    // clang-format on
-    add_term_options(desc);
-    add_model_options(desc, true);
-    po::variables_map vm;
-    if (parse(args, desc, vm,
-              "usage: vmcap validate [--cluster C] --plan P\n"
-              "Replays the plan step by step on its own code path. Exit 0 if valid, 3 naming the first violating step."))
-        return 0;
-    if (bound_check != "full" && bound_check != "consistency") throw UsageError("--bound-check must be full or consistency");
-    if (cluster.empty()) cluster = default_cluster_path();
+// load_plan_context: contract in cli_util.h.
+Problem load_plan_context(const std::string& cluster, const std::string& plan_file, nlohmann::json& doc) {
     Problem p = load_snapshot(cluster);
-    if (vm.count("free-remaps")) p.constraints.remap_counts_as_migration = false;
-    nlohmann::json doc;
     try {
         doc = nlohmann::json::parse(read_text_file(plan_file));
     } catch (const nlohmann::json::exception& e) {  // syntax, or a number beyond double range
@@ -731,6 +710,36 @@ int cmd_validate(const Args& args) {
         if (!given.empty()) throw InputError(plan_file + ": flavor_weights." + given.begin()->first + ": no such flavor in " + cluster);
     }
     apply_plan_rules(doc, plan_file, cluster, p);
+    return p;
+}
+
+int cmd_validate(const Args& args) {
+    const auto start = std::chrono::steady_clock::now();
+    po::options_description desc("vmcap validate options");
+    std::string cluster, plan_file, bound_check;
+    // clang-format off
+    desc.add_options()("help,h", "show this help")
+        ("cluster", po::value(&cluster), "cluster snapshot JSON the plan was made for (default: the bundled example)")
+        ("bound-check", po::value(&bound_check)->default_value("full"),
+         "the plan's upper_bound: full (recomputed for the plan's budget, as long as vmcap plan's bound took; a complete bound "
+         "must be equal) or consistency (only >= the plan's objective, <= the topology-free ceiling, gap recomputed)")
+        ("plan", po::value(&plan_file)->required(), "migration plan JSON")
+        ("free-remaps", "remaps (same host, other nodes) use no budget, as with vmcap plan --free-remaps")
+        ("max-migrations", po::value<std::int64_t>(), "check against this migration budget (default: the plan's recorded budget, else the snapshot's)")
+        ("max-migrated-gib", po::value<double>(), "check against this RAM budget in GiB (default: the plan's recorded budget, else the snapshot's)");
+    // clang-format on
+    add_term_options(desc);
+    add_model_options(desc, true);
+    po::variables_map vm;
+    if (parse(args, desc, vm,
+              "usage: vmcap validate [--cluster C] --plan P\n"
+              "Replays the plan step by step on its own code path. Exit 0 if valid, 3 naming the first violating step."))
+        return 0;
+    if (bound_check != "full" && bound_check != "consistency") throw UsageError("--bound-check must be full or consistency");
+    if (cluster.empty()) cluster = default_cluster_path();
+    nlohmann::json doc;
+    Problem p = load_plan_context(cluster, plan_file, doc);
+    if (vm.count("free-remaps")) p.constraints.remap_counts_as_migration = false;
     read_term_options(vm, p);
     const bool cli_budget = vm.count("max-migrations") || vm.count("max-migrated-gib");
     if (vm.count("max-migrations")) {

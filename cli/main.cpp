@@ -22,7 +22,8 @@ constexpr const char* kUsage =
     "  eval       VMCAP of one host for one guest topology and capacity vector\n"
     "  snapshot   build a cluster snapshot by replaying a real trace (Azure V1, Huawei-East-1)\n"
     "  generate   write a random fragmented cluster snapshot\n"
-    "  import     build a snapshot from external instances (netsolver: NetSolver .pn network + .vn VDCs)\n"
+    "  import     build a snapshot from external instances (netsolver: NetSolver .pn + .vn; openstack: the clients' JSON)\n"
+    "  export     write a valid plan as an OpenStack script (waves in parallel), CSV or JSON actions\n"
     "  exact      solve a small snapshot to proven optimality (MILP, CBC)\n"
     "  place      place a stream of requests (single VMs, VDCs) with a placement strategy\n";
 
@@ -67,6 +68,7 @@ int main(int argc, char** argv) {
         if (cmd == "import") return cmd_import(args);
         if (cmd == "exact") return cmd_exact(args);
         if (cmd == "place") return cmd_place(args);
+        if (cmd == "export") return cmd_export(args);
         std::fprintf(stderr, "vmcap: unknown command '%s' (see vmcap --help)\n", one_line(cmd.c_str()).c_str());
         return 2;
     } catch (const vmcap::TimeLimitReached& e) {

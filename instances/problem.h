@@ -146,6 +146,10 @@ struct Constraints {
      *  (budget slot and RAM)? Default yes: hypervisors implement it as a local live migration.
      *  JSON constraints.remap_counts_as_migration. */
     bool remap_counts_as_migration = true;
+    /** May a VM move to other pNUMA nodes of its own host (a remap)? JSON constraints.remaps_allowed
+     *  (default true; `vmcap plan --no-remaps`). OpenStack Nova cannot re-pin a running VM's NUMA
+     *  cells, so `vmcap import openstack` writes false (the no-remaps rule). */
+    bool remaps_allowed = true;
     /** Hosts the plan must empty (JSON constraints.drain_hosts, `vmcap plan --drain`): no VM may
      *  move onto one, and every VM on one is migrated off before the plan ends. Indices into
      *  Problem::hosts, sorted, distinct. */

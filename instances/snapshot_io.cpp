@@ -766,8 +766,14 @@ void parse_server_groups(const Ctx& c, const json& doc, Problem& p, const std::u
 /** The optional "constraints" section into p.constraints (defaults kept where a key is absent). */
 void parse_constraints(const Ctx& c, const json& doc, Problem& p, const std::unordered_map<std::string, int>& host_index) {
     if (auto it = doc.find("constraints"); it != doc.end()) {
-        only_keys(c, *it, "constraints",
-                  {"max_migrations", "max_migrated_ram_gib", "remap_counts_as_migration", "drain_hosts", "no_target_hosts"});
+        only_keys(
+            c, *it, "constraints",
+            {"max_migrations", "max_migrated_ram_gib", "remap_counts_as_migration", "remaps_allowed", "drain_hosts", "no_target_hosts"});
+        if (it->contains("remaps_allowed")) {
+            const json& r = (*it)["remaps_allowed"];
+            if (!r.is_boolean()) c.fail("constraints.remaps_allowed", "expected true or false");
+            p.constraints.remaps_allowed = r.get<bool>();
+        }
         if (it->contains("drain_hosts"))
             p.constraints.drain_hosts = parse_host_list(c, (*it)["drain_hosts"], "constraints.drain_hosts", host_index);
         if (it->contains("no_target_hosts"))
@@ -929,6 +935,7 @@ nlohmann::ordered_json snapshot_to_json(const Problem& p) {
     if (p.constraints.max_migrated_ram_mib != std::numeric_limits<Amount>::max())
         cons["max_migrated_ram_gib"] = static_cast<double>(p.constraints.max_migrated_ram_mib) / 1024.0;
     if (!p.constraints.remap_counts_as_migration) cons["remap_counts_as_migration"] = false;
+    if (!p.constraints.remaps_allowed) cons["remaps_allowed"] = false;
     if (!p.constraints.drain_hosts.empty()) cons["drain_hosts"] = host_ids_json(p, p.constraints.drain_hosts);
     if (!p.constraints.no_target_hosts.empty()) cons["no_target_hosts"] = host_ids_json(p, p.constraints.no_target_hosts);
     doc["constraints"] = cons;

@@ -31,6 +31,8 @@ const std::vector<FilterInfo>& registered_filters() {
         // Cheap host-level rules first: a refusal there spares the link rule's route walk.
         {ClosedHostsFilter::kName, [](const Problem& p) { return ClosedHostsFilter::applies(p); },
          [](const CapacityModel& m) -> std::unique_ptr<FeasibilityFilter> { return std::make_unique<ClosedHostsFilter>(m.problem()); }},
+        {NoRemapFilter::kName, [](const Problem& p) { return NoRemapFilter::applies(p); },
+         [](const CapacityModel&) -> std::unique_ptr<FeasibilityFilter> { return std::make_unique<NoRemapFilter>(); }},
         {ServerGroupFilter::kName, [](const Problem& p) { return ServerGroupFilter::applies(p); },
          [](const CapacityModel& m) -> std::unique_ptr<FeasibilityFilter> { return std::make_unique<ServerGroupFilter>(m.problem()); }},
         {LinkCapacityFilter::kName, [](const Problem& p) { return LinkCapacityFilter::applies(p); },

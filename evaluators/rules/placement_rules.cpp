@@ -142,4 +142,19 @@ std::string ClosedHostsFilter::violation(const Problem& p, const PlacementView& 
     return "";
 }
 
+bool NoRemapFilter::admits(const SearchState&, std::span<const Relocation> moves) const {
+    for (const Relocation& r : moves)
+        if (r.from_host == r.to_host && r.to_host != kUnplaced) return false;
+    return true;
+}
+
+std::string NoRemapFilter::violation(const Problem& p, const PlacementView& pl) const {
+    for (std::size_t v = 0; v < pl.host.size(); ++v) {
+        const Vm& vm = p.vms[v];
+        if (pl.host[v] == vm.host && vm.host != kUnplaced && pl.mask[v] != node_mask(vm.pnuma.data(), p.flavors[vm.flavor].num_vnuma()))
+            return "vm \"" + vm.id + "\" was remapped on host \"" + p.hosts[vm.host].id + "\" (remaps are not allowed)";
+    }
+    return "";
+}
+
 }  // namespace vmcap

@@ -97,4 +97,20 @@ private:
     std::vector<char> closed_;
 };
 
+/**
+ * No remaps (constraints.remaps_allowed false): a VM may change host but not move to other pNUMA
+ * nodes of its own host — OpenStack Nova has no operation for it. Separable per host; O(moves).
+ * violation() flags a VM on its snapshot host on other pNUMA nodes.
+ */
+class NoRemapFilter final : public FeasibilityFilter {
+public:
+    static constexpr std::string_view kName = "no-remaps";
+    static bool applies(const Problem& problem) { return !problem.constraints.remaps_allowed; }
+    std::string_view name() const override { return kName; }
+    bool separable_per_host() const override { return true; }
+    bool supports_arrivals() const override { return true; }
+    bool admits(const SearchState& state, std::span<const Relocation> moves) const override;
+    std::string violation(const Problem& problem, const PlacementView& placement) const override;
+};
+
 }  // namespace vmcap

@@ -1,0 +1,68 @@
+/**
+ * @file cmd_import_openstack.cpp
+ * `vmcap import openstack`: a snapshot from the JSON of the standard OpenStack clients
+ * (instances/openstack.h; docs/format.md "vmcap import openstack").
+ */
+#include <cstdio>
+#include <iostream>
+#include <string>
+
+#include <boost/program_options.hpp>
+
+#include "cli/cli.h"
+#include "cli/cli_util.h"
+#include "instances/openstack.h"
+#include "instances/snapshot_io.h"
+
+namespace vmcap::cli {
+
+namespace po = boost::program_options;
+using namespace detail;
+
+int cmd_import_openstack(const Args& rest) {
+    po::options_description desc("vmcap import openstack options");
+    std::string hypervisors, servers, flavors, groups, out;
+    OpenStackOptions o;
+    // clang-format off
+    desc.add_options()("help,h", "show this help")
+        ("hypervisors", po::value(&hypervisors)->required(), "output of `openstack hypervisor list --long -f json`")
+        ("servers", po::value(&servers)->required(), "output of `openstack server list --all-projects --long -f json`")
+        ("flavors", po::value(&flavors)->required(), "output of `openstack flavor list --long -f json` (extra specs: hw:numa_nodes)")
+        ("server-groups", po::value(&groups), "output of `openstack server group list --all-projects --long -f json` (optional)")
+        ("host-topology", po::value(&o.host_topology)->default_value("K2"),
+         "pNUMA graph of every hypervisor (the API does not list it): K2 for two sockets, K4, CQ3, ...; its vCPUs and RAM split evenly")
+        ("cpu-allocation-ratio", po::value(&o.cpu_allocation_ratio)->default_value(1.0, "1"), "Nova's cpu_allocation_ratio (pinned NUMA clouds: 1)")
+        ("ram-allocation-ratio", po::value(&o.ram_allocation_ratio)->default_value(1.0, "1"), "Nova's ram_allocation_ratio")
+        ("reserved-host-memory-mb", po::value(&o.reserved_host_memory_mb)->default_value(0), "Nova's reserved_host_memory_mb")
+        ("out", po::value(&out)->required(), "snapshot JSON to write (atomically)");
+    // clang-format on
+    po::variables_map vm;
+    if (parse(rest, desc, vm,
+              "usage: vmcap import openstack --hypervisors H.json --servers S.json --flavors F.json [--server-groups G.json] --out C\n"
+              "Builds a snapshot from what the OpenStack clients print; every field read is listed in docs/format.md."))
+        return 0;
+    check_output_path(out);
+    try {
+        (void)parse_topology(o.host_topology);
+    } catch (const std::invalid_argument& e) {
+        throw UsageError(std::string("--host-topology: ") + e.what());
+    }
+    const auto input = [](const std::string& f) { return OpenStackInput{read_json(f), f}; };
+    const OpenStackInput h = input(hypervisors), s = input(servers), f = input(flavors);
+    OpenStackInput g;
+    if (!groups.empty()) g = input(groups);
+    int skipped = 0;
+    Problem p = import_openstack(h, s, f, groups.empty() ? nullptr : &g, o, &skipped);
+    // Through the loader's own checks, as any snapshot.
+    p = parse_snapshot(nlohmann::json::parse(snapshot_to_json(p).dump()), out);
+    write_file_atomic(out, format_json_lines(snapshot_to_json(p)));
+    int pinned = 0;
+    for (const Vm& v : p.vms) pinned += v.migratable ? 0 : 1;
+    std::printf("imported %s: %zu hosts (%zu host types), %zu flavors, %zu VMs (%d not ACTIVE: not migratable), %zu server groups",
+                out.c_str(), p.hosts.size(), p.host_types.size(), p.flavors.size(), p.vms.size(), pinned, p.server_groups.size());
+    if (skipped > 0) std::printf("; %d servers without a host skipped", skipped);
+    std::printf("\n");
+    return 0;
+}
+
+}  // namespace vmcap::cli

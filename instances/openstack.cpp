@@ -1,0 +1,308 @@
+#include "instances/openstack.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+#include <sstream>
+#include <unordered_map>
+
+#include "instances/topology.h"
+
+namespace vmcap {
+
+namespace {
+
+using json = nlohmann::json;
+
+/** Errors "<file>: [i] (<what> \"id\").<key>: <why>". */
+struct Where {
+    const std::string& file;
+    InputError fail(const std::string& path, const std::string& why) const { return InputError(file + ": " + path + ": " + why); }
+};
+
+const json& rows(const OpenStackInput& in, const char* command) {
+    if (!in.doc.is_array()) throw InputError(in.file + ": expected the JSON array that `" + command + " -f json` prints");
+    return in.doc;
+}
+
+std::string text(const Where& w, const json& row, const std::string& path, const char* key, bool required = true) {
+    if (!row.is_object()) throw w.fail(path, "expected an object");
+    const auto it = row.find(key);
+    if (it == row.end() || it->is_null()) {
+        if (required) throw w.fail(path, std::string("missing \"") + key + "\"");
+        return "";
+    }
+    if (it->is_string()) return it->get<std::string>();
+    if (it->is_number_integer()) return std::to_string(it->get<std::int64_t>());
+    throw w.fail(path + "." + key, "expected a string");
+}
+
+std::int64_t number(const Where& w, const json& row, const std::string& path, const char* key) {
+    if (!row.is_object() || !row.contains(key)) throw w.fail(path, std::string("missing \"") + key + "\"");
+    const json& v = row[key];
+    if (v.is_number_integer() && v.get<std::int64_t>() >= 0 && v.get<std::int64_t>() <= kMaxAmount) return v.get<std::int64_t>();
+    if (v.is_string()) {  // some client versions print numbers as strings
+        try {
+            std::size_t used = 0;
+            const long long x = std::stoll(v.get<std::string>(), &used);
+            if (used == v.get<std::string>().size() && x >= 0 && x <= kMaxAmount) return x;
+        } catch (const std::exception&) {
+        }
+    }
+    throw w.fail(path + "." + key, "expected an integer >= 0");
+}
+
+/** A flavor's extra specs: the "Properties" object (newer clients) or "k='v', k2='v2'" string. */
+std::map<std::string, std::string> properties(const Where& w, const json& row, const std::string& path) {
+    std::map<std::string, std::string> out;
+    const auto it = row.find("Properties");
+    if (it == row.end() || it->is_null()) return out;
+    if (it->is_object()) {
+        for (const auto& [k, v] : it->items()) out[k] = v.is_string() ? v.get<std::string>() : v.dump();
+        return out;
+    }
+    if (!it->is_string()) throw w.fail(path + ".Properties", "expected an object or a string of key='value' pairs");
+    std::string s = it->get<std::string>();
+    std::size_t pos = 0;
+    while (pos < s.size()) {
+        const std::size_t eq = s.find('=', pos);
+        if (eq == std::string::npos) break;
+        std::string key = s.substr(pos, eq - pos);
+        key.erase(0, key.find_first_not_of(" ,"));
+        std::size_t end = eq + 1;
+        std::string value;
+        if (end < s.size() && s[end] == '\'') {
+            const std::size_t close = s.find('\'', end + 1);
+            if (close == std::string::npos) throw w.fail(path + ".Properties", "unterminated quote");
+            value = s.substr(end + 1, close - end - 1);
+            end = close + 1;
+        } else {
+            const std::size_t comma = std::min(s.find(',', end), s.size());
+            value = s.substr(end, comma - end);
+            end = comma;
+        }
+        out[key] = value;
+        pos = end;
+    }
+    return out;
+}
+
+/** The vNUMA graph of n nodes on host graph `host`: K1..K4 (C4 if K4 does not embed), else K<n>. */
+Topology vnuma_graph(int n, const Topology& host) {
+    if (n == 4 && enumerate_embeddings(host.graph, parse_topology("K4").graph).empty()) return parse_topology("C4");
+    return parse_topology("K" + std::to_string(n));
+}
+
+void read_flavors(const OpenStackInput& in, const Topology& host, Problem& p, std::unordered_map<std::string, int>& index) {
+    const Where w{in.file};
+    const json& fs = rows(in, "openstack flavor list --long");
+    for (std::size_t i = 0; i < fs.size(); ++i) {
+        const std::string path = "[" + std::to_string(i) + "]";
+        Flavor f;
+        f.name = text(w, fs[i], path, "Name");
+        const std::string where = path + " (Name \"" + f.name + "\")";
+        f.demand = {number(w, fs[i], where, "VCPUs"), number(w, fs[i], where, "RAM")};
+        const auto props = properties(w, fs[i], where);
+        int n = 1;
+        if (const auto it = props.find("hw:numa_nodes"); it != props.end()) {
+            try {
+                n = std::stoi(it->second);
+            } catch (const std::exception&) {
+                n = 0;
+            }
+            if (n < 1 || n > kMaxVNuma) throw w.fail(where + ".Properties.hw:numa_nodes", "expected 1.." + std::to_string(kMaxVNuma));
+        }
+        for (const auto& [k, v] : props)
+            if (k.rfind("hw:numa_cpus.", 0) == 0 || k.rfind("hw:numa_mem.", 0) == 0)
+                throw w.fail(where + ".Properties." + k, "asymmetric vNUMA nodes are not supported (vmcap splits a flavor evenly)");
+        if (n > host.size()) throw w.fail(where, "hw:numa_nodes=" + std::to_string(n) + " exceeds the hosts' pNUMA nodes");
+        if (f.demand[kVcpu] == 0 || f.demand[kVcpu] % n != 0 || f.demand[kRamMib] % n != 0)
+            throw w.fail(where, "VCPUs and RAM must be > 0 and divide evenly over hw:numa_nodes=" + std::to_string(n));
+        f.vnuma = vnuma_graph(n, host);
+        if (!index.emplace(f.name, static_cast<int>(p.flavors.size())).second) throw w.fail(where, "duplicate flavor name");
+        p.flavors.push_back(std::move(f));
+    }
+}
+
+/** Hypervisors that are up, as hosts (one host type per distinct capacity). Returns name -> host,
+ *  the full hostname and, where unambiguous, its first label (Nova's service host name). */
+std::unordered_map<std::string, int> read_hypervisors(const OpenStackInput& in, const Topology& topo, const OpenStackOptions& o,
+                                                      Problem& p) {
+    const Where w{in.file};
+    const json& hs = rows(in, "openstack hypervisor list --long");
+    std::unordered_map<std::string, int> index, type_of;
+    std::map<std::string, int> short_count;
+    for (std::size_t i = 0; i < hs.size(); ++i) {
+        const std::string path = "[" + std::to_string(i) + "]";
+        const std::string name = text(w, hs[i], path, "Hypervisor Hostname");
+        const std::string where = path + " (Hypervisor Hostname \"" + name + "\")";
+        const std::string state = text(w, hs[i], where, "State", false);
+        if (!state.empty() && state != "up") continue;
+        const std::int64_t vcpus = number(w, hs[i], where, "vCPUs"), mem = number(w, hs[i], where, "Memory MB");
+        const int n = topo.size();
+        const auto node_vcpu = static_cast<Amount>(std::floor(static_cast<double>(vcpus) * o.cpu_allocation_ratio / n));
+        const auto node_ram =
+            static_cast<Amount>(std::floor(static_cast<double>(mem - o.reserved_host_memory_mb) * o.ram_allocation_ratio / n));
+        if (node_vcpu < 1 || node_ram < 1) throw w.fail(where, "no vCPU or RAM left per pNUMA node");
+        const std::string tname = topo.name + "-" + std::to_string(node_vcpu) + "c-" + std::to_string(node_ram) + "m";
+        auto [t, fresh] = type_of.emplace(tname, static_cast<int>(p.host_types.size()));
+        if (fresh) {
+            HostType ht;
+            ht.name = tname;
+            ht.topology = topo;
+            for (int k = 0; k < n; ++k) ht.node_capacity.insert(ht.node_capacity.end(), {node_vcpu, node_ram});
+            p.host_types.push_back(std::move(ht));
+        }
+        if (!index.emplace(name, static_cast<int>(p.hosts.size())).second) throw w.fail(where, "duplicate hypervisor");
+        p.hosts.push_back(Host{name, t->second, "", "", ""});
+        ++short_count[name.substr(0, name.find('.'))];
+    }
+    // Servers name the compute service host ("compute-01"), hypervisors often its FQDN: a host's
+    // id is its first label where that is unambiguous (what `openstack server migrate --host` takes).
+    for (std::size_t h = 0; h < p.hosts.size(); ++h) {
+        const std::string s = p.hosts[h].id.substr(0, p.hosts[h].id.find('.'));
+        if (short_count[s] == 1) {
+            index.emplace(s, static_cast<int>(h));
+            p.hosts[h].id = s;
+        }
+    }
+    return index;
+}
+
+/** Places each server's vNUMA nodes on the first pNUMA node set of its host with room. */
+void read_servers(const OpenStackInput& in, const std::unordered_map<std::string, int>& hosts,
+                  const std::unordered_map<std::string, int>& flavors, Problem& p, int& skipped) {
+    const Where w{in.file};
+    const json& ss = rows(in, "openstack server list --all-projects --long");
+    const int R = p.num_resources();
+    std::vector<std::vector<Amount>> used(p.hosts.size());
+    for (std::size_t h = 0; h < p.hosts.size(); ++h) used[h].assign(p.host_type_of(static_cast<int>(h)).node_capacity.size(), 0);
+    std::map<std::pair<int, int>, std::vector<Embedding>> placements;  // (host type, flavor)
+    for (std::size_t i = 0; i < ss.size(); ++i) {
+        const std::string path = "[" + std::to_string(i) + "]";
+        Vm vm;
+        vm.id = text(w, ss[i], path, "ID");
+        const std::string where = path + " (ID \"" + vm.id + "\")";
+        const std::string host = text(w, ss[i], where, "Host", false);
+        if (host.empty()) {
+            ++skipped;
+            continue;
+        }
+        const auto hi = hosts.find(host);
+        if (hi == hosts.end()) throw w.fail(where + ".Host", "unknown or down hypervisor \"" + host + "\"");
+        vm.host = hi->second;
+        std::string flavor = text(w, ss[i], where, "Flavor Name", false);
+        if (flavor.empty()) flavor = text(w, ss[i], where, "Flavor");
+        const auto fi = flavors.find(flavor);
+        if (fi == flavors.end()) throw w.fail(where + ".Flavor Name", "unknown flavor \"" + flavor + "\"");
+        vm.flavor = fi->second;
+        vm.migratable = text(w, ss[i], where, "Status", false) == "ACTIVE";
+        vm.tenant = text(w, ss[i], where, "Project ID", false);
+        const Flavor& fl = p.flavors[vm.flavor];
+        const HostType& ht = p.host_type_of(vm.host);
+        auto& embs = placements[{p.hosts[vm.host].type, vm.flavor}];
+        if (embs.empty()) embs = enumerate_embeddings(ht.topology.graph, fl.vnuma.graph);
+        bool placed = false;
+        for (const Embedding& e : embs) {
+            bool room = true;
+            for (int v = 0; v < fl.num_vnuma() && room; ++v)
+                for (int r = 0; r < R; ++r)
+                    room = room && used[vm.host][e.map[v] * R + r] + fl.node_demand[r] <= ht.node_capacity[e.map[v] * R + r];
+            if (!room) continue;
+            for (int v = 0; v < fl.num_vnuma(); ++v)
+                for (int r = 0; r < R; ++r) used[vm.host][e.map[v] * R + r] += fl.node_demand[r];
+            vm.pnuma = e.map;
+            placed = true;
+            break;
+        }
+        if (!placed)
+            throw w.fail(where, "flavor \"" + flavor + "\" does not fit the pNUMA nodes left on host \"" + host +
+                                    "\" as modelled (--host-topology, allocation ratios, reserved memory)");
+        p.vms.push_back(std::move(vm));
+    }
+}
+
+void read_server_groups(const OpenStackInput& in, Problem& p) {
+    const Where w{in.file};
+    const json& gs = rows(in, "openstack server group list --long");
+    std::unordered_map<std::string, int> vm_index;
+    for (std::size_t v = 0; v < p.vms.size(); ++v) vm_index.emplace(p.vms[v].id, static_cast<int>(v));
+    std::set<int> grouped;
+    for (std::size_t i = 0; i < gs.size(); ++i) {
+        const std::string path = "[" + std::to_string(i) + "]";
+        ServerGroup g;
+        g.id = text(w, gs[i], path, "ID");
+        const std::string where = path + " (ID \"" + g.id + "\")";
+        std::string policy;
+        if (gs[i].contains("Policy")) {
+            policy = text(w, gs[i], where, "Policy");
+        } else if (gs[i].contains("Policies") && gs[i]["Policies"].is_array() && gs[i]["Policies"].size() == 1) {
+            policy = gs[i]["Policies"][0].is_string() ? gs[i]["Policies"][0].get<std::string>() : "";
+        } else {
+            policy = text(w, gs[i], where, "Policies");
+        }
+        if (policy == "soft-affinity") continue;  // no term for it
+        if (policy == "anti-affinity")
+            g.policy = GroupPolicy::AntiAffinity;
+        else if (policy == "affinity")
+            g.policy = GroupPolicy::Affinity;
+        else if (policy == "soft-anti-affinity")
+            g.policy = GroupPolicy::SoftAntiAffinity;
+        else
+            throw w.fail(where + ".Policy", "unknown policy \"" + policy + "\"");
+        std::vector<std::string> ids;
+        const json& m = gs[i].contains("Members") ? gs[i]["Members"] : json();
+        if (m.is_array()) {
+            for (const json& x : m)
+                if (x.is_string()) ids.push_back(x.get<std::string>());
+        } else if (m.is_string()) {
+            std::stringstream s(m.get<std::string>());
+            for (std::string id; std::getline(s, id, ',');) {
+                id.erase(0, id.find_first_not_of(' '));
+                if (!id.empty()) ids.push_back(id);
+            }
+        } else {
+            throw w.fail(where + ".Members", "expected an array of server IDs or a comma-separated string");
+        }
+        for (const std::string& id : ids) {
+            const auto it = vm_index.find(id);
+            if (it == vm_index.end()) continue;  // deleted, or not placed on an imported host
+            if (!grouped.insert(it->second).second) throw w.fail(where + ".Members", "server \"" + id + "\" is in two groups");
+            g.members.push_back(it->second);
+        }
+        if (!g.members.empty()) p.server_groups.push_back(std::move(g));
+    }
+}
+
+}  // namespace
+
+Problem import_openstack(const OpenStackInput& hypervisors, const OpenStackInput& servers, const OpenStackInput& flavors,
+                         const OpenStackInput* server_groups, const OpenStackOptions& o, int* skipped) {
+    if (!(o.cpu_allocation_ratio > 0) || !(o.ram_allocation_ratio > 0) || o.reserved_host_memory_mb < 0)
+        throw InputError("allocation ratios must be > 0 and reserved host memory >= 0");
+    Problem p;
+    p.resources = {"vcpu", "ram_mib"};
+    const Topology topo = parse_topology(o.host_topology);
+    const auto hosts = read_hypervisors(hypervisors, topo, o, p);
+    std::unordered_map<std::string, int> flavor_index;
+    read_flavors(flavors, topo, p, flavor_index);
+    // node_demand is needed to place the servers: finalize_problem fills it later as well.
+    for (Flavor& f : p.flavors) {
+        f.node_demand.resize(f.demand.size());
+        for (std::size_t r = 0; r < f.demand.size(); ++r) f.node_demand[r] = f.demand[r] / f.num_vnuma();
+    }
+    int skip = 0;
+    read_servers(servers, hosts, flavor_index, p, skip);
+    if (skipped != nullptr) *skipped = skip;
+    if (server_groups != nullptr) read_server_groups(*server_groups, p);
+    weigh_multi_numa_targets(p.flavors);
+    p.constraints.remaps_allowed = false;  // Nova cannot re-pin a running server's NUMA cells
+    p.source = "Imported by vmcap import openstack from " + hypervisors.file + ", " + servers.file + ", " + flavors.file +
+               (server_groups != nullptr ? ", " + server_groups->file : "") + " (pNUMA graph " + o.host_topology +
+               ", vNUMA placement as Nova's first fit)";
+    finalize_problem(p, servers.file);
+    return p;
+}
+
+}  // namespace vmcap

@@ -1,0 +1,192 @@
+// OpenStack in and out (issue 26 item 3): `vmcap import openstack` on fixtures in the exact JSON
+// the clients print (tests/openstack/), and the import -> plan -> export round trip, the exported
+// script run against a stand-in `openstack` client that keeps every server's host in a file: the
+// servers end where the plan puts them, a re-run changes nothing, and a server found elsewhere
+// stops the script.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <map>
+
+#include "evaluators/state/capacity_model.h"
+#include "instances/openstack.h"
+#include "instances/snapshot_io.h"
+#include "tests/cli_run.h"
+
+using namespace vmcap;
+using vmcap::test::run_vmcap;
+using vmcap::test::tmp_dir;
+
+namespace {
+
+const std::string kDir = VMCAP_SOURCE_DIR "/tests/openstack/";
+
+OpenStackInput input(const std::string& name) {
+    return OpenStackInput{nlohmann::json::parse(read_text_file(kDir + name)), name};
+}
+
+std::string import_error(nlohmann::json& doc, const char* which) {
+    OpenStackInput h = input("hypervisors.json"), s = input("servers.json"), f = input("flavors.json");
+    OpenStackInput& target = std::string(which) == "servers" ? s : std::string(which) == "flavors" ? f : h;
+    target.doc = doc;
+    try {
+        import_openstack(h, s, f, nullptr, OpenStackOptions{"K2", 1.0, 1.0, 4096});
+    } catch (const InputError& e) {
+        return e.what();
+    }
+    return "";
+}
+
+}  // namespace
+
+TEST(OpenStack, ImportReadsTheClientsJson) {
+    int skipped = 0;
+    const OpenStackInput h = input("hypervisors.json"), s = input("servers.json"), f = input("flavors.json"),
+                         g = input("server_groups.json");
+    const Problem p = import_openstack(h, s, f, &g, OpenStackOptions{"K2", 1.0, 1.0, 4096}, &skipped);
+    // Hypervisors: the one "down" is left out; ids are the compute service names the servers use.
+    ASSERT_EQ(p.hosts.size(), 5U);
+    EXPECT_EQ(p.hosts[0].id, "compute-01");
+    ASSERT_EQ(p.host_types.size(), 1U);
+    EXPECT_EQ(p.host_types[0].node_capacity, (std::vector<Amount>{32, 131072, 32, 131072}));  // 64 vCPU, 262144 MB over 2 nodes
+    // Flavors: hw:numa_nodes from an object and from an older client's string.
+    std::map<std::string, int> k;
+    for (const Flavor& fl : p.flavors) k[fl.name] = fl.num_vnuma();
+    EXPECT_EQ(k["m1.small"], 1);
+    EXPECT_EQ(k["numa2.xlarge"], 2);
+    EXPECT_EQ(k["numa2.2xlarge"], 2);
+    EXPECT_FALSE(p.constraints.remaps_allowed);
+    // Servers: the one without a host skipped; ACTIVE migratable, others pinned; project as tenant.
+    const nlohmann::json servers = s.doc;
+    EXPECT_EQ(skipped, 1);
+    EXPECT_EQ(p.vms.size(), servers.size() - 1);
+    std::map<std::string, const nlohmann::json*> by_id;
+    for (const auto& row : servers) by_id[row["ID"].get<std::string>()] = &row;
+    for (const Vm& vm : p.vms) {
+        const auto& row = *by_id.at(vm.id);
+        EXPECT_EQ(vm.migratable, row["Status"] == "ACTIVE") << vm.id;
+        EXPECT_EQ(p.hosts[vm.host].id, row["Host"].get<std::string>());
+        EXPECT_EQ(p.flavors[vm.flavor].name, row["Flavor Name"].get<std::string>());
+        EXPECT_EQ(vm.tenant, row["Project ID"].get<std::string>());
+    }
+    // Server groups: "Policy" (new clients) and "Policies" with a comma-separated "Members" (old).
+    ASSERT_EQ(p.server_groups.size(), 2U);
+    EXPECT_EQ(p.server_groups[0].policy, GroupPolicy::AntiAffinity);
+    EXPECT_EQ(p.server_groups[0].members.size(), 4U);
+    EXPECT_EQ(p.server_groups[1].policy, GroupPolicy::SoftAntiAffinity);
+    EXPECT_EQ(p.server_groups[1].members.size(), 3U);
+    // The snapshot passes the loader's checks (every VM fits its pNUMA nodes).
+    EXPECT_NO_THROW(parse_snapshot(nlohmann::json::parse(snapshot_to_json(p).dump()), "x.json"));
+}
+
+TEST(OpenStack, ImportErrorsNameTheFileAndRow) {
+    auto servers = input("servers.json").doc;
+    servers[3]["Flavor Name"] = "m9.huge";
+    EXPECT_NE(import_error(servers, "servers").find("servers.json: [3] (ID \""), std::string::npos);
+    EXPECT_NE(import_error(servers, "servers").find("unknown flavor \"m9.huge\""), std::string::npos);
+    servers = input("servers.json").doc;
+    servers[2]["Host"] = "compute-77";
+    EXPECT_NE(import_error(servers, "servers").find("unknown or down hypervisor \"compute-77\""), std::string::npos);
+    auto flavors = input("flavors.json").doc;
+    flavors[2]["Properties"]["hw:numa_cpus.0"] = "0-3";
+    EXPECT_NE(import_error(flavors, "flavors").find("asymmetric vNUMA nodes are not supported"), std::string::npos);
+    flavors = input("flavors.json").doc;
+    flavors[1]["VCPUs"] = "eight";
+    EXPECT_NE(import_error(flavors, "flavors").find("flavors.json: [1] (Name \"m1.large\").VCPUs: expected an integer"), std::string::npos);
+    auto hyps = nlohmann::json::object();
+    EXPECT_NE(import_error(hyps, "hypervisors").find("expected the JSON array that `openstack hypervisor list --long -f json` prints"),
+              std::string::npos);
+}
+
+TEST(OpenStack, ImportPlanExportRunsAgainstAStandInClient) {
+    const std::string dir = (tmp_dir() / "openstack-roundtrip").string();
+    std::filesystem::create_directories(dir + "/cloud");
+    const std::string snap = dir + "/snap.json", plan = dir + "/plan.json", script = dir + "/migrate.sh";
+    auto r = run_vmcap("import openstack --hypervisors " + kDir + "hypervisors.json --servers " + kDir + "servers.json --flavors " + kDir +
+                       "flavors.json --server-groups " + kDir + "server_groups.json --reserved-host-memory-mb 4096 --out " + snap);
+    ASSERT_EQ(r.code, 0) << r.err;
+    r = run_vmcap("plan --cluster " + snap + " --quiet --max-migrations 12 --max-evaluations 200000 --out " + plan);
+    ASSERT_EQ(r.code, 0) << r.err;
+    const auto doc = nlohmann::json::parse(read_text_file(plan));
+    ASSERT_GE(doc["steps"].size(), 2U);
+    r = run_vmcap("export --plan " + plan + " --cluster " + snap + " --format openstack --out " + script);
+    ASSERT_EQ(r.code, 0) << r.err;
+    for (const char* fmt : {"csv", "json"}) {
+        const auto e = run_vmcap("export --plan " + plan + " --cluster " + snap + " --format " + fmt + " --out " + dir + "/plan." + fmt);
+        EXPECT_EQ(e.code, 0) << e.err;
+    }
+    const std::string csv = read_text_file(dir + "/plan.csv");
+    EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), static_cast<long>(doc["steps"].size()) + 1);
+    EXPECT_EQ(nlohmann::json::parse(read_text_file(dir + "/plan.json"))["actions"].size(), doc["steps"].size());
+
+    // The stand-in client: one file per server holding its host.
+    const Problem p = load_snapshot(snap);
+    for (const Vm& vm : p.vms) std::ofstream(dir + "/cloud/" + vm.id) << p.hosts[vm.host].id << "\n";
+    {
+        std::ofstream fake(dir + "/openstack");
+        fake << "#!/usr/bin/env bash\n"
+                "set -eu\n"
+                "state="
+             << dir
+             << "/cloud\n"
+                "if [ \"$1 $2\" = \"server show\" ]; then cat \"$state/$3\"; exit 0; fi\n"
+                "if [ \"$1 $2 $3 $4\" = \"server migrate --live-migration --host\" ] && [ \"$6\" = \"--wait\" ]; then\n"
+                "  echo \"$5\" > \"$state/$7.tmp\" && mv \"$state/$7.tmp\" \"$state/$7\"; echo \"$7\" >> \"$state/../migrations.log\"; "
+                "exit 0\n"
+                "fi\n"
+                "echo \"unexpected: $*\" >&2; exit 9\n";
+    }
+    std::filesystem::permissions(dir + "/openstack", std::filesystem::perms::owner_all);
+    const std::string run = "OPENSTACK=" + dir + "/openstack bash " + script + " >" + dir + "/run.out 2>" + dir + "/run.err";
+    ASSERT_EQ(std::system(run.c_str()), 0) << read_text_file(dir + "/run.err");
+    std::map<std::string, std::string> expect;
+    for (const Vm& vm : p.vms) expect[vm.id] = p.hosts[vm.host].id;
+    for (const auto& st : doc["steps"]) expect[st["vm"].get<std::string>()] = st["to_host"].get<std::string>();
+    for (const auto& [id, host] : expect) {
+        std::string now = read_text_file(dir + "/cloud/" + id);
+        now.erase(now.find_last_not_of('\n') + 1);
+        EXPECT_EQ(now, host) << id;
+    }
+    const std::string log = read_text_file(dir + "/migrations.log");
+    EXPECT_EQ(std::count(log.begin(), log.end(), '\n'), static_cast<long>(doc["steps"].size()));
+    // A re-run is idempotent: every step skipped, no migration.
+    ASSERT_EQ(std::system(run.c_str()), 0) << read_text_file(dir + "/run.err");
+    EXPECT_EQ(read_text_file(dir + "/migrations.log"), log);
+    // A server that is not where the plan expects it stops the script.
+    for (const Vm& vm : p.vms) std::ofstream(dir + "/cloud/" + vm.id) << p.hosts[vm.host].id << "\n";
+    const std::string first = doc["steps"][0]["vm"].get<std::string>();
+    std::string elsewhere;
+    for (const Host& h : p.hosts)
+        if (elsewhere.empty() && h.id != doc["steps"][0]["from_host"] && h.id != doc["steps"][0]["to_host"] && h.id != expect[first])
+            elsewhere = h.id;
+    std::ofstream(dir + "/cloud/" + first) << elsewhere << "\n";
+    EXPECT_NE(std::system(run.c_str()), 0);
+    EXPECT_NE(read_text_file(dir + "/run.err").find("the plan expects"), std::string::npos) << read_text_file(dir + "/run.err");
+}
+
+TEST(OpenStack, ExportRefusesAnInvalidPlanAndRemaps) {
+    const std::string dir = (tmp_dir() / "openstack-refuse").string();
+    std::filesystem::create_directories(dir);
+    const std::string snap = dir + "/snap.json", plan = dir + "/plan.json";
+    ASSERT_EQ(run_vmcap("generate --hosts 12 --vms 60 --seed 3 --out " + snap).code, 0);
+    // Free remaps: the search makes many (seed 3: 35 of 36 steps).
+    ASSERT_EQ(run_vmcap("plan --cluster " + snap + " --quiet --max-evaluations 100000 --free-remaps --out " + plan).code, 0);
+    auto doc = nlohmann::json::parse(read_text_file(plan));
+    bool remap = false;
+    for (const auto& st : doc["steps"]) remap = remap || st["from_host"] == st["to_host"];
+    ASSERT_TRUE(remap);
+    {
+        const auto r =
+            run_vmcap("export --plan " + plan + " --cluster " + snap + " --free-remaps --format openstack --out " + dir + "/m.sh");
+        EXPECT_EQ(r.code, 2);
+        EXPECT_NE(r.err.find("which Nova cannot run"), std::string::npos) << r.err;
+        EXPECT_FALSE(std::filesystem::exists(dir + "/m.sh"));
+    }
+    ASSERT_FALSE(doc["steps"].empty());
+    const Problem p = load_snapshot(snap);  // a step onto a host without room or from the wrong host
+    doc["steps"][0]["from_host"] = doc["steps"][0]["from_host"] == p.hosts[0].id ? p.hosts[1].id : p.hosts[0].id;
+    write_file_atomic(plan, doc.dump());
+    const auto r = run_vmcap("export --plan " + plan + " --cluster " + snap + " --format csv --free-remaps --out " + dir + "/p.csv");
+    EXPECT_EQ(r.code, 3) << r.err;
+    EXPECT_FALSE(std::filesystem::exists(dir + "/p.csv"));
+}
