@@ -42,6 +42,8 @@ int cmd_exact(const Args& args);
 int cmd_place(const Args& args);
 /** `vmcap export` (cmd_export.cpp): a valid plan as an OpenStack script, CSV or JSON actions. */
 int cmd_export(const Args& args);
+/** `vmcap report` (cmd_report.cpp): a plan's charts as one self-contained HTML page. */
+int cmd_report(const Args& args);
 
 /** Path of the bundled example cluster (instances/examples/...), used when --cluster is absent. */
 std::string default_cluster_path();

@@ -24,6 +24,7 @@ constexpr const char* kUsage =
     "  generate   write a random fragmented cluster snapshot\n"
     "  import     build a snapshot from external instances (netsolver: NetSolver .pn + .vn; openstack: the clients' JSON)\n"
     "  export     write a valid plan as an OpenStack script (waves in parallel), CSV or JSON actions\n"
+    "  report     write a plan's charts as one self-contained HTML page\n"
     "  exact      solve a small snapshot to proven optimality (MILP, CBC)\n"
     "  place      place a stream of requests (single VMs, VDCs) with a placement strategy\n";
 
@@ -69,6 +70,7 @@ int main(int argc, char** argv) {
         if (cmd == "exact") return cmd_exact(args);
         if (cmd == "place") return cmd_place(args);
         if (cmd == "export") return cmd_export(args);
+        if (cmd == "report") return cmd_report(args);
         std::fprintf(stderr, "vmcap: unknown command '%s' (see vmcap --help)\n", one_line(cmd.c_str()).c_str());
         return 2;
     } catch (const vmcap::TimeLimitReached& e) {

@@ -10,3 +10,5 @@ echo
 ./build/vmcap plan --out out/plan.json "$@"
 echo
 ./build/vmcap validate --plan out/plan.json
+echo
+./build/vmcap report --plan out/plan.json --out out/report.html

@@ -5,8 +5,13 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 PACKAGES=(g++ cmake ninja-build pkg-config libtbb-dev libeigen3-dev libboost-program-options-dev libboost-graph-dev
-          nlohmann-json3-dev libgtest-dev libbenchmark-dev coinor-libcbc-dev clang-format)
+          nlohmann-json3-dev libgtest-dev libbenchmark-dev coinor-libcbc-dev clang-format nodejs npm)
 bash scripts/install_packages.sh setup "${PACKAGES[@]}"
+# The plotting libraries `vmcap report` inlines into its page (web/package.json, versions pinned
+# by web/package-lock.json), from the npm registry; again only when the lock file changed.
+if [ ! -f web/node_modules/.package-lock.json ] || [ web/package-lock.json -nt web/node_modules/.package-lock.json ]; then
+  npm ci --prefix web --no-audit --no-fund --loglevel=error >/dev/null
+fi
 
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release "$@" >/dev/null
 cmake --build build -j"$(nproc)"

@@ -3,4 +3,6 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh -DVMCAP_BUILD_TESTS=ON -DVMCAP_BUILD_BENCH=ON
+# Headless Chromium opens the page of `vmcap report` in tests/report_test.cpp.
+bash scripts/install_packages.sh test chromium
 ctest --test-dir build --output-on-failure -j"$(nproc)" "$@"

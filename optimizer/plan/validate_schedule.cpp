@@ -54,7 +54,8 @@ PlanSchedule read_schedule(const Reader& rd, const nlohmann::json& s) {
     out.limits.per_host_out = small(rd.integer(lim, "schedule.limits", "per_host_out"), "per_host_out");
     out.limits.per_host_in = small(rd.integer(lim, "schedule.limits", "per_host_in"), "per_host_in");
     out.limits.cluster = small(rd.integer(lim, "schedule.limits", "cluster"), "cluster");
-    out.limits.per_tenant = small(rd.integer(lim, "schedule.limits", "per_tenant"), "per_tenant");
+    if (lim.is_object() && lim.contains("per_tenant"))  // absent: no limit
+        out.limits.per_tenant = small(rd.integer(lim, "schedule.limits", "per_tenant"), "per_tenant");
     const auto& net = rd.field(lim, "schedule.limits", "copies_on_network");
     if (!net.is_boolean()) throw rd.bad("schedule.limits.copies_on_network", "expected true or false");
     out.limits.copies_on_network = net.get<bool>();
