@@ -19,6 +19,7 @@
 #include "instances/snapshot_io.h"
 #include "instances/trace.h"
 #include "optimizer/solvers/optimize.h"
+#include "optimizer/plan/validate.h"
 #include "cli/cli.h"
 
 namespace vmcap::cli::detail {
@@ -139,6 +140,16 @@ void add_model_options(boost::program_options::options_description& desc, bool t
  * commands.cpp.
  */
 Problem load_plan_context(const std::string& cluster, const std::string& plan_file, nlohmann::json& doc);
+
+/**
+ * For `vmcap export` and `vmcap report`: the plan and its snapshot (load_plan_context; with
+ * --free-remaps in `vm`, remaps free), the plan validated on it (validate_plan, the bound not
+ * recomputed) into `check`. False, after printing "vmcap <command>: P: not a valid plan for C:
+ * why" on stderr, when it is not valid (exit code 3). Throws InputError on a malformed plan.
+ * Defined in commands.cpp.
+ */
+bool load_valid_plan(const char* command, const std::string& cluster, const std::string& plan_file,
+                     const boost::program_options::variables_map& vm, nlohmann::json& doc, Problem& problem, PlanCheck& check);
 
 /** Adds the schedule options (waves and durations, optimizer/plan/waves.h) bound to `sch`:
  *  --max-out-per-host, --max-in-per-host, --max-concurrent, --migration-mbps, --dirty-factor,

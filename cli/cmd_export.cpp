@@ -177,20 +177,9 @@ int cmd_export(const Args& args) {
     check_output_path(out);
     if (cluster.empty()) cluster = default_cluster_path();
     nlohmann::json doc;
-    Problem p = load_plan_context(cluster, plan_file, doc);
-    if (vm.count("free-remaps")) p.constraints.remap_counts_as_migration = false;
-    const auto model_ptr = model_for(p, cluster, vm, std::chrono::steady_clock::time_point::max());
+    Problem p;
     PlanCheck r;
-    try {
-        r = validate_plan(*model_ptr, doc, plan_file, true, false);
-    } catch (const nlohmann::json::exception& e) {
-        std::string what = e.what();
-        throw InputError(plan_file + ": " + what.substr(what.find(']') + 2));
-    }
-    if (!r.ok) {
-        std::fprintf(stderr, "vmcap export: %s: not a valid plan for %s: %s\n", plan_file.c_str(), cluster.c_str(), r.error.c_str());
-        return 3;
-    }
+    if (!load_valid_plan("export", cluster, plan_file, vm, doc, p, r)) return 3;
     std::string text;
     if (format == "csv")
         text = to_csv(doc);

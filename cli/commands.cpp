@@ -713,6 +713,22 @@ Problem load_plan_context(const std::string& cluster, const std::string& plan_fi
     return p;
 }
 
+bool load_valid_plan(const char* command, const std::string& cluster, const std::string& plan_file, const po::variables_map& vm,
+                     nlohmann::json& doc, Problem& p, PlanCheck& r) {
+    p = load_plan_context(cluster, plan_file, doc);
+    if (vm.count("free-remaps")) p.constraints.remap_counts_as_migration = false;
+    const auto model_ptr = model_for(p, cluster, vm, std::chrono::steady_clock::time_point::max());
+    try {
+        r = validate_plan(*model_ptr, doc, plan_file, true, false);
+    } catch (const nlohmann::json::exception& e) {  // a value of an unexpected type the checks did not name
+        std::string what = e.what();
+        throw InputError(plan_file + ": " + what.substr(what.find(']') + 2));
+    }
+    if (!r.ok)
+        std::fprintf(stderr, "vmcap %s: %s: not a valid plan for %s: %s\n", command, plan_file.c_str(), cluster.c_str(), r.error.c_str());
+    return r.ok;
+}
+
 int cmd_validate(const Args& args) {
     const auto start = std::chrono::steady_clock::now();
     po::options_description desc("vmcap validate options");

@@ -5,7 +5,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 PACKAGES=(g++ cmake ninja-build pkg-config libtbb-dev libeigen3-dev libboost-program-options-dev libboost-graph-dev
-          nlohmann-json3-dev libgtest-dev libbenchmark-dev coinor-libcbc-dev clang-format nodejs npm)
+          nlohmann-json3-dev libgtest-dev libbenchmark-dev coinor-libcbc-dev clang-format)
+# Node.js and npm from Debian, unless a node and npm are there already (e.g. NodeSource's nodejs,
+# which ships npm itself and conflicts with Debian's npm package).
+command -v npm >/dev/null 2>&1 && command -v node >/dev/null 2>&1 || PACKAGES+=(nodejs npm)
 bash scripts/install_packages.sh setup "${PACKAGES[@]}"
 # The plotting libraries `vmcap report` inlines into its page (web/package.json, versions pinned
 # by web/package-lock.json), from the npm registry; again only when the lock file changed.

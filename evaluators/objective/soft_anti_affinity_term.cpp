@@ -3,18 +3,10 @@
 #include <memory>
 #include <stdexcept>
 
+#include "evaluators/rules/group_counts.h"
 #include "evaluators/state/search_state.h"
 
 namespace vmcap {
-
-namespace {
-
-struct SoftCounts final : StateAggregates {
-    std::unordered_map<std::uint64_t, int> n;
-    std::unique_ptr<StateAggregates> clone() const override { return std::make_unique<SoftCounts>(*this); }
-};
-
-}  // namespace
 
 SoftAntiAffinityTerm::SoftAntiAffinityTerm(const Problem& problem, double weight)
     : problem_(problem), w_(weight), unit_(weight_milli(weight) * 1024), group_(problem.vms.size(), -1) {
@@ -24,39 +16,24 @@ SoftAntiAffinityTerm::SoftAntiAffinityTerm(const Problem& problem, double weight
             for (int v : problem.server_groups[g].members) group_[v] = static_cast<int>(g);
 }
 
-std::unordered_map<std::uint64_t, int> SoftAntiAffinityTerm::counts(std::span<const int> host) const {
-    std::unordered_map<std::uint64_t, int> n;
-    for (std::size_t v = 0; v < host.size(); ++v)
-        if (group_[v] >= 0 && host[v] != kUnplaced) ++n[key(group_[v], host[v])];
-    return n;
-}
-
 int SoftAntiAffinityTerm::count(const SearchState& s, int g, int h) const {
-    const auto& n = static_cast<const SoftCounts*>(s.aggregates(*this))->n;
-    const auto it = n.find(key(g, h));
-    return it == n.end() ? 0 : it->second;
+    return static_cast<const GroupHostCounts*>(s.aggregates(*this))->count(g, h);
 }
 
 std::unique_ptr<StateAggregates> SoftAntiAffinityTerm::make_aggregates(const SearchState& s) const {
     std::vector<int> host(problem_.vms.size());
     for (std::size_t v = 0; v < host.size(); ++v) host[v] = s.host_of(static_cast<int>(v));
-    auto c = std::make_unique<SoftCounts>();
-    c->n = counts(host);
-    return c;
+    return std::make_unique<GroupHostCounts>(GroupHostCounts::of(group_, host));
 }
 
 void SoftAntiAffinityTerm::on_move(StateAggregates& agg, const SearchState&, const Relocation& r) const {
-    const int g = group_[r.vm];
-    if (g < 0 || r.from_host == r.to_host) return;
-    auto& n = static_cast<SoftCounts&>(agg).n;
-    if (r.from_host != kUnplaced && --n[key(g, r.from_host)] == 0) n.erase(key(g, r.from_host));
-    if (r.to_host != kUnplaced) ++n[key(g, r.to_host)];
+    static_cast<GroupHostCounts&>(agg).move(group_[r.vm], r.from_host, r.to_host);
 }
 
 std::string SoftAntiAffinityTerm::check_aggregates(const StateAggregates& cached, const SearchState& s) const {
     const auto fresh = make_aggregates(s);
-    return static_cast<const SoftCounts&>(cached).n == static_cast<const SoftCounts&>(*fresh).n ? ""
-                                                                                                : "soft-anti-affinity member counts differ";
+    const bool same = static_cast<const GroupHostCounts&>(cached).n == static_cast<const GroupHostCounts&>(*fresh).n;
+    return same ? "" : "soft-anti-affinity member counts differ";
 }
 
 Score SoftAntiAffinityTerm::delta(const SearchState& s, std::span<const Relocation> moves) const {
@@ -88,7 +65,7 @@ double SoftAntiAffinityTerm::bound(const SearchState& s, std::span<const int> vm
 
 Score SoftAntiAffinityTerm::value(const Problem&, const PlacementView& pl) const {
     Score shared = 0;
-    for (const auto& [k, c] : counts(pl.host)) shared += c > 1 ? c - 1 : 0;
+    for (const auto& [k, c] : GroupHostCounts::of(group_, pl.host).n) shared += c > 1 ? c - 1 : 0;
     return -unit_ * shared;
 }
 

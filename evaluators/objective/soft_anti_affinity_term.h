@@ -46,10 +46,6 @@ public:
     Score value(const Problem& problem, const PlacementView& placement) const override;
 
 private:
-    static std::uint64_t key(int g, int h) {
-        return (static_cast<std::uint64_t>(static_cast<std::uint32_t>(g)) << 32) | static_cast<std::uint32_t>(h);
-    }
-    std::unordered_map<std::uint64_t, int> counts(std::span<const int> host) const;
     int count(const SearchState& s, int g, int h) const;
 
     const Problem& problem_;

@@ -9,17 +9,6 @@ namespace vmcap {
 
 namespace {
 
-/** Per state: members of each anti-affinity group per host, key (group, host). */
-struct GroupCounts final : StateAggregates {
-    std::unordered_map<std::uint64_t, int> n;
-    std::unique_ptr<StateAggregates> clone() const override { return std::make_unique<GroupCounts>(*this); }
-};
-
-int count_of(const std::unordered_map<std::uint64_t, int>& n, std::uint64_t k) {
-    const auto it = n.find(k);
-    return it == n.end() ? 0 : it->second;
-}
-
 std::vector<int> snapshot_hosts(const Problem& p) {
     std::vector<int> h(p.vms.size());
     for (std::size_t v = 0; v < h.size(); ++v) h[v] = p.vms[v].host;
@@ -34,58 +23,46 @@ bool ServerGroupFilter::applies(const Problem& p) {
     return false;
 }
 
-ServerGroupFilter::ServerGroupFilter(const Problem& p) : problem_(p), group_(p.vms.size(), -1) {
+ServerGroupFilter::ServerGroupFilter(const Problem& p) : problem_(p), group_(p.vms.size(), -1), counted_(p.vms.size(), -1) {
     for (std::size_t g = 0; g < p.server_groups.size(); ++g) {
         const ServerGroup& sg = p.server_groups[g];
         if (sg.policy == GroupPolicy::SoftAntiAffinity || sg.members.size() < 2) continue;
-        for (int v : sg.members) group_[v] = static_cast<int>(groups_.size());
+        for (int v : sg.members) {
+            group_[v] = static_cast<int>(groups_.size());
+            if (sg.policy == GroupPolicy::AntiAffinity) counted_[v] = group_[v];
+        }
         groups_.push_back(static_cast<int>(g));
     }
-    for (const auto& [k, c] : counts(p, snapshot_hosts(p)))
-        if (c > 1) snapshot_[k] = c;
+    for (const auto& [k, c] : GroupHostCounts::of(counted_, snapshot_hosts(p)).n)
+        if (c > 1) snapshot_.n[k] = c;
 }
 
 int ServerGroupFilter::allowed(int g, int h) const {
-    return std::max(1, count_of(snapshot_, key(g, h)));
+    return std::max(1, snapshot_.count(g, h));
 }
 
 int ServerGroupFilter::members_on(const SearchState& s, int g, int h) const {
-    return count_of(static_cast<const GroupCounts*>(s.aggregates(*this))->n, key(g, h));
-}
-
-std::unordered_map<std::uint64_t, int> ServerGroupFilter::counts(const Problem& p, std::span<const int> host) const {
-    std::unordered_map<std::uint64_t, int> n;
-    for (std::size_t v = 0; v < host.size(); ++v) {
-        const int g = group_[v];
-        if (g >= 0 && host[v] != kUnplaced && p.server_groups[groups_[g]].policy == GroupPolicy::AntiAffinity) ++n[key(g, host[v])];
-    }
-    return n;
+    return static_cast<const GroupHostCounts*>(s.aggregates(*this))->count(g, h);
 }
 
 std::unique_ptr<StateAggregates> ServerGroupFilter::make_aggregates(const SearchState& s) const {
     std::vector<int> host(problem_.vms.size());
     for (std::size_t v = 0; v < host.size(); ++v) host[v] = s.host_of(static_cast<int>(v));
-    auto c = std::make_unique<GroupCounts>();
-    c->n = counts(problem_, host);
-    return c;
+    return std::make_unique<GroupHostCounts>(GroupHostCounts::of(counted_, host));
 }
 
 void ServerGroupFilter::on_move(StateAggregates& agg, const SearchState&, const Relocation& r) const {
-    const int g = group_[r.vm];
-    if (g < 0 || r.from_host == r.to_host || problem_.server_groups[groups_[g]].policy != GroupPolicy::AntiAffinity) return;
-    auto& n = static_cast<GroupCounts&>(agg).n;
-    if (r.from_host != kUnplaced && --n[key(g, r.from_host)] == 0) n.erase(key(g, r.from_host));
-    if (r.to_host != kUnplaced) ++n[key(g, r.to_host)];
+    static_cast<GroupHostCounts&>(agg).move(counted_[r.vm], r.from_host, r.to_host);
 }
 
 std::string ServerGroupFilter::check_aggregates(const StateAggregates& cached, const SearchState& s) const {
     const auto fresh = make_aggregates(s);
-    return static_cast<const GroupCounts&>(cached).n == static_cast<const GroupCounts&>(*fresh).n ? ""
-                                                                                                  : "server-group member counts differ";
+    const bool same = static_cast<const GroupHostCounts&>(cached).n == static_cast<const GroupHostCounts&>(*fresh).n;
+    return same ? "" : "server-group member counts differ";
 }
 
 bool ServerGroupFilter::admits(const SearchState& s, std::span<const Relocation> moves) const {
-    const auto& n = static_cast<const GroupCounts*>(s.aggregates(*this))->n;
+    const GroupHostCounts& n = *static_cast<const GroupHostCounts*>(s.aggregates(*this));
     for (std::size_t i = 0; i < moves.size(); ++i) {
         const Relocation& r = moves[i];
         const int g = group_[r.vm];
@@ -99,7 +76,7 @@ bool ServerGroupFilter::admits(const SearchState& s, std::span<const Relocation>
             }
             continue;
         }
-        int c = count_of(n, key(g, r.to_host)) + 1;  // with the earlier relocations of this move
+        int c = n.count(g, r.to_host) + 1;  // with the earlier relocations of this move
         for (std::size_t j = 0; j < i; ++j)
             if (group_[moves[j].vm] == g) c += (moves[j].to_host == r.to_host) - (moves[j].from_host == r.to_host);
         if (c > allowed(g, r.to_host)) return false;
@@ -108,8 +85,8 @@ bool ServerGroupFilter::admits(const SearchState& s, std::span<const Relocation>
 }
 
 std::string ServerGroupFilter::violation(const Problem& p, const PlacementView& pl) const {
-    for (const auto& [k, c] : counts(p, pl.host)) {
-        const int g = static_cast<int>(k >> 32), h = static_cast<int>(k & 0xffffffffU);
+    for (const auto& [k, c] : GroupHostCounts::of(counted_, pl.host).n) {
+        const int g = GroupHostCounts::group_of_key(k), h = GroupHostCounts::host_of_key(k);
         if (c > allowed(g, h))
             return "anti-affinity group \"" + p.server_groups[groups_[g]].id + "\" has " + std::to_string(c) + " members on host \"" +
                    p.hosts[h].id + "\"";

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "evaluators/objective/objective.h"
+#include "evaluators/rules/group_counts.h"
 
 namespace vmcap {
 
@@ -59,15 +60,11 @@ public:
     int members_on(const SearchState& state, int g, int h) const;
 
 private:
-    static std::uint64_t key(int g, int h) {
-        return (static_cast<std::uint64_t>(static_cast<std::uint32_t>(g)) << 32) | static_cast<std::uint32_t>(h);
-    }
-    std::unordered_map<std::uint64_t, int> counts(const Problem& p, std::span<const int> host) const;
-
     const Problem& problem_;
-    std::vector<int> group_;                           ///< per VM: index into groups_, or -1
-    std::vector<int> groups_;                          ///< hard groups: indices into problem.server_groups
-    std::unordered_map<std::uint64_t, int> snapshot_;  ///< anti-affinity counts above 1 in the snapshot
+    std::vector<int> group_;    ///< per VM: index into groups_, or -1
+    std::vector<int> counted_;  ///< per VM: its group_ if that is an anti-affinity group (counted per host), else -1
+    std::vector<int> groups_;   ///< hard groups: indices into problem.server_groups
+    GroupHostCounts snapshot_;  ///< anti-affinity counts above 1 in the snapshot
 };
 
 /**
