@@ -44,6 +44,8 @@ int cmd_place(const Args& args);
 int cmd_export(const Args& args);
 /** `vmcap report` (cmd_report.cpp): a plan's charts as one self-contained HTML page. */
 int cmd_report(const Args& args);
+/** `vmcap simulate` (cmd_simulate.cpp): a trace replayed with nightly defragmentation. */
+int cmd_simulate(const Args& args);
 
 /** Path of the bundled example cluster (instances/examples/...), used when --cluster is absent. */
 std::string default_cluster_path();

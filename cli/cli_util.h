@@ -3,6 +3,7 @@
 #include <atomic>
 #include <charconv>
 #include <chrono>
+#include <filesystem>
 #include <cstdio>
 #include <memory>
 #include <iostream>
@@ -150,6 +151,19 @@ Problem load_plan_context(const std::string& cluster, const std::string& plan_fi
  */
 bool load_valid_plan(const char* command, const std::string& cluster, const std::string& plan_file,
                      const boost::program_options::variables_map& vm, nlohmann::json& doc, Problem& problem, PlanCheck& check);
+
+/**
+ * The trace `trace_name` ("azure-dev", "azure-test" or "huawei") from `data` (azure-v1-flavor-traces/,
+ * huawei-east-1/), `copies` superposed as `vmcap snapshot --copies` does (Azure copy k's lifetimes
+ * from seed + k; Huawei copy k shifted by k / copies of the arrival span); `files` (if given) names
+ * the files read. Throws InputError on a missing directory or file. Defined in cmd_snapshot.cpp.
+ */
+std::vector<TraceVm> read_named_trace(const std::string& trace_name, const std::filesystem::path& data, int copies, std::uint64_t seed,
+                                      std::string* files);
+
+/** Seconds of a duration "90", "90s", "15m", "4h" or "1.5h" (> 0). Throws UsageError naming
+ *  `option`. Defined in commands.cpp. */
+double parse_duration(const std::string& text, const char* option);
 
 /** Adds the schedule options (waves and durations, optimizer/plan/waves.h) bound to `sch`:
  *  --max-out-per-host, --max-in-per-host, --max-concurrent, --migration-mbps, --dirty-factor,

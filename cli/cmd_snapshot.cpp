@@ -28,6 +28,7 @@
 #include "instances/snapshot_io.h"
 #include "instances/trace.h"
 #include "cli/cli.h"
+#include "cli/cli_util.h"
 #include "cli/network_flags.h"
 
 #ifndef VMCAP_SHARED_DATA_DIR
@@ -246,37 +247,7 @@ bool parse_snapshot_command(const Args& args, po::options_description& desc, Sna
 /** Reads the trace the command names (copies superposed) and sets the stop time. Throws
  *  InputError on a missing data directory or an empty trace. */
 std::vector<TraceVm> read_snapshot_trace(SnapshotCommand& c) {
-    const std::filesystem::path data = c.data_dir;
-    if (!std::filesystem::is_directory(data))
-        throw InputError(data.string() + ": data directory not found (use --data-dir or VMCAP_DATA_DIR)");
-    std::vector<TraceVm> trace;
-    const SnapshotOptions& opt = c.opt;
-    const int copies = c.copies;
-    if (c.azure) {
-        const std::filesystem::path dir = data / "azure-v1-flavor-traces";
-        const bool dev = c.trace_name == "azure-dev";
-        const std::string flav = dev ? "v1.dev.txt" : "v1.test.txt";
-        const std::string dur = dev ? "v1.dev.c2100000.txt" : "v1.test.c2591400.txt";
-        c.files = "split " + std::string(dev ? "dev" : "test") + ": " + flav + " + " + dur;
-        std::vector<std::vector<TraceVm>> parts;
-        for (int k = 0; k < copies; ++k) {
-            parts.push_back(read_azure_trace((dir / "traces" / flav).string(), (dir / "traces" / dur).string(),
-                                             (dir / "maps" / "v1.interval_map.txt").string(), (dir / "maps" / "flav_map.txt").string(),
-                                             opt.seed + static_cast<std::uint64_t>(k)));
-            for (TraceVm& v : parts.back()) v.copy = k;  // copy k's batches are tenants of their own ("c<k>-t...")
-        }
-        trace = copies == 1 ? std::move(parts.front()) : merge_traces(std::move(parts));
-    } else {
-        const std::filesystem::path csv = data / "huawei-east-1" / "Huawei-East-1-lt.csv";
-        c.files = "Huawei-East-1-lt.csv";
-        trace = read_huawei_trace(csv.string());
-        if (copies > 1) {
-            const double span = trace.empty() ? 0.0 : trace.back().arrival_s - trace.front().arrival_s;
-            std::vector<std::vector<TraceVm>> parts;
-            for (int k = 0; k < copies; ++k) parts.push_back(time_shifted_copy(trace, span * k / copies));
-            trace = merge_traces(std::move(parts));
-        }
-    }
+    std::vector<TraceVm> trace = read_named_trace(c.trace_name, c.data_dir, c.copies, c.opt.seed, &c.files);
     if (trace.empty()) throw InputError(c.trace_name + ": the trace has no VMs");
     c.span = trace.back().arrival_s - trace.front().arrival_s;
     c.opt.time_s = c.time_s ? *c.time_s : std::round(c.span * 2.0 / 3.0);
@@ -427,6 +398,40 @@ int cmd_snapshot(const Args& args) {
     auto seconds = [](auto a, auto b) { return fixed(std::chrono::duration<double>(b - a).count(), 2); };
     print_snapshot_summary(c, problem, st, vdc, seconds(t0, t1), seconds(t1, t2));
     return 0;
+}
+
+// read_named_trace: contract in cli_util.h.
+std::vector<TraceVm> read_named_trace(const std::string& trace_name, const std::filesystem::path& data, int copies, std::uint64_t seed,
+                                      std::string* files) {
+    if (!std::filesystem::is_directory(data))
+        throw InputError(data.string() + ": data directory not found (use --data-dir or VMCAP_DATA_DIR)");
+    std::vector<TraceVm> trace;
+    if (trace_name != "huawei") {
+        const std::filesystem::path dir = data / "azure-v1-flavor-traces";
+        const bool dev = trace_name == "azure-dev";
+        const std::string flav = dev ? "v1.dev.txt" : "v1.test.txt";
+        const std::string dur = dev ? "v1.dev.c2100000.txt" : "v1.test.c2591400.txt";
+        if (files != nullptr) *files = "split " + std::string(dev ? "dev" : "test") + ": " + flav + " + " + dur;
+        std::vector<std::vector<TraceVm>> parts;
+        for (int k = 0; k < copies; ++k) {
+            parts.push_back(read_azure_trace((dir / "traces" / flav).string(), (dir / "traces" / dur).string(),
+                                             (dir / "maps" / "v1.interval_map.txt").string(), (dir / "maps" / "flav_map.txt").string(),
+                                             seed + static_cast<std::uint64_t>(k)));
+            for (TraceVm& v : parts.back()) v.copy = k;  // copy k's batches are tenants of their own ("c<k>-t...")
+        }
+        trace = copies == 1 ? std::move(parts.front()) : merge_traces(std::move(parts));
+    } else {
+        const std::filesystem::path csv = data / "huawei-east-1" / "Huawei-East-1-lt.csv";
+        if (files != nullptr) *files = "Huawei-East-1-lt.csv";
+        trace = read_huawei_trace(csv.string());
+        if (copies > 1) {
+            const double span = trace.empty() ? 0.0 : trace.back().arrival_s - trace.front().arrival_s;
+            std::vector<std::vector<TraceVm>> parts;
+            for (int k = 0; k < copies; ++k) parts.push_back(time_shifted_copy(trace, span * k / copies));
+            trace = merge_traces(std::move(parts));
+        }
+    }
+    return trace;
 }
 
 }  // namespace vmcap::cli

@@ -170,9 +170,7 @@ void read_term_options(const po::variables_map& vm, Problem& p) {
     }
 }
 
-namespace {
-
-/** Seconds of a duration "90", "90s", "15m", "4h" or "1.5h". Throws UsageError naming `option`. */
+// parse_duration: contract in cli_util.h.
 double parse_duration(const std::string& text, const char* option) {
     double scale = 1.0;
     std::string num = text;
@@ -186,8 +184,6 @@ double parse_duration(const std::string& text, const char* option) {
         throw UsageError(std::string("--") + option + ": expected a duration > 0 such as 90s, 45m or 4h, got '" + text + "'");
     return v * scale;
 }
-
-}  // namespace
 
 void add_schedule_options(po::options_description& desc, ScheduleParams& sch, std::string* window) {
     // clang-format off

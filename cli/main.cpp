@@ -25,6 +25,7 @@ constexpr const char* kUsage =
     "  import     build a snapshot from external instances (netsolver: NetSolver .pn + .vn; openstack: the clients' JSON)\n"
     "  export     write a valid plan as an OpenStack script (waves in parallel), CSV or JSON actions\n"
     "  report     write a plan's charts as one self-contained HTML page\n"
+    "  simulate   replay a real trace with an online placer and nightly defragmentation; count rejected requests\n"
     "  exact      solve a small snapshot to proven optimality (MILP, CBC)\n"
     "  place      place a stream of requests (single VMs, VDCs) with a placement strategy\n";
 
@@ -71,6 +72,7 @@ int main(int argc, char** argv) {
         if (cmd == "place") return cmd_place(args);
         if (cmd == "export") return cmd_export(args);
         if (cmd == "report") return cmd_report(args);
+        if (cmd == "simulate") return cmd_simulate(args);
         std::fprintf(stderr, "vmcap: unknown command '%s' (see vmcap --help)\n", one_line(cmd.c_str()).c_str());
         return 2;
     } catch (const vmcap::TimeLimitReached& e) {

@@ -327,4 +327,16 @@ Problem replay_snapshot(const std::vector<TraceVm>& trace, const SnapshotOptions
     return snapshot;
 }
 
+Problem replay_arrivals(const std::vector<TraceVm>& trace, const SnapshotOptions& options, std::vector<std::size_t>& arrivals) {
+    validate_options(options);
+    if (trace.size() > static_cast<std::size_t>(std::numeric_limits<int>::max()))
+        bad_option("the trace has more VMs than a snapshot can index");
+    const Catalogue cat = catalogue(trace, options);
+    const double stop = (trace.empty() ? 0.0 : trace.front().arrival_s) + options.time_s;
+    arrivals = sampled_arrivals(trace, options, stop);
+    SnapshotOptions o = options;
+    if (o.targets == "demand") o.targets = "multi-numa";  // the caller weighs by demand as it goes
+    return arrivals_problem(cat, arrivals, o, {});
+}
+
 }  // namespace vmcap

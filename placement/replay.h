@@ -112,4 +112,13 @@ Problem replay_snapshot(const std::vector<TraceVm>& trace, const SnapshotOptions
 /** As above with a caller's `placer` (reset on the replay's state first) instead of options.placer. */
 Problem replay_snapshot(const std::vector<TraceVm>& trace, const SnapshotOptions& options, Placer& placer, ReplayStats* stats = nullptr);
 
+/**
+ * The problem a replay places on (for `vmcap simulate`, optimizer/solvers/simulate.h): the hosts of
+ * `options`, the flavors of the sampled arrivals up to options.time_s after the first arrival (vNUMA
+ * by options.rule; weights by options.targets and options.weights, "demand" read as
+ * "multi-numa"), and one VM on no host per arrival: VM a is trace[arrivals[a]], `arrivals`
+ * filled in trace order. Throws InputError as replay_snapshot. O(trace + arrivals).
+ */
+Problem replay_arrivals(const std::vector<TraceVm>& trace, const SnapshotOptions& options, std::vector<std::size_t>& arrivals);
+
 }  // namespace vmcap

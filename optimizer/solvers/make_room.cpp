@@ -1,49 +1,24 @@
 #include "optimizer/solvers/make_room.h"
 
+#include <cstdio>
 #include <limits>
 
 #include "evaluators/state/capacity_model.h"
 #include "optimizer/plan/plan.h"
 #include "optimizer/search/greedy.h"
+#include "optimizer/solvers/cluster_now.h"
 
 namespace vmcap {
 
 std::vector<Placement> make_room(const SearchState& state, int vm, int k) {
-    const Problem& p = state.problem();
     const int flavor = state.flavor_of(vm);
-    // The cluster as it stands: its VMs on a host where they are now (their new origin), the
-    // arriving flavor the only target.
-    Problem q;
-    q.resources = p.resources;
-    q.host_types = p.host_types;
-    q.hosts = p.hosts;
-    q.network = p.network;
-    q.flavors = p.flavors;
+    // The cluster as it stands (its VMs where they are now: their new origin), the arriving
+    // flavor the only target, k migrations.
+    std::vector<int> original;  // q's VM -> state's
+    Problem q = cluster_now(state, original);
     for (Flavor& f : q.flavors) f.weight = 0.0;
     q.flavors[static_cast<std::size_t>(flavor)].weight = 1.0;
-    std::vector<int> original;                 // q's VM -> state's
-    std::vector<int> index(p.vms.size(), -1);  // state's VM -> q's
-    for (int v = 0; v < static_cast<int>(p.vms.size()); ++v) {
-        if (!state.is_placed(v)) continue;
-        index[static_cast<std::size_t>(v)] = static_cast<int>(q.vms.size());
-        Vm x = p.vms[static_cast<std::size_t>(v)];
-        x.host = state.host_of(v);
-        const int nv = p.flavors[static_cast<std::size_t>(x.flavor)].num_vnuma();
-        for (int i = 0; i < nv; ++i) x.pnuma[static_cast<std::size_t>(i)] = state.pnuma_of(v)[i];
-        x.migratable = p.vms[static_cast<std::size_t>(v)].migratable;
-        original.push_back(v);
-        q.vms.push_back(std::move(x));
-    }
-    // The vlinks between VMs on a host now (an arriving VM's own vlinks carry no load yet): the
-    // model then keeps every link within capacity, as the admission state does.
-    q.vdcs = p.vdcs;
-    for (const Vlink& l : p.vlinks) {
-        const int a = index[static_cast<std::size_t>(l.a)], b = index[static_cast<std::size_t>(l.b)];
-        if (a >= 0 && b >= 0) q.vlinks.push_back(Vlink{a, b, l.mbps, l.vdc});
-    }
     q.constraints.max_migrations = k;
-    q.constraints.max_migrated_ram_mib = std::numeric_limits<Amount>::max();
-    finalize_problem(q, "<make room>");
     const CapacityModel model(q);
     SearchParams prm;
     prm.threads = 1;
@@ -56,6 +31,42 @@ std::vector<Placement> make_room(const SearchState& state, int vm, int k) {
     std::vector<Placement> out;
     for (const PlanStep& s : plan.steps) out.push_back(Placement{original[static_cast<std::size_t>(s.vm)], s.to_host, s.to_pnuma});
     return out;
+}
+
+Problem cluster_now(const SearchState& state, std::vector<int>& original) {
+    const Problem& p = state.problem();
+    Problem q;
+    q.resources = p.resources;
+    q.host_types = p.host_types;
+    q.hosts = p.hosts;
+    q.network = p.network;
+    q.flavors = p.flavors;
+    original.clear();
+    std::vector<int> index(p.vms.size(), -1);  // state's VM -> q's
+    for (int v = 0; v < static_cast<int>(p.vms.size()); ++v) {
+        if (!state.is_placed(v)) continue;
+        index[static_cast<std::size_t>(v)] = static_cast<int>(q.vms.size());
+        Vm x = p.vms[static_cast<std::size_t>(v)];
+        if (x.id.empty()) {  // arrivals of a replay have no ids: plans and validate name VMs by id
+            char id[24];
+            std::snprintf(id, sizeof id, "a%d", v);
+            x.id = id;
+        }
+        x.host = state.host_of(v);
+        const int nv = p.flavors[static_cast<std::size_t>(x.flavor)].num_vnuma();
+        for (int i = 0; i < nv; ++i) x.pnuma[static_cast<std::size_t>(i)] = state.pnuma_of(v)[i];
+        original.push_back(v);
+        q.vms.push_back(std::move(x));
+    }
+    q.vdcs = p.vdcs;
+    for (const Vlink& l : p.vlinks) {
+        const int a = index[static_cast<std::size_t>(l.a)], b = index[static_cast<std::size_t>(l.b)];
+        if (a >= 0 && b >= 0) q.vlinks.push_back(Vlink{a, b, l.mbps, l.vdc});
+    }
+    q.server_groups.clear();  // groups name VMs by index: not carried over (placement/ has none)
+    q.constraints = Constraints{};
+    finalize_problem(q, "<cluster now>");
+    return q;
 }
 
 }  // namespace vmcap

@@ -1,0 +1,79 @@
+#pragma once
+/**
+ * @file simulate.h
+ * `vmcap simulate` (issue 27, first part): a VM trace replayed over time into a cluster with an
+ * online placer (placement/placer.h), and at a chosen time each simulated night the consolidation
+ * engine run on the cluster as it stands, its plan applied, then the replay goes on. Requests no
+ * host can take are rejected and counted: what an operator pays for.
+ *
+ * Units: seconds of trace time, vCPU, MiB. Deterministic for the same trace, options and seed.
+ */
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "instances/trace.h"
+#include "placement/replay.h"
+#include "optimizer/solvers/optimize.h"
+
+namespace vmcap {
+
+struct SimulateOptions {
+    /** The cluster, the placer, sampling, weights (targets "multi-numa" or "all"); time_s: the
+     *  simulated span after the first arrival. */
+    SnapshotOptions replay;
+    /** Nightly defragmentation: "none", "greedy" or "sa". */
+    std::string defrag = "none";
+    /** First defragmentation at this many seconds after the first arrival, then every
+     *  defrag_every_s (> 0). */
+    double defrag_at_s = 3 * 3600.0;
+    double defrag_every_s = 86400.0;
+    /** Migration budget of one night: max(1, ceil(fraction x VMs on a host then)) when
+     *  budget_count < 0, else budget_count. */
+    double budget_fraction = 0.005;
+    std::int64_t budget_count = -1;
+    /** Annealing evaluations per night (sa; 0: optimize's default for the night's cluster). */
+    std::int64_t evaluations = 0;
+    std::uint64_t seed = 1;
+    /** Re-check every night's plan with `vmcap validate`'s replay (validate_plan) before applying
+     *  it; a failure throws std::logic_error (a bug). */
+    bool check = false;
+};
+
+/** The cluster at the end of one simulated day (just before its next defragmentation). */
+struct SimulateDay {
+    int day = 0;
+    double time_s = 0.0;        ///< seconds after the first arrival
+    std::int64_t live_vms = 0;  ///< VMs on a host
+    double used_vcpu_fraction = 0.0;
+    std::int64_t arrivals = 0, rejected = 0;  ///< during the day
+    Amount rejected_vcpu = 0;
+    std::int64_t migrations = 0;        ///< live migrations applied at the day's defragmentation
+    double objective_before = 0.0;      ///< weighted capacity of the targets before it (objective units)
+    double objective_after = 0.0;       ///< and after it
+    std::vector<Count> capacity_after;  ///< per flavor of the trace (SimulateResult::flavors) after it
+};
+
+struct SimulateResult {
+    std::vector<std::string> flavors;  ///< the trace's flavors (the replay's problem order)
+    std::vector<SimulateDay> days;
+    std::int64_t arrivals = 0, rejected = 0, migrations = 0, departed = 0;
+    Amount rejected_vcpu = 0;
+    std::map<std::string, std::int64_t> rejected_by_flavor;
+    double seconds = 0.0;  ///< wall-clock time of the simulation
+};
+
+/**
+ * Replays `trace` for options.replay.time_s with the placer options.replay.placer, as
+ * replay_snapshot does (departures before arrivals at equal times, a flavor that fits no host
+ * rejected in O(1) until a host frees room), and runs the nightly defragmentation at
+ * defrag_at_s + n x defrag_every_s: the cluster as it stands (cluster_now.h), the night's budget,
+ * greedy or the annealing (optimize.h, one thread, seed + night), the ordered plan applied step by
+ * step on the replay's state (each step re-checked: room and rules). Day rows close just before
+ * each defragmentation and at the end. Throws InputError on bad options, std::logic_error on a bug
+ * (a plan step without room). O(events x placer + nights x optimize).
+ */
+SimulateResult simulate(const std::vector<TraceVm>& trace, const SimulateOptions& options);
+
+}  // namespace vmcap
