@@ -1,11 +1,15 @@
-// `vmcap simulate` (issue 27, first part; optimizer/solvers/simulate.h). Oracles: without
+// `vmcap simulate` (issue 27, first part; optimizer/solvers/simulate.h), on a synthetic trace (the
+// real ones are read by the same trace readers, tested in trace_replay_test.cpp). Oracles: without
 // defragmentation the simulation is the replay of `vmcap snapshot` (placement/replay.cpp, its own
 // event loop): the same rejections and the same VMs alive at the end; with it, every night's plan
 // passes `vmcap validate`'s replay (--check) and the run is deterministic; a nightly budget of 0
 // is no defragmentation.
 #include <gtest/gtest.h>
 
-#include <filesystem>
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <random>
 
 #include "instances/trace.h"
 #include "instances/vnuma_rule.h"
@@ -15,17 +19,43 @@ using namespace vmcap;
 
 namespace {
 
-std::vector<TraceVm> azure_test(std::uint64_t seed) {
-    const std::filesystem::path d = std::filesystem::path(VMCAP_SHARED_DATA_DIR) / "azure-v1-flavor-traces";
-    return read_azure_trace((d / "traces" / "v1.test.txt").string(), (d / "traces" / "v1.test.c2591400.txt").string(),
-                            (d / "maps" / "v1.interval_map.txt").string(), (d / "maps" / "flav_map.txt").string(), seed);
+/** A synthetic trace (no data files needed): 4 days of arrivals, a mix of one- and multi-NUMA
+ *  flavors, exponential lifetimes (some never depart), sorted by arrival. */
+std::vector<TraceVm> synthetic_trace(std::uint64_t seed) {
+    struct Kind {
+        const char* name;
+        Amount vcpu, ram_gib;
+        double share;
+    };
+    const Kind kinds[] = {
+        {"2c4g", 2, 4, 0.45}, {"4c16g", 4, 16, 0.25}, {"8c32g", 8, 32, 0.15}, {"16c64g", 16, 64, 0.1}, {"32c128g", 32, 128, 0.05}};
+    std::mt19937_64 rng(seed);
+    std::uniform_real_distribution<double> u(0.0, 1.0);
+    std::vector<TraceVm> trace;
+    for (int i = 0; i < 3000; ++i) {
+        TraceVm vm;
+        vm.arrival_s = u(rng) * 4 * 86400.0;
+        double x = u(rng), acc = 0.0;
+        const Kind* k = &kinds[0];
+        for (const Kind& c : kinds)
+            if (x >= acc) {
+                k = &c;
+                acc += c.share;
+            }
+        vm.vcpu = k->vcpu;
+        vm.ram_mib = k->ram_gib * 1024;
+        vm.flavor_name = k->name;
+        vm.departure_s = u(rng) < 0.2 ? std::numeric_limits<double>::infinity() : vm.arrival_s - std::log(1.0 - u(rng)) * 86400.0;
+        trace.push_back(vm);
+    }
+    std::sort(trace.begin(), trace.end(), [](const TraceVm& a, const TraceVm& b) { return a.arrival_s < b.arrival_s; });
+    return trace;
 }
 
 SimulateOptions options(const std::string& defrag) {
     SimulateOptions o;
     o.replay.host_type = uniform_host_type("CQ3", 16, 64 * 1024);
-    o.replay.num_hosts = 20;
-    o.replay.sample = 0.05;
+    o.replay.num_hosts = 30;
     o.replay.time_s = 4 * 86400.0;
     o.defrag = defrag;
     o.budget_fraction = 0.02;
@@ -37,7 +67,7 @@ SimulateOptions options(const std::string& defrag) {
 }  // namespace
 
 TEST(Simulate, WithoutDefragmentationItIsTheReplay) {
-    const auto trace = azure_test(1);
+    const auto trace = synthetic_trace(1);
     const SimulateOptions o = options("none");
     const SimulateResult r = simulate(trace, o);
     ReplayStats st;
@@ -57,7 +87,7 @@ TEST(Simulate, WithoutDefragmentationItIsTheReplay) {
 }
 
 TEST(Simulate, NightlyPlansValidateAndRunsRepeat) {
-    const auto trace = azure_test(1);
+    const auto trace = synthetic_trace(1);
     for (const char* defrag : {"greedy", "sa"}) {
         SCOPED_TRACE(defrag);
         const SimulateOptions o = options(defrag);
@@ -73,7 +103,7 @@ TEST(Simulate, NightlyPlansValidateAndRunsRepeat) {
 }
 
 TEST(Simulate, ABudgetOfZeroIsNoDefragmentation) {
-    const auto trace = azure_test(2);
+    const auto trace = synthetic_trace(2);
     SimulateOptions o = options("greedy");
     o.budget_count = 0;
     const SimulateResult zero = simulate(trace, o);
