@@ -664,6 +664,10 @@ void apply_plan_rules(const nlohmann::json& doc, const std::string& plan_file, c
         };
         p.constraints.drain_hosts = hosts("drain_hosts");
         p.constraints.no_target_hosts = hosts("no_target_hosts");
+        if (rules.contains("remaps_allowed")) {
+            if (!rules["remaps_allowed"].is_boolean()) throw InputError(plan_file + ": rules.remaps_allowed: expected true or false");
+            p.constraints.remaps_allowed = rules["remaps_allowed"].get<bool>();
+        }
     }
 }
 

@@ -10,6 +10,7 @@
 #include "evaluators/rules/feasibility.h"
 #include "evaluators/rules/placement_rules.h"
 #include "evaluators/state/capacity_model.h"
+#include "evaluators/state/cluster_capacity.h"
 #include "instances/snapshot_io.h"
 #include "optimizer/plan/drain.h"
 #include "optimizer/plan/validate.h"
@@ -459,4 +460,65 @@ TEST(PlacementRules, SoftAntiAffinityDeltaIsExactAndTheSearchSpreadsMembers) {
         EXPECT_TRUE(c.ok) << c.error;
     }
     EXPECT_GT(spread_gain, 0) << "the search moved shared members apart";
+}
+
+TEST(PlacementRules, ValidateRefusesARemapWhereRemapsAreNotAllowed) {
+    // A VM moves to another host, then is remapped there: the no-remaps rule's from-scratch
+    // violation() only sees remaps on a VM's snapshot host, so validate checks each step itself.
+    RandomCluster rc;
+    rc.seed = 6;
+    rc.fill = 0.3;
+    rc.max_migrations = 10;
+    Problem p = make_random_problem(rc);
+    const CapacityModel free_m(p);
+    SearchState s(free_m);
+    std::vector<PlanStep> steps;
+    for (int v = 0; v < static_cast<int>(p.vms.size()) && steps.empty(); ++v) {
+        if (!p.vms[v].migratable || p.flavors[p.vms[v].flavor].num_vnuma() != 1) continue;
+        for (int h = 0; h < static_cast<int>(p.hosts.size()) && steps.empty(); ++h) {
+            if (h == p.vms[v].host) continue;
+            const auto& embs = free_m.evaluator(p.hosts[h].type, p.vms[v].flavor).placements();
+            for (std::size_t a = 0; a < embs.size() && steps.empty(); ++a)
+                for (std::size_t b = 0; b < embs.size() && steps.empty(); ++b) {
+                    if (a == b || !step_fits(s, v, h, embs[a].map)) continue;
+                    SearchState t = s;
+                    t.move(v, h, embs[a]);
+                    if (!step_fits(t, v, h, embs[b].map)) continue;
+                    steps.push_back(PlanStep{v, p.vms[v].host, h, p.vms[v].pnuma, embs[a].map});
+                    steps.push_back(PlanStep{v, h, h, embs[a].map, embs[b].map});
+                }
+        }
+    }
+    ASSERT_EQ(steps.size(), 2U);
+    Plan plan;
+    plan.steps = steps;
+    SearchState t(free_m);
+    for (PlanStep& st : plan.steps) {  // objectives as the validator recomputes them
+        t.move(st.vm, st.to_host, embedding_of(st.to_pnuma, 1));
+        st.score_after = t.objective();
+        st.objective_after = to_objective(st.score_after);
+    }
+    plan.score_before = SearchState(free_m).objective();
+    plan.score_after = t.objective();
+    plan.objective_before = to_objective(plan.score_before);
+    plan.objective_after = to_objective(plan.score_after);
+    plan.steps[0].temporary = true;
+    plan.capacity_before = cluster_capacity(free_m, compute_node_usage(p)).totals();
+    Problem moved = p;
+    moved.vms[steps[1].vm].host = steps[1].to_host;
+    moved.vms[steps[1].vm].pnuma = steps[1].to_pnuma;
+    plan.capacity_after = cluster_capacity(free_m, compute_node_usage(moved)).totals();
+    plan.migrations = 2;
+    plan.migrated_ram_mib = 2 * p.flavors[p.vms[steps[0].vm].flavor].demand[kRamMib];
+    const auto doc = doc_of(p, plan);
+    EXPECT_TRUE(validate_plan(free_m, doc, "<plan>", true, false).ok) << validate_plan(free_m, doc, "<plan>", true, false).error;
+    Problem q = p;
+    q.constraints.remaps_allowed = false;
+    const CapacityModel m(q);
+    const PlanCheck c = validate_plan(m, doc, "<plan>", true, false);
+    EXPECT_FALSE(c.ok);
+    EXPECT_NE(c.error.find("steps[1]"), std::string::npos) << c.error;
+    EXPECT_NE(c.error.find("remaps are not allowed"), std::string::npos) << c.error;
+    // And the plan file records the rule, so that `vmcap validate` applies it without the snapshot.
+    EXPECT_EQ(nlohmann::json::parse(plan_to_json(q, plan, PlanInfo{}).dump())["rules"]["remaps_allowed"], false);
 }

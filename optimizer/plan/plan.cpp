@@ -454,7 +454,7 @@ nlohmann::ordered_json network_figures(const CapacityModel& model, const std::ve
 
 namespace {
 
-/** The plan file's "rules" object: the drained and no-target hosts by id (docs/format.md). */
+/** The plan file's "rules" object: the drained and no-target hosts by id, and no remaps (docs/format.md). */
 nlohmann::ordered_json rules_json(const Problem& p) {
     using oj = nlohmann::ordered_json;
     oj rules = oj::object();
@@ -465,6 +465,7 @@ nlohmann::ordered_json rules_json(const Problem& p) {
     };
     if (!p.constraints.drain_hosts.empty()) rules["drain_hosts"] = ids(p.constraints.drain_hosts);
     if (!p.constraints.no_target_hosts.empty()) rules["no_target_hosts"] = ids(p.constraints.no_target_hosts);
+    if (!p.constraints.remaps_allowed) rules["remaps_allowed"] = false;
     return rules;
 }
 
@@ -502,7 +503,8 @@ nlohmann::ordered_json plan_to_json(const Problem& p, const Plan& plan, const Pl
         budget["max_migrated_ram_gib"] = static_cast<double>(p.constraints.max_migrated_ram_mib) / 1024.0;
     doc["budget"] = budget;
     // The hosts the plan was made to drain and to keep closed, so that `vmcap validate` checks them.
-    if (!p.constraints.drain_hosts.empty() || !p.constraints.no_target_hosts.empty()) doc["rules"] = rules_json(p);
+    if (!p.constraints.drain_hosts.empty() || !p.constraints.no_target_hosts.empty() || !p.constraints.remaps_allowed)
+        doc["rules"] = rules_json(p);
     doc["migrations"] = plan.migrations;
     doc["migrated_ram_gib"] = static_cast<double>(plan.migrated_ram_mib) / 1024.0;
     if (!p.objective_terms.empty()) {

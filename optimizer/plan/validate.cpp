@@ -402,6 +402,7 @@ std::string replay_step(PlanReplay& rep, StepContext& c, const PlanErrors& bad, 
     if (!is_valid_mapping(p.host_type_of(to).topology.graph, fl.vnuma.graph, to_nodes))
         return reject("to_pnuma is not a valid mapping of vNUMA topology " + fl.vnuma.name + " on host type \"" + p.host_type_of(to).name +
                       "\"");
+    if (from == to && !p.constraints.remaps_allowed) return reject("a remap, but remaps are not allowed (constraints.remaps_allowed)");
     const auto listed = [](const std::vector<int>& hs, int h) { return std::binary_search(hs.begin(), hs.end(), h); };
     if (from != to && (listed(p.constraints.drain_hosts, to) || listed(p.constraints.no_target_hosts, to)))
         return reject("moves onto host \"" + p.hosts[to].id + "\", which is closed to incoming VMs (" +
