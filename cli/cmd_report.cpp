@@ -34,37 +34,19 @@ constexpr std::size_t kMaxHeatHosts = 240;
 /** Most link directions the utilisation chart shows (the most utilised). */
 constexpr std::size_t kMaxLinks = 24;
 
-/** Every VM's host and pNUMA nodes once `steps` have run from the snapshot. */
-struct Placements {
-    std::vector<int> host;
-    std::vector<std::vector<int>> nodes;
-};
-
-Placements after_steps(const Problem& p, const nlohmann::json& steps) {
-    Placements a;
+/** The snapshot with every VM where the plan's `steps` leave it (validated: ids exist). */
+Problem after_steps(const Problem& p, const nlohmann::json& steps) {
+    Problem a = p;
     std::map<std::string, int> vm_index, host_index;
     for (std::size_t v = 0; v < p.vms.size(); ++v) vm_index.emplace(p.vms[v].id, static_cast<int>(v));
     for (std::size_t h = 0; h < p.hosts.size(); ++h) host_index.emplace(p.hosts[h].id, static_cast<int>(h));
-    for (const Vm& vm : p.vms) {
-        a.host.push_back(vm.host);
-        a.nodes.emplace_back(vm.pnuma.begin(), vm.pnuma.begin() + p.flavors[vm.flavor].num_vnuma());
-    }
     for (const auto& st : steps) {
-        const int v = vm_index.at(st["vm"].get<std::string>());
-        a.host[v] = host_index.at(st["to_host"].get<std::string>());
-        a.nodes[v].clear();
-        for (const auto& n : st["to_pnuma"]) a.nodes[v].push_back(n.get<int>() - 1);
+        Vm& vm = a.vms[static_cast<std::size_t>(vm_index.at(st["vm"].get<std::string>()))];
+        vm.host = host_index.at(st["to_host"].get<std::string>());
+        std::size_t i = 0;
+        for (const auto& n : st["to_pnuma"]) vm.pnuma[i++] = static_cast<std::uint8_t>(n.get<int>() - 1);
     }
     return a;
-}
-
-/** Used vCPU per (host, pNUMA node) for `pl`. */
-std::vector<std::vector<Amount>> vcpu_used(const Problem& p, const Placements& pl) {
-    std::vector<std::vector<Amount>> used(p.hosts.size());
-    for (std::size_t h = 0; h < p.hosts.size(); ++h) used[h].assign(p.host_type_of(static_cast<int>(h)).num_nodes(), 0);
-    for (std::size_t v = 0; v < p.vms.size(); ++v)
-        for (int n : pl.nodes[v]) used[pl.host[v]][n] += p.flavors[p.vms[v].flavor].node_demand[kVcpu];
-    return used;
 }
 
 oj bar_chart(const std::string& title, const oj& values, const std::string& x, const std::string& y, const std::string& color) {
@@ -120,21 +102,22 @@ std::vector<int> heat_hosts(const Problem& p, const nlohmann::json& steps) {
 
 oj occupancy_chart(const Problem& p, const nlohmann::json& plan) {
     const std::vector<int> hosts = heat_hosts(p, plan["steps"]);
-    Placements before;
-    for (const Vm& vm : p.vms) {
-        before.host.push_back(vm.host);
-        before.nodes.emplace_back(vm.pnuma.begin(), vm.pnuma.begin() + p.flavors[vm.flavor].num_vnuma());
-    }
-    const auto ub = vcpu_used(p, before), ua = vcpu_used(p, after_steps(p, plan["steps"]));
+    // Used amounts per pNUMA node before and after (compute_node_usage: [host][node * R + r]).
+    const auto ub = compute_node_usage(p), ua = compute_node_usage(after_steps(p, plan["steps"]));
+    const int R = p.num_resources();
     oj values = oj::array();
     for (int h : hosts) {
         const HostType& ht = p.host_type_of(h);
         for (int n = 0; n < ht.num_nodes(); ++n) {
-            const double cap = static_cast<double>(ht.node_capacity[n * p.num_resources() + kVcpu]);
-            values.push_back(
-                {{"host", p.hosts[h].id}, {"node", n + 1}, {"when", "before"}, {"free_vcpu", cap - static_cast<double>(ub[h][n])}});
-            values.push_back(
-                {{"host", p.hosts[h].id}, {"node", n + 1}, {"when", "after"}, {"free_vcpu", cap - static_cast<double>(ua[h][n])}});
+            const double cap = static_cast<double>(ht.node_capacity[n * R + kVcpu]);
+            values.push_back({{"host", p.hosts[h].id},
+                              {"node", n + 1},
+                              {"when", "before"},
+                              {"free_vcpu", cap - static_cast<double>(ub[h][n * R + kVcpu])}});
+            values.push_back({{"host", p.hosts[h].id},
+                              {"node", n + 1},
+                              {"when", "after"},
+                              {"free_vcpu", cap - static_cast<double>(ua[h][n * R + kVcpu])}});
         }
     }
     return oj{{"$schema", "https://vega.github.io/schema/vega-lite/v5.json"},
@@ -181,7 +164,10 @@ oj links_chart(const Problem& p, const nlohmann::json& plan) {
     const NetworkRoutes routes(p);
     std::vector<int> before(p.vms.size());
     for (std::size_t v = 0; v < p.vms.size(); ++v) before[v] = p.vms[v].host;
-    const auto lb = link_loads(p, routes, before), la = link_loads(p, routes, after_steps(p, plan["steps"]).host);
+    const Problem after = after_steps(p, plan["steps"]);
+    std::vector<int> after_host(p.vms.size());
+    for (std::size_t v = 0; v < p.vms.size(); ++v) after_host[v] = after.vms[v].host;
+    const auto lb = link_loads(p, routes, before), la = link_loads(p, routes, after_host);
     std::vector<std::pair<double, int>> order;
     for (int k = 0; k < routes.num_links(); ++k)
         order.emplace_back(-static_cast<double>(std::max(lb[k], la[k])) / static_cast<double>(routes.capacity(k)), k);
