@@ -441,10 +441,7 @@ nlohmann::ordered_json plan_document(const PlanOptions& o, const CapacityModel& 
     auto doc = plan_to_json(p, plan, info);
     // The network: links over capacity in the snapshot and after the plan (the rule keeps every
     // step within capacity, or no worse than the snapshot on a link it already overloads).
-    std::vector<int> host_after(p.vms.size());
-    for (std::size_t v = 0; v < host_after.size(); ++v) host_after[v] = p.vms[v].host;
-    for (const PlanStep& st : plan.steps) host_after[st.vm] = st.to_host;
-    const auto net = network_figures(model, host_after);
+    const auto net = network_figures(model, plan_end_hosts(p, plan));
     if (!net.is_null()) doc["network"] = net;
     return doc;
 }

@@ -396,6 +396,13 @@ void finish_plan(const CapacityModel& model, Plan& plan) {
     plan.capacity_after = cluster_capacity(model, compute_node_usage(after_usage_view)).totals();
 }
 
+std::vector<int> plan_end_hosts(const Problem& p, const Plan& plan) {
+    std::vector<int> host(p.vms.size());
+    for (std::size_t v = 0; v < host.size(); ++v) host[v] = p.vms[v].host;
+    for (const PlanStep& st : plan.steps) host[st.vm] = st.to_host;
+    return host;
+}
+
 std::vector<Placement> plan_end_state(const CapacityModel& model, const Plan& plan) {
     const Problem& p = model.problem();
     SearchState s(model);

@@ -107,6 +107,9 @@ inline bool step_uses_budget(const Problem& p, int from_host, int to_host) {
     return from_host != to_host || p.constraints.remap_counts_as_migration;
 }
 
+/** Every VM's host once `plan`'s steps have run from the snapshot. O(VMs + steps). */
+std::vector<int> plan_end_hosts(const Problem& problem, const Plan& plan);
+
 /** Placements of the VMs that `plan` leaves off their snapshot placement (its end state). */
 std::vector<Placement> plan_end_state(const CapacityModel& model, const Plan& plan);
 

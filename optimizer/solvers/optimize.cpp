@@ -96,14 +96,6 @@ SearchResult run_phase(const CapacityModel& model, const OptimizeParams& params,
     return sr;
 }
 
-/** Every VM's host once `plan` has run. */
-std::vector<int> hosts_after(const Problem& p, const Plan& plan) {
-    std::vector<int> host(p.vms.size());
-    for (std::size_t v = 0; v < host.size(); ++v) host[v] = p.vms[v].host;
-    for (const PlanStep& st : plan.steps) host[st.vm] = st.to_host;
-    return host;
-}
-
 /** `p` with every VM where `plan` leaves it as the new snapshot, and the budget the plan leaves. */
 Problem rebased(const Problem& p, const Plan& plan) {
     Problem q = p;
@@ -258,7 +250,7 @@ OptimizeResult plan_with_drain(const CapacityModel& model, const OptimizeParams&
     if (params.schedule && params.schedule->window_s > 0.0) {
         const ScheduleParams& sch = *params.schedule;
         const Plan fit = schedule_plan(model, drained, sch.limits, sch.durations, sch.window_s);
-        if (const std::string why = drain_violation(p, hosts_after(p, fit)); !why.empty())
+        if (const std::string why = drain_violation(p, plan_end_hosts(p, fit)); !why.empty())
             throw InputError("constraints.drain_hosts: emptying the drained hosts does not fit the maintenance window: " + why);
         rest.schedule->window_s = std::max(1e-3, sch.window_s - fit.schedule->makespan_s);
     }
@@ -270,7 +262,7 @@ OptimizeResult plan_with_drain(const CapacityModel& model, const OptimizeParams&
     out.plan = plan_from_steps(model, steps, out.plan.dropped);
     if (params.schedule)
         out.plan = schedule_plan(model, out.plan, params.schedule->limits, params.schedule->durations, params.schedule->window_s);
-    if (const std::string why = drain_violation(p, hosts_after(p, out.plan)); !why.empty())
+    if (const std::string why = drain_violation(p, plan_end_hosts(p, out.plan)); !why.empty())
         throw InputError("constraints.drain_hosts: the plan's waves do not fit the maintenance window with the drain: " + why);
     return out;
 }
