@@ -95,6 +95,9 @@ oj run_config(const std::string& c, const std::vector<TraceVm>& trace, const Sim
                 static_cast<long long>(r.rejected),
                 r.arrivals > 0 ? 100.0 * static_cast<double>(r.rejected) / static_cast<double>(r.arrivals) : 0.0,
                 static_cast<long long>(r.rejected_vcpu), static_cast<long long>(r.migrations), r.seconds);
+    if (r.stopped_by != "complete")
+        std::printf("note     %s stopped by %s after %.1f of %.1f days: the figures above cover what was simulated\n", c.c_str(),
+                    r.stopped_by.c_str(), r.days.empty() ? 0.0 : r.days.back().time_s / 86400.0, o.replay.time_s / 86400.0);
     std::fflush(stdout);
     return oj{{"config", c},
               {"arrivals", r.arrivals},
@@ -102,6 +105,7 @@ oj run_config(const std::string& c, const std::vector<TraceVm>& trace, const Sim
               {"rejected_vcpu", r.rejected_vcpu},
               {"migrations", r.migrations},
               {"seconds", r.seconds},
+              {"stopped_by", r.stopped_by},
               {"rejected_by_flavor", r.rejected_by_flavor},
               {"days", series}};
 }
@@ -134,6 +138,7 @@ int cmd_simulate(const Args& args) {
         ("evaluations", po::value(&base.evaluations)->default_value(0), "sa: annealing evaluations per night (0: the default for the cluster)")
         ("seed", po::value(&seed_text)->default_value("1"), "seed of lifetimes (Azure) and of the search")
         ("check", "validate every night's plan (vmcap validate's replay) before applying it")
+        ("time-limit", po::value<double>(), "wall-clock seconds per configuration; a configuration stopped by it writes what it simulated (default: none)")
         ("out-csv", po::value(&out_csv), "time series CSV: one row per configuration and day")
         ("out-json", po::value(&out_json), "time series and summary JSON");
     // clang-format on
@@ -154,6 +159,11 @@ int cmd_simulate(const Args& args) {
     base.defrag_every_s = parse_duration(every, "defrag-every");
     read_budget(budget, base);
     base.check = vm.count("check") > 0;
+    if (vm.count("time-limit")) {
+        base.time_limit_s = vm["time-limit"].as<double>();
+        if (!(base.time_limit_s > 0.0)) throw UsageError("--time-limit must be > 0");
+    }
+    base.stop = stop_on_signals();  // SIGINT / SIGTERM: the outputs are written with what was simulated, exit 130
     try {
         base.replay.host_type = uniform_host_type(host_type, node_vcpu, std::llround(node_gib * 1024.0));
     } catch (const InputError& e) {
@@ -179,7 +189,10 @@ int cmd_simulate(const Args& args) {
         "config,day,time_s,live_vms,used_vcpu_fraction,arrivals,rejected,rejected_vcpu,migrations,objective_before,objective_after\n";
     oj runs = oj::array();
     std::printf("%-8s %10s %9s %8s %12s %11s %9s\n", "config", "arrivals", "rejected", "%", "rejected vCPU", "migrations", "seconds");
-    for (const std::string& c : configs) runs.push_back(run_config(c, trace, base, csv));
+    for (const std::string& c : configs) {
+        if (base.stop->load()) break;
+        runs.push_back(run_config(c, trace, base, csv));
+    }
     if (!out_csv.empty()) write_file_atomic(out_csv, csv);
     if (!out_json.empty()) {
         oj doc{{"format", "vmcap-simulation/1"},
@@ -196,7 +209,7 @@ int cmd_simulate(const Args& args) {
                {"runs", runs}};
         write_file_atomic(out_json, format_json_lines(doc));
     }
-    return 0;
+    return base.stop->load() ? kExitInterrupted : 0;
 }
 
 }  // namespace vmcap::cli

@@ -112,3 +112,21 @@ TEST(Simulate, ABudgetOfZeroIsNoDefragmentation) {
     EXPECT_EQ(zero.rejected, none.rejected);
     EXPECT_EQ(zero.rejected_vcpu, none.rejected_vcpu);
 }
+
+TEST(Simulate, StopsOnAnInterruptOrItsTimeLimitWithWhatItSimulated) {
+    const auto trace = synthetic_trace(1);
+    const SimulateResult full = simulate(trace, options("greedy"));
+    EXPECT_EQ(full.stopped_by, "complete");
+    std::atomic<bool> stop{true};
+    SimulateOptions o = options("greedy");
+    o.stop = &stop;
+    const SimulateResult interrupted = simulate(trace, o);
+    EXPECT_EQ(interrupted.stopped_by, "interrupt");
+    EXPECT_EQ(interrupted.arrivals, 0);  // polled before the first arrival
+    ASSERT_EQ(interrupted.days.size(), 1U);
+    o = options("greedy");
+    o.time_limit_s = 0.0;
+    const SimulateResult timed = simulate(trace, o);
+    EXPECT_EQ(timed.stopped_by, "time limit");
+    EXPECT_LT(timed.arrivals, full.arrivals);
+}

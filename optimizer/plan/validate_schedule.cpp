@@ -73,6 +73,10 @@ PlanSchedule read_schedule(const Reader& rd, const nlohmann::json& s) {
     if (waves < 0 || waves > 1'000'000'000) throw rd.bad("schedule.waves", "out of range");
     out.waves = static_cast<int>(waves);
     out.makespan_s = rd.number(s, "schedule", "makespan_s");
+    // Steps the searched plan lost to the window or a route without spare: a record of the search,
+    // which a replay cannot recompute; its type and sign are checked.
+    if (s.contains("cut_steps") && (!s["cut_steps"].is_number_integer() || s["cut_steps"].get<std::int64_t>() < 0))
+        throw rd.bad("schedule.cut_steps", "expected an integer >= 0");
     if (s.contains("window_s")) {
         out.window_s = rd.number(s, "schedule", "window_s");
         if (!(out.window_s > 0)) throw rd.bad("schedule.window_s", "expected a number > 0");

@@ -99,7 +99,8 @@ void defragment(Run& run, const SimulateOptions& o, int night, SimulateDay& day)
     op.search.quiet = true;
     op.search.seed = o.seed + static_cast<std::uint64_t>(night);
     op.search.max_evaluations = o.evaluations;
-    op.search.time_limit_s = 1e9;  // stopped by its evaluation budget: reproducible
+    op.search.time_limit_s = 1e9;  // stopped by its evaluation budget: reproducible (unless interrupted)
+    op.search.stop = o.stop;
     const OptimizeResult r = optimize(model, op);
     if (o.check) {
         const auto doc = nlohmann::json::parse(plan_to_json(q, r.plan, PlanInfo{}).dump());
@@ -162,7 +163,7 @@ SimulateResult simulate(const std::vector<TraceVm>& trace, const SimulateOptions
     SimulateDay day;
     int night = 0;
     const auto night_until = [&](double t) {  // every defragmentation due by trace time t
-        while (next <= t && next <= end) {
+        while (next <= t && next <= end && !(o.stop != nullptr && o.stop->load())) {
             run.depart_until(next, out);
             close_day(run, next - origin, day);
             defragment(run, o, night, day);
@@ -173,15 +174,28 @@ SimulateResult simulate(const std::vector<TraceVm>& trace, const SimulateOptions
             next += o.defrag_every_s;
         }
     };
+    const auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
+    const auto stopping = [&] {  // polled every 1,024 arrivals and before every night
+        if (o.stop != nullptr && o.stop->load())
+            out.stopped_by = "interrupt";
+        else if (elapsed() > o.time_limit_s)
+            out.stopped_by = "time limit";
+        return out.stopped_by != "complete";
+    };
+    double now = end;
     for (std::size_t a = 0; a < arrivals.size(); ++a) {
         const double t = trace[arrivals[a]].arrival_s;
+        if ((a % 1024 == 0 || next <= t) && stopping()) {
+            now = t;
+            break;
+        }
         night_until(t);
         run.depart_until(t, out);
         run.arrive(a, day, out);
     }
-    night_until(end);
-    run.depart_until(end, out);
-    close_day(run, end - origin, day);
+    if (out.stopped_by == "complete") night_until(end);
+    run.depart_until(now, out);
+    close_day(run, now - origin, day);
     SimulateOptions last = o;
     last.defrag = "none";  // the end of the span: figures only
     defragment(run, last, night, day);

@@ -8,7 +8,9 @@
  *
  * Units: seconds of trace time, vCPU, MiB. Deterministic for the same trace, options and seed.
  */
+#include <atomic>
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <string>
 #include <vector>
@@ -39,6 +41,12 @@ struct SimulateOptions {
     /** Re-check every night's plan with `vmcap validate`'s replay (validate_plan) before applying
      *  it; a failure throws std::logic_error (a bug). */
     bool check = false;
+    /** Set (SIGINT / SIGTERM): the simulation stops at the next arrival or inside a night's search
+     *  (its best plan so far is applied) and returns what it has (stopped_by "interrupt"). */
+    const std::atomic<bool>* stop = nullptr;
+    /** Wall-clock seconds after which the simulation stops the same way (stopped_by "time
+     *  limit"); +infinity: none. */
+    double time_limit_s = std::numeric_limits<double>::infinity();
 };
 
 /** The cluster at the end of one simulated day (just before its next defragmentation). */
@@ -62,6 +70,9 @@ struct SimulateResult {
     Amount rejected_vcpu = 0;
     std::map<std::string, std::int64_t> rejected_by_flavor;
     double seconds = 0.0;  ///< wall-clock time of the simulation
+    /** "complete", "interrupt" or "time limit": the days are then those simulated so far, the last
+     *  one closed where it stopped. */
+    std::string stopped_by = "complete";
 };
 
 /**
