@@ -4,7 +4,9 @@
  * "vmcap report") that renders offline — Vega-Lite charts through vega-embed, the three libraries
  * inlined from their npm packages (web/, `npm ci --prefix web`): capacity per target flavor before
  * and after, the pNUMA occupancy of the hosts the plan touches before and after, the waves on a
- * timeline, the objective against the upper bound, and link utilisation with a network.
+ * timeline, the objective against the upper bound, and link utilisation with a network. With
+ * --simulation instead of --plan, the page of a `vmcap simulate` run (cmd_report_simulation.cpp);
+ * both share the page skeleton of report_page.h.
  */
 #include <algorithm>
 #include <cstdio>
@@ -17,6 +19,7 @@
 
 #include "cli/cli.h"
 #include "cli/cli_util.h"
+#include "cli/report_page.h"
 #include "evaluators/network/network_load.h"
 #include "instances/snapshot_io.h"
 #include "optimizer/plan/validate.h"
@@ -183,31 +186,8 @@ oj links_chart(const Problem& p, const nlohmann::json& plan) {
     return bar_chart("Link utilisation of the vlinks, the most utilised link directions", values, "link", "utilisation_pct", "when");
 }
 
-std::string html_escape(const std::string& s) {
-    std::string out;
-    for (char c : s) out += c == '<' ? "&lt;" : c == '>' ? "&gt;" : c == '&' ? "&amp;" : c == '"' ? "&quot;" : std::string(1, c);
-    return out;
-}
-
-/** JSON safe inside a <script> element. */
-std::string script_json(const oj& j) {
-    std::string s = j.dump();
-    std::string out;
-    for (std::size_t i = 0; i < s.size(); ++i) {
-        if (s[i] == '<' && i + 1 < s.size() && s[i + 1] == '/') {
-            out += "<\\/";
-            ++i;
-        } else {
-            out += s[i];
-        }
-    }
-    return out;
-}
-
 std::string summary_rows(const nlohmann::json& plan, const std::string& cluster, const std::string& plan_file) {
-    const auto row = [](const std::string& k, const std::string& v) {
-        return "<tr><th>" + html_escape(k) + "</th><td>" + html_escape(v) + "</td></tr>\n";
-    };
+    const auto& row = report::table_row;
     const auto num = [](double x) {
         char b[64];
         std::snprintf(b, sizeof b, "%.6g", x);
@@ -233,23 +213,15 @@ std::string summary_rows(const nlohmann::json& plan, const std::string& cluster,
     return r;
 }
 
-std::string read_asset(const std::string& dir, const std::string& rel) {
-    const std::string path = dir + "/" + rel;
-    if (!std::filesystem::exists(path))
-        throw InputError(path +
-                         ": missing; the report inlines the npm packages of web/package.json (npm ci --prefix web, which "
-                         "scripts/setup.sh runs), or give --assets DIR");
-    return read_text_file(path);
-}
-
 }  // namespace
 
 int cmd_report(const Args& args) {
     po::options_description desc("vmcap report options");
-    std::string cluster, plan_file, out, assets;
+    std::string cluster, plan_file, simulation, out, assets;
     // clang-format off
     desc.add_options()("help,h", "show this help")
-        ("plan", po::value(&plan_file)->required(), "migration plan JSON (validated on the cluster first)")
+        ("plan", po::value(&plan_file), "migration plan JSON (validated on the cluster first)")
+        ("simulation", po::value(&simulation), "instead of a plan: the JSON of vmcap simulate --out-json (vmcap-simulation/1)")
         ("cluster", po::value(&cluster), "the snapshot the plan was made for (default: the bundled example)")
         ("free-remaps", "remaps use no budget, as with vmcap plan --free-remaps (for the validation)")
         ("assets", po::value(&assets)->default_value(VMCAP_WEB_ASSETS),
@@ -259,39 +231,28 @@ int cmd_report(const Args& args) {
     po::variables_map vm;
     if (parse(args, desc, vm,
               "usage: vmcap report --plan P [--cluster C] [--out report.html]\n"
-              "Writes one self-contained HTML page (renders offline) with the plan's charts."))
+              "       vmcap report --simulation S [--out report.html]\n"
+              "Writes one self-contained HTML page (renders offline) with the charts of a plan or of a simulation."))
         return 0;
+    if (vm.count("plan") == vm.count("simulation")) throw UsageError("give either --plan P or --simulation S (one of them)");
+    if (vm.count("simulation")) {
+        if (vm.count("cluster") || vm.count("free-remaps")) throw UsageError("--cluster and --free-remaps apply to --plan only");
+        return report_simulation(simulation, out, assets);
+    }
     check_output_path(out);
     if (cluster.empty()) cluster = default_cluster_path();
-    const std::string vega = read_asset(assets, "vega/build/vega.min.js"), lite = read_asset(assets, "vega-lite/build/vega-lite.min.js"),
-                      embed = read_asset(assets, "vega-embed/build/vega-embed.min.js");
+    const report::Assets a = report::read_assets(assets);
     nlohmann::json doc;
     Problem p;
     PlanCheck r;
     if (!load_valid_plan("report", cluster, plan_file, vm, doc, p, r)) return 3;
-    std::vector<std::pair<std::string, oj>> charts = {{"capacity", capacity_chart(p, doc)},
-                                                      {"objective", objective_chart(doc)},
-                                                      {"occupancy", occupancy_chart(p, doc)},
-                                                      {"timeline", timeline_chart(doc)}};
+    report::Charts charts = {{"capacity", capacity_chart(p, doc)},
+                             {"objective", objective_chart(doc)},
+                             {"occupancy", occupancy_chart(p, doc)},
+                             {"timeline", timeline_chart(doc)}};
     if (oj l = links_chart(p, doc); !l.is_null()) charts.emplace_back("links", l);
-    std::string html =
-        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>vmcap plan report</title>\n<style>"
-        "body{font-family:sans-serif;margin:24px;color:#222}table{border-collapse:collapse}th{text-align:left;"
-        "padding:2px 12px 2px 0}td{padding:2px 0}.chart{margin:24px 0}</style>\n";
-    html += "<script>" + vega + "</script>\n<script>" + lite + "</script>\n<script>" + embed + "</script>\n</head><body>\n";
-    html += "<h1>vmcap plan report</h1>\n<table>\n" + summary_rows(doc, cluster, plan_file) + "</table>\n";
-    for (const auto& [id, spec] : charts) html += "<div class=\"chart\" id=\"chart-" + id + "\"></div>\n";
-    html += "<script>\nconst specs = {";
-    for (std::size_t i = 0; i < charts.size(); ++i)
-        html += (i ? ",\n" : "\n") + std::string("\"chart-") + charts[i].first + "\": " + script_json(charts[i].second);
-    html +=
-        "};\n"
-        "// Every chart as SVG; once all have rendered, the body says how many (checked by the tests).\n"
-        "Promise.all(Object.entries(specs).map(([id, spec]) => vegaEmbed('#' + id, spec, {renderer: 'svg', actions: false})))\n"
-        "  .then(r => document.body.setAttribute('data-charts-rendered', String(r.length)))\n"
-        "  .catch(e => document.body.setAttribute('data-chart-error', String(e)));\n"
-        "</script>\n</body></html>\n";
-    write_file_atomic(out, html);
+    write_file_atomic(out,
+                      report::page("vmcap plan report", "<table>\n" + summary_rows(doc, cluster, plan_file) + "</table>\n", charts, a));
     std::printf("report %s: %zu charts, %d step(s)\n", out.c_str(), charts.size(), r.steps);
     return 0;
 }

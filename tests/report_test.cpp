@@ -1,10 +1,15 @@
 // `vmcap report` (issue 26 item 4): the page is opened in headless Chromium (Debian's chromium,
 // which scripts/test.sh installs): every chart must have rendered (the page's own count, set once
 // vega-embed has drawn all of them, and one SVG of marks per chart in the DOM), and a screenshot
-// must not be blank (scripts/png_stats.py: distinct colours and non-white pixels).
+// must not be blank (scripts/png_stats.py: distinct colours and non-white pixels). The same for
+// the page of a simulation (`vmcap report --simulation`, the JSON of `vmcap simulate --out-json`),
+// and a malformed simulation file is refused (exit 2, one line naming the file and JSON path,
+// nothing written).
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <sstream>
+#include <vector>
 
 #include "instances/snapshot_io.h"
 #include "tests/cli_run.h"
@@ -27,6 +32,80 @@ int count(const std::string& text, const std::string& what) {
     int n = 0;
     for (std::size_t pos = text.find(what); pos != std::string::npos; pos = text.find(what, pos + 1)) ++n;
     return n;
+}
+
+/** Opens `page` in headless Chromium: every chart of `ids` drawn (the page's own count, no error,
+ *  one SVG of marks each), and a 1100-pixel-wide screenshot `png` that is not blank. */
+void expect_every_chart_drawn(const std::string& page, const std::string& png, const std::vector<std::string>& ids) {
+    const std::string chrome = "timeout 120 chromium --headless --no-sandbox --disable-gpu --hide-scrollbars --virtual-time-budget=20000 ";
+    const std::string dom = shell(chrome + "--dump-dom file://" + page);
+    EXPECT_NE(dom.find("data-charts-rendered=\"" + std::to_string(ids.size()) + "\""), std::string::npos) << dom.substr(0, 400);
+    EXPECT_EQ(dom.find("data-chart-error=\""), std::string::npos);  // the attribute, not the script that sets it
+    EXPECT_EQ(count(dom, "class=\"marks\""), static_cast<int>(ids.size()));
+    for (const std::string& id : ids) EXPECT_NE(dom.find("id=\"" + id + "\""), std::string::npos) << id;
+    shell(chrome + "--window-size=1100,2600 --screenshot=" + png + " file://" + page);
+    std::istringstream stats(shell("python3 " VMCAP_SOURCE_DIR "/scripts/png_stats.py " + png));
+    int w = 0, h = 0, colours = 0;
+    double nonwhite = 0;
+    stats >> w >> h >> colours >> nonwhite;
+    EXPECT_EQ(w, 1100);
+    EXPECT_GT(colours, 100) << "a blank or unstyled page";
+    EXPECT_GT(nonwhite, 5.0);
+}
+
+/** A vmcap-simulation/1 document as `vmcap simulate --out-json` writes it: configurations none and
+ *  greedy with seeds 1 and 2, four days each (the last closed at the end, without a night); the
+ *  last run lacks the optional "seconds" and one of its days "objective_before". */
+nlohmann::ordered_json simulation_doc() {
+    using oj = nlohmann::ordered_json;
+    oj runs = oj::array();
+    for (int seed : {1, 2})
+        for (const std::string config : {"none", "greedy"}) {
+            const bool defrag = config == "greedy";
+            oj days = oj::array();
+            std::int64_t rejected = 0, migrations = 0;
+            for (int d = 0; d < 4; ++d) {
+                const std::int64_t rej = (defrag ? 5 : 12) * d + seed, mig = defrag && d < 3 ? 20 + 3 * d : 0;
+                rejected += rej;
+                migrations += mig;
+                days.push_back({{"day", d},
+                                {"time_s", 10800.0 + 86400.0 * d},
+                                {"live_vms", 900 + 100 * d},
+                                {"used_vcpu_fraction", 0.6 + 0.08 * d},
+                                {"arrivals", 1000},
+                                {"rejected", rej},
+                                {"rejected_vcpu", 4 * rej},
+                                {"migrations", mig},
+                                {"objective_before", 400.0 - 60.0 * d},
+                                {"objective_after", 400.0 - 60.0 * d + 2.0 * static_cast<double>(mig)},
+                                {"capacity_after", {{"16c64g", 10 - d}}}});
+            }
+            runs.push_back({{"config", config},
+                            {"seed", seed},
+                            {"weights", "multi-numa"},
+                            {"arrivals", 4000},
+                            {"rejected", rejected},
+                            {"rejected_vcpu", 4 * rejected},
+                            {"migrations", migrations},
+                            {"seconds", 1.5},
+                            {"stopped_by", "complete"},
+                            {"rejected_by_flavor", {{"16c64g", rejected - 4}, {"2c8g", 4}}},
+                            {"days", days}});
+        }
+    runs[3].erase("seconds");
+    runs[3]["days"][1].erase("objective_before");
+    return {{"format", "vmcap-simulation/1"},
+            {"trace", "azure-dev"},
+            {"copies", 1},
+            {"hosts", 40},
+            {"host_type", "CQ3-16c64g"},
+            {"placer", "best-fit"},
+            {"span_s", 4 * 86400.0},
+            {"defrag_at_s", 10800.0},
+            {"defrag_every_s", 86400.0},
+            {"defrag_budget", "0.5%"},
+            {"seed", 1},
+            {"runs", runs}};
 }
 
 }  // namespace
@@ -52,21 +131,7 @@ TEST(Report, EveryChartRendersInHeadlessChromium) {
     EXPECT_NE(r.out.find("5 charts"), std::string::npos) << r.out;
     const std::string html = read_text_file(page);
     EXPECT_EQ(html.find("src=\"http"), std::string::npos) << "the page must not load anything from the network";
-    const std::string chrome = "timeout 120 chromium --headless --no-sandbox --disable-gpu --hide-scrollbars --virtual-time-budget=20000 ";
-    const std::string dom = shell(chrome + "--dump-dom file://" + page);
-    EXPECT_NE(dom.find("data-charts-rendered=\"5\""), std::string::npos) << dom.substr(0, 400);
-    EXPECT_EQ(dom.find("data-chart-error=\""), std::string::npos);  // the attribute, not the script that sets it
-    EXPECT_EQ(count(dom, "class=\"marks\""), 5);
-    for (const char* id : {"chart-capacity", "chart-objective", "chart-occupancy", "chart-timeline", "chart-links"})
-        EXPECT_NE(dom.find(std::string("id=\"") + id + "\""), std::string::npos) << id;
-    shell(chrome + "--window-size=1100,2600 --screenshot=" + png + " file://" + page);
-    std::istringstream stats(shell("python3 " VMCAP_SOURCE_DIR "/scripts/png_stats.py " + png));
-    int w = 0, h = 0, colours = 0;
-    double nonwhite = 0;
-    stats >> w >> h >> colours >> nonwhite;
-    EXPECT_EQ(w, 1100);
-    EXPECT_GT(colours, 100) << "a blank or unstyled page";
-    EXPECT_GT(nonwhite, 5.0);
+    expect_every_chart_drawn(page, png, {"chart-capacity", "chart-objective", "chart-occupancy", "chart-timeline", "chart-links"});
 }
 
 TEST(Report, RefusesAnInvalidPlanAndWritesNothing) {
@@ -83,4 +148,78 @@ TEST(Report, RefusesAnInvalidPlanAndWritesNothing) {
     const auto r = run_vmcap("report --cluster " + snap + " --plan " + plan + " --out " + page);
     EXPECT_EQ(r.code, 3) << r.err;
     EXPECT_FALSE(std::filesystem::exists(page));
+}
+
+TEST(Report, SimulationPageRendersEveryChartInHeadlessChromium) {
+    ASSERT_EQ(std::system("command -v chromium >/dev/null"), 0) << "chromium is missing: scripts/test.sh installs it";
+    const std::string dir = (tmp_dir() / "report-simulation").string();
+    std::filesystem::create_directories(dir);
+    const std::string sim = dir + "/sim.json", page = dir + "/report.html", png = dir + "/report.png";
+    write_file_atomic(sim, format_json_lines(simulation_doc()));
+    const auto r = run_vmcap("report --simulation " + sim + " --out " + page);
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_NE(r.out.find("6 charts, 4 run(s)"), std::string::npos) << r.out;
+    const std::string html = read_text_file(page);
+    EXPECT_EQ(html.find("src=\"http"), std::string::npos) << "the page must not load anything from the network";
+    // Two seeds: every run labelled with its configuration and seed, in the table and the charts.
+    for (const char* label : {"none seed 1", "greedy seed 1", "none seed 2", "greedy seed 2"}) EXPECT_GE(count(html, label), 2) << label;
+    expect_every_chart_drawn(
+        page, png, {"chart-rejected", "chart-cumulative", "chart-capacity", "chart-occupancy", "chart-migrations", "chart-flavors"});
+}
+
+TEST(Report, RefusesAMalformedSimulationAndWritesNothing) {
+    const std::string dir = (tmp_dir() / "report-simulation-bad").string();
+    std::filesystem::create_directories(dir);
+    const std::string sim = dir + "/sim.json", page = dir + "/report.html";
+    struct Case {
+        const char* what;
+        std::function<void(nlohmann::ordered_json&)> edit;
+        std::string message;  // after "<file>: "
+    };
+    const std::vector<Case> cases = {
+        {"no runs", [](auto& d) { d.erase("runs"); }, "runs: missing"},
+        {"days not an array",
+         [](auto& d) {
+             d["runs"][1]["days"] = {{"day", 0}};
+         },
+         "runs[1].days: expected an array"},
+        {"a day's count a string", [](auto& d) { d["runs"][0]["days"][2]["rejected"] = "7"; },
+         "runs[0].days[2].rejected: expected an integer >= 0"},
+        {"a day without its time", [](auto& d) { d["runs"][2]["days"][0].erase("time_s"); }, "runs[2].days[0].time_s: missing"},
+        {"a negative total", [](auto& d) { d["runs"][0]["arrivals"] = -1; }, "runs[0].arrivals: expected an integer in 0..2^53"},
+        {"another format", [](auto& d) { d["format"] = "vmcap-plan/1"; }, "format: expected \"vmcap-simulation/1\""},
+    };
+    for (const Case& c : cases) {
+        SCOPED_TRACE(c.what);
+        auto doc = simulation_doc();
+        c.edit(doc);
+        write_file_atomic(sim, doc.dump());
+        const auto r = run_vmcap("report --simulation " + sim + " --out " + page);
+        EXPECT_EQ(r.code, 2) << r.err;
+        EXPECT_NE(r.err.find(sim + ": " + c.message), std::string::npos) << r.err;
+        EXPECT_EQ(count(r.err, "\n"), 1) << r.err;
+        EXPECT_FALSE(std::filesystem::exists(page));
+    }
+    // The two modes exclude each other; one of them is needed.
+    write_file_atomic(sim, simulation_doc().dump());
+    for (const std::string& args : {"--simulation " + sim + " --plan " + sim, std::string(), "--simulation " + sim + " --cluster " + sim}) {
+        const auto r = run_vmcap("report " + args + " --out " + page);
+        EXPECT_EQ(r.code, 2) << args << ": " << r.err;
+        EXPECT_FALSE(std::filesystem::exists(page)) << args;
+    }
+}
+
+TEST(Report, ReadsWhatVmcapSimulateWrites) {
+    const std::filesystem::path data(VMCAP_SHARED_DATA_DIR);
+    if (!std::filesystem::is_directory(data / "azure-v1-flavor-traces")) GTEST_SKIP() << "no data directory " << data;
+    const std::string dir = (tmp_dir() / "report-simulate").string();
+    std::filesystem::create_directories(dir);
+    const std::string sim = dir + "/sim.json", page = dir + "/report.html";
+    auto r = run_vmcap("simulate --trace azure-dev --data-dir " + data.string() + " --hosts 40 --days 2 --compare none,greedy --out-json " +
+                       sim);
+    ASSERT_EQ(r.code, 0) << r.err;
+    r = run_vmcap("report --simulation " + sim + " --out " + page);
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_NE(r.out.find("6 charts, 2 run(s)"), std::string::npos) << r.out;
+    EXPECT_TRUE(std::filesystem::exists(page));
 }
