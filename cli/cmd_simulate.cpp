@@ -58,9 +58,67 @@ void read_budget(const std::string& text, SimulateOptions& o) {
     }
 }
 
+/** One configuration of --compare: "ALGO[:weights=W][:budget=B][:mpr=K]" over the defaults. */
+struct Config {
+    std::string label;
+    SimulateOptions options;
+    std::string budget;  ///< as given (--defrag-budget or budget=)
+};
+
+/** --weights / weights=: multi-numa, all or demand. */
+void read_weights(const std::string& text, SimulateOptions& o) {
+    if (text != "multi-numa" && text != "all" && text != "demand")
+        throw UsageError("--weights: expected multi-numa, all or demand, got '" + text + "'");
+    o.replay.targets = text;
+}
+
+/** --migrations-per-request / mpr=: a count >= 0. */
+void read_mpr(const std::string& text, SimulateOptions& o) {
+    try {
+        std::size_t used = 0;
+        const int k = std::stoi(text, &used);
+        if (used != text.size() || k < 0) throw std::invalid_argument("range");
+        o.migrations_per_request = k;
+    } catch (const std::exception&) {
+        throw UsageError("--migrations-per-request: expected a count >= 0, got '" + text + "'");
+    }
+}
+
+/** The --compare list over the defaults `base` (budget text `budget`). */
+std::vector<Config> read_configs(const std::string& compare, const SimulateOptions& base, const std::string& budget) {
+    std::vector<Config> out;
+    std::stringstream cs(compare);
+    for (std::string c; std::getline(cs, c, ',');) {
+        Config cfg{c, base, budget};
+        std::stringstream fs(c);
+        std::string field;
+        std::getline(fs, field, ':');
+        if (field != "none" && field != "greedy" && field != "sa")
+            throw UsageError("--compare: '" + c + "': expected none, greedy or sa, then optionally :weights=W :budget=B :mpr=K");
+        cfg.options.defrag = field;
+        while (std::getline(fs, field, ':')) {
+            const auto eq = field.find('=');
+            const std::string key = field.substr(0, eq), value = eq == std::string::npos ? "" : field.substr(eq + 1);
+            if (key == "weights")
+                read_weights(value, cfg.options);
+            else if (key == "budget")
+                read_budget(cfg.budget = value, cfg.options);
+            else if (key == "mpr")
+                read_mpr(value, cfg.options);
+            else
+                throw UsageError("--compare: unknown field '" + field + "' in '" + c + "' (weights=, budget=, mpr=)");
+        }
+        out.push_back(std::move(cfg));
+    }
+    if (out.empty()) throw UsageError("--compare: no configuration");
+    return out;
+}
+
 oj day_json(const SimulateDay& d, const std::vector<std::string>& flavors) {
-    oj cap = oj::object();
+    oj cap = oj::object(), w = oj::object();
     for (std::size_t f = 0; f < flavors.size() && f < d.capacity_after.size(); ++f) cap[flavors[f]] = d.capacity_after[f];
+    for (std::size_t f = 0; f < flavors.size() && f < d.weights.size(); ++f)
+        if (d.weights[f] != 0.0) w[flavors[f]] = d.weights[f];
     return oj{{"day", d.day},
               {"time_s", d.time_s},
               {"live_vms", d.live_vms},
@@ -68,148 +126,242 @@ oj day_json(const SimulateDay& d, const std::vector<std::string>& flavors) {
               {"arrivals", d.arrivals},
               {"rejected", d.rejected},
               {"rejected_vcpu", d.rejected_vcpu},
+              {"rejected_one_pool", d.rejected_one_pool},
+              {"rejected_one_pool_vcpu", d.rejected_one_pool_vcpu},
+              {"admission_migrations", d.admission_migrations},
+              {"admitted_by_migrations", d.admitted_by_migrations},
               {"migrations", d.migrations},
               {"objective_before", d.objective_before},
               {"objective_after", d.objective_after},
+              {"weights", w},
               {"capacity_after", cap}};
 }
 
-std::string csv_rows(const std::string& config, const SimulateResult& r) {
+constexpr const char* kCsvHeader =
+    "config,seed,day,time_s,live_vms,used_vcpu_fraction,arrivals,rejected,rejected_vcpu,rejected_one_pool,rejected_one_pool_vcpu,"
+    "admission_migrations,admitted_by_migrations,migrations,objective_before,objective_after\n";
+
+std::string csv_rows(const std::string& config, std::uint64_t seed, const SimulateResult& r) {
     std::ostringstream o;
     for (const SimulateDay& d : r.days)
-        o << config << ',' << d.day << ',' << d.time_s << ',' << d.live_vms << ',' << d.used_vcpu_fraction << ',' << d.arrivals << ','
-          << d.rejected << ',' << d.rejected_vcpu << ',' << d.migrations << ',' << d.objective_before << ',' << d.objective_after << '\n';
+        o << config << ',' << seed << ',' << d.day << ',' << d.time_s << ',' << d.live_vms << ',' << d.used_vcpu_fraction << ','
+          << d.arrivals << ',' << d.rejected << ',' << d.rejected_vcpu << ',' << d.rejected_one_pool << ',' << d.rejected_one_pool_vcpu
+          << ',' << d.admission_migrations << ',' << d.admitted_by_migrations << ',' << d.migrations << ',' << d.objective_before << ','
+          << d.objective_after << '\n';
     return o.str();
 }
 
-/** One configuration on the trace: its summary line on stdout, its CSV rows appended to `csv`,
- *  its JSON run returned. */
-oj run_config(const std::string& c, const std::vector<TraceVm>& trace, const SimulateOptions& base, std::string& csv) {
-    SimulateOptions o = base;
-    o.defrag = c;
+/** Mean and sample standard deviation of `xs` (0 for fewer than two). */
+std::pair<double, double> mean_sd(const std::vector<double>& xs) {
+    double m = 0.0, v = 0.0;
+    for (double x : xs) m += x / static_cast<double>(xs.size());
+    for (double x : xs) v += (x - m) * (x - m);
+    return {m, xs.size() > 1 ? std::sqrt(v / static_cast<double>(xs.size() - 1)) : 0.0};
+}
+
+/** One configuration on the trace with a seed: its summary line on stdout, its CSV rows
+ *  appended to `csv`, its JSON run returned. */
+oj run_config(const Config& c, std::uint64_t seed, const std::vector<TraceVm>& trace, std::string& csv) {
+    SimulateOptions o = c.options;
+    o.seed = seed;
+    o.replay.seed = seed;
     const SimulateResult r = simulate(trace, o);
-    csv += csv_rows(c, r);
+    csv += csv_rows(c.label, seed, r);
     oj series = oj::array();
     for (const SimulateDay& d : r.days) series.push_back(day_json(d, r.flavors));
-    std::printf("%-8s %10lld %9lld %7.2f%% %12lld %11lld %9.1f\n", c.c_str(), static_cast<long long>(r.arrivals),
-                static_cast<long long>(r.rejected),
-                r.arrivals > 0 ? 100.0 * static_cast<double>(r.rejected) / static_cast<double>(r.arrivals) : 0.0,
-                static_cast<long long>(r.rejected_vcpu), static_cast<long long>(r.migrations), r.seconds);
+    const double pct = r.arrivals > 0 ? 100.0 * static_cast<double>(r.rejected) / static_cast<double>(r.arrivals) : 0.0;
+    std::printf("%-22s %5llu %9lld %8lld %7.3f%% %11lld %9lld %9lld %9lld %8.1f\n", c.label.c_str(), static_cast<unsigned long long>(seed),
+                static_cast<long long>(r.arrivals), static_cast<long long>(r.rejected), pct, static_cast<long long>(r.rejected_vcpu),
+                static_cast<long long>(r.rejected_one_pool), static_cast<long long>(r.migrations),
+                static_cast<long long>(r.admission_migrations), r.seconds);
     if (r.stopped_by != "complete")
-        std::printf("note     %s stopped by %s after %.1f of %.1f days: the figures above cover what was simulated\n", c.c_str(),
+        std::printf("note: %s stopped by %s after %.1f of %.1f days: the figures above cover what was simulated\n", c.label.c_str(),
                     r.stopped_by.c_str(), r.days.empty() ? 0.0 : r.days.back().time_s / 86400.0, o.replay.time_s / 86400.0);
     std::fflush(stdout);
-    return oj{{"config", c},
+    return oj{{"config", c.label},
+              {"seed", seed},
+              {"defrag", o.defrag},
+              {"weights", o.replay.targets},
+              {"defrag_budget", c.budget},
+              {"migrations_per_request", o.migrations_per_request},
               {"arrivals", r.arrivals},
               {"rejected", r.rejected},
+              {"rejected_fraction", r.arrivals > 0 ? static_cast<double>(r.rejected) / static_cast<double>(r.arrivals) : 0.0},
               {"rejected_vcpu", r.rejected_vcpu},
+              {"rejected_one_pool", r.rejected_one_pool},
+              {"rejected_one_pool_vcpu", r.rejected_one_pool_vcpu},
               {"migrations", r.migrations},
+              {"admission_migrations", r.admission_migrations},
+              {"admitted_by_migrations", r.admitted_by_migrations},
               {"seconds", r.seconds},
               {"stopped_by", r.stopped_by},
               {"rejected_by_flavor", r.rejected_by_flavor},
               {"days", series}};
 }
 
+/** Per configuration over its seeds: mean and spread of rejections (printed and returned). */
+oj summarize(const std::vector<Config>& configs, const oj& runs) {
+    oj out = oj::array();
+    std::printf("\n%-22s %6s %20s %22s %18s\n", "config", "seeds", "rejected % (sd)", "rejected vCPU (sd)", "migrations (sd)");
+    for (const Config& c : configs) {
+        std::vector<double> pct, vcpu, mig;
+        for (const auto& r : runs)
+            if (r["config"] == c.label) {
+                pct.push_back(100.0 * r["rejected_fraction"].get<double>());
+                vcpu.push_back(r["rejected_vcpu"].get<double>());
+                mig.push_back(r["migrations"].get<double>() + r["admission_migrations"].get<double>());
+            }
+        if (pct.empty()) continue;
+        const auto [pm, ps] = mean_sd(pct);
+        const auto [vm, vs] = mean_sd(vcpu);
+        const auto [mm, ms] = mean_sd(mig);
+        std::printf("%-22s %6zu %11.3f (%6.3f) %13.0f (%6.0f) %10.0f (%5.0f)\n", c.label.c_str(), pct.size(), pm, ps, vm, vs, mm, ms);
+        out.push_back(oj{{"config", c.label},
+                         {"seeds", pct.size()},
+                         {"rejected_percent_mean", pm},
+                         {"rejected_percent_sd", ps},
+                         {"rejected_vcpu_mean", vm},
+                         {"rejected_vcpu_sd", vs},
+                         {"migrations_mean", mm},
+                         {"migrations_sd", ms}});
+    }
+    return out;
+}
+
 }  // namespace
 
-int cmd_simulate(const Args& args) {
-    po::options_description desc("vmcap simulate options");
-    std::string trace_name, data_dir, host_type = "CQ3", compare = "none,greedy", defrag_at = "03:00", every = "24h", budget = "0.5%",
-                                      out_csv, out_json, seed_text = "1";
-    int hosts = 0, copies = 1;
+namespace {
+
+/** The command line of `vmcap simulate`, parsed. */
+struct SimulateCommand {
+    std::string trace_name, data_dir, host_type = "CQ3", compare, defrag_at, every, budget, out_csv, out_json, seed_text, weights,
+                                      demand_window, mpr;
+    int hosts = 0, copies = 1, seeds = 1;
     long long node_vcpu = 16;
     double node_gib = 64, days = 0;
     SimulateOptions base;
+};
+
+po::options_description simulate_options(SimulateCommand& c) {
+    po::options_description desc("vmcap simulate options");
     // clang-format off
     desc.add_options()("help,h", "show this help")
-        ("trace", po::value(&trace_name)->required(), "azure-dev | azure-test | huawei")
-        ("data-dir", po::value(&data_dir), "directory holding azure-v1-flavor-traces/ and huawei-east-1/ (default: $VMCAP_DATA_DIR, else ../shared/data)")
-        ("hosts", po::value(&hosts)->required(), "hosts in the cluster")
-        ("copies", po::value(&copies)->default_value(1), "superpose this many copies of the trace (as vmcap snapshot --copies)")
-        ("host-type", po::value(&host_type)->default_value("CQ3"), "pNUMA topology of every host")
-        ("node-vcpu", po::value(&node_vcpu)->default_value(16), "vCPUs per pNUMA node")
-        ("node-ram-gib", po::value(&node_gib)->default_value(64), "RAM per pNUMA node, GiB")
-        ("placer", po::value(&base.replay.placer)->default_value("best-fit"), ("online placer: " + placer_names()).c_str())
-        ("days", po::value(&days)->default_value(0), "simulated days from the first arrival (0: the whole trace)")
-        ("compare", po::value(&compare)->default_value("none,greedy"), "configurations run on the same arrivals: none, greedy, sa (comma-separated)")
-        ("defrag-at", po::value(&defrag_at)->default_value("03:00"), "time of the nightly defragmentation (HH:MM after the first arrival's midnight)")
-        ("defrag-every", po::value(&every)->default_value("24h"), "interval between defragmentations")
-        ("defrag-budget", po::value(&budget)->default_value("0.5%"), "live migrations per night: a percentage of the VMs then, or a count")
-        ("evaluations", po::value(&base.evaluations)->default_value(0), "sa: annealing evaluations per night (0: the default for the cluster)")
-        ("seed", po::value(&seed_text)->default_value("1"), "seed of lifetimes (Azure) and of the search")
+        ("trace", po::value(&c.trace_name)->required(), "azure-dev | azure-test | huawei")
+        ("data-dir", po::value(&c.data_dir), "directory holding azure-v1-flavor-traces/ and huawei-east-1/ (default: $VMCAP_DATA_DIR, else ../shared/data)")
+        ("hosts", po::value(&c.hosts)->required(), "hosts in the cluster")
+        ("copies", po::value(&c.copies)->default_value(1), "superpose this many copies of the trace (as vmcap snapshot --copies)")
+        ("host-type", po::value(&c.host_type)->default_value("CQ3"), "pNUMA topology of every host")
+        ("node-vcpu", po::value(&c.node_vcpu)->default_value(16), "vCPUs per pNUMA node")
+        ("node-ram-gib", po::value(&c.node_gib)->default_value(64), "RAM per pNUMA node, GiB")
+        ("placer", po::value(&c.base.replay.placer)->default_value("best-fit"), ("online placer: " + placer_names()).c_str())
+        ("days", po::value(&c.days)->default_value(0), "simulated days from the first arrival (0: the whole trace)")
+        ("compare", po::value(&c.compare)->default_value("none,greedy"),
+         "configurations run on the same arrivals, comma-separated: none | greedy | sa, each optionally followed by "
+         ":weights=W :budget=B :mpr=K overriding the options below (e.g. none,sa,sa:budget=1%,sa:weights=demand,none:mpr=2)")
+        ("defrag-at", po::value(&c.defrag_at)->default_value("03:00"), "time of the nightly defragmentation (HH:MM after the first arrival's midnight)")
+        ("defrag-every", po::value(&c.every)->default_value("24h"), "interval between defragmentations")
+        ("defrag-budget", po::value(&c.budget)->default_value("0.5%"), "live migrations per night: a percentage of the VMs then, or a count")
+        ("weights", po::value(&c.weights)->default_value("multi-numa"),
+         "target weights of the nightly search: multi-numa | all (fixed) | demand (each night, the flavors' shares of the requests of the demand window)")
+        ("demand-window", po::value(&c.demand_window)->default_value("24h"), "--weights demand: the requests of this long before the night")
+        ("migrations-per-request", po::value(&c.mpr)->default_value("0"), "admission: up to K live migrations that make room for a request no host takes")
+        ("evaluations", po::value(&c.base.evaluations)->default_value(0), "sa: annealing evaluations per night (0: the default for the cluster)")
+        ("seed", po::value(&c.seed_text)->default_value("1"), "seed of lifetimes (Azure) and of the search")
+        ("seeds", po::value(&c.seeds)->default_value(1), "run every configuration with seeds seed .. seed + N - 1 (mean and spread printed)")
         ("check", "validate every night's plan (vmcap validate's replay) before applying it")
         ("time-limit", po::value<double>(), "wall-clock seconds per configuration; a configuration stopped by it writes what it simulated (default: none)")
-        ("out-csv", po::value(&out_csv), "time series CSV: one row per configuration and day")
-        ("out-json", po::value(&out_json), "time series and summary JSON");
+        ("out-csv", po::value(&c.out_csv), "time series CSV: one row per configuration, seed and day")
+        ("out-json", po::value(&c.out_json), "time series and summary JSON");
     // clang-format on
-    po::variables_map vm;
-    if (parse(args, desc, vm,
-              "usage: vmcap simulate --trace T --hosts N [--days D] [--compare none,greedy,sa] [--defrag-budget 0.5%] [--out-csv F]\n"
-              "Replays a real trace with an online placer and nightly defragmentation; counts the requests rejected."))
-        return 0;
-    if (trace_name != "azure-dev" && trace_name != "azure-test" && trace_name != "huawei")
+    return desc;
+}
+
+/** Checks the parsed command line and fills c.base. Throws UsageError. */
+void check_simulate(SimulateCommand& c, const po::variables_map& vm) {
+    if (c.trace_name != "azure-dev" && c.trace_name != "azure-test" && c.trace_name != "huawei")
         throw UsageError("--trace must be azure-dev, azure-test or huawei");
-    if (hosts < 1 || copies < 1) throw UsageError("--hosts and --copies must be >= 1");
-    if (!(days >= 0.0) || !std::isfinite(days)) throw UsageError("--days must be >= 0");
-    for (const std::string& f : {out_csv, out_json})
+    if (c.hosts < 1 || c.copies < 1) throw UsageError("--hosts and --copies must be >= 1");
+    if (c.seeds < 1 || c.seeds > 1000) throw UsageError("--seeds must be in 1..1000");
+    if (!(c.days >= 0.0) || !std::isfinite(c.days)) throw UsageError("--days must be >= 0");
+    for (const std::string& f : {c.out_csv, c.out_json})
         if (!f.empty()) check_output_path(f);
-    base.seed = parse_seed(seed_text);
-    base.replay.seed = base.seed;
-    base.defrag_at_s = clock_time(defrag_at);
-    base.defrag_every_s = parse_duration(every, "defrag-every");
-    read_budget(budget, base);
-    base.check = vm.count("check") > 0;
+    SimulateOptions& b = c.base;
+    b.seed = parse_seed(c.seed_text);
+    b.replay.seed = b.seed;
+    b.defrag_at_s = clock_time(c.defrag_at);
+    b.defrag_every_s = parse_duration(c.every, "defrag-every");
+    read_budget(c.budget, b);
+    read_weights(c.weights, b);
+    b.replay.demand_window_s = parse_duration(c.demand_window, "demand-window");
+    read_mpr(c.mpr, b);
+    b.check = vm.count("check") > 0;
     if (vm.count("time-limit")) {
-        base.time_limit_s = vm["time-limit"].as<double>();
-        if (!(base.time_limit_s > 0.0)) throw UsageError("--time-limit must be > 0");
+        b.time_limit_s = vm["time-limit"].as<double>();
+        if (!(b.time_limit_s > 0.0)) throw UsageError("--time-limit must be > 0");
     }
-    base.stop = stop_on_signals();  // SIGINT / SIGTERM: the outputs are written with what was simulated, exit 130
     try {
-        base.replay.host_type = uniform_host_type(host_type, node_vcpu, std::llround(node_gib * 1024.0));
+        b.replay.host_type = uniform_host_type(c.host_type, c.node_vcpu, std::llround(c.node_gib * 1024.0));
     } catch (const InputError& e) {
         throw UsageError(std::string("--host-type: ") + e.what());
     }
-    base.replay.num_hosts = hosts;
-    std::vector<std::string> configs;
-    std::stringstream cs(compare);
-    for (std::string c; std::getline(cs, c, ',');) {
-        if (c != "none" && c != "greedy" && c != "sa") throw UsageError("--compare: expected none, greedy or sa, got '" + c + "'");
-        configs.push_back(c);
-    }
-    if (configs.empty()) throw UsageError("--compare: no configuration");
-    const std::string dir = !data_dir.empty()               ? data_dir
+    b.replay.num_hosts = c.hosts;
+}
+
+}  // namespace
+
+int cmd_simulate(const Args& args) {
+    SimulateCommand c;
+    const po::options_description desc = simulate_options(c);
+    po::variables_map vm;
+    if (parse(args, desc, vm,
+              "usage: vmcap simulate --trace T --hosts N [--days D] [--compare none,greedy,sa] [--defrag-budget 0.5%] [--seeds 3] "
+              "[--out-csv F]\n"
+              "Replays a real trace with an online placer and nightly defragmentation; counts the requests rejected."))
+        return 0;
+    check_simulate(c, vm);
+    const std::vector<Config> configs = read_configs(c.compare, c.base, c.budget);
+    const std::atomic<bool>* stop = stop_on_signals();  // SIGINT / SIGTERM: the outputs hold what was simulated, exit 130
+    const std::string dir = !c.data_dir.empty()             ? c.data_dir
                             : std::getenv("VMCAP_DATA_DIR") ? std::getenv("VMCAP_DATA_DIR")
                                                             : VMCAP_SHARED_DATA_DIR;
-    const std::vector<TraceVm> trace = read_named_trace(trace_name, dir, copies, base.seed, nullptr);
-    if (trace.empty()) throw InputError(trace_name + ": the trace has no VMs");
-    const double span = trace.back().arrival_s - trace.front().arrival_s;
-    base.replay.time_s = days > 0 ? days * 86400.0 : span;
-
-    std::string csv =
-        "config,day,time_s,live_vms,used_vcpu_fraction,arrivals,rejected,rejected_vcpu,migrations,objective_before,objective_after\n";
+    std::string csv = kCsvHeader;
     oj runs = oj::array();
-    std::printf("%-8s %10s %9s %8s %12s %11s %9s\n", "config", "arrivals", "rejected", "%", "rejected vCPU", "migrations", "seconds");
-    for (const std::string& c : configs) {
-        if (base.stop->load()) break;
-        runs.push_back(run_config(c, trace, base, csv));
+    double span_s = c.days * 86400.0;
+    std::printf("%-22s %5s %9s %8s %8s %11s %9s %9s %9s %8s\n", "config", "seed", "arrivals", "rejected", "%", "rejected vCPU", "one pool",
+                "nightly", "admission", "seconds");
+    for (int k = 0; k < c.seeds && !stop->load(); ++k) {
+        const std::uint64_t seed = c.base.seed + static_cast<std::uint64_t>(k);
+        const std::vector<TraceVm> trace = read_named_trace(c.trace_name, dir, c.copies, seed, nullptr);
+        if (trace.empty()) throw InputError(c.trace_name + ": the trace has no VMs");
+        const double span = trace.back().arrival_s - trace.front().arrival_s;
+        for (Config cfg : configs) {
+            if (stop->load()) break;
+            cfg.options.stop = stop;
+            cfg.options.replay.time_s = span_s = c.days > 0 ? c.days * 86400.0 : span;
+            std::fprintf(stderr, "simulate: %s, seed %llu...\n", cfg.label.c_str(), static_cast<unsigned long long>(seed));
+            runs.push_back(run_config(cfg, seed, trace, csv));
+        }
     }
-    if (!out_csv.empty()) write_file_atomic(out_csv, csv);
-    if (!out_json.empty()) {
+    const oj summary = summarize(configs, runs);
+    if (!c.out_csv.empty()) write_file_atomic(c.out_csv, csv);
+    if (!c.out_json.empty()) {
         oj doc{{"format", "vmcap-simulation/1"},
-               {"trace", trace_name},
-               {"copies", copies},
-               {"hosts", hosts},
-               {"host_type", base.replay.host_type.name},
-               {"placer", base.replay.placer},
-               {"span_s", base.replay.time_s},
-               {"defrag_at_s", base.defrag_at_s},
-               {"defrag_every_s", base.defrag_every_s},
-               {"defrag_budget", budget},
-               {"seed", base.seed},
+               {"trace", c.trace_name},
+               {"copies", c.copies},
+               {"hosts", c.hosts},
+               {"host_type", c.base.replay.host_type.name},
+               {"placer", c.base.replay.placer},
+               {"span_s", span_s},
+               {"defrag_at_s", c.base.defrag_at_s},
+               {"defrag_every_s", c.base.defrag_every_s},
+               {"defrag_budget", c.budget},
+               {"seed", c.base.seed},
+               {"seeds", c.seeds},
+               {"summary", summary},
                {"runs", runs}};
-        write_file_atomic(out_json, format_json_lines(doc));
+        write_file_atomic(c.out_json, format_json_lines(doc));
     }
-    return base.stop->load() ? kExitInterrupted : 0;
+    return stop->load() ? kExitInterrupted : 0;
 }
 
 }  // namespace vmcap::cli

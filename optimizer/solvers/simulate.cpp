@@ -1,6 +1,7 @@
 #include "optimizer/solvers/simulate.h"
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <limits>
@@ -12,6 +13,7 @@
 #include "optimizer/plan/plan.h"
 #include "optimizer/plan/validate.h"
 #include "optimizer/solvers/cluster_now.h"
+#include "optimizer/solvers/make_room.h"
 #include "placement/placer.h"
 
 namespace vmcap {
@@ -21,13 +23,19 @@ namespace {
 /** The replay in progress: the state, its placer, departures to come and blocked flavors. */
 class Run {
 public:
-    Run(const std::vector<TraceVm>& trace, const std::vector<std::size_t>& arrivals, const CapacityModel& model, Placer& placer)
-        : trace_(trace), arrivals_(arrivals), state_(model), placer_(placer), blocked_(model.problem().flavors.size(), 0) {
+    Run(const std::vector<TraceVm>& trace, const std::vector<std::size_t>& arrivals, const CapacityModel& model, Placer& placer,
+        int migrations_per_request)
+        : trace_(trace),
+          arrivals_(arrivals),
+          state_(model),
+          placer_(placer),
+          blocked_(model.problem().flavors.size(), 0),
+          room_failed_at_(model.problem().flavors.size(), -1),
+          k_(migrations_per_request) {
         placer_.reset(state_);
     }
 
     SearchState& state() { return state_; }
-    Placer& placer() { return placer_; }
     std::int64_t live() const { return live_; }
 
     /** Departures up to trace time t (inclusive). */
@@ -39,37 +47,72 @@ public:
             remove_vm(state_, placer_, vm);
             --live_;
             ++out.departed;
+            ++changes_;
             unblock(h);
         }
     }
 
-    /** Arrival a: placed, or rejected and counted in `day` and `out`. */
-    void arrive(std::size_t a, SimulateDay& day, SimulateResult& out) {
+    /** Arrival a: placed (with live migrations that make room for it, when allowed), or rejected
+     *  and counted in `day`. */
+    void arrive(std::size_t a, SimulateDay& day) {
         const TraceVm& vm = trace_[arrivals_[a]];
         const int v = static_cast<int>(a);
         ++day.arrivals;
-        ++out.arrivals;
-        const int f = state_.flavor_of(v);
-        if (blocked_[static_cast<std::size_t>(f)] || !place_vm(state_, placer_, v).found()) {
-            blocked_[static_cast<std::size_t>(f)] = 1;
+        const auto f = static_cast<std::size_t>(state_.flavor_of(v));
+        bool placed = !blocked_[f] && place_vm(state_, placer_, v).found();
+        if (!placed) blocked_[f] = 1;
+        if (!placed && k_ > 0) placed = admit_with_migrations(v, day);
+        if (!placed) {
             ++day.rejected;
-            ++out.rejected;
             day.rejected_vcpu += vm.vcpu;
-            out.rejected_vcpu += vm.vcpu;
-            ++out.rejected_by_flavor[state_.problem().flavors[static_cast<std::size_t>(f)].name];
+            ++rejected_by_flavor_[f];
             return;
         }
         ++live_;
         if (vm.departure_s != std::numeric_limits<double>::infinity()) departures_.emplace(vm.departure_s, v);
     }
 
-    /** After migrations: a blocked flavor may fit on a host they emptied. */
+    /** Live migration of `vm` to (host, pnuma) if it has room there now (rules included). */
+    bool migrate(int vm, int host, const std::array<std::uint8_t, kMaxVNuma>& pnuma) {
+        const int k = state_.problem().flavors[static_cast<std::size_t>(state_.flavor_of(vm))].num_vnuma();
+        if (!step_fits(state_, vm, host, pnuma)) return false;
+        const int from = state_.host_of(vm);
+        state_.move(vm, host, embedding_of(pnuma, k));
+        placer_.host_changed(state_, from);
+        placer_.host_changed(state_, host);
+        ++changes_;
+        unblock(from);
+        return true;
+    }
+
+    /** Rejections per flavor of the whole run (the problem's flavor order). */
+    const std::vector<std::int64_t>& rejected_by_flavor() const { return rejected_by_flavor_; }
+
+private:
+    /** After a change on `host`: a blocked flavor may fit there now. */
     void unblock(int host) {
         for (std::size_t g = 0; g < blocked_.size(); ++g)
             if (blocked_[g] && first_fitting_placement(state_, static_cast<int>(g), host) >= 0) blocked_[g] = 0;
     }
 
-private:
+    /** make_room's migrations for arrival v applied in order, then v placed; false (what was
+     *  applied stays: those migrations ran) when it finds none or v still fits nowhere. */
+    bool admit_with_migrations(int v, SimulateDay& day) {
+        const auto f = static_cast<std::size_t>(state_.flavor_of(v));
+        if (room_failed_at_[f] == changes_) return false;  // nothing departed or moved since it failed
+        const std::vector<Placement> steps = make_room(state_, v, k_);
+        for (const Placement& m : steps) {
+            if (!migrate(m.vm, m.host, m.pnuma)) throw std::logic_error("simulate: a migration make_room planned has no room");
+            ++day.admission_migrations;
+        }
+        if (!steps.empty() && place_vm(state_, placer_, v).found()) {
+            ++day.admitted_by_migrations;
+            return true;
+        }
+        room_failed_at_[f] = changes_;
+        return false;
+    }
+
     using Departure = std::pair<double, int>;  // (time, arrival ordinal): a total order, deterministic
     const std::vector<TraceVm>& trace_;
     const std::vector<std::size_t>& arrivals_;
@@ -77,18 +120,85 @@ private:
     Placer& placer_;
     std::priority_queue<Departure, std::vector<Departure>, std::greater<>> departures_;
     std::vector<char> blocked_;
+    std::vector<std::int64_t> room_failed_at_;  ///< per flavor: changes_ when make_room last found nothing
+    std::vector<std::int64_t> rejected_by_flavor_ = std::vector<std::int64_t>(blocked_.size(), 0);
+    std::int64_t changes_ = 0;  ///< departures and migrations so far
     std::int64_t live_ = 0;
+    int k_ = 0;
 };
 
-/** The night's plan on the cluster as it stands, applied to the run; fills the day's figures. */
-void defragment(Run& run, const SimulateOptions& o, int night, SimulateDay& day) {
+/** The fragmentation-free reference (SimulateDay::rejected_one_pool): the cluster's total vCPU
+ *  and RAM as one pool, fed the same arrivals and departures. */
+class Pool {
+public:
+    explicit Pool(const Problem& p) {
+        for (std::size_t h = 0; h < p.hosts.size(); ++h) {
+            const HostType& ht = p.host_type_of(static_cast<int>(h));
+            for (int n = 0; n < ht.num_nodes(); ++n) {
+                free_v_ += ht.node_capacity[static_cast<std::size_t>(n * p.num_resources() + kVcpu)];
+                free_r_ += ht.node_capacity[static_cast<std::size_t>(n * p.num_resources() + kRamMib)];
+            }
+        }
+    }
+
+    /** Departures up to trace time t, then `vm` admitted if the pool has its vCPU and RAM; false
+     *  if rejected. */
+    bool arrive(const TraceVm& vm, double t) {
+        while (!left_.empty() && left_.top().time <= t) {
+            free_v_ += left_.top().vcpu;
+            free_r_ += left_.top().ram;
+            left_.pop();
+        }
+        if (vm.vcpu > free_v_ || vm.ram_mib > free_r_) return false;
+        free_v_ -= vm.vcpu;
+        free_r_ -= vm.ram_mib;
+        if (vm.departure_s != std::numeric_limits<double>::infinity()) left_.push(Leaving{vm.departure_s, vm.vcpu, vm.ram_mib});
+        return true;
+    }
+
+private:
+    struct Leaving {
+        double time;
+        Amount vcpu, ram;
+        bool operator>(const Leaving& o) const { return time > o.time; }
+    };
+    Amount free_v_ = 0, free_r_ = 0;
+    std::priority_queue<Leaving, std::vector<Leaving>, std::greater<>> left_;
+};
+
+/** The night's weights per flavor of `p` (the replay's problem): fixed, or by the demand of the
+ *  window before trace time t over the arrivals before `next` (SimulateOptions::replay). */
+std::vector<double> night_weights(const Problem& p, const std::vector<TraceVm>& trace, const std::vector<std::size_t>& arrivals,
+                                  std::size_t next, double t, const SnapshotOptions& o) {
+    std::vector<double> w;
+    for (const Flavor& f : p.flavors) w.push_back(f.weight);
+    if (o.targets != "demand") return w;
+    std::vector<FlavorRequest> asked;
+    for (std::size_t a = next; a-- > 0 && trace[arrivals[a]].arrival_s > t - o.demand_window_s;)
+        asked.push_back(FlavorRequest{trace[arrivals[a]].arrival_s, trace[arrivals[a]].flavor_name, 0});
+    std::int64_t total = 0;
+    const auto demand = demand_weights(asked, t, o.demand_window_s, total);
+    if (total == 0) return w;  // nothing asked: the fixed ("multi-numa") weights
+    for (std::size_t f = 0; f < p.flavors.size(); ++f) {
+        const auto it = demand.find(p.flavors[f].name);
+        w[f] = it == demand.end() ? 0.0 : it->second;
+        if (auto o_it = o.weights.find(p.flavors[f].name); o_it != o.weights.end()) w[f] = o_it->second;
+    }
+    return w;
+}
+
+/** The night's plan on the cluster as it stands with `weights`, applied to the run; fills the
+ *  day's figures. */
+void defragment(Run& run, const SimulateOptions& o, int night, const std::vector<double>& weights, SimulateDay& day) {
     std::vector<int> original;
     Problem q = cluster_now(run.state(), original);
+    for (std::size_t f = 0; f < q.flavors.size(); ++f) q.flavors[f].weight = weights[f];
     const auto vms = static_cast<std::int64_t>(q.vms.size());
     q.constraints.max_migrations =
         o.budget_count >= 0 ? o.budget_count : std::max<std::int64_t>(1, static_cast<std::int64_t>(std::ceil(o.budget_fraction * vms)));
     const CapacityModel model(q);
     const SearchState before(model);
+    day.weights = weights;
     day.objective_before = before.objective_value();
     day.objective_after = day.objective_before;
     day.capacity_after = cluster_capacity(model, compute_node_usage(q)).totals();
@@ -107,18 +217,9 @@ void defragment(Run& run, const SimulateOptions& o, int night, SimulateDay& day)
         const PlanCheck c = validate_plan(model, doc, "<night " + std::to_string(night) + ">", true, false);
         if (!c.ok) throw std::logic_error("simulate: night " + std::to_string(night) + ": the plan does not validate: " + c.error);
     }
-    SearchState& s = run.state();
-    for (const PlanStep& st : r.plan.steps) {
-        const int v = original[static_cast<std::size_t>(st.vm)];
-        const int k = s.problem().flavors[static_cast<std::size_t>(s.flavor_of(v))].num_vnuma();
-        if (!step_fits(s, v, st.to_host, st.to_pnuma))
+    for (const PlanStep& st : r.plan.steps)
+        if (!run.migrate(original[static_cast<std::size_t>(st.vm)], st.to_host, st.to_pnuma))
             throw std::logic_error("simulate: night " + std::to_string(night) + ": a plan step has no room on the replay's state");
-        const int from = s.host_of(v);
-        s.move(v, st.to_host, embedding_of(st.to_pnuma, k));
-        run.placer().host_changed(s, from);
-        run.placer().host_changed(s, st.to_host);
-        run.unblock(from);
-    }
     day.migrations = r.plan.migrations;
     day.objective_after = r.plan.objective_after;
     day.capacity_after = r.plan.capacity_after;
@@ -140,6 +241,19 @@ void close_day(Run& run, double t, SimulateDay& day) {
     day.used_vcpu_fraction = cap > 0 ? static_cast<double>(used) / static_cast<double>(cap) : 0.0;
 }
 
+/** Adds a closed day to the run's totals and series. */
+void add_day(const SimulateDay& d, SimulateResult& out) {
+    out.arrivals += d.arrivals;
+    out.rejected += d.rejected;
+    out.rejected_vcpu += d.rejected_vcpu;
+    out.migrations += d.migrations;
+    out.rejected_one_pool += d.rejected_one_pool;
+    out.rejected_one_pool_vcpu += d.rejected_one_pool_vcpu;
+    out.admission_migrations += d.admission_migrations;
+    out.admitted_by_migrations += d.admitted_by_migrations;
+    out.days.push_back(d);
+}
+
 }  // namespace
 
 SimulateResult simulate(const std::vector<TraceVm>& trace, const SimulateOptions& o) {
@@ -148,13 +262,14 @@ SimulateResult simulate(const std::vector<TraceVm>& trace, const SimulateOptions
         throw InputError("simulate: the defragmentation times must be >= 0, every > 0");
     if (o.budget_count < -1 || !(o.budget_fraction >= 0.0 && o.budget_fraction <= 1.0))
         throw InputError("simulate: the nightly budget must be a count >= 0 or a fraction in [0, 1]");
-    if (o.replay.targets == "demand") throw InputError("simulate: --weights demand is not supported yet");
+    if (o.migrations_per_request < 0) throw InputError("simulate: --migrations-per-request must be >= 0");
     const auto t0 = std::chrono::steady_clock::now();
     std::vector<std::size_t> arrivals;
     const Problem placing = replay_arrivals(trace, o.replay, arrivals);
     const CapacityModel model(placing);
     std::unique_ptr<Placer> placer = make_placer(o.replay.placer);
-    Run run(trace, arrivals, model, *placer);
+    Run run(trace, arrivals, model, *placer, o.migrations_per_request);
+    Pool pool(placing);
     SimulateResult out;
     for (const Flavor& f : placing.flavors) out.flavors.push_back(f.name);
     const double origin = trace.empty() ? 0.0 : trace.front().arrival_s;
@@ -162,13 +277,16 @@ SimulateResult simulate(const std::vector<TraceVm>& trace, const SimulateOptions
     double next = origin + o.defrag_at_s;
     SimulateDay day;
     int night = 0;
+    std::size_t a = 0;                                             // the next arrival
+    const auto close = [&](double t, const SimulateOptions& oo) {  // the day's row at trace time t
+        close_day(run, t - origin, day);
+        defragment(run, oo, night, night_weights(placing, trace, arrivals, a, t, o.replay), day);
+        add_day(day, out);
+    };
     const auto night_until = [&](double t) {  // every defragmentation due by trace time t
         while (next <= t && next <= end && !(o.stop != nullptr && o.stop->load())) {
             run.depart_until(next, out);
-            close_day(run, next - origin, day);
-            defragment(run, o, night, day);
-            out.migrations += day.migrations;
-            out.days.push_back(day);
+            close(next, o);
             day = SimulateDay{};
             day.day = ++night;
             next += o.defrag_every_s;
@@ -183,7 +301,7 @@ SimulateResult simulate(const std::vector<TraceVm>& trace, const SimulateOptions
         return out.stopped_by != "complete";
     };
     double now = end;
-    for (std::size_t a = 0; a < arrivals.size(); ++a) {
+    for (; a < arrivals.size(); ++a) {
         const double t = trace[arrivals[a]].arrival_s;
         if ((a % 1024 == 0 || next <= t) && stopping()) {
             now = t;
@@ -191,15 +309,19 @@ SimulateResult simulate(const std::vector<TraceVm>& trace, const SimulateOptions
         }
         night_until(t);
         run.depart_until(t, out);
-        run.arrive(a, day, out);
+        run.arrive(a, day);
+        if (!pool.arrive(trace[arrivals[a]], t)) {
+            ++day.rejected_one_pool;
+            day.rejected_one_pool_vcpu += trace[arrivals[a]].vcpu;
+        }
     }
     if (out.stopped_by == "complete") night_until(end);
     run.depart_until(now, out);
-    close_day(run, now - origin, day);
     SimulateOptions last = o;
     last.defrag = "none";  // the end of the span: figures only
-    defragment(run, last, night, day);
-    out.days.push_back(day);
+    close(now, last);
+    for (std::size_t f = 0; f < placing.flavors.size(); ++f)
+        if (run.rejected_by_flavor()[f] > 0) out.rejected_by_flavor[placing.flavors[f].name] += run.rejected_by_flavor()[f];
     out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     return out;
 }

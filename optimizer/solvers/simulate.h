@@ -22,8 +22,12 @@
 namespace vmcap {
 
 struct SimulateOptions {
-    /** The cluster, the placer, sampling, weights (targets "multi-numa" or "all"); time_s: the
-     *  simulated span after the first arrival. */
+    /** The cluster, the placer, sampling, weights; time_s: the simulated span after the first
+     *  arrival. Targets "multi-numa" or "all" are fixed weights; "demand" re-weighs every night:
+     *  each flavor by its share of the requests (accepted or rejected) of the demand_window_s
+     *  before the night, 1000 x requests_f / requests (demand_weights, instances/trace.h), 0 for
+     *  flavors not asked for; a window without requests keeps the "multi-numa" weights. The
+     *  `weights` overrides apply after either. */
     SnapshotOptions replay;
     /** Nightly defragmentation: "none", "greedy" or "sa". */
     std::string defrag = "none";
@@ -37,6 +41,11 @@ struct SimulateOptions {
     std::int64_t budget_count = -1;
     /** Annealing evaluations per night (sa; 0: optimize's default for the night's cluster). */
     std::int64_t evaluations = 0;
+    /** Admission with live migrations (`--migrations-per-request K`): an arrival no host takes
+     *  gets up to K migrations that make room for it (make_room.h), applied step by step, then one
+     *  more try. A flavor make_room found nothing for is not tried again until a VM departs or
+     *  migrates (room only grows then). 0: none. */
+    int migrations_per_request = 0;
     std::uint64_t seed = 1;
     /** Re-check every night's plan with `vmcap validate`'s replay (validate_plan) before applying
      *  it; a failure throws std::logic_error (a bug). */
@@ -57,10 +66,20 @@ struct SimulateDay {
     double used_vcpu_fraction = 0.0;
     std::int64_t arrivals = 0, rejected = 0;  ///< during the day
     Amount rejected_vcpu = 0;
+    /** The reference without fragmentation: the day's rejections had the cluster been one pool of
+     *  its total vCPU and RAM (a request admitted while the pool has its vCPU and RAM free), fed the
+     *  same arrivals and departures. The gap to `rejected` is what fragmentation (pNUMA nodes and
+     *  hosts) costs. A reference, not a bound on the count: a fragmented cluster that rejects a large
+     *  VM may keep room for several small ones. */
+    std::int64_t rejected_one_pool = 0;
+    Amount rejected_one_pool_vcpu = 0;  ///< their vCPU
+    /** Live migrations made at admission (migrations_per_request) and the arrivals they admitted. */
+    std::int64_t admission_migrations = 0, admitted_by_migrations = 0;
     std::int64_t migrations = 0;        ///< live migrations applied at the day's defragmentation
     double objective_before = 0.0;      ///< weighted capacity of the targets before it (objective units)
     double objective_after = 0.0;       ///< and after it
     std::vector<Count> capacity_after;  ///< per flavor of the trace (SimulateResult::flavors) after it
+    std::vector<double> weights;        ///< per flavor: the weights of the day's defragmentation
 };
 
 struct SimulateResult {
@@ -68,6 +87,9 @@ struct SimulateResult {
     std::vector<SimulateDay> days;
     std::int64_t arrivals = 0, rejected = 0, migrations = 0, departed = 0;
     Amount rejected_vcpu = 0;
+    std::int64_t rejected_one_pool = 0;  ///< sums over the days
+    Amount rejected_one_pool_vcpu = 0;
+    std::int64_t admission_migrations = 0, admitted_by_migrations = 0;  ///< sums over the days
     std::map<std::string, std::int64_t> rejected_by_flavor;
     double seconds = 0.0;  ///< wall-clock time of the simulation
     /** "complete", "interrupt" or "time limit": the days are then those simulated so far, the last
@@ -83,7 +105,8 @@ struct SimulateResult {
  * greedy or the annealing (optimize.h, one thread, seed + night), the ordered plan applied step by
  * step on the replay's state (each step re-checked: room and rules). Day rows close just before
  * each defragmentation and at the end. Throws InputError on bad options, std::logic_error on a bug
- * (a plan step without room). O(events x placer + nights x optimize).
+ * (a plan step without room). O(events x (placer + log events) + nights x optimize + make_room
+ * calls x greedy).
  */
 SimulateResult simulate(const std::vector<TraceVm>& trace, const SimulateOptions& options);
 
