@@ -337,6 +337,11 @@ int cmd_simulate(const Args& args) {
         for (Config cfg : configs) {
             if (stop->load()) break;
             cfg.options.stop = stop;
+            cfg.options.on_day = [](const SimulateDay& d) {
+                std::fprintf(stderr, "  day %d: %lld arrivals, %lld rejected, %lld migrations, %.1f%% vCPU used\n", d.day,
+                             static_cast<long long>(d.arrivals), static_cast<long long>(d.rejected),
+                             static_cast<long long>(d.migrations + d.admission_migrations), 100.0 * d.used_vcpu_fraction);
+            };
             cfg.options.replay.time_s = span_s = c.days > 0 ? c.days * 86400.0 : span;
             std::fprintf(stderr, "simulate: %s, seed %llu...\n", cfg.label.c_str(), static_cast<unsigned long long>(seed));
             runs.push_back(run_config(cfg, seed, trace, csv));

@@ -166,32 +166,48 @@ private:
     std::priority_queue<Leaving, std::vector<Leaving>, std::greater<>> left_;
 };
 
-/** The night's weights per flavor of `p` (the replay's problem): fixed, or by the demand of the
- *  window before trace time t over the arrivals before `next` (SimulateOptions::replay). */
-std::vector<double> night_weights(const Problem& p, const std::vector<TraceVm>& trace, const std::vector<std::size_t>& arrivals,
-                                  std::size_t next, double t, const SnapshotOptions& o) {
-    std::vector<double> w;
-    for (const Flavor& f : p.flavors) w.push_back(f.weight);
-    if (o.targets != "demand") return w;
-    std::vector<FlavorRequest> asked;
-    for (std::size_t a = next; a-- > 0 && trace[arrivals[a]].arrival_s > t - o.demand_window_s;)
-        asked.push_back(FlavorRequest{trace[arrivals[a]].arrival_s, trace[arrivals[a]].flavor_name, 0});
+/** The requests of the demand window before a night, per flavor of the replay's problem. */
+struct WindowDemand {
+    std::vector<std::int64_t> requests;  ///< per flavor
     std::int64_t total = 0;
-    const auto demand = demand_weights(asked, t, o.demand_window_s, total);
-    if (total == 0) return w;  // nothing asked: the fixed ("multi-numa") weights
-    for (std::size_t f = 0; f < p.flavors.size(); ++f) {
-        const auto it = demand.find(p.flavors[f].name);
-        w[f] = it == demand.end() ? 0.0 : it->second;
-        if (auto o_it = o.weights.find(p.flavors[f].name); o_it != o.weights.end()) w[f] = o_it->second;
+};
+
+/** The requests (accepted or not) of (t - window, t] among the arrivals before `next`. */
+WindowDemand window_demand(const Problem& p, const std::vector<TraceVm>& trace, const std::vector<std::size_t>& arrivals, std::size_t next,
+                           double t, double window_s) {
+    std::map<std::string, std::size_t> index;
+    for (std::size_t f = 0; f < p.flavors.size(); ++f) index.emplace(p.flavors[f].name, f);
+    WindowDemand d{std::vector<std::int64_t>(p.flavors.size(), 0), 0};
+    for (std::size_t a = next; a-- > 0 && trace[arrivals[a]].arrival_s > t - window_s;) {
+        ++d.requests[index.at(trace[arrivals[a]].flavor_name)];
+        ++d.total;
     }
+    return d;
+}
+
+/** The night's weights per flavor of `q` (the cluster now, the replay's flavors) given the
+ *  window's demand (SimulateOptions::replay): fixed, or "demand": 1000 x r_f / R to thousandths,
+ *  at least 0.001 for a requested flavor (as demand_weights, instances/trace.h); a window without
+ *  requests keeps the fixed weights. The `weights` overrides apply last. */
+std::vector<double> night_weights(const Problem& q, const WindowDemand& d, const SnapshotOptions& o) {
+    std::vector<double> w;
+    for (const Flavor& f : q.flavors) w.push_back(f.weight);
+    if (o.targets != "demand" || d.total == 0) return w;
+    for (std::size_t f = 0; f < w.size(); ++f)
+        w[f] = d.requests[f] > 0
+                   ? std::max(0.001, std::round(1e6 * static_cast<double>(d.requests[f]) / static_cast<double>(d.total)) / 1000.0)
+                   : 0.0;
+    for (std::size_t f = 0; f < w.size(); ++f)
+        if (auto it = o.weights.find(q.flavors[f].name); it != o.weights.end()) w[f] = it->second;
     return w;
 }
 
 /** The night's plan on the cluster as it stands with `weights`, applied to the run; fills the
  *  day's figures. */
-void defragment(Run& run, const SimulateOptions& o, int night, const std::vector<double>& weights, SimulateDay& day) {
+void defragment(Run& run, const SimulateOptions& o, int night, const WindowDemand& demand, SimulateDay& day) {
     std::vector<int> original;
     Problem q = cluster_now(run.state(), original);
+    const std::vector<double> weights = night_weights(q, demand, o.replay);
     for (std::size_t f = 0; f < q.flavors.size(); ++f) q.flavors[f].weight = weights[f];
     const auto vms = static_cast<std::int64_t>(q.vms.size());
     q.constraints.max_migrations =
@@ -280,8 +296,9 @@ SimulateResult simulate(const std::vector<TraceVm>& trace, const SimulateOptions
     std::size_t a = 0;                                             // the next arrival
     const auto close = [&](double t, const SimulateOptions& oo) {  // the day's row at trace time t
         close_day(run, t - origin, day);
-        defragment(run, oo, night, night_weights(placing, trace, arrivals, a, t, o.replay), day);
+        defragment(run, oo, night, window_demand(placing, trace, arrivals, a, t, o.replay.demand_window_s), day);
         add_day(day, out);
+        if (o.on_day) o.on_day(day);
     };
     const auto night_until = [&](double t) {  // every defragmentation due by trace time t
         while (next <= t && next <= end && !(o.stop != nullptr && o.stop->load())) {

@@ -10,6 +10,7 @@
  */
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <map>
 #include <string>
@@ -20,43 +21,6 @@
 #include "optimizer/solvers/optimize.h"
 
 namespace vmcap {
-
-struct SimulateOptions {
-    /** The cluster, the placer, sampling, weights; time_s: the simulated span after the first
-     *  arrival. Targets "multi-numa" or "all" are fixed weights; "demand" re-weighs every night:
-     *  each flavor by its share of the requests (accepted or rejected) of the demand_window_s
-     *  before the night, 1000 x requests_f / requests (demand_weights, instances/trace.h), 0 for
-     *  flavors not asked for; a window without requests keeps the "multi-numa" weights. The
-     *  `weights` overrides apply after either. */
-    SnapshotOptions replay;
-    /** Nightly defragmentation: "none", "greedy" or "sa". */
-    std::string defrag = "none";
-    /** First defragmentation at this many seconds after the first arrival, then every
-     *  defrag_every_s (> 0). */
-    double defrag_at_s = 3 * 3600.0;
-    double defrag_every_s = 86400.0;
-    /** Migration budget of one night: max(1, ceil(fraction x VMs on a host then)) when
-     *  budget_count < 0, else budget_count. */
-    double budget_fraction = 0.005;
-    std::int64_t budget_count = -1;
-    /** Annealing evaluations per night (sa; 0: optimize's default for the night's cluster). */
-    std::int64_t evaluations = 0;
-    /** Admission with live migrations (`--migrations-per-request K`): an arrival no host takes
-     *  gets up to K migrations that make room for it (make_room.h), applied step by step, then one
-     *  more try. A flavor make_room found nothing for is not tried again until a VM departs or
-     *  migrates (room only grows then). 0: none. */
-    int migrations_per_request = 0;
-    std::uint64_t seed = 1;
-    /** Re-check every night's plan with `vmcap validate`'s replay (validate_plan) before applying
-     *  it; a failure throws std::logic_error (a bug). */
-    bool check = false;
-    /** Set (SIGINT / SIGTERM): the simulation stops at the next arrival or inside a night's search
-     *  (its best plan so far is applied) and returns what it has (stopped_by "interrupt"). */
-    const std::atomic<bool>* stop = nullptr;
-    /** Wall-clock seconds after which the simulation stops the same way (stopped_by "time
-     *  limit"); +infinity: none. */
-    double time_limit_s = std::numeric_limits<double>::infinity();
-};
 
 /** The cluster at the end of one simulated day (just before its next defragmentation). */
 struct SimulateDay {
@@ -80,6 +44,45 @@ struct SimulateDay {
     double objective_after = 0.0;       ///< and after it
     std::vector<Count> capacity_after;  ///< per flavor of the trace (SimulateResult::flavors) after it
     std::vector<double> weights;        ///< per flavor: the weights of the day's defragmentation
+};
+
+struct SimulateOptions {
+    /** The cluster, the placer, sampling, weights; time_s: the simulated span after the first
+     *  arrival. Targets "multi-numa" or "all" are fixed weights; "demand" re-weighs every night:
+     *  each flavor by its share of the requests (accepted or rejected) of the demand_window_s
+     *  before the night, 1000 x requests_f / requests (demand_weights, instances/trace.h), 0 for
+     *  flavors not asked for; a window without requests keeps the "multi-numa" weights. The
+     *  `weights` overrides apply last. */
+    SnapshotOptions replay;
+    /** Nightly defragmentation: "none", "greedy" or "sa". */
+    std::string defrag = "none";
+    /** First defragmentation at this many seconds after the first arrival, then every
+     *  defrag_every_s (> 0). */
+    double defrag_at_s = 3 * 3600.0;
+    double defrag_every_s = 86400.0;
+    /** Migration budget of one night: max(1, ceil(fraction x VMs on a host then)) when
+     *  budget_count < 0, else budget_count. */
+    double budget_fraction = 0.005;
+    std::int64_t budget_count = -1;
+    /** Annealing evaluations per night (sa; 0: optimize's default for the night's cluster). */
+    std::int64_t evaluations = 0;
+    /** Admission with live migrations (`--migrations-per-request K`): an arrival no host takes
+     *  gets up to K migrations that make room for it (make_room.h), applied step by step, then one
+     *  more try. A flavor make_room found nothing for is not tried again until a VM departs or
+     *  migrates (room only grows then). 0: none. */
+    int migrations_per_request = 0;
+    std::uint64_t seed = 1;
+    /** Re-check every night's plan with `vmcap validate`'s replay (validate_plan) before applying
+     *  it; a failure throws std::logic_error (a bug). */
+    bool check = false;
+    /** Called with every day's row as it closes (progress); may be empty. */
+    std::function<void(const SimulateDay&)> on_day;
+    /** Set (SIGINT / SIGTERM): the simulation stops at the next arrival or inside a night's search
+     *  (its best plan so far is applied) and returns what it has (stopped_by "interrupt"). */
+    const std::atomic<bool>* stop = nullptr;
+    /** Wall-clock seconds after which the simulation stops the same way (stopped_by "time
+     *  limit"); +infinity: none. */
+    double time_limit_s = std::numeric_limits<double>::infinity();
 };
 
 struct SimulateResult {
