@@ -16,6 +16,7 @@
 
 #include "cli/cli.h"
 #include "cli/cli_util.h"
+#include "cli/network_flags.h"
 #include "instances/snapshot_io.h"
 #include "instances/vnuma_rule.h"
 #include "optimizer/solvers/simulate.h"
@@ -174,6 +175,10 @@ oj run_config(const Config& c, std::uint64_t seed, const std::vector<TraceVm>& t
                 static_cast<long long>(r.arrivals), static_cast<long long>(r.rejected), pct, static_cast<long long>(r.rejected_vcpu),
                 static_cast<long long>(r.rejected_one_pool), static_cast<long long>(r.migrations),
                 static_cast<long long>(r.admission_migrations), r.seconds);
+    if (r.vdcs > 0 || !std::isnan(r.revenue_gain))
+        std::printf("%-22s       revenue gain %+.2f%% (compute $%.0f + network $%.0f over base $%.0f), VDCs rejected %lld of %lld\n", "",
+                    100.0 * r.revenue_gain, r.compute_revenue, r.network_revenue, r.base_revenue, static_cast<long long>(r.rejected_vdcs),
+                    static_cast<long long>(r.vdcs));
     if (r.stopped_by != "complete")
         std::printf("note: %s stopped by %s after %.1f of %.1f days: the figures above cover what was simulated\n", c.label.c_str(),
                     r.stopped_by.c_str(), r.days.empty() ? 0.0 : r.days.back().time_s / 86400.0, o.replay.time_s / 86400.0);
@@ -190,6 +195,12 @@ oj run_config(const Config& c, std::uint64_t seed, const std::vector<TraceVm>& t
               {"rejected_vcpu", r.rejected_vcpu},
               {"rejected_one_pool", r.rejected_one_pool},
               {"rejected_one_pool_vcpu", r.rejected_one_pool_vcpu},
+              {"vdcs", r.vdcs},
+              {"rejected_vdcs", r.rejected_vdcs},
+              {"base_revenue", r.base_revenue},
+              {"compute_revenue", r.compute_revenue},
+              {"network_revenue", r.network_revenue},
+              {"revenue_gain", std::isnan(r.revenue_gain) ? oj(nullptr) : oj(r.revenue_gain)},
               {"migrations", r.migrations},
               {"admission_migrations", r.admission_migrations},
               {"admitted_by_migrations", r.admitted_by_migrations},
@@ -235,8 +246,9 @@ namespace {
 /** The command line of `vmcap simulate`, parsed. */
 struct SimulateCommand {
     std::string trace_name, data_dir, host_type = "CQ3", compare, defrag_at, every, budget, out_csv, out_json, seed_text, weights,
-                                      demand_window, mpr;
-    int hosts = 0, copies = 1, seeds = 1;
+                                      demand_window, mpr, network_label;
+    int hosts = 0, copies = 1, seeds = 1, hosts_per_rack = 20, racks_per_pod = 10, vdc_cap = 30;
+    double bpc = 0.0, bw_price_gbps_h = 0.58;
     long long node_vcpu = 16;
     double node_gib = 64, days = 0;
     SimulateOptions base;
@@ -248,7 +260,14 @@ po::options_description simulate_options(SimulateCommand& c) {
     desc.add_options()("help,h", "show this help")
         ("trace", po::value(&c.trace_name)->required(), "azure-dev | azure-test | huawei")
         ("data-dir", po::value(&c.data_dir), "directory holding azure-v1-flavor-traces/ and huawei-east-1/ (default: $VMCAP_DATA_DIR, else ../shared/data)")
-        ("hosts", po::value(&c.hosts)->required(), "hosts in the cluster")
+        ("hosts", po::value(&c.hosts), "hosts in the cluster (required unless --topology-preset gives them)")
+        ("hosts-per-rack", po::value(&c.hosts_per_rack)->default_value(20), "hosts per rack (a ToR each with --network)")
+        ("racks-per-pod", po::value(&c.racks_per_pod)->default_value(10), "racks per pod")
+        ("bpc", po::value(&c.bpc)->default_value(0.0),
+         "Gridiron VDCs (Azure only; needs --network or --topology-preset): each tenant batch linked all-to-all with "
+         "floor(bpc x min(vCPU of the two)) Mbps, a vlink loaded once both its VMs are placed; 0: no vlinks")
+        ("vdc-cap", po::value(&c.vdc_cap)->default_value(30), "with --bpc: most VMs of one VDC (a larger batch is chopped)")
+        ("bw-price", po::value(&c.bw_price_gbps_h)->default_value(0.58), "revenue metric: bandwidth price, $ per Gbps-hour (seed 003: 0.58)")
         ("copies", po::value(&c.copies)->default_value(1), "superpose this many copies of the trace (as vmcap snapshot --copies)")
         ("host-type", po::value(&c.host_type)->default_value("CQ3"), "pNUMA topology of every host")
         ("node-vcpu", po::value(&c.node_vcpu)->default_value(16), "vCPUs per pNUMA node")
@@ -273,6 +292,7 @@ po::options_description simulate_options(SimulateCommand& c) {
         ("out-csv", po::value(&c.out_csv), "time series CSV: one row per configuration, seed and day")
         ("out-json", po::value(&c.out_json), "time series and summary JSON");
     // clang-format on
+    add_network_flags(desc);
     return desc;
 }
 
@@ -280,7 +300,21 @@ po::options_description simulate_options(SimulateCommand& c) {
 void check_simulate(SimulateCommand& c, const po::variables_map& vm) {
     if (c.trace_name != "azure-dev" && c.trace_name != "azure-test" && c.trace_name != "huawei")
         throw UsageError("--trace must be azure-dev, azure-test or huawei");
+    const NetworkChoice net = read_network_flags(vm, c.hosts, c.hosts_per_rack, c.racks_per_pod);
+    if (net.preset && !net.preset->host_topology.empty()) {  // the preset's servers, unless a host flag is given
+        if (vm["host-type"].defaulted()) c.host_type = net.preset->host_topology;
+        if (vm["node-vcpu"].defaulted()) c.node_vcpu = net.preset->node_vcpu;
+        if (vm["node-ram-gib"].defaulted()) c.node_gib = static_cast<double>(net.preset->node_ram_mib) / 1024.0;
+    }
     if (c.hosts < 1 || c.copies < 1) throw UsageError("--hosts and --copies must be >= 1");
+    if (c.hosts_per_rack < 1 || c.racks_per_pod < 1) throw UsageError("--hosts-per-rack and --racks-per-pod must be >= 1");
+    if (!(c.bpc >= 0.0 && c.bpc <= 1e6)) throw UsageError("--bpc must be in 0..1000000 Mbps per vCPU");
+    if (c.bpc > 0.0 && !net.present) throw UsageError("--bpc needs --network or --topology-preset (vlinks need a network)");
+    if (c.bpc > 0.0 && c.trace_name == "huawei")
+        throw UsageError(
+            "--bpc needs the tenant batches of the Azure trace; Huawei-East-1 has no tenants (use --trace azure-dev|azure-test)");
+    if (c.vdc_cap < 1) throw UsageError("--vdc-cap must be >= 1");
+    if (!(c.bw_price_gbps_h >= 0.0) || !std::isfinite(c.bw_price_gbps_h)) throw UsageError("--bw-price must be >= 0");
     if (c.seeds < 1 || c.seeds > 1000) throw UsageError("--seeds must be in 1..1000");
     if (!(c.days >= 0.0) || !std::isfinite(c.days)) throw UsageError("--days must be >= 0");
     for (const std::string& f : {c.out_csv, c.out_json})
@@ -305,6 +339,13 @@ void check_simulate(SimulateCommand& c, const po::variables_map& vm) {
         throw UsageError(std::string("--host-type: ") + e.what());
     }
     b.replay.num_hosts = c.hosts;
+    b.replay.hosts_per_rack = c.hosts_per_rack;
+    b.replay.racks_per_pod = c.racks_per_pod;
+    if (net.present) b.network = net.options;
+    b.bpc_mbps = c.bpc;
+    b.vdc_cap = c.vdc_cap;
+    b.bw_price_per_mbps_h = c.bw_price_gbps_h / 1000.0;
+    c.network_label = net.present ? net.label : "";
 }
 
 }  // namespace
@@ -356,6 +397,8 @@ int cmd_simulate(const Args& args) {
                {"hosts", c.hosts},
                {"host_type", c.base.replay.host_type.name},
                {"placer", c.base.replay.placer},
+               {"network", c.network_label},
+               {"bpc", c.bpc},
                {"span_s", span_s},
                {"defrag_at_s", c.base.defrag_at_s},
                {"defrag_every_s", c.base.defrag_every_s},

@@ -217,3 +217,58 @@ TEST(Simulate, MigrationsAtAdmissionAdmitRequestsNoHostTook) {
     EXPECT_EQ(again.rejected, moved.rejected);
     EXPECT_EQ(again.admission_migrations, moved.admission_migrations);
 }
+
+TEST(Simulate, PricesAreSeed003sTable42) {
+    EXPECT_EQ(vm_price_per_hour(1, 768), 0.018);           // A0 Basic, 0.75 GB
+    EXPECT_EQ(vm_price_per_hour(8, 56 * 1024), 0.7);       // D13
+    EXPECT_EQ(vm_price_per_hour(16, 112 * 1024), 1.387);   // D14
+    EXPECT_EQ(vm_price_per_hour(2, 3584), 0.088);          // A2 Basic, 3.5 GB
+    EXPECT_FALSE(vm_price_per_hour(3, 1024).has_value());  // no such shape
+    EXPECT_FALSE(vm_price_per_hour(8, 56 * 1024 + 1).has_value());
+}
+
+TEST(Simulate, RevenueAndRejectedVdcsByHand) {
+    // One host of one 2-vCPU node on a leaf-spine network; one tenant batch of three 1c1.75g VMs
+    // ($0.044/h): v0 [0, 2 h), v1 [600 s, 4200 s), v2 [1200 s, 4800 s) — v2 finds the host full.
+    // bpc 2: each pair linked with 2 Mbps; only v0-v1 is allocated, for their 1 h overlap.
+    std::vector<TraceVm> trace;
+    for (const auto& [at, dt] : std::vector<std::pair<double, double>>{{0, 7200}, {600, 4200}, {1200, 4800}}) {
+        TraceVm vm;
+        vm.arrival_s = at;
+        vm.departure_s = dt;
+        vm.vcpu = 1;
+        vm.ram_mib = 1792;
+        vm.flavor_name = "1c1.75g";
+        vm.batch = 0;
+        vm.batch_in_bin = 0;
+        trace.push_back(vm);
+    }
+    SimulateOptions o;
+    o.replay.host_type = uniform_host_type("K1", 2, 8 * 1024);
+    o.replay.num_hosts = 1;
+    o.replay.hosts_per_rack = 1;
+    o.replay.time_s = 3 * 3600.0;
+    o.network = DatacenterNetworkOptions{};
+    o.bpc_mbps = 2.0;
+    const SimulateResult r = simulate(trace, o);
+    EXPECT_EQ(r.rejected, 1);
+    EXPECT_EQ(r.vdcs, 1);
+    EXPECT_EQ(r.rejected_vdcs, 1);
+    EXPECT_NEAR(r.base_revenue, 0.044 * 4, 1e-12);     // 2 h + 1 h + 1 h
+    EXPECT_NEAR(r.compute_revenue, 0.044 * 3, 1e-12);  // v2 rejected
+    EXPECT_NEAR(r.network_revenue, 2 * 1.0 * 0.00058, 1e-12);
+    EXPECT_NEAR(r.revenue_gain, (0.044 * 3 + 2 * 0.00058) / (0.044 * 4) - 1.0, 1e-12);
+    // The span cuts lifetimes: to 1 h, v0 earns 1 h, v1 and v2 (v2 still rejected) 0.4 h and 0.
+    o.replay.time_s = 3600.0;
+    const SimulateResult cut = simulate(trace, o);
+    EXPECT_NEAR(cut.base_revenue, 0.044 * (1.0 + (3600.0 - 600.0) / 3600.0 + (3600.0 - 1200.0) / 3600.0), 1e-12);
+    EXPECT_NEAR(cut.compute_revenue, 0.044 * (1.0 + (3600.0 - 600.0) / 3600.0), 1e-12);
+    // A shape without a price makes the gain unknown, not wrong.
+    for (TraceVm& vm : trace) {
+        vm.vcpu = 2;
+        vm.ram_mib = 1024;
+        vm.flavor_name = "2c1g";
+    }
+    o.replay.host_type = uniform_host_type("K1", 4, 8 * 1024);
+    EXPECT_TRUE(std::isnan(simulate(trace, o).revenue_gain));
+}

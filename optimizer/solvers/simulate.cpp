@@ -69,8 +69,12 @@ public:
             return;
         }
         ++live_;
+        admitted_[a] = 1;
         if (vm.departure_s != std::numeric_limits<double>::infinity()) departures_.emplace(vm.departure_s, v);
     }
+
+    /** Per arrival: whether it was admitted. */
+    const std::vector<char>& admitted() const { return admitted_; }
 
     /** Live migration of `vm` to (host, pnuma) if it has room there now (rules included). */
     bool migrate(int vm, int host, const std::array<std::uint8_t, kMaxVNuma>& pnuma) {
@@ -120,6 +124,7 @@ private:
     Placer& placer_;
     std::priority_queue<Departure, std::vector<Departure>, std::greater<>> departures_;
     std::vector<char> blocked_;
+    std::vector<char> admitted_ = std::vector<char>(arrivals_.size(), 0);
     std::vector<std::int64_t> room_failed_at_;  ///< per flavor: changes_ when make_room last found nothing
     std::vector<std::int64_t> rejected_by_flavor_ = std::vector<std::int64_t>(blocked_.size(), 0);
     std::int64_t changes_ = 0;  ///< departures and migrations so far
@@ -257,6 +262,50 @@ void close_day(Run& run, double t, SimulateDay& day) {
     day.used_vcpu_fraction = cap > 0 ? static_cast<double>(used) / static_cast<double>(cap) : 0.0;
 }
 
+/** Seed 003 Table 4.2: (vCPU, RAM GB, $/h), the minimum rate per shape. */
+struct Price {
+    Amount vcpu;
+    double ram_gb, per_hour;
+};
+constexpr Price kTable42[] = {{1, 0.75, 0.018}, {1, 1.75, 0.044}, {1, 2, 0.043},  {2, 3.5, 0.088}, {2, 4, 0.091},  {2, 14, 0.175},
+                              {2, 16, 0.149},   {4, 7, 0.176},    {4, 8, 0.191},  {4, 28, 0.35},   {4, 32, 0.297}, {8, 14, 0.352},
+                              {8, 16, 0.4},     {8, 56, 0.7},     {8, 64, 0.594}, {16, 112, 1.387}};
+
+/** Rejected VDCs and seed 003's revenue (SimulateResult) of the run up to trace time `end`. */
+void revenue_and_vdcs(const Problem& placing, const std::vector<TraceVm>& trace, const std::vector<std::size_t>& arrivals,
+                      const std::vector<char>& admitted, double end, const SimulateOptions& o, SimulateResult& out) {
+    const auto hours = [&](std::size_t a) {  // the VM's lifetime within the span
+        const TraceVm& vm = trace[arrivals[a]];
+        return std::max(0.0, std::min(vm.departure_s, end) - vm.arrival_s) / 3600.0;
+    };
+    bool priced = true;
+    for (std::size_t a = 0; a < arrivals.size(); ++a) {
+        const TraceVm& vm = trace[arrivals[a]];
+        if (vm.arrival_s > end) break;
+        const std::optional<double> price = vm_price_per_hour(vm.vcpu, vm.ram_mib);
+        priced = priced && price.has_value();
+        const double r = price.value_or(0.0) * hours(a);
+        out.base_revenue += r;
+        if (admitted[a]) out.compute_revenue += r;
+    }
+    std::vector<char> rejected_vdc(placing.vdcs.size(), 0);
+    for (const Vlink& l : placing.vlinks) {
+        const auto a = static_cast<std::size_t>(l.a), b = static_cast<std::size_t>(l.b);
+        if (admitted[a] && admitted[b]) {
+            const TraceVm &x = trace[arrivals[a]], &y = trace[arrivals[b]];
+            const double overlap = std::max(0.0, std::min({x.departure_s, y.departure_s, end}) - std::max(x.arrival_s, y.arrival_s));
+            out.network_revenue += static_cast<double>(l.mbps) * overlap / 3600.0 * o.bw_price_per_mbps_h;
+        } else if (l.vdc >= 0 && (trace[arrivals[a]].arrival_s <= end && trace[arrivals[b]].arrival_s <= end)) {
+            rejected_vdc[static_cast<std::size_t>(l.vdc)] = 1;
+        }
+    }
+    out.vdcs = static_cast<std::int64_t>(placing.vdcs.size());
+    out.rejected_vdcs = std::count(rejected_vdc.begin(), rejected_vdc.end(), 1);
+    out.revenue_gain = !priced                  ? std::numeric_limits<double>::quiet_NaN()
+                       : out.base_revenue > 0.0 ? (out.compute_revenue + out.network_revenue) / out.base_revenue - 1.0
+                                                : 0.0;
+}
+
 /** Adds a closed day to the run's totals and series. */
 void add_day(const SimulateDay& d, SimulateResult& out) {
     out.arrivals += d.arrivals;
@@ -272,6 +321,12 @@ void add_day(const SimulateDay& d, SimulateResult& out) {
 
 }  // namespace
 
+std::optional<double> vm_price_per_hour(Amount vcpu, Amount ram_mib) {
+    for (const Price& p : kTable42)
+        if (p.vcpu == vcpu && std::llround(p.ram_gb * 1024.0) == ram_mib) return p.per_hour;
+    return std::nullopt;
+}
+
 SimulateResult simulate(const std::vector<TraceVm>& trace, const SimulateOptions& o) {
     if (o.defrag != "none" && o.defrag != "greedy" && o.defrag != "sa") throw InputError("simulate: --defrag must be none, greedy or sa");
     if (!(o.defrag_every_s > 0.0) || !(o.defrag_at_s >= 0.0))
@@ -279,9 +334,15 @@ SimulateResult simulate(const std::vector<TraceVm>& trace, const SimulateOptions
     if (o.budget_count < -1 || !(o.budget_fraction >= 0.0 && o.budget_fraction <= 1.0))
         throw InputError("simulate: the nightly budget must be a count >= 0 or a fraction in [0, 1]");
     if (o.migrations_per_request < 0) throw InputError("simulate: --migrations-per-request must be >= 0");
+    if (o.bpc_mbps > 0.0 && !o.network) throw InputError("simulate: VDC vlinks (bpc) need a network");
     const auto t0 = std::chrono::steady_clock::now();
     std::vector<std::size_t> arrivals;
-    const Problem placing = replay_arrivals(trace, o.replay, arrivals);
+    Problem placing = replay_arrivals(trace, o.replay, arrivals);
+    if (o.network) {
+        build_datacenter_network(placing, *o.network, "simulate");
+        if (o.bpc_mbps > 0.0) add_trace_vdcs(placing, trace, arrivals, o.bpc_mbps, o.vdc_cap);
+        finalize_problem(placing, "<simulate>", true);
+    }
     const CapacityModel model(placing);
     std::unique_ptr<Placer> placer = make_placer(o.replay.placer);
     Run run(trace, arrivals, model, *placer, o.migrations_per_request);
@@ -337,6 +398,7 @@ SimulateResult simulate(const std::vector<TraceVm>& trace, const SimulateOptions
     SimulateOptions last = o;
     last.defrag = "none";  // the end of the span: figures only
     close(now, last);
+    revenue_and_vdcs(placing, trace, arrivals, run.admitted(), now, o, out);
     for (std::size_t f = 0; f < placing.flavors.size(); ++f)
         if (run.rejected_by_flavor()[f] > 0) out.rejected_by_flavor[placing.flavors[f].name] += run.rejected_by_flavor()[f];
     out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -13,9 +13,11 @@
 #include <functional>
 #include <limits>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "instances/datacenter_network.h"
 #include "instances/trace.h"
 #include "placement/replay.h"
 #include "optimizer/solvers/optimize.h"
@@ -54,6 +56,18 @@ struct SimulateOptions {
      *  flavors not asked for; a window without requests keeps the "multi-numa" weights. The
      *  `weights` overrides apply last. */
     SnapshotOptions replay;
+    /** A datacenter network over the hosts' racks (replay.hosts_per_rack, racks_per_pod), built by
+     *  build_datacenter_network; none: CPU and RAM only. With one, every placement and migration
+     *  keeps every link within capacity (the link rule). */
+    std::optional<DatacenterNetworkOptions> network;
+    /** Gridiron VDCs (seed 003 §3.2-3.4; needs a network and the Azure trace's tenant batches):
+     *  each tenant batch, chopped at vdc_cap VMs, linked all-to-all with floor(bpc x min vCPU)
+     *  Mbps (add_trace_vdcs); a vlink carries load once both its VMs are on a host. 0: none. */
+    double bpc_mbps = 0.0;
+    int vdc_cap = 30;
+    /** Bandwidth price of the revenue metric, $ per Mbps-hour (seed 003 §4.2.5: $0.58 per
+     *  Gbps-hour). */
+    double bw_price_per_mbps_h = 0.00058;
     /** Nightly defragmentation: "none", "greedy" or "sa". */
     std::string defrag = "none";
     /** First defragmentation at this many seconds after the first arrival, then every
@@ -92,6 +106,17 @@ struct SimulateResult {
     Amount rejected_vcpu = 0;
     std::int64_t rejected_one_pool = 0;  ///< sums over the days
     Amount rejected_one_pool_vcpu = 0;
+    /** VDCs (SimulateOptions::bpc_mbps) with at least one VM rejected, of `vdcs` in the replay. */
+    std::int64_t rejected_vdcs = 0, vdcs = 0;
+    /**
+     * Seed 003's revenue (§4.2.3, Eq. 4.1) over the simulated span, each VM priced per hour by its
+     * (vCPU, RAM) in the thesis's Table 4.2 (Azure rates of Dec 2016; see vm_price_per_hour):
+     * base = sum over all requests of price x lifetime (to the end of the span); compute = the
+     * same over the admitted VMs; network = sum over vlinks between two admitted VMs of Mbps x
+     * their overlapping hours x bw_price_per_mbps_h. revenue_gain = (compute + network) / base
+     * - 1 (0 when base is 0). NaN when a flavor has no price in the table. Dollars.
+     */
+    double base_revenue = 0.0, compute_revenue = 0.0, network_revenue = 0.0, revenue_gain = 0.0;
     std::int64_t admission_migrations = 0, admitted_by_migrations = 0;  ///< sums over the days
     std::map<std::string, std::int64_t> rejected_by_flavor;
     double seconds = 0.0;  ///< wall-clock time of the simulation
@@ -112,5 +137,13 @@ struct SimulateResult {
  * calls x greedy).
  */
 SimulateResult simulate(const std::vector<TraceVm>& trace, const SimulateOptions& options);
+
+/**
+ * $ per hour of a VM of (vcpu, ram_mib) by seed 003's Table 4.2 (Azure rates of Dec 24 2016, the
+ * minimum rate per shape; §4.2.4): the 16 shapes from A0 Basic (1 vCPU, 0.75 GB, $0.018) to D14
+ * (16 vCPU, 112 GB, $1.387), RAM matched to the MiB (GB read as GiB, as the Azure V1 trace's
+ * flavors are). nullopt for a shape not in the table. O(1). Pure.
+ */
+std::optional<double> vm_price_per_hour(Amount vcpu, Amount ram_mib);
 
 }  // namespace vmcap
