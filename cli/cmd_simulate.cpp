@@ -132,6 +132,9 @@ oj day_json(const SimulateDay& d, const std::vector<std::string>& flavors) {
               {"admission_migrations", d.admission_migrations},
               {"admitted_by_migrations", d.admitted_by_migrations},
               {"migrations", d.migrations},
+              {"planned_migrations", d.planned_migrations},
+              {"steps_dropped", d.steps_dropped},
+              {"makespan_s", d.makespan_s},
               {"objective_before", d.objective_before},
               {"objective_after", d.objective_after},
               {"weights", w},
@@ -175,10 +178,13 @@ oj run_config(const Config& c, std::uint64_t seed, const std::vector<TraceVm>& t
                 static_cast<long long>(r.arrivals), static_cast<long long>(r.rejected), pct, static_cast<long long>(r.rejected_vcpu),
                 static_cast<long long>(r.rejected_one_pool), static_cast<long long>(r.migrations),
                 static_cast<long long>(r.admission_migrations), r.seconds);
-    if (r.vdcs > 0 || !std::isnan(r.revenue_gain))
+    if (r.vdcs > 0)
         std::printf("%-22s       revenue gain %+.2f%% (compute $%.0f + network $%.0f over base $%.0f), VDCs rejected %lld of %lld\n", "",
                     100.0 * r.revenue_gain, r.compute_revenue, r.network_revenue, r.base_revenue, static_cast<long long>(r.rejected_vdcs),
                     static_cast<long long>(r.vdcs));
+    if (r.steps_dropped > 0)
+        std::printf("%-22s       %lld planned steps dropped: no longer fitting when due (--apply waves)\n", "",
+                    static_cast<long long>(r.steps_dropped));
     if (r.stopped_by != "complete")
         std::printf("note: %s stopped by %s after %.1f of %.1f days: the figures above cover what was simulated\n", c.label.c_str(),
                     r.stopped_by.c_str(), r.days.empty() ? 0.0 : r.days.back().time_s / 86400.0, o.replay.time_s / 86400.0);
@@ -202,6 +208,7 @@ oj run_config(const Config& c, std::uint64_t seed, const std::vector<TraceVm>& t
               {"network_revenue", r.network_revenue},
               {"revenue_gain", std::isnan(r.revenue_gain) ? oj(nullptr) : oj(r.revenue_gain)},
               {"migrations", r.migrations},
+              {"steps_dropped", r.steps_dropped},
               {"admission_migrations", r.admission_migrations},
               {"admitted_by_migrations", r.admitted_by_migrations},
               {"seconds", r.seconds},
@@ -246,7 +253,8 @@ namespace {
 /** The command line of `vmcap simulate`, parsed. */
 struct SimulateCommand {
     std::string trace_name, data_dir, host_type = "CQ3", compare, defrag_at, every, budget, out_csv, out_json, seed_text, weights,
-                                      demand_window, mpr, network_label;
+                                      demand_window, mpr, network_label, apply = "at-once", window;
+    ScheduleParams schedule;
     int hosts = 0, copies = 1, seeds = 1, hosts_per_rack = 20, racks_per_pod = 10, vdc_cap = 30;
     double bpc = 0.0, bw_price_gbps_h = 0.58;
     long long node_vcpu = 16;
@@ -290,8 +298,13 @@ po::options_description simulate_options(SimulateCommand& c) {
         ("check", "validate every night's plan (vmcap validate's replay) before applying it")
         ("time-limit", po::value<double>(), "wall-clock seconds per configuration; a configuration stopped by it writes what it simulated (default: none)")
         ("out-csv", po::value(&c.out_csv), "time series CSV: one row per configuration, seed and day")
-        ("out-json", po::value(&c.out_json), "time series and summary JSON");
+        ("out-json", po::value(&c.out_json), "time series and summary JSON")
+        ("apply", po::value(&c.apply)->default_value("at-once"),
+         "at-once: each night's plan applied at the night's time; waves: scheduled into waves (the limits below) and run over "
+         "their duration while arrivals go on, each destination held from its step's start")
+        ;
     // clang-format on
+    add_schedule_options(desc, c.schedule, &c.window);
     add_network_flags(desc);
     return desc;
 }
@@ -342,6 +355,10 @@ void check_simulate(SimulateCommand& c, const po::variables_map& vm) {
     b.replay.hosts_per_rack = c.hosts_per_rack;
     b.replay.racks_per_pod = c.racks_per_pod;
     if (net.present) b.network = net.options;
+    if (c.apply != "at-once" && c.apply != "waves") throw UsageError("--apply must be at-once or waves, got '" + c.apply + "'");
+    check_schedule_options(c.schedule, c.window);
+    if (c.apply == "waves" || !c.window.empty()) b.schedule = c.schedule;  // the window: a budget in time
+    b.apply_over_duration = c.apply == "waves";
     b.bpc_mbps = c.bpc;
     b.vdc_cap = c.vdc_cap;
     b.bw_price_per_mbps_h = c.bw_price_gbps_h / 1000.0;
@@ -403,6 +420,8 @@ int cmd_simulate(const Args& args) {
                {"defrag_at_s", c.base.defrag_at_s},
                {"defrag_every_s", c.base.defrag_every_s},
                {"defrag_budget", c.budget},
+               {"apply", c.apply},
+               {"window_s", c.base.schedule ? c.base.schedule->window_s : 0.0},
                {"seed", c.base.seed},
                {"seeds", c.seeds},
                {"summary", summary},

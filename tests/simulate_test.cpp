@@ -13,7 +13,10 @@
 
 #include "instances/trace.h"
 #include "instances/vnuma_rule.h"
+#include "evaluators/state/capacity_model.h"
+#include "evaluators/state/search_state.h"
 #include "optimizer/solvers/simulate.h"
+#include "placement/placer.h"
 
 using namespace vmcap;
 
@@ -271,4 +274,86 @@ TEST(Simulate, RevenueAndRejectedVdcsByHand) {
     }
     o.replay.host_type = uniform_host_type("K1", 4, 8 * 1024);
     EXPECT_TRUE(std::isnan(simulate(trace, o).revenue_gain));
+}
+
+TEST(Simulate, AHoldIsAPlacedVmWithoutTheVm) {
+    // SearchState::hold: the capacities of a state with a hold equal those of a state where a VM
+    // of that flavor sits on those nodes; giving it back restores every capacity exactly.
+    const auto trace = synthetic_trace(1);
+    SimulateOptions o = options("none");
+    std::vector<std::size_t> arrivals;
+    const Problem p = replay_arrivals(trace, o.replay, arrivals);
+    const CapacityModel model(p);
+    SearchState held(model), placed(model);
+    const SearchState fresh(model);
+    const int big = static_cast<int>(p.flavors.size()) - 1;  // some multi-node flavor when there is one
+    int vm = -1;
+    for (int v = 0; v < static_cast<int>(p.vms.size()) && vm < 0; ++v)
+        if (p.vms[static_cast<std::size_t>(v)].flavor == big) vm = v;
+    ASSERT_GE(vm, 0);
+    const Embedding emb = model.evaluator(held.type_of(3), big).placements().back();
+    held.hold(3, emb, big, +1);
+    placed.place(vm, 3, emb);
+    EXPECT_EQ(held.totals(), placed.totals());
+    EXPECT_EQ(held.capacity_value(), placed.capacity_value());
+    for (int n = 0; n < held.nodes_of(3) * p.num_resources(); ++n) EXPECT_EQ(held.free_of(3)[n], placed.free_of(3)[n]);
+    held.hold(3, emb, big, -1);
+    EXPECT_EQ(held.totals(), fresh.totals());
+    EXPECT_EQ(held.capacity_value(), fresh.capacity_value());
+    EXPECT_THROW(held.hold(3, emb, big, -1), std::logic_error) << "nothing held there";
+    for (int i = 0; i < 100; ++i)
+        if (!fits(held, big, 3, emb)) {
+            EXPECT_THROW(held.hold(3, emb, big, +1), std::logic_error) << "no room left";
+            break;
+        } else {
+            held.hold(3, emb, big, +1);
+        }
+}
+
+TEST(Simulate, WavesOfNoDurationAreThePlanAppliedAtOnce) {
+    // With (almost) instant migrations every night's steps end within a millisecond of the night,
+    // before any arrival of the synthetic trace: the run must equal the one applying plans at
+    // once — the holds, the ends and the drops cancel out exactly.
+    const auto trace = synthetic_trace(1);
+    for (const char* defrag : {"greedy", "sa"}) {
+        SCOPED_TRACE(defrag);
+        SimulateOptions at_once = options(defrag), waves = options(defrag);
+        ScheduleParams sch;
+        sch.durations.overhead_s = 0.0;
+        sch.durations.mbps = 100'000'000;  // the most allowed: milliseconds per step
+        sch.durations.dirty_factor = 1.0;
+        at_once.schedule = sch;
+        waves.schedule = sch;
+        waves.apply_over_duration = true;
+        const SimulateResult a = simulate(trace, at_once), w = simulate(trace, waves);
+        EXPECT_GT(a.migrations, 0);
+        EXPECT_EQ(w.migrations, a.migrations);
+        EXPECT_EQ(w.steps_dropped, 0);
+        EXPECT_EQ(w.rejected, a.rejected);
+        EXPECT_EQ(w.rejected_vcpu, a.rejected_vcpu);
+        ASSERT_EQ(w.days.size(), a.days.size());
+        for (std::size_t d = 0; d < a.days.size(); ++d) EXPECT_EQ(w.days[d].live_vms, a.days[d].live_vms);
+    }
+}
+
+TEST(Simulate, WavesOverHoursDropWhatNoLongerFitsAndAccountForEveryStep) {
+    // Slow migrations (100 Mbps: a 32 GiB VM takes over an hour) while the trace goes on: every
+    // planned step either completes (re-checked for room when it ends) or is dropped, per night.
+    const auto trace = synthetic_trace(1);
+    SimulateOptions o = options("greedy");
+    o.schedule = ScheduleParams{};
+    o.schedule->durations.mbps = 100;
+    o.apply_over_duration = true;
+    const SimulateResult r = simulate(trace, o);
+    std::int64_t planned = 0;
+    for (const SimulateDay& d : r.days) {
+        EXPECT_EQ(d.migrations + d.steps_dropped, d.planned_migrations) << "day " << d.day;
+        EXPECT_GE(d.makespan_s, d.planned_migrations > 0 ? 3600.0 : 0.0);
+        planned += d.planned_migrations;
+    }
+    EXPECT_GT(r.migrations, 0);
+    EXPECT_EQ(r.migrations + r.steps_dropped, planned);
+    const SimulateResult again = simulate(trace, o);
+    EXPECT_EQ(again.rejected, r.rejected);
+    EXPECT_EQ(again.steps_dropped, r.steps_dropped);
 }

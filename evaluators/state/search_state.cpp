@@ -281,6 +281,26 @@ void SearchState::unplace(int vm) {
     vm_[vm].host = kUnplaced;
 }
 
+void SearchState::hold(int host, const Embedding& emb, int flavor, int sign) {
+    require_arrivals_supported("SearchState::hold");
+    if (sign != 1 && sign != -1) throw std::logic_error("SearchState::hold: sign must be +1 or -1");
+    const Flavor& fl = problem().flavors[static_cast<std::size_t>(flavor)];
+    const HostType& type = problem().host_type_of(host);
+    const int k = fl.num_vnuma();
+    Amount* fd = free_.data() + free_off_[host];
+    for (int i = 0; i < k; ++i)
+        for (int r = 0; r < R_; ++r) {
+            const Amount after = fd[emb.map[i] * R_ + r] - sign * fl.node_demand[r];
+            if (after < 0 || after > type.node_capacity[static_cast<std::size_t>(emb.map[i] * R_ + r)])
+                throw std::logic_error(sign > 0 ? "SearchState::hold: no room on the held nodes"
+                                                : "SearchState::hold: nothing held on the released nodes");
+        }
+    for (int i = 0; i < k; ++i)
+        for (int r = 0; r < R_; ++r) fd[emb.map[i] * R_ + r] -= sign * fl.node_demand[r];
+    host_version_[host] = ++clock_;
+    refresh_host(host, emb.mask);
+}
+
 std::vector<Placement> SearchState::displaced_placements() const {
     std::vector<Placement> out;
     const std::vector<int>& moved = displaced_vms();

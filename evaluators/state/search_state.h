@@ -171,6 +171,17 @@ public:
     /** Takes an arriving VM placed by place() off its host (a departure): the inverse of place().
      *  Throws std::logic_error if the VM is on no host or came from the snapshot. Same cost. */
     void unplace(int vm);
+    /**
+     * Holds (sign +1) or gives back (sign -1) one VM of `flavor`'s per-node demand on `host`'s
+     * pNUMA nodes emb.map without a VM: the destination a live migration in flight has claimed
+     * while the VM still runs on its source (`vmcap simulate` applying a plan over its waves'
+     * duration). No rule's aggregates see it (a hold carries no vlinks or groups), and
+     * check_consistency() fails while one is outstanding. Throws std::logic_error if the model has
+     * objective terms, or if a node would go below zero free (a hold without room) or above its
+     * capacity (a release of nothing held); the state is then unchanged. O(targets x (k x R +
+     * VMCAP)).
+     */
+    void hold(int host, const Embedding& emb, int flavor, int sign);
     /** Is `vm` on a host (false only for an arriving VM not placed yet, or departed)? */
     bool is_placed(int vm) const { return vm_[vm].host != kUnplaced; }
 

@@ -7,6 +7,7 @@
 #include <limits>
 #include <queue>
 #include <stdexcept>
+#include <tuple>
 
 #include "evaluators/state/capacity_model.h"
 #include "evaluators/state/cluster_capacity.h"
@@ -38,17 +39,31 @@ public:
     SearchState& state() { return state_; }
     std::int64_t live() const { return live_; }
 
-    /** Departures up to trace time t (inclusive). */
+    /** Departures and the steps in flight's starts and ends up to trace time t (inclusive), in
+     *  time order (departures first on ties, then ends, then starts). */
     void depart_until(double t, SimulateResult& out) {
-        while (!departures_.empty() && departures_.top().first <= t) {
-            const int vm = departures_.top().second;
-            departures_.pop();
-            const int h = state_.host_of(vm);
-            remove_vm(state_, placer_, vm);
-            --live_;
-            ++out.departed;
-            ++changes_;
-            unblock(h);
+        for (;;) {
+            const double td = departures_.empty() ? kNever : departures_.top().first;
+            const double tf = flight_events_.empty() ? kNever : std::get<0>(flight_events_.top());
+            if (std::min(td, tf) > t) return;
+            if (td <= tf)
+                depart_next(out);
+            else
+                next_flight_event(out);
+        }
+    }
+
+    /** Every step still in flight completes now (before a night plans on the cluster). */
+    void finish_flights(SimulateResult& out) {
+        while (!flight_events_.empty()) next_flight_event(out);
+    }
+
+    /** The steps of `plan` (on the cluster of `original`) start at trace time t0 + their start_s
+     *  and end at t0 + end_s (Plan::schedule set); their figures go to out.days[row]. */
+    void launch(const Plan& plan, const std::vector<int>& original, double t0, std::size_t row) {
+        for (const PlanStep& st : plan.steps) {
+            flights_.push_back(Flight{original[static_cast<std::size_t>(st.vm)], st.to_host, st.to_pnuma, t0 + st.end_s, row, false});
+            flight_events_.emplace(t0 + st.start_s, 1, static_cast<int>(flights_.size() - 1));
         }
     }
 
@@ -93,6 +108,66 @@ public:
     const std::vector<std::int64_t>& rejected_by_flavor() const { return rejected_by_flavor_; }
 
 private:
+    static constexpr double kNever = std::numeric_limits<double>::infinity();
+
+    /** A plan step in flight: from its start the destination's nodes are held (SearchState::hold)
+     *  while the VM still runs on its source; at its end the VM moves. A remap holds nothing. */
+    struct Flight {
+        int vm, host;
+        std::array<std::uint8_t, kMaxVNuma> pnuma;
+        double end;
+        std::size_t row;  ///< out.days index of the night that planned it
+        bool held;
+    };
+
+    void depart_next(SimulateResult& out) {
+        const int vm = departures_.top().second;
+        departures_.pop();
+        const int h = state_.host_of(vm);
+        remove_vm(state_, placer_, vm);
+        --live_;
+        ++out.departed;
+        ++changes_;
+        unblock(h);
+    }
+
+    /** A step's start (its destination held, or the step dropped when it no longer fits) or end
+     *  (the hold given back, the VM moved, or the step dropped). */
+    void next_flight_event(SimulateResult& out) {
+        const auto [time, kind, i] = flight_events_.top();
+        flight_events_.pop();
+        Flight& f = flights_[static_cast<std::size_t>(i)];
+        SimulateDay& row = out.days[f.row];
+        const auto flavor = state_.flavor_of(f.vm);
+        const Embedding emb = embedding_of(f.pnuma, state_.problem().flavors[static_cast<std::size_t>(flavor)].num_vnuma());
+        if (kind == 1) {  // start
+            if (!state_.is_placed(f.vm) || !step_fits(state_, f.vm, f.host, f.pnuma)) {
+                ++row.steps_dropped;
+                ++out.steps_dropped;
+                return;
+            }
+            if (state_.host_of(f.vm) != f.host) {
+                state_.hold(f.host, emb, flavor, +1);
+                placer_.host_changed(state_, f.host);
+                f.held = true;
+            }
+            flight_events_.emplace(std::max(time, f.end), 0, i);
+            return;
+        }
+        if (f.held) {
+            state_.hold(f.host, emb, flavor, -1);
+            placer_.host_changed(state_, f.host);
+            unblock(f.host);
+        }
+        if (state_.is_placed(f.vm) && migrate(f.vm, f.host, f.pnuma)) {
+            ++row.migrations;
+            ++out.migrations;
+        } else {
+            ++row.steps_dropped;
+            ++out.steps_dropped;
+        }
+    }
+
     /** After a change on `host`: a blocked flavor may fit there now. */
     void unblock(int host) {
         for (std::size_t g = 0; g < blocked_.size(); ++g)
@@ -123,6 +198,9 @@ private:
     SearchState state_;
     Placer& placer_;
     std::priority_queue<Departure, std::vector<Departure>, std::greater<>> departures_;
+    std::vector<Flight> flights_;
+    using FlightEvent = std::tuple<double, int, int>;  // (time, 0 end / 1 start, flight): ends first on ties
+    std::priority_queue<FlightEvent, std::vector<FlightEvent>, std::greater<>> flight_events_;
     std::vector<char> blocked_;
     std::vector<char> admitted_ = std::vector<char>(arrivals_.size(), 0);
     std::vector<std::int64_t> room_failed_at_;  ///< per flavor: changes_ when make_room last found nothing
@@ -209,7 +287,7 @@ std::vector<double> night_weights(const Problem& q, const WindowDemand& d, const
 
 /** The night's plan on the cluster as it stands with `weights`, applied to the run; fills the
  *  day's figures. */
-void defragment(Run& run, const SimulateOptions& o, int night, const WindowDemand& demand, SimulateDay& day) {
+void defragment(Run& run, const SimulateOptions& o, int night, const WindowDemand& demand, double t, std::size_t row, SimulateDay& day) {
     std::vector<int> original;
     Problem q = cluster_now(run.state(), original);
     const std::vector<double> weights = night_weights(q, demand, o.replay);
@@ -232,16 +310,23 @@ void defragment(Run& run, const SimulateOptions& o, int night, const WindowDeman
     op.search.max_evaluations = o.evaluations;
     op.search.time_limit_s = 1e9;  // stopped by its evaluation budget: reproducible (unless interrupted)
     op.search.stop = o.stop;
+    op.schedule = o.schedule;
     const OptimizeResult r = optimize(model, op);
     if (o.check) {
         const auto doc = nlohmann::json::parse(plan_to_json(q, r.plan, PlanInfo{}).dump());
         const PlanCheck c = validate_plan(model, doc, "<night " + std::to_string(night) + ">", true, false);
         if (!c.ok) throw std::logic_error("simulate: night " + std::to_string(night) + ": the plan does not validate: " + c.error);
     }
-    for (const PlanStep& st : r.plan.steps)
-        if (!run.migrate(original[static_cast<std::size_t>(st.vm)], st.to_host, st.to_pnuma))
-            throw std::logic_error("simulate: night " + std::to_string(night) + ": a plan step has no room on the replay's state");
-    day.migrations = r.plan.migrations;
+    day.planned_migrations = r.plan.migrations;
+    day.makespan_s = r.plan.schedule ? r.plan.schedule->makespan_s : 0.0;
+    if (o.apply_over_duration) {  // counted as the steps end (Run::launch)
+        run.launch(r.plan, original, t, row);
+    } else {
+        for (const PlanStep& st : r.plan.steps)
+            if (!run.migrate(original[static_cast<std::size_t>(st.vm)], st.to_host, st.to_pnuma))
+                throw std::logic_error("simulate: night " + std::to_string(night) + ": a plan step has no room on the replay's state");
+        day.migrations = r.plan.migrations;
+    }
     day.objective_after = r.plan.objective_after;
     day.capacity_after = r.plan.capacity_after;
 }
@@ -334,6 +419,7 @@ SimulateResult simulate(const std::vector<TraceVm>& trace, const SimulateOptions
     if (o.budget_count < -1 || !(o.budget_fraction >= 0.0 && o.budget_fraction <= 1.0))
         throw InputError("simulate: the nightly budget must be a count >= 0 or a fraction in [0, 1]");
     if (o.migrations_per_request < 0) throw InputError("simulate: --migrations-per-request must be >= 0");
+    if (o.apply_over_duration && !o.schedule) throw InputError("simulate: applying plans over their duration needs a schedule");
     if (o.bpc_mbps > 0.0 && !o.network) throw InputError("simulate: VDC vlinks (bpc) need a network");
     const auto t0 = std::chrono::steady_clock::now();
     std::vector<std::size_t> arrivals;
@@ -357,7 +443,8 @@ SimulateResult simulate(const std::vector<TraceVm>& trace, const SimulateOptions
     std::size_t a = 0;                                             // the next arrival
     const auto close = [&](double t, const SimulateOptions& oo) {  // the day's row at trace time t
         close_day(run, t - origin, day);
-        defragment(run, oo, night, window_demand(placing, trace, arrivals, a, t, o.replay.demand_window_s), day);
+        run.finish_flights(out);  // the last night's steps still in flight end now
+        defragment(run, oo, night, window_demand(placing, trace, arrivals, a, t, o.replay.demand_window_s), t, out.days.size(), day);
         add_day(day, out);
         if (o.on_day) o.on_day(day);
     };

@@ -41,11 +41,14 @@ struct SimulateDay {
     Amount rejected_one_pool_vcpu = 0;  ///< their vCPU
     /** Live migrations made at admission (migrations_per_request) and the arrivals they admitted. */
     std::int64_t admission_migrations = 0, admitted_by_migrations = 0;
-    std::int64_t migrations = 0;        ///< live migrations applied at the day's defragmentation
-    double objective_before = 0.0;      ///< weighted capacity of the targets before it (objective units)
-    double objective_after = 0.0;       ///< and after it
-    std::vector<Count> capacity_after;  ///< per flavor of the trace (SimulateResult::flavors) after it
-    std::vector<double> weights;        ///< per flavor: the weights of the day's defragmentation
+    std::int64_t migrations = 0;          ///< live migrations applied at the day's defragmentation
+    std::int64_t planned_migrations = 0;  ///< in its plan (more than `migrations` when steps were dropped)
+    std::int64_t steps_dropped = 0;       ///< apply_over_duration: steps that no longer fitted when due
+    double makespan_s = 0.0;              ///< the plan's makespan when scheduled (SimulateOptions::schedule), seconds
+    double objective_before = 0.0;        ///< weighted capacity of the targets before it (objective units)
+    double objective_after = 0.0;         ///< and after it
+    std::vector<Count> capacity_after;    ///< per flavor of the trace (SimulateResult::flavors) after it
+    std::vector<double> weights;          ///< per flavor: the weights of the day's defragmentation
 };
 
 struct SimulateOptions {
@@ -68,6 +71,15 @@ struct SimulateOptions {
     /** Bandwidth price of the revenue metric, $ per Mbps-hour (seed 003 §4.2.5: $0.58 per
      *  Gbps-hour). */
     double bw_price_per_mbps_h = 0.00058;
+    /** Set: every night's plan is scheduled into waves with durations (optimizer/plan/waves.h;
+     *  with a window, fitted into it: the maintenance window as the night's budget). */
+    std::optional<ScheduleParams> schedule;
+    /** With a schedule: the plan runs over its waves' duration while arrivals and departures go
+     *  on — from a step's start its destination's pNUMA nodes are held (SearchState::hold) while
+     *  the VM still runs on its source, at its end the VM moves; a step that no longer fits when
+     *  due (an arrival took the room, its VM departed) is dropped and counted. Steps still in
+     *  flight end before the next night. False: each plan is applied at once. */
+    bool apply_over_duration = false;
     /** Nightly defragmentation: "none", "greedy" or "sa". */
     std::string defrag = "none";
     /** First defragmentation at this many seconds after the first arrival, then every
@@ -118,6 +130,7 @@ struct SimulateResult {
      */
     double base_revenue = 0.0, compute_revenue = 0.0, network_revenue = 0.0, revenue_gain = 0.0;
     std::int64_t admission_migrations = 0, admitted_by_migrations = 0;  ///< sums over the days
+    std::int64_t steps_dropped = 0;                                     ///< sum over the days
     std::map<std::string, std::int64_t> rejected_by_flavor;
     double seconds = 0.0;  ///< wall-clock time of the simulation
     /** "complete", "interrupt" or "time limit": the days are then those simulated so far, the last
