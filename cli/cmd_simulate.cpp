@@ -40,10 +40,17 @@ double clock_time(const std::string& text) {
     return h * 3600.0 + m * 60.0;
 }
 
-/** --defrag-budget: "0.5%" (of the VMs on a host at the time) or a count. */
+/** --defrag-budget: "0.5%" (of the VMs on a host at the time), "512GiB" (RAM copied) or a count. */
 void read_budget(const std::string& text, SimulateOptions& o) {
     try {
         std::size_t used = 0;
+        o.budget_ram_mib = -1;
+        if (text.size() > 3 && text.compare(text.size() - 3, 3, "GiB") == 0) {
+            const double gib = std::stod(text.substr(0, text.size() - 3), &used);
+            if (used != text.size() - 3 || !(gib >= 0.0 && gib <= 1e9)) throw std::invalid_argument("range");
+            o.budget_ram_mib = std::llround(gib * 1024.0);
+            return;
+        }
         if (!text.empty() && text.back() == '%') {
             const double pct = std::stod(text.substr(0, text.size() - 1), &used);
             if (used != text.size() - 1 || !(pct >= 0.0 && pct <= 100.0)) throw std::invalid_argument("range");
@@ -55,7 +62,8 @@ void read_budget(const std::string& text, SimulateOptions& o) {
         if (used != text.size() || n < 0) throw std::invalid_argument("range");
         o.budget_count = n;
     } catch (const std::exception&) {
-        throw UsageError("--defrag-budget: expected a percentage such as 0.5% or a count >= 0, got '" + text + "'");
+        throw UsageError("--defrag-budget: expected a percentage such as 0.5%, a RAM amount such as 512GiB or a count >= 0, got '" + text +
+                         "'");
     }
 }
 
@@ -133,6 +141,7 @@ oj day_json(const SimulateDay& d, const std::vector<std::string>& flavors) {
               {"admitted_by_migrations", d.admitted_by_migrations},
               {"migrations", d.migrations},
               {"planned_migrations", d.planned_migrations},
+              {"planned_ram_mib", d.planned_ram_mib},
               {"steps_dropped", d.steps_dropped},
               {"makespan_s", d.makespan_s},
               {"objective_before", d.objective_before},
@@ -287,7 +296,7 @@ po::options_description simulate_options(SimulateCommand& c) {
          ":weights=W :budget=B :mpr=K overriding the options below (e.g. none,sa,sa:budget=1%,sa:weights=demand,none:mpr=2)")
         ("defrag-at", po::value(&c.defrag_at)->default_value("03:00"), "time of the nightly defragmentation (HH:MM after the first arrival's midnight)")
         ("defrag-every", po::value(&c.every)->default_value("24h"), "interval between defragmentations")
-        ("defrag-budget", po::value(&c.budget)->default_value("0.5%"), "live migrations per night: a percentage of the VMs then, or a count")
+        ("defrag-budget", po::value(&c.budget)->default_value("0.5%"), "live migrations per night: a percentage of the VMs then, a count, or the RAM they may copy (e.g. 512GiB)")
         ("weights", po::value(&c.weights)->default_value("multi-numa"),
          "target weights of the nightly search: multi-numa | all (fixed) | demand (each night, the flavors' shares of the requests of the demand window)")
         ("demand-window", po::value(&c.demand_window)->default_value("24h"), "--weights demand: the requests of this long before the night")

@@ -357,3 +357,17 @@ TEST(Simulate, WavesOverHoursDropWhatNoLongerFitsAndAccountForEveryStep) {
     EXPECT_EQ(again.rejected, r.rejected);
     EXPECT_EQ(again.steps_dropped, r.steps_dropped);
 }
+
+TEST(Simulate, ARamBudgetBoundsWhatANightCopies) {
+    const auto trace = synthetic_trace(1);
+    SimulateOptions o = options("greedy");
+    o.budget_ram_mib = 256 * 1024;  // 256 GiB a night: a few VMs of the synthetic mix
+    const SimulateResult r = simulate(trace, o);
+    EXPECT_GT(r.migrations, 0);
+    for (const SimulateDay& d : r.days) {
+        EXPECT_LE(d.planned_ram_mib, o.budget_ram_mib) << "day " << d.day;
+        EXPECT_EQ(d.migrations, d.planned_migrations);
+    }
+    o.budget_ram_mib = 3 * 1024;  // less than the smallest VM (4 GiB): nothing can move
+    EXPECT_EQ(simulate(trace, o).migrations, 0);
+}

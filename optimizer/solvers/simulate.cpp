@@ -293,8 +293,11 @@ void defragment(Run& run, const SimulateOptions& o, int night, const WindowDeman
     const std::vector<double> weights = night_weights(q, demand, o.replay);
     for (std::size_t f = 0; f < q.flavors.size(); ++f) q.flavors[f].weight = weights[f];
     const auto vms = static_cast<std::int64_t>(q.vms.size());
-    q.constraints.max_migrations =
-        o.budget_count >= 0 ? o.budget_count : std::max<std::int64_t>(1, static_cast<std::int64_t>(std::ceil(o.budget_fraction * vms)));
+    q.constraints.max_migrations = o.budget_ram_mib >= 0 ? vms
+                                   : o.budget_count >= 0
+                                       ? o.budget_count
+                                       : std::max<std::int64_t>(1, static_cast<std::int64_t>(std::ceil(o.budget_fraction * vms)));
+    if (o.budget_ram_mib >= 0) q.constraints.max_migrated_ram_mib = o.budget_ram_mib;
     const CapacityModel model(q);
     const SearchState before(model);
     day.weights = weights;
@@ -318,6 +321,7 @@ void defragment(Run& run, const SimulateOptions& o, int night, const WindowDeman
         if (!c.ok) throw std::logic_error("simulate: night " + std::to_string(night) + ": the plan does not validate: " + c.error);
     }
     day.planned_migrations = r.plan.migrations;
+    day.planned_ram_mib = r.plan.migrated_ram_mib;
     day.makespan_s = r.plan.schedule ? r.plan.schedule->makespan_s : 0.0;
     if (o.apply_over_duration) {  // counted as the steps end (Run::launch)
         run.launch(r.plan, original, t, row);

@@ -43,6 +43,7 @@ struct SimulateDay {
     std::int64_t admission_migrations = 0, admitted_by_migrations = 0;
     std::int64_t migrations = 0;          ///< live migrations applied at the day's defragmentation
     std::int64_t planned_migrations = 0;  ///< in its plan (more than `migrations` when steps were dropped)
+    Amount planned_ram_mib = 0;           ///< RAM its plan's live migrations copy, MiB
     std::int64_t steps_dropped = 0;       ///< apply_over_duration: steps that no longer fitted when due
     double makespan_s = 0.0;              ///< the plan's makespan when scheduled (SimulateOptions::schedule), seconds
     double objective_before = 0.0;        ///< weighted capacity of the targets before it (objective units)
@@ -87,9 +88,11 @@ struct SimulateOptions {
     double defrag_at_s = 3 * 3600.0;
     double defrag_every_s = 86400.0;
     /** Migration budget of one night: max(1, ceil(fraction x VMs on a host then)) when
-     *  budget_count < 0, else budget_count. */
+     *  budget_count < 0, else budget_count; with budget_ram_mib >= 0 instead the RAM the night's
+     *  live migrations may copy, MiB (Constraints::max_migrated_ram_mib; no count limit). */
     double budget_fraction = 0.005;
     std::int64_t budget_count = -1;
+    Amount budget_ram_mib = -1;
     /** Annealing evaluations per night (sa; 0: optimize's default for the night's cluster). */
     std::int64_t evaluations = 0;
     /** Admission with live migrations (`--migrations-per-request K`): an arrival no host takes
