@@ -2,15 +2,21 @@
  * @file cmd_report_simulation.cpp
  * `vmcap report --simulation S --out report.html` (docs/cli.md "vmcap report"): the page of a
  * `vmcap simulate --out-json` file (format vmcap-simulation/1, written by cmd_simulate.cpp): a
- * header with the trace, cluster, placer and nightly budget, a table of the runs' totals, and six
- * Vega-Lite charts with one series per run (configuration, and seed when the runs have several):
- * rejections per day, cumulative rejections, the weighted capacity before and after each night,
- * live VMs and vCPU utilisation, migrations per night, rejections per flavor. The whole file is
- * read and checked before anything is written; the page skeleton is report_page.h's.
+ * header with the trace, cluster, network, placer, nightly budget and how the plans are applied, a
+ * table of the runs' totals (with the one-pool reference, admission migrations, dropped steps,
+ * rejected VDCs and revenue gain when the file has them), a table of the mean and spread per
+ * configuration over the seeds (the file's "summary"), and six Vega-Lite charts with one series
+ * per run (configuration, and seed when the runs have several): rejections per day, cumulative
+ * rejections (with the one-pool reference as a dashed grey line per seed), the weighted capacity
+ * before and after each night, live VMs and vCPU utilisation, migrations per night, rejections per
+ * flavor. Required fields are checked strictly, optional ones only when present (null counts as
+ * absent); the whole file is read and checked before anything is written; the page skeleton is
+ * report_page.h's.
  */
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
@@ -41,6 +47,7 @@ struct Day {
     std::int64_t day = 0, live_vms = 0, arrivals = 0, rejected = 0, rejected_vcpu = 0, migrations = 0;
     double time_s = 0.0, used_vcpu_fraction = 0.0, objective_after = 0.0;
     std::optional<double> objective_before;
+    std::optional<std::int64_t> rejected_one_pool;  ///< the same arrivals into one pool of the cluster's vCPU and RAM
 };
 
 struct Run {
@@ -49,16 +56,28 @@ struct Run {
     std::string weights;  ///< the "weights" field as text (a string as is, anything else as JSON); empty when absent
     std::int64_t arrivals = 0, rejected = 0, rejected_vcpu = 0, migrations = 0;
     std::optional<std::int64_t> admission_migrations;  ///< made at admission (vmcap simulate --migrations-per-request)
+    std::optional<std::int64_t> rejected_one_pool;     ///< the one-pool reference on the same arrivals
+    std::optional<std::int64_t> steps_dropped;         ///< planned steps no longer fitting when due (--apply waves)
+    std::optional<std::int64_t> vdcs, rejected_vdcs;   ///< Gridiron VDCs (--bpc)
+    std::optional<double> revenue_gain;                ///< a fraction; null in the file when there is no revenue
     std::optional<double> seconds;
     std::string stopped_by = "complete";
     std::vector<std::pair<std::string, std::int64_t>> rejected_by_flavor;  ///< by name
     std::vector<Day> days;
 };
 
+/** One configuration over its seeds (the document's "summary"): mean and sample sd. */
+struct Summary {
+    std::string config;
+    std::int64_t seeds = 0;
+    double pct_mean = 0, pct_sd = 0, vcpu_mean = 0, vcpu_sd = 0, mig_mean = 0, mig_sd = 0;
+};
+
 /** A vmcap-simulation/1 document: the optional header fields as text ("" when absent). */
 struct Simulation {
-    std::string file, trace, host_type, placer, budget, copies, hosts, span, defrag, seed;
+    std::string file, trace, host_type, placer, budget, copies, hosts, span, defrag, seed, network, bpc, apply, window;
     std::vector<Run> runs;
+    std::vector<Summary> summary;
 };
 
 std::string join(const std::string& path, const std::string& key) {
@@ -112,6 +131,26 @@ struct Reader {
     double number_field(const json& obj, const std::string& path, const char* key) const {
         return number(need(obj, path, key), join(path, key));
     }
+    /** The optional fields: checked when present, nullopt when absent or null. */
+    std::optional<std::int64_t> opt_count(const json& obj, const std::string& path, const char* key) const {
+        const json* v = opt(obj, key);
+        return v ? std::optional(count(*v, join(path, key))) : std::nullopt;
+    }
+    std::optional<double> opt_number(const json& obj, const std::string& path, const char* key) const {
+        const json* v = opt(obj, key);
+        return v ? std::optional(number(*v, join(path, key))) : std::nullopt;
+    }
+    std::optional<std::string> opt_string(const json& obj, const std::string& path, const char* key) const {
+        const json* v = opt(obj, key);
+        return v ? std::optional(string(*v, join(path, key))) : std::nullopt;
+    }
+    /** Checks the optional object `key` of flavor -> finite number (a day's weights, capacity_after). */
+    void opt_number_map(const json& obj, const std::string& path, const char* key) const {
+        const json* v = opt(obj, key);
+        if (!v) return;
+        if (!v->is_object()) fail(join(path, key), "expected an object flavor -> number");
+        for (const auto& [name, x] : v->items()) number(x, join(join(path, key), name));
+    }
 };
 
 Day read_day(const Reader& r, const json& d, const std::string& path) {
@@ -125,8 +164,16 @@ Day read_day(const Reader& r, const json& d, const std::string& path) {
     day.rejected = r.count_field(d, path, "rejected");
     day.migrations = r.count_field(d, path, "migrations");
     day.objective_after = r.number_field(d, path, "objective_after");
-    if (const json* v = Reader::opt(d, "rejected_vcpu")) day.rejected_vcpu = r.count(*v, join(path, "rejected_vcpu"));
-    if (const json* v = Reader::opt(d, "objective_before")) day.objective_before = r.number(*v, join(path, "objective_before"));
+    day.rejected_vcpu = r.opt_count(d, path, "rejected_vcpu").value_or(0);
+    day.objective_before = r.opt_number(d, path, "objective_before");
+    day.rejected_one_pool = r.opt_count(d, path, "rejected_one_pool");
+    // Checked, not shown.
+    for (const char* key :
+         {"rejected_one_pool_vcpu", "admission_migrations", "admitted_by_migrations", "planned_migrations", "steps_dropped"})
+        r.opt_count(d, path, key);
+    r.opt_number(d, path, "makespan_s");
+    r.opt_number_map(d, path, "weights");
+    r.opt_number_map(d, path, "capacity_after");
     return day;
 }
 
@@ -137,10 +184,19 @@ Run read_run(const Reader& r, const json& j, const std::string& path) {
     run.arrivals = r.count_field(j, path, "arrivals");
     run.rejected = r.count_field(j, path, "rejected");
     run.migrations = r.count_field(j, path, "migrations");
-    if (const json* v = Reader::opt(j, "rejected_vcpu")) run.rejected_vcpu = r.count(*v, join(path, "rejected_vcpu"));
-    if (const json* v = Reader::opt(j, "admission_migrations")) run.admission_migrations = r.count(*v, join(path, "admission_migrations"));
-    if (const json* v = Reader::opt(j, "seconds")) run.seconds = r.number(*v, join(path, "seconds"));
-    if (const json* v = Reader::opt(j, "stopped_by")) run.stopped_by = r.string(*v, join(path, "stopped_by"));
+    run.rejected_vcpu = r.opt_count(j, path, "rejected_vcpu").value_or(0);
+    run.admission_migrations = r.opt_count(j, path, "admission_migrations");
+    run.rejected_one_pool = r.opt_count(j, path, "rejected_one_pool");
+    run.steps_dropped = r.opt_count(j, path, "steps_dropped");
+    run.vdcs = r.opt_count(j, path, "vdcs");
+    run.rejected_vdcs = r.opt_count(j, path, "rejected_vdcs");
+    run.revenue_gain = r.opt_number(j, path, "revenue_gain");
+    run.seconds = r.opt_number(j, path, "seconds");
+    run.stopped_by = r.opt_string(j, path, "stopped_by").value_or("complete");
+    // Checked, not shown (the configuration's label names them).
+    for (const char* key : {"defrag", "defrag_budget"}) r.opt_string(j, path, key);
+    for (const char* key : {"migrations_per_request", "rejected_one_pool_vcpu", "admitted_by_migrations"}) r.opt_count(j, path, key);
+    for (const char* key : {"rejected_fraction", "base_revenue", "compute_revenue", "network_revenue"}) r.opt_number(j, path, key);
     if (const json* v = Reader::opt(j, "seed")) {
         if (!v->is_number_unsigned()) r.fail(join(path, "seed"), "expected an unsigned 64-bit integer");
         run.seed = v->get<std::uint64_t>();
@@ -199,6 +255,38 @@ void label_runs(std::vector<Run>& runs) {
         if (uses[runs[i].label] > 1) runs[i].label += " #" + std::to_string(i + 1);
 }
 
+/** The optional "summary": per configuration, the mean and sd over its seeds (each entry complete). */
+std::vector<Summary> read_summary(const Reader& r, const json& doc) {
+    std::vector<Summary> out;
+    const json* v = Reader::opt(doc, "summary");
+    if (!v) return out;
+    if (!v->is_array()) r.fail("summary", "expected an array");
+    for (std::size_t i = 0; i < v->size(); ++i) {
+        const json& e = (*v)[i];
+        const std::string path = "summary[" + std::to_string(i) + "]";
+        if (!e.is_object()) r.fail(path, "expected an object");
+        out.push_back({r.string(r.need(e, path, "config"), join(path, "config")), r.count_field(e, path, "seeds"),
+                       r.number_field(e, path, "rejected_percent_mean"), r.number_field(e, path, "rejected_percent_sd"),
+                       r.number_field(e, path, "rejected_vcpu_mean"), r.number_field(e, path, "rejected_vcpu_sd"),
+                       r.number_field(e, path, "migrations_mean"), r.number_field(e, path, "migrations_sd")});
+    }
+    return out;
+}
+
+/** A duration in the unit that reads best: "90 s", "45 min", "2.5 h". */
+std::string duration_text(double s) {
+    return s < 60.0 ? fmt("%g s", s) : s < 3600.0 ? fmt("%.3g min", s / 60.0) : fmt("%.3g h", s / 3600.0);
+}
+
+/** The optional header fields of the network, the VDCs and how the nightly plans are applied. */
+void read_apply_header(const Reader& r, const json& doc, Simulation& s) {
+    s.network = r.opt_string(doc, "", "network").value_or("");
+    if (const double bpc = r.opt_number(doc, "", "bpc").value_or(0.0); bpc > 0.0)
+        s.bpc = fmt("%g", bpc) + " Mbps per vCPU between the VMs of a tenant batch (bpc)";
+    s.apply = r.opt_string(doc, "", "apply").value_or("");
+    if (const double w = r.opt_number(doc, "", "window_s").value_or(0.0); w > 0.0) s.window = duration_text(w);
+}
+
 /** The document of `file`, checked (every error names the file and the JSON path). */
 Simulation read_simulation(const std::string& file) {
     const json doc = read_json(file);
@@ -214,8 +302,9 @@ Simulation read_simulation(const std::string& file) {
     for (const auto& [key, field] : fields) *field = header_text(r, doc, key);
     if (const json* v = Reader::opt(doc, "span_s")) s.span = fmt("%.1f days", r.number(*v, "span_s") / 86400.0);
     s.defrag = defrag_times(r, doc);
-    if (const json* v = Reader::opt(doc, "seeds"); v && v->is_number_unsigned() && v->get<std::uint64_t>() > 1)
-        s.seed += " (" + v->dump() + " seeds from it)";
+    if (const auto seeds = r.opt_count(doc, "", "seeds"); seeds && *seeds > 1) s.seed += " (" + std::to_string(*seeds) + " seeds from it)";
+    read_apply_header(r, doc, s);
+    s.summary = read_summary(r, doc);
     const json& runs = r.array(doc, "", "runs");
     if (runs.empty()) r.fail("runs", "no run (the simulation stopped before its first configuration): nothing to report");
     for (std::size_t i = 0; i < runs.size(); ++i) s.runs.push_back(read_run(r, runs[i], "runs[" + std::to_string(i) + "]"));
@@ -225,11 +314,24 @@ Simulation read_simulation(const std::string& file) {
 
 // ---- charts ------------------------------------------------------------------------------------
 
-/** The colour of the runs, the same in every chart (domain: the labels in run order). */
-oj run_color(const Simulation& s) {
-    oj domain = oj::array();
-    for (const Run& r : s.runs) domain.push_back(r.label);
-    return oj{{"field", "run"}, {"type", "nominal"}, {"title", "run"}, {"scale", {{"domain", domain}}}};
+/** Vega's "tableau10", the runs' colours (cycled), and the greys of the one-pool references. */
+constexpr const char* kPalette[] = {"#4c78a8", "#f58518", "#e45756", "#72b7b2", "#54a24b",
+                                    "#eeca3b", "#b279a2", "#ff9da6", "#9d755d", "#bab0ac"};
+constexpr const char* kGreys[] = {"#7f7f7f", "#4d4d4d", "#a6a6a6", "#262626"};
+
+/** The colour of the runs, the same in every chart (domain: the labels in run order), then the
+ *  `references` (labels of the one-pool series) in grey. */
+oj run_color(const Simulation& s, const std::vector<std::string>& references = {}) {
+    oj domain = oj::array(), range = oj::array();
+    for (std::size_t i = 0; i < s.runs.size(); ++i) {
+        domain.push_back(s.runs[i].label);
+        range.push_back(kPalette[i % std::size(kPalette)]);
+    }
+    for (std::size_t i = 0; i < references.size(); ++i) {
+        domain.push_back(references[i]);
+        range.push_back(kGreys[i % std::size(kGreys)]);
+    }
+    return oj{{"field", "run"}, {"type", "nominal"}, {"title", "run"}, {"scale", {{"domain", domain}, {"range", range}}}};
 }
 
 oj chart(const std::string& title, oj values, oj mark, oj encoding) {
@@ -262,18 +364,58 @@ oj rejected_per_day_chart(const Simulation& s) {
                   {"tooltip", oj::array({{{"field", "run"}}, {{"field", "day"}}, {{"field", "rejected"}}, {{"field", "arrivals"}}})}});
 }
 
+/** The one-pool reference series: per seed (the runs of a seed share their arrivals, so their
+ *  one-pool figures are equal), the first run whose every day has rejected_one_pool; labelled
+ *  "one pool (reference)", or "one pool, seed N" when the runs have several seeds. */
+std::vector<std::pair<std::string, const Run*>> one_pool_references(const Simulation& s) {
+    std::set<std::optional<std::uint64_t>> seeds, taken;
+    for (const Run& r : s.runs) seeds.insert(r.seed);
+    std::set<std::string> labels;
+    for (const Run& r : s.runs) labels.insert(r.label);
+    std::vector<std::pair<std::string, const Run*>> out;
+    for (const Run& r : s.runs) {
+        const bool has =
+            !r.days.empty() && std::all_of(r.days.begin(), r.days.end(), [](const Day& d) { return d.rejected_one_pool.has_value(); });
+        if (!has || !taken.insert(r.seed).second) continue;
+        std::string label = seeds.size() > 1 && r.seed ? "one pool, seed " + std::to_string(*r.seed) : "one pool (reference)";
+        if (labels.count(label)) label += " #" + std::to_string(out.size() + 1);  // no two series merge
+        labels.insert(label);
+        out.emplace_back(label, &r);
+    }
+    return out;
+}
+
+/** The cumulative series of `run` (rejected, or rejected_one_pool with `one_pool`) under `label`. */
+void add_cumulative(oj& values, const std::string& label, const Run& run, bool one_pool) {
+    double sum = 0.0;  // a double: 2^53 per day over many days would overflow an int64
+    values.push_back({{"run", label}, {"days", 0.0}, {"rejected", 0}});
+    for (const Day& d : run.days) {
+        sum += static_cast<double>(one_pool ? d.rejected_one_pool.value_or(0) : d.rejected);
+        values.push_back({{"run", label}, {"days", d.time_s / 86400.0}, {"rejected", sum}});
+    }
+}
+
+/** Every run's cumulative rejections, and the one-pool references dashed in grey (one legend:
+ *  colour and dash on the same field). */
 oj cumulative_rejected_chart(const Simulation& s) {
     oj values = oj::array();
-    for (const Run& r : s.runs) {
-        double sum = 0.0;  // a double: 2^53 per day over many days would overflow an int64
-        values.push_back({{"run", r.label}, {"days", 0.0}, {"rejected", 0}});
-        for (const Day& d : r.days)
-            values.push_back({{"run", r.label}, {"days", d.time_s / 86400.0}, {"rejected", sum += static_cast<double>(d.rejected)}});
+    for (const Run& r : s.runs) add_cumulative(values, r.label, r, false);
+    std::vector<std::string> references;
+    for (const auto& [label, run] : one_pool_references(s)) {
+        add_cumulative(values, label, *run, true);
+        references.push_back(label);
     }
+    oj color = run_color(s, references);
+    oj dash = oj::array();
+    for (std::size_t i = 0; i < color["scale"]["domain"].size(); ++i)
+        dash.push_back(i < s.runs.size() ? oj::array({1, 0}) : oj::array({6, 4}));
+    oj stroke_dash = {
+        {"field", "run"}, {"type", "nominal"}, {"title", "run"}, {"scale", {{"domain", color["scale"]["domain"]}, {"range", dash}}}};
     return chart("Rejected requests since the first arrival", values, oj{{"type", "line"}},
                  {{"x", days_axis()},
                   {"y", {{"field", "rejected"}, {"type", "quantitative"}, {"title", "rejected requests, cumulative"}}},
-                  {"color", run_color(s)},
+                  {"color", color},
+                  {"strokeDash", stroke_dash},
                   {"tooltip", oj::array({{{"field", "run"}}, {{"field", "days"}, {"format", ".2f"}}, {{"field", "rejected"}}})}});
 }
 
@@ -369,33 +511,81 @@ std::string header_table(const Simulation& s) {
     if (!s.copies.empty() && s.copies != "1") trace += " (" + s.copies + " copies superposed)";
     std::string hosts = s.hosts;
     if (!s.host_type.empty()) hosts += (hosts.empty() ? "" : " x ") + s.host_type;
-    return "<table>\n" + row("simulation", s.file) + row("trace", trace) + row("hosts", hosts) + row("placer", s.placer) +
-           row("defragmentation", s.defrag) + row("budget per night", s.budget) + row("simulated", s.span) + row("seed", s.seed) +
-           "</table>\n";
+    const std::string apply = s.apply == "at-once" ? "at once, at the night's time"
+                              : s.apply == "waves" ? "in waves over their duration, arrivals going on"
+                                                   : s.apply;
+    return "<table>\n" + row("simulation", s.file) + row("trace", trace) + row("hosts", hosts) + row("network", s.network) +
+           row("VDC vlinks", s.bpc) + row("placer", s.placer) + row("defragmentation", s.defrag) + row("budget per night", s.budget) +
+           row("plans applied", apply) + row("window per night", s.window) + row("simulated", s.span) + row("seed", s.seed) + "</table>\n";
 }
 
-/** Per run: the totals; the columns of optional fields only when a run has them. */
+std::string opt_text(const std::optional<std::int64_t>& v) {
+    return v ? std::to_string(*v) : "";
+}
+
+/** A table: one header row, then one row of cells per item. */
+struct Table {
+    std::string head, rows;
+};
+
+const char* const kTableStyle =
+    "<style>.runs td,.runs th{padding:2px 16px 2px 0;text-align:right;white-space:nowrap}"
+    ".runs td:first-child,.runs th:first-child{text-align:left}</style>\n";
+
+std::string table_html(const std::string& heading, const Table& t) {
+    return "<h2>" + report::html_escape(heading) + "</h2>\n<table class=\"runs\">\n<tr>" + t.head + "</tr>\n" + t.rows + "</table>\n";
+}
+
+/** Per run: the totals; the columns of optional fields only when a run has them (the dropped
+ *  steps when one is not 0 or the plans are applied in waves, the VDCs when a run has some). */
 std::string runs_table(const Simulation& s) {
-    bool weights = false, admission = false;
+    using Cell = std::function<std::string(const Run&)>;
+    std::vector<std::pair<std::string, Cell>> columns = {{"run", [](const Run& r) { return r.label; }}};
+    const auto any = [&s](const std::function<bool(const Run&)>& f) { return std::any_of(s.runs.begin(), s.runs.end(), f); };
+    const auto add = [&columns](bool shown, const std::string& head, Cell cell) {
+        if (shown) columns.emplace_back(head, std::move(cell));
+    };
+    add(any([](const Run& r) { return !r.weights.empty(); }), "weights", [](const Run& r) { return r.weights; });
+    add(true, "arrivals", [](const Run& r) { return std::to_string(r.arrivals); });
+    add(true, "rejected", [](const Run& r) { return std::to_string(r.rejected); });
+    add(true, "%", [](const Run& r) {
+        return fmt("%.2f", r.arrivals > 0 ? 100.0 * static_cast<double>(r.rejected) / static_cast<double>(r.arrivals) : 0.0);
+    });
+    add(true, "rejected vCPU", [](const Run& r) { return std::to_string(r.rejected_vcpu); });
+    add(any([](const Run& r) { return r.rejected_one_pool.has_value(); }), "one pool rejected",
+        [](const Run& r) { return opt_text(r.rejected_one_pool); });
+    add(true, "nightly migrations", [](const Run& r) { return std::to_string(r.migrations); });
+    add(any([](const Run& r) { return r.admission_migrations.has_value(); }), "admission migrations",
+        [](const Run& r) { return opt_text(r.admission_migrations); });
+    add(any([&s](const Run& r) { return r.steps_dropped && (*r.steps_dropped > 0 || s.apply == "waves"); }), "steps dropped",
+        [](const Run& r) { return opt_text(r.steps_dropped); });
+    add(any([](const Run& r) { return r.vdcs.value_or(0) > 0; }), "VDCs rejected", [](const Run& r) {
+        return r.vdcs ? std::to_string(r.rejected_vdcs.value_or(0)) + " of " + std::to_string(*r.vdcs) : opt_text(r.rejected_vdcs);
+    });
+    add(any([](const Run& r) { return r.revenue_gain.has_value(); }), "revenue gain, %",
+        [](const Run& r) { return r.revenue_gain ? fmt("%+.2f", 100.0 * *r.revenue_gain) : ""; });
+    add(true, "seconds", [](const Run& r) { return r.seconds ? fmt("%.1f", *r.seconds) : ""; });
+    add(true, "stopped by", [](const Run& r) { return r.stopped_by; });
+    Table t;
+    for (const auto& [head, cell] : columns) t.head += "<th>" + report::html_escape(head) + "</th>";
     for (const Run& r : s.runs) {
-        weights = weights || !r.weights.empty();
-        admission = admission || r.admission_migrations.has_value();
+        t.rows += "<tr>";
+        for (const auto& [head, cell] : columns) t.rows += "<td>" + report::html_escape(cell(r)) + "</td>";
+        t.rows += "</tr>\n";
     }
-    const auto cell = [](const std::string& v) { return "<td>" + report::html_escape(v) + "</td>"; };
-    std::string h = "<h2>Runs</h2>\n<table class=\"runs\">\n<tr><th>run</th>" + std::string(weights ? "<th>weights</th>" : "") +
-                    "<th>arrivals</th><th>rejected</th><th>%</th><th>rejected vCPU</th><th>nightly migrations</th>" +
-                    (admission ? "<th>admission migrations</th>" : "") + "<th>seconds</th><th>stopped by</th></tr>\n";
-    for (const Run& r : s.runs) {
-        const double pct = r.arrivals > 0 ? 100.0 * static_cast<double>(r.rejected) / static_cast<double>(r.arrivals) : 0.0;
-        h += "<tr>" + cell(r.label) + (weights ? cell(r.weights) : "") + cell(std::to_string(r.arrivals)) +
-             cell(std::to_string(r.rejected)) + cell(fmt("%.2f", pct)) + cell(std::to_string(r.rejected_vcpu)) +
-             cell(std::to_string(r.migrations)) +
-             (admission ? cell(r.admission_migrations ? std::to_string(*r.admission_migrations) : "") : "") +
-             cell(r.seconds ? fmt("%.1f", *r.seconds) : "") + cell(r.stopped_by) + "</tr>\n";
-    }
-    return "<style>.runs td,.runs th{padding:2px 16px 2px 0;text-align:right;white-space:nowrap}"
-           ".runs td:first-child,.runs th:first-child{text-align:left}</style>\n" +
-           h + "</table>\n";
+    return table_html("Runs", t);
+}
+
+/** Per configuration over its seeds (the file's "summary"): mean ± sample sd; "" without one. */
+std::string summary_table(const Simulation& s) {
+    if (s.summary.empty()) return "";
+    const auto pm = [](const char* f, double mean, double sd) { return fmt(f, mean) + " \u00b1 " + fmt(f, sd); };
+    Table t{"<th>configuration</th><th>seeds</th><th>rejected %</th><th>rejected vCPU</th><th>migrations (nightly + admission)</th>", ""};
+    for (const Summary& c : s.summary)
+        t.rows += "<tr><td>" + report::html_escape(c.config) + "</td><td>" + std::to_string(c.seeds) + "</td><td>" +
+                  pm("%.3f", c.pct_mean, c.pct_sd) + "</td><td>" + pm("%.0f", c.vcpu_mean, c.vcpu_sd) + "</td><td>" +
+                  pm("%.1f", c.mig_mean, c.mig_sd) + "</td></tr>\n";
+    return table_html("Per configuration: mean \u00b1 sd over the seeds", t);
 }
 
 }  // namespace
@@ -408,7 +598,8 @@ int report_simulation(const std::string& simulation_file, const std::string& out
     const report::Charts charts = {{"rejected", rejected_per_day_chart(s)}, {"cumulative", cumulative_rejected_chart(s)},
                                    {"capacity", capacity_chart(s)},         {"occupancy", occupancy_chart(s)},
                                    {"migrations", migrations_chart(s)},     {"flavors", flavor_chart(s)}};
-    write_file_atomic(out, report::page("vmcap simulation report", header_table(s) + runs_table(s), charts, a));
+    write_file_atomic(out,
+                      report::page("vmcap simulation report", header_table(s) + kTableStyle + runs_table(s) + summary_table(s), charts, a));
     std::printf("report %s: %zu charts, %zu run(s)\n", out.c_str(), charts.size(), s.runs.size());
     return 0;
 }

@@ -54,8 +54,11 @@ void expect_every_chart_drawn(const std::string& page, const std::string& png, c
 }
 
 /** A vmcap-simulation/1 document as `vmcap simulate --out-json` writes it: configurations none and
- *  greedy with seeds 1 and 2, four days each (the last closed at the end, without a night); the
- *  last run lacks the optional "seconds" and one of its days "objective_before". */
+ *  greedy with seeds 1 and 2, four days each (the last closed at the end, without a night), with
+ *  the one-pool reference, admission migrations, dropped steps (--apply waves), VDCs and revenue,
+ *  and the summary per configuration; the last run lacks the optional "seconds" and one of its
+ *  days "objective_before", the third the one-pool figures (seed 2's reference is then the
+ *  fourth's), and the runs without defragmentation have no revenue gain (null). */
 nlohmann::ordered_json simulation_doc() {
     using oj = nlohmann::ordered_json;
     oj runs = oj::array();
@@ -75,18 +78,41 @@ nlohmann::ordered_json simulation_doc() {
                                 {"arrivals", 1000},
                                 {"rejected", rej},
                                 {"rejected_vcpu", 4 * rej},
+                                {"rejected_one_pool", 3 * d + seed},
+                                {"rejected_one_pool_vcpu", 12 * d + seed},
+                                {"admission_migrations", defrag ? 2 : 0},
+                                {"admitted_by_migrations", defrag ? 1 : 0},
                                 {"migrations", mig},
+                                {"planned_migrations", mig + (defrag ? 1 : 0)},
+                                {"steps_dropped", defrag ? 1 : 0},
+                                {"makespan_s", defrag ? 1800.0 : 0.0},
                                 {"objective_before", 400.0 - 60.0 * d},
                                 {"objective_after", 400.0 - 60.0 * d + 2.0 * static_cast<double>(mig)},
+                                {"weights", {{"16c64g", 0.75}, {"2c8g", 0.25}}},
                                 {"capacity_after", {{"16c64g", 10 - d}}}});
             }
             runs.push_back({{"config", config},
                             {"seed", seed},
+                            {"defrag", config},
                             {"weights", "multi-numa"},
+                            {"defrag_budget", "0.5%"},
+                            {"migrations_per_request", defrag ? 2 : 0},
                             {"arrivals", 4000},
                             {"rejected", rejected},
+                            {"rejected_fraction", static_cast<double>(rejected) / 4000.0},
                             {"rejected_vcpu", 4 * rejected},
+                            {"rejected_one_pool", 18 + 4 * seed},
+                            {"rejected_one_pool_vcpu", 72 + 4 * seed},
+                            {"vdcs", 40},
+                            {"rejected_vdcs", defrag ? 7 : 12},
+                            {"base_revenue", 1000.0},
+                            {"compute_revenue", 900.0},
+                            {"network_revenue", 135.0},
+                            {"revenue_gain", defrag ? oj(0.035) : oj(nullptr)},
                             {"migrations", migrations},
+                            {"steps_dropped", defrag ? 4 : 0},
+                            {"admission_migrations", defrag ? 8 : 0},
+                            {"admitted_by_migrations", defrag ? 4 : 0},
                             {"seconds", 1.5},
                             {"stopped_by", "complete"},
                             {"rejected_by_flavor", {{"16c64g", rejected - 4}, {"2c8g", 4}}},
@@ -94,17 +120,35 @@ nlohmann::ordered_json simulation_doc() {
         }
     runs[3].erase("seconds");
     runs[3]["days"][1].erase("objective_before");
+    runs[2].erase("rejected_one_pool");
+    for (auto& day : runs[2]["days"]) day.erase("rejected_one_pool");
+    oj summary = oj::array();
+    for (const std::string config : {"none", "greedy"})
+        summary.push_back({{"config", config},
+                           {"seeds", 2},
+                           {"rejected_percent_mean", config == "none" ? 1.925 : 0.825},
+                           {"rejected_percent_sd", 0.035},
+                           {"rejected_vcpu_mean", config == "none" ? 308.0 : 132.0},
+                           {"rejected_vcpu_sd", 5.657},
+                           {"migrations_mean", config == "none" ? 0.0 : 77.0},
+                           {"migrations_sd", 0.0}});
     return {{"format", "vmcap-simulation/1"},
             {"trace", "azure-dev"},
             {"copies", 1},
             {"hosts", 40},
             {"host_type", "CQ3-16c64g"},
             {"placer", "best-fit"},
+            {"network", "leaf-spine 2 racks"},
+            {"bpc", 2.5},
             {"span_s", 4 * 86400.0},
             {"defrag_at_s", 10800.0},
             {"defrag_every_s", 86400.0},
             {"defrag_budget", "0.5%"},
+            {"apply", "waves"},
+            {"window_s", 7200.0},
             {"seed", 1},
+            {"seeds", 2},
+            {"summary", summary},
             {"runs", runs}};
 }
 
@@ -163,6 +207,15 @@ TEST(Report, SimulationPageRendersEveryChartInHeadlessChromium) {
     EXPECT_EQ(html.find("src=\"http"), std::string::npos) << "the page must not load anything from the network";
     // Two seeds: every run labelled with its configuration and seed, in the table and the charts.
     for (const char* label : {"none seed 1", "greedy seed 1", "none seed 2", "greedy seed 2"}) EXPECT_GE(count(html, label), 2) << label;
+    // The one-pool reference per seed in the cumulative chart (seed 2's from its second run); the
+    // optional columns, the summary per configuration and the header's network and apply mode.
+    for (const char* text :
+         {"\"one pool, seed 1\"", "\"one pool, seed 2\"", "<th>one pool rejected</th>", "<th>admission migrations</th>",
+          "<th>steps dropped</th>", "<th>VDCs rejected</th>", "<th>revenue gain, %</th>", "<td>7 of 40</td>", "<td>12 of 40</td>",
+          "<td>+3.50</td>", "<td>22</td>", "Per configuration", "<td>1.925 \u00b1 0.035</td>", "<td>132 \u00b1 6</td>",
+          "<td>77.0 \u00b1 0.0</td>", "leaf-spine 2 racks", "2.5 Mbps per vCPU", "in waves", "2 h"})
+        EXPECT_NE(html.find(text), std::string::npos) << text;
+    EXPECT_EQ(html.find("one pool (reference)"), std::string::npos) << "two seeds: each reference named by its seed";
     expect_every_chart_drawn(
         page, png, {"chart-rejected", "chart-cumulative", "chart-capacity", "chart-occupancy", "chart-migrations", "chart-flavors"});
 }
@@ -188,6 +241,17 @@ TEST(Report, RefusesAMalformedSimulationAndWritesNothing) {
         {"a day without its time", [](auto& d) { d["runs"][2]["days"][0].erase("time_s"); }, "runs[2].days[0].time_s: missing"},
         {"a negative total", [](auto& d) { d["runs"][0]["arrivals"] = -1; }, "runs[0].arrivals: expected an integer in 0..2^53"},
         {"another format", [](auto& d) { d["format"] = "vmcap-plan/1"; }, "format: expected \"vmcap-simulation/1\""},
+        // Optional fields: checked when present.
+        {"a run's one-pool count a string", [](auto& d) { d["runs"][0]["rejected_one_pool"] = "7"; },
+         "runs[0].rejected_one_pool: expected an integer >= 0"},
+        {"a day's one-pool count negative", [](auto& d) { d["runs"][1]["days"][3]["rejected_one_pool"] = -2; },
+         "runs[1].days[3].rejected_one_pool: expected an integer in 0..2^53"},
+        {"a revenue gain a string", [](auto& d) { d["runs"][1]["revenue_gain"] = "3.5%"; },
+         "runs[1].revenue_gain: expected a finite number"},
+        {"a day's weight not a number", [](auto& d) { d["runs"][0]["days"][0]["weights"]["2c8g"] = true; },
+         "runs[0].days[0].weights.2c8g: expected a finite number"},
+        {"a summary without its sd", [](auto& d) { d["summary"][1].erase("migrations_sd"); }, "summary[1].migrations_sd: missing"},
+        {"the window a string", [](auto& d) { d["window_s"] = "2h"; }, "window_s: expected a finite number"},
     };
     for (const Case& c : cases) {
         SCOPED_TRACE(c.what);
@@ -199,6 +263,24 @@ TEST(Report, RefusesAMalformedSimulationAndWritesNothing) {
         EXPECT_NE(r.err.find(sim + ": " + c.message), std::string::npos) << r.err;
         EXPECT_EQ(count(r.err, "\n"), 1) << r.err;
         EXPECT_FALSE(std::filesystem::exists(page));
+    }
+    // The optional fields absent or null: the page of the first format's fields, no reference line.
+    {
+        auto doc = simulation_doc();
+        for (const char* key : {"network", "bpc", "apply", "window_s", "seeds"}) doc.erase(key);
+        doc["summary"] = nullptr;
+        for (auto& run : doc["runs"]) {
+            for (const char* key : {"rejected_one_pool", "steps_dropped", "vdcs", "rejected_vdcs", "admission_migrations"}) run.erase(key);
+            run["revenue_gain"] = nullptr;
+            for (auto& day : run["days"]) day["rejected_one_pool"] = nullptr;
+        }
+        write_file_atomic(sim, doc.dump());
+        const auto r = run_vmcap("report --simulation " + sim + " --out " + page);
+        ASSERT_EQ(r.code, 0) << r.err;
+        const std::string html = read_text_file(page);
+        for (const char* text : {"one pool", "admission migrations", "steps dropped", "VDCs", "revenue gain", "Per configuration"})
+            EXPECT_EQ(html.find(text), std::string::npos) << text;
+        std::filesystem::remove(page);
     }
     // The two modes exclude each other; one of them is needed.
     write_file_atomic(sim, simulation_doc().dump());
