@@ -371,3 +371,16 @@ TEST(Simulate, ARamBudgetBoundsWhatANightCopies) {
     o.budget_ram_mib = 3 * 1024;  // less than the smallest VM (4 GiB): nothing can move
     EXPECT_EQ(simulate(trace, o).migrations, 0);
 }
+
+TEST(Simulate, TheTimeLimitEndsANightsSearch) {
+    // A night with an evaluation budget that would run for hours: the simulation's time limit
+    // stops that search (its best plan so far is applied) and then the simulation.
+    const auto trace = synthetic_trace(1);
+    SimulateOptions o = options("sa");
+    o.evaluations = 1'000'000'000'000;
+    o.time_limit_s = 0.5;
+    o.check = false;
+    const SimulateResult r = simulate(trace, o);
+    EXPECT_EQ(r.stopped_by, "time limit");
+    EXPECT_LT(r.seconds, 60.0) << "the search ran past the limit";
+}

@@ -286,8 +286,8 @@ std::vector<double> night_weights(const Problem& q, const WindowDemand& d, const
 }
 
 /** The night's plan on the cluster as it stands with `weights`, applied to the run; fills the
- *  day's figures. */
-void defragment(Run& run, const SimulateOptions& o, int night, const WindowDemand& demand, double t, std::size_t row, SimulateDay& day) {
+ *  day's figures. Returns whether the time limit cut the night's search. */
+bool defragment(Run& run, const SimulateOptions& o, int night, const WindowDemand& demand, double t, std::size_t row, SimulateDay& day) {
     std::vector<int> original;
     Problem q = cluster_now(run.state(), original);
     const std::vector<double> weights = night_weights(q, demand, o.replay);
@@ -304,14 +304,16 @@ void defragment(Run& run, const SimulateOptions& o, int night, const WindowDeman
     day.objective_before = before.objective_value();
     day.objective_after = day.objective_before;
     day.capacity_after = cluster_capacity(model, compute_node_usage(q)).totals();
-    if (o.defrag == "none" || vms == 0) return;
+    if (o.defrag == "none" || vms == 0) return false;
     OptimizeParams op;
     op.algorithm = o.defrag == "greedy" ? Algorithm::Greedy : Algorithm::Annealing;
     op.search.threads = 1;
     op.search.quiet = true;
     op.search.seed = o.seed + static_cast<std::uint64_t>(night);
     op.search.max_evaluations = o.evaluations;
-    op.search.time_limit_s = 1e9;  // stopped by its evaluation budget: reproducible (unless interrupted)
+    // Stopped by its evaluation budget, reproducible, unless interrupted or the simulation's time
+    // limit (o.time_limit_s here: what is left of it) comes first.
+    op.search.time_limit_s = std::min(1e9, o.time_limit_s);
     op.search.stop = o.stop;
     op.schedule = o.schedule;
     const OptimizeResult r = optimize(model, op);
@@ -333,6 +335,7 @@ void defragment(Run& run, const SimulateOptions& o, int night, const WindowDeman
     }
     day.objective_after = r.plan.objective_after;
     day.capacity_after = r.plan.capacity_after;
+    return r.search.stopped_by == StopReason::TimeLimit;
 }
 
 /** Closes `day` at time t (after the first arrival): live VMs and utilisation. */
@@ -444,16 +447,21 @@ SimulateResult simulate(const std::vector<TraceVm>& trace, const SimulateOptions
     double next = origin + o.defrag_at_s;
     SimulateDay day;
     int night = 0;
-    std::size_t a = 0;                                             // the next arrival
+    std::size_t a = 0;  // the next arrival
+    const auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
     const auto close = [&](double t, const SimulateOptions& oo) {  // the day's row at trace time t
         close_day(run, t - origin, day);
-        run.finish_flights(out);  // the last night's steps still in flight end now
-        defragment(run, oo, night, window_demand(placing, trace, arrivals, a, t, o.replay.demand_window_s), t, out.days.size(), day);
+        run.finish_flights(out);       // the last night's steps still in flight end now
+        SimulateOptions bounded = oo;  // the night's search ends with the time limit (then not reproducible)
+        bounded.time_limit_s = std::max(1e-3, o.time_limit_s - elapsed());
+        if (defragment(run, bounded, night, window_demand(placing, trace, arrivals, a, t, o.replay.demand_window_s), t, out.days.size(),
+                       day))
+            out.stopped_by = "time limit";
         add_day(day, out);
         if (o.on_day) o.on_day(day);
     };
     const auto night_until = [&](double t) {  // every defragmentation due by trace time t
-        while (next <= t && next <= end && !(o.stop != nullptr && o.stop->load())) {
+        while (next <= t && next <= end && out.stopped_by == "complete" && !(o.stop != nullptr && o.stop->load())) {
             run.depart_until(next, out);
             close(next, o);
             day = SimulateDay{};
@@ -461,7 +469,6 @@ SimulateResult simulate(const std::vector<TraceVm>& trace, const SimulateOptions
             next += o.defrag_every_s;
         }
     };
-    const auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
     const auto stopping = [&] {  // polled every 1,024 arrivals and before every night
         if (o.stop != nullptr && o.stop->load())
             out.stopped_by = "interrupt";
@@ -472,7 +479,7 @@ SimulateResult simulate(const std::vector<TraceVm>& trace, const SimulateOptions
     double now = end;
     for (; a < arrivals.size(); ++a) {
         const double t = trace[arrivals[a]].arrival_s;
-        if ((a % 1024 == 0 || next <= t) && stopping()) {
+        if (out.stopped_by != "complete" || ((a % 1024 == 0 || next <= t) && stopping())) {
             now = t;
             break;
         }

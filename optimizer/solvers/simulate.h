@@ -110,7 +110,8 @@ struct SimulateOptions {
      *  (its best plan so far is applied) and returns what it has (stopped_by "interrupt"). */
     const std::atomic<bool>* stop = nullptr;
     /** Wall-clock seconds after which the simulation stops the same way (stopped_by "time
-     *  limit"); +infinity: none. */
+     *  limit"; a night's search running then stops too and its best plan is applied); +infinity:
+     *  none. */
     double time_limit_s = std::numeric_limits<double>::infinity();
 };
 
