@@ -264,6 +264,7 @@ struct SimulateCommand {
     std::string trace_name, data_dir, host_type = "CQ3", compare, defrag_at, every, budget, out_csv, out_json, seed_text, weights,
                                       demand_window, mpr, network_label, apply = "at-once", window;
     ScheduleParams schedule;
+    std::vector<std::string> weight_overrides;  ///< --weight NAME=W
     int hosts = 0, copies = 1, seeds = 1, hosts_per_rack = 20, racks_per_pod = 10, vdc_cap = 30;
     double bpc = 0.0, bw_price_gbps_h = 0.58;
     long long node_vcpu = 16;
@@ -299,6 +300,7 @@ po::options_description simulate_options(SimulateCommand& c) {
         ("defrag-budget", po::value(&c.budget)->default_value("0.5%"), "live migrations per night: a percentage of the VMs then, a count, or the RAM they may copy (e.g. 512GiB)")
         ("weights", po::value(&c.weights)->default_value("multi-numa"),
          "target weights of the nightly search: multi-numa | all (fixed) | demand (each night, the flavors' shares of the requests of the demand window)")
+        ("weight", po::value(&c.weight_overrides)->composing(), "NAME=W: weight of flavor NAME in the nightly search, after --weights (repeatable)")
         ("demand-window", po::value(&c.demand_window)->default_value("24h"), "--weights demand: the requests of this long before the night")
         ("migrations-per-request", po::value(&c.mpr)->default_value("0"), "admission: up to K live migrations that make room for a request no host takes")
         ("evaluations", po::value(&c.base.evaluations)->default_value(0), "sa: annealing evaluations per night (0: the default for the cluster)")
@@ -348,6 +350,20 @@ void check_simulate(SimulateCommand& c, const po::variables_map& vm) {
     b.defrag_every_s = parse_duration(c.every, "defrag-every");
     read_budget(c.budget, b);
     read_weights(c.weights, b);
+    for (const std::string& nw : c.weight_overrides) {
+        const auto eq = nw.find('=');
+        double w = -1.0;
+        std::size_t used = 0;
+        try {
+            if (eq != std::string::npos && eq > 0) w = std::stod(nw.substr(eq + 1), &used);
+        } catch (const std::exception&) {
+            w = -1.0;
+        }
+        if (eq == std::string::npos || eq == 0 || used != nw.size() - eq - 1 || !(w >= 0.0) || !std::isfinite(w))
+            throw UsageError("--weight: expected NAME=W with W >= 0, got '" + nw + "'");
+        if (!b.replay.weights.emplace(nw.substr(0, eq), w).second)
+            throw UsageError("--weight: flavor '" + nw.substr(0, eq) + "' given twice");
+    }
     b.replay.demand_window_s = parse_duration(c.demand_window, "demand-window");
     read_mpr(c.mpr, b);
     b.check = vm.count("check") > 0;
