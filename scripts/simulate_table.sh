@@ -68,13 +68,28 @@ if [[ " $PARTS " == *" b "* ]]; then
   done
 fi
 
+rejected_at() {  # simulate options: the first run's rejected fraction
+  "$VMCAP" simulate "$@" --out-json "$WORK/bisect.json" >/dev/null 2>&1
+  python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["runs"][0]["rejected_fraction"])' "$WORK/bisect.json"
+}
+
 smallest() {  # label, lo, hi, then simulate options: the fewest hosts with rejections < LIMIT (bisection)
   local label=$1 lo=$2 hi=$3; shift 3
   while (( hi - lo > 1 )); do  # rejections >= LIMIT at lo, < LIMIT at hi
-    local mid=$(( (lo + hi) / 2 ))
-    local f
-    f=$("$VMCAP" simulate "$@" --hosts "$mid" --out-json "$WORK/bisect.json" >/dev/null 2>&1 &&
-        python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["runs"][0]["rejected_fraction"])' "$WORK/bisect.json")
+    local mid=$(( (lo + hi) / 2 )) f
+    f=$(rejected_at "$@" --hosts "$mid")
+    if python3 -c "import sys; sys.exit(0 if $f < $LIMIT else 1)"; then hi=$mid; else lo=$mid; fi
+  done
+  echo "| $label | $hi |"
+}
+
+# The one-pool reference: one host of one node holding the total of N hosts of (vCPU, GiB) each,
+# bisected over N. label, lo, hi, vCPU, GiB, then the trace options.
+smallest_pool() {
+  local label=$1 lo=$2 hi=$3 vcpu=$4 gib=$5; shift 5
+  while (( hi - lo > 1 )); do
+    local mid=$(( (lo + hi) / 2 )) f
+    f=$(rejected_at "$@" --hosts 1 --host-type K1 --node-vcpu $((mid * vcpu)) --node-ram-gib $((mid * gib)) --compare none)
     if python3 -c "import sys; sys.exit(0 if $f < $LIMIT else 1)"; then hi=$mid; else lo=$mid; fi
   done
   echo "| $label | $hi |"
@@ -89,24 +104,8 @@ if [[ " $PARTS " == *" c "* ]]; then
   for c in none greedy sa sa:budget=1% none:mpr=2; do
     smallest "Huawei-East-1 x1, $c" 20 80 "${HUAWEI[@]}" --compare "$c" --evaluations $EVALS
   done
-  # The one-pool reference: one host of one node holding the cluster's total (K1, 128 vCPU and
-  # 512 GiB per CQ3 host; 80 vCPU and 180 GiB per K2 host), bisected over its multiple.
-  lo=1000; hi=1700
-  while (( hi - lo > 1 )); do
-    mid=$(( (lo + hi) / 2 ))
-    "$VMCAP" simulate "${AZURE[@]}" --hosts 1 --host-type K1 --node-vcpu $((mid * 128)) --node-ram-gib $((mid * 512)) --compare none --out-json "$WORK/bisect.json" >/dev/null 2>&1
-    f=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["runs"][0]["rejected_fraction"])' "$WORK/bisect.json")
-    if python3 -c "import sys; sys.exit(0 if $f < $LIMIT else 1)"; then hi=$mid; else lo=$mid; fi
-  done
-  echo "| Azure test x3, one pool (reference) | $hi |"
-  lo=10; hi=80
-  while (( hi - lo > 1 )); do
-    mid=$(( (lo + hi) / 2 ))
-    "$VMCAP" simulate --trace huawei --hosts 1 --host-type K1 --node-vcpu $((mid * 80)) --node-ram-gib $((mid * 180)) --compare none --out-json "$WORK/bisect.json" >/dev/null 2>&1
-    f=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["runs"][0]["rejected_fraction"])' "$WORK/bisect.json")
-    if python3 -c "import sys; sys.exit(0 if $f < $LIMIT else 1)"; then hi=$mid; else lo=$mid; fi
-  done
-  echo "| Huawei-East-1 x1, one pool (reference) | $hi |"
+  smallest_pool "Azure test x3, one pool (reference)" 1000 1700 128 512 "${AZURE[@]}"  # a CQ3 16c64g host
+  smallest_pool "Huawei-East-1 x1, one pool (reference)" 10 80 80 180 --trace huawei  # a K2 40c90g host
 fi
 
 if [[ " $PARTS " == *" d "* ]]; then
