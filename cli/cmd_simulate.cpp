@@ -152,15 +152,17 @@ oj day_json(const SimulateDay& d, const std::vector<std::string>& flavors) {
 
 constexpr const char* kCsvHeader =
     "config,seed,day,time_s,live_vms,used_vcpu_fraction,arrivals,rejected,rejected_vcpu,rejected_one_pool,rejected_one_pool_vcpu,"
-    "admission_migrations,admitted_by_migrations,migrations,objective_before,objective_after\n";
+    "admission_migrations,admitted_by_migrations,migrations,planned_migrations,planned_ram_mib,steps_dropped,makespan_s,objective_before,"
+    "objective_after\n";
 
 std::string csv_rows(const std::string& config, std::uint64_t seed, const SimulateResult& r) {
     std::ostringstream o;
     for (const SimulateDay& d : r.days)
         o << config << ',' << seed << ',' << d.day << ',' << d.time_s << ',' << d.live_vms << ',' << d.used_vcpu_fraction << ','
           << d.arrivals << ',' << d.rejected << ',' << d.rejected_vcpu << ',' << d.rejected_one_pool << ',' << d.rejected_one_pool_vcpu
-          << ',' << d.admission_migrations << ',' << d.admitted_by_migrations << ',' << d.migrations << ',' << d.objective_before << ','
-          << d.objective_after << '\n';
+          << ',' << d.admission_migrations << ',' << d.admitted_by_migrations << ',' << d.migrations << ',' << d.planned_migrations << ','
+          << d.planned_ram_mib << ',' << d.steps_dropped << ',' << d.makespan_s << ',' << d.objective_before << ',' << d.objective_after
+          << '\n';
     return o.str();
 }
 
