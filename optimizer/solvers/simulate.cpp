@@ -251,35 +251,31 @@ private:
 
 /** The requests of the demand window before a night, per flavor of the replay's problem. */
 struct WindowDemand {
-    std::vector<std::int64_t> requests;  ///< per flavor
-    std::int64_t total = 0;
+    std::map<std::string, double> weights;  ///< demand_weights of the window (empty: no request)
 };
 
-/** The requests (accepted or not) of (t - window, t] among the arrivals before `next`. */
-WindowDemand window_demand(const Problem& p, const std::vector<TraceVm>& trace, const std::vector<std::size_t>& arrivals, std::size_t next,
-                           double t, double window_s) {
-    std::map<std::string, std::size_t> index;
-    for (std::size_t f = 0; f < p.flavors.size(); ++f) index.emplace(p.flavors[f].name, f);
-    WindowDemand d{std::vector<std::int64_t>(p.flavors.size(), 0), 0};
-    for (std::size_t a = next; a-- > 0 && trace[arrivals[a]].arrival_s > t - window_s;) {
-        ++d.requests[index.at(trace[arrivals[a]].flavor_name)];
-        ++d.total;
-    }
-    return d;
+/** The demand weights (demand_weights, instances/trace.h) of the requests, accepted or not, of
+ *  (t - window, t] among the arrivals before `next`. */
+WindowDemand window_demand(const std::vector<TraceVm>& trace, const std::vector<std::size_t>& arrivals, std::size_t next, double t,
+                           double window_s) {
+    std::vector<FlavorRequest> asked;
+    for (std::size_t a = next; a-- > 0 && trace[arrivals[a]].arrival_s > t - window_s;)
+        asked.push_back(FlavorRequest{trace[arrivals[a]].arrival_s, trace[arrivals[a]].flavor_name, 0});
+    std::int64_t total = 0;
+    return WindowDemand{demand_weights(asked, t, window_s, total)};
 }
 
 /** The night's weights per flavor of `q` (the cluster now, the replay's flavors) given the
- *  window's demand (SimulateOptions::replay): fixed, or "demand": 1000 x r_f / R to thousandths,
- *  at least 0.001 for a requested flavor (as demand_weights, instances/trace.h); a window without
- *  requests keeps the fixed weights. The `weights` overrides apply last. */
+ *  window's demand (SimulateOptions::replay): fixed, or "demand" (0 for a flavor not requested);
+ *  a window without requests keeps the fixed weights. The `weights` overrides apply last. */
 std::vector<double> night_weights(const Problem& q, const WindowDemand& d, const SnapshotOptions& o) {
     std::vector<double> w;
     for (const Flavor& f : q.flavors) w.push_back(f.weight);
-    if (o.targets != "demand" || d.total == 0) return w;
-    for (std::size_t f = 0; f < w.size(); ++f)
-        w[f] = d.requests[f] > 0
-                   ? std::max(0.001, std::round(1e6 * static_cast<double>(d.requests[f]) / static_cast<double>(d.total)) / 1000.0)
-                   : 0.0;
+    if (o.targets != "demand" || d.weights.empty()) return w;
+    for (std::size_t f = 0; f < w.size(); ++f) {
+        const auto it = d.weights.find(q.flavors[f].name);
+        w[f] = it == d.weights.end() ? 0.0 : it->second;
+    }
     for (std::size_t f = 0; f < w.size(); ++f)
         if (auto it = o.weights.find(q.flavors[f].name); it != o.weights.end()) w[f] = it->second;
     return w;
@@ -454,8 +450,7 @@ SimulateResult simulate(const std::vector<TraceVm>& trace, const SimulateOptions
         run.finish_flights(out);       // the last night's steps still in flight end now
         SimulateOptions bounded = oo;  // the night's search ends with the time limit (then not reproducible)
         bounded.time_limit_s = std::max(1e-3, o.time_limit_s - elapsed());
-        if (defragment(run, bounded, night, window_demand(placing, trace, arrivals, a, t, o.replay.demand_window_s), t, out.days.size(),
-                       day))
+        if (defragment(run, bounded, night, window_demand(trace, arrivals, a, t, o.replay.demand_window_s), t, out.days.size(), day))
             out.stopped_by = "time limit";
         add_day(day, out);
         if (o.on_day) o.on_day(day);
