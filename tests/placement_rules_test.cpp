@@ -463,8 +463,8 @@ TEST(PlacementRules, SoftAntiAffinityDeltaIsExactAndTheSearchSpreadsMembers) {
 }
 
 TEST(PlacementRules, ValidateRefusesARemapWhereRemapsAreNotAllowed) {
-    // A VM moves to another host, then is remapped there: the no-remaps rule's from-scratch
-    // violation() only sees remaps on a VM's snapshot host, so validate checks each step itself.
+    // A VM moves to another host, then is remapped there: a remap is a step, which the no-remaps
+    // rule's from-scratch violation() cannot see, so validate checks each step itself.
     RandomCluster rc;
     rc.seed = 6;
     rc.fill = 0.3;
@@ -521,4 +521,99 @@ TEST(PlacementRules, ValidateRefusesARemapWhereRemapsAreNotAllowed) {
     EXPECT_NE(c.error.find("remaps are not allowed"), std::string::npos) << c.error;
     // And the plan file records the rule, so that `vmcap validate` applies it without the snapshot.
     EXPECT_EQ(nlohmann::json::parse(plan_to_json(q, plan, PlanInfo{}).dump())["rules"]["remaps_allowed"], false);
+}
+
+TEST(PlacementRules, NoRemapsAllowsLeavingAHostAndComingBackOnOtherNodes) {
+    // Where remaps are not allowed, a VM may still live-migrate to another host and later back
+    // to its first host onto other pNUMA nodes: two host changes, each a step Nova can run (a
+    // remap is one step within one host). The plan builder writes such pairs when it detours a
+    // blocked VM; validate accepts them, and each costs two migrations of the budget.
+    RandomCluster rc;
+    rc.seed = 6;
+    rc.fill = 0.3;
+    rc.max_migrations = 10;
+    Problem p = make_random_problem(rc);
+    p.constraints.remaps_allowed = false;
+    const CapacityModel m(p);
+    SearchState s(m);
+    std::vector<PlanStep> steps;
+    for (int v = 0; v < static_cast<int>(p.vms.size()) && steps.empty(); ++v) {
+        if (!p.vms[v].migratable || p.flavors[p.vms[v].flavor].num_vnuma() != 1) continue;
+        const int home = p.vms[v].host;
+        const auto& back = m.evaluator(p.hosts[home].type, p.vms[v].flavor).placements();
+        for (int h = 0; h < static_cast<int>(p.hosts.size()) && steps.empty(); ++h) {
+            if (h == home) continue;
+            const auto& away = m.evaluator(p.hosts[h].type, p.vms[v].flavor).placements();
+            for (std::size_t a = 0; a < away.size() && steps.empty(); ++a) {
+                if (!step_fits(s, v, h, away[a].map)) continue;
+                SearchState t = s;
+                t.move(v, h, away[a]);
+                for (std::size_t b = 0; b < back.size() && steps.empty(); ++b)
+                    if (back[b].map[0] != p.vms[v].pnuma[0] && step_fits(t, v, home, back[b].map)) {
+                        steps.push_back(PlanStep{v, home, h, p.vms[v].pnuma, away[a].map});
+                        steps.push_back(PlanStep{v, h, home, away[a].map, back[b].map});
+                    }
+            }
+        }
+    }
+    ASSERT_EQ(steps.size(), 2U);
+    Plan plan;
+    plan.steps = steps;
+    SearchState t(m);
+    for (PlanStep& st : plan.steps) {  // objectives as the validator recomputes them
+        t.move(st.vm, st.to_host, embedding_of(st.to_pnuma, 1));
+        st.score_after = t.objective();
+        st.objective_after = to_objective(st.score_after);
+    }
+    plan.steps[0].temporary = true;
+    plan.score_before = SearchState(m).objective();
+    plan.score_after = t.objective();
+    plan.objective_before = to_objective(plan.score_before);
+    plan.objective_after = to_objective(plan.score_after);
+    plan.capacity_before = cluster_capacity(m, compute_node_usage(p)).totals();
+    Problem moved = p;
+    moved.vms[steps[1].vm].pnuma = steps[1].to_pnuma;
+    plan.capacity_after = cluster_capacity(m, compute_node_usage(moved)).totals();
+    plan.migrations = 2;
+    plan.migrated_ram_mib = 2 * p.flavors[p.vms[steps[0].vm].flavor].demand[kRamMib];
+    const PlanCheck c = validate_plan(m, doc_of(p, plan), "<plan>", true, false);
+    EXPECT_TRUE(c.ok) << c.error;
+    // The same two steps as one, a remap on the VM's host, are refused.
+    plan.steps = {PlanStep{steps[0].vm, steps[0].from_host, steps[0].from_host, steps[0].from_pnuma, steps[1].to_pnuma}};
+    plan.steps[0].score_after = plan.score_after;
+    plan.steps[0].objective_after = plan.objective_after;
+    plan.migrations = 1;
+    plan.migrated_ram_mib /= 2;
+    const PlanCheck one = validate_plan(m, doc_of(p, plan), "<plan>", true, false);
+    EXPECT_FALSE(one.ok);
+    EXPECT_NE(one.error.find("a remap, but remaps are not allowed"), std::string::npos) << one.error;
+}
+
+TEST(PlacementRules, NoRemapsPlansPassTheirOwnValidation) {
+    // vmcap plan --no-remaps on random clusters: every plan validates, and some VMs leave their
+    // host and come back on other pNUMA nodes (the plan builder's detours), so the case above
+    // is exercised by the search's own plans.
+    int returns = 0;
+    for (std::uint64_t seed = 1; seed <= 6; ++seed) {
+        RandomCluster rc;
+        rc.seed = seed;
+        rc.max_migrations = 40;
+        Problem p = make_random_problem(rc);
+        p.constraints.remaps_allowed = false;
+        const CapacityModel m(p);
+        OptimizeParams op = params(seed);
+        op.search.max_evaluations = 100000;
+        const OptimizeResult r = optimize(m, op);
+        std::map<int, std::pair<int, std::array<std::uint8_t, kMaxVNuma>>> first;  // vm -> first from host and nodes
+        for (const PlanStep& st : r.plan.steps) {
+            EXPECT_NE(st.from_host, st.to_host) << "a remap in a plan made without remaps";
+            first.try_emplace(st.vm, st.from_host, st.from_pnuma);
+            const auto& [home, nodes] = first.at(st.vm);
+            const int k = p.flavors[p.vms[st.vm].flavor].num_vnuma();
+            if (st.to_host == home && !std::equal(nodes.begin(), nodes.begin() + k, st.to_pnuma.begin())) ++returns;
+        }
+        const PlanCheck c = validate_plan(m, doc_of(p, r.plan), "<plan>", true, false);
+        EXPECT_TRUE(c.ok) << "seed " << seed << ": " << c.error;
+    }
+    EXPECT_GT(returns, 0) << "no plan had a VM come back to its host on other nodes: the case is not exercised";
 }

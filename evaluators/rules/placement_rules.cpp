@@ -125,13 +125,8 @@ bool NoRemapFilter::admits(const SearchState&, std::span<const Relocation> moves
     return true;
 }
 
-std::string NoRemapFilter::violation(const Problem& p, const PlacementView& pl) const {
-    for (std::size_t v = 0; v < pl.host.size(); ++v) {
-        const Vm& vm = p.vms[v];
-        if (pl.host[v] == vm.host && vm.host != kUnplaced && pl.mask[v] != node_mask(vm.pnuma.data(), p.flavors[vm.flavor].num_vnuma()))
-            return "vm \"" + vm.id + "\" was remapped on host \"" + p.hosts[vm.host].id + "\" (remaps are not allowed)";
-    }
-    return "";
+std::string NoRemapFilter::violation(const Problem&, const PlacementView&) const {
+    return "";  // a remap is a step (same host, other nodes), which a placement does not show: see the header
 }
 
 }  // namespace vmcap

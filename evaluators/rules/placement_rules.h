@@ -96,8 +96,12 @@ private:
 
 /**
  * No remaps (constraints.remaps_allowed false): a VM may change host but not move to other pNUMA
- * nodes of its own host — OpenStack Nova has no operation for it. Separable per host; O(moves).
- * violation() flags a VM on its snapshot host on other pNUMA nodes.
+ * nodes of the host it is on — OpenStack Nova has no operation for it. A rule on steps, not on
+ * states: a live migration to another host and one back, onto other pNUMA nodes of the VM's first
+ * host, are two host changes Nova can run, so a VM on its snapshot host on other nodes breaks
+ * nothing. admits() refuses a relocation within one host; O(moves). violation() (a placement from
+ * scratch, which cannot tell how it was reached) is always "": `vmcap validate` refuses each step
+ * with from_host == to_host itself.
  */
 class NoRemapFilter final : public FeasibilityFilter {
 public:
