@@ -7,6 +7,7 @@
 
 #include <fstream>
 #include <map>
+#include <set>
 
 #include "evaluators/state/capacity_model.h"
 #include "instances/openstack.h"
@@ -35,6 +36,34 @@ std::string import_error(nlohmann::json& doc, const char* which) {
         return e.what();
     }
     return "";
+}
+
+/** The stand-in `openstack` client at dir/openstack: one file per server in dir/cloud holding its
+ *  host; `server migrate` rewrites it and appends "server destination" to dir/migrations.log, or
+ *  fails (exit 1, nothing moved) while a file dir/fail-<server>-<destination> exists. */
+void write_stand_in_client(const std::string& dir) {
+    {
+        std::ofstream fake(dir + "/openstack");
+        fake << "#!/usr/bin/env bash\n"
+                "set -eu\n"
+                "state="
+             << dir
+             << "/cloud\n"
+                "if [ \"$1 $2\" = \"server show\" ]; then cat \"$state/$3\"; exit 0; fi\n"
+                "if [ \"$1 $2 $3 $4\" = \"server migrate --live-migration --host\" ] && [ \"$6\" = \"--wait\" ]; then\n"
+                "  if [ -e \"$state/../fail-$7-$5\" ]; then echo \"migration of $7 to $5 failed\" >&2; exit 1; fi\n"
+                "  echo \"$5\" > \"$state/$7.tmp\" && mv \"$state/$7.tmp\" \"$state/$7\"; echo \"$7 $5\" >> \"$state/../migrations.log\"; "
+                "exit 0\n"
+                "fi\n"
+                "echo \"unexpected: $*\" >&2; exit 9\n";
+    }
+    std::filesystem::permissions(dir + "/openstack", std::filesystem::perms::owner_all);
+}
+
+std::string host_in_cloud(const std::string& dir, const std::string& server) {
+    std::string now = read_text_file(dir + "/cloud/" + server);
+    now.erase(now.find_last_not_of('\n') + 1);
+    return now;
 }
 
 }  // namespace
@@ -122,21 +151,7 @@ TEST(OpenStack, ImportPlanExportRunsAgainstAStandInClient) {
     // The stand-in client: one file per server holding its host.
     const Problem p = load_snapshot(snap);
     for (const Vm& vm : p.vms) std::ofstream(dir + "/cloud/" + vm.id) << p.hosts[vm.host].id << "\n";
-    {
-        std::ofstream fake(dir + "/openstack");
-        fake << "#!/usr/bin/env bash\n"
-                "set -eu\n"
-                "state="
-             << dir
-             << "/cloud\n"
-                "if [ \"$1 $2\" = \"server show\" ]; then cat \"$state/$3\"; exit 0; fi\n"
-                "if [ \"$1 $2 $3 $4\" = \"server migrate --live-migration --host\" ] && [ \"$6\" = \"--wait\" ]; then\n"
-                "  echo \"$5\" > \"$state/$7.tmp\" && mv \"$state/$7.tmp\" \"$state/$7\"; echo \"$7\" >> \"$state/../migrations.log\"; "
-                "exit 0\n"
-                "fi\n"
-                "echo \"unexpected: $*\" >&2; exit 9\n";
-    }
-    std::filesystem::permissions(dir + "/openstack", std::filesystem::perms::owner_all);
+    write_stand_in_client(dir);
     const std::string run = "OPENSTACK=" + dir + "/openstack bash " + script + " >" + dir + "/run.out 2>" + dir + "/run.err";
     ASSERT_EQ(std::system(run.c_str()), 0) << read_text_file(dir + "/run.err");
     std::map<std::string, std::string> expect;
@@ -152,8 +167,10 @@ TEST(OpenStack, ImportPlanExportRunsAgainstAStandInClient) {
     // A re-run is idempotent: every step skipped, no migration.
     ASSERT_EQ(std::system(run.c_str()), 0) << read_text_file(dir + "/run.err");
     EXPECT_EQ(read_text_file(dir + "/migrations.log"), log);
-    // A server that is not where the plan expects it stops the script.
+    // A server that is not where the plan expects it stops the script (a fresh run: the cloud back
+    // as in the snapshot, no progress recorded).
     for (const Vm& vm : p.vms) std::ofstream(dir + "/cloud/" + vm.id) << p.hosts[vm.host].id << "\n";
+    std::filesystem::remove(script + ".progress");
     const std::string first = doc["steps"][0]["vm"].get<std::string>();
     std::string elsewhere;
     for (const Host& h : p.hosts)
@@ -189,4 +206,65 @@ TEST(OpenStack, ExportRefusesAnInvalidPlanAndRemaps) {
     const auto r = run_vmcap("export --plan " + plan + " --cluster " + snap + " --format csv --free-remaps --out " + dir + "/p.csv");
     EXPECT_EQ(r.code, 3) << r.err;
     EXPECT_FALSE(std::filesystem::exists(dir + "/p.csv"));
+}
+
+TEST(OpenStack, ExportedScriptRunsAServersAwayAndBackSteps) {
+    // Snapshots of `vmcap import openstack` forbid remaps; the plan builder may still move a
+    // server off its host (a detour that makes room) and later back onto other pNUMA nodes. On
+    // the fixture, seed 4 with 12 migrations does so (steps 4 and 5). Such a plan is valid (two
+    // live migrations, no remap), and the exported script runs both steps on its first run (it
+    // used to skip them: the server was "already where its last step puts it").
+    const std::string dir = (tmp_dir() / "openstack-away-and-back").string();
+    std::filesystem::remove_all(dir);
+    std::filesystem::create_directories(dir + "/cloud");
+    const std::string snap = dir + "/snap.json", plan = dir + "/plan.json", script = dir + "/migrate.sh";
+    auto r = run_vmcap("import openstack --hypervisors " + kDir + "hypervisors.json --servers " + kDir + "servers.json --flavors " + kDir +
+                       "flavors.json --server-groups " + kDir + "server_groups.json --reserved-host-memory-mb 4096 --out " + snap);
+    ASSERT_EQ(r.code, 0) << r.err;
+    r = run_vmcap("plan --cluster " + snap + " --quiet --seed 4 --max-migrations 12 --max-evaluations 100000 --out " + plan);
+    ASSERT_EQ(r.code, 0) << r.err;
+    const auto doc = nlohmann::json::parse(read_text_file(plan));
+    const Problem p = load_snapshot(snap);
+    std::map<std::string, std::vector<const nlohmann::json*>> by_vm;
+    for (const auto& st : doc["steps"]) by_vm[st["vm"].get<std::string>()].push_back(&st);
+    std::string back;  // a server whose last step returns it to its snapshot host
+    for (const auto& [vm, steps] : by_vm)
+        if (steps.size() >= 2 && (*steps.back())["to_host"] == (*steps.front())["from_host"]) back = vm;
+    ASSERT_FALSE(back.empty()) << "no server leaves its host and comes back in this plan: the case is not exercised";
+    for (const auto& st : doc["steps"]) ASSERT_NE(st["from_host"], st["to_host"]);
+    r = run_vmcap("validate --cluster " + snap + " --plan " + plan);
+    EXPECT_EQ(r.code, 0) << r.err;
+    r = run_vmcap("export --plan " + plan + " --cluster " + snap + " --format openstack --out " + script);
+    ASSERT_EQ(r.code, 0) << r.err;
+
+    for (const Vm& vm : p.vms) std::ofstream(dir + "/cloud/" + vm.id) << p.hosts[vm.host].id << "\n";
+    write_stand_in_client(dir);
+    const std::string run = "OPENSTACK=" + dir + "/openstack bash " + script + " >" + dir + "/run.out 2>" + dir + "/run.err";
+    // First run, with the server's return step failing: it stops there, the server away.
+    const std::string home = (*by_vm[back].front())["from_host"].get<std::string>();
+    const std::string away = (*by_vm[back].back())["from_host"].get<std::string>();
+    const std::string fail = dir + "/fail-" + back + "-" + home;
+    std::ofstream(fail) << "\n";
+    EXPECT_NE(std::system(run.c_str()), 0);
+    EXPECT_EQ(host_in_cloud(dir, back), away);
+    // The re-run resumes: the steps done are skipped, the return step runs.
+    std::filesystem::remove(fail);
+    ASSERT_EQ(std::system(run.c_str()), 0) << read_text_file(dir + "/run.err");
+    std::map<std::string, std::string> expect;
+    for (const Vm& vm : p.vms) expect[vm.id] = p.hosts[vm.host].id;
+    for (const auto& st : doc["steps"]) expect[st["vm"].get<std::string>()] = st["to_host"].get<std::string>();
+    for (const auto& [id, host] : expect) EXPECT_EQ(host_in_cloud(dir, id), host) << id;
+    // Every step ran exactly once, in the plan's order for each server.
+    std::string expect_log;
+    for (const auto& st : doc["steps"]) expect_log += st["vm"].get<std::string>() + " " + st["to_host"].get<std::string>() + "\n";
+    const std::string log = read_text_file(dir + "/migrations.log");
+    std::multiset<std::string> ran, planned;
+    for (std::size_t a = 0, b; (b = log.find('\n', a)) != std::string::npos; a = b + 1) ran.insert(log.substr(a, b - a));
+    for (std::size_t a = 0, b; (b = expect_log.find('\n', a)) != std::string::npos; a = b + 1) planned.insert(expect_log.substr(a, b - a));
+    EXPECT_EQ(ran, planned) << log;
+    EXPECT_NE(log.find(back + " " + away + "\n"), std::string::npos) << log;
+    EXPECT_LT(log.find(back + " " + away + "\n"), log.find(back + " " + home + "\n")) << log;
+    // Another re-run changes nothing: every step is recorded.
+    ASSERT_EQ(std::system(run.c_str()), 0) << read_text_file(dir + "/run.err");
+    EXPECT_EQ(read_text_file(dir + "/migrations.log"), log);
 }
