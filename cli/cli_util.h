@@ -135,10 +135,11 @@ void read_term_options(const boost::program_options::variables_map& vm, Problem&
 void add_model_options(boost::program_options::options_description& desc, bool time_limit = false);
 
 /**
- * The snapshot `cluster` as the plan `plan_file` was made for: its objective_terms, flavor_weights
- * and rules (drained and no-target hosts) applied; the plan's JSON into `doc`. For `vmcap
- * validate` and `vmcap export`. Throws InputError naming the file and JSON path. Defined in
- * commands.cpp.
+ * The snapshot `cluster` as the plan `plan_file` was made for: its objective_terms, flavor_weights,
+ * rules (drained and no-target hosts, no remaps: added to the snapshot's, never in place of them)
+ * and how its budget counted remaps (budget.remap_counts_as_migration) applied; the plan's JSON
+ * into `doc`. For `vmcap validate`, `export` and `report`. Throws InputError naming the file and
+ * JSON path. Defined in commands.cpp.
  */
 Problem load_plan_context(const std::string& cluster, const std::string& plan_file, nlohmann::json& doc);
 

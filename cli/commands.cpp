@@ -635,8 +635,10 @@ int cmd_plan(const Args& args) {
     return interrupted ? kExitInterrupted : 0;
 }
 
-/** `vmcap validate`: the hosts the plan was made to drain and keep closed (its "rules"), in
- *  place of the snapshot's. Throws InputError naming the plan's JSON path. */
+/** `vmcap validate`, `export`, `report`: the rules the plan was made for (its "rules") added to the
+ *  snapshot's — drained and no-target hosts united, remaps allowed only if both allow them. A plan
+ *  may only add rules: what the snapshot forbids stays forbidden whatever the plan says. Throws
+ *  InputError naming the plan's JSON path. */
 void apply_plan_rules(const nlohmann::json& doc, const std::string& plan_file, const std::string& cluster, Problem& p) {
     if (!doc.is_object() || !doc.contains("rules")) return;
     {
@@ -655,15 +657,18 @@ void apply_plan_rules(const nlohmann::json& doc, const std::string& plan_file, c
                     throw InputError(plan_file + ": rules." + key + "[" + std::to_string(i) + "]: not a host of " + cluster);
                 out.push_back(it->second);
             }
-            std::sort(out.begin(), out.end());
-            out.erase(std::unique(out.begin(), out.end()), out.end());
             return out;
         };
-        p.constraints.drain_hosts = hosts("drain_hosts");
-        p.constraints.no_target_hosts = hosts("no_target_hosts");
+        const auto add = [](std::vector<int>& list, const std::vector<int>& more) {
+            list.insert(list.end(), more.begin(), more.end());
+            std::sort(list.begin(), list.end());
+            list.erase(std::unique(list.begin(), list.end()), list.end());
+        };
+        add(p.constraints.drain_hosts, hosts("drain_hosts"));
+        add(p.constraints.no_target_hosts, hosts("no_target_hosts"));
         if (rules.contains("remaps_allowed")) {
             if (!rules["remaps_allowed"].is_boolean()) throw InputError(plan_file + ": rules.remaps_allowed: expected true or false");
-            p.constraints.remaps_allowed = rules["remaps_allowed"].get<bool>();
+            p.constraints.remaps_allowed = p.constraints.remaps_allowed && rules["remaps_allowed"].get<bool>();
         }
     }
 }
@@ -707,6 +712,14 @@ Problem load_plan_context(const std::string& cluster, const std::string& plan_fi
         if (!given.empty()) throw InputError(plan_file + ": flavor_weights." + given.begin()->first + ": no such flavor in " + cluster);
     }
     apply_plan_rules(doc, plan_file, cluster, p);
+    // How the budget counted remaps for the plan (budget.remap_counts_as_migration): part of the
+    // budget it was made for, like max_migrations. It changes only what a remap costs: the rules
+    // above (remaps_allowed among them) are the snapshot's and the plan's, whatever it says.
+    if (doc.is_object() && doc.contains("budget") && doc["budget"].is_object() && doc["budget"].contains("remap_counts_as_migration")) {
+        const auto& r = doc["budget"]["remap_counts_as_migration"];
+        if (!r.is_boolean()) throw InputError(plan_file + ": budget.remap_counts_as_migration: expected true or false");
+        p.constraints.remap_counts_as_migration = r.get<bool>();
+    }
     return p;
 }
 

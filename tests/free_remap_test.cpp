@@ -146,6 +146,45 @@ TEST(FreeRemapsCli, PlanIsNeverWorseThanGreedyAndValidates) {
     EXPECT_EQ(r.code, 0) << r.out << r.err;
 }
 
+// A plan made with --free-remaps records it (budget.remap_counts_as_migration false), so validate
+// and export count remaps as the plan did without the flag given again. The record only changes
+// what a remap costs: on a snapshot that forbids remaps, the same plan is still refused.
+TEST(FreeRemapsCli, PlanRecordsFreeRemapsForValidateAndExport) {
+    const std::string dir = (test::tmp_dir() / "fr-record").string();
+    std::filesystem::create_directories(dir);
+    const std::string snap = dir + "/snap.json", plan = dir + "/plan.json";
+    ASSERT_EQ(test::run_vmcap("generate --hosts 12 --vms 60 --seed 3 --out " + snap).code, 0);
+    test::CmdResult r = test::run_vmcap("plan --cluster " + snap + " --free-remaps --quiet --max-evaluations 100000 --out " + plan);
+    ASSERT_EQ(r.code, 0) << r.err;
+    const auto doc = nlohmann::json::parse(read_text_file(plan));
+    ASSERT_TRUE(doc["budget"].contains("remap_counts_as_migration"));
+    EXPECT_EQ(doc["budget"]["remap_counts_as_migration"], false);
+    std::size_t remaps = 0;
+    for (const auto& st : doc["steps"]) remaps += st["from_host"] == st["to_host"] ? 1 : 0;
+    ASSERT_GT(remaps, 0U) << "no remap in the plan: the record is not exercised";
+    EXPECT_EQ(doc["migrations"].get<std::size_t>() + remaps, doc["steps"].size());
+    r = test::run_vmcap("validate --cluster " + snap + " --plan " + plan);
+    EXPECT_EQ(r.code, 0) << r.out << r.err;
+    for (const char* format : {"csv", "json"}) {
+        r = test::run_vmcap("export --cluster " + snap + " --plan " + plan + " --format " + format + " --out " + dir + "/out." + format);
+        EXPECT_EQ(r.code, 0) << r.err;
+    }
+    // The snapshot forbids remaps: free or not, they stay forbidden.
+    auto forbid = nlohmann::json::parse(read_text_file(snap));
+    forbid["constraints"]["remaps_allowed"] = false;
+    write_file_atomic(dir + "/forbid.json", forbid.dump());
+    r = test::run_vmcap("validate --cluster " + dir + "/forbid.json --plan " + plan);
+    EXPECT_EQ(r.code, 3) << r.err;
+    EXPECT_NE(r.err.find("a remap, but remaps are not allowed"), std::string::npos) << r.err;
+    // A record of another type is bad input.
+    auto bad = doc;
+    bad["budget"]["remap_counts_as_migration"] = "no";
+    write_file_atomic(dir + "/bad.json", bad.dump());
+    r = test::run_vmcap("validate --cluster " + snap + " --plan " + dir + "/bad.json");
+    EXPECT_EQ(r.code, 2);
+    EXPECT_NE(r.err.find("bad.json: budget.remap_counts_as_migration: expected true or false"), std::string::npos) << r.err;
+}
+
 // The state's snapshot-relative description keeps free remaps: before, displaced_placements()
 // listed only budget-counting VMs, so restoring a state (a worker adopting the best one at a
 // synchronisation point) put remapped VMs back on nodes others had taken ("set_placements: the

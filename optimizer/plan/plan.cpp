@@ -508,6 +508,9 @@ nlohmann::ordered_json plan_to_json(const Problem& p, const Plan& plan, const Pl
     if (p.constraints.max_migrations != std::numeric_limits<std::int64_t>::max()) budget["max_migrations"] = p.constraints.max_migrations;
     if (p.constraints.max_migrated_ram_mib != std::numeric_limits<Amount>::max())
         budget["max_migrated_ram_gib"] = static_cast<double>(p.constraints.max_migrated_ram_mib) / 1024.0;
+    // How the budget counted remaps (the snapshot's or `vmcap plan --free-remaps`), so that validate,
+    // export and report count them the same way without the flag.
+    if (!p.constraints.remap_counts_as_migration) budget["remap_counts_as_migration"] = false;
     doc["budget"] = budget;
     // The hosts the plan was made to drain and to keep closed, so that `vmcap validate` checks them.
     if (!p.constraints.drain_hosts.empty() || !p.constraints.no_target_hosts.empty() || !p.constraints.remaps_allowed)

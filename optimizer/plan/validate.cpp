@@ -298,6 +298,10 @@ Constraints plan_budget(const PlanErrors& bad, const nlohmann::json& plan, const
                 if (!it->is_number() || !(it->get<double>() >= 0) || !std::isfinite(it->get<double>()))
                     throw bad("budget.max_migrated_ram_gib", "expected a number >= 0");
                 budget.max_migrated_ram_mib = gib_to_mib_budget(it->get<double>());
+            } else if (it.key() == "remap_counts_as_migration") {
+                // How the plan counted remaps: the caller applies it to the problem before the
+                // model is built (the objective's ram-cost term and the bound depend on it too).
+                if (!it->is_boolean()) throw bad("budget.remap_counts_as_migration", "expected true or false");
             } else {
                 throw bad("budget", "unknown key \"" + it.key() + "\"");
             }
