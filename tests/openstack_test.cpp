@@ -112,12 +112,12 @@ TEST(OpenStack, ImportPlanExportRunsAgainstAStandInClient) {
     r = run_vmcap("export --plan " + plan + " --cluster " + snap + " --format openstack --out " + script);
     ASSERT_EQ(r.code, 0) << r.err;
     for (const char* fmt : {"csv", "json"}) {
-        const auto e = run_vmcap("export --plan " + plan + " --cluster " + snap + " --format " + fmt + " --out " + dir + "/plan." + fmt);
+        const auto e = run_vmcap("export --plan " + plan + " --cluster " + snap + " --format " + fmt + " --out " + dir + "/export." + fmt);
         EXPECT_EQ(e.code, 0) << e.err;
     }
-    const std::string csv = read_text_file(dir + "/plan.csv");
+    const std::string csv = read_text_file(dir + "/export.csv");
     EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), static_cast<long>(doc["steps"].size()) + 1);
-    EXPECT_EQ(nlohmann::json::parse(read_text_file(dir + "/plan.json"))["actions"].size(), doc["steps"].size());
+    EXPECT_EQ(nlohmann::json::parse(read_text_file(dir + "/export.json"))["actions"].size(), doc["steps"].size());
 
     // The stand-in client: one file per server holding its host.
     const Problem p = load_snapshot(snap);
