@@ -33,6 +33,9 @@ std::string text(const Where& w, const json& row, const std::string& path, const
         if (required) throw w.fail(path, std::string("missing \"") + key + "\"");
         return "";
     }
+    // A required name or ID must not be empty: it becomes an id of the snapshot, whose loader
+    // would refuse it naming the --out file instead of this row.
+    if (it->is_string() && required && it->get_ref<const std::string&>().empty()) throw w.fail(path + "." + key, "must not be empty");
     if (it->is_string()) return it->get<std::string>();
     if (it->is_number_integer()) return std::to_string(it->get<std::int64_t>());
     throw w.fail(path + "." + key, "expected a string");
