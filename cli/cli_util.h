@@ -9,6 +9,7 @@
 #include <iostream>
 #include <sstream>
 #include <string>
+#include <system_error>
 #include <vector>
 
 #include <boost/program_options.hpp>
@@ -93,6 +94,26 @@ inline std::string fmt_gib(Amount mib) {
     return buf;
 }
 
+/** A duration as the CLI prints it: "2h 05m 10s", "4m 53s", "42s" (rounded to whole seconds). */
+inline std::string fmt_hms(double seconds) {
+    const auto t = static_cast<long long>(std::llround(seconds));
+    char buf[64];
+    if (t >= 3600)
+        std::snprintf(buf, sizeof buf, "%lldh %02lldm %02llds", t / 3600, t / 60 % 60, t % 60);
+    else if (t >= 60)
+        std::snprintf(buf, sizeof buf, "%lldm %02llds", t / 60, t % 60);
+    else
+        std::snprintf(buf, sizeof buf, "%llds", t);
+    return buf;
+}
+
+/** A percentage as the CLI prints it (the plan summary's gap): one decimal, "11.1%". */
+inline std::string fmt_pct(double fraction) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.1f%%", 100.0 * fraction);
+    return buf;
+}
+
 inline std::string fmt_num(double x) {
     char buf[64];
     std::snprintf(buf, sizeof buf, "%.10g", x);
@@ -112,6 +133,59 @@ inline std::string format_placement(const PlacementCount& pc, int k) {
     s += " x";
     s += std::to_string(pc.copies);
     return s;
+}
+
+/** A file a command reads or writes and the option that names it (for the refusal's message). */
+struct FileOption {
+    std::string option;  ///< e.g. "--out", "--cluster", "--list (a .vn file it names)"
+    std::string path;    ///< empty: the option was not given (skipped)
+};
+
+/** True when `a` and `b` name the same file however spelled: std::filesystem::equivalent when both
+ *  exist (symlinks and hard links included), else their absolute paths with every symbolic link
+ *  followed (a dangling one too: write_file_atomic creates its target) compared (an output not
+ *  written yet). Never throws. */
+inline bool same_file(const std::string& a, const std::string& b) {
+    namespace fs = std::filesystem;
+    std::error_code ea, eb;
+    if (fs::exists(a, ea) && fs::exists(b, eb)) {
+        const bool eq = fs::equivalent(a, b, ea);
+        if (!ea) return eq;
+    }
+    auto resolved = [](const std::string& s) {
+        std::error_code ec;
+        fs::path p = fs::absolute(s, ec);
+        if (ec) p = s;
+        for (int hops = 0; hops < 40 && fs::is_symlink(p, ec); ++hops) {  // a chain of links, relative ones from their directory
+            const fs::path target = fs::read_symlink(p, ec);
+            if (ec) break;
+            p = target.is_absolute() ? target : p.parent_path() / target;
+        }
+        fs::path c = fs::weakly_canonical(p, ec);
+        return ec ? p.lexically_normal() : c;
+    };
+    return resolved(a) == resolved(b);
+}
+
+/**
+ * Refuses, before anything is read or written, a command line on which an output file is also one
+ * of the inputs or another output (same_file: through symlinks, hard links, "./x" or "d/../x"), so
+ * that no command replaces what it was given or writes two outputs onto one file. Empty paths are
+ * skipped. Throws UsageError (exit 2), one line naming both options: "--out would overwrite the
+ * input of --cluster (P)" or "--out-csv and --out-json name the same file (P)". Every command that
+ * writes files calls it with all its outputs and inputs. O(outputs x (inputs + outputs)) stat calls.
+ */
+inline void check_outputs_distinct(const std::vector<FileOption>& outputs, const std::vector<FileOption>& inputs) {
+    for (std::size_t i = 0; i < outputs.size(); ++i) {
+        const FileOption& out = outputs[i];
+        if (out.path.empty()) continue;
+        for (const FileOption& in : inputs)
+            if (!in.path.empty() && same_file(out.path, in.path))
+                throw UsageError(out.option + " would overwrite the input of " + in.option + " (" + in.path + ")");
+        for (std::size_t j = 0; j < i; ++j)
+            if (!outputs[j].path.empty() && same_file(out.path, outputs[j].path))
+                throw UsageError(outputs[j].option + " and " + out.option + " name the same file (" + out.path + ")");
+    }
 }
 
 }  // namespace vmcap::cli::detail
@@ -161,6 +235,11 @@ bool load_valid_plan(const char* command, const std::string& cluster, const std:
  */
 std::vector<TraceVm> read_named_trace(const std::string& trace_name, const std::filesystem::path& data, int copies, std::uint64_t seed,
                                       std::string* files);
+
+/** The files read_named_trace reads for `trace_name` under `data` (the Azure split's two traces and
+ *  two maps, or the Huawei CSV), each with the option that names it ("--data-dir"), for
+ *  check_outputs_distinct. Defined in cmd_snapshot.cpp. */
+std::vector<detail::FileOption> named_trace_files(const std::string& trace_name, const std::filesystem::path& data);
 
 /** Seconds of a duration "90", "90s", "15m", "4h" or "1.5h" (> 0). Throws UsageError naming
  *  `option`. Defined in commands.cpp. */

@@ -221,6 +221,7 @@ int cmd_exact(const Args& args) {
     if (milp_model != "aggregated" && milp_model != "per-vm") throw UsageError("--milp-model must be aggregated or per-vm");
     if (out.empty()) throw UsageError("--out must not be empty");
     check_output_path(out);
+    check_outputs_distinct({{"--out", out}}, {{"--cluster", cluster.empty() ? default_cluster_path() : cluster}});
     check_schedule_options(schedule, "");
     const Problem p = load_for_search(cluster, vm, max_mig, max_gib);
     // The solvers stop themselves at the limit (warm start, model, search, the ordering below) and

@@ -204,6 +204,7 @@ int cmd_export(const Args& args) {
     if (format != "openstack" && format != "csv" && format != "json") throw UsageError("--format must be openstack, csv or json");
     check_output_path(out);
     if (cluster.empty()) cluster = default_cluster_path();
+    check_outputs_distinct({{"--out", out}}, {{"--plan", plan_file}, {"--cluster", cluster}});
     nlohmann::json doc;
     Problem p;
     PlanCheck r;

@@ -228,9 +228,20 @@ int cmd_import(const Args& args) {
     const std::string& out = c.out;
     std::vector<std::string>& vn_paths = c.vn_paths;
 
+    // No output may replace an input or the other output: the files named on the command line
+    // first, then the .vn files the list names (once it is read).
+    const std::vector<detail::FileOption> outputs = {{"--out", out}, {"--requests-out", c.requests_out}};
+    std::vector<detail::FileOption> inputs = {{"--pn", pn_path}, {"--list", list_path}};
+    for (const std::string& vn : vn_paths) inputs.push_back({"--vn", vn});
+    detail::check_outputs_distinct(outputs, inputs);
     NetsolverNetworkInfo info;
     Problem p = netsolver_cluster(read_json(pn_path), pn_path, o, &info);
-    if (!list_path.empty()) vn_paths = read_netsolver_instance_list(list_path);
+    if (!list_path.empty()) {
+        vn_paths = read_netsolver_instance_list(list_path);
+        inputs.clear();
+        for (const std::string& vn : vn_paths) inputs.push_back({"--list (a .vn file it names)", vn});
+        detail::check_outputs_distinct(outputs, inputs);
+    }
     const std::vector<NetsolverVdc> vdcs = read_vdcs(vn_paths);
 
     if (!c.requests_out.empty()) {

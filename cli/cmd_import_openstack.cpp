@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <iostream>
 #include <string>
+#include <utility>
 
 #include <boost/program_options.hpp>
 
@@ -42,6 +43,13 @@ int cmd_import_openstack(const Args& rest) {
               "Builds a snapshot from what the OpenStack clients print; every field read is listed in docs/format.md."))
         return 0;
     check_output_path(out);
+    check_outputs_distinct({{"--out", out}},
+                           {{"--hypervisors", hypervisors}, {"--servers", servers}, {"--flavors", flavors}, {"--server-groups", groups}});
+    for (const auto& [option, ratio] : {std::pair<const char*, double>{"--cpu-allocation-ratio", o.cpu_allocation_ratio},
+                                        {"--ram-allocation-ratio", o.ram_allocation_ratio}})
+        if (!(ratio > 0.0 && ratio <= kMaxAllocationRatio))  // NaN and infinity fail too
+            throw UsageError(std::string(option) + " must be a number in (0, " + fmt_num(kMaxAllocationRatio) + "], got " + fmt_num(ratio));
+    if (o.reserved_host_memory_mb < 0) throw UsageError("--reserved-host-memory-mb must be >= 0");
     try {
         (void)parse_topology(o.host_topology);
     } catch (const std::invalid_argument& e) {

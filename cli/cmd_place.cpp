@@ -13,6 +13,7 @@
 #include "cli/cli.h"
 #include "cli/cli_util.h"
 #include "evaluators/network/network_load.h"
+#include "instances/printable.h"
 #include "instances/requests.h"
 #include "instances/snapshot_io.h"
 #include "placement/admission.h"
@@ -25,7 +26,17 @@ using namespace detail;
 
 namespace {
 
-/** One line of the per-request log (JSON Lines): placed where, or why not. */
+/** pNUMA nodes as the snapshot numbers them: 1-based (docs/format.md). */
+nlohmann::json one_based(const std::vector<int>& nodes) {
+    nlohmann::json a = nlohmann::json::array();
+    for (const int n : nodes) a.push_back(n + 1);
+    return a;
+}
+
+/** One line of the per-request log (JSON Lines, docs/format.md "vmcap place --log"): where each VM
+ *  was placed when admitted (later requests' migrations may move it; --out has where it ended), or
+ *  why not, and the live migrations made to admit it, in order; every event with its step in the
+ *  run. */
 std::string log_line(const Request& r, const RequestOutcome& o, const Problem& out) {
     nlohmann::json j;
     j["request"] = o.id;
@@ -34,23 +45,31 @@ std::string log_line(const Request& r, const RequestOutcome& o, const Problem& o
     j["vms"] = o.vms;
     j["placed"] = o.placed;
     nlohmann::json at = nlohmann::json::array();
-    for (std::size_t k = 0; k < o.result_vm.size(); ++k) {
+    for (std::size_t k = 0; k < o.admitted.size(); ++k) {
         nlohmann::json v;
         v["vm"] = r.vdc ? r.vms[k].id : r.id;
-        if (o.result_vm[k] >= 0) {
-            const Vm& vm = out.vms[static_cast<std::size_t>(o.result_vm[k])];
-            v["host"] = out.hosts[static_cast<std::size_t>(vm.host)].id;
-            nlohmann::json nodes = nlohmann::json::array();
-            for (int i = 0; i < out.flavors[static_cast<std::size_t>(vm.flavor)].num_vnuma(); ++i)
-                nodes.push_back(vm.pnuma[static_cast<std::size_t>(i)]);
-            v["pnuma"] = nodes;
+        const AdmissionEvent& e = o.admitted[k];
+        if (e.to_host >= 0) {
+            v["host"] = out.hosts[static_cast<std::size_t>(e.to_host)].id;
+            v["pnuma"] = one_based(e.to_pnuma);
+            v["step"] = e.step;
         }
         at.push_back(v);
     }
     if (o.offered) j["placements"] = at;
     if (!o.reason.empty()) j["reason"] = o.reason;
     if (o.offered) j["seconds"] = o.seconds;
-    if (o.migrations > 0) j["migrations"] = o.migrations;
+    if (!o.moves.empty()) {
+        nlohmann::json moves = nlohmann::json::array();
+        for (const AdmissionEvent& e : o.moves)
+            moves.push_back({{"step", e.step},
+                             {"vm", e.vm},
+                             {"from_host", out.hosts[static_cast<std::size_t>(e.from_host)].id},
+                             {"from_pnuma", one_based(e.from_pnuma)},
+                             {"to_host", out.hosts[static_cast<std::size_t>(e.to_host)].id},
+                             {"to_pnuma", one_based(e.to_pnuma)}});
+        j["migrations"] = moves;
+    }
     return j.dump() + "\n";
 }
 
@@ -110,16 +129,7 @@ int cmd_place(const Args& args) {
     if (!(o.time_limit_s >= 0.0) || !std::isfinite(o.time_limit_s)) throw UsageError("--time-limit must be a number of seconds >= 0");
     if (!out.empty()) check_output_path(out);
     if (!log.empty()) check_output_path(log);
-    // An output onto an input (or onto the other output) would lose what the user gave us.
-    auto same = [](const std::string& a, const std::string& b) {
-        std::error_code ec;
-        return !a.empty() && !b.empty() && std::filesystem::weakly_canonical(a, ec) == std::filesystem::weakly_canonical(b, ec);
-    };
-    for (const auto& [flag, path] : {std::pair<const char*, const std::string*>{"--out", &out}, {"--log", &log}})
-        for (const auto& [other, input] :
-             {std::pair<const char*, const std::string*>{"--cluster", &cluster}, {"--requests", &requests_path}})
-            if (same(*path, *input)) throw UsageError(std::string(flag) + " would overwrite " + other + " (" + *input + ")");
-    if (same(out, log)) throw UsageError("--out and --log name the same file (" + out + ")");
+    check_outputs_distinct({{"--out", out}, {"--log", log}}, {{"--cluster", cluster}, {"--requests", requests_path}});
     const Problem p = load_snapshot(cluster);
     const std::vector<Request> requests = parse_requests(read_json(requests_path), requests_path);
     o.stop = stop_on_signals();
@@ -149,7 +159,7 @@ int cmd_place(const Args& args) {
                     res.admitted_by_migrations, o.migrations_per_request);
     for (std::size_t i = 0; i < res.outcomes.size(); ++i)
         if (res.outcomes[i].offered && !res.outcomes[i].accepted) {
-            std::printf("first not placed whole: %s (%s)\n", res.outcomes[i].id.c_str(), res.outcomes[i].reason.c_str());
+            std::printf("first not placed whole: %s (%s)\n", printable(res.outcomes[i].id).c_str(), res.outcomes[i].reason.c_str());
             break;
         }
     return res.stopped_by == "an interrupt" ? kExitInterrupted : 0;

@@ -193,21 +193,16 @@ std::string summary_rows(const nlohmann::json& plan, const std::string& cluster,
         std::snprintf(b, sizeof b, "%.6g", x);
         return std::string(b);
     };
-    const auto fixed1 = [](double x) {
-        char b[64];
-        std::snprintf(b, sizeof b, "%.1f", x);
-        return std::string(b);
-    };
     std::string r = row("cluster", cluster) + row("plan", plan_file) +
                     row("live migrations", std::to_string(plan["migrations"].get<long long>()) + " (" +
                                                num(plan["migrated_ram_gib"].get<double>()) + " GiB of RAM)") +
                     row("objective", num(plan["objective_before"].get<double>()) + " -> " + num(plan["objective_after"].get<double>()));
     if (plan.contains("upper_bound"))
-        r += row("upper bound", num(plan["upper_bound"].get<double>()) + " (gap " + fixed1(100.0 * plan["gap"].get<double>()) + "%)");
+        r += row("upper bound", num(plan["upper_bound"].get<double>()) + " (gap " + fmt_pct(plan["gap"].get<double>()) + ")");
     if (plan.contains("schedule")) {
         const auto& s = plan["schedule"];
-        r += row("schedule", std::to_string(s["waves"].get<int>()) + " wave(s), makespan " + fixed1(s["makespan_s"].get<double>() / 60.0) +
-                                 " min; at most " + std::to_string(s["limits"]["per_host_out"].get<int>()) + " out / " +
+        r += row("schedule", std::to_string(s["waves"].get<int>()) + " wave(s), makespan " + fmt_hms(s["makespan_s"].get<double>()) +
+                                 "; at most " + std::to_string(s["limits"]["per_host_out"].get<int>()) + " out / " +
                                  std::to_string(s["limits"]["per_host_in"].get<int>()) + " in per host");
     }
     return r;
@@ -241,6 +236,9 @@ int cmd_report(const Args& args) {
     }
     check_output_path(out);
     if (cluster.empty()) cluster = default_cluster_path();
+    std::vector<FileOption> inputs = report::asset_inputs(assets);
+    inputs.insert(inputs.end(), {{"--plan", plan_file}, {"--cluster", cluster}});
+    check_outputs_distinct({{"--out", out}}, inputs);
     const report::Assets a = report::read_assets(assets);
     nlohmann::json doc;
     Problem p;

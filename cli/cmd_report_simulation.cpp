@@ -593,6 +593,9 @@ std::string summary_table(const Simulation& s) {
 // report_simulation: contract in report_page.h.
 int report_simulation(const std::string& simulation_file, const std::string& out, const std::string& assets_dir) {
     check_output_path(out);
+    std::vector<detail::FileOption> inputs = report::asset_inputs(assets_dir);
+    inputs.push_back({"--simulation", simulation_file});
+    detail::check_outputs_distinct({{"--out", out}}, inputs);
     const Simulation s = read_simulation(simulation_file);
     const report::Assets a = report::read_assets(assets_dir);
     const report::Charts charts = {{"rejected", rejected_per_day_chart(s)}, {"cumulative", cumulative_rejected_chart(s)},

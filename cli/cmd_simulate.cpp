@@ -409,6 +409,7 @@ int cmd_simulate(const Args& args) {
     const std::string dir = !c.data_dir.empty()             ? c.data_dir
                             : std::getenv("VMCAP_DATA_DIR") ? std::getenv("VMCAP_DATA_DIR")
                                                             : VMCAP_SHARED_DATA_DIR;
+    check_outputs_distinct({{"--out-csv", c.out_csv}, {"--out-json", c.out_json}}, named_trace_files(c.trace_name, dir));
     std::string csv = kCsvHeader;
     oj runs = oj::array();
     double span_s = c.days * 86400.0;

@@ -240,6 +240,7 @@ bool parse_snapshot_command(const Args& args, po::options_description& desc, Sna
     c.out = get<std::string>(vm, "out");
     check_output_path(c.out);
     c.data_dir = data_dir_from(vm);
+    check_outputs_distinct({{"--out", c.out}}, named_trace_files(c.trace_name, c.data_dir));
     if (vm.count("time")) c.time_s = get<double>(vm, "time");
     return true;
 }
@@ -400,30 +401,38 @@ int cmd_snapshot(const Args& args) {
     return 0;
 }
 
+// named_trace_files: contract in cli_util.h.
+std::vector<detail::FileOption> named_trace_files(const std::string& trace_name, const std::filesystem::path& data) {
+    if (trace_name == "huawei") return {{"--data-dir", (data / "huawei-east-1" / "Huawei-East-1-lt.csv").string()}};
+    const std::filesystem::path dir = data / "azure-v1-flavor-traces";
+    const bool dev = trace_name == "azure-dev";
+    return {{"--data-dir", (dir / "traces" / (dev ? "v1.dev.txt" : "v1.test.txt")).string()},
+            {"--data-dir", (dir / "traces" / (dev ? "v1.dev.c2100000.txt" : "v1.test.c2591400.txt")).string()},
+            {"--data-dir", (dir / "maps" / "v1.interval_map.txt").string()},
+            {"--data-dir", (dir / "maps" / "flav_map.txt").string()}};
+}
+
 // read_named_trace: contract in cli_util.h.
 std::vector<TraceVm> read_named_trace(const std::string& trace_name, const std::filesystem::path& data, int copies, std::uint64_t seed,
                                       std::string* files) {
     if (!std::filesystem::is_directory(data))
         throw InputError(data.string() + ": data directory not found (use --data-dir or VMCAP_DATA_DIR)");
     std::vector<TraceVm> trace;
+    const std::vector<detail::FileOption> in = named_trace_files(trace_name, data);
     if (trace_name != "huawei") {
-        const std::filesystem::path dir = data / "azure-v1-flavor-traces";
         const bool dev = trace_name == "azure-dev";
-        const std::string flav = dev ? "v1.dev.txt" : "v1.test.txt";
-        const std::string dur = dev ? "v1.dev.c2100000.txt" : "v1.test.c2591400.txt";
-        if (files != nullptr) *files = "split " + std::string(dev ? "dev" : "test") + ": " + flav + " + " + dur;
+        if (files != nullptr)
+            *files = "split " + std::string(dev ? "dev" : "test") + ": " + std::filesystem::path(in[0].path).filename().string() + " + " +
+                     std::filesystem::path(in[1].path).filename().string();
         std::vector<std::vector<TraceVm>> parts;
         for (int k = 0; k < copies; ++k) {
-            parts.push_back(read_azure_trace((dir / "traces" / flav).string(), (dir / "traces" / dur).string(),
-                                             (dir / "maps" / "v1.interval_map.txt").string(), (dir / "maps" / "flav_map.txt").string(),
-                                             seed + static_cast<std::uint64_t>(k)));
+            parts.push_back(read_azure_trace(in[0].path, in[1].path, in[2].path, in[3].path, seed + static_cast<std::uint64_t>(k)));
             for (TraceVm& v : parts.back()) v.copy = k;  // copy k's batches are tenants of their own ("c<k>-t...")
         }
         trace = copies == 1 ? std::move(parts.front()) : merge_traces(std::move(parts));
     } else {
-        const std::filesystem::path csv = data / "huawei-east-1" / "Huawei-East-1-lt.csv";
         if (files != nullptr) *files = "Huawei-East-1-lt.csv";
-        trace = read_huawei_trace(csv.string());
+        trace = read_huawei_trace(in[0].path);
         if (copies > 1) {
             const double span = trace.empty() ? 0.0 : trace.back().arrival_s - trace.front().arrival_s;
             std::vector<std::vector<TraceVm>> parts;

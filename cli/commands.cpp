@@ -365,6 +365,8 @@ bool parse_plan_options(const Args& args, PlanOptions& o) {
     if (max_evals < 0 || check < 0) throw UsageError("--max-evaluations and --check must be >= 0");
     if (out.empty()) throw UsageError("--out must not be empty");
     check_output_path(out);  // before any work: an unwritable --out must not waste a night's search
+    check_outputs_distinct({{"--out", out}},
+                           {{"--cluster", cluster.empty() ? default_cluster_path() : cluster}, {"--demand-log", o.demand_log}});
     if (algorithm != "sa" && algorithm != "tabu" && algorithm != "greedy") throw UsageError("--algorithm must be sa, tabu or greedy");
     if (tenure < 0 || candidates < 1) throw UsageError("--tabu-tenure must be >= 0 and --tabu-candidates >= 1");
     if (start != "greedy" && start != "snapshot") throw UsageError("--sa-start must be greedy or snapshot");
@@ -462,19 +464,6 @@ void print_plan_network(const Problem& p, const nlohmann::ordered_json& doc) {
         std::printf("; cross-pod %lld -> %lld Mbps", static_cast<long long>(num("cross_pod_mbps_before")),
                     static_cast<long long>(num("cross_pod_mbps_after")));
     std::printf("\n");
-}
-
-/** "2h 05m 10s" for seconds (rounded to whole seconds). */
-std::string fmt_hms(double seconds) {
-    const auto t = static_cast<long long>(std::llround(seconds));
-    char buf[64];
-    if (t >= 3600)
-        std::snprintf(buf, sizeof buf, "%lldh %02lldm %02llds", t / 3600, t / 60 % 60, t % 60);
-    else if (t >= 60)
-        std::snprintf(buf, sizeof buf, "%lldm %02llds", t / 60, t % 60);
-    else
-        std::snprintf(buf, sizeof buf, "%llds", t);
-    return buf;
 }
 
 /** The schedule's line of the summary: waves, makespan, limits, and what the window cut. */

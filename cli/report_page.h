@@ -16,6 +16,7 @@
 
 #include "instances/problem.h"
 #include "instances/snapshot_io.h"
+#include "cli/cli_util.h"
 
 namespace vmcap::cli::report {
 
@@ -61,10 +62,20 @@ inline std::string read_asset(const std::string& dir, const std::string& rel) {
     return read_text_file(path);
 }
 
+/** The three libraries' files under the node_modules directory (vega, vega-lite, vega-embed). */
+inline constexpr const char* kAssetFiles[3] = {"vega/build/vega.min.js", "vega-lite/build/vega-lite.min.js",
+                                               "vega-embed/build/vega-embed.min.js"};
+
 /** The three libraries from `dir` (the --assets option; web/node_modules by default). */
 inline Assets read_assets(const std::string& dir) {
-    return Assets{read_asset(dir, "vega/build/vega.min.js"), read_asset(dir, "vega-lite/build/vega-lite.min.js"),
-                  read_asset(dir, "vega-embed/build/vega-embed.min.js")};
+    return Assets{read_asset(dir, kAssetFiles[0]), read_asset(dir, kAssetFiles[1]), read_asset(dir, kAssetFiles[2])};
+}
+
+/** The files read_assets reads, as inputs named by --assets (for check_outputs_distinct). */
+inline std::vector<detail::FileOption> asset_inputs(const std::string& dir) {
+    std::vector<detail::FileOption> in;
+    for (const char* rel : kAssetFiles) in.push_back({"--assets", dir + "/" + rel});
+    return in;
 }
 
 /** A summary-table row: `key` and `value`, both escaped. */
@@ -74,8 +85,9 @@ inline std::string table_row(const std::string& key, const std::string& value) {
 
 /**
  * The whole page: `title` (escaped) as <title> and <h1>, `summary_html` (already HTML, placed right
- * after the heading, e.g. a <table>), one <div class="chart" id="chart-<id>"> per chart, and the
- * script that embeds them all as SVG and then sets data-charts-rendered on <body>.
+ * after the heading, e.g. a <table>), one <div class="chart" id="chart-<id>"> per chart (every
+ * legend placed below its chart), and the script that embeds them all as SVG and then sets
+ * data-charts-rendered on <body>.
  */
 inline std::string page(const std::string& title, const std::string& summary_html, const Charts& charts, const Assets& a) {
     std::string html = "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>" + html_escape(title) +
@@ -86,8 +98,14 @@ inline std::string page(const std::string& title, const std::string& summary_htm
     html += "<h1>" + html_escape(title) + "</h1>\n" + summary_html;
     for (const auto& [id, spec] : charts) html += "<div class=\"chart\" id=\"chart-" + id + "\"></div>\n";
     html += "<script>\nconst specs = {";
-    for (std::size_t i = 0; i < charts.size(); ++i)
-        html += (i ? ",\n" : "\n") + std::string("\"chart-") + charts[i].first + "\": " + script_json(charts[i].second);
+    for (std::size_t i = 0; i < charts.size(); ++i) {
+        // Legends below the plot: a chart is then as wide as its plot and y axis, and a 900-pixel
+        // plot with its legend to the right (the heat map's colour scale, long run names) no
+        // longer runs past the right edge of a window about 1,100 pixels wide.
+        oj spec = charts[i].second;
+        spec["config"]["legend"]["orient"] = "bottom";
+        html += (i ? ",\n" : "\n") + std::string("\"chart-") + charts[i].first + "\": " + script_json(spec);
+    }
     html +=
         "};\n"
         "// Every chart as SVG; once all have rendered, the body says how many (checked by the tests).\n"

@@ -11,6 +11,7 @@
 #include <tuple>
 #include <unordered_map>
 
+#include "instances/printable.h"
 #include "instances/vnuma_rule.h"
 #include "instances/snapshot_io.h"
 #include "instances/topology.h"
@@ -23,26 +24,6 @@ const char* const kNetsolverAttribution =
     "https://github.com/DCResourceManage/netsolver-aij-2019, MIT License, Copyright (c) 2019 UBC-NSS.";
 
 namespace {
-
-/** `s` with control characters (a NUL, a newline or a terminal escape in a name or a list line)
- *  shown as \xNN, as the CLI prints messages (cli/main.cpp): a NUL would otherwise end the message
- *  early, since the CLI prints what() as a C string. */
-std::string printable(const std::string& s) {
-    std::string out;
-    out.reserve(s.size());
-    for (const char c : s) {
-        const auto u = static_cast<unsigned char>(c);
-        if (u < 0x20 || u == 0x7f) {
-            static const char* const kHex = "0123456789abcdef";
-            out += "\\x";
-            out += kHex[u >> 4];
-            out += kHex[u & 15];
-        } else {
-            out += c;
-        }
-    }
-    return out;
-}
 
 /** "<file>: <path>: <what>" as an InputError, control characters escaped (printable); built by
  *  appending: a string literal + std::string trips GCC 12 -Wrestrict. */

@@ -33,6 +33,9 @@ std::string text(const Where& w, const json& row, const std::string& path, const
         if (required) throw w.fail(path, std::string("missing \"") + key + "\"");
         return "";
     }
+    // A required name or ID must not be empty: it becomes an id of the snapshot, whose loader
+    // would refuse it naming the --out file instead of this row.
+    if (it->is_string() && required && it->get_ref<const std::string&>().empty()) throw w.fail(path + "." + key, "must not be empty");
     if (it->is_string()) return it->get<std::string>();
     if (it->is_number_integer()) return std::to_string(it->get<std::int64_t>());
     throw w.fail(path + "." + key, "expected a string");
@@ -139,12 +142,27 @@ std::unordered_map<std::string, int> read_hypervisors(const OpenStackInput& in, 
         const std::string where = path + " (Hypervisor Hostname \"" + name + "\")";
         const std::string state = text(w, hs[i], where, "State", false);
         if (!state.empty() && state != "up") continue;
+        if (hs[i].is_object() && !hs[i].contains("vCPUs") && !hs[i].contains("Memory MB"))
+            throw w.fail(where,
+                         "no \"vCPUs\" or \"Memory MB\": Nova API microversion 2.88 and later no longer report a hypervisor's "
+                         "vCPUs and memory; run `openstack --os-compute-api-version 2.87 hypervisor list --long -f json` "
+                         "(vmcap reads that list, not placement's resource provider inventories)");
         const std::int64_t vcpus = number(w, hs[i], where, "vCPUs"), mem = number(w, hs[i], where, "Memory MB");
         const int n = topo.size();
-        const auto node_vcpu = static_cast<Amount>(std::floor(static_cast<double>(vcpus) * o.cpu_allocation_ratio / n));
-        const auto node_ram =
-            static_cast<Amount>(std::floor(static_cast<double>(mem - o.reserved_host_memory_mb) * o.ram_allocation_ratio / n));
-        if (node_vcpu < 1 || node_ram < 1) throw w.fail(where, "no vCPU or RAM left per pNUMA node");
+        // In double, range-checked before the conversion (the ratios are finite and at most
+        // kMaxAllocationRatio, so these stay far below 2^63).
+        const double vcpu_d = std::floor(static_cast<double>(vcpus) * o.cpu_allocation_ratio / n);
+        const double ram_d = std::floor(static_cast<double>(mem - o.reserved_host_memory_mb) * o.ram_allocation_ratio / n);
+        if (vcpu_d > static_cast<double>(kMaxAmount) || ram_d > static_cast<double>(kMaxAmount))
+            throw w.fail(where, "vCPUs or Memory MB times the allocation ratio exceeds " + std::to_string(kMaxAmount) + " per pNUMA node");
+        if (vcpu_d < 1)
+            throw w.fail(where, "no vCPU left per pNUMA node (vCPUs " + std::to_string(vcpus) + " x cpu_allocation_ratio over " +
+                                    std::to_string(n) + " nodes)");
+        if (ram_d < 1)
+            throw w.fail(where, "no RAM left per pNUMA node (Memory MB " + std::to_string(mem) + " minus reserved_host_memory_mb " +
+                                    std::to_string(o.reserved_host_memory_mb) + ", x ram_allocation_ratio, over " + std::to_string(n) +
+                                    " nodes)");
+        const auto node_vcpu = static_cast<Amount>(vcpu_d), node_ram = static_cast<Amount>(ram_d);
         const std::string tname = topo.name + "-" + std::to_string(node_vcpu) + "c-" + std::to_string(node_ram) + "m";
         auto [t, fresh] = type_of.emplace(tname, static_cast<int>(p.host_types.size()));
         if (fresh) {
@@ -179,12 +197,21 @@ void read_servers(const OpenStackInput& in, const std::unordered_map<std::string
     std::vector<std::vector<Amount>> used(p.hosts.size());
     for (std::size_t h = 0; h < p.hosts.size(); ++h) used[h].assign(p.host_type_of(static_cast<int>(h)).node_capacity.size(), 0);
     std::map<std::pair<int, int>, std::vector<Embedding>> placements;  // (host type, flavor)
+    std::unordered_map<std::string, std::size_t> seen;                 // server ID -> its row
     for (std::size_t i = 0; i < ss.size(); ++i) {
         const std::string path = "[" + std::to_string(i) + "]";
         Vm vm;
         vm.id = text(w, ss[i], path, "ID");
         const std::string where = path + " (ID \"" + vm.id + "\")";
+        if (const auto [it, fresh] = seen.emplace(vm.id, i); !fresh)
+            throw w.fail(where + ".ID", "duplicate server ID (also at [" + std::to_string(it->second) + "])");
         const std::string host = text(w, ss[i], where, "Host", false);
+        // Nova shows a server's host (OS-EXT-SRV-ATTR:host) to the admin role only: without it the
+        // list has no "Host" column, or an empty one even for ACTIVE servers, which always have a host.
+        if (!ss[i].contains("Host") || (host.empty() && text(w, ss[i], where, "Status", false) == "ACTIVE"))
+            throw w.fail(where, std::string(ss[i].contains("Host") ? "ACTIVE server without a \"Host\"" : "no \"Host\" column") +
+                                    ": Nova shows the server's host to the admin role only; run `openstack server list --all-projects "
+                                    "--long -f json` with admin credentials");
         if (host.empty()) {
             ++skipped;
             continue;
@@ -279,8 +306,13 @@ void read_server_groups(const OpenStackInput& in, Problem& p) {
 
 Problem import_openstack(const OpenStackInput& hypervisors, const OpenStackInput& servers, const OpenStackInput& flavors,
                          const OpenStackInput* server_groups, const OpenStackOptions& o, int* skipped) {
-    if (!(o.cpu_allocation_ratio > 0) || !(o.ram_allocation_ratio > 0) || o.reserved_host_memory_mb < 0)
-        throw InputError("allocation ratios must be > 0 and reserved host memory >= 0");
+    for (const auto& [name, ratio] :
+         {std::pair<const char*, double>{"cpu_allocation_ratio", o.cpu_allocation_ratio}, {"ram_allocation_ratio", o.ram_allocation_ratio}})
+        if (!(ratio > 0.0 && ratio <= kMaxAllocationRatio))
+            throw InputError(std::string(name) + " must be a number in (0, " + std::to_string(static_cast<int>(kMaxAllocationRatio)) +
+                             "], got " + std::to_string(ratio));
+    if (o.reserved_host_memory_mb < 0 || o.reserved_host_memory_mb > kMaxAmount)
+        throw InputError("reserved_host_memory_mb must be in 0.." + std::to_string(kMaxAmount));
     Problem p;
     p.resources = {"vcpu", "ram_mib"};
     const Topology topo = parse_topology(o.host_topology);

@@ -20,6 +20,11 @@
 
 namespace vmcap {
 
+/** Largest cpu_allocation_ratio / ram_allocation_ratio accepted: Nova's defaults are 16 and 1.5 (4
+ *  and 1 for the initial_* options); far beyond is a typing error, and infinity would overflow the
+ *  capacities. */
+inline constexpr double kMaxAllocationRatio = 1000.0;
+
 struct OpenStackOptions {
     std::string host_topology = "K2";   ///< pNUMA graph of every hypervisor (K<n>, C4, CQ3, ...)
     double cpu_allocation_ratio = 1.0;  ///< vCPUs per physical "vCPUs" of a hypervisor (Nova's cpu_allocation_ratio; pinned NUMA clouds: 1)
@@ -44,8 +49,12 @@ struct OpenStackInput {
  * soft-anti-affinity are kept (soft-affinity is dropped: vmcap has no term for it), members not
  * among the imported servers dropped. Throws InputError naming the file and the JSON path (e.g.
  * "servers.json: [12] (ID \"...\").Host: unknown hypervisor \"c9\"") on a bad field, an unknown
- * flavor or host, a flavor whose demand does not split evenly, or a VM that does not fit its host's
- * pNUMA nodes. O(servers x placements + hypervisors).
+ * flavor or host, a flavor whose demand does not split evenly, a VM that does not fit its host's
+ * pNUMA nodes, a duplicate server ID, a server list without hosts (no "Host" column, or an ACTIVE
+ * server without one: the list of a non-admin user), a hypervisor list without "vCPUs" and
+ * "Memory MB" (Nova API microversion >= 2.88); InputError on an allocation ratio outside (0,
+ * kMaxAllocationRatio] (NaN and infinity included) or a negative reserved memory.
+ * O(servers x placements + hypervisors).
  */
 Problem import_openstack(const OpenStackInput& hypervisors, const OpenStackInput& servers, const OpenStackInput& flavors,
                          const OpenStackInput* server_groups, const OpenStackOptions& options, int* skipped = nullptr);

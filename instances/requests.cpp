@@ -4,14 +4,17 @@
 #include <set>
 
 #include "instances/network.h"
+#include "instances/printable.h"
 #include "instances/problem.h"
 
 namespace vmcap {
 
 namespace {
 
+/** "<path>: <where>: <what>" as an InputError, control characters of an id (a NUL among them)
+ *  shown as \xNN (printable.h), so that the CLI prints the whole message on one line. */
 [[noreturn]] void fail(const std::string& path, const std::string& where, const std::string& what) {
-    throw InputError(path + ": " + where + ": " + what);
+    throw InputError(printable(path + ": " + where + ": " + what));
 }
 
 std::string string_field(const nlohmann::json& o, const char* key, const std::string& path, const std::string& where) {

@@ -10,14 +10,18 @@
 #include <string_view>
 #include <system_error>
 
+#include "instances/printable.h"
+
 namespace vmcap {
 
 namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
+/** "<file>:<line>: <what>" as an InputError, control characters of the quoted line (a NUL among
+ *  them) shown as \xNN (printable.h), so that the CLI prints the whole message on one line. */
 [[noreturn]] void fail(const std::string& file, std::size_t line, const std::string& what) {
-    throw InputError(file + ":" + std::to_string(line) + ": " + what);
+    throw InputError(printable(file + ":" + std::to_string(line) + ": " + what));
 }
 
 std::string slurp(const std::string& path) {

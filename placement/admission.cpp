@@ -11,6 +11,7 @@
 #include "evaluators/state/capacity_model.h"
 #include "evaluators/state/search_state.h"
 #include "evaluators/rules/feasibility.h"
+#include "instances/printable.h"
 #include "placement/placer.h"
 
 namespace vmcap {
@@ -33,10 +34,10 @@ Problem with_arrivals(const Problem& cluster, const std::vector<Request>& reques
         for (std::size_t k = 0; k < r.vms.size(); ++k) {
             const auto it = flavor.find(r.vms[k].flavor);
             const std::string field = r.vdc ? ".vms[" + std::to_string(k) + "].flavor" : ".flavor";
-            if (it == flavor.end()) throw InputError(where + field + ": no flavor '" + r.vms[k].flavor + "' in the cluster");
+            if (it == flavor.end()) throw InputError(printable(where + field + ": no flavor '" + r.vms[k].flavor + "' in the cluster"));
             Vm vm;
             vm.id = r.vdc ? r.id + "/" + r.vms[k].id : r.id;
-            if (!ids.insert(vm.id).second) throw InputError(where + ": VM id '" + vm.id + "' is already in the cluster");
+            if (!ids.insert(vm.id).second) throw InputError(printable(where + ": VM id '" + vm.id + "' is already in the cluster"));
             vm.flavor = it->second;
             vm.host = kUnplaced;
             vm_of[i].push_back(static_cast<int>(p.vms.size()));
@@ -44,7 +45,7 @@ Problem with_arrivals(const Problem& cluster, const std::vector<Request>& reques
         }
         if (r.vlinks.empty()) continue;
         if (p.network.switches.empty()) throw InputError(where + ".vlinks: the cluster has no network (vlinks need one)");
-        if (!vdcs.insert(r.id).second) throw InputError(where + ".id: VDC '" + r.id + "' is already in the cluster");
+        if (!vdcs.insert(r.id).second) throw InputError(printable(where + ".id: VDC '" + r.id + "' is already in the cluster"));
         const int vdc = static_cast<int>(p.vdcs.size());
         p.vdcs.push_back(r.id);
         for (const RequestVlink& l : r.vlinks) p.vlinks.push_back(Vlink{vm_of[i][l.a], vm_of[i][l.b], l.mbps, vdc});
@@ -112,10 +113,10 @@ bool fits_after_leaving(const SearchState& s, int vm, int host, const Embedding&
     return true;
 }
 
-/** One live migration applied: the VM and where it was (to undo it). */
+/** One live migration applied: the VM, where it was (to undo it) and where it went (for the log). */
 struct Applied {
-    int vm = -1, from_host = -1;
-    Embedding from;
+    int vm = -1, from_host = -1, to_host = -1;
+    Embedding from, to;
 };
 
 /** Moves `vm` to (host, pnuma) if it has room there and every rule admits it; tells the placer of
@@ -159,6 +160,8 @@ std::vector<Applied> make_room_for(SearchState& state, Placer& placer, int vm, i
             undo(state, placer, done);
             return {};
         }
+        a.to_host = m.host;
+        a.to.map = m.pnuma;
         done.push_back(a);
     }
     return done;
@@ -227,9 +230,13 @@ public:
           res_(res),
           room_made_(options.migrations_per_request > 0 && make_room) {}
 
-    /** One VM on its own (best effort, or a batch's): placed, else room made for it within `budget`. */
-    void place_single(int v, int& budget, RequestOutcome& o) {
-        if (place_vm(state_, placer_, v).found()) return;
+    /** VM `v` of request i (best effort, or a batch's): placed, else room made for it within `budget`. */
+    void place_single(std::size_t i, int v, int& budget) {
+        RequestOutcome& o = res_.outcomes[i];
+        if (place_vm(state_, placer_, v).found()) {
+            record_placed(i, v);
+            return;
+        }
         std::string reason = why_not(state_, v, false);
         if (const std::string note = placer_.refusal_note(); !note.empty()) reason += "; " + note;
         std::vector<Applied> moved;
@@ -237,6 +244,8 @@ public:
         if (!moved.empty() && place_vm(state_, placer_, v).found()) {
             o.migrations += static_cast<int>(moved.size());
             budget -= static_cast<int>(moved.size());
+            record_moves(o, moved);
+            record_placed(i, v);
             return;
         }
         undo(state_, placer_, moved);
@@ -253,7 +262,7 @@ public:
         }
         for (const int v : placer_.batch_order(state_, vms)) {
             int budget = options_.migrations_per_request;
-            place_single(v, budget, res_.outcomes[request_of.at(v)]);
+            place_single(request_of.at(v), v, budget);
         }
     }
 
@@ -261,7 +270,10 @@ public:
     void offer_group(std::size_t i) {
         RequestOutcome& o = res_.outcomes[i];
         const GroupPlacement g = place_group(state_, placer_, vm_of_[i]);
-        if (g.placed()) return;
+        if (g.placed()) {
+            for (const int v : vm_of_[i]) record_placed(i, v);
+            return;
+        }
         o.reason = why_not(state_, g.failed_vm, true);
         if (const std::string note = placer_.refusal_note(); !note.empty()) o.reason += "; " + note;
         // Room for the VM that failed (the group's others taken off again), then the group again.
@@ -270,6 +282,8 @@ public:
         if (!moved.empty() && place_group(state_, placer_, vm_of_[i]).placed()) {
             o.migrations = static_cast<int>(moved.size());
             o.reason.clear();
+            record_moves(o, moved);
+            for (const int v : vm_of_[i]) record_placed(i, v);
         } else {
             undo(state_, placer_, moved);
         }
@@ -278,7 +292,7 @@ public:
     /** Request i's VMs each on its own (best effort). */
     void offer_each(std::size_t i) {
         int budget = options_.migrations_per_request;  // per request, over its VMs
-        for (const int v : vm_of_[i]) place_single(v, budget, res_.outcomes[i]);
+        for (const int v : vm_of_[i]) place_single(i, v, budget);
     }
 
     /** Request i's counts, once it was offered. */
@@ -310,6 +324,39 @@ public:
     }
 
 private:
+    /** `vm`'s pNUMA nodes now, 0-based, in vNUMA order. */
+    std::vector<int> nodes_of(int vm) const {
+        const int k = state_.problem().flavors[static_cast<std::size_t>(state_.flavor_of(vm))].num_vnuma();
+        return std::vector<int>(state_.pnuma_of(vm), state_.pnuma_of(vm) + k);
+    }
+
+    /** VM `v` of request i placed now: its admission event, the run's next step. */
+    void record_placed(std::size_t i, int v) {
+        const std::vector<int>& vms = vm_of_[i];
+        const auto k = static_cast<std::size_t>(std::find(vms.begin(), vms.end(), v) - vms.begin());
+        AdmissionEvent& e = res_.outcomes[i].admitted.at(k);
+        e.step = ++step_;
+        e.vm = state_.problem().vms[static_cast<std::size_t>(v)].id;
+        e.to_host = state_.host_of(v);
+        e.to_pnuma = nodes_of(v);
+    }
+
+    /** The migrations `moved` (applied, kept) as o's events, in the order they were made. */
+    void record_moves(RequestOutcome& o, const std::vector<Applied>& moved) {
+        for (const Applied& a : moved) {
+            const int k = state_.problem().flavors[static_cast<std::size_t>(state_.flavor_of(a.vm))].num_vnuma();
+            AdmissionEvent e;
+            e.step = ++step_;
+            e.vm = state_.problem().vms[static_cast<std::size_t>(a.vm)].id;
+            e.from_host = a.from_host;
+            e.from_pnuma.assign(a.from.map.begin(), a.from.map.begin() + k);
+            e.to_host = a.to_host;
+            e.to_pnuma.assign(a.to.map.begin(), a.to.map.begin() + k);
+            o.moves.push_back(std::move(e));
+        }
+    }
+
+    std::int64_t step_ = 0;  ///< the last event's step
     SearchState& state_;
     Placer& placer_;
     const AdmissionOptions& options_;
@@ -348,6 +395,7 @@ AdmissionResult admit_requests(const Problem& cluster, const std::vector<Request
             res.outcomes[k].id = requests[k].id;
             res.outcomes[k].vms = static_cast<int>(vm_of[k].size());
             res.outcomes[k].offered = !res.stopped;
+            res.outcomes[k].admitted.resize(vm_of[k].size());
         }
         if (!res.stopped) {
             const auto t0 = std::chrono::steady_clock::now();

@@ -53,6 +53,21 @@ struct AdmissionOptions {
  */
 using MakeRoom = std::function<std::vector<Placement>(const SearchState& state, int vm, int k)>;
 
+/**
+ * One change admission made to the cluster, in the order it was made: a VM placed (from_host -1)
+ * or a live migration. Replaying every request's events by `step` on the input cluster (a
+ * migration moves its VM from (from_host, from_pnuma) to (to_host, to_pnuma)) gives the result's
+ * placement; every intermediate state is within every pNUMA node's capacity.
+ */
+struct AdmissionEvent {
+    std::int64_t step = 0;        ///< 1, 2, ... over the whole run (a batch's requests interleave)
+    std::string vm;               ///< the VM's id in the result (AdmissionResult::problem)
+    int from_host = -1;           ///< a migration's source host (index into the cluster's hosts); -1: a placement
+    std::vector<int> from_pnuma;  ///< its pNUMA nodes there (0-based, in vNUMA order)
+    int to_host = -1;             ///< the host it was placed on or migrated to
+    std::vector<int> to_pnuma;    ///< its pNUMA nodes there (0-based, in vNUMA order)
+};
+
 /** What happened to one request. */
 struct RequestOutcome {
     std::string id;
@@ -66,6 +81,12 @@ struct RequestOutcome {
     std::string reason;
     double seconds = 0.0;  ///< wall time of the placement (room-making included)
     int migrations = 0;    ///< live migrations made to admit it (AdmissionOptions::migrations_per_request)
+    /** Per VM of the request, in request order: where it was placed when admitted (later requests'
+     *  migrations may move it; result_vm says where it ended); step 0 and to_host -1 when not placed. */
+    std::vector<AdmissionEvent> admitted;
+    /** The live migrations made to admit it, in execution order (`migrations` of them); migrations
+     *  taken back are not listed. */
+    std::vector<AdmissionEvent> moves;
 };
 
 /** The outcome of admit_requests. */

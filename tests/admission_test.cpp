@@ -8,6 +8,8 @@
 #include <atomic>
 #include <filesystem>
 #include <functional>
+#include <map>
+#include <sstream>
 #include <random>
 #include <string>
 
@@ -329,6 +331,157 @@ TEST(Admission, VdcRoomIsMadeOrTheMigrationsAreTakenBack) {
     EXPECT_EQ(two.accepted, 1);
     EXPECT_EQ(two.migrations, 2);
     EXPECT_NO_THROW(parse_snapshot(nlohmann::json::parse(snapshot_to_json(two.problem).dump()), "<placed>"));
+}
+
+/** Where every VM stands: id -> (host id, 1-based pNUMA nodes). */
+using Where = std::map<std::string, std::pair<std::string, std::vector<int>>>;
+
+/**
+ * The `vmcap place --log` lines replayed on `cluster` by step, on their own (no vmcap code but the
+ * snapshot loader for the input): a placement adds its VM, a migration must find its VM at its
+ * `from` and moves it to its `to`; after every step each pNUMA node holds at most its capacity.
+ * Returns the placement reached; a failed check is a test failure.
+ */
+Where replay_place_log(const Problem& cluster, const std::vector<nlohmann::json>& lines, const std::vector<Request>& requests) {
+    Where at;
+    for (const Vm& vm : cluster.vms) {
+        std::vector<int> nodes;
+        for (int i = 0; i < cluster.flavors[static_cast<std::size_t>(vm.flavor)].num_vnuma(); ++i) nodes.push_back(vm.pnuma[i] + 1);
+        at[vm.id] = {cluster.hosts[static_cast<std::size_t>(vm.host)].id, nodes};
+    }
+    std::map<std::string, std::string> flavor_of;  // VM id -> flavor name
+    for (const Vm& vm : cluster.vms) flavor_of[vm.id] = cluster.flavors[static_cast<std::size_t>(vm.flavor)].name;
+    struct Event {
+        std::string vm;
+        bool migration;
+        std::string from_host, to_host;
+        std::vector<int> from, to;
+    };
+    std::map<std::int64_t, Event> events;
+    EXPECT_EQ(lines.size(), requests.size());
+    for (std::size_t i = 0; i < lines.size() && i < requests.size(); ++i) {
+        const nlohmann::json& l = lines[i];
+        const Request& r = requests[i];
+        EXPECT_EQ(l["request"], r.id);
+        if (l.contains("placements"))
+            for (std::size_t k = 0; k < l["placements"].size(); ++k) {
+                const nlohmann::json& pl = l["placements"][k];
+                const std::string id = r.vdc ? r.id + "/" + r.vms[k].id : r.id;
+                flavor_of[id] = r.vms[k].flavor;
+                if (!pl.contains("host")) continue;
+                EXPECT_TRUE(events.emplace(pl["step"].get<std::int64_t>(), Event{id, false, "", pl["host"], {}, pl["pnuma"]}).second)
+                    << "step " << pl["step"] << " twice";
+            }
+        std::int64_t last = 0;
+        if (l.contains("migrations"))
+            for (const nlohmann::json& m : l["migrations"]) {
+                EXPECT_GT(m["step"].get<std::int64_t>(), last) << "a request's migrations in the order they were made";
+                last = m["step"].get<std::int64_t>();
+                EXPECT_TRUE(events
+                                .emplace(m["step"].get<std::int64_t>(),
+                                         Event{m["vm"], true, m["from_host"], m["to_host"], m["from_pnuma"], m["to_pnuma"]})
+                                .second)
+                    << "step " << m["step"] << " twice";
+            }
+    }
+    std::int64_t expected_step = 1;
+    std::map<std::string, int> host_type, flavor_index;
+    for (const Host& h : cluster.hosts) host_type[h.id] = h.type;
+    for (std::size_t f = 0; f < cluster.flavors.size(); ++f) flavor_index[cluster.flavors[f].name] = static_cast<int>(f);
+    const int R = cluster.num_resources();
+    for (const auto& [step, e] : events) {
+        EXPECT_EQ(step, expected_step++) << "steps are 1, 2, ... without a gap";
+        if (e.migration) {
+            EXPECT_EQ(at.count(e.vm), 1U) << e.vm << " migrated before it was placed";
+            EXPECT_EQ(at[e.vm].first, e.from_host) << "step " << step << ": " << e.vm;
+            EXPECT_EQ(at[e.vm].second, e.from) << "step " << step << ": " << e.vm;
+        } else {
+            EXPECT_EQ(at.count(e.vm), 0U) << e.vm << " placed twice";
+        }
+        at[e.vm] = {e.to_host, e.to};
+        // Every pNUMA node of the destination within capacity, recounted from scratch.
+        const HostType& ht = cluster.host_types[static_cast<std::size_t>(host_type.at(e.to_host))];
+        std::vector<Amount> used(ht.node_capacity.size(), 0);
+        for (const auto& [id, w] : at) {
+            if (w.first != e.to_host) continue;
+            const Flavor& fl = cluster.flavors[static_cast<std::size_t>(flavor_index.at(flavor_of.at(id)))];
+            for (const int n : w.second)
+                for (int r = 0; r < R; ++r) used[static_cast<std::size_t>((n - 1) * R + r)] += fl.node_demand[r];
+        }
+        for (std::size_t x = 0; x < used.size(); ++x)
+            EXPECT_LE(used[x], ht.node_capacity[x]) << "step " << step << ": host " << e.to_host << " over capacity";
+    }
+    return at;
+}
+
+// `vmcap place --migrations-per-request --log`: each line says where its VMs were placed when
+// admitted and which VMs moved for it, from where to where, in order (1-based pNUMA nodes, as the
+// snapshot). An independent check: the logged placements and migrations, replayed by step on the
+// input cluster, reach exactly the --out snapshot's placement, and every state on the way fits.
+// Alone, batched (steps interleave) and best effort (a VDC's VMs each with their own migrations).
+TEST(Admission, PlaceLogReplaysToTheOutSnapshot) {
+    const Problem cluster = small_cluster();
+    const std::string c = (test::tmp_dir() / "log-cluster.json").string(), r = (test::tmp_dir() / "log-requests.json").string();
+    const std::string out = (test::tmp_dir() / "log-out.json").string(), log = (test::tmp_dir() / "log.jsonl").string();
+    write_file_atomic(c, format_json_lines(snapshot_to_json(cluster)));
+    const nlohmann::json reqs = random_requests(cluster, 400, 12);
+    write_file_atomic(r, reqs.dump());
+    const std::vector<Request> requests = parse_requests(reqs, r);
+    for (const std::string& extra : {std::string(), std::string(" --batch 4"), std::string(" --semantics best-effort")}) {
+        const test::CmdResult res = test::run_vmcap("place --cluster " + c + " --requests " + r + " --migrations-per-request 2 --out " +
+                                                    out + " --log " + log + extra);
+        ASSERT_EQ(res.code, 0) << extra << ": " << res.err;
+        std::vector<nlohmann::json> lines;
+        std::istringstream in(read_text_file(log));
+        int migrations = 0, moved_twice = 0;
+        std::map<std::string, int> moves_of;
+        for (std::string line; std::getline(in, line);) {
+            lines.push_back(nlohmann::json::parse(line));
+            if (lines.back().contains("migrations"))
+                for (const auto& m : lines.back()["migrations"]) {
+                    ++migrations;
+                    moved_twice += ++moves_of[m["vm"].get<std::string>()] == 2 ? 1 : 0;
+                }
+        }
+        EXPECT_GT(migrations, 0) << extra << ": the requests should need migrations (else the check is idle)";
+        const Where replayed = replay_place_log(cluster, lines, requests);
+        const Problem placed = load_snapshot(out);
+        Where expected;
+        for (const Vm& vm : placed.vms) {
+            std::vector<int> nodes;
+            for (int i = 0; i < placed.flavors[static_cast<std::size_t>(vm.flavor)].num_vnuma(); ++i) nodes.push_back(vm.pnuma[i] + 1);
+            expected[vm.id] = {placed.hosts[static_cast<std::size_t>(vm.host)].id, nodes};
+        }
+        EXPECT_EQ(replayed, expected) << extra;
+        std::printf("place%s --migrations-per-request 2: %d migrations logged (%d VMs moved twice or more), the replay gives --out\n",
+                    extra.c_str(), migrations, moved_twice);
+    }
+}
+
+// `vmcap place --log` numbers pNUMA nodes from 1, as the --out snapshot and docs/format.md do: on
+// valid_snapshot.json (K2 hosts, one small VM on node 1 of each) a whole-host VM, admitted after one
+// migration, logs [1,2]; a small VM placed after it logs the nodes --out has for it.
+TEST(Admission, PlaceLogNumbersPnumaNodesFromOne) {
+    const std::string r = (test::tmp_dir() / "one-based.json").string(), out = (test::tmp_dir() / "one-based-out.json").string(),
+                      log = (test::tmp_dir() / "one-based.jsonl").string();
+    write_file_atomic(r, R"({"requests": [{"id": "w1", "flavor": "big"}, {"id": "s1", "flavor": "small"}]})");
+    const test::CmdResult res = test::run_vmcap("place --cluster " VMCAP_SOURCE_DIR "/tests/bad_inputs/valid_snapshot.json --requests " +
+                                                r + " --migrations-per-request 1 --strategy first-fit --out " + out + " --log " + log);
+    ASSERT_EQ(res.code, 0) << res.err;
+    std::istringstream in(read_text_file(log));
+    std::string line;
+    std::map<std::string, nlohmann::json> logged;
+    while (std::getline(in, line)) {
+        const nlohmann::json j = nlohmann::json::parse(line);
+        ASSERT_TRUE(j["accepted"].get<bool>()) << line;
+        logged[j["request"]] = j["placements"][0]["pnuma"];
+    }
+    const nlohmann::json snap = nlohmann::json::parse(read_text_file(out));
+    std::map<std::string, nlohmann::json> written;
+    for (const auto& v : snap["vms"]) written[v["id"]] = v["pnuma"];
+    EXPECT_EQ(logged["w1"], nlohmann::json::array({1, 2}));
+    EXPECT_EQ(written["w1"], nlohmann::json::array({1, 2}));
+    EXPECT_EQ(logged["s1"], written["s1"]) << "the log and --out number the nodes alike";
 }
 
 // `vmcap place` refuses an output path that names an input (or the other output): exit 2, the

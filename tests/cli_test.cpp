@@ -143,5 +143,55 @@ TEST(Cli, BadSnapshotExits2AndWritesNothing) {
     EXPECT_FALSE(fs::exists(plan));
 }
 
+// No command writes over its own input or writes two outputs onto one file, however the path is
+// spelled: a symbolic link, a hard link, "d/../x", "d//x", a dangling link to the other output.
+// Each refusal: exit 2, one line naming both options, the inputs byte for byte as they were,
+// nothing new in the directory.
+TEST(Cli, NoCommandWritesOverItsInput) {
+    const fs::path dir = tmp("out-is-input");
+    fs::remove_all(dir);
+    fs::create_directories(dir / "sub");
+    const std::string d = dir.string(), c = d + "/c.json", p = d + "/p.json", r = d + "/r.json";
+    fs::copy_file(VMCAP_SOURCE_DIR "/tests/bad_inputs/valid_snapshot.json", c);
+    fs::copy_file(VMCAP_SOURCE_DIR "/tests/bad_inputs/valid_plan.json", p);
+    fs::copy_file(VMCAP_SOURCE_DIR "/tests/bad_inputs/place_ok.json", r);
+    fs::create_symlink("c.json", d + "/link-c.json");
+    fs::create_hard_link(p, d + "/hard-p.json");
+    fs::create_symlink("x.json", d + "/dangling.json");  // x.json does not exist
+    auto listing = [&] {
+        std::vector<std::string> names;
+        for (const auto& e : fs::directory_iterator(dir)) names.push_back(e.path().filename().string());
+        std::sort(names.begin(), names.end());
+        return names;
+    };
+    const std::vector<std::string> before = listing();
+    const std::string c_text = read_text_file(c), p_text = read_text_file(p), r_text = read_text_file(r);
+    const struct {
+        std::string args, first, second;
+    } cases[] = {
+        {"plan --cluster " + c + " --quiet --out " + d + "/link-c.json", "--out", "--cluster"},
+        {"exact --cluster " + c + " --out " + d + "/sub/../c.json", "--out", "--cluster"},
+        {"export --plan " + p + " --cluster " + c + " --format csv --out " + d + "/hard-p.json", "--out", "--plan"},
+        {"report --plan " + p + " --cluster " + c + " --out " + d + "//c.json", "--out", "--cluster"},
+        {"place --cluster " + c + " --requests " + r + " --out " + d + "/./r.json", "--out", "--requests"},
+        {"place --cluster " + c + " --requests " + r + " --out " + d + "/dangling.json --log " + d + "/x.json", "--out", "--log"},
+        {"import openstack --hypervisors " VMCAP_SOURCE_DIR "/tests/openstack/hypervisors.json --servers " + r +
+             " --flavors " VMCAP_SOURCE_DIR "/tests/openstack/flavors.json --out " + d + "/sub/../r.json",
+         "--out", "--servers"},
+    };
+    for (const auto& k : cases) {
+        const CmdResult res = run(k.args);
+        EXPECT_EQ(res.code, 2) << k.args << "\n" << res.err;
+        EXPECT_EQ(std::count(res.err.begin(), res.err.end(), '\n'), 1) << res.err;
+        EXPECT_NE(res.err.find(k.first), std::string::npos) << res.err;
+        EXPECT_NE(res.err.find(k.second), std::string::npos) << res.err;
+        EXPECT_TRUE(res.out.empty()) << res.out;
+    }
+    EXPECT_EQ(read_text_file(c), c_text);
+    EXPECT_EQ(read_text_file(p), p_text);
+    EXPECT_EQ(read_text_file(r), r_text);
+    EXPECT_EQ(listing(), before) << "nothing written";
+}
+
 }  // namespace
 }  // namespace vmcap

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <limits>
 #include <map>
 #include <set>
 
@@ -127,6 +128,60 @@ TEST(OpenStack, ImportErrorsNameTheFileAndRow) {
               std::string::npos);
 }
 
+// What the snapshot loader used to refuse after the import, naming the --out file, or what was not
+// refused at all: each is now refused naming the input file and row.
+TEST(OpenStack, ImportRefusesWhatTheCloudListsWithoutTheAdminRole) {
+    // A non-admin user's server list: no "Host" column (it was read as 0 VMs, exit 0), or an
+    // ACTIVE server without a host.
+    auto servers = input("servers.json").doc;
+    for (auto& row : servers) row.erase("Host");
+    EXPECT_NE(import_error(servers, "servers")
+                  .find("servers.json: [0] (ID \"" + servers[0]["ID"].get<std::string>() +
+                        "\"): no \"Host\" column: Nova shows the server's host to the admin role only"),
+              std::string::npos)
+        << import_error(servers, "servers");
+    servers = input("servers.json").doc;
+    servers[4]["Host"] = "";
+    servers[4]["Status"] = "ACTIVE";
+    EXPECT_NE(import_error(servers, "servers").find("[4] (ID \""), std::string::npos);
+    EXPECT_NE(import_error(servers, "servers").find("ACTIVE server without a \"Host\""), std::string::npos);
+    // Duplicate and empty server IDs.
+    servers = input("servers.json").doc;
+    servers[5]["ID"] = servers[1]["ID"];
+    EXPECT_NE(import_error(servers, "servers")
+                  .find("servers.json: [5] (ID \"" + servers[1]["ID"].get<std::string>() + "\").ID: duplicate server ID (also at [1])"),
+              std::string::npos)
+        << import_error(servers, "servers");
+    servers = input("servers.json").doc;
+    servers[2]["ID"] = "";
+    EXPECT_EQ(import_error(servers, "servers"), "servers.json: [2].ID: must not be empty");
+    // A hypervisor list of microversion >= 2.88: no vCPUs and no memory.
+    auto hyps = input("hypervisors.json").doc;
+    for (auto& row : hyps) {
+        row.erase("vCPUs");
+        row.erase("Memory MB");
+    }
+    EXPECT_NE(import_error(hyps, "hypervisors").find("Nova API microversion 2.88 and later no longer report"), std::string::npos);
+    EXPECT_NE(import_error(hyps, "hypervisors").find("--os-compute-api-version 2.87"), std::string::npos);
+    // Ratios: infinity, NaN, 1e300 and 0 name the option; so does an empty host after the reserve.
+    for (const double bad : {std::numeric_limits<double>::infinity(), std::numeric_limits<double>::quiet_NaN(), 1e300, 0.0}) {
+        try {
+            import_openstack(input("hypervisors.json"), input("servers.json"), input("flavors.json"), nullptr,
+                             OpenStackOptions{"K2", bad, 1.0, 0});
+            ADD_FAILURE() << bad << " accepted";
+        } catch (const InputError& e) {
+            EXPECT_NE(std::string(e.what()).find("cpu_allocation_ratio must be a number in (0, 1000]"), std::string::npos) << e.what();
+        }
+    }
+    try {
+        import_openstack(input("hypervisors.json"), input("servers.json"), input("flavors.json"), nullptr,
+                         OpenStackOptions{"K2", 1.0, 1.0, 300000});
+        ADD_FAILURE() << "reserved memory above the hypervisors' accepted";
+    } catch (const InputError& e) {
+        EXPECT_NE(std::string(e.what()).find("no RAM left per pNUMA node"), std::string::npos) << e.what();
+    }
+}
+
 TEST(OpenStack, ImportPlanExportRunsAgainstAStandInClient) {
     const std::string dir = (tmp_dir() / "openstack-roundtrip").string();
     std::filesystem::create_directories(dir + "/cloud");
@@ -141,12 +196,12 @@ TEST(OpenStack, ImportPlanExportRunsAgainstAStandInClient) {
     r = run_vmcap("export --plan " + plan + " --cluster " + snap + " --format openstack --out " + script);
     ASSERT_EQ(r.code, 0) << r.err;
     for (const char* fmt : {"csv", "json"}) {
-        const auto e = run_vmcap("export --plan " + plan + " --cluster " + snap + " --format " + fmt + " --out " + dir + "/plan." + fmt);
+        const auto e = run_vmcap("export --plan " + plan + " --cluster " + snap + " --format " + fmt + " --out " + dir + "/export." + fmt);
         EXPECT_EQ(e.code, 0) << e.err;
     }
-    const std::string csv = read_text_file(dir + "/plan.csv");
+    const std::string csv = read_text_file(dir + "/export.csv");
     EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), static_cast<long>(doc["steps"].size()) + 1);
-    EXPECT_EQ(nlohmann::json::parse(read_text_file(dir + "/plan.json"))["actions"].size(), doc["steps"].size());
+    EXPECT_EQ(nlohmann::json::parse(read_text_file(dir + "/export.json"))["actions"].size(), doc["steps"].size());
 
     // The stand-in client: one file per server holding its host.
     const Problem p = load_snapshot(snap);

@@ -7,7 +7,10 @@
 // nothing written).
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <cstdio>
 #include <functional>
+#include <regex>
 #include <sstream>
 #include <vector>
 
@@ -43,6 +46,13 @@ void expect_every_chart_drawn(const std::string& page, const std::string& png, c
     EXPECT_EQ(dom.find("data-chart-error=\""), std::string::npos);  // the attribute, not the script that sets it
     EXPECT_EQ(count(dom, "class=\"marks\""), static_cast<int>(ids.size()));
     for (const std::string& id : ids) EXPECT_NE(dom.find("id=\"" + id + "\""), std::string::npos) << id;
+    // Every chart, legends included, fits the 1100-pixel window beside the page's 24-pixel margins:
+    // vega-embed sizes each chart's <svg> to its whole drawing (a wider one is clipped on the right).
+    const std::regex svg_width("<svg[^>]*class=\"marks\"[^>]*width=\"([0-9.]+)\"");
+    int svgs = 0;
+    for (auto it = std::sregex_iterator(dom.begin(), dom.end(), svg_width); it != std::sregex_iterator(); ++it, ++svgs)
+        EXPECT_LE(std::stod((*it)[1].str()), 1100.0 - 2 * 24) << "a chart wider than the window: " << it->str();
+    EXPECT_EQ(svgs, static_cast<int>(ids.size())) << "every chart's <svg> has a width";
     shell(chrome + "--window-size=1100,2600 --screenshot=" + png + " file://" + page);
     std::istringstream stats(shell("python3 " VMCAP_SOURCE_DIR "/scripts/png_stats.py " + png));
     int w = 0, h = 0, colours = 0;
@@ -176,6 +186,33 @@ TEST(Report, EveryChartRendersInHeadlessChromium) {
     const std::string html = read_text_file(page);
     EXPECT_EQ(html.find("src=\"http"), std::string::npos) << "the page must not load anything from the network";
     expect_every_chart_drawn(page, png, {"chart-capacity", "chart-objective", "chart-occupancy", "chart-timeline", "chart-links"});
+}
+
+// The page's summary rounds as the CLI's plan summary does: the gap to one decimal ("11.1%"), the
+// makespan in whole seconds ("4m 53s"), not "11.1111%" or "4.87573 min".
+TEST(Report, SummaryRoundsAsTheCli) {
+    const std::string dir = (tmp_dir() / "report-summary").string();
+    std::filesystem::create_directories(dir);
+    const std::string snap = dir + "/snap.json", plan = dir + "/plan.json", page = dir + "/report.html";
+    ASSERT_EQ(run_vmcap("generate --hosts 20 --vms 120 --seed 5 --out " + snap).code, 0);
+    ASSERT_EQ(run_vmcap("plan --cluster " + snap + " --quiet --max-evaluations 50000 --out " + plan).code, 0);
+    const auto r = run_vmcap("report --cluster " + snap + " --plan " + plan + " --out " + page);
+    ASSERT_EQ(r.code, 0) << r.err;
+    const auto doc = nlohmann::json::parse(read_text_file(plan));
+    const std::string html = read_text_file(page);
+    ASSERT_TRUE(doc.contains("gap") && doc.contains("schedule")) << "the plan should state a gap and a schedule";
+    char gap[64];
+    std::snprintf(gap, sizeof gap, "(gap %.1f%%)", 100.0 * doc["gap"].get<double>());
+    EXPECT_NE(html.find(gap), std::string::npos) << gap;
+    const long long t = std::llround(doc["schedule"]["makespan_s"].get<double>());
+    char makespan[64];
+    if (t >= 3600)
+        std::snprintf(makespan, sizeof makespan, "makespan %lldh %02lldm %02llds;", t / 3600, t / 60 % 60, t % 60);
+    else if (t >= 60)
+        std::snprintf(makespan, sizeof makespan, "makespan %lldm %02llds;", t / 60, t % 60);
+    else
+        std::snprintf(makespan, sizeof makespan, "makespan %llds;", t);
+    EXPECT_NE(html.find(makespan), std::string::npos) << makespan;
 }
 
 TEST(Report, RefusesAnInvalidPlanAndWritesNothing) {
