@@ -85,6 +85,9 @@ std::string why_not(const SearchState& s, int vm, bool in_group) {
                    ? "no host could take it (" + need +
                          " on a usable pNUMA node set, every link within capacity) once the request's earlier VMs were placed (all undone)"
                    : "no host had " + need + " free on a usable pNUMA node set once the request's earlier VMs were placed (all undone)";
+    if (!s.model().has_filters())  // no link rule: the strategy chose no host although one has room
+        return "not placed by the strategy: " + std::to_string(node_room) + " host(s) have " + need +
+               " free on a usable pNUMA node set (no link rule applies)";
     int admitted = 0;  // a strategy that tries only some hosts (starnet) may miss one that links admit
     for (int h = 0; h < static_cast<int>(p.hosts.size()); ++h)
         if (const int e = first_fitting_placement(s, s.flavor_of(vm), h);

@@ -1,31 +1,39 @@
 // `deferred-acceptance` (placer.h): a batch of arriving VMs (a group: a VDC's VMs, or consecutive
-// single-VM requests with `vmcap place --batch N`) matched to hosts by deferred acceptance, the
-// college admissions problem with multiple typed quotas of seed 004 (§III.A, Alg. 1).
+// single-VM requests with `vmcap place --batch N`) matched to hosts as in the college admissions
+// problem with multiple typed quotas of seed 004 (§III.A, Alg. 1).
 //  - Applicants are the VMs, institutions the hosts. A host's typed quotas are its free amounts
 //    per (pNUMA node, resource); a VM fills k of them at once, node_demand on each of the k
 //    distinct pNUMA nodes of one placement of vmcap's vNUMA rule (the paper's "slots of different
 //    types"; a VM, unlike the paper's elastic jobs, takes its whole demand or nothing).
-//  - A VM's preferences: the hosts where its flavor fits now, by the weighted capacity it would
-//    cost there (the engine's best insertion, as `vmcap-fit`), then best fit (least free vCPU),
-//    then host index; fixed at the start of the batch (the paper's "no externalities").
+//  - A VM's preferences: the hosts where its flavor fits at the start of the batch, by the
+//    weighted capacity it would cost there (the engine's best insertion, as `vmcap-fit`), then
+//    best fit (least free vCPU), then host index; fixed for the batch (the paper's "no
+//    externalities").
 //  - Hosts' preferences: one master list, as in the paper (L98: every VM "has the same preference
 //    ranking of jobs": the one that uses more processors first): more vCPU, more RAM, more vNUMA
 //    nodes, then the earlier VM.
-//  - Rounds: every unmatched VM proposes to the next host on its list; a host keeps, among those
-//    it holds and the new proposers, in its order, each that still fits on its nodes (the
-//    placement leaving the least free vCPU on its nodes) and rejects the rest, who propose again.
-// With a master list the result is the serial dictatorship's (each VM, in the master order, takes
-// its favourite host that still has room) and it is stable: no VM i and host h where i prefers h
-// to its match and fits on h next to the VMs h ranks above i (tested by brute force, with the
-// serial dictatorship as a second oracle). order() returns the master order, so placing the batch
-// VM by VM reproduces the matching. Without feasibility rules it is complete (a VM left unmatched
-// fits on no host next to the VMs placed before it). With vlinks (rules) the matching ignores the
-// links (they are externalities the paper excludes): a planned choice a rule refuses is replaced
-// by the first admitted placement in vmcap-fit's order.
-// Cost per batch of n VMs: O(n x H x (placements x targets x VMCAP)) for the preferences, then at
-// most n x H proposals of O(n x placements x k x R) each.
+//  - The matching: seed 004's Alg. 1 runs deferred acceptance, then fixes the match of the job
+//    every institution ranks first (it gets its first choice: Step 3) and repeats on what is left.
+//    With one master list that is the serial dictatorship, computed here directly: each VM in the
+//    master order takes the first host on its list where it still fits next to the VMs matched
+//    before it, in the placement leaving the least free vCPU on that host's nodes.
+//    (Proposal rounds in which a host re-packs its held VMs greedily are not equivalent with
+//    several nodes and resources: a host that drops a VM regains room that VMs it rejected
+//    earlier never ask for again, and the result can be unstable.)
+// What is guaranteed (tested by brute force on random multi-node batches): the matching is stable
+// in this sense: there is no VM i and host h such that i prefers h to its match (or is unmatched,
+// h on its list) and some placement of i fits on h next to the batch's VMs matched to h that h
+// ranks above i, in their matched placements. Not guaranteed: that i could not fit on h if those
+// VMs were packed onto other pNUMA nodes of h (each takes the tightest placement in turn, not the
+// packing best for later VMs), nor anything about links. order() returns the master order, so
+// placing the batch VM by VM reproduces the matching. Without feasibility rules it is complete:
+// a VM left unmatched fits on no host next to the VMs placed before it. With vlinks (rules) the
+// matching ignores the links (they are externalities the paper excludes): a planned choice a
+// rule refuses, or no match, is replaced by the first admitted placement in vmcap-fit's order,
+// so the result is complete per VM but no longer the matching, and not stable.
+// Cost per batch of n VMs: O(n x H x (placements x targets x VMCAP)) for the preferences, then
+// O(n x H x placements x k x R) for the matching.
 #include <algorithm>
-#include <deque>
 #include <tuple>
 #include <unordered_map>
 #include <vector>
@@ -51,8 +59,9 @@ public:
             const int one[1] = {v};
             match(s, one);
         });
-        if (!c.found()) return c;
-        if (choice_admitted(s, vm, c)) return c;
+        if (c.found() && choice_admitted(s, vm, c)) return c;
+        // A rule refuses the match, or the state is not the one planned on (a rule moved an earlier
+        // VM, or live migrations made room): the first admitted placement, if any (complete).
         const int f = s.flavor_of(vm);
         return first_admitted(s, vm, [&](int h, int e) {
             const Embedding& em = s.model().evaluator(s.type_of(h), f).placements()[static_cast<std::size_t>(e)];
@@ -83,42 +92,26 @@ private:
         return it->second;
     }
 
-    /** Deferred acceptance of `master` (the batch in the hosts' order) on the state now; fills plan_. */
+    /** The matching of `master` (the batch in the hosts' order) on the state now: each VM in that
+     *  order on the first host of its list where it still fits next to those matched before it
+     *  (scratch free amounts per host); fills plan_. */
     void match(const SearchState& s, std::span<const int> master) {
         prefs_.clear();
-        const std::size_t n = master.size();
-        std::vector<std::size_t> next(n, 0);                     // [rank] next host to propose to
-        std::unordered_map<int, std::vector<std::size_t>> held;  // host -> ranks held, ascending
-        std::unordered_map<int, std::vector<int>> embedding_of;  // host -> placement of each held, same order
-        std::deque<std::size_t> free_vms;
-        for (std::size_t r = 0; r < n; ++r) free_vms.push_back(r);
-        while (!free_vms.empty()) {
-            const std::size_t r = free_vms.front();
-            free_vms.pop_front();
-            const std::vector<int>& pref = preferences(s, s.flavor_of(master[r]));
-            if (next[r] == pref.size()) continue;  // every acceptable host rejected it: unmatched
-            const int h = pref[next[r]++];
-            std::vector<std::size_t> proposers = held[h];
-            proposers.insert(std::upper_bound(proposers.begin(), proposers.end(), r), r);
-            std::vector<Amount> free(s.free_of(h), s.free_of(h) + s.nodes_of(h) * s.model().num_resources());
-            std::vector<std::size_t> keep;
-            std::vector<int> emb;
-            for (std::size_t q : proposers) {  // the host's order: each that still fits
-                const int e = tightest_placement_on(s, s.flavor_of(master[q]), h, free.data(), true);
-                if (e < 0) {
-                    free_vms.push_back(q);  // rejected: proposes to its next host
-                    continue;
-                }
-                keep.push_back(q);
-                emb.push_back(e);
-            }
-            held[h] = std::move(keep);
-            embedding_of[h] = std::move(emb);
-        }
+        const int R = s.model().num_resources();
+        std::unordered_map<int, std::vector<Amount>> free;  // host -> free amounts after the VMs matched to it so far
         plan_.clear();
-        for (int vm : master) plan_.set(vm, PlaceChoice{});
-        for (const auto& [h, ranks] : held)
-            for (std::size_t k = 0; k < ranks.size(); ++k) plan_.set(master[ranks[k]], PlaceChoice{h, embedding_of[h][k]});
+        for (const int vm : master) {
+            PlaceChoice c;
+            for (const int h : preferences(s, s.flavor_of(vm))) {
+                auto [it, fresh] = free.try_emplace(h);
+                if (fresh) it->second.assign(s.free_of(h), s.free_of(h) + s.nodes_of(h) * R);
+                const int e = tightest_placement_on(s, s.flavor_of(vm), h, it->second.data(), true);
+                if (e < 0) continue;
+                c = PlaceChoice{h, e};
+                break;
+            }
+            plan_.set(vm, c);
+        }
     }
 
     GroupPlan plan_;                                   // [vm]: its match in the last batch (not found: unmatched)

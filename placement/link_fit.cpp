@@ -9,8 +9,19 @@
 // host index. A host qualifies if some placement has room (the one leaving the least free vCPU
 // on its nodes is taken, ties lowest node mask) and every rule admits it (the link-capacity rule:
 // every arc within capacity). A VM placed on its own (place_vm) is a group of one.
-// Cost per VM: O(hosts x (placements + peers x route length)).
+// Retries (retry_group): the rule above goes VM by VM without backtracking, so a group can reach
+// a dead end (a later VM with no admitted host) although the group fits. place_group then undoes
+// the attempt and link-fit tries again, at most 5 times more: the group's first VM on the next
+// host in the anchor order, then the placements of best-fit, first-fit, starnetla and ctaap for
+// the whole group in that strategy's order (each choice re-checked: room and every rule). The
+// first attempt that places every VM stands. Still not complete for a group: a group refused
+// after every attempt may have a placement (`exact` decides that); each choose is complete for
+// its VM (placer.h).
+// Cost per VM: O(hosts x (placements + peers x route length)) per attempt; a refused group costs
+// its six attempts (the last two: starnetla's and ctaap's, ctaap.cpp).
 #include <algorithm>
+#include <array>
+#include <memory>
 #include <tuple>
 #include <utility>
 #include <vector>
@@ -30,8 +41,14 @@ int peer_vm(int q) {
 class LinkFitPlacer final : public Placer {
 public:
     std::vector<int> order(const SearchState& s, std::span<const int> group) override {
+        if (!retrying_) attempt_ = 0;
+        retrying_ = false;
         const int n = static_cast<int>(group.size());
         if (position_.size() != s.problem().vms.size()) position_.assign(s.problem().vms.size(), -1);
+        for (int vm : group_) in_group_[static_cast<std::size_t>(vm)] = 0;
+        in_group_.resize(s.problem().vms.size(), 0);
+        group_.assign(group.begin(), group.end());
+        for (int vm : group_) in_group_[static_cast<std::size_t>(vm)] = 1;
         for (int i = 0; i < n; ++i) position_[static_cast<std::size_t>(group[static_cast<std::size_t>(i)])] = i;
         const VlinkIndex* vl = s.model().vlink_index();
         // Bandwidth inside the group: adjacency by position, and each VM's total.
@@ -68,10 +85,33 @@ public:
             for (auto [u, mbps] : adj[static_cast<std::size_t>(best)]) attach[static_cast<std::size_t>(u)] += mbps;
         }
         anchor_ = out.empty() ? -1 : out.front();
+        if (attempt_ >= kAnchorAttempts) return delegates_[static_cast<std::size_t>(attempt_ - kAnchorAttempts)]->order(s, group);
         return out;
     }
 
+    void reset(const SearchState& s) override {
+        for (auto& d : delegates_) d->reset(s);
+    }
+
+    void host_changed(const SearchState& s, int host) override {
+        for (auto& d : delegates_) d->host_changed(s, host);
+    }
+
+    bool retry_group(const SearchState& s) override {
+        (void)s;
+        if (attempt_ + 1 >= kAttempts) return false;
+        ++attempt_;
+        retrying_ = true;
+        return true;
+    }
+
     PlaceChoice choose(const SearchState& s, int vm) override {
+        const bool grouped = static_cast<std::size_t>(vm) < in_group_.size() && in_group_[static_cast<std::size_t>(vm)];
+        const int attempt = grouped ? attempt_ : 0;
+        if (attempt >= kAnchorAttempts) {  // another strategy's choice, held to link-fit's contract
+            const PlaceChoice c = delegates_[static_cast<std::size_t>(attempt - kAnchorAttempts)]->choose(s, vm);
+            return c.found() && choice_admitted(s, vm, c) ? c : PlaceChoice{};
+        }
         const int flavor = s.flavor_of(vm);
         const Flavor& fl = s.problem().flavors[flavor];
         const bool anchor = vm == anchor_;  // the group's first VM: no peer on a host to be near yet
@@ -79,6 +119,7 @@ public:
         const NetworkRoutes* routes = s.model().network_routes().get();
         PlaceChoice best;
         std::tuple<Wide, Amount, int> best_key{};
+        anchors_.clear();
         for (int h = 0; h < static_cast<int>(s.problem().hosts.size()); ++h) {
             const Amount free_vcpu = host_free(s, h).vcpu;
             if (free_vcpu < fl.demand[kVcpu]) continue;
@@ -90,6 +131,7 @@ public:
             if (anchor) {  // the tightest host that could take the whole group's vCPU, else the emptiest
                 const bool whole = free_vcpu >= group_vcpu_;
                 key = {whole ? 0 : 1, whole ? free_vcpu : -free_vcpu, h};
+                if (attempt > 0) anchors_.emplace_back(key, PlaceChoice{h, e});
             } else {
                 Wide cost = 0;
                 for (const auto& peer : peers_) {  // not a structured binding: clang 14 cannot capture one
@@ -104,6 +146,12 @@ public:
                 best = PlaceChoice{h, e};
                 best_key = key;
             }
+        }
+        if (anchor && attempt > 0) {  // attempt k: the host k-th in that order
+            if (static_cast<std::size_t>(attempt) >= anchors_.size()) return {};
+            std::nth_element(anchors_.begin(), anchors_.begin() + attempt, anchors_.end(),
+                             [](const auto& a, const auto& b) { return a.first < b.first; });
+            return anchors_[static_cast<std::size_t>(attempt)].second;
         }
         return best;
     }
@@ -127,6 +175,19 @@ private:
         }
     }
 
+    // Attempts at one group (retry_group), each in full after the last was undone: 0 link-fit's
+    // own; 1 the same with the group's first VM on the next host in the anchor order; then the
+    // choices of best-fit, first-fit (under the link rule: each VM's first admitted candidate in
+    // that order), starnetla and ctaap, each in its own order, each choice re-checked here.
+    static constexpr int kAnchorAttempts = 2;
+    static constexpr int kAttempts = kAnchorAttempts + 4;
+    std::vector<std::pair<std::tuple<Wide, Amount, int>, PlaceChoice>> anchors_;  // scratch: the anchor's candidates
+    int attempt_ = 0;                                                             // the attempt at the group being placed
+    bool retrying_ = false;  // retry_group asked for another attempt: order() keeps attempt_
+    std::array<std::unique_ptr<Placer>, kAttempts - kAnchorAttempts> delegates_{make_placer("best-fit"), make_placer("first-fit"),
+                                                                                make_placer("starnetla"), make_placer("ctaap")};
+    std::vector<int> group_;                           // the group being placed
+    std::vector<char> in_group_;                       // [vm]: in group_ (other VMs are groups of one: attempt 0)
     int anchor_ = -1;                                  // first VM of the last group ordered
     Amount group_vcpu_ = 0;                            // its group's vCPU
     std::vector<int> position_;                        // [vm] -> position in the group being ordered, else -1

@@ -21,12 +21,14 @@ namespace vmcap {
  * (max_migrations: options.max_migrations, -1: ceil(1% of the VMs)). Each VDC is placed with
  * place_group and `link-fit` (placer.h: heaviest-bandwidth first; the first VM best fit among the
  * hosts that could take the whole VDC's vCPU; every later VM where it adds the least link load;
- * a host qualifies if some placement has room and every link stays within capacity). A VDC with a
- * VM no host can take is undone and ends the placement; so does reaching options.max_vdcs.
+ * a host qualifies if some placement has room and every link stays within capacity; a dead end is
+ * undone and the VDC tried again: the next first host, then best-fit's, first-fit's, starnetla's
+ * and ctaap's placements). A VDC that fails every attempt ends the placement (undone); so does
+ * reaching options.max_vdcs.
  *
  * Throws what netsolver_offer throws, and InputError if the result fails finalize_problem (a
- * bug). Deterministic. Complexity O(VMs x hosts x (placements + peers x route length)) plus the
- * capacity model of the offer.
+ * bug). Deterministic. Complexity O(VMs x hosts x (placements + peers x route length)) per attempt
+ * (ctaap's attempt: ctaap.cpp) plus the capacity model of the offer.
  */
 NetsolverPlacementStats place_netsolver_vdcs(Problem& problem, const std::vector<NetsolverVdc>& vdcs, const NetsolverOptions& options);
 

@@ -149,15 +149,19 @@ void remove_vm(SearchState& s, Placer& placer, int vm) {
 
 GroupPlacement place_group(SearchState& s, Placer& placer, std::span<const int> group) {
     GroupPlacement out;
-    out.order = placer.order(s, group);
-    if (out.order.size() != group.size()) throw std::logic_error("placer's order is not a permutation of the group");
-    for (std::size_t i = 0; i < out.order.size(); ++i) {
-        if (place_vm(s, placer, out.order[i]).found()) continue;
-        out.failed_vm = out.order[i];
+    for (bool first = true;; first = false) {
+        out.order = placer.order(s, group);
+        if (out.order.size() != group.size()) throw std::logic_error("placer's order is not a permutation of the group");
+        std::size_t i = 0;
+        while (i < out.order.size() && place_vm(s, placer, out.order[i]).found()) ++i;
+        if (i == out.order.size()) {
+            out.failed_vm = -1;
+            return out;
+        }
+        if (first) out.failed_vm = out.order[i];
         for (std::size_t j = i; j-- > 0;) remove_vm(s, placer, out.order[j]);  // all or nothing
-        break;
+        if (!placer.retry_group(s)) return out;
     }
-    return out;
 }
 
 // The built-in strategies' factories, one file each (a new strategy adds its line here and below).
@@ -175,12 +179,14 @@ std::span<const PlacerInfo> registered_placers() {
     static constexpr std::array<PlacerInfo, 9> kPlacers{{
         {"best-fit", "the host with the least free vCPU, the placement leaving least free vCPU on its nodes", make_best_fit_placer},
         {"ctaap", "seed 002: a VDC by graduated assignment, bipartite matching and clean-up of link violations", make_ctaap_placer},
-        {"deferred-acceptance", "seed 004: a batch matched to hosts by deferred acceptance (typed quotas per pNUMA node; stable)",
+        {"deferred-acceptance",
+         "seed 004: a batch matched to hosts (typed quotas per pNUMA node; master list: serial dictatorship; stable)",
          make_deferred_acceptance_placer},
         {"exact", "each request as a MILP solved by CBC (NetSolver-ILP's model on vmcap's routes): complete, for small networks",
          make_exact_placer},
         {"first-fit", "the first host by index that fits, its first placement that fits", make_first_fit_placer},
-        {"link-fit", "a group heaviest-bandwidth first, each VM where it adds the least link load; ties: best fit", make_link_fit_placer},
+        {"link-fit", "a group heaviest-bandwidth first, each VM where it adds the least link load; ties: best fit; retried on a dead end",
+         make_link_fit_placer},
         {"starnet", "seed 003 Alg. 2: a random host passing CPU, RAM and uplink filters; its vlinks end to end, or the VM fails",
          make_starnet_placer},
         {"starnetla", "seed 003 Alg. 3: the host with the most bandwidth to the VM's placed peers (ties random), one try",

@@ -21,13 +21,18 @@
  *  - `link-fit` (link_fit.cpp): for groups with vlinks (`vmcap import netsolver`'s VDC rule): the
  *    group heaviest-bandwidth first, its first VM best fit among the hosts that could take the
  *    whole group's vCPU, every later VM where it adds the least link load, within every link's
- *    capacity.
+ *    capacity; on a dead end the group is undone and tried again (retry_group: the next anchor
+ *    host, then best-fit's, first-fit's, starnetla's and ctaap's placements of it). Not complete
+ *    for a group: a group refused after every attempt may still have a placement.
  *  - `ctaap` (ctaap.cpp): seed 002's CTAAP-Solver for a group: graduated assignment over the best
  *    candidate hosts, a maximum weighted bipartite matching with capacities (Boost.Graph min-cost
  *    flow), then clean-up of link and pNUMA violations; not complete with links.
- *  - `deferred-acceptance` (deferred_acceptance.cpp): a group or batch matched to hosts by
- *    deferred acceptance with typed quotas per pNUMA node and resource (seed 004): VMs prefer
- *    hosts by weighted capacity cost, hosts rank VMs largest first; stable without links.
+ *  - `deferred-acceptance` (deferred_acceptance.cpp): a group or batch matched to hosts as in
+ *    seed 004's college admissions with typed quotas per pNUMA node and resource: VMs prefer
+ *    hosts by weighted capacity cost, hosts rank VMs largest first (one master list), which makes
+ *    the matching the serial dictatorship's. Stable without links in this sense: no VM prefers a
+ *    host to its match and fits there next to the VMs matched to it that the host ranks higher,
+ *    in their matched placements (not: under some other packing of those VMs' pNUMA nodes).
  *  - `exact` (exact_place.cpp): each group (a request) as one MILP solved by CBC, NetSolver-ILP's
  *    model (seed 003 §2.3.1) on vmcap's routes: placed all or nothing exactly when some placement
  *    of the whole group exists (within CBC's time limit per group); for small networks.
@@ -75,7 +80,8 @@ struct PlaceChoice {
  *  - it is deterministic: the same sequence of calls gives the same choices;
  *  - reset(state) comes before the first choose; host_changed(state, h) after every change of
  *    host h's VMs made through place_vm / remove_vm / place_group (a strategy that keeps no index
- *    ignores both); order(state, group) at the start of each place_group.
+ *    ignores both); order(state, group) at the start of each attempt of place_group, and
+ *    retry_group(state) after each attempt that failed.
  * A placer reads only the state; it never changes it.
  */
 class Placer {
@@ -99,6 +105,14 @@ public:
     virtual std::vector<int> order(const SearchState& state, std::span<const int> group) {
         (void)state;
         return {group.begin(), group.end()};
+    }
+    /** Called by place_group after an attempt at a group failed and was undone (the state is as
+     *  before the attempt): true asks for another attempt, which starts with order() again (a
+     *  strategy remembers which attempt that is). Default: false, one attempt. A strategy must
+     *  return false after finitely many attempts per group. */
+    virtual bool retry_group(const SearchState& state) {
+        (void)state;
+        return false;
     }
     /** The order in which a batch of arriving VMs, each placed on its own (not all or nothing:
      *  `vmcap place --batch`), is placed; a strategy that plans a batch at once (`exact`) plans it
@@ -176,8 +190,8 @@ void remove_vm(SearchState& state, Placer& placer, int vm);
 
 /** Outcome of place_group. */
 struct GroupPlacement {
-    std::vector<int> order;  ///< the placer's order of the group (placer.order)
-    int failed_vm = -1;      ///< the first VM no host could take, -1 when the whole group was placed
+    std::vector<int> order;  ///< the placer's order of the group (placer.order) in its last attempt
+    int failed_vm = -1;      ///< the first VM no host could take in the first attempt, -1 when the group was placed
     bool placed() const { return failed_vm < 0; }
 };
 
@@ -185,7 +199,8 @@ struct GroupPlacement {
  * Places the arriving VMs of `group` (e.g. a VDC: VMs with vlinks among them) all or nothing: in
  * the placer's order, each with place_vm, so each later VM sees the earlier ones on their hosts
  * (their vlinks' loads included); if one finds no host, the ones placed are taken off again and
- * the state is as before (host versions aside). Cost: the group's place_vm calls.
+ * the state is as before (host versions aside), and while the placer's retry_group asks for it,
+ * the group is tried again from its order(). Cost: the group's place_vm calls per attempt.
  */
 GroupPlacement place_group(SearchState& state, Placer& placer, std::span<const int> group);
 

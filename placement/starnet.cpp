@@ -18,8 +18,10 @@
 // One difference, by vmcap's network model (evaluators/network/network_load.h): StarNet routes a
 // vlink by bottleneck fill over successive unweighted shortest paths (AllocateVlink, lines
 // 10-21); here every vlink takes the network's fixed ECMP split, the same routing the link rule,
-// the search and `vmcap validate` check. On a tree (every hadoop and fmcad network) both are the
-// unique path; on FatTree, ECMP spreads evenly where StarNet would fill one path first.
+// the search and `vmcap validate` check. On the fmcad trees both are the unique path. The hadoop
+// networks are not trees: every ToR has uplinks to both aggregation switches, which share a
+// lateral link and the gateway, so two racks are joined by two shortest paths; there, as on
+// FatTree, ECMP spreads evenly over the shortest paths where StarNet would fill one first.
 //
 // Randomness: a stream of moves/rng.h per arriving VM (its index), so choose() is a function of
 // the state and the VM: a run is reproducible and asking twice gives the same answer.

@@ -10,7 +10,11 @@
 # exact (a CBC MILP per VDC: on the hadoop networks, FatTree n8 and the 200-server trees only, the
 # others take too long per VDC for this table), beside NetSolver-ILP,
 # NetSolver-SMT and SecondNet as published (published_allocation_results.csv; a published count
-# marked * is from a run that timed out: VDCs allocated in the hour, not until a failure).
+# marked * is from a run whose log has no final line and ends after 3,000 s: it ran into the
+# 3,600 s limit, so the count is what it allocated by then, not until a failure; runs without a
+# final line that ended earlier ended at their first failure: the FatTree ILP runs on n8 and n12,
+# whose runlim .stdout files, next to the logs the CSV was parsed from, end with "done N" and
+# status ok).
 # NUMA: --numa-nodes 1 by default (NetSolver's servers have no NUMA); pass 2 for dual-node servers.
 # EXACT=no skips the exact column (its MILPs take most of the table's time).
 # usage: scripts/netsolver_table.sh [vmcap binary] [numa nodes] [work dir]   (data: ../shared/data or VMCAP_DATA_DIR)
@@ -22,9 +26,9 @@ mkdir -p "$WORK"
 DATA=${VMCAP_DATA_DIR:-$(cd "$(dirname "$0")/../.." && pwd)/shared/data}/netsolver-vdc
 H=$DATA/instances/hadoop
 CSV=$DATA/published_allocation_results.csv
-published() {  # experiment solver pattern -> count ("*": the run did not finish) or "-"
+published() {  # experiment solver pattern -> count ("*": the run hit the time limit) or "-"
   awk -F, -v e="$1" -v s="$2" -v p="$3" '$1 == e && $2 == s && index($3 ",", p) && !found {
-    print $4 ($6 == "done" ? "" : "*"); found = 1 } END { if (!found) print "-" }' "$CSV"
+    print $4 ($6 == "done" || $5 < 3000 ? "" : "*"); found = 1 } END { if (!found) print "-" }' "$CSV"
 }
 count() { grep -oE '^placed [0-9]+' <<<"$1" | sed 's/placed //'; }
 us_of() { grep -oE '[0-9.]+ us per request' <<<"$1" | sed 's/ us per request//'; }
@@ -90,7 +94,7 @@ for n in 8 12 16; do
       pn=Fattree_n${n}_k2_bw${bw}_cpu16.pn
       row "FatTree n$n bw$bw, $size VMs" "$F/$pn" "$F/instance_list_${size}vm_rnd.txt" \
         "$(published fattree-bcube netsolver-ilp "results.$pn.instance_list_${size}vm_rnd")" \
-        "$(published fattree-bcube netsolver-smt "$pn.instance_list_${size}vm_rnd")" \
+        "$([ "$bw" = 10 ] && published fattree-bcube netsolver-smt "vdcmapper_fattree${n}_${size}vm," || echo -)" \
         "$(published fattree-bcube secondnet "results.$pn.instance_list_${size}vm_rnd")" "$([ "$n" = 8 ] && echo yes || echo no)"
     done
   done

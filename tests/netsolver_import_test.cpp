@@ -527,5 +527,51 @@ TEST(NetsolverImport, FatTreeFromTheBundledData) {
     EXPECT_FALSE(fs::exists(tmp_dir() / "bcube.json"));
 }
 
+// The published FatTree rows (bw10) on which link-fit without retries stopped short of the vCPU
+// bound (n8 9-VM at 209, n12 9-VM at 672, n12 15-VM at 437; docs/performance.md): with its retries
+// it allocates, until the first failure, the longest prefix of the list whose vCPU and RAM fit the
+// cluster's totals (computed here from the snapshot and the requests), which no placer can exceed.
+TEST(NetsolverImport, LinkFitReachesTheVcpuBoundOnTheShortFatTreeRows) {
+    const fs::path dir = netsolver_data() / "fattree-bcube";
+    if (!fs::is_directory(dir)) GTEST_SKIP() << "no data directory " << dir;
+    for (const auto& [n, size] : std::vector<std::pair<int, int>>{{8, 9}, {12, 9}, {12, 15}}) {
+        const std::string name = "n" + std::to_string(n) + "-" + std::to_string(size);
+        SCOPED_TRACE(name);
+        const std::string empty = (tmp_dir() / (name + "-empty.json")).string(), reqs = (tmp_dir() / (name + "-req.json")).string();
+        const std::string pn = (dir / ("Fattree_n" + std::to_string(n) + "_k2_bw10_cpu16.pn")).string();
+        const std::string list = (dir / ("instance_list_" + std::to_string(size) + "vm_rnd.txt")).string();
+        ASSERT_EQ(
+            run_vmcap("import netsolver --pn " + pn + " --list " + list + " --numa-nodes 1 --requests-out " + reqs + " --out " + empty)
+                .code,
+            0);
+        const Problem cluster = load_snapshot(empty);
+        const std::vector<Request> requests = parse_requests(nlohmann::json::parse(std::ifstream(reqs)), reqs);
+        Amount vcpu = 0, ram = 0;  // the cluster's totals
+        const std::size_t R = static_cast<std::size_t>(cluster.num_resources());
+        for (std::size_t h = 0; h < cluster.hosts.size(); ++h) {
+            const std::vector<Amount>& cap = cluster.host_type_of(static_cast<int>(h)).node_capacity;
+            for (std::size_t i = 0; i < cap.size(); i += R) {
+                vcpu += cap[i + kVcpu];
+                ram += cap[i + kRamMib];
+            }
+        }
+        std::map<std::string, const Flavor*> flavor;
+        for (const Flavor& f : cluster.flavors) flavor[f.name] = &f;
+        int bound = 0;
+        for (const Request& r : requests) {
+            for (const RequestVm& vm : r.vms) {
+                vcpu -= flavor.at(vm.flavor)->demand[kVcpu];
+                ram -= flavor.at(vm.flavor)->demand[kRamMib];
+            }
+            if (vcpu < 0 || ram < 0) break;
+            ++bound;
+        }
+        const test::CmdResult r =
+            run_vmcap("place --cluster " + empty + " --requests " + reqs + " --strategy link-fit --stop-at-first-failure");
+        ASSERT_EQ(r.code, 0) << r.err;
+        EXPECT_EQ(r.out.substr(0, r.out.find(" of ")), "placed " + std::to_string(bound)) << r.out;
+    }
+}
+
 }  // namespace
 }  // namespace vmcap
