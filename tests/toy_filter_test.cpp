@@ -27,19 +27,24 @@
 namespace vmcap {
 namespace {
 
+/** What the toy rule declares of itself. */
+struct Declares {
+    bool in_flight = false;  ///< holds_in_flight(): the cap also holds with a wave's VMs on both ends
+    bool arrivals = true;    ///< supports_arrivals() (the counts take kUnplaced as one more key)
+    bool separable = true;   ///< separable_per_host() (true: it reads only the destination hosts' counts)
+};
+
 /** At most `k` VMs of one tenant per host; a host the snapshot already puts above k may not get
- *  more of that tenant. Tenants: tenant[vm], given. `in_flight`: the cap also holds with a wave's
- *  VMs on both ends (holds_in_flight); `arrivals`: supports_arrivals() (the counts handle
- *  kUnplaced as one more key). */
+ *  more of that tenant. Tenants: tenant[vm], given. */
 class TenantCapFilter final : public FeasibilityFilter {
 public:
-    TenantCapFilter(const Problem& p, std::vector<int> tenant, int k, bool in_flight = false, bool arrivals = true)
-        : tenant_(std::move(tenant)), k_(k), in_flight_(in_flight), arrivals_(arrivals), snapshot_(counts(p, hosts_of(p))) {}
+    TenantCapFilter(const Problem& p, std::vector<int> tenant, int k, Declares d = {})
+        : tenant_(std::move(tenant)), k_(k), d_(d), snapshot_(counts(p, hosts_of(p))) {}
 
     std::string_view name() const override { return "tenant-cap"; }
-    bool separable_per_host() const override { return true; }  // reads only the destination hosts' counts
-    bool holds_in_flight() const override { return in_flight_; }
-    bool supports_arrivals() const override { return arrivals_; }
+    bool separable_per_host() const override { return d_.separable; }
+    bool holds_in_flight() const override { return d_.in_flight; }
+    bool supports_arrivals() const override { return d_.arrivals; }
 
     /** Per state: VMs of each (host, tenant), as a flat map. */
     struct Counts final : StateAggregates {
@@ -105,7 +110,7 @@ private:
 
     std::vector<int> tenant_;
     int k_;
-    bool in_flight_, arrivals_;
+    Declares d_;
     std::map<std::pair<int, int>, int> snapshot_;
 };
 
@@ -239,7 +244,7 @@ TEST(ToyFilter, TenantCapInFlightSplitsAWaveThatSequenceAllows) {
     p.constraints.drain_hosts = {h3};
     const auto model = [&](const Problem& q, bool in_flight) {
         auto m = std::make_unique<CapacityModel>(q);
-        m->add_filter(std::make_unique<TenantCapFilter>(q, tenant, 1, in_flight));
+        m->add_filter(std::make_unique<TenantCapFilter>(q, tenant, 1, Declares{.in_flight = in_flight}));
         return m;
     };
     const auto final_only = model(p, false), in_flight = model(p, true);
@@ -297,9 +302,12 @@ TEST(ToyFilter, TenantCapInFlightHoldsOverSearchedPlans) {
     std::vector<int> tenant(p.vms.size());
     for (std::size_t v = 0; v < tenant.size(); ++v) tenant[v] = static_cast<int>(v % 3);
     const int k = 11;
-    CapacityModel final_only(p), in_flight(p);
-    final_only.add_filter(std::make_unique<TenantCapFilter>(p, tenant, k, false));
-    in_flight.add_filter(std::make_unique<TenantCapFilter>(p, tenant, k, true));
+    CapacityModel final_only(p), in_flight(p), in_flight_all(p);
+    final_only.add_filter(std::make_unique<TenantCapFilter>(p, tenant, k));
+    in_flight.add_filter(std::make_unique<TenantCapFilter>(p, tenant, k, Declares{.in_flight = true}));
+    // Declared not separable: InFlightWave then shows it every arrival of the wave, not only
+    // those on the same destination.
+    in_flight_all.add_filter(std::make_unique<TenantCapFilter>(p, tenant, k, Declares{.in_flight = true, .separable = false}));
     SearchParams sp;
     sp.threads = 1;
     sp.max_evaluations = 100000;
@@ -316,6 +324,13 @@ TEST(ToyFilter, TenantCapInFlightHoldsOverSearchedPlans) {
     EXPECT_EQ(in_flight_excess(p, w, tenant, k), 0);
     EXPECT_GT(w.schedule->waves, free_w.schedule->waves);
     EXPECT_EQ(w.score_after, free_w.score_after) << "the same end state";
+    // The same-destination arrivals decide as all of them do (a rule that is separable per host).
+    const Plan all_w = schedule_plan(in_flight_all, plan, loose, DurationModel{});
+    ASSERT_EQ(all_w.steps.size(), w.steps.size());
+    for (std::size_t i = 0; i < w.steps.size(); ++i) {
+        EXPECT_EQ(all_w.steps[i].vm, w.steps[i].vm) << i;
+        EXPECT_EQ(all_w.steps[i].wave, w.steps[i].wave) << i;
+    }
     const PlanCheck ok = validate_plan(in_flight, nlohmann::json::parse(plan_to_json(p, w, PlanInfo{}).dump()), "p");
     EXPECT_TRUE(ok.ok) << ok.error;
     const PlanCheck bad = validate_plan(in_flight, nlohmann::json::parse(plan_to_json(p, free_w, PlanInfo{}).dump()), "p");
@@ -330,8 +345,9 @@ TEST(ToyFilter, AFilterHeldInFlightMustSupportArrivals) {
     const Problem p = generate_cluster(GenerateOptions{});
     CapacityModel m(p);
     std::vector<int> tenant(p.vms.size(), 0);
-    EXPECT_THROW(m.add_filter(std::make_unique<TenantCapFilter>(p, tenant, 1, true, false)), std::logic_error);
-    EXPECT_NO_THROW(m.add_filter(std::make_unique<TenantCapFilter>(p, tenant, 1, true, true)));
+    EXPECT_THROW(m.add_filter(std::make_unique<TenantCapFilter>(p, tenant, 1, Declares{.in_flight = true, .arrivals = false})),
+                 std::logic_error);
+    EXPECT_NO_THROW(m.add_filter(std::make_unique<TenantCapFilter>(p, tenant, 1, Declares{.in_flight = true})));
 }
 
 }  // namespace
