@@ -159,7 +159,7 @@ CapacityReport capacity_report(const CapacityModel& model, const std::string& cl
     bw_cap.assign(F, -1);
     double& bw_objective = r.bw_objective;
     bw_objective = objective;
-    if (const BandwidthCapacityTerm* b = model.bandwidth_term()) {
+    if (const BandwidthCapacityTerm* b = model.find<BandwidthCapacityTerm>()) {
         std::vector<int> host(p.vms.size());
         std::vector<NodeMask> mask(p.vms.size());
         for (std::size_t v = 0; v < p.vms.size(); ++v) {

@@ -108,7 +108,7 @@ Instance make_instance(const SearchState& s, std::span<const int> group) {
     if (usable.empty()) return in;
     auto anchor_key = [&](int h) { return std::pair(-host_free(s, h).vcpu, h); };  // the emptiest, then the lowest index
     const int anchor = *std::min_element(usable.begin(), usable.end(), [&](int a, int b) { return anchor_key(a) < anchor_key(b); });
-    const LinkCapacityFilter* lf = s.model().link_filter();
+    const LinkCapacityFilter* lf = s.model().find<LinkCapacityFilter>();
     std::vector<std::tuple<double, Amount, int>> keyed;  // (distance to the anchor, -free vCPU, host)
     for (int h : usable) {
         double d = 0.0;
@@ -148,7 +148,7 @@ Instance make_instance(const SearchState& s, std::span<const int> group) {
     in.nbr.assign(static_cast<std::size_t>(N), {});
     in.room.assign(static_cast<std::size_t>(M * M), std::numeric_limits<double>::infinity());
     in.dist.assign(static_cast<std::size_t>(M * M), 0.0);
-    const LinkCapacityFilter* links = s.model().link_filter();
+    const LinkCapacityFilter* links = s.model().find<LinkCapacityFilter>();
     const VlinkIndex* vl = s.model().vlink_index();
     if (links == nullptr || vl == nullptr) return in;
     std::unordered_map<int, int> pos;
@@ -307,7 +307,7 @@ std::vector<int> violations(const SearchState& s, const Instance& in, const std:
         auto it = scratch.try_emplace(j, Scratch::of(s, h)).first;
         emb[static_cast<std::size_t>(i)] = it->second.take(s, s.flavor_of(in.vm[static_cast<std::size_t>(i)]), h);
     }
-    const LinkCapacityFilter* links = s.model().link_filter();
+    const LinkCapacityFilter* links = s.model().find<LinkCapacityFilter>();
     if (links == nullptr) return pc;
     std::unordered_map<int, std::int64_t> added;  // arc -> the group's load (micro-units)
     std::vector<std::tuple<int, int, std::int64_t>> routed;

@@ -129,7 +129,7 @@ public:
           group_(group),
           whole_(whole),
           m_(m),
-          links_(s.model().link_filter()),
+          links_(s.model().find<LinkCapacityFilter>()),
           H_(static_cast<int>(s.problem().hosts.size())),
           n_(static_cast<int>(group.size())) {}
 

@@ -52,7 +52,7 @@ public:
         if (savings_.size() != s.problem().hosts.size()) reset(s);
         const int flavor = s.flavor_of(vm);
         const std::int64_t band = peer_savings(s, vm);
-        const LinkCapacityFilter* links = s.model().link_filter();
+        const LinkCapacityFilter* links = s.model().find<LinkCapacityFilter>();
         // NovaFilter: CPU and RAM (a placement with room), then the server's own bandwidth.
         passed_.clear();
         for (int h = 0; h < static_cast<int>(s.problem().hosts.size()); ++h) {

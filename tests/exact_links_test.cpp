@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "evaluators/network/network_load.h"
+#include "evaluators/rules/link_filter.h"
 #include "evaluators/state/search_state.h"
 #include "instances/snapshot_io.h"
 #include "optimizer/solvers/exact.h"
@@ -337,12 +338,12 @@ TEST(ExactLinks, RefusesOtherTermsWithAClearMessage) {
     expect_both_solvers_refuse(m, "objective term 'ram-cost' is not modelled");
 }
 
-// Issue 23 step 1: the solvers model the model's own link rule (CapacityModel::link_filter(), no cast
+// Issue 23 step 1: the solvers model the model's own link rule (CapacityModel::find<LinkCapacityFilter>(), no cast
 // to a concrete class) and refuse any other filter -- here a drain, beside the link rule -- by name.
 TEST(ExactLinks, RefusesOtherFiltersByName) {
     const Problem p = networked("K2", 4, 6, 2, 5);
     CapacityModel m(p);
-    ASSERT_NE(m.link_filter(), nullptr);
+    ASSERT_NE(m.find<LinkCapacityFilter>(), nullptr);
     EXPECT_NO_THROW(solve_exact_bb(m, cold(true)));
     m.add_filter(std::make_unique<test::DrainFilter>(0));
     expect_both_solvers_refuse(m, "feasibility filter 'drain' is not modelled");

@@ -221,7 +221,7 @@ TEST(Placement, GroupsWithVlinksKeepLinkLoadsExactAndEveryLinkWithinCapacity) {
             SCOPED_TRACE("seed " + std::to_string(seed));
             const Problem p = vdc_arrivals(seed);
             const CapacityModel model(p);
-            ASSERT_NE(model.link_filter(), nullptr);
+            ASSERT_NE(model.find<LinkCapacityFilter>(), nullptr);
             SearchState s(model);
             auto placer = info.make();
             placer->reset(s);
@@ -245,7 +245,7 @@ TEST(Placement, GroupsWithVlinksKeepLinkLoadsExactAndEveryLinkWithinCapacity) {
                 std::vector<int> host;
                 std::vector<NodeMask> mask;
                 s.placement_arrays(host, mask);
-                EXPECT_EQ(model.link_filter()->violation(p, PlacementView{host, mask}), "");  // from scratch
+                EXPECT_EQ(model.find<LinkCapacityFilter>()->violation(p, PlacementView{host, mask}), "");  // from scratch
             }
         }
         EXPECT_GT(placed, 20);
@@ -272,7 +272,7 @@ TEST(Placement, StarNetChoosesAmongNovaFilterHostsAndLocalityBySavings) {
             SCOPED_TRACE(std::string(name) + " seed " + std::to_string(seed));
             const Problem p = vdc_arrivals(seed);
             const CapacityModel model(p);
-            const NetworkRoutes& routes = model.link_filter()->routes();
+            const NetworkRoutes& routes = model.find<LinkCapacityFilter>()->routes();
             SearchState s(model);
             auto placer = make_placer(name);
             placer->reset(s);
@@ -345,7 +345,8 @@ bool some_group_placement(SearchState& s, std::span<const int> group, std::size_
         std::vector<int> host;
         std::vector<NodeMask> mask;
         s.placement_arrays(host, mask);
-        return s.model().link_filter() == nullptr || s.model().link_filter()->violation(s.problem(), PlacementView{host, mask}).empty();
+        return s.model().find<LinkCapacityFilter>() == nullptr ||
+               s.model().find<LinkCapacityFilter>()->violation(s.problem(), PlacementView{host, mask}).empty();
     }
     const int vm = group[k], f = s.flavor_of(vm);
     for (int h = 0; h < static_cast<int>(s.problem().hosts.size()); ++h) {

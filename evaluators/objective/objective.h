@@ -181,7 +181,7 @@ public:
  * enforced inline by every move); the others are registered (registered_filters) and consulted by
  * every move through score_move. Immutable, shared by all workers. The exact solvers
  * (optimizer/solvers/exact.h, exact_bb.h) model one filter, the network's link-capacity rule
- * (CapacityModel::link_filter()), and refuse a model with any other, naming it. The upper bound
+ * (CapacityModel::find<LinkCapacityFilter>()), and refuse a model with any other, naming it. The upper bound
  * (optimizer/bound/upper_bound.h) omits every filter: a filter only removes states, so a bound without
  * it stays an upper bound.
  */
@@ -199,6 +199,21 @@ public:
     /** From scratch: "" if `placement` satisfies the rule, else a one-line reason naming the VM
      *  or host (`vmcap validate` checks it after every step of a plan). */
     virtual std::string violation(const Problem& problem, const PlacementView& placement) const = 0;
+    /**
+     * Must the rule also hold while live migrations are in flight, each VM on both its source and
+     * its destination (BtrPlace's continuous constraints; anti-affinity: two members may not share
+     * a host even for the length of a copy)? The schedule's waves (optimizer/plan/waves.h) and
+     * `vmcap validate`'s schedule check then ask admits() for each host change of a wave as an
+     * arrival, Relocation{vm, kUnplaced, destination, nodes}, after the wave's earlier ones, on the
+     * wave's boundary state, where every VM of the wave still runs on its source (InFlightWave,
+     * evaluators/rules/feasibility.h). So such a rule must support arrivals (supports_arrivals();
+     * CapacityModel::add_filter refuses it otherwise), and admit every subset of arrivals it
+     * admitted (a window keeps a wave's shorter steps only). A remap (a step within one host) is not on
+     * two hosts and is not asked. Default false: the rule is checked at every step and at every
+     * wave boundary, which is enough for a rule that reads only a step's destination (closed
+     * hosts, no remaps).
+     */
+    virtual bool holds_in_flight() const { return false; }
 };
 
 /**

@@ -14,4 +14,55 @@ std::string first_rule_violation(const CapacityModel& model, const SearchState& 
     return "";
 }
 
+InFlightWave::InFlightWave(const CapacityModel& model) {
+    for (const auto& f : model.filters())
+        if (f->holds_in_flight()) rules_.push_back(f.get());
+}
+
+void InFlightWave::clear() {
+    arrivals_.clear();
+    by_host_.clear();
+}
+
+const FeasibilityFilter* InFlightWave::refusal(const SearchState& boundary, int vm, int from_host, int to_host, NodeMask to_mask) const {
+    if (from_host == to_host) return nullptr;
+    for (const FeasibilityFilter* f : rules_) {
+        seen_by(*f, to_host);
+        scratch_.push_back(Relocation{vm, kUnplaced, to_host, to_mask});
+        if (!f->admits(boundary, scratch_)) return f;
+    }
+    return nullptr;
+}
+
+void InFlightWave::seen_by(const FeasibilityFilter& rule, int to_host) const {
+    scratch_.clear();
+    if (!rule.separable_per_host()) {
+        scratch_ = arrivals_;
+    } else if (const auto it = by_host_.find(to_host); it != by_host_.end()) {
+        scratch_ = it->second;
+    }
+}
+
+std::string InFlightWave::reason(const SearchState& boundary, const FeasibilityFilter& rule, int vm, int to_host, NodeMask to_mask) const {
+    std::vector<int> host;
+    std::vector<NodeMask> mask;
+    boundary.placement_arrays(host, mask);
+    seen_by(rule, to_host);
+    scratch_.push_back(Relocation{vm, kUnplaced, to_host, to_mask});
+    for (const Relocation& r : scratch_) {
+        host[r.vm] = r.to_host;
+        mask[r.vm] = r.to_mask;
+    }
+    std::string why = rule.violation(boundary.problem(), PlacementView{host, mask});
+    if (why.empty()) why = "refuses it on host \"" + boundary.problem().hosts[to_host].id + "\"";
+    return std::string(rule.name()) + " rule: " + why;
+}
+
+void InFlightWave::join(int vm, int from_host, int to_host, NodeMask to_mask) {
+    if (from_host == to_host || rules_.empty()) return;
+    const Relocation r{vm, kUnplaced, to_host, to_mask};
+    arrivals_.push_back(r);
+    by_host_[to_host].push_back(r);
+}
+
 }  // namespace vmcap

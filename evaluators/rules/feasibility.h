@@ -11,6 +11,8 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <unordered_map>
+#include <vector>
 
 #include "evaluators/rules/migration_budget.h"
 #include "evaluators/state/search_state.h"
@@ -84,6 +86,53 @@ inline bool fits_nodes(const Amount* free, int R, const Flavor& fl, const std::u
  *  "<rule name> rule: <reason>" for the first that fails. O(VMs + rules' violation()). For the
  *  solvers' re-checks of their optimum. */
 std::string first_rule_violation(const CapacityModel& model, const SearchState& state);
+
+/**
+ * The rules that must hold in flight (FeasibilityFilter::holds_in_flight) over one wave of live
+ * migrations, each VM on both its source and its destination until the wave ends: what the
+ * schedule's waves (optimizer/plan/waves.h) and `vmcap validate`'s schedule check both ask, so a
+ * new rule that holds in flight needs no edit there. The wave's boundary state (every VM of the
+ * wave still on its source) is the caller's; the wave's host changes are put to each rule's
+ * admits() as arrivals (Relocation{vm, kUnplaced, destination, nodes}) in the order they joined.
+ * A rule that is separable per host sees only the earlier arrivals on the same destination (its
+ * verdict cannot depend on the others); any other rule sees them all. One per wave being filled;
+ * not thread-safe.
+ */
+class InFlightWave {
+public:
+    /** The model's rules that hold in flight, in filters() order. O(filters). */
+    explicit InFlightWave(const CapacityModel& model);
+    /** Does the model have a rule that holds in flight? When not, refusal() is always nullptr. */
+    bool active() const { return !rules_.empty(); }
+    /** A new wave: forgets the arrivals joined so far. */
+    void clear();
+    /**
+     * nullptr if every rule that holds in flight admits `vm`'s live migration from `from_host` to
+     * `to_host` (onto the pNUMA nodes `to_mask`) beside the wave's arrivals joined so far, on
+     * `boundary`; else the first rule that refuses. Always nullptr for a remap (from_host ==
+     * to_host). O(rules x admits() of the arrivals it sees + 1).
+     */
+    const FeasibilityFilter* refusal(const SearchState& boundary, int vm, int from_host, int to_host, NodeMask to_mask) const;
+    /** The step joins the wave (after refusal() gave nullptr): its arrival is seen by the later
+     *  ones. A remap adds nothing. O(1) amortised. */
+    void join(int vm, int from_host, int to_host, NodeMask to_mask);
+    /**
+     * Why `rule` refused that step (refusal()), for messages: "<rule name> rule: " and the rule's
+     * violation() on `boundary`'s placement with the arrivals it saw, this one included, moved to
+     * their destinations (the VMs leaving those hosts in the wave still count there), or, when
+     * that view shows none, "refuses it on host \"<id>\"". O(VMs + violation()).
+     */
+    std::string reason(const SearchState& boundary, const FeasibilityFilter& rule, int vm, int to_host, NodeMask to_mask) const;
+
+private:
+    /** The wave's earlier arrivals that `rule` sees beside one onto `to_host`, into scratch_. */
+    void seen_by(const FeasibilityFilter& rule, int to_host) const;
+
+    std::vector<const FeasibilityFilter*> rules_;
+    std::vector<Relocation> arrivals_;                          ///< every arrival of the wave, in joining order
+    std::unordered_map<int, std::vector<Relocation>> by_host_;  ///< destination -> its arrivals, in joining order
+    mutable std::vector<Relocation> scratch_;
+};
 
 /** Do all the model's extra feasibility filters admit `moves` on `state`? O(filters x cost). */
 inline bool filters_admit(const SearchState& s, std::span<const Relocation> moves) {

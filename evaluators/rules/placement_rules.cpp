@@ -41,10 +41,6 @@ int ServerGroupFilter::allowed(int g, int h) const {
     return std::max(1, snapshot_.count(g, h));
 }
 
-int ServerGroupFilter::members_on(const SearchState& s, int g, int h) const {
-    return static_cast<const GroupHostCounts*>(s.aggregates(*this))->count(g, h);
-}
-
 std::unique_ptr<StateAggregates> ServerGroupFilter::make_aggregates(const SearchState& s) const {
     std::vector<int> host(problem_.vms.size());
     for (std::size_t v = 0; v < host.size(); ++v) host[v] = s.host_of(static_cast<int>(v));

@@ -40,6 +40,9 @@ public:
     std::string_view name() const override { return kName; }
     bool separable_per_host() const override { return true; }
     bool supports_arrivals() const override { return true; }
+    /** True: anti-affinity holds with the wave in flight — a member arriving on a host counts
+     *  there beside the members still leaving it. Affinity members never change host. */
+    bool holds_in_flight() const override { return true; }
 
     std::unique_ptr<StateAggregates> make_aggregates(const SearchState& state) const override;
     void on_move(StateAggregates& agg, const SearchState& state, const Relocation& r) const override;
@@ -50,16 +53,11 @@ public:
      *  snapshot's count there), or an affinity member off its snapshot host. */
     std::string violation(const Problem& problem, const PlacementView& placement) const override;
 
-    /** Group index of `vm` among the hard groups (anti-affinity, affinity), or -1. */
-    int group_of(int vm) const { return group_[vm]; }
-    /** Most members of anti-affinity group `g` that host `h` may hold: max(1, the snapshot's). */
-    int allowed(int g, int h) const;
-    /** Is group `g` (group_of) an anti-affinity group? */
-    bool anti_affinity(int g) const { return problem_.server_groups[groups_[g]].policy == GroupPolicy::AntiAffinity; }
-    /** Members of anti-affinity group `g` on host `h` in `state` (its aggregates). O(1). */
-    int members_on(const SearchState& state, int g, int h) const;
-
 private:
+    /** Most members of anti-affinity group `g` (an index into groups_) that host `h` may hold:
+     *  max(1, the snapshot's). */
+    int allowed(int g, int h) const;
+
     const Problem& problem_;
     std::vector<int> group_;    ///< per VM: index into groups_, or -1
     std::vector<int> counted_;  ///< per VM: its group_ if that is an anti-affinity group (counted per host), else -1

@@ -1,7 +1,7 @@
 #include "evaluators/state/capacity_model.h"
 
 #include "evaluators/objective/bandwidth_capacity.h"
-#include "evaluators/rules/link_filter.h"
+#include "evaluators/network/network_load.h"
 
 #include <algorithm>
 #include <limits>
@@ -94,17 +94,8 @@ CapacityModel::CapacityModel(const Problem& problem, const ModelOptions& options
     if (links) vlink_index_ = std::make_shared<const VlinkIndex>(problem);
     if (links || BandwidthCapacityTerm::applies(problem)) routes_ = std::make_shared<const NetworkRoutes>(problem);
     for (const FilterInfo& info : registered_filters())
-        if (info.applies(problem)) {
-            auto f = info.make(*this);
-            // The one filter the exact solvers model and the plan's network figures read.
-            if (info.name == LinkCapacityFilter::kName) link_filter_ = static_cast<const LinkCapacityFilter*>(f.get());
-            add_filter(std::move(f));
-        }
-    if (BandwidthCapacityTerm::applies(problem)) {
-        auto t = std::make_unique<BandwidthCapacityTerm>(*this, routes_);
-        bandwidth_term_ = t.get();
-        add_term(std::move(t));
-    }
+        if (info.applies(problem)) add_filter(info.make(*this));
+    if (BandwidthCapacityTerm::applies(problem)) add_term(std::make_unique<BandwidthCapacityTerm>(*this, routes_));
     own_terms_ = terms_.size();
     own_filters_ = filters_.size();
 }
@@ -117,6 +108,9 @@ void CapacityModel::add_term(std::unique_ptr<ObjectiveTerm> term) {
 }
 
 void CapacityModel::add_filter(std::unique_ptr<FeasibilityFilter> filter) {
+    if (filter->holds_in_flight() && !filter->supports_arrivals())
+        throw std::logic_error("feasibility filter '" + std::string(filter->name()) +
+                               "' holds in flight but does not support arrivals (the in-flight check asks it for arrivals)");
     rules_.push_back(filter.get());
     keepers_.push_back(filter.get());
     filters_.push_back(std::move(filter));

@@ -11,6 +11,7 @@
  */
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "evaluators/closed_forms/capacity_vectors.h"
@@ -24,9 +25,7 @@
 
 namespace vmcap {
 
-class LinkCapacityFilter;     // evaluators/rules/link_filter.h
-class NetworkRoutes;          // evaluators/network/network_load.h
-class BandwidthCapacityTerm;  // evaluators/objective/bandwidth_capacity.h
+class NetworkRoutes;  // evaluators/network/network_load.h
 
 /** Set-up options of a CapacityModel. */
 struct ModelOptions {
@@ -69,7 +68,9 @@ public:
     /** Feasibility filters beyond the built-in rules (may be empty). */
     const std::vector<std::unique_ptr<FeasibilityFilter>>& filters() const { return filters_; }
     bool has_filters() const { return !filters_.empty(); }
-    /** Set-up only (not thread-safe): adds a term / a filter, e.g. one that has no registry entry. */
+    /** Set-up only (not thread-safe): adds a term / a filter, e.g. one that has no registry entry.
+     *  add_filter throws std::logic_error for a filter that holds in flight but does not support
+     *  arrivals (FeasibilityFilter::holds_in_flight). */
     void add_term(std::unique_ptr<ObjectiveTerm> term);
     void add_filter(std::unique_ptr<FeasibilityFilter> filter);
     /** The options this model was built with. */
@@ -88,12 +89,27 @@ public:
     /** The network's routes, shared by the network's filters and terms; null unless the snapshot
      *  has vlinks to route or a target flavor declares a bandwidth. */
     const std::shared_ptr<const NetworkRoutes>& network_routes() const { return routes_; }
-    /** The network's link-capacity rule (one of filters()), or nullptr when the snapshot has no
-     *  vlinks to route: the exact solvers and the plan's network figures read its routes. */
-    const LinkCapacityFilter* link_filter() const { return link_filter_; }
-    /** The bandwidth-aware capacity term (one of terms()), or nullptr when no target flavor
-     *  declares a bandwidth: `vmcap capacity` reports its capped totals. */
-    const BandwidthCapacityTerm* bandwidth_term() const { return bandwidth_term_; }
+    /**
+     * The first of filters() (T derived from FeasibilityFilter) or of terms() (T derived from
+     * ObjectiveTerm) whose dynamic type is T or derives from it, or nullptr when the model has none:
+     * the typed lookup for code that reads a rule's or a term's own tables, e.g.
+     * find<LinkCapacityFilter>() (routes, allowances: the exact solvers, the placers, the plan's
+     * network figures) or find<BandwidthCapacityTerm>() (`vmcap capacity`). T must be complete at
+     * the call. O(filters or terms); thread-safe.
+     */
+    template <class T>
+    const T* find() const {
+        static_assert(std::is_base_of_v<FeasibilityFilter, T> || std::is_base_of_v<ObjectiveTerm, T>,
+                      "CapacityModel::find<T>: T must be a FeasibilityFilter or an ObjectiveTerm");
+        if constexpr (std::is_base_of_v<FeasibilityFilter, T>) {
+            for (const auto& f : filters_)
+                if (const T* hit = dynamic_cast<const T*>(f.get())) return hit;
+        } else {
+            for (const auto& t : terms_)
+                if (const T* hit = dynamic_cast<const T*>(t.get())) return hit;
+        }
+        return nullptr;
+    }
     int num_resources() const { return R_; }
 
     /** Capacity targets, in flavor order: flavor index and weight of target j. */
@@ -181,8 +197,6 @@ private:
     std::size_t own_terms_ = 0, own_filters_ = 0;  ///< terms / filters the constructor made
     std::shared_ptr<const VlinkIndex> vlink_index_;
     std::shared_ptr<const NetworkRoutes> routes_;
-    const LinkCapacityFilter* link_filter_ = nullptr;        ///< owned by filters_
-    const BandwidthCapacityTerm* bandwidth_term_ = nullptr;  ///< owned by terms_
     bool terms_separable_ = true, terms_monotone_ = true;
 };
 

@@ -437,7 +437,7 @@ Plan plan_from_steps(const CapacityModel& model, const std::vector<PlanStep>& st
 
 nlohmann::ordered_json network_figures(const CapacityModel& model, const std::vector<int>& host_after) {
     const Problem& p = model.problem();
-    const LinkCapacityFilter* links = model.link_filter();
+    const LinkCapacityFilter* links = model.find<LinkCapacityFilter>();
     if (links == nullptr) return nullptr;
     std::vector<int> host(p.vms.size());
     for (std::size_t v = 0; v < host.size(); ++v) host[v] = p.vms[v].host;

@@ -4,10 +4,12 @@
 #include <cmath>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <unordered_map>
 
 #include "evaluators/network/network_load.h"
+#include "evaluators/rules/feasibility.h"
 #include "optimizer/plan/plan.h"
 
 namespace vmcap {
@@ -135,35 +137,38 @@ struct Usage {
     std::vector<std::vector<Amount>> used;
 };
 
-/** The anti-affinity groups (two or more members) as the validator reads them: each VM's group
- *  and the snapshot's members per (group, host). */
-struct AntiAffinity {
-    explicit AntiAffinity(const Problem& p) : group(p.vms.size(), -1) {
-        for (std::size_t g = 0; g < p.server_groups.size(); ++g)
-            if (p.server_groups[g].policy == GroupPolicy::AntiAffinity && p.server_groups[g].members.size() >= 2)
-                for (int v : p.server_groups[g].members) group[v] = static_cast<int>(g);
-        for (std::size_t v = 0; v < p.vms.size(); ++v)
-            if (group[v] >= 0) ++snapshot[{group[v], p.vms[v].host}];
+/** The rules that hold in flight (FeasibilityFilter::holds_in_flight) and the wave's boundary
+ *  state they read, kept at each wave's start by replaying the steps (only when there is such a
+ *  rule: the replay costs a SearchState). */
+struct InFlight {
+    explicit InFlight(const CapacityModel& model) : wave(model) {
+        if (wave.active()) boundary.emplace(model);
     }
-    /** Members allowed on host h: max(1, the snapshot's). */
-    int allowed(int g, int h) const {
-        const auto it = snapshot.find({g, h});
-        return std::max(1, it == snapshot.end() ? 0 : it->second);
+    NodeMask mask(const SchedStep& x) const {
+        NodeMask m = 0;
+        for (int n : x.to_nodes) m |= static_cast<NodeMask>(1U << n);
+        return m;
     }
-    std::vector<int> group;
-    std::map<std::pair<int, int>, int> snapshot;
+    /** Moves the wave's boundary state past step `x` (the replay has checked its room). */
+    void apply(const SchedStep& x) {
+        if (!boundary) return;
+        Embedding e;
+        for (std::size_t i = 0; i < x.to_nodes.size() && i < e.map.size(); ++i) e.map[i] = static_cast<std::uint8_t>(x.to_nodes[i]);
+        e.mask = mask(x);
+        boundary->move(x.vm, x.to, e);
+    }
+    InFlightWave wave;
+    std::optional<SearchState> boundary;
 };
 
 /** One wave's in-flight state, limits and network copies: "" or the first violation. */
-std::string check_wave(const Problem& p, const PlanSchedule& sch, const NetworkRoutes* routes, const AntiAffinity& aa, const Usage& u,
+std::string check_wave(const Problem& p, const PlanSchedule& sch, const NetworkRoutes* routes, InFlight& flight, const Usage& u,
                        const std::vector<SchedStep>& wave, const std::vector<std::string>& where) {
     const int R = u.R;
     std::set<int> vms;
     std::map<int, int> out, in;
     std::map<std::string, int> tenants;
-    std::map<std::pair<int, int>, int> present;  // (group, host) -> members there with the wave in flight
-    for (std::size_t v = 0; v < u.host.size(); ++v)
-        if (aa.group[v] >= 0) ++present[{aa.group[v], u.host[v]}];
+    flight.wave.clear();
     std::map<int, std::vector<Amount>> extra;  // host -> in-flight use beyond the wave's start
     for (std::size_t j = 0; j < wave.size(); ++j) {
         const SchedStep& x = wave[j];
@@ -178,9 +183,13 @@ std::string check_wave(const Problem& p, const PlanSchedule& sch, const NetworkR
         if (sch.limits.per_tenant > 0 && !tenant.empty() && ++tenants[tenant] > sch.limits.per_tenant)
             return where[j] + ": more than " + std::to_string(sch.limits.per_tenant) + " migration(s) of tenant \"" + tenant +
                    "\" in flight";
-        if (const int g = aa.group[x.vm]; g >= 0 && x.from != x.to && ++present[{g, x.to}] > aa.allowed(g, x.to))
-            return where[j] + ": with the wave in flight, host \"" + p.hosts[x.to].id + "\" holds " + std::to_string(present[{g, x.to}]) +
-                   " members of anti-affinity group \"" + p.server_groups[g].id + "\"";
+        if (flight.boundary) {
+            const NodeMask to_mask = flight.mask(x);
+            if (const FeasibilityFilter* rule = flight.wave.refusal(*flight.boundary, x.vm, x.from, x.to, to_mask))
+                return where[j] + ": with the wave in flight (each VM on its source and its destination), " +
+                       flight.wave.reason(*flight.boundary, *rule, x.vm, x.to, to_mask);
+            flight.wave.join(x.vm, x.from, x.to, to_mask);
+        }
         if (sch.limits.cluster > 0 && static_cast<int>(j) + 1 > sch.limits.cluster)
             return where[j] + ": more than " + std::to_string(sch.limits.cluster) + " migration(s) in flight in the cluster";
         if (x.mbps < 1 || x.mbps > sch.durations.mbps)
@@ -222,7 +231,7 @@ std::string check_schedule(const CapacityModel& model, const nlohmann::json& pla
     std::unique_ptr<NetworkRoutes> routes;
     if (p.network.present() && sch.limits.copies_on_network) routes = std::make_unique<NetworkRoutes>(p);
     Usage u(p);
-    const AntiAffinity aa(p);
+    InFlight flight(model);
     double wave_start = 0.0, makespan = 0.0;
     int waves = 0;
     for (std::size_t i = 0; i < steps.size();) {
@@ -236,7 +245,7 @@ std::string check_schedule(const CapacityModel& model, const nlohmann::json& pla
         if (steps[i].wave != waves + 1)
             return where.front() + ": expected wave " + std::to_string(waves + 1) + " (waves number 1, 2, ... in step order)";
         ++waves;
-        if (std::string why = check_wave(p, sch, routes.get(), aa, u, wave, where); !why.empty()) return why;
+        if (std::string why = check_wave(p, sch, routes.get(), flight, u, wave, where); !why.empty()) return why;
         double wave_end = wave_start;
         for (std::size_t k = 0; k < wave.size(); ++k) {
             const SchedStep& x = wave[k];
@@ -249,6 +258,7 @@ std::string check_schedule(const CapacityModel& model, const nlohmann::json& pla
                        nlohmann::json(expect).dump();
             wave_end = std::max(wave_end, x.end);
             u.apply(x);
+            flight.apply(x);
         }
         wave_start = wave_end;
         makespan = wave_end;

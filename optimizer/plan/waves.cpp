@@ -1,7 +1,6 @@
 #include "optimizer/plan/waves.h"
 
 #include <algorithm>
-#include <map>
 #include <string>
 #include <memory>
 #include <optional>
@@ -11,19 +10,17 @@
 
 #include "evaluators/network/network_load.h"
 #include "evaluators/rules/feasibility.h"
-#include "evaluators/rules/placement_rules.h"
 
 namespace vmcap {
 
 namespace {
 
-/** One wave being filled: the in-flight reservations, the limits' counters and the memory
- *  copies' load on the network, on top of the boundary state `s`. */
+/** One wave being filled: the in-flight reservations, the limits' counters, the rules that hold
+ *  in flight and the memory copies' load on the network, on top of the boundary state `s`. */
 class OpenWave {
 public:
-    OpenWave(const SearchState& s, const NetworkRoutes* routes, const std::vector<std::int64_t>& loads, const MigrationLimits& limits,
-             const ServerGroupFilter* groups)
-        : s_(s), p_(s.problem()), R_(p_.num_resources()), routes_(routes), loads_(loads), limits_(limits), groups_(groups) {}
+    OpenWave(const SearchState& s, const NetworkRoutes* routes, const std::vector<std::int64_t>& loads, const MigrationLimits& limits)
+        : s_(s), p_(s.problem()), R_(p_.num_resources()), routes_(routes), loads_(loads), limits_(limits), flight_(s.model()) {}
 
     bool empty() const { return taken_ == 0; }
     /** No further step may join: the cluster limit is reached, or a copy slowed to its route's
@@ -36,10 +33,11 @@ public:
         if (out_[st.from_host] >= limits_.per_host_out || in_[st.to_host] >= limits_.per_host_in) return 0;
         const std::string& tenant = p_.vms[st.vm].tenant;
         if (limits_.per_tenant > 0 && !tenant.empty() && tenants_[tenant] >= limits_.per_tenant) return 0;
-        if (!room_in_flight(st) || !apart_in_flight(st)) return 0;
+        const Flavor& fl = p_.flavors[p_.vms[st.vm].flavor];
+        const NodeMask to_mask = embedding_of(st.to_pnuma, fl.num_vnuma()).mask;
+        if (!room_in_flight(st) || flight_.refusal(s_, st.vm, st.from_host, st.to_host, to_mask) != nullptr) return 0;
         const std::int64_t got = network_share(st, mbps);
         if (got == 0) return 0;
-        const Flavor& fl = p_.flavors[p_.vms[st.vm].flavor];
         std::vector<Amount>& extra = reserve(st.to_host);
         for (int i = 0; i < fl.num_vnuma(); ++i)
             if (!held(st, fl.num_vnuma(), st.to_pnuma[i]))
@@ -49,8 +47,7 @@ public:
         ++out_[st.from_host];
         ++in_[st.to_host];
         if (!tenant.empty()) ++tenants_[tenant];
-        if (const int g = groups_ == nullptr ? -1 : groups_->group_of(st.vm); g >= 0 && st.from_host != st.to_host)
-            ++arriving_[{g, st.to_host}];
+        flight_.join(st.vm, st.from_host, st.to_host, to_mask);
         ++taken_;
         alone_ = got < mbps;
         return got;
@@ -85,17 +82,6 @@ private:
         return true;
     }
 
-    /** Anti-affinity with the wave in flight: the members already on the destination (those
-     *  leaving it in this wave still count) and those arriving in this wave, plus this one, within
-     *  what the rule allows there (ServerGroupFilter::allowed). */
-    bool apart_in_flight(const PlanStep& st) {
-        const int g = groups_ == nullptr ? -1 : groups_->group_of(st.vm);
-        if (g < 0 || st.from_host == st.to_host || !groups_->anti_affinity(g)) return true;
-        const auto it = arriving_.find({g, st.to_host});
-        const int arriving = it == arriving_.end() ? 0 : it->second;
-        return groups_->members_on(s_, g, st.to_host) + arriving + 1 <= groups_->allowed(g, st.to_host);
-    }
-
     /** `mbps` if the copy fits every arc of its route beside the loads and the wave's other
      *  copies; alone in the wave, the route's spare bandwidth if less (0: none). */
     std::int64_t network_share(const PlanStep& st, std::int64_t mbps) const {
@@ -116,8 +102,7 @@ private:
     const NetworkRoutes* routes_;
     const std::vector<std::int64_t>& loads_;
     const MigrationLimits& limits_;
-    const ServerGroupFilter* groups_;
-    std::map<std::pair<int, int>, int> arriving_;         ///< (anti-affinity group, host) -> members arriving in this wave
+    InFlightWave flight_;                                 ///< the rules that hold in flight, and the wave's arrivals they see
     std::unordered_map<std::string, int> tenants_;        ///< tenant -> steps in this wave
     std::unordered_map<int, std::vector<Amount>> extra_;  ///< host -> in-flight use per [node * R + r]
     std::unordered_map<int, int> out_, in_;
@@ -147,7 +132,6 @@ struct WaveInputs {
     const DurationModel& durations;
     double window_s;
     const NetworkRoutes* routes;
-    const ServerGroupFilter* groups;
 };
 
 /**
@@ -167,7 +151,7 @@ std::optional<std::vector<PlanStep>> build_waves(const WaveInputs& in, bool reor
     bool stopped = false;
     while (!pending.empty() && !stopped) {
         const std::vector<std::int64_t> loads = loads_of(s, in.routes);
-        OpenWave w(s, in.routes, loads, in.limits, in.groups);
+        OpenWave w(s, in.routes, loads, in.limits);
         std::vector<PlanStep> taken;
         std::vector<std::size_t> left;
         std::unordered_set<int> blocked_vm, blocked_host, in_wave;
@@ -234,12 +218,8 @@ Plan schedule_plan(const CapacityModel& model, const Plan& plan, const Migration
     else if (routes == nullptr && p.network.present())
         routes = std::make_shared<const NetworkRoutes>(p);
     bool separable = true;
-    const ServerGroupFilter* groups = nullptr;
-    for (const auto& f : model.filters()) {
-        separable = separable && f->separable_per_host();
-        if (f->name() == ServerGroupFilter::kName) groups = static_cast<const ServerGroupFilter*>(f.get());
-    }
-    const WaveInputs in{model, plan, limits, durations, window_s, routes.get(), groups};
+    for (const auto& f : model.filters()) separable = separable && f->separable_per_host();
+    const WaveInputs in{model, plan, limits, durations, window_s, routes.get()};
     std::optional<std::vector<PlanStep>> built = build_waves(in, true, !separable);
     if (!built) built = build_waves(in, false, false);
     const std::vector<PlanStep>& ordered = *built;

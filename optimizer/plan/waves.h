@@ -25,8 +25,11 @@ namespace vmcap {
  *    still do (a remap re-pins in place: a node in both mappings holds one share);
  *  - the limits hold: migrations out of and into each host (a remap counts once each way), of one
  *    tenant (Vm::tenant) and in the cluster;
- *  - anti-affinity holds in flight (ServerGroupFilter): the destination's members, those leaving
- *    it in this wave included, and those arriving in this wave stay within what the rule allows;
+ *  - every rule that holds in flight (FeasibilityFilter::holds_in_flight) admits it on the wave's
+ *    boundary state as an arrival on its destination beside the wave's earlier arrivals
+ *    (InFlightWave, evaluators/rules/feasibility.h). Anti-affinity (ServerGroupFilter): the
+ *    destination's members, those leaving it in this wave included, and those arriving in this
+ *    wave stay within what the rule allows;
  *  - with a network section and limits.copies_on_network: its memory copy, DurationModel::mbps on the route between the two
  *    hosts (NetworkRoutes::for_each_flow), fits every link direction beside the vlink loads of
  *    the wave's start (a VM in flight still runs on its source) and the wave's other copies. A
@@ -42,8 +45,8 @@ namespace vmcap {
  * that end within the window are kept: a subset of an in-flight state is one): the steps left
  * out are counted in PlanSchedule::cut_steps. Throws std::invalid_argument on bad limits or
  * durations, std::logic_error if a scheduled step has no room (a bug). O(waves x steps x
- * (k x R + route length) + waves x vlinks x route length). Deterministic; thread-safe for
- * distinct plans.
+ * (k x R + route length + the in-flight rules' admits()) + waves x vlinks x route length).
+ * Deterministic; thread-safe for distinct plans.
  */
 Plan schedule_plan(const CapacityModel& model, const Plan& plan, const MigrationLimits& limits, const DurationModel& durations,
                    double window_s = 0.0);

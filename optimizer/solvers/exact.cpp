@@ -31,14 +31,15 @@ const LinkCapacityFilter* check_exact_scope(const CapacityModel& model) {
         msg += "' is not modelled (no further objective terms: ram-cost, locality-weight, bandwidth-capacity)";
         throw std::invalid_argument(msg);
     }
+    const LinkCapacityFilter* links = model.find<LinkCapacityFilter>();
     for (const auto& f : model.filters())
-        if (f.get() != model.link_filter()) {  // the MILP's link rows and the B&B's link check model it
+        if (f.get() != links) {  // the MILP's link rows and the B&B's link check model it
             std::string msg = "the exact solvers model the built-in rules and the network's link-capacity rule only: feasibility filter '";
             msg += f->name();
             msg += "' is not modelled";
             throw std::invalid_argument(msg);
         }
-    return model.link_filter();
+    return links;
 }
 
 namespace {

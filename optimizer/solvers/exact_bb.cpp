@@ -182,7 +182,7 @@ BranchBound::BranchBound(const CapacityModel& model, const BranchBoundParams& pa
     touch_.assign(H_, 0);
     for (int h = 0; h < H_; ++h) refresh(h, static_cast<NodeMask>((1U << n_[h]) - 1));
 
-    links_ = m_.link_filter();  // solve_exact_bb refuses every other filter first (check_exact_scope)
+    links_ = m_.find<LinkCapacityFilter>();  // solve_exact_bb refuses every other filter first (check_exact_scope)
     if (links_) {
         vlinks_of_.assign(p_.vms.size(), {});
         for (std::size_t e = 0; e < p_.vlinks.size(); ++e) {
