@@ -83,6 +83,13 @@ struct BasicMoveMix {
         }
         if (sum > 1.0 + 1e-12) throw std::invalid_argument("move mix shares must sum to at most 1");
     }
+    /** Sets the share of every compound kind (L::kCompound) to 0, so that every proposal moves one
+     *  VM (compound draws fall back to the first kind). What a kind declares decides, not its name:
+     *  a compound kind added to L is switched off here with no other edit. */
+    void sequential_only() {
+        for (int k = 1; k < L::kSize; ++k)
+            if (L::kCompound[k]) share[k] = 0.0;
+    }
     /** Cumulative thresholds over kinds 1.. in list order (entry 0 is 0). */
     std::array<double, L::kSize> cumulative() const {
         std::array<double, L::kSize> c{};

@@ -197,5 +197,44 @@ TEST(ToyMove, ThreeCycleThroughTheGenericDispatchMatchesBruteForce) {
     EXPECT_GT(applied, 10);
 }
 
+// The repair rounds of optimize() run sequential moves only (BasicMoveMix::sequential_only): a
+// compound kind is switched off by what it declares (kCompound), so the toy cycle, added to a list
+// with no other edit, is off too, while the single-VM kinds keep their shares; and no proposal of
+// the resulting mix is compound.
+TEST(ToyMove, SequentialOnlySwitchesOffEveryCompoundKindByItsTrait) {
+    BasicMoveMix<WithCycle> mix;
+    for (int k = 1; k < WithCycle::kSize; ++k) mix.share[k] = 0.1;
+    const auto before = mix.share;
+    mix.sequential_only();
+    for (int k = 1; k < WithCycle::kSize; ++k) {
+        SCOPED_TRACE(std::string(WithCycle::kNames[k]));
+        EXPECT_EQ(mix.share[k], WithCycle::kCompound[k] ? 0.0 : before[k]);
+    }
+    EXPECT_EQ(mix.share[WithCycle::index("cycle")], 0.0);
+
+    test::RandomCluster rc;
+    rc.hosts = 6;
+    rc.seed = 4;
+    rc.max_migrations = 10;
+    const Problem p = test::make_random_problem(rc);
+    const CapacityModel m(p);
+    SearchState s(m);
+    MoveCache cache(s);
+    Proposal pr;
+    Rng rng(4, 1);
+    std::vector<int> movable;
+    for (std::size_t vm = 0; vm < p.vms.size(); ++vm) movable.push_back(static_cast<int>(vm));
+    pr.start(rng, movable.size());
+    const auto cum = mix.cumulative();
+    int drawn[WithCycle::kSize] = {};
+    for (int it = 0; it < 2000; ++it) {
+        ProposalContext ctx{s, cache, movable, pr, rng};
+        const auto c = propose<WithCycle>(ctx, cum);
+        ASSERT_FALSE(is_compound(c)) << WithCycle::kNames[c.kind];
+        ++drawn[c.kind];
+    }
+    EXPECT_GT(drawn[WithCycle::index("remap")], 0);
+}
+
 }  // namespace
 }  // namespace vmcap
