@@ -1,7 +1,7 @@
 #pragma once
 /**
  * @file gather.h
- * Gather move (issue "Virtual links", step 5): two VMs joined by a vlink move together, onto one
+ * Gather move: two VMs joined by a vlink move together, onto one
  * host or onto two hosts under one ToR, usually the rack of a third VM of their VDC. It reaches
  * what single migrations cannot: when the link rule forbids either VM to leave alone (its vlink
  * would cross a full uplink) but the pair may travel together, and when a VDC is brought into one

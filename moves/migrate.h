@@ -51,8 +51,8 @@ struct MigrateMove {
      */
     [[gnu::always_inline]] MigrateDelta evaluate(const SearchState& state, MoveCache& cache) const {
         // Inline for the annealing loop's common case (off the snapshot host: two cache hits);
-        // the snapshot host's case is out of line (issue 24 item 4: each call boundary on this
-        // path cost the hot loop instructions against bc8128b).
+        // the snapshot host's case is out of line (each call boundary on the common path costs the
+        // hot loop instructions).
         if (state.origin_of(vm) == host) [[unlikely]]
             return evaluate_at_origin(state, cache);
         MigrateDelta out;

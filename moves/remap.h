@@ -21,7 +21,7 @@ struct RemapDelta : DeltaHead {
 struct RemapMove {
     static constexpr std::string_view kName = "remap";
     static constexpr bool kCompound = false;
-    /** 2% by default (issue 22 item 8): optima that put a VM on other pNUMA nodes of its own
+    /** 2% by default: optima that put a VM on other pNUMA nodes of its own
      *  host — a swap of two full hosts through the destination's other node, 5 of the 30
      *  exact-with-links optima — are reached by no other move. 0.02 and 0.05 gave the same
      *  quality suite and medium table (docs/performance.md, "Quality"); with free remaps

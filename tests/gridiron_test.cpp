@@ -1,8 +1,8 @@
-// Gridiron VDCs from the Azure trace and datacenter networks from flags and presets (issue 11
-// step 6): tenant batches of the trace reader, the rolling-overflow chop (seed 003 digest §7
-// item 8), the bpc x min(cores) bandwidth (Fig. 3.3), preset structures (T1 Jupiter 4-rack, §7
-// item 9; T3 leaf-spine; T5 trees; a Jupiter 4-pod fabric from flags), oversubscription, and
-// `vmcap snapshot` / `vmcap generate` with networks, on synthetic and real traces.
+// Gridiron VDCs from the Azure trace and datacenter networks from flags and presets: tenant batches
+// of the trace reader, the rolling-overflow chop (seed 003 digest §7 item 8), the bpc x min(cores)
+// bandwidth (Fig. 3.3), preset structures (T1 Jupiter 4-rack, §7 item 9; T3 leaf-spine; T5 trees; a
+// Jupiter 4-pod fabric from flags), oversubscription, and `vmcap snapshot` / `vmcap generate` with
+// networks, on synthetic and real traces.
 #include <gtest/gtest.h>
 
 #include <algorithm>
