@@ -35,8 +35,8 @@ struct MoveList {
     template <int K>
     using At = std::tuple_element_t<K, Tuple>;
     static constexpr std::array<std::string_view, kSize> kNames = {Ms::kName...};
-    static constexpr std::array<bool, kSize> kCompound = {Ms::kCompound...};
-    static constexpr std::array<double, kSize> kDefaultShares = {Ms::kDefaultShare...};
+    static constexpr std::array<bool, kSize> kCompound = {move_compound<Ms>...};
+    static constexpr std::array<double, kSize> kDefaultShares = {move_default_share<Ms>...};
 
     /** Index of the kind named `name`, or -1. */
     static constexpr int index(std::string_view name) {
