@@ -29,11 +29,7 @@
 namespace vmcap {
 namespace {
 
-std::string name(const char* prefix, int n) {
-    std::string s(prefix);  // appended: "x" + to_string trips a GCC 12 -Wrestrict false positive
-    s += std::to_string(n);
-    return s;
-}
+using test::name;
 
 /**
  * `hosts` hosts of topology `topo` (K1: one pNUMA node of 8 vCPU / 32 GiB; else 4 vCPU / 16 GiB

@@ -39,11 +39,7 @@
 namespace vmcap {
 namespace {
 
-std::string name(const char* prefix, int n) {
-    std::string s(prefix);
-    s += std::to_string(n);
-    return s;
-}
+using test::name;
 
 /**
  * A tiny snapshot: `hosts` hosts of topology `topo`, 4 vCPU / 16 GiB per pNUMA node; flavors
