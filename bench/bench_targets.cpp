@@ -1,5 +1,5 @@
-// Candidate moves per second against the number of weighted target flavors (issue 24: "hundreds of
-// demand-weighted flavors at full speed"), and the cost of one host's weighted VMCAP.
+// Candidate moves per second against the number of weighted target flavors (the search must run
+// hundreds of demand-weighted flavors at full speed), and the cost of one host's weighted VMCAP.
 //
 //   BM_AnnealTargets/K2_4000hosts/<T>    simulated annealing from the snapshot, one thread,
 //                                         kEvaluations candidate moves (calibrated temperature,
@@ -10,14 +10,14 @@
 //   BM_HostValue/<Host>/<T>/lanes        WeightedVmcap::value: one host's sum_j w_j VMCAP_j over T
 //                                         targets in one target-parallel pass
 //   BM_HostValue/<Host>/<T>/per_target   the same sum per target (node_b and the evaluator), as
-//                                         the state computed it before issue 24
+//                                         the state computed it before WeightedVmcap
 //
 // T targets replace the catalog's weights as scripts/many_targets.py does: T distinct flavors, vCPU
 // in 1..min(64, 2 x node vCPU), RAM 1..8 GiB per vCPU in 0.5 GiB steps, K1 when within half a
 // pNUMA node, else K2 (even split), Zipf-like weights (s = 1.1, largest 1, three decimals, at
 // least 0.001). items_per_second is candidate moves (or host values) per second; the annealing
 // benchmarks time the search alone (manual time: the search's own clock, without building the
-// snapshot, the model and the state). Goal (issue 24): >= 1 M/s at 1,000 targets on one core, and
+// snapshot, the model and the state). Goal: >= 1 M/s at 1,000 targets on one core, and
 // at most 2x the 5-target cost per evaluation. Results: docs/performance.md.
 #include <benchmark/benchmark.h>
 

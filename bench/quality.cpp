@@ -130,7 +130,7 @@ struct Case {
 };
 
 /**
- * Extra rows after the generated instances (issue 22 item 8), each a miss of an earlier default:
+ * Extra rows after the generated instances, each a miss of an earlier default:
  * - "remap-swap": two full K2 hosts whose VMs must swap (tests/tight_cases.h, ring of two, the
  *   detour through the destination's other pNUMA node; tests/cases/remap_swap_2host.json) at
  *   budget 3: the optimum, 4, is reached only through a same-host remap (the default move mix

@@ -12,22 +12,36 @@
 
 namespace {
 
-constexpr const char* kUsage =
-    "usage: vmcap <command> [options]   (vmcap <command> --help for its options)\n"
-    "\n"
-    "commands:\n"
-    "  plan       search live migrations that raise weighted capacity; write a migration plan\n"
-    "  validate   replay a plan on a snapshot and check every step\n"
-    "  capacity   per-flavor capacity (VMCAP) of a cluster snapshot\n"
-    "  eval       VMCAP of one host for one guest topology and capacity vector\n"
-    "  snapshot   build a cluster snapshot by replaying a real trace (Azure V1, Huawei-East-1)\n"
-    "  generate   write a random fragmented cluster snapshot\n"
-    "  import     build a snapshot from external instances (netsolver: NetSolver .pn + .vn; openstack: the clients' JSON)\n"
-    "  export     write a valid plan as an OpenStack script (waves in parallel), CSV or JSON actions\n"
-    "  report     write a plan's charts as one self-contained HTML page\n"
-    "  simulate   replay a real trace with an online placer and nightly defragmentation; count rejected requests\n"
-    "  exact      solve a small snapshot to proven optimality (MILP, CBC)\n"
-    "  place      place a stream of requests (single VMs, VDCs) with a placement strategy\n";
+/** One subcommand: its name, its line in `vmcap --help`, and its handler (cli/cli.h). */
+struct Command {
+    const char* name;
+    const char* summary;
+    int (*run)(const vmcap::cli::Args&);
+};
+
+/** Every subcommand, in the order of the usage text; usage and dispatch are both generated from it. */
+constexpr Command kCommands[] = {
+    {"plan", "search live migrations that raise weighted capacity; write a migration plan", vmcap::cli::cmd_plan},
+    {"validate", "replay a plan on a snapshot and check every step", vmcap::cli::cmd_validate},
+    {"capacity", "per-flavor capacity (VMCAP) of a cluster snapshot", vmcap::cli::cmd_capacity},
+    {"eval", "VMCAP of one host for one guest topology and capacity vector", vmcap::cli::cmd_eval},
+    {"snapshot", "build a cluster snapshot by replaying a real trace (Azure V1, Huawei-East-1)", vmcap::cli::cmd_snapshot},
+    {"generate", "write a random fragmented cluster snapshot", vmcap::cli::cmd_generate},
+    {"import", "build a snapshot from external instances (netsolver: NetSolver .pn + .vn; openstack: the clients' JSON)",
+     vmcap::cli::cmd_import},
+    {"export", "write a valid plan as an OpenStack script (waves in parallel), CSV or JSON actions", vmcap::cli::cmd_export},
+    {"report", "write a plan's charts as one self-contained HTML page", vmcap::cli::cmd_report},
+    {"simulate", "replay a real trace with an online placer and nightly defragmentation; count rejected requests",
+     vmcap::cli::cmd_simulate},
+    {"exact", "solve a small snapshot to proven optimality (MILP, CBC)", vmcap::cli::cmd_exact},
+    {"place", "place a stream of requests (single VMs, VDCs) with a placement strategy", vmcap::cli::cmd_place},
+};
+
+/** `vmcap --help`: a line per entry of kCommands, names padded to one column. */
+void print_usage(std::FILE* to) {
+    std::fputs("usage: vmcap <command> [options]   (vmcap <command> --help for its options)\n\ncommands:\n", to);
+    for (const Command& c : kCommands) std::fprintf(to, "  %-10s %s\n", c.name, c.summary);
+}
 
 /** The message as one printable line: control characters (a newline or a terminal escape inside
  *  an id from the input) shown as \xNN, so an error is always exactly one line. */
@@ -51,28 +65,18 @@ std::string one_line(const char* what) {
 int main(int argc, char** argv) {
     using namespace vmcap::cli;
     if (argc < 2) {
-        std::fputs(kUsage, stderr);
+        print_usage(stderr);
         return 2;
     }
     const std::string cmd = argv[1];
     if (cmd == "--help" || cmd == "-h" || cmd == "help") {
-        std::fputs(kUsage, stdout);
+        print_usage(stdout);
         return 0;
     }
     const Args args(argv + 2, argv + argc);
     try {
-        if (cmd == "eval") return cmd_eval(args);
-        if (cmd == "capacity") return cmd_capacity(args);
-        if (cmd == "plan") return cmd_plan(args);
-        if (cmd == "validate") return cmd_validate(args);
-        if (cmd == "snapshot") return cmd_snapshot(args);
-        if (cmd == "generate") return cmd_generate(args);
-        if (cmd == "import") return cmd_import(args);
-        if (cmd == "exact") return cmd_exact(args);
-        if (cmd == "place") return cmd_place(args);
-        if (cmd == "export") return cmd_export(args);
-        if (cmd == "report") return cmd_report(args);
-        if (cmd == "simulate") return cmd_simulate(args);
+        for (const Command& c : kCommands)
+            if (cmd == c.name) return c.run(args);
         std::fprintf(stderr, "vmcap: unknown command '%s' (see vmcap --help)\n", one_line(cmd.c_str()).c_str());
         return 2;
     } catch (const vmcap::TimeLimitReached& e) {

@@ -1,7 +1,7 @@
 #pragma once
 /**
  * @file network.h
- * The datacenter network of a snapshot and the vlinks over it (issue "Virtual links"): switches
+ * The datacenter network of a snapshot and the vlinks over it: switches
  * joined by links with integer capacities in Mbps, every host attached to one switch by its NIC
  * uplink (capacity HostType::nic_mbps), and vlinks -- bandwidth reservations between two VMs,
  * optionally grouped in VDCs (tenants). Immutable problem data, filled by the snapshot loader

@@ -149,7 +149,7 @@ struct FlavorRequest {
 std::vector<FlavorRequest> read_request_log(const std::string& file);
 
 /**
- * Demand weights (issue 24): flavor name -> 1000 x (its requests in the window (until - window_s,
+ * Demand weights: flavor name -> 1000 x (its requests in the window (until - window_s,
  * until]) / (all requests in the window), rounded half up to thousandths, at least 0.001, for every
  * flavor requested in the window; flavors not requested there are absent. `requests_in_window`
  * receives the window's request count (the map is empty when it is 0). window_s > 0. O(n log F).

@@ -71,7 +71,7 @@ BudgetExchangeDelta BudgetExchangeMove::evaluate(const SearchState& s, MoveCache
     if (ha == home) {
         // a is remapped on its snapshot host and moves back to its snapshot nodes there: the
         // cached return is that host's whole change (a quarter of the exchanges evaluated on
-        // the 10k-host snapshot). Same sums in the same order as ExchangeMove::evaluate.
+        // the 10k-host snapshot). Same sums in the same order as the uncached evaluate(s) above.
         if (h == ha) {  // b takes the room there after a's return
             const MoveCache::Vacated& vac = cache.vacated_insertion(s, a, s.flavor_of(b), true);
             if (vac.embedding < 0) return out;
@@ -89,7 +89,8 @@ BudgetExchangeDelta BudgetExchangeMove::evaluate(const SearchState& s, MoveCache
     }
     if (h == ha) {
         // b takes the room a leaves: only a's host is evaluated, on a tentative copy without a
-        // (the same loop as ExchangeMove::evaluate: first placement of the largest gain).
+        // (the same choice as HostScratch::best_placement in the uncached evaluate(s): first
+        // placement of the largest gain).
         const MoveCache::Vacated& vac = cache.vacated_insertion(s, a, s.flavor_of(b));
         if (vac.embedding < 0) return out;
         const Score best = vac.delta;

@@ -67,11 +67,7 @@ struct BudgetExchangeMove {
 
     /** a back to its snapshot placement, then b to `host` on the chosen nodes. */
     int relocations(const SearchState& state, const BudgetExchangeDelta& d, Relocation* out) const;
-    int host_relocations(const SearchState& state, Relocation* out) const {
-        out[0] = Relocation{a, state.host_of(a), state.origin_of(a), 0};
-        out[1] = Relocation{b, state.host_of(b), host, 0};
-        return 2;
-    }
+    int host_relocations(const SearchState& state, Relocation* out) const { return relocating(state, out, a, state.origin_of(a), b, host); }
 
     /** Applies a feasible result of evaluate() on the same state: a's return, then b's move. */
     void apply(SearchState& state, const BudgetExchangeDelta& d) const;

@@ -73,11 +73,7 @@ struct EjectionMove {
 
     /** b to `host`, then a to b's former host, on the chosen nodes. */
     int relocations(const SearchState& state, const EjectionDelta& d, Relocation* out) const;
-    int host_relocations(const SearchState& state, Relocation* out) const {
-        out[0] = Relocation{a, state.host_of(a), state.host_of(b), 0};
-        out[1] = Relocation{b, state.host_of(b), host, 0};
-        return 2;
-    }
+    int host_relocations(const SearchState& state, Relocation* out) const { return relocating(state, out, a, state.host_of(b), b, host); }
 
     /** Applies a feasible result of evaluate() on the same state: b's move, then a's. */
     void apply(SearchState& state, const EjectionDelta& d) const;

@@ -1,7 +1,7 @@
 #pragma once
 /**
  * @file gather.h
- * Gather move (issue "Virtual links", step 5): two VMs joined by a vlink move together, onto one
+ * Gather move: two VMs joined by a vlink move together, onto one
  * host or onto two hosts under one ToR, usually the rack of a third VM of their VDC. It reaches
  * what single migrations cannot: when the link rule forbids either VM to leave alone (its vlink
  * would cross a full uplink) but the pair may travel together, and when a VDC is brought into one
@@ -23,6 +23,7 @@ struct GatherDelta : DeltaHead {
     int embedding_b = -1;  ///< b's placement on host_b
 };
 
+/** No cached evaluation (the hosts interact): score_move uses evaluate(state). */
 struct GatherMove {
     static constexpr std::string_view kName = "gather";
     static constexpr bool kCompound = true;
@@ -63,9 +64,6 @@ struct GatherMove {
      *  snapshot host exceeds the budget (count or RAM). Precondition: a, b valid VM indices. */
     bool budget_admits(const SearchState& state) const;
 
-    /** No cached path (the hosts interact): evaluate(state). */
-    GatherDelta evaluate(const SearchState& state, MoveCache&) const { return evaluate(state); }
-
     /**
      * Upper bound from the cached removal deltas (VMCAP never grows when a VM is added): a's plus
      * b's when they leave different hosts. -kNoBound when budget_admits() is false; kNoBound when
@@ -75,11 +73,7 @@ struct GatherMove {
 
     /** a's then b's relocation with the chosen nodes (execution order). */
     int relocations(const SearchState& state, const GatherDelta& d, Relocation* out) const;
-    int host_relocations(const SearchState& state, Relocation* out) const {
-        out[0] = Relocation{a, state.host_of(a), host_a, 0};
-        out[1] = Relocation{b, state.host_of(b), host_b, 0};
-        return 2;
-    }
+    int host_relocations(const SearchState& state, Relocation* out) const { return relocating(state, out, a, host_a, b, host_b); }
 
     /** Applies a feasible result of evaluate() on the same state: a's move, then b's. */
     void apply(SearchState& state, const GatherDelta& d) const;

@@ -20,11 +20,10 @@ struct MigrateDelta : DeltaHead {
     int embedding = -1;  ///< index into evaluator(dest type, flavor).placements()
 };
 
+/** Not drawn by share (kDefaultShare 0): migrate is what every proposal that is not another kind
+ *  becomes. No cheap upper bound: the cached evaluation is already O(1) on a hit. */
 struct MigrateMove {
     static constexpr std::string_view kName = "migrate";
-    static constexpr bool kCompound = false;
-    /** Not drawn by share: migrate is what every proposal that is not another kind becomes. */
-    static constexpr double kDefaultShare = 0.0;
     using Delta = MigrateDelta;
 
     int vm = -1;
@@ -51,8 +50,8 @@ struct MigrateMove {
      */
     [[gnu::always_inline]] MigrateDelta evaluate(const SearchState& state, MoveCache& cache) const {
         // Inline for the annealing loop's common case (off the snapshot host: two cache hits);
-        // the snapshot host's case is out of line (issue 24 item 4: each call boundary on this
-        // path cost the hot loop instructions against bc8128b).
+        // the snapshot host's case is out of line (each call boundary on the common path costs the
+        // hot loop instructions).
         if (state.origin_of(vm) == host) [[unlikely]]
             return evaluate_at_origin(state, cache);
         MigrateDelta out;
@@ -72,15 +71,9 @@ struct MigrateMove {
     /** evaluate(state, cache) when `host` is the VM's snapshot host. */
     MigrateDelta evaluate_at_origin(const SearchState& state, MoveCache& cache) const;
 
-    /** No cheap bound: the cached evaluation is already O(1) on a hit. */
-    double upper_bound(const SearchState&, MoveCache&) const { return kNoBound; }
-
     /** The VM to `host` on the chosen nodes. */
     int relocations(const SearchState& state, const MigrateDelta& d, Relocation* out) const;
-    int host_relocations(const SearchState& state, Relocation* out) const {
-        out[0] = Relocation{vm, state.host_of(vm), host, 0};
-        return 1;
-    }
+    int host_relocations(const SearchState& state, Relocation* out) const { return relocating(state, out, vm, host); }
 
     /** Applies a feasible result of evaluate() on the same state. */
     void apply(SearchState& state, const MigrateDelta& d) const;

@@ -3,18 +3,12 @@
  * @file move.h
  * What every move type has in common (one type per file in moves/, listed once in move_list.h).
  *
- * A move is a small value type with this surface (checked by the MoveType concept):
+ * A move is a small aggregate value type (brace-initialised from its fields, e.g. `SwapMove{a, b}`)
+ * with this surface, checked by the MoveType concept. Required:
  *   - `static constexpr std::string_view kName` — its name in `--move-mix` and the statistics;
- *   - `static constexpr bool kCompound` — moves two VMs (the annealing draws the acceptance
- *     threshold first and may reject on upper_bound() without evaluating);
- *   - `static constexpr double kDefaultShare` — default share of proposals (migrate: the rest);
  *   - `using Delta = ...` — its evaluation result, deriving from DeltaHead, carrying the decision
  *     (chosen placements) so that apply() never searches again;
  *   - `Delta evaluate(const SearchState&) const` — exact, without mutation;
- *   - `Delta evaluate(const SearchState&, MoveCache&) const` — the same result through the
- *     worker's per-host memo (moves own their cached evaluation);
- *   - `double upper_bound(const SearchState&, MoveCache&) const` — an upper bound on the VMCAP
- *     delta, -kNoBound if infeasible, kNoBound if no cheap bound;
  *   - `int host_relocations(const SearchState&, Relocation*) const` — before evaluation, the VMs it
  *     moves and their destination hosts (to_mask 0), at most kMaxRelocations, in the order of the
  *     move's fields (a, b; not necessarily execution order, which evaluation decides): what
@@ -23,10 +17,21 @@
  *     the same with the chosen nodes, in execution order: what objective terms see;
  *   - `void apply(SearchState&, const Delta&) const`;
  *   - `static bool propose(ProposalContext&, Move&)` — draws a candidate (moves/proposal.h);
- *     false if no suitable one was found in a few tries (the caller falls back to migrate);
- *   - optionally `static constexpr bool kFilterEveryPrefix` — its host_relocations() are in
- *     execution order and the feasibility filters must admit every prefix, not only the whole
- *     (the gather move: a vlinked pair crosses the network between its two migrations).
+ *     false if no suitable one was found in a few tries (the caller falls back to migrate).
+ * Optional, each with a default, so that a move declares only what differs (the defaults are
+ * read through move_compound, move_default_share, score_move and score_bound below, resolved at
+ * compile time: no virtual call, no base class, so moves stay aggregates):
+ *   - `static constexpr bool kCompound` — moves two VMs (the annealing draws the acceptance
+ *     threshold first and may reject on upper_bound() without evaluating); default false;
+ *   - `static constexpr double kDefaultShare` — default share of proposals; default 0 (migrate,
+ *     the first kind, gets what the others leave);
+ *   - `Delta evaluate(const SearchState&, MoveCache&) const` — the same result through the
+ *     worker's per-host memo (moves own their cached evaluation); default: evaluate(state);
+ *   - `double upper_bound(const SearchState&, MoveCache&) const` — an upper bound on the VMCAP
+ *     delta, -kNoBound if infeasible, kNoBound if no cheap bound; default kNoBound;
+ *   - `static constexpr bool kFilterEveryPrefix` — its host_relocations() are in execution order
+ *     and the feasibility filters must admit every prefix, not only the whole (the gather move: a
+ *     vlinked pair crosses the network between its two migrations); default: the whole only.
  */
 #include <concepts>
 #include <cstdint>
@@ -52,24 +57,76 @@ struct DeltaHead {
 /** At most this many VMs change place in one move (swap, exchange, ejection and gather move two). */
 inline constexpr int kMaxRelocations = 2;
 
+/** host_relocations() of a move of one VM: `vm` from its current host to host `to` (to_mask 0).
+ *  Returns 1. */
+inline int relocating(const SearchState& s, Relocation* out, int vm, int to) {
+    out[0] = Relocation{vm, s.host_of(vm), to, 0};
+    return 1;
+}
+
+/** host_relocations() of a move of two VMs, in the move's field order: `a` to host `to_a`, `b` to
+ *  host `to_b`, each from its current host (to_mask 0). Returns 2. */
+inline int relocating(const SearchState& s, Relocation* out, int a, int to_a, int b, int to_b) {
+    out[0] = Relocation{a, s.host_of(a), to_a, 0};
+    out[1] = Relocation{b, s.host_of(b), to_b, 0};
+    return 2;
+}
+
 /** "No cheap bound": upper_bound() of a move that must be evaluated exactly. */
 inline constexpr double kNoBound = std::numeric_limits<double>::infinity();
+
+/** Does M declare its own cached evaluation, evaluate(const SearchState&, MoveCache&)? */
+template <class M>
+concept HasCachedEvaluate = requires(const M m, const SearchState& cs, MoveCache& cache) {
+    m.evaluate(cs, cache);
+};
+
+/** Does M declare its own upper_bound(const SearchState&, MoveCache&)? */
+template <class M>
+concept HasUpperBound = requires(const M m, const SearchState& cs, MoveCache& cache) {
+    m.upper_bound(cs, cache);
+};
 
 template <class M>
 concept MoveType = requires(const M m, M& out, SearchState& s, const SearchState& cs, MoveCache& cache, const typename M::Delta& d,
                             Relocation* r, ProposalContext& ctx) {
     { M::kName } -> std::convertible_to<std::string_view>;
-    { M::kCompound } -> std::convertible_to<bool>;
-    { M::kDefaultShare } -> std::convertible_to<double>;
     requires std::derived_from<typename M::Delta, DeltaHead>;
     { m.evaluate(cs) } -> std::same_as<typename M::Delta>;
-    { m.evaluate(cs, cache) } -> std::same_as<typename M::Delta>;
-    { m.upper_bound(cs, cache) } -> std::same_as<double>;
     { m.relocations(cs, d, r) } -> std::same_as<int>;
     { m.host_relocations(cs, r) } -> std::same_as<int>;
     {m.apply(s, d)};
     { M::propose(ctx, out) } -> std::same_as<bool>;
+    // The optional parts, where declared, with their types:
+    requires !requires {
+        M::kCompound;
+    }
+    || std::convertible_to<decltype(M::kCompound), bool>;
+    requires !requires {
+        M::kDefaultShare;
+    }
+    || std::convertible_to<decltype(M::kDefaultShare), double>;
+    requires !HasCachedEvaluate<M> || std::same_as<decltype(m.evaluate(cs, cache)), typename M::Delta>;
+    requires !HasUpperBound<M> || std::same_as<decltype(m.upper_bound(cs, cache)), double>;
 };
+
+/** M::kCompound if M declares it, else false. */
+template <class M>
+inline constexpr bool move_compound = [] {
+    if constexpr (requires { M::kCompound; })
+        return static_cast<bool>(M::kCompound);
+    else
+        return false;
+}();
+
+/** M::kDefaultShare if M declares it, else 0. */
+template <class M>
+inline constexpr double move_default_share = [] {
+    if constexpr (requires { M::kDefaultShare; })
+        return static_cast<double>(M::kDefaultShare);
+    else
+        return 0.0;
+}();
 
 /**
  * The complete evaluation of a move, what the search acts on: the model's feasibility filters
@@ -82,7 +139,7 @@ template <MoveType M>
 inline void score_move(const M& mv, const SearchState& s, MoveCache* cache, typename M::Delta& d) {
     const CapacityModel& m = s.model();
     // Relocation arrays only where filters or terms need them: Relocation's member initializers
-    // made one up front cost every evaluation ~8 instructions (issue 24 item 4).
+    // made one up front cost every evaluation ~8 instructions on the annealing loop's hot path.
     if (m.has_filters()) [[unlikely]] {
         Relocation r[kMaxRelocations];
         const auto n = static_cast<std::size_t>(mv.host_relocations(s, r));
@@ -94,7 +151,10 @@ inline void score_move(const M& mv, const SearchState& s, MoveCache* cache, type
             return;
         }
     }
-    d = (cache != nullptr && m.terms_separable()) ? mv.evaluate(s, *cache) : mv.evaluate(s);
+    if constexpr (HasCachedEvaluate<M>)
+        d = (cache != nullptr && m.terms_separable()) ? mv.evaluate(s, *cache) : mv.evaluate(s);
+    else
+        d = mv.evaluate(s);
     if (m.has_terms() && d.feasible) [[unlikely]] {
         Relocation r[kMaxRelocations];
         const auto moves = std::span<const Relocation>(r, static_cast<std::size_t>(mv.relocations(s, d, r)));
@@ -112,12 +172,14 @@ inline typename M::Delta score_move(const M& mv, const SearchState& s, MoveCache
 
 /**
  * Upper bound on score_move(mv).delta for threshold-first rejection: the move's cached VMCAP
- * bound plus each further term's bound() over the moved VMs; kNoBound when the move has none or a
- * term is not monotone under insertion; -kNoBound when the move is infeasible.
+ * bound plus each further term's bound() over the moved VMs; kNoBound when the move has none
+ * (declares no upper_bound) or a term is not monotone under insertion; -kNoBound when the move is
+ * infeasible.
  */
 template <MoveType M>
 inline double score_bound(const M& mv, const SearchState& s, MoveCache& cache) {
-    double ub = mv.upper_bound(s, cache);
+    double ub = kNoBound;
+    if constexpr (HasUpperBound<M>) ub = mv.upper_bound(s, cache);
     const CapacityModel& m = s.model();
     if (!m.has_terms() || ub == kNoBound || ub == -kNoBound) [[likely]]
         return ub;

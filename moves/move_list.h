@@ -35,8 +35,8 @@ struct MoveList {
     template <int K>
     using At = std::tuple_element_t<K, Tuple>;
     static constexpr std::array<std::string_view, kSize> kNames = {Ms::kName...};
-    static constexpr std::array<bool, kSize> kCompound = {Ms::kCompound...};
-    static constexpr std::array<double, kSize> kDefaultShares = {Ms::kDefaultShare...};
+    static constexpr std::array<bool, kSize> kCompound = {move_compound<Ms>...};
+    static constexpr std::array<double, kSize> kDefaultShares = {move_default_share<Ms>...};
 
     /** Index of the kind named `name`, or -1. */
     static constexpr int index(std::string_view name) {
@@ -82,6 +82,13 @@ struct BasicMoveMix {
             sum += share[k];
         }
         if (sum > 1.0 + 1e-12) throw std::invalid_argument("move mix shares must sum to at most 1");
+    }
+    /** Sets the share of every compound kind (L::kCompound) to 0, so that every proposal moves one
+     *  VM (compound draws fall back to the first kind). What a kind declares decides, not its name:
+     *  a compound kind added to L is switched off here with no other edit. */
+    void sequential_only() {
+        for (int k = 1; k < L::kSize; ++k)
+            if (L::kCompound[k]) share[k] = 0.0;
     }
     /** Cumulative thresholds over kinds 1.. in list order (entry 0 is 0). */
     std::array<double, L::kSize> cumulative() const {

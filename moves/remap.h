@@ -18,10 +18,10 @@ struct RemapDelta : DeltaHead {
     int embedding = -1;  ///< index into evaluator(host type, flavor).placements()
 };
 
+/** No cached evaluation (one host, changed twice) and no cheap upper bound. */
 struct RemapMove {
     static constexpr std::string_view kName = "remap";
-    static constexpr bool kCompound = false;
-    /** 2% by default (issue 22 item 8): optima that put a VM on other pNUMA nodes of its own
+    /** 2% by default: optima that put a VM on other pNUMA nodes of its own
      *  host — a swap of two full hosts through the destination's other node, 5 of the 30
      *  exact-with-links optima — are reached by no other move. 0.02 and 0.05 gave the same
      *  quality suite and medium table (docs/performance.md, "Quality"); with free remaps
@@ -43,16 +43,9 @@ struct RemapMove {
      */
     RemapDelta evaluate(const SearchState& state) const;
 
-    /** No cached path (one host, changed twice): evaluate(state). */
-    RemapDelta evaluate(const SearchState& state, MoveCache&) const { return evaluate(state); }
-    double upper_bound(const SearchState&, MoveCache&) const { return kNoBound; }
-
     /** The VM to other nodes of its own host. */
     int relocations(const SearchState& state, const RemapDelta& d, Relocation* out) const;
-    int host_relocations(const SearchState& state, Relocation* out) const {
-        out[0] = Relocation{vm, state.host_of(vm), state.host_of(vm), 0};
-        return 1;
-    }
+    int host_relocations(const SearchState& state, Relocation* out) const { return relocating(state, out, vm, state.host_of(vm)); }
 
     /** Applies a feasible result of evaluate() on the same state (SearchState::move, same host). */
     void apply(SearchState& state, const RemapDelta& d) const;

@@ -17,12 +17,10 @@ namespace vmcap {
 /** Result of ReturnMove::evaluate. */
 struct ReturnDelta : DeltaHead {};
 
+/** Off by default (kDefaultShare 0): migrate proposals already send migrated VMs home (1 in 16,
+ *  on the best nodes there); docs/performance.md has the measurement. No cheap upper bound. */
 struct ReturnMove {
     static constexpr std::string_view kName = "return";
-    static constexpr bool kCompound = false;
-    /** Off by default: migrate proposals already send migrated VMs home (1 in 16, on the best
-     *  nodes there); docs/performance.md has the measurement. */
-    static constexpr double kDefaultShare = 0.0;
     using Delta = ReturnDelta;
 
     int vm = -1;
@@ -42,14 +40,9 @@ struct ReturnMove {
      */
     ReturnDelta evaluate(const SearchState& state, MoveCache& cache) const;
 
-    double upper_bound(const SearchState&, MoveCache&) const { return kNoBound; }
-
     /** The VM back to its snapshot host and nodes. */
     int relocations(const SearchState& state, const ReturnDelta& d, Relocation* out) const;
-    int host_relocations(const SearchState& state, Relocation* out) const {
-        out[0] = Relocation{vm, state.host_of(vm), state.origin_of(vm), 0};
-        return 1;
-    }
+    int host_relocations(const SearchState& state, Relocation* out) const { return relocating(state, out, vm, state.origin_of(vm)); }
 
     /** Applies a feasible result of evaluate() on the same state. */
     void apply(SearchState& state, const ReturnDelta& d) const;

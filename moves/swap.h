@@ -20,6 +20,7 @@ struct SwapDelta : DeltaHead {
     bool a_first = true;   ///< execution order of the two migrations (see evaluate)
 };
 
+/** No cached evaluation (both hosts change together): score_move uses evaluate(state). */
 struct SwapMove {
     static constexpr std::string_view kName = "swap";
     static constexpr bool kCompound = true;
@@ -55,9 +56,6 @@ struct SwapMove {
      */
     bool budget_admits(const SearchState& state) const;
 
-    /** No cached path: both hosts change together; evaluate(state). */
-    SwapDelta evaluate(const SearchState& state, MoveCache&) const { return evaluate(state); }
-
     /**
      * Upper bound on the delta from cached halves, valid because VMCAP never grows when a VM is
      * added to a host: the sum of the two removal deltas (the VMs leave different hosts).
@@ -68,9 +66,7 @@ struct SwapMove {
     /** a to b's host and b to a's host, in the order of d.a_first. */
     int relocations(const SearchState& state, const SwapDelta& d, Relocation* out) const;
     int host_relocations(const SearchState& state, Relocation* out) const {
-        out[0] = Relocation{a, state.host_of(a), state.host_of(b), 0};
-        out[1] = Relocation{b, state.host_of(b), state.host_of(a), 0};
-        return 2;
+        return relocating(state, out, a, state.host_of(b), b, state.host_of(a));
     }
 
     /** Applies a feasible result of evaluate() on the same state: two SearchState::move calls. */

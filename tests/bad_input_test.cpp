@@ -1,4 +1,4 @@
-// Bad input from an unattended nightly run (issue "Hardening"): every case exits 2 with one line on
+// Bad input from an unattended nightly run: every case exits 2 with one line on
 // stderr naming the file and the JSON path or option, writes nothing, and never reaches undefined
 // behaviour (out-of-bounds writes, integer overflow or truncation, unbounded recursion).
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// Bandwidth-aware flavor capacity (issue "Virtual links", step 4a; evaluators/objective/bandwidth_capacity.h):
+// Bandwidth-aware flavor capacity (evaluators/objective/bandwidth_capacity.h):
 // values and a delta worked out by hand on a two-pod tree, the rule off without a network section
 // (exactly today's VMCAP), and the snapshot field. Random moves of every kind against a
 // from-scratch re-derivation are in objective_test.cpp (CandidatePropertiesNetwork).

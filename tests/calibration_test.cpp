@@ -1,4 +1,4 @@
-// Temperature calibration of the annealing (issue 12 item 3, "robust defaults"): with hundreds of
+// Temperature calibration of the annealing (robust defaults): with hundreds of
 // weighted targets of any scale the annealing must not freeze at the greedy plan; with one target
 // the calibration keeps the earlier polish rule; scaling every weight by a power of two changes no
 // decision.
@@ -127,7 +127,7 @@ TEST(Calibration, OneTargetKeepsThePolishRule) {
 }
 
 // With a further objective term (ram-cost) the polish start accepts the small loss with
-// probability e^-1 instead of e^-3.3 (issue 22 item 8), never hotter than the melt temperature:
+// probability e^-1 instead of e^-3.3, never hotter than the melt temperature:
 // the same one-target snapshot starts above 0.3 x the weight (the small loss is still one unit of
 // the weight: the term's smaller losses fall below the 5th percentile's floor, the weight).
 TEST(Calibration, ObjectiveTermsPolishHotter) {

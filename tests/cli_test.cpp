@@ -7,8 +7,10 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <string>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <vector>
 
 #include "instances/snapshot_io.h"
 #include "tests/cli_run.h"
@@ -61,6 +63,41 @@ TEST(Cli, HelpOnEverySubcommand) {
         EXPECT_NE(lower.find("usage: vmcap"), std::string::npos) << c;
     }
     EXPECT_EQ(run("frobnicate").code, 2);
+}
+
+// Usage and dispatch come from one command table (cli/main.cpp): every command `vmcap --help`
+// lists runs its own --help (exit 0, "usage: vmcap <name>"), the list is the twelve commands in
+// their usage order, no arguments print the same text on stderr with exit code 2, and an unknown
+// command is one line naming it, exit code 2, nothing on stdout.
+TEST(Cli, UsageListsExactlyTheCommandsThatDispatch) {
+    const CmdResult help = run("--help");
+    ASSERT_EQ(help.code, 0) << help.err;
+    ASSERT_EQ(help.out.rfind("usage: vmcap <command> [options]", 0), 0u) << help.out;
+    std::istringstream lines(help.out.substr(help.out.find("commands:\n") + 10));
+    std::vector<std::string> listed;
+    for (std::string line; std::getline(lines, line);) {
+        ASSERT_EQ(line.rfind("  ", 0), 0u) << line;
+        ASSERT_EQ(line[12], ' ') << line;  // one column for the summaries
+        listed.push_back(line.substr(2, line.find(' ', 2) - 2));
+    }
+    const std::vector<std::string> expected = {"plan",   "validate", "capacity", "eval",     "snapshot", "generate",
+                                               "import", "export",   "report",   "simulate", "exact",    "place"};
+    EXPECT_EQ(listed, expected);
+    for (const std::string& c : listed) {
+        const CmdResult r = run(c + " --help");
+        EXPECT_EQ(r.code, 0) << c;
+        std::string lower = r.out;
+        std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
+        EXPECT_NE(lower.find("usage: vmcap " + c), std::string::npos) << c;
+    }
+    const CmdResult none = run("");
+    EXPECT_EQ(none.code, 2);
+    EXPECT_EQ(none.err, help.out);
+    EXPECT_TRUE(none.out.empty());
+    const CmdResult unknown = run("frobnicate --help");
+    EXPECT_EQ(unknown.code, 2);
+    EXPECT_EQ(unknown.err, "vmcap: unknown command 'frobnicate' (see vmcap --help)\n");
+    EXPECT_TRUE(unknown.out.empty());
 }
 
 TEST(Cli, PlanThenValidateOnGeneratedCluster) {

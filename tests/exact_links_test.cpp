@@ -1,9 +1,10 @@
-// vmcap exact with the link-capacity rule (issue 11): on tiny networked snapshots (3-4 hosts on a
+// vmcap exact with the link-capacity rule: on tiny networked snapshots (3-4 hosts on a
 // leaf-spine, 6-8 VMs, about 10-20 vlinks, budgets 1-3) the branch and bound (exact_bb.h) and the MILP
 // (exact.h) equal an independent brute force over every final state within the budget whose link
 // loads, recomputed from scratch, respect max(capacity, snapshot load); how often the rule binds
 // (the optimum without it is higher) and the annealing pipeline reaches the
-// optimum (issue 11 asks >= 95%; with remaps in the move mix, see below); every plan built passes `validate`.
+// optimum (the target is >= 95%; with remaps in the move mix, see below); every plan built passes
+// `validate`.
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -29,11 +30,7 @@
 namespace vmcap {
 namespace {
 
-std::string name(const char* prefix, int n) {
-    std::string s(prefix);  // appended: "x" + to_string trips a GCC 12 -Wrestrict false positive
-    s += std::to_string(n);
-    return s;
-}
+using test::name;
 
 /**
  * `hosts` hosts of topology `topo` (K1: one pNUMA node of 8 vCPU / 32 GiB; else 4 vCPU / 16 GiB
@@ -309,10 +306,10 @@ TEST(ExactLinks, BranchBoundAndMilpEqualBruteForceAndAnnealingReachesIt) {
     EXPECT_GE(n, 20);
     // Measured: the rule binds on 10/30 (a third; on such tiny instances an optimum that avoids
     // the links is often as good: a remap, or a VM following its peers). The annealing with
-    // remaps in its mix reaches the optimum on 29/30 (issue 11: >= 95%; the miss, at budget 1,
+    // remaps in its mix reaches the optimum on 29/30 (target >= 95%; the miss, at budget 1,
     // spent its one slot on another remap). With the default mix: 25/30 while it had remap=0 (the
     // B&B optimum of each of its 5 misses is a same-host remap, which that mix never proposed);
-    // 29/30 with remap=0.02 (issue 22 item 8).
+    // 29/30 with remap=0.02.
     EXPECT_GE(4 * binding, n);
     EXPECT_GE(100 * anneal_hits, 95 * n);
     EXPECT_GE(100 * default_hits, 95 * n);
@@ -338,7 +335,7 @@ TEST(ExactLinks, RefusesOtherTermsWithAClearMessage) {
     expect_both_solvers_refuse(m, "objective term 'ram-cost' is not modelled");
 }
 
-// Issue 23 step 1: the solvers model the model's own link rule (CapacityModel::find<LinkCapacityFilter>(), no cast
+// The solvers model the model's own link rule (CapacityModel::find<LinkCapacityFilter>(), no cast
 // to a concrete class) and refuse any other filter -- here a drain, beside the link rule -- by name.
 TEST(ExactLinks, RefusesOtherFiltersByName) {
     const Problem p = networked("K2", 4, 6, 2, 5);
@@ -374,7 +371,7 @@ TEST(ExactLinks, CliWritesAValidPlanWithBothMethods) {
     }
 }
 
-// Issue 22, item 2: `exact --method milp` on a generated 12-host tree network with 96 vlinks
+// `exact --method milp` on a generated 12-host tree network with 96 vlinks
 // crashed (SIGSEGV in CBC's CglPreProcess::postProcess when its time limit stopped the root, at
 // --time-limit 4-5) or overran its limit (7.5 s at --time-limit 1-3: the model build appended
 // rows one by one). Now every limit ends with exit 0 within limit + max(5 s, 10%), the plan
@@ -408,7 +405,7 @@ TEST(ExactLinks, MilpOnAGeneratedTreeNetworkHoldsItsTimeLimit) {
     }
 }
 
-// The same generator at 30 hosts, budget 3 (issue 22): the MILP printed nothing in 240 s; the
+// The same generator at 30 hosts, budget 3: the MILP printed nothing in 240 s; the
 // branch and bound proves it in a fraction of a second. Its link rule cannot bind (20 Mbps
 // vlinks, 5,000 Mbps NICs), so the MILP is the model without a network and proves the optimum
 // well within its 60 s (2.7 s measured at load 8-12).

@@ -17,6 +17,7 @@
 #include "optimizer/solvers/exact_bb.h"
 #include "optimizer/search/greedy.h"
 #include "tests/cli_run.h"
+#include "tests/fixtures.h"
 
 namespace vmcap {
 namespace {
@@ -95,12 +96,7 @@ double brute_force(const CapacityModel& m) {
     return best;
 }
 
-/** Names built by appending (avoids a GCC 12 -O3 -Wrestrict false positive of "x" + to_string). */
-std::string name(const char* prefix, int n) {
-    std::string s(prefix);
-    s += std::to_string(n);
-    return s;
-}
+using test::name;
 
 /**
  * A tiny random snapshot: `hosts` hosts of one topology with 4 vCPU / 16 GiB per pNUMA node;

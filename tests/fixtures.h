@@ -1,11 +1,16 @@
 #pragma once
 // Test fixtures: small random fragmented snapshots built in code (no files), seeded.
 #include <algorithm>
+#include <atomic>
+#include <filesystem>
+#include <fstream>
 #include <limits>
 #include <map>
 #include <random>
 #include <set>
 #include <string>
+#include <system_error>
+#include <unistd.h>
 
 #include "evaluators/network/network_load.h"
 #include "evaluators/objective/objective.h"
@@ -15,6 +20,43 @@
 #include "instances/topology.h"
 
 namespace vmcap::test {
+
+/** prefix + n, built by appending ("x" + std::to_string(n) trips a GCC 12 -O3 -Wrestrict false
+ *  positive). */
+inline std::string name(const char* prefix, int n) {
+    std::string s(prefix);
+    s += std::to_string(n);
+    return s;
+}
+
+/** A fresh temporary directory (unique per process and instance, under the system's temporary
+ *  directory, named after `prefix`), removed with everything in it at scope exit. */
+class TempDir {
+public:
+    explicit TempDir(const std::string& prefix = "vmcap_test") {
+        static std::atomic<int> counter{0};
+        path_ = std::filesystem::temp_directory_path() / (prefix + "_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
+        std::filesystem::remove_all(path_);
+        std::filesystem::create_directories(path_);
+    }
+    TempDir(const TempDir&) = delete;
+    TempDir& operator=(const TempDir&) = delete;
+    ~TempDir() {
+        std::error_code ec;
+        std::filesystem::remove_all(path_, ec);
+    }
+    /** Writes `text` to `name` under the directory (creating subdirectories); returns its path. */
+    std::string write(const std::string& name, const std::string& text) const {
+        const std::filesystem::path p = path_ / name;
+        std::filesystem::create_directories(p.parent_path());
+        std::ofstream(p, std::ios::binary) << text;
+        return p.string();
+    }
+    const std::filesystem::path& path() const { return path_; }
+
+private:
+    std::filesystem::path path_;
+};
 
 /** Test filter: no VM may end on host `banned` (a host drain). */
 class DrainFilter final : public FeasibilityFilter {
@@ -63,12 +105,6 @@ inline Problem make_random_problem(const RandomCluster& rc) {
         ht.node_capacity.push_back(rc.node_ram_mib);
     }
     p.host_types.push_back(ht);
-    // Names built by appending: "x" + std::to_string(n) trips a GCC 12 -O3 -Wrestrict false positive.
-    auto name = [](const char* prefix, int n) {
-        std::string s(prefix);
-        s += std::to_string(n);
-        return s;
-    };
     for (int h = 0; h < rc.hosts; ++h) p.hosts.push_back(Host{name("h", h), 0, name("r", h / 4), "p0", ""});
     const bool has_k4 = !enumerate_embeddings(ht.topology.graph, parse_topology("K4").graph).empty();
     auto flavor = [&](std::string name, Amount vcpu, Amount ram_gib, const char* topo, double w) {

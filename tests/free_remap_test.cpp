@@ -224,7 +224,7 @@ TEST(FreeRemaps, DisplacedPlacementsRestoreTheStateExactly) {
     EXPECT_TRUE(t.displaced_vms().empty());
 }
 
-// The parallel free-remap path of issue 13's reproducer: 2 threads, sa and tabu, seeds 1-3 on the
+// The parallel free-remap path (it once wrote invalid plans): 2 threads, sa and tabu, seeds 1-3 on the
 // bundled example. Each run exits 0, its plan validates, and it is never below the greedy plan.
 TEST(FreeRemaps, ParallelSearchOnTheBundledExampleWritesValidPlans) {
     const auto g = test::run_vmcap("plan --quiet --free-remaps --algorithm greedy --out " + (test::tmp_dir() / "g.json").string());

@@ -1,4 +1,4 @@
-// The gather move (issue "Virtual links", step 5; moves/gather.h): two vlinked VMs move together,
+// The gather move (moves/gather.h): two vlinked VMs move together,
 // onto one host or into one rack. Exact delta by hand, the link rule on both prefixes, the
 // proposal's invariants and no draw without vlinks. (Its exactness against a brute force over
 // placement pairs is in moves_test.cpp, its bound and cached evaluation in objective_test.cpp.)

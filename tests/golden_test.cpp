@@ -84,14 +84,14 @@ TEST_P(GoldenPlan, ObjectiveAndPlanHashPinned) {
               g.algorithm == std::string("greedy") ? "budget spent" : "evaluation budget");
 }
 
-// Values measured at commit bc8128b (before the engine refactor of issue "Open the engine"); sa at 2
-// threads re-pinned when host regions became the parallel annealing (issue 12 item 2): bundled
+// Values measured at commit bc8128b (before the engine was opened to new moves, filters and
+// terms); sa at 2 threads re-pinned when host regions became the parallel annealing: bundled
 // 126 -> 128, medium 1956 -> 1957 (both now equal to one thread's; before, both were greedy's plan).
-// Re-pinned when the default move mix got remap=0.02 (issue 22 item 8; the draws of every
+// Re-pinned when the default move mix got remap=0.02 (the draws of every
 // proposal change): bundled sa t2 128 -> 127, tabu t2 128 -> 126, medium sa t1/t2 1957 -> 1956,
 // tabu t2 1957 -> 1956 (greedy unchanged). Seeds 2-6 of these short runs spread as much either way
 // (docs/performance.md, "Quality"); the quality suite and the medium table at the default run
-// length did not lose. Hashes re-pinned when plans got waves (issue 26): the steps are written in
+// length did not lose. Hashes re-pinned when plans got waves: the steps are written in
 // wave order, so the order changed; objectives, step counts and the search are unchanged.
 INSTANTIATE_TEST_SUITE_P(Pinned, GoldenPlan,
                          ::testing::Values(Golden{"", "greedy", 1, 0, 126, 70, "8520f5537ccb07cb"},

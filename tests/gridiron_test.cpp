@@ -1,8 +1,8 @@
-// Gridiron VDCs from the Azure trace and datacenter networks from flags and presets (issue 11
-// step 6): tenant batches of the trace reader, the rolling-overflow chop (seed 003 digest §7
-// item 8), the bpc x min(cores) bandwidth (Fig. 3.3), preset structures (T1 Jupiter 4-rack, §7
-// item 9; T3 leaf-spine; T5 trees; a Jupiter 4-pod fabric from flags), oversubscription, and
-// `vmcap snapshot` / `vmcap generate` with networks, on synthetic and real traces.
+// Gridiron VDCs from the Azure trace and datacenter networks from flags and presets: tenant batches
+// of the trace reader, the rolling-overflow chop (seed 003 digest §7 item 8), the bpc x min(cores)
+// bandwidth (Fig. 3.3), preset structures (T1 Jupiter 4-rack, §7 item 9; T3 leaf-spine; T5 trees; a
+// Jupiter 4-pod fabric from flags), oversubscription, and `vmcap snapshot` / `vmcap generate` with
+// networks, on synthetic and real traces.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -28,6 +28,7 @@
 #include "instances/snapshot_io.h"
 #include "instances/trace.h"
 #include "cli/cli.h"
+#include "tests/fixtures.h"
 
 #ifndef VMCAP_SHARED_DATA_DIR
 #define VMCAP_SHARED_DATA_DIR "../shared/data"
@@ -38,29 +39,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-/** A fresh temporary directory, removed at scope exit. */
-class TempDir {
-public:
-    TempDir() {
-        static std::atomic<int> counter{0};
-        path_ = fs::temp_directory_path() / ("vmcap_gridiron_test_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
-        fs::remove_all(path_);
-        fs::create_directories(path_);
-    }
-    ~TempDir() {
-        std::error_code ec;
-        fs::remove_all(path_, ec);
-    }
-    std::string write(const std::string& name, const std::string& text) const {
-        const fs::path p = path_ / name;
-        fs::create_directories(p.parent_path());
-        std::ofstream(p, std::ios::binary) << text;
-        return p.string();
-    }
-    const fs::path& path() const { return path_; }
-
-private:
-    fs::path path_;
+/** A fresh temporary directory named after this test file, removed at scope exit. */
+struct TempDir : test::TempDir {
+    TempDir() : test::TempDir("vmcap_gridiron_test") {}
 };
 
 constexpr const char* kIntervalMap = "0 0\n300 1\n600 2\n900 2\n1200 2\n1500 3\n";

@@ -1,4 +1,4 @@
-// The link-capacity rule (issue "Virtual links", step 3): the filter's verdict on every move equals
+// The link-capacity rule: the filter's verdict on every move equals
 // a from-scratch recomputation of the loads after the move; its per-state loads stay equal to a
 // full recomputation; every plan the search writes for a network snapshot keeps every link within
 // capacity at every prefix (checked here on our own replay) and passes `validate`; validate

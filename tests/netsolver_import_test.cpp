@@ -1,4 +1,4 @@
-// `vmcap import netsolver` (issue 11 step 6): NetSolver .pn/.vn instances into a snapshot with a
+// `vmcap import netsolver`: NetSolver .pn/.vn instances into a snapshot with a
 // network, vlinks and VDCs. A hand-made pair whose hosts, host types, switches, links, uplinks,
 // placements and vlinks are worked out by hand; the bundled NetSolver data (hadoop tree, FatTree)
 // imported through the CLI, reloaded and checked from scratch (every link load recomputed with
@@ -291,7 +291,7 @@ TEST(NetsolverImport, CliBadInputsExit2AndWriteNothing) {
     EXPECT_EQ(run_vmcap("import frob").code, 2);
 }
 
-// Issue 22 item 1: servers on switches that cannot reach each other. The import built the ECMP
+// Servers on switches that cannot reach each other. The import built the ECMP
 // routes before any connectivity check, and NetworkRoutes's breadth-first split indexed a bucket
 // at distance -1: heap corruption, exit 139 or 134 ("double free or corruption"). Now the .pn is
 // refused first (exit 2, the file, the switch and server named, nothing written), and
@@ -344,7 +344,7 @@ TEST(NetsolverImport, NetworkRoutesThrowsOnADisconnectedNetwork) {
     EXPECT_EQ(error_of([&] { const NetworkRoutes routes(p); }), "");
 }
 
-// Issue 22 item 9: a NUL byte in an instance list line ended the message early (the CLI prints
+// A NUL byte in an instance list line ended the message early (the CLI prints
 // what() as a C string), and a NUL after an existing file's name was silently cut off by the
 // file system. Now the line is refused, quoted with its control characters as \xNN.
 TEST(NetsolverImport, ListLineWithNulRefusedAndQuotedWhole) {
@@ -445,7 +445,7 @@ TEST(NetsolverImport, HadoopTreeFromTheBundledData) {
 }
 
 // `import netsolver --requests-out` + `vmcap place --strategy link-fit --stop-at-first-failure`
-// (issue 25: the published table through the admission command) places exactly what the import
+// (the published NetSolver table through the admission command) places exactly what the import
 // places itself: the same VDC count, every VM on the same host and pNUMA nodes.
 TEST(NetsolverImport, RequestsOutThroughVmcapPlaceEqualTheImport) {
     const fs::path dir = netsolver_data() / "hadoop";

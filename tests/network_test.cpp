@@ -1,4 +1,4 @@
-// Network and vlinks (issue "Virtual links", steps 1-2): the snapshot sections load with one-line
+// Network and vlinks: the snapshot sections load with one-line
 // errors, round-trip, and the ECMP routes and link loads are exact -- checked against loads worked
 // out by hand on leaf-spine and Clos fabrics, and against an independent oracle that enumerates
 // every shortest path on random switch graphs.
@@ -265,7 +265,7 @@ TEST(Network, MovingOneEndChangesLoadsByTheDifferenceOfTheTwoRoutes) {
     }
 }
 
-// Issue 22 item 6: on a network whose ECMP routes differ by direction (A reaches D over B and C
+// On a network whose ECMP routes differ by direction (A reaches D over B and C
 // evenly, D reaches A over its three links evenly, two of them to B), a vlink written [a, b] or
 // [b, a] loads the same arcs, and plans do not depend on the order either.
 const char* kAsymSwitches = R"(["A", "B", "C", "D"])";
@@ -353,7 +353,7 @@ TEST(Network, PlansDoNotDependOnWhichEndOfAVlinkIsWrittenFirst) {
     }
 }
 
-// Issue 22 item 7: leaf-spine fabrics with uneven uplinks (some down) or uneven parallel links
+// Leaf-spine fabrics with uneven uplinks (some down) or uneven parallel links
 // need fine shares on some arcs; the loads stay exact (a scale per arc) instead of refusing.
 TEST(Network, UnevenParallelLinksStayExact) {
     for (const std::vector<int>& uplinks : {std::vector<int>{16, 15, 16, 14, 16, 13}, std::vector<int>{23, 24, 25, 23, 25, 24}}) {

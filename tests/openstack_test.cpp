@@ -1,4 +1,4 @@
-// OpenStack in and out (issue 26 item 3): `vmcap import openstack` on fixtures in the exact JSON
+// OpenStack in and out: `vmcap import openstack` on fixtures in the exact JSON
 // the clients print (tests/openstack/), and the import -> plan -> export round trip, the exported
 // script run against a stand-in `openstack` client that keeps every server's host in a file: the
 // servers end where the plan puts them, a re-run changes nothing, and a server found elsewhere

@@ -1,4 +1,4 @@
-// Issue 10: the written plan reaches the best orderable state. Oracle: a brute force over plans
+// The written plan reaches the best orderable state. Oracle: a brute force over plans
 // (breadth-first over every state reachable by feasible steps within the budget, on plain
 // per-node usage tables, capacities from cluster_capacity), independent of the plan builder,
 // SearchState's incremental updates and the exact ordering search.
@@ -182,7 +182,7 @@ TEST(TightCases, ExactOrderingFindsThePlanIffOneExists) {
 
 // What `vmcap plan` writes (greedy, annealing, tabu; seeds 1-3) and what `vmcap exact` writes
 // (branch and bound; remaps counted) reach the brute-force orderable optimum on every case, and
-// validate from scratch. Prints the table of issue 10: search's best state, plan written, below.
+// validate from scratch. Prints the table: search's best state, plan written, below.
 TEST(TightCases, PlansReachTheOrderableOptimum) {
     int below_best = 0, below_optimum = 0, runs = 0, repaired = 0;
     std::printf("%-26s %6s %6s | %-24s | %-24s | %6s | %5s\n", "case", "final*", "order*", "sa best/plan (s1-3)", "tabu best/plan (s1-3)",
@@ -289,7 +289,7 @@ TEST(TightCases, RepairRoundsAreDeterministic) {
 }
 
 // The command line on the swap pair whose detour through the destination's other node is one
-// step over the budget (the case issue 10 reports): both exact methods used to prove the swap's
+// step over the budget: both exact methods used to prove the swap's
 // +2 and write 0 steps. Now bb proves +1 over plans and writes it; milp still finds the final
 // state +2, reports it not proven for plans and writes the best ordered plan (+1); plan writes +1
 // too (its search's best state is the swap), and validate accepts all three from scratch.

@@ -1,4 +1,4 @@
-// Destinations near vlink peers (issue "Virtual links", step 5; moves/migrate.h): migrate
+// Destinations near vlink peers (moves/migrate.h): migrate
 // proposals of a VM with vlinks draw a host near its peers in proportion to bandwidth (the
 // StarNetLA "savings" ranking as a distribution), and nothing changes for VMs without vlinks.
 #include <gtest/gtest.h>

@@ -1,7 +1,7 @@
 // The placement seam (placement/placer.h): SearchState's arriving VMs (place / unplace keep every
 // cache exact, checked from scratch), every registered placer's contract against exhaustive
-// search over all (host, placement) pairs, and what a newcomer's placer costs (issue 23,
-// "newcomer counts"): a worst-fit strategy written in this one file against the seam alone, run
+// search over all (host, placement) pairs, and what a newcomer's placer costs (newcomer
+// counts): a worst-fit strategy written in this one file against the seam alone, run
 // through trace replay with nothing else touched. A registered strategy is its own .cpp plus one
 // line in registered_placers: two files. The replay oracles of best-fit, first-fit and vmcap-fit
 // (a brute-force replay with the exact VMCAP solver) are in trace_replay_test.cpp.

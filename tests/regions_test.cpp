@@ -1,4 +1,4 @@
-// Annealing by host regions (issue 12 item 2; optimizer/search/annealing.cpp, anneal_regions): workers
+// Annealing by host regions (optimizer/search/annealing.cpp, anneal_regions): workers
 // own disjoint host regions and budget shares, merged at synchronisation points. The oracle is a
 // from-scratch state built from the plan the search returns: its objective and migration count
 // must equal what the search reports, and the budget (count and RAM) must hold.
@@ -197,7 +197,7 @@ TEST(Regions, ChainsWhereRegionsDoNotApply) {
     }
 }
 
-// Issue 23 step 1: a filter that declares itself separable per host (a drain) keeps host regions
+// A filter that declares itself separable per host (a drain) keeps host regions
 // on; the merged best state obeys it (from-scratch validation consults the filter) and is exact.
 TEST(Regions, PerHostFilterKeepsRegionsOn) {
     const Problem p = snapshot(40, 3, 0.05);

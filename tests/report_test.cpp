@@ -1,4 +1,4 @@
-// `vmcap report` (issue 26 item 4): the page is opened in headless Chromium (Debian's chromium,
+// `vmcap report`: the page is opened in headless Chromium (Debian's chromium,
 // which scripts/test.sh installs): every chart must have rendered (the page's own count, set once
 // vega-embed has drawn all of them, and one SVG of marks per chart in the DOM), and a screenshot
 // must not be blank (scripts/png_stats.py: distinct colours and non-white pixels). The same for

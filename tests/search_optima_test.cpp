@@ -1,4 +1,4 @@
-// Regression tests of issue 22 item 8: tiny optima that `vmcap exact` proves and the default
+// Regression tests: tiny optima that `vmcap exact` proves and the default
 // search used to miss (the quality suite's extra rows, bench/quality.cpp, show the same cases).
 // (a) Two full K2 hosts whose VMs must swap through the destination's other pNUMA node
 //     (tests/cases/remap_swap_2host.json, = tight_ring(2, NumaDetour, 3)): optimum 4, reached

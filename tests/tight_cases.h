@@ -1,7 +1,7 @@
 #pragma once
 /**
  * @file tight_cases.h
- * Generator of tight ordering cases (issue 10): snapshots whose best final state is a rotation of
+ * Generator of tight ordering cases: snapshots whose best final state is a rotation of
  * n VMs around a ring of n full hosts (n = 2: a swap pair; 3- and 4-chains), so that no VM can
  * move to its final place before the next one has left: a plan needs a detour, and a budget one
  * short of it reaches less than the final-state optimum. Used by the tests and the quality table.

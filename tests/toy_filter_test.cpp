@@ -1,4 +1,4 @@
-// What a newcomer's feasibility rule costs (issue 23, "newcomer counts"): "at most k VMs of a
+// What a newcomer's feasibility rule costs (newcomer counts): "at most k VMs of a
 // tenant per host", written here in one file against the FeasibilityFilter seam alone
 // (evaluators/objective/objective.h) — the drivers, the moves, plan building and `vmcap validate` untouched.
 // A real rule takes this class's two files plus one line in registered_filters

@@ -2,8 +2,9 @@
 // host) written in this one file with the MoveType surface (moves/move.h) runs through the generic
 // dispatch of moves/move_list.h — proposal by the mix, complete evaluation with the cache, bound,
 // apply, tabu attributes — by adding it to a MoveList, with no edit anywhere else. To put it in
-// the search: its two files in moves/ and one entry in `Moves`. Its exact delta is checked against
-// a brute force over every placement triple applied to a copy of the state.
+// the search: its two files in moves/ and one entry in `Moves`. It declares only what differs from
+// the surface's defaults (no default share, no cached evaluation). Its exact delta is checked
+// against a brute force over every placement triple applied to a copy of the state.
 #include <gtest/gtest.h>
 
 #include <random>
@@ -31,7 +32,6 @@ struct CycleDelta : DeltaHead {
 struct CycleMove {
     static constexpr std::string_view kName = "cycle";
     static constexpr bool kCompound = true;
-    static constexpr double kDefaultShare = 0.0;
     using Delta = CycleDelta;
 
     int v[3] = {-1, -1, -1};
@@ -79,7 +79,6 @@ struct CycleMove {
         out.migrations_after = migrations;
         return out;
     }
-    Delta evaluate(const SearchState& s, MoveCache&) const { return evaluate(s); }
     /** VMCAP never grows when a VM is added: at most the three removal deltas (distinct hosts). */
     double upper_bound(const SearchState& s, MoveCache& cache) const {
         if (s.host_of(v[0]) == s.host_of(v[1]) || s.host_of(v[1]) == s.host_of(v[2]) || s.host_of(v[0]) == s.host_of(v[2])) return kNoBound;
@@ -105,6 +104,9 @@ struct CycleMove {
     }
 };
 static_assert(MoveType<CycleMove>);
+// The defaults it relies on (moves/move.h): share 0, score_move without a cache path.
+static_assert(!HasCachedEvaluate<CycleMove> && HasUpperBound<CycleMove> && move_compound<CycleMove>);
+static_assert(move_default_share<CycleMove> == 0.0);
 
 using WithCycle = MoveList<MigrateMove, SwapMove, BudgetExchangeMove, RemapMove, ReturnMove, EjectionMove, CycleMove>;
 
@@ -195,6 +197,91 @@ TEST(ToyMove, ThreeCycleThroughTheGenericDispatchMatchesBruteForce) {
     EXPECT_GT(evaluated, 1000);
     EXPECT_GT(feasible, 20);
     EXPECT_GT(applied, 10);
+}
+
+// The surface's defaults (moves/move.h) on the moves that use them: migrate and return declare no
+// kCompound and no kDefaultShare (false, 0), remap, swap and gather no cached evaluation
+// (score_move through a cache equals the exact evaluate(state), delta and decision), migrate,
+// remap and return no upper bound (score_bound is kNoBound).
+TEST(ToyMove, MovesThatOmitAPartGetItsDefault) {
+    static_assert(!move_compound<MigrateMove> && !move_compound<RemapMove> && !move_compound<ReturnMove>);
+    static_assert(move_compound<SwapMove> && move_compound<BudgetExchangeMove> && move_compound<EjectionMove> && move_compound<GatherMove>);
+    static_assert(move_default_share<MigrateMove> == 0.0 && move_default_share<ReturnMove> == 0.0 && move_default_share<RemapMove> == 0.02);
+    static_assert(!HasCachedEvaluate<RemapMove> && !HasCachedEvaluate<SwapMove> && !HasCachedEvaluate<GatherMove>);
+    static_assert(HasCachedEvaluate<MigrateMove> && HasCachedEvaluate<ReturnMove> && HasCachedEvaluate<BudgetExchangeMove> &&
+                  HasCachedEvaluate<EjectionMove>);
+    static_assert(!HasUpperBound<MigrateMove> && !HasUpperBound<RemapMove> && !HasUpperBound<ReturnMove>);
+    test::RandomCluster rc;
+    rc.hosts = 8;
+    rc.seed = 2;
+    rc.max_migrations = 6;
+    rc.fill = 0.6;
+    const Problem p = test::make_random_problem(rc);
+    const CapacityModel m(p);
+    SearchState s(m);
+    MoveCache cache(s);
+    const int n = static_cast<int>(p.vms.size()), hosts = static_cast<int>(p.hosts.size());
+    int feasible = 0;
+    for (int v = 0; v < n; ++v) {
+        const RemapMove rm{v};
+        const RemapDelta r = score_move(rm, s, &cache), re = rm.evaluate(s);
+        ASSERT_EQ(r.feasible, re.feasible);
+        ASSERT_EQ(r.delta, re.delta);
+        ASSERT_EQ(r.embedding, re.embedding);
+        ASSERT_EQ(score_bound(rm, s, cache), kNoBound);
+        const SwapMove sw{v, (v * 7 + 3) % n};
+        const SwapDelta d = score_move(sw, s, &cache), de = sw.evaluate(s);
+        ASSERT_EQ(d.feasible, de.feasible);
+        ASSERT_EQ(d.delta, de.delta);
+        ASSERT_EQ(d.embedding_a, de.embedding_a);
+        ASSERT_EQ(d.embedding_b, de.embedding_b);
+        feasible += d.feasible + r.feasible;
+        const MigrateMove mv{v, (s.host_of(v) + 1) % hosts};
+        ASSERT_EQ(score_bound(mv, s, cache), kNoBound);
+        ASSERT_EQ(score_bound(ReturnMove{v}, s, cache), kNoBound);
+        // The one-argument path and the cached one agree for the moves that declare both.
+        ASSERT_EQ(score_move(mv, s, &cache).delta, score_move(mv, s).delta);
+    }
+    EXPECT_GT(feasible, 0);
+}
+
+// The repair rounds of optimize() run sequential moves only (BasicMoveMix::sequential_only): a
+// compound kind is switched off by what it declares (kCompound), so the toy cycle, added to a list
+// with no other edit, is off too, while the single-VM kinds keep their shares; and no proposal of
+// the resulting mix is compound.
+TEST(ToyMove, SequentialOnlySwitchesOffEveryCompoundKindByItsTrait) {
+    BasicMoveMix<WithCycle> mix;
+    for (int k = 1; k < WithCycle::kSize; ++k) mix.share[k] = 0.1;
+    const auto before = mix.share;
+    mix.sequential_only();
+    for (int k = 1; k < WithCycle::kSize; ++k) {
+        SCOPED_TRACE(std::string(WithCycle::kNames[k]));
+        EXPECT_EQ(mix.share[k], WithCycle::kCompound[k] ? 0.0 : before[k]);
+    }
+    EXPECT_EQ(mix.share[WithCycle::index("cycle")], 0.0);
+
+    test::RandomCluster rc;
+    rc.hosts = 6;
+    rc.seed = 4;
+    rc.max_migrations = 10;
+    const Problem p = test::make_random_problem(rc);
+    const CapacityModel m(p);
+    SearchState s(m);
+    MoveCache cache(s);
+    Proposal pr;
+    Rng rng(4, 1);
+    std::vector<int> movable;
+    for (std::size_t vm = 0; vm < p.vms.size(); ++vm) movable.push_back(static_cast<int>(vm));
+    pr.start(rng, movable.size());
+    const auto cum = mix.cumulative();
+    int drawn[WithCycle::kSize] = {};
+    for (int it = 0; it < 2000; ++it) {
+        ProposalContext ctx{s, cache, movable, pr, rng};
+        const auto c = propose<WithCycle>(ctx, cum);
+        ASSERT_FALSE(is_compound(c)) << WithCycle::kNames[c.kind];
+        ++drawn[c.kind];
+    }
+    EXPECT_GT(drawn[WithCycle::index("remap")], 0);
 }
 
 }  // namespace

@@ -25,6 +25,7 @@
 #include "instances/trace.h"
 #include "placement/replay.h"
 #include "cli/cli.h"
+#include "tests/fixtures.h"
 
 #ifndef VMCAP_SHARED_DATA_DIR
 #define VMCAP_SHARED_DATA_DIR "../shared/data"
@@ -36,29 +37,9 @@ namespace {
 namespace fs = std::filesystem;
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-/** A fresh temporary directory, removed at scope exit. */
-class TempDir {
-public:
-    TempDir() {
-        static std::atomic<int> counter{0};
-        path_ = fs::temp_directory_path() / ("vmcap_trace_test_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
-        fs::remove_all(path_);
-        fs::create_directories(path_);
-    }
-    ~TempDir() {
-        std::error_code ec;
-        fs::remove_all(path_, ec);
-    }
-    std::string write(const std::string& name, const std::string& text) const {
-        const fs::path p = path_ / name;
-        fs::create_directories(p.parent_path());
-        std::ofstream(p, std::ios::binary) << text;
-        return p.string();
-    }
-    const fs::path& path() const { return path_; }
-
-private:
-    fs::path path_;
+/** A fresh temporary directory named after this test file, removed at scope exit. */
+struct TempDir : test::TempDir {
+    TempDir() : test::TempDir("vmcap_trace_test") {}
 };
 
 /** Expects `f` to throw InputError whose message contains `needle`. */

@@ -39,11 +39,7 @@
 namespace vmcap {
 namespace {
 
-std::string name(const char* prefix, int n) {
-    std::string s(prefix);
-    s += std::to_string(n);
-    return s;
-}
+using test::name;
 
 /**
  * A tiny snapshot: `hosts` hosts of topology `topo`, 4 vCPU / 16 GiB per pNUMA node; flavors
@@ -642,7 +638,7 @@ std::string slow_bound_snapshot() {
     return snap;
 }
 
-// Issue 22 item 3: SIGINT while the bound runs (after a short greedy search) ends the run at once
+// SIGINT while the bound runs (after a short greedy search) ends the run at once
 // with the plan written, the bound reached so far in it, and exit code 130. Before, the signal was
 // ignored until the bound finished (tens of seconds on large clusters) and the run exited 0.
 TEST(UpperBound, InterruptDuringTheBoundWritesThePlanAndExits130) {
@@ -684,7 +680,7 @@ TEST(UpperBound, InterruptDuringTheBoundWritesThePlanAndExits130) {
     EXPECT_EQ(v.code, 0) << v.err;
 }
 
-// Issue 22 item 3: with --time-limit the whole run, bound included, ends within the limit plus the
+// With --time-limit the whole run, bound included, ends within the limit plus the
 // documented grace (max(5 s, 10%)); the bound is then cut short, says so, and is still >= the plan.
 TEST(UpperBound, TimeLimitCoversTheBound) {
     const std::string snap = slow_bound_snapshot();
@@ -708,7 +704,7 @@ TEST(UpperBound, TimeLimitCoversTheBound) {
     EXPECT_GE(doc["upper_bound"].get<double>(), doc["objective_after"].get<double>());
 }
 
-// Issue 22 item 5: every plan file has the same top-level fields, whichever command wrote it.
+// Every plan file has the same top-level fields, whichever command wrote it.
 TEST(UpperBound, ExactPlansHaveThePlanFields) {
     const std::string snap = (test::tmp_dir() / "exact-fields.json").string();
     ASSERT_EQ(test::run_vmcap("generate --hosts 6 --vms 24 --host-type K4 --seed 2 --out " + snap).code, 0);

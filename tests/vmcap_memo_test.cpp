@@ -1,5 +1,5 @@
-// The exact-fallback memo (VmcapEvaluator::enable_memo; issue 12 item 3, the throughput cliff of
-// snapshots with many empty hosts): every value read from the table equals what an evaluator
+// The exact-fallback memo (VmcapEvaluator::enable_memo, against the throughput
+// cliff of snapshots with many empty hosts): every value read from the table equals what an evaluator
 // without the table computes (the independent oracle), from one thread and from several at once.
 #include <gtest/gtest.h>
 

@@ -816,7 +816,7 @@ TEST(VmcapExact, DeadlineStopsExactEvaluationsOnly) {
     EXPECT_EQ(closed(b.data()), vmcap_cbc(closed.placements(), 8, b.data()));
 }
 
-// Issue 22, item 4: the deadline also stops an evaluation already running, whatever the work
+// The deadline also stops an evaluation already running, whatever the work
 // limit. Q3 with a K1,3 guest on this degenerate vector needs tens of seconds of branch and bound
 // (DegenerateLpFaceScalesWithValues: ~40 s at H = 735037); with the deadline 0.3 s ahead it must
 // stop within about a millisecond of it (2 s allowed for a loaded machine or a sanitizer build).

@@ -4,7 +4,7 @@
  * A host's weighted capacity V(F) = sum_j w_j VMCAP_j(b_j(F)) over many target flavors at once,
  * from the free amounts F of its pNUMA nodes alone (vmcap-formulas.md, Definition: b_j depends on
  * F, VMCAP on b_j and the topology). With hundreds of targets this sum is the search's memo-miss
- * path and the upper bound's inner loop (issue 24), so it is computed target-parallel:
+ * path and the upper bound's inner loop, so it is computed target-parallel:
  *
  *  - targets whose VMCAP is the sum of b (one-node guests, Table I row "any/K1") and those whose
  *    VMCAP is the minimum of b (K<n> guest on a K<n> host, row "Kn/Kk" with k = n: e.g. a

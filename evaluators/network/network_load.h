@@ -1,14 +1,14 @@
 #pragma once
 /**
  * @file network_load.h
- * Routing and link loads of the vlinks of a snapshot (issue "Virtual links"), exact in integers.
+ * Routing and link loads of the vlinks of a snapshot, exact in integers.
  *
  * Links are full duplex (seed 003 digest §8.1.1: the formal model is a directed graph with a
  * capacity c(i,j) per direction; NetSolver's FatTree and BCube runs use the same "capacity
  * available separately in both directions"): every link, host uplinks included, has its
  * capacity in each direction, and a load per direction. A vlink is a pair of flows of its
  * bandwidth, one each way, each routed from its own source; so the loads do not depend on which
- * end of a vlink is written first (issue 22 item 6).
+ * end of a vlink is written first, even where the ECMP routes differ by direction.
  *
  * Routing model (seed 003 digest §8.1.3 (c)): hierarchical ECMP with fixed equal splitting. The
  * flow from a VM on host x to one on host y != x loads x's uplink towards the switch and y's
@@ -29,7 +29,7 @@
  * put on k), so loads are integers in Mbps x scale(k) and adding, then removing, a vlink restores
  * every load exactly, in any order. A scale per arc instead of one for the whole network keeps
  * irregular fabrics (uneven parallel links: 16/15/14/13 uplinks per leaf) exact: only the split
- * factors of the routes through one arc multiply there (issue 22 item 7).
+ * factors of the routes through one arc multiply there.
  */
 #include <cstdint>
 #include <span>

@@ -1,7 +1,7 @@
 #pragma once
 /**
  * @file bandwidth_capacity.h
- * Bandwidth-aware flavor capacity (issue "Virtual links", step 4a): a flavor may declare a hose
+ * Bandwidth-aware flavor capacity: a flavor may declare a hose
  * bandwidth `bandwidth_mbps` (b_f, Mbps per VM, Flavor::bandwidth_mbps); with a network section,
  * how many more VMs of it fit is then limited by free uplink bandwidth as well as by VMCAP.
  *

@@ -1,7 +1,7 @@
 #pragma once
 /**
  * @file locality_term.h
- * Locality term of the network (issue "Virtual links", step 4b; `vmcap plan --locality-weight W`,
+ * Locality term of the network (`vmcap plan --locality-weight W`,
  * off by default): -W per Mbps of vlink bandwidth whose two VMs sit under different ToR switches,
  * and -W again per Mbps between different pods (hosts[].pod, when both hosts name one):
  *

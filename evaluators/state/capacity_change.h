@@ -62,7 +62,7 @@ inline Score capacity_gain_direct(const SearchState& state, int host, int type, 
     const CapacityModel& m = state.model();
     const int T = m.num_targets();
     // The per-host and per-target arrays once, not per target: the evaluator call in the loop
-    // would make the compiler reload every vector's data pointer (issue 24, item 4).
+    // would make the compiler reload every vector's data pointer.
     const int* tf = m.target_flavors();
     const Score* w = m.target_weights_units();
     const VmcapEvaluator* ev = &m.evaluator(type, 0);
@@ -97,7 +97,7 @@ Score capacity_gain_many(const SearchState& state, int host, int type, int n, un
                                                   const Amount* local) {
     if (touched == 0) return 0;
     // Few targets and no memo (the common case): the per-target kernel, inlined into the caller
-    // as before the memo existed (an outlined capacity_gain cost the hot path ~10%, issue 24).
+    // as before the memo existed (an outlined capacity_gain cost the hot path ~10%).
     if (state.value_memo() == nullptr && state.model().num_targets() < SearchState::kBatchRefreshTargets) [[likely]]
         return capacity_gain_direct(state, host, type, n, touched, local);
     return capacity_gain_many(state, host, type, n, touched, local);

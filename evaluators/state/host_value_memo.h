@@ -7,7 +7,7 @@
  * hosts of one type with the same free amounts share an entry, and a host that comes back to an
  * earlier state finds its value again. With hundreds of target flavors one capacity change costs
  * O(targets) (capacity_change.h); a hit costs one hash and one key comparison, whatever the number
- * of targets (issue 24).
+ * of targets.
  *
  * Exact: an entry holds a value the capacity-change kernel computed (the host's cached value plus
  * the kernel's exact delta), and a key is compared in full before a value is used, so a hit returns

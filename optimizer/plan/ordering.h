@@ -4,7 +4,7 @@
  * Exact ordering: does a plan of live migrations (detours included) reach a given final state
  * within the migration budget, every step feasible on the state the earlier ones leave? The plan
  * builder (plan.h) answers heuristically and fast; this search answers exactly on small
- * instances, so that `vmcap exact` proves optima over plans it can write (issue 10), and tests
+ * instances, so that `vmcap exact` proves optima over plans it can write, and tests
  * check the builder against it.
  */
 #include <chrono>

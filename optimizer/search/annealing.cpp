@@ -44,7 +44,7 @@ struct alignas(128) Worker {
     std::int64_t since_check = 0;
     std::int64_t kind_evaluated[kKinds] = {}, kind_accepted[kKinds] = {}, kind_improved[kKinds] = {};
     std::int64_t bounded = 0;           ///< compound moves rejected by upper_bound() without full evaluation
-    Proposal proposal;                  ///< sweep position and destination candidate lists (candidates.h)
+    Proposal proposal;                  ///< sweep position and destination candidate lists (moves/proposal.h)
     std::int64_t last_improvement = 0;  ///< per-worker evaluation count at the last new best (or reheat)
     double boost = 1.0;                 ///< temperature multiplier after a reheat (decays to 1)
     std::int64_t reheats = 0;

@@ -1,11 +1,13 @@
 #pragma once
 /**
  * @file annealing.h
- * Parallel simulated annealing with reheats over migrate, swap, budget-exchange, ejection-chain,
- * remap and return moves (moves/; mix in SearchParams; proposal and cached evaluation in
- * optimizer/search/candidates.h). Each worker owns a SearchState, a MoveCache and an Rng seeded from
- * (seed, worker id); workers run a fixed number of evaluations per round and meet at
- * synchronisation points decided by counted work (not wall time). Two ways to use threads
+ * Parallel simulated annealing with reheats over the move kinds of moves/move_list.h (migrate,
+ * swap, budget exchange, remap, return, ejection chain, gather; mix in SearchParams; proposal in
+ * moves/proposal.h, cached evaluation in moves/move_cache.h; the per-move check and the
+ * synchronisation points shared with tabu in optimizer/search/candidates.h). Each worker owns a
+ * SearchState, a MoveCache and an Rng seeded from (seed, worker id); workers run a fixed number of
+ * evaluations per round and meet at synchronisation points decided by counted work (not wall
+ * time). Two ways to use threads
  * (SearchParams::regions):
  *  - host regions (default where the objective is separable per host): a domain decomposition,
  *    each worker owning a disjoint set of hosts and a share of the budget per round; the regions'

@@ -76,7 +76,7 @@ struct SearchParams {
      *  temperature by this factor (capped at the start temperature, decaying back); 1 = off. */
     double reheat_factor = 3.0;
     /** Draw half of the migrate destinations from per-flavor candidate lists of the hosts that
-     *  absorb the flavor most cheaply (rebuilt at each synchronisation point; optimizer/search/candidates.h). */
+     *  absorb the flavor most cheaply (rebuilt at each synchronisation point; Proposal in moves/proposal.h). */
     bool destination_lists = true;
     /** Give each worker's state a host-value memo (evaluators/state/host_value_memo.h) when the
      *  model has at least HostValueMemo::kMinTargets targets. Results are identical either way;
@@ -84,7 +84,7 @@ struct SearchParams {
     bool value_memo = true;
     /** Probability of accepting an exactly neutral simple move (migrate, remap, return: objective
      *  and migration count unchanged): plateau steps; each invalidates two hosts' cached deltas.
-     *  In [0, 1]. Neutral compound moves (swap, exchange, ejection) take the threshold-first path,
+     *  In [0, 1]. Neutral compound moves (swap, exchange, ejection, gather) take the threshold-first path,
      *  where a threshold <= 0 always accepts them. Default chosen by the quality suite
      *  (docs/performance.md, "Search", neutral-acceptance sweep). */
     double neutral_acceptance = 0.1;

@@ -212,7 +212,7 @@ std::vector<Placement> exact_warm_start(const CapacityModel& model, std::int64_t
     SearchResult r = greedy(model, sp);
     if (evaluations > 0) {
         // Two short runs from greedy's plan, with the default move mix and with same-host remaps
-        // off (the default before issue 22 item 8), the better kept (the first on a tie): a
+        // off (the default mix before remaps joined it), the better kept (the first on a tie): a
         // stronger incumbent shortens the proofs, and one run alone sometimes stalls below the
         // other (row 33 of vmcap_quality: 38 instead of 40, its proof 1.6 s -> 177 s).
         sp.start = r.best;
@@ -1042,7 +1042,7 @@ CbcOutcome run_cbc(const MilpBuild& b, const std::vector<double>& start, double 
     // No CglPreProcess ("-preprocess off"): in CBC 2.10.8, when the time limit stops the search at
     // the root (e.g. right after the MIP start's reduced search), CglPreProcess::postProcess reads
     // freed or missing data of the preprocessed model and crashes (SIGSEGV; `vmcap exact --method
-    // milp` on 12 hosts with links at --time-limit 4-5 and on 30 hosts at 0.3-0.6 s, issue 22).
+    // milp` on 12 hosts with links at --time-limit 4-5 and on 30 hosts at 0.3-0.6 s).
     // Without it the search is as fast or faster on the models measured (docs/performance.md).
     const char* argv[] = {"vmcap",    "-log",          "0",           "-timeMode", "elapsed", "-seconds", seconds.c_str(),
                           "-threads", threads.c_str(), "-preprocess", "off",       "-solve",  "-quit"};

@@ -52,7 +52,7 @@
  * refused (check_exact_scope).
  *
  * CBC runs without CglPreProcess: in CBC 2.10.8 its post-processing crashes (SIGSEGV) when the
- * time limit stops the search at the root (issue 22).
+ * time limit stops the search at the root.
  */
 #include <cstdint>
 #include <string>

@@ -38,7 +38,7 @@ struct BranchBoundParams {
     std::uint64_t seed = 1;  ///< annealing seed of the warm start
     /** Break host and identical-VM symmetries (off only to cross-check the symmetry rules). */
     bool symmetry = true;
-    /** Optimise over plans (issue 10): a state counts only if some plan of live migrations
+    /** Optimise over plans: a state counts only if some plan of live migrations
      *  within the budget, detours included, reaches it (find_order, ordering.h), so "proven"
      *  holds for what `vmcap exact` writes. false: over final states (the MILP's model). */
     bool orderable_only = true;

@@ -4,8 +4,7 @@
  * Live migrations that make room for an arriving VM no host can take (`vmcap place
  * --migrations-per-request K`, placement/admission.h): the consolidation engine run on the
  * cluster as it is now, with the arriving VM's flavor as the only target and a budget of K
- * migrations, its best state ordered into an executable plan. No published placer does this
- * (issue 25).
+ * migrations, its best state ordered into an executable plan. No published placer does this.
  */
 #include <vector>
 

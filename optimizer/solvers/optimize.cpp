@@ -153,8 +153,9 @@ OptimizeResult plan_unscheduled(const CapacityModel& model, const OptimizeParams
         // Sequential moves only: each accepted migrate, remap or return step fits the state it is
         // applied to, so the best state is one the builder can usually order as found; swaps,
         // exchanges, ejection chains and gathers change several VMs at once and are what needs
-        // detours. Remaps join the mix: a detour onto another node often ends with one.
-        for (const char* kind : {"swap", "exchange", "ejection", "gather"}) rp.mix.set(kind, 0.0);
+        // detours, so every kind that declares itself compound is off. Remaps join the mix: a
+        // detour onto another node often ends with one.
+        rp.mix.sequential_only();
         rp.mix.set("remap", 0.05);
         const SearchResult r = run_phase(mq, params, rp, nullptr);
         out.search.evaluations += r.evaluations;

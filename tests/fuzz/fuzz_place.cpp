@@ -1,4 +1,4 @@
-// libFuzzer harness of `vmcap place` (issue 25): the bytes are the --requests file (docs/format.md
+// libFuzzer harness of `vmcap place`: the bytes are the --requests file (docs/format.md
 // "Requests") of `vmcap place --cluster <fuzz::kSnapshot>`, run whole through cli::cmd_place: the
 // requests parser, admission with every registered strategy (picked by the input's size, with or
 // without --batch 4), room-making with at most one live migration
