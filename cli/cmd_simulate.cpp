@@ -302,8 +302,9 @@ po::options_description simulate_options(SimulateCommand& c) {
          "configurations run on the same arrivals, comma-separated: none | greedy | sa, each optionally followed by "
          ":weights=W :budget=B :mpr=K overriding the options below (e.g. none,sa,sa:budget=1%,sa:weights=demand,none:mpr=2)")
         ("defrag-at", po::value(&c.defrag_at)->default_value("03:00"),
-         "time of day of the nightly defragmentation on the trace's clock (HH:MM; its timestamps modulo 24 h: Azure V1's and "
-         "Huawei-East-1's time 0 is midnight): the first night is the first HH:MM at or after the first arrival")
+         "time of day of the nightly defragmentation on the trace's clock (HH:MM; its timestamps modulo 24 h, time 0 taken as "
+         "midnight: the Azure test split starts at 07:15, Huawei-East-1 at 00:00): the first night is the first HH:MM at or after "
+         "the first arrival")
         ("defrag-every", po::value(&c.every)->default_value("24h"), "interval between defragmentations")
         ("defrag-budget", po::value(&c.budget)->default_value("0.5%"), "live migrations per night: a percentage of the VMs then, a count, or the RAM they may copy (e.g. 512GiB)")
         ("weights", po::value(&c.weights)->default_value("multi-numa"),
