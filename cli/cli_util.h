@@ -20,6 +20,7 @@
 #include "instances/problem.h"
 #include "instances/snapshot_io.h"
 #include "instances/trace.h"
+#include "instances/vnuma_rule.h"
 #include "optimizer/solvers/optimize.h"
 #include "optimizer/plan/validate.h"
 #include "cli/cli.h"
@@ -240,6 +241,14 @@ std::vector<TraceVm> read_named_trace(const std::string& trace_name, const std::
  *  two maps, or the Huawei CSV), each with the option that names it ("--data-dir"), for
  *  check_outputs_distinct. Defined in cmd_snapshot.cpp. */
 std::vector<detail::FileOption> named_trace_files(const std::string& trace_name, const std::filesystem::path& data);
+/** Adds the vNUMA rule options of the trace replays (`vmcap snapshot`, `vmcap simulate`):
+ *  --max-node-fraction F (VnumaRule::max_node_fraction, default 0.5) and --vnuma NAME=TOPO
+ *  (VnumaRule::overrides, repeatable). Defined in cmd_snapshot.cpp. */
+void add_vnuma_rule_options(boost::program_options::options_description& desc);
+/** Reads them into `rule`. Throws UsageError on a fraction outside (0, 1], a --vnuma without
+ *  NAME=TOPO, or a flavor given twice; the names and topologies are checked by the replay against
+ *  the trace and the host (InputError). Defined in cmd_snapshot.cpp. */
+void read_vnuma_rule_options(const boost::program_options::variables_map& vm, VnumaRule& rule);
 
 /** Seconds of a duration "90", "90s", "15m", "4h" or "1.5h" (> 0). Throws UsageError naming
  *  `option`. Defined in commands.cpp. */

@@ -222,7 +222,7 @@ std::string header_text(const Reader& r, const json& doc, const char* key) {
     return fmt_num(r.number(*v, key));
 }
 
-/** "HH:MM every 24 h" of the defragmentation times (seconds after the first arrival's midnight). */
+/** "HH:MM every 24 h" of the defragmentation times (defrag_at_s: the time of day on the trace's clock). */
 std::string defrag_times(const Reader& r, const json& doc) {
     const json* at = Reader::opt(doc, "defrag_at_s");
     if (!at) return "";

@@ -7,10 +7,14 @@
  */
 #include <cmath>
 #include <cstdio>
+#include <fstream>
 #include <iostream>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
+
+#include <unistd.h>
 
 #include <boost/program_options.hpp>
 
@@ -30,7 +34,7 @@ using oj = nlohmann::ordered_json;
 
 namespace {
 
-/** Seconds after midnight of "HH:MM" (the trace's day starts at its first arrival). */
+/** Seconds after midnight of "HH:MM": the time of day on the trace's clock (SimulateOptions::defrag_at_s). */
 double clock_time(const std::string& text) {
     int h = -1, m = -1;
     char colon = 0;
@@ -297,7 +301,10 @@ po::options_description simulate_options(SimulateCommand& c) {
         ("compare", po::value(&c.compare)->default_value("none,greedy"),
          "configurations run on the same arrivals, comma-separated: none | greedy | sa, each optionally followed by "
          ":weights=W :budget=B :mpr=K overriding the options below (e.g. none,sa,sa:budget=1%,sa:weights=demand,none:mpr=2)")
-        ("defrag-at", po::value(&c.defrag_at)->default_value("03:00"), "time of the nightly defragmentation (HH:MM after the first arrival's midnight)")
+        ("defrag-at", po::value(&c.defrag_at)->default_value("03:00"),
+         "time of day of the nightly defragmentation on the trace's clock (HH:MM; its timestamps modulo 24 h, time 0 taken as "
+         "midnight: the Azure test split starts at 07:15, Huawei-East-1 at 00:00): the first night is the first HH:MM at or after "
+         "the first arrival")
         ("defrag-every", po::value(&c.every)->default_value("24h"), "interval between defragmentations")
         ("defrag-budget", po::value(&c.budget)->default_value("0.5%"), "live migrations per night: a percentage of the VMs then, a count, or the RAM they may copy (e.g. 512GiB)")
         ("weights", po::value(&c.weights)->default_value("multi-numa"),
@@ -317,6 +324,7 @@ po::options_description simulate_options(SimulateCommand& c) {
          "their duration while arrivals go on, each destination held from its step's start")
         ;
     // clang-format on
+    add_vnuma_rule_options(desc);
     add_schedule_options(desc, c.schedule, &c.window);
     add_network_flags(desc);
     return desc;
@@ -342,6 +350,10 @@ void check_simulate(SimulateCommand& c, const po::variables_map& vm) {
     if (c.vdc_cap < 1) throw UsageError("--vdc-cap must be >= 1");
     if (!(c.bw_price_gbps_h >= 0.0) || !std::isfinite(c.bw_price_gbps_h)) throw UsageError("--bw-price must be >= 0");
     if (c.seeds < 1 || c.seeds > 1000) throw UsageError("--seeds must be in 1..1000");
+    if (c.base.evaluations < 0) throw UsageError("--evaluations must be >= 0 (0: the default for the cluster)");
+    bool known = false;
+    for (const PlacerInfo& p : registered_placers()) known = known || p.name == c.base.replay.placer;
+    if (!known) throw UsageError("--placer must be one of " + placer_names() + ", got '" + c.base.replay.placer + "'");
     if (!(c.days >= 0.0) || !std::isfinite(c.days)) throw UsageError("--days must be >= 0");
     for (const std::string& f : {c.out_csv, c.out_json})
         if (!f.empty()) check_output_path(f);
@@ -367,6 +379,7 @@ void check_simulate(SimulateCommand& c, const po::variables_map& vm) {
             throw UsageError("--weight: flavor '" + nw.substr(0, eq) + "' given twice");
     }
     b.replay.demand_window_s = parse_duration(c.demand_window, "demand-window");
+    read_vnuma_rule_options(vm, b.replay.rule);
     read_mpr(c.mpr, b);
     b.check = vm.count("check") > 0;
     if (vm.count("time-limit")) {
@@ -392,6 +405,78 @@ void check_simulate(SimulateCommand& c, const po::variables_map& vm) {
     c.network_label = net.present ? net.label : "";
 }
 
+/** Memory of a simulation per request of the trace read (every copy, whatever --days) and per
+ *  host, bytes: the maximum resident size of `vmcap simulate --trace azure-test --compare none`
+ *  grew by about 240 bytes per request (--copies 3 to 6) and 1,500 per CQ3 host (10 to 100,000
+ *  hosts); with margins for larger hosts and the nights' copies of the cluster. */
+constexpr double kBytesPerRequest = 400.0, kBytesPerHost = 4096.0;
+/** At most this many requests (the replay numbers VMs with an int) and this many nights (each
+ *  copies the cluster, O(VMs), even without defragmentation). */
+constexpr double kMaxRequests = 1e9, kMaxNights = 100000;
+
+/** Bytes of memory available to the process: MemAvailable of /proc/meminfo, else the physical
+ *  memory; 0 when neither is known. */
+double available_memory() {
+    std::ifstream in("/proc/meminfo");
+    std::string key;
+    double kib = 0;
+    std::string unit;
+    while (in >> key >> kib >> unit)
+        if (key == "MemAvailable:") return kib * 1024.0;
+    const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+    return pages > 0 && page > 0 ? static_cast<double>(pages) * static_cast<double>(page) : 0.0;
+}
+
+/** Refuses, before any output, what cannot fit: --days beyond the trace's arrivals (`requests` of
+ *  one copy over `span_s` seconds), more nights than kMaxNights, or a trace (x --copies) and
+ *  cluster (--hosts) larger than kMaxRequests or the memory available. Throws UsageError. */
+void check_sizes(const SimulateCommand& c, std::size_t requests, double span_s) {
+    char msg[512];
+    const double days = std::max(1.0, std::ceil(span_s / 86400.0));
+    if (c.days > days) {
+        std::snprintf(msg, sizeof msg, "--days %g: beyond the trace, whose arrivals span %.2f days (at most %g)", c.days, span_s / 86400.0,
+                      days);
+        throw UsageError(msg);
+    }
+    const double nights = (c.days > 0 ? c.days * 86400.0 : span_s) / c.base.defrag_every_s;
+    if (nights > kMaxNights) {
+        std::snprintf(msg, sizeof msg, "--defrag-every %s: %.0f nights over the span, at most %.0f", c.every.c_str(), nights, kMaxNights);
+        throw UsageError(msg);
+    }
+    const double total = static_cast<double>(requests) * c.copies;
+    const double trace_bytes = total * kBytesPerRequest, host_bytes = static_cast<double>(c.hosts) * kBytesPerHost;
+    const double avail = available_memory();
+    const double gib = 1024.0 * 1024.0 * 1024.0;
+    if (total > kMaxRequests || (avail > 0.0 && trace_bytes + host_bytes > avail)) {
+        if (host_bytes > trace_bytes)
+            std::snprintf(msg, sizeof msg,
+                          "--hosts %d: a cluster this large needs about %.3g GiB, more than the %.3g GiB of memory available", c.hosts,
+                          (trace_bytes + host_bytes) / gib, avail / gib);
+        else if (total > kMaxRequests)
+            std::snprintf(msg, sizeof msg, "--copies %d: %zu requests x %d copies = %.3g requests, more than %.3g", c.copies, requests,
+                          c.copies, total, kMaxRequests);
+        else
+            std::snprintf(msg, sizeof msg,
+                          "--copies %d: %zu requests x %d copies need about %.3g GiB, more than the %.3g GiB of memory available", c.copies,
+                          requests, c.copies, (trace_bytes + host_bytes) / gib, avail / gib);
+        throw UsageError(msg);
+    }
+}
+
+/** The flavors named by --weight and --vnuma are in the trace. Throws UsageError. */
+void check_flavor_names(const SimulateCommand& c, const std::vector<TraceVm>& trace) {
+    std::set<std::string> names;
+    for (const TraceVm& v : trace) names.insert(v.flavor_name);
+    std::string all;
+    for (const std::string& n : names) all += (all.empty() ? "" : " ") + n;
+    const auto check = [&](const std::string& option, const std::string& name) {
+        if (!names.contains(name))
+            throw UsageError(option + ": flavor '" + name + "' is not in the trace " + c.trace_name + " (its flavors: " + all + ")");
+    };
+    for (const auto& [name, w] : c.base.replay.weights) check("--weight", name);
+    for (const auto& [name, topo] : c.base.replay.rule.overrides) check("--vnuma", name);
+}
+
 }  // namespace
 
 int cmd_simulate(const Args& args) {
@@ -405,21 +490,34 @@ int cmd_simulate(const Args& args) {
         return 0;
     check_simulate(c, vm);
     const std::vector<Config> configs = read_configs(c.compare, c.base, c.budget);
-    const std::atomic<bool>* stop = stop_on_signals();  // SIGINT / SIGTERM: the outputs hold what was simulated, exit 130
+    for (const Config& cfg : configs) check_simulate_options(cfg.options);
     const std::string dir = !c.data_dir.empty()             ? c.data_dir
                             : std::getenv("VMCAP_DATA_DIR") ? std::getenv("VMCAP_DATA_DIR")
                                                             : VMCAP_SHARED_DATA_DIR;
     check_outputs_distinct({{"--out-csv", c.out_csv}, {"--out-json", c.out_json}}, named_trace_files(c.trace_name, dir));
+    // Every check before any output: the first seed's trace, its size against memory, the span
+    // against --days and the nights, the flavors named by --weight and --vnuma, the replay's problem.
+    std::vector<TraceVm> first = read_named_trace(c.trace_name, dir, 1, c.base.seed, nullptr);
+    if (first.empty()) throw InputError(c.trace_name + ": the trace has no VMs");
+    const double span = first.back().arrival_s - first.front().arrival_s;
+    check_sizes(c, first.size(), span);
+    if (c.copies > 1) first = read_named_trace(c.trace_name, dir, c.copies, c.base.seed, nullptr);
+    check_flavor_names(c, first);
+    const double span_s = c.days > 0 ? c.days * 86400.0 : span;
+    {
+        SimulateOptions o = configs.front().options;
+        o.replay.time_s = span_s;
+        check_simulation(first, o);
+    }
+
+    const std::atomic<bool>* stop = stop_on_signals();  // SIGINT / SIGTERM: the outputs hold what was simulated, exit 130
     std::string csv = kCsvHeader;
     oj runs = oj::array();
-    double span_s = c.days * 86400.0;
     std::printf("%-22s %5s %9s %8s %8s %11s %9s %9s %9s %8s\n", "config", "seed", "arrivals", "rejected", "%", "rejected vCPU", "one pool",
                 "nightly", "admission", "seconds");
     for (int k = 0; k < c.seeds && !stop->load(); ++k) {
         const std::uint64_t seed = c.base.seed + static_cast<std::uint64_t>(k);
-        const std::vector<TraceVm> trace = read_named_trace(c.trace_name, dir, c.copies, seed, nullptr);
-        if (trace.empty()) throw InputError(c.trace_name + ": the trace has no VMs");
-        const double span = trace.back().arrival_s - trace.front().arrival_s;
+        const std::vector<TraceVm> trace = k == 0 ? std::move(first) : read_named_trace(c.trace_name, dir, c.copies, seed, nullptr);
         for (Config cfg : configs) {
             if (stop->load()) break;
             cfg.options.stop = stop;
@@ -428,7 +526,7 @@ int cmd_simulate(const Args& args) {
                              static_cast<long long>(d.arrivals), static_cast<long long>(d.rejected),
                              static_cast<long long>(d.migrations + d.admission_migrations), 100.0 * d.used_vcpu_fraction);
             };
-            cfg.options.replay.time_s = span_s = c.days > 0 ? c.days * 86400.0 : span;
+            cfg.options.replay.time_s = span_s;
             std::fprintf(stderr, "simulate: %s, seed %llu...\n", cfg.label.c_str(), static_cast<unsigned long long>(seed));
             runs.push_back(run_config(cfg, seed, trace, csv));
         }

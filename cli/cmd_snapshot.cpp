@@ -167,13 +167,7 @@ void read_replay_options(const po::variables_map& vm, SnapshotCommand& c) {
     c.copies = get<int>(vm, "copies");
     if (c.copies < 1) throw UsageError("--copies must be >= 1");
     if (opt.hosts_per_rack < 1 || opt.racks_per_pod < 1) throw UsageError("--hosts-per-rack and --racks-per-pod must be >= 1");
-    opt.rule.max_node_fraction = get<double>(vm, "max-node-fraction");
-    if (!(opt.rule.max_node_fraction > 0.0 && opt.rule.max_node_fraction <= 1.0)) throw UsageError("--max-node-fraction must be in (0, 1]");
-    if (vm.count("vnuma"))
-        for (const auto& s : get<std::vector<std::string>>(vm, "vnuma")) {
-            auto [name, topo] = name_value(s, "vnuma");
-            if (!opt.rule.overrides.emplace(name, topo).second) throw UsageError("--vnuma: flavor '" + name + "' given twice");
-        }
+    read_vnuma_rule_options(vm, opt.rule);
     opt.targets = get<std::string>(vm, "targets");
     if (opt.targets != "multi-numa" && opt.targets != "all" && opt.targets != "demand")
         throw UsageError("--targets must be multi-numa, all or demand, got '" + opt.targets + "'");
@@ -361,8 +355,6 @@ int cmd_snapshot(const Args& args) {
          "Huawei copy c is shifted cyclically in time by c/copies of the arrival span")
         ("hosts-per-rack", po::value<int>()->default_value(20), "hosts per rack")
         ("racks-per-pod", po::value<int>()->default_value(10), "racks per pod")
-        ("max-node-fraction", po::value<double>()->default_value(0.5), "vNUMA rule: largest per-node share of a pNUMA node, in (0,1]")
-        ("vnuma", po::value<std::vector<std::string>>()->composing(), "NAME=TOPO: vNUMA topology of flavor NAME (repeatable)")
         ("targets", po::value<std::string>()->default_value("multi-numa"),
          "multi-numa | all: flavors given weight 1; demand: every flavor requested in the demand window, weighted by its "
          "share of the window's arrivals in thousandths (1000 x requests / all requests, three decimals, at least 0.001)")
@@ -377,6 +369,7 @@ int cmd_snapshot(const Args& args) {
          "with --bpc: most VMs of one VDC; a larger batch is chopped in arrival order into VDCs <batch>, <batch>__0, <batch>__1, ...")
         ("out", po::value<std::string>(), "output snapshot file (required)");
     // clang-format on
+    add_vnuma_rule_options(desc);
     add_network_flags(desc);
 
     SnapshotCommand c;
@@ -410,6 +403,23 @@ std::vector<detail::FileOption> named_trace_files(const std::string& trace_name,
             {"--data-dir", (dir / "traces" / (dev ? "v1.dev.c2100000.txt" : "v1.test.c2591400.txt")).string()},
             {"--data-dir", (dir / "maps" / "v1.interval_map.txt").string()},
             {"--data-dir", (dir / "maps" / "flav_map.txt").string()}};
+}
+
+// add_vnuma_rule_options, read_vnuma_rule_options: contracts in cli_util.h.
+void add_vnuma_rule_options(po::options_description& desc) {
+    desc.add_options()("max-node-fraction", po::value<double>()->default_value(0.5),
+                       "vNUMA rule: largest per-node share of a pNUMA node, in (0,1]")(
+        "vnuma", po::value<std::vector<std::string>>()->composing(), "NAME=TOPO: vNUMA topology of flavor NAME (repeatable)");
+}
+
+void read_vnuma_rule_options(const po::variables_map& vm, VnumaRule& rule) {
+    rule.max_node_fraction = get<double>(vm, "max-node-fraction");
+    if (!(rule.max_node_fraction > 0.0 && rule.max_node_fraction <= 1.0)) throw UsageError("--max-node-fraction must be in (0, 1]");
+    if (vm.count("vnuma"))
+        for (const auto& s : get<std::vector<std::string>>(vm, "vnuma")) {
+            auto [name, topo] = name_value(s, "vnuma");
+            if (!rule.overrides.emplace(name, topo).second) throw UsageError("--vnuma: flavor '" + name + "' given twice");
+        }
 }
 
 // read_named_trace: contract in cli_util.h.

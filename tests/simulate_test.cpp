@@ -8,8 +8,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
+#include <fstream>
 #include <limits>
 #include <random>
+#include <regex>
+
+#include <nlohmann/json.hpp>
 
 #include "instances/trace.h"
 #include "instances/vnuma_rule.h"
@@ -17,6 +22,7 @@
 #include "evaluators/state/search_state.h"
 #include "optimizer/solvers/simulate.h"
 #include "placement/placer.h"
+#include "tests/cli_run.h"
 
 using namespace vmcap;
 
@@ -87,6 +93,98 @@ TEST(Simulate, WithoutDefragmentationItIsTheReplay) {
     EXPECT_EQ(sum, r.rejected);
     EXPECT_EQ(r.migrations, 0);
     EXPECT_EQ(r.days.size(), 5U);  // nights 0..3 (03:00 of days 0-3) and the end
+}
+
+// The command line's vNUMA rule (--vnuma, --max-node-fraction: shared with `vmcap snapshot`) is
+// the replay's: `vmcap simulate --compare none` rejects what `vmcap snapshot` does at the same
+// time with the same flags, and keeps as many VMs, on a synthetic Huawei-format trace.
+TEST(Simulate, WithoutDefragmentationItIsTheReplayWithTheCommandLinesVnumaRule) {
+    namespace fs = std::filesystem;
+    const fs::path dir = test::tmp_dir() / "simulate-vnuma";
+    fs::create_directories(dir / "huawei-east-1");
+    {
+        std::ofstream csv(dir / "huawei-east-1" / "Huawei-East-1-lt.csv");
+        csv << "vmid,cpu,mem,at,lt\n";
+        std::mt19937_64 rng(7);
+        const int shapes[][2] = {{8, 16}, {2, 4}, {12, 24}, {4, 8}, {6, 12}};
+        for (int i = 0; i < 600; ++i) {
+            const auto* sh = shapes[rng() % 5];
+            csv << i << ',' << sh[0] << ',' << sh[1] << ',' << i * 300 << ',' << 3600 + rng() % (3 * 86400) << "\n";
+        }
+    }
+    const std::string common = "--trace huawei --data-dir " + dir.string() + " --hosts 2 ";
+    const auto run = [&](const std::string& flags) {
+        const std::string sim = (dir / "sim.json").string(), snap = (dir / "snap.json").string();
+        auto r = test::run_vmcap("simulate " + common + "--compare none --days 1 --out-json " + sim + " " + flags);
+        EXPECT_EQ(r.code, 0) << r.err;
+        const auto doc = nlohmann::json::parse(read_text_file(sim));
+        const auto& one = doc["runs"][0];
+        r = test::run_vmcap("snapshot " + common + "--time 86400 --out " + snap + " " + flags);
+        EXPECT_EQ(r.code, 0) << r.err;
+        std::smatch m;
+        EXPECT_TRUE(std::regex_search(r.out, m, std::regex("rejected (\\d+) \\(.*alive (\\d+) "))) << r.out;
+        EXPECT_EQ(one["rejected"].get<long long>(), std::stoll(m[1])) << flags;
+        EXPECT_EQ(one["days"].back()["live_vms"].get<long long>(), std::stoll(m[2])) << flags;
+        return std::pair{one["rejected"].get<long long>(), one["days"].back()["live_vms"].get<long long>()};
+    };
+    const auto plain = run("");
+    EXPECT_GT(plain.first, 0) << "the cluster is sized so that some requests are rejected";
+    const auto k2 = run("--vnuma 8c16g=K2 --vnuma 4c8g=K2");
+    const auto fraction = run("--max-node-fraction 0.25");
+    EXPECT_NE(k2, plain) << "the overrides change the replay";
+    EXPECT_NE(fraction, plain) << "the fraction changes the replay";
+    // Bad values are refused before any output, as snapshot refuses them.
+    for (const std::string bad : {"--max-node-fraction 0", "--vnuma 8c16g", "--vnuma 9c9g=K2", "--vnuma 8c16g=K9"}) {
+        const auto r = test::run_vmcap("simulate " + common + "--compare none --days 1 " + bad);
+        EXPECT_EQ(r.code, 2) << bad << ": " << r.err;
+        EXPECT_TRUE(r.out.empty()) << bad << ": " << r.out;
+        EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << bad << ": " << r.err;
+    }
+}
+
+// The nightly defragmentation runs at --defrag-at on the trace's clock (its timestamps modulo
+// 24 h), not at that long after the first arrival.
+TEST(Simulate, TheFirstNightIsAtItsTimeOfDayOnTheTracesClock) {
+    // Azure V1's test split starts in the bin ending at 2,100,000 s: its first arrival is just
+    // after 2,099,700 s = day 24, 07:15. The first 03:00 is that of day 25.
+    EXPECT_EQ(first_defragmentation_s(2099700.0 + 2.5, 3 * 3600.0), 25 * 86400.0 + 3 * 3600.0);
+    EXPECT_EQ(first_defragmentation_s(2099700.0, 8 * 3600.0), 24 * 86400.0 + 8 * 3600.0);  // later that day
+    EXPECT_EQ(first_defragmentation_s(0.0, 3 * 3600.0), 3 * 3600.0);                       // Huawei-East-1: time 0
+    EXPECT_EQ(first_defragmentation_s(3 * 3600.0, 3 * 3600.0), 3 * 3600.0);                // at the first arrival itself
+    EXPECT_EQ(first_defragmentation_s(3 * 3600.0 + 0.5, 3 * 3600.0), 86400.0 + 3 * 3600.0);
+
+    // A simulation whose first arrival is at 07:15 of day 24: the first day row closes (and the
+    // first night runs) at 03:00 of day 25, 19 h 45 min after the first arrival; then every 24 h.
+    auto trace = synthetic_trace(1);
+    const double shift = 24 * 86400.0 + (7 * 3600.0 + 15 * 60.0) - trace.front().arrival_s;
+    for (TraceVm& vm : trace) {
+        vm.arrival_s += shift;
+        vm.departure_s += shift;
+    }
+    SimulateOptions o = options("greedy");
+    o.check = false;
+    const SimulateResult r = simulate(trace, o);
+    ASSERT_GE(r.days.size(), 3U);
+    EXPECT_DOUBLE_EQ(r.days[0].time_s, 19 * 3600.0 + 45 * 60.0);
+    EXPECT_DOUBLE_EQ(r.days[1].time_s - r.days[0].time_s, 86400.0);
+    o.defrag_at_s = 8 * 3600.0;  // 08:00: later on the first arrival's day
+    EXPECT_DOUBLE_EQ(simulate(trace, o).days[0].time_s, 45 * 60.0);
+
+    // On the real Azure test split (if the data is there): the first night at 03:00 of its clock.
+    const std::filesystem::path az = std::filesystem::path(VMCAP_SHARED_DATA_DIR) / "azure-v1-flavor-traces";
+    if (!std::filesystem::is_directory(az)) GTEST_SKIP() << "no data directory " << az;
+    const auto azure = read_azure_trace((az / "traces/v1.test.txt").string(), (az / "traces/v1.test.c2591400.txt").string(),
+                                        (az / "maps/v1.interval_map.txt").string(), (az / "maps/flav_map.txt").string(), 1);
+    SimulateOptions a = options("none");
+    a.replay.num_hosts = 300;
+    a.replay.time_s = 86400.0;
+    const SimulateResult ra = simulate(azure, a);
+    const double first = azure.front().arrival_s;
+    EXPECT_GT(first, 2099700.0);
+    EXPECT_LT(first, 2100000.0);
+    ASSERT_EQ(ra.days.size(), 2U);  // the night, the end of the day
+    EXPECT_NEAR(std::fmod(first + ra.days[0].time_s, 86400.0), 3 * 3600.0, 1e-6);
+    EXPECT_NEAR(first + ra.days[0].time_s, 25 * 86400.0 + 3 * 3600.0, 1e-6);
 }
 
 TEST(Simulate, NightlyPlansValidateAndRunsRepeat) {

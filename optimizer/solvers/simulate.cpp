@@ -415,23 +415,51 @@ std::optional<double> vm_price_per_hour(Amount vcpu, Amount ram_mib) {
     return std::nullopt;
 }
 
-SimulateResult simulate(const std::vector<TraceVm>& trace, const SimulateOptions& o) {
+double first_defragmentation_s(double first_arrival_s, double at_s) {
+    const double night = std::floor(first_arrival_s / 86400.0) * 86400.0 + at_s;  // at_s on the first arrival's day
+    return night >= first_arrival_s ? night : night + 86400.0;
+}
+
+void check_simulate_options(const SimulateOptions& o) {
     if (o.defrag != "none" && o.defrag != "greedy" && o.defrag != "sa") throw InputError("simulate: --defrag must be none, greedy or sa");
-    if (!(o.defrag_every_s > 0.0) || !(o.defrag_at_s >= 0.0))
-        throw InputError("simulate: the defragmentation times must be >= 0, every > 0");
+    if (!(o.defrag_every_s > 0.0) || !(o.defrag_at_s >= 0.0 && o.defrag_at_s < 86400.0))
+        throw InputError("simulate: the defragmentation time of day must be in [0, 86400) s, the interval > 0");
     if (o.budget_count < -1 || !(o.budget_fraction >= 0.0 && o.budget_fraction <= 1.0))
         throw InputError("simulate: the nightly budget must be a count >= 0 or a fraction in [0, 1]");
     if (o.migrations_per_request < 0) throw InputError("simulate: --migrations-per-request must be >= 0");
+    if (o.evaluations < 0) throw InputError("simulate: --evaluations must be >= 0");
     if (o.apply_over_duration && !o.schedule) throw InputError("simulate: applying plans over their duration needs a schedule");
     if (o.bpc_mbps > 0.0 && !o.network) throw InputError("simulate: VDC vlinks (bpc) need a network");
-    const auto t0 = std::chrono::steady_clock::now();
-    std::vector<std::size_t> arrivals;
+    bool known = false;
+    for (const PlacerInfo& p : registered_placers()) known = known || p.name == o.replay.placer;
+    if (!known) throw InputError("simulate: --placer must be one of " + placer_names() + ", got '" + o.replay.placer + "'");
+}
+
+namespace {
+
+/** The problem the replay places on (replay_arrivals, then the network and the VDCs). */
+Problem placing_problem(const std::vector<TraceVm>& trace, const SimulateOptions& o, std::vector<std::size_t>& arrivals) {
+    check_simulate_options(o);
     Problem placing = replay_arrivals(trace, o.replay, arrivals);
     if (o.network) {
         build_datacenter_network(placing, *o.network, "simulate");
         if (o.bpc_mbps > 0.0) add_trace_vdcs(placing, trace, arrivals, o.bpc_mbps, o.vdc_cap);
         finalize_problem(placing, "<simulate>", true);
     }
+    return placing;
+}
+
+}  // namespace
+
+void check_simulation(const std::vector<TraceVm>& trace, const SimulateOptions& o) {
+    std::vector<std::size_t> arrivals;
+    placing_problem(trace, o, arrivals);
+}
+
+SimulateResult simulate(const std::vector<TraceVm>& trace, const SimulateOptions& o) {
+    const auto t0 = std::chrono::steady_clock::now();
+    std::vector<std::size_t> arrivals;
+    const Problem placing = placing_problem(trace, o, arrivals);
     const CapacityModel model(placing);
     std::unique_ptr<Placer> placer = make_placer(o.replay.placer);
     Run run(trace, arrivals, model, *placer, o.migrations_per_request);
@@ -440,7 +468,7 @@ SimulateResult simulate(const std::vector<TraceVm>& trace, const SimulateOptions
     for (const Flavor& f : placing.flavors) out.flavors.push_back(f.name);
     const double origin = trace.empty() ? 0.0 : trace.front().arrival_s;
     const double end = origin + o.replay.time_s;
-    double next = origin + o.defrag_at_s;
+    double next = first_defragmentation_s(origin, o.defrag_at_s);
     SimulateDay day;
     int night = 0;
     std::size_t a = 0;  // the next arrival

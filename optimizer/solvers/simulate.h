@@ -83,8 +83,9 @@ struct SimulateOptions {
     bool apply_over_duration = false;
     /** Nightly defragmentation: "none", "greedy" or "sa". */
     std::string defrag = "none";
-    /** First defragmentation at this many seconds after the first arrival, then every
-     *  defrag_every_s (> 0). */
+    /** Time of day of the first defragmentation on the trace's clock, seconds after its midnight,
+     *  in [0, 86400): the trace's timestamps modulo 86,400 s (first_defragmentation_s), not the
+     *  time since the first arrival. Then every defrag_every_s (> 0). */
     double defrag_at_s = 3 * 3600.0;
     double defrag_every_s = 86400.0;
     /** Migration budget of one night: max(1, ceil(fraction x VMs on a host then)) when
@@ -143,10 +144,37 @@ struct SimulateResult {
 };
 
 /**
+ * Trace time (seconds, the trace's own time base) of the first defragmentation: the first time at
+ * or after `first_arrival_s` whose time of day on the trace's clock is `at_s`, the clock's
+ * midnights being the multiples of 86,400 s of the trace's timestamps (Azure V1: the dataset's
+ * time 0, so the test split, whose first arrival is at 2,099,700 + a few seconds, starts at 07:15;
+ * Huawei-East-1: its time 0, the first arrival). at_s in [0, 86400). O(1). Pure.
+ */
+double first_defragmentation_s(double first_arrival_s, double at_s);
+
+/**
+ * The checks of simulate() on `options` alone, before any trace is read: InputError "simulate:
+ * ..." on an unknown defrag or placer, defragmentation times out of range, a bad budget, a
+ * negative migrations_per_request or evaluations, waves without a schedule, vlinks without a
+ * network. O(1).
+ */
+void check_simulate_options(const SimulateOptions& options);
+
+/**
+ * Everything simulate() checks before it replays the first event: check_simulate_options, then
+ * the problem the replay places on (replay_arrivals: a weight or vNUMA override naming a flavor
+ * absent from the trace, a flavor the vNUMA rule cannot split, ...), the network and the VDCs.
+ * Throws InputError as simulate() would; nothing else. O(trace + arrivals); memory as simulate's
+ * problem, released on return.
+ */
+void check_simulation(const std::vector<TraceVm>& trace, const SimulateOptions& options);
+
+/**
  * Replays `trace` for options.replay.time_s with the placer options.replay.placer, as
  * replay_snapshot does (departures before arrivals at equal times, a flavor that fits no host
  * rejected in O(1) until a host frees room), and runs the nightly defragmentation at
- * defrag_at_s + n x defrag_every_s: the cluster as it stands (cluster_now.h), the night's budget,
+ * first_defragmentation_s(first arrival, defrag_at_s) + n x defrag_every_s up to the end of the
+ * span: the cluster as it stands (cluster_now.h), the night's budget,
  * greedy or the annealing (optimize.h, one thread, seed + night), the ordered plan applied step by
  * step on the replay's state (each step re-checked: room and rules). Day rows close just before
  * each defragmentation and at the end. Throws InputError on bad options, std::logic_error on a bug
