@@ -1,6 +1,6 @@
 /**
  * @file cmd_simulate.cpp
- * `vmcap simulate` (issue 27, first part): a real trace replayed over days into a cluster with an
+ * `vmcap simulate`: a real trace replayed over days into a cluster with an
  * online placer and nightly defragmentation (optimizer/solvers/simulate.h); several
  * configurations side by side on the same arrivals (--compare); a CSV and JSON time series and a
  * summary.

@@ -1,4 +1,4 @@
-// Placement rules (issue 26 item 2): OpenStack server groups (anti-affinity, affinity), hosts
+// Placement rules: OpenStack server groups (anti-affinity, affinity), hosts
 // closed to incoming VMs, drained hosts, and the per-tenant limit of the schedule. Oracles: the
 // test's own from-scratch counts over every plan step and every wave in flight, `vmcap validate`
 // (its own replay), and --check over the filters' cached counts.

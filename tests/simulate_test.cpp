@@ -1,4 +1,4 @@
-// `vmcap simulate` (issue 27, first part; optimizer/solvers/simulate.h), on a synthetic trace (the
+// `vmcap simulate` (optimizer/solvers/simulate.h), on a synthetic trace (the
 // real ones are read by the same trace readers, tested in trace_replay_test.cpp). Oracles: without
 // defragmentation the simulation is the replay of `vmcap snapshot` (placement/replay.cpp, its own
 // event loop): the same rejections and the same VMs alive at the end; with it, every night's plan

@@ -1,7 +1,7 @@
 #pragma once
 /**
  * @file link_filter.h
- * The link-capacity rule of the network (issue "Virtual links", step 3): no move may load a link
+ * The link-capacity rule of the network: no move may load a link
  * above its capacity, and a link the snapshot already overloads may not get worse (digest §8.1.5:
  * "Hard: no link above capacity"), in either direction: links are full duplex and every arc (a link
  * in one direction) has its own load and capacity. Loads follow evaluators/network/network_load.h (ECMP,

@@ -1,7 +1,7 @@
 #pragma once
 /**
  * @file placement_rules.h
- * Tenants' and operators' placement rules (issue 26 item 2), each a FeasibilityFilter behind the
+ * Tenants' and operators' placement rules, each a FeasibilityFilter behind the
  * registry (registered_filters, evaluators/objective/objective.cpp), so the search, plan
  * building, the schedule's waves and `vmcap validate` all enforce them:
  *  - ServerGroupFilter: OpenStack server groups with policy "anti-affinity" (no two members on one

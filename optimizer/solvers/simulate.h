@@ -1,7 +1,7 @@
 #pragma once
 /**
  * @file simulate.h
- * `vmcap simulate` (issue 27, first part): a VM trace replayed over time into a cluster with an
+ * `vmcap simulate`: a VM trace replayed over time into a cluster with an
  * online placer (placement/placer.h), and at a chosen time each simulated night the consolidation
  * engine run on the cluster as it stands, its plan applied, then the replay goes on. Requests no
  * host can take are rejected and counted: what an operator pays for.
