@@ -356,7 +356,10 @@ public:
         // Stale: the state changed since the plan (live migrations made room in between); alone.
         const int one[1] = {vm};
         solve(s, one, true);
-        return plan_.take(vm, [](int) {});
+        // The plan of one VM sees only its own links, not those to peers placed since: re-check it,
+        // so that choose keeps the placer contract (admitted or not-found) whatever the state.
+        const PlaceChoice again = plan_.take(vm, [](int) {});
+        return again.found() && choice_admitted(s, vm, again) ? again : PlaceChoice{};
     }
 
 private:
