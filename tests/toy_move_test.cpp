@@ -107,6 +107,11 @@ static_assert(MoveType<CycleMove>);
 // The defaults it relies on (moves/move.h): share 0, score_move without a cache path.
 static_assert(!HasCachedEvaluate<CycleMove> && HasUpperBound<CycleMove> && move_compound<CycleMove>);
 static_assert(move_default_share<CycleMove> == 0.0);
+// A move whose optional part is declared with the wrong type is no MoveType (on GCC and Clang alike).
+struct MistypedShareMove : CycleMove {
+    static constexpr const char* kDefaultShare = "often";
+};
+static_assert(MoveType<CycleMove> && !MoveType<MistypedShareMove>);
 
 using WithCycle = MoveList<MigrateMove, SwapMove, BudgetExchangeMove, RemapMove, ReturnMove, EjectionMove, CycleMove>;
 
