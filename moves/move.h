@@ -34,7 +34,7 @@
 #include <string_view>
 
 #include "evaluators/rules/feasibility.h"
-#include "evaluators/objective/objective.h"
+#include "evaluators/interfaces/seams.h"
 #include "evaluators/state/search_state.h"
 
 namespace vmcap {

@@ -8,7 +8,7 @@
 #include <string>
 
 #include "evaluators/network/network_load.h"
-#include "evaluators/objective/objective.h"
+#include "evaluators/interfaces/seams.h"
 #include "evaluators/state/search_state.h"
 #include "instances/problem.h"
 #include "optimizer/plan/plan.h"
