@@ -199,7 +199,7 @@ namespace vmcap::cli {
  * in `vm`) over its constraints. Throws UsageError on negative budgets, InputError on a bad
  * snapshot or one without a target flavor. Defined in commands.cpp.
  */
-/** Adds `--<name> W` for every registered objective term (evaluators/objective/objective.h). */
+/** Adds `--<name> W` for every registered objective term (evaluators/registry/registry.h). */
 void add_term_options(boost::program_options::options_description& desc);
 /** Sets problem.objective_terms from the term options given (replacing an earlier entry of the
  *  same name); throws UsageError on a negative or non-finite weight. */

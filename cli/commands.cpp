@@ -17,6 +17,7 @@
 
 #include "evaluators/state/capacity_model.h"
 #include "evaluators/rules/link_filter.h"
+#include "evaluators/registry/registry.h"
 #include "evaluators/closed_forms/vmcap.h"
 #include "instances/snapshot_io.h"
 #include "optimizer/search/annealing.h"

@@ -170,7 +170,7 @@ struct Problem {
     std::vector<Flavor> flavors;
     std::vector<Vm> vms;
     Constraints constraints;
-    /** Objective terms beyond VMCAP capacity, by registry name (evaluators/objective/objective.h) with their
+    /** Objective terms beyond VMCAP capacity, by registry name (evaluators/registry/registry.h) with their
      *  weight; set by the CLI (`vmcap plan --ram-cost W`). Empty: the objective is VMCAP only. */
     std::vector<std::pair<std::string, double>> objective_terms;
     /** The datacenter network (empty when the snapshot has none: then there are no vlinks and

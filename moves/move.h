@@ -40,7 +40,7 @@
 #include <utility>
 
 #include "evaluators/rules/feasibility.h"
-#include "evaluators/objective/objective.h"
+#include "evaluators/interfaces/seams.h"
 #include "evaluators/state/search_state.h"
 
 namespace vmcap {

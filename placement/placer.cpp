@@ -9,64 +9,6 @@
 
 namespace vmcap {
 
-bool fits(const SearchState& s, int flavor, int host, const Embedding& emb) {
-    const Flavor& fl = s.problem().flavors[flavor];
-    const int R = s.model().num_resources();
-    const Amount* free = s.free_of(host);
-    for (int i = 0; i < fl.num_vnuma(); ++i)
-        for (int r = 0; r < R; ++r)
-            if (free[emb.map[i] * R + r] < fl.node_demand[r]) return false;
-    return true;
-}
-
-int first_fitting_placement(const SearchState& s, int flavor, int host) {
-    const auto& placements = s.model().evaluator(s.type_of(host), flavor).placements();
-    for (std::size_t e = 0; e < placements.size(); ++e)
-        if (fits(s, flavor, host, placements[e])) return static_cast<int>(e);
-    return -1;
-}
-
-namespace {
-
-/** tightest_placement against `free`. */
-int tightest_in(const SearchState& s, int flavor, int h, const Amount* free) {
-    const auto& placements = s.model().evaluator(s.type_of(h), flavor).placements();
-    const Flavor& fl = s.problem().flavors[static_cast<std::size_t>(flavor)];
-    const int R = s.model().num_resources();
-    int best = -1;
-    Amount best_left = 0;
-    for (std::size_t e = 0; e < placements.size(); ++e) {
-        bool room = true;
-        for (int i = 0; room && i < fl.num_vnuma(); ++i)
-            for (int r = 0; r < R; ++r) room = room && free[placements[e].map[static_cast<std::size_t>(i)] * R + r] >= fl.node_demand[r];
-        if (!room) continue;
-        Amount left = 0;
-        for (unsigned m = placements[e].mask; m; m &= m - 1) left += free[std::countr_zero(m) * R + kVcpu];
-        if (best < 0 || left < best_left) {
-            best = static_cast<int>(e);
-            best_left = left;
-        }
-    }
-    return best;
-}
-
-}  // namespace
-
-int tightest_placement(const SearchState& s, int flavor, int h) {
-    return tightest_in(s, flavor, h, s.free_of(h));
-}
-
-int tightest_placement_on(const SearchState& s, int flavor, int h, Amount* free, bool take) {
-    const int e = tightest_in(s, flavor, h, free);
-    if (e < 0 || !take) return e;
-    const Flavor& fl = s.problem().flavors[static_cast<std::size_t>(flavor)];
-    const int R = s.model().num_resources();
-    const Embedding& emb = s.model().evaluator(s.type_of(h), flavor).placements()[static_cast<std::size_t>(e)];
-    for (int i = 0; i < fl.num_vnuma(); ++i)
-        for (int r = 0; r < R; ++r) free[emb.map[static_cast<std::size_t>(i)] * R + r] -= fl.node_demand[r];
-    return e;
-}
-
 bool choice_admitted(const SearchState& s, int vm, const PlaceChoice& c) {
     const int f = s.flavor_of(vm);
     const Embedding& emb = s.model().evaluator(s.type_of(c.host), f).placements()[static_cast<std::size_t>(c.embedding)];
@@ -85,20 +27,6 @@ Score placement_delta(const SearchState& s, int flavor, int host, const Embeddin
         for (int r = 0; r < R; ++r) local[node * R + r] = free[node * R + r] - fl.node_demand[r];
     }
     return capacity_gain(s, host, touched, local);
-}
-
-HostFree host_free(const SearchState& s, int host) {
-    const int R = s.model().num_resources();
-    const Amount* free = s.free_of(host);
-    HostFree out;
-    for (int i = 0; i < s.nodes_of(host); ++i) {
-        const Amount v = free[i * R + kVcpu], m = free[i * R + kRamMib];
-        out.vcpu += v;
-        out.ram_mib += m;
-        out.node_vcpu = std::max(out.node_vcpu, v);
-        out.node_ram_mib = std::max(out.node_ram_mib, m);
-    }
-    return out;
 }
 
 bool rules_admit(const SearchState& s, int vm, int host, NodeMask mask) {

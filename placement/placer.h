@@ -56,6 +56,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "evaluators/state/fit.h"
 #include "evaluators/state/search_state.h"
 
 namespace vmcap {
@@ -120,22 +121,6 @@ public:
     virtual std::vector<int> batch_order(const SearchState& state, std::span<const int> vms) { return order(state, vms); }
 };
 
-/** Does a VM of `flavor` fit on `host` in placement `emb` (room in every resource of each of its
- *  pNUMA nodes)? O(k x R). */
-bool fits(const SearchState& state, int flavor, int host, const Embedding& emb);
-
-/** Index of the first placement of `flavor` on `host` that fits, or -1. O(placements x k x R). */
-int first_fitting_placement(const SearchState& state, int flavor, int host);
-
-/** Index of the placement of `flavor` on `host` that fits leaving the least free vCPU on its
- *  pNUMA nodes (ties: lowest index, i.e. lowest node mask), or -1. O(placements x k x R). */
-int tightest_placement(const SearchState& state, int flavor, int host);
-
-/** tightest_placement of `flavor` on `host` against the free amounts `free` ([node x R + r], e.g.
- *  a scratch copy of SearchState::free_of(host) with a batch's earlier VMs taken off) instead of
- *  the state's; with `take`, the chosen placement's demand is subtracted from `free`. -1: none fits. */
-int tightest_placement_on(const SearchState& state, int flavor, int host, Amount* free, bool take);
-
 /** Does `choice` (found) still fit for the arriving VM `vm` and does every rule admit it? A
  *  strategy that plans a group ahead re-checks each planned choice with this. O(k x R + rules). */
 bool choice_admitted(const SearchState& state, int vm, const PlaceChoice& choice);
@@ -167,15 +152,6 @@ private:
 /** Exact weighted capacity change of `host` (score units, <= 0 for VMCAP alone) if a VM of `flavor`
  *  took placement `emb` there now. O(targets x VMCAP). */
 Score placement_delta(const SearchState& state, int flavor, int host, const Embedding& emb);
-
-/** Free amounts of one host summed over its pNUMA nodes and of its largest node, in vCPU and RAM
- *  (MiB): necessary conditions a strategy checks before looking at placements. */
-struct HostFree {
-    Amount vcpu = 0, ram_mib = 0;            ///< sum over the host's pNUMA nodes
-    Amount node_vcpu = 0, node_ram_mib = 0;  ///< the most any one node has free (each separately)
-};
-/** HostFree of `host` now. O(nodes). */
-HostFree host_free(const SearchState& state, int host);
 
 /**
  * Places the arriving VM `vm` (on no host: SearchState::place) where `placer` chooses and tells

@@ -1,14 +1,17 @@
 #!/usr/bin/env bash
 # Layering check (a CTest test): each layer may include only itself and the layers below it,
 #   instances <- evaluators/closed_forms <- evaluators/network
-#             <- evaluators/{state,objective,rules} (one layer, one target: the model)
+#             <- the model in four sub-layers: evaluators/interfaces (the term and rule interfaces)
+#                <- evaluators/state <- evaluators/{objective,rules} (the terms and rules, one layer)
+#                <- evaluators/registry (their registries)
 #             <- moves <- placement
 #             <- optimizer/search <- optimizer/bound <- optimizer/plan <- optimizer/solvers <- cli
 # (one CMake target per layer, CMakeLists.txt), and only cli/ may include Boost.Program_options.
 # Every source directory must belong to a layer. Prints every violating include and exits 1.
 set -uo pipefail
 cd "$(dirname "$0")/.."
-layers=("instances" "evaluators/closed_forms" "evaluators/network" "evaluators/state evaluators/objective evaluators/rules"
+layers=("instances" "evaluators/closed_forms" "evaluators/network" "evaluators/interfaces" "evaluators/state"
+        "evaluators/objective evaluators/rules" "evaluators/registry"
         "moves" "placement" "optimizer/search" "optimizer/bound" "optimizer/plan" "optimizer/solvers" "cli")
 status=0
 known=" "
@@ -38,5 +41,5 @@ for i in "${!layers[@]}"; do
     done
   done
 done
-[ $status -eq 0 ] && echo "layering OK: instances <- closed_forms <- network <- state/objective/rules <- moves <- placement <- search <- bound <- plan <- solvers <- cli"
+[ $status -eq 0 ] && echo "layering OK: instances <- closed_forms <- network <- interfaces <- state <- terms/rules <- registry <- moves <- placement <- search <- bound <- plan <- solvers <- cli"
 exit $status

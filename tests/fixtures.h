@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "evaluators/network/network_load.h"
-#include "evaluators/objective/objective.h"
+#include "evaluators/interfaces/seams.h"
 #include "evaluators/state/search_state.h"
 #include "instances/problem.h"
 #include "optimizer/plan/plan.h"

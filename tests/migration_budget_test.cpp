@@ -1,4 +1,4 @@
-// The migration budget as one rule (evaluators/rules/migration_budget.h): every move kind's inline
+// The migration budget as one rule (evaluators/state/migration_budget.h): every move kind's inline
 // budget bookkeeping (BudgetUse, per candidate placement) agrees with the rule computed once from
 // the move's relocations (MigrationBudget::after / admits), with the state after apply, and with
 // the from-scratch count over the placement (MigrationBudget::tally / violation), under count and

@@ -1,4 +1,4 @@
-// The objective / feasibility seam (evaluators/objective/objective.h): a further objective term (RAM cost)
+// The objective / feasibility seam (evaluators/interfaces/seams.h): a further objective term (RAM cost)
 // and a feasibility filter reach every move kind, the search and validation without any edit in
 // the drivers; and the checks that would catch a wrong delta — for random candidates of every
 // kind, the bound used for threshold-first rejection is >= the exact delta and -infinity only when

@@ -1,8 +1,8 @@
 // What a newcomer's feasibility rule costs (newcomer counts): "at most k VMs of a
 // tenant per host", written here in one file against the FeasibilityFilter seam alone
-// (evaluators/objective/objective.h) — the drivers, the moves, plan building and `vmcap validate` untouched.
+// (evaluators/interfaces/seams.h) — the drivers, the moves, plan building and `vmcap validate` untouched.
 // A real rule takes this class's two files plus one line in registered_filters
-// (evaluators/objective/objective.cpp): three files. It keeps per-host tenant counts through the aggregate
+// (evaluators/registry/registry.cpp): three files. It keeps per-host tenant counts through the aggregate
 // hooks the terms use, declares itself separable per host, and so keeps the annealing's host
 // regions on at two threads. Oracles: the from-scratch count over every plan step (validate) and
 // over the search's final placement, and --check over the cached counts.

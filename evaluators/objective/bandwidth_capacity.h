@@ -33,7 +33,7 @@
 #include <vector>
 
 #include "evaluators/network/network_load.h"
-#include "evaluators/objective/objective.h"
+#include "evaluators/interfaces/seams.h"
 #include "evaluators/closed_forms/vmcap.h"
 
 namespace vmcap {

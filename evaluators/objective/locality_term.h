@@ -13,7 +13,7 @@
  */
 #include <vector>
 
-#include "evaluators/objective/objective.h"
+#include "evaluators/interfaces/seams.h"
 
 namespace vmcap {
 

@@ -7,7 +7,7 @@
  * VM of a weight-1 flavor). The second objective term, and the proof that a term needs no edit in
  * the drivers or the moves.
  */
-#include "evaluators/objective/objective.h"
+#include "evaluators/interfaces/seams.h"
 
 namespace vmcap {
 

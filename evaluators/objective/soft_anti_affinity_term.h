@@ -9,7 +9,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "evaluators/objective/objective.h"
+#include "evaluators/interfaces/seams.h"
 
 namespace vmcap {
 

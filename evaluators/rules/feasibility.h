@@ -3,9 +3,9 @@
  * @file feasibility.h
  * The feasibility rules, in one place. Built in (inline, on every hot path): a VM must be
  * migratable, its pNUMA nodes must have room in every resource (node capacity), and the plan must
- * stay within the migration budget (count and RAM, Constraints; evaluators/rules/migration_budget.h,
+ * stay within the migration budget (count and RAM, Constraints; evaluators/state/migration_budget.h,
  * checked by each move per candidate placement through BudgetUse). Further rules are
- * FeasibilityFilter objects listed in the CapacityModel (evaluators/objective/objective.h), consulted by
+ * FeasibilityFilter objects listed in the CapacityModel (evaluators/interfaces/seams.h), consulted by
  * every move before any capacity work through filters_admit().
  */
 #include <cstdint>
@@ -14,7 +14,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "evaluators/rules/migration_budget.h"
+#include "evaluators/state/migration_budget.h"
 #include "evaluators/state/search_state.h"
 
 namespace vmcap {

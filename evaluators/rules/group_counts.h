@@ -11,7 +11,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "evaluators/objective/objective.h"
+#include "evaluators/interfaces/seams.h"
 
 namespace vmcap {
 

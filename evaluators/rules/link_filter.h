@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "evaluators/network/network_load.h"
-#include "evaluators/objective/objective.h"
+#include "evaluators/interfaces/seams.h"
 #include "instances/vlink_index.h"
 
 namespace vmcap {

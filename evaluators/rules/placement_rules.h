@@ -2,7 +2,7 @@
 /**
  * @file placement_rules.h
  * Tenants' and operators' placement rules, each a FeasibilityFilter behind the
- * registry (registered_filters, evaluators/objective/objective.cpp), so the search, plan
+ * registry (registered_filters, evaluators/registry/registry.cpp), so the search, plan
  * building, the schedule's waves and `vmcap validate` all enforce them:
  *  - ServerGroupFilter: OpenStack server groups with policy "anti-affinity" (no two members on one
  *    host) and "affinity" (all members on one host);
@@ -15,7 +15,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "evaluators/objective/objective.h"
+#include "evaluators/interfaces/seams.h"
 #include "evaluators/rules/group_counts.h"
 
 namespace vmcap {

@@ -1,16 +1,14 @@
 #include "evaluators/state/capacity_model.h"
 
-#include "evaluators/objective/bandwidth_capacity.h"
-#include "evaluators/network/network_load.h"
-
 #include <algorithm>
 #include <limits>
 #include <stdexcept>
 
 namespace vmcap {
 
-CapacityModel::CapacityModel(const Problem& problem, const ModelOptions& options)
-    : problem_(problem), R_(problem.num_resources()), options_(options) {
+void CapacityModel::build_tables() {
+    const Problem& problem = problem_;
+    const ModelOptions& options = options_;
     divisors_.resize(problem.flavors.size());
     for (std::size_t f = 0; f < problem.flavors.size(); ++f) {
         SlotDivisors& d = divisors_[f];
@@ -86,18 +84,6 @@ CapacityModel::CapacityModel(const Problem& problem, const ModelOptions& options
         for (int f : targets_) evs.push_back(&evaluator(static_cast<int>(t), f));
         host_values_.emplace_back(problem, static_cast<int>(t), targets_, weight_units_, evs);
     }
-    for (auto& t : make_terms(problem)) add_term(std::move(t));
-    // The network's evaluators (the link-capacity rule once there are vlinks to route, the
-    // bandwidth-aware capacity term once a target flavor declares a bandwidth) share one table
-    // of routes and one vlink index.
-    const bool links = problem.network.present() && !problem.vlinks.empty();
-    if (links) vlink_index_ = std::make_shared<const VlinkIndex>(problem);
-    if (links || BandwidthCapacityTerm::applies(problem)) routes_ = std::make_shared<const NetworkRoutes>(problem);
-    for (const FilterInfo& info : registered_filters())
-        if (info.applies(problem)) add_filter(info.make(*this));
-    if (BandwidthCapacityTerm::applies(problem)) add_term(std::make_unique<BandwidthCapacityTerm>(*this, routes_));
-    own_terms_ = terms_.size();
-    own_filters_ = filters_.size();
 }
 
 void CapacityModel::add_term(std::unique_ptr<ObjectiveTerm> term) {

@@ -5,7 +5,7 @@
  * every pair (closed form or exact fallback, chosen here and never per call), every placement of
  * every flavor on every host type, the capacity targets (flavors with weight > 0), and the rest of
  * the objective (terms beyond VMCAP, from Problem::objective_terms) and the feasibility filters
- * beyond the built-in rules (evaluators/objective/objective.h).
+ * beyond the built-in rules (evaluators/interfaces/seams.h).
  * Shared by `const&` across search threads; thread-safe for concurrent reads (add_term and
  * add_filter are for set-up, before any search).
  */
@@ -15,8 +15,8 @@
 #include <vector>
 
 #include "evaluators/closed_forms/capacity_vectors.h"
-#include "evaluators/rules/migration_budget.h"
-#include "evaluators/objective/objective.h"
+#include "evaluators/state/migration_budget.h"
+#include "evaluators/interfaces/seams.h"
 #include "evaluators/closed_forms/score.h"
 #include "evaluators/closed_forms/vmcap.h"
 #include "evaluators/closed_forms/weighted_vmcap.h"
@@ -44,7 +44,8 @@ public:
     /** Builds the tables and the objective terms of problem.objective_terms; O(host types x
      *  flavors x placements). Keeps a reference to `problem`. Throws std::invalid_argument on an
      *  unknown objective term, a bad term weight or a work limit < 1. Every evaluation of an
-     *  exact-fallback pair may throw InputError beyond options.exact_work_limit work units (vmcap.h). */
+     *  exact-fallback pair may throw InputError beyond options.exact_work_limit work units (vmcap.h).
+     *  Defined with the registries (evaluators/registry/registry.cpp), whose tables it reads. */
     explicit CapacityModel(const Problem& problem, const ModelOptions& options = {});
     /** Not copyable or movable: rules() points at its own budget() and SearchStates at the model. */
     CapacityModel(const CapacityModel&) = delete;
@@ -58,7 +59,7 @@ public:
     /** Every term is monotone under insertion (bounds built on VMCAP's monotonicity hold). */
     bool terms_monotone() const { return terms_monotone_; }
     /** The migration budget, the built-in rule every move enforces inline through BudgetUse
-     *  (evaluators/rules/migration_budget.h); not one of filters(). */
+     *  (evaluators/state/migration_budget.h); not one of filters(). */
     const MigrationBudget& budget() const { return budget_; }
     /** Every term and filter, in the order added, as the aggregate hooks SearchState keeps per
      *  state (one list for both: AggregateHooks). */
@@ -173,6 +174,11 @@ public:
     double weighted_objective(const Count* totals) const { return to_objective(weighted(totals)); }
 
 private:
+    /** The constructor's first half, everything but the terms, the filters and the network's shared
+     *  tables: the VMCAP evaluators, divisors, targets and per-host-type weighted VMCAP of problem_
+     *  with options_ (capacity_model.cpp). Throws what the constructor documents. */
+    void build_tables();
+
     /** The resources a flavor's vNUMA node demands (> 0) and their reciprocals. */
     struct SlotDivisors {
         int count = 0;

@@ -6,7 +6,7 @@
 #include "evaluators/rules/link_filter.h"
 #include "evaluators/network/network_load.h"
 #include "optimizer/bound/upper_bound.h"
-#include "placement/placer.h"
+#include "evaluators/state/fit.h"
 
 #include <algorithm>
 #include <stdexcept>

@@ -14,7 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "evaluators/state/search_state.h"
-#include "optimizer/search/search_params.h"
+#include "optimizer/search/convergence.h"
 
 namespace vmcap {
 

@@ -19,7 +19,7 @@ namespace vmcap {
  * applied move touched (O(flavors x log hosts + their VMs x log VMs) tree updates). It picks
  * exactly the move a scan over all pairs picks. The initial pass (every insertion and removal)
  * runs on `params.threads` oneTBB threads; the result does not depend on the thread count.
- * With further objective terms or feasibility filters (evaluators/objective/objective.h) the ranking uses
+ * With further objective terms or feasibility filters (evaluators/interfaces/seams.h) the ranking uses
  * the VMCAP parts and every chosen move is re-scored completely (score_move) before it is
  * applied: greedy never applies a move that does not raise the whole objective, but may miss the
  * best one. Deterministic (ties: the VM with less RAM, then lowest VM index, then lowest host

@@ -12,6 +12,7 @@
 
 #include "evaluators/state/search_state.h"
 #include "moves/move_list.h"
+#include "optimizer/search/convergence.h"
 
 namespace vmcap {
 
@@ -105,13 +106,6 @@ struct SearchParams {
      *  max_evaluations or check_every < 0, reheat_factor < 1, neutral_acceptance or a move-mix
      *  share outside [0, 1], shares summing above 1, initial_temperature < 0. */
     void validate() const;
-};
-
-/** One point of a search's convergence trace, taken at a synchronisation point. */
-struct ConvergencePoint {
-    double seconds = 0.0;          ///< since the search phase started (the pipeline adds greedy's time)
-    std::int64_t evaluations = 0;  ///< candidate moves evaluated so far, all workers
-    double objective = 0.0;        ///< best objective so far, objective units
 };
 
 /** Outcome of a search: the best state found, as the placements of its migrated VMs. */

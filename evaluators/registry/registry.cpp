@@ -1,8 +1,10 @@
-#include "evaluators/objective/objective.h"
+#include "evaluators/registry/registry.h"
 
 #include <cmath>
 #include <stdexcept>
 
+#include "evaluators/network/network_load.h"
+#include "evaluators/objective/bandwidth_capacity.h"
 #include "evaluators/state/capacity_model.h"
 #include "evaluators/rules/link_filter.h"
 #include "evaluators/rules/placement_rules.h"
@@ -41,6 +43,25 @@ const std::vector<FilterInfo>& registered_filters() {
          }},
     };
     return filters;
+}
+
+// Defined here, not in capacity_model.cpp: the model takes its terms and filters from the
+// registries above, which the state below them must not know.
+CapacityModel::CapacityModel(const Problem& problem, const ModelOptions& options)
+    : problem_(problem), R_(problem.num_resources()), options_(options) {
+    build_tables();
+    for (auto& t : make_terms(problem)) add_term(std::move(t));
+    // The network's evaluators (the link-capacity rule once there are vlinks to route, the
+    // bandwidth-aware capacity term once a target flavor declares a bandwidth) share one table
+    // of routes and one vlink index.
+    const bool links = problem.network.present() && !problem.vlinks.empty();
+    if (links) vlink_index_ = std::make_shared<const VlinkIndex>(problem);
+    if (links || BandwidthCapacityTerm::applies(problem)) routes_ = std::make_shared<const NetworkRoutes>(problem);
+    for (const FilterInfo& info : registered_filters())
+        if (info.applies(problem)) add_filter(info.make(*this));
+    if (BandwidthCapacityTerm::applies(problem)) add_term(std::make_unique<BandwidthCapacityTerm>(*this, routes_));
+    own_terms_ = terms_.size();
+    own_filters_ = filters_.size();
 }
 
 std::vector<std::unique_ptr<ObjectiveTerm>> make_terms(const Problem& problem) {

@@ -22,7 +22,7 @@
 #include <string>
 #include <string_view>
 
-#include "evaluators/objective/objective.h"
+#include "evaluators/interfaces/seams.h"
 
 namespace vmcap {
 

@@ -1,4 +1,4 @@
-#include "evaluators/rules/migration_budget.h"
+#include "evaluators/state/migration_budget.h"
 
 #include "evaluators/state/search_state.h"
 

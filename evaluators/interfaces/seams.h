@@ -1,7 +1,10 @@
 #pragma once
 /**
- * @file objective.h
- * The objective's and the feasibility rules' seam.
+ * @file seams.h
+ * The objective's and the feasibility rules' seam: the interfaces that the model's state
+ * (evaluators/state/) keeps and calls, and that the concrete terms (evaluators/objective/) and
+ * rules (evaluators/rules/) implement. Nothing here includes the state: it is the model's bottom
+ * sub-layer (scripts/check_layers.sh).
  *
  * The objective is a sum of terms. The first, VMCAP capacity (sum_f w_f x capacity_f), is built
  * into the engine and keeps every fast path: its per-host aggregates are SearchState's capacity
@@ -14,16 +17,15 @@
  * (separable_per_host, monotone_under_insertion); when it does not, those paths fall back safely.
  *
  * Feasibility beyond the built-in rules (pNUMA node capacity, the migration budget, migratable
- * VMs: evaluators/rules/feasibility.h, migration_budget.h) is a list of FeasibilityFilter, consulted by
+ * VMs: evaluators/rules/feasibility.h, evaluators/state/migration_budget.h) is a list of FeasibilityFilter, consulted by
  * every move before any capacity work, and re-checked from scratch by `vmcap validate`. Terms and
  * filters keep per-state aggregates through the same hooks (AggregateHooks).
  *
- * Adding a term: its two files and one line in the registry (objective.cpp); the drivers, the
+ * Adding a term: its two files and one line in the registry (evaluators/registry/registry.cpp); the drivers, the
  * moves and the CLI need no edit (the CLI offers `--<name> W` for every registered term).
- * Adding a filter: its two files and one line in registered_filters (objective.cpp); a filter
+ * Adding a filter: its two files and one line in registered_filters (evaluators/registry/registry.cpp); a filter
  * that declares separable_per_host keeps the annealing's host regions on.
  */
-#include <functional>
 #include <limits>
 #include <memory>
 #include <span>
@@ -37,8 +39,8 @@
 
 namespace vmcap {
 
-class CapacityModel;
-class SearchState;
+class CapacityModel;  // evaluators/state/capacity_model.h
+class SearchState;    // evaluators/state/search_state.h
 
 /**
  * One VM changing place, as objective terms and feasibility filters see a move: `vm` goes from
@@ -177,8 +179,8 @@ public:
 };
 
 /**
- * A feasibility rule. The migration budget is the built-in one (evaluators/rules/migration_budget.h,
- * enforced inline by every move); the others are registered (registered_filters) and consulted by
+ * A feasibility rule. The migration budget is the built-in one (evaluators/state/migration_budget.h,
+ * enforced inline by every move); the others are registered (registered_filters, evaluators/registry/registry.h) and consulted by
  * every move through score_move. Immutable, shared by all workers. The exact solvers
  * (optimizer/solvers/exact.h, exact_bb.h) model one filter, the network's link-capacity rule
  * (CapacityModel::find<LinkCapacityFilter>()), and refuse a model with any other, naming it. The upper bound
@@ -215,37 +217,5 @@ public:
      */
     virtual bool holds_in_flight() const { return false; }
 };
-
-/**
- * A registered feasibility filter: a rule the engine switches on by itself for every problem that
- * `applies` accepts (e.g. the link-capacity rule once the snapshot has vlinks to route), made once
- * per CapacityModel by `make` (the model's problem(), vlink_index() and network_routes() are ready
- * then; the filter may keep references to them).
- */
-struct FilterInfo {
-    std::string_view name;
-    std::function<bool(const Problem&)> applies;
-    std::function<std::unique_ptr<FeasibilityFilter>(const CapacityModel&)> make;
-};
-
-/** Every feasibility filter beyond the built-in migration budget, in a fixed order (the order
- *  CapacityModel::filters() lists and consults them in). */
-const std::vector<FilterInfo>& registered_filters();
-
-/** A registered objective term: its name (CLI `--<name> W`), help text and factory. */
-struct TermInfo {
-    std::string_view name;
-    std::string_view help;
-    std::function<std::unique_ptr<ObjectiveTerm>(const Problem&, double weight)> make;
-};
-
-/** Every objective term that a snapshot or the CLI can switch on by name, in a fixed order. */
-const std::vector<TermInfo>& registered_terms();
-
-/**
- * Builds the terms listed in problem.objective_terms (name, weight; weight 0 = off) from the
- * registry. Throws std::invalid_argument naming an unknown term or a non-finite weight.
- */
-std::vector<std::unique_ptr<ObjectiveTerm>> make_terms(const Problem& problem);
 
 }  // namespace vmcap
