@@ -103,7 +103,8 @@ int cmd_place(const Args& args) {
     desc.add_options()("help,h", "show this help")
         ("cluster", po::value(&cluster)->required(), "cluster snapshot (its flavors name the requests' flavors)")
         ("requests", po::value(&requests_path)->required(), "requests file (docs/format.md \"Requests\"): single VMs and VDCs, in order")
-        ("strategy", po::value(&o.strategy)->default_value("vmcap-fit"), ("placement strategy: " + placer_names()).c_str())
+        ("placer", po::value(&o.strategy)->default_value("vmcap-fit"), ("placement strategy: " + placer_names()).c_str())
+        ("strategy", po::value<std::string>(), "the former name of --placer (the name snapshot and simulate use), still accepted")
         ("semantics", po::value(&semantics)->default_value("all-or-nothing"), "all-or-nothing (a VDC's VMs all placed or none) or best-effort (each VM on its own)")
         ("stop-at-first-failure", po::bool_switch(&stop), "stop at the first request not placed whole (the published NetSolver table's rule)")
         ("batch", po::value(&o.batch)->default_value(1), "offer up to N consecutive single-VM requests together: the strategy orders or matches them as one batch (deferred-acceptance, exact), then each is placed on its own")
@@ -114,12 +115,16 @@ int cmd_place(const Args& args) {
     // clang-format on
     po::variables_map vm;
     if (parse(args, desc, vm,
-              "usage: vmcap place --cluster C --requests R [--strategy S] [--semantics all-or-nothing|best-effort]\n"
+              "usage: vmcap place --cluster C --requests R [--placer S] [--semantics all-or-nothing|best-effort]\n"
               "                   [--stop-at-first-failure] [--batch N] [--time-limit S] [--migrations-per-request K]\n"
               "                   [--out placed.json] [--log log.jsonl]\n"
               "SIGINT or SIGTERM: no further request is offered; what was placed is written (exit code 130).\n"
               "Places a stream of requests (single VMs and VDCs) on the cluster with a placement strategy, in order."))
         return 0;
+    if (vm.count("strategy")) {  // one option name for the placer in every command; the old one kept
+        if (!vm["placer"].defaulted()) throw UsageError("give --placer or its former name --strategy, not both");
+        o.strategy = vm["strategy"].as<std::string>();
+    }
     if (semantics != "all-or-nothing" && semantics != "best-effort")
         throw UsageError("--semantics must be all-or-nothing or best-effort, not '" + semantics + "'");
     o.all_or_nothing = semantics == "all-or-nothing";

@@ -59,7 +59,7 @@ for s in first-fit best-fit vmcap-fit link-fit starnet starnetla deferred-accept
   for k in 0 2; do
     batch=1
     [[ $s == *:* ]] && batch=${s#*:}
-    out=$("$VMCAP" place --cluster "$SNAP" --requests "$REQ" --strategy "${s%:*}" --batch "$batch" --migrations-per-request $k \
+    out=$("$VMCAP" place --cluster "$SNAP" --requests "$REQ" --placer "${s%:*}" --batch "$batch" --migrations-per-request $k \
           --out "$WORK/placed-bpc$BPC-$s-$k.json" --log "$WORK/log-bpc$BPC-$s-$k.jsonl")
     mig=$(grep -oE '^[0-9]+ live migrations' <<<"$out" | sed 's/ live migrations//' || true)
     acc=$(grep -oE '^placed [0-9]+ of [0-9]+' <<<"$out" | sed 's/placed //')

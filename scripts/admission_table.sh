@@ -36,7 +36,7 @@ echo "|---|---|---|---|---|---|---|"
 for s in first-fit best-fit vmcap-fit vmcap-fit+2; do
   k=0
   [[ $s == *+2 ]] && k=2
-  out=$("$VMCAP" place --cluster "$SNAP" --requests "$WORK/requests.json" --strategy "${s%+2}" --migrations-per-request $k \
+  out=$("$VMCAP" place --cluster "$SNAP" --requests "$WORK/requests.json" --placer "${s%+2}" --migrations-per-request $k \
         --out "$WORK/placed-$s.json" --log "$WORK/log-$s.jsonl")
   mig=$(grep -oE '^[0-9]+ live migrations made room for [0-9]+' <<<"$out" | sed 's/ live migrations made room for / for /' || true)
   placed=$(grep -oE '^placed [0-9]+ of [0-9]+' <<<"$out" | sed 's/placed //')

@@ -3,7 +3,7 @@
 # us-west2, us-mid1, us-mid2; the hadoop_extra .pn files) and VDC list (4..14 VMs), then the FatTree
 # networks (6..15-VM lists) and the fmcad trees (one VDC offered again and again), `vmcap import
 # netsolver --requests-out` gives the empty cluster and the VDCs in offer order; `vmcap place
-# --strategy link-fit --stop-at-first-failure` counts the VDCs allocated until the first failure
+# --placer link-fit --stop-at-first-failure` counts the VDCs allocated until the first failure
 # (NetSolver's rule), without and with --migrations-per-request 2, then with the capacity strategies
 # (first-fit, best-fit, vmcap-fit: each ranks the placements that fit and takes the first the link
 # rule admits), the source papers' placers (starnet, starnetla, deferred-acceptance, ctaap) and
@@ -57,7 +57,7 @@ row() {  # label pn list ilp smt secondnet [exact: yes|no]
   local label=$1 pn=$2 list=$3 base
   base=$WORK/$(basename "$pn" .pn)-$(basename "$list")
   "$VMCAP" import netsolver --pn "$pn" --list "$list" --numa-nodes "$NUMA" --requests-out "$base.req.json" --out "$base.json" >/dev/null
-  place() { "$VMCAP" place --cluster "$base.json" --requests "$base.req.json" --stop-at-first-failure --strategy "$@"; }
+  place() { "$VMCAP" place --cluster "$base.json" --requests "$base.req.json" --stop-at-first-failure --placer "$@"; }
   local a b others="" papers="" st o ex="not run" ex_us=""
   a=$(place link-fit)
   b=$(place link-fit --migrations-per-request 2)
