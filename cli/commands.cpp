@@ -527,8 +527,8 @@ void print_plan_report(const PlanOptions& o, const CapacityModel& model, const O
         std::printf(" (%+.1f%%)\n", 100.0 * gain / plan.objective_before);
     else
         std::printf(" (%s%s)\n", gain >= 0 ? "+" : "", fmt_num(gain).c_str());
-    std::printf("bound     %s: no plan within the budget can exceed it; gap %.1f%% (%.2f s%s)\n", fmt_num(ub.value).c_str(),
-                100.0 * doc["gap"].get<double>(), ub.seconds,
+    std::printf("bound     %s: no plan within the budget can exceed it; gap %s (%.2f s%s)\n", fmt_num(ub.value).c_str(),
+                fmt_pct(doc["gap"].get<double>()).c_str(), ub.seconds,
                 ub.covers_objective ? "" : "; bounds the VMCAP part only: a term of unknown sign is on");
     if (!ub.complete)
         std::printf(
