@@ -159,9 +159,8 @@ std::string evaluations_help(const NightPolicies& policies) {
 std::string compare_help(const NightPolicies& policies) {
     std::string text = "configurations run on the same arrivals, comma-separated, each a night policy:";
     for (const NightPolicyInfo& p : policies.all()) {
-        text += " " + p.name + " (" + p.summary;
-        for (const NightOptionInfo& o : p.options) text += "; :" + o.key + "=: " + o.help;
-        text += ")";
+        text += (&p == &policies.all().front() ? " " : " | ") + p.name + ": " + p.summary;
+        for (const NightOptionInfo& o : p.options) text += " [:" + o.key + "= " + o.help + "]";
     }
     return text +
            "; each optionally followed by :weights=W :budget=B :mpr=K overriding the options below and by the policy's own options "

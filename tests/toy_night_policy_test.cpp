@@ -4,8 +4,9 @@
 // toy's own log of what it was asked and what it returned (the nights at the trace times
 // first_defragmentation_s + n x interval, the budget max(1, ceil(fraction x VMs on a host then)),
 // a budget of 0 giving no plan) against the simulation's day rows; the plans pass `vmcap
-// validate`'s replay (--check). The built-in `tabu` runs and never lowers a night's objective
-// below what `none` leaves, and a run is the same for the same seed.
+// validate`'s replay (--check); with --apply waves the simulation schedules the toy's plan. The
+// built-in `tabu` runs and never lowers a night's objective below what `none` leaves, and a run
+// is the same for the same seed.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -163,6 +164,28 @@ TEST(ToyNightPolicy, RunsAtEveryNightWithTheNightsBudgetAndItsMigrationsAreCount
     ASSERT_EQ(log.size(), 4U);
     for (const ToyNight& t : log) EXPECT_EQ(t.budget, 0);
     EXPECT_EQ(z.migrations, 0);
+}
+
+// A policy that does not schedule its plan: with --apply waves the simulation schedules it
+// (schedule_plan) and runs it over its duration; its steps are counted as they end.
+TEST(ToyNightPolicy, AnUnscheduledPlanIsScheduledByTheSimulation) {
+    std::vector<ToyNight> log;
+    const NightPolicies policies = with_toy(log);
+    const auto trace = four_days(3);
+    SimulateOptions o = night_options("first-move", &policies);
+    o.schedule = ScheduleParams{};
+    o.apply_over_duration = true;
+    const SimulateResult r = simulate(trace, o);
+    ASSERT_EQ(log.size(), 4U);
+    std::int64_t planned = 0;
+    for (std::size_t n = 0; n < log.size(); ++n) {
+        SCOPED_TRACE(n);
+        EXPECT_EQ(r.days[n].planned_migrations, log[n].migrations);
+        EXPECT_EQ(r.days[n].makespan_s > 0.0, log[n].migrations > 0) << "a plan with a step has a schedule";
+        planned += log[n].migrations;
+    }
+    ASSERT_GT(planned, 0);
+    EXPECT_EQ(r.migrations + r.steps_dropped, planned);
 }
 
 TEST(ToyNightPolicy, TheRegistryNamesItAndRefusesWhatItDoesNotKnow) {

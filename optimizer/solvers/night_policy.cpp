@@ -94,7 +94,7 @@ NightPolicyInfo engine_policy(std::string name, std::string summary, Algorithm a
 }  // namespace
 
 NightPolicies::NightPolicies() {
-    add({"none", "no defragmentation: the cluster stays as the online placer left it", {}, {}, [](const NightOptions&) {
+    add({"none", "no defragmentation (the cluster stays as the online placer left it)", {}, {}, [](const NightOptions&) {
              return std::make_unique<NoPlan>();
          }});
 }
