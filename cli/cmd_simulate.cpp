@@ -115,6 +115,7 @@ std::vector<Config> read_configs(const std::string& compare, const SimulateOptio
             throw UsageError("--compare: '" + c + "': expected one of " + policies.names() +
                              ", then optionally :weights=W :budget=B :mpr=K and the policy's own options");
         cfg.options.defrag = field;
+        cfg.options.night_policies = &policies;  // the simulation looks the name up where it was read
         std::string own;
         for (const NightOptionInfo& o : policy->options) own += ", " + o.key + "=";
         while (std::getline(fs, field, ':')) {
