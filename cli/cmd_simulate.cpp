@@ -5,6 +5,7 @@
  * configurations side by side on the same arrivals (--compare); a CSV and JSON time series and a
  * summary.
  */
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -97,8 +98,11 @@ void read_mpr(const std::string& text, SimulateOptions& o) {
     }
 }
 
-/** The --compare list over the defaults `base` (budget text `budget`). */
-std::vector<Config> read_configs(const std::string& compare, const SimulateOptions& base, const std::string& budget) {
+/** The --compare list over the defaults `base` (budget text `budget`): each configuration a
+ *  night policy of `policies` with its own options (KEY=VALUE, NightPolicyInfo::options) and the
+ *  generic fields. */
+std::vector<Config> read_configs(const std::string& compare, const SimulateOptions& base, const std::string& budget,
+                                 const NightPolicies& policies) {
     std::vector<Config> out;
     std::stringstream cs(compare);
     for (std::string c; std::getline(cs, c, ',');) {
@@ -106,25 +110,62 @@ std::vector<Config> read_configs(const std::string& compare, const SimulateOptio
         std::stringstream fs(c);
         std::string field;
         std::getline(fs, field, ':');
-        if (field != "none" && field != "greedy" && field != "sa")
-            throw UsageError("--compare: '" + c + "': expected none, greedy or sa, then optionally :weights=W :budget=B :mpr=K");
+        const NightPolicyInfo* policy = policies.find(field);
+        if (policy == nullptr)
+            throw UsageError("--compare: '" + c + "': expected one of " + policies.names() +
+                             ", then optionally :weights=W :budget=B :mpr=K and the policy's own options");
         cfg.options.defrag = field;
+        cfg.options.night_policies = &policies;  // the simulation looks the name up where it was read
+        std::string own;
+        for (const NightOptionInfo& o : policy->options) own += ", " + o.key + "=";
         while (std::getline(fs, field, ':')) {
             const auto eq = field.find('=');
             const std::string key = field.substr(0, eq), value = eq == std::string::npos ? "" : field.substr(eq + 1);
-            if (key == "weights")
+            const bool is_own = eq != std::string::npos && std::any_of(policy->options.begin(), policy->options.end(),
+                                                                       [&](const NightOptionInfo& o) { return o.key == key; });
+            if (key == "weights") {
                 read_weights(value, cfg.options);
-            else if (key == "budget")
+            } else if (key == "budget") {
+                if (!policy->uses.budget) throw UsageError("--compare: '" + c + "': " + policy->name + " uses no migration budget");
                 read_budget(cfg.budget = value, cfg.options);
-            else if (key == "mpr")
+            } else if (key == "mpr") {
                 read_mpr(value, cfg.options);
-            else
-                throw UsageError("--compare: unknown field '" + field + "' in '" + c + "' (weights=, budget=, mpr=)");
+            } else if (is_own) {
+                cfg.options.defrag_options[key] = value;
+            } else {
+                throw UsageError("--compare: unknown field '" + field + "' in '" + c + "' (weights=, budget=, mpr=" + own + ")");
+            }
+        }
+        try {
+            policies.make(cfg.options.defrag, cfg.options.defrag_options);
+        } catch (const InputError& e) {
+            throw UsageError("--compare: '" + c + "': " + e.what());
         }
         out.push_back(std::move(cfg));
     }
     if (out.empty()) throw UsageError("--compare: no configuration");
     return out;
+}
+
+/** The --evaluations help: the policies that read it (NightUses::evaluations). */
+std::string evaluations_help(const NightPolicies& policies) {
+    std::string names;
+    for (const NightPolicyInfo& p : policies.all())
+        if (p.uses.evaluations) names += (names.empty() ? "" : ", ") + p.name;
+    return "evaluations per night of the policies that search (" + names +
+           "; a configuration's :evaluations= overrides it; 0: the default for the cluster)";
+}
+
+/** The --compare help: the registry's policies, each with its own options. */
+std::string compare_help(const NightPolicies& policies) {
+    std::string text = "configurations run on the same arrivals, comma-separated, each a night policy:";
+    for (const NightPolicyInfo& p : policies.all()) {
+        text += (&p == &policies.all().front() ? " " : " | ") + p.name + ": " + p.summary;
+        for (const NightOptionInfo& o : p.options) text += " [:" + o.key + "= " + o.help + "]";
+    }
+    return text +
+           "; each optionally followed by :weights=W :budget=B :mpr=K overriding the options below and by the policy's own options "
+           "(e.g. none,sa,sa:budget=1%,sa:weights=demand,none:mpr=2,tabu:tenure=30)";
 }
 
 oj day_json(const SimulateDay& d, const std::vector<std::string>& flavors) {
@@ -276,6 +317,7 @@ struct SimulateCommand {
     long long node_vcpu = 16;
     double node_gib = 64, days = 0;
     SimulateOptions base;
+    NightPolicies policies = builtin_night_policies();  ///< the --compare configurations' policies
 };
 
 po::options_description simulate_options(SimulateCommand& c) {
@@ -298,9 +340,7 @@ po::options_description simulate_options(SimulateCommand& c) {
         ("node-ram-gib", po::value(&c.node_gib)->default_value(64), "RAM per pNUMA node, GiB")
         ("placer", po::value(&c.base.replay.placer)->default_value("best-fit"), ("online placer: " + placer_names()).c_str())
         ("days", po::value(&c.days)->default_value(0), "simulated days from the first arrival (0: the whole trace)")
-        ("compare", po::value(&c.compare)->default_value("none,greedy"),
-         "configurations run on the same arrivals, comma-separated: none | greedy | sa, each optionally followed by "
-         ":weights=W :budget=B :mpr=K overriding the options below (e.g. none,sa,sa:budget=1%,sa:weights=demand,none:mpr=2)")
+        ("compare", po::value(&c.compare)->default_value("none,greedy"), compare_help(c.policies).c_str())
         ("defrag-at", po::value(&c.defrag_at)->default_value("03:00"),
          "time of day of the nightly defragmentation on the trace's clock (HH:MM; its timestamps modulo 24 h, time 0 taken as "
          "midnight: the Azure test split starts at 07:15, Huawei-East-1 at 00:00): the first night is the first HH:MM at or after "
@@ -312,7 +352,7 @@ po::options_description simulate_options(SimulateCommand& c) {
         ("weight", po::value(&c.weight_overrides)->composing(), "NAME=W: weight of flavor NAME in the nightly search, after --weights (repeatable)")
         ("demand-window", po::value(&c.demand_window)->default_value("24h"), "--weights demand: the requests of this long before the night")
         ("migrations-per-request", po::value(&c.mpr)->default_value("0"), "admission: up to K live migrations that make room for a request no host takes")
-        ("evaluations", po::value(&c.base.evaluations)->default_value(0), "sa: annealing evaluations per night (0: the default for the cluster)")
+        ("evaluations", po::value(&c.base.evaluations)->default_value(0), evaluations_help(c.policies).c_str())
         ("seed", po::value(&c.seed_text)->default_value("1"), "seed of lifetimes (Azure) and of the search")
         ("seeds", po::value(&c.seeds)->default_value(1), "run every configuration with seeds seed .. seed + N - 1 (mean and spread printed)")
         ("check", "validate every night's plan (vmcap validate's replay) before applying it")
@@ -484,12 +524,12 @@ int cmd_simulate(const Args& args) {
     const po::options_description desc = simulate_options(c);
     po::variables_map vm;
     if (parse(args, desc, vm,
-              "usage: vmcap simulate --trace T --hosts N [--days D] [--compare none,greedy,sa] [--defrag-budget 0.5%] [--seeds 3] "
+              "usage: vmcap simulate --trace T --hosts N [--days D] [--compare none,greedy,sa,tabu] [--defrag-budget 0.5%] [--seeds 3] "
               "[--out-csv F]\n"
               "Replays a real trace with an online placer and nightly defragmentation; counts the requests rejected."))
         return 0;
     check_simulate(c, vm);
-    const std::vector<Config> configs = read_configs(c.compare, c.base, c.budget);
+    const std::vector<Config> configs = read_configs(c.compare, c.base, c.budget, c.policies);
     for (const Config& cfg : configs) check_simulate_options(cfg.options);
     const std::string dir = !c.data_dir.empty()             ? c.data_dir
                             : std::getenv("VMCAP_DATA_DIR") ? std::getenv("VMCAP_DATA_DIR")

@@ -13,6 +13,7 @@
 #include "evaluators/state/cluster_capacity.h"
 #include "optimizer/plan/plan.h"
 #include "optimizer/plan/validate.h"
+#include "optimizer/plan/waves.h"
 #include "optimizer/solvers/cluster_now.h"
 #include "optimizer/solvers/make_room.h"
 #include "placement/placer.h"
@@ -281,8 +282,14 @@ std::vector<double> night_weights(const Problem& q, const WindowDemand& d, const
     return w;
 }
 
-/** The night's plan on the cluster as it stands with `weights`, applied to the run; fills the
- *  day's figures. Returns whether the time limit cut the night's search. */
+/** The registry SimulateOptions::defrag is looked up in. */
+const NightPolicies& registry_of(const SimulateOptions& o, NightPolicies& builtin) {
+    if (o.night_policies != nullptr) return *o.night_policies;
+    return builtin = builtin_night_policies();
+}
+
+/** The night's plan on the cluster as it stands with `weights`, asked of the night policy and
+ *  applied to the run; fills the day's figures. Returns whether the time limit cut the night. */
 bool defragment(Run& run, const SimulateOptions& o, int night, const WindowDemand& demand, double t, std::size_t row, SimulateDay& day) {
     std::vector<int> original;
     Problem q = cluster_now(run.state(), original);
@@ -300,38 +307,42 @@ bool defragment(Run& run, const SimulateOptions& o, int night, const WindowDeman
     day.objective_before = before.objective_value();
     day.objective_after = day.objective_before;
     day.capacity_after = cluster_capacity(model, compute_node_usage(q)).totals();
-    if (o.defrag == "none" || vms == 0) return false;
-    OptimizeParams op;
-    op.algorithm = o.defrag == "greedy" ? Algorithm::Greedy : Algorithm::Annealing;
-    op.search.threads = 1;
-    op.search.quiet = true;
-    op.search.seed = o.seed + static_cast<std::uint64_t>(night);
-    op.search.max_evaluations = o.evaluations;
-    // Stopped by its evaluation budget, reproducible, unless interrupted or the simulation's time
-    // limit (o.time_limit_s here: what is left of it) comes first.
-    op.search.time_limit_s = std::min(1e9, o.time_limit_s);
-    op.search.stop = o.stop;
-    op.schedule = o.schedule;
-    const OptimizeResult r = optimize(model, op);
+    if (vms == 0) return false;
+    NightPolicies builtin;
+    const std::unique_ptr<NightPolicy> policy = registry_of(o, builtin).make(o.defrag, o.defrag_options);
+    const Night n{.model = model,
+                  .index = night,
+                  .time_s = t,
+                  .budget = {q.constraints.max_migrations, q.constraints.max_migrated_ram_mib},
+                  .seed = o.seed + static_cast<std::uint64_t>(night),
+                  .evaluations = o.evaluations,
+                  .schedule = o.schedule,
+                  .stop = o.stop,
+                  .time_limit_s = o.time_limit_s};
+    std::optional<NightPlan> r = policy->plan(n);
+    if (!r) return false;
+    if (o.schedule && !r->plan.schedule)  // a policy that does not schedule its plan: its waves here
+        r->plan = schedule_plan(model, r->plan, o.schedule->limits, o.schedule->durations, o.schedule->window_s);
+    const Plan& plan = r->plan;
     if (o.check) {
-        const auto doc = nlohmann::json::parse(plan_to_json(q, r.plan, PlanInfo{}).dump());
+        const auto doc = nlohmann::json::parse(plan_to_json(q, plan, PlanInfo{}).dump());
         const PlanCheck c = validate_plan(model, doc, "<night " + std::to_string(night) + ">", true, false);
         if (!c.ok) throw std::logic_error("simulate: night " + std::to_string(night) + ": the plan does not validate: " + c.error);
     }
-    day.planned_migrations = r.plan.migrations;
-    day.planned_ram_mib = r.plan.migrated_ram_mib;
-    day.makespan_s = r.plan.schedule ? r.plan.schedule->makespan_s : 0.0;
+    day.planned_migrations = plan.migrations;
+    day.planned_ram_mib = plan.migrated_ram_mib;
+    day.makespan_s = plan.schedule ? plan.schedule->makespan_s : 0.0;
     if (o.apply_over_duration) {  // counted as the steps end (Run::launch)
-        run.launch(r.plan, original, t, row);
+        run.launch(plan, original, t, row);
     } else {
-        for (const PlanStep& st : r.plan.steps)
+        for (const PlanStep& st : plan.steps)
             if (!run.migrate(original[static_cast<std::size_t>(st.vm)], st.to_host, st.to_pnuma))
                 throw std::logic_error("simulate: night " + std::to_string(night) + ": a plan step has no room on the replay's state");
-        day.migrations = r.plan.migrations;
+        day.migrations = plan.migrations;
     }
-    day.objective_after = r.plan.objective_after;
-    day.capacity_after = r.plan.capacity_after;
-    return r.search.stopped_by == StopReason::TimeLimit;
+    day.objective_after = plan.objective_after;
+    day.capacity_after = plan.capacity_after;
+    return r->time_limit_hit;
 }
 
 /** Closes `day` at time t (after the first arrival): live VMs and utilisation. */
@@ -421,7 +432,12 @@ double first_defragmentation_s(double first_arrival_s, double at_s) {
 }
 
 void check_simulate_options(const SimulateOptions& o) {
-    if (o.defrag != "none" && o.defrag != "greedy" && o.defrag != "sa") throw InputError("simulate: --defrag must be none, greedy or sa");
+    try {
+        NightPolicies builtin;
+        registry_of(o, builtin).make(o.defrag, o.defrag_options);
+    } catch (const InputError& e) {
+        throw InputError(std::string("simulate: ") + e.what());
+    }
     if (!(o.defrag_every_s > 0.0) || !(o.defrag_at_s >= 0.0 && o.defrag_at_s < 86400.0))
         throw InputError("simulate: the defragmentation time of day must be in [0, 86400) s, the interval > 0");
     if (o.budget_count < -1 || !(o.budget_fraction >= 0.0 && o.budget_fraction <= 1.0))
@@ -518,6 +534,7 @@ SimulateResult simulate(const std::vector<TraceVm>& trace, const SimulateOptions
     run.depart_until(now, out);
     SimulateOptions last = o;
     last.defrag = "none";  // the end of the span: figures only
+    last.defrag_options.clear();
     close(now, last);
     revenue_and_vdcs(placing, trace, arrivals, run.admitted(), now, o, out);
     for (std::size_t f = 0; f < placing.flavors.size(); ++f)

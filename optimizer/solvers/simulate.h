@@ -20,6 +20,7 @@
 #include "instances/datacenter_network.h"
 #include "instances/trace.h"
 #include "placement/replay.h"
+#include "optimizer/solvers/night_policy.h"
 #include "optimizer/solvers/optimize.h"
 
 namespace vmcap {
@@ -81,8 +82,14 @@ struct SimulateOptions {
      *  due (an arrival took the room, its VM departed) is dropped and counted. Steps still in
      *  flight end before the next night. False: each plan is applied at once. */
     bool apply_over_duration = false;
-    /** Nightly defragmentation: "none", "greedy" or "sa". */
+    /** The night policy (night_policy.h): a name in `night_policies` ("none", "greedy", "sa",
+     *  "tabu" built in), made each night with its own options `defrag_options` (e.g. tabu's
+     *  {"tenure", "30"}). */
     std::string defrag = "none";
+    NightOptions defrag_options;
+    /** The registry `defrag` is looked up in, owned by the caller (who may add policies of its
+     *  own); null: builtin_night_policies(). */
+    const NightPolicies* night_policies = nullptr;
     /** Time of day of the first defragmentation on the trace's clock, seconds after its midnight,
      *  in [0, 86400): the trace's timestamps modulo 86,400 s (first_defragmentation_s), not the
      *  time since the first arrival. Then every defrag_every_s (> 0). */
@@ -94,7 +101,8 @@ struct SimulateOptions {
     double budget_fraction = 0.005;
     std::int64_t budget_count = -1;
     Amount budget_ram_mib = -1;
-    /** Annealing evaluations per night (sa; 0: optimize's default for the night's cluster). */
+    /** Evaluations per night of a policy that searches (Night::evaluations: sa, tabu; their own
+     *  evaluations= option overrides it; 0: optimize's default for the night's cluster). */
     std::int64_t evaluations = 0;
     /** Admission with live migrations (`--migrations-per-request K`): an arrival no host takes
      *  gets up to K migrations that make room for it (make_room.h), applied step by step, then one
@@ -154,7 +162,8 @@ double first_defragmentation_s(double first_arrival_s, double at_s);
 
 /**
  * The checks of simulate() on `options` alone, before any trace is read: InputError "simulate:
- * ..." on an unknown defrag or placer, defragmentation times out of range, a bad budget, a
+ * ..." on a night policy unknown to the registry or a bad option of it (NightPolicies::make), an
+ * unknown placer, defragmentation times out of range, a bad budget, a
  * negative migrations_per_request or evaluations, waves without a schedule, vlinks without a
  * network. O(1).
  */
@@ -174,11 +183,12 @@ void check_simulation(const std::vector<TraceVm>& trace, const SimulateOptions& 
  * replay_snapshot does (departures before arrivals at equal times, a flavor that fits no host
  * rejected in O(1) until a host frees room), and runs the nightly defragmentation at
  * first_defragmentation_s(first arrival, defrag_at_s) + n x defrag_every_s up to the end of the
- * span: the cluster as it stands (cluster_now.h), the night's budget,
- * greedy or the annealing (optimize.h, one thread, seed + night), the ordered plan applied step by
- * step on the replay's state (each step re-checked: room and rules). Day rows close just before
+ * span: the night policy (`defrag`, made afresh each night) is asked for a plan on the cluster as
+ * it stands (cluster_now.h) with the night's weights, budget, seed + night, the stop flag and the
+ * time left (night_policy.h: Night), and the ordered plan is applied step by step on the
+ * replay's state (each step re-checked: room and rules). Day rows close just before
  * each defragmentation and at the end. Throws InputError on bad options, std::logic_error on a bug
- * (a plan step without room). O(events x (placer + log events) + nights x optimize + make_room
+ * (a plan step without room). O(events x (placer + log events) + nights x the policy + make_room
  * calls x greedy).
  */
 SimulateResult simulate(const std::vector<TraceVm>& trace, const SimulateOptions& options);
