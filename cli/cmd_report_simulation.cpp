@@ -373,7 +373,7 @@ std::string runs_table(const Simulation& s) {
     add(any([](const Run& r) { return r.revenue_gain.has_value(); }), "revenue gain, %",
         [](const Run& r) { return r.revenue_gain ? fmt("%+.2f", 100.0 * *r.revenue_gain) : ""; });
     add(true, "seconds", [](const Run& r) { return r.seconds ? fmt("%.1f", *r.seconds) : ""; });
-    add(true, "stopped by", [](const Run& r) { return r.stopped_by.value_or("complete"); });
+    add(true, "stopped by", [](const Run& r) { return std::string(to_string(r.stopped_by.value_or(StopReason::Complete))); });
     Table t;
     for (const auto& [head, cell] : columns) t.head += "<th>" + report::html_escape(head) + "</th>";
     for (const Run& r : s.runs) {

@@ -171,9 +171,10 @@ SimulationRun run_config(const Config& c, std::uint64_t seed, const std::vector<
     if (r.steps_dropped > 0)
         std::printf("%-22s       %lld planned steps dropped: no longer fitting when due (--apply waves)\n", "",
                     static_cast<long long>(r.steps_dropped));
-    if (r.stopped_by != "complete")
+    if (r.stopped_by != StopReason::Complete)
         std::printf("note: %s stopped by %s after %.1f of %.1f days: the figures above cover what was simulated\n", c.label.c_str(),
-                    r.stopped_by.c_str(), r.days.empty() ? 0.0 : r.days.back().time_s / 86400.0, o.replay.time_s / 86400.0);
+                    std::string(to_string(r.stopped_by)).c_str(), r.days.empty() ? 0.0 : r.days.back().time_s / 86400.0,
+                    o.replay.time_s / 86400.0);
     std::fflush(stdout);
     SimulationRun run = simulation_run(r);
     run.config = c.label;

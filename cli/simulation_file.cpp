@@ -12,6 +12,7 @@
 
 #include "cli/cli.h"
 #include "cli/cli_util.h"
+#include "instances/printable.h"
 #include "instances/snapshot_io.h"
 
 namespace vmcap::cli {
@@ -131,6 +132,9 @@ oj value(double x) {
 oj value(const std::string& x) {
     return x;
 }
+oj value(StopReason x) {
+    return std::string(to_string(x));
+}
 template <class T>
 oj value(const FlavorValues<T>& xs) {
     oj out = oj::object();
@@ -217,6 +221,15 @@ struct Reader {
     void read(const oj& v, const std::string& at, std::string& x) const {
         if (!v.is_string()) fail(at, "expected a string");
         x = v.get<std::string>();
+    }
+    /** A simulation's stop reason (SimulateResult::stopped_by), in its file words. */
+    void read(const oj& v, const std::string& at, StopReason& x) const {
+        std::string words;
+        read(v, at, words);
+        const std::optional<StopReason> r = parse_stop_reason(words);
+        if (!r || (*r != StopReason::Complete && *r != StopReason::Interrupted && *r != StopReason::TimeLimit))
+            fail(at, "expected \"complete\", \"interrupt\" or \"time limit\", got \"" + printable(words) + "\"");
+        x = *r;
     }
     template <class T>
     void read(const oj& v, const std::string& at, FlavorValues<T>& xs) const {

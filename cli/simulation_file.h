@@ -19,6 +19,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "instances/stop_reason.h"
 #include "optimizer/solvers/simulate.h"
 
 namespace vmcap::cli {
@@ -62,7 +63,7 @@ struct SimulationRun {
     std::int64_t migrations = 0;
     std::optional<std::int64_t> steps_dropped, admission_migrations, admitted_by_migrations;
     std::optional<double> seconds;
-    std::optional<std::string> stopped_by;  ///< SimulateResult::stopped_by
+    std::optional<StopReason> stopped_by;  ///< SimulateResult::stopped_by: Complete, Interrupted or TimeLimit
     std::optional<FlavorValues<std::int64_t>> rejected_by_flavor;
     std::vector<SimulationDay> days;
     bool operator==(const SimulationRun&) const = default;
@@ -110,7 +111,7 @@ nlohmann::ordered_json simulation_to_json(const SimulationFile& file);
  * The document `doc` read from the file `file_name`. Throws InputError "<file_name>: <JSON path>:
  * what" (e.g. "sim.json: runs[1].days[2].rejected: expected an integer >= 0") on a document that is
  * not an object, a format other than kSimulationFormat, a missing required field, or a field of the
- * wrong type or range. O(size).
+ * wrong type or range (a stopped_by other than "complete", "interrupt" or "time limit" included). O(size).
  */
 SimulationFile simulation_from_json(const nlohmann::ordered_json& doc, const std::string& file_name);
 
