@@ -34,11 +34,13 @@ namespace po = boost::program_options;
  *  signal ends the process (the handler restores the default action). Defined in commands.cpp. */
 const std::atomic<bool>* stop_on_signals();
 
-/** The JSON document of file `path`; InputError "<path>: invalid JSON (...)" (or the read error). */
-inline nlohmann::json read_json(const std::string& path) {
+/** The JSON document of file `path` (Json: nlohmann::ordered_json keeps the objects' key order);
+ *  InputError "<path>: invalid JSON (...)" (or the read error). */
+template <class Json = nlohmann::json>
+Json read_json(const std::string& path) {
     const std::string text = read_text_file(path);
     try {
-        return nlohmann::json::parse(text);
+        return Json::parse(text);
     } catch (const nlohmann::json::exception& e) {
         std::string what = e.what();
         std::string m = path;

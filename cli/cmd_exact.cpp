@@ -125,8 +125,7 @@ Plan ordered_plan(const CapacityModel& model, ExactResult& ex, std::chrono::stea
     }
     if (plan.score_after < ex.score && ex.proven) {
         ex.proven = false;
-        ex.stopped_by =
-            order_timed_out ? "time limit (ordering the final-state optimum)" : "no plan within the budget reaches the final-state optimum";
+        ex.stopped_by = order_timed_out ? StopReason::OrderingTimeLimit : StopReason::OptimumUnreachable;
     }
     return plan;
 }
@@ -149,7 +148,7 @@ void set_bound_fields(const CapacityModel& model, const ExactResult& ex, const P
     info.upper_bound_covers_objective = ub.covers_objective;
     info.upper_bound_seconds = ub.seconds;
     info.upper_bound_complete = ex.proven || ub.complete;
-    info.upper_bound_stopped_by = info.upper_bound_complete ? "complete" : ub.stopped_by;
+    info.upper_bound_stopped_by = info.upper_bound_complete ? StopReason::Complete : ub.stopped_by;
 }
 
 /** The run's summary on stdout. */
@@ -164,7 +163,7 @@ void print_exact_summary(const ExactResult& ex, const Plan& plan, const std::str
         std::printf("exact     %s MILP with %d columns, %d rows, solved by CBC in %.2f s (warm start %s): %s\n", milp_model.c_str(),
                     ex.columns, ex.rows, ex.seconds, fmt_num(ex.start_objective).c_str(),
                     ex.proven ? "proven optimal" : "NOT proven optimal");
-    if (!ex.proven) std::printf("stopped   by %s\n", ex.stopped_by.c_str());
+    if (!ex.proven) std::printf("stopped   by %s\n", std::string(to_string(ex.stopped_by)).c_str());
     std::printf("objective %s -> %s (best bound %s)\n", fmt_num(plan.objective_before).c_str(), fmt_num(ex.objective).c_str(),
                 std::isfinite(ex.bound) ? fmt_num(ex.bound).c_str() : "none");
     std::printf("plan      %zu migration(s) -> %s\n", plan.steps.size(), out.c_str());
@@ -244,9 +243,7 @@ int cmd_exact(const Args& args) {
     const Plan plan = schedule_plan(model, ordered, schedule.limits, schedule.durations);
     if (plan.score_after < ordered.score_after && ex.proven) {
         ex.proven = false;
-        ex.stopped_by =
-            "the schedule cut the plan: a memory copy has no spare bandwidth on its route (--migration-network separate "
-            "schedules it)";
+        ex.stopped_by = StopReason::ScheduleCut;
     }
     PlanInfo info;
     info.cluster = cluster;

@@ -9,9 +9,8 @@
  * per run (configuration, and seed when the runs have several): rejections per day, cumulative
  * rejections (with the one-pool reference as a dashed grey line per seed), the weighted capacity
  * before and after each night, live VMs and vCPU utilisation, migrations per night, rejections per
- * flavor. Required fields are checked strictly, optional ones only when present (null counts as
- * absent); the whole file is read and checked before anything is written; the page skeleton is
- * report_page.h's.
+ * flavor. The file is read and checked whole by simulation_file.h (every error naming the file and
+ * JSON path) before anything is written; the page skeleton is report_page.h's.
  */
 #include <algorithm>
 #include <cmath>
@@ -26,63 +25,30 @@
 #include "cli/cli.h"
 #include "cli/cli_util.h"
 #include "cli/report_page.h"
+#include "cli/simulation_file.h"
 
 namespace vmcap::cli {
 
 using namespace detail;
 using report::oj;
-using json = nlohmann::json;
 
 namespace {
 
-constexpr const char* kFormat = "vmcap-simulation/1";
-/** Largest count read (exact in a double, as the charts' JavaScript holds it). */
-constexpr std::uint64_t kMaxCount = std::uint64_t{1} << 53;
 /** Most flavors the rejections-by-flavor chart shows (the most rejected over all runs). */
 constexpr std::size_t kMaxFlavors = 30;
 
-/** One day row of a run: the requests of the day, closed just before its night's defragmentation
- *  (or at the end), and that defragmentation's migrations and weighted capacity. */
-struct Day {
-    std::int64_t day = 0, live_vms = 0, arrivals = 0, rejected = 0, rejected_vcpu = 0, migrations = 0;
-    double time_s = 0.0, used_vcpu_fraction = 0.0, objective_after = 0.0;
-    std::optional<double> objective_before;
-    std::optional<std::int64_t> rejected_one_pool;  ///< the same arrivals into one pool of the cluster's vCPU and RAM
+/** A run of the file and its label on the page. */
+struct Run : SimulationRun {
+    std::string label;
 };
 
-struct Run {
-    std::string config, label;
-    std::optional<std::uint64_t> seed;
-    std::string weights;  ///< the "weights" field as text (a string as is, anything else as JSON); empty when absent
-    std::int64_t arrivals = 0, rejected = 0, rejected_vcpu = 0, migrations = 0;
-    std::optional<std::int64_t> admission_migrations;  ///< made at admission (vmcap simulate --migrations-per-request)
-    std::optional<std::int64_t> rejected_one_pool;     ///< the one-pool reference on the same arrivals
-    std::optional<std::int64_t> steps_dropped;         ///< planned steps no longer fitting when due (--apply waves)
-    std::optional<std::int64_t> vdcs, rejected_vdcs;   ///< Gridiron VDCs (--bpc)
-    std::optional<double> revenue_gain;                ///< a fraction; null in the file when there is no revenue
-    std::optional<double> seconds;
-    std::string stopped_by = "complete";
-    std::vector<std::pair<std::string, std::int64_t>> rejected_by_flavor;  ///< by name
-    std::vector<Day> days;
-};
-
-/** One configuration over its seeds (the document's "summary"): mean and sample sd. */
-struct Summary {
-    std::string config;
-    std::int64_t seeds = 0;
-    double pct_mean = 0, pct_sd = 0, vcpu_mean = 0, vcpu_sd = 0, mig_mean = 0, mig_sd = 0;
-};
-
-/** A vmcap-simulation/1 document: the optional header fields as text ("" when absent). */
+/** A vmcap-simulation/1 document: its runs and summary, and the header's fields as text ("" when
+ *  absent). */
 struct Simulation {
     std::string file, trace, host_type, placer, budget, copies, hosts, span, defrag, seed, network, bpc, apply, window;
     std::vector<Run> runs;
-    std::vector<Summary> summary;
+    std::vector<SimulationSummary> summary;
 };
-
-std::string join(const std::string& path, const std::string& key) {
-    return path.empty() ? key : path + "." + key;
-}
 
 std::string fmt(const char* format, double x) {
     char b[64];
@@ -90,143 +56,15 @@ std::string fmt(const char* format, double x) {
     return b;
 }
 
-/** Field access on a vmcap-simulation/1 document: each error an InputError "<file>: <JSON path>: what". */
-struct Reader {
-    const std::string& file;
-
-    [[noreturn]] void fail(const std::string& path, const std::string& what) const { throw InputError(file + ": " + path + ": " + what); }
-    /** The required field `key` of the object `obj` at `path`. */
-    const json& need(const json& obj, const std::string& path, const char* key) const {
-        const auto it = obj.find(key);
-        if (it == obj.end()) fail(join(path, key), std::string("missing (a required field of ") + kFormat + ")");
-        return *it;
-    }
-    /** The optional field `key` (null counts as absent). */
-    static const json* opt(const json& obj, const char* key) {
-        const auto it = obj.find(key);
-        return it == obj.end() || it->is_null() ? nullptr : &*it;
-    }
-    std::int64_t count(const json& v, const std::string& path) const {
-        if (!v.is_number_integer()) fail(path, "expected an integer >= 0");
-        if (v.is_number_unsigned() ? v.get<std::uint64_t>() > kMaxCount : v.get<std::int64_t>() < 0)
-            fail(path, "expected an integer in 0..2^53");
-        return v.get<std::int64_t>();
-    }
-    double number(const json& v, const std::string& path) const {
-        if (!v.is_number() || !std::isfinite(v.get<double>())) fail(path, "expected a finite number");
-        return v.get<double>();
-    }
-    std::string string(const json& v, const std::string& path) const {
-        if (!v.is_string()) fail(path, "expected a string");
-        return v.get<std::string>();
-    }
-    const json& array(const json& obj, const std::string& path, const char* key) const {
-        const json& a = need(obj, path, key);
-        if (!a.is_array()) fail(join(path, key), "expected an array");
-        return a;
-    }
-    std::int64_t count_field(const json& obj, const std::string& path, const char* key) const {
-        return count(need(obj, path, key), join(path, key));
-    }
-    double number_field(const json& obj, const std::string& path, const char* key) const {
-        return number(need(obj, path, key), join(path, key));
-    }
-    /** The optional fields: checked when present, nullopt when absent or null. */
-    std::optional<std::int64_t> opt_count(const json& obj, const std::string& path, const char* key) const {
-        const json* v = opt(obj, key);
-        return v ? std::optional(count(*v, join(path, key))) : std::nullopt;
-    }
-    std::optional<double> opt_number(const json& obj, const std::string& path, const char* key) const {
-        const json* v = opt(obj, key);
-        return v ? std::optional(number(*v, join(path, key))) : std::nullopt;
-    }
-    std::optional<std::string> opt_string(const json& obj, const std::string& path, const char* key) const {
-        const json* v = opt(obj, key);
-        return v ? std::optional(string(*v, join(path, key))) : std::nullopt;
-    }
-    /** Checks the optional object `key` of flavor -> finite number (a day's weights, capacity_after). */
-    void opt_number_map(const json& obj, const std::string& path, const char* key) const {
-        const json* v = opt(obj, key);
-        if (!v) return;
-        if (!v->is_object()) fail(join(path, key), "expected an object flavor -> number");
-        for (const auto& [name, x] : v->items()) number(x, join(join(path, key), name));
-    }
-};
-
-Day read_day(const Reader& r, const json& d, const std::string& path) {
-    if (!d.is_object()) r.fail(path, "expected an object");
-    Day day;
-    day.day = r.count_field(d, path, "day");
-    day.time_s = r.number_field(d, path, "time_s");
-    day.live_vms = r.count_field(d, path, "live_vms");
-    day.used_vcpu_fraction = r.number_field(d, path, "used_vcpu_fraction");
-    day.arrivals = r.count_field(d, path, "arrivals");
-    day.rejected = r.count_field(d, path, "rejected");
-    day.migrations = r.count_field(d, path, "migrations");
-    day.objective_after = r.number_field(d, path, "objective_after");
-    day.rejected_vcpu = r.opt_count(d, path, "rejected_vcpu").value_or(0);
-    day.objective_before = r.opt_number(d, path, "objective_before");
-    day.rejected_one_pool = r.opt_count(d, path, "rejected_one_pool");
-    // Checked, not shown.
-    for (const char* key :
-         {"rejected_one_pool_vcpu", "admission_migrations", "admitted_by_migrations", "planned_migrations", "steps_dropped"})
-        r.opt_count(d, path, key);
-    r.opt_number(d, path, "makespan_s");
-    r.opt_number_map(d, path, "weights");
-    r.opt_number_map(d, path, "capacity_after");
-    return day;
-}
-
-Run read_run(const Reader& r, const json& j, const std::string& path) {
-    if (!j.is_object()) r.fail(path, "expected an object");
-    Run run;
-    run.config = r.string(r.need(j, path, "config"), join(path, "config"));
-    run.arrivals = r.count_field(j, path, "arrivals");
-    run.rejected = r.count_field(j, path, "rejected");
-    run.migrations = r.count_field(j, path, "migrations");
-    run.rejected_vcpu = r.opt_count(j, path, "rejected_vcpu").value_or(0);
-    run.admission_migrations = r.opt_count(j, path, "admission_migrations");
-    run.rejected_one_pool = r.opt_count(j, path, "rejected_one_pool");
-    run.steps_dropped = r.opt_count(j, path, "steps_dropped");
-    run.vdcs = r.opt_count(j, path, "vdcs");
-    run.rejected_vdcs = r.opt_count(j, path, "rejected_vdcs");
-    run.revenue_gain = r.opt_number(j, path, "revenue_gain");
-    run.seconds = r.opt_number(j, path, "seconds");
-    run.stopped_by = r.opt_string(j, path, "stopped_by").value_or("complete");
-    // Checked, not shown (the configuration's label names them).
-    for (const char* key : {"defrag", "defrag_budget"}) r.opt_string(j, path, key);
-    for (const char* key : {"migrations_per_request", "rejected_one_pool_vcpu", "admitted_by_migrations"}) r.opt_count(j, path, key);
-    for (const char* key : {"rejected_fraction", "base_revenue", "compute_revenue", "network_revenue"}) r.opt_number(j, path, key);
-    if (const json* v = Reader::opt(j, "seed")) {
-        if (!v->is_number_unsigned()) r.fail(join(path, "seed"), "expected an unsigned 64-bit integer");
-        run.seed = v->get<std::uint64_t>();
-    }
-    if (const json* v = Reader::opt(j, "weights")) run.weights = v->is_string() ? v->get<std::string>() : v->dump();
-    if (const json* v = Reader::opt(j, "rejected_by_flavor")) {
-        const std::string fp = join(path, "rejected_by_flavor");
-        if (!v->is_object()) r.fail(fp, "expected an object flavor -> rejected requests");
-        for (const auto& [name, n] : v->items()) run.rejected_by_flavor.emplace_back(name, r.count(n, join(fp, name)));
-    }
-    const json& days = r.array(j, path, "days");
-    for (std::size_t i = 0; i < days.size(); ++i)
-        run.days.push_back(read_day(r, days[i], join(path, "days") + "[" + std::to_string(i) + "]"));
-    return run;
-}
-
-/** A header field as text: a string as is, a number as written; "" when absent. */
-std::string header_text(const Reader& r, const json& doc, const char* key) {
-    const json* v = Reader::opt(doc, key);
-    if (!v) return "";
-    if (v->is_string()) return v->get<std::string>();
-    if (v->is_number_integer()) return v->dump();
-    return fmt_num(r.number(*v, key));
+template <class T>
+std::string opt_text(const std::optional<T>& v) {
+    return v ? std::to_string(*v) : "";
 }
 
 /** "HH:MM every 24 h" of the defragmentation times (defrag_at_s: the time of day on the trace's clock). */
-std::string defrag_times(const Reader& r, const json& doc) {
-    const json* at = Reader::opt(doc, "defrag_at_s");
-    if (!at) return "";
-    const double t = r.number(*at, "defrag_at_s");
+std::string defrag_times(const SimulationFile& f) {
+    if (!f.defrag_at_s) return "";
+    const double t = *f.defrag_at_s;
     std::string text = fmt("%g s", t);
     if (t >= 0.0 && t < 86400.0) {
         const long long minutes = std::llround(t / 60.0);
@@ -234,8 +72,7 @@ std::string defrag_times(const Reader& r, const json& doc) {
         std::snprintf(b, sizeof b, "%02lld:%02lld", minutes / 60, minutes % 60);
         text = b;
     }
-    if (const json* every = Reader::opt(doc, "defrag_every_s"))
-        text += " every " + fmt("%g h", r.number(*every, "defrag_every_s") / 3600.0);
+    if (f.defrag_every_s) text += " every " + fmt("%g h", *f.defrag_every_s / 3600.0);
     return text;
 }
 
@@ -255,59 +92,34 @@ void label_runs(std::vector<Run>& runs) {
         if (uses[runs[i].label] > 1) runs[i].label += " #" + std::to_string(i + 1);
 }
 
-/** The optional "summary": per configuration, the mean and sd over its seeds (each entry complete). */
-std::vector<Summary> read_summary(const Reader& r, const json& doc) {
-    std::vector<Summary> out;
-    const json* v = Reader::opt(doc, "summary");
-    if (!v) return out;
-    if (!v->is_array()) r.fail("summary", "expected an array");
-    for (std::size_t i = 0; i < v->size(); ++i) {
-        const json& e = (*v)[i];
-        const std::string path = "summary[" + std::to_string(i) + "]";
-        if (!e.is_object()) r.fail(path, "expected an object");
-        out.push_back({r.string(r.need(e, path, "config"), join(path, "config")), r.count_field(e, path, "seeds"),
-                       r.number_field(e, path, "rejected_percent_mean"), r.number_field(e, path, "rejected_percent_sd"),
-                       r.number_field(e, path, "rejected_vcpu_mean"), r.number_field(e, path, "rejected_vcpu_sd"),
-                       r.number_field(e, path, "migrations_mean"), r.number_field(e, path, "migrations_sd")});
-    }
-    return out;
-}
-
 /** A duration in the unit that reads best: "90 s", "45 min", "2.5 h". */
 std::string duration_text(double s) {
     return s < 60.0 ? fmt("%g s", s) : s < 3600.0 ? fmt("%.3g min", s / 60.0) : fmt("%.3g h", s / 3600.0);
 }
 
-/** The optional header fields of the network, the VDCs and how the nightly plans are applied. */
-void read_apply_header(const Reader& r, const json& doc, Simulation& s) {
-    s.network = r.opt_string(doc, "", "network").value_or("");
-    if (const double bpc = r.opt_number(doc, "", "bpc").value_or(0.0); bpc > 0.0)
-        s.bpc = fmt("%g", bpc) + " Mbps per vCPU between the VMs of a tenant batch (bpc)";
-    s.apply = r.opt_string(doc, "", "apply").value_or("");
-    if (const double w = r.opt_number(doc, "", "window_s").value_or(0.0); w > 0.0) s.window = duration_text(w);
-}
-
-/** The document of `file`, checked (every error names the file and the JSON path). */
+/** The document of `file`, checked (every error names the file and the JSON path: simulation_file.h). */
 Simulation read_simulation(const std::string& file) {
-    const json doc = read_json(file);
-    const Reader r{file};
-    if (!doc.is_object()) throw InputError(file + ": expected a JSON object (" + kFormat + ", written by vmcap simulate --out-json)");
-    const std::string format = r.string(r.need(doc, "", "format"), "format");
-    if (format != kFormat) r.fail("format", "expected \"" + std::string(kFormat) + "\", got \"" + format + "\"");
+    SimulationFile f = read_simulation_file(file);
+    if (f.runs.empty())
+        throw InputError(file + ": runs: no run (the simulation stopped before its first configuration): nothing to report");
     Simulation s;
     s.file = file;
-    const std::pair<const char*, std::string*> fields[] = {
-        {"trace", &s.trace},   {"host_type", &s.host_type}, {"placer", &s.placer}, {"defrag_budget", &s.budget},
-        {"copies", &s.copies}, {"hosts", &s.hosts},         {"seed", &s.seed}};
-    for (const auto& [key, field] : fields) *field = header_text(r, doc, key);
-    if (const json* v = Reader::opt(doc, "span_s")) s.span = fmt("%.1f days", r.number(*v, "span_s") / 86400.0);
-    s.defrag = defrag_times(r, doc);
-    if (const auto seeds = r.opt_count(doc, "", "seeds"); seeds && *seeds > 1) s.seed += " (" + std::to_string(*seeds) + " seeds from it)";
-    read_apply_header(r, doc, s);
-    s.summary = read_summary(r, doc);
-    const json& runs = r.array(doc, "", "runs");
-    if (runs.empty()) r.fail("runs", "no run (the simulation stopped before its first configuration): nothing to report");
-    for (std::size_t i = 0; i < runs.size(); ++i) s.runs.push_back(read_run(r, runs[i], "runs[" + std::to_string(i) + "]"));
+    s.trace = f.trace.value_or("");
+    s.host_type = f.host_type.value_or("");
+    s.placer = f.placer.value_or("");
+    s.budget = f.defrag_budget.value_or("");
+    s.copies = opt_text(f.copies);
+    s.hosts = opt_text(f.hosts);
+    s.seed = opt_text(f.seed);
+    if (f.span_s) s.span = fmt("%.1f days", *f.span_s / 86400.0);
+    s.defrag = defrag_times(f);
+    if (f.seeds.value_or(0) > 1) s.seed += " (" + std::to_string(*f.seeds) + " seeds from it)";
+    s.network = f.network.value_or("");
+    if (f.bpc.value_or(0.0) > 0.0) s.bpc = fmt("%g", *f.bpc) + " Mbps per vCPU between the VMs of a tenant batch (bpc)";
+    s.apply = f.apply.value_or("");
+    if (f.window_s.value_or(0.0) > 0.0) s.window = duration_text(*f.window_s);
+    s.summary = f.summary.value_or(std::vector<SimulationSummary>{});
+    for (SimulationRun& r : f.runs) s.runs.push_back({std::move(r), ""});
     label_runs(s.runs);
     return s;
 }
@@ -355,7 +167,7 @@ oj line_mark() {
 oj rejected_per_day_chart(const Simulation& s) {
     oj values = oj::array();
     for (const Run& r : s.runs)
-        for (const Day& d : r.days)
+        for (const SimulationDay& d : r.days)
             values.push_back({{"run", r.label}, {"day", d.day}, {"rejected", d.rejected}, {"arrivals", d.arrivals}});
     return chart("Rejected requests per day (each day closed just before its night's defragmentation)", values, line_mark(),
                  {{"x", {{"field", "day"}, {"type", "quantitative"}, {"axis", {{"tickMinStep", 1}, {"format", "d"}}}}},
@@ -374,8 +186,8 @@ std::vector<std::pair<std::string, const Run*>> one_pool_references(const Simula
     for (const Run& r : s.runs) labels.insert(r.label);
     std::vector<std::pair<std::string, const Run*>> out;
     for (const Run& r : s.runs) {
-        const bool has =
-            !r.days.empty() && std::all_of(r.days.begin(), r.days.end(), [](const Day& d) { return d.rejected_one_pool.has_value(); });
+        const bool has = !r.days.empty() &&
+                         std::all_of(r.days.begin(), r.days.end(), [](const SimulationDay& d) { return d.rejected_one_pool.has_value(); });
         if (!has || !taken.insert(r.seed).second) continue;
         std::string label = seeds.size() > 1 && r.seed ? "one pool, seed " + std::to_string(*r.seed) : "one pool (reference)";
         if (labels.count(label)) label += " #" + std::to_string(out.size() + 1);  // no two series merge
@@ -389,7 +201,7 @@ std::vector<std::pair<std::string, const Run*>> one_pool_references(const Simula
 void add_cumulative(oj& values, const std::string& label, const Run& run, bool one_pool) {
     double sum = 0.0;  // a double: 2^53 per day over many days would overflow an int64
     values.push_back({{"run", label}, {"days", 0.0}, {"rejected", 0}});
-    for (const Day& d : run.days) {
+    for (const SimulationDay& d : run.days) {
         sum += static_cast<double>(one_pool ? d.rejected_one_pool.value_or(0) : d.rejected);
         values.push_back({{"run", label}, {"days", d.time_s / 86400.0}, {"rejected", sum}});
     }
@@ -425,7 +237,7 @@ oj capacity_chart(const Simulation& s) {
     oj values = oj::array();
     for (const Run& r : s.runs) {
         int seq = 0;
-        for (const Day& d : r.days) {
+        for (const SimulationDay& d : r.days) {
             if (d.objective_before)
                 values.push_back({{"run", r.label}, {"days", d.time_s / 86400.0}, {"objective", *d.objective_before}, {"seq", seq++}});
             values.push_back({{"run", r.label}, {"days", d.time_s / 86400.0}, {"objective", d.objective_after}, {"seq", seq++}});
@@ -444,7 +256,7 @@ oj capacity_chart(const Simulation& s) {
 oj occupancy_chart(const Simulation& s) {
     oj values = oj::array();
     for (const Run& r : s.runs)
-        for (const Day& d : r.days) {
+        for (const SimulationDay& d : r.days) {
             values.push_back({{"run", r.label}, {"days", d.time_s / 86400.0}, {"measure", "live VMs"}, {"value", d.live_vms}});
             values.push_back(
                 {{"run", r.label}, {"days", d.time_s / 86400.0}, {"measure", "vCPU used, %"}, {"value", 100.0 * d.used_vcpu_fraction}});
@@ -474,7 +286,7 @@ oj grouped_bars(const Simulation& s, const std::string& title, oj values, const 
 oj migrations_chart(const Simulation& s) {
     oj values = oj::array();
     for (const Run& r : s.runs)
-        for (const Day& d : r.days) values.push_back({{"run", r.label}, {"night", d.day}, {"migrations", d.migrations}});
+        for (const SimulationDay& d : r.days) values.push_back({{"run", r.label}, {"night", d.day}, {"migrations", d.migrations}});
     oj c = grouped_bars(s, "Live migrations per night (the defragmentation closing each day)", values, "night", "migrations");
     c["encoding"]["x"]["axis"] = {{"labelAngle", 0}};
     return c;
@@ -484,7 +296,7 @@ oj migrations_chart(const Simulation& s) {
 oj flavor_chart(const Simulation& s) {
     std::map<std::string, double> total;
     for (const Run& r : s.runs)
-        for (const auto& [f, n] : r.rejected_by_flavor) total[f] += static_cast<double>(n);
+        for (const auto& [f, n] : r.rejected_by_flavor.value_or(FlavorValues<std::int64_t>{})) total[f] += static_cast<double>(n);
     std::vector<std::pair<double, std::string>> order;
     for (const auto& [f, n] : total)
         if (n > 0) order.emplace_back(-n, f);
@@ -495,7 +307,7 @@ oj flavor_chart(const Simulation& s) {
     for (const auto& [minus_n, f] : order)
         for (const Run& r : s.runs) {
             std::int64_t n = 0;
-            for (const auto& [g, m] : r.rejected_by_flavor) n += g == f ? m : 0;
+            for (const auto& [g, m] : r.rejected_by_flavor.value_or(FlavorValues<std::int64_t>{})) n += g == f ? m : 0;
             values.push_back({{"run", r.label}, {"flavor", f}, {"rejected", n}});
         }
     const std::string title =
@@ -517,10 +329,6 @@ std::string header_table(const Simulation& s) {
     return "<table>\n" + row("simulation", s.file) + row("trace", trace) + row("hosts", hosts) + row("network", s.network) +
            row("VDC vlinks", s.bpc) + row("placer", s.placer) + row("defragmentation", s.defrag) + row("budget per night", s.budget) +
            row("plans applied", apply) + row("window per night", s.window) + row("simulated", s.span) + row("seed", s.seed) + "</table>\n";
-}
-
-std::string opt_text(const std::optional<std::int64_t>& v) {
-    return v ? std::to_string(*v) : "";
 }
 
 /** A table: one header row, then one row of cells per item. */
@@ -545,13 +353,13 @@ std::string runs_table(const Simulation& s) {
     const auto add = [&columns](bool shown, const std::string& head, Cell cell) {
         if (shown) columns.emplace_back(head, std::move(cell));
     };
-    add(any([](const Run& r) { return !r.weights.empty(); }), "weights", [](const Run& r) { return r.weights; });
+    add(any([](const Run& r) { return !r.weights.value_or("").empty(); }), "weights", [](const Run& r) { return r.weights.value_or(""); });
     add(true, "arrivals", [](const Run& r) { return std::to_string(r.arrivals); });
     add(true, "rejected", [](const Run& r) { return std::to_string(r.rejected); });
     add(true, "%", [](const Run& r) {
         return fmt("%.2f", r.arrivals > 0 ? 100.0 * static_cast<double>(r.rejected) / static_cast<double>(r.arrivals) : 0.0);
     });
-    add(true, "rejected vCPU", [](const Run& r) { return std::to_string(r.rejected_vcpu); });
+    add(true, "rejected vCPU", [](const Run& r) { return std::to_string(r.rejected_vcpu.value_or(0)); });
     add(any([](const Run& r) { return r.rejected_one_pool.has_value(); }), "one pool rejected",
         [](const Run& r) { return opt_text(r.rejected_one_pool); });
     add(true, "nightly migrations", [](const Run& r) { return std::to_string(r.migrations); });
@@ -565,7 +373,7 @@ std::string runs_table(const Simulation& s) {
     add(any([](const Run& r) { return r.revenue_gain.has_value(); }), "revenue gain, %",
         [](const Run& r) { return r.revenue_gain ? fmt("%+.2f", 100.0 * *r.revenue_gain) : ""; });
     add(true, "seconds", [](const Run& r) { return r.seconds ? fmt("%.1f", *r.seconds) : ""; });
-    add(true, "stopped by", [](const Run& r) { return r.stopped_by; });
+    add(true, "stopped by", [](const Run& r) { return std::string(to_string(r.stopped_by.value_or(StopReason::Complete))); });
     Table t;
     for (const auto& [head, cell] : columns) t.head += "<th>" + report::html_escape(head) + "</th>";
     for (const Run& r : s.runs) {
@@ -581,10 +389,11 @@ std::string summary_table(const Simulation& s) {
     if (s.summary.empty()) return "";
     const auto pm = [](const char* f, double mean, double sd) { return fmt(f, mean) + " \u00b1 " + fmt(f, sd); };
     Table t{"<th>configuration</th><th>seeds</th><th>rejected %</th><th>rejected vCPU</th><th>migrations (nightly + admission)</th>", ""};
-    for (const Summary& c : s.summary)
+    for (const SimulationSummary& c : s.summary)
         t.rows += "<tr><td>" + report::html_escape(c.config) + "</td><td>" + std::to_string(c.seeds) + "</td><td>" +
-                  pm("%.3f", c.pct_mean, c.pct_sd) + "</td><td>" + pm("%.0f", c.vcpu_mean, c.vcpu_sd) + "</td><td>" +
-                  pm("%.1f", c.mig_mean, c.mig_sd) + "</td></tr>\n";
+                  pm("%.3f", c.rejected_percent_mean, c.rejected_percent_sd) + "</td><td>" +
+                  pm("%.0f", c.rejected_vcpu_mean, c.rejected_vcpu_sd) + "</td><td>" + pm("%.1f", c.migrations_mean, c.migrations_sd) +
+                  "</td></tr>\n";
     return table_html("Per configuration: mean \u00b1 sd over the seeds", t);
 }
 

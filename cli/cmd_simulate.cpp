@@ -22,6 +22,7 @@
 #include "cli/cli.h"
 #include "cli/cli_util.h"
 #include "cli/network_flags.h"
+#include "cli/simulation_file.h"
 #include "instances/snapshot_io.h"
 #include "instances/vnuma_rule.h"
 #include "optimizer/solvers/simulate.h"
@@ -31,7 +32,6 @@ namespace vmcap::cli {
 
 namespace po = boost::program_options;
 using namespace detail;
-using oj = nlohmann::ordered_json;
 
 namespace {
 
@@ -168,33 +168,6 @@ std::string compare_help(const NightPolicies& policies) {
            "(e.g. none,sa,sa:budget=1%,sa:weights=demand,none:mpr=2,tabu:tenure=30)";
 }
 
-oj day_json(const SimulateDay& d, const std::vector<std::string>& flavors) {
-    oj cap = oj::object(), w = oj::object();
-    for (std::size_t f = 0; f < flavors.size() && f < d.capacity_after.size(); ++f) cap[flavors[f]] = d.capacity_after[f];
-    for (std::size_t f = 0; f < flavors.size() && f < d.weights.size(); ++f)
-        if (d.weights[f] != 0.0) w[flavors[f]] = d.weights[f];
-    return oj{{"day", d.day},
-              {"time_s", d.time_s},
-              {"live_vms", d.live_vms},
-              {"used_vcpu_fraction", d.used_vcpu_fraction},
-              {"arrivals", d.arrivals},
-              {"rejected", d.rejected},
-              {"rejected_vcpu", d.rejected_vcpu},
-              {"rejected_one_pool", d.rejected_one_pool},
-              {"rejected_one_pool_vcpu", d.rejected_one_pool_vcpu},
-              {"admission_migrations", d.admission_migrations},
-              {"admitted_by_migrations", d.admitted_by_migrations},
-              {"migrations", d.migrations},
-              {"planned_migrations", d.planned_migrations},
-              {"planned_ram_mib", d.planned_ram_mib},
-              {"steps_dropped", d.steps_dropped},
-              {"makespan_s", d.makespan_s},
-              {"objective_before", d.objective_before},
-              {"objective_after", d.objective_after},
-              {"weights", w},
-              {"capacity_after", cap}};
-}
-
 constexpr const char* kCsvHeader =
     "config,seed,day,time_s,live_vms,used_vcpu_fraction,arrivals,rejected,rejected_vcpu,rejected_one_pool,rejected_one_pool_vcpu,"
     "admission_migrations,admitted_by_migrations,migrations,planned_migrations,planned_ram_mib,steps_dropped,makespan_s,objective_before,"
@@ -220,15 +193,13 @@ std::pair<double, double> mean_sd(const std::vector<double>& xs) {
 }
 
 /** One configuration on the trace with a seed: its summary line on stdout, its CSV rows
- *  appended to `csv`, its JSON run returned. */
-oj run_config(const Config& c, std::uint64_t seed, const std::vector<TraceVm>& trace, std::string& csv) {
+ *  appended to `csv`, its run of the simulation file returned. */
+SimulationRun run_config(const Config& c, std::uint64_t seed, const std::vector<TraceVm>& trace, std::string& csv) {
     SimulateOptions o = c.options;
     o.seed = seed;
     o.replay.seed = seed;
     const SimulateResult r = simulate(trace, o);
     csv += csv_rows(c.label, seed, r);
-    oj series = oj::array();
-    for (const SimulateDay& d : r.days) series.push_back(day_json(d, r.flavors));
     const double pct = r.arrivals > 0 ? 100.0 * static_cast<double>(r.rejected) / static_cast<double>(r.arrivals) : 0.0;
     std::printf("%-22s %5llu %9lld %8lld %7.3f%% %11lld %9lld %9lld %9lld %8.1f\n", c.label.c_str(), static_cast<unsigned long long>(seed),
                 static_cast<long long>(r.arrivals), static_cast<long long>(r.rejected), pct, static_cast<long long>(r.rejected_vcpu),
@@ -241,63 +212,39 @@ oj run_config(const Config& c, std::uint64_t seed, const std::vector<TraceVm>& t
     if (r.steps_dropped > 0)
         std::printf("%-22s       %lld planned steps dropped: no longer fitting when due (--apply waves)\n", "",
                     static_cast<long long>(r.steps_dropped));
-    if (r.stopped_by != "complete")
+    if (r.stopped_by != StopReason::Complete)
         std::printf("note: %s stopped by %s after %.1f of %.1f days: the figures above cover what was simulated\n", c.label.c_str(),
-                    r.stopped_by.c_str(), r.days.empty() ? 0.0 : r.days.back().time_s / 86400.0, o.replay.time_s / 86400.0);
+                    std::string(to_string(r.stopped_by)).c_str(), r.days.empty() ? 0.0 : r.days.back().time_s / 86400.0,
+                    o.replay.time_s / 86400.0);
     std::fflush(stdout);
-    return oj{{"config", c.label},
-              {"seed", seed},
-              {"defrag", o.defrag},
-              {"weights", o.replay.targets},
-              {"defrag_budget", c.budget},
-              {"migrations_per_request", o.migrations_per_request},
-              {"arrivals", r.arrivals},
-              {"rejected", r.rejected},
-              {"rejected_fraction", r.arrivals > 0 ? static_cast<double>(r.rejected) / static_cast<double>(r.arrivals) : 0.0},
-              {"rejected_vcpu", r.rejected_vcpu},
-              {"rejected_one_pool", r.rejected_one_pool},
-              {"rejected_one_pool_vcpu", r.rejected_one_pool_vcpu},
-              {"vdcs", r.vdcs},
-              {"rejected_vdcs", r.rejected_vdcs},
-              {"base_revenue", r.base_revenue},
-              {"compute_revenue", r.compute_revenue},
-              {"network_revenue", r.network_revenue},
-              {"revenue_gain", std::isnan(r.revenue_gain) ? oj(nullptr) : oj(r.revenue_gain)},
-              {"migrations", r.migrations},
-              {"steps_dropped", r.steps_dropped},
-              {"admission_migrations", r.admission_migrations},
-              {"admitted_by_migrations", r.admitted_by_migrations},
-              {"seconds", r.seconds},
-              {"stopped_by", r.stopped_by},
-              {"rejected_by_flavor", r.rejected_by_flavor},
-              {"days", series}};
+    SimulationRun run = simulation_run(r);
+    run.config = c.label;
+    run.seed = seed;
+    run.defrag = o.defrag;
+    run.weights = o.replay.targets;
+    run.defrag_budget = c.budget;
+    run.migrations_per_request = o.migrations_per_request;
+    return run;
 }
 
 /** Per configuration over its seeds: mean and spread of rejections (printed and returned). */
-oj summarize(const std::vector<Config>& configs, const oj& runs) {
-    oj out = oj::array();
+std::vector<SimulationSummary> summarize(const std::vector<Config>& configs, const std::vector<SimulationRun>& runs) {
+    std::vector<SimulationSummary> out;
     std::printf("\n%-22s %6s %20s %22s %18s\n", "config", "seeds", "rejected % (sd)", "rejected vCPU (sd)", "migrations (sd)");
     for (const Config& c : configs) {
         std::vector<double> pct, vcpu, mig;
-        for (const auto& r : runs)
-            if (r["config"] == c.label) {
-                pct.push_back(100.0 * r["rejected_fraction"].get<double>());
-                vcpu.push_back(r["rejected_vcpu"].get<double>());
-                mig.push_back(r["migrations"].get<double>() + r["admission_migrations"].get<double>());
+        for (const SimulationRun& r : runs)
+            if (r.config == c.label) {
+                pct.push_back(100.0 * r.rejected_fraction.value_or(0.0));
+                vcpu.push_back(static_cast<double>(r.rejected_vcpu.value_or(0)));
+                mig.push_back(static_cast<double>(r.migrations) + static_cast<double>(r.admission_migrations.value_or(0)));
             }
         if (pct.empty()) continue;
         const auto [pm, ps] = mean_sd(pct);
         const auto [vm, vs] = mean_sd(vcpu);
         const auto [mm, ms] = mean_sd(mig);
         std::printf("%-22s %6zu %11.3f (%6.3f) %13.0f (%6.0f) %10.0f (%5.0f)\n", c.label.c_str(), pct.size(), pm, ps, vm, vs, mm, ms);
-        out.push_back(oj{{"config", c.label},
-                         {"seeds", pct.size()},
-                         {"rejected_percent_mean", pm},
-                         {"rejected_percent_sd", ps},
-                         {"rejected_vcpu_mean", vm},
-                         {"rejected_vcpu_sd", vs},
-                         {"migrations_mean", mm},
-                         {"migrations_sd", ms}});
+        out.push_back({c.label, static_cast<std::int64_t>(pct.size()), pm, ps, vm, vs, mm, ms});
     }
     return out;
 }
@@ -552,7 +499,7 @@ int cmd_simulate(const Args& args) {
 
     const std::atomic<bool>* stop = stop_on_signals();  // SIGINT / SIGTERM: the outputs hold what was simulated, exit 130
     std::string csv = kCsvHeader;
-    oj runs = oj::array();
+    SimulationFile file;
     std::printf("%-22s %5s %9s %8s %8s %11s %9s %9s %9s %8s\n", "config", "seed", "arrivals", "rejected", "%", "rejected vCPU", "one pool",
                 "nightly", "admission", "seconds");
     for (int k = 0; k < c.seeds && !stop->load(); ++k) {
@@ -568,31 +515,28 @@ int cmd_simulate(const Args& args) {
             };
             cfg.options.replay.time_s = span_s;
             std::fprintf(stderr, "simulate: %s, seed %llu...\n", cfg.label.c_str(), static_cast<unsigned long long>(seed));
-            runs.push_back(run_config(cfg, seed, trace, csv));
+            file.runs.push_back(run_config(cfg, seed, trace, csv));
         }
     }
-    const oj summary = summarize(configs, runs);
+    file.summary = summarize(configs, file.runs);
     if (!c.out_csv.empty()) write_file_atomic(c.out_csv, csv);
     if (!c.out_json.empty()) {
-        oj doc{{"format", "vmcap-simulation/1"},
-               {"trace", c.trace_name},
-               {"copies", c.copies},
-               {"hosts", c.hosts},
-               {"host_type", c.base.replay.host_type.name},
-               {"placer", c.base.replay.placer},
-               {"network", c.network_label},
-               {"bpc", c.bpc},
-               {"span_s", span_s},
-               {"defrag_at_s", c.base.defrag_at_s},
-               {"defrag_every_s", c.base.defrag_every_s},
-               {"defrag_budget", c.budget},
-               {"apply", c.apply},
-               {"window_s", c.base.schedule ? c.base.schedule->window_s : 0.0},
-               {"seed", c.base.seed},
-               {"seeds", c.seeds},
-               {"summary", summary},
-               {"runs", runs}};
-        write_file_atomic(c.out_json, format_json_lines(doc));
+        file.trace = c.trace_name;
+        file.copies = c.copies;
+        file.hosts = c.hosts;
+        file.host_type = c.base.replay.host_type.name;
+        file.placer = c.base.replay.placer;
+        file.network = c.network_label;
+        file.bpc = c.bpc;
+        file.span_s = span_s;
+        file.defrag_at_s = c.base.defrag_at_s;
+        file.defrag_every_s = c.base.defrag_every_s;
+        file.defrag_budget = c.budget;
+        file.apply = c.apply;
+        file.window_s = c.base.schedule ? c.base.schedule->window_s : 0.0;
+        file.seed = c.base.seed;
+        file.seeds = c.seeds;
+        write_file_atomic(c.out_json, simulation_file_text(file));
     }
     return stop->load() ? kExitInterrupted : 0;
 }

@@ -431,7 +431,7 @@ nlohmann::ordered_json plan_document(const PlanOptions& o, const CapacityModel& 
     info.threads = o.threads;
     info.evaluations = sr.evaluations;
     info.seconds = sr.seconds;
-    info.stopped_by = std::string(to_string(sr.stopped_by));
+    info.stopped_by = sr.stopped_by;
     if (o.algorithm != "greedy") info.search_best_objective = res.search_best_objective;
     info.repair_rounds = res.repair_rounds;
     info.regions = sr.regions;
@@ -534,7 +534,7 @@ void print_plan_report(const PlanOptions& o, const CapacityModel& model, const O
         std::printf(
             "          cut short by %s: %lld of %lld hosts tightened, the rest relaxed%s (still valid, coarser; not "
             "reproducible)\n",
-            ub.stopped_by.c_str(), static_cast<long long>(ub.hosts_tightened),
+            std::string(to_string(ub.stopped_by)).c_str(), static_cast<long long>(ub.hosts_tightened),
             static_cast<long long>(ub.hosts_tightened + ub.hosts_cheap + ub.hosts_trivial),
             ub.knapsack_relaxed ? ", knapsack by its LP relaxation" : "");
     if (static_cast<std::int64_t>(plan.steps.size()) != plan.migrations)
@@ -608,7 +608,7 @@ int cmd_plan(const Args& args) {
     ubp.stop = &stop_requested;
     if (!o.quiet) std::fprintf(stderr, "upper bound: computing (until %.1f s after the start at most)\n", o.time_limit + 0.5 * grace);
     const UpperBound ub = compute_upper_bound(model, ubp);
-    const bool interrupted = res.search.stopped_by == StopReason::Interrupted || ub.stopped_by == "interrupt";
+    const bool interrupted = res.search.stopped_by == StopReason::Interrupted || ub.stopped_by == StopReason::Interrupted;
     auto doc = plan_document(o, model, res, ub);
     if (o.demand.applied) {
         // The weights the plan was made for, so that `vmcap validate` scores it the same way.

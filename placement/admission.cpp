@@ -309,7 +309,7 @@ public:
         if (o.accepted && o.migrations > 0) ++res_.admitted_by_migrations;
         if (!o.accepted && options_.stop_at_first_failure && !res_.stopped) {  // after the batch it is in
             res_.stopped = true;
-            res_.stopped_by = "the first failure";
+            res_.stopped_by = StopReason::FirstFailure;
         }
     }
 
@@ -317,12 +317,12 @@ public:
     void check_stop(std::chrono::steady_clock::time_point started) {
         if (!res_.stopped && options_.stop != nullptr && options_.stop->load()) {
             res_.stopped = true;
-            res_.stopped_by = "an interrupt";
+            res_.stopped_by = StopReason::Interrupted;
         }
         if (!res_.stopped && options_.time_limit_s > 0.0 &&
             std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count() >= options_.time_limit_s) {
             res_.stopped = true;
-            res_.stopped_by = "the time limit";
+            res_.stopped_by = StopReason::TimeLimit;
         }
     }
 

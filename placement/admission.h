@@ -20,6 +20,7 @@
 
 #include "instances/problem.h"
 #include "instances/requests.h"
+#include "instances/stop_reason.h"
 #include "evaluators/state/search_state.h"
 
 namespace vmcap {
@@ -100,9 +101,9 @@ struct AdmissionResult {
     Amount vcpu_placed = 0, ram_mib_placed = 0;
     std::int64_t mbps_placed = 0;  ///< sum of the placed vlinks' bandwidth
     bool stopped = false;          ///< the stream ended early: see stopped_by
-    /** Why the stream ended early: "the first failure" (stop_at_first_failure), "the time limit",
-     *  "an interrupt"; empty when every request was offered. */
-    std::string stopped_by;
+    /** Why the stream ended early: FirstFailure (stop_at_first_failure), TimeLimit, Interrupted;
+     *  Complete when every request was offered. */
+    StopReason stopped_by = StopReason::Complete;
     std::int64_t migrations = 0;     ///< live migrations made to make room, in all
     int admitted_by_migrations = 0;  ///< requests placed whole only thanks to them
 };

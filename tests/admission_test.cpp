@@ -179,21 +179,21 @@ TEST(Admission, AnInterruptOrTheTimeLimitStopsOfferingAndSaysWhy) {
     o.stop = &stop;
     const AdmissionResult a = admit_requests(cluster, requests, o, "<requests>");
     EXPECT_TRUE(a.stopped);
-    EXPECT_EQ(a.stopped_by, "an interrupt");
+    EXPECT_EQ(a.stopped_by, StopReason::Interrupted);
     for (const RequestOutcome& r : a.outcomes) EXPECT_FALSE(r.offered);
     EXPECT_EQ(a.problem.vms.size(), cluster.vms.size());
     stop = false;
     const AdmissionResult all = admit_requests(cluster, requests, o, "<requests>");
     EXPECT_FALSE(all.stopped);
-    EXPECT_EQ(all.stopped_by, "");
+    EXPECT_EQ(all.stopped_by, StopReason::Complete);
     o.time_limit_s = 1e-12;  // over before the first request
     const AdmissionResult t = admit_requests(cluster, requests, o, "<requests>");
-    EXPECT_EQ(t.stopped_by, "the time limit");
+    EXPECT_EQ(t.stopped_by, StopReason::TimeLimit);
     EXPECT_EQ(t.accepted + t.rejected, 0);
     AdmissionOptions first;
     first.stop_at_first_failure = true;
     const AdmissionResult f = admit_requests(cluster, parse_requests(random_requests(cluster, 600, 10), "<requests>"), first, "<requests>");
-    EXPECT_EQ(f.stopped_by, "the first failure");
+    EXPECT_EQ(f.stopped_by, StopReason::FirstFailure);
 }
 
 /** Every arc's load (micro-units) of p's VMs where they stand, from scratch over every vlink. */

@@ -416,7 +416,7 @@ TEST(ExactBb, NodeLimitReportsNotProvenWithValidBound) {
     bp.max_nodes = 5;
     const ExactResult ex = solve_exact_bb(m, bp);
     EXPECT_FALSE(ex.proven);
-    EXPECT_EQ(ex.stopped_by, "node limit");
+    EXPECT_EQ(to_string(ex.stopped_by), "node limit");
     const ExactResult full = solve_exact_bb(m, cold(true));
     ASSERT_TRUE(full.proven);
     EXPECT_LE(ex.objective, full.objective);

@@ -256,7 +256,7 @@ TEST(TightCases, OrderingLimitGivesUnknownAndAnUnprovenExactResult) {
     bp.warm_start_evaluations = -1;  // from the snapshot: the search itself meets the rotation
     const ExactResult ex = solve_exact_bb(m, bp);
     EXPECT_FALSE(ex.proven);
-    EXPECT_EQ(ex.stopped_by, "ordering search limit");
+    EXPECT_EQ(to_string(ex.stopped_by), "ordering search limit");
     EXPECT_GE(ex.bound, 4.0 + SearchState(m).objective_value());  // the bound still covers every final state
     Placement twice = rotation[0];
     rotation.push_back(twice);

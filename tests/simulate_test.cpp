@@ -217,18 +217,18 @@ TEST(Simulate, ABudgetOfZeroIsNoDefragmentation) {
 TEST(Simulate, StopsOnAnInterruptOrItsTimeLimitWithWhatItSimulated) {
     const auto trace = synthetic_trace(1);
     const SimulateResult full = simulate(trace, options("greedy"));
-    EXPECT_EQ(full.stopped_by, "complete");
+    EXPECT_EQ(to_string(full.stopped_by), "complete");
     std::atomic<bool> stop{true};
     SimulateOptions o = options("greedy");
     o.stop = &stop;
     const SimulateResult interrupted = simulate(trace, o);
-    EXPECT_EQ(interrupted.stopped_by, "interrupt");
+    EXPECT_EQ(to_string(interrupted.stopped_by), "interrupt");
     EXPECT_EQ(interrupted.arrivals, 0);  // polled before the first arrival
     ASSERT_EQ(interrupted.days.size(), 1U);
     o = options("greedy");
     o.time_limit_s = 0.0;
     const SimulateResult timed = simulate(trace, o);
-    EXPECT_EQ(timed.stopped_by, "time limit");
+    EXPECT_EQ(to_string(timed.stopped_by), "time limit");
     EXPECT_LT(timed.arrivals, full.arrivals);
 }
 
@@ -479,6 +479,6 @@ TEST(Simulate, TheTimeLimitEndsANightsSearch) {
     o.time_limit_s = 0.5;
     o.check = false;
     const SimulateResult r = simulate(trace, o);
-    EXPECT_EQ(r.stopped_by, "time limit");
+    EXPECT_EQ(to_string(r.stopped_by), "time limit");
     EXPECT_LT(r.seconds, 60.0) << "the search ran past the limit";
 }

@@ -546,7 +546,7 @@ int check_cut_bounds(const CapacityModel& m, Score floor, const UpperBound& full
             EXPECT_GE(b.score, floor);
             EXPECT_LE(b.score, upper_bound_ceiling(m));
             EXPECT_FALSE(b.complete);
-            EXPECT_EQ(b.stopped_by, "table limit");
+            EXPECT_EQ(to_string(b.stopped_by), "table limit");
             EXPECT_LE(b.hosts_tightened, n);
             EXPECT_TRUE(b.knapsack_relaxed);  // halted before the knapsack: its LP relaxation
             above += b.score > full.score;
@@ -557,14 +557,14 @@ int check_cut_bounds(const CapacityModel& m, Score floor, const UpperBound& full
     EXPECT_GE(bl.score, full.score);
     EXPECT_GE(bl.score, floor);
     EXPECT_FALSE(bl.complete);
-    EXPECT_EQ(bl.stopped_by, "time limit");
+    EXPECT_EQ(to_string(bl.stopped_by), "time limit");
     EXPECT_EQ(bl.hosts_tightened, 0);
     std::atomic<bool> stop{true};
     UpperBoundParams interrupted;
     interrupted.stop = &stop;
     const UpperBound bi = compute_upper_bound(m, interrupted);
     EXPECT_EQ(bi.score, bl.score);  // nothing refined either way: the same cheap tables
-    EXPECT_EQ(bi.stopped_by, "interrupt");
+    EXPECT_EQ(to_string(bi.stopped_by), "interrupt");
     // Never cut: complete, and the same as without a deadline.
     UpperBoundParams roomy;
     roomy.deadline = std::chrono::steady_clock::now() + std::chrono::hours(1);
@@ -572,7 +572,7 @@ int check_cut_bounds(const CapacityModel& m, Score floor, const UpperBound& full
     roomy.stop = &no_stop;
     const UpperBound br = compute_upper_bound(m, roomy);
     EXPECT_TRUE(br.complete);
-    EXPECT_EQ(br.stopped_by, "complete");
+    EXPECT_EQ(to_string(br.stopped_by), "complete");
     EXPECT_EQ(br.score, full.score);
     return above;
 }

@@ -1102,7 +1102,7 @@ UpperBound compute_upper_bound(const CapacityModel& model, const UpperBoundParam
     const int why = watch.reason.load();
     if (why != 0 || watch.model_timeout.load()) {
         out.complete = false;
-        out.stopped_by = why == 2 ? "interrupt" : why == 3 ? "table limit" : "time limit";
+        out.stopped_by = why == 2 ? StopReason::Interrupted : why == 3 ? StopReason::TableLimit : StopReason::TimeLimit;
     }
     out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     return out;

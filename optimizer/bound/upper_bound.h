@@ -42,6 +42,7 @@
 #include <vector>
 
 #include "evaluators/state/capacity_model.h"
+#include "instances/stop_reason.h"
 
 namespace vmcap {
 
@@ -87,14 +88,14 @@ struct UpperBoundParams {
      *  (UpperBound::complete false). time_point::max(): no deadline. */
     std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
     /** When set (another thread, a signal handler), the bound stops refining at its next check, as
-     *  at the deadline (UpperBound::stopped_by "interrupt"). nullptr: never. */
+     *  at the deadline (UpperBound::stopped_by Interrupted). nullptr: never. */
     const std::atomic<bool>* stop = nullptr;
     /** After the deadline or the stop, the cheap relaxation of the unfinished hosts may take this
      *  long; the hosts still left then get the topology-free value of "every migratable VM
      *  removed" (no VMCAP evaluation at all). Seconds, >= 0. */
     double fallback_seconds = 1.0;
     /** Most hosts (with migratable VMs or not) whose full tables are computed; then the bound
-     *  stops refining as at the deadline (UpperBound::stopped_by "table limit"). For tests of a
+     *  stops refining as at the deadline (UpperBound::stopped_by TableLimit). For tests of a
      *  bound cut short at a chosen point; -1: no limit. >= -1. */
     std::int64_t max_full_tables = -1;
     /** Throws std::invalid_argument naming the first bad parameter. */
@@ -124,9 +125,9 @@ struct UpperBound {
      *  or the stop cut it short (or an exact-fallback evaluation met the model's deadline): still a
      *  valid bound, never below the complete one, but it depends on timing. */
     bool complete = true;
-    /** "complete", "time limit" (UpperBoundParams::deadline or the model's deadline), "interrupt"
-     *  (UpperBoundParams::stop) or "table limit" (UpperBoundParams::max_full_tables). */
-    std::string stopped_by = "complete";
+    /** Complete, TimeLimit (UpperBoundParams::deadline or the model's deadline), Interrupted
+     *  (UpperBoundParams::stop) or TableLimit (UpperBoundParams::max_full_tables). */
+    StopReason stopped_by = StopReason::Complete;
     std::int64_t hosts_tightened = 0;  ///< hosts with migratable VMs whose tables were finished
     std::int64_t hosts_cheap = 0;      ///< hosts with migratable VMs left at the cheap relaxation
     std::int64_t hosts_trivial = 0;    ///< hosts left at the topology-free value (fallback time spent)

@@ -535,7 +535,7 @@ nlohmann::ordered_json plan_to_json(const Problem& p, const Plan& plan, const Pl
         doc["gap"] = relative_gap(to_objective(*info.upper_bound), to_objective(covered));
         doc["upper_bound_covers"] = info.upper_bound_covers_objective ? "objective" : "vmcap";
         doc["upper_bound_complete"] = info.upper_bound_complete;
-        doc["upper_bound_stopped_by"] = info.upper_bound_stopped_by;
+        doc["upper_bound_stopped_by"] = std::string(to_string(info.upper_bound_stopped_by));
     }
     oj cb = oj::object(), ca = oj::object();
     for (std::size_t f = 0; f < p.flavors.size(); ++f) {
@@ -548,7 +548,7 @@ nlohmann::ordered_json plan_to_json(const Problem& p, const Plan& plan, const Pl
     search["evaluations"] = info.evaluations;
     search["seconds"] = info.seconds;
     search["evaluations_per_second"] = info.seconds > 0 ? static_cast<double>(info.evaluations) / info.seconds : 0.0;
-    search["stopped_by"] = info.stopped_by;
+    search["stopped_by"] = std::string(to_string(info.stopped_by));
     search["dropped_moves"] = plan.dropped;
     if (!std::isnan(info.search_best_objective)) search["best_state_objective"] = info.search_best_objective;
     search["repair_rounds"] = info.repair_rounds;

@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "evaluators/state/search_state.h"
+#include "instances/stop_reason.h"
 #include "optimizer/search/convergence.h"
 
 namespace vmcap {
@@ -157,7 +158,7 @@ struct PlanInfo {
     int threads = 1;
     std::int64_t evaluations = 0;
     double seconds = 0.0;
-    std::string stopped_by;
+    StopReason stopped_by = StopReason::EvaluationBudget;  ///< written as search.stopped_by
     /** The proven optimum (vmcap exact), score units: written as search.proven_optimum
      *  (objective units); none: not written. */
     std::optional<Score> proven_optimum;
@@ -169,9 +170,9 @@ struct PlanInfo {
     bool upper_bound_covers_objective = true;
     double upper_bound_seconds = 0.0;
     /** false: the bound was cut short (deadline or interrupt; UpperBound::complete): written as
-     *  `upper_bound_complete`, with `upper_bound_stopped_by` ("complete", "time limit", "interrupt"). */
+     *  `upper_bound_complete`, with `upper_bound_stopped_by` (UpperBound::stopped_by). */
     bool upper_bound_complete = true;
-    std::string upper_bound_stopped_by = "complete";
+    StopReason upper_bound_stopped_by = StopReason::Complete;
     /** Objective of the search's best final state (NaN: not written): the plan's objective_after
      *  is below it only if that state had no order within the budget (search.best_state_objective). */
     double search_best_objective = std::numeric_limits<double>::quiet_NaN();

@@ -105,7 +105,8 @@ std::string check_recomputed_bound(const CapacityModel& model, const nlohmann::j
     const UpperBound again = compute_upper_bound(*m, ubp);
     const std::string algorithm = plan.contains("algorithm") ? plan["algorithm"].get<std::string>() : "";
     const std::string stated = describe(plan["upper_bound"]);
-    const std::string recomputed = fmt_objective(again.score) + (again.complete ? "" : " (cut short by " + again.stopped_by + ")");
+    const std::string recomputed =
+        fmt_objective(again.score) + (again.complete ? "" : " (cut short by " + std::string(to_string(again.stopped_by)) + ")");
     if (algorithm.rfind("exact-", 0) == 0) {
         // vmcap exact states the smaller of its solver's bound and this one.
         if (complete && ub > again.score)
@@ -159,7 +160,7 @@ std::string check_bound_figures(const CapacityModel& model, const nlohmann::json
     const bool complete = !plan.contains("upper_bound_complete") || plan["upper_bound_complete"].get<bool>();
     const std::string stopped_by =
         plan.contains("upper_bound_stopped_by") ? plan["upper_bound_stopped_by"].get<std::string>() : (complete ? "complete" : "");
-    if (complete != (stopped_by == "complete"))
+    if (complete != (parse_stop_reason(stopped_by) == StopReason::Complete))
         return "upper_bound_complete is " + std::string(complete ? "true" : "false") + ", but upper_bound_stopped_by is \"" + stopped_by +
                "\"";
     if ((proven || search.contains("proven_optimum")) && ub != out.score_after)
@@ -261,8 +262,10 @@ void check_plan_fields(const PlanErrors& bad, const nlohmann::json& plan) {
     if (plan.contains("upper_bound_covers") && plan["upper_bound_covers"] != "objective" && plan["upper_bound_covers"] != "vmcap")
         throw bad("upper_bound_covers", "expected \"objective\" or \"vmcap\", got " + describe(plan["upper_bound_covers"]));
     if (plan.contains("upper_bound_stopped_by")) {
-        const std::string s = plan["upper_bound_stopped_by"].get<std::string>();
-        if (s != "complete" && s != "time limit" && s != "interrupt" && s != "table limit")
+        // The bound's reasons (UpperBound::stopped_by), in their file words.
+        const std::optional<StopReason> r = parse_stop_reason(plan["upper_bound_stopped_by"].get<std::string>());
+        if (!r ||
+            (*r != StopReason::Complete && *r != StopReason::TimeLimit && *r != StopReason::Interrupted && *r != StopReason::TableLimit))
             throw bad("upper_bound_stopped_by", "expected \"complete\", \"time limit\", \"interrupt\" or \"table limit\", got " +
                                                     describe(plan["upper_bound_stopped_by"]));
     }

@@ -7,10 +7,10 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
-#include <string_view>
 #include <vector>
 
 #include "evaluators/state/search_state.h"
+#include "instances/stop_reason.h"
 #include "moves/move_list.h"
 #include "optimizer/search/convergence.h"
 
@@ -22,29 +22,6 @@ inline std::chrono::steady_clock::time_point deadline_after(std::chrono::steady_
     using Clock = std::chrono::steady_clock;
     if (!(seconds < 1e9)) return Clock::time_point::max();
     return t0 + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
-}
-
-/** Why a search stopped. */
-enum class StopReason {
-    EvaluationBudget,  ///< ran its evaluation budget (reproducible)
-    TimeLimit,         ///< ran out of wall-clock time (depends on machine speed)
-    NothingToSearch,   ///< no move can exist (no migratable VM, one host, no target, budget 0)
-    NoImprovingMove,   ///< greedy: no single migration raises the objective
-    BudgetSpent,       ///< greedy: the migration budget is used up
-    Interrupted,       ///< SearchParams::stop was set (SIGINT / SIGTERM in the CLI)
-};
-
-/** The plan file's and the summary's words for a stop reason ("evaluation budget", ...). */
-constexpr std::string_view to_string(StopReason r) {
-    switch (r) {
-        case StopReason::EvaluationBudget: return "evaluation budget";
-        case StopReason::TimeLimit: return "time limit";
-        case StopReason::NothingToSearch: return "nothing to search";
-        case StopReason::NoImprovingMove: return "no improving move";
-        case StopReason::BudgetSpent: return "budget spent";
-        case StopReason::Interrupted: return "interrupt";
-    }
-    return "?";
 }
 
 /** One parameter set for a search (annealing, tabu, greedy); validate() checks it once. */
@@ -123,6 +100,8 @@ struct SearchResult {
     double temperature_start = 0.0;  ///< annealing: start temperature, objective units (calibrated or given)
     double temperature_end = 0.0;    ///< annealing: end temperature of the schedule, objective units
     double seconds = 0.0;
+    /** EvaluationBudget, TimeLimit, Interrupted, NothingToSearch, or (greedy) NoImprovingMove,
+     *  BudgetSpent. */
     StopReason stopped_by = StopReason::EvaluationBudget;
     /** Annealing: workers that owned host regions (SearchParams::regions), 0 for independent
      *  chains (and for one thread). */

@@ -1119,7 +1119,7 @@ ExactResult solve_exact(const CapacityModel& model, const MilpParams& prm) {
     if (res.proven) res.bound = res.objective;
     res.start_objective = start_state.objective_value();
     res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    res.stopped_by = res.proven ? "proven optimal" : "time limit";
+    res.stopped_by = res.proven ? StopReason::ProvenOptimal : StopReason::TimeLimit;
     return res;
 }
 

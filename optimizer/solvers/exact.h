@@ -59,6 +59,7 @@
 #include <vector>
 
 #include "evaluators/state/search_state.h"
+#include "instances/stop_reason.h"
 
 namespace vmcap {
 
@@ -80,7 +81,9 @@ struct ExactResult {
     double seconds = 0.0;
     std::int64_t nodes = 0;        ///< branch-and-bound search nodes (0 for the MILP)
     double start_objective = 0.0;  ///< branch and bound: incumbent from the warm start (greedy, annealing)
-    std::string stopped_by;        ///< "proven optimal", "time limit" or "node limit"
+    /** ProvenOptimal, TimeLimit, NodeLimit or OrderingSearchLimit (branch and bound); the CLI may
+     *  then set OrderingTimeLimit, OptimumUnreachable or ScheduleCut. */
+    StopReason stopped_by = StopReason::TimeLimit;
 };
 
 /** One validated parameter set of the MILP. */

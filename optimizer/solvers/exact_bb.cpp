@@ -153,8 +153,8 @@ private:
     Score inc_ = 0;                          ///< the incumbent, score units
     std::vector<Placement> best_;
     std::int64_t nodes_ = 0;
-    std::string stopped_;
-    bool order_unknown_ = false;  ///< an incumbent candidate's orderability was not decided
+    std::optional<StopReason> stopped_;  ///< NodeLimit or TimeLimit once reached
+    bool order_unknown_ = false;         ///< an incumbent candidate's orderability was not decided
     std::chrono::steady_clock::time_point t0_;
 };
 
@@ -385,14 +385,14 @@ void BranchBound::options_on(int pos, int h, std::vector<Option>& out) const {
 }
 
 bool BranchBound::tick() {
-    if (!stopped_.empty()) return true;
+    if (stopped_) return true;
     ++nodes_;
     if (prm_.max_nodes > 0 && nodes_ > prm_.max_nodes) {
-        stopped_ = "node limit";
+        stopped_ = StopReason::NodeLimit;
         return true;
     }
     if ((nodes_ & 255) == 0 && std::chrono::duration<double>(std::chrono::steady_clock::now() - t0_).count() > prm_.time_limit_s) {
-        stopped_ = "time limit";
+        stopped_ = StopReason::TimeLimit;
         return true;
     }
     return false;
@@ -671,7 +671,7 @@ void BranchBound::search(std::uint64_t unplaced, int last_k) {
         dest_emb_[k_sel] = op.emb;
         search(unplaced & ~(std::uint64_t{1} << k_sel), k_sel);
         unplace(pos, op.host, op.emb);
-        if (!stopped_.empty()) return;
+        if (stopped_) return;
     }
 }
 
@@ -683,7 +683,7 @@ void BranchBound::removal(int first, Amount ram) {
     } else if (tick()) {
         return;
     }
-    if (!stopped_.empty()) return;
+    if (stopped_) return;
     const int r = B_ - static_cast<int>(chosen_.size());
     if (r == 0) return;
     if (superset_bound(first, r) <= inc_) return;
@@ -695,7 +695,7 @@ void BranchBound::removal(int first, Amount ram) {
         removal(pos + 1, ram + mov_[pos].ram);
         chosen_.pop_back();
         put_back(pos);
-        if (!stopped_.empty()) return;
+        if (stopped_) return;
     }
 }
 
@@ -707,8 +707,8 @@ ExactResult BranchBound::run() {
     build_tables();
     if (B_ > 0) removal(0, 0);
     res.nodes = nodes_;
-    res.proven = stopped_.empty() && !order_unknown_;
-    res.stopped_by = res.proven ? "proven optimal" : !stopped_.empty() ? stopped_ : "ordering search limit";
+    res.proven = !stopped_ && !order_unknown_;
+    res.stopped_by = res.proven ? StopReason::ProvenOptimal : stopped_.value_or(StopReason::OrderingSearchLimit);
     // Unproven: the superset tables' root bound if they were built (objective + best gain of B
     // removals), else none.
     if (res.proven)

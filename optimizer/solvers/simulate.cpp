@@ -495,12 +495,12 @@ SimulateResult simulate(const std::vector<TraceVm>& trace, const SimulateOptions
         SimulateOptions bounded = oo;  // the night's search ends with the time limit (then not reproducible)
         bounded.time_limit_s = std::max(1e-3, o.time_limit_s - elapsed());
         if (defragment(run, bounded, night, window_demand(trace, arrivals, a, t, o.replay.demand_window_s), t, out.days.size(), day))
-            out.stopped_by = "time limit";
+            out.stopped_by = StopReason::TimeLimit;
         add_day(day, out);
         if (o.on_day) o.on_day(day);
     };
     const auto night_until = [&](double t) {  // every defragmentation due by trace time t
-        while (next <= t && next <= end && out.stopped_by == "complete" && !(o.stop != nullptr && o.stop->load())) {
+        while (next <= t && next <= end && out.stopped_by == StopReason::Complete && !(o.stop != nullptr && o.stop->load())) {
             run.depart_until(next, out);
             close(next, o);
             day = SimulateDay{};
@@ -510,15 +510,15 @@ SimulateResult simulate(const std::vector<TraceVm>& trace, const SimulateOptions
     };
     const auto stopping = [&] {  // polled every 1,024 arrivals and before every night
         if (o.stop != nullptr && o.stop->load())
-            out.stopped_by = "interrupt";
+            out.stopped_by = StopReason::Interrupted;
         else if (elapsed() > o.time_limit_s)
-            out.stopped_by = "time limit";
-        return out.stopped_by != "complete";
+            out.stopped_by = StopReason::TimeLimit;
+        return out.stopped_by != StopReason::Complete;
     };
     double now = end;
     for (; a < arrivals.size(); ++a) {
         const double t = trace[arrivals[a]].arrival_s;
-        if (out.stopped_by != "complete" || ((a % 1024 == 0 || next <= t) && stopping())) {
+        if (out.stopped_by != StopReason::Complete || ((a % 1024 == 0 || next <= t) && stopping())) {
             now = t;
             break;
         }
@@ -530,7 +530,7 @@ SimulateResult simulate(const std::vector<TraceVm>& trace, const SimulateOptions
             day.rejected_one_pool_vcpu += trace[arrivals[a]].vcpu;
         }
     }
-    if (out.stopped_by == "complete") night_until(end);
+    if (out.stopped_by == StopReason::Complete) night_until(end);
     run.depart_until(now, out);
     SimulateOptions last = o;
     last.defrag = "none";  // the end of the span: figures only

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "instances/datacenter_network.h"
+#include "instances/stop_reason.h"
 #include "instances/trace.h"
 #include "placement/replay.h"
 #include "optimizer/solvers/night_policy.h"
@@ -116,10 +117,10 @@ struct SimulateOptions {
     /** Called with every day's row as it closes (progress); may be empty. */
     std::function<void(const SimulateDay&)> on_day;
     /** Set (SIGINT / SIGTERM): the simulation stops at the next arrival or inside a night's search
-     *  (its best plan so far is applied) and returns what it has (stopped_by "interrupt"). */
+     *  (its best plan so far is applied) and returns what it has (stopped_by Interrupted). */
     const std::atomic<bool>* stop = nullptr;
-    /** Wall-clock seconds after which the simulation stops the same way (stopped_by "time
-     *  limit"; a night's search running then stops too and its best plan is applied); +infinity:
+    /** Wall-clock seconds after which the simulation stops the same way (stopped_by
+     *  TimeLimit; a night's search running then stops too and its best plan is applied); +infinity:
      *  none. */
     double time_limit_s = std::numeric_limits<double>::infinity();
 };
@@ -146,9 +147,9 @@ struct SimulateResult {
     std::int64_t steps_dropped = 0;                                     ///< sum over the days
     std::map<std::string, std::int64_t> rejected_by_flavor;
     double seconds = 0.0;  ///< wall-clock time of the simulation
-    /** "complete", "interrupt" or "time limit": the days are then those simulated so far, the last
-     *  one closed where it stopped. */
-    std::string stopped_by = "complete";
+    /** Complete, Interrupted or TimeLimit: the days are then those simulated so far, the last one
+     *  closed where it stopped. */
+    StopReason stopped_by = StopReason::Complete;
 };
 
 /**
