@@ -46,53 +46,23 @@ using test::name;
 Problem networked(const std::string& topo, int hosts, int vms, std::int64_t budget, std::uint64_t seed) {
     Problem p;
     p.resources = {"vcpu", "ram_mib"};
-    HostType ht;
-    ht.name = topo;
-    ht.topology = parse_topology(topo);
-    const Amount node_vcpu = ht.num_nodes() == 1 ? 8 : 4;
-    for (int i = 0; i < ht.num_nodes(); ++i) {
-        ht.node_capacity.push_back(node_vcpu);
-        ht.node_capacity.push_back(node_vcpu * 4 * 1024);
-    }
-    p.host_types.push_back(ht);
+    const Amount node_vcpu = parse_topology(topo).size() == 1 ? 8 : 4;
+    p.host_types.push_back(test::small_host_type(topo, topo, node_vcpu, node_vcpu * 4 * 1024));
     for (int h = 0; h < hosts; ++h) p.hosts.push_back(Host{name("h", h), 0, name("tor", h % 3), "p0", ""});  // rack = its ToR
-    auto flavor = [&](const char* n, Amount vcpu, Amount gib, const char* vnuma, double w) {
-        Flavor f;
-        f.name = n;
-        f.demand = {vcpu, gib * 1024};
-        f.vnuma = parse_topology(vnuma);
-        f.weight = w;
-        p.flavors.push_back(f);
-    };
-    flavor("1c4g", 1, 4, "K1", 0.0);
-    flavor("2c8g", 2, 8, "K1", 1.0);
-    flavor("4c16g", 4, 16, ht.num_nodes() == 1 ? "K1" : "K2", 1.5);
-    if (ht.num_nodes() >= 4) flavor("8c32g", 8, 32, "K4", 2.0);
+    const int n = p.host_types[0].num_nodes();
+    test::add_flavor(p, "1c4g", 1, 4, "K1", 0.0);
+    test::add_flavor(p, "2c8g", 2, 8, "K1", 1.0);
+    test::add_flavor(p, "4c16g", 4, 16, n == 1 ? "K1" : "K2", 1.5);
+    if (n >= 4) test::add_flavor(p, "8c32g", 8, 32, "K4", 2.0);
     std::mt19937_64 rng(seed);
-    std::vector<std::vector<Amount>> used(hosts, std::vector<Amount>(ht.node_capacity.size(), 0));
-    for (int attempt = 0; attempt < 1000 && static_cast<int>(p.vms.size()) < vms; ++attempt) {
-        const int f = static_cast<int>(rng() % p.flavors.size());
-        const Flavor& fl = p.flavors[f];
-        const int k = fl.num_vnuma();
-        int h = static_cast<int>(rng() % static_cast<std::uint64_t>(hosts));
-        if (p.vms.size() % 2 == 1 && attempt % 50 != 49) h = p.vms.back().host;  // the partner's host
-        const auto embs = enumerate_embeddings(ht.topology.graph, fl.vnuma.graph);
-        const Embedding& e = embs[rng() % embs.size()];
-        bool ok = true;
-        for (int v = 0; v < k; ++v)
-            for (int r = 0; r < 2; ++r) ok = ok && used[h][e.map[v] * 2 + r] + fl.demand[r] / k <= ht.node_capacity[e.map[v] * 2 + r];
-        if (!ok) continue;
-        Vm vm;
-        vm.id = name("vm", static_cast<int>(p.vms.size()));
-        vm.flavor = f;
-        vm.host = h;
-        for (int v = 0; v < k; ++v) {
-            vm.pnuma[v] = e.map[v];
-            for (int r = 0; r < 2; ++r) used[h][e.map[v] * 2 + r] += fl.demand[r] / k;
-        }
-        vm.migratable = rng() % 7 != 0;
-        p.vms.push_back(vm);
-    }
+    test::RandomPlacing how;
+    how.attempts = 1000;
+    how.max_vms = vms;
+    how.host = [&](std::mt19937_64& g, int attempt) {
+        const int h = static_cast<int>(g() % static_cast<std::uint64_t>(hosts));
+        return p.vms.size() % 2 == 1 && attempt % 50 != 49 ? p.vms.back().host : h;  // the partner's host
+    };
+    test::place_at_random(p, rng, how);
     p.constraints.max_migrations = budget;
     finalize_problem(p, "<networked>");
     test::add_leaf_spine(p, seed * 31 + 7, 50, 500, 100, 300);
