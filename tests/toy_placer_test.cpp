@@ -27,27 +27,23 @@ namespace vmcap {
 namespace {
 
 /** The host with the most free RAM (sum over its pNUMA nodes; ties: lowest index) among those
- *  where the VM's flavor fits, and there its first placement that fits. No index over hosts, so
- *  reset and host_changed are the defaults. Complete: it looks at every host. O(hosts x
- *  placements x k x R). With `only_the_roomiest`, it tries the roomiest host alone and refuses
- *  when the flavor does not fit there: a placer that breaks the contract's completeness. */
+ *  where the VM's flavor fits and every rule admits it, and there its first such placement: the
+ *  seam's first_admitted with the strategy's own key. No index over hosts, so reset and
+ *  host_changed are the defaults. Complete. With `only_the_roomiest`, it tries the roomiest host
+ *  alone and refuses when the flavor does not fit there: a placer that breaks the contract's
+ *  completeness. */
 class MostFreeRamPlacer final : public Placer {
 public:
     explicit MostFreeRamPlacer(bool only_the_roomiest = false) : only_the_roomiest_(only_the_roomiest) {}
 
     PlaceChoice choose(const SearchState& s, int vm) override {
-        const int flavor = s.flavor_of(vm);
-        PlaceChoice best;
-        Amount most = -1;
-        for (int h = 0; h < static_cast<int>(s.problem().hosts.size()); ++h) {
-            const Amount free = host_free(s, h).ram_mib;
-            if (free <= most) continue;
-            const int e = first_fitting_placement(s, flavor, h);
-            if (e < 0 && !only_the_roomiest_) continue;
-            best = e < 0 ? PlaceChoice{} : PlaceChoice{h, e};
-            most = free;
-        }
-        return best;
+        if (!only_the_roomiest_)
+            return first_admitted(s, vm, [&](int h, int e) { return CandidateKey{-host_free(s, h).ram_mib, h, e, 0}; });
+        int roomiest = 0;
+        for (int h = 1; h < static_cast<int>(s.problem().hosts.size()); ++h)
+            if (host_free(s, h).ram_mib > host_free(s, roomiest).ram_mib) roomiest = h;
+        const int e = first_fitting_placement(s, s.flavor_of(vm), roomiest);
+        return e < 0 ? PlaceChoice{} : PlaceChoice{roomiest, e};
     }
 
 private:
