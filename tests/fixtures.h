@@ -12,6 +12,7 @@
 #include <set>
 #include <string>
 #include <system_error>
+#include <utility>
 #include <unistd.h>
 
 #include <nlohmann/json.hpp>
@@ -210,6 +211,80 @@ inline Problem make_random_problem(const RandomCluster& rc) {
     p.constraints.max_migrated_ram_mib = rc.max_migrated_ram_mib;
     finalize_problem(p, "<random>");
     return p;
+}
+
+/**
+ * Every final state within the snapshot's migration budget, by exhaustive search, with nothing of
+ * SearchState, the rules or the solvers (the oracle of the exact solvers' tests): the snapshot
+ * itself, then for each set M of at most max_migrations migratable VMs (RAM within
+ * max_migrated_ram_mib) every assignment of M's VMs to a (host, placement of its flavor) other
+ * than their own, node capacities checked by hand. Calls visit(free, host) for each: free[h] the
+ * free amounts of host h's pNUMA nodes (node-major, R per node), host[v] each VM's host.
+ * Exponential: for snapshots of a few VMs.
+ */
+template <class Visit>
+void for_each_final_state(const CapacityModel& m, Visit&& visit) {
+    const Problem& p = m.problem();
+    const int R = p.num_resources();
+    const int H = static_cast<int>(p.hosts.size());
+    const auto usage = compute_node_usage(p);
+    std::vector<std::vector<Amount>> free(H);
+    for (int h = 0; h < H; ++h)
+        for (std::size_t i = 0; i < usage[h].size(); ++i) free[h].push_back(p.host_type_of(h).node_capacity[i] - usage[h][i]);
+    std::vector<int> host(p.vms.size()), movable;
+    for (std::size_t v = 0; v < p.vms.size(); ++v) {
+        host[v] = p.vms[v].host;
+        if (p.vms[v].migratable) movable.push_back(static_cast<int>(v));
+    }
+    auto mask_of = [&](int v) {
+        unsigned mask = 0;
+        for (int i = 0; i < p.flavors[p.vms[v].flavor].num_vnuma(); ++i) mask |= 1U << p.vms[v].pnuma[i];
+        return mask;
+    };
+    auto shift = [&](int h, int flavor, unsigned mask, Amount sign) {
+        for (int i = 0; i < p.host_type_of(h).num_nodes(); ++i)
+            if ((mask >> i) & 1U)
+                for (int r = 0; r < R; ++r) free[h][i * R + r] += sign * p.flavors[flavor].node_demand[r];
+    };
+    visit(std::as_const(free), std::as_const(host));
+    std::vector<int> chosen;
+    std::function<void(std::size_t)> assign = [&](std::size_t k) {
+        if (k == chosen.size()) {
+            visit(std::as_const(free), std::as_const(host));
+            return;
+        }
+        const int v = chosen[k];
+        const int f = p.vms[v].flavor;
+        for (int h = 0; h < H; ++h)
+            for (const Embedding& e : m.evaluator(p.hosts[h].type, f).placements()) {
+                if (h == p.vms[v].host && e.mask == mask_of(v)) continue;
+                bool fits = true;
+                for (int i = 0; i < p.host_type_of(h).num_nodes() && fits; ++i)
+                    if ((e.mask >> i) & 1U)
+                        for (int r = 0; r < R; ++r) fits = fits && free[h][i * R + r] >= p.flavors[f].node_demand[r];
+                if (!fits) continue;
+                shift(h, f, e.mask, -1);
+                host[v] = h;
+                assign(k + 1);
+                host[v] = p.vms[v].host;
+                shift(h, f, e.mask, +1);
+            }
+    };
+    std::function<void(std::size_t, Amount)> subsets = [&](std::size_t first, Amount ram) {
+        if (!chosen.empty()) assign(0);
+        if (static_cast<std::int64_t>(chosen.size()) >= p.constraints.max_migrations) return;
+        for (std::size_t i = first; i < movable.size(); ++i) {
+            const int v = movable[i];
+            const Amount r = p.flavors[p.vms[v].flavor].demand[kRamMib];
+            if (ram + r > p.constraints.max_migrated_ram_mib) continue;
+            shift(p.vms[v].host, p.vms[v].flavor, mask_of(v), +1);
+            chosen.push_back(v);
+            subsets(i + 1, ram + r);
+            chosen.pop_back();
+            shift(p.vms[v].host, p.vms[v].flavor, mask_of(v), -1);
+        }
+    };
+    subsets(0, 0);
 }
 
 /** Per-flavor cluster capacity the scalar way (CapacityModel::host_capacity per host): the
