@@ -67,53 +67,50 @@ std::vector<Amount> free_pool(int nodes, int resources) {
     return p;
 }
 
-void bm_capacity_vectors(benchmark::State& st, int nodes, int flavors, int resources) {
-    const auto d = demand_matrix(flavors, resources);
-    const CapacityVectors cv(d.data(), flavors, resources);
+/**
+ * Times body(free, b) once per iteration, `free` the next host of the free-amount pool (nodes x
+ * resources amounts; the pool cycled) and `b` room for nodes x flavors counts, which the body
+ * fills; an iteration is `flavors` items.
+ */
+template <class Body>
+void time_vectors(benchmark::State& st, int nodes, int flavors, int resources, Body&& body) {
     const auto pool = free_pool(nodes, resources);
     const std::size_t stride = static_cast<std::size_t>(nodes) * resources;
     std::vector<Count> b(static_cast<std::size_t>(nodes) * flavors);
     std::size_t t = 0;
     for (auto _ : st) {
-        cv.compute(pool.data() + t * stride, nodes, b.data());
+        body(pool.data() + t * stride, b.data());
         benchmark::DoNotOptimize(b.data());
         benchmark::ClobberMemory();
         t = (t + 1) & (kPool - 1);
     }
     st.SetItemsProcessed(st.iterations() * flavors);
+}
+
+void bm_capacity_vectors(benchmark::State& st, int nodes, int flavors, int resources) {
+    const auto d = demand_matrix(flavors, resources);
+    const CapacityVectors cv(d.data(), flavors, resources);
+    time_vectors(st, nodes, flavors, resources, [&](const Amount* fr, Count* b) { cv.compute(fr, nodes, b); });
 }
 
 /** The same b by compute_flavor per flavor: no quotient shared between flavors. */
 void bm_capacity_vectors_per_flavor(benchmark::State& st, int nodes, int flavors, int resources) {
     const auto d = demand_matrix(flavors, resources);
     const CapacityVectors cv(d.data(), flavors, resources);
-    const auto pool = free_pool(nodes, resources);
-    const std::size_t stride = static_cast<std::size_t>(nodes) * resources;
-    std::vector<Count> b(static_cast<std::size_t>(nodes) * flavors);
-    std::size_t t = 0;
-    for (auto _ : st) {
-        for (int f = 0; f < flavors; ++f)
-            cv.compute_flavor(f, pool.data() + t * stride, nodes, b.data() + static_cast<std::size_t>(f) * nodes);
-        benchmark::DoNotOptimize(b.data());
-        benchmark::ClobberMemory();
-        t = (t + 1) & (kPool - 1);
-    }
-    st.SetItemsProcessed(st.iterations() * flavors);
+    time_vectors(st, nodes, flavors, resources, [&](const Amount* fr, Count* b) {
+        for (int f = 0; f < flavors; ++f) cv.compute_flavor(f, fr, nodes, b + static_cast<std::size_t>(f) * nodes);
+    });
 }
 
 void bm_capacity_vectors_eigen_div(benchmark::State& st, int nodes, int flavors, int resources) {
     const auto d = demand_matrix(flavors, resources);
     const CapacityVectors cv(d.data(), flavors, resources);
-    const auto pool = free_pool(nodes, resources);
-    const std::size_t stride = static_cast<std::size_t>(nodes) * resources;
-    std::vector<Count> b(static_cast<std::size_t>(nodes) * flavors);
     using FreeMap = Eigen::Map<const Eigen::Array<Amount, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>;
     using SlotsMap = Eigen::Map<Eigen::Array<Count, Eigen::Dynamic, 1>>;
-    std::size_t t = 0;
-    for (auto _ : st) {
-        const FreeMap fr(pool.data() + t * stride, nodes, resources);
+    time_vectors(st, nodes, flavors, resources, [&](const Amount* free, Count* b) {
+        const FreeMap fr(free, nodes, resources);
         for (int f = 0; f < flavors; ++f) {
-            SlotsMap col(b.data() + static_cast<std::size_t>(f) * nodes, nodes);
+            SlotsMap col(b + static_cast<std::size_t>(f) * nodes, nodes);
             bool first = true;
             for (int r = 0; r < resources; ++r) {
                 const Amount dd = cv.demand()(f, r);
@@ -125,21 +122,12 @@ void bm_capacity_vectors_eigen_div(benchmark::State& st, int nodes, int flavors,
                 first = false;
             }
         }
-        benchmark::DoNotOptimize(b.data());
-        benchmark::ClobberMemory();
-        t = (t + 1) & (kPool - 1);
-    }
-    st.SetItemsProcessed(st.iterations() * flavors);
+    });
 }
 
 void bm_capacity_vectors_scalar(benchmark::State& st, int nodes, int flavors, int resources) {
     const auto d = demand_matrix(flavors, resources);
-    const auto pool = free_pool(nodes, resources);
-    const std::size_t stride = static_cast<std::size_t>(nodes) * resources;
-    std::vector<Count> b(static_cast<std::size_t>(nodes) * flavors);
-    std::size_t t = 0;
-    for (auto _ : st) {
-        const Amount* fr = pool.data() + t * stride;
+    time_vectors(st, nodes, flavors, resources, [&](const Amount* fr, Count* b) {
         for (int f = 0; f < flavors; ++f) {
             const Amount* nd = d.data() + static_cast<std::size_t>(f) * resources;
             for (int i = 0; i < nodes; ++i) {  // CapacityModel::node_b
@@ -152,11 +140,7 @@ void bm_capacity_vectors_scalar(benchmark::State& st, int nodes, int flavors, in
                 b[static_cast<std::size_t>(f) * nodes + i] = best;
             }
         }
-        benchmark::DoNotOptimize(b.data());
-        benchmark::ClobberMemory();
-        t = (t + 1) & (kPool - 1);
-    }
-    st.SetItemsProcessed(st.iterations() * flavors);
+    });
 }
 
 /** One flavor (index `flavor` of flavors8()) on `host`: capacity vector plus VMCAP. */
@@ -181,27 +165,41 @@ void bm_host_capacity_one(benchmark::State& st, const char* host, int flavor, in
     st.SetLabel(ev.describe());
 }
 
+/** The eight flavors on `host`: their demands, capacity vectors and one evaluator (Ev:
+ *  VmcapEvaluator or BatchEvaluator) each. */
+template <class Ev>
+struct EightFlavors {
+    Topology h;
+    int n, F;
+    std::vector<Amount> d;
+    CapacityVectors cv;
+    std::vector<Ev> evs;
+
+    EightFlavors(const char* host, int resources)
+        : h(parse_topology(host)),
+          n(h.size()),
+          F(static_cast<int>(flavors8().size())),
+          d(demand_matrix(F, resources)),
+          cv(d.data(), F, resources) {
+        for (const BenchFlavor& f : flavors8()) evs.emplace_back(h, parse_topology(f.vnuma));
+    }
+};
+
 /** All eight flavors on `host` in one pass: compute() plus eight VMCAPs. */
 void bm_host_capacity_all(benchmark::State& st, const char* host, int resources) {
-    const Topology h = parse_topology(host);
-    const int n = h.size();
-    const int F = static_cast<int>(flavors8().size());
-    const auto d = demand_matrix(F, resources);
-    const CapacityVectors cv(d.data(), F, resources);
-    std::vector<VmcapEvaluator> evs;
-    for (const BenchFlavor& f : flavors8()) evs.emplace_back(h, parse_topology(f.vnuma));
-    const auto pool = free_pool(n, resources);
-    const std::size_t stride = static_cast<std::size_t>(n) * resources;
-    std::vector<Count> b(static_cast<std::size_t>(n) * F);
+    const EightFlavors<VmcapEvaluator> all(host, resources);
+    const auto pool = free_pool(all.n, resources);
+    const std::size_t stride = static_cast<std::size_t>(all.n) * resources;
+    std::vector<Count> b(static_cast<std::size_t>(all.n) * all.F);
     std::size_t t = 0;
     Count sum = 0;
     for (auto _ : st) {
-        cv.compute(pool.data() + t * stride, n, b.data());
-        for (int f = 0; f < F; ++f) sum += evs[f](b.data() + static_cast<std::size_t>(f) * n);
+        all.cv.compute(pool.data() + t * stride, all.n, b.data());
+        for (int f = 0; f < all.F; ++f) sum += all.evs[f](b.data() + static_cast<std::size_t>(f) * all.n);
         t = (t + 1) & (kPool - 1);
     }
     benchmark::DoNotOptimize(sum);
-    st.SetItemsProcessed(st.iterations() * F);
+    st.SetItemsProcessed(st.iterations() * all.F);
 }
 
 /**
@@ -239,28 +237,22 @@ void bm_capacity_vectors_batch(benchmark::State& st, int nodes, int flavors, int
 
 /** All eight flavors on every host of the pool: compute_batch plus one BatchEvaluator call per flavor, per chunk. */
 void bm_host_capacity_batch(benchmark::State& st, const char* host, int resources) {
-    const Topology h = parse_topology(host);
-    const int n = h.size();
-    const int F = static_cast<int>(flavors8().size());
-    const auto d = demand_matrix(F, resources);
-    const CapacityVectors cv(d.data(), F, resources);
-    std::vector<BatchEvaluator> evs;
-    for (const BenchFlavor& f : flavors8()) evs.emplace_back(h, parse_topology(f.vnuma));
-    const auto pool = free_pool_soa(n, resources);
-    std::vector<Count> b(static_cast<std::size_t>(n) * F * kChunk);
-    std::vector<Count> cap(static_cast<std::size_t>(F) * kChunk);
+    const EightFlavors<BatchEvaluator> all(host, resources);
+    const auto pool = free_pool_soa(all.n, resources);
+    std::vector<Count> b(static_cast<std::size_t>(all.n) * all.F * kChunk);
+    std::vector<Count> cap(static_cast<std::size_t>(all.F) * kChunk);
     Count sum = 0;
     for (auto _ : st) {
         for (std::size_t t0 = 0; t0 < kPool; t0 += kChunk) {
-            cv.compute_batch(pool.data() + t0, kPool, kChunk, n, b.data(), kChunk);
-            for (int f = 0; f < F; ++f)
-                evs[f](b.data() + static_cast<std::size_t>(f) * n * kChunk, kChunk, kChunk,
-                       cap.data() + static_cast<std::size_t>(f) * kChunk);
+            all.cv.compute_batch(pool.data() + t0, kPool, kChunk, all.n, b.data(), kChunk);
+            for (int f = 0; f < all.F; ++f)
+                all.evs[f](b.data() + static_cast<std::size_t>(f) * all.n * kChunk, kChunk, kChunk,
+                           cap.data() + static_cast<std::size_t>(f) * kChunk);
             sum += cap[t0 & (kChunk - 1)];
         }
     }
     benchmark::DoNotOptimize(sum);
-    st.SetItemsProcessed(st.iterations() * static_cast<std::int64_t>(kPool) * F);
+    st.SetItemsProcessed(st.iterations() * static_cast<std::int64_t>(kPool) * all.F);
 }
 
 const bool registered = [] {

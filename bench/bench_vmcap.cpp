@@ -92,18 +92,24 @@ std::vector<Pair> exact_only_pairs() {
             {"Explicit8_K3", explicit8(), topo("K3")}};
 }
 
-void bm_evaluator(benchmark::State& st, const Pair& p) {
-    const VmcapEvaluator ev(p.host, p.guest);
-    const int n = p.host.size();
-    const Count* data = pool(n, 32).data();
+/** Times sum += value(b) once per iteration, b the next capacity vector of pool(n, vmax)
+ *  (cycled); an iteration is one item. */
+template <class Value>
+void time_sum(benchmark::State& st, int n, Count vmax, Value&& value) {
+    const Count* data = pool(n, vmax).data();
     std::size_t t = 0;
     Count sum = 0;
     for (auto _ : st) {
-        sum += ev(data + t * static_cast<std::size_t>(n));
+        sum += value(data + t * static_cast<std::size_t>(n));
         t = (t + 1) & (kPool - 1);
     }
     benchmark::DoNotOptimize(sum);
     st.SetItemsProcessed(st.iterations());
+}
+
+void bm_evaluator(benchmark::State& st, const Pair& p) {
+    const VmcapEvaluator ev(p.host, p.guest);
+    time_sum(st, p.host.size(), 32, [&](const Count* b) { return ev(b); });
     st.SetLabel(ev.describe());
 }
 
@@ -122,15 +128,7 @@ void bm_batch(benchmark::State& st, const Pair& p) {
 }
 
 void bm_direct(benchmark::State& st, int n, Count (*f)(const Count*)) {
-    const Count* data = pool(n, 32).data();
-    std::size_t t = 0;
-    Count sum = 0;
-    for (auto _ : st) {
-        sum += f(data + t * static_cast<std::size_t>(n));
-        t = (t + 1) & (kPool - 1);
-    }
-    benchmark::DoNotOptimize(sum);
-    st.SetItemsProcessed(st.iterations());
+    time_sum(st, n, 32, f);
 }
 
 Count direct_k8_k4(const Count* b) {
@@ -140,30 +138,14 @@ Count direct_k8_k4(const Count* b) {
 void bm_exact(benchmark::State& st, const Pair& p, Count vmax) {
     const auto placements = enumerate_embeddings(p.host.graph, p.guest.graph);
     const int n = p.host.size();
-    const Count* data = pool(n, vmax).data();
-    std::size_t t = 0;
-    Count sum = 0;
-    for (auto _ : st) {
-        sum += vmcap_exact(placements, n, data + t * static_cast<std::size_t>(n));
-        t = (t + 1) & (kPool - 1);
-    }
-    benchmark::DoNotOptimize(sum);
-    st.SetItemsProcessed(st.iterations());
+    time_sum(st, n, vmax, [&](const Count* b) { return vmcap_exact(placements, n, b); });
     st.SetLabel(std::to_string(placements.size()) + " placements");
 }
 
 void bm_cbc(benchmark::State& st, const Pair& p) {
     const auto placements = enumerate_embeddings(p.host.graph, p.guest.graph);
     const int n = p.host.size();
-    const Count* data = pool(n, 32).data();
-    std::size_t t = 0;
-    Count sum = 0;
-    for (auto _ : st) {
-        sum += vmcap_cbc(placements, n, data + t * static_cast<std::size_t>(n));
-        t = (t + 1) & (kPool - 1);
-    }
-    benchmark::DoNotOptimize(sum);
-    st.SetItemsProcessed(st.iterations());
+    time_sum(st, n, 32, [&](const Count* b) { return vmcap_cbc(placements, n, b); });
 }
 
 void bm_placements(benchmark::State& st, const Pair& p, Count vmax) {

@@ -30,6 +30,7 @@
 #include <cstring>
 #include <map>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "evaluators/state/capacity_model.h"
@@ -169,6 +170,14 @@ void parse_mix(const std::string& text, MoveMix& mix) {
     mix.validate();
 }
 
+/** std::visit over a set of lambdas. */
+template <class... F>
+struct Overloaded : F... {
+    using F::operator()...;
+};
+template <class... F>
+Overloaded(F...) -> Overloaded<F...>;
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -184,52 +193,42 @@ int main(int argc, char** argv) {
     // read if F exists and appended to, so that parameter sweeps skip the exact solves they
     // already made (the rows then show exact s 0 and B&B nodes 0).
     std::string optima_file;
+    using Target = std::variant<int*, double*, std::int64_t*, std::uint64_t*, std::string*>;
+    const std::map<std::string, Target> options = {{"--instances", &instances},
+                                                   {"--sa-seconds", &sa_seconds},
+                                                   {"--exact-seconds", &exact_seconds},
+                                                   {"--only", &only},
+                                                   {"--cold", &cold},
+                                                   {"--symmetry", &symmetry},
+                                                   {"--mix-remap", &mix_remap},
+                                                   {"--move-mix", &move_mix},
+                                                   {"--milp", &milp},
+                                                   {"--neutral-acceptance", &neutral_acceptance},
+                                                   {"--ram-cost", &ram_cost},
+                                                   {"--max-evaluations", &max_evaluations},
+                                                   {"--sa-start", &sa_start},
+                                                   {"--initial-temperature", &initial_temperature},
+                                                   {"--optima-file", &optima_file},
+                                                   {"--seed", &seed},
+                                                   {"--extra", &extra}};
     for (int i = 1; i < argc; i += 2) {
         if (i + 1 >= argc) {
             std::fprintf(stderr, "vmcap_quality: %s needs a value\n", argv[i]);
             return 2;
         }
-        if (!std::strcmp(argv[i], "--instances"))
-            instances = std::atoi(argv[i + 1]);
-        else if (!std::strcmp(argv[i], "--sa-seconds"))
-            sa_seconds = std::atof(argv[i + 1]);
-        else if (!std::strcmp(argv[i], "--exact-seconds"))
-            exact_seconds = std::atof(argv[i + 1]);
-        else if (!std::strcmp(argv[i], "--only"))
-            only = std::atoi(argv[i + 1]);
-        else if (!std::strcmp(argv[i], "--cold"))
-            cold = std::atoi(argv[i + 1]);
-        else if (!std::strcmp(argv[i], "--symmetry"))
-            symmetry = std::atoi(argv[i + 1]);
-        else if (!std::strcmp(argv[i], "--mix-remap"))
-            mix_remap = std::atof(argv[i + 1]);
-        else if (!std::strcmp(argv[i], "--move-mix"))
-            move_mix = argv[i + 1];
-        else if (!std::strcmp(argv[i], "--milp"))
-            milp = std::atoi(argv[i + 1]);
-        else if (!std::strcmp(argv[i], "--neutral-acceptance"))
-            neutral_acceptance = std::atof(argv[i + 1]);
-        else if (!std::strcmp(argv[i], "--ram-cost"))
-            ram_cost = std::atof(argv[i + 1]);
-        else if (!std::strcmp(argv[i], "--max-evaluations"))
-            max_evaluations = std::atoll(argv[i + 1]);
-        else if (!std::strcmp(argv[i], "--sa-start"))
-            sa_start = argv[i + 1];
-        else if (!std::strcmp(argv[i], "--initial-temperature"))
-            initial_temperature = std::atof(argv[i + 1]);
-        else if (!std::strcmp(argv[i], "--optima-file"))
-            optima_file = argv[i + 1];
-        else if (!std::strcmp(argv[i], "--seed"))
-            seed = std::strtoull(argv[i + 1], nullptr, 10);
-        else if (!std::strcmp(argv[i], "--extra"))
-            extra = std::atoi(argv[i + 1]);
-        else {
+        const auto it = options.find(argv[i]);
+        if (it == options.end()) {
             std::fprintf(stderr,
                          "usage: vmcap_quality [--instances N] [--sa-seconds S] [--exact-seconds S] [--only K] [--cold 1] [--symmetry 0] "
                          "[--mix-remap P] [--move-mix kind=p,...] [--neutral-acceptance P] [--ram-cost W] [--max-evaluations E] "
                          "[--sa-start greedy|snapshot] [--initial-temperature T] [--seed K] [--optima-file F] [--extra 0] [--milp 1]\n");
             return 2;
         }
+        const char* v = argv[i + 1];
+        std::visit(Overloaded{[&](int* x) { *x = std::atoi(v); }, [&](double* x) { *x = std::atof(v); },
+                              [&](std::int64_t* x) { *x = std::atoll(v); }, [&](std::uint64_t* x) { *x = std::strtoull(v, nullptr, 10); },
+                              [&](std::string* x) { *x = v; }},
+                   it->second);
     }
     if (instances < 1 || !(sa_seconds > 0) || !(exact_seconds > 0) || ram_cost < 0 || max_evaluations < 0 ||
         (sa_start != "greedy" && sa_start != "snapshot")) {

@@ -347,7 +347,7 @@ int cmd_snapshot(const Args& args) {
         ("node-vcpu", po::value<long long>()->default_value(16), "vCPUs per pNUMA node")
         ("node-ram-gib", po::value<double>()->default_value(64.0), "RAM per pNUMA node, GiB")
         ("time", po::value<double>(), "stop time, seconds since the first arrival (default: 2/3 of the arrival span, rounded to whole seconds)")
-        ("placer", po::value<std::string>()->default_value("best-fit"), "best-fit | first-fit | link-fit | vmcap-fit | starnet | starnetla | deferred-acceptance | ctaap | exact (placement/placer.h: vmcap-fit puts each VM where the weighted capacity of the targets drops least)")
+        ("placer", po::value<std::string>()->default_value("best-fit"), ("online placer: " + placer_names() + " (placement/placer.h; vmcap-fit puts each VM where the weighted capacity of the targets drops least)").c_str())
         ("sample", po::value<double>()->default_value(1.0), "keep each trace VM with this probability, in (0,1]")
         ("seed", po::value<std::string>()->default_value("1"), "seed of lifetime draws (Azure) and sampling (uint64)")
         ("copies", po::value<int>()->default_value(1),

@@ -7,6 +7,7 @@
 #include <sstream>
 #include <unordered_map>
 
+#include "instances/snapshot_io.h"
 #include "instances/topology.h"
 
 namespace vmcap {
@@ -270,14 +271,9 @@ void read_server_groups(const OpenStackInput& in, Problem& p) {
             policy = text(w, gs[i], where, "Policies");
         }
         if (policy == "soft-affinity") continue;  // no term for it
-        if (policy == "anti-affinity")
-            g.policy = GroupPolicy::AntiAffinity;
-        else if (policy == "affinity")
-            g.policy = GroupPolicy::Affinity;
-        else if (policy == "soft-anti-affinity")
-            g.policy = GroupPolicy::SoftAntiAffinity;
-        else
-            throw w.fail(where + ".Policy", "unknown policy \"" + policy + "\"");
+        const std::optional<GroupPolicy> named = group_policy_named(policy);
+        if (!named) throw w.fail(where + ".Policy", "unknown policy \"" + policy + "\"");
+        g.policy = *named;
         std::vector<std::string> ids;
         const json& m = gs[i].contains("Members") ? gs[i]["Members"] : json();
         if (m.is_array()) {

@@ -740,14 +740,9 @@ void parse_server_groups(const Ctx& c, const json& doc, Problem& p, const std::u
         if (!ids.insert(sg.id).second) c.fail(join(path, "id"), "duplicate server group id \"" + sg.id + "\"");
         const std::string where = path + " (id \"" + sg.id + "\")";
         const std::string policy = get_string(c, need(c, o, path, "policy"), join(path, "policy"));
-        if (policy == "anti-affinity")
-            sg.policy = GroupPolicy::AntiAffinity;
-        else if (policy == "affinity")
-            sg.policy = GroupPolicy::Affinity;
-        else if (policy == "soft-anti-affinity")
-            sg.policy = GroupPolicy::SoftAntiAffinity;
-        else
-            c.fail(where + ".policy", "expected \"anti-affinity\", \"affinity\" or \"soft-anti-affinity\", got \"" + policy + "\"");
+        const std::optional<GroupPolicy> named = group_policy_named(policy);
+        if (!named) c.fail(where + ".policy", "expected \"anti-affinity\", \"affinity\" or \"soft-anti-affinity\", got \"" + policy + "\"");
+        sg.policy = *named;
         const json& ms = need(c, o, path, "members");
         if (!ms.is_array()) c.fail(where + ".members", "expected an array of VM ids");
         for (std::size_t i = 0; i < ms.size(); ++i) {
@@ -843,14 +838,76 @@ Problem load_snapshot(const std::string& path) {
 
 namespace {
 
-nlohmann::ordered_json host_ids_json(const Problem& p, const std::vector<int>& hosts) {
-    nlohmann::ordered_json a = nlohmann::ordered_json::array();
-    for (int h : hosts) a.push_back(p.hosts[h].id);
+using oj = nlohmann::ordered_json;
+
+/** The JSON array of row(x) for each x of `xs`, in order. */
+template <class Range, class Row>
+oj array_of(const Range& xs, Row&& row) {
+    oj a = oj::array();
+    for (const auto& x : xs) a.push_back(row(x));
     return a;
 }
 
+oj host_ids_json(const Problem& p, const std::vector<int>& hosts) {
+    return array_of(hosts, [&](int h) { return p.hosts[h].id; });
+}
+
+/** host_types[i]: node_capacity one object when every pNUMA node has the same, else one per node. */
+oj host_type_json(const Problem& p, const HostType& ht) {
+    const int R = p.num_resources();
+    oj o;
+    o["name"] = ht.name;
+    o["topology"] = topology_to_json(ht.topology);
+    bool uniform = true;
+    for (int i = 1; i < ht.num_nodes(); ++i)
+        for (int r = 0; r < R; ++r) uniform = uniform && ht.node_capacity[i * R + r] == ht.node_capacity[r];
+    auto node = [&](int i) {
+        oj cap;
+        for (int r = 0; r < R; ++r) cap[p.resources[r]] = ht.node_capacity[i * R + r];
+        return cap;
+    };
+    if (uniform) {
+        o["node_capacity"] = node(0);
+    } else {
+        oj arr = oj::array();
+        for (int i = 0; i < ht.num_nodes(); ++i) arr.push_back(node(i));
+        o["node_capacity"] = arr;
+    }
+    if (ht.nic_mbps > 0) o["nic_mbps"] = ht.nic_mbps;
+    return o;
+}
+
+oj host_json(const Problem& p, const Host& h) {
+    oj o = {{"id", h.id}, {"type", p.host_types[h.type].name}};
+    if (!h.rack.empty()) o["rack"] = h.rack;
+    if (!h.pod.empty()) o["pod"] = h.pod;
+    if (!h.uplink.empty()) o["uplink"] = h.uplink;
+    return o;
+}
+
+/** flavors[i]: vCPU and RAM always, other resources when demanded. */
+oj flavor_json(const Problem& p, const Flavor& f) {
+    oj o;
+    o["name"] = f.name;
+    for (int r = 0; r < p.num_resources(); ++r)
+        if (r < 2 || f.demand[r] != 0) o[p.resources[r]] = f.demand[r];
+    o["vnuma"] = topology_to_json(f.vnuma);
+    o["weight"] = f.weight;
+    if (f.bandwidth_mbps > 0) o["bandwidth_mbps"] = f.bandwidth_mbps;
+    return o;
+}
+
+/** vms[i]: pNUMA nodes 1-based, as the format counts them. */
+oj vm_json(const Problem& p, const Vm& vm) {
+    oj pn = oj::array();
+    for (int v = 0; v < p.flavors[vm.flavor].num_vnuma(); ++v) pn.push_back(vm.pnuma[v] + 1);
+    oj o = {{"id", vm.id}, {"flavor", p.flavors[vm.flavor].name}, {"host", p.hosts[vm.host].id}, {"pnuma", pn}};
+    if (!vm.migratable) o["migratable"] = false;
+    if (!vm.tenant.empty()) o["tenant"] = vm.tenant;
+    return o;
+}
+
 nlohmann::ordered_json server_groups_json(const Problem& p) {
-    using oj = nlohmann::ordered_json;
     oj gs = oj::array();
     for (const ServerGroup& g : p.server_groups) {
         oj m = oj::array();
@@ -862,74 +919,21 @@ nlohmann::ordered_json server_groups_json(const Problem& p) {
 
 }  // namespace
 
+std::optional<GroupPolicy> group_policy_named(std::string_view name) {
+    for (const GroupPolicy p : {GroupPolicy::AntiAffinity, GroupPolicy::Affinity, GroupPolicy::SoftAntiAffinity})
+        if (name == to_string(p)) return p;
+    return std::nullopt;
+}
+
 nlohmann::ordered_json snapshot_to_json(const Problem& p) {
-    using oj = nlohmann::ordered_json;
-    const int R = p.num_resources();
     oj doc;
     doc["format"] = kSnapshotFormat;
     if (!p.source.empty()) doc["source"] = p.source;
     doc["resources"] = p.resources;
-    oj hts = oj::array();
-    for (const auto& ht : p.host_types) {
-        oj o;
-        o["name"] = ht.name;
-        o["topology"] = topology_to_json(ht.topology);
-        bool uniform = true;
-        for (int i = 1; i < ht.num_nodes(); ++i)
-            for (int r = 0; r < R; ++r) uniform = uniform && ht.node_capacity[i * R + r] == ht.node_capacity[r];
-        auto node = [&](int i) {
-            oj cap;
-            for (int r = 0; r < R; ++r) cap[p.resources[r]] = ht.node_capacity[i * R + r];
-            return cap;
-        };
-        if (uniform) {
-            o["node_capacity"] = node(0);
-        } else {
-            oj arr = oj::array();
-            for (int i = 0; i < ht.num_nodes(); ++i) arr.push_back(node(i));
-            o["node_capacity"] = arr;
-        }
-        if (ht.nic_mbps > 0) o["nic_mbps"] = ht.nic_mbps;
-        hts.push_back(o);
-    }
-    doc["host_types"] = hts;
-    oj hs = oj::array();
-    for (const auto& h : p.hosts) {
-        oj o;
-        o["id"] = h.id;
-        o["type"] = p.host_types[h.type].name;
-        if (!h.rack.empty()) o["rack"] = h.rack;
-        if (!h.pod.empty()) o["pod"] = h.pod;
-        if (!h.uplink.empty()) o["uplink"] = h.uplink;
-        hs.push_back(o);
-    }
-    doc["hosts"] = hs;
-    oj fs = oj::array();
-    for (const auto& f : p.flavors) {
-        oj o;
-        o["name"] = f.name;
-        for (int r = 0; r < R; ++r)
-            if (r < 2 || f.demand[r] != 0) o[p.resources[r]] = f.demand[r];
-        o["vnuma"] = topology_to_json(f.vnuma);
-        o["weight"] = f.weight;
-        if (f.bandwidth_mbps > 0) o["bandwidth_mbps"] = f.bandwidth_mbps;
-        fs.push_back(o);
-    }
-    doc["flavors"] = fs;
-    oj vs = oj::array();
-    for (const auto& vm : p.vms) {
-        oj o;
-        o["id"] = vm.id;
-        o["flavor"] = p.flavors[vm.flavor].name;
-        o["host"] = p.hosts[vm.host].id;
-        oj pn = oj::array();
-        for (int v = 0; v < p.flavors[vm.flavor].num_vnuma(); ++v) pn.push_back(vm.pnuma[v] + 1);
-        o["pnuma"] = pn;
-        if (!vm.migratable) o["migratable"] = false;
-        if (!vm.tenant.empty()) o["tenant"] = vm.tenant;
-        vs.push_back(o);
-    }
-    doc["vms"] = vs;
+    doc["host_types"] = array_of(p.host_types, [&](const HostType& ht) { return host_type_json(p, ht); });
+    doc["hosts"] = array_of(p.hosts, [&](const Host& h) { return host_json(p, h); });
+    doc["flavors"] = array_of(p.flavors, [&](const Flavor& f) { return flavor_json(p, f); });
+    doc["vms"] = array_of(p.vms, [&](const Vm& vm) { return vm_json(p, vm); });
     oj cons = oj::object();
     if (p.constraints.max_migrations != std::numeric_limits<std::int64_t>::max()) cons["max_migrations"] = p.constraints.max_migrations;
     if (p.constraints.max_migrated_ram_mib != std::numeric_limits<Amount>::max())

@@ -4,7 +4,9 @@
  * Cluster snapshot JSON (format "vmcap-snapshot/1", documented in docs/format.md): read with full
  * validation, write in canonical form. Node numbers are 1-based in JSON.
  */
+#include <optional>
 #include <string>
+#include <string_view>
 
 #include <nlohmann/json.hpp>
 
@@ -25,6 +27,11 @@ Problem load_snapshot(const std::string& path);
 
 /** As load_snapshot, from an already parsed document; `file` is used in messages only. */
 Problem parse_snapshot(const nlohmann::json& doc, const std::string& file);
+
+/** The server-group policy Nova calls `name` (the inverse of to_string(GroupPolicy)), for the
+ *  readers of snapshots and of OpenStack exports; nullopt for any other name (e.g.
+ *  "soft-affinity"), which the reader reports. O(1). */
+std::optional<GroupPolicy> group_policy_named(std::string_view name);
 
 /** Canonical JSON of a problem (keys in document order); parse_snapshot(snapshot_to_json(p)) reproduces p. */
 nlohmann::ordered_json snapshot_to_json(const Problem& problem);

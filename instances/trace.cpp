@@ -33,6 +33,13 @@ std::string slurp(const std::string& path) {
     return std::move(ss).str();
 }
 
+std::string quoted(std::string_view s) {
+    std::string out(1, '\'');
+    out.append(s);
+    out.push_back('\'');
+    return out;
+}
+
 /** Line-by-line reader over a whole file; strips a trailing '\r'. */
 class LineReader {
 public:
@@ -52,6 +59,13 @@ public:
     std::size_t line() const { return line_; }
     const std::string& path() const { return path_; }
     [[noreturn]] void fail(const std::string& what) const { vmcap::fail(path_, line_, what); }
+    /** Reads the first line, which must be `header` exactly; throws InputError naming the file
+     *  (and line 1) otherwise. */
+    void expect_header(std::string_view header) {
+        std::string_view line;
+        if (!next(line)) throw InputError(path_ + ":1: empty file, expected header '" + std::string(header) + "'");
+        if (line != header) fail("expected header '" + std::string(header) + "', got " + quoted(line));
+    }
 
 private:
     std::string path_;
@@ -87,10 +101,9 @@ std::vector<std::string_view> split(std::string_view s, char sep) {
     }
 }
 
-std::string quoted(std::string_view s) {
-    std::string out(1, '\'');
-    out.append(s);
-    out.push_back('\'');
+/** `out` sorted by arrival time, ties kept in their order. */
+std::vector<TraceVm> by_arrival(std::vector<TraceVm> out) {
+    std::stable_sort(out.begin(), out.end(), [](const TraceVm& a, const TraceVm& b) { return a.arrival_s < b.arrival_s; });
     return out;
 }
 
@@ -294,15 +307,13 @@ std::vector<TraceVm> read_azure_trace(const std::string& flavor_file, const std:
         t_prev = t;
         first = false;
     }
-    std::stable_sort(out.begin(), out.end(), [](const TraceVm& a, const TraceVm& b) { return a.arrival_s < b.arrival_s; });
-    return out;
+    return by_arrival(std::move(out));
 }
 
 std::vector<TraceVm> read_huawei_trace(const std::string& csv_file) {
     LineReader in(csv_file);
+    in.expect_header("vmid,cpu,mem,at,lt");
     std::string_view line;
-    if (!in.next(line)) throw InputError(csv_file + ":1: empty file, expected header 'vmid,cpu,mem,at,lt'");
-    if (line != "vmid,cpu,mem,at,lt") in.fail("expected header 'vmid,cpu,mem,at,lt', got " + quoted(line));
     std::vector<TraceVm> out;
     while (in.next(line)) {
         if (line.empty()) in.fail("empty line");
@@ -324,8 +335,7 @@ std::vector<TraceVm> read_huawei_trace(const std::string& csv_file) {
         vm.flavor_name = trace_flavor_name(cpu, vm.ram_mib);
         out.push_back(std::move(vm));
     }
-    std::stable_sort(out.begin(), out.end(), [](const TraceVm& a, const TraceVm& b) { return a.arrival_s < b.arrival_s; });
-    return out;
+    return by_arrival(std::move(out));
 }
 
 std::vector<TraceVm> merge_traces(std::vector<std::vector<TraceVm>> traces) {
@@ -337,8 +347,7 @@ std::vector<TraceVm> merge_traces(std::vector<std::vector<TraceVm>> traces) {
         for (auto& vm : t) out.push_back(std::move(vm));
         std::vector<TraceVm>().swap(t);  // release each input as soon as it is copied
     }
-    std::stable_sort(out.begin(), out.end(), [](const TraceVm& a, const TraceVm& b) { return a.arrival_s < b.arrival_s; });
-    return out;
+    return by_arrival(std::move(out));
 }
 
 std::vector<TraceVm> time_shifted_copy(const std::vector<TraceVm>& trace, double offset_s) {
@@ -356,15 +365,13 @@ std::vector<TraceVm> time_shifted_copy(const std::vector<TraceVm>& trace, double
         vm.arrival_s = first + std::fmod(vm.arrival_s - first + std::fmod(offset_s, span) + span, span);
         vm.departure_s = vm.arrival_s + life;
     }
-    std::stable_sort(out.begin(), out.end(), [](const TraceVm& a, const TraceVm& b) { return a.arrival_s < b.arrival_s; });
-    return out;
+    return by_arrival(std::move(out));
 }
 
 std::vector<FlavorRequest> read_request_log(const std::string& file) {
     LineReader in(file);
+    in.expect_header("time_s,flavor");
     std::string_view line;
-    if (!in.next(line)) throw InputError(file + ":1: empty file, expected header 'time_s,flavor'");
-    if (line != "time_s,flavor") in.fail("expected header 'time_s,flavor', got " + quoted(line));
     std::vector<FlavorRequest> out;
     while (in.next(line)) {
         const auto f = split(line, ',');

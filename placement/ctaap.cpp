@@ -288,7 +288,7 @@ std::vector<int> match(const Instance& in, const std::vector<double>& X, const s
 }
 
 /** Step 3 for one matching: the embedding of each matched VM when its host's VMs are packed
- *  largest first (-1: it does not pack next to the others; solve() then lowers that host's
+ *  largest first (-1: it does not pack next to the others; plan_group() then lowers that host's
  *  capacity and matches again), and per VM the link violations it takes part in: the paper's
  *  pairwise test and every arc the group's vlinks together overload. */
 std::vector<int> violations(const SearchState& s, const Instance& in, const std::vector<int>& A, std::vector<int>& emb) {
@@ -338,7 +338,7 @@ std::vector<int> violations(const SearchState& s, const Instance& in, const std:
     return pc;
 }
 
-class CtaapPlacer final : public Placer {
+class CtaapPlacer final : public GroupPlanner {
 public:
     std::vector<int> order(const SearchState& s, std::span<const int> group) override { return plan(s, group, true); }
 
@@ -346,34 +346,29 @@ public:
      *  a VM the matching leaves out is then tried alone. */
     std::vector<int> batch_order(const SearchState& s, std::span<const int> vms) override { return plan(s, vms, false); }
 
-    PlaceChoice choose(const SearchState& s, int vm) override {
-        const PlaceChoice c = plan_.take(vm, [&](int v) {  // a VM on its own: a group of one
-            const int one[1] = {v};
-            solve(s, one, true);
-        });
-        if (!c.found()) return c;
-        if (choice_admitted(s, vm, c)) return c;
-        // Stale: the state changed since the plan (live migrations made room in between); alone.
-        const int one[1] = {vm};
-        solve(s, one, true);
+private:
+    /** Left out of the plan: not found. Stale (the state changed since the plan: live migrations
+     *  made room in between): planned again alone. */
+    PlaceChoice unplanned(const SearchState& s, int vm, const PlaceChoice& planned) override {
+        if (!planned.found()) return planned;
+        plan_alone(s, vm);
         // The plan of one VM sees only its own links, not those to peers placed since: re-check it,
         // so that choose keeps the placer contract (admitted or not-found) whatever the state.
         const PlaceChoice again = plan_.take(vm, [](int) {});
         return again.found() && choice_admitted(s, vm, again) ? again : PlaceChoice{};
     }
 
-private:
-    /** A new plan of `group` (solve); returns the group in packing order, the order it is placed in. */
+    /** A new plan of `group` (plan_group); returns the group in packing order, the order it is placed in. */
     std::vector<int> plan(const SearchState& s, std::span<const int> group, bool whole) {
         plan_.clear();
         std::vector<int> out(group.begin(), group.end());
         std::sort(out.begin(), out.end(), [&](int a, int b) { return packs_before(s, a, b); });
-        solve(s, group, whole);
+        plan_group(s, group, whole);
         return out;
     }
 
     /** Plans `group` (whole: all or nothing; else the VMs matched, the others left unplanned). */
-    void solve(const SearchState& s, std::span<const int> group, bool whole) {
+    void plan_group(const SearchState& s, std::span<const int> group, bool whole) override {
         if (whole)
             for (int v : group) plan_.set(v, PlaceChoice{});
         Instance in = make_instance(s, group);
@@ -412,8 +407,6 @@ private:
             forbidden[static_cast<std::size_t>(i * M + A[static_cast<std::size_t>(i)])] = 1;
         }
     }
-
-    GroupPlan plan_;  // [vm]: its host and placement in the last group's plan
 };
 
 }  // namespace

@@ -45,23 +45,19 @@ namespace vmcap {
 
 namespace {
 
-class DeferredAcceptancePlacer final : public Placer {
+class DeferredAcceptancePlacer final : public GroupPlanner {
 public:
     std::vector<int> order(const SearchState& s, std::span<const int> group) override {
         std::vector<int> master(group.begin(), group.end());
         std::sort(master.begin(), master.end(), [&](int a, int b) { return ranks_before(s, a, b); });
-        match(s, master);
+        plan_group(s, master, true);
         return master;
     }
 
-    PlaceChoice choose(const SearchState& s, int vm) override {
-        const PlaceChoice c = plan_.take(vm, [&](int v) {  // a VM on its own: a group of one
-            const int one[1] = {v};
-            match(s, one);
-        });
-        if (c.found() && choice_admitted(s, vm, c)) return c;
-        // A rule refuses the match, or the state is not the one planned on (a rule moved an earlier
-        // VM, or live migrations made room): the first admitted placement, if any (complete).
+private:
+    /** Unmatched, a rule refuses the match, or the state is not the one planned on (a rule moved an
+     *  earlier VM, or live migrations made room): the first admitted placement, if any (complete). */
+    PlaceChoice unplanned(const SearchState& s, int vm, const PlaceChoice&) override {
         const int f = s.flavor_of(vm);
         return first_admitted(s, vm, [&](int h, int e) {
             const Embedding& em = s.model().evaluator(s.type_of(h), f).placements()[static_cast<std::size_t>(e)];
@@ -69,7 +65,6 @@ public:
         });
     }
 
-private:
     /** The hosts' master list: does VM a come before VM b? */
     static bool ranks_before(const SearchState& s, int a, int b) {
         const Flavor& fa = s.problem().flavors[static_cast<std::size_t>(s.flavor_of(a))];
@@ -94,8 +89,8 @@ private:
 
     /** The matching of `master` (the batch in the hosts' order) on the state now: each VM in that
      *  order on the first host of its list where it still fits next to those matched before it
-     *  (scratch free amounts per host); fills plan_. */
-    void match(const SearchState& s, std::span<const int> master) {
+     *  (scratch free amounts per host); fills plan_. The same for a group and a batch. */
+    void plan_group(const SearchState& s, std::span<const int> master, bool) override {
         prefs_.clear();
         const int R = s.model().num_resources();
         std::unordered_map<int, std::vector<Amount>> free;  // host -> free amounts after the VMs matched to it so far
@@ -114,7 +109,6 @@ private:
         }
     }
 
-    GroupPlan plan_;                                   // [vm]: its match in the last batch (not found: unmatched)
     std::unordered_map<int, std::vector<int>> prefs_;  // [flavor]: hosts in preference order, this batch
 };
 

@@ -77,11 +77,11 @@ constexpr double kInf = 1e30;
 /** Best effort: the objective's reward per VM placed, above any host's free vCPU (best fit's cost). */
 constexpr double kPlacedFirst = 1e7;
 
-class ExactPlacer final : public Placer {
+class ExactPlacer final : public GroupPlanner {
 public:
     std::vector<int> order(const SearchState& s, std::span<const int> group) override {
         plan_.clear();
-        solve(s, group, true);
+        plan_group(s, group, true);
         std::vector<int> out(group.begin(), group.end());
         // A VM that presolve found no host for goes first: place_group reports it as the one that failed.
         if (const auto it = std::find(out.begin(), out.end(), culprit_); it != out.end()) std::rotate(out.begin(), it, it + 1);
@@ -92,30 +92,24 @@ public:
      *  best-effort semantics, digest §1.6), then best fit. */
     std::vector<int> batch_order(const SearchState& s, std::span<const int> vms) override {
         plan_.clear();
-        solve(s, vms, false);
+        plan_group(s, vms, false);
         return {vms.begin(), vms.end()};
-    }
-
-    /** The VM's place in the plan of its group (order() just before), taken once; a VM placed on
-     *  its own (no plan) is a group of one. */
-    PlaceChoice choose(const SearchState& s, int vm) override {
-        const PlaceChoice c = plan_.take(vm, [&](int v) {  // a VM on its own: a group of one
-            const int one[1] = {v};
-            solve(s, one, true);
-        });
-        if (!c.found()) return c;
-        if (choice_admitted(s, vm, c)) return c;
-        return first_admitted(s, vm, [&](int h, int e) { return CandidateKey{host_free(s, h).vcpu, h, e, 0}; });
     }
 
     std::string refusal_note() const override { return note_; }
 
 private:
+    /** Left out of the group's solution: not found. Stale (the state changed since order()): best
+     *  fit among the admitted placements. */
+    PlaceChoice unplanned(const SearchState& s, int vm, const PlaceChoice& planned) override {
+        if (!planned.found()) return planned;
+        return first_admitted(s, vm, [&](int h, int e) { return CandidateKey{host_free(s, h).vcpu, h, e, 0}; });
+    }
+
     /** Solves the group's MILP on the state now and records its plan (not found for every VM when
      *  it has no solution). */
-    void solve(const SearchState& s, std::span<const int> group, bool whole);
+    void plan_group(const SearchState& s, std::span<const int> group, bool whole) override;
 
-    GroupPlan plan_;    // [vm]: where the last group's solution puts it
     std::string note_;  // refusal_note(): how the last MILP without a solution ended
     int culprit_ = -1;  // the VM of the last group that presolve found no host for, or -1
 };
@@ -342,7 +336,7 @@ private:
     std::unordered_map<int, int> arc_row_;               // arcs that may bind -> their row
 };
 
-void ExactPlacer::solve(const SearchState& s, std::span<const int> group, bool whole) {
+void ExactPlacer::plan_group(const SearchState& s, std::span<const int> group, bool whole) {
     GroupMilp m;
     const std::vector<std::tuple<int, int, int, int>> xcols = MilpBuilder(s, group, whole, m).build();
     note_.clear();

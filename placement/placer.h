@@ -149,6 +149,42 @@ private:
     std::unordered_map<int, PlaceChoice> plan_;
 };
 
+/**
+ * A strategy that plans a group at once (in order() or batch_order()) into `plan_` and hands each
+ * VM its planned choice in choose(): `ctaap`, `deferred-acceptance`, `exact`. choose() takes the
+ * VM's planned choice once (a VM with none, placed on its own, is first planned alone: a group of
+ * one) and returns it when it is found and still admitted
+ * (choice_admitted); otherwise unplanned() decides, so the strategy says what a VM the plan left
+ * out, or a stale choice (the state changed since the plan, e.g. live migrations made room),
+ * gets. Same contract as Placer; choose() costs plan_group() (when the VM has no plan) plus
+ * choice_admitted plus unplanned() when that runs.
+ */
+class GroupPlanner : public Placer {
+public:
+    PlaceChoice choose(const SearchState& state, int vm) final {
+        const PlaceChoice c = plan_.take(vm, [&](int v) { plan_alone(state, v); });
+        if (c.found() && choice_admitted(state, vm, c)) return c;
+        return unplanned(state, vm, c);
+    }
+
+protected:
+    /** Plans the arriving VMs of `group` on the state now into plan_ (clearing it first is the
+     *  caller's choice): every VM of the group gets an entry, not found for one planned to stay
+     *  out. `whole`: the group is placed all or nothing (order()), else as many as possible
+     *  (batch_order()). */
+    virtual void plan_group(const SearchState& state, std::span<const int> group, bool whole) = 0;
+    /** Plans `vm` on its own: a group of one. */
+    void plan_alone(const SearchState& state, int vm) {
+        const int one[1] = {vm};
+        plan_group(state, one, true);
+    }
+    /** The choice of `vm` when its planned choice `planned` (already taken from plan_) is not found
+     *  or no longer admitted; must keep the placer contract (fits and admitted, or not-found). */
+    virtual PlaceChoice unplanned(const SearchState& state, int vm, const PlaceChoice& planned) = 0;
+
+    GroupPlan plan_;  ///< [vm]: its choice in the last group's plan
+};
+
 /** Exact weighted capacity change of `host` (score units, <= 0 for VMCAP alone) if a VM of `flavor`
  *  took placement `emb` there now. O(targets x VMCAP). */
 Score placement_delta(const SearchState& state, int flavor, int host, const Embedding& emb);

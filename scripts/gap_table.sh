@@ -11,27 +11,18 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 WORK=${1:-/tmp/vmcap-gap}
-VMCAP=${VMCAP:-build/vmcap}
-mkdir -p "$WORK"
-
-snap() {  # name, then vmcap snapshot arguments
-  local name=$1; shift
-  [ -f "$WORK/$name.json" ] || "$VMCAP" snapshot "$@" --out "$WORK/$name.json" >/dev/null
-}
+. scripts/table_lib.sh
 snap az-test-1100 --trace azure-test --copies 3 --hosts 1100
 snap huawei-1000 --trace huawei --copies 64 --hosts 1000
-snap az-test-2200 --trace azure-test --copies 6 --hosts 2200
-snap az-dev-2000 --trace azure-dev --copies 6 --hosts 2000
-snap huawei-2000 --trace huawei --copies 128 --hosts 2000
+snap_large
 cp instances/examples/azure-cq3-160.json "$WORK/example-160.json"
 
-field() { grep -m1 -o "\"$1\": *[-0-9.e+]*" "$2" | sed 's/.*: *//'; }
 row() {  # name, budget label, then extra plan flags
   local name=$1 label=$2; shift 2
   local f="$WORK/$name.json"
   local hosts vms
-  hosts=$(grep -c '"type"' "$f" || true)
-  vms=$(grep -c '"flavor"' "$f" || true)
+  hosts=$(host_count "$f")
+  vms=$(vm_count "$f")
   "$VMCAP" plan --cluster "$f" --algorithm greedy --time-limit 3600 --quiet --out "$WORK/g.json" "$@" >/dev/null
   "$VMCAP" plan --cluster "$f" --time-limit 3600 --quiet --out "$WORK/s.json" "$@" >/dev/null
   local before greedy sa bound gg gs secs migr
@@ -53,10 +44,10 @@ echo "|---|---|---|---|---|---|---|---|---|---|---|"
 row example-160 "snapshot"
 row az-test-1100 "snapshot"
 row huawei-1000 "snapshot"
-for name in az-test-2200 az-dev-2000 huawei-2000; do
-  vms=$(grep -c '"flavor"' "$WORK/$name.json" || true)
+for name in $LARGE; do
+  vms=$(vm_count "$WORK/$name.json")
   for pct in 0.5 1 5; do
-    budget=$(awk -v v="$vms" -v p="$pct" 'BEGIN { b = v * p / 100; print (b == int(b)) ? b : int(b) + 1 }')
+    budget=$(budget_of "$vms" "$pct")
     row "$name" "$pct%" --max-migrations "$budget"
   done
 done

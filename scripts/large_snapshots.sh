@@ -8,26 +8,18 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 WORK=${1:-/tmp/vmcap-large}
-VMCAP=${VMCAP:-build/vmcap}
-mkdir -p "$WORK"
-
-snap() {  # name, then vmcap snapshot arguments
-  local name=$1; shift
-  [ -f "$WORK/$name.json" ] || "$VMCAP" snapshot "$@" --out "$WORK/$name.json" >/dev/null
-}
-snap az-test-2200 --trace azure-test --copies 6 --hosts 2200
-snap az-dev-2000 --trace azure-dev --copies 6 --hosts 2000
-snap huawei-2000 --trace huawei --copies 128 --hosts 2000
+. scripts/table_lib.sh
+snap_large
 
 objective() { grep '^objective' | awk '{print $2, $4}'; }
 echo "| snapshot | hosts | VMs | budget | migrations | before | greedy | annealing | gain over greedy | greedy s | annealing s |"
 echo "|---|---|---|---|---|---|---|---|---|---|---|"
-for name in az-test-2200 az-dev-2000 huawei-2000; do
+for name in $LARGE; do
   f="$WORK/$name.json"
-  hosts=$(grep -c '"type"' "$f" || true)
-  vms=$(grep -c '"flavor"' "$f" || true)
+  hosts=$(host_count "$f")
+  vms=$(vm_count "$f")
   for pct in 0.5 1 5; do
-    budget=$(awk -v v="$vms" -v p="$pct" 'BEGIN { b = v * p / 100; print (b == int(b)) ? b : int(b) + 1 }')
+    budget=$(budget_of "$vms" "$pct")
     g=$( { /usr/bin/time -f "%e" "$VMCAP" plan --cluster "$f" --algorithm greedy --max-migrations "$budget" --time-limit 3600 --quiet --out "$WORK/g.json"; } 2>"$WORK/t" )
     gs=$(tail -1 "$WORK/t")
     s=$( { /usr/bin/time -f "%e" "$VMCAP" plan --cluster "$f" --max-migrations "$budget" --time-limit 3600 --quiet --out "$WORK/s.json"; } 2>"$WORK/t" )

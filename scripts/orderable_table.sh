@@ -15,17 +15,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 WORK=${1:-/tmp/vmcap-order}
-VMCAP=${VMCAP:-build/vmcap}
 EXTRA=${EXTRA:-}
 SEEDS=${SEEDS:-1 2 3}
 TABU_SEEDS=${TABU_SEEDS:-1 2 3}
 [ -z "${EVALS:-}" ] || EXTRA="$EXTRA --max-evaluations $EVALS"
-mkdir -p "$WORK"
-
-snap() {  # name, then vmcap snapshot arguments
-  local name=$1; shift
-  [ -f "$WORK/$name.json" ] || "$VMCAP" snapshot "$@" --out "$WORK/$name.json" >/dev/null
-}
+. scripts/table_lib.sh
 snap az-test-1100 --trace azure-test --copies 3 --hosts 1100
 snap huawei-1000 --trace huawei --copies 64 --hosts 1000
 snap az-test-tight --trace azure-test --copies 3 --hosts 450   # vCPU 92.4% in use (the trace's most)
@@ -33,7 +27,6 @@ snap huawei-tight --trace huawei --copies 64 --hosts 640        # vCPU 96.5%
 snap huawei-tighter --trace huawei --copies 64 --hosts 600      # vCPU 97.6%
 cp instances/examples/azure-cq3-160.json "$WORK/example-160.json"
 
-field() { grep -m1 -o "\"$1\": *[-0-9.e+]*" "$2" | sed 's/.*: *//'; }
 # The search's best state: the plan's search.best_state_objective, else (older builds) the last
 # progress line on stderr.
 best_of() {
@@ -47,9 +40,9 @@ echo "| snapshot | budget | algorithm | seed | before | search's best state | pl
 echo "|---|---|---|---|---|---|---|---|---|"
 for name in ${SNAPS:-example-160 az-test-1100 huawei-1000 az-test-tight huawei-tight huawei-tighter}; do
   f="$WORK/$name.json"
-  vms=$(grep -c '"flavor"' "$f" || true)
+  vms=$(vm_count "$f")
   for pct in 1 5; do
-    budget=$(awk -v v="$vms" -v p="$pct" 'BEGIN { b = v * p / 100; print (b == int(b)) ? b : int(b) + 1 }')
+    budget=$(budget_of "$vms" "$pct")
     # shellcheck disable=SC2086
     "$VMCAP" plan --cluster "$f" --algorithm greedy --max-migrations "$budget" --time-limit 3600 --quiet $EXTRA --out "$WORK/g.json" >/dev/null
     greedy=$(field objective_after "$WORK/g.json")

@@ -10,6 +10,7 @@
 #include <chrono>
 #include <cstdio>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <random>
 #include <string>
@@ -46,53 +47,23 @@ using test::name;
 Problem networked(const std::string& topo, int hosts, int vms, std::int64_t budget, std::uint64_t seed) {
     Problem p;
     p.resources = {"vcpu", "ram_mib"};
-    HostType ht;
-    ht.name = topo;
-    ht.topology = parse_topology(topo);
-    const Amount node_vcpu = ht.num_nodes() == 1 ? 8 : 4;
-    for (int i = 0; i < ht.num_nodes(); ++i) {
-        ht.node_capacity.push_back(node_vcpu);
-        ht.node_capacity.push_back(node_vcpu * 4 * 1024);
-    }
-    p.host_types.push_back(ht);
+    const Amount node_vcpu = parse_topology(topo).size() == 1 ? 8 : 4;
+    p.host_types.push_back(test::small_host_type(topo, topo, node_vcpu, node_vcpu * 4 * 1024));
     for (int h = 0; h < hosts; ++h) p.hosts.push_back(Host{name("h", h), 0, name("tor", h % 3), "p0", ""});  // rack = its ToR
-    auto flavor = [&](const char* n, Amount vcpu, Amount gib, const char* vnuma, double w) {
-        Flavor f;
-        f.name = n;
-        f.demand = {vcpu, gib * 1024};
-        f.vnuma = parse_topology(vnuma);
-        f.weight = w;
-        p.flavors.push_back(f);
-    };
-    flavor("1c4g", 1, 4, "K1", 0.0);
-    flavor("2c8g", 2, 8, "K1", 1.0);
-    flavor("4c16g", 4, 16, ht.num_nodes() == 1 ? "K1" : "K2", 1.5);
-    if (ht.num_nodes() >= 4) flavor("8c32g", 8, 32, "K4", 2.0);
+    const int n = p.host_types[0].num_nodes();
+    test::add_flavor(p, "1c4g", 1, 4, "K1", 0.0);
+    test::add_flavor(p, "2c8g", 2, 8, "K1", 1.0);
+    test::add_flavor(p, "4c16g", 4, 16, n == 1 ? "K1" : "K2", 1.5);
+    if (n >= 4) test::add_flavor(p, "8c32g", 8, 32, "K4", 2.0);
     std::mt19937_64 rng(seed);
-    std::vector<std::vector<Amount>> used(hosts, std::vector<Amount>(ht.node_capacity.size(), 0));
-    for (int attempt = 0; attempt < 1000 && static_cast<int>(p.vms.size()) < vms; ++attempt) {
-        const int f = static_cast<int>(rng() % p.flavors.size());
-        const Flavor& fl = p.flavors[f];
-        const int k = fl.num_vnuma();
-        int h = static_cast<int>(rng() % static_cast<std::uint64_t>(hosts));
-        if (p.vms.size() % 2 == 1 && attempt % 50 != 49) h = p.vms.back().host;  // the partner's host
-        const auto embs = enumerate_embeddings(ht.topology.graph, fl.vnuma.graph);
-        const Embedding& e = embs[rng() % embs.size()];
-        bool ok = true;
-        for (int v = 0; v < k; ++v)
-            for (int r = 0; r < 2; ++r) ok = ok && used[h][e.map[v] * 2 + r] + fl.demand[r] / k <= ht.node_capacity[e.map[v] * 2 + r];
-        if (!ok) continue;
-        Vm vm;
-        vm.id = name("vm", static_cast<int>(p.vms.size()));
-        vm.flavor = f;
-        vm.host = h;
-        for (int v = 0; v < k; ++v) {
-            vm.pnuma[v] = e.map[v];
-            for (int r = 0; r < 2; ++r) used[h][e.map[v] * 2 + r] += fl.demand[r] / k;
-        }
-        vm.migratable = rng() % 7 != 0;
-        p.vms.push_back(vm);
-    }
+    test::RandomPlacing how;
+    how.attempts = 1000;
+    how.max_vms = vms;
+    how.host = [&](std::mt19937_64& g, int attempt) {
+        const int h = static_cast<int>(g() % static_cast<std::uint64_t>(hosts));
+        return p.vms.size() % 2 == 1 && attempt % 50 != 49 ? p.vms.back().host : h;  // the partner's host
+    };
+    test::place_at_random(p, rng, how);
     p.constraints.max_migrations = budget;
     finalize_problem(p, "<networked>");
     test::add_leaf_spine(p, seed * 31 + 7, 50, 500, 100, 300);
@@ -114,81 +85,23 @@ Problem networked(const std::string& topo, int hosts, int vms, std::int64_t budg
  */
 Score brute_force(const CapacityModel& m, bool links) {
     const Problem& p = m.problem();
-    const int R = p.num_resources();
-    const int H = static_cast<int>(p.hosts.size());
     const NetworkRoutes routes(p);
-    std::vector<int> host(p.vms.size());
-    for (std::size_t v = 0; v < p.vms.size(); ++v) host[v] = p.vms[v].host;
-    const std::vector<std::int64_t> snapshot = link_loads(p, routes, host);
-    const auto usage = compute_node_usage(p);
-    std::vector<std::vector<Amount>> free(H);
-    for (int h = 0; h < H; ++h)
-        for (std::size_t i = 0; i < usage[h].size(); ++i) free[h].push_back(p.host_type_of(h).node_capacity[i] - usage[h][i]);
-    std::vector<int> movable;
-    for (std::size_t v = 0; v < p.vms.size(); ++v)
-        if (p.vms[v].migratable) movable.push_back(static_cast<int>(v));
-    auto mask_of = [&](int v) {
-        unsigned mask = 0;
-        for (int i = 0; i < p.flavors[p.vms[v].flavor].num_vnuma(); ++i) mask |= 1U << p.vms[v].pnuma[i];
-        return mask;
-    };
-    auto shift = [&](int h, int flavor, unsigned mask, Amount sign) {
-        for (int i = 0; i < p.host_type_of(h).num_nodes(); ++i)
-            if ((mask >> i) & 1U)
-                for (int r = 0; r < R; ++r) free[h][i * R + r] += sign * p.flavors[flavor].node_demand[r];
-    };
-    auto value = [&] {
+    std::vector<int> snapshot_host(p.vms.size());
+    for (std::size_t v = 0; v < p.vms.size(); ++v) snapshot_host[v] = p.vms[v].host;
+    const std::vector<std::int64_t> snapshot = link_loads(p, routes, snapshot_host);
+    Score best = std::numeric_limits<Score>::min();
+    test::for_each_final_state(m, [&](const std::vector<std::vector<Amount>>& free, const std::vector<int>& host) {
+        if (links) {
+            const auto load = link_loads(p, routes, host);
+            for (int l = 0; l < routes.num_links(); ++l)
+                if (load[l] > std::max(routes.capacity(l), snapshot[l])) return;
+        }
         Score s = 0;
         for (std::size_t f = 0; f < p.flavors.size(); ++f)
-            for (int h = 0; h < H; ++h)
+            for (std::size_t h = 0; h < p.hosts.size(); ++h)
                 s += weight_units(p.flavors[f].weight) * m.host_capacity(p.hosts[h].type, static_cast<int>(f), free[h].data());
-        return s;
-    };
-    auto links_ok = [&] {
-        const auto load = link_loads(p, routes, host);
-        for (int l = 0; l < routes.num_links(); ++l)
-            if (load[l] > std::max(routes.capacity(l), snapshot[l])) return false;
-        return true;
-    };
-    Score best = value();
-    std::vector<int> chosen;
-    std::function<void(std::size_t)> assign = [&](std::size_t k) {
-        if (k == chosen.size()) {
-            if (!links || links_ok()) best = std::max(best, value());
-            return;
-        }
-        const int v = chosen[k];
-        const int f = p.vms[v].flavor;
-        for (int h = 0; h < H; ++h)
-            for (const Embedding& e : m.evaluator(p.hosts[h].type, f).placements()) {
-                if (h == p.vms[v].host && e.mask == mask_of(v)) continue;
-                bool fits = true;
-                for (int i = 0; i < p.host_type_of(h).num_nodes() && fits; ++i)
-                    if ((e.mask >> i) & 1U)
-                        for (int r = 0; r < R; ++r) fits = fits && free[h][i * R + r] >= p.flavors[f].node_demand[r];
-                if (!fits) continue;
-                shift(h, f, e.mask, -1);
-                host[v] = h;
-                assign(k + 1);
-                host[v] = p.vms[v].host;
-                shift(h, f, e.mask, +1);
-            }
-    };
-    std::function<void(std::size_t, Amount)> subsets = [&](std::size_t first, Amount ram) {
-        if (!chosen.empty()) assign(0);
-        if (static_cast<std::int64_t>(chosen.size()) >= p.constraints.max_migrations) return;
-        for (std::size_t i = first; i < movable.size(); ++i) {
-            const int v = movable[i];
-            const Amount r = p.flavors[p.vms[v].flavor].demand[kRamMib];
-            if (ram + r > p.constraints.max_migrated_ram_mib) continue;
-            shift(p.vms[v].host, p.vms[v].flavor, mask_of(v), +1);
-            chosen.push_back(v);
-            subsets(i + 1, ram + r);
-            chosen.pop_back();
-            shift(p.vms[v].host, p.vms[v].flavor, mask_of(v), -1);
-        }
-    };
-    subsets(0, 0);
+        best = std::max(best, s);
+    });
     return best;
 }
 

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <filesystem>
 #include <functional>
+#include <limits>
 #include <map>
 #include <random>
 #include <tuple>
@@ -30,69 +31,14 @@ namespace {
  */
 double brute_force(const CapacityModel& m) {
     const Problem& p = m.problem();
-    const int R = p.num_resources();
-    const int H = static_cast<int>(p.hosts.size());
-    const auto usage = compute_node_usage(p);
-    std::vector<std::vector<Amount>> free(H);
-    for (int h = 0; h < H; ++h)
-        for (std::size_t i = 0; i < usage[h].size(); ++i) free[h].push_back(p.host_type_of(h).node_capacity[i] - usage[h][i]);
-    std::vector<int> movable;
-    for (std::size_t v = 0; v < p.vms.size(); ++v)
-        if (p.vms[v].migratable) movable.push_back(static_cast<int>(v));
-    auto mask_of = [&](int v) {
-        unsigned mask = 0;
-        for (int i = 0; i < p.flavors[p.vms[v].flavor].num_vnuma(); ++i) mask |= 1U << p.vms[v].pnuma[i];
-        return mask;
-    };
-    auto shift = [&](int h, int flavor, unsigned mask, Amount sign) {
-        for (int i = 0; i < p.host_type_of(h).num_nodes(); ++i)
-            if ((mask >> i) & 1U)
-                for (int r = 0; r < R; ++r) free[h][i * R + r] += sign * p.flavors[flavor].node_demand[r];
-    };
-    auto value = [&] {
+    double best = -std::numeric_limits<double>::infinity();
+    test::for_each_final_state(m, [&](const std::vector<std::vector<Amount>>& free, const std::vector<int>&) {
         double s = 0.0;
-        for (int h = 0; h < H; ++h)
+        for (std::size_t h = 0; h < p.hosts.size(); ++h)
             for (int j = 0; j < m.num_targets(); ++j)
                 s += m.target_weight(j) * static_cast<double>(m.host_capacity(p.hosts[h].type, m.target_flavor(j), free[h].data()));
-        return s;
-    };
-    double best = value();
-    std::vector<int> chosen;
-    std::function<void(std::size_t)> assign = [&](std::size_t k) {
-        if (k == chosen.size()) {
-            best = std::max(best, value());
-            return;
-        }
-        const int v = chosen[k];
-        const int f = p.vms[v].flavor;
-        for (int h = 0; h < H; ++h)
-            for (const Embedding& e : m.evaluator(p.hosts[h].type, f).placements()) {
-                if (h == p.vms[v].host && e.mask == mask_of(v)) continue;
-                bool fits = true;
-                for (int i = 0; i < p.host_type_of(h).num_nodes() && fits; ++i)
-                    if ((e.mask >> i) & 1U)
-                        for (int r = 0; r < R; ++r) fits = fits && free[h][i * R + r] >= p.flavors[f].node_demand[r];
-                if (!fits) continue;
-                shift(h, f, e.mask, -1);
-                assign(k + 1);
-                shift(h, f, e.mask, +1);
-            }
-    };
-    std::function<void(std::size_t, Amount)> subsets = [&](std::size_t first, Amount ram) {
-        if (!chosen.empty()) assign(0);
-        if (static_cast<std::int64_t>(chosen.size()) >= p.constraints.max_migrations) return;
-        for (std::size_t i = first; i < movable.size(); ++i) {
-            const int v = movable[i];
-            const Amount r = p.flavors[p.vms[v].flavor].demand[kRamMib];
-            if (ram + r > p.constraints.max_migrated_ram_mib) continue;
-            shift(p.vms[v].host, p.vms[v].flavor, mask_of(v), +1);
-            chosen.push_back(v);
-            subsets(i + 1, ram + r);
-            chosen.pop_back();
-            shift(p.vms[v].host, p.vms[v].flavor, mask_of(v), -1);
-        }
-    };
-    subsets(0, 0);
+        best = std::max(best, s);
+    });
     return best;
 }
 
@@ -107,55 +53,20 @@ using test::name;
 Problem tiny_problem(const std::string& topo, int hosts, int vms, std::uint64_t seed) {
     Problem p;
     p.resources = {"vcpu", "ram_mib"};
-    HostType ht;
-    ht.name = topo;
-    ht.topology = parse_topology(topo);
-    for (int i = 0; i < ht.num_nodes(); ++i) {
-        ht.node_capacity.push_back(4);
-        ht.node_capacity.push_back(16 * 1024);
-    }
-    p.host_types.push_back(ht);
+    p.host_types.push_back(test::small_host_type(topo, topo, 4, 16 * 1024));
     for (int h = 0; h < hosts; ++h) p.hosts.push_back(Host{name("h", h), 0, "r0", "p0", ""});
-    auto flavor = [&](const char* n, Amount vcpu, Amount gib, const char* vnuma, double w) {
-        Flavor f;
-        f.name = n;
-        f.demand = {vcpu, gib * 1024};
-        f.vnuma = parse_topology(vnuma);
-        f.weight = w;
-        p.flavors.push_back(f);
-    };
-    flavor("1c4g", 1, 4, "K1", 0.0);
-    flavor("2c8g", 2, 8, "K1", 1.0);
-    flavor("4c16g", 4, 16, "K2", 1.5);
+    test::add_flavor(p, "1c4g", 1, 4, "K1", 0.0);
+    test::add_flavor(p, "2c8g", 2, 8, "K1", 1.0);
+    test::add_flavor(p, "4c16g", 4, 16, "K2", 1.5);
+    const HostType& ht = p.host_types[0];
     if (ht.num_nodes() >= 4) {
         const bool k4 = !enumerate_embeddings(ht.topology.graph, parse_topology("K4").graph).empty();
-        flavor("8c32g", 8, 32, k4 ? "K4" : "C4", 2.0);
+        test::add_flavor(p, "8c32g", 8, 32, k4 ? "K4" : "C4", 2.0);
     }
     std::mt19937_64 rng(seed);
-    std::vector<std::vector<Amount>> used(hosts, std::vector<Amount>(ht.node_capacity.size(), 0));
-    for (int attempt = 0; attempt < 400 && static_cast<int>(p.vms.size()) < vms; ++attempt) {
-        const int f = static_cast<int>(rng() % p.flavors.size());
-        const Flavor& fl = p.flavors[f];
-        const int k = fl.num_vnuma();
-        const int h = static_cast<int>(rng() % static_cast<std::uint64_t>(hosts));
-        const auto embs = enumerate_embeddings(ht.topology.graph, fl.vnuma.graph);
-        if (embs.empty()) continue;  // e.g. a K2 flavor on one-node hosts
-        const Embedding& e = embs[rng() % embs.size()];
-        bool ok = true;
-        for (int v = 0; v < k; ++v)
-            for (int r = 0; r < 2; ++r) ok = ok && used[h][e.map[v] * 2 + r] + fl.demand[r] / k <= ht.node_capacity[e.map[v] * 2 + r];
-        if (!ok) continue;
-        Vm vm;
-        vm.id = name("vm", static_cast<int>(p.vms.size()));
-        vm.flavor = f;
-        vm.host = h;
-        for (int v = 0; v < k; ++v) {
-            vm.pnuma[v] = e.map[v];
-            for (int r = 0; r < 2; ++r) used[h][e.map[v] * 2 + r] += fl.demand[r] / k;
-        }
-        vm.migratable = rng() % 7 != 0;
-        p.vms.push_back(vm);
-    }
+    test::RandomPlacing how;
+    how.max_vms = vms;
+    test::place_at_random(p, rng, how);
     finalize_problem(p, "<tiny>");
     return p;
 }

@@ -1,16 +1,21 @@
 #pragma once
-// Test fixtures: small random fragmented snapshots built in code (no files), seeded.
+// Test fixtures: small random fragmented snapshots built in code (no files), seeded, and the
+// builders they share (host types, flavors, random placements), plans as documents, the data directory.
 #include <algorithm>
 #include <atomic>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <limits>
 #include <map>
 #include <random>
 #include <set>
 #include <string>
 #include <system_error>
+#include <utility>
 #include <unistd.h>
+
+#include <nlohmann/json.hpp>
 
 #include "evaluators/network/network_load.h"
 #include "evaluators/interfaces/seams.h"
@@ -79,6 +84,96 @@ private:
     int banned_;
 };
 
+/** The shared data directory (real traces, NetSolver instances; tests that need it skip without
+ *  it): VMCAP_SHARED_DATA_DIR as the build defines it, else ../shared/data from the working
+ *  directory. */
+inline std::filesystem::path shared_data_dir() {
+#ifdef VMCAP_SHARED_DATA_DIR
+    return VMCAP_SHARED_DATA_DIR;
+#else
+    return "../shared/data";
+#endif
+}
+
+/** A plan as `vmcap validate` reads it: plan_to_json with no run information, parsed back. */
+inline nlohmann::json plan_doc(const Problem& p, const Plan& plan) {
+    return nlohmann::json::parse(plan_to_json(p, plan, PlanInfo{}).dump());
+}
+
+/** A host type `name` of topology `topo`, every pNUMA node with `node_vcpu` vCPU and
+ *  `node_ram_mib` MiB (resources vcpu, ram_mib). */
+inline HostType small_host_type(const std::string& name, const std::string& topo, Amount node_vcpu, Amount node_ram_mib) {
+    HostType ht;
+    ht.name = name;
+    ht.topology = parse_topology(topo);
+    for (int i = 0; i < ht.num_nodes(); ++i) {
+        ht.node_capacity.push_back(node_vcpu);
+        ht.node_capacity.push_back(node_ram_mib);
+    }
+    return ht;
+}
+
+/** Adds flavor `name`: `vcpu` vCPU and `ram_gib` GiB over vNUMA topology `vnuma`, weight `weight`. */
+inline void add_flavor(Problem& p, std::string name, Amount vcpu, Amount ram_gib, const char* vnuma, double weight) {
+    Flavor f;
+    f.name = std::move(name);
+    f.demand = {vcpu, ram_gib * 1024};
+    f.vnuma = parse_topology(vnuma);
+    f.weight = weight;
+    p.flavors.push_back(f);
+}
+
+/** How place_at_random draws VMs. */
+struct RandomPlacing {
+    int attempts = 400;                                      ///< draws at most
+    int max_vms = std::numeric_limits<int>::max();           ///< stop once the problem has this many VMs
+    double fill = std::numeric_limits<double>::infinity();   ///< stop once this fraction of the vCPU is used
+    int pinned_one_in = 7;                                   ///< a placed VM is not migratable when rng() % this == 0
+    std::function<int(std::mt19937_64&)> flavor;             ///< the next draw's flavor; default rng() % flavors
+    std::function<int(std::mt19937_64&, int attempt)> host;  ///< its host; default rng() % hosts
+};
+
+/**
+ * Adds VMs "vm<i>" (i: index in p.vms, which starts empty) at random feasible placements on hosts
+ * of p's first host type (resources vcpu, ram_mib): each draw takes a flavor, a host and one of
+ * the flavor's placements there at random, and places the VM if every node it uses has room
+ * next to the VMs placed so far (a draw of a flavor with no placement there is skipped). Draws
+ * until how.attempts, how.max_vms or how.fill. Deterministic in `rng`.
+ */
+inline void place_at_random(Problem& p, std::mt19937_64& rng, const RandomPlacing& how) {
+    const HostType& ht = p.host_types[0];
+    const int hosts = static_cast<int>(p.hosts.size());
+    std::vector<std::vector<Amount>> used(hosts, std::vector<Amount>(ht.node_capacity.size(), 0));
+    const Amount total_vcpu = ht.node_capacity[0] * ht.num_nodes() * hosts;
+    Amount used_vcpu = 0;
+    for (int attempt = 0;
+         attempt < how.attempts && static_cast<int>(p.vms.size()) < how.max_vms && used_vcpu < how.fill * static_cast<double>(total_vcpu);
+         ++attempt) {
+        const int f = how.flavor ? how.flavor(rng) : static_cast<int>(rng() % p.flavors.size());
+        const Flavor& fl = p.flavors[f];
+        const int k = fl.num_vnuma();
+        const int h = how.host ? how.host(rng, attempt) : static_cast<int>(rng() % static_cast<std::uint64_t>(hosts));
+        const auto embs = enumerate_embeddings(ht.topology.graph, fl.vnuma.graph);
+        if (embs.empty()) continue;  // e.g. a K2 flavor on one-node hosts
+        const Embedding& e = embs[rng() % embs.size()];
+        bool ok = true;
+        for (int v = 0; v < k; ++v)
+            for (int r = 0; r < 2; ++r) ok = ok && used[h][e.map[v] * 2 + r] + fl.demand[r] / k <= ht.node_capacity[e.map[v] * 2 + r];
+        if (!ok) continue;
+        Vm vm;
+        vm.id = name("vm", static_cast<int>(p.vms.size()));
+        vm.flavor = f;
+        vm.host = h;
+        for (int v = 0; v < k; ++v) {
+            vm.pnuma[v] = e.map[v];
+            for (int r = 0; r < 2; ++r) used[h][e.map[v] * 2 + r] += fl.demand[r] / k;
+        }
+        vm.migratable = rng() % static_cast<std::uint64_t>(how.pinned_one_in) != 0;
+        used_vcpu += fl.demand[0];
+        p.vms.push_back(vm);
+    }
+}
+
 struct RandomCluster {
     std::string host_topology = "CQ3";
     int hosts = 12;
@@ -97,62 +192,99 @@ struct RandomCluster {
 inline Problem make_random_problem(const RandomCluster& rc) {
     Problem p;
     p.resources = {"vcpu", "ram_mib"};
-    HostType ht;
-    ht.name = rc.host_topology + "-test";
-    ht.topology = parse_topology(rc.host_topology);
-    for (int i = 0; i < ht.num_nodes(); ++i) {
-        ht.node_capacity.push_back(rc.node_vcpu);
-        ht.node_capacity.push_back(rc.node_ram_mib);
-    }
-    p.host_types.push_back(ht);
+    p.host_types.push_back(small_host_type(rc.host_topology + "-test", rc.host_topology, rc.node_vcpu, rc.node_ram_mib));
+    const HostType& ht = p.host_types[0];
     for (int h = 0; h < rc.hosts; ++h) p.hosts.push_back(Host{name("h", h), 0, name("r", h / 4), "p0", ""});
     const bool has_k4 = !enumerate_embeddings(ht.topology.graph, parse_topology("K4").graph).empty();
-    auto flavor = [&](std::string name, Amount vcpu, Amount ram_gib, const char* topo, double w) {
-        Flavor f;
-        f.name = std::move(name);
-        f.demand = {vcpu, ram_gib * 1024};
-        f.vnuma = parse_topology(topo);
-        f.weight = w;
-        p.flavors.push_back(f);
-    };
-    flavor("2c4g", 2, 4, "K1", 0.0);
-    flavor("4c16g", 4, 16, "K1", 1.0);
-    flavor("8c32g", 8, 32, "K2", 1.0);
-    if (ht.num_nodes() >= 4) flavor("16c64g", 16, 64, has_k4 ? "K4" : "C4", 2.0);
+    add_flavor(p, "2c4g", 2, 4, "K1", 0.0);
+    add_flavor(p, "4c16g", 4, 16, "K1", 1.0);
+    add_flavor(p, "8c32g", 8, 32, "K2", 1.0);
+    if (ht.num_nodes() >= 4) add_flavor(p, "16c64g", 16, 64, has_k4 ? "K4" : "C4", 2.0);
     if (ht.num_nodes() < 2) p.flavors.resize(2);
-
     std::mt19937_64 rng(rc.seed);
-    std::vector<std::vector<Amount>> used(rc.hosts, std::vector<Amount>(ht.node_capacity.size(), 0));
-    Amount total_vcpu = rc.node_vcpu * ht.num_nodes() * rc.hosts, used_vcpu = 0;
-    int id = 0;
-    for (int attempt = 0; attempt < 20000 && used_vcpu < rc.fill * static_cast<double>(total_vcpu); ++attempt) {
-        const int f = static_cast<int>(rng() % p.flavors.size());
-        const Flavor& fl = p.flavors[f];
-        const int k = fl.num_vnuma();
-        const int h = static_cast<int>(rng() % rc.hosts);
-        auto embs = enumerate_embeddings(ht.topology.graph, fl.vnuma.graph);
-        if (embs.empty()) continue;
-        const Embedding& e = embs[rng() % embs.size()];
-        bool ok = true;
-        for (int v = 0; v < k; ++v)
-            for (int r = 0; r < 2; ++r) ok = ok && used[h][e.map[v] * 2 + r] + fl.demand[r] / k <= ht.node_capacity[e.map[v] * 2 + r];
-        if (!ok) continue;
-        Vm vm;
-        vm.id = name("vm", id++);
-        vm.flavor = f;
-        vm.host = h;
-        for (int v = 0; v < k; ++v) {
-            vm.pnuma[v] = e.map[v];
-            for (int r = 0; r < 2; ++r) used[h][e.map[v] * 2 + r] += fl.demand[r] / k;
-        }
-        vm.migratable = (rng() % 10) != 0;
-        used_vcpu += fl.demand[0];
-        p.vms.push_back(vm);
-    }
+    RandomPlacing how;
+    how.attempts = 20000;
+    how.fill = rc.fill;
+    how.pinned_one_in = 10;
+    place_at_random(p, rng, how);
     p.constraints.max_migrations = rc.max_migrations;
     p.constraints.max_migrated_ram_mib = rc.max_migrated_ram_mib;
     finalize_problem(p, "<random>");
     return p;
+}
+
+/**
+ * Every final state within the snapshot's migration budget, by exhaustive search, with nothing of
+ * SearchState, the rules or the solvers (the oracle of the exact solvers' tests): the snapshot
+ * itself, then for each set M of at most max_migrations migratable VMs (RAM within
+ * max_migrated_ram_mib) every assignment of M's VMs to a (host, placement of its flavor) other
+ * than their own, node capacities checked by hand. Calls visit(free, host) for each: free[h] the
+ * free amounts of host h's pNUMA nodes (node-major, R per node), host[v] each VM's host.
+ * Exponential: for snapshots of a few VMs.
+ */
+template <class Visit>
+void for_each_final_state(const CapacityModel& m, Visit&& visit) {
+    const Problem& p = m.problem();
+    const int R = p.num_resources();
+    const int H = static_cast<int>(p.hosts.size());
+    const auto usage = compute_node_usage(p);
+    std::vector<std::vector<Amount>> free(H);
+    for (int h = 0; h < H; ++h)
+        for (std::size_t i = 0; i < usage[h].size(); ++i) free[h].push_back(p.host_type_of(h).node_capacity[i] - usage[h][i]);
+    std::vector<int> host(p.vms.size()), movable;
+    for (std::size_t v = 0; v < p.vms.size(); ++v) {
+        host[v] = p.vms[v].host;
+        if (p.vms[v].migratable) movable.push_back(static_cast<int>(v));
+    }
+    auto mask_of = [&](int v) {
+        unsigned mask = 0;
+        for (int i = 0; i < p.flavors[p.vms[v].flavor].num_vnuma(); ++i) mask |= 1U << p.vms[v].pnuma[i];
+        return mask;
+    };
+    auto shift = [&](int h, int flavor, unsigned mask, Amount sign) {
+        for (int i = 0; i < p.host_type_of(h).num_nodes(); ++i)
+            if ((mask >> i) & 1U)
+                for (int r = 0; r < R; ++r) free[h][i * R + r] += sign * p.flavors[flavor].node_demand[r];
+    };
+    visit(std::as_const(free), std::as_const(host));
+    std::vector<int> chosen;
+    std::function<void(std::size_t)> assign = [&](std::size_t k) {
+        if (k == chosen.size()) {
+            visit(std::as_const(free), std::as_const(host));
+            return;
+        }
+        const int v = chosen[k];
+        const int f = p.vms[v].flavor;
+        for (int h = 0; h < H; ++h)
+            for (const Embedding& e : m.evaluator(p.hosts[h].type, f).placements()) {
+                if (h == p.vms[v].host && e.mask == mask_of(v)) continue;
+                bool fits = true;
+                for (int i = 0; i < p.host_type_of(h).num_nodes() && fits; ++i)
+                    if ((e.mask >> i) & 1U)
+                        for (int r = 0; r < R; ++r) fits = fits && free[h][i * R + r] >= p.flavors[f].node_demand[r];
+                if (!fits) continue;
+                shift(h, f, e.mask, -1);
+                host[v] = h;
+                assign(k + 1);
+                host[v] = p.vms[v].host;
+                shift(h, f, e.mask, +1);
+            }
+    };
+    std::function<void(std::size_t, Amount)> subsets = [&](std::size_t first, Amount ram) {
+        if (!chosen.empty()) assign(0);
+        if (static_cast<std::int64_t>(chosen.size()) >= p.constraints.max_migrations) return;
+        for (std::size_t i = first; i < movable.size(); ++i) {
+            const int v = movable[i];
+            const Amount r = p.flavors[p.vms[v].flavor].demand[kRamMib];
+            if (ram + r > p.constraints.max_migrated_ram_mib) continue;
+            shift(p.vms[v].host, p.vms[v].flavor, mask_of(v), +1);
+            chosen.push_back(v);
+            subsets(i + 1, ram + r);
+            chosen.pop_back();
+            shift(p.vms[v].host, p.vms[v].flavor, mask_of(v), -1);
+        }
+    };
+    subsets(0, 0);
 }
 
 /** Per-flavor cluster capacity the scalar way (CapacityModel::host_capacity per host): the

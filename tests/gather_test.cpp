@@ -20,22 +20,10 @@ namespace {
 Problem pair_instance(std::int64_t nic) {
     Problem p;
     p.resources = {"vcpu", "ram_mib"};
-    HostType ht;
-    ht.name = "K2";
-    ht.topology = parse_topology("K2");
-    ht.node_capacity = {4, 16 * 1024, 4, 16 * 1024};
-    p.host_types.push_back(ht);
+    p.host_types.push_back(test::small_host_type("K2", "K2", 4, 16 * 1024));
     for (int h = 0; h < 3; ++h) p.hosts.push_back(Host{"h" + std::to_string(h), 0, h < 2 ? "tor0" : "tor1", "p0", ""});
-    auto flavor = [&](const char* n, Amount vcpu, Amount gib, const char* vnuma, double w) {
-        Flavor f;
-        f.name = n;
-        f.demand = {vcpu, gib * 1024};
-        f.vnuma = parse_topology(vnuma);
-        f.weight = w;
-        p.flavors.push_back(f);
-    };
-    flavor("small", 2, 8, "K1", 0.0);
-    flavor("big", 8, 32, "K2", 1.0);
+    test::add_flavor(p, "small", 2, 8, "K1", 0.0);
+    test::add_flavor(p, "big", 8, 32, "K2", 1.0);
     auto vm = [&](const char* id, int host, int node) {
         Vm v;
         v.id = id;

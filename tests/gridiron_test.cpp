@@ -30,10 +30,6 @@
 #include "cli/cli.h"
 #include "tests/fixtures.h"
 
-#ifndef VMCAP_SHARED_DATA_DIR
-#define VMCAP_SHARED_DATA_DIR "../shared/data"
-#endif
-
 namespace vmcap {
 namespace {
 
@@ -498,7 +494,7 @@ TEST(GridironGenerate, PresetsAndJupiterComeToGenerateToo) {
 // ---------------------------------------------------------------- real trace
 
 TEST(GridironSnapshot, RealAzureTraceVlinksJoinVmsOfOneBatch) {
-    const fs::path data(VMCAP_SHARED_DATA_DIR);
+    const fs::path data = test::shared_data_dir();
     if (!fs::is_directory(data / "azure-v1-flavor-traces")) GTEST_SKIP() << "no data directory " << data;
     TempDir d;
     const std::string out = (d.path() / "real.json").string();

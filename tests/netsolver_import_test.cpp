@@ -22,10 +22,7 @@
 #include "instances/requests.h"
 #include "instances/snapshot_io.h"
 #include "tests/cli_run.h"
-
-#ifndef VMCAP_SHARED_DATA_DIR
-#define VMCAP_SHARED_DATA_DIR "../shared/data"
-#endif
+#include "tests/fixtures.h"
 
 namespace vmcap {
 namespace {
@@ -402,7 +399,7 @@ TEST(NetsolverImport, OutThroughASymlinkWritesItsTargetAndKeepsTheLink) {
 // ---- the bundled NetSolver data (skipped without ../shared/data/netsolver-vdc)
 
 fs::path netsolver_data() {
-    return fs::path(VMCAP_SHARED_DATA_DIR) / "netsolver-vdc" / "instances";
+    return test::shared_data_dir() / "netsolver-vdc" / "instances";
 }
 
 /** Imports `pn` with `list` through the CLI, reloads the snapshot and checks it from scratch:

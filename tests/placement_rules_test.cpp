@@ -79,10 +79,6 @@ std::string anti_affinity_breach(const Problem& p, const std::vector<int>& host,
     return "";
 }
 
-nlohmann::json doc_of(const Problem& p, const Plan& plan) {
-    return nlohmann::json::parse(plan_to_json(p, plan, PlanInfo{}).dump());
-}
-
 OptimizeParams params(std::uint64_t seed) {
     OptimizeParams op;
     op.search.quiet = true;
@@ -99,10 +95,7 @@ OptimizeParams params(std::uint64_t seed) {
 TEST(PlacementRules, ServerGroupsHoldAtEveryStepAndInFlight) {
     int moved_members = 0, steps = 0;
     for (std::uint64_t seed = 1; seed <= 4; ++seed) {
-        RandomCluster rc;
-        rc.seed = seed;
-        rc.fill = 0.75;
-        rc.max_migrations = 16;
+        const RandomCluster rc{.fill = 0.75, .max_migrations = 16, .seed = seed};
         Problem p = make_random_problem(rc);
         add_groups(p);
         ASSERT_TRUE(ServerGroupFilter::applies(p));
@@ -135,7 +128,7 @@ TEST(PlacementRules, ServerGroupsHoldAtEveryStepAndInFlight) {
             }
         }
         steps += static_cast<int>(r.plan.steps.size());
-        const PlanCheck c = validate_plan(m, doc_of(p, r.plan), "<plan>");
+        const PlanCheck c = validate_plan(m, plan_doc(p, r.plan), "<plan>");
         EXPECT_TRUE(c.ok) << c.error;
     }
     EXPECT_GT(steps, 30);
@@ -145,10 +138,7 @@ TEST(PlacementRules, ServerGroupsHoldAtEveryStepAndInFlight) {
 TEST(PlacementRules, AntiAffinityInFlightSplitsAWaveThatSequenceAllows) {
     // a: H1 -> H2, then b: H3 -> H1. In sequence anti-affinity holds (a has left H1); in one wave,
     // a is still on H1 when b lands there.
-    RandomCluster rc;
-    rc.seed = 9;
-    rc.fill = 0.3;
-    rc.max_migrations = 10;
+    const RandomCluster rc{.fill = 0.3, .max_migrations = 10, .seed = 9};
     Problem p = make_random_problem(rc);
     int a = -1, b = -1;
     for (std::size_t v = 0; v < p.vms.size() && b < 0; ++v)
@@ -195,7 +185,7 @@ TEST(PlacementRules, AntiAffinityInFlightSplitsAWaveThatSequenceAllows) {
     Problem pv = p;
     pv.constraints.drain_hosts.clear();
     const CapacityModel mv(pv);
-    auto doc = doc_of(p, w);
+    auto doc = plan_doc(p, w);
     const PlanCheck ok = validate_plan(mv, doc, "<plan>", true, false);
     EXPECT_TRUE(ok.ok) << ok.error;
     doc["steps"][1]["wave"] = 1;
@@ -210,10 +200,7 @@ TEST(PlacementRules, AntiAffinityInFlightSplitsAWaveThatSequenceAllows) {
 
 TEST(PlacementRules, DrainEmptiesHostsAndClosedHostsTakeNothing) {
     for (std::uint64_t seed = 1; seed <= 3; ++seed) {
-        RandomCluster rc;
-        rc.seed = seed;
-        rc.fill = 0.6;
-        rc.max_migrations = 40;
+        const RandomCluster rc{.fill = 0.6, .max_migrations = 40, .seed = seed};
         Problem p = make_random_problem(rc);
         for (Vm& v : p.vms) v.migratable = true;
         p.constraints.drain_hosts = {1, 5};
@@ -233,15 +220,15 @@ TEST(PlacementRules, DrainEmptiesHostsAndClosedHostsTakeNothing) {
             EXPECT_NE(host[v], 5);
         }
         EXPECT_EQ(drain_violation(p, host), "");
-        const PlanCheck c = validate_plan(m, doc_of(p, r.plan), "<plan>");
+        const PlanCheck c = validate_plan(m, plan_doc(p, r.plan), "<plan>");
         EXPECT_TRUE(c.ok) << c.error;
         // validate: a plan that leaves a drained host occupied, or moves a VM onto a closed host.
-        auto d = doc_of(p, r.plan);
+        auto d = plan_doc(p, r.plan);
         d["steps"] = nlohmann::json::array();
         const PlanCheck c2 = validate_plan(m, d, "<plan>", true, false);
         EXPECT_FALSE(c2.ok);
         EXPECT_NE(c2.error.find("is to be drained"), std::string::npos) << c2.error;
-        auto e = doc_of(p, r.plan);
+        auto e = plan_doc(p, r.plan);
         ASSERT_FALSE(e["steps"].empty());
         const std::string to = e["steps"][0]["to_host"].get<std::string>() == p.hosts[2].id ? p.hosts[7].id : p.hosts[2].id;
         e["steps"][0]["to_host"] = to;
@@ -252,10 +239,7 @@ TEST(PlacementRules, DrainEmptiesHostsAndClosedHostsTakeNothing) {
 }
 
 TEST(PlacementRules, UnsatisfiableDrainIsBadInput) {
-    RandomCluster rc;
-    rc.seed = 2;
-    rc.fill = 0.6;
-    rc.max_migrations = 40;
+    const RandomCluster rc{.fill = 0.6, .max_migrations = 40, .seed = 2};
     Problem p = make_random_problem(rc);
     p.constraints.drain_hosts = {0};
     int on0 = 0;
@@ -294,10 +278,7 @@ TEST(PlacementRules, UnsatisfiableDrainIsBadInput) {
 }
 
 TEST(PlacementRules, TenantLimitPerWave) {
-    RandomCluster rc;
-    rc.seed = 4;
-    rc.fill = 0.8;
-    rc.max_migrations = 16;
+    const RandomCluster rc{.fill = 0.8, .max_migrations = 16, .seed = 4};
     Problem p = make_random_problem(rc);
     const std::string tenants[3] = {"t0", "t1", "t2"};
     for (std::size_t v = 0; v < p.vms.size(); ++v) p.vms[v].tenant = tenants[v % 3];
@@ -311,7 +292,7 @@ TEST(PlacementRules, TenantLimitPerWave) {
         const int n = ++per[std::pair{st.wave, p.vms[st.vm].tenant}];
         EXPECT_LE(n, 1);
     }
-    auto doc = doc_of(p, r.plan);
+    auto doc = plan_doc(p, r.plan);
     EXPECT_TRUE(validate_plan(m, doc, "<plan>", true, false).ok);
     // The same waves checked against a limit of 1 per tenant, but with two of one tenant in a wave.
     const Plan loose = schedule_plan(m, r.plan, MigrationLimits{4, 4, 0, 0}, DurationModel{});
@@ -319,7 +300,7 @@ TEST(PlacementRules, TenantLimitPerWave) {
     std::map<std::pair<int, std::string>, int> count;
     for (const PlanStep& st : loose.steps) crowded = crowded || ++count[std::pair{st.wave, p.vms[st.vm].tenant}] > 1;
     ASSERT_TRUE(crowded);
-    auto d = doc_of(p, loose);
+    auto d = plan_doc(p, loose);
     d["schedule"]["limits"]["per_tenant"] = 1;
     const PlanCheck c = validate_plan(m, d, "<plan>", true, false);
     EXPECT_FALSE(c.ok);
@@ -327,8 +308,7 @@ TEST(PlacementRules, TenantLimitPerWave) {
 }
 
 TEST(PlacementRules, SnapshotJsonRoundTripAndBadRules) {
-    RandomCluster rc;
-    rc.seed = 1;
+    const RandomCluster rc{.seed = 1};
     Problem p = make_random_problem(rc);
     add_groups(p);
     p.vms[0].tenant = "project-a";
@@ -366,9 +346,7 @@ TEST(PlacementRules, AdmitsAgreesWithTheFromScratchViolation) {
     // the moves whose states on the way their own from-scratch violation() accepts.
     int refused = 0, checked = 0;
     for (std::uint64_t seed = 1; seed <= 3; ++seed) {
-        RandomCluster rc;
-        rc.seed = seed;
-        rc.fill = 0.6;
+        const RandomCluster rc{.fill = 0.6, .seed = seed};
         Problem p = make_random_problem(rc);
         add_groups(p);
         p.constraints.no_target_hosts = {3};
@@ -412,10 +390,7 @@ TEST(PlacementRules, AdmitsAgreesWithTheFromScratchViolation) {
 TEST(PlacementRules, SoftAntiAffinityDeltaIsExactAndTheSearchSpreadsMembers) {
     int spread_gain = 0;
     for (std::uint64_t seed = 1; seed <= 3; ++seed) {
-        RandomCluster rc;
-        rc.seed = seed;
-        rc.fill = 0.6;
-        rc.max_migrations = 20;
+        const RandomCluster rc{.fill = 0.6, .max_migrations = 20, .seed = seed};
         Problem p = make_random_problem(rc);
         for (Vm& v : p.vms) v.migratable = true;
         // Soft groups of four VMs, two of them sharing a host where the snapshot allows.
@@ -456,7 +431,7 @@ TEST(PlacementRules, SoftAntiAffinityDeltaIsExactAndTheSearchSpreadsMembers) {
         const OptimizeResult r = optimize(m, op);
         for (const PlanStep& st : r.plan.steps) host[st.vm] = st.to_host;
         spread_gain += static_cast<int>((t.value(p, PlacementView{host, mask}) - before) / (2500 * 1024));
-        const PlanCheck c = validate_plan(m, doc_of(p, r.plan), "<plan>");
+        const PlanCheck c = validate_plan(m, plan_doc(p, r.plan), "<plan>");
         EXPECT_TRUE(c.ok) << c.error;
     }
     EXPECT_GT(spread_gain, 0) << "the search moved shared members apart";
@@ -465,10 +440,7 @@ TEST(PlacementRules, SoftAntiAffinityDeltaIsExactAndTheSearchSpreadsMembers) {
 TEST(PlacementRules, ValidateRefusesARemapWhereRemapsAreNotAllowed) {
     // A VM moves to another host, then is remapped there: a remap is a step, which the no-remaps
     // rule's from-scratch violation() cannot see, so validate checks each step itself.
-    RandomCluster rc;
-    rc.seed = 6;
-    rc.fill = 0.3;
-    rc.max_migrations = 10;
+    const RandomCluster rc{.fill = 0.3, .max_migrations = 10, .seed = 6};
     Problem p = make_random_problem(rc);
     const CapacityModel free_m(p);
     SearchState s(free_m);
@@ -510,7 +482,7 @@ TEST(PlacementRules, ValidateRefusesARemapWhereRemapsAreNotAllowed) {
     plan.capacity_after = cluster_capacity(free_m, compute_node_usage(moved)).totals();
     plan.migrations = 2;
     plan.migrated_ram_mib = 2 * p.flavors[p.vms[steps[0].vm].flavor].demand[kRamMib];
-    const auto doc = doc_of(p, plan);
+    const auto doc = plan_doc(p, plan);
     EXPECT_TRUE(validate_plan(free_m, doc, "<plan>", true, false).ok) << validate_plan(free_m, doc, "<plan>", true, false).error;
     Problem q = p;
     q.constraints.remaps_allowed = false;
@@ -528,10 +500,7 @@ TEST(PlacementRules, NoRemapsAllowsLeavingAHostAndComingBackOnOtherNodes) {
     // to its first host onto other pNUMA nodes: two host changes, each a step Nova can run (a
     // remap is one step within one host). The plan builder writes such pairs when it detours a
     // blocked VM; validate accepts them, and each costs two migrations of the budget.
-    RandomCluster rc;
-    rc.seed = 6;
-    rc.fill = 0.3;
-    rc.max_migrations = 10;
+    const RandomCluster rc{.fill = 0.3, .max_migrations = 10, .seed = 6};
     Problem p = make_random_problem(rc);
     p.constraints.remaps_allowed = false;
     const CapacityModel m(p);
@@ -576,7 +545,7 @@ TEST(PlacementRules, NoRemapsAllowsLeavingAHostAndComingBackOnOtherNodes) {
     plan.capacity_after = cluster_capacity(m, compute_node_usage(moved)).totals();
     plan.migrations = 2;
     plan.migrated_ram_mib = 2 * p.flavors[p.vms[steps[0].vm].flavor].demand[kRamMib];
-    const PlanCheck c = validate_plan(m, doc_of(p, plan), "<plan>", true, false);
+    const PlanCheck c = validate_plan(m, plan_doc(p, plan), "<plan>", true, false);
     EXPECT_TRUE(c.ok) << c.error;
     // The same two steps as one, a remap on the VM's host, are refused.
     plan.steps = {PlanStep{steps[0].vm, steps[0].from_host, steps[0].from_host, steps[0].from_pnuma, steps[1].to_pnuma}};
@@ -584,7 +553,7 @@ TEST(PlacementRules, NoRemapsAllowsLeavingAHostAndComingBackOnOtherNodes) {
     plan.steps[0].objective_after = plan.objective_after;
     plan.migrations = 1;
     plan.migrated_ram_mib /= 2;
-    const PlanCheck one = validate_plan(m, doc_of(p, plan), "<plan>", true, false);
+    const PlanCheck one = validate_plan(m, plan_doc(p, plan), "<plan>", true, false);
     EXPECT_FALSE(one.ok);
     EXPECT_NE(one.error.find("a remap, but remaps are not allowed"), std::string::npos) << one.error;
 }
@@ -595,9 +564,7 @@ TEST(PlacementRules, NoRemapsPlansPassTheirOwnValidation) {
     // is exercised by the search's own plans.
     int returns = 0;
     for (std::uint64_t seed = 1; seed <= 6; ++seed) {
-        RandomCluster rc;
-        rc.seed = seed;
-        rc.max_migrations = 40;
+        const RandomCluster rc{.max_migrations = 40, .seed = seed};
         Problem p = make_random_problem(rc);
         p.constraints.remaps_allowed = false;
         const CapacityModel m(p);
@@ -612,7 +579,7 @@ TEST(PlacementRules, NoRemapsPlansPassTheirOwnValidation) {
             const int k = p.flavors[p.vms[st.vm].flavor].num_vnuma();
             if (st.to_host == home && !std::equal(nodes.begin(), nodes.begin() + k, st.to_pnuma.begin())) ++returns;
         }
-        const PlanCheck c = validate_plan(m, doc_of(p, r.plan), "<plan>", true, false);
+        const PlanCheck c = validate_plan(m, plan_doc(p, r.plan), "<plan>", true, false);
         EXPECT_TRUE(c.ok) << "seed " << seed << ": " << c.error;
     }
     EXPECT_GT(returns, 0) << "no plan had a VM come back to its host on other nodes: the case is not exercised";

@@ -25,47 +25,13 @@
 #include "placement/admission.h"
 #include "placement/placer.h"
 #include "placement/replay.h"
+#include "tests/placer_contract.h"
 
 namespace vmcap {
 namespace {
 
-/** A generated cluster plus `arrivals` unplaced VMs of random flavors (VM ids "new<i>"). */
-Problem with_arrivals(std::uint64_t seed, int hosts, int vms, int arrivals) {
-    GenerateOptions g;
-    g.hosts = hosts;
-    g.vms = vms;
-    g.seed = seed;
-    g.host_topology = seed % 2 ? "CQ3" : "K4";
-    Problem p = generate_cluster(g);
-    std::mt19937_64 rng(seed);
-    for (int i = 0; i < arrivals; ++i) {
-        Vm vm;
-        vm.id = "new" + std::to_string(i);
-        vm.flavor = static_cast<int>(rng() % p.flavors.size());
-        vm.host = kUnplaced;
-        p.vms.push_back(vm);
-    }
-    finalize_problem(p, "<test>", true);
-    return p;
-}
-
-/** Every (host, placement index) where a VM of `flavor` fits now, by a plain loop over free amounts. */
-std::vector<std::pair<int, int>> all_fits(const SearchState& s, int flavor) {
-    const Problem& p = s.problem();
-    const Flavor& fl = p.flavors[flavor];
-    const int R = p.num_resources();
-    std::vector<std::pair<int, int>> out;
-    for (int h = 0; h < static_cast<int>(p.hosts.size()); ++h) {
-        const auto& pl = s.model().evaluator(p.hosts[h].type, flavor).placements();
-        for (std::size_t e = 0; e < pl.size(); ++e) {
-            bool ok = true;
-            for (int v = 0; v < fl.num_vnuma(); ++v)
-                for (int r = 0; r < R; ++r) ok = ok && s.free_of(h)[pl[e].map[v] * R + r] >= fl.node_demand[r];
-            if (ok) out.emplace_back(h, static_cast<int>(e));
-        }
-    }
-    return out;
-}
+using test::all_fits;
+using test::with_arrivals;
 
 TEST(Placement, PlaceAndUnplaceKeepEveryCacheExact) {
     for (std::uint64_t seed : {1, 2, 3}) {
@@ -105,29 +71,8 @@ TEST(Placement, EveryRegisteredPlacerKeepsItsContract) {
     for (const PlacerInfo& info : registered_placers()) {
         for (std::uint64_t seed : {4, 5}) {
             SCOPED_TRACE(std::string(info.name) + " seed " + std::to_string(seed));
-            const Problem p = with_arrivals(seed, 6, 40, 80);
-            const CapacityModel model(p);
-            SearchState s(model);
             auto placer = info.make();
-            placer->reset(s);
-            int rejected = 0;
-            for (int v = 40; v < static_cast<int>(p.vms.size()); ++v) {
-                const auto fits_now = all_fits(s, s.flavor_of(v));
-                const PlaceChoice c = placer->choose(s, v);
-                if (!c.found()) {  // complete: nothing fits anywhere
-                    EXPECT_TRUE(fits_now.empty()) << "rejected although " << fits_now.size() << " placements fit";
-                    ++rejected;
-                    continue;
-                }
-                EXPECT_NE(std::find(fits_now.begin(), fits_now.end(), std::pair{c.host, c.embedding}), fits_now.end());
-                const PlaceChoice again = placer->choose(s, v);  // deterministic, no hidden state change
-                EXPECT_EQ(again.host, c.host);
-                EXPECT_EQ(again.embedding, c.embedding);
-                ASSERT_TRUE(place_vm(s, *placer, v).found());
-                EXPECT_EQ(s.host_of(v), c.host);
-            }
-            EXPECT_GT(rejected, 0);  // the cluster filled up: completeness was tested on both sides
-            s.check_consistency();
+            test::expect_placer_contract(*placer, seed);
         }
     }
     EXPECT_THROW(make_placer("nope"), InputError);
@@ -673,36 +618,9 @@ public:
 };
 
 TEST(Placement, ANewcomersPlacerRunsThroughReplayWithNothingElseTouched) {
-    std::vector<TraceVm> trace;
-    std::mt19937_64 rng(11);
-    const std::pair<Amount, Amount> sizes[] = {{1, 2048}, {2, 4096}, {4, 8192}, {8, 57344}};
-    for (int i = 0; i < 400; ++i) {
-        const auto [v, r] = sizes[rng() % 4];
-        TraceVm vm;
-        vm.arrival_s = i;
-        vm.departure_s = rng() % 4 ? i + static_cast<double>(rng() % 300) : std::numeric_limits<double>::infinity();
-        vm.vcpu = v;
-        vm.ram_mib = r;
-        vm.flavor_name = std::to_string(v) + "c" + std::to_string(r);
-        trace.push_back(vm);
-    }
-    SnapshotOptions o;
-    o.host_type = uniform_host_type("CQ3", 16, 64 * 1024);
-    o.num_hosts = 12;
-    o.time_s = 399;
-    WorstFitPlacer worst;
-    ReplayStats ws, bs;
-    const Problem spread = replay_snapshot(trace, o, worst, &ws);  // finalize_problem inside: valid snapshot
-    const Problem packed = replay_snapshot(trace, o, &bs);         // best-fit
-    EXPECT_EQ(ws.arrivals, bs.arrivals);
-    EXPECT_GT(ws.placed, 0);
-    auto hosts_used = [](const Problem& p) {
-        std::set<int> used;
-        for (const Vm& vm : p.vms) used.insert(vm.host);
-        return used.size();
-    };
     // Worst fit spreads, best fit packs: on a part-full cluster worst fit touches more hosts.
-    EXPECT_GT(hosts_used(spread), hosts_used(packed));
+    WorstFitPlacer worst;
+    test::expect_spreads_more_than_best_fit(worst, 11);
 }
 
 }  // namespace

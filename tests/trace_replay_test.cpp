@@ -27,10 +27,6 @@
 #include "cli/cli.h"
 #include "tests/fixtures.h"
 
-#ifndef VMCAP_SHARED_DATA_DIR
-#define VMCAP_SHARED_DATA_DIR "../shared/data"
-#endif
-
 namespace vmcap {
 namespace {
 
@@ -857,7 +853,7 @@ TEST(CmdSnapshot, WritesASnapshotFromASyntheticDataDir) {
 // ---------------------------------------------------------------- real traces (smoke)
 
 fs::path shared_data() {
-    return fs::path(VMCAP_SHARED_DATA_DIR);
+    return test::shared_data_dir();
 }
 
 struct RealCase {

@@ -50,55 +50,22 @@ using test::name;
 Problem tiny(const std::string& topo, int hosts, int vms, std::uint64_t seed) {
     Problem p;
     p.resources = {"vcpu", "ram_mib"};
-    HostType ht;
-    ht.name = topo;
-    ht.topology = parse_topology(topo);
-    for (int i = 0; i < ht.num_nodes(); ++i) {
-        ht.node_capacity.push_back(4);
-        ht.node_capacity.push_back(16 * 1024);
-    }
-    p.host_types.push_back(ht);
+    p.host_types.push_back(test::small_host_type(topo, topo, 4, 16 * 1024));
     for (int h = 0; h < hosts; ++h) p.hosts.push_back(Host{name("h", h), 0, "r0", "p0", ""});
-    auto flavor = [&](const char* n, Amount vcpu, Amount gib, const char* vnuma, double w) {
-        Flavor f;
-        f.name = n;
-        f.demand = {vcpu, gib * 1024};
-        f.vnuma = parse_topology(vnuma);
-        f.weight = w;
-        p.flavors.push_back(f);
-    };
-    flavor("1c4g", 1, 4, "K1", 0.0);
-    flavor("2c8g", 2, 8, "K1", 1.0);
+    test::add_flavor(p, "1c4g", 1, 4, "K1", 0.0);
+    test::add_flavor(p, "2c8g", 2, 8, "K1", 1.0);
+    const HostType& ht = p.host_types[0];
     const int n = ht.num_nodes();
-    if (n >= 2) flavor("4c16g", 4, 16, "K2", 1.5);
+    if (n >= 2) test::add_flavor(p, "4c16g", 4, 16, "K2", 1.5);
     const bool k4 = !enumerate_embeddings(ht.topology.graph, parse_topology("K4").graph).empty();
-    if (n >= 4) flavor("8c32g", 8, 32, k4 ? "K4" : "C4", 2.0);
+    if (n >= 4) test::add_flavor(p, "8c32g", 8, 32, k4 ? "K4" : "C4", 2.0);
     std::mt19937_64 rng(seed);
-    std::vector<std::vector<Amount>> used(hosts, std::vector<Amount>(ht.node_capacity.size(), 0));
-    for (int a = 0; a < 400 && static_cast<int>(p.vms.size()) < vms; ++a) {
-        // Small flavors more often, so that hosts hold several VMs.
-        const int f = static_cast<int>(rng() % 6) < 3 ? 0 : static_cast<int>(rng() % p.flavors.size());
-        const Flavor& fl = p.flavors[f];
-        const int k = fl.num_vnuma();
-        const int h = static_cast<int>(rng() % hosts);
-        const auto embs = enumerate_embeddings(ht.topology.graph, fl.vnuma.graph);
-        if (embs.empty()) continue;
-        const Embedding& e = embs[rng() % embs.size()];
-        bool ok = true;
-        for (int v = 0; v < k; ++v)
-            for (int r = 0; r < 2; ++r) ok = ok && used[h][e.map[v] * 2 + r] + fl.demand[r] / k <= ht.node_capacity[e.map[v] * 2 + r];
-        if (!ok) continue;
-        Vm vm;
-        vm.id = name("vm", static_cast<int>(p.vms.size()));
-        vm.flavor = f;
-        vm.host = h;
-        for (int v = 0; v < k; ++v) {
-            vm.pnuma[v] = e.map[v];
-            for (int r = 0; r < 2; ++r) used[h][e.map[v] * 2 + r] += fl.demand[r] / k;
-        }
-        vm.migratable = rng() % 6 != 0;
-        p.vms.push_back(vm);
-    }
+    test::RandomPlacing how;
+    how.max_vms = vms;
+    how.pinned_one_in = 6;
+    // Small flavors more often, so that hosts hold several VMs.
+    how.flavor = [&](std::mt19937_64& g) { return static_cast<int>(g() % 6) < 3 ? 0 : static_cast<int>(g() % p.flavors.size()); };
+    test::place_at_random(p, rng, how);
     finalize_problem(p, "<tiny>");
     return p;
 }

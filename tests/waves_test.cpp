@@ -27,10 +27,6 @@ Plan searched_plan(const CapacityModel& m, std::uint64_t seed) {
     return optimize(m, op).plan;
 }
 
-nlohmann::json doc_of(const Problem& p, const Plan& plan) {
-    return nlohmann::json::parse(plan_to_json(p, plan, PlanInfo{}).dump());
-}
-
 /** The test's own reading of the limits: per wave, steps out of / into each host and in all. */
 void expect_within_limits(const Problem& p, const Plan& plan, const MigrationLimits& lim) {
     std::map<int, std::map<int, int>> out, in;
@@ -54,10 +50,7 @@ void expect_within_limits(const Problem& p, const Plan& plan, const MigrationLim
 TEST(Waves, ScheduledPlansKeepTheEndStateAndValidate) {
     int multi = 0, steps = 0;
     for (std::uint64_t seed = 1; seed <= 4; ++seed) {
-        RandomCluster rc;
-        rc.seed = seed;
-        rc.fill = 0.85;
-        rc.max_migrations = 14;
+        const RandomCluster rc{.fill = 0.85, .max_migrations = 14, .seed = seed};
         const Problem p = make_random_problem(rc);
         const CapacityModel m(p);
         const Plan plan = searched_plan(m, seed);
@@ -72,7 +65,7 @@ TEST(Waves, ScheduledPlansKeepTheEndStateAndValidate) {
                 EXPECT_EQ(w.score_after, plan.score_after);
             }
             expect_within_limits(p, w, lim);
-            const PlanCheck c = validate_plan(m, doc_of(p, w), "<plan>");
+            const PlanCheck c = validate_plan(m, plan_doc(p, w), "<plan>");
             EXPECT_TRUE(c.ok) << c.error;
             EXPECT_LE(w.schedule->waves, static_cast<int>(w.steps.size()));
             multi += w.schedule->waves < static_cast<int>(w.steps.size()) ? 1 : 0;  // some wave runs several steps
@@ -84,10 +77,7 @@ TEST(Waves, ScheduledPlansKeepTheEndStateAndValidate) {
 }
 
 TEST(Waves, DurationsFollowTheModelAndWavesFollowEachOther) {
-    RandomCluster rc;
-    rc.seed = 7;
-    rc.fill = 0.85;
-    rc.max_migrations = 12;
+    const RandomCluster rc{.fill = 0.85, .max_migrations = 12, .seed = 7};
     const Problem p = make_random_problem(rc);
     const CapacityModel m(p);
     DurationModel d;
@@ -129,7 +119,7 @@ TEST(Waves, InFlightRoomSeparatesARotationAndValidateSeesIt) {
         const Plan w = schedule_plan(m, plan, loose, DurationModel{});
         EXPECT_EQ(w.score_after, plan.score_after);
         EXPECT_GE(w.schedule->waves, n) << "n " << n;
-        auto doc = doc_of(p, w);
+        auto doc = plan_doc(p, w);
         EXPECT_TRUE(validate_plan(m, doc, "<plan>").ok);
         // All steps in one wave: the in-flight state is over capacity (or a VM is in flight twice).
         double end = 0.0;
@@ -152,15 +142,12 @@ TEST(Waves, InFlightRoomSeparatesARotationAndValidateSeesIt) {
 }
 
 TEST(Waves, ValidateRejectsABrokenLimitOrTime) {
-    RandomCluster rc;
-    rc.seed = 3;
-    rc.fill = 0.85;
-    rc.max_migrations = 14;
+    const RandomCluster rc{.fill = 0.85, .max_migrations = 14, .seed = 3};
     const Problem p = make_random_problem(rc);
     const CapacityModel m(p);
     const Plan w = schedule_plan(m, searched_plan(m, 3), MigrationLimits{}, DurationModel{});
     ASSERT_GE(w.schedule->waves, 2);
-    const auto good = doc_of(p, w);
+    const auto good = plan_doc(p, w);
     ASSERT_TRUE(validate_plan(m, good, "<plan>").ok);
     {  // a step's end a second late
         auto d = good;
@@ -203,10 +190,7 @@ TEST(Waves, ValidateRejectsABrokenLimitOrTime) {
 }
 
 TEST(Waves, WindowKeepsWhatEndsWithinIt) {
-    RandomCluster rc;
-    rc.seed = 5;
-    rc.fill = 0.85;
-    rc.max_migrations = 16;
+    const RandomCluster rc{.fill = 0.85, .max_migrations = 16, .seed = 5};
     const Problem p = make_random_problem(rc);
     const CapacityModel m(p);
     const Plan plan = searched_plan(m, 5);
@@ -218,7 +202,7 @@ TEST(Waves, WindowKeepsWhatEndsWithinIt) {
     EXPECT_GT(cut.schedule->cut_steps, 0);
     EXPECT_LT(cut.steps.size(), full.steps.size());
     EXPECT_GE(cut.score_after, cut.score_before);
-    const PlanCheck c = validate_plan(m, doc_of(p, cut), "<plan>");
+    const PlanCheck c = validate_plan(m, plan_doc(p, cut), "<plan>");
     EXPECT_TRUE(c.ok) << c.error;
     // Shorter than any one migration: nothing runs.
     const Plan none = schedule_plan(m, plan, MigrationLimits{}, DurationModel{}, 1.0);
@@ -236,7 +220,7 @@ TEST(Waves, WindowKeepsWhatEndsWithinIt) {
     ASSERT_TRUE(r.plan.schedule.has_value());
     EXPECT_LE(r.plan.schedule->makespan_s, window);
     EXPECT_GE(r.plan.score_after, cut.score_after);
-    EXPECT_TRUE(validate_plan(m, doc_of(p, r.plan), "<plan>").ok);
+    EXPECT_TRUE(validate_plan(m, plan_doc(p, r.plan), "<plan>").ok);
 }
 
 TEST(Waves, MemoryCopiesShareTheNetwork) {
@@ -244,10 +228,7 @@ TEST(Waves, MemoryCopiesShareTheNetwork) {
     // never fits beside them, so each runs alone at its route's spare bandwidth.
     int slow = 0;
     for (std::uint64_t seed = 1; seed <= 3; ++seed) {
-        RandomCluster rc;
-        rc.seed = seed;
-        rc.fill = 0.8;
-        rc.max_migrations = 10;
+        const RandomCluster rc{.fill = 0.8, .max_migrations = 10, .seed = seed};
         Problem p = make_random_problem(rc);
         add_leaf_spine(p, seed, 40000, 100000, 100, 400);
         const CapacityModel m(p);
@@ -255,7 +236,7 @@ TEST(Waves, MemoryCopiesShareTheNetwork) {
         DurationModel d;
         d.mbps = 40000;  // the whole NIC: only a copy from or to a host without vlinks gets it
         const Plan w = schedule_plan(m, plan, MigrationLimits{4, 4, 0}, d);
-        const PlanCheck c = validate_plan(m, doc_of(p, w), "<plan>");
+        const PlanCheck c = validate_plan(m, plan_doc(p, w), "<plan>");
         EXPECT_TRUE(c.ok) << c.error;
         std::map<int, int> per_wave;
         for (const PlanStep& st : w.steps) ++per_wave[st.wave];
@@ -276,10 +257,7 @@ TEST(Waves, ReorderingPastTheLinkRuleIsRecheckedOrUndone) {
     // consecutive. Either way validate's replay (links after every step) and wave check pass.
     int steps = 0, waves = 0;
     for (std::uint64_t seed = 1; seed <= 6; ++seed) {
-        RandomCluster rc;
-        rc.seed = seed;
-        rc.fill = 0.8;
-        rc.max_migrations = 14;
+        const RandomCluster rc{.fill = 0.8, .max_migrations = 14, .seed = seed};
         Problem p = make_random_problem(rc);
         add_leaf_spine(p, seed, 2500, 3000, 100, 600);
         const CapacityModel m(p);
@@ -290,7 +268,7 @@ TEST(Waves, ReorderingPastTheLinkRuleIsRecheckedOrUndone) {
         const Plan w = schedule_plan(m, plan, lim, DurationModel{});
         EXPECT_EQ(w.score_after, plan.score_after);
         expect_within_limits(p, w, lim);
-        const PlanCheck c = validate_plan(m, doc_of(p, w), "<plan>");
+        const PlanCheck c = validate_plan(m, plan_doc(p, w), "<plan>");
         EXPECT_TRUE(c.ok) << c.error;
         steps += static_cast<int>(w.steps.size());
         waves += w.schedule->waves;

@@ -3,50 +3,29 @@
 #include <memory>
 #include <stdexcept>
 
-#include "evaluators/rules/group_counts.h"
 #include "evaluators/state/search_state.h"
 
 namespace vmcap {
 
 SoftAntiAffinityTerm::SoftAntiAffinityTerm(const Problem& problem, double weight)
-    : problem_(problem), w_(weight), unit_(weight_milli(weight) * 1024), group_(problem.vms.size(), -1) {
+    : GroupCountHooks(problem.vms.size()), w_(weight), unit_(weight_milli(weight) * 1024) {
     if (weight_milli(weight) < 0) throw std::invalid_argument("soft-anti-affinity must be a number in [0, 100000] with at most 3 decimals");
     for (std::size_t g = 0; g < problem.server_groups.size(); ++g)
         if (problem.server_groups[g].policy == GroupPolicy::SoftAntiAffinity)
-            for (int v : problem.server_groups[g].members) group_[v] = static_cast<int>(g);
-}
-
-int SoftAntiAffinityTerm::count(const SearchState& s, int g, int h) const {
-    return static_cast<const GroupHostCounts*>(s.aggregates(*this))->count(g, h);
-}
-
-std::unique_ptr<StateAggregates> SoftAntiAffinityTerm::make_aggregates(const SearchState& s) const {
-    std::vector<int> host(problem_.vms.size());
-    for (std::size_t v = 0; v < host.size(); ++v) host[v] = s.host_of(static_cast<int>(v));
-    return std::make_unique<GroupHostCounts>(GroupHostCounts::of(group_, host));
-}
-
-void SoftAntiAffinityTerm::on_move(StateAggregates& agg, const SearchState&, const Relocation& r) const {
-    static_cast<GroupHostCounts&>(agg).move(group_[r.vm], r.from_host, r.to_host);
-}
-
-std::string SoftAntiAffinityTerm::check_aggregates(const StateAggregates& cached, const SearchState& s) const {
-    const auto fresh = make_aggregates(s);
-    const bool same = static_cast<const GroupHostCounts&>(cached).n == static_cast<const GroupHostCounts&>(*fresh).n;
-    return same ? "" : "soft-anti-affinity member counts differ";
+            for (int v : problem.server_groups[g].members) counted_[v] = static_cast<int>(g);
 }
 
 Score SoftAntiAffinityTerm::delta(const SearchState& s, std::span<const Relocation> moves) const {
     Score d = 0;
     for (std::size_t i = 0; i < moves.size(); ++i) {
         const Relocation& r = moves[i];
-        const int g = group_[r.vm];
+        const int g = counted_[r.vm];
         if (g < 0 || r.from_host == r.to_host) continue;
         // Members on a host as the move's earlier relocations leave it.
         const auto members = [&](int h) {
-            int c = count(s, g, h);
+            int c = counts(s).count(g, h);
             for (std::size_t j = 0; j < i; ++j)
-                if (group_[moves[j].vm] == g && moves[j].from_host != moves[j].to_host)
+                if (counted_[moves[j].vm] == g && moves[j].from_host != moves[j].to_host)
                     c += (moves[j].to_host == h) - (moves[j].from_host == h);
             return c;
         };
@@ -59,13 +38,13 @@ Score SoftAntiAffinityTerm::delta(const SearchState& s, std::span<const Relocati
 double SoftAntiAffinityTerm::bound(const SearchState& s, std::span<const int> vms) const {
     Score b = 0;
     for (int v : vms)
-        if (group_[v] >= 0 && s.host_of(v) != kUnplaced && count(s, group_[v], s.host_of(v)) >= 2) b += unit_;
+        if (counted_[v] >= 0 && s.host_of(v) != kUnplaced && counts(s).count(counted_[v], s.host_of(v)) >= 2) b += unit_;
     return static_cast<double>(b);
 }
 
 Score SoftAntiAffinityTerm::value(const Problem&, const PlacementView& pl) const {
     Score shared = 0;
-    for (const auto& [k, c] : GroupHostCounts::of(group_, pl.host).n) shared += c > 1 ? c - 1 : 0;
+    for (const auto& [k, c] : GroupHostCounts::of(counted_, pl.host).n) shared += c > 1 ? c - 1 : 0;
     return -unit_ * shared;
 }
 

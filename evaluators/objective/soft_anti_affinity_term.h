@@ -10,10 +10,11 @@
 #include <vector>
 
 #include "evaluators/interfaces/seams.h"
+#include "evaluators/rules/group_counts.h"
 
 namespace vmcap {
 
-class SoftAntiAffinityTerm final : public ObjectiveTerm {
+class SoftAntiAffinityTerm final : public GroupCountHooks<ObjectiveTerm> {
 public:
     static constexpr std::string_view kName = "soft-anti-affinity";
     static constexpr std::string_view kHelp =
@@ -32,11 +33,6 @@ public:
     bool monotone_under_insertion() const override { return true; }
     TermShape shape() const override { return TermShape::NonPositive; }
 
-    std::unique_ptr<StateAggregates> make_aggregates(const SearchState& state) const override;
-    void on_move(StateAggregates& agg, const SearchState& state, const Relocation& r) const override;
-    bool supports_arrivals() const override { return true; }
-    std::string check_aggregates(const StateAggregates& cached, const SearchState& state) const override;
-
     /** Exact: per relocation, +W if it leaves a host where its group has >= 2 members, -W if it
      *  enters one with >= 1, counted with the move's earlier relocations. O(moves^2). */
     Score delta(const SearchState& state, std::span<const Relocation> moves) const override;
@@ -46,12 +42,9 @@ public:
     Score value(const Problem& problem, const PlacementView& placement) const override;
 
 private:
-    int count(const SearchState& s, int g, int h) const;
-
-    const Problem& problem_;
     double w_;
-    Score unit_;              ///< score of one shared member: W in thousandths x 1024 (score.h)
-    std::vector<int> group_;  ///< per VM: index of its soft-anti-affinity group in problem.server_groups, or -1
+    Score unit_;  ///< score of one shared member: W in thousandths x 1024 (score.h)
+    // counted_ (GroupCountHooks), per VM: index of its soft-anti-affinity group in problem.server_groups, or -1
 };
 
 }  // namespace vmcap

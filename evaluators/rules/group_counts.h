@@ -3,11 +3,12 @@
  * @file group_counts.h
  * Members of server groups per (group, host), kept as per-state aggregates (AggregateHooks) by the
  * rules and terms over OpenStack server groups: the anti-affinity rule (placement_rules.h) and
- * the soft-anti-affinity term (soft_anti_affinity_term.h).
+ * the soft-anti-affinity term (soft_anti_affinity_term.h), both through GroupCountHooks.
  */
 #include <cstdint>
 #include <memory>
 #include <span>
+#include <string>
 #include <unordered_map>
 #include <vector>
 
@@ -43,6 +44,31 @@ struct GroupHostCounts final : StateAggregates {
         if (to != kUnplaced) ++n[key(g, to)];
     }
     std::unique_ptr<StateAggregates> clone() const override { return std::make_unique<GroupHostCounts>(*this); }
+};
+
+/**
+ * The aggregate hooks of a term or rule (`Seam`: ObjectiveTerm or FeasibilityFilter) that keeps
+ * the members of its groups per host as GroupHostCounts: VM v counts in group counted_[v] (-1: in
+ * none), set by the derived constructor. Arrivals and departures are supported (an unplaced VM
+ * counts nowhere). make_aggregates and check_aggregates O(VMs); on_move O(1). Instantiated for
+ * ObjectiveTerm and FeasibilityFilter (group_counts.cpp).
+ */
+template <class Seam>
+class GroupCountHooks : public Seam {
+public:
+    std::unique_ptr<StateAggregates> make_aggregates(const SearchState& state) const override;
+    void on_move(StateAggregates& agg, const SearchState& state, const Relocation& r) const override;
+    bool supports_arrivals() const override { return true; }
+    /** "<name> member counts differ" when the kept counts are not those from scratch. */
+    std::string check_aggregates(const StateAggregates& cached, const SearchState& state) const override;
+
+protected:
+    /** Nobody counted yet, for a problem of `vms` VMs. */
+    explicit GroupCountHooks(std::size_t vms) : counted_(vms, -1) {}
+    /** The counts kept for `state` (its aggregates of this term or rule). O(1). */
+    const GroupHostCounts& counts(const SearchState& state) const;
+
+    std::vector<int> counted_;  ///< per VM: the group it counts in, or -1
 };
 
 }  // namespace vmcap

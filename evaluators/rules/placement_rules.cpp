@@ -23,7 +23,7 @@ bool ServerGroupFilter::applies(const Problem& p) {
     return false;
 }
 
-ServerGroupFilter::ServerGroupFilter(const Problem& p) : problem_(p), group_(p.vms.size(), -1), counted_(p.vms.size(), -1) {
+ServerGroupFilter::ServerGroupFilter(const Problem& p) : GroupCountHooks(p.vms.size()), problem_(p), group_(p.vms.size(), -1) {
     for (std::size_t g = 0; g < p.server_groups.size(); ++g) {
         const ServerGroup& sg = p.server_groups[g];
         if (sg.policy == GroupPolicy::SoftAntiAffinity || sg.members.size() < 2) continue;
@@ -41,24 +41,8 @@ int ServerGroupFilter::allowed(int g, int h) const {
     return std::max(1, snapshot_.count(g, h));
 }
 
-std::unique_ptr<StateAggregates> ServerGroupFilter::make_aggregates(const SearchState& s) const {
-    std::vector<int> host(problem_.vms.size());
-    for (std::size_t v = 0; v < host.size(); ++v) host[v] = s.host_of(static_cast<int>(v));
-    return std::make_unique<GroupHostCounts>(GroupHostCounts::of(counted_, host));
-}
-
-void ServerGroupFilter::on_move(StateAggregates& agg, const SearchState&, const Relocation& r) const {
-    static_cast<GroupHostCounts&>(agg).move(counted_[r.vm], r.from_host, r.to_host);
-}
-
-std::string ServerGroupFilter::check_aggregates(const StateAggregates& cached, const SearchState& s) const {
-    const auto fresh = make_aggregates(s);
-    const bool same = static_cast<const GroupHostCounts&>(cached).n == static_cast<const GroupHostCounts&>(*fresh).n;
-    return same ? "" : "server-group member counts differ";
-}
-
 bool ServerGroupFilter::admits(const SearchState& s, std::span<const Relocation> moves) const {
-    const GroupHostCounts& n = *static_cast<const GroupHostCounts*>(s.aggregates(*this));
+    const GroupHostCounts& n = counts(s);
     for (std::size_t i = 0; i < moves.size(); ++i) {
         const Relocation& r = moves[i];
         const int g = group_[r.vm];

@@ -30,7 +30,7 @@ namespace vmcap {
  * the hosts they enter. Aggregates: members per (group, host). admits() O(moves^2); violation()
  * O(VMs).
  */
-class ServerGroupFilter final : public FeasibilityFilter {
+class ServerGroupFilter final : public GroupCountHooks<FeasibilityFilter> {
 public:
     explicit ServerGroupFilter(const Problem& problem);
 
@@ -39,14 +39,9 @@ public:
     static bool applies(const Problem& problem);
     std::string_view name() const override { return kName; }
     bool separable_per_host() const override { return true; }
-    bool supports_arrivals() const override { return true; }
     /** True: anti-affinity holds with the wave in flight — a member arriving on a host counts
      *  there beside the members still leaving it. Affinity members never change host. */
     bool holds_in_flight() const override { return true; }
-
-    std::unique_ptr<StateAggregates> make_aggregates(const SearchState& state) const override;
-    void on_move(StateAggregates& agg, const SearchState& state, const Relocation& r) const override;
-    std::string check_aggregates(const StateAggregates& cached, const SearchState& state) const override;
 
     bool admits(const SearchState& state, std::span<const Relocation> moves) const override;
     /** From scratch: an anti-affinity group with more members on a host than max(1, the
@@ -59,8 +54,8 @@ private:
     int allowed(int g, int h) const;
 
     const Problem& problem_;
-    std::vector<int> group_;    ///< per VM: index into groups_, or -1
-    std::vector<int> counted_;  ///< per VM: its group_ if that is an anti-affinity group (counted per host), else -1
+    std::vector<int> group_;  ///< per VM: index into groups_, or -1
+    // counted_ (GroupCountHooks), per VM: its group_ if that is an anti-affinity group (counted per host), else -1
     std::vector<int> groups_;   ///< hard groups: indices into problem.server_groups
     GroupHostCounts snapshot_;  ///< anti-affinity counts above 1 in the snapshot
 };
