@@ -7,7 +7,6 @@
 #include <limits>
 #include <queue>
 #include <stdexcept>
-#include <tuple>
 
 #include "evaluators/state/capacity_model.h"
 #include "evaluators/state/cluster_capacity.h"
