@@ -114,6 +114,14 @@ inline NodeMask node_mask(const std::uint8_t* nodes, int k) {
     return static_cast<NodeMask>(m);
 }
 
+/** The Embedding (mapping and node mask) of pNUMA nodes `pnuma` for a k-vNUMA-node VM. O(k). */
+inline Embedding embedding_of(const std::array<std::uint8_t, kMaxVNuma>& pnuma, int k) {
+    Embedding e;
+    e.map = pnuma;
+    e.mask = node_mask(pnuma.data(), k);
+    return e;
+}
+
 /** True if `map` (0-based pNUMA per vNUMA node) is injective and preserves every guest edge. */
 bool is_valid_mapping(const Graph& host, const Graph& guest, const std::vector<int>& map);
 

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstdio>
 #include <map>
+#include <optional>
 #include <set>
 #include <stdexcept>
 #include <unordered_map>
@@ -12,6 +13,7 @@
 #include "evaluators/state/search_state.h"
 #include "evaluators/rules/feasibility.h"
 #include "instances/printable.h"
+#include "placement/online_cluster.h"
 #include "placement/placer.h"
 
 namespace vmcap {
@@ -100,76 +102,6 @@ std::string why_not(const SearchState& s, int vm, bool in_group) {
     return "link capacity: " + std::to_string(node_room) + " host(s) have room on their pNUMA nodes, none within every link's capacity";
 }
 
-/** Room for `vm` on (host, emb), its own share freed first when it is on that host already. */
-bool fits_after_leaving(const SearchState& s, int vm, int host, const Embedding& emb) {
-    const Problem& p = s.problem();
-    const int R = p.num_resources();
-    const Flavor& fl = p.flavors[static_cast<std::size_t>(s.flavor_of(vm))];
-    const Amount* free = s.free_of(host);
-    for (int i = 0; i < fl.num_vnuma(); ++i) {
-        const int node = emb.map[static_cast<std::size_t>(i)];
-        bool own = false;  // one of the VM's own nodes now, on the same host
-        for (int j = 0; s.host_of(vm) == host && j < fl.num_vnuma(); ++j) own = own || s.pnuma_of(vm)[j] == node;
-        for (int r = 0; r < R; ++r)
-            if (free[node * R + r] + (own ? fl.node_demand[r] : 0) < fl.node_demand[r]) return false;
-    }
-    return true;
-}
-
-/** One live migration applied: the VM, where it was (to undo it) and where it went (for the log). */
-struct Applied {
-    int vm = -1, from_host = -1, to_host = -1;
-    Embedding from, to;
-};
-
-/** Moves `vm` to (host, pnuma) if it has room there and every rule admits it; tells the placer of
- *  both hosts. */
-bool move_if_fits(SearchState& state, Placer& placer, int vm, int host, const std::array<std::uint8_t, kMaxVNuma>& pnuma) {
-    const Flavor& fl = state.problem().flavors[static_cast<std::size_t>(state.flavor_of(vm))];
-    Embedding emb;
-    emb.map = pnuma;
-    emb.mask = node_mask(pnuma.data(), fl.num_vnuma());
-    const int from = state.host_of(vm);
-    if (!fits_after_leaving(state, vm, host, emb)) return false;
-    if (state.model().has_filters()) {
-        const Relocation r{vm, from, host, emb.mask};
-        if (!filters_admit(state, std::span(&r, 1))) return false;
-    }
-    state.move(vm, host, emb);
-    placer.host_changed(state, from);
-    placer.host_changed(state, host);
-    return true;
-}
-
-/** Takes back `done`, last first (each step back has room: it restores the state before it). */
-void undo(SearchState& state, Placer& placer, std::vector<Applied>& done) {
-    for (auto it = done.rbegin(); it != done.rend(); ++it)
-        if (!move_if_fits(state, placer, it->vm, it->from_host, it->from.map))
-            throw std::logic_error("admission: a migration could not be undone");
-    done.clear();
-}
-
-/** Applies, in order, the migrations make_room finds for `vm`; if one no longer fits, takes the
- *  applied ones back and returns none. */
-std::vector<Applied> make_room_for(SearchState& state, Placer& placer, int vm, int k, const MakeRoom& make_room) {
-    std::vector<Applied> done;
-    for (const Placement& m : make_room(state, vm, k)) {
-        Applied a;
-        a.vm = m.vm;
-        a.from_host = state.host_of(m.vm);
-        const int nv = state.problem().flavors[static_cast<std::size_t>(state.flavor_of(m.vm))].num_vnuma();
-        std::copy(state.pnuma_of(m.vm), state.pnuma_of(m.vm) + nv, a.from.map.begin());
-        if (!move_if_fits(state, placer, m.vm, m.host, m.pnuma)) {
-            undo(state, placer, done);
-            return {};
-        }
-        a.to_host = m.host;
-        a.to.map = m.pnuma;
-        done.push_back(a);
-    }
-    return done;
-}
-
 /** res.problem: the cluster's VMs where they stand now, then the placed arrivals in request order,
  *  the vlinks between placed VMs; res's per-request VM indices and totals. */
 void build_result(const Problem& cluster, const Problem& placing, const SearchState& state, const std::vector<std::vector<int>>& vm_of,
@@ -223,10 +155,10 @@ void build_result(const Problem& cluster, const Problem& placing, const SearchSt
 /** One admission run: the state, the strategy and the outcomes, request after request. */
 class Admission {
 public:
-    Admission(SearchState& state, Placer& placer, const AdmissionOptions& options, const MakeRoom& make_room,
+    Admission(OnlineCluster& cluster, const AdmissionOptions& options, const MakeRoom& make_room,
               const std::vector<std::vector<int>>& vm_of, AdmissionResult& res)
-        : state_(state),
-          placer_(placer),
+        : cluster_(cluster),
+          state_(cluster.state()),
           options_(options),
           make_room_(make_room),
           vm_of_(vm_of),
@@ -236,22 +168,22 @@ public:
     /** VM `v` of request i (best effort, or a batch's): placed, else room made for it within `budget`. */
     void place_single(std::size_t i, int v, int& budget) {
         RequestOutcome& o = res_.outcomes[i];
-        if (place_vm(state_, placer_, v).found()) {
+        if (cluster_.place(v).found()) {
             record_placed(i, v);
             return;
         }
         std::string reason = why_not(state_, v, false);
-        if (const std::string note = placer_.refusal_note(); !note.empty()) reason += "; " + note;
-        std::vector<Applied> moved;
-        if (room_made_ && budget > 0) moved = make_room_for(state_, placer_, v, budget, make_room_);
-        if (!moved.empty() && place_vm(state_, placer_, v).found()) {
+        if (const std::string note = cluster_.placer().refusal_note(); !note.empty()) reason += "; " + note;
+        std::vector<OnlineCluster::Migration> moved;
+        if (room_made_ && budget > 0) moved = cluster_.migrate_all(make_room_(state_, v, budget));
+        if (!moved.empty() && cluster_.place(v).found()) {
             o.migrations += static_cast<int>(moved.size());
             budget -= static_cast<int>(moved.size());
             record_moves(o, moved);
             record_placed(i, v);
             return;
         }
-        undo(state_, placer_, moved);
+        cluster_.undo(moved);
         if (o.reason.empty()) o.reason = reason;
     }
 
@@ -263,7 +195,7 @@ public:
             vms.push_back(vm_of_[k].front());
             request_of[vm_of_[k].front()] = k;
         }
-        for (const int v : placer_.batch_order(state_, vms)) {
+        for (const int v : cluster_.batch_order(vms)) {
             int budget = options_.migrations_per_request;
             place_single(request_of.at(v), v, budget);
         }
@@ -272,23 +204,23 @@ public:
     /** Request i, several VMs, all or nothing; room made for the VM that failed, then once more. */
     void offer_group(std::size_t i) {
         RequestOutcome& o = res_.outcomes[i];
-        const GroupPlacement g = place_group(state_, placer_, vm_of_[i]);
+        const GroupPlacement g = cluster_.place_group(vm_of_[i]);
         if (g.placed()) {
             for (const int v : vm_of_[i]) record_placed(i, v);
             return;
         }
         o.reason = why_not(state_, g.failed_vm, true);
-        if (const std::string note = placer_.refusal_note(); !note.empty()) o.reason += "; " + note;
+        if (const std::string note = cluster_.placer().refusal_note(); !note.empty()) o.reason += "; " + note;
         // Room for the VM that failed (the group's others taken off again), then the group again.
-        std::vector<Applied> moved;
-        if (room_made_) moved = make_room_for(state_, placer_, g.failed_vm, options_.migrations_per_request, make_room_);
-        if (!moved.empty() && place_group(state_, placer_, vm_of_[i]).placed()) {
+        std::vector<OnlineCluster::Migration> moved;
+        if (room_made_) moved = cluster_.migrate_all(make_room_(state_, g.failed_vm, options_.migrations_per_request));
+        if (!moved.empty() && cluster_.place_group(vm_of_[i]).placed()) {
             o.migrations = static_cast<int>(moved.size());
             o.reason.clear();
             record_moves(o, moved);
             for (const int v : vm_of_[i]) record_placed(i, v);
         } else {
-            undo(state_, placer_, moved);
+            cluster_.undo(moved);
         }
     }
 
@@ -345,23 +277,23 @@ private:
     }
 
     /** The migrations `moved` (applied, kept) as o's events, in the order they were made. */
-    void record_moves(RequestOutcome& o, const std::vector<Applied>& moved) {
-        for (const Applied& a : moved) {
+    void record_moves(RequestOutcome& o, const std::vector<OnlineCluster::Migration>& moved) {
+        for (const OnlineCluster::Migration& a : moved) {
             const int k = state_.problem().flavors[static_cast<std::size_t>(state_.flavor_of(a.vm))].num_vnuma();
             AdmissionEvent e;
             e.step = ++step_;
             e.vm = state_.problem().vms[static_cast<std::size_t>(a.vm)].id;
             e.from_host = a.from_host;
-            e.from_pnuma.assign(a.from.map.begin(), a.from.map.begin() + k);
+            e.from_pnuma.assign(a.from_pnuma.begin(), a.from_pnuma.begin() + k);
             e.to_host = a.to_host;
-            e.to_pnuma.assign(a.to.map.begin(), a.to.map.begin() + k);
+            e.to_pnuma.assign(a.to_pnuma.begin(), a.to_pnuma.begin() + k);
             o.moves.push_back(std::move(e));
         }
     }
 
     std::int64_t step_ = 0;  ///< the last event's step
-    SearchState& state_;
-    Placer& placer_;
+    OnlineCluster& cluster_;
+    const SearchState& state_;
     const AdmissionOptions& options_;
     const MakeRoom& make_room_;
     const std::vector<std::vector<int>>& vm_of_;
@@ -376,16 +308,16 @@ AdmissionResult admit_requests(const Problem& cluster, const std::vector<Request
     std::vector<std::vector<int>> vm_of;
     const Problem placing = with_arrivals(cluster, requests, requests_path, vm_of);
     const CapacityModel model(placing);
-    SearchState state(model);
     std::unique_ptr<Placer> placer = make_placer(options.strategy);
+    std::optional<OnlineCluster> online;
     try {
-        placer->reset(state);
+        online.emplace(model, *placer);
     } catch (const std::logic_error& e) {
         throw InputError(std::string(e.what()) + " (the cluster and requests have vlinks: use --strategy link-fit)");
     }
     AdmissionResult res;
     res.outcomes.resize(requests.size());
-    Admission run(state, *placer, options, make_room, vm_of, res);
+    Admission run(*online, options, make_room, vm_of, res);
     const auto started = std::chrono::steady_clock::now();
     for (std::size_t i = 0; i < requests.size();) {
         run.check_stop(started);
@@ -414,7 +346,7 @@ AdmissionResult admit_requests(const Problem& cluster, const std::vector<Request
         }
         i = j;
     }
-    build_result(cluster, placing, state, vm_of, res);
+    build_result(cluster, placing, online->state(), vm_of, res);
     finalize_problem(res.problem, requests_path);  // from scratch: every placement valid, no node over capacity
     return res;
 }

@@ -22,6 +22,7 @@
 #include "instances/requests.h"
 #include "instances/stop_reason.h"
 #include "evaluators/state/search_state.h"
+#include "placement/online_cluster.h"
 
 namespace vmcap {
 
@@ -45,14 +46,6 @@ struct AdmissionOptions {
     /** When set (e.g. by SIGINT), offer no further request; may be null. Polled before each request. */
     const std::atomic<bool>* stop = nullptr;
 };
-
-/**
- * Live migrations that make room on `state` for the arriving VM `vm` (on no host), at most `k`,
- * in execution order: each a VM of the state's problem on a host, with the pNUMA nodes it goes to
- * (each step fits when the ones before it are done); empty when no such sequence was found. The
- * search that finds them lives above this layer (optimizer/solvers/make_room.h).
- */
-using MakeRoom = std::function<std::vector<Placement>(const SearchState& state, int vm, int k)>;
 
 /**
  * One change admission made to the cluster, in the order it was made: a VM placed (from_host -1)

@@ -2,9 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
-#include <functional>
 #include <limits>
-#include <queue>
 #include <random>
 #include <stdexcept>
 #include <tuple>
@@ -12,6 +10,7 @@
 
 #include "evaluators/state/capacity_model.h"
 #include "evaluators/state/search_state.h"
+#include "placement/online_cluster.h"
 #include "placement/placer.h"
 
 namespace vmcap {
@@ -253,45 +252,25 @@ Problem alive_snapshot(const SearchState& state, const std::vector<std::size_t>&
     return p;
 }
 
-/** Plays the arrivals and departures up to `stop` on `state` with `placer`; fills the counters. */
-void play_events(SearchState& state, Placer& placer, const std::vector<TraceVm>& trace, const std::vector<std::size_t>& arrivals,
-                 double stop, ReplayStats& st) {
-    using Departure = std::pair<double, int>;  // (time, arrival ordinal): a total order -> deterministic
-    std::priority_queue<Departure, std::vector<Departure>, std::greater<>> departures;
-    // A complete placer found no host for a blocked flavor; it stays blocked until a departure
-    // frees a host where it fits (placements only take room away).
-    std::vector<char> blocked(state.problem().flavors.size(), 0);
-    std::int64_t alive = 0;
-    auto depart_until = [&](double t) {
-        while (!departures.empty() && departures.top().first <= t) {
-            const int vm = departures.top().second;
-            departures.pop();
-            const int h = state.host_of(vm);
-            remove_vm(state, placer, vm);
-            --alive;
-            ++st.departed;
-            for (std::size_t g = 0; g < blocked.size(); ++g)
-                if (blocked[g] && first_fitting_placement(state, static_cast<int>(g), h) >= 0) blocked[g] = 0;
-        }
-    };
+/** Plays the arrivals and departures up to `stop` on `cluster`; fills the counters. */
+void play_events(OnlineCluster& cluster, const std::vector<TraceVm>& trace, const std::vector<std::size_t>& arrivals, double stop,
+                 ReplayStats& st) {
     for (std::size_t a = 0; a < arrivals.size(); ++a) {
         const TraceVm& vm = trace[arrivals[a]];
         const int v = static_cast<int>(a);
-        depart_until(vm.arrival_s);
+        cluster.advance_to(vm.arrival_s);
         ++st.arrivals;
-        const int f = state.flavor_of(v);
-        if (blocked[static_cast<std::size_t>(f)] || !place_vm(state, placer, v).found()) {
-            blocked[static_cast<std::size_t>(f)] = 1;
+        if (!cluster.arrive(v, vm.departure_s).placed) {
             ++st.rejected;
-            ++st.rejected_by_flavor[state.problem().flavors[static_cast<std::size_t>(f)].name];
+            ++st.rejected_by_flavor[cluster.state().problem().flavors[static_cast<std::size_t>(cluster.state().flavor_of(v))].name];
             continue;
         }
         ++st.placed;
-        st.peak_alive = std::max(st.peak_alive, ++alive);
-        if (vm.departure_s != std::numeric_limits<double>::infinity()) departures.emplace(vm.departure_s, v);
+        st.peak_alive = std::max(st.peak_alive, cluster.live());
     }
-    depart_until(stop);
-    st.alive_at_end = alive;
+    cluster.advance_to(stop);
+    st.departed = cluster.departed();
+    st.alive_at_end = cluster.live();
 }
 
 }  // namespace
@@ -319,10 +298,9 @@ Problem replay_snapshot(const std::vector<TraceVm>& trace, const SnapshotOptions
         options.targets == "demand" ? snapshot_demand_weights(trace, arrivals, options, st.stop_s) : std::map<std::string, double>{};
     const Problem placing = arrivals_problem(cat, arrivals, options, demand);
     const CapacityModel model(placing);
-    SearchState state(model);
-    placer.reset(state);
-    play_events(state, placer, trace, arrivals, st.stop_s, st);
-    Problem snapshot = alive_snapshot(state, arrivals, options, demand, st);
+    OnlineCluster cluster(model, placer);
+    play_events(cluster, trace, arrivals, st.stop_s, st);
+    Problem snapshot = alive_snapshot(cluster.state(), arrivals, options, demand, st);
     if (stats) *stats = std::move(st);
     return snapshot;
 }

@@ -1,8 +1,9 @@
 // `vmcap simulate` (optimizer/solvers/simulate.h), on a synthetic trace (the
 // real ones are read by the same trace readers, tested in trace_replay_test.cpp). Oracles: without
-// defragmentation the simulation is the replay of `vmcap snapshot` (placement/replay.cpp, its own
-// event loop): the same rejections and the same VMs alive at the end; with it, every night's plan
-// passes `vmcap validate`'s replay (--check) and the run is deterministic; a nightly budget of 0
+// defragmentation the simulation is the replay of `vmcap snapshot` (placement/replay.cpp) and the
+// replay of this file's own event loop (independent of placement/online_cluster.h, which both
+// products share): the same rejections and the same VMs alive at the end; with it, every night's
+// plan passes `vmcap validate`'s replay (--check) and the run is deterministic; a nightly budget of 0
 // is no defragmentation.
 #include <gtest/gtest.h>
 
@@ -11,6 +12,7 @@
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <map>
 #include <random>
 #include <regex>
 
@@ -73,7 +75,78 @@ SimulateOptions options(const std::string& defrag) {
     return o;
 }
 
+/** What the test's own replay counts. */
+struct OracleReplay {
+    std::int64_t arrivals = 0, rejected = 0, departed = 0, alive = 0;
+    std::map<std::string, std::int64_t> rejected_by_flavor;
+};
+
+/**
+ * The oracle: the trace replayed by a loop of this test, on the problem replay_arrivals builds,
+ * with the placer's drivers (place_vm, remove_vm) and nothing of the product's event loop: the
+ * departures due by each arrival (times <= its arrival, in (time, VM) order) taken off, then the
+ * arrival offered to the placer, every time (no flavor blocked: a complete placer refuses exactly
+ * when no host has room, so the product's blocked flavors must change nothing).
+ */
+OracleReplay oracle_replay(const std::vector<TraceVm>& trace, const SnapshotOptions& o) {
+    std::vector<std::size_t> arrivals;
+    const Problem placing = replay_arrivals(trace, o, arrivals);
+    const CapacityModel model(placing);
+    SearchState state(model);
+    auto placer = make_placer(o.placer);
+    placer->reset(state);
+    OracleReplay out;
+    std::vector<std::pair<double, int>> leaving;  // (departure, VM), sorted before each use
+    const auto depart = [&](double t) {
+        std::sort(leaving.begin(), leaving.end());
+        std::size_t n = 0;
+        for (; n < leaving.size() && leaving[n].first <= t; ++n) {
+            remove_vm(state, *placer, leaving[n].second);
+            ++out.departed;
+            --out.alive;
+        }
+        leaving.erase(leaving.begin(), leaving.begin() + static_cast<std::ptrdiff_t>(n));
+    };
+    for (std::size_t a = 0; a < arrivals.size(); ++a) {
+        const TraceVm& vm = trace[arrivals[a]];
+        depart(vm.arrival_s);
+        ++out.arrivals;
+        if (!place_vm(state, *placer, static_cast<int>(a)).found()) {
+            ++out.rejected;
+            ++out.rejected_by_flavor[vm.flavor_name];
+            continue;
+        }
+        ++out.alive;
+        if (vm.departure_s != std::numeric_limits<double>::infinity()) leaving.emplace_back(vm.departure_s, static_cast<int>(a));
+    }
+    depart((trace.empty() ? 0.0 : trace.front().arrival_s) + o.time_s);
+    return out;
+}
+
 }  // namespace
+
+TEST(Simulate, WithoutDefragmentationItIsTheTestsOwnReplay) {
+    for (const char* placer : {"best-fit", "first-fit", "vmcap-fit"}) {
+        const auto trace = synthetic_trace(3);
+        SimulateOptions o = options("none");
+        o.replay.placer = placer;
+        const SimulateResult r = simulate(trace, o);
+        const OracleReplay want = oracle_replay(trace, o.replay);
+        EXPECT_EQ(r.arrivals, want.arrivals) << placer;
+        EXPECT_EQ(r.rejected, want.rejected) << placer;
+        EXPECT_EQ(r.departed, want.departed) << placer;
+        EXPECT_EQ(r.rejected_by_flavor, want.rejected_by_flavor) << placer;
+        ASSERT_FALSE(r.days.empty());
+        EXPECT_EQ(r.days.back().live_vms, want.alive) << placer;
+        EXPECT_GT(want.rejected, 0) << "the cluster is sized so that some requests are rejected";
+        ReplayStats st;
+        replay_snapshot(trace, o.replay, &st);
+        EXPECT_EQ(st.rejected, want.rejected) << placer;
+        EXPECT_EQ(st.departed, want.departed) << placer;
+        EXPECT_EQ(st.alive_at_end, want.alive) << placer;
+        EXPECT_EQ(st.rejected_by_flavor, want.rejected_by_flavor) << placer;
+    }
+}
 
 TEST(Simulate, WithoutDefragmentationItIsTheReplay) {
     const auto trace = synthetic_trace(1);

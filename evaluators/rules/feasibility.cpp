@@ -4,6 +4,27 @@
 
 namespace vmcap {
 
+bool step_fits(const SearchState& s, int vm, int host, const std::array<std::uint8_t, kMaxVNuma>& pnuma) {
+    const Problem& p = s.problem();
+    const Flavor& fl = p.flavors[p.vms[vm].flavor];
+    const int R = p.num_resources();
+    const Amount* f = s.free_of(host);
+    const bool same = s.host_of(vm) == host;
+    const std::uint8_t* cur = s.pnuma_of(vm);
+    for (int i = 0; i < fl.num_vnuma(); ++i) {
+        bool own = false;
+        for (int c = 0; c < fl.num_vnuma() && same; ++c) own = own || cur[c] == pnuma[i];
+        for (int r = 0; r < R; ++r)
+            if (f[pnuma[i] * R + r] + (own ? fl.node_demand[r] : 0) < fl.node_demand[r]) return false;
+    }
+    // Every step keeps the feasibility filters (link capacities among them).
+    if (s.model().has_filters()) {
+        const Relocation r{vm, s.host_of(vm), host, node_mask(pnuma.data(), fl.num_vnuma())};
+        return filters_admit(s, std::span(&r, 1));
+    }
+    return true;
+}
+
 std::string first_rule_violation(const CapacityModel& model, const SearchState& state) {
     std::vector<int> host;
     std::vector<NodeMask> mask;

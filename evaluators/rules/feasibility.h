@@ -8,6 +8,7 @@
  * FeasibilityFilter objects listed in the CapacityModel (evaluators/interfaces/seams.h), consulted by
  * every move before any capacity work through filters_admit().
  */
+#include <array>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -140,5 +141,13 @@ inline bool filters_admit(const SearchState& s, std::span<const Relocation> move
         if (!f->admits(s, moves)) return false;
     return true;
 }
+
+/**
+ * Room for `vm` (on a host) on (host, pnuma) in state s — pNUMA capacities, counting the VM's own
+ * share as free where it is now, and every feasibility filter (link capacities among them):
+ * whether one live migration (a plan step, a step of an online cluster) may move it there now.
+ * O(k x R) plus the filters' cost. Pure; thread-safe on a state no one changes.
+ */
+bool step_fits(const SearchState& s, int vm, int host, const std::array<std::uint8_t, kMaxVNuma>& pnuma);
 
 }  // namespace vmcap

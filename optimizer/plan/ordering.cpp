@@ -7,6 +7,8 @@
 #include <string>
 #include <unordered_map>
 
+#include "evaluators/rules/feasibility.h"
+
 namespace vmcap {
 
 namespace {

@@ -16,13 +16,6 @@
 
 namespace vmcap {
 
-Embedding embedding_of(const std::array<std::uint8_t, kMaxVNuma>& pnuma, int k) {
-    Embedding e;
-    e.map = pnuma;
-    e.mask = node_mask(pnuma.data(), k);
-    return e;
-}
-
 void MigrationLimits::validate() const {
     if (per_host_out < 1) throw std::invalid_argument("migrations out of one host at once must be >= 1");
     if (per_host_in < 1) throw std::invalid_argument("migrations into one host at once must be >= 1");
@@ -34,27 +27,6 @@ void DurationModel::validate() const {
     if (mbps < 1 || mbps > 100'000'000) throw std::invalid_argument("migration bandwidth must be in 1..100000000 Mbps");
     if (!(dirty_factor >= 1.0 && dirty_factor <= 100.0)) throw std::invalid_argument("dirty-page factor must be in [1, 100]");
     if (!(overhead_s >= 0.0 && overhead_s <= 86400.0)) throw std::invalid_argument("migration overhead must be in [0, 86400] s");
-}
-
-bool step_fits(const SearchState& s, int vm, int host, const std::array<std::uint8_t, kMaxVNuma>& pnuma) {
-    const Problem& p = s.problem();
-    const Flavor& fl = p.flavors[p.vms[vm].flavor];
-    const int R = p.num_resources();
-    const Amount* f = s.free_of(host);
-    const bool same = s.host_of(vm) == host;
-    const std::uint8_t* cur = s.pnuma_of(vm);
-    for (int i = 0; i < fl.num_vnuma(); ++i) {
-        bool own = false;
-        for (int c = 0; c < fl.num_vnuma() && same; ++c) own = own || cur[c] == pnuma[i];
-        for (int r = 0; r < R; ++r)
-            if (f[pnuma[i] * R + r] + (own ? fl.node_demand[r] : 0) < fl.node_demand[r]) return false;
-    }
-    // Every step of the plan keeps the feasibility filters (link capacities among them).
-    if (s.model().has_filters()) {
-        const Relocation r{vm, s.host_of(vm), host, node_mask(pnuma.data(), fl.num_vnuma())};
-        return filters_admit(s, std::span(&r, 1));
-    }
-    return true;
 }
 
 namespace {

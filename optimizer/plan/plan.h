@@ -99,9 +99,6 @@ struct Plan {
     std::optional<PlanSchedule> schedule;
 };
 
-/** The Embedding (mapping and node mask) of pNUMA nodes `pnuma` for a k-vNUMA-node VM. */
-Embedding embedding_of(const std::array<std::uint8_t, kMaxVNuma>& pnuma, int k);
-
 /** Does a step from `from_host` to `to_host` use the migration budget (one live migration and
  *  the VM's RAM)? Yes unless it is a remap (same host) and remaps are free. */
 inline bool step_uses_budget(const Problem& p, int from_host, int to_host) {
@@ -113,13 +110,6 @@ std::vector<int> plan_end_hosts(const Problem& problem, const Plan& plan);
 
 /** Placements of the VMs that `plan` leaves off their snapshot placement (its end state). */
 std::vector<Placement> plan_end_state(const CapacityModel& model, const Plan& plan);
-
-/**
- * Room for `vm` on (host, pnuma) in state s — pNUMA capacities, counting the VM's own share as
- * free where it is now, and every feasibility filter (link capacities among them): whether one
- * plan step may move it there now. O(k x R) plus the filters' cost.
- */
-bool step_fits(const SearchState& s, int vm, int host, const std::array<std::uint8_t, kMaxVNuma>& pnuma);
 
 /**
  * Orders the moves from the snapshot to `target` (the search's best state) into a plan:

@@ -7,7 +7,6 @@
 #include <limits>
 #include <queue>
 #include <stdexcept>
-#include <tuple>
 
 #include "evaluators/state/capacity_model.h"
 #include "evaluators/state/cluster_capacity.h"
@@ -16,56 +15,41 @@
 #include "optimizer/plan/waves.h"
 #include "optimizer/solvers/cluster_now.h"
 #include "optimizer/solvers/make_room.h"
+#include "placement/online_cluster.h"
 #include "placement/placer.h"
 
 namespace vmcap {
 
 namespace {
 
-/** The replay in progress: the state, its placer, departures to come and blocked flavors. */
+/** The replay in progress: the online cluster (placement/online_cluster.h) and what the
+ *  simulation counts of it (admissions and rejections, steps in flight per night). */
 class Run {
 public:
     Run(const std::vector<TraceVm>& trace, const std::vector<std::size_t>& arrivals, const CapacityModel& model, Placer& placer,
         int migrations_per_request)
-        : trace_(trace),
-          arrivals_(arrivals),
-          state_(model),
-          placer_(placer),
-          blocked_(model.problem().flavors.size(), 0),
-          room_failed_at_(model.problem().flavors.size(), -1),
-          k_(migrations_per_request) {
-        placer_.reset(state_);
+        : trace_(trace), arrivals_(arrivals), cluster_(model, placer) {
+        cluster_.set_make_room(migrations_per_request, make_room);
     }
 
-    SearchState& state() { return state_; }
-    std::int64_t live() const { return live_; }
+    const SearchState& state() const { return cluster_.state(); }
+    std::int64_t live() const { return cluster_.live(); }
 
     /** Departures and the steps in flight's starts and ends up to trace time t (inclusive), in
-     *  time order (departures first on ties, then ends, then starts). */
+     *  time order (OnlineCluster::advance_to). */
     void depart_until(double t, SimulateResult& out) {
-        for (;;) {
-            const double td = departures_.empty() ? kNever : departures_.top().first;
-            const double tf = flight_events_.empty() ? kNever : std::get<0>(flight_events_.top());
-            if (std::min(td, tf) > t) return;
-            if (td <= tf)
-                depart_next(out);
-            else
-                next_flight_event(out);
-        }
+        cluster_.advance_to(t, step_ended(out));
+        out.departed = cluster_.departed();
     }
 
     /** Every step still in flight completes now (before a night plans on the cluster). */
-    void finish_flights(SimulateResult& out) {
-        while (!flight_events_.empty()) next_flight_event(out);
-    }
+    void finish_flights(SimulateResult& out) { cluster_.finish_steps(step_ended(out)); }
 
     /** The steps of `plan` (on the cluster of `original`) start at trace time t0 + their start_s
      *  and end at t0 + end_s (Plan::schedule set); their figures go to out.days[row]. */
     void launch(const Plan& plan, const std::vector<int>& original, double t0, std::size_t row) {
-        for (const PlanStep& st : plan.steps) {
-            flights_.push_back(Flight{original[static_cast<std::size_t>(st.vm)], st.to_host, st.to_pnuma, t0 + st.end_s, row, false});
-            flight_events_.emplace(t0 + st.start_s, 1, static_cast<int>(flights_.size() - 1));
-        }
+        for (const PlanStep& st : plan.steps)
+            cluster_.launch(original[static_cast<std::size_t>(st.vm)], st.to_host, st.to_pnuma, t0 + st.start_s, t0 + st.end_s, row);
     }
 
     /** Arrival a: placed (with live migrations that make room for it, when allowed), or rejected
@@ -74,141 +58,41 @@ public:
         const TraceVm& vm = trace_[arrivals_[a]];
         const int v = static_cast<int>(a);
         ++day.arrivals;
-        const auto f = static_cast<std::size_t>(state_.flavor_of(v));
-        bool placed = !blocked_[f] && place_vm(state_, placer_, v).found();
-        if (!placed) blocked_[f] = 1;
-        if (!placed && k_ > 0) placed = admit_with_migrations(v, day);
-        if (!placed) {
+        const OnlineCluster::Arrival r = cluster_.arrive(v, vm.departure_s);
+        day.admission_migrations += r.migrations;
+        if (!r.placed) {
             ++day.rejected;
             day.rejected_vcpu += vm.vcpu;
-            ++rejected_by_flavor_[f];
+            ++rejected_by_flavor_[static_cast<std::size_t>(state().flavor_of(v))];
             return;
         }
-        ++live_;
+        if (r.migrations > 0) ++day.admitted_by_migrations;
         admitted_[a] = 1;
-        if (vm.departure_s != std::numeric_limits<double>::infinity()) departures_.emplace(vm.departure_s, v);
     }
 
     /** Per arrival: whether it was admitted. */
     const std::vector<char>& admitted() const { return admitted_; }
 
     /** Live migration of `vm` to (host, pnuma) if it has room there now (rules included). */
-    bool migrate(int vm, int host, const std::array<std::uint8_t, kMaxVNuma>& pnuma) {
-        const int k = state_.problem().flavors[static_cast<std::size_t>(state_.flavor_of(vm))].num_vnuma();
-        if (!step_fits(state_, vm, host, pnuma)) return false;
-        const int from = state_.host_of(vm);
-        state_.move(vm, host, embedding_of(pnuma, k));
-        placer_.host_changed(state_, from);
-        placer_.host_changed(state_, host);
-        ++changes_;
-        unblock(from);
-        return true;
-    }
+    bool migrate(int vm, int host, const std::array<std::uint8_t, kMaxVNuma>& pnuma) { return cluster_.migrate(vm, host, pnuma); }
 
     /** Rejections per flavor of the whole run (the problem's flavor order). */
     const std::vector<std::int64_t>& rejected_by_flavor() const { return rejected_by_flavor_; }
 
 private:
-    static constexpr double kNever = std::numeric_limits<double>::infinity();
-
-    /** A plan step in flight: from its start the destination's nodes are held (SearchState::hold)
-     *  while the VM still runs on its source; at its end the VM moves. A remap holds nothing. */
-    struct Flight {
-        int vm, host;
-        std::array<std::uint8_t, kMaxVNuma> pnuma;
-        double end;
-        std::size_t row;  ///< out.days index of the night that planned it
-        bool held;
-    };
-
-    void depart_next(SimulateResult& out) {
-        const int vm = departures_.top().second;
-        departures_.pop();
-        const int h = state_.host_of(vm);
-        remove_vm(state_, placer_, vm);
-        --live_;
-        ++out.departed;
-        ++changes_;
-        unblock(h);
+    /** A step in flight ended: counted on the row of the night that planned it. */
+    static OnlineCluster::StepEnded step_ended(SimulateResult& out) {
+        return [&out](std::size_t row, bool moved) {
+            ++(moved ? out.days[row].migrations : out.days[row].steps_dropped);
+            ++(moved ? out.migrations : out.steps_dropped);
+        };
     }
 
-    /** A step's start (its destination held, or the step dropped when it no longer fits) or end
-     *  (the hold given back, the VM moved, or the step dropped). */
-    void next_flight_event(SimulateResult& out) {
-        const auto [time, kind, i] = flight_events_.top();
-        flight_events_.pop();
-        Flight& f = flights_[static_cast<std::size_t>(i)];
-        SimulateDay& row = out.days[f.row];
-        const auto flavor = state_.flavor_of(f.vm);
-        const Embedding emb = embedding_of(f.pnuma, state_.problem().flavors[static_cast<std::size_t>(flavor)].num_vnuma());
-        if (kind == 1) {  // start
-            if (!state_.is_placed(f.vm) || !step_fits(state_, f.vm, f.host, f.pnuma)) {
-                ++row.steps_dropped;
-                ++out.steps_dropped;
-                return;
-            }
-            if (state_.host_of(f.vm) != f.host) {
-                state_.hold(f.host, emb, flavor, +1);
-                placer_.host_changed(state_, f.host);
-                f.held = true;
-            }
-            flight_events_.emplace(std::max(time, f.end), 0, i);
-            return;
-        }
-        if (f.held) {
-            state_.hold(f.host, emb, flavor, -1);
-            placer_.host_changed(state_, f.host);
-            unblock(f.host);
-        }
-        if (state_.is_placed(f.vm) && migrate(f.vm, f.host, f.pnuma)) {
-            ++row.migrations;
-            ++out.migrations;
-        } else {
-            ++row.steps_dropped;
-            ++out.steps_dropped;
-        }
-    }
-
-    /** After a change on `host`: a blocked flavor may fit there now. */
-    void unblock(int host) {
-        for (std::size_t g = 0; g < blocked_.size(); ++g)
-            if (blocked_[g] && first_fitting_placement(state_, static_cast<int>(g), host) >= 0) blocked_[g] = 0;
-    }
-
-    /** make_room's migrations for arrival v applied in order, then v placed; false (what was
-     *  applied stays: those migrations ran) when it finds none or v still fits nowhere. */
-    bool admit_with_migrations(int v, SimulateDay& day) {
-        const auto f = static_cast<std::size_t>(state_.flavor_of(v));
-        if (room_failed_at_[f] == changes_) return false;  // nothing departed or moved since it failed
-        const std::vector<Placement> steps = make_room(state_, v, k_);
-        for (const Placement& m : steps) {
-            if (!migrate(m.vm, m.host, m.pnuma)) throw std::logic_error("simulate: a migration make_room planned has no room");
-            ++day.admission_migrations;
-        }
-        if (!steps.empty() && place_vm(state_, placer_, v).found()) {
-            ++day.admitted_by_migrations;
-            return true;
-        }
-        room_failed_at_[f] = changes_;
-        return false;
-    }
-
-    using Departure = std::pair<double, int>;  // (time, arrival ordinal): a total order, deterministic
     const std::vector<TraceVm>& trace_;
     const std::vector<std::size_t>& arrivals_;
-    SearchState state_;
-    Placer& placer_;
-    std::priority_queue<Departure, std::vector<Departure>, std::greater<>> departures_;
-    std::vector<Flight> flights_;
-    using FlightEvent = std::tuple<double, int, int>;  // (time, 0 end / 1 start, flight): ends first on ties
-    std::priority_queue<FlightEvent, std::vector<FlightEvent>, std::greater<>> flight_events_;
-    std::vector<char> blocked_;
+    OnlineCluster cluster_;
     std::vector<char> admitted_ = std::vector<char>(arrivals_.size(), 0);
-    std::vector<std::int64_t> room_failed_at_;  ///< per flavor: changes_ when make_room last found nothing
-    std::vector<std::int64_t> rejected_by_flavor_ = std::vector<std::int64_t>(blocked_.size(), 0);
-    std::int64_t changes_ = 0;  ///< departures and migrations so far
-    std::int64_t live_ = 0;
-    int k_ = 0;
+    std::vector<std::int64_t> rejected_by_flavor_ = std::vector<std::int64_t>(state().problem().flavors.size(), 0);
 };
 
 /** The fragmentation-free reference (SimulateDay::rejected_one_pool): the cluster's total vCPU
