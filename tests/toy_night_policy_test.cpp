@@ -141,7 +141,7 @@ TEST(ToyNightPolicy, RunsAtEveryNightWithTheNightsBudgetAndItsMigrationsAreCount
     const auto trace = four_days(3);
     const SimulateOptions o = night_options("first-move", &policies);
     const SimulateResult r = simulate(trace, o);
-    ASSERT_EQ(r.stopped_by, "complete");
+    ASSERT_EQ(r.stopped_by, StopReason::Complete);
     // Nights at 03:00 of days 0-3 (the trace starts at midnight), then the end of the span: the
     // toy is asked at each night, not at the end.
     ASSERT_EQ(r.days.size(), 5U);
