@@ -38,13 +38,13 @@ BudgetExchangeDelta BudgetExchangeMove::evaluate(const SearchState& s) const {
     const Vm& va = p.vms[a];
     sc.get(s, s.host_of(a)).release(fa, s.pnuma_of(a));
     HostScratch& home = sc.get(s, va.host);
-    if (!home.fits(fa, va.pnuma.data())) return out;
+    if (!home.fits(fa, va.pnuma.data()) || !rule_admits_return(s, a, home)) return out;
     home.occupy(fa, va.pnuma.data());
     // Step 2: b leaves its host and takes its best placement on `host`.
     sc.get(s, hb).release(fb, s.pnuma_of(b));
     HostScratch& dest = sc.get(s, host);
     Score best = 0;
-    out.embedding = dest.best_placement(s, fb, s.model().evaluator(p.hosts[host].type, p.vms[b].flavor).placements(), best);
+    out.embedding = dest.best_placement(s, p.vms[b].flavor, best);
     if (out.embedding < 0) return out;
     // The other touched hosts' gain does not depend on b's placement: computed once, and only
     // for a feasible move.

@@ -39,7 +39,9 @@ void step1(const EjectionMove& mv, const SearchState& s, int ha, const Flavor& f
         a_source = Sa.gain(s);
     }
     const auto& pb = s.model().evaluator(p.hosts[host].type, s.flavor_of(b)).placements();
+    const int only = S3.rule_choice(s, s.flavor_of(b));  // the destination-node rule, b arriving first
     for (std::size_t e = 0; e < pb.size(); ++e) {
+        if (only != kAnyPlacement && static_cast<int>(e) != only) continue;
         const Embedding& emb = pb[e];
         if (!S3.fits(fb, emb.map.data())) continue;
         const Score v = host == ha ? Sa.gain(s, &fb, emb.map.data()) : S3.gain(s, &fb, emb.map.data());
@@ -63,7 +65,9 @@ EjectionDelta evaluate_ejection(const EjectionMove& mv, const SearchState& s, Mo
     S2.release(fb, s.pnuma_of(b));
     Best ba;
     const auto& pa = s.model().evaluator(p.hosts[h2].type, s.flavor_of(a)).placements();
+    const int only = S2.rule_choice(s, s.flavor_of(a));  // the destination-node rule, a arriving once b has left
     for (std::size_t e = 0; e < pa.size(); ++e) {
+        if (only != kAnyPlacement && static_cast<int>(e) != only) continue;
         const Embedding& emb = pa[e];
         if (!S2.fits(fa, emb.map.data())) continue;
         ba.offer(s.differs_from_origin(a, h2, emb.mask), static_cast<int>(e), S2.gain(s, &fa, emb.map.data()));

@@ -68,14 +68,16 @@ Categories one_order(const SearchState& s, int x, int dx, int y, int dy) {
         const Score rest = T.gain_except(s, dx, dy);
         int bx[2] = {-1, -1}, by[2] = {-1, -1};
         Score vx[2] = {0, 0}, vy[2] = {0, 0};
+        // The destination-node rule: x's nodes on dx as step 1 finds it, y's on dy as step 2 does.
+        const int only_x = step1.rule_choice(s, s.flavor_of(x)), only_y = DY.rule_choice(s, s.flavor_of(y));
         for (std::size_t e = 0; e < px.size(); ++e) {
-            if (!step1.fits(fx, px[e].map.data())) continue;
+            if ((only_x != kAnyPlacement && static_cast<int>(e) != only_x) || !step1.fits(fx, px[e].map.data())) continue;
             const Score g = DX.gain(s, &fx, px[e].map.data());
             const int m = s.differs_from_origin(x, dx, px[e].mask) ? 1 : 0;
             if (bx[m] < 0 || g > vx[m]) bx[m] = static_cast<int>(e), vx[m] = g;
         }
         for (std::size_t e = 0; e < py.size(); ++e) {
-            if (!DY.fits(fy, py[e].map.data())) continue;
+            if ((only_y != kAnyPlacement && static_cast<int>(e) != only_y) || !DY.fits(fy, py[e].map.data())) continue;
             const Score g = DY.gain(s, &fy, py[e].map.data());
             const int m = s.differs_from_origin(y, dy, py[e].mask) ? 1 : 0;
             if (by[m] < 0 || g > vy[m]) by[m] = static_cast<int>(e), vy[m] = g;
@@ -88,13 +90,15 @@ Categories one_order(const SearchState& s, int x, int dx, int y, int dy) {
     // One destination d (neither VM's source): y's room on d depends on x's placement there.
     const Score rest = T.gain_except(s, dx, dx);
     const HostScratch& D = T.at(s, dx);
+    const int only_x = step1.rule_choice(s, s.flavor_of(x));  // the destination-node rule, as above
     for (std::size_t e = 0; e < px.size(); ++e) {
-        if (!step1.fits(fx, px[e].map.data())) continue;
+        if ((only_x != kAnyPlacement && static_cast<int>(e) != only_x) || !step1.fits(fx, px[e].map.data())) continue;
         HostScratch U = D;
         U.occupy(fx, px[e].map.data());
         const int m1 = s.differs_from_origin(x, dx, px[e].mask) ? 1 : 0;
+        const int only_y = U.rule_choice(s, s.flavor_of(y));
         for (std::size_t f = 0; f < py.size(); ++f) {
-            if (!U.fits(fy, py[f].map.data())) continue;
+            if ((only_y != kAnyPlacement && static_cast<int>(f) != only_y) || !U.fits(fy, py[f].map.data())) continue;
             const int m2 = s.differs_from_origin(y, dy, py[f].mask) ? 1 : 0;
             out.offer(m1, m2, static_cast<int>(e), static_cast<int>(f), rest + U.gain(s, &fy, py[f].map.data()));
         }

@@ -35,10 +35,15 @@ bool HostScratch::fits(const Flavor& fl, const std::uint8_t* nodes) const {
     return fits_nodes(free_, R_, fl, nodes);
 }
 
-int HostScratch::best_placement(const SearchState& s, const Flavor& fl, const std::vector<Embedding>& placements, Score& best) const {
+int HostScratch::best_placement(const SearchState& s, int flavor, Score& best) const {
+    const Flavor& fl = s.problem().flavors[flavor];
+    const auto& placements = s.model().evaluator(type_, flavor).placements();
     int out = -1;
     best = 0;
+    const int only = rule_choice(s, flavor);
+    if (only == kNoPlacement) return out;
     for (std::size_t e = 0; e < placements.size(); ++e) {
+        if (only >= 0 && static_cast<int>(e) != only) continue;
         const Embedding& emb = placements[e];
         if (!fits(fl, emb.map.data())) continue;
         const Score v = gain(s, &fl, emb.map.data());

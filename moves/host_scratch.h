@@ -43,12 +43,19 @@ public:
      */
     Score gain(const SearchState& s, const Flavor* extra = nullptr, const std::uint8_t* extra_nodes = nullptr) const;
 
+    /** The destination-node rule's answer for one more VM of `flavor` arriving on the tentative
+     *  free amounts (CapacityModel::node_choice): kAnyPlacement when the rule leaves the choice
+     *  free, else the placement index it assigns or kNoPlacement. */
+    int rule_choice(const SearchState& s, int flavor) const { return s.model().node_choice(flavor, host_, free_); }
+
     /**
-     * Best placement of one more VM of `fl` among `placements` (the evaluator's list for this
-     * host type and flavor): the index of the first placement with room and the largest gain(),
-     * and that gain in `best`; -1 if none has room. O(placements x targets x (n + k x R + VMCAP)).
+     * Best placement of one more VM of `flavor` among its placements on this host's type
+     * (CapacityModel::evaluator): the index of the first placement with room and the largest gain(),
+     * and that gain in `best`; -1 if none has room. Under a destination-node rule that fixes
+     * nodes, only the placement it assigns on the tentative amounts is considered.
+     * O(placements x targets x (n + k x R + VMCAP)).
      */
-    int best_placement(const SearchState& s, const Flavor& fl, const std::vector<Embedding>& placements, Score& best) const;
+    int best_placement(const SearchState& s, int flavor, Score& best) const;
 
 private:
     int host_ = -1;
@@ -58,5 +65,17 @@ private:
     unsigned dirty_ = 0;  ///< nodes whose free amounts differ from the state's
     Amount free_[kMaxPNuma * kMaxResources];
 };
+
+/** May `vm` go back to its snapshot nodes, as the destination-node rule sees it, `home` holding its
+ *  snapshot host's tentative free amounts before it arrives? Always when the rule leaves the choice
+ *  free; under a rule that fixes nodes only from another host (a remap back arrives nowhere) and
+ *  when the rule assigns the snapshot node set there. O(1) or the rule's assign(). */
+inline bool rule_admits_return(const SearchState& s, int vm, const HostScratch& home) {
+    if (!s.model().fixes_nodes()) return true;
+    if (s.host_of(vm) == home.host()) return false;
+    const int e = home.rule_choice(s, s.flavor_of(vm));
+    return e >= 0 && s.model().evaluator(s.type_of(home.host()), s.flavor_of(vm)).placements()[static_cast<std::size_t>(e)].mask ==
+                         snapshot_embedding(s.problem(), vm).mask;
+}
 
 }  // namespace vmcap

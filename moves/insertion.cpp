@@ -32,10 +32,17 @@ Insertion best_insertion(const SearchState& s, int flavor, int host, int vm) {
     const Amount* fd = s.free_of(host);
     const int type = s.type_of(host), n = s.nodes_of(host);
     const auto& placements = m.evaluator(type, flavor).placements();
+    // The destination-node rule: free (every placement, the common case) or the one it assigns.
+    std::size_t first = 0, last = placements.size();
+    if (const int only = m.node_choice(flavor, host, fd); only != kAnyPlacement) [[unlikely]] {
+        if (only == kNoPlacement) return out;
+        first = static_cast<std::size_t>(only);
+        last = first + 1;
+    }
     std::optional<BudgetUse> budget;  // for a given VM only
     if (vm >= 0) budget.emplace(s, vm);
     Amount local[kMaxPNuma * kMaxResources];  // free amounts of the placement's nodes with the VM
-    for (std::size_t e = 0; e < placements.size(); ++e) {
+    for (std::size_t e = first; e < last; ++e) {
         const Embedding& emb = placements[e];
         bool fits = true;
         for (int i = 0; i < k && fits; ++i)

@@ -31,7 +31,9 @@ struct Insertion {
  * Best placement for a VM of `flavor` on `host` as the host is now: the feasible placement with the
  * largest weighted VMCAP gain; ties go to the VM's snapshot placement (no migration), then to the
  * lowest node mask. With `vm` >= 0, placements that would break the migration budget are skipped;
- * with `vm` == -1 the budget is not considered. Does not remove `vm` from its current host:
+ * with `vm` == -1 the budget is not considered. Under a destination-node rule that fixes nodes
+ * (CapacityModel::node_choice) only the placement it assigns on the host now is considered (none
+ * when it assigns none). Does not remove `vm` from its current host:
  * callers pass a host other than the VM's own. O(placements x targets x (k x R + VMCAP)).
  */
 Insertion best_insertion(const SearchState& state, int flavor, int host, int vm);

@@ -25,7 +25,7 @@ const MoveCache::Return& MoveCache::return_home(const SearchState& s, int vm) {
     HostScratch sc;
     sc.load(s, v.host);
     if (s.host_of(vm) == v.host) sc.release(fl, s.pnuma_of(vm));  // a remap back: its own share is free
-    e.ret.fits = sc.fits(fl, v.pnuma.data());
+    e.ret.fits = sc.fits(fl, v.pnuma.data()) && rule_admits_return(s, vm, sc);
     e.ret.delta = e.ret.fits ? sc.gain(s, &fl, v.pnuma.data()) : 0;
     return e.ret;
 }
@@ -58,7 +58,7 @@ const MoveCache::Vacated& MoveCache::vacated_insertion(const SearchState& s, int
         dest.occupy(own, snap);
     }
     Score best = 0;
-    e.value.embedding = dest.best_placement(s, p.flavors[flavor], s.model().evaluator(p.hosts[host].type, flavor).placements(), best);
+    e.value.embedding = dest.best_placement(s, flavor, best);
     e.value.delta = e.value.embedding >= 0 ? best : 0;
     return e.value;
 }

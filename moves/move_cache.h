@@ -53,7 +53,8 @@ public:
     }
 
     /** Change of the weighted objective when `vm` goes back to its snapshot (host, pNUMA nodes),
-     *  or fits == false (no room there). From another host: the snapshot host's change as it is
+     *  or fits == false (no room there, or the destination-node rule does not let it back there:
+     *  rule_admits_return, moves/host_scratch.h). From another host: the snapshot host's change as it is
      *  now (the source host's part is removal()); from other nodes of its snapshot host (a remap
      *  counted as a migration): the whole change of that host, its current share released first.
      *  Meaningful only while the VM is migrated. */

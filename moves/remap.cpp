@@ -8,7 +8,8 @@ namespace vmcap {
 RemapDelta RemapMove::evaluate(const SearchState& s) const {
     RemapDelta out;
     const Problem& p = s.problem();
-    if (vm < 0 || !p.vms[vm].migratable) return out;
+    // A remap arrives on no host: under a destination-node rule that fixes nodes it is not possible.
+    if (vm < 0 || !p.vms[vm].migratable || s.model().fixes_nodes()) return out;
     const Flavor& fl = p.flavors[p.vms[vm].flavor];
     const int host = s.host_of(vm);
     const NodeMask cur = s.mask_of(vm);

@@ -24,7 +24,7 @@ ReturnDelta ReturnMove::evaluate(const SearchState& s) const {
         src.release(fl, s.pnuma_of(vm));
         source = src.gain(s);
     }
-    if (!home.fits(fl, v.pnuma.data())) return out;
+    if (!home.fits(fl, v.pnuma.data()) || !rule_admits_return(s, vm, home)) return out;
     out.feasible = true;
     out.delta = source + home.gain(s, &fl, v.pnuma.data());
     out.migrations_after = BudgetUse(s, vm).migrations_after(false);

@@ -44,6 +44,43 @@ Side best_per_category(const SearchState& s, int vm, const HostScratch& dest) {
     return out;
 }
 
+/**
+ * The swap under a destination-node rule that fixes nodes: in each execution order each VM gets
+ * the one placement the rule assigns — the first to move on its destination as it is now (its
+ * partner still there), the second on its destination once the first has left (`A`, `B`: a's and
+ * b's hosts without a, b) — and the better order is taken (a first on ties, then fewer migrations).
+ */
+SwapDelta swap_fixed_nodes(const SwapMove& mv, const SearchState& s, const HostScratch& A, const HostScratch& B) {
+    SwapDelta out;
+    const Problem& p = s.problem();
+    const CapacityModel& m = s.model();
+    const int ha = A.host(), hb = B.host(), fa = s.flavor_of(mv.a), fb = s.flavor_of(mv.b);
+    const auto& pa = m.evaluator(s.type_of(hb), fa).placements();  // a's placements on b's host
+    const auto& pb = m.evaluator(s.type_of(ha), fb).placements();
+    const BudgetUse budget(s, mv.a, mv.b);
+    for (const bool a_first : {true, false}) {
+        const int ea = a_first ? m.node_choice(fa, hb, s.free_of(hb)) : B.rule_choice(s, fa);
+        const int eb = a_first ? A.rule_choice(s, fb) : m.node_choice(fb, ha, s.free_of(ha));
+        if (ea < 0 || eb < 0) continue;
+        const Embedding& xa = pa[static_cast<std::size_t>(ea)];
+        const Embedding& xb = pb[static_cast<std::size_t>(eb)];
+        if (!B.fits(p.flavors[fa], xa.map.data()) || !A.fits(p.flavors[fb], xb.map.data())) continue;
+        const bool ma = s.differs_from_origin(mv.a, hb, xa.mask), mb = s.differs_from_origin(mv.b, ha, xb.mask);
+        if (!budget.admits(ma, mb)) continue;
+        const std::int64_t mig = budget.migrations_after(ma, mb);
+        const Score v = B.gain(s, &p.flavors[fa], xa.map.data()) + A.gain(s, &p.flavors[fb], xb.map.data());
+        if (!out.feasible || v > out.delta || (v == out.delta && mig < out.migrations_after)) {
+            out.feasible = true;
+            out.delta = v;
+            out.embedding_a = ea;
+            out.embedding_b = eb;
+            out.a_first = a_first;
+            out.migrations_after = mig;
+        }
+    }
+    return out;
+}
+
 }  // namespace
 
 bool SwapMove::budget_admits(const SearchState& s) const {
@@ -63,6 +100,8 @@ SwapDelta SwapMove::evaluate(const SearchState& s) const {
     A.release(fa, s.pnuma_of(a));
     B.load(s, hb);
     B.release(fb, s.pnuma_of(b));
+    if (s.model().fixes_nodes()) [[unlikely]]
+        return swap_fixed_nodes(*this, s, A, B);
     const Side sa = best_per_category(s, a, B);
     if (sa.emb[0] < 0 && sa.emb[1] < 0 && sa.emb[2] < 0 && sa.emb[3] < 0) return out;  // a fits nowhere on b's host
     const Side sb = best_per_category(s, b, A);

@@ -25,6 +25,8 @@
  * moves and the CLI need no edit (the CLI offers `--<name> W` for every registered term).
  * Adding a filter: its two files and one line in registered_filters (evaluators/registry/registry.cpp); a filter
  * that declares separable_per_host keeps the annealing's host regions on.
+ * Which pNUMA nodes a migrated VM gets on its destination is one more seam, DestinationNodeRule
+ * (the search's free choice by default): its two files and one line in registered_node_rules.
  */
 #include <limits>
 #include <memory>
@@ -216,6 +218,50 @@ public:
      * hosts, no remaps).
      */
     virtual bool holds_in_flight() const { return false; }
+};
+
+/** DestinationNodeRule::assign's answer when the rule leaves the choice free: any placement that
+ *  fits (the search then takes the best). */
+inline constexpr int kAnyPlacement = -2;
+/** DestinationNodeRule::assign's answer when the rule places no VM of the flavor on the host. */
+inline constexpr int kNoPlacement = -1;
+
+/**
+ * The destination-node rule: which pNUMA nodes a VM gets when it arrives on a host by live
+ * migration. vmcap's own choice is free (the built-in "free" rule: every move evaluates each
+ * fitting placement and takes the best); a cloud whose scheduler picks the destination's nodes
+ * itself (OpenStack Nova: its NUMA cells, which the live-migration API cannot name) fixes them,
+ * and a plan is then only as good as the nodes that scheduler will pick. One per CapacityModel
+ * (CapacityModel::node_rule), registered like the filters (registered_node_rules,
+ * evaluators/registry/registry.h). The moves, greedy and the drain phase evaluate only the
+ * placement it assigns; plan building gives each step the nodes it assigns on the state the
+ * earlier steps leave; the schedule's waves on the in-flight state when the step starts (the
+ * wave's earlier arrivals on that host counted, its departures still there); `vmcap validate`
+ * refuses a step whose nodes are not its choice at that point. A remap (a VM re-pinned within its
+ * host) arrives nowhere: under a rule that fixes nodes it is never possible. The exact solvers
+ * refuse such a rule; the upper bound stays valid (the rule only removes plans).
+ * Immutable, shared by all workers (thread-safe for concurrent const calls).
+ */
+class DestinationNodeRule {
+public:
+    virtual ~DestinationNodeRule() = default;
+    /** Registry name ("free"), for refusals and reports. */
+    virtual std::string_view name() const = 0;
+    /** Does the rule fix the nodes? false: assign() always answers kAnyPlacement, and every
+     *  caller skips it (CapacityModel::node_choice; the search's hot path costs nothing); true:
+     *  it never answers kAnyPlacement. Constant for the rule's lifetime. */
+    virtual bool fixes_nodes() const = 0;
+    /**
+     * The placement a VM of `flavor` arriving on `host` gets when the host's free amounts are
+     * `free` ([node x R + r], the VM not on the host): an index into
+     * model.evaluator(host type, flavor).placements() of a placement with room in `free`, or
+     * kNoPlacement (the rule places it nowhere there), or kAnyPlacement (free choice). It must
+     * depend on nothing else — not on the VM, nor on other hosts — so that it may be memoised
+     * per host version (the move cache) and asked on tentative host copies (compound moves, the
+     * waves' in-flight state, `vmcap validate`'s own tables). Deterministic. Cost: at most
+     * O(placements x k x R) on a move cache miss.
+     */
+    virtual int assign(const CapacityModel& model, int flavor, int host, const Amount* free) const = 0;
 };
 
 }  // namespace vmcap

@@ -6,6 +6,7 @@
 #include "evaluators/network/network_load.h"
 #include "evaluators/objective/bandwidth_capacity.h"
 #include "evaluators/state/capacity_model.h"
+#include "evaluators/rules/free_node_rule.h"
 #include "evaluators/rules/link_filter.h"
 #include "evaluators/rules/placement_rules.h"
 #include "evaluators/objective/locality_term.h"
@@ -45,6 +46,15 @@ const std::vector<FilterInfo>& registered_filters() {
     return filters;
 }
 
+const std::vector<NodeRuleInfo>& registered_node_rules() {
+    // The registry: one line per rule, the first that applies is taken. Immutable after first use.
+    static const std::vector<NodeRuleInfo> rules = {
+        {FreeNodeRule::kName, FreeNodeRule::kHelp, [](const Problem&) { return true; },
+         [](const CapacityModel&) -> std::unique_ptr<DestinationNodeRule> { return std::make_unique<FreeNodeRule>(); }},
+    };
+    return rules;
+}
+
 // Defined here, not in capacity_model.cpp: the model takes its terms and filters from the
 // registries above, which the state below them must not know.
 CapacityModel::CapacityModel(const Problem& problem, const ModelOptions& options)
@@ -60,6 +70,12 @@ CapacityModel::CapacityModel(const Problem& problem, const ModelOptions& options
     for (const FilterInfo& info : registered_filters())
         if (info.applies(problem)) add_filter(info.make(*this));
     if (BandwidthCapacityTerm::applies(problem)) add_term(std::make_unique<BandwidthCapacityTerm>(*this, routes_));
+    for (const NodeRuleInfo& info : registered_node_rules())
+        if (info.applies(problem)) {
+            node_rule_ = info.make(*this);
+            break;
+        }
+    fixes_nodes_ = node_rule_->fixes_nodes();
     own_terms_ = terms_.size();
     own_filters_ = filters_.size();
 }

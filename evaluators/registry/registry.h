@@ -1,12 +1,13 @@
 #pragma once
 /**
  * @file registry.h
- * The registries of the model: the objective terms a snapshot or the CLI switches on by name, and
- * the feasibility filters the engine switches on by itself, each with its factory. The model's
+ * The registries of the model: the objective terms a snapshot or the CLI switches on by name, the
+ * feasibility filters the engine switches on by itself, and the destination-node rules (which
+ * pNUMA nodes a migrated VM gets), each with its factory. The model's
  * top sub-layer: it knows every concrete term (evaluators/objective/) and rule
  * (evaluators/rules/), which stand on the state (evaluators/state/), which stands on the interfaces
- * (evaluators/interfaces/seams.h). CapacityModel's constructor, which builds a model's terms and
- * filters from these tables, is defined here too (registry.cpp).
+ * (evaluators/interfaces/seams.h). CapacityModel's constructor, which builds a model's terms,
+ * filters and destination-node rule from these tables, is defined here too (registry.cpp).
  */
 #include <functional>
 #include <memory>
@@ -32,6 +33,22 @@ struct FilterInfo {
 /** Every feasibility filter beyond the built-in migration budget, in a fixed order (the order
  *  CapacityModel::filters() lists and consults them in). */
 const std::vector<FilterInfo>& registered_filters();
+
+/**
+ * A registered destination-node rule (evaluators/interfaces/seams.h, DestinationNodeRule): which
+ * pNUMA nodes a migrated VM gets on its destination. A CapacityModel takes the first whose
+ * `applies` accepts its problem, made once by `make` (the model's tables are ready then).
+ */
+struct NodeRuleInfo {
+    std::string_view name;
+    std::string_view help;
+    std::function<bool(const Problem&)> applies;
+    std::function<std::unique_ptr<DestinationNodeRule>(const CapacityModel&)> make;
+};
+
+/** Every destination-node rule, in a fixed order: the order a model's constructor tries them in.
+ *  "free" (the search's own choice) applies to every problem and comes last. */
+const std::vector<NodeRuleInfo>& registered_node_rules();
 
 /** A registered objective term: its name (CLI `--<name> W`), help text and factory. */
 struct TermInfo {

@@ -1,5 +1,7 @@
 #include "evaluators/rules/feasibility.h"
 
+#include "evaluators/state/fit.h"
+
 #include <vector>
 
 namespace vmcap {
@@ -17,9 +19,12 @@ bool step_fits(const SearchState& s, int vm, int host, const std::array<std::uin
         for (int r = 0; r < R; ++r)
             if (f[pnuma[i] * R + r] + (own ? fl.node_demand[r] : 0) < fl.node_demand[r]) return false;
     }
+    // The destination-node rule: a rule that fixes nodes places the VM on its own choice only.
+    const NodeMask mask = node_mask(pnuma.data(), fl.num_vnuma());
+    if (!rule_admits_step(s, vm, host, mask)) return false;
     // Every step keeps the feasibility filters (link capacities among them).
     if (s.model().has_filters()) {
-        const Relocation r{vm, s.host_of(vm), host, node_mask(pnuma.data(), fl.num_vnuma())};
+        const Relocation r{vm, s.host_of(vm), host, mask};
         return filters_admit(s, std::span(&r, 1));
     }
     return true;

@@ -144,7 +144,9 @@ inline bool filters_admit(const SearchState& s, std::span<const Relocation> move
 
 /**
  * Room for `vm` (on a host) on (host, pnuma) in state s — pNUMA capacities, counting the VM's own
- * share as free where it is now, and every feasibility filter (link capacities among them):
+ * share as free where it is now, the destination-node rule (under a rule that fixes nodes, `pnuma`
+ * must be the node set it assigns there now: rule_admits_step, evaluators/state/fit.h) and every
+ * feasibility filter (link capacities among them):
  * whether one live migration (a plan step, a step of an online cluster) may move it there now.
  * O(k x R) plus the filters' cost. Pure; thread-safe on a state no one changes.
  */

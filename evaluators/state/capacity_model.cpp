@@ -102,6 +102,13 @@ void CapacityModel::add_filter(std::unique_ptr<FeasibilityFilter> filter) {
     filters_.push_back(std::move(filter));
 }
 
+void CapacityModel::set_node_rule(std::unique_ptr<DestinationNodeRule> rule) {
+    if (rule == nullptr) throw std::invalid_argument("CapacityModel::set_node_rule: no rule");
+    fixes_nodes_ = rule->fixes_nodes();
+    node_rule_ = std::move(rule);
+    own_node_rule_ = false;
+}
+
 Count CapacityModel::host_capacity(int host_type, int flavor, const Amount* free) const {
     const int n = problem_.host_types[host_type].num_nodes();
     Count b[kMaxPNuma];

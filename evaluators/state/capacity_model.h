@@ -74,12 +74,28 @@ public:
      *  arrivals (FeasibilityFilter::holds_in_flight). */
     void add_term(std::unique_ptr<ObjectiveTerm> term);
     void add_filter(std::unique_ptr<FeasibilityFilter> filter);
+    /** The destination-node rule (evaluators/interfaces/seams.h): the first of
+     *  registered_node_rules() that applies to the problem ("free" unless another does), or the
+     *  one set_node_rule gave. Never null. */
+    const DestinationNodeRule& node_rule() const { return *node_rule_; }
+    /** node_rule().fixes_nodes(), read once: false keeps every move's evaluation as without the seam. */
+    bool fixes_nodes() const { return fixes_nodes_; }
+    /** node_rule().assign(*this, flavor, host, free), or kAnyPlacement without a call when the rule
+     *  leaves the choice free (inline: one test of a flag on the search's paths). Thread-safe. */
+    int node_choice(int flavor, int host, const Amount* free) const {
+        return fixes_nodes_ ? node_rule_->assign(*this, flavor, host, free) : kAnyPlacement;
+    }
+    /** Set-up only (not thread-safe, before any SearchState of this model): replaces the
+     *  destination-node rule, e.g. with one that has no registry entry. Throws
+     *  std::invalid_argument on nullptr. */
+    void set_node_rule(std::unique_ptr<DestinationNodeRule> rule);
     /** The options this model was built with. */
     const ModelOptions& options() const { return options_; }
-    /** True if every term and filter is one the constructor made from the problem (none added
-     *  by add_term / add_filter): CapacityModel(other problem, options()) then models that
-     *  problem the same way (the planning pipeline re-bases the snapshot on a plan's state). */
-    bool derived_from_problem() const { return terms_.size() == own_terms_ && filters_.size() == own_filters_; }
+    /** True if every term and filter, and the destination-node rule, is one the constructor made
+     *  from the problem (none added by add_term / add_filter / set_node_rule): CapacityModel(other
+     *  problem, options()) then models that problem the same way (the planning pipeline re-bases
+     *  the snapshot on a plan's state). */
+    bool derived_from_problem() const { return terms_.size() == own_terms_ && filters_.size() == own_filters_ && own_node_rule_; }
 
     const Problem& problem() const { return problem_; }
     /** The snapshot's vlinks per VM and hosts per switch (instances/vlink_index.h), or nullptr
@@ -92,7 +108,8 @@ public:
     const std::shared_ptr<const NetworkRoutes>& network_routes() const { return routes_; }
     /**
      * The first of filters() (T derived from FeasibilityFilter) or of terms() (T derived from
-     * ObjectiveTerm) whose dynamic type is T or derives from it, or nullptr when the model has none:
+     * ObjectiveTerm), or the node_rule() (T derived from DestinationNodeRule), whose dynamic type
+     * is T or derives from it, or nullptr when the model has none:
      * the typed lookup for code that reads a rule's or a term's own tables, e.g.
      * find<LinkCapacityFilter>() (routes, allowances: the exact solvers, the placers, the plan's
      * network figures) or find<BandwidthCapacityTerm>() (`vmcap capacity`). T must be complete at
@@ -100,9 +117,12 @@ public:
      */
     template <class T>
     const T* find() const {
-        static_assert(std::is_base_of_v<FeasibilityFilter, T> || std::is_base_of_v<ObjectiveTerm, T>,
-                      "CapacityModel::find<T>: T must be a FeasibilityFilter or an ObjectiveTerm");
-        if constexpr (std::is_base_of_v<FeasibilityFilter, T>) {
+        static_assert(
+            std::is_base_of_v<FeasibilityFilter, T> || std::is_base_of_v<ObjectiveTerm, T> || std::is_base_of_v<DestinationNodeRule, T>,
+            "CapacityModel::find<T>: T must be a FeasibilityFilter, an ObjectiveTerm or a DestinationNodeRule");
+        if constexpr (std::is_base_of_v<DestinationNodeRule, T>) {
+            return dynamic_cast<const T*>(node_rule_.get());
+        } else if constexpr (std::is_base_of_v<FeasibilityFilter, T>) {
             for (const auto& f : filters_)
                 if (const T* hit = dynamic_cast<const T*>(f.get())) return hit;
         } else {
@@ -201,6 +221,9 @@ private:
     std::vector<const AggregateHooks*> keepers_;             ///< terms_ and filters_, in the order added
     ModelOptions options_;
     std::size_t own_terms_ = 0, own_filters_ = 0;  ///< terms / filters the constructor made
+    std::unique_ptr<DestinationNodeRule> node_rule_;
+    bool fixes_nodes_ = false;   ///< node_rule_->fixes_nodes()
+    bool own_node_rule_ = true;  ///< node_rule_ is the constructor's (no set_node_rule)
     std::shared_ptr<const VlinkIndex> vlink_index_;
     std::shared_ptr<const NetworkRoutes> routes_;
     bool terms_separable_ = true, terms_monotone_ = true;

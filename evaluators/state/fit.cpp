@@ -15,6 +15,17 @@ bool fits(const SearchState& s, int flavor, int host, const Embedding& emb) {
     return true;
 }
 
+NodeMask assigned_nodes(const CapacityModel& model, int flavor, int host, const Amount* free) {
+    const int e = model.node_choice(flavor, host, free);
+    if (e < 0) return 0;
+    return model.evaluator(model.problem().hosts[host].type, flavor).placements()[static_cast<std::size_t>(e)].mask;
+}
+
+bool rule_admits_step(const SearchState& s, int vm, int host, NodeMask mask) {
+    if (!s.model().fixes_nodes()) return true;
+    return s.host_of(vm) != host && assigned_nodes(s.model(), s.flavor_of(vm), host, s.free_of(host)) == mask;
+}
+
 int first_fitting_placement(const SearchState& s, int flavor, int host) {
     const auto& placements = s.model().evaluator(s.type_of(host), flavor).placements();
     for (std::size_t e = 0; e < placements.size(); ++e)

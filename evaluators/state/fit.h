@@ -4,7 +4,8 @@
  * Does a VM of a flavor fit on a host of a SearchState, and in which of its placements: questions
  * about the state's free amounts (pNUMA node capacity in every resource), asked by the placers
  * (placement/placer.h), the plan builder (optimizer/plan/plan.cpp) and the simulation. They
- * consult no feasibility rule beyond node capacity.
+ * consult no feasibility rule beyond node capacity, except the two that ask the destination-node
+ * rule (assigned_nodes, rule_admits_step).
  */
 #include "evaluators/state/search_state.h"
 
@@ -25,6 +26,18 @@ int tightest_placement(const SearchState& state, int flavor, int host);
  *  a scratch copy of SearchState::free_of(host) with a batch's earlier VMs taken off) instead of
  *  the state's; with `take`, the chosen placement's demand is subtracted from `free`. -1: none fits. */
 int tightest_placement_on(const SearchState& state, int flavor, int host, Amount* free, bool take);
+
+/** The pNUMA node set that the model's destination-node rule (CapacityModel::node_rule) assigns to
+ *  a VM of `flavor` arriving on `host` whose free amounts are `free` ([node x R + r], the VM not
+ *  there): the mask of its placement, 0 when it places none there. Precondition:
+ *  model.fixes_nodes(). O(the rule's assign()). */
+NodeMask assigned_nodes(const CapacityModel& model, int flavor, int host, const Amount* free);
+
+/** May one plan step move `vm` onto pNUMA node set `mask` of `host` in `state` now, as the
+ *  destination-node rule sees it? Always when the rule leaves the choice free; under a rule that
+ *  fixes nodes, only onto a host other than the VM's own (a remap arrives nowhere), on the set the
+ *  rule assigns there now (assigned_nodes on state.free_of(host)). O(1) or the rule's assign(). */
+bool rule_admits_step(const SearchState& state, int vm, int host, NodeMask mask);
 
 /** Free amounts of one host summed over its pNUMA nodes and of its largest node, in vCPU and RAM
  *  (MiB): necessary conditions a strategy checks before looking at placements. */

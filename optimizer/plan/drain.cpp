@@ -51,7 +51,7 @@ std::vector<PlanStep> drain_steps(const CapacityModel& model) {
             hs.load(s, h);
             const auto& placements = model.evaluator(p.hosts[h].type, p.vms[v].flavor).placements();
             Score g = 0;
-            const int e = hs.best_placement(s, fl, placements, g);
+            const int e = hs.best_placement(s, p.vms[v].flavor, g);
             if (e < 0 || !step_fits(s, v, h, placements[e].map)) continue;
             const Relocation r{v, from, h, placements[e].mask};
             for (const auto& t : model.terms()) g += t->delta(s, std::span(&r, 1));

@@ -63,6 +63,12 @@ private:
     bool step_counts(int from, int to) const { return step_uses_budget(p, from, to); }
     /** Room for one more VM of `flavor` on host h in some placement (resources only). */
     bool has_room(int flavor, int h) const { return first_fitting_placement(s, flavor, h) >= 0; }
+    /** The nodes a step of pending move `pl` gets now: its target's, or under a destination-node
+     *  rule that fixes nodes the rule's choice on its destination now (false: none there, or the
+     *  move would be a remap, which such a rule never makes). */
+    bool nodes_now(const Placement& pl, std::array<std::uint8_t, kMaxVNuma>& nodes) const;
+    /** Can pending move `pl` run now within the budget left? Then true, with its nodes_now. */
+    bool ready(const Placement& pl, std::array<std::uint8_t, kMaxVNuma>& nodes) const;
     const std::vector<char>& room_of(int flavor);
     void execute(int vm, int host, const std::array<std::uint8_t, kMaxVNuma>& pnuma, bool temporary);
     bool execute_ready();
@@ -136,23 +142,50 @@ void PlanBuilder::execute(int vm, int host, const std::array<std::uint8_t, kMaxV
     }
 }
 
+bool PlanBuilder::nodes_now(const Placement& pl, std::array<std::uint8_t, kMaxVNuma>& nodes) const {
+    nodes = pl.pnuma;
+    if (!model.fixes_nodes()) return true;
+    if (s.host_of(pl.vm) == pl.host) return false;
+    const int flavor = p.vms[pl.vm].flavor;
+    const int e = model.node_choice(flavor, pl.host, s.free_of(pl.host));
+    if (e < 0) return false;
+    nodes = model.evaluator(p.hosts[pl.host].type, flavor).placements()[static_cast<std::size_t>(e)].map;
+    return true;
+}
+
+bool PlanBuilder::ready(const Placement& pl, std::array<std::uint8_t, kMaxVNuma>& nodes) const {
+    const bool counts = step_counts(s.host_of(pl.vm), pl.host);
+    const Amount ram = counts ? p.flavors[p.vms[pl.vm].flavor].demand[kRamMib] : 0;
+    return steps_left >= (counts ? 1 : 0) && ram_left >= ram && nodes_now(pl, nodes) && step_fits(s, pl.vm, pl.host, nodes);
+}
+
 // Executes every pending move that fits now, in VM order, until none does; true if any ran.
+// Under a destination-node rule that fixes nodes, the moves the rule puts on their target's nodes
+// go first; when none can, the first that can run on other nodes does (the search reached its
+// state in another order), and the sweep starts again.
 bool PlanBuilder::execute_ready() {
     bool any = false;
     for (bool progress = true; progress;) {
         progress = false;
+        std::array<std::uint8_t, kMaxVNuma> nodes{};
         for (std::size_t i = 0; i < pending.size();) {
             const Placement& pl = pending[i];
-            const bool counts = step_counts(s.host_of(pl.vm), pl.host);
-            const Amount ram = counts ? p.flavors[p.vms[pl.vm].flavor].demand[kRamMib] : 0;
-            if (steps_left >= (counts ? 1 : 0) && ram_left >= ram && step_fits(s, pl.vm, pl.host, pl.pnuma)) {
-                execute(pl.vm, pl.host, pl.pnuma, false);
+            const int k = p.flavors[p.vms[pl.vm].flavor].num_vnuma();
+            if (ready(pl, nodes) && node_mask(nodes.data(), k) == node_mask(pl.pnuma.data(), k)) {
+                execute(pl.vm, pl.host, nodes, false);
                 pending.erase(pending.begin() + static_cast<std::ptrdiff_t>(i));
                 progress = any = true;
             } else {
                 ++i;
             }
         }
+        if (progress || !model.fixes_nodes()) continue;
+        for (std::size_t i = 0; i < pending.size() && !progress; ++i)
+            if (ready(pending[i], nodes)) {
+                execute(pending[i].vm, pending[i].host, nodes, false);
+                pending.erase(pending.begin() + static_cast<std::ptrdiff_t>(i));
+                progress = any = true;
+            }
     }
     return any;
 }
@@ -161,9 +194,10 @@ bool PlanBuilder::execute_ready() {
 // unblocks); into_host lists them per destination host (rebuilt per deadlock).
 int PlanBuilder::count_fitting(int host) {
     int n = 0;
+    std::array<std::uint8_t, kMaxVNuma> nodes{};
     for (int i : into_host[host]) {
         const Placement& q = pending[static_cast<std::size_t>(i)];
-        if (step_fits(s, q.vm, q.host, q.pnuma)) ++n;
+        if (nodes_now(q, nodes) && step_fits(s, q.vm, q.host, nodes)) ++n;
     }
     return n;
 }
@@ -395,7 +429,8 @@ Plan plan_from_steps(const CapacityModel& model, const std::vector<PlanStep>& st
         if (s.host_of(st.vm) != st.from_host || !std::equal(st.from_pnuma.begin(), st.from_pnuma.begin() + k, s.pnuma_of(st.vm)))
             throw std::logic_error("plan_from_steps: step of VM " + p.vms[st.vm].id + " does not start where the VM is");
         if (!step_fits(s, st.vm, st.to_host, st.to_pnuma))
-            throw std::logic_error("plan_from_steps: step of VM " + p.vms[st.vm].id + " has no room");
+            throw std::logic_error("plan_from_steps: step of VM " + p.vms[st.vm].id +
+                                   " has no room (or not the nodes the destination-node rule assigns)");
         s.move(st.vm, st.to_host, embedding_of(st.to_pnuma, k));
         st.score_after = s.objective();
         st.objective_after = to_objective(st.score_after);

@@ -113,7 +113,11 @@ std::vector<Placement> plan_end_state(const CapacityModel& model, const Plan& pl
 
 /**
  * Orders the moves from the snapshot to `target` (the search's best state) into a plan:
- * repeatedly executes, in VM order, every pending move whose destination nodes have room now;
+ * repeatedly executes, in VM order, every pending move whose destination nodes have room now
+ * (under a destination-node rule that fixes nodes, each step gets the nodes the rule assigns
+ * then: the moves it puts on their target's nodes first, else the first that can run on others,
+ * so the plan may end elsewhere than `target` on some hosts' nodes; a move within one host is
+ * then never made directly);
  * a cyclic dependency is broken by a temporary detour to another host if the budget allows one
  * more step, otherwise the blocked moves are dropped. Finally the plan is cut after its best
  * prefix, so objective_after >= objective_before and every prefix is feasible and within budget.
@@ -135,7 +139,7 @@ void finish_plan(const CapacityModel& model, Plan& plan);
  * The plan that executes `steps` (e.g. plans of successive searches, each from the state the
  * previous one leaves) in order from the snapshot: every objective_after recomputed on `model`,
  * then finish_plan. `dropped` is copied to Plan::dropped. Throws std::logic_error if a step does
- * not start where its VM is or has no room (pNUMA capacity or a feasibility filter): a bug of
+ * not start where its VM is or has no room (pNUMA capacity, the destination-node rule or a feasibility filter): a bug of
  * the caller. O(steps x (k x R + move cost)).
  */
 Plan plan_from_steps(const CapacityModel& model, const std::vector<PlanStep>& steps, int dropped = 0);

@@ -369,6 +369,36 @@ void PlanReplay::refresh(int h) {
     }
 }
 
+/** "" or why the destination-node rule (CapacityModel::node_rule) refuses VM `v`'s step from
+ *  `from` onto `to_nodes` of `to` on the replay's state before the step: under a rule that fixes
+ *  nodes, a remap, or nodes other than the ones it assigns there now (asked on the replay's own
+ *  usage tables). */
+std::string node_rule_refusal(const PlanReplay& rep, int v, int from, int to, const std::vector<int>& to_nodes) {
+    const CapacityModel& m = rep.model;
+    if (!m.fixes_nodes()) return "";
+    const Problem& p = rep.p;
+    const std::string rule = "the destination-node rule \"" + std::string(m.node_rule().name()) + "\"";
+    if (from == to) return "a remap, but under " + rule + " a VM's pNUMA nodes are chosen only when it arrives on a host";
+    const HostType& ht = p.host_type_of(to);
+    std::vector<Amount> free(ht.node_capacity.size());
+    for (std::size_t x = 0; x < free.size(); ++x) free[x] = ht.node_capacity[x] - rep.used[to][x];
+    const int flavor = p.vms[v].flavor;
+    const int e = m.node_choice(flavor, to, free.data());
+    const auto nodes_text = [](const auto& nodes, int k) {
+        std::string t = "[";
+        for (int i = 0; i < k; ++i) t += (i ? ", " : "") + std::to_string(static_cast<int>(nodes[static_cast<std::size_t>(i)]) + 1);
+        return t + "]";
+    };
+    const int k = p.flavors[flavor].num_vnuma();
+    if (e < 0) return rule + " places no VM of flavor \"" + p.flavors[flavor].name + "\" on host \"" + p.hosts[to].id + "\" at this point";
+    const Embedding& want = m.evaluator(p.hosts[to].type, flavor).placements()[static_cast<std::size_t>(e)];
+    unsigned mask = 0;
+    for (int n : to_nodes) mask |= 1U << n;
+    if (static_cast<NodeMask>(mask) == want.mask) return "";
+    return "to_pnuma " + nodes_text(to_nodes, k) + " is not what " + rule + " assigns on host \"" + p.hosts[to].id + "\" at this point, " +
+           nodes_text(want.map, k);
+}
+
 /** What the steps share: ids, the budget checked against, and the running migration count and RAM. */
 struct StepContext {
     std::unordered_map<std::string, int> vm_index, host_index;
@@ -414,6 +444,7 @@ std::string replay_step(PlanReplay& rep, StepContext& c, const PlanErrors& bad, 
     if (from != to && (listed(p.constraints.drain_hosts, to) || listed(p.constraints.no_target_hosts, to)))
         return reject("moves onto host \"" + p.hosts[to].id + "\", which is closed to incoming VMs (" +
                       (listed(p.constraints.drain_hosts, to) ? "drain" : "no-target") + ")");
+    if (const std::string why = node_rule_refusal(rep, v, from, to, to_nodes); !why.empty()) return reject(why);
     // Every step is a live migration, except a remap (same host) when remaps are free.
     if (from != to || p.constraints.remap_counts_as_migration) {
         if (++c.migrations > c.budget.max_migrations)

@@ -27,7 +27,10 @@ struct PlanCheck {
  * Replays `plan` (a "vmcap-plan/1" document read from `plan_file`) on `model.problem()`. Checks, at
  * every step in order: the VM exists, is migratable and sits exactly on from_host/from_pnuma; the
  * destination mapping is valid on the destination host type (distinct pNUMA nodes, vNUMA edges
- * on pNUMA edges); no pNUMA node goes over capacity; no feasibility filter is violated; the
+ * on pNUMA edges); under a destination-node rule that fixes nodes (CapacityModel::fixes_nodes), the
+ * step is no remap and its to_pnuma is the node set the rule assigns on the destination at that
+ * point (asked on the validator's own usage tables); no pNUMA node goes over capacity; no
+ * feasibility filter is violated; the
  * running step count and migrated RAM stay within the budget; what the step states about itself
  * matches (flavor, ram_gib, score_after and objective_after recomputed on the validator's own
  * per-host capacities, "temporary" only on a VM that moves again later). Then checks the plan's

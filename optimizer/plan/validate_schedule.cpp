@@ -10,6 +10,7 @@
 
 #include "evaluators/network/network_load.h"
 #include "evaluators/rules/feasibility.h"
+#include "evaluators/state/fit.h"
 #include "optimizer/plan/plan.h"
 
 namespace vmcap {
@@ -162,8 +163,9 @@ struct InFlight {
 };
 
 /** One wave's in-flight state, limits and network copies: "" or the first violation. */
-std::string check_wave(const Problem& p, const PlanSchedule& sch, const NetworkRoutes* routes, InFlight& flight, const Usage& u,
+std::string check_wave(const CapacityModel& model, const PlanSchedule& sch, const NetworkRoutes* routes, InFlight& flight, const Usage& u,
                        const std::vector<SchedStep>& wave, const std::vector<std::string>& where) {
+    const Problem& p = model.problem();
     const int R = u.R;
     std::set<int> vms;
     std::map<int, int> out, in;
@@ -199,6 +201,22 @@ std::string check_wave(const Problem& p, const PlanSchedule& sch, const NetworkR
         const Flavor& fl = p.flavors[p.vms[x.vm].flavor];
         auto& e = extra[x.to];
         if (e.empty()) e.assign(u.used[x.to].size(), 0);
+        if (model.fixes_nodes() && x.from != x.to) {
+            // The destination-node rule when the step starts: its destination at the wave's start
+            // less the wave's earlier arrivals there (the departures still hold their nodes).
+            const std::vector<Amount>& cap = p.host_type_of(x.to).node_capacity;
+            std::vector<Amount> free(cap.size());
+            for (std::size_t n = 0; n < free.size(); ++n) free[n] = cap[n] - u.used[x.to][n] - e[n];
+            const NodeMask want = assigned_nodes(model, p.vms[x.vm].flavor, x.to, free.data());
+            if (want != flight.mask(x)) {
+                std::string nodes;
+                for (int n = 0; n < kMaxPNuma; ++n)
+                    if ((want >> n) & 1U) nodes += (nodes.empty() ? "" : ", ") + std::to_string(n + 1);
+                return where[j] + ": with the wave in flight, the destination-node rule \"" + std::string(model.node_rule().name()) +
+                       "\" assigns " + (want == 0 ? std::string("no pNUMA nodes") : "pNUMA nodes {" + nodes + "}") + " of host \"" +
+                       p.hosts[x.to].id + "\" when the step starts, not its to_pnuma";
+            }
+        }
         for (int n : x.to_nodes) {
             if (x.from == x.to && std::find(x.from_nodes.begin(), x.from_nodes.end(), n) != x.from_nodes.end()) continue;
             for (int r = 0; r < R; ++r) {
@@ -245,7 +263,7 @@ std::string check_schedule(const CapacityModel& model, const nlohmann::json& pla
         if (steps[i].wave != waves + 1)
             return where.front() + ": expected wave " + std::to_string(waves + 1) + " (waves number 1, 2, ... in step order)";
         ++waves;
-        if (std::string why = check_wave(p, sch, routes.get(), flight, u, wave, where); !why.empty()) return why;
+        if (std::string why = check_wave(model, sch, routes.get(), flight, u, wave, where); !why.empty()) return why;
         double wave_end = wave_start;
         for (std::size_t k = 0; k < wave.size(); ++k) {
             const SchedStep& x = wave[k];

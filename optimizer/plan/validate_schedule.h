@@ -22,7 +22,10 @@ namespace vmcap {
  * no host holding more members of a group than max(1, the snapshot's count there)) admitting
  * each host change as an arrival on its destination (InFlightWave, on the wave's start state
  * replayed in a SearchState); every pNUMA node within capacity with the wave's VMs on both
- * ends (a remap holds a node of both mappings once); with a network section and
+ * ends (a remap holds a node of both mappings once); under a destination-node rule that fixes
+ * nodes (CapacityModel::fixes_nodes), each step's to_pnuma the rule's choice on its destination
+ * when it starts (the wave's start state less the wave's earlier arrivals there, asked on the
+ * validator's own tables); with a network section and
  * limits.copies_on_network, every link
  * direction's vlink load at the wave's start (link_loads) plus the wave's memory copies (mbps
  * each on their route) within capacity; each step's mbps in [1, duration_model.mbps], below it

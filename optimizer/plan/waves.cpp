@@ -10,6 +10,7 @@
 
 #include "evaluators/network/network_load.h"
 #include "evaluators/rules/feasibility.h"
+#include "evaluators/state/fit.h"
 
 namespace vmcap {
 
@@ -35,7 +36,9 @@ public:
         if (limits_.per_tenant > 0 && !tenant.empty() && tenants_[tenant] >= limits_.per_tenant) return 0;
         const Flavor& fl = p_.flavors[p_.vms[st.vm].flavor];
         const NodeMask to_mask = embedding_of(st.to_pnuma, fl.num_vnuma()).mask;
-        if (!room_in_flight(st) || flight_.refusal(s_, st.vm, st.from_host, st.to_host, to_mask) != nullptr) return 0;
+        if (!room_in_flight(st) || !rule_assigns_in_flight(st, to_mask) ||
+            flight_.refusal(s_, st.vm, st.from_host, st.to_host, to_mask) != nullptr)
+            return 0;
         const std::int64_t got = network_share(st, mbps);
         if (got == 0) return 0;
         std::vector<Amount>& extra = reserve(st.to_host);
@@ -80,6 +83,20 @@ private:
                 if (free[n * R_ + r] - extra[n * R_ + r] < fl.node_demand[r]) return false;
         }
         return true;
+    }
+
+    /** Are `to_mask` the nodes the destination-node rule assigns when the step starts: on its
+     *  destination in flight, the boundary state less the wave's earlier arrivals there (its
+     *  departures still hold their nodes)? Always under the free rule. */
+    bool rule_assigns_in_flight(const PlanStep& st, NodeMask to_mask) {
+        const CapacityModel& m = s_.model();
+        if (!m.fixes_nodes()) return true;
+        if (st.from_host == st.to_host) return false;  // a remap arrives nowhere
+        const std::vector<Amount>& extra = reserve(st.to_host);
+        const Amount* free = s_.free_of(st.to_host);
+        Amount now[kMaxPNuma * kMaxResources];
+        for (std::size_t x = 0; x < extra.size(); ++x) now[x] = free[x] - extra[x];
+        return assigned_nodes(m, p_.vms[st.vm].flavor, st.to_host, now) == to_mask;
     }
 
     /** `mbps` if the copy fits every arc of its route beside the loads and the wave's other
@@ -184,7 +201,16 @@ std::optional<std::vector<PlanStep>> build_waves(const WaveInputs& in, bool reor
         double end = t;
         for (const PlanStep& x : taken) end = std::max(end, x.end_s);
         if (in.window_s > 0.0 && end > in.window_s) {  // keep what ends within the window, then stop
-            std::erase_if(taken, [&](const PlanStep& x) { return x.end_s > in.window_s; });
+            // Under a destination-node rule that fixes nodes, a step whose destination lost an
+            // earlier arrival of the wave would find other free amounts there: it goes too.
+            std::unordered_set<int> cut_into;
+            std::vector<PlanStep> kept;
+            for (const PlanStep& x : taken)
+                if (x.end_s > in.window_s || (in.model.fixes_nodes() && cut_into.count(x.to_host)))
+                    cut_into.insert(x.to_host);
+                else
+                    kept.push_back(x);
+            taken = std::move(kept);
             stopped = true;
             end = t;
             for (const PlanStep& x : taken) end = std::max(end, x.end_s);

@@ -23,6 +23,11 @@ namespace vmcap {
  *    where only the next step in plan order may join;
  *  - the in-flight state has room: its destination pNUMA nodes hold it while its source nodes
  *    still do (a remap re-pins in place: a node in both mappings holds one share);
+ *  - under a destination-node rule that fixes nodes (CapacityModel::fixes_nodes), its nodes are the
+ *    rule's choice when it starts: on its destination in flight, the boundary state less the
+ *    wave's earlier arrivals there, the VMs leaving it in the wave still holding theirs. A step
+ *    refused for that runs in a later wave (in the first wave that it opens, its destination is
+ *    as the sequential plan left it, where the rule chose its nodes);
  *  - the limits hold: migrations out of and into each host (a remap counts once each way), of one
  *    tenant (Vm::tenant) and in the cluster;
  *  - every rule that holds in flight (FeasibilityFilter::holds_in_flight) admits it on the wave's
@@ -42,7 +47,8 @@ namespace vmcap {
  *
  * Scheduling stops at a step that cannot run even alone (its route has no spare bandwidth), and,
  * when window_s > 0, at the first wave that would end after window_s (of that wave, the steps
- * that end within the window are kept: a subset of an in-flight state is one): the steps left
+ * that end within the window are kept: a subset of an in-flight state is one; under a rule that
+ * fixes nodes, not those whose destination lost an earlier arrival of the wave): the steps left
  * out are counted in PlanSchedule::cut_steps. Throws std::invalid_argument on bad limits or
  * durations, std::logic_error if a scheduled step has no room (a bug). O(waves x steps x
  * (k x R + route length + the in-flight rules' admits()) + waves x vlinks x route length).

@@ -31,6 +31,9 @@ const LinkCapacityFilter* check_exact_scope(const CapacityModel& model) {
         msg += "' is not modelled (no further objective terms: ram-cost, locality-weight, bandwidth-capacity)";
         throw std::invalid_argument(msg);
     }
+    if (model.fixes_nodes())
+        throw std::invalid_argument("the exact solvers choose the destination pNUMA nodes freely: destination-node rule '" +
+                                    std::string(model.node_rule().name()) + "' is not modelled");
     const LinkCapacityFilter* links = model.find<LinkCapacityFilter>();
     for (const auto& f : model.filters())
         if (f.get() != links) {  // the MILP's link rows and the B&B's link check model it

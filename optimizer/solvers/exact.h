@@ -103,8 +103,9 @@ struct MilpParams {
  * What both exact solvers model, checked before any work: returns the model's link-capacity
  * filter (nullptr without one). Throws std::invalid_argument with a one-line reason for free
  * remaps (constraints.remap_counts_as_migration false), any objective term beyond VMCAP
- * (ram-cost, locality-weight, bandwidth-capacity: not modelled), and any feasibility filter other
- * than one LinkCapacityFilter. O(filters).
+ * (ram-cost, locality-weight, bandwidth-capacity: not modelled), a destination-node rule that
+ * fixes nodes (CapacityModel::fixes_nodes), and any feasibility filter other than one
+ * LinkCapacityFilter. O(filters).
  */
 const LinkCapacityFilter* check_exact_scope(const CapacityModel& model);
 
