@@ -21,8 +21,8 @@
 #include "instances/snapshot_io.h"
 #include "instances/trace.h"
 #include "instances/vnuma_rule.h"
-#include "optimizer/solvers/optimize.h"
 #include "optimizer/plan/validate.h"
+#include "optimizer/plan/waves.h"
 #include "cli/cli.h"
 
 namespace vmcap::cli::detail {

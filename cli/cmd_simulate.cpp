@@ -26,6 +26,8 @@
 #include "instances/snapshot_io.h"
 #include "instances/vnuma_rule.h"
 #include "optimizer/solvers/simulate.h"
+#include "optimizer/solvers/night_policy.h"
+#include "optimizer/solvers/optimize.h"
 #include "placement/placer.h"
 
 namespace vmcap::cli {

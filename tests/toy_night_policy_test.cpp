@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "evaluators/rules/feasibility.h"
 #include "instances/vnuma_rule.h"
 #include "optimizer/plan/plan.h"
 #include "optimizer/solvers/night_policy.h"

@@ -10,6 +10,16 @@
 
 namespace vmcap {
 
+/** How the plan will be run (optimizer/plan/waves.h): waves under the limits, durations, and the
+ *  maintenance window it must end within. */
+struct ScheduleParams {
+    MigrationLimits limits;
+    DurationModel durations;
+    /** > 0: seconds the plan must end within, a budget beside the count and RAM budgets (the
+     *  pipeline searches again with fewer migrations when the plan runs past it); 0: none. */
+    double window_s = 0.0;
+};
+
 /**
  * The plan that runs `plan`'s steps in waves, with its schedule (Plan::schedule, PlanStep::wave,
  * start_s, end_s, mbps). Waves are built greedily in plan order: a step joins the open wave when

@@ -5,6 +5,8 @@
 #include <stdexcept>
 #include <utility>
 
+#include "optimizer/solvers/optimize.h"
+
 namespace vmcap {
 
 namespace {

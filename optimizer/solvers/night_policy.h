@@ -20,7 +20,8 @@
 #include <string_view>
 #include <vector>
 
-#include "optimizer/solvers/optimize.h"
+#include "optimizer/plan/plan.h"
+#include "optimizer/plan/waves.h"
 
 namespace vmcap {
 

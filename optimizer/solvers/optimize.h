@@ -12,22 +12,13 @@
 #include <vector>
 
 #include "optimizer/plan/plan.h"
+#include "optimizer/plan/waves.h"
 #include "optimizer/search/search_params.h"
 #include "optimizer/search/tabu.h"
 
 namespace vmcap {
 
 enum class Algorithm { Greedy, Annealing, Tabu };
-
-/** How the plan will be run (optimizer/plan/waves.h): waves under the limits, durations, and the
- *  maintenance window it must end within. */
-struct ScheduleParams {
-    MigrationLimits limits;
-    DurationModel durations;
-    /** > 0: seconds the plan must end within, a budget beside the count and RAM budgets (the
-     *  pipeline searches again with fewer migrations when the plan runs past it); 0: none. */
-    double window_s = 0.0;
-};
 
 /** One validated parameter set for the pipeline. */
 struct OptimizeParams {

@@ -15,6 +15,8 @@
 #include "optimizer/plan/waves.h"
 #include "optimizer/solvers/cluster_now.h"
 #include "optimizer/solvers/make_room.h"
+#include "optimizer/solvers/night_policy.h"
+#include "optimizer/solvers/optimize.h"
 #include "placement/online_cluster.h"
 #include "placement/placer.h"
 

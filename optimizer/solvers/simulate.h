@@ -20,11 +20,12 @@
 #include "instances/datacenter_network.h"
 #include "instances/stop_reason.h"
 #include "instances/trace.h"
+#include "optimizer/plan/waves.h"
 #include "placement/replay.h"
-#include "optimizer/solvers/night_policy.h"
-#include "optimizer/solvers/optimize.h"
 
 namespace vmcap {
+
+class NightPolicies;  // optimizer/solvers/night_policy.h
 
 /** The cluster at the end of one simulated day (just before its next defragmentation). */
 struct SimulateDay {
@@ -87,7 +88,7 @@ struct SimulateOptions {
      *  "tabu" built in), made each night with its own options `defrag_options` (e.g. tabu's
      *  {"tenure", "30"}). */
     std::string defrag = "none";
-    NightOptions defrag_options;
+    std::map<std::string, std::string> defrag_options;  ///< NightOptions (night_policy.h)
     /** The registry `defrag` is looked up in, owned by the caller (who may add policies of its
      *  own); null: builtin_night_policies(). */
     const NightPolicies* night_policies = nullptr;
