@@ -124,7 +124,8 @@ std::string NightPolicies::names() const {
 std::unique_ptr<NightPolicy> NightPolicies::make(std::string_view name, const NightOptions& options) const {
     const NightPolicyInfo* info = find(name);
     if (info == nullptr) throw InputError("night policy '" + std::string(name) + "': expected one of " + names());
-    for (const auto& [key, value] : options) {
+    for (const auto& entry : options) {
+        const std::string& key = entry.first;  // a named reference, not a structured binding: Clang 14 cannot capture one
         const bool known = std::any_of(info->options.begin(), info->options.end(), [&](const NightOptionInfo& o) { return o.key == key; });
         if (known) continue;
         std::string keys;
