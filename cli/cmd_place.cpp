@@ -155,8 +155,8 @@ int cmd_place(const Args& args) {
         offered += r.offered ? 1 : 0;
     }
     std::printf("placed %d of %d requests offered (%zu in the file) with %s, %s%s%s\n", res.accepted, offered, requests.size(),
-                o.strategy.c_str(), semantics.c_str(), res.stopped ? ", stopped by " : "",
-                res.stopped ? std::string(to_string(res.stopped_by)).c_str() : "");
+                o.strategy.c_str(), semantics.c_str(), res.stopped() ? ", stopped by " : "",
+                res.stopped() ? std::string(to_string(res.stopped_by)).c_str() : "");
     std::printf("%lld VMs, %lld vCPU, %.1f GiB, %lld Mbps of vlinks placed; %.1f us per request\n", static_cast<long long>(res.vms_placed),
                 static_cast<long long>(res.vcpu_placed), static_cast<double>(res.ram_mib_placed) / 1024.0,
                 static_cast<long long>(res.mbps_placed), offered > 0 ? 1e6 * seconds / offered : 0.0);

@@ -239,21 +239,18 @@ public:
         (o.accepted ? res_.accepted : res_.rejected) += 1;
         res_.migrations += o.migrations;
         if (o.accepted && o.migrations > 0) ++res_.admitted_by_migrations;
-        if (!o.accepted && options_.stop_at_first_failure && !res_.stopped) {  // after the batch it is in
-            res_.stopped = true;
+        if (!o.accepted && options_.stop_at_first_failure && !res_.stopped()) {  // after the batch it is in
             res_.stopped_by = StopReason::FirstFailure;
         }
     }
 
     /** Stops the stream (before the next request) at an interrupt or the time limit. */
     void check_stop(std::chrono::steady_clock::time_point started) {
-        if (!res_.stopped && options_.stop != nullptr && options_.stop->load()) {
-            res_.stopped = true;
+        if (!res_.stopped() && options_.stop != nullptr && options_.stop->load()) {
             res_.stopped_by = StopReason::Interrupted;
         }
-        if (!res_.stopped && options_.time_limit_s > 0.0 &&
+        if (!res_.stopped() && options_.time_limit_s > 0.0 &&
             std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count() >= options_.time_limit_s) {
-            res_.stopped = true;
             res_.stopped_by = StopReason::TimeLimit;
         }
     }
@@ -329,10 +326,10 @@ AdmissionResult admit_requests(const Problem& cluster, const std::vector<Request
         for (std::size_t k = i; k < j; ++k) {
             res.outcomes[k].id = requests[k].id;
             res.outcomes[k].vms = static_cast<int>(vm_of[k].size());
-            res.outcomes[k].offered = !res.stopped;
+            res.outcomes[k].offered = !res.stopped();
             res.outcomes[k].admitted.resize(vm_of[k].size());
         }
-        if (!res.stopped) {
+        if (!res.stopped()) {
             const auto t0 = std::chrono::steady_clock::now();
             if (j > i + 1)
                 run.offer_batch(i, j);

@@ -93,10 +93,11 @@ struct AdmissionResult {
     std::int64_t vms_placed = 0;
     Amount vcpu_placed = 0, ram_mib_placed = 0;
     std::int64_t mbps_placed = 0;  ///< sum of the placed vlinks' bandwidth
-    bool stopped = false;          ///< the stream ended early: see stopped_by
     /** Why the stream ended early: FirstFailure (stop_at_first_failure), TimeLimit, Interrupted;
      *  Complete when every request was offered. */
     StopReason stopped_by = StopReason::Complete;
+    /** The stream ended early (stopped_by is not Complete). */
+    bool stopped() const { return stopped_by != StopReason::Complete; }
     std::int64_t migrations = 0;     ///< live migrations made to make room, in all
     int admitted_by_migrations = 0;  ///< requests placed whole only thanks to them
 };

@@ -156,7 +156,7 @@ TEST(Admission, StopsAtTheFirstFailureAndBestEffortPlacesVdcsInPart) {
     AdmissionOptions stop;
     stop.stop_at_first_failure = true;
     const AdmissionResult a = admit_requests(cluster, requests, stop, "<requests>");
-    ASSERT_TRUE(a.stopped);
+    ASSERT_TRUE(a.stopped());
     EXPECT_EQ(a.rejected, 1);
     std::size_t first = 0;
     while (a.outcomes[first].accepted) ++first;
@@ -178,13 +178,13 @@ TEST(Admission, AnInterruptOrTheTimeLimitStopsOfferingAndSaysWhy) {
     std::atomic<bool> stop{true};
     o.stop = &stop;
     const AdmissionResult a = admit_requests(cluster, requests, o, "<requests>");
-    EXPECT_TRUE(a.stopped);
+    EXPECT_TRUE(a.stopped());
     EXPECT_EQ(a.stopped_by, StopReason::Interrupted);
     for (const RequestOutcome& r : a.outcomes) EXPECT_FALSE(r.offered);
     EXPECT_EQ(a.problem.vms.size(), cluster.vms.size());
     stop = false;
     const AdmissionResult all = admit_requests(cluster, requests, o, "<requests>");
-    EXPECT_FALSE(all.stopped);
+    EXPECT_FALSE(all.stopped());
     EXPECT_EQ(all.stopped_by, StopReason::Complete);
     o.time_limit_s = 1e-12;  // over before the first request
     const AdmissionResult t = admit_requests(cluster, requests, o, "<requests>");
