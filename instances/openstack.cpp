@@ -328,7 +328,7 @@ Problem import_openstack(const OpenStackInput& hypervisors, const OpenStackInput
     p.constraints.remaps_allowed = false;  // Nova cannot re-pin a running server's NUMA cells
     p.source = "Imported by vmcap import openstack from " + hypervisors.file + ", " + servers.file + ", " + flavors.file +
                (server_groups != nullptr ? ", " + server_groups->file : "") + " (pNUMA graph " + o.host_topology +
-               ", vNUMA placement as Nova's first fit)";
+               ", vNUMA placement by vmcap's first fit, not necessarily Nova's cells)";
     finalize_problem(p, servers.file);
     return p;
 }
