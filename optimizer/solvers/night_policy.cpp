@@ -37,7 +37,7 @@ public:
         op.search.stop = night.stop;
         op.schedule = night.schedule;
         OptimizeResult r = optimize(night.model, op);
-        return NightPlan{std::move(r.plan), r.search.stopped_by == StopReason::TimeLimit};
+        return NightPlan{std::move(r.plan), r.search.stopped_by};
     }
 
 private:

@@ -20,6 +20,7 @@
 #include <string_view>
 #include <vector>
 
+#include "instances/stop_reason.h"
 #include "optimizer/plan/plan.h"
 #include "optimizer/plan/waves.h"
 
@@ -61,9 +62,10 @@ struct NightPlan {
      *  filled in, e.g. by build_plan, plan_from_steps or optimize). The simulation applies its
      *  steps in order and throws std::logic_error on a step without room (a policy's bug). */
     Plan plan;
-    /** The wall-clock limit (Night::time_limit_s) cut the policy short: the simulation then stops
-     *  with "time limit" after applying the plan. */
-    bool time_limit_hit = false;
+    /** Why the policy stopped (instances/stop_reason.h); TimeLimit: the wall-clock limit
+     *  (Night::time_limit_s) cut it short, and the simulation then stops with "time limit" after
+     *  applying the plan. Anything else: the simulation goes on. */
+    StopReason stopped_by = StopReason::Complete;
 };
 
 /**

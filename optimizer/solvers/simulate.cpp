@@ -228,7 +228,7 @@ bool defragment(Run& run, const SimulateOptions& o, int night, const WindowDeman
     }
     day.objective_after = plan.objective_after;
     day.capacity_after = plan.capacity_after;
-    return r->time_limit_hit;
+    return r->stopped_by == StopReason::TimeLimit;
 }
 
 /** Closes `day` at time t (after the first arrival): live VMs and utilisation. */
