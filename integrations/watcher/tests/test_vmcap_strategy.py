@@ -280,6 +280,23 @@ class VmcapStrategyTest(unittest.TestCase if WATCHER_MISSING else db_base.DbTest
         with self.assertRaisesRegex(vs.VmcapError, "steps 3-4 .* waves 2 and 3"):
             vs.check_chunks_within_waves([1, 1, 2, 3], 2)
 
+    def test_weight_planner_across_waves_is_refused(self):
+        # One migration in flight: the two steps are waves 1 and 2, and Watcher's weight planner
+        # (parallelization migrate:2 by default, read from its configuration) would run them at once.
+        from vmcap_watcher import strategy as vs
+        with self.assertRaisesRegex(vs.VmcapError, "steps 1-2 at once .* waves 1 and 2"):
+            self.run_strategy(scenario_numa(), flavors=NUMA_FLAVORS, max_migrations=4,
+                              max_evaluations=200000, max_concurrent=1, planner="weight")
+
+    def test_vmcap_bad_input_is_reported(self):
+        from vmcap_watcher import strategy as vs
+        with self.assertRaisesRegex(vs.VmcapError, r"`vmcap import openstack` exited with 2: .*"
+                                                   r"host-topology"):
+            self.run_strategy(scenario_1(), host_topology="K99")
+        with self.assertRaisesRegex(vs.VmcapError, "same size"):
+            self.run_strategy(scenario_1(), flavors=[
+                {"name": "a", "vcpus": 10, "memory_mb": 2}, {"name": "b", "vcpus": 10, "memory_mb": 2}])
+
     def test_missing_binary_is_named(self):
         strategy = loading.DefaultStrategyLoader().load("vmcap")
         strategy.config.vmcap_path = os.path.join(self.work, "no-such-vmcap")
