@@ -2,11 +2,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <map>
 #include <set>
 #include <sstream>
 #include <unordered_map>
 
+#include "instances/nova_numa.h"
 #include "instances/snapshot_io.h"
 #include "instances/topology.h"
 
@@ -151,9 +153,14 @@ std::unordered_map<std::string, int> read_hypervisors(const OpenStackInput& in, 
         const std::int64_t vcpus = number(w, hs[i], where, "vCPUs"), mem = number(w, hs[i], where, "Memory MB");
         const int n = topo.size();
         // In double, range-checked before the conversion (the ratios are finite and at most
-        // kMaxAllocationRatio, so these stay far below 2^63).
-        const double vcpu_d = std::floor(static_cast<double>(vcpus) * o.cpu_allocation_ratio / n);
-        const double ram_d = std::floor(static_cast<double>(mem - o.reserved_host_memory_mb) * o.ram_allocation_ratio / n);
+        // kMaxAllocationRatio, so these stay far below 2^63). Under a Nova rule a node is a NUMA
+        // cell of vCPUs / n pCPUs and Memory MB / n MiB with Nova's per-cell limits as capacity
+        // (instances/nova_numa.h); the reserved memory is Placement's, host-level, in the rule.
+        const bool nova = is_nova_rule(o.node_rule);
+        const double vcpu_d = nova ? std::floor(static_cast<double>(vcpus / n) * o.cpu_allocation_ratio)
+                                   : std::floor(static_cast<double>(vcpus) * o.cpu_allocation_ratio / n);
+        const double ram_d = nova ? std::floor(static_cast<double>(mem / n) * o.ram_allocation_ratio)
+                                  : std::floor(static_cast<double>(mem - o.reserved_host_memory_mb) * o.ram_allocation_ratio / n);
         if (vcpu_d > static_cast<double>(kMaxAmount) || ram_d > static_cast<double>(kMaxAmount))
             throw w.fail(where, "vCPUs or Memory MB times the allocation ratio exceeds " + std::to_string(kMaxAmount) + " per pNUMA node");
         if (vcpu_d < 1)
@@ -189,16 +196,18 @@ std::unordered_map<std::string, int> read_hypervisors(const OpenStackInput& in, 
     return index;
 }
 
-/** Places each server's vNUMA nodes on the first pNUMA node set of its host with room. */
+/** A server read, before its placement: the row's path for errors, its flavor's name as listed
+ *  and when it was created ("" when the row does not say). */
+struct ServerRow {
+    std::string where, flavor, created;
+};
+
+/** Reads every server with a host into p.vms (pnuma not set yet) and `rows` (the same order). */
 void read_servers(const OpenStackInput& in, const std::unordered_map<std::string, int>& hosts,
-                  const std::unordered_map<std::string, int>& flavors, Problem& p, int& skipped) {
+                  const std::unordered_map<std::string, int>& flavors, Problem& p, std::vector<ServerRow>& rows_out, int& skipped) {
     const Where w{in.file};
     const json& ss = rows(in, "openstack server list --all-projects --long");
-    const int R = p.num_resources();
-    std::vector<std::vector<Amount>> used(p.hosts.size());
-    for (std::size_t h = 0; h < p.hosts.size(); ++h) used[h].assign(p.host_type_of(static_cast<int>(h)).node_capacity.size(), 0);
-    std::map<std::pair<int, int>, std::vector<Embedding>> placements;  // (host type, flavor)
-    std::unordered_map<std::string, std::size_t> seen;                 // server ID -> its row
+    std::unordered_map<std::string, std::size_t> seen;  // server ID -> its row
     for (std::size_t i = 0; i < ss.size(); ++i) {
         const std::string path = "[" + std::to_string(i) + "]";
         Vm vm;
@@ -227,6 +236,27 @@ void read_servers(const OpenStackInput& in, const std::unordered_map<std::string
         vm.flavor = fi->second;
         vm.migratable = text(w, ss[i], where, "Status", false) == "ACTIVE";
         vm.tenant = text(w, ss[i], where, "Project ID", false);
+        std::string created = text(w, ss[i], where, "Created", false);
+        if (created.empty()) created = text(w, ss[i], where, "created_at", false);
+        rows_out.push_back(ServerRow{where, flavor, created});
+        p.vms.push_back(std::move(vm));
+    }
+}
+
+InputError does_not_fit(const std::string& file, const Problem& p, const ServerRow& row, int host) {
+    return Where{file}.fail(row.where, "flavor \"" + row.flavor + "\" does not fit the pNUMA nodes left on host \"" + p.hosts[host].id +
+                                           "\" as modelled (--host-topology, --node-rule, allocation ratios, reserved memory)");
+}
+
+/** vmcap's own first fit: each server, in the order listed, on the first pNUMA node set of its
+ *  host with room (the "free" node rule's import). */
+void place_first_fit(const std::string& file, Problem& p, const std::vector<ServerRow>& rows) {
+    const int R = p.num_resources();
+    std::vector<std::vector<Amount>> used(p.hosts.size());
+    for (std::size_t h = 0; h < p.hosts.size(); ++h) used[h].assign(p.host_type_of(static_cast<int>(h)).node_capacity.size(), 0);
+    std::map<std::pair<int, int>, std::vector<Embedding>> placements;  // (host type, flavor)
+    for (std::size_t v = 0; v < p.vms.size(); ++v) {
+        Vm& vm = p.vms[v];
         const Flavor& fl = p.flavors[vm.flavor];
         const HostType& ht = p.host_type_of(vm.host);
         auto& embs = placements[{p.hosts[vm.host].type, vm.flavor}];
@@ -234,20 +264,106 @@ void read_servers(const OpenStackInput& in, const std::unordered_map<std::string
         bool placed = false;
         for (const Embedding& e : embs) {
             bool room = true;
-            for (int v = 0; v < fl.num_vnuma() && room; ++v)
+            for (int i = 0; i < fl.num_vnuma() && room; ++i)
                 for (int r = 0; r < R; ++r)
-                    room = room && used[vm.host][e.map[v] * R + r] + fl.node_demand[r] <= ht.node_capacity[e.map[v] * R + r];
+                    room = room && used[vm.host][e.map[i] * R + r] + fl.node_demand[r] <= ht.node_capacity[e.map[i] * R + r];
             if (!room) continue;
-            for (int v = 0; v < fl.num_vnuma(); ++v)
-                for (int r = 0; r < R; ++r) used[vm.host][e.map[v] * R + r] += fl.node_demand[r];
+            for (int i = 0; i < fl.num_vnuma(); ++i)
+                for (int r = 0; r < R; ++r) used[vm.host][e.map[i] * R + r] += fl.node_demand[r];
             vm.pnuma = e.map;
             placed = true;
             break;
         }
-        if (!placed)
-            throw w.fail(where, "flavor \"" + flavor + "\" does not fit the pNUMA nodes left on host \"" + host +
-                                    "\" as modelled (--host-topology, allocation ratios, reserved memory)");
-        p.vms.push_back(std::move(vm));
+        if (!placed) throw does_not_fit(file, p, rows[v], vm.host);
+    }
+}
+
+/** Most arrival states the per-host order search of place_by_nova visits before it gives up. */
+constexpr std::int64_t kNovaOrderSearchStates = 200000;
+
+/**
+ * Nova's cells for one host's servers `vms` (oldest first): the replay in that order, each on
+ * nova_fit_instance's cells; if some server finds no room, a depth-first search over arrival
+ * orders (per level one server of each flavor still waiting, oldest first; states already found
+ * dead skipped) for one whose every choice fits. Returns the index into `vms` of a server the
+ * replay could not place when no order works within kNovaOrderSearchStates states, else -1.
+ */
+int nova_cells_for_host(Problem& p, int host, const std::vector<int>& vms, const NovaSettings& s) {
+    const HostType& ht = p.host_type_of(host);
+    const std::vector<NovaCell> empty = nova_cell_sizes(ht, s);
+    const auto fit = [&](const std::vector<NovaCell>& cells, int v) {
+        const Flavor& fl = p.flavors[p.vms[v].flavor];
+        return nova_fit_instance(cells, fl.num_vnuma(), fl.node_demand[kVcpu], fl.node_demand[kRamMib], s);
+    };
+    const auto take = [&](std::vector<NovaCell>& cells, int v, const NovaFit& f, int sign) {
+        const Flavor& fl = p.flavors[p.vms[v].flavor];
+        for (int i = 0; i < fl.num_vnuma(); ++i) {
+            cells[f.cells[i]].cpu_usage += sign * fl.node_demand[kVcpu];
+            cells[f.cells[i]].memory_usage += sign * fl.node_demand[kRamMib];
+        }
+    };
+    // The replay, oldest first.
+    std::vector<NovaCell> cells = empty;
+    int stuck = -1;
+    for (std::size_t i = 0; i < vms.size() && stuck < 0; ++i) {
+        const NovaFit f = fit(cells, vms[i]);
+        if (!f.found) {
+            stuck = static_cast<int>(i);
+            break;
+        }
+        take(cells, vms[i], f, +1);
+        p.vms[vms[i]].pnuma = f.cells;
+    }
+    if (stuck < 0) return -1;
+    // The search: which servers are still waiting, and the cells so far.
+    cells = empty;
+    std::vector<bool> waiting(vms.size(), true);
+    std::vector<NovaFit> chosen(vms.size());
+    std::set<std::vector<Amount>> dead;  // usage and waiting set of states with no completion
+    std::int64_t states = 0;
+    const auto key = [&] {
+        std::vector<Amount> k;
+        for (const NovaCell& c : cells) k.insert(k.end(), {c.cpu_usage, c.memory_usage});
+        for (bool w : waiting) k.push_back(w ? 1 : 0);
+        return k;
+    };
+    std::function<bool(std::size_t)> go = [&](std::size_t left) {
+        if (left == 0) return true;
+        if (++states > kNovaOrderSearchStates) return false;
+        auto k = key();
+        if (dead.count(k) > 0) return false;
+        std::set<int> tried;  // flavors tried at this level: servers of one flavor are interchangeable
+        for (std::size_t i = 0; i < vms.size(); ++i) {
+            if (!waiting[i] || !tried.insert(p.vms[vms[i]].flavor).second) continue;
+            const NovaFit f = fit(cells, vms[i]);
+            if (!f.found) continue;
+            take(cells, vms[i], f, +1);
+            waiting[i] = false;
+            chosen[i] = f;
+            if (go(left - 1)) return true;
+            waiting[i] = true;
+            take(cells, vms[i], f, -1);
+        }
+        dead.insert(std::move(k));
+        return false;
+    };
+    if (!go(vms.size())) return stuck;
+    for (std::size_t i = 0; i < vms.size(); ++i) p.vms[vms[i]].pnuma = chosen[i].cells;
+    return -1;
+}
+
+/** Every server on the cells Nova's rule gives it, host by host (nova_cells_for_host), servers
+ *  oldest first: by "Created" when every row has one (ISO 8601 sorts as text), else as listed. */
+void place_by_nova(const std::string& file, Problem& p, const std::vector<ServerRow>& rows, const NovaSettings& s) {
+    std::vector<int> order(p.vms.size());
+    for (std::size_t v = 0; v < order.size(); ++v) order[v] = static_cast<int>(v);
+    const bool dated = std::all_of(rows.begin(), rows.end(), [](const ServerRow& r) { return !r.created.empty(); });
+    if (dated) std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return rows[a].created < rows[b].created; });
+    std::vector<std::vector<int>> on_host(p.hosts.size());
+    for (int v : order) on_host[p.vms[v].host].push_back(v);
+    for (std::size_t h = 0; h < p.hosts.size(); ++h) {
+        const int stuck = nova_cells_for_host(p, static_cast<int>(h), on_host[h], s);
+        if (stuck >= 0) throw does_not_fit(file, p, rows[on_host[h][stuck]], static_cast<int>(h));
     }
 }
 
@@ -309,9 +425,14 @@ Problem import_openstack(const OpenStackInput& hypervisors, const OpenStackInput
                              "], got " + std::to_string(ratio));
     if (o.reserved_host_memory_mb < 0 || o.reserved_host_memory_mb > kMaxAmount)
         throw InputError("reserved_host_memory_mb must be in 0.." + std::to_string(kMaxAmount));
+    if (o.node_rule != kFreeNodeRule && !is_nova_rule(o.node_rule))
+        throw InputError("node rule must be nova-spread, nova-pack or free, got \"" + o.node_rule + "\"");
     Problem p;
     p.resources = {"vcpu", "ram_mib"};
     const Topology topo = parse_topology(o.host_topology);
+    if (is_nova_rule(o.node_rule) && !topo.graph.is_complete())
+        throw InputError("host topology " + o.host_topology + ": the node rule " + o.node_rule +
+                         " needs a complete pNUMA graph (K<n>): Nova checks no links between its cells; import with the node rule free");
     const auto hosts = read_hypervisors(hypervisors, topo, o, p);
     std::unordered_map<std::string, int> flavor_index;
     read_flavors(flavors, topo, p, flavor_index);
@@ -321,14 +442,22 @@ Problem import_openstack(const OpenStackInput& hypervisors, const OpenStackInput
         for (std::size_t r = 0; r < f.demand.size(); ++r) f.node_demand[r] = f.demand[r] / f.num_vnuma();
     }
     int skip = 0;
-    read_servers(servers, hosts, flavor_index, p, skip);
+    std::vector<ServerRow> rows;
+    read_servers(servers, hosts, flavor_index, p, rows, skip);
+    if (is_nova_rule(o.node_rule)) {
+        p.node_rule = NodeRuleSpec{o.node_rule, o.cpu_allocation_ratio, o.ram_allocation_ratio, o.reserved_host_memory_mb};
+        place_by_nova(servers.file, p, rows, nova_settings(p.node_rule));
+    } else {
+        place_first_fit(servers.file, p, rows);
+    }
     if (skipped != nullptr) *skipped = skip;
     if (server_groups != nullptr) read_server_groups(*server_groups, p);
     weigh_multi_numa_targets(p.flavors);
     p.constraints.remaps_allowed = false;  // Nova cannot re-pin a running server's NUMA cells
     p.source = "Imported by vmcap import openstack from " + hypervisors.file + ", " + servers.file + ", " + flavors.file +
                (server_groups != nullptr ? ", " + server_groups->file : "") + " (pNUMA graph " + o.host_topology +
-               ", vNUMA placement by vmcap's first fit, not necessarily Nova's cells)";
+               (is_nova_rule(o.node_rule) ? ", vNUMA placement by Nova's " + o.node_rule + " cell fitting, servers oldest first)"
+                                          : ", vNUMA placement by vmcap's first fit, not necessarily Nova's cells)");
     finalize_problem(p, servers.file);
     return p;
 }

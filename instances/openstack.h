@@ -9,8 +9,13 @@
  *   openstack server group list --long -f json     -> server groups ("ID", "Name", "Policy"/"Policies", "Members")
  * The Nova API does not list a host's NUMA topology or a server's NUMA cells, so the host's pNUMA
  * graph is given (OpenStackOptions::host_topology; its vCPUs and RAM split evenly over the nodes)
- * and each VM's vNUMA nodes are placed on its host's pNUMA nodes as Nova's NUMA fitting does:
- * the first node set (in the host type's placement order) with room, VMs in the order listed.
+ * and each VM's vNUMA nodes are placed on its host's pNUMA nodes. Under a Nova node rule
+ * (OpenStackOptions::node_rule, default nova-spread): each host's servers replayed oldest first
+ * ("Created" / "created_at" when every row has one, else the order listed), each on the cells
+ * Nova's rule picks (instances/nova_numa.h, nova_fit_instance); when that replay leaves a server
+ * without room, a depth-first search for an order of the host's arrivals whose rule choices fit
+ * them all. Under "free": vmcap's first fit (the first node set, in the host type's placement
+ * order, with room), servers in the order listed.
  */
 #include <string>
 
@@ -29,7 +34,12 @@ struct OpenStackOptions {
     std::string host_topology = "K2";   ///< pNUMA graph of every hypervisor (K<n>, C4, CQ3, ...)
     double cpu_allocation_ratio = 1.0;  ///< vCPUs per physical "vCPUs" of a hypervisor (Nova's cpu_allocation_ratio; pinned NUMA clouds: 1)
     double ram_allocation_ratio = 1.0;  ///< Nova's ram_allocation_ratio
-    std::int64_t reserved_host_memory_mb = 0;  ///< Nova's reserved_host_memory_mb, subtracted before the split
+    /** Nova's reserved_host_memory_mb: under a Nova node rule Placement's host-level reserve
+     *  (the snapshot's node_rule.reserved_host_memory_mb); under "free" subtracted before the split. */
+    std::int64_t reserved_host_memory_mb = 0;
+    /** The snapshot's destination-node rule: "nova-spread" (Nova's default cell order), "nova-pack"
+     *  or "free" (docs/format.md `node_rule`). */
+    std::string node_rule = "nova-spread";
 };
 
 /** One input document and the file it came from (for error messages). */

@@ -32,7 +32,7 @@ std::string import_error(nlohmann::json& doc, const char* which) {
     OpenStackInput& target = std::string(which) == "servers" ? s : std::string(which) == "flavors" ? f : h;
     target.doc = doc;
     try {
-        import_openstack(h, s, f, nullptr, OpenStackOptions{"K2", 1.0, 1.0, 4096});
+        import_openstack(h, s, f, nullptr, OpenStackOptions{"K2", 1.0, 1.0, 4096, "free"});
     } catch (const InputError& e) {
         return e.what();
     }
@@ -73,7 +73,7 @@ TEST(OpenStack, ImportReadsTheClientsJson) {
     int skipped = 0;
     const OpenStackInput h = input("hypervisors.json"), s = input("servers.json"), f = input("flavors.json"),
                          g = input("server_groups.json");
-    const Problem p = import_openstack(h, s, f, &g, OpenStackOptions{"K2", 1.0, 1.0, 4096}, &skipped);
+    const Problem p = import_openstack(h, s, f, &g, OpenStackOptions{"K2", 1.0, 1.0, 4096, "free"}, &skipped);
     // Hypervisors: the one "down" is left out; ids are the compute service names the servers use.
     ASSERT_EQ(p.hosts.size(), 5U);
     EXPECT_EQ(p.hosts[0].id, "compute-01");
@@ -175,7 +175,7 @@ TEST(OpenStack, ImportRefusesWhatTheCloudListsWithoutTheAdminRole) {
     }
     try {
         import_openstack(input("hypervisors.json"), input("servers.json"), input("flavors.json"), nullptr,
-                         OpenStackOptions{"K2", 1.0, 1.0, 300000});
+                         OpenStackOptions{"K2", 1.0, 1.0, 300000, "free"});
         ADD_FAILURE() << "reserved memory above the hypervisors' accepted";
     } catch (const InputError& e) {
         EXPECT_NE(std::string(e.what()).find("no RAM left per pNUMA node"), std::string::npos) << e.what();
@@ -187,7 +187,8 @@ TEST(OpenStack, ImportPlanExportRunsAgainstAStandInClient) {
     std::filesystem::create_directories(dir + "/cloud");
     const std::string snap = dir + "/snap.json", plan = dir + "/plan.json", script = dir + "/migrate.sh";
     auto r = run_vmcap("import openstack --hypervisors " + kDir + "hypervisors.json --servers " + kDir + "servers.json --flavors " + kDir +
-                       "flavors.json --server-groups " + kDir + "server_groups.json --reserved-host-memory-mb 4096 --out " + snap);
+                       "flavors.json --server-groups " + kDir +
+                       "server_groups.json --reserved-host-memory-mb 4096 --node-rule free --out " + snap);
     ASSERT_EQ(r.code, 0) << r.err;
     r = run_vmcap("plan --cluster " + snap + " --quiet --max-migrations 12 --max-evaluations 200000 --out " + plan);
     ASSERT_EQ(r.code, 0) << r.err;
@@ -274,7 +275,8 @@ TEST(OpenStack, ExportedScriptRunsAServersAwayAndBackSteps) {
     std::filesystem::create_directories(dir + "/cloud");
     const std::string snap = dir + "/snap.json", plan = dir + "/plan.json", script = dir + "/migrate.sh";
     auto r = run_vmcap("import openstack --hypervisors " + kDir + "hypervisors.json --servers " + kDir + "servers.json --flavors " + kDir +
-                       "flavors.json --server-groups " + kDir + "server_groups.json --reserved-host-memory-mb 4096 --out " + snap);
+                       "flavors.json --server-groups " + kDir +
+                       "server_groups.json --reserved-host-memory-mb 4096 --node-rule free --out " + snap);
     ASSERT_EQ(r.code, 0) << r.err;
     r = run_vmcap("plan --cluster " + snap + " --quiet --seed 4 --max-migrations 12 --max-evaluations 100000 --out " + plan);
     ASSERT_EQ(r.code, 0) << r.err;
