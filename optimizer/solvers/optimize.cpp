@@ -271,10 +271,6 @@ OptimizeResult plan_with_drain(const CapacityModel& model, const OptimizeParams&
     return out;
 }
 
-}  // namespace
-
-namespace {
-
 /** The pipeline after the bound (if any). */
 OptimizeResult plan_searched(const CapacityModel& model, const OptimizeParams& params) {
     if (!model.problem().constraints.drain_hosts.empty()) return plan_with_drain(model, params);
