@@ -90,15 +90,17 @@ class OpenStackCloudBase(nova_cloud.CloudTestCase):
                         'reserved_host_memory_mb': self.RESERVED_HOST_MEMORY_MB,
                         'max_migrations': MAX_MIGRATIONS, 'failures': [], 'seconds': {}}
         self.addCleanup(self._write_results)
+        self.addCleanup(self._write_nova_log)
 
     def getDetails(self):
-        # Nova's captured log (tens of thousands of lines) goes to nova.log, not into the failure.
+        # Nova's captured log (tens of thousands of lines) is in nova.log, not in the failure.
         details = super().getDetails()
-        log = details.pop("pythonlogging:''", None)
-        if log is not None and getattr(self, 'dir', None):
-            with open(self.path('nova.log'), 'w') as f:
-                f.write(log.as_text())
+        details.pop("pythonlogging:''", None)
         return details
+
+    def _write_nova_log(self):
+        with open(self.path('nova.log'), 'w') as f:
+            f.write(self.stdlog.logger.output)
 
     def _write_results(self):
         with open(os.path.join(self.dir, 'results.json'), 'w') as f:
@@ -107,6 +109,10 @@ class OpenStackCloudBase(nova_cloud.CloudTestCase):
 
     def path(self, name):
         return os.path.join(self.dir, name)
+
+    def load(self, name):
+        with open(self.path(name)) as f:
+            return json.load(f)
 
     def check(self, name, ok, detail):
         """A named assertion, recorded in results.json; the test fails at its end with every
@@ -169,7 +175,11 @@ class OpenStackCloudBase(nova_cloud.CloudTestCase):
         self.timed('cli_listing', t0)
 
     def test_plan_runs_on_nova(self):
-        self.scenario()
+        try:
+            self.scenario()
+        except Exception as e:
+            self.results['failures'].append('error: %s: %s' % (type(e).__name__, e))
+            raise
         self.assertEqual([], self.results['failures'],
                          '%d of %d checks failed' % (len(self.results['failures']), len(self.results['checks'])))
 
@@ -177,7 +187,7 @@ class OpenStackCloudBase(nova_cloud.CloudTestCase):
         t_all = time.time()
         self.build_cloud()
         self.list_with_cli()
-        servers = json.load(open(self.path('servers.json')))
+        servers = self.load('servers.json')
         self.results['servers'] = len(servers)
 
         # import
@@ -194,7 +204,7 @@ class OpenStackCloudBase(nova_cloud.CloudTestCase):
         self.check('import', rc == 0, 'exit %d: %s' % (rc, err.strip()))
         if rc != 0:
             return
-        snapshot = json.load(open(self.path('snapshot.json')))
+        snapshot = self.load('snapshot.json')
         self.compare_cells('import_cells', final_placement(snapshot, {}))
 
         # capacity before, predicted and admitted
@@ -224,7 +234,7 @@ class OpenStackCloudBase(nova_cloud.CloudTestCase):
         self.check('plan', rc == 0, 'exit %d: %s' % (rc, err.strip()))
         if rc != 0:
             return
-        plan = json.load(open(self.path('plan.json')))
+        plan = self.load('plan.json')
         self.timed('plan', t0)
         self.results['migrations_planned'] = len(plan['steps'])
         for f in targets:
