@@ -11,6 +11,9 @@ NUMATopologyFilter, all RPC casts made synchronous calls (CastAsCallFixture). On
 - live migration completes: fake libvirt's migrateToURI3 creates the domain on the destination
   host (parsed from the migration URI) and completes the source's job, as Nova's
   LibvirtMigrationMixin does for its two-host tests;
+- the ids of servers, compute nodes, server groups and flavors count up (COUNTED_UUIDS), so every
+  run builds and lists the same cloud: with Nova's random ids the scheduler breaks ties between
+  equally weighed hosts differently on every run, and vmcap's plan may depend on the ids' order;
 - two corrections of the fake for hosts beyond Nova's own tests: the online CPUs are the host's
   own (the base class mocks 16 for every host) and the host's total memory is reported in MiB
   (fake libvirt's getInfo() returns the kB_mem it was given where real libvirt returns MiB).
@@ -20,14 +23,18 @@ import); the whole cloud lives in one unittest TestCase (CloudTestCase), torn do
 """
 import nova.monkey_patch  # noqa: F401  (first: eventlet's monkey patching)
 
+import itertools
 import os
 import sys
 import time
+import uuid
 
 import eventlet
 import eventlet.wsgi
 from eventlet.green import subprocess
 import fixtures
+
+from oslo_utils import uuidutils
 
 from nova import context as nova_context
 from nova import objects
@@ -40,6 +47,29 @@ OPENSTACK = os.environ.get('OPENSTACK', '/usr/bin/openstack')
 # One cell: 8 pCPUs, 16 GiB (libvirt reports a cell's memory in KiB).
 CELL_PCPUS = 8
 CELL_MEM_MB = 16384
+
+
+class _CountingUuids:
+    """uuidutils with generate_uuid() counting up in its own namespace (namespace 1: 00000000-
+    0000-0001-0000-000000000001, ...), so every run creates the same ids in the same order."""
+
+    def __init__(self, namespace):
+        self._namespace = namespace << 64
+        self._next = itertools.count(1)
+
+    def generate_uuid(self, dashed=True):
+        u = uuid.UUID(int=self._namespace | next(self._next))
+        return str(u) if dashed else u.hex
+
+    def __getattr__(self, name):
+        return getattr(uuidutils, name)
+
+
+# Where Nova draws the ids of what the scenario creates: servers, compute nodes (= resource
+# providers: the scheduler's order among equally weighed hosts follows them), server groups,
+# flavors. Random ids would make every run a different cloud.
+COUNTED_UUIDS = ('nova.compute.api', 'nova.objects.compute_node', 'nova.objects.instance_group',
+                 'nova.compute.flavors')
 
 
 class NoValidHost(Exception):
@@ -77,6 +107,8 @@ class CloudTestCase(base.ServersTestBase, integrated_helpers.InstanceHelperMixin
         self.useFixture(fixtures.MonkeyPatch(
             'nova.compute.manager.ComputeManager._live_migration_cleanup_flags',
             lambda *args, **kwargs: (True, True)))
+        for namespace, module in enumerate(COUNTED_UUIDS):
+            self.useFixture(fixtures.MonkeyPatch(module + '.uuidutils', _CountingUuids(namespace)))
         self.migrations_completed = 0
         self.endpoint = None
 
