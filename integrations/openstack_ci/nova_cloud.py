@@ -11,9 +11,10 @@ NUMATopologyFilter, all RPC casts made synchronous calls (CastAsCallFixture). On
 - live migration completes: fake libvirt's migrateToURI3 creates the domain on the destination
   host (parsed from the migration URI) and completes the source's job, as Nova's
   LibvirtMigrationMixin does for its two-host tests;
-- the ids of servers, compute nodes, server groups and flavors count up (COUNTED_UUIDS), so every
-  run builds and lists the same cloud: with Nova's random ids the scheduler breaks ties between
-  equally weighed hosts differently on every run, and vmcap's plan may depend on the ids' order;
+- the ids of servers, compute nodes, server groups and flavors count up (COUNTED_UUIDS): every
+  run lists the same ids, and with PYTHONHASHSEED=0 (test_openstack_ci.py) the scheduler takes
+  the same host among equally weighed ones, so every run builds the same cloud and vmcap, whose
+  plan may depend on the ids' order, gets the same input;
 - two corrections of the fake for hosts beyond Nova's own tests: the online CPUs are the host's
   own (the base class mocks 16 for every host) and the host's total memory is reported in MiB
   (fake libvirt's getInfo() returns the kB_mem it was given where real libvirt returns MiB).
@@ -25,7 +26,6 @@ import nova.monkey_patch  # noqa: F401  (first: eventlet's monkey patching)
 
 import itertools
 import os
-import sys
 import time
 import uuid
 
@@ -66,8 +66,7 @@ class _CountingUuids:
 
 
 # Where Nova draws the ids of what the scenario creates: servers, compute nodes (= resource
-# providers: the scheduler's order among equally weighed hosts follows them), server groups,
-# flavors. Random ids would make every run a different cloud.
+# providers), server groups, flavors.
 COUNTED_UUIDS = ('nova.compute.api', 'nova.objects.compute_node', 'nova.objects.instance_group',
                  'nova.compute.flavors')
 
@@ -242,7 +241,3 @@ class CloudTestCase(base.ServersTestBase, integrated_helpers.InstanceHelperMixin
         topo = objects.InstanceNUMATopology.get_by_instance_uuid(
             nova_context.get_admin_context(), server_id)
         return [cell.id for cell in topo.cells]
-
-
-def log(msg):
-    print('[openstack-ci] %s' % msg, file=sys.stderr, flush=True)
