@@ -14,7 +14,8 @@ Assertions (each recorded; the test fails at its end listing every one that fail
 - import: exit 0; the snapshot's cells of every VM equal Nova's (vmcap pNUMA node i is Nova's
   host cell i-1; a VM's cells compared as a set: its vNUMA nodes are interchangeable);
 - capacity before the plan: for each target flavor, booting it until NoValidHost admits exactly
-  `vmcap capacity`'s count (the probes are deleted again);
+  `vmcap capacity`'s count (the probes are deleted again, and every server is still on its host
+  and cells afterwards);
 - the exported script exits 0; every server ends on its planned host; every VM's cells equal
   the plan's (to_pnuma of its last step, else the snapshot's);
 - capacity after the plan: Nova admits exactly the plan's capacity_after per target flavor.
@@ -217,10 +218,14 @@ class OpenStackCloudBase(nova_cloud.CloudTestCase):
         self.results['targets'] = {f: {'predicted_before': next(
             c['capacity'] for c in capacity['flavors'] if c['flavor'] == f)} for f in targets}
         t0 = time.time()
+        placed = self.nova_placement(servers)
         for f in targets:
             t = self.results['targets'][f]
             t['admitted_before'] = self.admitted(self.flavor_ids[f], 'probe-before-' + f)
         self.timed('probes_before', t0)
+        # The probes, deleted again, must leave every server where it was (hosts and cells).
+        self.check('probes_leave_the_cloud', placed == self.nova_placement(servers),
+                   'a server changed host or cells while the target flavors were probed')
         for f in targets:
             t = self.results['targets'][f]
             self.check('capacity_before_' + f, t['admitted_before'] == t['predicted_before'],
@@ -281,6 +286,10 @@ class OpenStackCloudBase(nova_cloud.CloudTestCase):
                        'the plan predicted %d, Nova admitted %d'
                        % (t['predicted_after'], t['admitted_after']))
         self.timed('total', t_all)
+
+    def nova_placement(self, servers):
+        """Server id -> (Nova's host, its cells) for the listed servers."""
+        return {s['ID']: (self.host_of(s['ID']), sorted(self.cells_of(s['ID']))) for s in servers}
 
     def compare_cells(self, name, placement, moved=None):
         """Nova's cells of every VM against vmcap's (placement: VM id -> (host, pNUMA nodes))."""
