@@ -56,10 +56,12 @@ for layout in layouts:
         f, t.get('predicted_before', '-'), t.get('admitted_before', '-'),
         t.get('predicted_after', '-'), t.get('admitted_after', '-'))
         for f, t in sorted(r.get('targets', {}).items()))
-    print('openstack-ci %s: %d/%d checks pass; %s servers; cells as vmcap says: import %s, after the plan '
-          '%s; hosts as planned %s; capacity vmcap/Nova: %s; %s s%s' % (
+    print('openstack-ci %s: %d/%d checks pass; %s servers; cells as vmcap says (relabelled per host; '
+          'exactly): import %s; %s, after the plan %s; %s; hosts as planned %s; capacity vmcap/Nova: %s; '
+          '%s s%s' % (
               layout, ok, len(checks), r.get('servers', '-'), r.get('import_cells', '-'),
-              r.get('plan_cells', '-'), r.get('hosts_as_planned', '-'), targets or '-',
+              r.get('import_cells_exact', '-'), r.get('plan_cells', '-'), r.get('plan_cells_exact', '-'),
+              r.get('hosts_as_planned', '-'), targets or '-',
               r.get('seconds', {}).get('total', '-'),
               ''.join('\n  FAIL ' + f for f in r.get('failures', []))))
     parts.append('%s %d/%d' % (layout, ok, len(checks)))
