@@ -297,6 +297,29 @@ class VmcapStrategyTest(unittest.TestCase if WATCHER_MISSING else db_base.DbTest
             self.run_strategy(scenario_1(), flavors=[
                 {"name": "a", "vcpus": 10, "memory_mb": 2}, {"name": "b", "vcpus": 10, "memory_mb": 2}])
 
+    def test_nova_settings_reach_the_import(self):
+        # Nova's cell rule, ratios and reserved memory as Watcher's model has them: the snapshot
+        # vmcap plans on carries them, and nodes that disagree are refused by name.
+        model = scenario_numa()
+        for node in model.get_all_compute_nodes().values():
+            node.memory_mb_reserved = 512
+        self.run_strategy(model, flavors=NUMA_FLAVORS, max_migrations=2, max_evaluations=200000)
+        runs = sorted(os.listdir(self.work))
+        with open(os.path.join(self.work, runs[-1], "snapshot.json")) as f:
+            snap = json.load(f)
+        self.assertEqual("nova-spread", snap["node_rule"]["name"])
+        self.assertEqual(512, snap["node_rule"]["reserved_host_memory_mb"])
+        self.run_strategy(scenario_numa(), flavors=NUMA_FLAVORS, max_migrations=2,
+                          max_evaluations=200000, node_rule="free")
+        runs = sorted(os.listdir(self.work))
+        with open(os.path.join(self.work, runs[-1], "snapshot.json")) as f:
+            self.assertNotIn("node_rule", json.load(f))
+        from vmcap_watcher import strategy as vs
+        odd = scenario_numa()
+        list(odd.get_all_compute_nodes().values())[3].vcpu_ratio = 4.0
+        with self.assertRaisesRegex(vs.VmcapError, "differ from the first node"):
+            self.run_strategy(odd, flavors=NUMA_FLAVORS, max_migrations=2)
+
     def test_missing_binary_is_named(self):
         strategy = loading.DefaultStrategyLoader().load("vmcap")
         strategy.config.vmcap_path = os.path.join(self.work, "no-such-vmcap")

@@ -13,15 +13,17 @@ Watcher's model has no NUMA cells and no flavor names or extra specs (its Nova c
 server's vCPUs, RAM and disk only), so:
 
 * every node gets the pNUMA graph of the ``host_topology`` parameter (as ``vmcap import openstack
-  --host-topology``), its capacity ((vcpus - vcpu_reserved) x vcpu_ratio, (memory -
-  memory_mb_reserved) x memory_ratio, Watcher's own figures, rounded down) split evenly over it;
+  --host-topology``), its physical vCPUs and memory (Watcher's ``vcpus`` and ``memory``) split
+  evenly over it, and the import is given Nova's settings as Watcher read them from Nova
+  (``vcpu_ratio``, ``memory_ratio``, ``memory_mb_reserved``: equal on every node, else the audit
+  fails naming the node) and the ``node_rule`` parameter (default ``nova-spread``: the NUMA cells
+  Nova will pick for each live migration, vmcap's own choice with ``free``);
 * an instance's flavor is found by its (vCPUs, RAM MB) in the ``flavors`` parameter, which gives
   the vNUMA node count (``hw:numa_nodes``) and the weight; an instance of another size gets a
   flavor named ``<vcpus>c<ram>m`` of one vNUMA node and weight 0.
 """
 
 import json
-import math
 import os
 import shutil
 import subprocess
@@ -90,17 +92,20 @@ def listings(model, flavors):
     :returns: (hypervisors, servers, flavors, names {node<i>: hostname}, nodes [ComputeNode])
     """
     nodes = sorted(model.get_all_compute_nodes().values(), key=lambda n: n.hostname)
+    nova_settings(nodes)  # refuses nodes whose settings differ before anything is written
     names = {}
     hypervisors, servers = [], []
     for i, node in enumerate(nodes):
         hid = "node%d" % i
         names[hid] = node.hostname
         hypervisors.append({"ID": i, "Hypervisor Hostname": hid, "State": "up",
-                            "vCPUs": int(math.floor(node.vcpu_capacity)),
-                            "Memory MB": int(math.floor(node.memory_mb_capacity))})
+                            "vCPUs": int(node.vcpus), "Memory MB": int(node.memory)})
         insts = model.get_node_instances(node)
-        insts.sort(key=lambda s: (-flavors[_flavor_key(s.vcpus, s.memory)]["numa_nodes"],
-                                  -s.vcpus, -s.memory, s.uuid))
+        # Watcher keeps no creation time; without "Created At" the import takes the listing as
+        # Nova's newest-first order and replays it from its end: listed small first, the
+        # instances with more vNUMA nodes, then larger, are placed first (the most room).
+        insts.sort(key=lambda s: (flavors[_flavor_key(s.vcpus, s.memory)]["numa_nodes"],
+                                  s.vcpus, s.memory, s.uuid), reverse=False)
         for inst in insts:
             active = inst.state == element.InstanceState.ACTIVE.value
             row = {"ID": inst.uuid, "Status": "ACTIVE" if active else str(inst.state).upper(),
@@ -112,6 +117,29 @@ def listings(model, flavors):
                     "Properties": {"hw:numa_nodes": str(f["numa_nodes"])}}
                    for i, f in enumerate(sorted(flavors.values(), key=lambda f: f["name"]))]
     return hypervisors, servers, flavor_rows, names, nodes
+
+
+def nova_settings(nodes):
+    """Nova's allocation ratios and reserved memory as Watcher's model has them, for the import.
+
+    vmcap's import takes one value of each for the whole cloud, so nodes that differ are refused.
+
+    :returns: {"--cpu-allocation-ratio": str, "--ram-allocation-ratio": str,
+               "--reserved-host-memory-mb": str}
+    :raises VmcapError: naming the first node whose settings differ from the first node's
+    """
+    out = None
+    for node in nodes:
+        here = {"--cpu-allocation-ratio": repr(float(node.vcpu_ratio)),
+                "--ram-allocation-ratio": repr(float(node.memory_ratio)),
+                "--reserved-host-memory-mb": str(int(node.memory_mb_reserved))}
+        if out is None:
+            out = here
+        elif here != out:
+            raise VmcapError(reason="node %s: vcpu_ratio, memory_ratio or memory_mb_reserved "
+                             "%s differ from the first node's %s (vmcap imports one value of "
+                             "each)" % (node.hostname, here, out))
+    return out or {}
 
 
 def patch_snapshot(snap, model, names, nodes, flavors, weights_given):
@@ -249,6 +277,13 @@ class VmcapStrategy(base.BaseStrategy):
                     "description": "pNUMA graph of every node (vmcap's names: K2, K4, CQ3, "
                                    "2xK2, ...); capacity is split evenly over its nodes.",
                     "type": "string", "default": "K2"},
+                "node_rule": {
+                    "description": "Which NUMA cells a migrated instance gets: nova-spread "
+                                   "(Nova's default), nova-pack (Nova's packing_host_numa_cells_"
+                                   "allocation_strategy), free (vmcap's own choice; Nova may "
+                                   "pick others).",
+                    "type": "string", "enum": ["nova-spread", "nova-pack", "free"],
+                    "default": "nova-spread"},
                 "max_migrations": {"description": "Live-migration budget.",
                                    "type": "integer", "minimum": 0, "default": 10},
                 "max_migrated_gib": {"description": "RAM budget in GiB (absent: unlimited).",
@@ -318,6 +353,8 @@ class VmcapStrategy(base.BaseStrategy):
         run_vmcap(vmcap, ["import", "openstack", "--hypervisors", paths["hypervisors"],
                           "--servers", paths["servers"], "--flavors", paths["flavors"],
                           "--host-topology", self._param("host_topology"),
+                          "--node-rule", self._param("node_rule"),
+                          *[a for kv in nova_settings(nodes).items() for a in kv],
                           "--out", paths["imported"]])
         with open(paths["imported"]) as f:
             snap = json.load(f)
