@@ -1,8 +1,11 @@
 #include "instances/openstack.h"
 
 #include <algorithm>
+#include <cctype>
+#include <cstdio>
 #include <cmath>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <unordered_map>
@@ -98,7 +101,9 @@ Topology vnuma_graph(int n, const Topology& host) {
     return parse_topology("K" + std::to_string(n));
 }
 
-void read_flavors(const OpenStackInput& in, const Topology& host, Problem& p, std::unordered_map<std::string, int>& index) {
+/** Reads the flavors; `index` maps each name to its flavor, `by_id` each "ID" (when listed). */
+void read_flavors(const OpenStackInput& in, const Topology& host, Problem& p, std::unordered_map<std::string, int>& index,
+                  std::unordered_map<std::string, int>& by_id) {
     const Where w{in.file};
     const json& fs = rows(in, "openstack flavor list --long");
     for (std::size_t i = 0; i < fs.size(); ++i) {
@@ -125,14 +130,81 @@ void read_flavors(const OpenStackInput& in, const Topology& host, Problem& p, st
             throw w.fail(where, "VCPUs and RAM must be > 0 and divide evenly over hw:numa_nodes=" + std::to_string(n));
         f.vnuma = vnuma_graph(n, host);
         if (!index.emplace(f.name, static_cast<int>(p.flavors.size())).second) throw w.fail(where, "duplicate flavor name");
+        if (const std::string id = text(w, fs[i], where, "ID", false); !id.empty()) by_id.emplace(id, static_cast<int>(p.flavors.size()));
         p.flavors.push_back(std::move(f));
     }
+}
+
+/** `x` as the shortest decimal that reads back (for messages). */
+std::string decimal(double x) {
+    return json(x).dump();
+}
+
+/** The capacity one resource class of a Placement inventory gives: its "total"; its
+ *  "allocation_ratio" (and "reserved", when `reserved` is set) must equal the model's options. */
+std::int64_t inventory_total(const OpenStackInput& inv, const json& row, const std::string& path, double ratio, const char* ratio_option,
+                             const std::int64_t* reserved) {
+    const Where w{inv.file};
+    const std::int64_t total = number(w, row, path, "total");
+    const auto it = row.find("allocation_ratio");
+    if (it == row.end() || !it->is_number()) throw w.fail(path + ".allocation_ratio", "expected a number");
+    const double have = it->get<double>();
+    if (std::fabs(have - ratio) > 1e-9 * std::max(1.0, ratio))
+        throw w.fail(path + ".allocation_ratio", decimal(have) + " in Placement, but the import models " + decimal(ratio) + ": pass " +
+                                                     ratio_option + " " + decimal(have));
+    if (reserved != nullptr && number(w, row, path, "reserved") != *reserved)
+        throw w.fail(path + ".reserved", std::to_string(number(w, row, path, "reserved")) + " MB in Placement, but the import models " +
+                                             std::to_string(*reserved) + ": pass --reserved-host-memory-mb " +
+                                             std::to_string(number(w, row, path, "reserved")));
+    return total;
+}
+
+/** A hypervisor's vCPUs and memory (MB): its "vCPUs" and "Memory MB" (microversion < 2.88), or
+ *  with `inventories` its Placement inventory's VCPU (or PCPU) and MEMORY_MB totals. */
+std::pair<std::int64_t, std::int64_t> hypervisor_capacity(const Where& w, const json& row, const std::string& where,
+                                                          const OpenStackOptions& o, const OpenStackInventories* inventories) {
+    if (inventories == nullptr) {
+        // From microversion 2.88 the client still prints these columns, empty ("").
+        const auto blank = [&](const char* key) {
+            const auto it = row.find(key);
+            return it == row.end() || it->is_null() || (it->is_string() && it->get_ref<const std::string&>().empty());
+        };
+        if (blank("vCPUs") && blank("Memory MB"))
+            throw w.fail(where,
+                         "no \"vCPUs\" or \"Memory MB\": Nova API microversion 2.88 and later no longer report a hypervisor's "
+                         "vCPUs and memory; run `openstack --os-compute-api-version 2.87 hypervisor list --long -f json`, or give "
+                         "--inventory DIR holding DIR/<ID>.json = `openstack resource provider inventory list <ID> -f json` for "
+                         "each hypervisor ID (Placement's capacity)");
+        return {number(w, row, where, "vCPUs"), number(w, row, where, "Memory MB")};
+    }
+    const std::string id = text(w, row, where, "ID");
+    const auto found = inventories->by_id.find(id);
+    if (found == inventories->by_id.end())
+        throw w.fail(where + ".ID", "no inventory " + inventories->dir + "/" + id + ".json (`openstack resource provider inventory list " +
+                                        id + " -f json`; the ID is the resource provider's UUID from microversion 2.53)");
+    const OpenStackInput& inv = found->second;
+    const json& rs = rows(inv, ("openstack resource provider inventory list " + id).c_str());
+    const Where iw{inv.file};
+    std::optional<std::int64_t> vcpus, mem;
+    for (std::size_t i = 0; i < rs.size(); ++i) {
+        const std::string rc = text(iw, rs[i], "[" + std::to_string(i) + "]", "resource_class");
+        const std::string path = "[" + std::to_string(i) + "] (resource_class \"" + rc + "\")";
+        if (rc == "VCPU" || rc == "PCPU") {
+            // Shared (VCPU) and dedicated (PCPU) CPUs on one host are two pools; vmcap models one.
+            if (vcpus) throw iw.fail(path, "a host with both VCPU and PCPU inventory: vmcap models one pool of CPUs");
+            vcpus = inventory_total(inv, rs[i], path, o.cpu_allocation_ratio, "--cpu-allocation-ratio", nullptr);
+        } else if (rc == "MEMORY_MB") {
+            mem = inventory_total(inv, rs[i], path, o.ram_allocation_ratio, "--ram-allocation-ratio", &o.reserved_host_memory_mb);
+        }
+    }
+    if (!vcpus || !mem) throw InputError(inv.file + ": no " + (vcpus ? "MEMORY_MB" : "VCPU or PCPU") + " inventory");
+    return {*vcpus, *mem};
 }
 
 /** Hypervisors that are up, as hosts (one host type per distinct capacity). Returns name -> host,
  *  the full hostname and, where unambiguous, its first label (Nova's service host name). */
 std::unordered_map<std::string, int> read_hypervisors(const OpenStackInput& in, const Topology& topo, const OpenStackOptions& o,
-                                                      Problem& p) {
+                                                      const OpenStackInventories* inventories, Problem& p) {
     const Where w{in.file};
     const json& hs = rows(in, "openstack hypervisor list --long");
     std::unordered_map<std::string, int> index, type_of;
@@ -143,12 +215,7 @@ std::unordered_map<std::string, int> read_hypervisors(const OpenStackInput& in, 
         const std::string where = path + " (Hypervisor Hostname \"" + name + "\")";
         const std::string state = text(w, hs[i], where, "State", false);
         if (!state.empty() && state != "up") continue;
-        if (hs[i].is_object() && !hs[i].contains("vCPUs") && !hs[i].contains("Memory MB"))
-            throw w.fail(where,
-                         "no \"vCPUs\" or \"Memory MB\": Nova API microversion 2.88 and later no longer report a hypervisor's "
-                         "vCPUs and memory; run `openstack --os-compute-api-version 2.87 hypervisor list --long -f json` "
-                         "(vmcap reads that list, not placement's resource provider inventories)");
-        const std::int64_t vcpus = number(w, hs[i], where, "vCPUs"), mem = number(w, hs[i], where, "Memory MB");
+        const auto [vcpus, mem] = hypervisor_capacity(w, hs[i], where, o, inventories);
         const int n = topo.size();
         // In double, range-checked before the conversion (the ratios are finite and at most
         // kMaxAllocationRatio, so these stay far below 2^63).
@@ -189,44 +256,27 @@ std::unordered_map<std::string, int> read_hypervisors(const OpenStackInput& in, 
     return index;
 }
 
-/** Places each server's vNUMA nodes on the first pNUMA node set of its host with room. */
-void read_servers(const OpenStackInput& in, const std::unordered_map<std::string, int>& hosts,
-                  const std::unordered_map<std::string, int>& flavors, Problem& p, int& skipped) {
-    const Where w{in.file};
-    const json& ss = rows(in, "openstack server list --all-projects --long");
+/** A server read from the list, for the cell placement: its VM in Problem::vms and the row's
+ *  path for errors ("[3] (ID \"...\")"). */
+struct ListedServer {
+    std::size_t vm;
+    std::string where;
+};
+
+/**
+ * Places each server's vNUMA nodes on its host's pNUMA nodes: `replay` holds every imported
+ * server, oldest first (the order in which Nova placed them); each takes the first pNUMA node set
+ * of its host (in the host type's placement order) with room left by the servers before it.
+ * Writes Vm::pnuma. Throws InputError naming `file` and the row of a server that does not fit.
+ */
+void place_servers(const std::vector<ListedServer>& replay, const std::string& file, Problem& p) {
+    const Where w{file};
     const int R = p.num_resources();
     std::vector<std::vector<Amount>> used(p.hosts.size());
     for (std::size_t h = 0; h < p.hosts.size(); ++h) used[h].assign(p.host_type_of(static_cast<int>(h)).node_capacity.size(), 0);
     std::map<std::pair<int, int>, std::vector<Embedding>> placements;  // (host type, flavor)
-    std::unordered_map<std::string, std::size_t> seen;                 // server ID -> its row
-    for (std::size_t i = 0; i < ss.size(); ++i) {
-        const std::string path = "[" + std::to_string(i) + "]";
-        Vm vm;
-        vm.id = text(w, ss[i], path, "ID");
-        const std::string where = path + " (ID \"" + vm.id + "\")";
-        if (const auto [it, fresh] = seen.emplace(vm.id, i); !fresh)
-            throw w.fail(where + ".ID", "duplicate server ID (also at [" + std::to_string(it->second) + "])");
-        const std::string host = text(w, ss[i], where, "Host", false);
-        // Nova shows a server's host (OS-EXT-SRV-ATTR:host) to the admin role only: without it the
-        // list has no "Host" column, or an empty one even for ACTIVE servers, which always have a host.
-        if (!ss[i].contains("Host") || (host.empty() && text(w, ss[i], where, "Status", false) == "ACTIVE"))
-            throw w.fail(where, std::string(ss[i].contains("Host") ? "ACTIVE server without a \"Host\"" : "no \"Host\" column") +
-                                    ": Nova shows the server's host to the admin role only; run `openstack server list --all-projects "
-                                    "--long -f json` with admin credentials");
-        if (host.empty()) {
-            ++skipped;
-            continue;
-        }
-        const auto hi = hosts.find(host);
-        if (hi == hosts.end()) throw w.fail(where + ".Host", "unknown or down hypervisor \"" + host + "\"");
-        vm.host = hi->second;
-        std::string flavor = text(w, ss[i], where, "Flavor Name", false);
-        if (flavor.empty()) flavor = text(w, ss[i], where, "Flavor");
-        const auto fi = flavors.find(flavor);
-        if (fi == flavors.end()) throw w.fail(where + ".Flavor Name", "unknown flavor \"" + flavor + "\"");
-        vm.flavor = fi->second;
-        vm.migratable = text(w, ss[i], where, "Status", false) == "ACTIVE";
-        vm.tenant = text(w, ss[i], where, "Project ID", false);
+    for (const ListedServer& s : replay) {
+        Vm& vm = p.vms[s.vm];
         const Flavor& fl = p.flavors[vm.flavor];
         const HostType& ht = p.host_type_of(vm.host);
         auto& embs = placements[{p.hosts[vm.host].type, vm.flavor}];
@@ -245,10 +295,115 @@ void read_servers(const OpenStackInput& in, const std::unordered_map<std::string
             break;
         }
         if (!placed)
-            throw w.fail(where, "flavor \"" + flavor + "\" does not fit the pNUMA nodes left on host \"" + host +
-                                    "\" as modelled (--host-topology, allocation ratios, reserved memory)");
+            throw w.fail(s.where, "flavor \"" + fl.name + "\" does not fit the pNUMA nodes left on host \"" + p.hosts[vm.host].id +
+                                      "\" as modelled (--host-topology, allocation ratios, reserved memory)");
+    }
+}
+
+/** An ISO 8601 UTC time as Nova prints "created" ("2026-11-20T10:07:30Z"; fractional seconds and a
+ *  "+hh:mm" / "-hh:mm" offset accepted) -> (seconds since 1970, nanoseconds); nullopt if malformed. */
+std::optional<std::pair<std::int64_t, std::int64_t>> utc_time(const std::string& t) {
+    int y = 0, mo = 0, d = 0, h = 0, mi = 0, sec = 0, used = 0;
+    if (std::sscanf(t.c_str(), "%4d-%2d-%2dT%2d:%2d:%2d%n", &y, &mo, &d, &h, &mi, &sec, &used) != 6 || used != 19) return std::nullopt;
+    if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || sec > 60) return std::nullopt;
+    std::size_t i = 19;
+    std::int64_t nanos = 0;
+    if (i < t.size() && t[i] == '.') {
+        std::int64_t scale = 100000000;
+        for (++i; i < t.size() && std::isdigit(static_cast<unsigned char>(t[i])); ++i, scale /= 10) nanos += (t[i] - '0') * scale;
+    }
+    std::int64_t offset = 0;
+    if (i < t.size() && t[i] == 'Z') {
+        ++i;
+    } else if (i < t.size() && (t[i] == '+' || t[i] == '-')) {
+        int oh = 0, om = 0, n = 0;
+        if (std::sscanf(t.c_str() + i + 1, "%2d:%2d%n", &oh, &om, &n) != 2 || n != 5) return std::nullopt;
+        offset = (t[i] == '+' ? 1 : -1) * (oh * 3600 + om * 60);
+        i += 6;
+    }
+    if (i != t.size()) return std::nullopt;
+    // Days from 1970-01-01 of the proleptic Gregorian date (H. Hinnant's days_from_civil).
+    const std::int64_t yy = y - (mo <= 2 ? 1 : 0), era = yy / 400, yoe = yy - era * 400;
+    const std::int64_t doy = (153 * (mo + (mo > 2 ? -3 : 9)) + 2) / 5 + d - 1, doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    const std::int64_t days = era * 146097 + doe - 719468;
+    return std::pair{days * 86400 + h * 3600 + mi * 60 + sec - offset, nanos};
+}
+
+/** Reads the servers into p.vms (listed order) and places them (place_servers) oldest first. */
+void read_servers(const OpenStackInput& in, const std::unordered_map<std::string, int>& hosts,
+                  const std::unordered_map<std::string, int>& flavors, const std::unordered_map<std::string, int>& flavor_ids, Problem& p,
+                  int& skipped) {
+    const Where w{in.file};
+    const json& ss = rows(in, "openstack server list --all-projects --long");
+    std::vector<ListedServer> listed;
+    std::vector<std::pair<std::int64_t, std::int64_t>> created;  // of each listed server, when the list has "Created At"
+    std::unordered_map<std::string, std::size_t> seen;           // server ID -> its row
+    const bool dated = !ss.empty() && ss[0].is_object() && ss[0].contains("Created At");
+    for (std::size_t i = 0; i < ss.size(); ++i) {
+        const std::string path = "[" + std::to_string(i) + "]";
+        Vm vm;
+        vm.id = text(w, ss[i], path, "ID");
+        const std::string where = path + " (ID \"" + vm.id + "\")";
+        if (const auto [it, fresh] = seen.emplace(vm.id, i); !fresh)
+            throw w.fail(where + ".ID", "duplicate server ID (also at [" + std::to_string(it->second) + "])");
+        const std::string host = text(w, ss[i], where, "Host", false);
+        // Nova shows a server's host (OS-EXT-SRV-ATTR:host) to the admin role only: without it the
+        // list has no "Host" column, or an empty one even for ACTIVE servers, which always have a host.
+        if (!ss[i].contains("Host") || (host.empty() && text(w, ss[i], where, "Status", false) == "ACTIVE"))
+            throw w.fail(where, std::string(ss[i].contains("Host") ? "ACTIVE server without a \"Host\"" : "no \"Host\" column") +
+                                    ": Nova shows the server's host to the admin role only; run `openstack server list --all-projects "
+                                    "--long -f json` with admin credentials");
+        std::optional<std::pair<std::int64_t, std::int64_t>> when;
+        if (dated || ss[i].contains("Created At")) {
+            const std::string t = text(w, ss[i], where, "Created At", false);
+            if (!ss[i].contains("Created At") || !dated)
+                throw w.fail(where, "\"Created At\" on some servers only: list every server with -c \"Created At\", or none");
+            when = utc_time(t);
+            if (!when)
+                throw w.fail(where + ".Created At",
+                             "expected an ISO 8601 time as Nova prints it (2026-11-20T10:07:30Z), got \"" + t + "\"");
+        }
+        if (host.empty()) {
+            ++skipped;
+            continue;
+        }
+        const auto hi = hosts.find(host);
+        if (hi == hosts.end()) throw w.fail(where + ".Host", "unknown or down hypervisor \"" + host + "\"");
+        vm.host = hi->second;
+        // Microversion < 2.47: "Flavor Name" (empty when the client could not look the ID up) and
+        // "Flavor ID"; from 2.47: "Flavor", the name the flavor had when the server was created
+        // (there a "Flavor ID" asked for with -c is printed empty).
+        const char* key = ss[i].contains("Flavor Name") ? "Flavor Name" : "Flavor";
+        std::string flavor = text(w, ss[i], where, key, false);
+        const std::unordered_map<std::string, int>* by = &flavors;
+        if (flavor.empty() && !text(w, ss[i], where, "Flavor ID", false).empty()) {
+            key = "Flavor ID";
+            flavor = text(w, ss[i], where, key, false);
+            by = &flavor_ids;
+        }
+        if (flavor.empty()) throw w.fail(where, "no flavor: expected \"Flavor Name\" or \"Flavor ID\" (microversion < 2.47) or \"Flavor\"");
+        const auto fi = by->find(flavor);
+        if (fi == by->end())
+            throw w.fail(where + "." + key,
+                         "unknown flavor \"" + flavor + "\" (list them with `openstack flavor list --all --long -f json`)");
+        vm.flavor = fi->second;
+        vm.migratable = text(w, ss[i], where, "Status", false) == "ACTIVE";
+        vm.tenant = text(w, ss[i], where, "Project ID", false);
+        listed.push_back({p.vms.size(), where});
+        if (when) created.push_back(*when);
         p.vms.push_back(std::move(vm));
     }
+    // The replay order, oldest first. Nova lists servers newest first (created_at, then its
+    // internal id, descending) and the client's --sort-column sort is stable, so servers created
+    // in the same second stand newest first in any listing: reversed, they come oldest first.
+    std::vector<std::size_t> order(listed.size());
+    for (std::size_t k = 0; k < order.size(); ++k) order[k] = order.size() - 1 - k;
+    if (!created.empty())
+        std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return created[a] < created[b]; });
+    std::vector<ListedServer> replay;
+    replay.reserve(order.size());
+    for (const std::size_t k : order) replay.push_back(listed[k]);
+    place_servers(replay, in.file, p);
 }
 
 void read_server_groups(const OpenStackInput& in, Problem& p) {
@@ -301,7 +456,8 @@ void read_server_groups(const OpenStackInput& in, Problem& p) {
 }  // namespace
 
 Problem import_openstack(const OpenStackInput& hypervisors, const OpenStackInput& servers, const OpenStackInput& flavors,
-                         const OpenStackInput* server_groups, const OpenStackOptions& o, int* skipped) {
+                         const OpenStackInput* server_groups, const OpenStackOptions& o, int* skipped,
+                         const OpenStackInventories* inventories) {
     for (const auto& [name, ratio] :
          {std::pair<const char*, double>{"cpu_allocation_ratio", o.cpu_allocation_ratio}, {"ram_allocation_ratio", o.ram_allocation_ratio}})
         if (!(ratio > 0.0 && ratio <= kMaxAllocationRatio))
@@ -312,23 +468,23 @@ Problem import_openstack(const OpenStackInput& hypervisors, const OpenStackInput
     Problem p;
     p.resources = {"vcpu", "ram_mib"};
     const Topology topo = parse_topology(o.host_topology);
-    const auto hosts = read_hypervisors(hypervisors, topo, o, p);
-    std::unordered_map<std::string, int> flavor_index;
-    read_flavors(flavors, topo, p, flavor_index);
+    const auto hosts = read_hypervisors(hypervisors, topo, o, inventories, p);
+    std::unordered_map<std::string, int> flavor_index, flavor_ids;
+    read_flavors(flavors, topo, p, flavor_index, flavor_ids);
     // node_demand is needed to place the servers: finalize_problem fills it later as well.
     for (Flavor& f : p.flavors) {
         f.node_demand.resize(f.demand.size());
         for (std::size_t r = 0; r < f.demand.size(); ++r) f.node_demand[r] = f.demand[r] / f.num_vnuma();
     }
     int skip = 0;
-    read_servers(servers, hosts, flavor_index, p, skip);
+    read_servers(servers, hosts, flavor_index, flavor_ids, p, skip);
     if (skipped != nullptr) *skipped = skip;
     if (server_groups != nullptr) read_server_groups(*server_groups, p);
     weigh_multi_numa_targets(p.flavors);
     p.constraints.remaps_allowed = false;  // Nova cannot re-pin a running server's NUMA cells
     p.source = "Imported by vmcap import openstack from " + hypervisors.file + ", " + servers.file + ", " + flavors.file +
                (server_groups != nullptr ? ", " + server_groups->file : "") + " (pNUMA graph " + o.host_topology +
-               ", vNUMA placement by vmcap's first fit, not necessarily Nova's cells)";
+               ", vNUMA placement by vmcap's first fit with the servers replayed oldest first, not necessarily Nova's cells)";
     finalize_problem(p, servers.file);
     return p;
 }
