@@ -42,7 +42,11 @@ int cmd_import_openstack(const Args& rest) {
          "pNUMA graph of every hypervisor (the API does not list it): K2 for two sockets, K4, CQ3, ...; its vCPUs and RAM split evenly")
         ("cpu-allocation-ratio", po::value(&o.cpu_allocation_ratio)->default_value(1.0, "1"), "Nova's cpu_allocation_ratio (pinned NUMA clouds: 1)")
         ("ram-allocation-ratio", po::value(&o.ram_allocation_ratio)->default_value(1.0, "1"), "Nova's ram_allocation_ratio")
-        ("reserved-host-memory-mb", po::value(&o.reserved_host_memory_mb)->default_value(0), "Nova's reserved_host_memory_mb")
+        ("reserved-host-memory-mb", po::value(&o.reserved_host_memory_mb)->default_value(512),
+         "Nova's reserved_host_memory_mb (Placement's host-level reserve under a Nova node rule; subtracted before the split under free)")
+        ("node-rule", po::value(&o.node_rule)->default_value("nova-spread"),
+         "which pNUMA nodes a VM gets on arrival, written to the snapshot: nova-spread (Nova's default cell order), nova-pack "
+         "([compute] packing_host_numa_cells_allocation_strategy = True) or free (vmcap chooses)")
         ("out", po::value(&out)->required(), "snapshot JSON to write (atomically)");
     // clang-format on
     po::variables_map vm;
@@ -62,6 +66,8 @@ int cmd_import_openstack(const Args& rest) {
         if (!(ratio > 0.0 && ratio <= kMaxAllocationRatio))  // NaN and infinity fail too
             throw UsageError(std::string(option) + " must be a number in (0, " + fmt_num(kMaxAllocationRatio) + "], got " + fmt_num(ratio));
     if (o.reserved_host_memory_mb < 0) throw UsageError("--reserved-host-memory-mb must be >= 0");
+    if (o.node_rule != "nova-spread" && o.node_rule != "nova-pack" && o.node_rule != "free")
+        throw UsageError("--node-rule must be nova-spread, nova-pack or free, got \"" + o.node_rule + "\"");
     try {
         (void)parse_topology(o.host_topology);
     } catch (const std::invalid_argument& e) {

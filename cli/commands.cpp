@@ -556,8 +556,14 @@ void print_plan_report(const PlanOptions& o, const CapacityModel& model, const O
             "note      the search's best state (%s) had no feasible order within the budget: %d repair round(s) searched "
             "on from the ordered part\n",
             fmt_num(res.search_best_objective).c_str(), res.repair_rounds);
-    if (res.fell_back)
-        std::printf("note      the search's ordered plan was below greedy's: the greedy plan was written\n");
+    if (res.fell_back) std::printf("note      the search's ordered plan was below greedy's: the greedy plan was written\n");
+    if (sr.stopped_by == StopReason::ProvenOptimal)
+        std::printf("note      the search's best state met the upper bound: no plan within the budget does better, so it stopped there\n");
+    if (sr.clock_driven_from >= 0)
+        std::printf(
+            "note      the evaluation budget was out of reach of the time limit: the clock drove the annealing's temperature from "
+            "evaluation %lld per thread on (not reproducible)\n",
+            static_cast<long long>(sr.clock_driven_from));
     else if (plan.dropped > 0)
         std::printf("note      %d move(s) of the last searched state had no feasible order within the budget and were left out\n",
                     plan.dropped);
@@ -590,24 +596,24 @@ int cmd_plan(const Args& args) {
     // its model take seconds, which the search then does not get.
     op.search.time_limit_s =
         std::max(1e-3, o.time_limit - std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
+    // The bound comes first in the pipeline (at most half of the time left; optimize.h), so that
+    // the search stops once its plan is proven optimal. Cut short, it is coarser but valid
+    // (upper_bound_complete false); it stops at an interrupt like the search. Half of the grace is
+    // for its fallback (at most a quarter of the grace) and for writing the plan.
+    UpperBoundParams ubp;
+    ubp.threads = o.threads;
+    ubp.deadline = deadline_after(started, o.time_limit + 0.5 * grace);
+    ubp.fallback_seconds = 0.25 * grace;
+    ubp.stop = &stop_requested;
+    op.bound = ubp;
+    if (!o.quiet) std::fprintf(stderr, "upper bound: computing (at most half of the time left)\n");
     OptimizeResult res;
     try {
         res = optimize(model, op);
     } catch (const InputError& e) {  // a drain that cannot be satisfied: name the snapshot (and the flags)
         throw InputError(o.cluster + ": " + e.what());
     }
-    // Reporting only, after the search: the bound never changes what the search does. It has
-    // until the time limit plus half the grace (from the start of the command), and stops at an
-    // interrupt like the search; cut short, it is coarser but valid (upper_bound_complete false).
-    // The other half of the grace is for its fallback (at most a quarter of the grace) and for
-    // writing the plan.
-    UpperBoundParams ubp;
-    ubp.threads = o.threads;
-    ubp.deadline = deadline_after(started, o.time_limit + 0.5 * grace);
-    ubp.fallback_seconds = 0.25 * grace;
-    ubp.stop = &stop_requested;
-    if (!o.quiet) std::fprintf(stderr, "upper bound: computing (until %.1f s after the start at most)\n", o.time_limit + 0.5 * grace);
-    const UpperBound ub = compute_upper_bound(model, ubp);
+    const UpperBound& ub = *res.bound;
     const bool interrupted = res.search.stopped_by == StopReason::Interrupted || ub.stopped_by == StopReason::Interrupted;
     auto doc = plan_document(o, model, res, ub);
     if (o.demand.applied) {

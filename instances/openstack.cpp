@@ -4,12 +4,14 @@
 #include <cctype>
 #include <cstdio>
 #include <cmath>
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
 #include <sstream>
 #include <unordered_map>
 
+#include "instances/nova_numa.h"
 #include "instances/snapshot_io.h"
 #include "instances/topology.h"
 
@@ -218,9 +220,14 @@ std::unordered_map<std::string, int> read_hypervisors(const OpenStackInput& in, 
         const auto [vcpus, mem] = hypervisor_capacity(w, hs[i], where, o, inventories);
         const int n = topo.size();
         // In double, range-checked before the conversion (the ratios are finite and at most
-        // kMaxAllocationRatio, so these stay far below 2^63).
-        const double vcpu_d = std::floor(static_cast<double>(vcpus) * o.cpu_allocation_ratio / n);
-        const double ram_d = std::floor(static_cast<double>(mem - o.reserved_host_memory_mb) * o.ram_allocation_ratio / n);
+        // kMaxAllocationRatio, so these stay far below 2^63). Under a Nova rule a node is a NUMA
+        // cell of vCPUs / n pCPUs and Memory MB / n MiB with Nova's per-cell limits as capacity
+        // (instances/nova_numa.h); the reserved memory is Placement's, host-level, in the rule.
+        const bool nova = is_nova_rule(o.node_rule);
+        const double vcpu_d = nova ? std::floor(static_cast<double>(vcpus / n) * o.cpu_allocation_ratio)
+                                   : std::floor(static_cast<double>(vcpus) * o.cpu_allocation_ratio / n);
+        const double ram_d = nova ? std::floor(static_cast<double>(mem / n) * o.ram_allocation_ratio)
+                                  : std::floor(static_cast<double>(mem - o.reserved_host_memory_mb) * o.ram_allocation_ratio / n);
         if (vcpu_d > static_cast<double>(kMaxAmount) || ram_d > static_cast<double>(kMaxAmount))
             throw w.fail(where, "vCPUs or Memory MB times the allocation ratio exceeds " + std::to_string(kMaxAmount) + " per pNUMA node");
         if (vcpu_d < 1)
@@ -263,14 +270,20 @@ struct ListedServer {
     std::string where;
 };
 
+InputError does_not_fit(const std::string& file, const Problem& p, const ListedServer& s) {
+    const Vm& vm = p.vms[s.vm];
+    return Where{file}.fail(s.where, "flavor \"" + p.flavors[vm.flavor].name + "\" does not fit the pNUMA nodes left on host \"" +
+                                         p.hosts[vm.host].id +
+                                         "\" as modelled (--host-topology, --node-rule, allocation ratios, reserved memory)");
+}
+
 /**
- * Places each server's vNUMA nodes on its host's pNUMA nodes: `replay` holds every imported
- * server, oldest first (the order in which Nova placed them); each takes the first pNUMA node set
- * of its host (in the host type's placement order) with room left by the servers before it.
- * Writes Vm::pnuma. Throws InputError naming `file` and the row of a server that does not fit.
+ * vmcap's own first fit (the "free" node rule's import): `replay` holds every imported server,
+ * oldest first (the order in which Nova placed them); each takes the first pNUMA node set of its
+ * host (in the host type's placement order) with room left by the servers before it. Writes
+ * Vm::pnuma. Throws InputError naming `file` and the row of a server that does not fit.
  */
-void place_servers(const std::vector<ListedServer>& replay, const std::string& file, Problem& p) {
-    const Where w{file};
+void place_first_fit(const std::vector<ListedServer>& replay, const std::string& file, Problem& p) {
     const int R = p.num_resources();
     std::vector<std::vector<Amount>> used(p.hosts.size());
     for (std::size_t h = 0; h < p.hosts.size(); ++h) used[h].assign(p.host_type_of(static_cast<int>(h)).node_capacity.size(), 0);
@@ -284,19 +297,107 @@ void place_servers(const std::vector<ListedServer>& replay, const std::string& f
         bool placed = false;
         for (const Embedding& e : embs) {
             bool room = true;
-            for (int v = 0; v < fl.num_vnuma() && room; ++v)
+            for (int i = 0; i < fl.num_vnuma() && room; ++i)
                 for (int r = 0; r < R; ++r)
-                    room = room && used[vm.host][e.map[v] * R + r] + fl.node_demand[r] <= ht.node_capacity[e.map[v] * R + r];
+                    room = room && used[vm.host][e.map[i] * R + r] + fl.node_demand[r] <= ht.node_capacity[e.map[i] * R + r];
             if (!room) continue;
-            for (int v = 0; v < fl.num_vnuma(); ++v)
-                for (int r = 0; r < R; ++r) used[vm.host][e.map[v] * R + r] += fl.node_demand[r];
+            for (int i = 0; i < fl.num_vnuma(); ++i)
+                for (int r = 0; r < R; ++r) used[vm.host][e.map[i] * R + r] += fl.node_demand[r];
             vm.pnuma = e.map;
             placed = true;
             break;
         }
-        if (!placed)
-            throw w.fail(s.where, "flavor \"" + fl.name + "\" does not fit the pNUMA nodes left on host \"" + p.hosts[vm.host].id +
-                                      "\" as modelled (--host-topology, allocation ratios, reserved memory)");
+        if (!placed) throw does_not_fit(file, p, s);
+    }
+}
+
+/** Most arrival states the per-host order search of place_by_nova visits before it gives up. */
+constexpr std::int64_t kNovaOrderSearchStates = 200000;
+
+/**
+ * Nova's cells for one host's servers `vms` (oldest first): the replay in that order, each on
+ * nova_fit_instance's cells; if some server finds no room, a depth-first search over arrival
+ * orders (per level one server of each flavor still waiting, oldest first; states already found
+ * dead skipped) for one whose every choice fits. Returns the index into `vms` of a server the
+ * replay could not place when no order works within kNovaOrderSearchStates states, else -1.
+ */
+int nova_cells_for_host(Problem& p, int host, const std::vector<int>& vms, const NovaSettings& s) {
+    const HostType& ht = p.host_type_of(host);
+    const std::vector<NovaCell> empty = nova_cell_sizes(ht, s);
+    const auto fit = [&](const std::vector<NovaCell>& cells, int v) {
+        const Flavor& fl = p.flavors[p.vms[v].flavor];
+        return nova_fit_instance(cells, fl.num_vnuma(), fl.node_demand[kVcpu], fl.node_demand[kRamMib], s);
+    };
+    const auto take = [&](std::vector<NovaCell>& cells, int v, const NovaFit& f, int sign) {
+        const Flavor& fl = p.flavors[p.vms[v].flavor];
+        for (int i = 0; i < fl.num_vnuma(); ++i) {
+            cells[f.cells[i]].cpu_usage += sign * fl.node_demand[kVcpu];
+            cells[f.cells[i]].memory_usage += sign * fl.node_demand[kRamMib];
+        }
+    };
+    // The replay, oldest first.
+    std::vector<NovaCell> cells = empty;
+    int stuck = -1;
+    for (std::size_t i = 0; i < vms.size() && stuck < 0; ++i) {
+        const NovaFit f = fit(cells, vms[i]);
+        if (!f.found) {
+            stuck = static_cast<int>(i);
+            break;
+        }
+        take(cells, vms[i], f, +1);
+        p.vms[vms[i]].pnuma = f.cells;
+    }
+    if (stuck < 0) return -1;
+    // The search: which servers are still waiting, and the cells so far.
+    cells = empty;
+    std::vector<bool> waiting(vms.size(), true);
+    std::vector<NovaFit> chosen(vms.size());
+    std::set<std::vector<Amount>> dead;  // usage and waiting set of states with no completion
+    std::int64_t states = 0;
+    const auto key = [&] {
+        std::vector<Amount> k;
+        for (const NovaCell& c : cells) k.insert(k.end(), {c.cpu_usage, c.memory_usage});
+        for (bool w : waiting) k.push_back(w ? 1 : 0);
+        return k;
+    };
+    std::function<bool(std::size_t)> go = [&](std::size_t left) {
+        if (left == 0) return true;
+        if (++states > kNovaOrderSearchStates) return false;
+        auto k = key();
+        if (dead.count(k) > 0) return false;
+        std::set<int> tried;  // flavors tried at this level: servers of one flavor are interchangeable
+        for (std::size_t i = 0; i < vms.size(); ++i) {
+            if (!waiting[i] || !tried.insert(p.vms[vms[i]].flavor).second) continue;
+            const NovaFit f = fit(cells, vms[i]);
+            if (!f.found) continue;
+            take(cells, vms[i], f, +1);
+            waiting[i] = false;
+            chosen[i] = f;
+            if (go(left - 1)) return true;
+            waiting[i] = true;
+            take(cells, vms[i], f, -1);
+        }
+        dead.insert(std::move(k));
+        return false;
+    };
+    if (!go(vms.size())) return stuck;
+    for (std::size_t i = 0; i < vms.size(); ++i) p.vms[vms[i]].pnuma = chosen[i].cells;
+    return -1;
+}
+
+/** Every server on the cells Nova's rule gives it, host by host (nova_cells_for_host), each
+ *  host's servers in `replay`'s order (every imported server, oldest first). Throws InputError
+ *  naming `file` and the row of a server no arrival order gives room. */
+void place_by_nova(const std::vector<ListedServer>& replay, const std::string& file, Problem& p, const NovaSettings& s) {
+    std::vector<std::vector<int>> on_host(p.hosts.size());
+    std::vector<const ListedServer*> row_of(p.vms.size(), nullptr);
+    for (const ListedServer& r : replay) {
+        on_host[p.vms[r.vm].host].push_back(static_cast<int>(r.vm));
+        row_of[r.vm] = &r;
+    }
+    for (std::size_t h = 0; h < p.hosts.size(); ++h) {
+        const int stuck = nova_cells_for_host(p, static_cast<int>(h), on_host[h], s);
+        if (stuck >= 0) throw does_not_fit(file, p, *row_of[on_host[h][stuck]]);
     }
 }
 
@@ -329,10 +430,12 @@ std::optional<std::pair<std::int64_t, std::int64_t>> utc_time(const std::string&
     return std::pair{days * 86400 + h * 3600 + mi * 60 + sec - offset, nanos};
 }
 
-/** Reads the servers into p.vms (listed order) and places them (place_servers) oldest first. */
-void read_servers(const OpenStackInput& in, const std::unordered_map<std::string, int>& hosts,
-                  const std::unordered_map<std::string, int>& flavors, const std::unordered_map<std::string, int>& flavor_ids, Problem& p,
-                  int& skipped) {
+/** Reads every server with a host into p.vms (listed order, pnuma not set yet) and returns them in
+ *  the order to replay, oldest first: by "Created At" when the list has it (ties: later in the
+ *  list first), else from the list's end (Nova lists newest first). */
+std::vector<ListedServer> read_servers(const OpenStackInput& in, const std::unordered_map<std::string, int>& hosts,
+                                       const std::unordered_map<std::string, int>& flavors,
+                                       const std::unordered_map<std::string, int>& flavor_ids, Problem& p, int& skipped) {
     const Where w{in.file};
     const json& ss = rows(in, "openstack server list --all-projects --long");
     std::vector<ListedServer> listed;
@@ -403,7 +506,7 @@ void read_servers(const OpenStackInput& in, const std::unordered_map<std::string
     std::vector<ListedServer> replay;
     replay.reserve(order.size());
     for (const std::size_t k : order) replay.push_back(listed[k]);
-    place_servers(replay, in.file, p);
+    return replay;
 }
 
 void read_server_groups(const OpenStackInput& in, Problem& p) {
@@ -465,9 +568,14 @@ Problem import_openstack(const OpenStackInput& hypervisors, const OpenStackInput
                              "], got " + std::to_string(ratio));
     if (o.reserved_host_memory_mb < 0 || o.reserved_host_memory_mb > kMaxAmount)
         throw InputError("reserved_host_memory_mb must be in 0.." + std::to_string(kMaxAmount));
+    if (o.node_rule != kFreeNodeRule && !is_nova_rule(o.node_rule))
+        throw InputError("node rule must be nova-spread, nova-pack or free, got \"" + o.node_rule + "\"");
     Problem p;
     p.resources = {"vcpu", "ram_mib"};
     const Topology topo = parse_topology(o.host_topology);
+    if (is_nova_rule(o.node_rule) && !topo.graph.is_complete())
+        throw InputError("host topology " + o.host_topology + ": the node rule " + o.node_rule +
+                         " needs a complete pNUMA graph (K<n>): Nova checks no links between its cells; import with the node rule free");
     const auto hosts = read_hypervisors(hypervisors, topo, o, inventories, p);
     std::unordered_map<std::string, int> flavor_index, flavor_ids;
     read_flavors(flavors, topo, p, flavor_index, flavor_ids);
@@ -477,14 +585,24 @@ Problem import_openstack(const OpenStackInput& hypervisors, const OpenStackInput
         for (std::size_t r = 0; r < f.demand.size(); ++r) f.node_demand[r] = f.demand[r] / f.num_vnuma();
     }
     int skip = 0;
-    read_servers(servers, hosts, flavor_index, flavor_ids, p, skip);
+    // One replay order, oldest first, for either rule's placement.
+    const std::vector<ListedServer> replay = read_servers(servers, hosts, flavor_index, flavor_ids, p, skip);
+    if (is_nova_rule(o.node_rule)) {
+        p.node_rule = NodeRuleSpec{o.node_rule, o.cpu_allocation_ratio, o.ram_allocation_ratio, o.reserved_host_memory_mb};
+        place_by_nova(replay, servers.file, p, nova_settings(p.node_rule));
+    } else {
+        place_first_fit(replay, servers.file, p);
+    }
     if (skipped != nullptr) *skipped = skip;
     if (server_groups != nullptr) read_server_groups(*server_groups, p);
     weigh_multi_numa_targets(p.flavors);
     p.constraints.remaps_allowed = false;  // Nova cannot re-pin a running server's NUMA cells
-    p.source = "Imported by vmcap import openstack from " + hypervisors.file + ", " + servers.file + ", " + flavors.file +
-               (server_groups != nullptr ? ", " + server_groups->file : "") + " (pNUMA graph " + o.host_topology +
-               ", vNUMA placement by vmcap's first fit with the servers replayed oldest first, not necessarily Nova's cells)";
+    p.source =
+        "Imported by vmcap import openstack from " + hypervisors.file + ", " + servers.file + ", " + flavors.file +
+        (server_groups != nullptr ? ", " + server_groups->file : "") + " (pNUMA graph " + o.host_topology +
+        (is_nova_rule(o.node_rule) ? ", vNUMA placement by Nova's " + o.node_rule + " cell fitting, servers replayed oldest first)"
+                                   : ", vNUMA placement by vmcap's first fit with the servers replayed oldest first, not necessarily "
+                                     "Nova's cells)");
     finalize_problem(p, servers.file);
     return p;
 }

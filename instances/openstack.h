@@ -16,7 +16,12 @@
  * graph is given (OpenStackOptions::host_topology; its vCPUs and RAM split evenly over the nodes)
  * and each VM's vNUMA nodes are placed on its host's pNUMA nodes with the servers replayed in
  * creation order, oldest first, as Nova placed them ("Created At" when listed, else the listing
- * taken as Nova's default order, newest first, and replayed from its end).
+ * taken as Nova's default order, newest first, and replayed from its end). Under a Nova node rule
+ * (OpenStackOptions::node_rule, default nova-spread) each server takes the cells Nova's rule picks
+ * (instances/nova_numa.h, nova_fit_instance); when that replay leaves a server of a host without
+ * room, a depth-first search for an order of the host's arrivals whose rule choices fit them all.
+ * Under "free": vmcap's first fit (the first node set, in the host type's placement order, with
+ * room), in the same replay order.
  */
 #include <map>
 #include <string>
@@ -36,7 +41,12 @@ struct OpenStackOptions {
     std::string host_topology = "K2";   ///< pNUMA graph of every hypervisor (K<n>, C4, CQ3, ...)
     double cpu_allocation_ratio = 1.0;  ///< vCPUs per physical "vCPUs" of a hypervisor (Nova's cpu_allocation_ratio; pinned NUMA clouds: 1)
     double ram_allocation_ratio = 1.0;  ///< Nova's ram_allocation_ratio
-    std::int64_t reserved_host_memory_mb = 0;  ///< Nova's reserved_host_memory_mb, subtracted before the split
+    /** Nova's reserved_host_memory_mb: under a Nova node rule Placement's host-level reserve
+     *  (the snapshot's node_rule.reserved_host_memory_mb); under "free" subtracted before the split. */
+    std::int64_t reserved_host_memory_mb = 0;
+    /** The snapshot's destination-node rule: "nova-spread" (Nova's default cell order), "nova-pack"
+     *  or "free" (docs/format.md `node_rule`). */
+    std::string node_rule = "nova-spread";
 };
 
 /** One input document and the file it came from (for error messages). */
@@ -67,7 +77,10 @@ struct OpenStackInventories {
  * flavor's name when the server was created). VMs keep the listed order; their vNUMA nodes are
  * placed replaying the servers oldest first: by "Created At" (ISO 8601; ties: later in the list
  * first, Nova's order) when the list has that column, else from the list's end (Nova lists
- * newest first). A flavor's vNUMA node count is hw:numa_nodes (default 1): K1, K2, K3, K4 — C4
+ * newest first); each on the cells options.node_rule gives it (nova-spread / nova-pack: Nova's
+ * cell fitting, with an order search per host when the replay leaves a server without room, and
+ * the rule with its ratios and reserved memory written to Problem::node_rule; free: vmcap's first
+ * fit). A flavor's vNUMA node count is hw:numa_nodes (default 1): K1, K2, K3, K4 — C4
  * when K4 does not embed in the host graph — else K<n>; hw:numa_cpus.N / hw:numa_mem.N
  * (asymmetric nodes) are refused. Target weights: weigh_multi_numa_targets. Server groups with
  * policies anti-affinity, affinity and soft-anti-affinity are kept (soft-affinity is dropped:
@@ -78,8 +91,10 @@ struct OpenStackInventories {
  * partly missing "Created At", a server list without hosts (no "Host" column, or an ACTIVE server
  * without one: the list of a non-admin user), a hypervisor without capacity (microversion >=
  * 2.88) and no inventory for it, what to run instead in the message; InputError on an allocation
- * ratio outside (0, kMaxAllocationRatio] (NaN and infinity included) or a negative reserved memory.
- * O(servers x (placements + log servers) + hypervisors).
+ * ratio outside (0, kMaxAllocationRatio] (NaN and infinity included), a negative reserved memory,
+ * a node rule other than nova-spread, nova-pack or free, or a Nova rule on a host topology that is
+ * not complete (K<n>). O(servers x (placements + log servers) + hypervisors), plus, per host whose
+ * Nova replay fails, an order search of at most 200000 states.
  */
 Problem import_openstack(const OpenStackInput& hypervisors, const OpenStackInput& servers, const OpenStackInput& flavors,
                          const OpenStackInput* server_groups, const OpenStackOptions& options, int* skipped = nullptr,

@@ -160,6 +160,21 @@ struct Constraints {
 };
 
 /**
+ * The destination-node rule a snapshot asks for (JSON `node_rule`, docs/format.md): which pNUMA
+ * nodes a VM gets when it arrives on a host (evaluators/interfaces/seams.h, DestinationNodeRule).
+ * "free" (the default: the search chooses), or "nova-spread" / "nova-pack" (OpenStack Nova's NUMA
+ * cell fitting, instances/nova_numa.h) with Nova's settings below, which only Nova's rules read.
+ */
+struct NodeRuleSpec {
+    std::string name = "free";
+    double cpu_allocation_ratio = 1.0;  ///< Nova's cpu_allocation_ratio: node vCPU capacity = floor(pCPUs x ratio)
+    double ram_allocation_ratio = 1.0;  ///< Nova's ram_allocation_ratio: node RAM capacity = floor(MiB x ratio)
+    /** Nova's reserved_host_memory_mb: Placement's host-level reserve (default 512, Nova's). */
+    std::int64_t reserved_host_memory_mb = 512;
+    bool operator==(const NodeRuleSpec&) const = default;
+};
+
+/**
  * A whole cluster snapshot. Invariants after load_snapshot(): indices are in range, ids are
  * unique, every VM's mapping is valid on its host, and no pNUMA node is over capacity.
  */
@@ -184,6 +199,8 @@ struct Problem {
     std::vector<ServerGroup> server_groups;
     /** Free-form provenance (trace, seed, time, licence/attribution); copied to outputs. */
     std::string source;
+    /** The destination-node rule (JSON `node_rule`; default "free"). */
+    NodeRuleSpec node_rule;
 
     int num_resources() const { return static_cast<int>(resources.size()); }
     const HostType& host_type_of(int host) const { return host_types[hosts[host].type]; }

@@ -17,6 +17,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "instances/nova_numa.h"
+
 namespace vmcap {
 
 using nlohmann::json;
@@ -786,6 +788,23 @@ void parse_constraints(const Ctx& c, const json& doc, Problem& p, const std::uno
     }
 }
 
+/** The optional "node_rule" section into p.node_rule ("free" when absent); its consistency with
+ *  the host types is checked once the problem is complete (node_rule_problem_error). */
+void parse_node_rule(const Ctx& c, const json& doc, Problem& p) {
+    const auto it = doc.find("node_rule");
+    if (it == doc.end()) return;
+    only_keys(c, *it, "node_rule", {"name", "cpu_allocation_ratio", "ram_allocation_ratio", "reserved_host_memory_mb"});
+    NodeRuleSpec& r = p.node_rule;
+    r.name = get_string(c, need(c, *it, "node_rule", "name"), "node_rule.name");
+    if (r.name == kFreeNodeRule && it->size() > 1) c.fail("node_rule", "the rule \"free\" takes no parameters");
+    if (it->contains("cpu_allocation_ratio"))
+        r.cpu_allocation_ratio = get_number(c, (*it)["cpu_allocation_ratio"], "node_rule.cpu_allocation_ratio");
+    if (it->contains("ram_allocation_ratio"))
+        r.ram_allocation_ratio = get_number(c, (*it)["ram_allocation_ratio"], "node_rule.ram_allocation_ratio");
+    if (it->contains("reserved_host_memory_mb"))
+        r.reserved_host_memory_mb = get_int(c, (*it)["reserved_host_memory_mb"], "node_rule.reserved_host_memory_mb", 0, kMaxAmount);
+}
+
 }  // namespace
 
 namespace {
@@ -802,7 +821,7 @@ Problem parse_snapshot_with(const json& doc, const std::string& file, const Comp
     Problem p;
     only_keys(c, doc, "(root)",
               {"format", "source", "resources", "host_types", "hosts", "flavors", "vms", "constraints", "network", "vlinks", "vdcs",
-               "server_groups"});
+               "server_groups", "node_rule"});
     parse_header(c, doc, p);
     const std::set<std::string> resource_keys(p.resources.begin(), p.resources.end());
     const auto type_index = parse_host_types(c, doc, p, resource_keys);
@@ -812,7 +831,9 @@ Problem parse_snapshot_with(const json& doc, const std::string& file, const Comp
     parse_constraints(c, doc, p, host_index);
     parse_server_groups(c, doc, p, vm_index);
     parse_network(c, doc, p, vm_index);
+    parse_node_rule(c, doc, p);
     finalize_problem(p, file);
+    if (const std::string why = node_rule_problem_error(p); !why.empty()) throw InputError(file + ": " + why);
     return p;
 }
 }  // namespace
@@ -943,6 +964,11 @@ nlohmann::ordered_json snapshot_to_json(const Problem& p) {
     if (!p.constraints.drain_hosts.empty()) cons["drain_hosts"] = host_ids_json(p, p.constraints.drain_hosts);
     if (!p.constraints.no_target_hosts.empty()) cons["no_target_hosts"] = host_ids_json(p, p.constraints.no_target_hosts);
     doc["constraints"] = cons;
+    if (p.node_rule.name != kFreeNodeRule)
+        doc["node_rule"] = oj{{"name", p.node_rule.name},
+                              {"cpu_allocation_ratio", p.node_rule.cpu_allocation_ratio},
+                              {"ram_allocation_ratio", p.node_rule.ram_allocation_ratio},
+                              {"reserved_host_memory_mb", p.node_rule.reserved_host_memory_mb}};
     if (!p.server_groups.empty()) doc["server_groups"] = server_groups_json(p);
     if (p.network.present()) {
         oj net;

@@ -23,7 +23,7 @@ enum class StopReason {
     BudgetSpent,          ///< greedy: the migration budget is used up
     TableLimit,           ///< the upper bound: a host's table would exceed its size limit
     FirstFailure,         ///< admission with stop at first failure: a request was not placed whole
-    ProvenOptimal,        ///< an exact solver proved its optimum
+    ProvenOptimal,        ///< an exact solver proved its optimum, or a search's best state met the upper bound
     NodeLimit,            ///< the branch and bound reached its node limit
     OrderingSearchLimit,  ///< the branch and bound: the ordering search could not decide a candidate
     OrderingTimeLimit,    ///< an exact solver's optimum: the time limit stopped the search for its order

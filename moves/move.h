@@ -184,14 +184,17 @@ inline typename M::Delta score_move(const M& mv, const SearchState& s, MoveCache
 /**
  * Upper bound on score_move(mv).delta for threshold-first rejection: the move's cached VMCAP
  * bound plus each further term's bound() over the moved VMs; kNoBound when the move has none
- * (declares no upper_bound) or a term is not monotone under insertion; -kNoBound when the move is
+ * (declares no upper_bound), a term is not monotone under insertion or the capacity is not
+ * (CapacityModel::capacity_monotone: a destination-node rule's count); -kNoBound when the move is
  * infeasible.
  */
 template <MoveType M>
 inline double score_bound(const M& mv, const SearchState& s, MoveCache& cache) {
+    const CapacityModel& m = s.model();
+    if (!m.capacity_monotone()) [[unlikely]]
+        return kNoBound;
     double ub = kNoBound;
     if constexpr (HasUpperBound<M>) ub = mv.upper_bound(s, cache);
-    const CapacityModel& m = s.model();
     if (!m.has_terms() || ub == kNoBound || ub == -kNoBound) [[likely]]
         return ub;
     if (!m.terms_monotone()) return kNoBound;

@@ -34,7 +34,7 @@ std::string import_error(nlohmann::json& doc, const char* which) {
     OpenStackInput& target = std::string(which) == "servers" ? s : std::string(which) == "flavors" ? f : h;
     target.doc = doc;
     try {
-        import_openstack(h, s, f, nullptr, OpenStackOptions{"K2", 1.0, 1.0, 4096});
+        import_openstack(h, s, f, nullptr, OpenStackOptions{"K2", 1.0, 1.0, 4096, "free"});
     } catch (const InputError& e) {
         return e.what();
     }
@@ -86,7 +86,7 @@ TEST(OpenStack, ImportReadsTheClientsJson) {
     int skipped = 0;
     const OpenStackInput h = input("hypervisors.json"), s = input("servers.json"), f = input("flavors.json"),
                          g = input("server_groups.json");
-    const Problem p = import_openstack(h, s, f, &g, OpenStackOptions{"K2", 1.0, 1.0, 4096}, &skipped);
+    const Problem p = import_openstack(h, s, f, &g, OpenStackOptions{"K2", 1.0, 1.0, 4096, "free"}, &skipped);
     // Hypervisors: the one "down" is left out; ids are the compute service names the servers use.
     ASSERT_EQ(p.hosts.size(), 5U);
     EXPECT_EQ(p.hosts[0].id, "compute-01");
@@ -188,7 +188,7 @@ TEST(OpenStack, ImportRefusesWhatTheCloudListsWithoutTheAdminRole) {
     }
     try {
         import_openstack(input("hypervisors.json"), input("servers.json"), input("flavors.json"), nullptr,
-                         OpenStackOptions{"K2", 1.0, 1.0, 300000});
+                         OpenStackOptions{"K2", 1.0, 1.0, 300000, "free"});
         ADD_FAILURE() << "reserved memory above the hypervisors' accepted";
     } catch (const InputError& e) {
         EXPECT_NE(std::string(e.what()).find("no RAM left per pNUMA node"), std::string::npos) << e.what();
@@ -200,7 +200,8 @@ TEST(OpenStack, ImportPlanExportRunsAgainstAStandInClient) {
     std::filesystem::create_directories(dir + "/cloud");
     const std::string snap = dir + "/snap.json", plan = dir + "/plan.json", script = dir + "/migrate.sh";
     auto r = run_vmcap("import openstack --hypervisors " + kDir + "hypervisors.json --servers " + kDir + "servers.json --flavors " + kDir +
-                       "flavors.json --server-groups " + kDir + "server_groups.json --reserved-host-memory-mb 4096 --out " + snap);
+                       "flavors.json --server-groups " + kDir +
+                       "server_groups.json --reserved-host-memory-mb 4096 --node-rule free --out " + snap);
     ASSERT_EQ(r.code, 0) << r.err;
     r = run_vmcap("plan --cluster " + snap + " --quiet --max-migrations 12 --max-evaluations 200000 --out " + plan);
     ASSERT_EQ(r.code, 0) << r.err;
@@ -287,7 +288,8 @@ TEST(OpenStack, ExportedScriptRunsAServersAwayAndBackSteps) {
     std::filesystem::create_directories(dir + "/cloud");
     const std::string snap = dir + "/snap.json", plan = dir + "/plan.json", script = dir + "/migrate.sh";
     auto r = run_vmcap("import openstack --hypervisors " + kDir + "hypervisors.json --servers " + kDir + "servers.json --flavors " + kDir +
-                       "flavors.json --server-groups " + kDir + "server_groups.json --reserved-host-memory-mb 4096 --out " + snap);
+                       "flavors.json --server-groups " + kDir +
+                       "server_groups.json --reserved-host-memory-mb 4096 --node-rule free --out " + snap);
     ASSERT_EQ(r.code, 0) << r.err;
     r = run_vmcap("plan --cluster " + snap + " --quiet --seed 4 --max-migrations 12 --max-evaluations 100000 --out " + plan);
     ASSERT_EQ(r.code, 0) << r.err;
@@ -358,7 +360,10 @@ OpenStackInventories osc_inventories() {
     return inv;
 }
 
-const OpenStackOptions kOscOptions{"K2", 1.0, 1.0, 512};
+/** The shape and order tests pin vmcap's first fit (free), where the replay order decides the
+ *  cells; kOscNova imports the same documents under Nova's default cell rule. */
+const OpenStackOptions kOscOptions{"K2", 1.0, 1.0, 512, "free"};
+const OpenStackOptions kOscNova{"K2", 1.0, 1.0, 512, "nova-spread"};
 
 /** Server name suffix ("b01") -> "host [pNUMA nodes]". */
 std::map<std::string, std::string> cells(const Problem& p) {
@@ -386,8 +391,9 @@ std::string error_of(const std::function<void()>& f) {
 // Every shape the client prints: hypervisor ids as integers (< 2.53) or UUIDs (>= 2.53); servers
 // with "Flavor Name" / "Flavor ID" (< 2.47) or "Flavor" (>= 2.47), newest first as Nova lists them
 // or with "Created At" in any order. Replayed oldest first, the 2-cell server created first takes
-// a cell on each node before the 1-cell servers: in the listed (newest first) order it found no
-// node with room left and the import failed.
+// a cell on each node before the 1-cell servers: in the listed (newest first) order vmcap's first
+// fit found no node with room left and the import failed. Under nova-spread the same replay gives
+// Nova's cells (here the same ones) on cells of the whole Memory MB / 2 (the reserve is host-level).
 TEST(OpenStack, ImportReadsEveryMicroversionShapeOldestFirst) {
     const std::map<std::string, std::string> expect = {
         {"b01", "compute1 [0,1]"}, {"b02", "compute1 [0]"}, {"b03", "compute1 [1]"}, {"b04", "compute2 [0]"}};
@@ -404,6 +410,11 @@ TEST(OpenStack, ImportReadsEveryMicroversionShapeOldestFirst) {
             ASSERT_EQ(p.vms.size(), 4U);  // in the listed order
             for (std::size_t v = 0; v < 4; ++v) EXPECT_EQ(p.vms[v].id, s.doc[v]["ID"]);
             EXPECT_EQ(p.vms[0].tenant, s.doc[0].contains("Project ID") ? "6a1f0c2e9b8d4c7a8e5f4d3c2b1a0f9e" : "");
+            const Problem nova = import_openstack(osc(hyp), s, osc("flavors.json"), nullptr, kOscNova);
+            EXPECT_EQ(nova.node_rule.name, "nova-spread");
+            EXPECT_EQ(nova.node_rule.reserved_host_memory_mb, 512);
+            EXPECT_EQ(nova.host_types[0].node_capacity, (std::vector<Amount>{8, 16896, 8, 16896}));  // 33792 / 2
+            EXPECT_EQ(cells(nova), expect);
         }
     // "Created At" in any order: the listing reversed gives the same cells.
     OpenStackInput s = osc("servers_2.1_created.json");
@@ -423,27 +434,31 @@ TEST(OpenStack, ImportReadsEveryMicroversionShapeOldestFirst) {
 // small-c and small-d were created in the same second; Nova lists the later one (small-d) first,
 // and the client's --sort-column keeps that order among equal times. With small-b, small-c and
 // small-d on one host, the cells come out as if small-c had been created a second before small-d,
-// whatever the listing's order, and not as in the other order.
+// whatever the listing's order, and not as in the other order: under vmcap's first fit and under
+// Nova's spread, which take the same replay order.
 TEST(OpenStack, ImportReplaysServersOfOneSecondInNovasOrder) {
     const auto on_compute2 = [](OpenStackInput s) {
         for (auto& row : s.doc)
             if (row["Name"] != "numa-a") row["Host"] = "compute2";
         return s;
     };
-    const auto import = [](const OpenStackInput& s) {
-        return cells(import_openstack(osc("hypervisors_2.53.json"), s, osc("flavors.json"), nullptr, kOscOptions));
-    };
-    const auto with_d_at = [&](const char* time) {
-        OpenStackInput s = on_compute2(osc("servers_2.1_created.json"));
-        for (auto& row : s.doc)
-            if (row["Name"] == "small-d") row["Created At"] = time;
-        return import(s);
-    };
-    const auto c_then_d = with_d_at("2026-11-20T10:07:31Z"), d_then_c = with_d_at("2026-11-20T10:07:29Z");
-    ASSERT_NE(c_then_d, d_then_c) << "the order of small-c and small-d does not matter here: the case is not exercised";
-    for (const char* srv : {"servers_2.1_long.json", "servers_2.1_created.json", "servers_2.88_created_asc.json"}) {
-        SCOPED_TRACE(srv);
-        EXPECT_EQ(import(on_compute2(osc(srv))), c_then_d);
+    for (const OpenStackOptions& options : {kOscOptions, kOscNova}) {
+        SCOPED_TRACE(options.node_rule);
+        const auto import = [&](const OpenStackInput& s) {
+            return cells(import_openstack(osc("hypervisors_2.53.json"), s, osc("flavors.json"), nullptr, options));
+        };
+        const auto with_d_at = [&](const char* time) {
+            OpenStackInput s = on_compute2(osc("servers_2.1_created.json"));
+            for (auto& row : s.doc)
+                if (row["Name"] == "small-d") row["Created At"] = time;
+            return import(s);
+        };
+        const auto c_then_d = with_d_at("2026-11-20T10:07:31Z"), d_then_c = with_d_at("2026-11-20T10:07:29Z");
+        ASSERT_NE(c_then_d, d_then_c) << "the order of small-c and small-d does not matter here: the case is not exercised";
+        for (const char* srv : {"servers_2.1_long.json", "servers_2.1_created.json", "servers_2.88_created_asc.json"}) {
+            SCOPED_TRACE(srv);
+            EXPECT_EQ(import(on_compute2(osc(srv))), c_then_d);
+        }
     }
 }
 
@@ -494,13 +509,18 @@ TEST(OpenStack, ImportTakesCapacityFromPlacementFrom288) {
     const Problem at_287 = import_openstack(osc("hypervisors_2.53.json"), s, f, nullptr, kOscOptions);
     EXPECT_EQ(p.host_types[0].node_capacity, at_287.host_types[0].node_capacity);
     EXPECT_EQ(cells(p), cells(at_287));
+    const Problem nova = import_openstack(h, s, f, nullptr, kOscNova, nullptr, &inv);
+    const Problem nova_287 = import_openstack(osc("hypervisors_2.53.json"), s, f, nullptr, kOscNova);
+    EXPECT_EQ(nova.host_types[0].node_capacity, nova_287.host_types[0].node_capacity);
+    EXPECT_EQ(nova.node_rule.reserved_host_memory_mb, 512);
+    EXPECT_EQ(cells(nova), cells(nova_287));
     EXPECT_EQ(error_of([&] {
                   import_openstack(h, s, f, nullptr, OpenStackOptions{"K2", 16.0, 1.0, 512}, nullptr, &inv);
               }),
               "inventory/c0a8f0e2-3f6b-4a0e-9d4c-2b7a5e1d9f01.json: [0] (resource_class \"VCPU\").allocation_ratio: 1.0 in Placement, but "
               "the import models 16.0: pass --cpu-allocation-ratio 1.0");
     EXPECT_EQ(error_of([&] {
-                  import_openstack(h, s, f, nullptr, OpenStackOptions{"K2", 1.0, 1.0, 0}, nullptr, &inv);
+                  import_openstack(h, s, f, nullptr, OpenStackOptions{"K2", 1.0, 1.0, 0, "nova-spread"}, nullptr, &inv);
               }),
               "inventory/c0a8f0e2-3f6b-4a0e-9d4c-2b7a5e1d9f01.json: [1] (resource_class \"MEMORY_MB\").reserved: 512 MB in Placement, but "
               "the import models 0: pass --reserved-host-memory-mb 512");
@@ -516,13 +536,16 @@ TEST(OpenStack, ImportTakesCapacityFromPlacementFrom288) {
     rows.back()["resource_class"] = "PCPU";
     EXPECT_NE(error_of([&] { import_openstack(h, s, f, nullptr, kOscOptions, nullptr, &both); }).find("both VCPU and PCPU"),
               std::string::npos);
-    // The command line: --inventory DIR.
+    // The command line: --inventory DIR, the default node rule (nova-spread) and reserved memory (512).
     const std::string out = (tmp_dir() / "osc6-288.json").string();
-    const auto r = run_vmcap("import openstack --hypervisors " + kOsc + "hypervisors_2.88.json --servers " + kOsc +
-                             "servers_2.88_created_asc.json --flavors " + kOsc + "flavors.json --reserved-host-memory-mb 512 --inventory " +
-                             kOsc + "inventory --out " + out);
+    const auto r =
+        run_vmcap("import openstack --hypervisors " + kOsc + "hypervisors_2.88.json --servers " + kOsc +
+                  "servers_2.88_created_asc.json --flavors " + kOsc + "flavors.json --inventory " + kOsc + "inventory --out " + out);
     ASSERT_EQ(r.code, 0) << r.err;
-    EXPECT_EQ(cells(load_snapshot(out)), cells(at_287));
+    const Problem cli = load_snapshot(out);
+    EXPECT_EQ(cli.node_rule.name, "nova-spread");
+    EXPECT_EQ(cli.host_types[0].node_capacity, nova_287.host_types[0].node_capacity);
+    EXPECT_EQ(cells(cli), cells(nova_287));
 }
 
 // From microversion 2.34 a live migration is asynchronous: `--wait` may report success while Nova
@@ -535,7 +558,8 @@ TEST(OpenStack, ExportedScriptStopsWhenAServerStaysOnItsSource) {
     std::filesystem::create_directories(dir + "/cloud");
     const std::string snap = dir + "/snap.json", plan = dir + "/plan.json", script = dir + "/migrate.sh";
     auto r = run_vmcap("import openstack --hypervisors " + kDir + "hypervisors.json --servers " + kDir + "servers.json --flavors " + kDir +
-                       "flavors.json --server-groups " + kDir + "server_groups.json --reserved-host-memory-mb 4096 --out " + snap);
+                       "flavors.json --server-groups " + kDir +
+                       "server_groups.json --reserved-host-memory-mb 4096 --node-rule free --out " + snap);
     ASSERT_EQ(r.code, 0) << r.err;
     r = run_vmcap("plan --cluster " + snap + " --quiet --max-migrations 12 --max-evaluations 200000 --out " + plan);
     ASSERT_EQ(r.code, 0) << r.err;

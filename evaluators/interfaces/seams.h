@@ -36,6 +36,7 @@
 #include <vector>
 
 #include "evaluators/closed_forms/score.h"
+#include "evaluators/closed_forms/vmcap.h"
 #include "instances/problem.h"
 #include "instances/topology.h"
 
@@ -262,6 +263,28 @@ public:
      * O(placements x k x R) on a move cache miss.
      */
     virtual int assign(const CapacityModel& model, int flavor, int host, const Amount* free) const = 0;
+    /**
+     * Does the rule count a host's capacity itself (host_capacity below) instead of VMCAP? A rule
+     * that fixes nodes admits VMs one at a time on its own choice, which may fit fewer than the
+     * optimal packing VMCAP counts (and may refuse a host on more than its nodes' free amounts, as
+     * Nova's host-level Placement check does). false (the default): VMCAP's closed forms count,
+     * and the search's hot path is unchanged. Constant for the rule's lifetime.
+     */
+    virtual bool counts_capacity() const { return false; }
+    /**
+     * Only when counts_capacity(): how many more VMs of `flavor` a host of `host_type` with free
+     * amounts `free` ([node x R + r]) admits when they arrive one at a time, each on the rule's
+     * choice, until it places none. Every arrival takes a placement with room, so the count never
+     * exceeds VMCAP (the optimal packing): bounds built on VMCAP stay upper bounds. It need not be
+     * monotone under insertion (the model then drops the moves' threshold bounds,
+     * CapacityModel::capacity_monotone). Must depend on nothing else (memoised by free amounts).
+     * Deterministic, thread-safe.
+     */
+    virtual Count host_capacity(const CapacityModel& model, int host_type, int flavor, const Amount* free) const;
 };
+
+inline Count DestinationNodeRule::host_capacity(const CapacityModel&, int, int, const Amount*) const {
+    return 0;
+}
 
 }  // namespace vmcap

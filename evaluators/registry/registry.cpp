@@ -8,6 +8,7 @@
 #include "evaluators/state/capacity_model.h"
 #include "evaluators/rules/free_node_rule.h"
 #include "evaluators/rules/link_filter.h"
+#include "evaluators/rules/nova_node_rule.h"
 #include "evaluators/rules/placement_rules.h"
 #include "evaluators/objective/locality_term.h"
 #include "evaluators/objective/ram_cost_term.h"
@@ -49,6 +50,10 @@ const std::vector<FilterInfo>& registered_filters() {
 const std::vector<NodeRuleInfo>& registered_node_rules() {
     // The registry: one line per rule, the first that applies is taken. Immutable after first use.
     static const std::vector<NodeRuleInfo> rules = {
+        {kNovaSpreadRule, NovaNodeRule::kSpreadHelp, [](const Problem& p) { return p.node_rule.name == kNovaSpreadRule; },
+         [](const CapacityModel& m) -> std::unique_ptr<DestinationNodeRule> { return std::make_unique<NovaNodeRule>(m); }},
+        {kNovaPackRule, NovaNodeRule::kPackHelp, [](const Problem& p) { return p.node_rule.name == kNovaPackRule; },
+         [](const CapacityModel& m) -> std::unique_ptr<DestinationNodeRule> { return std::make_unique<NovaNodeRule>(m); }},
         {FreeNodeRule::kName, FreeNodeRule::kHelp, [](const Problem&) { return true; },
          [](const CapacityModel&) -> std::unique_ptr<DestinationNodeRule> { return std::make_unique<FreeNodeRule>(); }},
     };
@@ -76,6 +81,7 @@ CapacityModel::CapacityModel(const Problem& problem, const ModelOptions& options
             break;
         }
     fixes_nodes_ = node_rule_->fixes_nodes();
+    counts_by_rule_ = node_rule_->counts_capacity();
     own_terms_ = terms_.size();
     own_filters_ = filters_.size();
 }

@@ -7,7 +7,8 @@ Score capacity_gain_many(const SearchState& state, int host, int type, int n, un
     HostValueMemo* memo = state.value_memo();
     // Many targets: the value after the change from the free amounts alone, over all targets in
     // one target-parallel pass, beats the per-target delta over the touched nodes.
-    const bool many = m.num_targets() >= SearchState::kBatchRefreshTargets;
+    // The same without per-target caches: under a destination-node rule that counts capacity.
+    const bool many = !state.per_target_caches();
     // The host's free amounts after the change (touched nodes from `local`): the memo's key.
     const int R = m.num_resources();
     Amount key[kMaxPNuma * kMaxResources];

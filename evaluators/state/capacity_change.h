@@ -98,7 +98,7 @@ Score capacity_gain_many(const SearchState& state, int host, int type, int n, un
     if (touched == 0) return 0;
     // Few targets and no memo (the common case): the per-target kernel, inlined into the caller
     // as before the memo existed (an outlined capacity_gain cost the hot path ~10%).
-    if (state.value_memo() == nullptr && state.model().num_targets() < SearchState::kBatchRefreshTargets) [[likely]]
+    if (state.value_memo() == nullptr && state.per_target_caches()) [[likely]]
         return capacity_gain_direct(state, host, type, n, touched, local);
     return capacity_gain_many(state, host, type, n, touched, local);
 }

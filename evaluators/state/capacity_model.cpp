@@ -105,15 +105,23 @@ void CapacityModel::add_filter(std::unique_ptr<FeasibilityFilter> filter) {
 void CapacityModel::set_node_rule(std::unique_ptr<DestinationNodeRule> rule) {
     if (rule == nullptr) throw std::invalid_argument("CapacityModel::set_node_rule: no rule");
     fixes_nodes_ = rule->fixes_nodes();
+    counts_by_rule_ = rule->counts_capacity();
     node_rule_ = std::move(rule);
     own_node_rule_ = false;
 }
 
 Count CapacityModel::host_capacity(int host_type, int flavor, const Amount* free) const {
+    if (counts_by_rule_) return node_rule_->host_capacity(*this, host_type, flavor, free);
     const int n = problem_.host_types[host_type].num_nodes();
     Count b[kMaxPNuma];
     capacity_vector(flavor, n, free, b);
     return evaluator(host_type, flavor)(b);
+}
+
+Score CapacityModel::rule_host_value(int host_type, const Amount* free) const {
+    Score s = 0;
+    for (int j = 0; j < num_targets(); ++j) s += weight_units_[j] * node_rule_->host_capacity(*this, host_type, targets_[j], free);
+    return s;
 }
 
 }  // namespace vmcap

@@ -85,6 +85,15 @@ public:
     int node_choice(int flavor, int host, const Amount* free) const {
         return fixes_nodes_ ? node_rule_->assign(*this, flavor, host, free) : kAnyPlacement;
     }
+    /** node_rule().counts_capacity(), read once: every host's capacity (host_value, host_capacity,
+     *  cluster_capacity, the search state's values) is then the rule's count, the search state
+     *  keeps host values only (SearchState::per_target_caches() false) and the moves' threshold
+     *  bounds are off (capacity_monotone()). */
+    bool counts_by_rule() const { return counts_by_rule_; }
+    /** May the moves bound a VMCAP gain by the removals alone (an arrival never raises a host's
+     *  capacity)? VMCAP is monotone in the free amounts; a rule's sequential count need not be
+     *  (a greedy order may pack better from a fuller host). */
+    bool capacity_monotone() const { return !counts_by_rule_; }
     /** Set-up only (not thread-safe, before any SearchState of this model): replaces the
      *  destination-node rule, e.g. with one that has no registry entry. Throws
      *  std::invalid_argument on nullptr. */
@@ -174,14 +183,21 @@ public:
     /**
      * sum_j w_j VMCAP_j, in score units, of one host of `host_type` with free amounts `free`
      * ([node * R + r], every amount >= 0): the host's share of the VMCAP term, computed over all
-     * targets in one target-parallel pass (WeightedVmcap, weighted_vmcap.h), exactly. Thread-safe;
-     * throws what an exact-fallback evaluator throws (evaluator()).
+     * targets in one target-parallel pass (WeightedVmcap, weighted_vmcap.h), exactly; when the
+     * destination-node rule counts capacity (counts_by_rule()), sum_j w_j of its counts instead.
+     * Thread-safe; throws what an exact-fallback evaluator throws (evaluator()).
      */
-    Score host_value(int host_type, const Amount* free) const { return host_values_[host_type].value(free); }
-    /** The kernel behind host_value() for `host_type`. */
+    Score host_value(int host_type, const Amount* free) const {
+        return counts_by_rule_ ? rule_host_value(host_type, free) : host_values_[host_type].value(free);
+    }
+    /** sum_j w_j VMCAP_j by the closed forms even when the rule counts (the upper bound's value:
+     *  VMCAP is the optimal packing, never below the rule's count). */
+    Score vmcap_host_value(int host_type, const Amount* free) const { return host_values_[host_type].value(free); }
+    /** The kernel behind vmcap_host_value() for `host_type`. */
     const WeightedVmcap& weighted_vmcap(int host_type) const { return host_values_[host_type]; }
 
-    /** VMCAP of `flavor` on one host of `host_type` with free amounts `free` ([node * R + r]). */
+    /** VMCAP of `flavor` on one host of `host_type` with free amounts `free` ([node * R + r]), or
+     *  the destination-node rule's count when it counts capacity (counts_by_rule()). */
     Count host_capacity(int host_type, int flavor, const Amount* free) const;
 
     /** VMCAP term sum_j w_j * totals[j] in score units, exactly (totals has num_targets() entries). */
@@ -198,6 +214,8 @@ private:
      *  tables: the VMCAP evaluators, divisors, targets and per-host-type weighted VMCAP of problem_
      *  with options_ (capacity_model.cpp). Throws what the constructor documents. */
     void build_tables();
+    /** host_value under a rule that counts: sum_j w_j node_rule_->host_capacity. */
+    Score rule_host_value(int host_type, const Amount* free) const;
 
     /** The resources a flavor's vNUMA node demands (> 0) and their reciprocals. */
     struct SlotDivisors {
@@ -222,8 +240,9 @@ private:
     ModelOptions options_;
     std::size_t own_terms_ = 0, own_filters_ = 0;  ///< terms / filters the constructor made
     std::unique_ptr<DestinationNodeRule> node_rule_;
-    bool fixes_nodes_ = false;   ///< node_rule_->fixes_nodes()
-    bool own_node_rule_ = true;  ///< node_rule_ is the constructor's (no set_node_rule)
+    bool fixes_nodes_ = false;     ///< node_rule_->fixes_nodes()
+    bool counts_by_rule_ = false;  ///< node_rule_->counts_capacity()
+    bool own_node_rule_ = true;    ///< node_rule_ is the constructor's (no set_node_rule)
     std::shared_ptr<const VlinkIndex> vlink_index_;
     std::shared_ptr<const NetworkRoutes> routes_;
     bool terms_separable_ = true, terms_monotone_ = true;

@@ -44,7 +44,16 @@ ClusterCapacity cluster_capacity(const CapacityModel& model, const std::vector<s
             cv.compute_batch(free.data(), kBlock, count, n, b.data(), kBlock);
             for (int f = 0; f < F; ++f) {
                 const Count* bf = b.data() + static_cast<std::size_t>(f) * n * kBlock;
-                evaluators[f](bf, kBlock, count, caps.data());
+                if (model.counts_by_rule()) {
+                    // The destination-node rule's count, host by host from its free amounts.
+                    Amount one[kMaxPNuma * kMaxResources];
+                    for (std::size_t t = 0; t < count; ++t) {
+                        for (int x = 0; x < n * R; ++x) one[x] = free[static_cast<std::size_t>(x) * kBlock + t];
+                        caps[t] = model.host_capacity(type, f, one);
+                    }
+                } else {
+                    evaluators[f](bf, kBlock, count, caps.data());
+                }
                 const int k = p.flavors[f].num_vnuma();
                 for (std::size_t t = 0; t < count; ++t) {
                     Count sum = 0;

@@ -12,7 +12,7 @@ namespace vmcap {
 /** Capacity of every flavor on every host, and its topology-free upper bound. */
 struct ClusterCapacity {
     int F = 0;
-    std::vector<Count> cap;    ///< [host * F + flavor]: VMCAP
+    std::vector<Count> cap;    ///< [host * F + flavor]: VMCAP (or the node rule's count)
     std::vector<Count> bound;  ///< [host * F + flavor]: floor(sum_i b_i / k)
     /** Cluster capacity per flavor (sum over hosts). O(hosts x flavors). */
     std::vector<Count> totals() const;
@@ -25,6 +25,8 @@ struct ClusterCapacity {
  * (CapacityVectors::compute_batch) and VMCAP by the batched closed forms (BatchEvaluator,
  * vmcap_batch.h; the exact fallback per vector where there is no closed form), plus the
  * topology-free bound per flavor. Same values as the scalar path (tests/vmcap_batch_test.cpp).
+ * Under a destination-node rule that counts capacity (CapacityModel::counts_by_rule) `cap` is
+ * the rule's count per host (CapacityModel::host_capacity), `bound` unchanged.
  * O(hosts x flavors x (n x R + VMCAP)); thread-safe (reads `model` only).
  */
 ClusterCapacity cluster_capacity(const CapacityModel& model, const std::vector<std::vector<Amount>>& usage);

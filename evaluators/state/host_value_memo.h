@@ -112,9 +112,10 @@ public:
         return v;
     }
 
-    /** A memo for `model` when it pays (at least kMinTargets targets), else nullptr. */
+    /** A memo for `model` when it pays (at least kMinTargets targets, or a destination-node rule
+     *  that counts capacity by simulation), else nullptr. */
     static std::unique_ptr<HostValueMemo> make_if_useful(const CapacityModel& model) {
-        return model.num_targets() >= kMinTargets ? std::make_unique<HostValueMemo>(model) : nullptr;
+        return model.num_targets() >= kMinTargets || model.counts_by_rule() ? std::make_unique<HostValueMemo>(model) : nullptr;
     }
 
     std::int64_t hits() const { return hits_; }

@@ -10,7 +10,10 @@
 namespace vmcap {
 
 SearchState::SearchState(const CapacityModel& model)
-    : model_(&model), R_(model.num_resources()), T_(model.num_targets()), per_target_(T_ < kBatchRefreshTargets) {
+    : model_(&model),
+      R_(model.num_resources()),
+      T_(model.num_targets()),
+      per_target_(T_ < kBatchRefreshTargets && !model.counts_by_rule()) {
     const Problem& p = model.problem();
     const std::size_t H = p.hosts.size();
     nodes_.resize(H);

@@ -585,7 +585,7 @@ private:
         ++evaluations_;
         // Closed forms only: the target-parallel kernel, the same integer (weighted_vmcap.h).
         if (!remaps_ && T_ >= SearchState::kBatchRefreshTargets && m_.weighted_vmcap(type_).closed_forms_only())
-            return m_.host_value(type_, f);
+            return m_.vmcap_host_value(type_, f);
         Score s = 0;
         Count b[kMaxPNuma];
         for (int j = 0; j < T_; ++j) {

@@ -134,6 +134,10 @@ std::string check_bound_figures(const CapacityModel& model, const nlohmann::json
         return "search.proven_optimum is " + describe(search["proven_optimum"]) + ", but the plan reaches " +
                fmt_objective(out.score_after);
     if (proven && !has_ub) return "search.proven_optimal is true, but no upper_bound equal to the objective proves it";
+    // vmcap plan's search stopped at the bound (vmcap exact's plans say proven_optimal instead).
+    const bool stopped_at_bound = !search.contains("proven_optimal") && search.contains("stopped_by") &&
+                                  parse_stop_reason(search["stopped_by"].get<std::string>()) == StopReason::ProvenOptimal;
+    if (stopped_at_bound && !has_ub) return "search.stopped_by is \"proven optimal\", but no upper_bound proves it";
     if (!has_ub) return "";
 
     const bool covers = bound_covers_objective(model);
@@ -166,6 +170,16 @@ std::string check_bound_figures(const CapacityModel& model, const nlohmann::json
     if ((proven || search.contains("proven_optimum")) && ub != out.score_after)
         return "search.proven_optimal: the plan claims a proven optimum, but upper_bound " + stated + " is not its objective_after " +
                fmt_objective(out.score_after);
+    if (stopped_at_bound) {
+        // The search's best state (greedy: the plan's own end state) met the bound.
+        const bool has_best = search.contains("best_state_objective");
+        const double reached = has_best ? search["best_state_objective"].get<double>() : to_objective(out.score_after);
+        if (!covers) return "search.stopped_by is \"proven optimal\", but upper_bound covers only the VMCAP part of the objective";
+        if (reached < to_objective(ub))
+            return "search.stopped_by is \"proven optimal\", but " +
+                   std::string(has_best ? "search.best_state_objective " : "objective_after ") + describe(nlohmann::json(reached)) +
+                   " is below upper_bound " + stated;
+    }
     if (!recompute) return "";
     return check_recomputed_bound(model, plan, recorded, ub, complete);
 }

@@ -54,7 +54,9 @@ struct PlanCheck {
  * model's deadline): a complete bound of `vmcap plan` must equal it, a bound cut short must not be
  * below it (when the recomputation completes), and the bound of a `vmcap exact` plan
  * ("algorithm": "exact-...") must not be above it. `search.proven_optimal` true, or a
- * `search.proven_optimum`, needs upper_bound == objective_after == proven_optimum. `network`
+ * `search.proven_optimum`, needs upper_bound == objective_after == proven_optimum; `vmcap plan`'s
+ * `search.stopped_by` "proven optimal" needs a bound of the whole objective that the search reached
+ * (`search.best_state_objective`, or objective_after without one). `network`
  * (network_figures) is recomputed from the replay and compared field by field. A plan with a
  * `schedule` (waves and durations) has it re-checked on its own usage tables (check_schedule,
  * optimizer/plan/validate_schedule.h): every wave's in-flight state, limits, memory copies on the

@@ -14,6 +14,7 @@
 
 #include "optimizer/search/candidates.h"
 #include "optimizer/search/fork_join.h"
+#include "optimizer/search/progress.h"
 
 namespace vmcap {
 
@@ -49,6 +50,8 @@ struct alignas(128) Worker {
     double boost = 1.0;                 ///< temperature multiplier after a reheat (decays to 1)
     std::int64_t reheats = 0;
     std::int64_t early_worsening = 0;  ///< moves with a negative delta accepted in the first tenth of the run
+    std::int64_t round_done = 0;       ///< evaluations of the current round (fewer when it ended early)
+    bool proven = false;               ///< chains: the worker's best met SearchParams::bound_score
     // Host regions (anneal_regions) only:
     std::vector<int> movable;     ///< migratable VMs on the worker's region at the round's start
     std::vector<Placement> undo;  ///< placements before each move applied since the round's best (oldest first)
@@ -77,29 +80,70 @@ void set_member(Worker& wk, int which, int vm, bool in) {
 }
 
 /**
- * The temperature schedule: geometric from t_start to t_start x t_ratio over the worker's run,
- * times a reheat boost. A worker whose best has not improved for `reheat_after` evaluations
- * multiplies the temperature by `reheat` (capped at the start temperature); the boost decays by
- * 2% per 256-evaluation block, so it fades after ~100k evaluations. Counted work only:
- * deterministic.
+ * The temperature schedule: geometric from t_start to t_start x t_ratio over the run's progress
+ * (RunProgress: the share of the evaluation budget done, or, when the budget is out of reach of
+ * the time limit, a share that the clock drives), times a reheat boost. A worker whose best has
+ * not improved for a tenth of the run's expected length (at least 50,000 evaluations) multiplies
+ * the temperature by `reheat` (capped at the start temperature); the boost decays by 2% per
+ * 256-evaluation block, so it fades after ~100k evaluations. Evaluation-driven, counted work
+ * only: deterministic.
  */
 struct Schedule {
     double t_start = 1.0, t_ratio = 1.0, reheat = 1.0;
-    std::int64_t reheat_after = 0, per_worker = 1;
+
+    /** Evaluations without a new best after which a worker reheats. */
+    static std::int64_t reheat_after(const RunProgress& progress) { return std::max<std::int64_t>(50000, progress.run_length() / 10); }
 
     /** Temperature for the block starting at the worker's evaluation `at` (called every 256
      *  evaluations: the temperature changes by < 0.1% per block of a run of >= 10^5, so one pow
      *  per block instead of one per evaluation). Updates the worker's reheat state. */
-    double temperature(Worker& wk, std::int64_t at) const {
-        if (reheat > 1.0 && at - wk.last_improvement > reheat_after) {
+    double temperature(Worker& wk, std::int64_t at, const RunProgress& progress) const {
+        if (reheat > 1.0 && at - wk.last_improvement > reheat_after(progress)) {
             wk.boost = reheat;
             wk.last_improvement = at;
             ++wk.reheats;
         }
-        const double progress = static_cast<double>(at) / static_cast<double>(per_worker);
-        const double t = std::min(t_start, t_start * std::pow(t_ratio, progress) * wk.boost);
+        const double t = std::min(t_start, t_start * std::pow(t_ratio, progress.progress(at)) * wk.boost);
         wk.boost = std::max(1.0, wk.boost * 0.98);
         return t;
+    }
+};
+
+/**
+ * What the workers of a round share of the run's clock: the progress rule (changed only at
+ * synchronisation points), the deadline, and the flags by which a worker ends the run (time
+ * limit, interrupt) or the round (the budget found out of reach: the clock is to drive from the
+ * next synchronisation point, for every worker at once).
+ */
+struct RunControl {
+    RunControl(std::int64_t per_worker, const SearchParams& params, Clock::time_point start)
+        : progress(per_worker, params.time_limit_s), t0(start), deadline(deadline_after(start, params.time_limit_s)) {}
+    RunProgress progress;
+    const Clock::time_point t0, deadline;
+    double first_s = 0.0;  ///< seconds from t0 to the first evaluation (begin())
+    std::atomic<bool> out_of_time{false}, interrupted{false}, switch_to_clock{false};
+
+    double elapsed() const { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+    /** Before the first round. */
+    void begin() { first_s = elapsed(); }
+    /** A synchronisation point after `done` evaluations per worker: re-plans the progress; records
+     *  in res where the clock took over and says so unless quiet. */
+    void synchronise(std::int64_t done, SearchResult& res, const SearchParams& params) {
+        const bool was = progress.clock_drives();
+        progress.synchronise(done, elapsed(), first_s, switch_to_clock.exchange(false));
+        if (was || !progress.clock_drives()) return;
+        res.clock_driven_from = done;
+        if (!params.quiet)
+            std::fprintf(
+                stderr,
+                "[%6.1fs] the evaluation budget is out of reach of the time limit: the clock drives the schedule from %.2f%% of it\n",
+                elapsed(), 100.0 * progress.progress(done));
+    }
+    /** The round's length per worker: SearchParams::round_evaluations, else the run's expected
+     *  length divided by `rounds`, clamped to [lo, 2 x 10^7]. */
+    std::int64_t round(const SearchParams& params, std::int64_t rounds, std::int64_t lo) const {
+        return params.round_evaluations > 0 ? params.round_evaluations
+                                            : std::clamp<std::int64_t>(progress.run_length() / rounds, lo, 20000000);
     }
 };
 
@@ -133,27 +177,47 @@ struct Schedule {
 
 /**
  * The head of every evaluation in both drivers: every 256 evaluations the temperature for the
- * worker's position `at` in its run (and every 1,024 the clock and the stop request). Returns
- * false when the run must stop (out_of_time set). `e` counts evaluations within the round.
+ * worker's position `at` in its run, and every 1,024 the clock and the stop request, and, while
+ * evaluations drive the schedule, whether the budget is out of reach of the time limit (then
+ * ctl.switch_to_clock is set and every worker ends the round at its next check). Returns false
+ * when the round must end (the run too when ctl.out_of_time is set). `e` counts evaluations
+ * within the round.
  */
-inline bool tick(Worker& wk, std::int64_t e, std::int64_t at, const Schedule& schedule, const SearchParams& params,
-                 std::chrono::steady_clock::time_point deadline, std::atomic<bool>& interrupted, std::atomic<bool>& out_of_time,
+inline bool tick(Worker& wk, std::int64_t e, std::int64_t at, const Schedule& schedule, const SearchParams& params, RunControl& ctl,
                  double& temp) {
     if ((e & 255) != 0) return true;
-    if ((e & 1023) == 0 && should_stop(params, deadline, interrupted)) {
-        out_of_time.store(true);
-        return false;
+    if ((e & 1023) == 0) {
+        if (should_stop(params, ctl.deadline, ctl.interrupted)) {
+            ctl.out_of_time.store(true);
+            return false;
+        }
+        if (!ctl.progress.clock_drives()) {
+            if (ctl.switch_to_clock.load(std::memory_order_relaxed)) return false;
+            if (ctl.progress.out_of_reach(at, ctl.elapsed(), ctl.first_s)) {
+                ctl.switch_to_clock.store(true);
+                return false;
+            }
+        }
     }
-    temp = schedule.temperature(wk, at);
+    temp = schedule.temperature(wk, at, ctl.progress);
     return true;
 }
 
-/** Statistics of an applied move at the worker's position `at` in its run of `per_worker`. */
-inline void count_accepted(Worker& wk, const Candidate& mv, const CandidateDelta& delta, std::int64_t at, std::int64_t per_worker) {
+/** Statistics of an applied move at the worker's position `at` in a run of `length` expected. */
+inline void count_accepted(Worker& wk, const Candidate& mv, const CandidateDelta& delta, std::int64_t at, std::int64_t length) {
     ++wk.accepted;
     ++wk.kind_accepted[mv.kind];
     if (delta.delta > 0) ++wk.kind_improved[mv.kind];
-    if (delta.delta < 0 && at < per_worker / 10) ++wk.early_worsening;
+    if (delta.delta < 0 && at < length / 10) ++wk.early_worsening;
+}
+
+/** Evaluations per worker that a round of `planned` ran: `planned`, or when a worker ended it
+ *  early (the switch to the clock, a proven optimum) the most any worker ran. */
+inline std::int64_t round_ran(const std::vector<Worker>& workers, std::int64_t planned, bool ended_early) {
+    if (!ended_early) return planned;
+    std::int64_t ran = 0;
+    for (const auto& wk : workers) ran = std::max(ran, wk.round_done);
+    return ran;
 }
 
 /** Per-kind statistics of a run on stderr: evaluated / accepted / improving moves, moves rejected
@@ -398,16 +462,17 @@ private:
     const SearchParams& params;
     const Schedule& schedule;
     const Problem& p;
-    const Clock::time_point t0, deadline;
+    const Clock::time_point t0;
     const int W;
-    const std::int64_t per_worker, round;
+    const std::int64_t per_worker;
     const bool budget_count, budget_ram;
+    RunControl ctl;
     std::vector<Worker> workers;
     std::vector<Placement> merged;  ///< the shared state: placements of its displaced VMs
     SearchScore merged_score;
     std::vector<Placement> best;  ///< the run's best state
     SearchScore best_score;
-    std::atomic<bool> out_of_time{false}, interrupted{false};
+    bool proven = false;  ///< the run's best met SearchParams::bound_score
     Regions regions;
     /** Merge scratch, [vm] -> index in a list or -1: the workers write it concurrently, but each
      *  only the entries of the VMs of its own region (disjoint), and resets them. */
@@ -429,12 +494,11 @@ RegionAnnealing::RegionAnnealing(const SearchSetup& setup_, const SearchParams& 
       schedule(schedule_),
       p(setup_.initial.problem()),
       t0(t0_),
-      deadline(deadline_after(t0_, params_.time_limit_s)),
       W(params_.threads),
       per_worker(setup_.per_worker),
-      round(params_.round_evaluations > 0 ? params_.round_evaluations : std::clamp<std::int64_t>(per_worker / 200, 50000, 20000000)),
       budget_count(p.constraints.max_migrations != std::numeric_limits<std::int64_t>::max()),
       budget_ram(p.constraints.max_migrated_ram_mib != std::numeric_limits<Amount>::max()),
+      ctl(setup_.per_worker, params_, t0_),
       merged(params_.start),
       merged_score(setup_.start_score),
       best(params_.start),
@@ -450,8 +514,9 @@ RegionAnnealing::RegionAnnealing(const SearchSetup& setup_, const SearchParams& 
 void RegionAnnealing::run(SearchResult& res) {
     res.regions = W;
     tbb::task_arena arena(W);
-    while (done < per_worker && !out_of_time.load()) {
-        this_round = std::min(round, per_worker - done);
+    ctl.begin();
+    while (done < per_worker && !ctl.out_of_time.load() && !proven) {
+        this_round = std::min(ctl.round(params, 200, 50000), per_worker - done);
         regions.draw(p, merged, W, params.seed, round_index);
         const auto sync_end = Clock::now();
         run_workers(arena, W, [&](int w) {
@@ -463,9 +528,10 @@ void RegionAnnealing::run(SearchResult& res) {
             collect_region(wk, w);
         });
         parallel_seconds += std::chrono::duration<double>(Clock::now() - sync_end).count();
-        done += this_round;
+        done += round_ran(workers, this_round, ctl.switch_to_clock.load());
         ++round_index;
         synchronise(res);
+        ctl.synchronise(done, res, params);
     }
     finish(res);
 }
@@ -500,6 +566,7 @@ void RegionAnnealing::start_region(Worker& wk, int w) {
     for (int v : setup.movable)
         if (regions.region_of[s.host_of(v)] == w) wk.movable.push_back(v);
     wk.best_score = merged_score;
+    wk.round_done = 0;
     wk.undo.clear();
     for (int which = 0; which < 2; ++which) {
         for (int v : wk.mig[which]) wk.mig_pos[which][v] = -1;
@@ -530,8 +597,9 @@ void RegionAnnealing::anneal_region(Worker& wk, int w, std::int64_t steps) {
     CandidateDelta delta;
     ProposalContext ctx{s, wk.cache, wk.movable, wk.proposal, wk.rng, &regions.hosts[w], &regions.region_of, w, &wk.mig[0], &wk.mig[1]};
     Relocation rel[kMaxRelocations];
-    for (std::int64_t e = 0; e < steps; ++e) {
-        if (!tick(wk, e, done + e, schedule, params, deadline, interrupted, out_of_time, temp)) break;
+    std::int64_t e = 0;
+    for (; e < steps; ++e) {
+        if (!tick(wk, e, done + e, schedule, params, ctl, temp)) break;
         const Candidate mv = propose<Moves>(ctx, setup.mix);
         ++wk.evaluations;
         ++wk.kind_evaluated[mv.kind];
@@ -551,8 +619,9 @@ void RegionAnnealing::anneal_region(Worker& wk, int w, std::int64_t steps) {
             wk.best_score = sc;
             wk.undo.clear();
         }
-        count_accepted(wk, mv, delta, done + e, per_worker);
+        count_accepted(wk, mv, delta, done + e, ctl.progress.run_length());
     }
+    wk.round_done = e;
 }
 
 /** Worker w's region's current and best placements (its VMs off their snapshot placement): the
@@ -595,6 +664,7 @@ void RegionAnnealing::synchronise(SearchResult& res) {
     merged_score = next;
     if (best_score < combined) {
         best_score = combined;
+        proven = meets_bound(params, best_score);
         best = std::move(combined_best);
         for (auto& wk : workers) wk.last_improvement = done;
         if (params.check_every > 0) {
@@ -620,9 +690,7 @@ void RegionAnnealing::finish(SearchResult& res) {
         res.early_worsening_accepted += wk.early_worsening;
     }
     res.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
-    res.stopped_by = interrupted.load()   ? StopReason::Interrupted
-                     : out_of_time.load() ? StopReason::TimeLimit
-                                          : StopReason::EvaluationBudget;
+    res.stopped_by = stop_reason(ctl.interrupted.load(), proven, ctl.out_of_time.load());
     if (!params.quiet) {
         std::fprintf(stderr, "regions: %d workers, %lld rounds (%.2f s in them, %.2f s at synchronisation points)\n", W,
                      static_cast<long long>(round_index), parallel_seconds, res.seconds - parallel_seconds);
@@ -641,7 +709,7 @@ SearchResult anneal(const CapacityModel& model, const SearchParams& params) {
     const auto t0 = Clock::now();
     SearchSetup setup(model, params);
     SearchResult res = setup.start_result(params);
-    if (setup.nothing_to_search) return res;
+    if (setup.settled()) return res;
 
     const Temperatures temps = calibrate_temperatures(setup, params);
     const double t_start = temps.start, t_ratio = std::min(1.0, temps.end / temps.start);
@@ -650,9 +718,7 @@ SearchResult anneal(const CapacityModel& model, const SearchParams& params) {
                      temps.start / kScoreScale, temps.end / kScoreScale, params.initial_temperature > 0 ? "given" : "calibrated",
                      temps.samples, temps.small_loss / kScoreScale);
 
-    const std::int64_t per_worker = setup.per_worker;
-    // Reheat after a stall of 10% of the run (at least 50,000 evaluations) without a new best.
-    const Schedule schedule{t_start, t_ratio, params.reheat_factor, std::max<std::int64_t>(50000, per_worker / 10), per_worker};
+    const Schedule schedule{t_start, t_ratio, params.reheat_factor};
     if (use_regions(model, params))
         anneal_regions(setup, params, schedule, t0, res);
     else
@@ -672,7 +738,7 @@ void anneal_chains(const SearchSetup& setup, const SearchParams& params, const S
     const SearchState& initial = setup.initial;
     const Scorer scorer = setup.scorer;
     const int W = params.threads;
-    const std::int64_t per_worker = setup.per_worker, round = setup.round;
+    const std::int64_t per_worker = setup.per_worker;
     const double t_start = schedule.t_start;
     std::vector<Worker> workers;
     workers.reserve(W);
@@ -683,13 +749,14 @@ void anneal_chains(const SearchSetup& setup, const SearchParams& params, const S
         workers.back().best_score = setup.start_score;
     }
 
-    std::atomic<bool> out_of_time{false}, interrupted{false};
-    const auto deadline = deadline_after(t0, params.time_limit_s);
+    RunControl ctl(per_worker, params, t0);
     tbb::task_arena arena(W);
     std::int64_t done = 0;  // evaluations per worker completed in earlier rounds
     auto last_report = t0;
-    while (done < per_worker && !out_of_time.load()) {
-        const std::int64_t this_round = std::min(round, per_worker - done);
+    bool proven = false;
+    ctl.begin();
+    while (done < per_worker && !ctl.out_of_time.load() && !proven) {
+        const std::int64_t this_round = std::min(ctl.round(params, 50, 2000), per_worker - done);
         run_workers(arena, W, [&](int w) {
             Worker& wk = workers[w];
             SearchState& s = wk.state;
@@ -697,21 +764,28 @@ void anneal_chains(const SearchSetup& setup, const SearchParams& params, const S
             double temp = t_start;
             CandidateDelta delta;  // reused by every candidate (see evaluate())
             ProposalContext ctx{s, wk.cache, movable, wk.proposal, wk.rng};
-            for (std::int64_t e = 0; e < this_round; ++e) {
-                if (!tick(wk, e, done + e, schedule, params, deadline, interrupted, out_of_time, temp)) break;
+            std::int64_t e = 0;
+            for (; e < this_round && !wk.proven; ++e) {
+                if (!tick(wk, e, done + e, schedule, params, ctl, temp)) break;
                 const Candidate mv = propose<Moves>(ctx, mix);
                 ++wk.evaluations;
                 ++wk.kind_evaluated[mv.kind];
                 if (!accept(mv, wk, delta, temp, scorer, params.neutral_acceptance)) continue;
-                if (apply_and_check(wk, mv, delta, params.check_every)) wk.last_improvement = done + e;
-                count_accepted(wk, mv, delta, done + e, per_worker);
+                if (apply_and_check(wk, mv, delta, params.check_every)) {
+                    wk.last_improvement = done + e;
+                    wk.proven = meets_bound(params, wk.best_score);  // ends the worker's round (the loop's test)
+                }
+                count_accepted(wk, mv, delta, done + e, ctl.progress.run_length());
             }
+            wk.round_done = e;
         });
-        done += this_round;
+        for (const auto& wk : workers) proven |= wk.proven;
+        done += round_ran(workers, this_round, proven || ctl.switch_to_clock.load());
         // Synchronisation point: share the best state in worker order (ties: lowest worker id).
         end_round(workers, res, params, t0, last_report, done, per_worker, "annealing");
+        ctl.synchronise(done, res, params);
     }
-    finish(res, workers, t0, out_of_time.load(), interrupted.load());
+    finish(res, workers, t0, ctl.out_of_time.load(), ctl.interrupted.load(), proven);
     for (const auto& wk : workers) {
         res.reheats += wk.reheats;
         res.early_worsening_accepted += wk.early_worsening;

@@ -35,6 +35,11 @@ struct SearchScore {
     friend bool operator==(const SearchScore&, const SearchScore&) = default;
 };
 
+/** Does `score` reach params.bound_score (so its state is proven optimal)? */
+inline bool meets_bound(const SearchParams& params, const SearchScore& score) {
+    return params.bound_score && score.objective >= *params.bound_score;
+}
+
 /**
  * The Metropolis rule's view of a move: its delta minus `tie` score units per migration it adds,
  * with `tie` so small that all migrations of a budget together weigh less than half of one unit of
@@ -65,6 +70,8 @@ struct SearchSetup {
     Scorer scorer;
     SearchScore start_score;  ///< of the start state
     bool nothing_to_search = false;
+    /** The start state already meets params.bound_score: proven optimal, nothing to search. */
+    bool proven_at_start = false;
     std::int64_t per_worker = 0, round = 0;
 
     SearchSetup(const CapacityModel& model, const SearchParams& params) : initial(model) {
@@ -87,6 +94,7 @@ struct SearchSetup {
             static_cast<double>(std::min<std::int64_t>(p.constraints.max_migrations, static_cast<std::int64_t>(movable.size())));
         scorer = Scorer{0.5 * w_min / (max_mig + 1.0)};
         start_score = SearchScore{initial.objective(), initial.migrations()};
+        proven_at_start = !nothing_to_search && meets_bound(params, start_score);
         const std::int64_t total = params.max_evaluations > 0 ? params.max_evaluations : default_evaluations(p);
         per_worker = std::max<std::int64_t>(1, total / params.threads);
         round = params.round_evaluations > 0 ? params.round_evaluations : std::clamp<std::int64_t>(per_worker / 50, 2000, 20000000);
@@ -101,8 +109,12 @@ struct SearchSetup {
         res.score_best = initial.objective();
         res.best = params.start;
         if (nothing_to_search) res.stopped_by = StopReason::NothingToSearch;
+        if (proven_at_start) res.stopped_by = StopReason::ProvenOptimal;
         return res;
     }
+
+    /** No search to run: nothing_to_search or proven_at_start (start_result is the result). */
+    bool settled() const { return nothing_to_search || proven_at_start; }
 };
 
 #ifdef NDEBUG
@@ -234,12 +246,22 @@ inline bool should_stop(const SearchParams& params, std::chrono::steady_clock::t
     return std::chrono::steady_clock::now() > deadline;
 }
 
+/** Why a search run ended: an interrupt first (the CLI's exit code follows it), then a best
+ *  state proven optimal, the time limit, else the evaluation budget. */
+inline StopReason stop_reason(bool interrupted, bool proven, bool out_of_time) {
+    return interrupted   ? StopReason::Interrupted
+           : proven      ? StopReason::ProvenOptimal
+           : out_of_time ? StopReason::TimeLimit
+                         : StopReason::EvaluationBudget;
+}
+
 /** Fills `res` at the end of a parallel run: the best worker's plan and objective (ties: lowest
- *  id), all workers' evaluations and accepted moves, seconds since t0 and why the run stopped.
+ *  id), all workers' evaluations and accepted moves, seconds since t0 and why the run stopped
+ *  (stop_reason).
  *  W has best, best_score, evaluations and accepted. */
 template <class W>
-void finish(SearchResult& res, const std::vector<W>& workers, std::chrono::steady_clock::time_point t0, bool out_of_time,
-            bool interrupted = false) {
+void finish(SearchResult& res, const std::vector<W>& workers, std::chrono::steady_clock::time_point t0, bool out_of_time, bool interrupted,
+            bool proven) {
     const int bw = best_worker(workers);
     res.best = workers[bw].best;
     res.objective_best = to_objective(workers[bw].best_score.objective);
@@ -249,7 +271,7 @@ void finish(SearchResult& res, const std::vector<W>& workers, std::chrono::stead
         res.accepted += wk.accepted;
     }
     res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    res.stopped_by = interrupted ? StopReason::Interrupted : out_of_time ? StopReason::TimeLimit : StopReason::EvaluationBudget;
+    res.stopped_by = stop_reason(interrupted, proven, out_of_time);
 }
 
 }  // namespace vmcap::search_detail

@@ -311,6 +311,11 @@ SearchResult greedy(const CapacityModel& model, const SearchParams& params) {
     res.stopped_by = StopReason::NoImprovingMove;
     g.initial_pass();
     while (!g.should_stop(t0)) {
+        // At the bound no migration has a positive gain: stop (and say why) without a last scan.
+        if (params.bound_score && g.state().objective() >= *params.bound_score) {
+            res.stopped_by = StopReason::ProvenOptimal;
+            break;
+        }
         const Pick best = g.best_pick();
         if (best.vm < 0) break;
         g.take(best);

@@ -23,7 +23,8 @@ namespace vmcap {
  * the VMCAP parts and every chosen move is re-scored completely (score_move) before it is
  * applied: greedy never applies a move that does not raise the whole objective, but may miss the
  * best one. Deterministic (ties: the VM with less RAM, then lowest VM index, then lowest host
- * index). Stops at `params.time_limit_s`.
+ * index). Stops at `params.time_limit_s`, and as soon as the objective reaches
+ * `params.bound_score` (StopReason::ProvenOptimal: no migration can then raise it).
  */
 SearchResult greedy(const CapacityModel& model, const SearchParams& params);
 

@@ -7,6 +7,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "evaluators/state/search_state.h"
@@ -27,8 +28,11 @@ inline std::chrono::steady_clock::time_point deadline_after(std::chrono::steady_
 /** One parameter set for a search (annealing, tabu, greedy); validate() checks it once. */
 struct SearchParams {
     std::int64_t max_evaluations = 0;  ///< candidate-move evaluations, all workers; 0 = default_evaluations()
-    double time_limit_s = 60.0;        ///< wall-clock cap in seconds (checked every 1024 evaluations)
-    int threads = 1;                   ///< workers (oneTBB tasks); see `regions`
+    /** Wall-clock cap in seconds (checked every 1024 evaluations). Annealing: when the evaluation
+     *  budget cannot complete within it, the clock drives the temperature schedule instead
+     *  (RunProgress, optimizer/search/progress.h). */
+    double time_limit_s = 60.0;
+    int threads = 1;  ///< workers (oneTBB tasks); see `regions`
     /**
      * Annealing with threads > 1: the workers own disjoint host regions and shares of the budget
      * (a domain decomposition, re-partitioned at every synchronisation point; optimizer/search/annealing.cpp,
@@ -75,6 +79,15 @@ struct SearchParams {
      *  check (every 1024 annealing evaluations, every tabu iteration, every greedy round) and
      *  returns its best state so far with StopReason::Interrupted. nullptr: never. */
     const std::atomic<bool>* stop = nullptr;
+    /** An upper bound on the objective of every state within the budget, score units (e.g.
+     *  compute_upper_bound's score when it covers the whole objective; optimizer/bound): the search
+     *  stops as soon as its best state's objective reaches it, since that state is then proven
+     *  optimal (StopReason::ProvenOptimal). Greedy checks after every migration it takes, annealing
+     *  and tabu with one thread after every new best, with more threads at each synchronisation
+     *  point (a worker that reaches it ends its round; the others end theirs, so the result does
+     *  not depend on timing). A start state that meets it is returned without searching. nullopt:
+     *  never. A value below the true optimum would stop a search early at a state that is not. */
+    std::optional<Score> bound_score;
     /** Start state, as placements of migrated VMs (e.g. the greedy result); empty = the snapshot.
      *  The best state starts as this one, so the search never returns anything worse. */
     std::vector<Placement> start;
@@ -99,9 +112,13 @@ struct SearchResult {
     std::int64_t early_worsening_accepted = 0;
     double temperature_start = 0.0;  ///< annealing: start temperature, objective units (calibrated or given)
     double temperature_end = 0.0;    ///< annealing: end temperature of the schedule, objective units
+    /** Annealing: the evaluation position per worker (0-based) from which the clock drove the
+     *  schedule because the evaluation budget was out of reach of the time limit
+     *  (optimizer/search/progress.h); -1: evaluations drove it throughout (reproducible). */
+    std::int64_t clock_driven_from = -1;
     double seconds = 0.0;
-    /** EvaluationBudget, TimeLimit, Interrupted, NothingToSearch, or (greedy) NoImprovingMove,
-     *  BudgetSpent. */
+    /** EvaluationBudget, TimeLimit, Interrupted, NothingToSearch, ProvenOptimal (the best state met
+     *  SearchParams::bound_score), or (greedy) NoImprovingMove, BudgetSpent. */
     StopReason stopped_by = StopReason::EvaluationBudget;
     /** Annealing: workers that owned host regions (SearchParams::regions), 0 for independent
      *  chains (and for one thread). */

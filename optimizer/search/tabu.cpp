@@ -37,6 +37,7 @@ struct alignas(128) TabuWorker {
     SearchScore best_score;
     std::int64_t evaluations = 0, accepted = 0, iteration = 0, since_check = 0;
     Proposal proposal;
+    bool proven = false;                  ///< the worker's best met SearchParams::bound_score
     std::unique_ptr<HostValueMemo> memo;  ///< the state's host-value memo (many targets only)
 };
 
@@ -53,7 +54,7 @@ SearchResult tabu_search(const CapacityModel& model, const SearchParams& params,
     const std::vector<char>& flavor_used = setup.flavor_used;
     const SearchState& initial = setup.initial;
     SearchResult res = setup.start_result(params);
-    if (setup.nothing_to_search) return res;
+    if (setup.settled()) return res;
     const int W = params.threads;
     const std::int64_t per_worker = setup.per_worker, round = setup.round;
     std::vector<TabuWorker> workers;
@@ -71,7 +72,8 @@ SearchResult tabu_search(const CapacityModel& model, const SearchParams& params,
     tbb::task_arena arena(W);
     std::int64_t done = 0;
     auto last_report = t0;
-    while (done < per_worker && !out_of_time.load()) {
+    bool proven = false;
+    while (done < per_worker && !out_of_time.load() && !proven) {
         const std::int64_t this_round = std::min(round, per_worker - done);
         run_workers(arena, W, [&](int w) {
             TabuWorker& wk = workers[w];
@@ -79,7 +81,7 @@ SearchResult tabu_search(const CapacityModel& model, const SearchParams& params,
             if (params.destination_lists) wk.proposal.refresh(s, wk.cache, flavor_used);
             std::int64_t e = 0;
             ProposalContext ctx{s, wk.cache, movable, wk.proposal, wk.rng};
-            while (e < this_round) {
+            while (e < this_round && !wk.proven) {
                 if (should_stop(params, deadline, interrupted)) {
                     out_of_time.store(true);
                     break;
@@ -111,7 +113,7 @@ SearchResult tabu_search(const CapacityModel& model, const SearchParams& params,
                 }
                 ++wk.iteration;
                 if (!found) continue;
-                apply_and_check(wk, best_c, best_d, params.check_every);
+                if (apply_and_check(wk, best_c, best_d, params.check_every)) wk.proven = meets_bound(params, wk.best_score);
                 ++wk.accepted;
                 int vms[kMaxRelocations];
                 const int nv = moved_vms(best_c, s, vms);
@@ -121,10 +123,11 @@ SearchResult tabu_search(const CapacityModel& model, const SearchParams& params,
             }
         });
         done += this_round;
+        for (const auto& wk : workers) proven |= wk.proven;
         // Synchronisation point: workers behind the best (ties: lowest worker id) restart from it.
         end_round(workers, res, params, t0, last_report, done, per_worker, "tabu");
     }
-    finish(res, workers, t0, out_of_time.load(), interrupted.load());
+    finish(res, workers, t0, out_of_time.load(), interrupted.load(), proven);
     return res;
 }
 

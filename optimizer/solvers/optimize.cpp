@@ -20,6 +20,7 @@ void OptimizeParams::validate() const {
     if (tabu.tenure < 0) throw std::invalid_argument("tabu tenure must be >= 0");
     if (tabu.candidates < 1) throw std::invalid_argument("tabu candidate list size must be >= 1");
     if (repair_rounds < 0) throw std::invalid_argument("repair rounds must be >= 0");
+    if (bound) bound->validate();
     if (schedule) {
         schedule->limits.validate();
         schedule->durations.validate();
@@ -145,7 +146,8 @@ OptimizeResult plan_unscheduled(const CapacityModel& model, const OptimizeParams
         const CapacityModel mq(q, model.options());
         SearchParams rp = params.search;
         rp.start.clear();
-        rp.quiet = true;  // progress lines in a re-based snapshot's objective would only confuse
+        rp.bound_score.reset();  // the bound is the model's: a re-based snapshot scores its moves differently (ram-cost)
+        rp.quiet = true;         // progress lines in a re-based snapshot's objective would only confuse
         rp.time_limit_s = left;
         rp.max_evaluations =
             std::max<std::int64_t>(50000, (params.search.max_evaluations > 0 ? params.search.max_evaluations : default_evaluations(p)) / 4);
@@ -248,6 +250,7 @@ OptimizeResult plan_with_drain(const CapacityModel& model, const OptimizeParams&
     const std::vector<PlanStep> drain = drain_steps(model);  // InputError: the drain cannot be satisfied
     const Plan drained = plan_from_steps(model, drain);
     OptimizeParams rest = params;
+    rest.search.bound_score.reset();  // the bound is the model's; the drained snapshot's terms count from the drain's end
     if (params.schedule && params.schedule->window_s > 0.0) {
         const ScheduleParams& sch = *params.schedule;
         const Plan fit = schedule_plan(model, drained, sch.limits, sch.durations, sch.window_s);
@@ -268,12 +271,32 @@ OptimizeResult plan_with_drain(const CapacityModel& model, const OptimizeParams&
     return out;
 }
 
+/** The pipeline after the bound (if any). */
+OptimizeResult plan_searched(const CapacityModel& model, const OptimizeParams& params) {
+    if (!model.problem().constraints.drain_hosts.empty()) return plan_with_drain(model, params);
+    return plan_scheduled(model, params);
+}
+
 }  // namespace
 
 OptimizeResult optimize(const CapacityModel& model, const OptimizeParams& params) {
     params.validate();
-    if (!model.problem().constraints.drain_hosts.empty()) return plan_with_drain(model, params);
-    return plan_scheduled(model, params);
+    if (!params.bound) return plan_searched(model, params);
+    // The bound first, once: what the plan reports, and what lets the searches stop at a proven
+    // optimum. It runs before greedy so that every search phase can use it; the searches get the
+    // time it leaves (an evaluation-bounded run is unchanged by this unless the bound takes so long
+    // that the search's budget no longer fits).
+    const auto t0 = std::chrono::steady_clock::now();
+    UpperBoundParams ubp = *params.bound;
+    ubp.deadline = std::min(ubp.deadline, deadline_after(t0, OptimizeParams::kBoundShare * params.search.time_limit_s));
+    UpperBound ub = compute_upper_bound(model, ubp);
+    OptimizeParams rest = params;
+    rest.search.time_limit_s =
+        std::max(1e-3, params.search.time_limit_s - std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    if (ub.covers_objective) rest.search.bound_score = ub.score;
+    OptimizeResult out = plan_searched(model, rest);
+    out.bound = std::move(ub);
+    return out;
 }
 
 }  // namespace vmcap

@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "optimizer/bound/upper_bound.h"
 #include "optimizer/plan/plan.h"
 #include "optimizer/plan/waves.h"
 #include "optimizer/search/search_params.h"
@@ -35,8 +36,19 @@ struct OptimizeParams {
     int repair_rounds = 4;
     /** Set: the plan is scheduled into waves (schedule_plan) and, with a window, fitted into it. */
     std::optional<ScheduleParams> schedule;
+    /**
+     * Set: the pipeline first computes the upper bound of the model (compute_upper_bound with
+     * these parameters; its deadline is moved in to kBoundShare of the time limit if later), once,
+     * returns it in OptimizeResult::bound, and gives the searches the rest of the time limit. When
+     * the bound covers the whole objective, the searches stop as soon as their best state meets it
+     * (SearchParams::bound_score: the state is proven optimal; StopReason::ProvenOptimal).
+     */
+    std::optional<UpperBoundParams> bound;
+    /** Share of the time limit the bound may take at most, from the pipeline's start. */
+    static constexpr double kBoundShare = 0.5;
     /** Throws std::invalid_argument naming the first bad parameter (SearchParams::validate, tabu
-     *  tenure < 0, tabu candidates < 1, repair rounds < 0, schedule limits, durations or window). */
+     *  tenure < 0, tabu candidates < 1, repair rounds < 0, schedule limits, durations or window,
+     *  UpperBoundParams::validate). */
     void validate() const;
 };
 
@@ -51,6 +63,7 @@ struct OptimizeResult {
     int repair_rounds = 0;               ///< repair rounds run (OptimizeParams::repair_rounds)
     double phase_seconds = 0.0;          ///< the annealing / tabu phase alone (0 for greedy)
     std::int64_t phase_evaluations = 0;
+    std::optional<UpperBound> bound;  ///< OptimizeParams::bound set: the bound computed
 };
 
 /**
@@ -69,8 +82,10 @@ std::vector<Placement> drop_neutral_remaps(const CapacityModel& model, const std
  * a window, when the scheduled plan runs past it, the search runs again (up to 3 rounds, sharing
  * the second half of the time limit; the first search gets the first half) with the migration
  * budget cut to what the window held, and the best plan that ends within the window is
- * returned (each candidate cut to the window by schedule_plan). Deterministic for the same model,
- * seed, thread count and evaluation budget (unless the time limit stops a phase). Throws
+ * returned (each candidate cut to the window by schedule_plan). With params.bound, the bound comes
+ * first and the searches stop at a proven optimum (OptimizeParams::bound). Deterministic for the
+ * same model, seed, thread count and evaluation budget (unless the time limit stops a phase or cuts
+ * the bound short, or drives the annealing's schedule: optimizer/search/progress.h). Throws
  * std::invalid_argument on bad params, std::logic_error if a --check recomputation differs;
  * worker exceptions reach the caller.
  */
