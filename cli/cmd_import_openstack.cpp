@@ -4,9 +4,11 @@
  * (instances/openstack.h; docs/format.md "vmcap import openstack").
  */
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include <boost/program_options.hpp>
 
@@ -22,13 +24,19 @@ using namespace detail;
 
 int cmd_import_openstack(const Args& rest) {
     po::options_description desc("vmcap import openstack options");
-    std::string hypervisors, servers, flavors, groups, out;
+    std::string hypervisors, servers, flavors, groups, inventory, out;
     OpenStackOptions o;
     // clang-format off
     desc.add_options()("help,h", "show this help")
         ("hypervisors", po::value(&hypervisors)->required(), "output of `openstack hypervisor list --long -f json`")
-        ("servers", po::value(&servers)->required(), "output of `openstack server list --all-projects --long -f json`")
-        ("flavors", po::value(&flavors)->required(), "output of `openstack flavor list --long -f json` (extra specs: hw:numa_nodes)")
+        ("servers", po::value(&servers)->required(),
+         "output of `openstack server list --all-projects --long -f json`, best with -c ID -c Status -c 'Flavor Name' -c Flavor "
+         "-c 'Flavor ID' -c Host -c 'Project ID' -c 'Created At' (servers replayed oldest first; without 'Created At' the list "
+         "must be in Nova's order, newest first)")
+        ("flavors", po::value(&flavors)->required(), "output of `openstack flavor list --all --long -f json` (extra specs: hw:numa_nodes)")
+        ("inventory", po::value(&inventory),
+         "directory of DIR/<hypervisor ID>.json, each `openstack resource provider inventory list <ID> -f json`: the "
+         "hypervisors' capacity when their list has none (Nova API microversion >= 2.88)")
         ("server-groups", po::value(&groups), "output of `openstack server group list --all-projects --long -f json` (optional)")
         ("host-topology", po::value(&o.host_topology)->default_value("K2"),
          "pNUMA graph of every hypervisor (the API does not list it): K2 for two sockets, K4, CQ3, ...; its vCPUs and RAM split evenly")
@@ -43,12 +51,16 @@ int cmd_import_openstack(const Args& rest) {
     // clang-format on
     po::variables_map vm;
     if (parse(rest, desc, vm,
-              "usage: vmcap import openstack --hypervisors H.json --servers S.json --flavors F.json [--server-groups G.json] --out C\n"
+              "usage: vmcap import openstack --hypervisors H.json --servers S.json --flavors F.json [--server-groups G.json] "
+              "[--inventory DIR] --out C\n"
               "Builds a snapshot from what the OpenStack clients print; every field read is listed in docs/format.md."))
         return 0;
     check_output_path(out);
-    check_outputs_distinct({{"--out", out}},
-                           {{"--hypervisors", hypervisors}, {"--servers", servers}, {"--flavors", flavors}, {"--server-groups", groups}});
+    std::vector<FileOption> inputs = {
+        {"--hypervisors", hypervisors}, {"--servers", servers}, {"--flavors", flavors}, {"--server-groups", groups}};
+    if (vm.count("inventory") && !std::filesystem::is_directory(inventory))
+        throw UsageError("--inventory: " + inventory + " is not a directory");
+    check_outputs_distinct({{"--out", out}}, inputs);
     for (const auto& [option, ratio] : {std::pair<const char*, double>{"--cpu-allocation-ratio", o.cpu_allocation_ratio},
                                         {"--ram-allocation-ratio", o.ram_allocation_ratio}})
         if (!(ratio > 0.0 && ratio <= kMaxAllocationRatio))  // NaN and infinity fail too
@@ -65,8 +77,22 @@ int cmd_import_openstack(const Args& rest) {
     const OpenStackInput h = input(hypervisors), s = input(servers), f = input(flavors);
     OpenStackInput g;
     if (!groups.empty()) g = input(groups);
+    // The inventory of each hypervisor listed, DIR/<ID>.json where it exists (import_openstack
+    // names a missing one); never the same file as --out.
+    OpenStackInventories inventories;
+    inventories.dir = inventory;
+    if (vm.count("inventory") && h.doc.is_array())
+        for (const auto& row : h.doc) {
+            const auto id = row.is_object() ? row.find("ID") : row.end();
+            if (id == row.end() || !(id->is_string() || id->is_number_integer())) continue;
+            const std::string name = id->is_string() ? id->get<std::string>() : std::to_string(id->get<std::int64_t>());
+            const std::filesystem::path file = std::filesystem::path(inventory) / (name + ".json");
+            if (name.empty() || name.find('/') != std::string::npos || !std::filesystem::is_regular_file(file)) continue;
+            check_outputs_distinct({{"--out", out}}, {{"--inventory", file.string()}});
+            inventories.by_id.emplace(name, OpenStackInput{read_json(file.string()), file.string()});
+        }
     int skipped = 0;
-    Problem p = import_openstack(h, s, f, groups.empty() ? nullptr : &g, o, &skipped);
+    Problem p = import_openstack(h, s, f, groups.empty() ? nullptr : &g, o, &skipped, vm.count("inventory") ? &inventories : nullptr);
     // Through the loader's own checks, as any snapshot.
     p = parse_snapshot(nlohmann::json::parse(snapshot_to_json(p).dump()), out);
     write_file_atomic(out, format_json_lines(snapshot_to_json(p)));

@@ -1,9 +1,12 @@
 #include "instances/openstack.h"
 
 #include <algorithm>
+#include <cctype>
+#include <cstdio>
 #include <cmath>
 #include <functional>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <unordered_map>
@@ -100,7 +103,9 @@ Topology vnuma_graph(int n, const Topology& host) {
     return parse_topology("K" + std::to_string(n));
 }
 
-void read_flavors(const OpenStackInput& in, const Topology& host, Problem& p, std::unordered_map<std::string, int>& index) {
+/** Reads the flavors; `index` maps each name to its flavor, `by_id` each "ID" (when listed). */
+void read_flavors(const OpenStackInput& in, const Topology& host, Problem& p, std::unordered_map<std::string, int>& index,
+                  std::unordered_map<std::string, int>& by_id) {
     const Where w{in.file};
     const json& fs = rows(in, "openstack flavor list --long");
     for (std::size_t i = 0; i < fs.size(); ++i) {
@@ -127,14 +132,81 @@ void read_flavors(const OpenStackInput& in, const Topology& host, Problem& p, st
             throw w.fail(where, "VCPUs and RAM must be > 0 and divide evenly over hw:numa_nodes=" + std::to_string(n));
         f.vnuma = vnuma_graph(n, host);
         if (!index.emplace(f.name, static_cast<int>(p.flavors.size())).second) throw w.fail(where, "duplicate flavor name");
+        if (const std::string id = text(w, fs[i], where, "ID", false); !id.empty()) by_id.emplace(id, static_cast<int>(p.flavors.size()));
         p.flavors.push_back(std::move(f));
     }
+}
+
+/** `x` as the shortest decimal that reads back (for messages). */
+std::string decimal(double x) {
+    return json(x).dump();
+}
+
+/** The capacity one resource class of a Placement inventory gives: its "total"; its
+ *  "allocation_ratio" (and "reserved", when `reserved` is set) must equal the model's options. */
+std::int64_t inventory_total(const OpenStackInput& inv, const json& row, const std::string& path, double ratio, const char* ratio_option,
+                             const std::int64_t* reserved) {
+    const Where w{inv.file};
+    const std::int64_t total = number(w, row, path, "total");
+    const auto it = row.find("allocation_ratio");
+    if (it == row.end() || !it->is_number()) throw w.fail(path + ".allocation_ratio", "expected a number");
+    const double have = it->get<double>();
+    if (std::fabs(have - ratio) > 1e-9 * std::max(1.0, ratio))
+        throw w.fail(path + ".allocation_ratio", decimal(have) + " in Placement, but the import models " + decimal(ratio) + ": pass " +
+                                                     ratio_option + " " + decimal(have));
+    if (reserved != nullptr && number(w, row, path, "reserved") != *reserved)
+        throw w.fail(path + ".reserved", std::to_string(number(w, row, path, "reserved")) + " MB in Placement, but the import models " +
+                                             std::to_string(*reserved) + ": pass --reserved-host-memory-mb " +
+                                             std::to_string(number(w, row, path, "reserved")));
+    return total;
+}
+
+/** A hypervisor's vCPUs and memory (MB): its "vCPUs" and "Memory MB" (microversion < 2.88), or
+ *  with `inventories` its Placement inventory's VCPU (or PCPU) and MEMORY_MB totals. */
+std::pair<std::int64_t, std::int64_t> hypervisor_capacity(const Where& w, const json& row, const std::string& where,
+                                                          const OpenStackOptions& o, const OpenStackInventories* inventories) {
+    if (inventories == nullptr) {
+        // From microversion 2.88 the client still prints these columns, empty ("").
+        const auto blank = [&](const char* key) {
+            const auto it = row.find(key);
+            return it == row.end() || it->is_null() || (it->is_string() && it->get_ref<const std::string&>().empty());
+        };
+        if (blank("vCPUs") && blank("Memory MB"))
+            throw w.fail(where,
+                         "no \"vCPUs\" or \"Memory MB\": Nova API microversion 2.88 and later no longer report a hypervisor's "
+                         "vCPUs and memory; run `openstack --os-compute-api-version 2.87 hypervisor list --long -f json`, or give "
+                         "--inventory DIR holding DIR/<ID>.json = `openstack resource provider inventory list <ID> -f json` for "
+                         "each hypervisor ID (Placement's capacity)");
+        return {number(w, row, where, "vCPUs"), number(w, row, where, "Memory MB")};
+    }
+    const std::string id = text(w, row, where, "ID");
+    const auto found = inventories->by_id.find(id);
+    if (found == inventories->by_id.end())
+        throw w.fail(where + ".ID", "no inventory " + inventories->dir + "/" + id + ".json (`openstack resource provider inventory list " +
+                                        id + " -f json`; the ID is the resource provider's UUID from microversion 2.53)");
+    const OpenStackInput& inv = found->second;
+    const json& rs = rows(inv, ("openstack resource provider inventory list " + id).c_str());
+    const Where iw{inv.file};
+    std::optional<std::int64_t> vcpus, mem;
+    for (std::size_t i = 0; i < rs.size(); ++i) {
+        const std::string rc = text(iw, rs[i], "[" + std::to_string(i) + "]", "resource_class");
+        const std::string path = "[" + std::to_string(i) + "] (resource_class \"" + rc + "\")";
+        if (rc == "VCPU" || rc == "PCPU") {
+            // Shared (VCPU) and dedicated (PCPU) CPUs on one host are two pools; vmcap models one.
+            if (vcpus) throw iw.fail(path, "a host with both VCPU and PCPU inventory: vmcap models one pool of CPUs");
+            vcpus = inventory_total(inv, rs[i], path, o.cpu_allocation_ratio, "--cpu-allocation-ratio", nullptr);
+        } else if (rc == "MEMORY_MB") {
+            mem = inventory_total(inv, rs[i], path, o.ram_allocation_ratio, "--ram-allocation-ratio", &o.reserved_host_memory_mb);
+        }
+    }
+    if (!vcpus || !mem) throw InputError(inv.file + ": no " + (vcpus ? "MEMORY_MB" : "VCPU or PCPU") + " inventory");
+    return {*vcpus, *mem};
 }
 
 /** Hypervisors that are up, as hosts (one host type per distinct capacity). Returns name -> host,
  *  the full hostname and, where unambiguous, its first label (Nova's service host name). */
 std::unordered_map<std::string, int> read_hypervisors(const OpenStackInput& in, const Topology& topo, const OpenStackOptions& o,
-                                                      Problem& p) {
+                                                      const OpenStackInventories* inventories, Problem& p) {
     const Where w{in.file};
     const json& hs = rows(in, "openstack hypervisor list --long");
     std::unordered_map<std::string, int> index, type_of;
@@ -145,12 +217,7 @@ std::unordered_map<std::string, int> read_hypervisors(const OpenStackInput& in, 
         const std::string where = path + " (Hypervisor Hostname \"" + name + "\")";
         const std::string state = text(w, hs[i], where, "State", false);
         if (!state.empty() && state != "up") continue;
-        if (hs[i].is_object() && !hs[i].contains("vCPUs") && !hs[i].contains("Memory MB"))
-            throw w.fail(where,
-                         "no \"vCPUs\" or \"Memory MB\": Nova API microversion 2.88 and later no longer report a hypervisor's "
-                         "vCPUs and memory; run `openstack --os-compute-api-version 2.87 hypervisor list --long -f json` "
-                         "(vmcap reads that list, not placement's resource provider inventories)");
-        const std::int64_t vcpus = number(w, hs[i], where, "vCPUs"), mem = number(w, hs[i], where, "Memory MB");
+        const auto [vcpus, mem] = hypervisor_capacity(w, hs[i], where, o, inventories);
         const int n = topo.size();
         // In double, range-checked before the conversion (the ratios are finite and at most
         // kMaxAllocationRatio, so these stay far below 2^63). Under a Nova rule a node is a NUMA
@@ -196,67 +263,33 @@ std::unordered_map<std::string, int> read_hypervisors(const OpenStackInput& in, 
     return index;
 }
 
-/** A server read, before its placement: the row's path for errors, its flavor's name as listed
- *  and when it was created ("" when the row does not say). */
-struct ServerRow {
-    std::string where, flavor, created;
+/** A server read from the list, for the cell placement: its VM in Problem::vms and the row's
+ *  path for errors ("[3] (ID \"...\")"). */
+struct ListedServer {
+    std::size_t vm;
+    std::string where;
 };
 
-/** Reads every server with a host into p.vms (pnuma not set yet) and `rows` (the same order). */
-void read_servers(const OpenStackInput& in, const std::unordered_map<std::string, int>& hosts,
-                  const std::unordered_map<std::string, int>& flavors, Problem& p, std::vector<ServerRow>& rows_out, int& skipped) {
-    const Where w{in.file};
-    const json& ss = rows(in, "openstack server list --all-projects --long");
-    std::unordered_map<std::string, std::size_t> seen;  // server ID -> its row
-    for (std::size_t i = 0; i < ss.size(); ++i) {
-        const std::string path = "[" + std::to_string(i) + "]";
-        Vm vm;
-        vm.id = text(w, ss[i], path, "ID");
-        const std::string where = path + " (ID \"" + vm.id + "\")";
-        if (const auto [it, fresh] = seen.emplace(vm.id, i); !fresh)
-            throw w.fail(where + ".ID", "duplicate server ID (also at [" + std::to_string(it->second) + "])");
-        const std::string host = text(w, ss[i], where, "Host", false);
-        // Nova shows a server's host (OS-EXT-SRV-ATTR:host) to the admin role only: without it the
-        // list has no "Host" column, or an empty one even for ACTIVE servers, which always have a host.
-        if (!ss[i].contains("Host") || (host.empty() && text(w, ss[i], where, "Status", false) == "ACTIVE"))
-            throw w.fail(where, std::string(ss[i].contains("Host") ? "ACTIVE server without a \"Host\"" : "no \"Host\" column") +
-                                    ": Nova shows the server's host to the admin role only; run `openstack server list --all-projects "
-                                    "--long -f json` with admin credentials");
-        if (host.empty()) {
-            ++skipped;
-            continue;
-        }
-        const auto hi = hosts.find(host);
-        if (hi == hosts.end()) throw w.fail(where + ".Host", "unknown or down hypervisor \"" + host + "\"");
-        vm.host = hi->second;
-        std::string flavor = text(w, ss[i], where, "Flavor Name", false);
-        if (flavor.empty()) flavor = text(w, ss[i], where, "Flavor");
-        const auto fi = flavors.find(flavor);
-        if (fi == flavors.end()) throw w.fail(where + ".Flavor Name", "unknown flavor \"" + flavor + "\"");
-        vm.flavor = fi->second;
-        vm.migratable = text(w, ss[i], where, "Status", false) == "ACTIVE";
-        vm.tenant = text(w, ss[i], where, "Project ID", false);
-        std::string created = text(w, ss[i], where, "Created", false);
-        if (created.empty()) created = text(w, ss[i], where, "created_at", false);
-        rows_out.push_back(ServerRow{where, flavor, created});
-        p.vms.push_back(std::move(vm));
-    }
+InputError does_not_fit(const std::string& file, const Problem& p, const ListedServer& s) {
+    const Vm& vm = p.vms[s.vm];
+    return Where{file}.fail(s.where, "flavor \"" + p.flavors[vm.flavor].name + "\" does not fit the pNUMA nodes left on host \"" +
+                                         p.hosts[vm.host].id +
+                                         "\" as modelled (--host-topology, --node-rule, allocation ratios, reserved memory)");
 }
 
-InputError does_not_fit(const std::string& file, const Problem& p, const ServerRow& row, int host) {
-    return Where{file}.fail(row.where, "flavor \"" + row.flavor + "\" does not fit the pNUMA nodes left on host \"" + p.hosts[host].id +
-                                           "\" as modelled (--host-topology, --node-rule, allocation ratios, reserved memory)");
-}
-
-/** vmcap's own first fit: each server, in the order listed, on the first pNUMA node set of its
- *  host with room (the "free" node rule's import). */
-void place_first_fit(const std::string& file, Problem& p, const std::vector<ServerRow>& rows) {
+/**
+ * vmcap's own first fit (the "free" node rule's import): `replay` holds every imported server,
+ * oldest first (the order in which Nova placed them); each takes the first pNUMA node set of its
+ * host (in the host type's placement order) with room left by the servers before it. Writes
+ * Vm::pnuma. Throws InputError naming `file` and the row of a server that does not fit.
+ */
+void place_first_fit(const std::vector<ListedServer>& replay, const std::string& file, Problem& p) {
     const int R = p.num_resources();
     std::vector<std::vector<Amount>> used(p.hosts.size());
     for (std::size_t h = 0; h < p.hosts.size(); ++h) used[h].assign(p.host_type_of(static_cast<int>(h)).node_capacity.size(), 0);
     std::map<std::pair<int, int>, std::vector<Embedding>> placements;  // (host type, flavor)
-    for (std::size_t v = 0; v < p.vms.size(); ++v) {
-        Vm& vm = p.vms[v];
+    for (const ListedServer& s : replay) {
+        Vm& vm = p.vms[s.vm];
         const Flavor& fl = p.flavors[vm.flavor];
         const HostType& ht = p.host_type_of(vm.host);
         auto& embs = placements[{p.hosts[vm.host].type, vm.flavor}];
@@ -274,7 +307,7 @@ void place_first_fit(const std::string& file, Problem& p, const std::vector<Serv
             placed = true;
             break;
         }
-        if (!placed) throw does_not_fit(file, p, rows[v], vm.host);
+        if (!placed) throw does_not_fit(file, p, s);
     }
 }
 
@@ -352,19 +385,128 @@ int nova_cells_for_host(Problem& p, int host, const std::vector<int>& vms, const
     return -1;
 }
 
-/** Every server on the cells Nova's rule gives it, host by host (nova_cells_for_host), servers
- *  oldest first: by "Created" when every row has one (ISO 8601 sorts as text), else as listed. */
-void place_by_nova(const std::string& file, Problem& p, const std::vector<ServerRow>& rows, const NovaSettings& s) {
-    std::vector<int> order(p.vms.size());
-    for (std::size_t v = 0; v < order.size(); ++v) order[v] = static_cast<int>(v);
-    const bool dated = std::all_of(rows.begin(), rows.end(), [](const ServerRow& r) { return !r.created.empty(); });
-    if (dated) std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return rows[a].created < rows[b].created; });
+/** Every server on the cells Nova's rule gives it, host by host (nova_cells_for_host), each
+ *  host's servers in `replay`'s order (every imported server, oldest first). Throws InputError
+ *  naming `file` and the row of a server no arrival order gives room. */
+void place_by_nova(const std::vector<ListedServer>& replay, const std::string& file, Problem& p, const NovaSettings& s) {
     std::vector<std::vector<int>> on_host(p.hosts.size());
-    for (int v : order) on_host[p.vms[v].host].push_back(v);
+    std::vector<const ListedServer*> row_of(p.vms.size(), nullptr);
+    for (const ListedServer& r : replay) {
+        on_host[p.vms[r.vm].host].push_back(static_cast<int>(r.vm));
+        row_of[r.vm] = &r;
+    }
     for (std::size_t h = 0; h < p.hosts.size(); ++h) {
         const int stuck = nova_cells_for_host(p, static_cast<int>(h), on_host[h], s);
-        if (stuck >= 0) throw does_not_fit(file, p, rows[on_host[h][stuck]], static_cast<int>(h));
+        if (stuck >= 0) throw does_not_fit(file, p, *row_of[on_host[h][stuck]]);
     }
+}
+
+/** An ISO 8601 UTC time as Nova prints "created" ("2026-11-20T10:07:30Z"; fractional seconds and a
+ *  "+hh:mm" / "-hh:mm" offset accepted) -> (seconds since 1970, nanoseconds); nullopt if malformed. */
+std::optional<std::pair<std::int64_t, std::int64_t>> utc_time(const std::string& t) {
+    int y = 0, mo = 0, d = 0, h = 0, mi = 0, sec = 0, used = 0;
+    if (std::sscanf(t.c_str(), "%4d-%2d-%2dT%2d:%2d:%2d%n", &y, &mo, &d, &h, &mi, &sec, &used) != 6 || used != 19) return std::nullopt;
+    if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || sec > 60) return std::nullopt;
+    std::size_t i = 19;
+    std::int64_t nanos = 0;
+    if (i < t.size() && t[i] == '.') {
+        std::int64_t scale = 100000000;
+        for (++i; i < t.size() && std::isdigit(static_cast<unsigned char>(t[i])); ++i, scale /= 10) nanos += (t[i] - '0') * scale;
+    }
+    std::int64_t offset = 0;
+    if (i < t.size() && t[i] == 'Z') {
+        ++i;
+    } else if (i < t.size() && (t[i] == '+' || t[i] == '-')) {
+        int oh = 0, om = 0, n = 0;
+        if (std::sscanf(t.c_str() + i + 1, "%2d:%2d%n", &oh, &om, &n) != 2 || n != 5) return std::nullopt;
+        offset = (t[i] == '+' ? 1 : -1) * (oh * 3600 + om * 60);
+        i += 6;
+    }
+    if (i != t.size()) return std::nullopt;
+    // Days from 1970-01-01 of the proleptic Gregorian date (H. Hinnant's days_from_civil).
+    const std::int64_t yy = y - (mo <= 2 ? 1 : 0), era = yy / 400, yoe = yy - era * 400;
+    const std::int64_t doy = (153 * (mo + (mo > 2 ? -3 : 9)) + 2) / 5 + d - 1, doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    const std::int64_t days = era * 146097 + doe - 719468;
+    return std::pair{days * 86400 + h * 3600 + mi * 60 + sec - offset, nanos};
+}
+
+/** Reads every server with a host into p.vms (listed order, pnuma not set yet) and returns them in
+ *  the order to replay, oldest first: by "Created At" when the list has it (ties: later in the
+ *  list first), else from the list's end (Nova lists newest first). */
+std::vector<ListedServer> read_servers(const OpenStackInput& in, const std::unordered_map<std::string, int>& hosts,
+                                       const std::unordered_map<std::string, int>& flavors,
+                                       const std::unordered_map<std::string, int>& flavor_ids, Problem& p, int& skipped) {
+    const Where w{in.file};
+    const json& ss = rows(in, "openstack server list --all-projects --long");
+    std::vector<ListedServer> listed;
+    std::vector<std::pair<std::int64_t, std::int64_t>> created;  // of each listed server, when the list has "Created At"
+    std::unordered_map<std::string, std::size_t> seen;           // server ID -> its row
+    const bool dated = !ss.empty() && ss[0].is_object() && ss[0].contains("Created At");
+    for (std::size_t i = 0; i < ss.size(); ++i) {
+        const std::string path = "[" + std::to_string(i) + "]";
+        Vm vm;
+        vm.id = text(w, ss[i], path, "ID");
+        const std::string where = path + " (ID \"" + vm.id + "\")";
+        if (const auto [it, fresh] = seen.emplace(vm.id, i); !fresh)
+            throw w.fail(where + ".ID", "duplicate server ID (also at [" + std::to_string(it->second) + "])");
+        const std::string host = text(w, ss[i], where, "Host", false);
+        // Nova shows a server's host (OS-EXT-SRV-ATTR:host) to the admin role only: without it the
+        // list has no "Host" column, or an empty one even for ACTIVE servers, which always have a host.
+        if (!ss[i].contains("Host") || (host.empty() && text(w, ss[i], where, "Status", false) == "ACTIVE"))
+            throw w.fail(where, std::string(ss[i].contains("Host") ? "ACTIVE server without a \"Host\"" : "no \"Host\" column") +
+                                    ": Nova shows the server's host to the admin role only; run `openstack server list --all-projects "
+                                    "--long -f json` with admin credentials");
+        std::optional<std::pair<std::int64_t, std::int64_t>> when;
+        if (dated || ss[i].contains("Created At")) {
+            const std::string t = text(w, ss[i], where, "Created At", false);
+            if (!ss[i].contains("Created At") || !dated)
+                throw w.fail(where, "\"Created At\" on some servers only: list every server with -c \"Created At\", or none");
+            when = utc_time(t);
+            if (!when)
+                throw w.fail(where + ".Created At",
+                             "expected an ISO 8601 time as Nova prints it (2026-11-20T10:07:30Z), got \"" + t + "\"");
+        }
+        if (host.empty()) {
+            ++skipped;
+            continue;
+        }
+        const auto hi = hosts.find(host);
+        if (hi == hosts.end()) throw w.fail(where + ".Host", "unknown or down hypervisor \"" + host + "\"");
+        vm.host = hi->second;
+        // Microversion < 2.47: "Flavor Name" (empty when the client could not look the ID up) and
+        // "Flavor ID"; from 2.47: "Flavor", the name the flavor had when the server was created
+        // (there a "Flavor ID" asked for with -c is printed empty).
+        const char* key = ss[i].contains("Flavor Name") ? "Flavor Name" : "Flavor";
+        std::string flavor = text(w, ss[i], where, key, false);
+        const std::unordered_map<std::string, int>* by = &flavors;
+        if (flavor.empty() && !text(w, ss[i], where, "Flavor ID", false).empty()) {
+            key = "Flavor ID";
+            flavor = text(w, ss[i], where, key, false);
+            by = &flavor_ids;
+        }
+        if (flavor.empty()) throw w.fail(where, "no flavor: expected \"Flavor Name\" or \"Flavor ID\" (microversion < 2.47) or \"Flavor\"");
+        const auto fi = by->find(flavor);
+        if (fi == by->end())
+            throw w.fail(where + "." + key,
+                         "unknown flavor \"" + flavor + "\" (list them with `openstack flavor list --all --long -f json`)");
+        vm.flavor = fi->second;
+        vm.migratable = text(w, ss[i], where, "Status", false) == "ACTIVE";
+        vm.tenant = text(w, ss[i], where, "Project ID", false);
+        listed.push_back({p.vms.size(), where});
+        if (when) created.push_back(*when);
+        p.vms.push_back(std::move(vm));
+    }
+    // The replay order, oldest first. Nova lists servers newest first (created_at, then its
+    // internal id, descending) and the client's --sort-column sort is stable, so servers created
+    // in the same second stand newest first in any listing: reversed, they come oldest first.
+    std::vector<std::size_t> order(listed.size());
+    for (std::size_t k = 0; k < order.size(); ++k) order[k] = order.size() - 1 - k;
+    if (!created.empty())
+        std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return created[a] < created[b]; });
+    std::vector<ListedServer> replay;
+    replay.reserve(order.size());
+    for (const std::size_t k : order) replay.push_back(listed[k]);
+    return replay;
 }
 
 void read_server_groups(const OpenStackInput& in, Problem& p) {
@@ -417,7 +559,8 @@ void read_server_groups(const OpenStackInput& in, Problem& p) {
 }  // namespace
 
 Problem import_openstack(const OpenStackInput& hypervisors, const OpenStackInput& servers, const OpenStackInput& flavors,
-                         const OpenStackInput* server_groups, const OpenStackOptions& o, int* skipped) {
+                         const OpenStackInput* server_groups, const OpenStackOptions& o, int* skipped,
+                         const OpenStackInventories* inventories) {
     for (const auto& [name, ratio] :
          {std::pair<const char*, double>{"cpu_allocation_ratio", o.cpu_allocation_ratio}, {"ram_allocation_ratio", o.ram_allocation_ratio}})
         if (!(ratio > 0.0 && ratio <= kMaxAllocationRatio))
@@ -433,31 +576,33 @@ Problem import_openstack(const OpenStackInput& hypervisors, const OpenStackInput
     if (is_nova_rule(o.node_rule) && !topo.graph.is_complete())
         throw InputError("host topology " + o.host_topology + ": the node rule " + o.node_rule +
                          " needs a complete pNUMA graph (K<n>): Nova checks no links between its cells; import with the node rule free");
-    const auto hosts = read_hypervisors(hypervisors, topo, o, p);
-    std::unordered_map<std::string, int> flavor_index;
-    read_flavors(flavors, topo, p, flavor_index);
+    const auto hosts = read_hypervisors(hypervisors, topo, o, inventories, p);
+    std::unordered_map<std::string, int> flavor_index, flavor_ids;
+    read_flavors(flavors, topo, p, flavor_index, flavor_ids);
     // node_demand is needed to place the servers: finalize_problem fills it later as well.
     for (Flavor& f : p.flavors) {
         f.node_demand.resize(f.demand.size());
         for (std::size_t r = 0; r < f.demand.size(); ++r) f.node_demand[r] = f.demand[r] / f.num_vnuma();
     }
     int skip = 0;
-    std::vector<ServerRow> rows;
-    read_servers(servers, hosts, flavor_index, p, rows, skip);
+    // One replay order, oldest first, for either rule's placement.
+    const std::vector<ListedServer> replay = read_servers(servers, hosts, flavor_index, flavor_ids, p, skip);
     if (is_nova_rule(o.node_rule)) {
         p.node_rule = NodeRuleSpec{o.node_rule, o.cpu_allocation_ratio, o.ram_allocation_ratio, o.reserved_host_memory_mb};
-        place_by_nova(servers.file, p, rows, nova_settings(p.node_rule));
+        place_by_nova(replay, servers.file, p, nova_settings(p.node_rule));
     } else {
-        place_first_fit(servers.file, p, rows);
+        place_first_fit(replay, servers.file, p);
     }
     if (skipped != nullptr) *skipped = skip;
     if (server_groups != nullptr) read_server_groups(*server_groups, p);
     weigh_multi_numa_targets(p.flavors);
     p.constraints.remaps_allowed = false;  // Nova cannot re-pin a running server's NUMA cells
-    p.source = "Imported by vmcap import openstack from " + hypervisors.file + ", " + servers.file + ", " + flavors.file +
-               (server_groups != nullptr ? ", " + server_groups->file : "") + " (pNUMA graph " + o.host_topology +
-               (is_nova_rule(o.node_rule) ? ", vNUMA placement by Nova's " + o.node_rule + " cell fitting, servers oldest first)"
-                                          : ", vNUMA placement by vmcap's first fit, not necessarily Nova's cells)");
+    p.source =
+        "Imported by vmcap import openstack from " + hypervisors.file + ", " + servers.file + ", " + flavors.file +
+        (server_groups != nullptr ? ", " + server_groups->file : "") + " (pNUMA graph " + o.host_topology +
+        (is_nova_rule(o.node_rule) ? ", vNUMA placement by Nova's " + o.node_rule + " cell fitting, servers replayed oldest first)"
+                                   : ", vNUMA placement by vmcap's first fit with the servers replayed oldest first, not necessarily "
+                                     "Nova's cells)");
     finalize_problem(p, servers.file);
     return p;
 }

@@ -314,47 +314,50 @@ Problem import_with(const char* servers, const char* rule, Amount reserved = 512
 
 TEST(NovaImport, ServersTakeNovasCells) {
     // "big" (4 vCPU) first on cell 0; the next 1-cell server goes to cell 1 under Nova's spread
-    // (cell 0 is busier), to cell 0 under pack and under vmcap's first fit.
-    const char* servers = R"([{"ID": "big", "Status": "ACTIVE", "Host": "c1", "Flavor Name": "one4"},
-                              {"ID": "next", "Status": "ACTIVE", "Host": "c1", "Flavor Name": "one4"}])";
+    // (cell 0 is busier), to cell 0 under pack and under vmcap's first fit. Listed as Nova lists,
+    // newest first: "next" (vms[0]) before "big" (vms[1]), replayed from the list's end.
+    const char* servers = R"([{"ID": "next", "Status": "ACTIVE", "Host": "c1", "Flavor Name": "one4"},
+                              {"ID": "big", "Status": "ACTIVE", "Host": "c1", "Flavor Name": "one4"}])";
     const Problem spread = import_with(servers, "nova-spread");
     EXPECT_EQ(spread.node_rule.name, "nova-spread");
     EXPECT_EQ(spread.node_rule.reserved_host_memory_mb, 512);
     EXPECT_EQ(spread.host_types[0].node_capacity, (std::vector<Amount>{8, 16384, 8, 16384})) << "reserved memory is host-level";
-    EXPECT_EQ(spread.vms[0].pnuma[0], 0);
-    EXPECT_EQ(spread.vms[1].pnuma[0], 1);
-    EXPECT_EQ(import_with(servers, "nova-pack").vms[1].pnuma[0], 0);
+    EXPECT_EQ(spread.vms[1].pnuma[0], 0);
+    EXPECT_EQ(spread.vms[0].pnuma[0], 1);
+    EXPECT_EQ(import_with(servers, "nova-pack").vms[0].pnuma[0], 0);
     const Problem free = import_with(servers, "free", 0);
     EXPECT_EQ(free.node_rule.name, "free");
-    EXPECT_EQ(free.vms[1].pnuma[0], 0);
+    EXPECT_EQ(free.vms[0].pnuma[0], 0);
     // Under free the reserved memory comes off every node (two 8 GiB servers no longer fit one).
     const Problem reserved = import_with(servers, "free");
     EXPECT_EQ(reserved.host_types[0].node_capacity, (std::vector<Amount>{8, 16128, 8, 16128}));
-    EXPECT_EQ(reserved.vms[1].pnuma[0], 1);
+    EXPECT_EQ(reserved.vms[0].pnuma[0], 1);
 }
 
 TEST(NovaImport, CreationOrderThenASearchOverArrivalOrders) {
-    // Nova booted "pair" (2 cells) first, then a and b. Listed newest first, the pack replay puts
-    // b and a on cell 0 and leaves "pair" no room; the creation times restore the real order.
-    const char* dated = R"([{"ID": "b", "Status": "ACTIVE", "Host": "c1", "Flavor Name": "one4", "Created": "2024-05-01T10:02:00Z"},
-                            {"ID": "a", "Status": "ACTIVE", "Host": "c1", "Flavor Name": "one4", "Created": "2024-05-01T10:01:00Z"},
-                            {"ID": "pair", "Status": "ACTIVE", "Host": "c1", "Flavor Name": "two8", "Created": "2024-05-01T10:00:00Z"}])";
+    // Nova booted "pair" (2 cells) first, then a and b; listed oldest first (not Nova's order).
+    // Replayed from the list's end, the pack replay puts b and a on cell 0 and leaves "pair" no
+    // room; the creation times ("Created At") restore the real order.
+    const char* dated = R"([{"ID": "pair", "Status": "ACTIVE", "Host": "c1", "Flavor Name": "two8", "Created At": "2024-05-01T10:00:00Z"},
+                            {"ID": "a", "Status": "ACTIVE", "Host": "c1", "Flavor Name": "one4", "Created At": "2024-05-01T10:01:00Z"},
+                            {"ID": "b", "Status": "ACTIVE", "Host": "c1", "Flavor Name": "one4", "Created At": "2024-05-01T10:02:00Z"}])";
     const Problem p = import_with(dated, "nova-pack");
-    EXPECT_EQ(p.vms[2].pnuma[0], 0);
-    EXPECT_EQ(p.vms[2].pnuma[1], 1);
+    EXPECT_EQ(p.vms[0].pnuma[0], 0);
+    EXPECT_EQ(p.vms[0].pnuma[1], 1);
     EXPECT_EQ(p.vms[1].pnuma[0], 0);  // a: pack, cells tied: cell 0
-    EXPECT_EQ(p.vms[0].pnuma[0], 1);  // b: cell 0, the most used, is full
+    EXPECT_EQ(p.vms[2].pnuma[0], 1);  // b: cell 0, the most used, is full
     // Without the times the replay fails, and the search finds an order Nova's rule allows.
-    const char* undated = R"([{"ID": "b", "Status": "ACTIVE", "Host": "c1", "Flavor Name": "one4"},
+    const char* undated = R"([{"ID": "pair", "Status": "ACTIVE", "Host": "c1", "Flavor Name": "two8"},
                               {"ID": "a", "Status": "ACTIVE", "Host": "c1", "Flavor Name": "one4"},
-                              {"ID": "pair", "Status": "ACTIVE", "Host": "c1", "Flavor Name": "two8"}])";
+                              {"ID": "b", "Status": "ACTIVE", "Host": "c1", "Flavor Name": "one4"}])";
     const Problem q = import_with(undated, "nova-pack");
     std::vector<Amount> used(4, 0);
     for (const Vm& v : q.vms)
         for (int i = 0; i < q.flavors[v.flavor].num_vnuma(); ++i) used[v.pnuma[i] * 2] += q.flavors[v.flavor].node_demand[0];
     EXPECT_LE(used[0], 8);
     EXPECT_LE(used[2], 8);
-    // No order fits three 2-cell servers of 8 vCPU on 16 pCPUs: the error names a server.
+    // No order fits three 2-cell servers of 8 vCPU on 16 pCPUs: the error names the server the
+    // replay (from the list's end) could not place, the first listed.
     const char* three = R"([{"ID": "x", "Status": "ACTIVE", "Host": "c1", "Flavor Name": "two8"},
                             {"ID": "y", "Status": "ACTIVE", "Host": "c1", "Flavor Name": "two8"},
                             {"ID": "z", "Status": "ACTIVE", "Host": "c1", "Flavor Name": "two8"}])";
@@ -363,7 +366,7 @@ TEST(NovaImport, CreationOrderThenASearchOverArrivalOrders) {
         ADD_FAILURE() << "three 8-vCPU servers on 16 pCPUs were imported";
     } catch (const InputError& e) {
         EXPECT_EQ(std::string(e.what()),
-                  "s.json: [2] (ID \"z\"): flavor \"two8\" does not fit the pNUMA nodes left on host \"c1\" as modelled "
+                  "s.json: [0] (ID \"x\"): flavor \"two8\" does not fit the pNUMA nodes left on host \"c1\" as modelled "
                   "(--host-topology, --node-rule, allocation ratios, reserved memory)");
     }
 }

@@ -5,7 +5,9 @@
 // stops the script.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
+#include <functional>
 #include <limits>
 #include <map>
 #include <set>
@@ -40,8 +42,12 @@ std::string import_error(nlohmann::json& doc, const char* which) {
 }
 
 /** The stand-in `openstack` client at dir/openstack: one file per server in dir/cloud holding its
- *  host; `server migrate` rewrites it and appends "server destination" to dir/migrations.log, or
- *  fails (exit 1, nothing moved) while a file dir/fail-<server>-<destination> exists. */
+ *  host. `server show ID -f value -c OS-EXT-SRV-ATTR:host` prints it. `[--os-compute-api-version
+ *  V] server migrate --live-migration --host DEST --wait ID` fails as the real client 6.0 does
+ *  below microversion 2.30 (its default is 2.1); else it rewrites the host and appends "server
+ *  destination" to dir/migrations.log, or fails (exit 1, nothing moved) while a file
+ *  dir/fail-<server>-<destination> exists, or succeeds leaving the server where it was (what
+ *  `--wait` reports from 2.34 when Nova rolls the migration back) while dir/stay-<server>-<destination> exists. */
 void write_stand_in_client(const std::string& dir) {
     {
         std::ofstream fake(dir + "/openstack");
@@ -50,9 +56,16 @@ void write_stand_in_client(const std::string& dir) {
                 "state="
              << dir
              << "/cloud\n"
-                "if [ \"$1 $2\" = \"server show\" ]; then cat \"$state/$3\"; exit 0; fi\n"
+                "ver=2.1\n"
+                "if [ \"$1\" = --os-compute-api-version ]; then ver=$2; shift 2; fi\n"
+                "if [ \"$1 $2\" = \"server show\" ] && [ \"$4 $5 $6 $7\" = \"-f value -c OS-EXT-SRV-ATTR:host\" ]; then cat \"$state/$3\"; "
+                "exit 0; fi\n"
                 "if [ \"$1 $2 $3 $4\" = \"server migrate --live-migration --host\" ] && [ \"$6\" = \"--wait\" ]; then\n"
+                "  if [ \"${ver%%.*}\" != 2 ] || [ \"${ver#2.}\" -lt 30 ]; then\n"
+                "    echo \"--os-compute-api-version 2.30 or greater is required when using --host\" >&2; exit 1\n"
+                "  fi\n"
                 "  if [ -e \"$state/../fail-$7-$5\" ]; then echo \"migration of $7 to $5 failed\" >&2; exit 1; fi\n"
+                "  if [ -e \"$state/../stay-$7-$5\" ]; then echo Complete; exit 0; fi\n"
                 "  echo \"$5\" > \"$state/$7.tmp\" && mv \"$state/$7.tmp\" \"$state/$7\"; echo \"$7 $5\" >> \"$state/../migrations.log\"; "
                 "exit 0\n"
                 "fi\n"
@@ -324,4 +337,264 @@ TEST(OpenStack, ExportedScriptRunsAServersAwayAndBackSteps) {
     // Another re-run changes nothing: every step is recorded.
     ASSERT_EQ(std::system(run.c_str()), 0) << read_text_file(dir + "/run.err");
     EXPECT_EQ(read_text_file(dir + "/migrations.log"), log);
+}
+
+// The documents of tests/openstack/osc6/, printed by the real client (openstackclient 6.0,
+// osc-placement 4.0; make.sh there): two hypervisors of 16 vCPUs and 33792 MB, servers numa-a
+// (2 cells, created first), small-b, then small-c and small-d in the same second; Placement
+// reserves 512 MB.
+namespace {
+
+const std::string kOsc = kDir + "osc6/";
+
+OpenStackInput osc(const std::string& name) {
+    return OpenStackInput{nlohmann::json::parse(read_text_file(kOsc + name)), name};
+}
+
+OpenStackInventories osc_inventories() {
+    OpenStackInventories inv;
+    inv.dir = "inventory";
+    for (const auto& e : std::filesystem::directory_iterator(kOsc + "inventory"))
+        inv.by_id.emplace(e.path().stem().string(), OpenStackInput{nlohmann::json::parse(read_text_file(e.path().string())),
+                                                                   "inventory/" + e.path().filename().string()});
+    return inv;
+}
+
+/** The shape and order tests pin vmcap's first fit (free), where the replay order decides the
+ *  cells; kOscNova imports the same documents under Nova's default cell rule. */
+const OpenStackOptions kOscOptions{"K2", 1.0, 1.0, 512, "free"};
+const OpenStackOptions kOscNova{"K2", 1.0, 1.0, 512, "nova-spread"};
+
+/** Server name suffix ("b01") -> "host [pNUMA nodes]". */
+std::map<std::string, std::string> cells(const Problem& p) {
+    std::map<std::string, std::string> out;
+    for (const Vm& vm : p.vms) {
+        std::string c = p.hosts[vm.host].id + " [";
+        for (std::size_t k = 0; k < static_cast<std::size_t>(p.flavors[vm.flavor].num_vnuma()); ++k)
+            c += (k ? "," : "") + std::to_string(vm.pnuma[k]);
+        out[vm.id.substr(vm.id.size() - 3)] = c + "]";
+    }
+    return out;
+}
+
+std::string error_of(const std::function<void()>& f) {
+    try {
+        f();
+    } catch (const InputError& e) {
+        return e.what();
+    }
+    return "";
+}
+
+}  // namespace
+
+// Every shape the client prints: hypervisor ids as integers (< 2.53) or UUIDs (>= 2.53); servers
+// with "Flavor Name" / "Flavor ID" (< 2.47) or "Flavor" (>= 2.47), newest first as Nova lists them
+// or with "Created At" in any order. Replayed oldest first, the 2-cell server created first takes
+// a cell on each node before the 1-cell servers: in the listed (newest first) order vmcap's first
+// fit found no node with room left and the import failed. Under nova-spread the same replay gives
+// Nova's cells (here the same ones) on cells of the whole Memory MB / 2 (the reserve is host-level).
+TEST(OpenStack, ImportReadsEveryMicroversionShapeOldestFirst) {
+    const std::map<std::string, std::string> expect = {
+        {"b01", "compute1 [0,1]"}, {"b02", "compute1 [0]"}, {"b03", "compute1 [1]"}, {"b04", "compute2 [0]"}};
+    for (const char* hyp : {"hypervisors_2.1.json", "hypervisors_2.53.json"})
+        for (const char* srv :
+             {"servers_2.1_long.json", "servers_2.47_long.json", "servers_2.1_created.json", "servers_2.88_created_asc.json"}) {
+            SCOPED_TRACE(std::string(hyp) + " " + srv);
+            const OpenStackInput s = osc(srv);
+            const Problem p = import_openstack(osc(hyp), s, osc("flavors.json"), nullptr, kOscOptions);
+            ASSERT_EQ(p.hosts.size(), 2U);
+            EXPECT_EQ(p.hosts[1].id, "compute2");
+            EXPECT_EQ(p.host_types[0].node_capacity, (std::vector<Amount>{8, 16640, 8, 16640}));  // (33792 - 512) / 2
+            EXPECT_EQ(cells(p), expect);
+            ASSERT_EQ(p.vms.size(), 4U);  // in the listed order
+            for (std::size_t v = 0; v < 4; ++v) EXPECT_EQ(p.vms[v].id, s.doc[v]["ID"]);
+            EXPECT_EQ(p.vms[0].tenant, s.doc[0].contains("Project ID") ? "6a1f0c2e9b8d4c7a8e5f4d3c2b1a0f9e" : "");
+            const Problem nova = import_openstack(osc(hyp), s, osc("flavors.json"), nullptr, kOscNova);
+            EXPECT_EQ(nova.node_rule.name, "nova-spread");
+            EXPECT_EQ(nova.node_rule.reserved_host_memory_mb, 512);
+            EXPECT_EQ(nova.host_types[0].node_capacity, (std::vector<Amount>{8, 16896, 8, 16896}));  // 33792 / 2
+            EXPECT_EQ(cells(nova), expect);
+        }
+    // "Created At" in any order: the listing reversed gives the same cells.
+    OpenStackInput s = osc("servers_2.1_created.json");
+    std::reverse(s.doc.begin(), s.doc.end());
+    EXPECT_EQ(cells(import_openstack(osc("hypervisors_2.1.json"), s, osc("flavors.json"), nullptr, kOscOptions)), expect);
+    // < 2.47 with a flavor name the client could not look up: its "Flavor ID".
+    s = osc("servers_2.1_long.json");
+    s.doc[0]["Flavor Name"] = "";
+    EXPECT_EQ(cells(import_openstack(osc("hypervisors_2.1.json"), s, osc("flavors.json"), nullptr, kOscOptions)), expect);
+    s.doc[0]["Flavor ID"] = "99";
+    EXPECT_NE(error_of([&] {
+                  import_openstack(osc("hypervisors_2.1.json"), s, osc("flavors.json"), nullptr, kOscOptions);
+              }).find("servers_2.1_long.json: [0] (ID \"3f1c5a9e-0b7d-4e2a-8c6f-1d2e3f4a5b04\").Flavor ID: unknown flavor \"99\""),
+              std::string::npos);
+}
+
+// small-c and small-d were created in the same second; Nova lists the later one (small-d) first,
+// and the client's --sort-column keeps that order among equal times. With small-b, small-c and
+// small-d on one host, the cells come out as if small-c had been created a second before small-d,
+// whatever the listing's order, and not as in the other order: under vmcap's first fit and under
+// Nova's spread, which take the same replay order.
+TEST(OpenStack, ImportReplaysServersOfOneSecondInNovasOrder) {
+    const auto on_compute2 = [](OpenStackInput s) {
+        for (auto& row : s.doc)
+            if (row["Name"] != "numa-a") row["Host"] = "compute2";
+        return s;
+    };
+    for (const OpenStackOptions& options : {kOscOptions, kOscNova}) {
+        SCOPED_TRACE(options.node_rule);
+        const auto import = [&](const OpenStackInput& s) {
+            return cells(import_openstack(osc("hypervisors_2.53.json"), s, osc("flavors.json"), nullptr, options));
+        };
+        const auto with_d_at = [&](const char* time) {
+            OpenStackInput s = on_compute2(osc("servers_2.1_created.json"));
+            for (auto& row : s.doc)
+                if (row["Name"] == "small-d") row["Created At"] = time;
+            return import(s);
+        };
+        const auto c_then_d = with_d_at("2026-11-20T10:07:31Z"), d_then_c = with_d_at("2026-11-20T10:07:29Z");
+        ASSERT_NE(c_then_d, d_then_c) << "the order of small-c and small-d does not matter here: the case is not exercised";
+        for (const char* srv : {"servers_2.1_long.json", "servers_2.1_created.json", "servers_2.88_created_asc.json"}) {
+            SCOPED_TRACE(srv);
+            EXPECT_EQ(import(on_compute2(osc(srv))), c_then_d);
+        }
+    }
+}
+
+TEST(OpenStack, ImportRefusesABadCreationTime) {
+    const auto err = [](const OpenStackInput& s) {
+        return error_of([&] { import_openstack(osc("hypervisors_2.1.json"), s, osc("flavors.json"), nullptr, kOscOptions); });
+    };
+    OpenStackInput s = osc("servers_2.1_created.json");
+    s.doc[2].erase("Created At");
+    EXPECT_EQ(err(s),
+              "servers_2.1_created.json: [2] (ID \"3f1c5a9e-0b7d-4e2a-8c6f-1d2e3f4a5b02\"): \"Created At\" on some servers only: "
+              "list every server with -c \"Created At\", or none");
+    s = osc("servers_2.1_created.json");
+    s.doc[1]["Created At"] = "20 Nov 2026";
+    EXPECT_NE(
+        err(s).find("servers_2.1_created.json: [1] (ID \"3f1c5a9e-0b7d-4e2a-8c6f-1d2e3f4a5b03\").Created At: expected an ISO 8601 time"),
+        std::string::npos)
+        << err(s);
+    // An offset and fractional seconds are honoured: small-b at 10:30+01:00 is small-b at 09:30Z,
+    // before numa-a, not at 10:30Z, after small-d.
+    const auto b_at = [&](const char* time) {
+        OpenStackInput t = osc("servers_2.1_created.json");
+        for (auto& row : t.doc)
+            if (row["Name"] == "small-b") row["Created At"] = time;
+        return cells(import_openstack(osc("hypervisors_2.1.json"), t, osc("flavors.json"), nullptr, kOscOptions));
+    };
+    ASSERT_NE(b_at("2026-11-20T09:30:00Z"), b_at("2026-11-20T10:30:00Z")) << "small-b's time does not matter: the case is not exercised";
+    EXPECT_EQ(b_at("2026-11-20T10:30:00+01:00"), b_at("2026-11-20T09:30:00Z"));
+    // small-c was created at 10:07:30: half a second either side puts small-b after or before it.
+    EXPECT_EQ(b_at("2026-11-20T10:07:30.5Z"), b_at("2026-11-20T10:30:00Z"));
+    EXPECT_NE(b_at("2026-11-20T10:07:29.5Z"), b_at("2026-11-20T10:07:30.5Z"));
+}
+
+// Microversion >= 2.88: the client prints "vCPUs" and "Memory MB" empty. Without inventories the
+// import says what to run; with Placement's inventories it reads the same capacity as at 2.87,
+// once the allocation ratios and reserved memory it models are Placement's.
+TEST(OpenStack, ImportTakesCapacityFromPlacementFrom288) {
+    const OpenStackInput h = osc("hypervisors_2.88.json"), s = osc("servers_2.1_created.json"), f = osc("flavors.json");
+    const std::string none = error_of([&] { import_openstack(h, s, f, nullptr, kOscOptions); });
+    EXPECT_EQ(
+        none,
+        "hypervisors_2.88.json: [0] (Hypervisor Hostname \"compute1.cloud.test\"): no \"vCPUs\" or \"Memory MB\": Nova API "
+        "microversion 2.88 and later no longer report a hypervisor's vCPUs and memory; run `openstack --os-compute-api-version 2.87 "
+        "hypervisor list --long -f json`, or give --inventory DIR holding DIR/<ID>.json = `openstack resource provider inventory list "
+        "<ID> -f json` for each hypervisor ID (Placement's capacity)");
+    const OpenStackInventories inv = osc_inventories();
+    const Problem p = import_openstack(h, s, f, nullptr, kOscOptions, nullptr, &inv);
+    const Problem at_287 = import_openstack(osc("hypervisors_2.53.json"), s, f, nullptr, kOscOptions);
+    EXPECT_EQ(p.host_types[0].node_capacity, at_287.host_types[0].node_capacity);
+    EXPECT_EQ(cells(p), cells(at_287));
+    const Problem nova = import_openstack(h, s, f, nullptr, kOscNova, nullptr, &inv);
+    const Problem nova_287 = import_openstack(osc("hypervisors_2.53.json"), s, f, nullptr, kOscNova);
+    EXPECT_EQ(nova.host_types[0].node_capacity, nova_287.host_types[0].node_capacity);
+    EXPECT_EQ(nova.node_rule.reserved_host_memory_mb, 512);
+    EXPECT_EQ(cells(nova), cells(nova_287));
+    EXPECT_EQ(error_of([&] {
+                  import_openstack(h, s, f, nullptr, OpenStackOptions{"K2", 16.0, 1.0, 512}, nullptr, &inv);
+              }),
+              "inventory/c0a8f0e2-3f6b-4a0e-9d4c-2b7a5e1d9f01.json: [0] (resource_class \"VCPU\").allocation_ratio: 1.0 in Placement, but "
+              "the import models 16.0: pass --cpu-allocation-ratio 1.0");
+    EXPECT_EQ(error_of([&] {
+                  import_openstack(h, s, f, nullptr, OpenStackOptions{"K2", 1.0, 1.0, 0, "nova-spread"}, nullptr, &inv);
+              }),
+              "inventory/c0a8f0e2-3f6b-4a0e-9d4c-2b7a5e1d9f01.json: [1] (resource_class \"MEMORY_MB\").reserved: 512 MB in Placement, but "
+              "the import models 0: pass --reserved-host-memory-mb 512");
+    OpenStackInventories missing = inv;
+    missing.by_id.erase("c0a8f0e2-3f6b-4a0e-9d4c-2b7a5e1d9f02");
+    EXPECT_NE(error_of([&] { import_openstack(h, s, f, nullptr, kOscOptions, nullptr, &missing); })
+                  .find("hypervisors_2.88.json: [1] (Hypervisor Hostname \"compute2.cloud.test\").ID: no inventory "
+                        "inventory/c0a8f0e2-3f6b-4a0e-9d4c-2b7a5e1d9f02.json"),
+              std::string::npos);
+    OpenStackInventories both = inv;
+    auto& rows = both.by_id.begin()->second.doc;
+    rows.push_back(rows[0]);
+    rows.back()["resource_class"] = "PCPU";
+    EXPECT_NE(error_of([&] { import_openstack(h, s, f, nullptr, kOscOptions, nullptr, &both); }).find("both VCPU and PCPU"),
+              std::string::npos);
+    // The command line: --inventory DIR, the default node rule (nova-spread) and reserved memory (512).
+    const std::string out = (tmp_dir() / "osc6-288.json").string();
+    const auto r =
+        run_vmcap("import openstack --hypervisors " + kOsc + "hypervisors_2.88.json --servers " + kOsc +
+                  "servers_2.88_created_asc.json --flavors " + kOsc + "flavors.json --inventory " + kOsc + "inventory --out " + out);
+    ASSERT_EQ(r.code, 0) << r.err;
+    const Problem cli = load_snapshot(out);
+    EXPECT_EQ(cli.node_rule.name, "nova-spread");
+    EXPECT_EQ(cli.host_types[0].node_capacity, nova_287.host_types[0].node_capacity);
+    EXPECT_EQ(cells(cli), cells(nova_287));
+}
+
+// From microversion 2.34 a live migration is asynchronous: `--wait` may report success while Nova
+// rolled it back and the server stayed on its source. The script checks the host after each step
+// and stops there, naming the step, the server, the planned host and the host it is on; the step is
+// not recorded, and a re-run once the cause is gone resumes.
+TEST(OpenStack, ExportedScriptStopsWhenAServerStaysOnItsSource) {
+    const std::string dir = (tmp_dir() / "openstack-stays").string();
+    std::filesystem::remove_all(dir);
+    std::filesystem::create_directories(dir + "/cloud");
+    const std::string snap = dir + "/snap.json", plan = dir + "/plan.json", script = dir + "/migrate.sh";
+    auto r = run_vmcap("import openstack --hypervisors " + kDir + "hypervisors.json --servers " + kDir + "servers.json --flavors " + kDir +
+                       "flavors.json --server-groups " + kDir +
+                       "server_groups.json --reserved-host-memory-mb 4096 --node-rule free --out " + snap);
+    ASSERT_EQ(r.code, 0) << r.err;
+    r = run_vmcap("plan --cluster " + snap + " --quiet --max-migrations 12 --max-evaluations 200000 --out " + plan);
+    ASSERT_EQ(r.code, 0) << r.err;
+    r = run_vmcap("export --plan " + plan + " --cluster " + snap + " --format openstack --out " + script);
+    ASSERT_EQ(r.code, 0) << r.err;
+    const auto doc = nlohmann::json::parse(read_text_file(plan));
+    const std::size_t steps = doc["steps"].size();
+    ASSERT_GE(steps, 2U);
+    const Problem p = load_snapshot(snap);
+    for (const Vm& vm : p.vms) std::ofstream(dir + "/cloud/" + vm.id) << p.hosts[vm.host].id << "\n";
+    write_stand_in_client(dir);
+    const auto& first = doc["steps"][0];
+    const std::string vm = first["vm"], from = first["from_host"], to = first["to_host"];
+    const std::string stay = dir + "/stay-" + vm + "-" + to;
+    std::ofstream(stay) << "\n";
+    const std::string run = "OPENSTACK=" + dir + "/openstack bash " + script + " >" + dir + "/run.out 2>" + dir + "/run.err";
+    EXPECT_NE(std::system(run.c_str()), 0);
+    const std::string err = read_text_file(dir + "/run.err");
+    EXPECT_NE(err.find("step 1 of " + std::to_string(steps) + ": server " + vm + " is on host " + from +
+                       " after its live migration, not on the planned host " + to),
+              std::string::npos)
+        << err;
+    EXPECT_NE(err.find("wave 1 failed: stopping"), std::string::npos) << err;
+    EXPECT_EQ(host_in_cloud(dir, vm), from);
+    if (std::filesystem::exists(script + ".progress"))  // written once a step of wave 1 is done
+        EXPECT_EQ(read_text_file(script + ".progress").find(" step 1\n"), std::string::npos);
+    EXPECT_EQ(read_text_file(dir + "/run.out").find("wave 2 of"), std::string::npos) << "a later wave ran";
+    // The cause gone, the re-run resumes and ends with every server on its planned host.
+    std::filesystem::remove(stay);
+    ASSERT_EQ(std::system(run.c_str()), 0) << read_text_file(dir + "/run.err");
+    EXPECT_NE(read_text_file(dir + "/run.out").find("step 1 of " + std::to_string(steps) + ": " + vm + " " + from + " -> " + to + ": done"),
+              std::string::npos)
+        << read_text_file(dir + "/run.out");
+    std::map<std::string, std::string> expect;
+    for (const Vm& v : p.vms) expect[v.id] = p.hosts[v.host].id;
+    for (const auto& st : doc["steps"]) expect[st["vm"].get<std::string>()] = st["to_host"].get<std::string>();
+    for (const auto& [id, host] : expect) EXPECT_EQ(host_in_cloud(dir, id), host) << id;
 }
