@@ -13,4 +13,7 @@ CC=clang CXX=clang++ cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=RelWit
 cmake --build build-asan -j"$(nproc)"
 export ASAN_OPTIONS=detect_leaks=0:abort_on_error=1
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
-ctest --test-dir build-asan --output-on-failure -j"$(nproc)" --timeout 900 "$@"
+# Left out: the tests that run no C++ of their own beyond what others run here (the format and
+# layer checks read sources; the Watcher strategy's test is Python around `vmcap plan`, which the
+# suite covers): scripts/test.sh runs them. Nova's oracle stays: it drives the cell rule's C++.
+ctest --test-dir build-asan --output-on-failure -j"$(nproc)" --timeout 900 -E '^(format|layering|watcher_strategy)$' "$@"
