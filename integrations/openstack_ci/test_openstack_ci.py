@@ -14,6 +14,10 @@ Assertions (each recorded; the test fails at its end listing every one that fail
 - import: exit 0; the snapshot's cells of every VM equal Nova's (vmcap pNUMA node i is Nova's
   host cell i-1, up to one relabelling of each host's cells: compare_cells; a VM's cells compared
   as a set: its vNUMA nodes are interchangeable);
+- the cloud is the one vmcap imported, before the probes and again after the plan
+  (compare_cloud): per host, Nova's cells (pCPUs, MiB) times the compute node record's allocation
+  ratios (the NUMATopologyFilter's per-cell limits) equal the snapshot's pNUMA node capacities, and
+  the node rule's ratios and reserved memory equal the compute node's and Placement's;
 - capacity before the plan: for each target flavor, booting it until NoValidHost admits exactly
   `vmcap capacity`'s count (the probes are deleted again, and every server is still on its host
   and cells afterwards);
@@ -32,6 +36,7 @@ import nova_cloud  # noqa: I100  (first: eventlet's monkey patching before any o
 
 import itertools
 import json
+import math
 import os
 import random
 import sys
@@ -225,6 +230,7 @@ class OpenStackCloudBase(nova_cloud.CloudTestCase):
         targets = [f['flavor'] for f in capacity['flavors'] if f['weight'] > 0]
         self.results['targets'] = {f: {'predicted_before': next(
             c['capacity'] for c in capacity['flavors'] if c['flavor'] == f)} for f in targets}
+        self.compare_cloud('cloud_as_imported', snapshot)
         t0 = time.time()
         placed = self.nova_placement(servers)
         for f in targets:
@@ -283,6 +289,7 @@ class OpenStackCloudBase(nova_cloud.CloudTestCase):
         self.compare_cells('plan_cells', planned, moved={s['vm'] for s in plan['steps']})
 
         # capacity after, predicted and admitted
+        self.compare_cloud('cloud_as_imported_after_plan', snapshot)
         t0 = time.time()
         for f in targets:
             t = self.results['targets'][f]
@@ -298,6 +305,52 @@ class OpenStackCloudBase(nova_cloud.CloudTestCase):
     def nova_placement(self, servers):
         """Server id -> (Nova's host, its cells) for the listed servers."""
         return {s['ID']: (self.host_of(s['ID']), sorted(self.cells_of(s['ID']))) for s in servers}
+
+    def compare_cloud(self, name, snapshot):
+        """The limits Nova applies (nova_cloud.host_resources: cells, the compute node's ratios,
+        Placement's inventory) against the snapshot's: per host, as many pNUMA nodes as cells,
+        each node's capacity floor(pCPUs x ratio) and floor(MiB x ratio), and the node rule's
+        ratios and reserved memory those of the compute node and of Placement. Recorded in
+        results.json under `name`."""
+        nova = self.host_resources()
+        self.results[name] = nova
+        rule = snapshot.get('node_rule', {})
+        types = {t['name']: t for t in snapshot['host_types']}
+        wrong = {}  # what differs -> the hosts where it does
+
+        def differs(what, host):
+            wrong.setdefault(what, []).append(host)
+
+        for host in snapshot['hosts']:
+            h, ht = nova.get(host['id']), types[host['type']]
+            if h is None:
+                differs('not a Nova host', host['id'])
+                continue
+            caps = ht['node_capacity']
+            if isinstance(caps, dict):
+                k = ht['topology'][1:] if ht['topology'][:1] == 'K' else ''
+                caps = [caps] * int(k) if k.isdigit() else None
+            if caps is None:
+                differs('topology %s: no node count the harness reads' % ht['topology'], host['id'])
+                continue
+            cells = [{'vcpu': math.floor(c['pcpus'] * h['cpu_allocation_ratio']),
+                      'ram_mib': math.floor(c['memory_mb'] * h['ram_allocation_ratio'])} for c in h['cells']]
+            if [dict(c) for c in caps] != cells:
+                differs('vmcap\'s nodes %s, Nova\'s cells x the compute node\'s ratios %s' % (caps, cells),
+                        host['id'])
+            for key, rc in (('cpu_allocation_ratio', 'VCPU'), ('ram_allocation_ratio', 'MEMORY_MB')):
+                ours, cn, placement = rule.get(key), h[key], h['placement'][rc]['allocation_ratio']
+                if not ours == cn == placement:
+                    differs('%s %s in vmcap, %s on the compute node, %s in Placement'
+                            % (key, ours, cn, placement), host['id'])
+            reserved = h['placement']['MEMORY_MB']['reserved']
+            if rule.get('reserved_host_memory_mb') != reserved:
+                differs('reserved_host_memory_mb %s in vmcap, %s in Placement'
+                        % (rule.get('reserved_host_memory_mb'), reserved), host['id'])
+        for h in sorted(set(nova) - {host['id'] for host in snapshot['hosts']}):
+            differs('a Nova host not in the snapshot', h)
+        self.check(name, not wrong, '; '.join('%s: %s' % (', '.join(hosts), what) for what, hosts in wrong.items())
+                   or 'every host as vmcap imported it')
 
     def compare_cells(self, name, placement, moved=None):
         """Nova's cells of every VM against vmcap's (placement: VM id -> (host, pNUMA nodes)).
