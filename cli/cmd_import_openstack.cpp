@@ -25,6 +25,7 @@ using namespace detail;
 int cmd_import_openstack(const Args& rest) {
     po::options_description desc("vmcap import openstack options");
     std::string hypervisors, servers, flavors, groups, inventory, out;
+    std::vector<std::string> topologies;
     OpenStackOptions o;
     // clang-format off
     desc.add_options()("help,h", "show this help")
@@ -38,8 +39,10 @@ int cmd_import_openstack(const Args& rest) {
          "directory of DIR/<hypervisor ID>.json, each `openstack resource provider inventory list <ID> -f json`: the "
          "hypervisors' capacity when their list has none (Nova API microversion >= 2.88)")
         ("server-groups", po::value(&groups), "output of `openstack server group list --all-projects --long -f json` (optional)")
-        ("host-topology", po::value(&o.host_topology)->default_value("K2"),
-         "pNUMA graph of every hypervisor (the API does not list it): K2 for two sockets, K4, CQ3, ...; its vCPUs and RAM split evenly")
+        ("host-topology", po::value(&topologies)->composing(),
+         "pNUMA graph of the hypervisors (the API does not list it; default K2), repeatable: GRAPH for every hypervisor not named "
+         "(K2 for two sockets, K4, CQ3, ...), HOST=GRAPH for one hypervisor, by its 'Hypervisor Hostname' or the host id the "
+         "import gives it (the name's first label where unambiguous); a host's vCPUs and RAM split evenly over its nodes")
         ("cpu-allocation-ratio", po::value(&o.cpu_allocation_ratio)->default_value(1.0, "1"), "Nova's cpu_allocation_ratio (pinned NUMA clouds: 1)")
         ("ram-allocation-ratio", po::value(&o.ram_allocation_ratio)->default_value(1.0, "1"), "Nova's ram_allocation_ratio")
         ("reserved-host-memory-mb", po::value(&o.reserved_host_memory_mb)->default_value(512),
@@ -68,10 +71,23 @@ int cmd_import_openstack(const Args& rest) {
     if (o.reserved_host_memory_mb < 0) throw UsageError("--reserved-host-memory-mb must be >= 0");
     if (o.node_rule != "nova-spread" && o.node_rule != "nova-pack" && o.node_rule != "free")
         throw UsageError("--node-rule must be nova-spread, nova-pack or free, got \"" + o.node_rule + "\"");
-    try {
-        (void)parse_topology(o.host_topology);
-    } catch (const std::invalid_argument& e) {
-        throw UsageError(std::string("--host-topology: ") + e.what());
+    bool default_given = false;
+    for (const std::string& t : topologies) {
+        const std::size_t eq = t.find('=');
+        const std::string name = eq == std::string::npos ? "" : t.substr(0, eq), graph = eq == std::string::npos ? t : t.substr(eq + 1);
+        if (eq == std::string::npos && std::exchange(default_given, true))
+            throw UsageError("--host-topology " + t + ": a second graph for every hypervisor (" + o.host_topology +
+                             " before); name the hypervisor as HOST=GRAPH");
+        if (eq != std::string::npos && name.empty()) throw UsageError("--host-topology " + t + ": no hypervisor name before '='");
+        try {
+            (void)parse_topology(graph);
+        } catch (const std::invalid_argument& e) {
+            throw UsageError("--host-topology " + t + ": " + e.what());
+        }
+        if (eq == std::string::npos)
+            o.host_topology = graph;
+        else if (const auto [it, fresh] = o.host_topology_of.emplace(name, graph); !fresh)
+            throw UsageError("--host-topology " + t + ": hypervisor \"" + name + "\" named twice (also " + name + "=" + it->second + ")");
     }
     const auto input = [](const std::string& f) { return OpenStackInput{read_json(f), f}; };
     const OpenStackInput h = input(hypervisors), s = input(servers), f = input(flavors);

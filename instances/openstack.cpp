@@ -97,16 +97,22 @@ std::map<std::string, std::string> properties(const Where& w, const json& row, c
     return out;
 }
 
-/** The vNUMA graph of n nodes on host graph `host`: K1..K4 (C4 if K4 does not embed), else K<n>. */
-Topology vnuma_graph(int n, const Topology& host) {
-    if (n == 4 && enumerate_embeddings(host.graph, parse_topology("K4").graph).empty()) return parse_topology("C4");
+/** The vNUMA graph of n nodes on the host graphs `hosts`: K1..K4 (C4 if K4 does not embed in a
+ *  host graph of 4 or more nodes), else K<n>. */
+Topology vnuma_graph(int n, const std::vector<Topology>& hosts) {
+    const Graph k4 = parse_topology("K4").graph;
+    for (const Topology& host : hosts)
+        if (n == 4 && host.size() >= 4 && enumerate_embeddings(host.graph, k4).empty()) return parse_topology("C4");
     return parse_topology("K" + std::to_string(n));
 }
 
-/** Reads the flavors; `index` maps each name to its flavor, `by_id` each "ID" (when listed). */
-void read_flavors(const OpenStackInput& in, const Topology& host, Problem& p, std::unordered_map<std::string, int>& index,
+/** Reads the flavors; `index` maps each name to its flavor, `by_id` each "ID" (when listed).
+ *  `hosts`: the pNUMA graphs of the hosts (at least one). */
+void read_flavors(const OpenStackInput& in, const std::vector<Topology>& hosts, Problem& p, std::unordered_map<std::string, int>& index,
                   std::unordered_map<std::string, int>& by_id) {
     const Where w{in.file};
+    int most_nodes = 0;
+    for (const Topology& t : hosts) most_nodes = std::max(most_nodes, t.size());
     const json& fs = rows(in, "openstack flavor list --long");
     for (std::size_t i = 0; i < fs.size(); ++i) {
         const std::string path = "[" + std::to_string(i) + "]";
@@ -127,10 +133,10 @@ void read_flavors(const OpenStackInput& in, const Topology& host, Problem& p, st
         for (const auto& [k, v] : props)
             if (k.rfind("hw:numa_cpus.", 0) == 0 || k.rfind("hw:numa_mem.", 0) == 0)
                 throw w.fail(where + ".Properties." + k, "asymmetric vNUMA nodes are not supported (vmcap splits a flavor evenly)");
-        if (n > host.size()) throw w.fail(where, "hw:numa_nodes=" + std::to_string(n) + " exceeds the hosts' pNUMA nodes");
+        if (n > most_nodes) throw w.fail(where, "hw:numa_nodes=" + std::to_string(n) + " exceeds the hosts' pNUMA nodes");
         if (f.demand[kVcpu] == 0 || f.demand[kVcpu] % n != 0 || f.demand[kRamMib] % n != 0)
             throw w.fail(where, "VCPUs and RAM must be > 0 and divide evenly over hw:numa_nodes=" + std::to_string(n));
-        f.vnuma = vnuma_graph(n, host);
+        f.vnuma = vnuma_graph(n, hosts);
         if (!index.emplace(f.name, static_cast<int>(p.flavors.size())).second) throw w.fail(where, "duplicate flavor name");
         if (const std::string id = text(w, fs[i], where, "ID", false); !id.empty()) by_id.emplace(id, static_cast<int>(p.flavors.size()));
         p.flavors.push_back(std::move(f));
@@ -203,20 +209,90 @@ std::pair<std::int64_t, std::int64_t> hypervisor_capacity(const Where& w, const 
     return {*vcpus, *mem};
 }
 
-/** Hypervisors that are up, as hosts (one host type per distinct capacity). Returns name -> host,
- *  the full hostname and, where unambiguous, its first label (Nova's service host name). */
-std::unordered_map<std::string, int> read_hypervisors(const OpenStackInput& in, const Topology& topo, const OpenStackOptions& o,
-                                                      const OpenStackInventories* inventories, Problem& p) {
-    const Where w{in.file};
-    const json& hs = rows(in, "openstack hypervisor list --long");
-    std::unordered_map<std::string, int> index, type_of;
+/** The hypervisors that are up: their row in the list and the host id the import gives them, their
+ *  "Hypervisor Hostname" or, where unambiguous among them, its first label (Nova's service host
+ *  name, what `openstack server migrate --host` takes). */
+struct UpHypervisor {
+    std::size_t row;
+    std::string name;  ///< "Hypervisor Hostname"
+    std::string id;    ///< the host id
+};
+
+std::vector<UpHypervisor> up_hypervisors(const Where& w, const json& hs) {
+    std::vector<UpHypervisor> up;
     std::map<std::string, int> short_count;
     for (std::size_t i = 0; i < hs.size(); ++i) {
         const std::string path = "[" + std::to_string(i) + "]";
         const std::string name = text(w, hs[i], path, "Hypervisor Hostname");
-        const std::string where = path + " (Hypervisor Hostname \"" + name + "\")";
-        const std::string state = text(w, hs[i], where, "State", false);
+        const std::string state = text(w, hs[i], path + " (Hypervisor Hostname \"" + name + "\")", "State", false);
         if (!state.empty() && state != "up") continue;
+        up.push_back({i, name, name});
+        ++short_count[name.substr(0, name.find('.'))];
+    }
+    for (UpHypervisor& u : up)
+        if (const std::string s = u.name.substr(0, u.name.find('.')); short_count[s] == 1) u.id = s;
+    return up;
+}
+
+/** The pNUMA graph of each hypervisor in `up`: options.host_topology_of's for the one it names
+ *  (by "Hypervisor Hostname" or by host id), else options.host_topology. A name of a listed
+ *  hypervisor that is not up (its hostname or the hostname's first label) is passed over.
+ *  Throws InputError naming --host-topology for a name that matches no listed hypervisor, or two
+ *  names of one hypervisor. */
+std::vector<Topology> hypervisor_topologies(const Where& w, const json& hs, const std::vector<UpHypervisor>& up,
+                                            const OpenStackOptions& o) {
+    const Topology fallback = parse_topology(o.host_topology);
+    std::vector<Topology> topo(up.size(), fallback);
+    std::unordered_map<std::string, std::size_t> by_name;  // either name of an up hypervisor -> its index in `up`
+    for (std::size_t k = 0; k < up.size(); ++k) {
+        by_name.emplace(up[k].name, k);
+        by_name.emplace(up[k].id, k);
+    }
+    std::set<std::string> listed;  // every "Hypervisor Hostname", up or not, and its first label
+    for (std::size_t i = 0; i < hs.size(); ++i) {
+        const std::string name = text(w, hs[i], "[" + std::to_string(i) + "]", "Hypervisor Hostname");
+        listed.insert({name, name.substr(0, name.find('.'))});
+    }
+    std::vector<std::string> named_by(up.size());
+    for (const auto& [name, graph] : o.host_topology_of) {
+        const auto it = by_name.find(name);
+        if (it == by_name.end()) {
+            if (listed.count(name) > 0) continue;  // a hypervisor that is not up: not imported
+            throw InputError("--host-topology " + name + "=" + graph + ": no hypervisor \"" + name + "\" in " + w.file +
+                             " (name one by its \"Hypervisor Hostname\" or its host id, the first label where unambiguous)");
+        }
+        if (!named_by[it->second].empty())
+            throw InputError("--host-topology " + named_by[it->second] + "=... and " + name + "=" + graph + " both name hypervisor \"" +
+                             up[it->second].name + "\"");
+        named_by[it->second] = name;
+        try {
+            topo[it->second] = parse_topology(graph);
+        } catch (const std::invalid_argument& e) {
+            throw InputError("--host-topology " + name + "=" + graph + ": " + e.what());
+        }
+    }
+    return topo;
+}
+
+/** Hypervisors that are up, as hosts (one host type per distinct pNUMA graph and node capacity),
+ *  each with its pNUMA graph from hypervisor_topologies. Returns name -> host, the full hostname
+ *  and the host id. */
+std::unordered_map<std::string, int> read_hypervisors(const OpenStackInput& in, const OpenStackOptions& o,
+                                                      const OpenStackInventories* inventories, Problem& p) {
+    const Where w{in.file};
+    const json& hs = rows(in, "openstack hypervisor list --long");
+    const std::vector<UpHypervisor> up = up_hypervisors(w, hs);
+    const std::vector<Topology> topos = hypervisor_topologies(w, hs, up, o);
+    std::unordered_map<std::string, int> index, type_of;
+    for (std::size_t k = 0; k < up.size(); ++k) {
+        const std::size_t i = up[k].row;
+        const std::string& name = up[k].name;
+        const Topology& topo = topos[k];
+        const std::string where = "[" + std::to_string(i) + "] (Hypervisor Hostname \"" + name + "\")";
+        if (is_nova_rule(o.node_rule) && !topo.graph.is_complete())  // the default's is checked by import_openstack
+            throw InputError(
+                "--host-topology of hypervisor \"" + name + "\": " + topo.name + ": the node rule " + o.node_rule +
+                " needs a complete pNUMA graph (K<n>): Nova checks no links between its cells; import with the node rule free");
         const auto [vcpus, mem] = hypervisor_capacity(w, hs[i], where, o, inventories);
         const int n = topo.size();
         // In double, range-checked before the conversion (the ratios are finite and at most
@@ -244,21 +320,13 @@ std::unordered_map<std::string, int> read_hypervisors(const OpenStackInput& in, 
             HostType ht;
             ht.name = tname;
             ht.topology = topo;
-            for (int k = 0; k < n; ++k) ht.node_capacity.insert(ht.node_capacity.end(), {node_vcpu, node_ram});
+            for (int node = 0; node < n; ++node) ht.node_capacity.insert(ht.node_capacity.end(), {node_vcpu, node_ram});
             p.host_types.push_back(std::move(ht));
         }
         if (!index.emplace(name, static_cast<int>(p.hosts.size())).second) throw w.fail(where, "duplicate hypervisor");
-        p.hosts.push_back(Host{name, t->second, "", "", ""});
-        ++short_count[name.substr(0, name.find('.'))];
-    }
-    // Servers name the compute service host ("compute-01"), hypervisors often its FQDN: a host's
-    // id is its first label where that is unambiguous (what `openstack server migrate --host` takes).
-    for (std::size_t h = 0; h < p.hosts.size(); ++h) {
-        const std::string s = p.hosts[h].id.substr(0, p.hosts[h].id.find('.'));
-        if (short_count[s] == 1) {
-            index.emplace(s, static_cast<int>(h));
-            p.hosts[h].id = s;
-        }
+        // Servers name the compute service host ("compute-01"), hypervisors often its FQDN.
+        index.emplace(up[k].id, static_cast<int>(p.hosts.size()));
+        p.hosts.push_back(Host{up[k].id, t->second, "", "", ""});
     }
     return index;
 }
@@ -576,9 +644,13 @@ Problem import_openstack(const OpenStackInput& hypervisors, const OpenStackInput
     if (is_nova_rule(o.node_rule) && !topo.graph.is_complete())
         throw InputError("host topology " + o.host_topology + ": the node rule " + o.node_rule +
                          " needs a complete pNUMA graph (K<n>): Nova checks no links between its cells; import with the node rule free");
-    const auto hosts = read_hypervisors(hypervisors, topo, o, inventories, p);
+    const auto hosts = read_hypervisors(hypervisors, o, inventories, p);
+    // The flavors' vNUMA graphs follow the hosts' pNUMA graphs (the default's without hosts).
+    std::vector<Topology> host_graphs{topo};
+    if (!p.host_types.empty()) host_graphs.clear();
+    for (const HostType& ht : p.host_types) host_graphs.push_back(ht.topology);
     std::unordered_map<std::string, int> flavor_index, flavor_ids;
-    read_flavors(flavors, topo, p, flavor_index, flavor_ids);
+    read_flavors(flavors, host_graphs, p, flavor_index, flavor_ids);
     // node_demand is needed to place the servers: finalize_problem fills it later as well.
     for (Flavor& f : p.flavors) {
         f.node_demand.resize(f.demand.size());
@@ -597,9 +669,11 @@ Problem import_openstack(const OpenStackInput& hypervisors, const OpenStackInput
     if (server_groups != nullptr) read_server_groups(*server_groups, p);
     weigh_multi_numa_targets(p.flavors);
     p.constraints.remaps_allowed = false;  // Nova cannot re-pin a running server's NUMA cells
+    std::string graphs = "pNUMA graph " + o.host_topology;
+    for (const auto& [name, graph] : o.host_topology_of) graphs += ", " + graph + " on " + name;
     p.source =
         "Imported by vmcap import openstack from " + hypervisors.file + ", " + servers.file + ", " + flavors.file +
-        (server_groups != nullptr ? ", " + server_groups->file : "") + " (pNUMA graph " + o.host_topology +
+        (server_groups != nullptr ? ", " + server_groups->file : "") + " (" + graphs +
         (is_nova_rule(o.node_rule) ? ", vNUMA placement by Nova's " + o.node_rule + " cell fitting, servers replayed oldest first)"
                                    : ", vNUMA placement by vmcap's first fit with the servers replayed oldest first, not necessarily "
                                      "Nova's cells)");

@@ -13,7 +13,8 @@
  *   openstack resource provider inventory list <ID> -f json (optional, microversion >= 2.88: a
  *                                                hypervisor's capacity; one document per hypervisor)
  * The Nova API does not list a host's NUMA topology or a server's NUMA cells, so the host's pNUMA
- * graph is given (OpenStackOptions::host_topology; its vCPUs and RAM split evenly over the nodes)
+ * graph is given (OpenStackOptions::host_topology, or host_topology_of for named hypervisors; its
+ * vCPUs and RAM split evenly over the nodes)
  * and each VM's vNUMA nodes are placed on its host's pNUMA nodes with the servers replayed in
  * creation order, oldest first, as Nova placed them ("Created At" when listed, else the listing
  * taken as Nova's default order, newest first, and replayed from its end). Under a Nova node rule
@@ -47,6 +48,12 @@ struct OpenStackOptions {
     /** The snapshot's destination-node rule: "nova-spread" (Nova's default cell order), "nova-pack"
      *  or "free" (docs/format.md `node_rule`). */
     std::string node_rule = "nova-spread";
+    /** Per-hypervisor pNUMA graphs, overriding host_topology for the hypervisor each names: by its
+     *  "Hypervisor Hostname" as listed, or by the host id the import gives it (the first label of
+     *  that name where unambiguous among the hypervisors that are up). A name of a listed
+     *  hypervisor that is not up (its hostname or the hostname's first label) is ignored; one matching no listed hypervisor, or two names of one
+     *  hypervisor, throw InputError naming --host-topology. */
+    std::map<std::string, std::string> host_topology_of{};
 };
 
 /** One input document and the file it came from (for error messages). */
@@ -67,7 +74,8 @@ struct OpenStackInventories {
 
 /**
  * Builds the snapshot. Hypervisors whose "State" is not "up" are left out (and so are their
- * servers). A hypervisor's capacity: its "vCPUs" and "Memory MB", or with `inventories` its
+ * servers). One host type per distinct pNUMA graph and per-node capacity (named
+ * "<graph>-<vCPUs>c-<MiB>m" per node). A hypervisor's capacity: its "vCPUs" and "Memory MB", or with `inventories` its
  * inventory's VCPU (or PCPU) and MEMORY_MB "total" — whose "allocation_ratio" and MEMORY_MB
  * "reserved" must then equal the options' (else InputError naming the flag to pass). Servers:
  * "ACTIVE" ones are migratable; other states with a host ("SHUTOFF", "PAUSED", "SUSPENDED", ...)
@@ -81,7 +89,8 @@ struct OpenStackInventories {
  * cell fitting, with an order search per host when the replay leaves a server without room, and
  * the rule with its ratios and reserved memory written to Problem::node_rule; free: vmcap's first
  * fit). A flavor's vNUMA node count is hw:numa_nodes (default 1): K1, K2, K3, K4 — C4
- * when K4 does not embed in the host graph — else K<n>; hw:numa_cpus.N / hw:numa_mem.N
+ * when K4 does not embed in some host graph of 4 or more nodes — else K<n> (at most the largest
+ * host graph's nodes); hw:numa_cpus.N / hw:numa_mem.N
  * (asymmetric nodes) are refused. Target weights: weigh_multi_numa_targets. Server groups with
  * policies anti-affinity, affinity and soft-anti-affinity are kept (soft-affinity is dropped:
  * vmcap has no term for it), members not among the imported servers dropped. Throws InputError
@@ -93,7 +102,8 @@ struct OpenStackInventories {
  * 2.88) and no inventory for it, what to run instead in the message; InputError on an allocation
  * ratio outside (0, kMaxAllocationRatio] (NaN and infinity included), a negative reserved memory,
  * a node rule other than nova-spread, nova-pack or free, or a Nova rule on a host topology that is
- * not complete (K<n>). O(servers x (placements + log servers) + hypervisors), plus, per host whose
+ * not complete (K<n>) (the default's or a named hypervisor's), a host_topology_of graph that does
+ * not parse, a name matching no listed hypervisor, or two names of one hypervisor. O(servers x (placements + log servers) + hypervisors), plus, per host whose
  * Nova replay fails, an order search of at most 200000 states.
  */
 Problem import_openstack(const OpenStackInput& hypervisors, const OpenStackInput& servers, const OpenStackInput& flavors,

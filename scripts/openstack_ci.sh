@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # vmcap against a real Nova (integrations/openstack_ci/): installs the Debian packages it needs
-# (only those missing), then runs the scenario on each cloud layout — two-cell and four-cell
-# hosts, one process each, in parallel — with the vmcap already built in build/ (scripts/test.sh,
-# .ci/run's first stage, builds it; VMCAP=/path/to/vmcap overrides it). Prints one summary line per
+# (only those missing), then runs the scenario on each cloud layout — mixed (two-cell and
+# four-cell hosts in one cloud, imported with a pNUMA graph per hypervisor) and k4 (four-cell
+# hosts), one process each, in parallel; k2 (two-cell hosts) on request — with the vmcap
+# already built in build/ (scripts/test.sh, .ci/run's first stage, builds it;
+# VMCAP=/path/to/vmcap overrides it). Prints one summary line per
 # layout and one for the stage; exit 0 only when every check of every layout passed.
-# Usage: scripts/openstack_ci.sh [layout...]   (default: k2 k4; the files of each run, listings,
+# Usage: scripts/openstack_ci.sh [layout...]   (default: mixed k4; the files of each run, listings,
 # snapshot, plan, script, logs and results.json, stay in build/openstack_ci/<layout>/).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -23,7 +25,7 @@ fi
 export VMCAP_CI_WORKDIR=${VMCAP_CI_WORKDIR:-$PWD/build/openstack_ci}
 mkdir -p "$VMCAP_CI_WORKDIR"
 layouts=("$@")
-[ ${#layouts[@]} -gt 0 ] || layouts=(k2 k4)
+[ ${#layouts[@]} -gt 0 ] || layouts=(mixed k4)
 
 # Debian's python3 (its python3-* packages are not importable from another python3 on PATH);
 # PYTHONHASHSEED=0: Nova's scheduler orders equally weighed hosts by a set's iteration order.

@@ -13,6 +13,7 @@
 #include <set>
 
 #include "evaluators/state/capacity_model.h"
+#include "evaluators/state/cluster_capacity.h"
 #include "instances/openstack.h"
 #include "instances/snapshot_io.h"
 #include "tests/cli_run.h"
@@ -597,4 +598,96 @@ TEST(OpenStack, ExportedScriptStopsWhenAServerStaysOnItsSource) {
     for (const Vm& v : p.vms) expect[v.id] = p.hosts[v.host].id;
     for (const auto& st : doc["steps"]) expect[st["vm"].get<std::string>()] = st["to_host"].get<std::string>();
     for (const auto& [id, host] : expect) EXPECT_EQ(host_in_cloud(dir, id), host) << id;
+}
+
+// A cloud of two-cell and four-cell hypervisors (cells of 8 pCPUs and 16 GiB): the default pNUMA
+// graph for some, HOST=GRAPH for others (by host id or by the listed hostname). Each host type
+// is one graph and node capacity; the 4-cell server lands on a K4 host's cells; Nova's count of
+// each flavor follows each host's cells. With K2 for every hypervisor the 4-cell flavor cannot
+// be imported at all.
+TEST(OpenStack, ImportMixesPNumaGraphsPerHypervisor) {
+    using nlohmann::json;
+    const auto hypervisor = [](int i, int vcpus, int mem, const char* state) {
+        return json{{"ID", i},
+                    {"Hypervisor Hostname", "compute" + std::to_string(i) + ".cloud.test"},
+                    {"State", state},
+                    {"vCPUs", vcpus},
+                    {"Memory MB", mem}};
+    };
+    const OpenStackInput h{json::array({hypervisor(1, 16, 32768, "up"), hypervisor(2, 16, 32768, "up"), hypervisor(3, 32, 65536, "up"),
+                                        hypervisor(4, 32, 65536, "up"), hypervisor(5, 24, 32768, "up"), hypervisor(6, 32, 65536, "down")}),
+                           "hypervisors.json"};
+    const auto flavor = [](const char* name, int vcpus, int ram, int cells) {
+        return json{
+            {"ID", name}, {"Name", name}, {"VCPUs", vcpus}, {"RAM", ram}, {"Properties", {{"hw:numa_nodes", std::to_string(cells)}}}};
+    };
+    const OpenStackInput f{json::array({flavor("c4m8", 4, 8192, 1), flavor("c8m16", 8, 16384, 2), flavor("c16m32", 16, 32768, 4)}),
+                           "flavors.json"};
+    json rows = json::array();
+    int n = 0;
+    for (const auto& [host, fl] : std::vector<std::pair<const char*, const char*>>{{"compute3", "c16m32"},
+                                                                                   {"compute1", "c8m16"},
+                                                                                   {"compute4", "c8m16"},
+                                                                                   {"compute3", "c4m8"},
+                                                                                   {"compute1", "c4m8"},
+                                                                                   {"compute4", "c8m16"}}) {
+        ++n;
+        rows.push_back({{"ID", "server-s0" + std::to_string(n)},
+                        {"Status", "ACTIVE"},
+                        {"Flavor", fl},
+                        {"Host", host},
+                        {"Created At", "2026-11-20T10:00:0" + std::to_string(n) + "Z"}});
+    }
+    std::reverse(rows.begin(), rows.end());  // newest first, as Nova lists them
+    const OpenStackInput s{rows, "servers.json"};
+    OpenStackOptions o{"K2", 1.0, 1.0, 0, "nova-spread"};
+    EXPECT_EQ(error_of([&] { import_openstack(h, s, f, nullptr, o); }),
+              "flavors.json: [2] (Name \"c16m32\"): hw:numa_nodes=4 exceeds the hosts' pNUMA nodes");
+    o.host_topology_of = {{"compute3", "K4"}, {"compute4.cloud.test", "K4"}, {"compute6", "K4"}};  // compute6 is down: ignored
+    const Problem p = import_openstack(h, s, f, nullptr, o);
+    ASSERT_EQ(p.hosts.size(), 5U);
+    std::vector<std::string> types;
+    for (const Host& host : p.hosts) types.push_back(p.host_types[host.type].name);
+    EXPECT_EQ(types, (std::vector<std::string>{"K2-8c-16384m", "K2-8c-16384m", "K4-8c-16384m", "K4-8c-16384m", "K2-12c-16384m"}));
+    ASSERT_EQ(p.host_types.size(), 3U);
+    EXPECT_EQ(p.host_types[1].node_capacity, (std::vector<Amount>{8, 16384, 8, 16384, 8, 16384, 8, 16384}));
+    EXPECT_EQ(p.flavors[2].vnuma.name, "K4");
+    // Nova's spread: the 2-cell server after another on compute4 takes the two emptier cells.
+    EXPECT_EQ(cells(p), (std::map<std::string, std::string>{{"s01", "compute3 [0,1,2,3]"},
+                                                            {"s02", "compute1 [0,1]"},
+                                                            {"s03", "compute4 [0,1]"},
+                                                            {"s04", "compute3 [0]"},
+                                                            {"s05", "compute1 [0]"},
+                                                            {"s06", "compute4 [2,3]"}}));
+    // Nova's count per host (rows) of c4m8, c8m16, c16m32: 2-cell hosts take no 4-cell server.
+    const ClusterCapacity cc = cluster_capacity(CapacityModel(p), compute_node_usage(p));
+    std::vector<std::vector<int>> count(p.hosts.size());
+    for (std::size_t i = 0; i < p.hosts.size(); ++i)
+        for (std::size_t k = 0; k < 3; ++k) count[i].push_back(static_cast<int>(cc.cap[i * cc.F + k]));
+    EXPECT_EQ(count, (std::vector<std::vector<int>>{{1, 0, 0}, {4, 2, 0}, {3, 1, 0}, {4, 2, 1}, {4, 2, 0}}));
+    // The snapshot round-trips with its three host types.
+    EXPECT_EQ(parse_snapshot(snapshot_to_json(p), "mixed.json").host_types.size(), 3U);
+
+    // Names that match no hypervisor, two names of one, a graph Nova's rule cannot model.
+    const auto err = [&](std::map<std::string, std::string> of, const char* rule = "nova-spread") {
+        OpenStackOptions bad{"K2", 1.0, 1.0, 0, rule};
+        bad.host_topology_of = std::move(of);
+        return error_of([&] { import_openstack(h, s, f, nullptr, bad); });
+    };
+    EXPECT_EQ(err({{"compute3", "K4"}, {"compute4", "K4"}, {"compute9", "K4"}}),
+              "--host-topology compute9=K4: no hypervisor \"compute9\" in hypervisors.json (name one by its \"Hypervisor Hostname\" or "
+              "its host id, the first label where unambiguous)");
+    EXPECT_EQ(err({{"compute3", "K4"}, {"compute3.cloud.test", "K4"}, {"compute4", "K4"}}),
+              "--host-topology compute3=... and compute3.cloud.test=K4 both name hypervisor \"compute3.cloud.test\"");
+    EXPECT_NE(err({{"compute3", "K4"}, {"compute4", "C4"}})
+                  .find("--host-topology of hypervisor \"compute4.cloud.test\": C4: the node rule "
+                        "nova-spread needs a complete pNUMA graph (K<n>)"),
+              std::string::npos);
+    EXPECT_NE(err({{"compute3", "K4"}, {"compute4", "K99"}}).find("--host-topology compute4=K99: "), std::string::npos);
+    // Under vmcap's own rule a C4 host is fine, and a 4-cell flavor is then C4 (K4 does not embed).
+    OpenStackOptions free{"K2", 1.0, 1.0, 0, "free"};
+    free.host_topology_of = {{"compute3", "K4"}, {"compute4", "C4"}};
+    const Problem q = import_openstack(h, s, f, nullptr, free);
+    EXPECT_EQ(q.host_types.size(), 4U);
+    EXPECT_EQ(q.flavors[2].vnuma.name, "C4");
 }

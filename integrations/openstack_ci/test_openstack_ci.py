@@ -73,7 +73,8 @@ def nova_cells(vmcap_pnuma):
 
 class OpenStackCloudBase(nova_cloud.CloudTestCase):
     """Subclasses set LAYOUT (a name), CELLS (cells per host), HOST_TOPOLOGY (what vmcap's
-    import is told) and BOOTS (flavor -> how many to boot; DELETE of them are deleted)."""
+    import is told: a graph for every host, or a tuple of --host-topology values, GRAPH and
+    HOST=GRAPH) and BOOTS (flavor -> how many to boot; DELETE of them are deleted)."""
     LAYOUT = None
     CELLS = ()
     HOST_TOPOLOGY = None
@@ -144,7 +145,7 @@ class OpenStackCloudBase(nova_cloud.CloudTestCase):
         self.start_cloud(self.CELLS, log_path=self.path('api.log'))
         self.flavor_ids = {}
         for name, (vcpus, ram, cells) in FLAVORS.items():
-            if cells <= min(self.CELLS):
+            if cells <= max(self.CELLS):
                 self.flavor_ids[name] = self.create_flavor(name, vcpus, ram, cells)
         group = self.admin_api.post_server_groups({'name': 'anti', 'policy': 'anti-affinity'})
         order = [f for f, n in self.BOOTS.items() for _ in range(n)]
@@ -206,12 +207,14 @@ class OpenStackCloudBase(nova_cloud.CloudTestCase):
         servers = self.load('servers.json')
         self.results['servers'] = len(servers)
 
-        # import
+        # import (HOST_TOPOLOGY: one graph for every host, or GRAPH and HOST=GRAPH values)
+        topologies = ((self.HOST_TOPOLOGY,) if isinstance(self.HOST_TOPOLOGY, str)
+                      else self.HOST_TOPOLOGY)
         rc, out, err = self.vmcap(
             'import', 'openstack', '--hypervisors', self.path('hypervisors.json'),
             '--servers', self.path('servers.json'), '--flavors', self.path('flavors.json'),
             '--server-groups', self.path('server_groups.json'),
-            '--host-topology', self.HOST_TOPOLOGY,
+            *[a for t in topologies for a in ('--host-topology', t)],
             '--cpu-allocation-ratio', str(self.CPU_ALLOCATION_RATIO),
             '--ram-allocation-ratio', str(self.RAM_ALLOCATION_RATIO),
             '--reserved-host-memory-mb', str(self.RESERVED_HOST_MEMORY_MB),
@@ -407,6 +410,17 @@ class FourCellCloud(OpenStackCloudBase):
     HOST_TOPOLOGY = 'K4'
     BOOTS = {'c2m4': 16, 'c4m8': 10, 'c8m16': 6, 'c16m32': 3}
     DELETE = 12
+
+
+class MixedCloud(OpenStackCloudBase):
+    """8 hosts: compute1-4 of two cells, compute5-8 of four (8 pCPUs, 16 GiB each); 1-, 2- and
+    4-cell flavors (the 4-cell one fits the four-cell hosts only). vmcap's import is told each
+    host's cells: K2 for every host, K4 for the four-cell ones by name."""
+    LAYOUT = 'mixed'
+    CELLS = (2,) * 4 + (4,) * 4
+    HOST_TOPOLOGY = ('K2',) + tuple('compute%d=K4' % i for i in range(5, 9))
+    BOOTS = {'c2m4': 14, 'c4m8': 10, 'c8m16': 6, 'c16m32': 3}
+    DELETE = 10
 
 
 if __name__ == '__main__':
