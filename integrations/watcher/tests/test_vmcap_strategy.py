@@ -130,11 +130,12 @@ class VmcapStrategyTest(unittest.TestCase if WATCHER_MISSING else db_base.DbTest
         watcher_utils.StrictDefaultValidatingDraft4Validator(strategy.get_schema()).validate(params)
         strategy.input_parameters.update(params)
         strategy._compute_model = model
+        before = set(os.listdir(self.work))
         solution = strategy.execute()
-        runs = sorted(os.listdir(self.work))
-        with open(os.path.join(self.work, runs[-1], "plan.json")) as f:
+        (run,) = set(os.listdir(self.work)) - before  # the run's own directory (names are random)
+        with open(os.path.join(self.work, run, "plan.json")) as f:
             plan = json.load(f)
-        with open(os.path.join(self.work, runs[-1], "snapshot.json")) as f:
+        with open(os.path.join(self.work, run, "snapshot.json")) as f:
             self.snapshot = json.load(f)
         return strategy, solution, plan
 
@@ -303,17 +304,15 @@ class VmcapStrategyTest(unittest.TestCase if WATCHER_MISSING else db_base.DbTest
         model = scenario_numa()
         for node in model.get_all_compute_nodes().values():
             node.memory_mb_reserved = 512
-        self.run_strategy(model, flavors=NUMA_FLAVORS, max_migrations=2, max_evaluations=200000)
-        runs = sorted(os.listdir(self.work))
-        with open(os.path.join(self.work, runs[-1], "snapshot.json")) as f:
-            snap = json.load(f)
+        def snapshot_of_the_next_run(model, **params):
+            self.run_strategy(model, flavors=NUMA_FLAVORS, max_migrations=2,
+                              max_evaluations=200000, **params)
+            return self.snapshot
+
+        snap = snapshot_of_the_next_run(model)
         self.assertEqual("nova-spread", snap["node_rule"]["name"])
         self.assertEqual(512, snap["node_rule"]["reserved_host_memory_mb"])
-        self.run_strategy(scenario_numa(), flavors=NUMA_FLAVORS, max_migrations=2,
-                          max_evaluations=200000, node_rule="free")
-        runs = sorted(os.listdir(self.work))
-        with open(os.path.join(self.work, runs[-1], "snapshot.json")) as f:
-            self.assertNotIn("node_rule", json.load(f))
+        self.assertNotIn("node_rule", snapshot_of_the_next_run(scenario_numa(), node_rule="free"))
         from vmcap_watcher import strategy as vs
         odd = scenario_numa()
         list(odd.get_all_compute_nodes().values())[3].vcpu_ratio = 4.0
