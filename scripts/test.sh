@@ -5,6 +5,7 @@ cd "$(dirname "$0")/.."
 scripts/setup.sh -DVMCAP_BUILD_TESTS=ON -DVMCAP_BUILD_BENCH=ON
 # Headless Chromium opens the page of `vmcap report` in tests/report_test.cpp.
 bash scripts/install_packages.sh test chromium
-# The Watcher strategy's test (integrations/watcher) imports Watcher itself.
-bash scripts/install_packages.sh test python3-watcher
+# The Watcher strategy's test (integrations/watcher) imports Watcher itself; Nova's cell rule is
+# tested against Nova's own code (tests/nova_oracle.py). Without them both tests would be skipped.
+bash scripts/install_packages.sh test python3-watcher python3-nova
 ctest --test-dir build --output-on-failure -j"$(nproc)" "$@"
