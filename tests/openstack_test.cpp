@@ -30,6 +30,14 @@ OpenStackInput input(const std::string& name) {
     return OpenStackInput{nlohmann::json::parse(read_text_file(kDir + name)), name};
 }
 
+/** `vmcap import openstack` of the fixture cloud (with its server groups) into `snap`, under the free
+ *  rule: the export tests pin first-fit cells and plans of at least two steps. */
+test::CmdResult import_fixture(const std::string& snap) {
+    return run_vmcap("import openstack --hypervisors " + kDir + "hypervisors.json --servers " + kDir + "servers.json --flavors " + kDir +
+                     "flavors.json --server-groups " + kDir + "server_groups.json --reserved-host-memory-mb 4096 --node-rule free --out " +
+                     snap);
+}
+
 std::string import_error(nlohmann::json& doc, const char* which) {
     OpenStackInput h = input("hypervisors.json"), s = input("servers.json"), f = input("flavors.json");
     OpenStackInput& target = std::string(which) == "servers" ? s : std::string(which) == "flavors" ? f : h;
@@ -200,9 +208,7 @@ TEST(OpenStack, ImportPlanExportRunsAgainstAStandInClient) {
     const std::string dir = (tmp_dir() / "openstack-roundtrip").string();
     std::filesystem::create_directories(dir + "/cloud");
     const std::string snap = dir + "/snap.json", plan = dir + "/plan.json", script = dir + "/migrate.sh";
-    auto r = run_vmcap("import openstack --hypervisors " + kDir + "hypervisors.json --servers " + kDir + "servers.json --flavors " + kDir +
-                       "flavors.json --server-groups " + kDir +
-                       "server_groups.json --reserved-host-memory-mb 4096 --node-rule free --out " + snap);
+    auto r = import_fixture(snap);
     ASSERT_EQ(r.code, 0) << r.err;
     r = run_vmcap("plan --cluster " + snap + " --quiet --max-migrations 12 --max-evaluations 200000 --out " + plan);
     ASSERT_EQ(r.code, 0) << r.err;
@@ -288,9 +294,7 @@ TEST(OpenStack, ExportedScriptRunsAServersAwayAndBackSteps) {
     std::filesystem::remove_all(dir);
     std::filesystem::create_directories(dir + "/cloud");
     const std::string snap = dir + "/snap.json", plan = dir + "/plan.json", script = dir + "/migrate.sh";
-    auto r = run_vmcap("import openstack --hypervisors " + kDir + "hypervisors.json --servers " + kDir + "servers.json --flavors " + kDir +
-                       "flavors.json --server-groups " + kDir +
-                       "server_groups.json --reserved-host-memory-mb 4096 --node-rule free --out " + snap);
+    auto r = import_fixture(snap);
     ASSERT_EQ(r.code, 0) << r.err;
     r = run_vmcap("plan --cluster " + snap + " --quiet --seed 4 --max-migrations 12 --max-evaluations 100000 --out " + plan);
     ASSERT_EQ(r.code, 0) << r.err;
@@ -558,9 +562,7 @@ TEST(OpenStack, ExportedScriptStopsWhenAServerStaysOnItsSource) {
     std::filesystem::remove_all(dir);
     std::filesystem::create_directories(dir + "/cloud");
     const std::string snap = dir + "/snap.json", plan = dir + "/plan.json", script = dir + "/migrate.sh";
-    auto r = run_vmcap("import openstack --hypervisors " + kDir + "hypervisors.json --servers " + kDir + "servers.json --flavors " + kDir +
-                       "flavors.json --server-groups " + kDir +
-                       "server_groups.json --reserved-host-memory-mb 4096 --node-rule free --out " + snap);
+    auto r = import_fixture(snap);
     ASSERT_EQ(r.code, 0) << r.err;
     r = run_vmcap("plan --cluster " + snap + " --quiet --max-migrations 12 --max-evaluations 200000 --out " + plan);
     ASSERT_EQ(r.code, 0) << r.err;
