@@ -258,7 +258,7 @@ namespace {
 /** The command line of `vmcap simulate`, parsed. */
 struct SimulateCommand {
     std::string trace_name, data_dir, host_type = "CQ3", compare, defrag_at, every, budget, out_csv, out_json, seed_text, weights,
-                                      demand_window, mpr, network_label, apply = "at-once", window;
+                                      demand_window, mpr, network_label, apply = "at-once", window, reserve_plan = "on";
     ScheduleParams schedule;
     std::vector<std::string> weight_overrides;  ///< --weight NAME=W
     int hosts = 0, copies = 1, seeds = 1, hosts_per_rack = 20, racks_per_pod = 10, vdc_cap = 30;
@@ -311,6 +311,10 @@ po::options_description simulate_options(SimulateCommand& c) {
         ("apply", po::value(&c.apply)->default_value("at-once"),
          "at-once: each night's plan applied at the night's time; waves: scheduled into waves (the limits below) and run over "
          "their duration while arrivals go on, each destination held from its step's start")
+        ("reserve-plan", po::value(&c.reserve_plan)->default_value("on"),
+         "with --apply waves: on: a running plan keeps the room its later steps need on their destinations (reserved from the "
+         "night, topped up as its earlier steps and departures free it, until each step starts), so arrivals do not take it; "
+         "off: arrivals may take it and the step is dropped")
         ;
     // clang-format on
     add_vnuma_rule_options(desc);
@@ -388,6 +392,9 @@ void check_simulate(SimulateCommand& c, const po::variables_map& vm) {
     check_schedule_options(c.schedule, c.window);
     if (c.apply == "waves" || !c.window.empty()) b.schedule = c.schedule;  // the window: a budget in time
     b.apply_over_duration = c.apply == "waves";
+    if (c.reserve_plan != "on" && c.reserve_plan != "off")
+        throw UsageError("--reserve-plan must be on or off, got '" + c.reserve_plan + "'");
+    b.reserve_plan = c.reserve_plan == "on";
     b.bpc_mbps = c.bpc;
     b.vdc_cap = c.vdc_cap;
     b.bw_price_per_mbps_h = c.bw_price_gbps_h / 1000.0;

@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <functional>
 #include <limits>
+#include <map>
 #include <queue>
 #include <span>
 #include <tuple>
@@ -160,9 +161,31 @@ public:
      * fits, the destination's nodes are held (SearchState::hold; a remap on its own host holds
      * nothing) while the VM still runs on its source; at its end the hold is given back and the
      * VM migrates (migrate()). A step that no longer fits at its start or end, or whose VM has
-     * departed, is dropped. `tag` is handed to on_step when it ends. O(log steps).
+     * departed, is dropped. `tag` is handed to on_step when it ends. With set_reserve_steps(true)
+     * the step's room on its destination is reserved from this call (below). O(log steps) without
+     * a reservation, + top-up's cost with one.
      */
-    void launch(int vm, int host, const std::array<std::uint8_t, kMaxVNuma>& pnuma, double start, double end, std::size_t tag);
+    void launch(int vm, int host, const std::array<std::uint8_t, kMaxVNuma>& pnuma, double start, double end, std::size_t tag,
+                double reserve_until = kNever);
+
+    /**
+     * On: every step launched from now keeps the room it needs on its destination from its
+     * launch until it starts, or until `reserve_until` (launch(); the plan's window) if earlier —
+     * so that arrivals do not take it. The room it needs: its VM's per-node demand on the
+     * destination's pNUMA nodes (for a remap on its own host, only what its present nodes do
+     * not hold already). What is free of it is held at once (SearchState::hold_amounts, seen by
+     * every placer as used, and by anything reading the state's free amounts), the rest as it
+     * frees up on that host (a departure, a migration off it, a step's end, a reservation given
+     * back), the steps waiting on one host served in launch order. A reservation is given back
+     * when its step starts (then the step is re-checked and held in flight as without it; a
+     * remap keeps it until its end), when its VM departs, and at reserve_until. Off (the
+     * default): none. O(1).
+     */
+    void set_reserve_steps(bool on) { reserve_ = on; }
+
+    /** Per node of `host`, [node * R + r]: what the waiting steps reserve on it now (0 without
+     *  reservations). O(waiting steps on the host x nodes x R). */
+    std::vector<Amount> reserved_on(int host) const;
 
     /** Steps launched and not ended yet. O(1). */
     bool steps_in_flight() const { return !step_events_.empty(); }
@@ -175,13 +198,18 @@ public:
 private:
     static constexpr double kNever = std::numeric_limits<double>::infinity();
 
-    /** A step in flight (launch()); `held`: its destination's nodes are held now. */
+    /** A step in flight (launch()); `held`: its destination's nodes are held now. With a
+     *  reservation (set_reserve_steps): `want`, the room it needs on its destination, and `got`,
+     *  what is reserved of it now ([node * R + r]); `waiting`: in waiting_ (not started). */
     struct Step {
         int vm, host;
         std::array<std::uint8_t, kMaxVNuma> pnuma;
         double end;
         std::size_t tag;
         bool held;
+        std::vector<Amount> want = {}, got = {};
+        bool waiting = false;
+        bool kept = false;  ///< a remap in flight still holding `got`
     };
 
     void depart_next();
@@ -191,6 +219,16 @@ private:
     /** arrive()'s migrations for `vm`, refused by the placer; whether it is placed after them. */
     bool admit_with_migrations(int vm, Arrival& out);
     Embedding embedding(int vm, const std::array<std::uint8_t, kMaxVNuma>& pnuma) const;
+    /** Step i's reservation: the room it needs computed, what is free of it reserved. */
+    void reserve(int i);
+    /** Gives back step i's reservation (it leaves waiting_); whether it held any room. */
+    bool release(int i);
+    /** The waiting steps on `host`, in launch order, take what is free of what they still need. */
+    void top_up(int host);
+    /** `host` gained room: its waiting steps top up before the next arrival (flush). */
+    void gained(int host);
+    /** top_up on every host that gained room since the last flush. */
+    void flush();
 
     SearchState state_;
     Placer& placer_;
@@ -199,13 +237,17 @@ private:
     using Departure = std::pair<double, int>;  // (time, vm): a total order, deterministic
     std::priority_queue<Departure, std::vector<Departure>, std::greater<>> departures_;
     std::vector<Step> steps_;
-    using StepEvent = std::tuple<double, int, int>;  // (time, 0 end / 1 start, step): ends first on ties
+    using StepEvent = std::tuple<double, int, int>;  // (time, 0 end / 1 start / 2 reservation end, step): ends first on ties
     std::priority_queue<StepEvent, std::vector<StepEvent>, std::greater<>> step_events_;
     int k_ = 0;
     MakeRoom make_room_;
     std::vector<std::int64_t> room_failed_at_;  ///< [flavor]: changes_ when make_room last made no room
     std::int64_t changes_ = 0;                  ///< departures and migrations so far
     std::int64_t live_ = 0, departed_ = 0;
+    bool reserve_ = false;                        ///< set_reserve_steps
+    std::map<int, std::vector<int>> waiting_;     ///< host -> steps reserving room on it, launch order
+    std::map<int, std::vector<int>> waiting_vm_;  ///< VM -> its steps in waiting_
+    std::vector<int> dirty_;                      ///< hosts with waiting steps that gained room since the last flush
 };
 
 }  // namespace vmcap

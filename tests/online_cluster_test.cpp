@@ -429,5 +429,209 @@ TEST(OnlineCluster, MakeRoomMigrationsAdmitAnArrivalAndAFlavorWithoutRoomIsNotRe
     EXPECT_EQ(c.live(), 3);
 }
 
+/** Per host, every node's free amounts as recomputed from the VMs on it, less `held` (the test's
+ *  account of the in-flight holds: host -> vCPU of a 4 GiB-per-vCPU share on node 0) and what the
+ *  cluster says is reserved there: equal to the state's, and never below zero (no node over its
+ *  capacity, reservations counted). */
+void expect_room(const OnlineCluster& c, const std::map<int, Amount>& held) {
+    const SearchState& s = c.state();
+    const Problem& p = s.problem();
+    const int R = p.num_resources();
+    for (int h = 0; h < static_cast<int>(p.hosts.size()); ++h) {
+        std::vector<Amount> f = p.host_type_of(h).node_capacity;
+        for (int v = 0; v < static_cast<int>(p.vms.size()); ++v)
+            if (s.is_placed(v) && s.host_of(v) == h) {
+                const Flavor& fl = p.flavors[static_cast<std::size_t>(s.flavor_of(v))];
+                for (int i = 0; i < fl.num_vnuma(); ++i)
+                    for (int r = 0; r < R; ++r) f[static_cast<std::size_t>(s.pnuma_of(v)[i] * R + r)] -= fl.node_demand[r];
+            }
+        if (const auto it = held.find(h); it != held.end()) {
+            f[kVcpu] -= it->second;
+            f[kRamMib] -= it->second * 4 * 1024;
+        }
+        const std::vector<Amount> reserved = c.reserved_on(h);
+        for (std::size_t i = 0; i < f.size(); ++i) {
+            EXPECT_GE(reserved[i], 0) << "host " << h;
+            EXPECT_EQ(s.free_of(h)[i], f[i] - reserved[i]) << "host " << h << " entry " << i;
+            EXPECT_GE(s.free_of(h)[i], 0) << "host " << h << " entry " << i;
+        }
+    }
+}
+
+/** Four one-node hosts of 8 vCPU: VM 0 (8 vCPU) on host 0, VM 1 (4 vCPU) on host 1 by first fit,
+ *  then a plan launched at 2 s: A moves VM 1 to host 2 over [10, 20] s, B moves VM 0 into the
+ *  room A frees on host 1 over [25, 35] s (4 vCPU free there from the start, 4 more from A's end). */
+struct PlanRace {
+    TwoHosts a;
+    std::unique_ptr<Placer> placer = make_placer("first-fit");
+    OnlineCluster c;
+    std::vector<std::pair<std::size_t, bool>> ended;
+    OnlineCluster::StepEnded on_step = [this](std::size_t tag, bool moved) { ended.emplace_back(tag, moved); };
+
+    PlanRace(std::vector<TraceVm> later, bool reserve, double reserve_until = kInf, double vm0_departs = kInf)
+        : a(trace_of(std::move(later), vm0_departs), 4), c(*a.model, *placer) {
+        c.set_reserve_steps(reserve);
+        for (int v = 0; v < 2; ++v) EXPECT_TRUE(c.arrive(v, a.trace[static_cast<std::size_t>(v)].departure_s).placed);
+        EXPECT_EQ(c.state().host_of(0), 0);
+        EXPECT_EQ(c.state().host_of(1), 1);
+        c.advance_to(2.0, on_step);
+        c.launch(1, 2, Nodes{0}, 10.0, 20.0, 0, reserve_until);
+        c.launch(0, 1, Nodes{0}, 25.0, 35.0, 1, reserve_until);
+    }
+    static std::vector<TraceVm> trace_of(std::vector<TraceVm> later, double vm0_departs) {
+        std::vector<TraceVm> t{vm_of(0, vm0_departs, 8), vm_of(1, kInf, 4)};
+        t.insert(t.end(), later.begin(), later.end());
+        return t;
+    }
+    /** Arrival v at its trace time (events before it first). */
+    OnlineCluster::Arrival arrive(int v) {
+        const TraceVm& vm = a.trace[static_cast<std::size_t>(v)];
+        c.advance_to(vm.arrival_s, on_step);
+        return c.arrive(v, vm.departure_s);
+    }
+};
+
+TEST(OnlineCluster, AReservationKeepsTheRoomALaterStepNeedsFromArrivals) {
+    for (const bool reserve : {false, true}) {
+        SCOPED_TRACE(reserve ? "reserved" : "not reserved");
+        // VM 2 (4 vCPU) at 5 s, VM 3 (8 vCPU) at 22 s.
+        PlanRace r({vm_of(5, kInf, 4), vm_of(22, kInf, 8)}, reserve);
+        expect_room(r.c, {});
+        EXPECT_EQ(r.c.reserved_on(1)[kVcpu], reserve ? 4 : 0) << "what is free of B's room is reserved at once";
+        EXPECT_EQ(r.c.reserved_on(2)[kVcpu], reserve ? 4 : 0) << "A's room";
+        ASSERT_TRUE(r.arrive(2).placed);
+        EXPECT_EQ(r.c.state().host_of(2), reserve ? 2 : 1) << "first fit takes host 1's free half unless it is reserved";
+        expect_room(r.c, {});
+        r.c.advance_to(10.0, r.on_step);
+        expect_room(r.c, {{2, 4}});  // A in flight: its reservation became its hold
+        EXPECT_EQ(r.c.reserved_on(2)[kVcpu], 0);
+        r.c.advance_to(20.0, r.on_step);
+        ASSERT_EQ(r.ended.size(), 1U);
+        EXPECT_EQ(r.ended[0], std::make_pair(std::size_t{0}, true));
+        EXPECT_EQ(r.c.reserved_on(1)[kVcpu], reserve ? 8 : 0) << "the room A freed went to B at once";
+        expect_room(r.c, {});
+        ASSERT_TRUE(r.arrive(3).placed);
+        EXPECT_EQ(r.c.state().host_of(3), 3) << "no host but the empty one has 8 vCPU free";
+        r.c.advance_to(25.0, r.on_step);
+        expect_room(r.c, reserve ? std::map<int, Amount>{{1, 8}} : std::map<int, Amount>{});
+        r.c.advance_to(35.0, r.on_step);
+        ASSERT_EQ(r.ended.size(), 2U);
+        EXPECT_EQ(r.ended[1], std::make_pair(std::size_t{1}, reserve)) << "without the reservation B no longer fits when due";
+        EXPECT_EQ(r.c.state().host_of(0), reserve ? 1 : 0);
+        expect_room(r.c, {});
+        EXPECT_FALSE(r.c.steps_in_flight());
+        r.c.state().check_consistency();  // nothing held or reserved any more
+    }
+}
+
+TEST(OnlineCluster, AReservationIsGivenBackWhenItsVmDeparts) {
+    // VM 2 (4 vCPU) at 5 s; VM 0 departs at 22 s, before B starts; VM 3 (8 vCPU) at 23 s.
+    PlanRace r({vm_of(5, kInf, 4), vm_of(23, kInf, 8)}, true, kInf, 22.0);
+    ASSERT_TRUE(r.arrive(2).placed);
+    r.c.advance_to(21.0, r.on_step);
+    EXPECT_EQ(r.c.reserved_on(1)[kVcpu], 8);
+    r.c.advance_to(22.0, r.on_step);
+    EXPECT_EQ(r.c.departed(), 1);
+    EXPECT_EQ(r.c.reserved_on(1)[kVcpu], 0) << "B's VM left: its room is given back at once";
+    EXPECT_EQ(r.c.state().free_of(1)[kVcpu], 8);
+    expect_room(r.c, {});
+    // Host 0 (VM 0's) is free too: half fill it so that first fit must come to host 1.
+    ASSERT_TRUE(r.c.migrate(2, 0, Nodes{0}));
+    ASSERT_TRUE(r.arrive(3).placed);
+    EXPECT_EQ(r.c.state().host_of(3), 1) << "the room B no longer needs takes an arrival";
+    r.c.finish_steps(r.on_step);
+    ASSERT_EQ(r.ended.size(), 2U);
+    EXPECT_EQ(r.ended[1], std::make_pair(std::size_t{1}, false)) << "B is dropped: its VM left";
+    expect_room(r.c, {});
+    r.c.state().check_consistency();
+}
+
+TEST(OnlineCluster, ReservationsEndWithThePlansWindow) {
+    // The window ends at 21 s, before B starts at 25 s: B's room is kept from 20 s (A's end) to
+    // 21 s only; VM 2 (8 vCPU) at 22 s takes it (first fit: host 1 is the first with 8 free).
+    PlanRace r({vm_of(22, kInf, 8)}, true, 21.0);
+    r.c.advance_to(20.0, r.on_step);
+    EXPECT_EQ(r.c.reserved_on(1)[kVcpu], 8);
+    expect_room(r.c, {});
+    r.c.advance_to(21.0, r.on_step);
+    EXPECT_EQ(r.c.reserved_on(1)[kVcpu], 0);
+    EXPECT_EQ(r.c.state().free_of(1)[kVcpu], 8);
+    ASSERT_TRUE(r.arrive(2).placed);
+    EXPECT_EQ(r.c.state().host_of(2), 1);
+    r.c.advance_to(40.0, r.on_step);
+    ASSERT_EQ(r.ended.size(), 2U);
+    EXPECT_EQ(r.ended[1], std::make_pair(std::size_t{1}, false));
+    expect_room(r.c, {});
+}
+
+/** Random arrivals and departures on three CQ3 hosts with random plans launched over them, their
+ *  steps reserving room: after every event no node is over its capacity counting what is held
+ *  and reserved (the free amounts never below zero, and free + reserved never above what the VMs
+ *  leave), and once every step has ended nothing is held or reserved any more. */
+TEST(OnlineCluster, ReservationsNeverOverfillANodeAndAllEnd) {
+    for (std::uint64_t seed = 1; seed <= 4; ++seed) {
+        SCOPED_TRACE("seed " + std::to_string(seed));
+        const Arriving a(random_trace(seed, 200), uniform_host_type("CQ3", 8, 32 * 1024), 3);
+        const Problem& p = a.problem;
+        const int R = p.num_resources();
+        auto placer = make_placer("best-fit");
+        OnlineCluster c(*a.model, *placer);
+        c.set_reserve_steps(true);
+        std::mt19937_64 rng(seed);
+        int moved = 0, dropped = 0, reserved_seen = 0;
+        const auto on_step = [&](std::size_t, bool m) { ++(m ? moved : dropped); };
+        const auto check = [&](bool none_held) {
+            for (int h = 0; h < static_cast<int>(p.hosts.size()); ++h) {
+                std::vector<Amount> used(p.host_type_of(h).node_capacity.size(), 0);
+                for (int v = 0; v < static_cast<int>(p.vms.size()); ++v)
+                    if (c.state().is_placed(v) && c.state().host_of(v) == h) {
+                        const Flavor& fl = p.flavors[static_cast<std::size_t>(c.state().flavor_of(v))];
+                        for (int i = 0; i < fl.num_vnuma(); ++i)
+                            for (int r = 0; r < R; ++r)
+                                used[static_cast<std::size_t>(c.state().pnuma_of(v)[i] * R + r)] += fl.node_demand[r];
+                    }
+                const std::vector<Amount> res = c.reserved_on(h);
+                for (std::size_t i = 0; i < used.size(); ++i) {
+                    const Amount cap = p.host_type_of(h).node_capacity[i], f = c.state().free_of(h)[i];
+                    reserved_seen += res[i] > 0 ? 1 : 0;
+                    ASSERT_GE(f, 0) << "host " << h << " entry " << i;
+                    ASSERT_LE(used[i] + res[i] + f, cap) << "host " << h << " entry " << i << ": holds below zero";
+                    if (none_held) {
+                        ASSERT_EQ(used[i] + f, cap) << "host " << h << " entry " << i << ": something still held";
+                    }
+                }
+            }
+        };
+        for (std::size_t i = 0; i < a.arrivals.size(); ++i) {
+            const TraceVm& vm = a.trace[a.arrivals[i]];
+            c.advance_to(vm.arrival_s, on_step);
+            ASSERT_NO_FATAL_FAILURE(check(false));
+            c.arrive(static_cast<int>(i), vm.departure_s);
+            ASSERT_NO_FATAL_FAILURE(check(false));
+            if (i % 15 != 0) continue;
+            std::vector<int> on;  // a plan: steps of random placed VMs to random nodes, over the next 300 s
+            for (int v = 0; v <= static_cast<int>(i); ++v)
+                if (c.state().is_placed(v)) on.push_back(v);
+            for (int n = 0; n < 6 && !on.empty(); ++n) {
+                const int v = on[rng() % on.size()];
+                const int h = static_cast<int>(rng() % p.hosts.size());
+                const auto& e = a.model->evaluator(p.hosts[static_cast<std::size_t>(h)].type, c.state().flavor_of(v)).placements();
+                const double start = vm.arrival_s + static_cast<double>(rng() % 300);
+                c.launch(v, h, e[rng() % e.size()].map, start, start + static_cast<double>(rng() % 60), 0,
+                         rng() % 4 == 0 ? vm.arrival_s + 100.0 : kInf);
+            }
+            ASSERT_NO_FATAL_FAILURE(check(false));
+        }
+        c.finish_steps(on_step);
+        ASSERT_NO_FATAL_FAILURE(check(true));
+        c.advance_to(kInf, on_step);
+        ASSERT_NO_FATAL_FAILURE(check(true));
+        c.state().check_consistency();
+        EXPECT_GT(moved, 0);
+        EXPECT_GT(dropped, 0);
+        EXPECT_GT(reserved_seen, 0);
+    }
+}
+
 }  // namespace
 }  // namespace vmcap

@@ -510,23 +510,28 @@ TEST(Simulate, WavesOfNoDurationAreThePlanAppliedAtOnce) {
 TEST(Simulate, WavesOverHoursDropWhatNoLongerFitsAndAccountForEveryStep) {
     // Slow migrations (100 Mbps: a 32 GiB VM takes over an hour) while the trace goes on: every
     // planned step either completes (re-checked for room when it ends) or is dropped, per night.
+    // With and without the plan's reservations for its later steps.
     const auto trace = synthetic_trace(1);
-    SimulateOptions o = options("greedy");
-    o.schedule = ScheduleParams{};
-    o.schedule->durations.mbps = 100;
-    o.apply_over_duration = true;
-    const SimulateResult r = simulate(trace, o);
-    std::int64_t planned = 0;
-    for (const SimulateDay& d : r.days) {
-        EXPECT_EQ(d.migrations + d.steps_dropped, d.planned_migrations) << "day " << d.day;
-        EXPECT_GE(d.makespan_s, d.planned_migrations > 0 ? 3600.0 : 0.0);
-        planned += d.planned_migrations;
+    for (const bool reserve : {false, true}) {
+        SCOPED_TRACE(reserve ? "reserved" : "not reserved");
+        SimulateOptions o = options("greedy");
+        o.schedule = ScheduleParams{};
+        o.schedule->durations.mbps = 100;
+        o.apply_over_duration = true;
+        o.reserve_plan = reserve;
+        const SimulateResult r = simulate(trace, o);
+        std::int64_t planned = 0;
+        for (const SimulateDay& d : r.days) {
+            EXPECT_EQ(d.migrations + d.steps_dropped, d.planned_migrations) << "day " << d.day;
+            EXPECT_GE(d.makespan_s, d.planned_migrations > 0 ? 3600.0 : 0.0);
+            planned += d.planned_migrations;
+        }
+        EXPECT_GT(r.migrations, 0);
+        EXPECT_EQ(r.migrations + r.steps_dropped, planned);
+        const SimulateResult again = simulate(trace, o);
+        EXPECT_EQ(again.rejected, r.rejected);
+        EXPECT_EQ(again.steps_dropped, r.steps_dropped);
     }
-    EXPECT_GT(r.migrations, 0);
-    EXPECT_EQ(r.migrations + r.steps_dropped, planned);
-    const SimulateResult again = simulate(trace, o);
-    EXPECT_EQ(again.rejected, r.rejected);
-    EXPECT_EQ(again.steps_dropped, r.steps_dropped);
 }
 
 TEST(Simulate, ARamBudgetBoundsWhatANightCopies) {

@@ -304,6 +304,28 @@ void SearchState::hold(int host, const Embedding& emb, int flavor, int sign) {
     refresh_host(host, emb.mask);
 }
 
+void SearchState::hold_amounts(int host, const std::vector<Amount>& amounts, int sign) {
+    require_arrivals_supported("SearchState::hold_amounts");
+    if (sign != 1 && sign != -1) throw std::logic_error("SearchState::hold_amounts: sign must be +1 or -1");
+    const int n = nodes_[host];
+    if (amounts.size() != static_cast<std::size_t>(n * R_))
+        throw std::logic_error("SearchState::hold_amounts: one amount per node and resource");
+    const HostType& type = problem().host_type_of(host);
+    Amount* fd = free_.data() + free_off_[host];
+    int mask = 0;
+    for (int i = 0; i < n * R_; ++i) {
+        const Amount after = fd[i] - sign * amounts[static_cast<std::size_t>(i)];
+        if (amounts[static_cast<std::size_t>(i)] < 0 || after < 0 || after > type.node_capacity[static_cast<std::size_t>(i)])
+            throw std::logic_error(sign > 0 ? "SearchState::hold_amounts: no room on the held nodes"
+                                            : "SearchState::hold_amounts: nothing held on the released nodes");
+        if (amounts[static_cast<std::size_t>(i)] != 0) mask |= 1 << (i / R_);
+    }
+    if (mask == 0) return;
+    for (int i = 0; i < n * R_; ++i) fd[i] -= sign * amounts[static_cast<std::size_t>(i)];
+    host_version_[host] = ++clock_;
+    refresh_host(host, mask);
+}
+
 std::vector<Placement> SearchState::displaced_placements() const {
     std::vector<Placement> out;
     const std::vector<int>& moved = displaced_vms();

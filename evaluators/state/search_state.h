@@ -182,6 +182,16 @@ public:
      * VMCAP)).
      */
     void hold(int host, const Embedding& emb, int flavor, int sign);
+    /**
+     * Holds (sign +1) or gives back (sign -1) `amounts` on `host`'s pNUMA nodes without a VM,
+     * [node * R + r] over every node of the host (nodes_of(host) x R entries, each >= 0): room a
+     * plan keeps for its own later steps (`vmcap simulate --reserve-plan`), any share of a node.
+     * As hold(): no rule's aggregates see it, check_consistency() fails while one is outstanding.
+     * Throws std::logic_error if the model has objective terms, the size is wrong, an amount is
+     * negative, or a node would go below zero free or above its capacity; the state is then
+     * unchanged. O(nodes x R + targets x VMCAP).
+     */
+    void hold_amounts(int host, const std::vector<Amount>& amounts, int sign);
     /** Is `vm` on a host (false only for an arriving VM not placed yet, or departed)? */
     bool is_placed(int vm) const { return vm_[vm].host != kUnplaced; }
 

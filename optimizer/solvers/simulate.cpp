@@ -29,9 +29,10 @@ namespace {
 class Run {
 public:
     Run(const std::vector<TraceVm>& trace, const std::vector<std::size_t>& arrivals, const CapacityModel& model, Placer& placer,
-        int migrations_per_request)
+        int migrations_per_request, bool reserve_plan)
         : trace_(trace), arrivals_(arrivals), cluster_(model, placer) {
         cluster_.set_make_room(migrations_per_request, make_room);
+        cluster_.set_reserve_steps(reserve_plan);
     }
 
     const SearchState& state() const { return cluster_.state(); }
@@ -48,10 +49,13 @@ public:
     void finish_flights(SimulateResult& out) { cluster_.finish_steps(step_ended(out)); }
 
     /** The steps of `plan` (on the cluster of `original`) start at trace time t0 + their start_s
-     *  and end at t0 + end_s (Plan::schedule set); their figures go to out.days[row]. */
-    void launch(const Plan& plan, const std::vector<int>& original, double t0, std::size_t row) {
+     *  and end at t0 + end_s (Plan::schedule set); their figures go to out.days[row]. With
+     *  reservations (SimulateOptions::reserve_plan) each keeps its room until it starts, at most
+     *  until t0 + window_s (the plan's window; none: its makespan). */
+    void launch(const Plan& plan, const std::vector<int>& original, double t0, double window_s, std::size_t row) {
         for (const PlanStep& st : plan.steps)
-            cluster_.launch(original[static_cast<std::size_t>(st.vm)], st.to_host, st.to_pnuma, t0 + st.start_s, t0 + st.end_s, row);
+            cluster_.launch(original[static_cast<std::size_t>(st.vm)], st.to_host, st.to_pnuma, t0 + st.start_s, t0 + st.end_s, row,
+                            t0 + window_s);
     }
 
     /** Arrival a: placed (with live migrations that make room for it, when allowed), or rejected
@@ -219,7 +223,7 @@ bool defragment(Run& run, const SimulateOptions& o, int night, const WindowDeman
     day.planned_ram_mib = plan.migrated_ram_mib;
     day.makespan_s = plan.schedule ? plan.schedule->makespan_s : 0.0;
     if (o.apply_over_duration) {  // counted as the steps end (Run::launch)
-        run.launch(plan, original, t, row);
+        run.launch(plan, original, t, o.schedule->window_s > 0.0 ? o.schedule->window_s : day.makespan_s, row);
     } else {
         for (const PlanStep& st : plan.steps)
             if (!run.migrate(original[static_cast<std::size_t>(st.vm)], st.to_host, st.to_pnuma))
@@ -364,7 +368,7 @@ SimulateResult simulate(const std::vector<TraceVm>& trace, const SimulateOptions
     const Problem placing = placing_problem(trace, o, arrivals);
     const CapacityModel model(placing);
     std::unique_ptr<Placer> placer = make_placer(o.replay.placer);
-    Run run(trace, arrivals, model, *placer, o.migrations_per_request);
+    Run run(trace, arrivals, model, *placer, o.migrations_per_request, o.apply_over_duration && o.reserve_plan);
     Pool pool(placing);
     SimulateResult out;
     for (const Flavor& f : placing.flavors) out.flavors.push_back(f.name);

@@ -124,6 +124,14 @@ struct SimulateOptions {
      *  TimeLimit; a night's search running then stops too and its best plan is applied); +infinity:
      *  none. */
     double time_limit_s = std::numeric_limits<double>::infinity();
+    /** With apply_over_duration: a running plan keeps what its later steps need (OnlineCluster::
+     *  set_reserve_steps): from the night's time each step's room on its destination (its VM's
+     *  per-node demand on its pNUMA nodes there) is reserved — what is free at once, the rest as
+     *  it frees up on that host (the plan's own earlier steps, departures) — and seen by the placer
+     *  and make_room as used, until the step starts (then held in flight), its VM departs, or the
+     *  plan's window ends (schedule window_s, else the plan's makespan). Ignored when plans are
+     *  applied at once. */
+    bool reserve_plan = true;
 };
 
 struct SimulateResult {
