@@ -4,7 +4,8 @@
 // with which budget: the triggers fire at the expected trace times, the daily budget is kept
 // (triggered and both), a plan that lowers the forecast coverage is never applied. On the real
 // Azure trace (skipped without ../shared/data): at 1,500 CQ3 hosts the forecast flags the flavors
-// that are then rejected, 8c14g and 8c56g among them, and not the plentiful ones.
+// that are then rejected in bulk (8c14g from the second night on, 8c56g at the end of the span),
+// and not the plentiful ones.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -229,9 +230,12 @@ TEST(SimulateForecast, OnAzureItFlagsTheFlavorsThatAreThenRejected) {
         }
     }
     ASSERT_GE(nights, 3);
-    // The forecast weights 8c14g and 8c56g by itself: short of their need every night.
-    EXPECT_EQ(flagged["8c14g"], nights);
-    EXPECT_EQ(flagged["8c56g"], nights);
+    // The forecast weights 8c14g by itself: short of its need at every row but the first (its need
+    // about 4,400 VMs, its capacity 3,700 at the second night down to 190 at the end). 8c56g only
+    // at the end of the span, when its capacity has fallen to 43 against a need of 704: at the
+    // nights it has 958 to 2,817 against 252 to 324.
+    EXPECT_GE(flagged["8c14g"], nights - 1);
+    EXPECT_GE(flagged["8c56g"], 1);
     // Every flavor rejected in bulk (more than 1% of the rejections) was flagged on some night, and
     // the flavors with capacity to spare (the small ones) never are.
     for (const auto& [name, count] : r.rejected_by_flavor)
