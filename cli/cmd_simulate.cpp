@@ -81,11 +81,37 @@ struct Config {
     std::string budget;  ///< as given (--defrag-budget or budget=)
 };
 
-/** --weights / weights=: multi-numa, all or demand. */
+/** --weights / weights=: multi-numa, all, demand or forecast. */
 void read_weights(const std::string& text, SimulateOptions& o) {
-    if (text != "multi-numa" && text != "all" && text != "demand")
-        throw UsageError("--weights: expected multi-numa, all or demand, got '" + text + "'");
+    if (text != "multi-numa" && text != "all" && text != "demand" && text != "forecast")
+        throw UsageError("--weights: expected multi-numa, all, demand or forecast, got '" + text + "'");
     o.replay.targets = text;
+}
+
+/** --defrag-when / when=: nightly, triggered or both. */
+void read_when(const std::string& text, SimulateOptions& o) {
+    if (text != "nightly" && text != "triggered" && text != "both")
+        throw UsageError("--defrag-when: expected nightly, triggered or both, got '" + text + "'");
+    o.defrag_when = text;
+}
+
+/** --daily-budget: "1%" (of the VMs on a host at the day's first run) or a count. */
+void read_daily_budget(const std::string& text, SimulateOptions& o) {
+    try {
+        std::size_t used = 0;
+        if (!text.empty() && text.back() == '%') {
+            const double pct = std::stod(text.substr(0, text.size() - 1), &used);
+            if (used != text.size() - 1 || !(pct >= 0.0 && pct <= 100.0)) throw std::invalid_argument("range");
+            o.daily_budget_fraction = pct / 100.0;
+            o.daily_budget_count = -1;
+            return;
+        }
+        const long long n = std::stoll(text, &used);
+        if (used != text.size() || n < 0) throw std::invalid_argument("range");
+        o.daily_budget_count = n;
+    } catch (const std::exception&) {
+        throw UsageError("--daily-budget: expected a percentage such as 1% or a count >= 0, got '" + text + "'");
+    }
 }
 
 /** --migrations-per-request / mpr=: a count >= 0. */
@@ -132,10 +158,12 @@ std::vector<Config> read_configs(const std::string& compare, const SimulateOptio
                 read_budget(cfg.budget = value, cfg.options);
             } else if (key == "mpr") {
                 read_mpr(value, cfg.options);
+            } else if (key == "when") {
+                read_when(value, cfg.options);
             } else if (is_own) {
                 cfg.options.defrag_options[key] = value;
             } else {
-                throw UsageError("--compare: unknown field '" + field + "' in '" + c + "' (weights=, budget=, mpr=" + own + ")");
+                throw UsageError("--compare: unknown field '" + field + "' in '" + c + "' (weights=, budget=, mpr=, when=" + own + ")");
             }
         }
         try {
@@ -166,7 +194,8 @@ std::string compare_help(const NightPolicies& policies) {
         for (const NightOptionInfo& o : p.options) text += " [:" + o.key + "= " + o.help + "]";
     }
     return text +
-           "; each optionally followed by :weights=W :budget=B :mpr=K overriding the options below and by the policy's own options "
+           "; each optionally followed by :weights=W :budget=B :mpr=K :when=nightly|triggered|both overriding the options below and by the "
+           "policy's own options "
            "(e.g. none,sa,sa:budget=1%,sa:weights=demand,none:mpr=2,tabu:tenure=30)";
 }
 
@@ -214,6 +243,9 @@ SimulationRun run_config(const Config& c, std::uint64_t seed, const std::vector<
     if (r.steps_dropped > 0)
         std::printf("%-22s       %lld planned steps dropped: no longer fitting when due (--apply waves)\n", "",
                     static_cast<long long>(r.steps_dropped));
+    if (r.triggered_runs > 0 || r.plans_refused > 0)
+        std::printf("%-22s       %lld triggered run(s); %lld plan(s) not applied: they lowered the forecast coverage\n", "",
+                    static_cast<long long>(r.triggered_runs), static_cast<long long>(r.plans_refused));
     if (r.stopped_by != StopReason::Complete)
         std::printf("note: %s stopped by %s after %.1f of %.1f days: the figures above cover what was simulated\n", c.label.c_str(),
                     std::string(to_string(r.stopped_by)).c_str(), r.days.empty() ? 0.0 : r.days.back().time_s / 86400.0,
@@ -258,7 +290,8 @@ namespace {
 /** The command line of `vmcap simulate`, parsed. */
 struct SimulateCommand {
     std::string trace_name, data_dir, host_type = "CQ3", compare, defrag_at, every, budget, out_csv, out_json, seed_text, weights,
-                                      demand_window, mpr, network_label, apply = "at-once", window, reserve_plan = "on";
+                                      demand_window, mpr, network_label, apply = "at-once", window, reserve_plan = "on", when = "nightly", trigger_every = "1h",
+                                      daily_budget, horizon = "24h";
     ScheduleParams schedule;
     std::vector<std::string> weight_overrides;  ///< --weight NAME=W
     int hosts = 0, copies = 1, seeds = 1, hosts_per_rack = 20, racks_per_pod = 10, vdc_cap = 30;
@@ -297,7 +330,20 @@ po::options_description simulate_options(SimulateCommand& c) {
         ("defrag-every", po::value(&c.every)->default_value("24h"), "interval between defragmentations")
         ("defrag-budget", po::value(&c.budget)->default_value("0.5%"), "live migrations per night: a percentage of the VMs then, a count, or the RAM they may copy (e.g. 512GiB)")
         ("weights", po::value(&c.weights)->default_value("multi-numa"),
-         "target weights of the nightly search: multi-numa | all (fixed) | demand (each night, the flavors' shares of the requests of the demand window)")
+         "target weights of the nightly search: multi-numa | all (fixed) | demand (each night, the flavors' shares of the requests of the demand window) "
+         "| forecast (each night, 0.01 per flavor plus 1 per VM of capacity up to the flavor's forecast need: --forecast-*)")
+        ("forecast-horizon", po::value(&c.horizon)->default_value("24h"),
+         "forecast need: the peak of a flavor's net arrivals over this long after the same time of each of the past days (at most 24h)")
+        ("forecast-days", po::value(&c.base.forecast.days)->default_value(3), "forecast need: the past days looked at (the max of their peaks)")
+        ("forecast-quantile", po::value(&c.base.forecast.quantile)->default_value(1.0),
+         "forecast need: the ceil(q x days)-th smallest daily peak instead of the max (q in (0, 1])")
+        ("defrag-when", po::value(&c.when)->default_value("nightly"),
+         "nightly (at --defrag-at) | triggered (every --trigger-every, when a flavor's capacity is below its forecast need; within "
+         "--daily-budget; a plan lowering the forecast coverage is not applied) | both")
+        ("trigger-every", po::value(&c.trigger_every)->default_value("1h"), "--defrag-when triggered|both: trace time between checks")
+        ("daily-budget", po::value(&c.daily_budget),
+         "--defrag-when triggered|both: live migrations per day over all its runs, a percentage of the VMs then or a count "
+         "(default: --defrag-budget)")
         ("weight", po::value(&c.weight_overrides)->composing(), "NAME=W: weight of flavor NAME in the nightly search, after --weights (repeatable)")
         ("demand-window", po::value(&c.demand_window)->default_value("24h"), "--weights demand: the requests of this long before the night")
         ("migrations-per-request", po::value(&c.mpr)->default_value("0"), "admission: up to K live migrations that make room for a request no host takes")
@@ -357,6 +403,13 @@ void check_simulate(SimulateCommand& c, const po::variables_map& vm) {
     b.defrag_every_s = parse_duration(c.every, "defrag-every");
     read_budget(c.budget, b);
     read_weights(c.weights, b);
+    read_when(c.when, b);
+    b.trigger_every_s = parse_duration(c.trigger_every, "trigger-every");
+    b.forecast.horizon_s = parse_duration(c.horizon, "forecast-horizon");
+    if (!(b.forecast.horizon_s <= 86400.0)) throw UsageError("--forecast-horizon must be at most 24h");
+    if (b.forecast.days < 1) throw UsageError("--forecast-days must be >= 1");
+    if (!(b.forecast.quantile > 0.0 && b.forecast.quantile <= 1.0)) throw UsageError("--forecast-quantile must be in (0, 1]");
+    if (vm.count("daily-budget")) read_daily_budget(c.daily_budget, b);
     for (const std::string& nw : c.weight_overrides) {
         const auto eq = nw.find('=');
         double w = -1.0;

@@ -17,8 +17,10 @@
 
 #include "evaluators/state/capacity_model.h"
 #include "evaluators/rules/link_filter.h"
+#include "evaluators/objective/uncovered_need_term.h"
 #include "evaluators/registry/registry.h"
 #include "evaluators/closed_forms/vmcap.h"
+#include "instances/forecast.h"
 #include "instances/snapshot_io.h"
 #include "optimizer/search/annealing.h"
 #include "cli/cli.h"
@@ -292,9 +294,12 @@ struct PlanOptions {
     bool quiet = false;
     std::string weights = "snapshot", demand_log;  ///< --weights, --demand-log
     double demand_window = 86400.0;
-    po::variables_map vm;     ///< for the model and term options (model_for, load_for_search)
-    DemandWeighting demand;   ///< --weights demand: what load_for_search applied (for the report and the plan file)
-    ScheduleParams schedule;  ///< waves, durations and --window
+    po::variables_map vm;         ///< for the model and term options (model_for, load_for_search)
+    DemandWeighting demand;       ///< --weights demand: what load_for_search applied (for the report and the plan file)
+    std::string requests;         ///< --requests: the request log the forecast needs come from
+    ForecastOptions forecast;     ///< --forecast-horizon, --forecast-days
+    double forecast_until = 0.0;  ///< the forecast's time (--forecast-until, else the log's last request)
+    ScheduleParams schedule;      ///< waves, durations and --window
     std::string window;
 };
 
@@ -345,6 +350,13 @@ bool parse_plan_options(const Args& args, PlanOptions& o) {
         ("demand-log", po::value(&o.demand_log), "--weights demand: request log CSV, header time_s,flavor, one row per VM request (docs/cli.md)")
         ("demand-window", po::value(&o.demand_window)->default_value(86400), "--weights demand: the window's length, seconds")
         ("demand-until", po::value<double>(), "--weights demand: the window's end, seconds in the log's time base (default: its last request)")
+        ("requests", po::value(&o.requests),
+         "forecast targets from a request log CSV (header time_s,flavor, as --demand-log): every flavor weighted 0.01 and the term "
+         "uncovered-need (weight 1 unless --uncovered-need is given) over each flavor's forecast need, the most requests it had in "
+         "--forecast-horizon after the same time of one of the last --forecast-days days (docs/cli.md)")
+        ("forecast-horizon", po::value(&o.forecast.horizon_s)->default_value(86400), "--requests: the hours ahead the need is for, seconds (at most 86400)")
+        ("forecast-days", po::value(&o.forecast.days)->default_value(3), "--requests: the past days looked at (the max of their counts)")
+        ("forecast-until", po::value<double>(), "--requests: the forecast's time, seconds in the log's time base (default: its last request)")
         ("drain", po::value<std::string>()->value_name("HOST,..."),
          "hosts to empty: their VMs are migrated off first (within the budget), then the search optimises with what is left; "
          "no VM moves onto them (added to the snapshot's constraints.drain_hosts)")
@@ -366,8 +378,9 @@ bool parse_plan_options(const Args& args, PlanOptions& o) {
     if (max_evals < 0 || check < 0) throw UsageError("--max-evaluations and --check must be >= 0");
     if (out.empty()) throw UsageError("--out must not be empty");
     check_output_path(out);  // before any work: an unwritable --out must not waste a night's search
-    check_outputs_distinct({{"--out", out}},
-                           {{"--cluster", cluster.empty() ? default_cluster_path() : cluster}, {"--demand-log", o.demand_log}});
+    check_outputs_distinct(
+        {{"--out", out}},
+        {{"--cluster", cluster.empty() ? default_cluster_path() : cluster}, {"--demand-log", o.demand_log}, {"--requests", o.requests}});
     if (algorithm != "sa" && algorithm != "tabu" && algorithm != "greedy") throw UsageError("--algorithm must be sa, tabu or greedy");
     if (tenure < 0 || candidates < 1) throw UsageError("--tabu-tenure must be >= 0 and --tabu-candidates >= 1");
     if (start != "greedy" && start != "snapshot") throw UsageError("--sa-start must be greedy or snapshot");
@@ -382,8 +395,52 @@ bool parse_plan_options(const Args& args, PlanOptions& o) {
         throw UsageError("--demand-window must be a finite number > 0 seconds");
     if (o.vm.count("demand-until") && !std::isfinite(o.vm["demand-until"].as<double>()))
         throw UsageError("--demand-until must be a finite number of seconds");
+    if (!o.requests.empty() && o.weights == "demand")
+        throw UsageError("--requests and --weights demand are exclusive (both set the weights)");
+    if (o.requests.empty() && (o.vm.count("forecast-until") || !o.vm["forecast-horizon"].defaulted() || !o.vm["forecast-days"].defaulted()))
+        throw UsageError("--forecast-horizon, --forecast-days and --forecast-until need --requests");
+    if (!(o.forecast.horizon_s > 0.0 && o.forecast.horizon_s <= 86400.0))
+        throw UsageError("--forecast-horizon must be in (0, 86400] seconds");
+    if (o.forecast.days < 1) throw UsageError("--forecast-days must be >= 1");
+    if (o.vm.count("forecast-until") && !std::isfinite(o.vm["forecast-until"].as<double>()))
+        throw UsageError("--forecast-until must be a finite number of seconds");
     check_schedule_options(o.schedule, o.window);
     return true;
+}
+
+/** `vmcap plan --requests`: every flavor of `p` weighted 0.01 with its forecast need
+ *  (forecast_need over the log's requests, each an arrival: its count in the window) and the
+ *  uncovered-need term of weight 1 unless the command line gave one. Throws InputError naming the
+ *  log (and line) on a malformed log, a request for a flavor `cluster` lacks, or less than a day
+ *  of requests before the forecast's time. */
+void apply_forecast(Problem& p, const std::string& cluster, PlanOptions& o) {
+    const std::vector<FlavorRequest> requests = read_request_log(o.requests);
+    if (requests.empty()) throw InputError(o.requests + ": no request (expected rows time_s,flavor after the header)");
+    std::map<std::string, int> index;
+    for (std::size_t f = 0; f < p.flavors.size(); ++f) index.emplace(p.flavors[f].name, static_cast<int>(f));
+    std::vector<FlavorEvent> events;
+    double first = requests.front().time_s, last = first;
+    for (const FlavorRequest& r : requests) {
+        const auto it = index.find(r.flavor);
+        if (it == index.end())
+            throw InputError(o.requests + ":" + std::to_string(r.line) + ": flavor '" + r.flavor + "' is not in " + cluster);
+        events.push_back(FlavorEvent{r.time_s, it->second, +1});
+        first = std::min(first, r.time_s);
+        last = std::max(last, r.time_s);
+    }
+    std::stable_sort(events.begin(), events.end(), [](const FlavorEvent& a, const FlavorEvent& b) { return a.time_s < b.time_s; });
+    o.forecast_until = o.vm.count("forecast-until") ? o.vm["forecast-until"].as<double>() : last;
+    const auto need = forecast_need(events, static_cast<int>(p.flavors.size()), first, o.forecast_until, o.forecast);
+    if (!need)
+        throw InputError(o.requests + ": less than a day of requests before " + fmt_num(o.forecast_until) + " s (the first at " +
+                         fmt_num(first) + " s): no day to forecast from");
+    for (std::size_t f = 0; f < p.flavors.size(); ++f) {
+        p.flavors[f].weight = 0.01;
+        p.flavors[f].need = (*need)[f];
+    }
+    const bool given =
+        std::any_of(p.objective_terms.begin(), p.objective_terms.end(), [](const auto& t) { return t.first == UncoveredNeedTerm::kName; });
+    if (!given) p.objective_terms.emplace_back(std::string(UncoveredNeedTerm::kName), 1.0);
 }
 
 /** The optimiser's parameters for `o` on `p` (its time limit is set by the caller). Throws
@@ -498,6 +555,14 @@ void print_plan_report(const PlanOptions& o, const CapacityModel& model, const O
         std::printf("weights   demand: %lld request(s) of %d flavor(s) in (%s, %s] s of %s\n", static_cast<long long>(o.demand.requests),
                     o.demand.flavors, fmt_num(o.demand.until_s - o.demand.window_s).c_str(), fmt_num(o.demand.until_s).c_str(),
                     o.demand.log.c_str());
+    if (!o.requests.empty()) {
+        std::string needs;
+        for (const Flavor& f : model.problem().flavors)
+            if (f.need > 0) needs += " " + f.name + "=" + std::to_string(f.need);
+        std::printf("weights   forecast from %s at %s s (%s s ahead, %d day(s) back): 0.01 per flavor + uncovered-need; needs:%s\n",
+                    o.requests.c_str(), fmt_num(o.forecast_until).c_str(), fmt_num(o.forecast.horizon_s).c_str(), o.forecast.days,
+                    needs.empty() ? " none" : needs.c_str());
+    }
     const std::string parallel_kind = algorithm == "greedy" || threads < 2 ? "" : sr.regions > 0 ? " (host regions)" : " (chains)";
     std::printf("search    %s, %d thread(s)%s, seed %llu: %lld evaluations in %.2f s (%.2f M/s), stopped by %s\n",
                 algorithm == "sa"     ? "simulated annealing"
@@ -583,7 +648,9 @@ int cmd_plan(const Args& args) {
     const auto started = std::chrono::steady_clock::now();
     PlanOptions o;
     if (!parse_plan_options(args, o)) return 0;
-    const Problem p = load_for_search(o.cluster, o.vm, o.max_mig, o.max_gib, &o.demand);
+    Problem loaded = load_for_search(o.cluster, o.vm, o.max_mig, o.max_gib, &o.demand);
+    if (!o.requests.empty()) apply_forecast(loaded, o.cluster, o);
+    const Problem p = std::move(loaded);
     // The search stops itself at the limit and writes its best plan; this backstop (10% later,
     // at least 5 s) stops a run that one slow exact-fallback evaluation after another would
     // carry far past it (exit code 4, nothing written).
@@ -625,6 +692,18 @@ int cmd_plan(const Args& args) {
         doc["weights_from"] = {{"demand_log", o.demand.log},
                                {"window_s", {o.demand.until_s - o.demand.window_s, o.demand.until_s}},
                                {"requests", o.demand.requests}};
+    }
+    if (!o.requests.empty()) {
+        // The weights and needs the plan was made for, so that `vmcap validate` scores it the same way.
+        nlohmann::ordered_json w = nlohmann::ordered_json::object(), n = nlohmann::ordered_json::object();
+        for (const Flavor& f : p.flavors) {
+            w[f.name] = f.weight;
+            n[f.name] = f.need;
+        }
+        doc["flavor_weights"] = w;
+        doc["flavor_needs"] = n;
+        doc["needs_from"] = {
+            {"requests", o.requests}, {"until_s", o.forecast_until}, {"horizon_s", o.forecast.horizon_s}, {"days", o.forecast.days}};
     }
     write_file_atomic(o.out, format_json_lines(doc));
     print_plan_report(o, model, res, ub, doc, interrupted);
@@ -706,6 +785,24 @@ Problem load_plan_context(const std::string& cluster, const std::string& plan_fi
             if (it != given.end()) given.erase(it);
         }
         if (!given.empty()) throw InputError(plan_file + ": flavor_weights." + given.begin()->first + ": no such flavor in " + cluster);
+    }
+    // The forecast needs the plan was made for (vmcap plan --requests): the term uncovered-need reads them.
+    if (doc.is_object() && doc.contains("flavor_needs")) {
+        const auto& fn = doc["flavor_needs"];
+        if (!fn.is_object()) throw InputError(plan_file + ": flavor_needs: expected an object flavor name -> need");
+        std::map<std::string, std::int64_t> given;
+        for (const auto& [name, n] : fn.items()) {
+            if (!n.is_number_integer() || n.get<std::int64_t>() < 0)
+                throw InputError(plan_file + ": flavor_needs." + name + ": expected an integer >= 0");
+            given.emplace(name, n.get<std::int64_t>());
+        }
+        for (Flavor& f : p.flavors) {
+            const auto it = given.find(f.name);
+            if (it == given.end()) continue;
+            f.need = it->second;
+            given.erase(it);
+        }
+        if (!given.empty()) throw InputError(plan_file + ": flavor_needs." + given.begin()->first + ": no such flavor in " + cluster);
     }
     apply_plan_rules(doc, plan_file, cluster, p);
     // How the budget counted remaps for the plan (budget.remap_counts_as_migration): part of the

@@ -84,6 +84,12 @@ struct Flavor {
      *  `bandwidth_mbps`, 0..kMaxMbps; 0: none). With a network section, capacity for it is also
      *  limited by free uplink bandwidth (evaluators/objective/bandwidth_capacity.h); without one it is ignored. */
     std::int64_t bandwidth_mbps = 0;
+    /** Forecast need, VMs (instances/forecast.h): how many more VMs of this flavor the coming
+     *  requests will ask for; the objective term `uncovered-need` charges the part the cluster's
+     *  capacity does not cover. -1: no forecast (the term ignores the flavor). Set in memory by
+     *  `vmcap simulate --weights forecast` and `vmcap plan --requests`, recorded in the plan file
+     *  (`flavor_needs`); not a snapshot field. */
+    std::int64_t need = -1;
 
     int num_vnuma() const { return vnuma.size(); }
     bool is_target() const { return weight > 0.0; }

@@ -305,7 +305,9 @@ Problem replay_snapshot(const std::vector<TraceVm>& trace, const SnapshotOptions
     return snapshot;
 }
 
-Problem replay_arrivals(const std::vector<TraceVm>& trace, const SnapshotOptions& options, std::vector<std::size_t>& arrivals) {
+Problem replay_arrivals(const std::vector<TraceVm>& trace, const SnapshotOptions& given, std::vector<std::size_t>& arrivals) {
+    SnapshotOptions options = given;
+    if (options.targets == "forecast") options.targets = "multi-numa";  // the caller weighs by the forecast as it goes
     validate_options(options);
     if (trace.size() > static_cast<std::size_t>(std::numeric_limits<int>::max()))
         bad_option("the trace has more VMs than a snapshot can index");

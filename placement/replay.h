@@ -115,8 +115,8 @@ Problem replay_snapshot(const std::vector<TraceVm>& trace, const SnapshotOptions
 /**
  * The problem a replay places on (for `vmcap simulate`, optimizer/solvers/simulate.h): the hosts of
  * `options`, the flavors of the sampled arrivals up to options.time_s after the first arrival (vNUMA
- * by options.rule; weights by options.targets and options.weights, "demand" read as
- * "multi-numa"), and one VM on no host per arrival: VM a is trace[arrivals[a]], `arrivals`
+ * by options.rule; weights by options.targets and options.weights, "demand" and "forecast" read
+ * as "multi-numa"), and one VM on no host per arrival: VM a is trace[arrivals[a]], `arrivals`
  * filled in trace order. Throws InputError as replay_snapshot. O(trace + arrivals).
  */
 Problem replay_arrivals(const std::vector<TraceVm>& trace, const SnapshotOptions& options, std::vector<std::size_t>& arrivals);

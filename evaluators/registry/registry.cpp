@@ -13,6 +13,7 @@
 #include "evaluators/objective/locality_term.h"
 #include "evaluators/objective/ram_cost_term.h"
 #include "evaluators/objective/soft_anti_affinity_term.h"
+#include "evaluators/objective/uncovered_need_term.h"
 
 namespace vmcap {
 
@@ -20,11 +21,15 @@ const std::vector<TermInfo>& registered_terms() {
     // The registry: one line per term. Immutable after first use.
     static const std::vector<TermInfo> terms = {
         {RamCostTerm::kName, RamCostTerm::kHelp,
-         [](const Problem& p, double w) -> std::unique_ptr<ObjectiveTerm> { return std::make_unique<RamCostTerm>(p, w); }},
+         [](const CapacityModel& m, double w) -> std::unique_ptr<ObjectiveTerm> { return std::make_unique<RamCostTerm>(m.problem(), w); }},
         {LocalityTerm::kName, LocalityTerm::kHelp,
-         [](const Problem& p, double w) -> std::unique_ptr<ObjectiveTerm> { return std::make_unique<LocalityTerm>(p, w); }},
+         [](const CapacityModel& m, double w) -> std::unique_ptr<ObjectiveTerm> { return std::make_unique<LocalityTerm>(m.problem(), w); }},
         {SoftAntiAffinityTerm::kName, SoftAntiAffinityTerm::kHelp,
-         [](const Problem& p, double w) -> std::unique_ptr<ObjectiveTerm> { return std::make_unique<SoftAntiAffinityTerm>(p, w); }},
+         [](const CapacityModel& m, double w) -> std::unique_ptr<ObjectiveTerm> {
+             return std::make_unique<SoftAntiAffinityTerm>(m.problem(), w);
+         }},
+        {UncoveredNeedTerm::kName, UncoveredNeedTerm::kHelp,
+         [](const CapacityModel& m, double w) -> std::unique_ptr<ObjectiveTerm> { return std::make_unique<UncoveredNeedTerm>(m, w); }},
     };
     return terms;
 }
@@ -65,7 +70,7 @@ const std::vector<NodeRuleInfo>& registered_node_rules() {
 CapacityModel::CapacityModel(const Problem& problem, const ModelOptions& options)
     : problem_(problem), R_(problem.num_resources()), options_(options) {
     build_tables();
-    for (auto& t : make_terms(problem)) add_term(std::move(t));
+    for (auto& t : make_terms(*this)) add_term(std::move(t));
     // The network's evaluators (the link-capacity rule once there are vlinks to route, the
     // bandwidth-aware capacity term once a target flavor declares a bandwidth) share one table
     // of routes and one vlink index.
@@ -86,7 +91,8 @@ CapacityModel::CapacityModel(const Problem& problem, const ModelOptions& options
     own_filters_ = filters_.size();
 }
 
-std::vector<std::unique_ptr<ObjectiveTerm>> make_terms(const Problem& problem) {
+std::vector<std::unique_ptr<ObjectiveTerm>> make_terms(const CapacityModel& model) {
+    const Problem& problem = model.problem();
     std::vector<std::unique_ptr<ObjectiveTerm>> out;
     for (const auto& [name, weight] : problem.objective_terms) {
         if (!std::isfinite(weight)) throw std::invalid_argument("objective term " + name + ": weight must be a finite number");
@@ -98,7 +104,7 @@ std::vector<std::unique_ptr<ObjectiveTerm>> make_terms(const Problem& problem) {
             for (const TermInfo& t : registered_terms()) known += (known.empty() ? "" : ", ") + std::string(t.name);
             throw std::invalid_argument("unknown objective term '" + name + "' (known: " + known + ")");
         }
-        if (weight != 0.0) out.push_back(info->make(problem, weight));
+        if (weight != 0.0) out.push_back(info->make(model, weight));
     }
     return out;
 }

@@ -54,16 +54,19 @@ const std::vector<NodeRuleInfo>& registered_node_rules();
 struct TermInfo {
     std::string_view name;
     std::string_view help;
-    std::function<std::unique_ptr<ObjectiveTerm>(const Problem&, double weight)> make;
+    /** Made by a model's constructor once its tables are ready (a term may read the model's
+     *  VMCAP evaluators, as uncovered-need does). */
+    std::function<std::unique_ptr<ObjectiveTerm>(const CapacityModel&, double weight)> make;
 };
 
 /** Every objective term that a snapshot or the CLI can switch on by name, in a fixed order. */
 const std::vector<TermInfo>& registered_terms();
 
 /**
- * Builds the terms listed in problem.objective_terms (name, weight; weight 0 = off) from the
- * registry. Throws std::invalid_argument naming an unknown term or a non-finite weight.
+ * Builds the terms listed in model.problem().objective_terms (name, weight; weight 0 = off) from
+ * the registry, for `model` (its tables built). Throws std::invalid_argument naming an unknown
+ * term or a non-finite weight.
  */
-std::vector<std::unique_ptr<ObjectiveTerm>> make_terms(const Problem& problem);
+std::vector<std::unique_ptr<ObjectiveTerm>> make_terms(const CapacityModel& model);
 
 }  // namespace vmcap

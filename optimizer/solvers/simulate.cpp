@@ -140,6 +140,42 @@ private:
     std::priority_queue<Leaving, std::vector<Leaving>, std::greater<>> left_;
 };
 
+/** The forecast's history (instances/forecast.h): every sampled arrival, accepted or not, and its
+ *  departure, with the flavors of the replay's problem, departures first at equal times. */
+class Forecaster {
+public:
+    Forecaster(const std::vector<TraceVm>& trace, const std::vector<std::size_t>& arrivals, const Problem& placing, double origin,
+               const ForecastOptions& o)
+        : flavors_(static_cast<int>(placing.flavors.size())), origin_(origin), o_(o) {
+        for (std::size_t a = 0; a < arrivals.size(); ++a) {
+            const TraceVm& vm = trace[arrivals[a]];
+            const int f = placing.vms[a].flavor;
+            events_.push_back(FlavorEvent{vm.arrival_s, f, +1});
+            if (!vm.censored()) events_.push_back(FlavorEvent{vm.departure_s, f, -1});
+        }
+        std::stable_sort(events_.begin(), events_.end(), [](const FlavorEvent& x, const FlavorEvent& y) {
+            return x.time_s < y.time_s || (x.time_s == y.time_s && x.delta < y.delta);
+        });
+    }
+    /** The needs at trace time t (nullopt before a full day of history). */
+    std::optional<std::vector<std::int64_t>> need(double t) const { return forecast_need(events_, flavors_, origin_, t, o_); }
+
+private:
+    std::vector<FlavorEvent> events_;
+    int flavors_;
+    double origin_;
+    ForecastOptions o_;
+};
+
+/** Capacity of every flavor of the run's problem on the cluster as it stands, sum over hosts. */
+std::vector<Count> capacity_now(const SearchState& s) {
+    const CapacityModel& m = s.model();
+    std::vector<Count> c(s.problem().flavors.size(), 0);
+    for (int h = 0; h < static_cast<int>(s.problem().hosts.size()); ++h)
+        for (std::size_t f = 0; f < c.size(); ++f) c[f] += m.host_capacity(s.type_of(h), static_cast<int>(f), s.free_of(h));
+    return c;
+}
+
 /** The requests of the demand window before a night, per flavor of the replay's problem. */
 struct WindowDemand {
     std::map<std::string, double> weights;  ///< demand_weights of the window (empty: no request)
@@ -159,13 +195,18 @@ WindowDemand window_demand(const std::vector<TraceVm>& trace, const std::vector<
 /** The night's weights per flavor of `q` (the cluster now, the replay's flavors) given the
  *  window's demand (SimulateOptions::replay): fixed, or "demand" (0 for a flavor not requested);
  *  a window without requests keeps the fixed weights. The `weights` overrides apply last. */
-std::vector<double> night_weights(const Problem& q, const WindowDemand& d, const SnapshotOptions& o) {
+std::vector<double> night_weights(const Problem& q, const WindowDemand& d, const SnapshotOptions& o,
+                                  const std::optional<std::vector<std::int64_t>>& need, double base) {
     std::vector<double> w;
     for (const Flavor& f : q.flavors) w.push_back(f.weight);
-    if (o.targets != "demand" || d.weights.empty()) return w;
-    for (std::size_t f = 0; f < w.size(); ++f) {
-        const auto it = d.weights.find(q.flavors[f].name);
-        w[f] = it == d.weights.end() ? 0.0 : it->second;
+    if (o.targets == "forecast" && need) {
+        std::fill(w.begin(), w.end(), base);
+    } else {
+        if (o.targets != "demand" || d.weights.empty()) return w;
+        for (std::size_t f = 0; f < w.size(); ++f) {
+            const auto it = d.weights.find(q.flavors[f].name);
+            w[f] = it == d.weights.end() ? 0.0 : it->second;
+        }
     }
     for (std::size_t f = 0; f < w.size(); ++f)
         if (auto it = o.weights.find(q.flavors[f].name); it != o.weights.end()) w[f] = it->second;
@@ -178,18 +219,45 @@ const NightPolicies& registry_of(const SimulateOptions& o, NightPolicies& builti
     return builtin = builtin_night_policies();
 }
 
+/** The nightly budget (SimulateOptions::budget_*) for `vms` VMs on a host. */
+std::int64_t run_budget(const SimulateOptions& o, std::int64_t vms) {
+    return o.budget_ram_mib >= 0 ? vms
+           : o.budget_count >= 0 ? o.budget_count
+                                 : std::max<std::int64_t>(1, static_cast<std::int64_t>(std::ceil(o.budget_fraction * vms)));
+}
+
+/** What a run of the policy is given beyond the options: the forecast needs (per flavor, or none)
+ *  and the most migrations it may plan (the day's budget left; -1: no such cap). */
+struct RunLimits {
+    std::optional<std::vector<std::int64_t>> need;
+    std::int64_t most = -1;
+    std::uint64_t seed_offset = 0;  ///< added to the night's seed (a triggered run draws its own)
+};
+
+/** Forecast coverage sum_f min(capacity_f, need_f) (SimulateOptions::defrag_when). */
+std::int64_t coverage(const std::vector<Count>& capacity, const std::vector<std::int64_t>& need) {
+    std::int64_t c = 0;
+    for (std::size_t f = 0; f < need.size() && f < capacity.size(); ++f) c += std::min<std::int64_t>(capacity[f], need[f]);
+    return c;
+}
+
 /** The night's plan on the cluster as it stands with `weights`, asked of the night policy and
- *  applied to the run; fills the day's figures. Returns whether the time limit cut the night. */
-bool defragment(Run& run, const SimulateOptions& o, int night, const WindowDemand& demand, double t, std::size_t row, SimulateDay& day) {
+ *  applied to the run; fills the day's figures. A plan that lowers the forecast coverage (with
+ *  limits.need) is not applied (day.plans_refused). Returns whether the time limit cut the night. */
+bool defragment(Run& run, const SimulateOptions& o, int night, const WindowDemand& demand, double t, std::size_t row, SimulateDay& day,
+                const RunLimits& limits = {}) {
     std::vector<int> original;
     Problem q = cluster_now(run.state(), original);
-    const std::vector<double> weights = night_weights(q, demand, o.replay);
+    const std::vector<double> weights = night_weights(q, demand, o.replay, limits.need, o.forecast_base_weight);
     for (std::size_t f = 0; f < q.flavors.size(); ++f) q.flavors[f].weight = weights[f];
+    if (o.replay.targets == "forecast" && limits.need) {
+        for (std::size_t f = 0; f < q.flavors.size(); ++f) q.flavors[f].need = (*limits.need)[f];
+        q.objective_terms.emplace_back("uncovered-need", 1.0);
+    }
+    if (limits.need) day.needs = *limits.need;
     const auto vms = static_cast<std::int64_t>(q.vms.size());
-    q.constraints.max_migrations = o.budget_ram_mib >= 0 ? vms
-                                   : o.budget_count >= 0
-                                       ? o.budget_count
-                                       : std::max<std::int64_t>(1, static_cast<std::int64_t>(std::ceil(o.budget_fraction * vms)));
+    q.constraints.max_migrations = run_budget(o, vms);
+    if (limits.most >= 0) q.constraints.max_migrations = std::min(q.constraints.max_migrations, limits.most);
     if (o.budget_ram_mib >= 0) q.constraints.max_migrated_ram_mib = o.budget_ram_mib;
     const CapacityModel model(q);
     const SearchState before(model);
@@ -204,7 +272,7 @@ bool defragment(Run& run, const SimulateOptions& o, int night, const WindowDeman
                   .index = night,
                   .time_s = t,
                   .budget = {q.constraints.max_migrations, q.constraints.max_migrated_ram_mib},
-                  .seed = o.seed + static_cast<std::uint64_t>(night),
+                  .seed = o.seed + static_cast<std::uint64_t>(night) + limits.seed_offset,
                   .evaluations = o.evaluations,
                   .schedule = o.schedule,
                   .stop = o.stop,
@@ -214,6 +282,10 @@ bool defragment(Run& run, const SimulateOptions& o, int night, const WindowDeman
     if (o.schedule && !r->plan.schedule)  // a policy that does not schedule its plan: its waves here
         r->plan = schedule_plan(model, r->plan, o.schedule->limits, o.schedule->durations, o.schedule->window_s);
     const Plan& plan = r->plan;
+    if (limits.need && coverage(plan.capacity_after, *limits.need) < coverage(day.capacity_after, *limits.need)) {
+        ++day.plans_refused;  // the plan would leave less of the forecast need covered: the cluster stays as it is
+        return r->stopped_by == StopReason::TimeLimit;
+    }
     if (o.check) {
         const auto doc = nlohmann::json::parse(plan_to_json(q, plan, PlanInfo{}).dump());
         const PlanCheck c = validate_plan(model, doc, "<night " + std::to_string(night) + ">", true, false);
@@ -228,7 +300,7 @@ bool defragment(Run& run, const SimulateOptions& o, int night, const WindowDeman
         for (const PlanStep& st : plan.steps)
             if (!run.migrate(original[static_cast<std::size_t>(st.vm)], st.to_host, st.to_pnuma))
                 throw std::logic_error("simulate: night " + std::to_string(night) + ": a plan step has no room on the replay's state");
-        day.migrations = plan.migrations;
+        day.migrations += plan.migrations;
     }
     day.objective_after = plan.objective_after;
     day.capacity_after = plan.capacity_after;
@@ -305,6 +377,8 @@ void add_day(const SimulateDay& d, SimulateResult& out) {
     out.rejected_one_pool_vcpu += d.rejected_one_pool_vcpu;
     out.admission_migrations += d.admission_migrations;
     out.admitted_by_migrations += d.admitted_by_migrations;
+    out.triggered_runs += d.triggered_runs;
+    out.plans_refused += d.plans_refused;
     out.days.push_back(d);
 }
 
@@ -336,6 +410,26 @@ void check_simulate_options(const SimulateOptions& o) {
     if (o.evaluations < 0) throw InputError("simulate: --evaluations must be >= 0");
     if (o.apply_over_duration && !o.schedule) throw InputError("simulate: applying plans over their duration needs a schedule");
     if (o.bpc_mbps > 0.0 && !o.network) throw InputError("simulate: VDC vlinks (bpc) need a network");
+    if (o.defrag_when != "nightly" && o.defrag_when != "triggered" && o.defrag_when != "both")
+        throw InputError("simulate: --defrag-when must be nightly, triggered or both, got '" + o.defrag_when + "'");
+    if (o.defrag_when != "nightly") {
+        if (!(o.trigger_every_s > 0.0)) throw InputError("simulate: --trigger-every must be > 0");
+        if (o.apply_over_duration)
+            throw InputError("simulate: --defrag-when " + o.defrag_when + " applies plans at once (not with --apply waves)");
+        if (o.budget_ram_mib >= 0)
+            throw InputError("simulate: --defrag-when " + o.defrag_when + " counts migrations (a budget in GiB is not supported)");
+        if (o.daily_budget_count < -1 ||
+            !(o.daily_budget_fraction == -1.0 || (o.daily_budget_fraction >= 0.0 && o.daily_budget_fraction <= 1.0)))
+            throw InputError("simulate: --daily-budget must be a count >= 0 or a fraction in [0, 1]");
+    }
+    if (o.replay.targets == "forecast" || o.defrag_when != "nightly") {
+        if (!(o.forecast.horizon_s > 0.0 && o.forecast.horizon_s <= 86400.0))
+            throw InputError("simulate: --forecast-horizon must be in (0, 24h]");
+        if (o.forecast.days < 1) throw InputError("simulate: --forecast-days must be >= 1");
+        if (!(o.forecast.quantile > 0.0 && o.forecast.quantile <= 1.0)) throw InputError("simulate: --forecast-quantile must be in (0, 1]");
+        if (!(weight_milli(o.forecast_base_weight) > 0))
+            throw InputError("simulate: the forecast's base weight must be in (0, 100000] with at most 3 decimals");
+    }
     bool known = false;
     for (const PlacerInfo& p : registered_placers()) known = known || p.name == o.replay.placer;
     if (!known) throw InputError("simulate: --placer must be one of " + placer_names() + ", got '" + o.replay.placer + "'");
@@ -379,20 +473,81 @@ SimulateResult simulate(const std::vector<TraceVm>& trace, const SimulateOptions
     int night = 0;
     std::size_t a = 0;  // the next arrival
     const auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
+    // Triggered runs (SimulateOptions::defrag_when) and forecast targets read the forecast.
+    const bool nightly = o.defrag_when != "triggered", triggered = o.defrag_when != "nightly";
+    std::optional<Forecaster> forecaster;
+    if (o.replay.targets == "forecast" || triggered) forecaster.emplace(trace, arrivals, placing, origin, o.forecast);
+    const auto need_at = [&](double t) { return forecaster ? forecaster->need(t) : std::nullopt; };
+    double next_check = origin + o.trigger_every_s;
+    std::int64_t day_budget = -1, day_used = 0;  // the day's migration budget (set at its first run) and its use
+    const auto budget_left = [&] {
+        if (day_budget < 0) {
+            const std::int64_t live = run.live();
+            day_budget = o.daily_budget_count >= 0 ? o.daily_budget_count
+                         : o.daily_budget_fraction >= 0.0
+                             ? std::max<std::int64_t>(1, static_cast<std::int64_t>(std::ceil(o.daily_budget_fraction * live)))
+                             : run_budget(o, live);
+        }
+        return std::max<std::int64_t>(0, day_budget - day_used);
+    };
+    const auto bounded = [&](const SimulateOptions& oo) {  // a run's search ends with the time limit (then not reproducible)
+        SimulateOptions b = oo;
+        b.time_limit_s = std::max(1e-3, o.time_limit_s - elapsed());
+        return b;
+    };
     const auto close = [&](double t, const SimulateOptions& oo) {  // the day's row at trace time t
         close_day(run, t - origin, day);
-        run.finish_flights(out);       // the last night's steps still in flight end now
-        SimulateOptions bounded = oo;  // the night's search ends with the time limit (then not reproducible)
-        bounded.time_limit_s = std::max(1e-3, o.time_limit_s - elapsed());
-        if (defragment(run, bounded, night, window_demand(trace, arrivals, a, t, o.replay.demand_window_s), t, out.days.size(), day))
+        run.finish_flights(out);  // the last night's steps still in flight end now
+        RunLimits limits;
+        limits.need = need_at(t);  // none without a forecast (the defaults)
+        if (triggered) {           // a new day of budget starts with the night
+            day_budget = -1;
+            day_used = 0;
+            limits.most = budget_left();
+        }
+        if (defragment(run, bounded(oo), night, window_demand(trace, arrivals, a, t, o.replay.demand_window_s), t, out.days.size(), day,
+                       limits))
             out.stopped_by = StopReason::TimeLimit;
+        day_used += day.plans_refused > 0 ? 0 : day.planned_migrations;
         add_day(day, out);
         if (o.on_day) o.on_day(day);
     };
-    const auto night_until = [&](double t) {  // every defragmentation due by trace time t
-        while (next <= t && next <= end && out.stopped_by == StopReason::Complete && !(o.stop != nullptr && o.stop->load())) {
+    const auto check = [&](double t) {  // a triggered run at trace time t when a flavor's capacity is below its need
+        const std::optional<std::vector<std::int64_t>> need = need_at(t);
+        if (!need) return;
+        const std::vector<Count> cap = capacity_now(run.state());
+        bool short_of = false;
+        for (std::size_t f = 0; f < cap.size(); ++f) short_of = short_of || cap[f] < (*need)[f];
+        if (!short_of || budget_left() == 0) return;
+        RunLimits limits{need, budget_left(), 1000003ULL * static_cast<std::uint64_t>(day.triggered_runs + 1)};
+        SimulateDay run_day;  // the run's own figures; the day's row gets its migrations
+        if (defragment(run, bounded(o), night, window_demand(trace, arrivals, a, t, o.replay.demand_window_s), t, out.days.size(), run_day,
+                       limits))
+            out.stopped_by = StopReason::TimeLimit;
+        ++day.triggered_runs;
+        day.plans_refused += run_day.plans_refused;
+        day.triggered_migrations += run_day.migrations;
+        day.migrations += run_day.migrations;
+        day_used += run_day.migrations;
+    };
+    SimulateOptions at_night = o;  // defrag_when triggered: the nights only close the rows
+    if (!nightly) {
+        at_night.defrag = "none";
+        at_night.defrag_options.clear();
+    }
+    const auto night_until = [&](double t) {  // every defragmentation and triggered check due by trace time t, in time order
+        while (out.stopped_by == StopReason::Complete && !(o.stop != nullptr && o.stop->load())) {
+            const bool night_due = next <= t && next <= end;
+            const bool check_due = triggered && next_check <= t && next_check <= end;
+            if (!night_due && !check_due) break;
+            if (check_due && (!night_due || next_check < next)) {
+                run.depart_until(next_check, out);
+                check(next_check);
+                next_check += o.trigger_every_s;
+                continue;
+            }
             run.depart_until(next, out);
-            close(next, o);
+            close(next, at_night);
             day = SimulateDay{};
             day.day = ++night;
             next += o.defrag_every_s;

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "instances/datacenter_network.h"
+#include "instances/forecast.h"
 #include "instances/stop_reason.h"
 #include "instances/trace.h"
 #include "optimizer/plan/waves.h"
@@ -53,6 +54,14 @@ struct SimulateDay {
     double objective_after = 0.0;         ///< and after it
     std::vector<Count> capacity_after;    ///< per flavor of the trace (SimulateResult::flavors) after it
     std::vector<double> weights;          ///< per flavor: the weights of the day's defragmentation
+    /** Per flavor: the forecast need (instances/forecast.h) at the day's defragmentation; empty
+     *  when the run has no forecast (targets other than "forecast", defrag_when nightly) or no full
+     *  day of history yet. */
+    std::vector<std::int64_t> needs;
+    /** defrag_when triggered or both: the day's checks that found a flavor's capacity below its
+     *  need and ran the policy, the live migrations their plans applied (also in `migrations`), and
+     *  the plans (nightly or triggered) not applied because they lowered the forecast coverage. */
+    std::int64_t triggered_runs = 0, triggered_migrations = 0, plans_refused = 0;
 };
 
 struct SimulateOptions {
@@ -132,6 +141,28 @@ struct SimulateOptions {
      *  plan's window ends (schedule window_s, else the plan's makespan). Ignored when plans are
      *  applied at once. */
     bool reserve_plan = true;
+    /** replay.targets "forecast": each night (and each triggered run) every flavor of the trace
+     *  weighs forecast_base_weight and the objective gains the term uncovered-need of weight 1
+     *  (evaluators/objective/uncovered_need_term.h) over the forecast needs: a VM of capacity is
+     *  worth 1 + forecast_base_weight up to its flavor's need and forecast_base_weight beyond. The
+     *  needs: forecast_need (instances/forecast.h) at the run's time over the sampled arrivals and
+     *  their departures so far (rejected requests included), from the first arrival; without a
+     *  full day of history the "multi-numa" weights. The `weights` overrides apply last. */
+    ForecastOptions forecast;
+    double forecast_base_weight = 0.01;
+    /** When the night policy runs: "nightly" (at the nights above), "triggered" (every
+     *  trigger_every_s of trace time from the first arrival, when some flavor's capacity is below
+     *  its forecast need; the day rows still close at the nights) or "both". Triggered runs have
+     *  the nightly budget each, within the day's budget (daily_budget_*: the sum over the day's
+     *  runs, the night's included, from one night to the next), are applied at once, and a plan
+     *  that lowers the forecast coverage sum_f min(capacity_f, need_f) is not applied. */
+    std::string defrag_when = "nightly";
+    double trigger_every_s = 3600.0;
+    /** The day's migration budget with defrag_when triggered or both: daily_budget_count when >= 0,
+     *  else max(1, ceil(daily_budget_fraction x VMs on a host at the day's first run)) when >= 0,
+     *  else the nightly budget (budget_count / budget_fraction) at that run. */
+    std::int64_t daily_budget_count = -1;
+    double daily_budget_fraction = -1.0;
 };
 
 struct SimulateResult {
@@ -159,6 +190,7 @@ struct SimulateResult {
     /** Complete, Interrupted or TimeLimit: the days are then those simulated so far, the last one
      *  closed where it stopped. */
     StopReason stopped_by = StopReason::Complete;
+    std::int64_t triggered_runs = 0, plans_refused = 0;  ///< sums over the days
 };
 
 /**
