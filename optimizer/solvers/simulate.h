@@ -151,6 +151,9 @@ struct SimulateResult {
     /** Complete, Interrupted or TimeLimit: the days are then those simulated so far, the last one
      *  closed where it stopped. */
     StopReason stopped_by = StopReason::Complete;
+    /** What the rejections cost in time: sum over the rejected requests of vCPU x the hours of their
+     *  lifetime within the simulated span (arrival to min(departure, end of the span)). vCPU-hours. */
+    double rejected_vcpu_hours = 0.0;
 };
 
 /**
