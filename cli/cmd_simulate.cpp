@@ -489,10 +489,9 @@ void check_flavor_names(const SimulateCommand& c, const std::vector<TraceVm>& tr
  *  stdout, each probe on stderr. Returns the exit code. */
 int run_hosts_needed(const SimulateCommand& c, const std::vector<Config>& configs, const std::string& dir, double span_s,
                      std::vector<TraceVm> first, const std::atomic<bool>* stop) {
-    std::printf(
-        "hosts needed: the fewest hosts rejecting %s (placer %s, from %d hosts)\n",
-        c.hosts_needed == 0.0 ? "no request" : ("fewer than " + std::to_string(100.0 * c.hosts_needed) + "% of the requests").c_str(),
-        c.base.replay.placer.c_str(), c.hosts);
+    char goal[64] = "no request";
+    if (c.hosts_needed > 0.0) std::snprintf(goal, sizeof goal, "fewer than %g%% of the requests", 100.0 * c.hosts_needed);
+    std::printf("hosts needed: the fewest hosts rejecting %s (placer %s, from %d hosts)\n", goal, c.base.replay.placer.c_str(), c.hosts);
     std::printf("%-22s %5s %7s %9s %8s %8s\n", "config", "seed", "hosts", "rejected", "probes", "seconds");
     std::vector<std::vector<double>> found(configs.size());
     for (int k = 0; k < c.seeds; ++k) {
