@@ -6,6 +6,7 @@
  * summary.
  */
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -25,6 +26,7 @@
 #include "cli/simulation_file.h"
 #include "instances/snapshot_io.h"
 #include "instances/vnuma_rule.h"
+#include "optimizer/solvers/hosts_needed.h"
 #include "optimizer/solvers/simulate.h"
 #include "optimizer/solvers/night_policy.h"
 #include "optimizer/solvers/optimize.h"
@@ -264,21 +266,29 @@ SimulationRun run_config(const Config& c, std::uint64_t seed, const std::vector<
 /** Per configuration over its seeds: mean and spread of rejections (printed and returned). */
 std::vector<SimulationSummary> summarize(const std::vector<Config>& configs, const std::vector<SimulationRun>& runs) {
     std::vector<SimulationSummary> out;
-    std::printf("\n%-22s %6s %20s %22s %18s\n", "config", "seeds", "rejected % (sd)", "rejected vCPU (sd)", "migrations (sd)");
+    std::printf("\n%-22s %6s %20s %22s %18s %24s %20s\n", "config", "seeds", "rejected % (sd)", "rejected vCPU (sd)", "migrations (sd)",
+                "rejected vCPU-h (sd)", "revenue lost %");
     for (const Config& c : configs) {
-        std::vector<double> pct, vcpu, mig;
+        std::vector<double> pct, vcpu, mig, hours, lost;
         for (const SimulationRun& r : runs)
             if (r.config == c.label) {
                 pct.push_back(100.0 * r.rejected_fraction.value_or(0.0));
                 vcpu.push_back(static_cast<double>(r.rejected_vcpu.value_or(0)));
                 mig.push_back(static_cast<double>(r.migrations) + static_cast<double>(r.admission_migrations.value_or(0)));
+                hours.push_back(r.rejected_vcpu_hours.value_or(0.0));
+                if (r.revenue_gain && r.base_revenue.value_or(0.0) > 0.0)  // priced: the share of the base revenue not earned
+                    lost.push_back(100.0 * (1.0 - r.compute_revenue.value_or(0.0) / *r.base_revenue));
             }
         if (pct.empty()) continue;
         const auto [pm, ps] = mean_sd(pct);
         const auto [vm, vs] = mean_sd(vcpu);
         const auto [mm, ms] = mean_sd(mig);
-        std::printf("%-22s %6zu %11.3f (%6.3f) %13.0f (%6.0f) %10.0f (%5.0f)\n", c.label.c_str(), pct.size(), pm, ps, vm, vs, mm, ms);
-        out.push_back({c.label, static_cast<std::int64_t>(pct.size()), pm, ps, vm, vs, mm, ms});
+        const auto [hm, hs] = mean_sd(hours);
+        char revenue[32] = "not priced";
+        if (lost.size() == pct.size()) std::snprintf(revenue, sizeof revenue, "%.4f", mean_sd(lost).first);
+        std::printf("%-22s %6zu %11.3f (%6.3f) %13.0f (%6.0f) %10.0f (%5.0f) %14.0f (%7.0f) %20s\n", c.label.c_str(), pct.size(), pm, ps,
+                    vm, vs, mm, ms, hm, hs, revenue);
+        out.push_back({c.label, static_cast<std::int64_t>(pct.size()), pm, ps, vm, vs, mm, ms, hm, hs});
     }
     return out;
 }
@@ -300,6 +310,7 @@ struct SimulateCommand {
     double node_gib = 64, days = 0;
     SimulateOptions base;
     NightPolicies policies = builtin_night_policies();  ///< the --compare configurations' policies
+    double hosts_needed = -1.0;                         ///< --hosts-needed; < 0: not given
 };
 
 po::options_description simulate_options(SimulateCommand& c) {
@@ -320,6 +331,9 @@ po::options_description simulate_options(SimulateCommand& c) {
         ("host-type", po::value(&c.host_type)->default_value("CQ3"), "pNUMA topology of every host")
         ("node-vcpu", po::value(&c.node_vcpu)->default_value(16), "vCPUs per pNUMA node")
         ("node-ram-gib", po::value(&c.node_gib)->default_value(64), "RAM per pNUMA node, GiB")
+        ("hosts-needed", po::value(&c.hosts_needed),
+         "instead of one simulation per seed and configuration, the fewest hosts with which it rejects fewer than this share of "
+         "the requests (0: none rejected; 0.001: < 0.1%), by galloping from --hosts and bisection; per seed, then mean and spread")
         ("placer", po::value(&c.base.replay.placer)->default_value("best-fit"), ("online placer: " + placer_names()).c_str())
         ("days", po::value(&c.days)->default_value(0), "simulated days from the first arrival (0: the whole trace)")
         ("compare", po::value(&c.compare)->default_value("none,greedy"), compare_help(c.policies).c_str())
@@ -396,6 +410,11 @@ void check_simulate(SimulateCommand& c, const po::variables_map& vm) {
     if (!(c.days >= 0.0) || !std::isfinite(c.days)) throw UsageError("--days must be >= 0");
     for (const std::string& f : {c.out_csv, c.out_json})
         if (!f.empty()) check_output_path(f);
+    if (vm.count("hosts-needed")) {
+        if (!(c.hosts_needed >= 0.0 && c.hosts_needed < 1.0)) throw UsageError("--hosts-needed must be a share in [0, 1)");
+        if (!c.out_csv.empty() || !c.out_json.empty())
+            throw UsageError("--hosts-needed prints its table only (no --out-csv or --out-json)");
+    }
     SimulateOptions& b = c.base;
     b.seed = parse_seed(c.seed_text);
     b.replay.seed = b.seed;
@@ -526,6 +545,54 @@ void check_flavor_names(const SimulateCommand& c, const std::vector<TraceVm>& tr
     for (const auto& [name, topo] : c.base.replay.rule.overrides) check("--vnuma", name);
 }
 
+/** --hosts-needed: per configuration and seed, hosts_needed() galloping from --hosts; a table on
+ *  stdout, each probe on stderr. Returns the exit code. */
+int run_hosts_needed(const SimulateCommand& c, const std::vector<Config>& configs, const std::string& dir, double span_s,
+                     std::vector<TraceVm> first, const std::atomic<bool>* stop) {
+    char goal[64] = "no request";
+    if (c.hosts_needed > 0.0) std::snprintf(goal, sizeof goal, "fewer than %g%% of the requests", 100.0 * c.hosts_needed);
+    std::printf("hosts needed: the fewest hosts rejecting %s (placer %s, from %d hosts)\n", goal, c.base.replay.placer.c_str(), c.hosts);
+    std::printf("%-22s %5s %7s %9s %8s %8s\n", "config", "seed", "hosts", "rejected", "probes", "seconds");
+    std::vector<std::vector<double>> found(configs.size());
+    for (int k = 0; k < c.seeds; ++k) {
+        const std::uint64_t seed = c.base.seed + static_cast<std::uint64_t>(k);
+        const std::vector<TraceVm> trace = k == 0 ? std::move(first) : read_named_trace(c.trace_name, dir, c.copies, seed, nullptr);
+        for (std::size_t i = 0; i < configs.size(); ++i) {
+            SimulateOptions o = configs[i].options;
+            o.seed = o.replay.seed = seed;
+            o.replay.time_s = span_s;
+            o.stop = stop;
+            const auto t0 = std::chrono::steady_clock::now();
+            HostsNeeded r;
+            try {
+                r = hosts_needed(trace, o, c.hosts_needed, c.hosts, [&](const HostsProbe& p) {
+                    std::fprintf(stderr, "simulate: %s, seed %llu: %d hosts reject %lld of %lld requests%s\n", configs[i].label.c_str(),
+                                 static_cast<unsigned long long>(seed), p.hosts, static_cast<long long>(p.rejected),
+                                 static_cast<long long>(p.arrivals), p.ok ? "" : " (too many)");
+                });
+            } catch (const InputError&) {
+                if (stop->load()) return kExitInterrupted;
+                throw;
+            }
+            std::int64_t rejected = 0;
+            for (const HostsProbe& p : r.probes)
+                if (p.hosts == r.hosts) rejected = p.rejected;
+            std::printf("%-22s %5llu %7d %9lld %8zu %8.1f\n", configs[i].label.c_str(), static_cast<unsigned long long>(seed), r.hosts,
+                        static_cast<long long>(rejected), r.probes.size(),
+                        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+            std::fflush(stdout);
+            found[i].push_back(r.hosts);
+        }
+    }
+    std::printf("\n%-22s %6s %20s %7s %7s\n", "config", "seeds", "hosts needed (sd)", "min", "max");
+    for (std::size_t i = 0; i < configs.size(); ++i) {
+        const auto [m, sd] = mean_sd(found[i]);
+        std::printf("%-22s %6zu %11.1f (%6.1f) %7.0f %7.0f\n", configs[i].label.c_str(), found[i].size(), m, sd,
+                    *std::min_element(found[i].begin(), found[i].end()), *std::max_element(found[i].begin(), found[i].end()));
+    }
+    return 0;
+}
+
 }  // namespace
 
 int cmd_simulate(const Args& args) {
@@ -560,6 +627,7 @@ int cmd_simulate(const Args& args) {
     }
 
     const std::atomic<bool>* stop = stop_on_signals();  // SIGINT / SIGTERM: the outputs hold what was simulated, exit 130
+    if (c.hosts_needed >= 0.0) return run_hosts_needed(c, configs, dir, span_s, std::move(first), stop);
     std::string csv = kCsvHeader;
     SimulationFile file;
     std::printf("%-22s %5s %9s %8s %8s %11s %9s %9s %9s %8s\n", "config", "seed", "arrivals", "rejected", "%", "rejected vCPU", "one pool",

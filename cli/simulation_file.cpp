@@ -66,6 +66,7 @@ void fields(V& v, R& r) {
     v.req("rejected", r.rejected);
     v.opt("rejected_fraction", r.rejected_fraction);
     v.opt("rejected_vcpu", r.rejected_vcpu);
+    v.opt("rejected_vcpu_hours", r.rejected_vcpu_hours);
     v.opt("rejected_one_pool", r.rejected_one_pool);
     v.opt("rejected_one_pool_vcpu", r.rejected_one_pool_vcpu);
     v.opt("vdcs", r.vdcs);
@@ -94,6 +95,8 @@ void fields(V& v, S& s) {
     v.req("rejected_vcpu_sd", s.rejected_vcpu_sd);
     v.req("migrations_mean", s.migrations_mean);
     v.req("migrations_sd", s.migrations_sd);
+    v.opt("rejected_vcpu_hours_mean", s.rejected_vcpu_hours_mean);
+    v.opt("rejected_vcpu_hours_sd", s.rejected_vcpu_hours_sd);
 }
 
 /** The header's fields after "format" (checked apart: it is the first thing read). */
@@ -257,6 +260,7 @@ SimulationRun simulation_run(const SimulateResult& r) {
     run.rejected = r.rejected;
     run.rejected_fraction = r.arrivals > 0 ? static_cast<double>(r.rejected) / static_cast<double>(r.arrivals) : 0.0;
     run.rejected_vcpu = r.rejected_vcpu;
+    run.rejected_vcpu_hours = r.rejected_vcpu_hours;
     run.rejected_one_pool = r.rejected_one_pool;
     run.rejected_one_pool_vcpu = r.rejected_one_pool_vcpu;
     run.vdcs = r.vdcs;

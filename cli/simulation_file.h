@@ -66,6 +66,7 @@ struct SimulationRun {
     std::optional<StopReason> stopped_by;  ///< SimulateResult::stopped_by: Complete, Interrupted or TimeLimit
     std::optional<FlavorValues<std::int64_t>> rejected_by_flavor;
     std::vector<SimulationDay> days;
+    std::optional<double> rejected_vcpu_hours;  ///< SimulateResult::rejected_vcpu_hours
     bool operator==(const SimulationRun&) const = default;
 };
 
@@ -76,6 +77,7 @@ struct SimulationSummary {
     double rejected_percent_mean = 0.0, rejected_percent_sd = 0.0;
     double rejected_vcpu_mean = 0.0, rejected_vcpu_sd = 0.0;
     double migrations_mean = 0.0, migrations_sd = 0.0;  ///< nightly + admission
+    std::optional<double> rejected_vcpu_hours_mean, rejected_vcpu_hours_sd;
     bool operator==(const SimulationSummary&) const = default;
 };
 

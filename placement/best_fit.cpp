@@ -2,9 +2,13 @@
 // with the least free vCPU (ties: lowest host index), and on it the placement leaving the least
 // free vCPU on its pNUMA nodes (ties: lowest placement index, i.e. lowest node mask). The classic
 // consolidating rule of schedulers, and `vmcap snapshot`'s default.
+// `worst-fit`: its mirror, the spreading rule: the host with the most free vCPU (ties: lowest host
+// index), and on it the placement leaving the most free vCPU on its pNUMA nodes (ties: lowest
+// placement index).
 //
 // Index: one bucket per free-vCPU value, each a two-level bitset of hosts, so hosts are visited in
-// (free vCPU, index) order from the flavor's vCPU upwards and moved between buckets in O(1). A host
+// (free vCPU, index) order from the flavor's vCPU upwards (worst fit: from the most downwards) and
+// moved between buckets in O(1). A host
 // whose free totals or largest free node are too small, or that did not fit this flavor at its
 // current version (SearchState::host_version), is skipped in O(1) without looking at its nodes.
 // Memory O(H x (1 + flavors) + V x H / 64) for V = most vCPU of one host. With feasibility rules
@@ -55,6 +59,9 @@ private:
 
 class BestFitPlacer final : public Placer {
 public:
+    /** spread: worst fit (the most free vCPU first) instead of best fit. */
+    explicit BestFitPlacer(bool spread) : spread_(spread) {}
+
     void reset(const SearchState& s) override {
         rules_ = s.model().has_filters();
         const Problem& p = s.problem();
@@ -84,19 +91,22 @@ public:
     PlaceChoice choose(const SearchState& s, int vm) override {
         const int flavor = s.flavor_of(vm);
         const Flavor& fl = s.problem().flavors[flavor];
-        if (rules_)  // the same order: least free vCPU on the host, then on the placement's nodes
+        if (rules_)  // the same order: least (worst fit: most) free vCPU on the host, then on the placement's nodes
             return first_admitted(s, vm, [&](int h, int e) {
                 const Embedding& emb = s.model().evaluator(s.type_of(h), flavor).placements()[static_cast<std::size_t>(e)];
                 const int R = s.model().num_resources();
                 Amount left = 0;
                 for (int i = 0; i < fl.num_vnuma(); ++i)
                     left += s.free_of(h)[emb.map[static_cast<std::size_t>(i)] * R + kVcpu] - fl.node_demand[kVcpu];
-                return CandidateKey{host_free(s, h).vcpu, h, left, e};
+                const Amount host = host_free(s, h).vcpu;
+                return spread_ ? CandidateKey{-host, h, -left, e} : CandidateKey{host, h, left, e};
             });
         std::vector<std::uint64_t>& failed = failed_[static_cast<std::size_t>(flavor)];
         if (failed.empty()) failed.assign(free_.size(), 0);  // host versions start at 1: 0 = never failed
         PlaceChoice found;
-        for (std::size_t v = static_cast<std::size_t>(std::max<Amount>(fl.demand[kVcpu], 0)); v < buckets_.size() && !found.found(); ++v) {
+        const auto least = static_cast<std::size_t>(std::max<Amount>(fl.demand[kVcpu], 0));
+        for (std::size_t i = least; i < buckets_.size() && !found.found(); ++i) {
+            const std::size_t v = spread_ ? buckets_.size() - 1 - (i - least) : i;  // worst fit: the most free first
             if (buckets_[v].empty()) continue;
             buckets_[v].for_each([&](int h) {
                 const HostFree& a = free_[static_cast<std::size_t>(h)];
@@ -104,7 +114,7 @@ public:
                     return true;
                 std::uint64_t& memo = failed[static_cast<std::size_t>(h)];
                 if (memo == s.host_version(h)) return true;
-                const int e = tightest_placement(s, flavor, h);
+                const int e = spread_ ? loosest_placement(s, flavor, h) : tightest_placement(s, flavor, h);
                 if (e >= 0) {
                     found = PlaceChoice{h, e};
                     return false;
@@ -117,6 +127,7 @@ public:
     }
 
 private:
+    bool spread_ = false;                             // worst fit
     bool rules_ = false;                              // the model has feasibility rules: rank every candidate (first_admitted)
     std::vector<HostFree> free_;                      // [host], as of the last host_changed
     std::vector<HostSet> buckets_;                    // [free vCPU] -> hosts
@@ -126,7 +137,11 @@ private:
 }  // namespace
 
 std::unique_ptr<Placer> make_best_fit_placer() {
-    return std::make_unique<BestFitPlacer>();
+    return std::make_unique<BestFitPlacer>(false);
+}
+
+std::unique_ptr<Placer> make_worst_fit_placer() {
+    return std::make_unique<BestFitPlacer>(true);
 }
 
 }  // namespace vmcap

@@ -102,9 +102,11 @@ std::unique_ptr<Placer> make_deferred_acceptance_placer();
 std::unique_ptr<Placer> make_exact_placer();
 std::unique_ptr<Placer> make_starnet_placer();
 std::unique_ptr<Placer> make_starnetla_placer();
+std::unique_ptr<Placer> make_worst_fit_placer();
+std::unique_ptr<Placer> make_vmagent_fit_placer();
 
 std::span<const PlacerInfo> registered_placers() {
-    static constexpr std::array<PlacerInfo, 9> kPlacers{{
+    static constexpr std::array<PlacerInfo, 11> kPlacers{{
         {"best-fit", "the host with the least free vCPU, the placement leaving least free vCPU on its nodes", make_best_fit_placer},
         {"ctaap", "seed 002: a VDC by graduated assignment, bipartite matching and clean-up of link violations", make_ctaap_placer},
         {"deferred-acceptance",
@@ -119,7 +121,13 @@ std::span<const PlacerInfo> registered_placers() {
          make_starnet_placer},
         {"starnetla", "seed 003 Alg. 3: the host with the most bandwidth to the VM's placed peers (ties random), one try",
          make_starnetla_placer},
+        {"vmagent-best-fit",
+         "VMAgent's BestFit, a worst fit: the largest free share (min of vCPU, RAM) of the placement's lowest pNUMA node after it; "
+         "ties: first host",
+         make_vmagent_fit_placer},
         {"vmcap-fit", "the placement losing the least weighted VMCAP capacity; ties: best fit", make_vmcap_fit_placer},
+        {"worst-fit", "the host with the most free vCPU, the placement leaving the most free vCPU on its nodes (spread)",
+         make_worst_fit_placer},
     }};
     return kPlacers;
 }

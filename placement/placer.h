@@ -12,11 +12,16 @@
  *    feasible placement;
  *  - `best-fit` (best_fit.cpp): NUMA-aware best fit: the host with the least free vCPU, and on it
  *    the placement leaving the least free vCPU on its pNUMA nodes;
+ *  - `worst-fit` (best_fit.cpp, best fit's mirror): the host with the most free vCPU, and on it
+ *    the placement leaving the most free vCPU on its pNUMA nodes (spread);
+ *  - `vmagent-best-fit` (vmagent_fit.cpp): VMAgent's "BestFit" copied from its source, a worst
+ *    fit: the (host, placement) whose lowest pNUMA node keeps the largest free share of its
+ *    scarcer resource, min(free vCPU / vCPU, free RAM / RAM) after the VM; ties: the first;
  *  - `vmcap-fit` (vmcap_fit.cpp): the placement whose weighted capacity loss
  *    sum_f w_f x (VMCAP_f before - VMCAP_f after) is least (the use the VMCAP paper, seed 001,
  *    states for its closed forms), through the engine's best insertion (moves/insertion.h);
  *    ties go to best fit.
- *  With feasibility rules (links) these three rank every (host, placement) that fits by their
+ *  With feasibility rules (links) these five rank every (host, placement) that fits by their
  *  own order and take the first that every rule admits (first_admitted).
  *  - `link-fit` (link_fit.cpp): for groups with vlinks (`vmcap import netsolver`'s VDC rule): the
  *    group heaviest-bandwidth first, its first VM best fit among the hosts that could take the

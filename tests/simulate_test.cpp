@@ -22,6 +22,7 @@
 #include "instances/vnuma_rule.h"
 #include "evaluators/state/capacity_model.h"
 #include "evaluators/state/search_state.h"
+#include "optimizer/solvers/hosts_needed.h"
 #include "optimizer/solvers/simulate.h"
 #include "placement/placer.h"
 #include "tests/cli_run.h"
@@ -559,4 +560,75 @@ TEST(Simulate, TheTimeLimitEndsANightsSearch) {
     const SimulateResult r = simulate(trace, o);
     EXPECT_EQ(to_string(r.stopped_by), "time limit");
     EXPECT_LT(r.seconds, 60.0) << "the search ran past the limit";
+}
+
+namespace {
+
+TraceVm request(double at, double until, Amount vcpu, Amount gib) {
+    TraceVm vm;
+    vm.arrival_s = at;
+    vm.departure_s = until;
+    vm.vcpu = vcpu;
+    vm.ram_mib = gib * 1024;
+    vm.flavor_name = std::to_string(vcpu) + "c" + std::to_string(gib) + "g";
+    return vm;
+}
+
+}  // namespace
+
+TEST(Simulate, RejectedVcpuHoursByHand) {
+    // One host of one 4-vCPU node, a span of 3 h. v0 (2c) [0, 2 h) and v1 (2c) [0.5 h, never) fill
+    // it; v2 (1c, [1 h, 1.5 h)) is rejected: 0.5 h x 1 vCPU; v3 (2c, from 1.75 h, never departs) is
+    // rejected: its lifetime clipped to the span, 1.25 h x 2; v4 (2c at 2.25 h) takes v0's room;
+    // v5 (4c, 2.5 h to 4 h) is rejected: 0.5 h x 4 within the span. v6 arrives after the span.
+    const double h = 3600.0, inf = std::numeric_limits<double>::infinity();
+    const std::vector<TraceVm> trace = {request(0, 2 * h, 2, 2),      request(0.5 * h, inf, 2, 2),  request(1 * h, 1.5 * h, 1, 1),
+                                        request(1.75 * h, inf, 2, 2), request(2.25 * h, inf, 2, 2), request(2.5 * h, 4 * h, 4, 4),
+                                        request(3.5 * h, inf, 1, 1)};
+    SimulateOptions o;
+    o.replay.host_type = uniform_host_type("K1", 4, 64 * 1024);
+    o.replay.num_hosts = 1;
+    o.replay.time_s = 3 * h;
+    const SimulateResult r = simulate(trace, o);
+    EXPECT_EQ(r.arrivals, 6);
+    EXPECT_EQ(r.rejected, 3);
+    EXPECT_EQ(r.rejected_vcpu, 1 + 2 + 4);
+    EXPECT_DOUBLE_EQ(r.rejected_vcpu_hours, 0.5 * 1 + 1.25 * 2 + 0.5 * 4);
+    // With room for all, nothing is rejected and nothing counted.
+    o.replay.num_hosts = 3;
+    EXPECT_EQ(simulate(trace, o).rejected_vcpu_hours, 0.0);
+}
+
+TEST(Simulate, HostsNeededIsTheLinearScansAnswer) {
+    // On the synthetic trace, for a few rejected shares and placers: the count hosts_needed finds
+    // passes, one host fewer fails, and it is the first count of a linear scan from 1 that passes.
+    const std::vector<TraceVm> trace = synthetic_trace(5);
+    for (const char* placer : {"best-fit", "worst-fit"})
+        for (const double share : {0.0, 0.01, 0.05}) {
+            SCOPED_TRACE(std::string(placer) + " share " + std::to_string(share));
+            SimulateOptions o = options("none");
+            o.check = false;
+            o.replay.placer = placer;
+            std::map<int, bool> pass;  // the scan's verdicts
+            const auto passes = [&](int n) {
+                if (!pass.contains(n)) {
+                    SimulateOptions q = o;
+                    q.replay.num_hosts = n;
+                    const SimulateResult r = simulate(trace, q);
+                    pass[n] = share == 0.0 ? r.rejected == 0 : static_cast<double>(r.rejected) < share * static_cast<double>(r.arrivals);
+                }
+                return pass[n];
+            };
+            int scan = 1;
+            while (!passes(scan)) ++scan;
+            for (const int guess : {1, scan, 3 * scan}) {
+                const HostsNeeded r = hosts_needed(trace, o, share, guess);
+                EXPECT_EQ(r.hosts, scan) << "from " << guess;
+                for (const HostsProbe& p : r.probes) EXPECT_EQ(p.ok, passes(p.hosts)) << p.hosts;
+                EXPECT_LT(r.probes.size(), 20u);
+            }
+        }
+    EXPECT_THROW(hosts_needed(trace, options("none"), 1.5, 10), InputError);
+    EXPECT_THROW(hosts_needed(trace, options("none"), 0.0, 0), InputError);
+    EXPECT_THROW(hosts_needed(trace, options("none"), 0.0, 2, {}, 3), InputError);  // more than 3 hosts needed
 }

@@ -88,7 +88,7 @@ SimulationFile simulated_file() {
         f.runs.push_back(run);
         if (!f.summary) f.summary.emplace();
         f.summary->push_back({defrag, 1, 100.0 * *run.rejected_fraction, 0.0, static_cast<double>(*run.rejected_vcpu), 0.0,
-                              static_cast<double>(run.migrations), 0.0});
+                              static_cast<double>(run.migrations), 0.0, run.rejected_vcpu_hours, 0.0});
     }
     return f;
 }
@@ -185,7 +185,7 @@ TEST(SimulationFile, RefusesEveryMistypedFieldWithItsPath) {
             }
             ++checked;
         }
-    EXPECT_EQ(checked, 18 + 26 + 20 + 8);  // every field of the header, a run, a day and a summary entry
+    EXPECT_EQ(checked, 18 + 27 + 20 + 10);  // every field of the header, a run, a day and a summary entry
     // Ranges, and the entries of the flavor maps and arrays.
     const std::vector<std::pair<std::function<void(oj&)>, std::string>> cases = {
         {[](oj& d) { d["runs"][1]["arrivals"] = -1; }, "runs[1].arrivals: expected an integer in 0..2^53"},

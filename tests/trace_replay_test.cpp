@@ -519,6 +519,15 @@ std::map<std::size_t, std::pair<int, std::vector<int>>> brute_force_replay(const
                     }
                     continue;
                 }
+                if (o.placer == "worst-fit") {  // most free vCPU on the host, then on the placement's nodes
+                    if (best_h < 0 || host_free > best_host_key || (h == best_h && node_free > best_node_key)) {
+                        best_h = h;
+                        best_e = static_cast<int>(e);
+                        best_host_key = host_free;
+                        best_node_key = node_free;
+                    }
+                    continue;
+                }
                 if (best_h < 0 || host_free < best_host_key || (h == best_h && node_free < best_node_key)) {
                     best_h = h;
                     best_e = static_cast<int>(e);
@@ -552,7 +561,7 @@ TEST(Replay, MatchesABruteForcePlacer) {
         std::uint64_t seed;
     };
     for (const Case& c : {Case{"CQ3", 6, 21}, Case{"CQ3", 3, 22}, Case{"K4", 12, 23}, Case{"Q33", 5, 24}}) {
-        for (const std::string placer : {"best-fit", "first-fit", "vmcap-fit"}) {
+        for (const std::string placer : {"best-fit", "first-fit", "vmcap-fit", "worst-fit"}) {
             SCOPED_TRACE(c.topology + " " + placer + " seed " + std::to_string(c.seed));
             const auto trace = random_trace(c.seed, 2500);
             SnapshotOptions o = cq3_options(c.hosts, 9000.0);
@@ -794,7 +803,7 @@ TEST(Replay, RejectsBadOptionsAndTraces) {
         expect_input_error([&] { replay_snapshot(t, o); }, needle);
     };
     bad([](SnapshotOptions& o) { o.num_hosts = 0; }, "hosts");
-    bad([](SnapshotOptions& o) { o.placer = "worst-fit"; }, "placer");
+    bad([](SnapshotOptions& o) { o.placer = "nope-fit"; }, "placer");
     bad([](SnapshotOptions& o) { o.sample = 0.0; }, "sample");
     bad([](SnapshotOptions& o) { o.targets = "some"; }, "targets");
     bad([](SnapshotOptions& o) { o.time_s = -1.0; }, "time");
@@ -839,7 +848,7 @@ TEST(CmdSnapshot, WritesASnapshotFromASyntheticDataDir) {
         a.insert(a.end(), extra.begin(), extra.end());
         return a;
     };
-    EXPECT_THROW(cli::cmd_snapshot(with({"--placer", "worst-fit"})), cli::UsageError);
+    EXPECT_THROW(cli::cmd_snapshot(with({"--placer", "nope-fit"})), cli::UsageError);
     EXPECT_THROW(cli::cmd_snapshot(with({"--sample", "1.5"})), cli::UsageError);
     EXPECT_THROW(cli::cmd_snapshot(with({"--vnuma", "2c3.5g"})), cli::UsageError);
     EXPECT_THROW(cli::cmd_snapshot(with({"--host-type", "XYZ"})), cli::UsageError);

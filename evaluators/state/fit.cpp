@@ -35,8 +35,9 @@ int first_fitting_placement(const SearchState& s, int flavor, int host) {
 
 namespace {
 
-/** tightest_placement against `free`. */
-int tightest_in(const SearchState& s, int flavor, int h, const Amount* free) {
+/** tightest_placement against `free`; with `loosest`, the placement leaving the most free vCPU
+ *  instead (ties: lowest index as well). */
+int tightest_in(const SearchState& s, int flavor, int h, const Amount* free, bool loosest = false) {
     const auto& placements = s.model().evaluator(s.type_of(h), flavor).placements();
     const Flavor& fl = s.problem().flavors[static_cast<std::size_t>(flavor)];
     const int R = s.model().num_resources();
@@ -49,7 +50,7 @@ int tightest_in(const SearchState& s, int flavor, int h, const Amount* free) {
         if (!room) continue;
         Amount left = 0;
         for (unsigned m = placements[e].mask; m; m &= m - 1) left += free[std::countr_zero(m) * R + kVcpu];
-        if (best < 0 || left < best_left) {
+        if (best < 0 || (loosest ? left > best_left : left < best_left)) {
             best = static_cast<int>(e);
             best_left = left;
         }
@@ -61,6 +62,10 @@ int tightest_in(const SearchState& s, int flavor, int h, const Amount* free) {
 
 int tightest_placement(const SearchState& s, int flavor, int h) {
     return tightest_in(s, flavor, h, s.free_of(h));
+}
+
+int loosest_placement(const SearchState& s, int flavor, int h) {
+    return tightest_in(s, flavor, h, s.free_of(h), true);
 }
 
 int tightest_placement_on(const SearchState& s, int flavor, int h, Amount* free, bool take) {

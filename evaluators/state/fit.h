@@ -22,6 +22,10 @@ int first_fitting_placement(const SearchState& state, int flavor, int host);
  *  pNUMA nodes (ties: lowest index, i.e. lowest node mask), or -1. O(placements x k x R). */
 int tightest_placement(const SearchState& state, int flavor, int host);
 
+/** Index of the placement of `flavor` on `host` that fits leaving the most free vCPU on its pNUMA
+ *  nodes (ties: lowest index), or -1: worst fit's choice on a host. O(placements x k x R). */
+int loosest_placement(const SearchState& state, int flavor, int host);
+
 /** tightest_placement of `flavor` on `host` against the free amounts `free` ([node x R + r], e.g.
  *  a scratch copy of SearchState::free_of(host) with a batch's earlier VMs taken off) instead of
  *  the state's; with `take`, the chosen placement's demand is subtracted from `free`. -1: none fits. */

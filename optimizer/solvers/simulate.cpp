@@ -367,6 +367,17 @@ void revenue_and_vdcs(const Problem& placing, const std::vector<TraceVm>& trace,
                                                 : 0.0;
 }
 
+/** SimulateResult::rejected_vcpu_hours of the run up to trace time `end`. */
+double rejected_vcpu_hours(const std::vector<TraceVm>& trace, const std::vector<std::size_t>& arrivals, const std::vector<char>& admitted,
+                           double end) {
+    double sum = 0.0;
+    for (std::size_t a = 0; a < arrivals.size() && trace[arrivals[a]].arrival_s <= end; ++a) {
+        const TraceVm& vm = trace[arrivals[a]];
+        if (!admitted[a]) sum += static_cast<double>(vm.vcpu) * std::max(0.0, std::min(vm.departure_s, end) - vm.arrival_s) / 3600.0;
+    }
+    return sum;
+}
+
 /** Adds a closed day to the run's totals and series. */
 void add_day(const SimulateDay& d, SimulateResult& out) {
     out.arrivals += d.arrivals;
@@ -582,6 +593,7 @@ SimulateResult simulate(const std::vector<TraceVm>& trace, const SimulateOptions
     last.defrag_options.clear();
     close(now, last);
     revenue_and_vdcs(placing, trace, arrivals, run.admitted(), now, o, out);
+    out.rejected_vcpu_hours = rejected_vcpu_hours(trace, arrivals, run.admitted(), now);
     for (std::size_t f = 0; f < placing.flavors.size(); ++f)
         if (run.rejected_by_flavor()[f] > 0) out.rejected_by_flavor[placing.flavors[f].name] += run.rejected_by_flavor()[f];
     out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

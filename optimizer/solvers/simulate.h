@@ -191,6 +191,9 @@ struct SimulateResult {
      *  closed where it stopped. */
     StopReason stopped_by = StopReason::Complete;
     std::int64_t triggered_runs = 0, plans_refused = 0;  ///< sums over the days
+    /** What the rejections cost in time: sum over the rejected requests of vCPU x the hours of their
+     *  lifetime within the simulated span (arrival to min(departure, end of the span)). vCPU-hours. */
+    double rejected_vcpu_hours = 0.0;
 };
 
 /**
