@@ -16,6 +16,8 @@ cd "$(dirname "$0")/.."
 SECONDS_PER_TARGET="${1:-60}"
 [[ "$SECONDS_PER_TARGET" =~ ^[1-9][0-9]*$ ]] || { echo "usage: scripts/fuzz.sh [seconds-per-target]" >&2; exit 2; }
 TARGETS=(fuzz_snapshot fuzz_plan fuzz_validate fuzz_netsolver fuzz_place)
+JOBS=${FUZZ_JOBS:-$(nproc)}
+[[ "$JOBS" =~ ^[1-9][0-9]*$ ]] || { echo "fuzz: FUZZ_JOBS must be a positive integer, not '$JOBS'" >&2; exit 2; }
 
 PACKAGES=(clang libclang-rt-14-dev cmake ninja-build pkg-config libtbb-dev libeigen3-dev libboost-program-options-dev libboost-graph-dev
           nlohmann-json3-dev coinor-libcbc-dev libgtest-dev)  # libgtest-dev: the shared tree configures the suite too
@@ -58,8 +60,6 @@ run_target() {
   [ "$status" = ok ]
 }
 
-JOBS=${FUZZ_JOBS:-$(nproc)}
-[[ "$JOBS" =~ ^[1-9][0-9]*$ ]] || { echo "fuzz: FUZZ_JOBS must be a positive integer, not '$JOBS'" >&2; exit 2; }
 fuzz_start=$(date +%s)
 running=0
 for t in "${TARGETS[@]}"; do

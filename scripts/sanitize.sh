@@ -19,7 +19,7 @@ export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 # Also left to scripts/test.sh's Release run: ExactMilp.AggregatedEqualsBruteForceBranchBoundAndPerVmModel
 # (36 tiny instances, each solved by CBC three times and by brute force; 119-192 s here, a fifth of
 # the stage's test time, against 21-32 s in Release). Its C++ runs here in the smaller
-# ExactMilp.AggregatedEqualsBruteForceOnSmallBudgets (the same check on its budget-1 cases: every
+# ExactMilp.AggregatedEqualsBruteForceOnSmallBudgets (the same check on its 12 budget-1 cases: every
 # topology, the aggregated and per-VM models, warm starts, a binding RAM budget, non-migratable
 # VMs) and in the other ExactMilp, ExactBb and ExactLinks tests.
 ctest --test-dir build-asan --output-on-failure -j"$(nproc)" --timeout 900 \
