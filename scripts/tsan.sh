@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Third CI stage: ThreadSanitizer on the parallel search (build-tsan/, RelWithDebInfo). Runs the
+# Fourth CI stage: ThreadSanitizer on the parallel search (build-tsan/, RelWithDebInfo). Runs the
 # tests that drive several search threads -- annealing (host regions and chains), tabu and free remaps with 2 threads, the
 # golden plans at 2 threads (through the TSan-built vmcap binary) and the parallel search tests --
 # with every report fatal. Needs the packages scripts/setup.sh installs. Measured: docs/performance.md.
