@@ -49,6 +49,24 @@ double clock_time(const std::string& text) {
     return h * 3600.0 + m * 60.0;
 }
 
+/** A budget given as "P%" (0 <= P <= 100, of the VMs on a host) or as a count >= 0: fraction in
+ *  [0, 1] and count -1, or fraction -1 and the count. Throws std::invalid_argument otherwise. */
+struct ShareOrCount {
+    double fraction = -1.0;
+    std::int64_t count = -1;
+};
+ShareOrCount read_share_or_count(const std::string& text) {
+    std::size_t used = 0;
+    if (!text.empty() && text.back() == '%') {
+        const double pct = std::stod(text.substr(0, text.size() - 1), &used);
+        if (used != text.size() - 1 || !(pct >= 0.0 && pct <= 100.0)) throw std::invalid_argument("range");
+        return {pct / 100.0, -1};
+    }
+    const long long n = std::stoll(text, &used);
+    if (used != text.size() || n < 0) throw std::invalid_argument("range");
+    return {-1.0, n};
+}
+
 /** --defrag-budget: "0.5%" (of the VMs on a host at the time), "512GiB" (RAM copied) or a count. */
 void read_budget(const std::string& text, SimulateOptions& o) {
     try {
@@ -60,16 +78,9 @@ void read_budget(const std::string& text, SimulateOptions& o) {
             o.budget_ram_mib = std::llround(gib * 1024.0);
             return;
         }
-        if (!text.empty() && text.back() == '%') {
-            const double pct = std::stod(text.substr(0, text.size() - 1), &used);
-            if (used != text.size() - 1 || !(pct >= 0.0 && pct <= 100.0)) throw std::invalid_argument("range");
-            o.budget_fraction = pct / 100.0;
-            o.budget_count = -1;
-            return;
-        }
-        const long long n = std::stoll(text, &used);
-        if (used != text.size() || n < 0) throw std::invalid_argument("range");
-        o.budget_count = n;
+        const ShareOrCount b = read_share_or_count(text);
+        if (b.count < 0) o.budget_fraction = b.fraction;
+        o.budget_count = b.count;
     } catch (const std::exception&) {
         throw UsageError("--defrag-budget: expected a percentage such as 0.5%, a RAM amount such as 512GiB or a count >= 0, got '" + text +
                          "'");
@@ -100,17 +111,9 @@ void read_when(const std::string& text, SimulateOptions& o) {
 /** --daily-budget: "1%" (of the VMs on a host at the day's first run) or a count. */
 void read_daily_budget(const std::string& text, SimulateOptions& o) {
     try {
-        std::size_t used = 0;
-        if (!text.empty() && text.back() == '%') {
-            const double pct = std::stod(text.substr(0, text.size() - 1), &used);
-            if (used != text.size() - 1 || !(pct >= 0.0 && pct <= 100.0)) throw std::invalid_argument("range");
-            o.daily_budget_fraction = pct / 100.0;
-            o.daily_budget_count = -1;
-            return;
-        }
-        const long long n = std::stoll(text, &used);
-        if (used != text.size() || n < 0) throw std::invalid_argument("range");
-        o.daily_budget_count = n;
+        const ShareOrCount b = read_share_or_count(text);
+        o.daily_budget_fraction = b.fraction;
+        o.daily_budget_count = b.count;
     } catch (const std::exception&) {
         throw UsageError("--daily-budget: expected a percentage such as 1% or a count >= 0, got '" + text + "'");
     }
