@@ -667,6 +667,7 @@ int cmd_simulate(const Args& args) {
         file.defrag_budget = c.budget;
         file.apply = c.apply;
         file.window_s = c.base.schedule ? c.base.schedule->window_s : 0.0;
+        if (c.apply == "waves") file.reserve_plan = c.reserve_plan;
         file.seed = c.base.seed;
         file.seeds = c.seeds;
         write_file_atomic(c.out_json, simulation_file_text(file));

@@ -115,6 +115,7 @@ void fields(V& v, F& f) {
     v.opt("defrag_budget", f.defrag_budget);
     v.opt("apply", f.apply);
     v.opt("window_s", f.window_s);
+    v.opt("reserve_plan", f.reserve_plan);
     v.opt("seed", f.seed);
     v.opt("seeds", f.seeds);
     v.opt("summary", f.summary);

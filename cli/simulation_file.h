@@ -89,7 +89,8 @@ struct SimulationFile {
     std::optional<double> bpc;  ///< Mbps per vCPU of the VDCs' vlinks (0: none)
     std::optional<double> span_s, defrag_at_s, defrag_every_s;
     std::optional<std::string> defrag_budget, apply;
-    std::optional<double> window_s;  ///< 0: no window
+    std::optional<double> window_s;           ///< 0: no window
+    std::optional<std::string> reserve_plan;  ///< with apply "waves": "on" or "off" (--reserve-plan)
     std::optional<std::uint64_t> seed;
     std::optional<std::int64_t> seeds;
     std::optional<std::vector<SimulationSummary>> summary;

@@ -68,6 +68,7 @@ SimulationFile simulated_file() {
     f.defrag_budget = "2%";
     f.apply = "at-once";
     f.window_s = 0.0;
+    f.reserve_plan = "on";
     f.seed = 1;
     f.seeds = 1;
     const std::vector<TraceVm> trace = small_trace();
@@ -185,7 +186,7 @@ TEST(SimulationFile, RefusesEveryMistypedFieldWithItsPath) {
             }
             ++checked;
         }
-    EXPECT_EQ(checked, 18 + 27 + 20 + 10);  // every field of the header, a run, a day and a summary entry
+    EXPECT_EQ(checked, 19 + 27 + 20 + 10);  // every field of the header, a run, a day and a summary entry
     // Ranges, and the entries of the flavor maps and arrays.
     const std::vector<std::pair<std::function<void(oj&)>, std::string>> cases = {
         {[](oj& d) { d["runs"][1]["arrivals"] = -1; }, "runs[1].arrivals: expected an integer in 0..2^53"},
