@@ -710,6 +710,29 @@ int cmd_plan(const Args& args) {
     return interrupted ? kExitInterrupted : 0;
 }
 
+/** A plan's object `key` (flavor name -> value) applied to the snapshot `p`: each value must pass
+ *  `valid` (else InputError "<plan_file>: key.name: expected <expected>"), then `set(flavor, value
+ *  or nullptr when not named)` for every flavor; a name that is no flavor of `cluster` is refused.
+ *  Nothing when the document has no `key`. O(flavors x log). */
+template <class Valid, class Set>
+void read_flavor_object(const nlohmann::json& doc, const std::string& key, const std::string& value_name, const std::string& expected,
+                        const std::string& plan_file, const std::string& cluster, Problem& p, Valid valid, Set set) {
+    if (!doc.is_object() || !doc.contains(key)) return;
+    const auto& object = doc[key];
+    if (!object.is_object()) throw InputError(plan_file + ": " + key + ": expected an object flavor name -> " + value_name);
+    std::map<std::string, const nlohmann::json*> given;
+    for (const auto& item : object.items()) {
+        if (!valid(item.value())) throw InputError(plan_file + ": " + key + "." + item.key() + ": expected " + expected);
+        given.emplace(item.key(), &item.value());
+    }
+    for (Flavor& f : p.flavors) {
+        const auto it = given.find(f.name);
+        set(f, it == given.end() ? nullptr : it->second);
+        if (it != given.end()) given.erase(it);
+    }
+    if (!given.empty()) throw InputError(plan_file + ": " + key + "." + given.begin()->first + ": no such flavor in " + cluster);
+}
+
 /** `vmcap validate`, `export`, `report`: the rules the plan was made for (its "rules") added to the
  *  snapshot's — drained and no-target hosts united, remaps allowed only if both allow them. A plan
  *  may only add rules: what the snapshot forbids stays forbidden whatever the plan says. Throws
@@ -769,41 +792,19 @@ Problem load_plan_context(const std::string& cluster, const std::string& plan_fi
             p.objective_terms.emplace_back(name, w.get<double>());
         }
     }
-    // The flavor weights the plan was made for (vmcap plan --weights demand), in place of the snapshot's.
-    if (doc.is_object() && doc.contains("flavor_weights")) {
-        const auto& fw = doc["flavor_weights"];
-        if (!fw.is_object()) throw InputError(plan_file + ": flavor_weights: expected an object flavor name -> weight");
-        std::map<std::string, double> given;
-        for (const auto& [name, w] : fw.items()) {
-            if (!w.is_number() || weight_milli(w.get<double>()) < 0)
-                throw InputError(plan_file + ": flavor_weights." + name + ": expected a weight in [0, 100000] with at most 3 decimals");
-            given.emplace(name, w.get<double>());
-        }
-        for (Flavor& f : p.flavors) {
-            const auto it = given.find(f.name);
-            f.weight = it == given.end() ? 0.0 : it->second;
-            if (it != given.end()) given.erase(it);
-        }
-        if (!given.empty()) throw InputError(plan_file + ": flavor_weights." + given.begin()->first + ": no such flavor in " + cluster);
-    }
+    // The flavor weights the plan was made for (vmcap plan --weights demand / --requests), in place of
+    // the snapshot's: a flavor not named weighs 0.
+    read_flavor_object(
+        doc, "flavor_weights", "weight", "a weight in [0, 100000] with at most 3 decimals", plan_file, cluster, p,
+        [](const nlohmann::json& w) { return w.is_number() && weight_milli(w.get<double>()) >= 0; },
+        [](Flavor& f, const nlohmann::json* w) { f.weight = w ? w->get<double>() : 0.0; });
     // The forecast needs the plan was made for (vmcap plan --requests): the term uncovered-need reads them.
-    if (doc.is_object() && doc.contains("flavor_needs")) {
-        const auto& fn = doc["flavor_needs"];
-        if (!fn.is_object()) throw InputError(plan_file + ": flavor_needs: expected an object flavor name -> need");
-        std::map<std::string, std::int64_t> given;
-        for (const auto& [name, n] : fn.items()) {
-            if (!n.is_number_integer() || n.get<std::int64_t>() < 0)
-                throw InputError(plan_file + ": flavor_needs." + name + ": expected an integer >= 0");
-            given.emplace(name, n.get<std::int64_t>());
-        }
-        for (Flavor& f : p.flavors) {
-            const auto it = given.find(f.name);
-            if (it == given.end()) continue;
-            f.need = it->second;
-            given.erase(it);
-        }
-        if (!given.empty()) throw InputError(plan_file + ": flavor_needs." + given.begin()->first + ": no such flavor in " + cluster);
-    }
+    read_flavor_object(
+        doc, "flavor_needs", "need", "an integer >= 0", plan_file, cluster, p,
+        [](const nlohmann::json& n) { return n.is_number_integer() && n.get<std::int64_t>() >= 0; },
+        [](Flavor& f, const nlohmann::json* n) {
+            if (n) f.need = n->get<std::int64_t>();
+        });
     apply_plan_rules(doc, plan_file, cluster, p);
     // How the budget counted remaps for the plan (budget.remap_counts_as_migration): part of the
     // budget it was made for, like max_migrations. It changes only what a remap costs: the rules
