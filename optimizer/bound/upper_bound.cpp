@@ -657,7 +657,6 @@ private:
         }
     }
 
-    /** Options of one k: keep those no other beats in both RAM (lower) and value (higher). */
     /** The option of largest value (smallest RAM among equals): all the knapsack reads of a front
      *  when the RAM multiplier search does not run (option_gain at multiplier 0). O(|pts|). */
     static std::vector<Point> best_point(const std::vector<Point>& pts) {
@@ -667,6 +666,7 @@ private:
         return {best};
     }
 
+    /** Options of one k: keep those no other beats in both RAM (lower) and value (higher). */
     static std::vector<Point> pareto(std::vector<Point>& pts) {
         std::sort(pts.begin(), pts.end(),
                   [](const Point& a, const Point& b) { return a.ram != b.ram ? a.ram < b.ram : a.value > b.value; });
