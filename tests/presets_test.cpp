@@ -262,7 +262,7 @@ TEST(Presets, PlaceAndPlanRecordTheResolvedValues) {
     EXPECT_NE(r.out.find(" with first-fit, "), std::string::npos) << r.out;
 
     const std::string plan = (test::tmp_dir() / "preset-plan.json").string();
-    r = test::run_vmcap("plan --max-evaluations 2000 --quiet --preset recommended --algorithm greedy --out " + plan);
+    r = test::run_vmcap("plan --max-evaluations 2000 --max-migrations 5 --quiet --preset recommended --algorithm greedy --out " + plan);
     ASSERT_EQ(r.code, 0) << r.err;
     const nlohmann::json doc = nlohmann::json::parse(read_text_file(plan));
     EXPECT_EQ(doc["preset"]["name"], "recommended");
@@ -270,7 +270,7 @@ TEST(Presets, PlaceAndPlanRecordTheResolvedValues) {
     EXPECT_NE(r.out.find("preset    recommended: from the command line: --algorithm greedy\n"), std::string::npos) << r.out;
     r = test::run_vmcap("validate --plan " + plan);
     EXPECT_EQ(r.code, 0) << r.err << r.out;
-    r = test::run_vmcap("plan --max-evaluations 2000 --quiet --out " + plan);
+    r = test::run_vmcap("plan --max-evaluations 2000 --max-migrations 5 --quiet --out " + plan);
     ASSERT_EQ(r.code, 0) << r.err;
     EXPECT_FALSE(nlohmann::json::parse(read_text_file(plan)).contains("preset"));
 }
