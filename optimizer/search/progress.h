@@ -37,10 +37,12 @@ namespace vmcap {
  * only a share f < 1 of it follows the first f of that schedule instead of all of it: progress
  * rises to f, not 1, by the planned finish (and stays there). So a run with the evaluations a full
  * anneal needs cools by the clock as above, and one that can do only a few per VM does not cool
- * to the end temperature within them (measured: on a 10,000-host replay cooling within the ~45
- * evaluations per VM of a 10 s run gave up a third of what the search adds to greedy's plan). Such a
- * run also anneals hotter: heat() = min(kStarvedHeat, 1 / f), the factor the schedule multiplies its
- * start temperature by (capped by the caller at the melt temperature).
+ * to the end temperature within them (measured on a 10,000-host replay: within the ~45 evaluations
+ * per VM of a 10 s run, cooling to the end kept 140 of the 247 objective units the search adds to
+ * greedy's plan otherwise). Such a run also anneals hotter: heat() = min(kStarvedHeat, 1 / f), the
+ * factor the schedule multiplies its start temperature by (capped by the caller at the melt
+ * temperature; twice the start temperature added 703 there: docs/performance.md, "Starved time-cut
+ * runs").
  *
  * Not thread-safe for writes: synchronise() runs between rounds; progress() is const and may be
  * called from every worker during a round.
