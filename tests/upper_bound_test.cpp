@@ -672,6 +672,30 @@ TEST(UpperBound, TimeLimitCoversTheBound) {
     EXPECT_GE(doc["upper_bound"].get<double>(), doc["objective_after"].get<double>());
 }
 
+// The give-up rule with chosen seconds (no clock): the 10,000-host replay at --time-limit 10,
+// where the bound's share is ~4.3 s and its tables take 6.5 s on an idle machine, 13 s loaded.
+TEST(UpperBound, TablesOutOfReachProjectsTheMadeTablesRate) {
+    // Before the probe (20% of the allowance) nothing is judged, however slow.
+    EXPECT_FALSE(tables_out_of_reach(0.8, 4.3, 1, 10000, 2.0));
+    // 400 of 10,000 tables after 0.9 s: 22.5 s projected, past 2 x 4.3 s.
+    EXPECT_TRUE(tables_out_of_reach(0.9, 4.3, 400, 10000, 2.0));
+    // 30 s: 14 s of allowance; 1,500 after 2.9 s project 19.3 s, within 2 x 14 s.
+    EXPECT_FALSE(tables_out_of_reach(2.9, 14.0, 1500, 10000, 2.0));
+    EXPECT_TRUE(tables_out_of_reach(2.9, 14.0, 1500, 10000, 1.0));
+    // Off, or nothing made yet: never.
+    EXPECT_FALSE(tables_out_of_reach(0.9, 4.3, 400, 10000, 0.0));
+    EXPECT_FALSE(tables_out_of_reach(3.0, 4.3, 0, 10000, 2.0));
+    // A bound whose tables are all made is never out of reach.
+    EXPECT_FALSE(tables_out_of_reach(1.0, 4.3, 10000, 10000, 2.0));
+    EXPECT_THROW(
+        [] {
+            UpperBoundParams bp;
+            bp.give_up = -1.0;
+            bp.validate();
+        }(),
+        std::invalid_argument);
+}
+
 // Every plan file has the same top-level fields, whichever command wrote it.
 TEST(UpperBound, ExactPlansHaveThePlanFields) {
     const std::string snap = (test::tmp_dir() / "exact-fields.json").string();

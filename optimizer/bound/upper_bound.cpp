@@ -25,6 +25,7 @@ namespace vmcap {
 void UpperBoundParams::validate() const {
     if (!(fallback_seconds >= 0.0)) throw std::invalid_argument("upper bound: fallback_seconds must be >= 0");
     if (max_full_tables < -1) throw std::invalid_argument("upper bound: max_full_tables must be >= -1");
+    if (!(give_up >= 0.0)) throw std::invalid_argument("upper bound: give_up must be >= 0");
     if (max_sets_per_host < 1) throw std::invalid_argument("upper bound: max_sets_per_host must be >= 1");
     if (max_sets_per_exact_host < 1) throw std::invalid_argument("upper bound: max_sets_per_exact_host must be >= 1");
     if (max_exact_removals < 0) throw std::invalid_argument("upper bound: max_exact_removals must be >= 0");
@@ -105,6 +106,19 @@ struct HaltWatch {
     std::atomic<bool> model_timeout{false};  // an exact-fallback evaluation met the model's deadline
     bool limited = false;                    // max_full_tables applies
     std::atomic<std::int64_t> tables_left{0};
+    // UpperBoundParams::give_up: the bound's start, its allowance to the deadline, the tables made.
+    double give_up = 0.0;
+    std::chrono::steady_clock::time_point start;
+    double allowance_s = 0.0;
+    std::int64_t total = 0;
+    std::atomic<std::int64_t> made{0};
+    /** After a host's full table: gives up (time limit) when tables_out_of_reach. */
+    void table_made() {
+        const std::int64_t m = made.fetch_add(1) + 1;
+        if (give_up <= 0.0 || (m & 15) != 0) return;
+        const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        if (tables_out_of_reach(elapsed, allowance_s, m, total, give_up)) halt_if(1);
+    }
     /** Checks the stop flag and the clock; true (and remembered) once either says stop. */
     bool check() {
         if (halted.load(std::memory_order_relaxed)) return true;
@@ -1031,6 +1045,7 @@ void full_tables(tbb::task_arena& arena, int workers, const TableInputs& in, Hal
             try {
                 tables[h] = hb.run(h, in.movable[h], in.usage[h], in.kcap);
                 done[h] = 1;
+                watch.table_made();
             } catch (const BoundHalted&) {
                 break;
             }
@@ -1184,6 +1199,11 @@ Wide golden_multiplier(BoundAt& bound_at, Wide num_hi, int steps, HaltWatch& wat
 
 }  // namespace
 
+bool tables_out_of_reach(double elapsed_s, double allowance_s, std::int64_t made, std::int64_t total, double factor) {
+    if (!(factor > 0.0) || made <= 0 || !(elapsed_s >= kGiveUpProbe * allowance_s)) return false;
+    return elapsed_s * static_cast<double>(total) / static_cast<double>(made) > factor * allowance_s;
+}
+
 UpperBound compute_upper_bound(const CapacityModel& model, const UpperBoundParams& params) {
     params.validate();
     const auto t0 = std::chrono::steady_clock::now();
@@ -1203,6 +1223,12 @@ UpperBound compute_upper_bound(const CapacityModel& model, const UpperBoundParam
     watch.stop = params.stop;
     watch.limited = params.max_full_tables >= 0;
     watch.tables_left.store(params.max_full_tables);
+    if (params.deadline != std::chrono::steady_clock::time_point::max()) {
+        watch.give_up = params.give_up;
+        watch.start = t0;
+        watch.allowance_s = std::chrono::duration<double>(params.deadline - t0).count();
+        watch.total = H;
+    }
 
     std::vector<std::vector<int>> movable(H);
     std::vector<Amount> rams;

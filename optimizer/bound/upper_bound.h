@@ -105,9 +105,27 @@ struct UpperBoundParams {
      *  stops refining as at the deadline (UpperBound::stopped_by TableLimit). For tests of a
      *  bound cut short at a chosen point; -1: no limit. >= -1. */
     std::int64_t max_full_tables = -1;
+    /** > 0 (with a deadline): the bound stops refining, as at its deadline, as soon as the host
+     *  tables made so far project the whole set past `give_up` times the time it has to its
+     *  deadline (tables_out_of_reach): a bound that cannot complete in its time is cut short in any
+     *  case, and its time is worth more to the search after it (docs/performance.md, "Starved
+     *  time-cut runs"). The result stays valid (a cut-short bound). 0: never. >= 0. */
+    double give_up = 0.0;
     /** Throws std::invalid_argument naming the first bad parameter. */
     void validate() const;
 };
+
+/**
+ * Would the host tables not all be made in time? `made` of `total` tables made in `elapsed_s`
+ * seconds since the bound started, `allowance_s` from its start to its deadline: true when at
+ * least kGiveUpProbe of the allowance has passed, at least one table is made, and elapsed x total
+ * / made exceeds `factor` x allowance (factor > 0). Pure, O(1); no clock inside, so tests choose
+ * the seconds.
+ */
+bool tables_out_of_reach(double elapsed_s, double allowance_s, std::int64_t made, std::int64_t total, double factor);
+/** The share of its allowance after which a bound may give up (UpperBoundParams::give_up):
+ *  the first tables' rate before that is noise. */
+inline constexpr double kGiveUpProbe = 0.2;
 
 /** The bound and how it was obtained. */
 struct UpperBound {

@@ -86,10 +86,15 @@ void set_member(Worker& wk, int which, int vm, bool in) {
  * not improved for a tenth of the run's expected length (at least 50,000 evaluations) multiplies
  * the temperature by `reheat` (capped at the start temperature); the boost decays by 2% per
  * 256-evaluation block, so it fades after ~100k evaluations. Evaluation-driven, counted work
- * only: deterministic.
+ * only: deterministic. A clock-driven run starved of evaluations (RunProgress::heat() > 1) starts
+ * from t_start x heat, at most t_melt (and never below t_start), the whole ladder scaled with it.
  */
 struct Schedule {
     double t_start = 1.0, t_ratio = 1.0, reheat = 1.0;
+    double t_melt = 1.0;  ///< the hottest start a starved run may use (calibrate_temperatures)
+
+    /** The start temperature of the ladder for the run's current plan. */
+    double top(const RunProgress& progress) const { return std::max(t_start, std::min(t_melt, t_start * progress.heat())); }
 
     /** Evaluations without a new best after which a worker reheats. */
     static std::int64_t reheat_after(const RunProgress& progress) { return std::max<std::int64_t>(50000, progress.run_length() / 10); }
@@ -103,7 +108,8 @@ struct Schedule {
             wk.last_improvement = at;
             ++wk.reheats;
         }
-        const double t = std::min(t_start, t_start * std::pow(t_ratio, progress.progress(at)) * wk.boost);
+        const double t0 = top(progress);
+        const double t = std::min(t0, t0 * std::pow(t_ratio, progress.progress(at)) * wk.boost);
         wk.boost = std::max(1.0, wk.boost * 0.98);
         return t;
     }
@@ -116,8 +122,8 @@ struct Schedule {
  * next synchronisation point, for every worker at once).
  */
 struct RunControl {
-    RunControl(std::int64_t per_worker, const SearchParams& params, Clock::time_point start)
-        : progress(per_worker, params.time_limit_s), t0(start), deadline(deadline_after(start, params.time_limit_s)) {}
+    RunControl(std::int64_t per_worker, std::int64_t reference, const SearchParams& params, Clock::time_point start)
+        : progress(per_worker, params.time_limit_s, reference), t0(start), deadline(deadline_after(start, params.time_limit_s)) {}
     RunProgress progress;
     const Clock::time_point t0, deadline;
     double first_s = 0.0;  ///< seconds from t0 to the first evaluation (begin())
@@ -134,10 +140,10 @@ struct RunControl {
         if (was || !progress.clock_drives()) return;
         res.clock_driven_from = done;
         if (!params.quiet)
-            std::fprintf(
-                stderr,
-                "[%6.1fs] the evaluation budget is out of reach of the time limit: the clock drives the schedule from %.2f%% of it\n",
-                elapsed(), 100.0 * progress.progress(done));
+            std::fprintf(stderr,
+                         "[%6.1fs] the evaluation budget is out of reach of the time limit: the clock drives the schedule from %.2f%% of "
+                         "it; the time allows %.1f%% of the evaluations the schedule is calibrated for (start temperature x%.2f)\n",
+                         elapsed(), 100.0 * progress.progress(done), 100.0 * progress.share_of_reference(), progress.heat());
     }
     /** The round's length per worker: SearchParams::round_evaluations, else the run's expected
      *  length divided by `rounds`, clamped to [lo, 2 x 10^7]. */
@@ -259,6 +265,7 @@ void report_moves(const std::vector<Worker>& workers) {
 /** Start and end temperatures of a run, score units (score.h), and what they were derived from. */
 struct Temperatures {
     double start = 1.0, end = 1.0;
+    double melt = 1.0;        ///< the melt temperature (below); the start when given
     int samples = 0;          ///< worsening moves sampled at the start state
     double small_loss = 0.0;  ///< max(smallest target weight, 5th percentile of their losses), score units
 };
@@ -307,6 +314,7 @@ Temperatures calibrate_temperatures(const SearchSetup& setup, const SearchParams
     t.small_loss = losses.empty() ? w_min : std::max(w_min, losses[(losses.size() - 1) / 20]);
     const double smallest = losses.empty() ? w_min : std::max(w_min, losses.front());
     t.start = losses.empty() ? w_min : std::max(w_min * 0.1, (sum / static_cast<double>(losses.size())) / std::log(1.0 / 0.3));
+    t.melt = t.start;
     // From a given start: a small loss accepted with probability e^-3.3; with further objective
     // terms (e.g. ram-cost) with probability e^-1. A term turns the plateau steps of emptying a
     // host (no capacity change) into losses of W per GiB, and capacity-equal states that move
@@ -316,6 +324,7 @@ Temperatures calibrate_temperatures(const SearchSetup& setup, const SearchParams
     // terms the e^-3.3 rule is unchanged.
     if (!params.start.empty()) t.start = std::min(t.start, (setup.initial.model().has_terms() ? 1.0 : 0.3) * t.small_loss);
     if (params.initial_temperature > 0) t.start = params.initial_temperature * static_cast<double>(kScoreScale);
+    if (params.initial_temperature > 0) t.melt = t.start;  // a given temperature is not heated
     t.end = smallest / 20.0;
     return t;
 }
@@ -498,7 +507,7 @@ RegionAnnealing::RegionAnnealing(const SearchSetup& setup_, const SearchParams& 
       per_worker(setup_.per_worker),
       budget_count(p.constraints.max_migrations != std::numeric_limits<std::int64_t>::max()),
       budget_ram(p.constraints.max_migrated_ram_mib != std::numeric_limits<Amount>::max()),
-      ctl(setup_.per_worker, params_, t0_),
+      ctl(setup_.per_worker, setup_.reference, params_, t0_),
       merged(params_.start),
       merged_score(setup_.start_score),
       best(params_.start),
@@ -714,11 +723,11 @@ SearchResult anneal(const CapacityModel& model, const SearchParams& params) {
     const Temperatures temps = calibrate_temperatures(setup, params);
     const double t_start = temps.start, t_ratio = std::min(1.0, temps.end / temps.start);
     if (!params.quiet)
-        std::fprintf(stderr, "temperature %.6g -> %.6g objective units (%s; %d sampled worsening moves, small loss %.6g)\n",
+        std::fprintf(stderr, "temperature %.6g -> %.6g objective units (%s; %d sampled worsening moves, small loss %.6g, melt %.6g)\n",
                      temps.start / kScoreScale, temps.end / kScoreScale, params.initial_temperature > 0 ? "given" : "calibrated",
-                     temps.samples, temps.small_loss / kScoreScale);
+                     temps.samples, temps.small_loss / kScoreScale, temps.melt / kScoreScale);
 
-    const Schedule schedule{t_start, t_ratio, params.reheat_factor};
+    const Schedule schedule{t_start, t_ratio, params.reheat_factor, std::max(t_start, temps.melt)};
     if (use_regions(model, params))
         anneal_regions(setup, params, schedule, t0, res);
     else
@@ -749,7 +758,7 @@ void anneal_chains(const SearchSetup& setup, const SearchParams& params, const S
         workers.back().best_score = setup.start_score;
     }
 
-    RunControl ctl(per_worker, params, t0);
+    RunControl ctl(per_worker, setup.reference, params, t0);
     tbb::task_arena arena(W);
     std::int64_t done = 0;  // evaluations per worker completed in earlier rounds
     auto last_report = t0;

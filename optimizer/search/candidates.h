@@ -73,6 +73,10 @@ struct SearchSetup {
     /** The start state already meets params.bound_score: proven optimal, nothing to search. */
     bool proven_at_start = false;
     std::int64_t per_worker = 0, round = 0;
+    /** Evaluations per worker the temperature schedule is calibrated for: the instance's default
+     *  budget (default_evaluations), or the budget if smaller (RunProgress: a clock-driven run
+     *  that can do fewer is starved). */
+    std::int64_t reference = 0;
 
     SearchSetup(const CapacityModel& model, const SearchParams& params) : initial(model) {
         const Problem& p = model.problem();
@@ -97,6 +101,7 @@ struct SearchSetup {
         proven_at_start = !nothing_to_search && meets_bound(params, start_score);
         const std::int64_t total = params.max_evaluations > 0 ? params.max_evaluations : default_evaluations(p);
         per_worker = std::max<std::int64_t>(1, total / params.threads);
+        reference = std::max<std::int64_t>(1, std::min(total, default_evaluations(p)) / params.threads);
         round = params.round_evaluations > 0 ? params.round_evaluations : std::clamp<std::int64_t>(per_worker / 50, 2000, 20000000);
     }
 

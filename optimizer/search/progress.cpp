@@ -4,8 +4,11 @@
 
 namespace vmcap {
 
-RunProgress::RunProgress(std::int64_t budget, double time_limit_s)
-    : budget_(std::max<std::int64_t>(1, budget)), limit_s_(time_limit_s), length_(budget_) {}
+RunProgress::RunProgress(std::int64_t budget, double time_limit_s, std::int64_t reference)
+    : budget_(std::max<std::int64_t>(1, budget)),
+      limit_s_(time_limit_s),
+      length_(budget_),
+      reference_(std::max<std::int64_t>(1, reference)) {}
 
 bool RunProgress::out_of_reach(std::int64_t at, double elapsed_s, double first_s) const {
     if (clock_ || at <= 0 || !(limit_s_ < 1e9)) return false;
@@ -31,14 +34,18 @@ void RunProgress::synchronise(std::int64_t done, double elapsed_s, double first_
     const double by_clock = std::max(0.0, rate * (kFinishShare * limit_s_ - elapsed_s));
     const double left = std::min(static_cast<double>(std::max<std::int64_t>(0, budget_ - done)), by_clock);
     length_ = std::max<std::int64_t>(1, done + static_cast<std::int64_t>(left));
+    // Starved (fewer evaluations left in the plan than the schedule is calibrated for): only the
+    // first share of the schedule, never below where the run already is.
+    share_ = std::min(1.0, static_cast<double>(length_) / static_cast<double>(reference_));
+    p_end_ = std::max(p_from_, share_);
 }
 
 double RunProgress::progress(std::int64_t at) const {
     const double by_evaluations = static_cast<double>(at) / static_cast<double>(budget_);
     if (!clock_) return by_evaluations;
-    if (at >= length_ || length_ <= from_) return 1.0;
-    const double p = p_from_ + (1.0 - p_from_) * static_cast<double>(at - from_) / static_cast<double>(length_ - from_);
-    return std::min(1.0, std::max(by_evaluations, p));
+    if (at >= length_ || length_ <= from_) return p_end_;
+    const double p = p_from_ + (p_end_ - p_from_) * static_cast<double>(at - from_) / static_cast<double>(length_ - from_);
+    return std::min(p_end_, std::max(by_evaluations, p));
 }
 
 }  // namespace vmcap

@@ -6,6 +6,7 @@
  * rule of (evaluations, seconds) pairs that the drivers feed from their clock at synchronisation
  * points, so that it can be tested with any clock.
  */
+#include <algorithm>
 #include <cstdint>
 
 namespace vmcap {
@@ -31,6 +32,18 @@ namespace vmcap {
  * cold finish until the deadline). A clock-driven run depends on machine speed and load: it is not
  * reproducible bit for bit (a run cut by the time limit never was).
  *
+ * Starved runs. The schedule is calibrated for `reference` evaluations per worker (the default
+ * budget of the instance, or the budget if smaller). A clock-driven run whose planned length is
+ * only a share f < 1 of it follows the first f of that schedule instead of all of it: progress
+ * rises to f, not 1, by the planned finish (and stays there). So a run with the evaluations a full
+ * anneal needs cools by the clock as above, and one that can do only a few per VM does not cool
+ * to the end temperature within them (measured on a 10,000-host replay: within the ~45 evaluations
+ * per VM of a 10 s run, cooling to the end kept 140 of the 247 objective units the search adds to
+ * greedy's plan otherwise). Such a run also anneals hotter: heat() = min(kStarvedHeat, 1 / f), the
+ * factor the schedule multiplies its start temperature by (capped by the caller at the melt
+ * temperature; twice the start temperature added 703 there: docs/performance.md, "Starved time-cut
+ * runs").
+ *
  * Not thread-safe for writes: synchronise() runs between rounds; progress() is const and may be
  * called from every worker during a round.
  */
@@ -44,10 +57,13 @@ public:
     static constexpr double kProbeShare = 0.02;
     /** ...nor before this many seconds (rates of the first milliseconds are noise). */
     static constexpr double kProbeMinSeconds = 0.05;
+    /** The largest start temperature factor of a starved run (heat()). */
+    static constexpr double kStarvedHeat = 2.0;
 
     /** `budget`: evaluations per worker (>= 1); `time_limit_s`: the run's limit from its start (> 0;
-     *  +inf or huge: the clock never drives). */
-    RunProgress(std::int64_t budget, double time_limit_s);
+     *  +inf or huge: the clock never drives); `reference`: the evaluations per worker the schedule
+     *  is calibrated for (>= 1; see the class: below the planned length, the run is starved). */
+    RunProgress(std::int64_t budget, double time_limit_s, std::int64_t reference);
 
     /** Would the budget end past kSwitchShare of the time limit? `at`: evaluations per worker so
      *  far, `elapsed_s`: seconds since the run's start, `first_s`: seconds from the start to the
@@ -68,8 +84,16 @@ public:
 
     bool clock_drives() const { return clock_; }
 
+    /** Clock-driven: the share of the reference evaluations the last plan allows (planned length /
+     *  reference, at most 1), the progress the run ends at; 1 otherwise. */
+    double share_of_reference() const { return share_; }
+
+    /** The start temperature's factor: min(kStarvedHeat, 1 / share_of_reference()), so 1 unless the
+     *  run is clock-driven and starved. O(1). */
+    double heat() const { return share_ > 0.0 ? std::min(kStarvedHeat, 1.0 / share_) : kStarvedHeat; }
+
     /** The run's expected length in evaluations per worker: the budget, or clock-driven the
-     *  position where the last plan reaches progress 1 (what round lengths, the reheat stall and
+     *  position where the last plan reaches its end progress (what round lengths, the reheat stall and
      *  "the first tenth of the run" are measured against). >= 1. */
     std::int64_t run_length() const { return length_; }
 
@@ -79,7 +103,10 @@ private:
     bool clock_ = false;
     std::int64_t from_ = 0;  ///< clock-driven: the position of the last synchronisation point
     double p_from_ = 0.0;    ///< its progress
-    std::int64_t length_;    ///< the position where progress reaches 1
+    std::int64_t length_;    ///< the position where progress reaches its end
+    std::int64_t reference_;
+    double share_ = 1.0;  ///< clock-driven: length_ / reference_, at most 1
+    double p_end_ = 1.0;  ///< clock-driven: the progress at length_ (max(share_, p_from_))
 };
 
 }  // namespace vmcap

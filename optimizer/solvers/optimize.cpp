@@ -289,6 +289,7 @@ OptimizeResult optimize(const CapacityModel& model, const OptimizeParams& params
     const auto t0 = std::chrono::steady_clock::now();
     UpperBoundParams ubp = *params.bound;
     ubp.deadline = std::min(ubp.deadline, deadline_after(t0, OptimizeParams::kBoundShare * params.search.time_limit_s));
+    if (ubp.give_up == 0.0) ubp.give_up = OptimizeParams::kBoundGiveUp;
     UpperBound ub = compute_upper_bound(model, ubp);
     OptimizeParams rest = params;
     rest.search.time_limit_s =

@@ -38,7 +38,8 @@ struct OptimizeParams {
     std::optional<ScheduleParams> schedule;
     /**
      * Set: the pipeline first computes the upper bound of the model (compute_upper_bound with
-     * these parameters; its deadline is moved in to kBoundShare of the time limit if later), once,
+     * these parameters; its deadline is moved in to kBoundShare of the time limit if later, and
+     * unless give_up is set it gives up at kBoundGiveUp: UpperBoundParams::give_up), once,
      * returns it in OptimizeResult::bound, and gives the searches the rest of the time limit. When
      * the bound covers the whole objective, the searches stop as soon as their best state meets it
      * (SearchParams::bound_score: the state is proven optimal; StopReason::ProvenOptimal).
@@ -46,6 +47,10 @@ struct OptimizeParams {
     std::optional<UpperBoundParams> bound;
     /** Share of the time limit the bound may take at most, from the pipeline's start. */
     static constexpr double kBoundShare = 0.5;
+    /** The bound stops refining once its tables project past this many times its share (it would
+     *  not complete even with the search's time too): a bound cut short anyway, whose time the
+     *  search gets. */
+    static constexpr double kBoundGiveUp = 2.0;
     /** Throws std::invalid_argument naming the first bad parameter (SearchParams::validate, tabu
      *  tenure < 0, tabu candidates < 1, repair rounds < 0, schedule limits, durations or window,
      *  UpperBoundParams::validate). */
