@@ -138,7 +138,7 @@ int cmd_place(const Args& args) {
     const Problem p = load_snapshot(cluster);
     const std::vector<Request> requests = parse_requests(read_json(requests_path), requests_path);
     o.stop = stop_on_signals();
-    const AdmissionResult res = admit_requests(p, requests, o, requests_path, make_room);
+    const AdmissionResult res = admit_requests(p, requests, o, requests_path, MakeRoomSearch());
     // Through the loader's own checks (links included), as any snapshot written.
     const Problem checked = parse_snapshot(nlohmann::json::parse(snapshot_to_json(res.problem).dump()), out.empty() ? cluster : out);
     check_links_from_scratch(p, checked);

@@ -1,7 +1,11 @@
 #include "optimizer/solvers/make_room.h"
 
+#include <algorithm>
+#include <array>
+#include <bit>
 #include <cstdio>
 #include <limits>
+#include <tuple>
 
 #include "evaluators/state/capacity_model.h"
 #include "optimizer/plan/plan.h"
@@ -10,7 +14,515 @@
 
 namespace vmcap {
 
-std::vector<Placement> make_room(const SearchState& state, int vm, int k) {
+namespace {
+
+/** A VM that might move: its index, flavor, pNUMA nodes now and RAM (MiB). */
+struct Mover {
+    int vm = -1, flavor = -1;
+    NodeMask mask = 0;
+    Amount ram = 0;
+};
+
+/**
+ * Per host, for one flavor f, what the host alone decides (valid while its host_version is
+ * `version`): `singles`, the migratable VMs whose removal alone lets f fit; `pairs`, two
+ * migratable VMs, neither a single, whose removal together does; `shuffles`, (y, x) with x a
+ * single that, once y has left the host, can be remapped on it so that f fits.
+ */
+struct HostMovers {
+    std::uint64_t version = 0;
+    bool pairs_done = false;
+    std::vector<Mover> singles;
+    std::vector<std::array<Mover, 2>> pairs, shuffles;
+};
+
+/** Per host, for one flavor arriving there on the state's free amounts: its placement index (-1:
+ *  none) and the vCPU and RAM it leaves free on the host; valid at `version`. */
+struct Landing {
+    std::uint64_t version = 0;
+    int placement = -1;
+    Amount vcpu_left = 0, ram_left = 0;
+};
+
+}  // namespace
+
+struct MakeRoomCache::Impl {
+    std::uint64_t serial = 0;
+    std::vector<std::vector<HostMovers>> movers;  ///< [flavor][host]
+    std::vector<std::vector<Landing>> landing;    ///< [flavor][host]
+};
+
+MakeRoomCache::MakeRoomCache() : impl(std::make_unique<Impl>()) {}
+MakeRoomCache::~MakeRoomCache() = default;
+
+namespace {
+
+/** Best destinations kept per flavor: more than the hosts a plan of two steps changes (3), so that
+ *  the best host not among them is always in the list. */
+constexpr int kTop = 4;
+
+/** Where a VM may go: host, placement index there, and the vCPU and RAM it leaves free on it. */
+struct Dest {
+    int host = -1, placement = -1;
+    Amount vcpu_left = 0, ram_left = 0;
+    bool better(const Dest& o) const { return std::tie(vcpu_left, ram_left, host) < std::tie(o.vcpu_left, o.ram_left, o.host); }
+};
+
+/** A step of a plan: the mover, its source and destination. */
+struct Step {
+    Mover m;
+    int from = -1;
+    Dest to;
+};
+
+/** Free amounts of the (at most 4) hosts a plan's steps changed, over the state's. */
+class Overlay {
+public:
+    explicit Overlay(const SearchState& s) : s_(&s) {}
+    const Amount* get(int h) const {
+        for (int i = 0; i < n_; ++i)
+            if (host_[static_cast<std::size_t>(i)] == h) return free_[static_cast<std::size_t>(i)].data();
+        return s_->free_of(h);
+    }
+    Amount* edit(int h) {
+        for (int i = 0; i < n_; ++i)
+            if (host_[static_cast<std::size_t>(i)] == h) return free_[static_cast<std::size_t>(i)].data();
+        const Amount* f = s_->free_of(h);
+        auto& v = free_[static_cast<std::size_t>(n_)];
+        v.assign(f, f + s_->nodes_of(h) * s_->model().num_resources());
+        host_[static_cast<std::size_t>(n_++)] = h;
+        return v.data();
+    }
+    bool has(int h) const {
+        for (int i = 0; i < n_; ++i)
+            if (host_[static_cast<std::size_t>(i)] == h) return true;
+        return false;
+    }
+    int size() const { return n_; }
+    int host(int i) const { return host_[static_cast<std::size_t>(i)]; }
+
+private:
+    const SearchState* s_;
+    int n_ = 0;
+    std::array<int, 4> host_{};
+    std::array<std::vector<Amount>, 4> free_;
+};
+
+/** A plan of two steps to check: a then b; `ram` their RAM; `forced`: b goes to a's source. */
+struct Two {
+    Amount ram = 0;
+    int host = -1;  ///< where the arriving VM will fit
+    Mover a, b;
+    int from_a = -1;
+    bool forced = false, both_orders = false;
+    auto key() const { return std::make_tuple(ram, host, std::min(a.vm, b.vm), std::max(a.vm, b.vm)); }
+};
+
+class Search {
+public:
+    Search(const OnlineCluster& c, int vm, MakeRoomCache::Impl& cache)
+        : c_(c),
+          s_(c.state()),
+          m_(s_.model()),
+          p_(s_.problem()),
+          R_(p_.num_resources()),
+          f_(s_.flavor_of(vm)),
+          fixes_(m_.fixes_nodes()),
+          cache_(cache),
+          top_(p_.flavors.size()),
+          top_done_(p_.flavors.size(), 0) {
+        if (cache_.serial != c.serial()) {
+            cache_.serial = c.serial();
+            cache_.movers.clear();
+            cache_.landing.clear();
+        }
+        cache_.movers.resize(p_.flavors.size());
+        cache_.landing.resize(p_.flavors.size());
+    }
+
+    /** Whether a VM of the flavor fits somewhere already (run() then returns no plan). */
+    bool room_already() { return !top(f_).empty(); }
+
+    std::vector<Placement> run(int k) {
+        if (k <= 0 || room_already()) return {};
+        const int H = static_cast<int>(p_.hosts.size());
+        // One step: the singles, least RAM first.
+        std::vector<std::pair<Mover, int>> singles;
+        for (int g = 0; g < H; ++g)
+            for (const Mover& x : movers(f_, g, false).singles) singles.emplace_back(x, g);
+        std::sort(singles.begin(), singles.end(), [](const auto& a, const auto& b) {
+            return std::make_tuple(a.first.ram, a.second, a.first.vm) < std::make_tuple(b.first.ram, b.second, b.first.vm);
+        });
+        for (const auto& [x, g] : singles)
+            if (one(x, g)) return out();
+        if (k < 2) return {};
+        // Two steps: pairs, shuffles and chains.
+        std::vector<Two> two;
+        for (int g = 0; g < H; ++g) {
+            const HostMovers& hm = movers(f_, g, true);
+            for (const auto& pr : hm.pairs) two.push_back(Two{pr[0].ram + pr[1].ram, g, pr[0], pr[1], g, false, true});
+            for (const auto& sh : hm.shuffles) two.push_back(Two{sh[0].ram + sh[1].ram, g, sh[0], sh[1], g, false, false});
+        }
+        chains(singles, two);
+        std::sort(two.begin(), two.end(), [](const Two& a, const Two& b) { return a.key() < b.key(); });
+        for (const Two& t : two)
+            if (plan_two(t) || (t.both_orders && plan_two(Two{t.ram, t.host, t.b, t.a, t.from_a, false, false}))) return out();
+        return {};
+    }
+
+private:
+    const Flavor& flavor(int j) const { return p_.flavors[static_cast<std::size_t>(j)]; }
+    const std::vector<Embedding>& placements(int flavor, int h) const { return m_.evaluator(s_.type_of(h), flavor).placements(); }
+
+    /** Does a placement of `flavor` have room in `free` on host h: its index (the rule's under a
+     *  rule that fixes nodes, else the tightest: least free vCPU left on its nodes, lowest index), or -1. */
+    int arrival(int flavor, int h, const Amount* free) const {
+        if (fixes_) {
+            const int e = m_.node_choice(flavor, h, free);
+            return e >= 0 ? e : -1;
+        }
+        const auto& pl = placements(flavor, h);
+        const Flavor& fl = this->flavor(flavor);
+        int best = -1;
+        Amount best_left = 0;
+        for (std::size_t e = 0; e < pl.size(); ++e) {
+            if (!room(fl, pl[e], free)) continue;
+            Amount left = 0;
+            for (int i = 0; i < fl.num_vnuma(); ++i) left += free[pl[e].map[static_cast<std::size_t>(i)] * R_ + kVcpu];
+            if (best < 0 || left < best_left) {
+                best = static_cast<int>(e);
+                best_left = left;
+            }
+        }
+        return best;
+    }
+    /** Does any placement of `flavor` fit in `free` on h (the rule's one under a rule that fixes nodes)? */
+    bool fits(int flavor, int h, const Amount* free) const {
+        if (fixes_) return m_.node_choice(flavor, h, free) >= 0;
+        const Flavor& fl = this->flavor(flavor);
+        for (const Embedding& e : placements(flavor, h))
+            if (room(fl, e, free)) return true;
+        return false;
+    }
+    bool room(const Flavor& fl, const Embedding& e, const Amount* free) const {
+        for (int i = 0; i < fl.num_vnuma(); ++i)
+            for (int r = 0; r < R_; ++r)
+                if (free[e.map[static_cast<std::size_t>(i)] * R_ + r] < fl.node_demand[static_cast<std::size_t>(r)]) return false;
+        return true;
+    }
+    /** free += sign x the share of a VM of `fl` on the nodes of `mask`. */
+    void share(Amount* free, const Flavor& fl, NodeMask mask, int sign) const {
+        for (unsigned b = mask; b; b &= b - 1)
+            for (int r = 0; r < R_; ++r) free[std::countr_zero(b) * R_ + r] += sign * fl.node_demand[static_cast<std::size_t>(r)];
+    }
+    Dest dest_on(int flavor, int h, const Amount* free) const {
+        Dest d;
+        d.placement = arrival(flavor, h, free);
+        if (d.placement < 0) return d;
+        d.host = h;
+        const Flavor& fl = this->flavor(flavor);
+        for (int n = 0; n < s_.nodes_of(h); ++n) {
+            d.vcpu_left += free[n * R_ + kVcpu];
+            d.ram_left += free[n * R_ + kRamMib];
+        }
+        d.vcpu_left -= fl.demand[kVcpu];
+        d.ram_left -= fl.demand[kRamMib];
+        return d;
+    }
+
+    /** The best kTop hosts where a VM of `flavor` fits now (Dest::better order). */
+    const std::vector<Dest>& top(int flavor) {
+        auto& t = top_[static_cast<std::size_t>(flavor)];
+        if (top_done_[static_cast<std::size_t>(flavor)]) return t;
+        top_done_[static_cast<std::size_t>(flavor)] = 1;
+        std::vector<Landing>& land = cache_.landing[static_cast<std::size_t>(flavor)];
+        const int H = static_cast<int>(p_.hosts.size());
+        land.resize(static_cast<std::size_t>(H));
+        for (int h = 0; h < H; ++h) {
+            Landing& l = land[static_cast<std::size_t>(h)];
+            if (l.version != s_.host_version(h)) {
+                const Dest d = dest_on(flavor, h, s_.free_of(h));
+                l = Landing{s_.host_version(h), d.placement, d.vcpu_left, d.ram_left};
+            }
+            if (l.placement < 0) continue;
+            const Dest d{h, l.placement, l.vcpu_left, l.ram_left};
+            if (static_cast<int>(t.size()) == kTop && !d.better(t.back())) continue;
+            if (static_cast<int>(t.size()) == kTop) t.pop_back();
+            t.insert(std::upper_bound(t.begin(), t.end(), d, [](const Dest& a, const Dest& b) { return a.better(b); }), d);
+        }
+        return t;
+    }
+
+    /** The places `x` (on `from`) may go in `ov`, best first: other hosts (Dest::better), then,
+     *  under the free rule, other nodes of `from` (placement order). */
+    std::vector<Dest> options(const Mover& x, int from, const Overlay& ov) {
+        std::vector<Dest> o;
+        for (const Dest& d : top(x.flavor))
+            if (d.host != from && !ov.has(d.host)) o.push_back(d);
+        for (int i = 0; i < ov.size(); ++i)
+            if (ov.host(i) != from)
+                if (const Dest d = dest_on(x.flavor, ov.host(i), ov.get(ov.host(i))); d.host >= 0) o.push_back(d);
+        std::sort(o.begin(), o.end(), [](const Dest& a, const Dest& b) { return a.better(b); });
+        if (!fixes_) {
+            const auto& pl = placements(x.flavor, from);
+            for (std::size_t e = 0; e < pl.size(); ++e)
+                if (pl[e].mask != x.mask) o.push_back(Dest{from, static_cast<int>(e), 0, 0});
+        }
+        return o;
+    }
+
+    /** Step x: from -> d on ov, if it has room there (its own share free on its own nodes). */
+    bool apply(Overlay& ov, const Mover& x, int from, const Dest& d) const {
+        const Flavor& fl = flavor(x.flavor);
+        const Embedding& e = placements(x.flavor, d.host)[static_cast<std::size_t>(d.placement)];
+        const Amount* t = ov.get(d.host);
+        const bool remap = d.host == from;
+        for (int i = 0; i < fl.num_vnuma(); ++i) {
+            const int n = e.map[static_cast<std::size_t>(i)];
+            const bool own = remap && ((x.mask >> n) & 1U);
+            for (int r = 0; r < R_; ++r)
+                if (t[n * R_ + r] + (own ? fl.node_demand[static_cast<std::size_t>(r)] : 0) < fl.node_demand[static_cast<std::size_t>(r)])
+                    return false;
+        }
+        share(ov.edit(from), fl, x.mask, +1);
+        share(ov.edit(d.host), fl, e.mask, -1);
+        return true;
+    }
+
+    /** Per host, for `flavor`: the singles (and with `pairs`, the pairs and shuffles), from the
+     *  cache when the host has not changed. */
+    const HostMovers& movers(int flavor, int g, bool pairs) {
+        std::vector<HostMovers>& all = cache_.movers[static_cast<std::size_t>(flavor)];
+        all.resize(p_.hosts.size());
+        HostMovers& hm = all[static_cast<std::size_t>(g)];
+        if (hm.version != s_.host_version(g)) {
+            hm.version = s_.host_version(g);
+            hm.pairs_done = false;
+            hm.singles.clear();
+            hm.pairs.clear();
+            hm.shuffles.clear();
+            find_singles(flavor, g, hm);
+        }
+        if (pairs && !hm.pairs_done) {
+            hm.pairs_done = true;
+            find_pairs(flavor, g, hm);
+        }
+        return hm;
+    }
+
+    /** The deficient node set of each placement of `flavor` on g (nodes short of its demand);
+     *  false if one has none (it fits already). */
+    bool deficits(int flavor, int g, std::vector<NodeMask>& out) const {
+        const Flavor& fl = this->flavor(flavor);
+        const Amount* free = s_.free_of(g);
+        out.clear();
+        for (const Embedding& e : placements(flavor, g)) {
+            NodeMask d = 0;
+            for (int i = 0; i < fl.num_vnuma(); ++i) {
+                const int n = e.map[static_cast<std::size_t>(i)];
+                for (int r = 0; r < R_; ++r)
+                    if (free[n * R_ + r] < fl.node_demand[static_cast<std::size_t>(r)]) d = static_cast<NodeMask>(d | (1U << n));
+            }
+            if (d == 0) return false;
+            out.push_back(d);
+        }
+        return true;
+    }
+    static bool covers(const std::vector<NodeMask>& def, NodeMask m) {
+        for (const NodeMask d : def)
+            if ((d & ~m) == 0) return true;
+        return false;
+    }
+
+    void find_singles(int flavor, int g, HostMovers& hm) {
+        if (!deficits(flavor, g, def_)) return;
+        const Amount* free = s_.free_of(g);
+        tmp_.assign(free, free + s_.nodes_of(g) * R_);
+        for (const OnlineCluster::Resident& x : c_.vms_on(g)) {
+            if (!covers(def_, x.mask) || !s_.migratable(x.vm)) continue;
+            const Flavor& fx = this->flavor(x.flavor);
+            share(tmp_.data(), fx, x.mask, +1);
+            if (fits(flavor, g, tmp_.data())) hm.singles.push_back(Mover{x.vm, x.flavor, x.mask, fx.demand[kRamMib]});
+            share(tmp_.data(), fx, x.mask, -1);
+        }
+    }
+
+    void find_pairs(int flavor, int g, HostMovers& hm) {
+        if (!deficits(flavor, g, def_)) return;
+        const auto on = c_.vms_on(g);
+        const Amount* free = s_.free_of(g);
+        tmp_.assign(free, free + s_.nodes_of(g) * R_);
+        const auto single = [&](int vm) {
+            return std::any_of(hm.singles.begin(), hm.singles.end(), [vm](const Mover& m) { return m.vm == vm; });
+        };
+        std::vector<Mover> can;  // migratable VMs on a deficient node, not singles
+        NodeMask any_def = 0;
+        for (const NodeMask d : def_) any_def = static_cast<NodeMask>(any_def | d);
+        for (const OnlineCluster::Resident& x : on)
+            if ((x.mask & any_def) && !single(x.vm) && s_.migratable(x.vm))
+                can.push_back(Mover{x.vm, x.flavor, x.mask, flavor_ram(x.flavor)});
+        for (std::size_t i = 0; i < can.size(); ++i)
+            for (std::size_t j = i + 1; j < can.size(); ++j) {
+                const Mover& a = can[i];
+                const Mover& b = can[j];
+                if (!covers(def_, static_cast<NodeMask>(a.mask | b.mask))) continue;
+                share(tmp_.data(), this->flavor(a.flavor), a.mask, +1);
+                share(tmp_.data(), this->flavor(b.flavor), b.mask, +1);
+                if (fits(flavor, g, tmp_.data())) hm.pairs.push_back(a.vm < b.vm ? std::array<Mover, 2>{a, b} : std::array<Mover, 2>{b, a});
+                share(tmp_.data(), this->flavor(a.flavor), a.mask, -1);
+                share(tmp_.data(), this->flavor(b.flavor), b.mask, -1);
+            }
+        if (fixes_) return;  // no remaps under a rule that fixes nodes
+        // Shuffles: y leaves g (anywhere), then the single x is remapped into the room.
+        for (const Mover& x : hm.singles) {
+            const Flavor& fx = this->flavor(x.flavor);
+            const auto& pl = placements(x.flavor, g);
+            for (const OnlineCluster::Resident& y : on) {
+                if (y.vm == x.vm || !s_.migratable(y.vm)) continue;
+                const Flavor& fy = this->flavor(y.flavor);
+                share(tmp_.data(), fy, y.mask, +1);
+                bool ok = false;
+                for (std::size_t e = 0; e < pl.size() && !ok; ++e) {
+                    if (pl[e].mask == x.mask) continue;
+                    share(tmp_.data(), fx, x.mask, +1);
+                    if (room(fx, pl[e], tmp_.data())) {
+                        share(tmp_.data(), fx, pl[e].mask, -1);
+                        ok = fits(flavor, g, tmp_.data());
+                        share(tmp_.data(), fx, pl[e].mask, +1);
+                    }
+                    share(tmp_.data(), fx, x.mask, -1);
+                }
+                share(tmp_.data(), fy, y.mask, -1);
+                if (ok) hm.shuffles.push_back({Mover{y.vm, y.flavor, y.mask, fy.demand[kRamMib]}, x});
+            }
+        }
+    }
+    Amount flavor_ram(int j) const { return flavor(j).demand[kRamMib]; }
+
+    /** One step: x off g, the arriving VM then fits on g. */
+    bool one(const Mover& x, int g) {
+        const Overlay none(s_);
+        for (const Dest& d : options(x, g, none)) {
+            Overlay ov(s_);
+            if (!apply(ov, x, g, d) || !fits(f_, g, ov.get(g))) continue;
+            steps_ = {Step{x, g, d}};
+            return true;
+        }
+        return false;
+    }
+
+    /** Two steps: t.a off t.from_a, then t.b off t.host (to t.from_a when forced); the arriving
+     *  VM then fits on t.host. */
+    bool plan_two(const Two& t) {
+        const Overlay none(s_);
+        for (const Dest& d1 : options(t.a, t.from_a, none)) {
+            Overlay ov(s_);
+            if (!apply(ov, t.a, t.from_a, d1)) continue;
+            std::vector<Dest> o2;
+            if (t.forced) {
+                if (const Dest d = dest_on(t.b.flavor, t.from_a, ov.get(t.from_a)); d.host >= 0) o2.push_back(d);
+            } else {
+                o2 = options(t.b, t.host, ov);
+            }
+            for (const Dest& d2 : o2) {
+                Overlay ov2 = ov;
+                if (!apply(ov2, t.b, t.host, d2) || !fits(f_, t.host, ov2.get(t.host))) continue;
+                steps_ = {Step{t.a, t.from_a, d1}, Step{t.b, t.host, d2}};
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Chains: a single x on g that no host takes, after a VM z off a host d != g (the least RAM
+     *  first, then the lowest index) made room for it on d. */
+    void chains(const std::vector<std::pair<Mover, int>>& singles, std::vector<Two>& two) {
+        std::vector<std::vector<std::pair<Mover, int>>> zs(p_.flavors.size());
+        std::vector<char> done(p_.flavors.size(), 0);
+        const int H = static_cast<int>(p_.hosts.size());
+        for (const auto& [x, g] : singles) {
+            auto& z = zs[static_cast<std::size_t>(x.flavor)];
+            if (!done[static_cast<std::size_t>(x.flavor)]) {
+                done[static_cast<std::size_t>(x.flavor)] = 1;
+                for (int d = 0; d < H; ++d)
+                    for (const Mover& m : movers(x.flavor, d, false).singles) z.emplace_back(m, d);
+                std::sort(z.begin(), z.end(), [](const auto& a, const auto& b) {
+                    return std::make_tuple(a.first.ram, a.first.vm) < std::make_tuple(b.first.ram, b.first.vm);
+                });
+            }
+            for (const auto& [m, d] : z) {
+                if (d == g) continue;
+                const Two t{x.ram + m.ram, g, m, x, d, true, false};
+                if (plan_two(t)) {
+                    two.push_back(t);
+                    break;
+                }
+            }
+        }
+    }
+
+    std::vector<Placement> out() const {
+        std::vector<Placement> o;
+        for (const Step& st : steps_) {
+            Placement pl{st.m.vm, st.to.host, {}};
+            pl.pnuma = placements(st.m.flavor, st.to.host)[static_cast<std::size_t>(st.to.placement)].map;
+            o.push_back(pl);
+        }
+        return o;
+    }
+
+    const OnlineCluster& c_;
+    const SearchState& s_;
+    const CapacityModel& m_;
+    const Problem& p_;
+    const int R_, f_;
+    const bool fixes_;
+    MakeRoomCache::Impl& cache_;
+    std::vector<std::vector<Dest>> top_;  ///< [flavor]: top(), this call
+    std::vector<char> top_done_;
+    std::vector<NodeMask> def_;
+    std::vector<Amount> tmp_;
+    std::vector<Step> steps_;
+};
+
+}  // namespace
+
+bool make_room_direct_applies(const CapacityModel& model) {
+    return !model.has_filters();
+}
+
+std::vector<Placement> make_room_direct(const OnlineCluster& cluster, int vm, int k, MakeRoomCache* cache, bool* room_already) {
+    MakeRoomCache own;
+    Search search(cluster, vm, cache != nullptr ? *cache->impl : *own.impl);
+    if (room_already != nullptr) *room_already = search.room_already();
+    return search.run(std::min(k, 2));
+}
+
+namespace {
+
+std::vector<Placement> search_room(const OnlineCluster& cluster, int vm, int k, MakeRoomCache* cache) {
+    if (k <= 0) return {};
+    if (make_room_direct_applies(cluster.state().model())) {
+        bool already = false;
+        std::vector<Placement> plan = make_room_direct(cluster, vm, k, cache, &already);
+        if (!plan.empty() || (k <= 2 && !already)) return plan;
+    }
+    return make_room_engine(cluster.state(), vm, k);
+}
+
+}  // namespace
+
+MakeRoomSearch::MakeRoomSearch() : cache_(std::make_shared<MakeRoomCache>()) {}
+
+std::vector<Placement> MakeRoomSearch::operator()(const OnlineCluster& cluster, int vm, int k) const {
+    return search_room(cluster, vm, k, cache_.get());
+}
+
+std::vector<Placement> make_room(const OnlineCluster& cluster, int vm, int k) {
+    return search_room(cluster, vm, k, nullptr);
+}
+
+std::vector<Placement> make_room_engine(const SearchState& state, int vm, int k) {
     const int flavor = state.flavor_of(vm);
     // The cluster as it stands (its VMs where they are now: their new origin), the arriving
     // flavor the only target, k migrations.
