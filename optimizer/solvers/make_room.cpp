@@ -21,6 +21,7 @@ struct Mover {
     int vm = -1, flavor = -1;
     NodeMask mask = 0;
     Amount ram = 0;
+    bool remap = false;  ///< another placement on its host has room, its own share counted free (free rule)
 };
 
 /**
@@ -160,8 +161,16 @@ public:
         std::vector<Two> two;
         for (int g = 0; g < H; ++g) {
             const HostMovers& hm = movers(f_, g, true);
-            for (const auto& pr : hm.pairs) two.push_back(Two{pr[0].ram + pr[1].ram, g, pr[0], pr[1], g, false, true});
-            for (const auto& sh : hm.shuffles) two.push_back(Two{sh[0].ram + sh[1].ram, g, sh[0], sh[1], g, false, false});
+            // Only candidates whose first step can move at all (movable: necessary).
+            for (const auto& pr : hm.pairs) {
+                const bool a = movable(pr[0], g), b = movable(pr[1], g);
+                if (a && b)
+                    two.push_back(Two{pr[0].ram + pr[1].ram, g, pr[0], pr[1], g, false, true});
+                else if (a || b)
+                    two.push_back(Two{pr[0].ram + pr[1].ram, g, a ? pr[0] : pr[1], a ? pr[1] : pr[0], g, false, false});
+            }
+            for (const auto& sh : hm.shuffles)
+                if (movable(sh[0], g)) two.push_back(Two{sh[0].ram + sh[1].ram, g, sh[0], sh[1], g, false, false});
         }
         chains(singles, two);
         std::sort(two.begin(), two.end(), [](const Two& a, const Two& b) { return a.key() < b.key(); });
@@ -271,6 +280,26 @@ private:
         return o;
     }
 
+    /** Can x (on `from`) move at all on the state as it is: another host takes it, or (free rule)
+     *  another placement on `from` has room, its own share counted free. A necessary condition for
+     *  x's step first in a plan; for a later step only when it leaves another host than the
+     *  earlier ones changed. */
+    bool movable(const Mover& x, int from) {
+        for (const Dest& d : top(x.flavor))
+            if (d.host != from) return true;
+        return x.remap;
+    }
+    /** Mover::remap of x on `from`. */
+    bool can_remap(const Mover& x, int from) {
+        if (fixes_) return false;
+        const Flavor& fl = flavor(x.flavor);
+        tmp2_.assign(s_.free_of(from), s_.free_of(from) + s_.nodes_of(from) * R_);
+        share(tmp2_.data(), fl, x.mask, +1);
+        for (const Embedding& e : placements(x.flavor, from))
+            if (e.mask != x.mask && room(fl, e, tmp2_.data())) return true;
+        return false;
+    }
+
     /** Step x: from -> d on ov, if it has room there (its own share free on its own nodes). */
     bool apply(Overlay& ov, const Mover& x, int from, const Dest& d) const {
         const Flavor& fl = flavor(x.flavor);
@@ -342,7 +371,7 @@ private:
             if (!covers(def_, x.mask) || !s_.migratable(x.vm)) continue;
             const Flavor& fx = this->flavor(x.flavor);
             share(tmp_.data(), fx, x.mask, +1);
-            if (fits(flavor, g, tmp_.data())) hm.singles.push_back(Mover{x.vm, x.flavor, x.mask, fx.demand[kRamMib]});
+            if (fits(flavor, g, tmp_.data())) hm.singles.push_back(mover(x, g));
             share(tmp_.data(), fx, x.mask, -1);
         }
     }
@@ -359,8 +388,7 @@ private:
         NodeMask any_def = 0;
         for (const NodeMask d : def_) any_def = static_cast<NodeMask>(any_def | d);
         for (const OnlineCluster::Resident& x : on)
-            if ((x.mask & any_def) && !single(x.vm) && s_.migratable(x.vm))
-                can.push_back(Mover{x.vm, x.flavor, x.mask, flavor_ram(x.flavor)});
+            if ((x.mask & any_def) && !single(x.vm) && s_.migratable(x.vm)) can.push_back(mover(x, g));
         for (std::size_t i = 0; i < can.size(); ++i)
             for (std::size_t j = i + 1; j < can.size(); ++j) {
                 const Mover& a = can[i];
@@ -374,11 +402,40 @@ private:
             }
         if (fixes_) return;  // no remaps under a rule that fixes nodes
         // Shuffles: y leaves g (anywhere), then the single x is remapped into the room.
+        const Flavor& ff = this->flavor(flavor);
+        const auto& fpl = placements(flavor, g);
         for (const Mover& x : hm.singles) {
             const Flavor& fx = this->flavor(x.flavor);
             const auto& pl = placements(x.flavor, g);
+            // The node sets y must cover: for a remap of x onto p, the nodes of p short of x's
+            // share (x lifted), and those of some placement of the flavor short after it.
+            std::vector<NodeMask> need;
+            share(tmp_.data(), fx, x.mask, +1);
+            for (const Embedding& e : pl) {
+                if (e.mask == x.mask) continue;
+                NodeMask short_x = 0;
+                for (int i = 0; i < fx.num_vnuma(); ++i)
+                    for (int r = 0; r < R_; ++r)
+                        if (tmp_[static_cast<std::size_t>(e.map[static_cast<std::size_t>(i)] * R_ + r)] <
+                            fx.node_demand[static_cast<std::size_t>(r)])
+                            short_x = static_cast<NodeMask>(short_x | (1U << e.map[static_cast<std::size_t>(i)]));
+                share(tmp_.data(), fx, e.mask, -1);
+                for (const Embedding& q : fpl) {
+                    NodeMask short_f = 0;
+                    for (int i = 0; i < ff.num_vnuma(); ++i)
+                        for (int r = 0; r < R_; ++r)
+                            if (tmp_[static_cast<std::size_t>(q.map[static_cast<std::size_t>(i)] * R_ + r)] <
+                                ff.node_demand[static_cast<std::size_t>(r)])
+                                short_f = static_cast<NodeMask>(short_f | (1U << q.map[static_cast<std::size_t>(i)]));
+                    need.push_back(static_cast<NodeMask>(short_x | short_f));
+                }
+                share(tmp_.data(), fx, e.mask, +1);
+            }
+            share(tmp_.data(), fx, x.mask, -1);
+            std::sort(need.begin(), need.end());
+            need.erase(std::unique(need.begin(), need.end()), need.end());
             for (const OnlineCluster::Resident& y : on) {
-                if (y.vm == x.vm || !s_.migratable(y.vm)) continue;
+                if (y.vm == x.vm || !s_.migratable(y.vm) || !covers(need, y.mask)) continue;
                 const Flavor& fy = this->flavor(y.flavor);
                 share(tmp_.data(), fy, y.mask, +1);
                 bool ok = false;
@@ -393,11 +450,15 @@ private:
                     share(tmp_.data(), fx, x.mask, -1);
                 }
                 share(tmp_.data(), fy, y.mask, -1);
-                if (ok) hm.shuffles.push_back({Mover{y.vm, y.flavor, y.mask, fy.demand[kRamMib]}, x});
+                if (ok) hm.shuffles.push_back({mover(y, g), x});
             }
         }
     }
-    Amount flavor_ram(int j) const { return flavor(j).demand[kRamMib]; }
+    Mover mover(const OnlineCluster::Resident& x, int g) {
+        Mover m{x.vm, x.flavor, x.mask, flavor(x.flavor).demand[kRamMib], false};
+        m.remap = can_remap(m, g);
+        return m;
+    }
 
     /** One step: x off g, the arriving VM then fits on g. */
     bool one(const Mover& x, int g) {
@@ -414,6 +475,7 @@ private:
     /** Two steps: t.a off t.from_a, then t.b off t.host (to t.from_a when forced); the arriving
      *  VM then fits on t.host. */
     bool plan_two(const Two& t) {
+        if (!movable(t.a, t.from_a)) return false;
         const Overlay none(s_);
         for (const Dest& d1 : options(t.a, t.from_a, none)) {
             Overlay ov(s_);
@@ -445,13 +507,14 @@ private:
             if (!done[static_cast<std::size_t>(x.flavor)]) {
                 done[static_cast<std::size_t>(x.flavor)] = 1;
                 for (int d = 0; d < H; ++d)
-                    for (const Mover& m : movers(x.flavor, d, false).singles) z.emplace_back(m, d);
+                    for (const Mover& m : movers(x.flavor, d, false).singles)
+                        if (movable(m, d)) z.emplace_back(m, d);
                 std::sort(z.begin(), z.end(), [](const auto& a, const auto& b) {
                     return std::make_tuple(a.first.ram, a.first.vm) < std::make_tuple(b.first.ram, b.first.vm);
                 });
             }
             for (const auto& [m, d] : z) {
-                if (d == g) continue;
+                if (d == g) continue;  // z already filtered by movable()
                 const Two t{x.ram + m.ram, g, m, x, d, true, false};
                 if (plan_two(t)) {
                     two.push_back(t);
@@ -481,7 +544,7 @@ private:
     std::vector<std::vector<Dest>> top_;  ///< [flavor]: top(), this call
     std::vector<char> top_done_;
     std::vector<NodeMask> def_;
-    std::vector<Amount> tmp_;
+    std::vector<Amount> tmp_, tmp2_;
     std::vector<Step> steps_;
 };
 
