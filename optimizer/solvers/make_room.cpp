@@ -462,6 +462,7 @@ private:
 
     /** One step: x off g, the arriving VM then fits on g. */
     bool one(const Mover& x, int g) {
+        if (!movable(x, g)) return false;
         const Overlay none(s_);
         for (const Dest& d : options(x, g, none)) {
             Overlay ov(s_);
