@@ -12,6 +12,7 @@
 
 #include "cli/cli.h"
 #include "cli/cli_util.h"
+#include "cli/presets.h"
 #include "evaluators/network/network_load.h"
 #include "instances/printable.h"
 #include "instances/requests.h"
@@ -113,18 +114,28 @@ int cmd_place(const Args& args) {
         ("out", po::value(&out), "write the cluster with the placed VMs (a snapshot, atomically)")
         ("log", po::value(&log), "write one JSON line per request: placed where, or why not (atomically)");
     // clang-format on
+    add_preset_option(desc, command_presets("place"));
     po::variables_map vm;
-    if (parse(args, desc, vm,
-              "usage: vmcap place --cluster C --requests R [--placer S] [--semantics all-or-nothing|best-effort]\n"
-              "                   [--stop-at-first-failure] [--batch N] [--time-limit S] [--migrations-per-request K]\n"
-              "                   [--out placed.json] [--log log.jsonl]\n"
-              "SIGINT or SIGTERM: no further request is offered; what was placed is written (exit code 130).\n"
-              "Places a stream of requests (single VMs and VDCs) on the cluster with a placement strategy, in order."))
+    std::vector<ResolvedOption> resolved;  // the options --preset names, as resolved
+    if (parse_with_preset(args, desc, vm,
+                          "usage: vmcap place --cluster C --requests R [--placer S] [--semantics all-or-nothing|best-effort]\n"
+                          "                   [--stop-at-first-failure] [--batch N] [--time-limit S] [--migrations-per-request K]\n"
+                          "                   [--out placed.json] [--log log.jsonl]\n"
+                          "SIGINT or SIGTERM: no further request is offered; what was placed is written (exit code 130).\n"
+                          "Places a stream of requests (single VMs and VDCs) on the cluster with a placement strategy, in order.",
+                          command_presets("place"), &resolved))
         return 0;
     if (vm.count("strategy")) {  // one option name for the placer in every command; the old one kept
-        if (!vm["placer"].defaulted()) throw UsageError("give --placer or its former name --strategy, not both");
+        bool placer_given = !vm["placer"].defaulted();
+        for (ResolvedOption& r : resolved)
+            if (r.option == "placer" && !r.from_command_line) {  // the preset's placer gives way to --strategy
+                placer_given = false;
+                r = {"placer", vm["strategy"].as<std::string>(), true};
+            }
+        if (placer_given) throw UsageError("give --placer or its former name --strategy, not both");
         o.strategy = vm["strategy"].as<std::string>();
     }
+    const std::string preset = vm["preset"].as<std::string>();
     if (semantics != "all-or-nothing" && semantics != "best-effort")
         throw UsageError("--semantics must be all-or-nothing or best-effort, not '" + semantics + "'");
     o.all_or_nothing = semantics == "all-or-nothing";
@@ -154,6 +165,7 @@ int cmd_place(const Args& args) {
         seconds += r.seconds;
         offered += r.offered ? 1 : 0;
     }
+    if (preset != "none") std::printf("preset %s: %s\n", preset.c_str(), resolved_text(resolved).c_str());
     std::printf("placed %d of %d requests offered (%zu in the file) with %s, %s%s%s\n", res.accepted, offered, requests.size(),
                 o.strategy.c_str(), semantics.c_str(), res.stopped() ? ", stopped by " : "",
                 res.stopped() ? std::string(to_string(res.stopped_by)).c_str() : "");

@@ -23,6 +23,7 @@
 #include "cli/cli.h"
 #include "cli/cli_util.h"
 #include "cli/network_flags.h"
+#include "cli/presets.h"
 #include "cli/simulation_file.h"
 #include "instances/snapshot_io.h"
 #include "instances/vnuma_rule.h"
@@ -383,6 +384,7 @@ po::options_description simulate_options(SimulateCommand& c) {
     add_vnuma_rule_options(desc);
     add_schedule_options(desc, c.schedule, &c.window);
     add_network_flags(desc);
+    add_preset_option(desc, command_presets("simulate"));
     return desc;
 }
 
@@ -602,11 +604,14 @@ int cmd_simulate(const Args& args) {
     SimulateCommand c;
     const po::options_description desc = simulate_options(c);
     po::variables_map vm;
-    if (parse(args, desc, vm,
-              "usage: vmcap simulate --trace T --hosts N [--days D] [--compare none,greedy,sa,tabu] [--defrag-budget 0.5%] [--seeds 3] "
-              "[--out-csv F]\n"
-              "Replays a real trace with an online placer and nightly defragmentation; counts the requests rejected."))
+    std::vector<ResolvedOption> resolved;  // the options --preset names, as resolved
+    if (parse_with_preset(args, desc, vm,
+                          "usage: vmcap simulate --trace T --hosts N [--days D] [--compare none,greedy,sa,tabu] [--defrag-budget 0.5%] "
+                          "[--seeds 3] [--out-csv F] [--preset recommended]\n"
+                          "Replays a real trace with an online placer and nightly defragmentation; counts the requests rejected.",
+                          command_presets("simulate"), &resolved))
         return 0;
+    const std::string preset = vm["preset"].as<std::string>();
     check_simulate(c, vm);
     const std::vector<Config> configs = read_configs(c.compare, c.base, c.budget, c.policies);
     for (const Config& cfg : configs) check_simulate_options(cfg.options);
@@ -630,6 +635,7 @@ int cmd_simulate(const Args& args) {
     }
 
     const std::atomic<bool>* stop = stop_on_signals();  // SIGINT / SIGTERM: the outputs hold what was simulated, exit 130
+    if (preset != "none") std::printf("preset %s: %s\n", preset.c_str(), resolved_text(resolved).c_str());
     if (c.hosts_needed >= 0.0) return run_hosts_needed(c, configs, dir, span_s, std::move(first), stop);
     std::string csv = kCsvHeader;
     SimulationFile file;
@@ -670,6 +676,11 @@ int cmd_simulate(const Args& args) {
         if (c.apply == "waves") file.reserve_plan = c.reserve_plan;
         file.seed = c.base.seed;
         file.seeds = c.seeds;
+        if (preset != "none") {
+            file.preset = preset;
+            file.preset_options.emplace();
+            for (const ResolvedOption& r : resolved) file.preset_options->emplace_back(r.option, r.value);
+        }
         write_file_atomic(c.out_json, simulation_file_text(file));
     }
     return stop->load() ? kExitInterrupted : 0;

@@ -25,6 +25,7 @@
 #include "optimizer/search/annealing.h"
 #include "cli/cli.h"
 #include "cli/cli_util.h"
+#include "cli/presets.h"
 #include "optimizer/solvers/optimize.h"
 #include "optimizer/plan/plan.h"
 #include "optimizer/bound/upper_bound.h"
@@ -301,6 +302,8 @@ struct PlanOptions {
     double forecast_until = 0.0;  ///< the forecast's time (--forecast-until, else the log's last request)
     ScheduleParams schedule;      ///< waves, durations and --window
     std::string window;
+    std::string preset = "none";           ///< --preset
+    std::vector<ResolvedOption> resolved;  ///< the options the preset names, as resolved
 };
 
 /** Parses and checks `args` into `o`; false when --help was shown. Throws UsageError (exit 2)
@@ -366,11 +369,14 @@ bool parse_plan_options(const Args& args, PlanOptions& o) {
     add_schedule_options(desc, o.schedule, &o.window);
     add_term_options(desc);
     add_model_options(desc);
-    if (parse(args, desc, o.vm,
-              "usage: vmcap plan [--cluster C] [--out plan.json] [--max-migrations N] [--max-migrated-gib G]\n"
-              "                  [--time-limit S] [--threads T] [--seed K]\n"
-              "Maximises sum_f weight_f x capacity_f by simulated annealing over live migrations within the budget."))
+    add_preset_option(desc, command_presets("plan"));
+    if (parse_with_preset(args, desc, o.vm,
+                          "usage: vmcap plan [--cluster C] [--out plan.json] [--max-migrations N] [--max-migrated-gib G]\n"
+                          "                  [--time-limit S] [--threads T] [--seed K]\n"
+                          "Maximises sum_f weight_f x capacity_f by simulated annealing over live migrations within the budget.",
+                          command_presets("plan"), &o.resolved))
         return false;
+    o.preset = o.vm["preset"].as<std::string>();
     o.seed = parse_seed(seed_text);
     o.quiet = o.vm.count("quiet") > 0;
     if (threads < 1 || threads > 1024) throw UsageError("--threads must be in 1..1024");
@@ -503,6 +509,11 @@ nlohmann::ordered_json plan_document(const PlanOptions& o, const CapacityModel& 
     // step within capacity, or no worse than the snapshot on a link it already overloads).
     const auto net = network_figures(model, plan_end_hosts(p, plan));
     if (!net.is_null()) doc["network"] = net;
+    if (o.preset != "none") {  // what --preset set, and what the command line kept
+        nlohmann::ordered_json options = nlohmann::ordered_json::object();
+        for (const ResolvedOption& r : o.resolved) options[r.option] = r.value;
+        doc["preset"] = {{"name", o.preset}, {"options", options}};
+    }
     return doc;
 }
 
@@ -546,6 +557,7 @@ void print_plan_report(const PlanOptions& o, const CapacityModel& model, const O
     const std::string& out = o.out;
     const int threads = o.threads;
     const auto& c = p.constraints;
+    if (o.preset != "none") std::printf("preset    %s: %s\n", o.preset.c_str(), resolved_text(o.resolved).c_str());
     std::printf("cluster   %s: %zu hosts, %zu VMs, %d target flavor(s)\n", o.cluster.c_str(), p.hosts.size(), p.vms.size(),
                 model.num_targets());
     std::printf("budget    %s migrations, %s GiB migrated RAM\n",

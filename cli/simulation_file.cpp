@@ -118,6 +118,8 @@ void fields(V& v, F& f) {
     v.opt("reserve_plan", f.reserve_plan);
     v.opt("seed", f.seed);
     v.opt("seeds", f.seeds);
+    v.opt("preset", f.preset);
+    v.opt("preset_options", f.preset_options);
     v.opt("summary", f.summary);
     v.req("runs", f.runs);
 }
@@ -238,7 +240,9 @@ struct Reader {
     template <class T>
     void read(const oj& v, const std::string& at, FlavorValues<T>& xs) const {
         if (!v.is_object())
-            fail(at, std::is_same_v<T, double> ? "expected an object flavor -> number" : "expected an object flavor -> integer >= 0");
+            fail(at, std::is_same_v<T, double>        ? "expected an object flavor -> number"
+                     : std::is_same_v<T, std::string> ? "expected an object option -> string"
+                                                      : "expected an object flavor -> integer >= 0");
         for (const auto& [name, x] : v.items()) read(x, join(at, name), xs.emplace_back(name, T{}).second);
     }
     template <class T>

@@ -93,6 +93,9 @@ struct SimulationFile {
     std::optional<std::string> reserve_plan;  ///< with apply "waves": "on" or "off" (--reserve-plan)
     std::optional<std::uint64_t> seed;
     std::optional<std::int64_t> seeds;
+    std::optional<std::string> preset;  ///< --preset, when not "none"
+    /** With a preset: every option it names, with the value in force (the command line's, else the preset's). */
+    std::optional<std::vector<std::pair<std::string, std::string>>> preset_options;
     std::optional<std::vector<SimulationSummary>> summary;
     std::vector<SimulationRun> runs;  ///< may be empty (stopped before the first configuration)
     bool operator==(const SimulationFile&) const = default;

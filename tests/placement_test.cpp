@@ -21,6 +21,7 @@
 #include "evaluators/state/capacity_model.h"
 #include "evaluators/rules/link_filter.h"
 #include "evaluators/network/network_load.h"
+#include "evaluators/state/fit.h"
 #include "evaluators/state/search_state.h"
 #include "instances/generator.h"
 #include "placement/admission.h"
@@ -61,6 +62,38 @@ TEST(Placement, PlaceAndUnplaceKeepEveryCacheExact) {
         EXPECT_FALSE(placed.empty());
         EXPECT_THROW(s.unplace(0), std::logic_error);                                                       // a snapshot VM cannot depart
         EXPECT_THROW(s.place(placed.front(), 0, model.evaluator(0, 0).placements()[0]), std::logic_error);  // already on a host
+    }
+}
+
+TEST(Placement, MovingAnArrivalKeepsTheStateConsistentAndIsNoMigration) {
+    // A VM that arrived may be live-migrated later (admission's make_room plans do it): the
+    // incremental counts must equal rebuild()'s, which never counts an arrival as migrated.
+    for (std::uint64_t seed : {1, 2, 3}) {
+        SCOPED_TRACE("seed " + std::to_string(seed));
+        const Problem p = with_arrivals(seed, 8, 30, 60);
+        const CapacityModel model(p);
+        SearchState s(model);
+        auto placer = make_placer("best-fit");
+        placer->reset(s);
+        std::vector<int> placed;
+        for (int v = 30; v < static_cast<int>(p.vms.size()); ++v)
+            if (place_vm(s, *placer, v).found()) placed.push_back(v);
+        ASSERT_FALSE(placed.empty());
+        int moved = 0;
+        for (int v : placed) {
+            for (int h = 0; h < static_cast<int>(p.hosts.size()); ++h) {
+                if (h == s.host_of(v)) continue;
+                const int e = first_fitting_placement(s, s.flavor_of(v), h);
+                if (e < 0) continue;
+                s.move(v, h, model.evaluator(s.type_of(h), s.flavor_of(v)).placements()[static_cast<std::size_t>(e)]);
+                ++moved;
+                break;
+            }
+            s.check_consistency();  // threw "VMs off their snapshot placement" / migration count before
+            EXPECT_EQ(s.migrations(), 0);
+            EXPECT_FALSE(s.is_migrated(v));
+        }
+        EXPECT_GT(moved, 0);
     }
 }
 

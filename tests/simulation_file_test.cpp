@@ -71,6 +71,8 @@ SimulationFile simulated_file() {
     f.reserve_plan = "on";
     f.seed = 1;
     f.seeds = 1;
+    f.preset = "recommended";
+    f.preset_options = {{"placer", "best-fit"}, {"defrag-budget", "2%"}};
     const std::vector<TraceVm> trace = small_trace();
     for (const char* defrag : {"none", "greedy"}) {
         SimulateOptions o;
@@ -186,7 +188,7 @@ TEST(SimulationFile, RefusesEveryMistypedFieldWithItsPath) {
             }
             ++checked;
         }
-    EXPECT_EQ(checked, 19 + 27 + 20 + 10);  // every field of the header, a run, a day and a summary entry
+    EXPECT_EQ(checked, 21 + 27 + 20 + 10);  // every field of the header, a run, a day and a summary entry
     // Ranges, and the entries of the flavor maps and arrays.
     const std::vector<std::pair<std::function<void(oj&)>, std::string>> cases = {
         {[](oj& d) { d["runs"][1]["arrivals"] = -1; }, "runs[1].arrivals: expected an integer in 0..2^53"},
@@ -196,6 +198,7 @@ TEST(SimulationFile, RefusesEveryMistypedFieldWithItsPath) {
         {[](oj& d) { d["runs"][0]["days"][1]["capacity_after"]["2c4g"] = 2.5; },
          "runs[0].days[1].capacity_after.2c4g: expected an integer >= 0"},
         {[](oj& d) { d["runs"][1]["days"][0]["weights"]["8c32g"] = "x"; }, "runs[1].days[0].weights.8c32g: expected a finite number"},
+        {[](oj& d) { d["preset_options"]["placer"] = 1; }, "preset_options.placer: expected a string"},
         {[](oj& d) { d["runs"][1]["rejected_by_flavor"]["4c16g"] = -3; },
          "runs[1].rejected_by_flavor.4c16g: expected an integer in 0..2^53"},
         {[](oj& d) { d["runs"][1]["days"][1] = 3; }, "runs[1].days[1]: expected an object"},

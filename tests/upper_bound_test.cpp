@@ -703,6 +703,93 @@ TEST(UpperBound, ExactPlansHaveThePlanFields) {
     }
 }
 
+// The bound's value does not depend on how host values are evaluated (the target-parallel kernel
+// or target by target: the same integers) nor on the thread count: every table and every count
+// is the same, on random clusters of several topologies, with and without a binding RAM budget
+// (whole Pareto fronts kept) and a RAM cost.
+TEST(UpperBound, ValuePathsAndThreadsGiveTheSameBound) {
+    using Path = UpperBoundParams::ValuePath;
+    int cases = 0;
+    for (const char* topo : {"K2", "CQ3", "C4", "2xK4", "Q3"})
+        for (std::uint64_t seed = 1; seed <= 3; ++seed) {
+            test::RandomCluster rc;
+            rc.host_topology = topo;
+            rc.hosts = 30;
+            rc.seed = 40 + seed;
+            rc.max_migrations = 5 * static_cast<std::int64_t>(seed);
+            Problem p = test::make_random_problem(rc);
+            if (seed == 2) p.constraints.max_migrated_ram_mib = 80 * 1024;
+            if (seed == 3) p.objective_terms = {{"ram-cost", 0.125}};
+            const CapacityModel m(p);
+            SCOPED_TRACE(std::string(topo) + " seed " + std::to_string(seed));
+            UpperBoundParams a;
+            a.value_path = Path::PerTarget;
+            const UpperBound ref = compute_upper_bound(m, a);
+            ASSERT_TRUE(ref.complete);
+            for (Path path : {Path::Kernel, Path::Auto})
+                for (int threads : {1, 2}) {
+                    UpperBoundParams b;
+                    b.value_path = path;
+                    b.threads = threads;
+                    const UpperBound u = compute_upper_bound(m, b);
+                    EXPECT_EQ(u.score, ref.score);
+                    EXPECT_EQ(u.evaluations, ref.evaluations);
+                    EXPECT_EQ(u.hosts_tightened, ref.hosts_tightened);
+                    EXPECT_EQ(u.ram_lagrangian, ref.ram_lagrangian);
+                    EXPECT_EQ(u.lambda_per_gib, ref.lambda_per_gib);
+                    EXPECT_TRUE(u.complete);
+                }
+            ++cases;
+        }
+    EXPECT_EQ(cases, 15);
+}
+
+// Bounds pinned from the build before the bound's speed-ups (commit c1cd4db: target-by-target
+// values below 16 targets, every enumerated Pareto front kept, the branch and bound's greedy
+// incumbent recomputed for every removal count): `plan --algorithm greedy` reports the same
+// upper_bound_score, exactly, on the bundled example at three budgets, with a binding RAM budget,
+// a RAM cost, free remaps and 2 threads, and on generated clusters of five topologies.
+TEST(UpperBound, PinnedBoundsOfTheBuildBeforeItsSpeedUps) {
+    const auto dir = test::tmp_dir() / "bound-pinned";
+    std::filesystem::create_directories(dir);
+    struct Pin {
+        const char* gen;  // vmcap generate arguments ("" : the bundled example)
+        const char* plan;
+        std::int64_t score;
+    };
+    const Pin pins[] = {
+        {"", "--max-migrations 10", 63488000},
+        {"", "--max-migrations 70", 147456000},
+        {"", "--max-migrations 70 --threads 2", 147456000},
+        {"", "--max-migrations 348", 484352000},
+        {"", "--max-migrations 70 --max-migrated-gib 200", 144932056},
+        {"", "--max-migrations 70 --ram-cost 0.01", 149184000},
+        {"", "--max-migrations 70 --free-remaps", 501760000},
+        {"--host-type K2 --seed 1", "--max-migrations 40", 30720000},
+        {"--host-type C4 --seed 2", "--max-migrations 40", 141312000},
+        {"--host-type Q3 --seed 3", "--max-migrations 40", 817152000},
+        {"--host-type CQ3 --seed 4", "--max-migrations 40 --max-migrated-gib 300", 719067428},
+        {"--host-type 2xK4 --seed 5", "--max-migrations 40", 755712000},
+    };
+    int i = 0;
+    for (const Pin& pin : pins) {
+        SCOPED_TRACE(std::string(pin.gen) + " | " + pin.plan);
+        std::string cluster;
+        if (*pin.gen != '\0') {
+            const std::string snap = (dir / ("g" + std::to_string(i) + ".json")).string();
+            const auto g = test::run_vmcap(std::string("generate --hosts 120 --vms 3000 ") + pin.gen + " --out " + snap);
+            ASSERT_EQ(g.code, 0) << g.err;
+            cluster = " --cluster " + snap;
+        }
+        const std::string out = (dir / ("p" + std::to_string(i++) + ".json")).string();
+        const auto r = test::run_vmcap("plan --algorithm greedy --quiet --time-limit 3600" + cluster + " " + pin.plan + " --out " + out);
+        ASSERT_EQ(r.code, 0) << r.err;
+        const auto doc = nlohmann::json::parse(read_text_file(out));
+        EXPECT_EQ(doc["upper_bound_complete"], true);
+        EXPECT_EQ(doc["upper_bound_score"].get<std::int64_t>(), pin.score);
+    }
+}
+
 TEST(UpperBound, ParamsAreValidated) {
     const Problem p = hand_problem(1, {{0, 0}});
     const CapacityModel m(p);

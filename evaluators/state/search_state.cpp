@@ -64,6 +64,9 @@ NodeMask SearchState::mask_of(int vm) const {
 }
 
 bool SearchState::differs_from_origin(int vm, int host, NodeMask mask) const {
+    // An arriving VM has no snapshot placement to differ from: moving it is not a migration of
+    // the snapshot's (rebuild() counts it so too; the budget is about snapshot VMs).
+    if (vm_[vm].origin == kUnplaced) return false;
     if (vm_[vm].origin != host) return true;  // the common case without touching the Problem's VM record
     return differs_from_snapshot(problem(), vm, host, mask);
 }
@@ -167,6 +170,7 @@ void SearchState::refresh_host(int host, int nodes_mask) {
 }
 
 void SearchState::update_displaced(int vm) {
+    if (vm_[vm].origin == kUnplaced) return;  // an arrival is never displaced (as in rebuild())
     const Vm& orig = problem().vms[vm];
     // Node sets, not mappings: capacity depends on the set (as in differs_from_origin).
     const bool now = vm_[vm].host != orig.host || mask_of(vm) != node_mask(orig.pnuma.data(), problem().flavors[orig.flavor].num_vnuma());

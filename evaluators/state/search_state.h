@@ -146,7 +146,9 @@ public:
     /** VMs whose placement differs from the snapshot, in an order that depends on history. */
     const std::vector<int>& migrated_vms() const { return migrated_; }
     /** Would placing `vm` on (host, mask) count as a migration? Off its snapshot host always; on
-     *  it, on other nodes only if Constraints::remap_counts_as_migration. */
+     *  it, on other nodes only if Constraints::remap_counts_as_migration. Never for an arriving
+     *  VM (snapshot host kUnplaced): it has no snapshot placement, so moving it later (e.g. a
+     *  make_room plan in `vmcap simulate`) leaves migrations() and the budget as they are. */
     bool differs_from_origin(int vm, int host, NodeMask mask) const;
 
     /**

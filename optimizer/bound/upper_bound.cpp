@@ -140,10 +140,16 @@ struct VmClass {
 class HostBounder {
 public:
     /** `landing[f]`: lower bound on what a VM of flavor f costs the host it lands on (score
-     *  units; landing_costs()), subtracted once per removed VM of f. */
+     *  units; landing_costs()), subtracted once per removed VM of f. `fronts`: keep the whole
+     *  Pareto front of (RAM, value) of the enumerated sets (the RAM multiplier search reads it);
+     *  false: only the best value per removal count, which is all the knapsack reads without it.
+     *  `kernel[type]`: evaluate hosts of that type by the target-parallel kernel (closed forms
+     *  only, no free remaps; kernel_by_type()). */
     HostBounder(const CapacityModel& m, const UpperBoundParams& prm, bool free_remaps, Score ram_milli, const std::vector<Score>& landing,
-                std::int64_t search_share, std::int64_t allocation_share, HaltWatch* watch)
+                std::int64_t search_share, std::int64_t allocation_share, bool fronts, const std::vector<char>& kernel, HaltWatch* watch)
         : watch_(watch),
+          kernel_(kernel),
+          fronts_(fronts),
           m_(m),
           p_(m.problem()),
           prm_(prm),
@@ -310,7 +316,7 @@ private:
         used_.assign(classes_.size(), 0);
         depth_ = depth;
         enumerate(0, 0, 0, 0);
-        for (int k = 1; k <= depth; ++k) t.front.push_back(pareto(raw_[k]));
+        for (int k = 1; k <= depth; ++k) t.front.push_back(fronts_ ? pareto(raw_[k]) : best_point(raw_[k]));
 
         // Beyond the exact depth, per k: a branch and bound over removal multisets of exactly k
         // VMs (best_of_size) while its evaluation allowance lasts, else the tail bound
@@ -319,6 +325,9 @@ private:
         // Lagrangian too: value - lambda x ram only grows when ram shrinks).
         if (depth < k_top) {
             prepare_suffixes();
+            greedy_pick_.clear();
+            greedy_value_.clear();
+            greedy_cost_.clear();
             const auto& rams = suf_ram_[0];    // prefix sums of the host's RAMs, ascending
             const auto& lands = suf_land_[0];  // prefix sums of its landing costs, ascending
             std::int64_t allowance = exact_pair ? prm_.max_search_per_exact_host : std::min(prm_.max_search_per_host, search_share_);
@@ -425,43 +434,67 @@ private:
         bb_k_ = k;
         bb_left_ = &allowance;
         bb_aborted_ = false;
-        // Greedy incumbent: k times the class whose removal scores best.
+        // Greedy incumbent: k times the class whose removal scores best. Its first steps are the
+        // same for every k, so they are computed once per host (greedy_pick_ etc.) and only
+        // charged to the allowance again, exactly as many evaluations as they took (so the
+        // allowance runs out where it would if they were recomputed: the same table).
         bb_best_ = std::numeric_limits<Score>::min();
         {
-            std::vector<int> used(classes_.size(), 0);
             Amount ram = 0;
             Score land = 0;
+            int shifted = 0;  // picks removed from free_ so far
             for (int step = 0; step < k && !bb_aborted_; ++step) {
-                int pick = -1;
-                Score pick_v = std::numeric_limits<Score>::min();
-                for (std::size_t c = 0; c < classes_.size(); ++c) {
-                    const VmClass& vc = classes_[c];
-                    if (used[c] == vc.count) continue;
-                    if (--allowance < 0) {
+                if (step < static_cast<int>(greedy_pick_.size())) {
+                    if (allowance < greedy_cost_[step]) {
+                        allowance = -1;
                         bb_aborted_ = true;
                         break;
                     }
-                    shift(free_.data(), vc.flavor, vc.mask, +1);
-                    const Score v = std::min(g_all_, value(free_.data())) - wm_ * (ram + vc.ram) - (land + vc.landing);
-                    shift(free_.data(), vc.flavor, vc.mask, -1);
-                    if (v > pick_v) {
-                        pick_v = v;
-                        pick = static_cast<int>(c);
-                    }
+                    allowance -= greedy_cost_[step];
+                } else if (!greedy_step(ram, land, allowance)) {
+                    bb_aborted_ = true;
+                    break;
                 }
-                if (pick < 0) break;
-                ++used[pick];
-                ram += classes_[pick].ram;
-                land += classes_[pick].landing;
-                shift(free_.data(), classes_[pick].flavor, classes_[pick].mask, +1);
-                if (step == k - 1) bb_best_ = pick_v;
+                const VmClass& vc = classes_[greedy_pick_[step]];
+                ram += vc.ram;
+                land += vc.landing;
+                shift(free_.data(), vc.flavor, vc.mask, +1);
+                ++shifted;
+                if (step == k - 1) bb_best_ = greedy_value_[step];
             }
-            for (std::size_t c = 0; c < classes_.size(); ++c)
-                for (int q = 0; q < used[c]; ++q) shift(free_.data(), classes_[c].flavor, classes_[c].mask, -1);
+            for (int q = 0; q < shifted; ++q) shift(free_.data(), classes_[greedy_pick_[q]].flavor, classes_[greedy_pick_[q]].mask, -1);
         }
         if (!bb_aborted_) branch(0, 0, 0, 0);
         best = bb_best_;
         return !bb_aborted_;
+    }
+
+    /** The next step of best_of_size()'s greedy incumbent, from free_ with its earlier picks (RAM
+     *  `ram`, landing costs `land`) removed: the class whose removal scores best, appended to
+     *  greedy_pick_ with its value and the evaluations it took. False (nothing appended) if
+     *  `allowance` runs out first, one evaluation per class with VMs left, as before. */
+    bool greedy_step(Amount ram, Score land, std::int64_t& allowance) {
+        std::vector<int> used(classes_.size(), 0);
+        for (int q : greedy_pick_) ++used[q];
+        int pick = -1, cost = 0;
+        Score pick_v = std::numeric_limits<Score>::min();
+        for (std::size_t c = 0; c < classes_.size(); ++c) {
+            const VmClass& vc = classes_[c];
+            if (used[c] == vc.count) continue;
+            if (--allowance < 0) return false;
+            ++cost;
+            shift(free_.data(), vc.flavor, vc.mask, +1);
+            const Score v = std::min(g_all_, value(free_.data())) - wm_ * (ram + vc.ram) - (land + vc.landing);
+            shift(free_.data(), vc.flavor, vc.mask, -1);
+            if (v > pick_v) {
+                pick_v = v;
+                pick = static_cast<int>(c);
+            }
+        }
+        greedy_pick_.push_back(pick);  // k <= the host's migratable VMs: some class has VMs left
+        greedy_value_.push_back(pick_v);
+        greedy_cost_.push_back(cost);
+        return true;
     }
 
     /**
@@ -583,9 +616,9 @@ private:
     Score value(const Amount* f) {
         if (checking_ && watch_ != nullptr && (evaluations_ & 63) == 0 && watch_->check()) throw BoundHalted{};
         ++evaluations_;
-        // Closed forms only: the target-parallel kernel, the same integer (weighted_vmcap.h).
-        if (!remaps_ && T_ >= SearchState::kBatchRefreshTargets && m_.weighted_vmcap(type_).closed_forms_only())
-            return m_.vmcap_host_value(type_, f);
+        // Closed forms only: the target-parallel kernel where it is the faster of the two on this
+        // host type (kernel_by_type()), the same integer (weighted_vmcap.h).
+        if (kernel_[type_]) return m_.vmcap_host_value(type_, f);
         Score s = 0;
         Count b[kMaxPNuma];
         for (int j = 0; j < T_; ++j) {
@@ -624,6 +657,15 @@ private:
         }
     }
 
+    /** The option of largest value (smallest RAM among equals): all the knapsack reads of a front
+     *  when the RAM multiplier search does not run (option_gain at multiplier 0). O(|pts|). */
+    static std::vector<Point> best_point(const std::vector<Point>& pts) {
+        Point best = pts.front();
+        for (const Point& q : pts)
+            if (q.value > best.value || (q.value == best.value && q.ram < best.ram)) best = q;
+        return {best};
+    }
+
     /** Options of one k: keep those no other beats in both RAM (lower) and value (higher). */
     static std::vector<Point> pareto(std::vector<Point>& pts) {
         std::sort(pts.begin(), pts.end(),
@@ -635,6 +677,8 @@ private:
     }
 
     HaltWatch* watch_;
+    const std::vector<char>& kernel_;  ///< [host type] value() uses the target-parallel kernel
+    bool fronts_;
     bool checking_ = false;
     const CapacityModel& m_;
     const Problem& p_;
@@ -664,6 +708,9 @@ private:
     Score alloc_best_ = 0;
     std::int64_t* alloc_left_ = nullptr;
     bool alloc_aborted_ = false;
+    std::vector<int> greedy_pick_;     ///< best_of_size()'s greedy incumbent: class removed at each step
+    std::vector<Score> greedy_value_;  ///< its score after each step
+    std::vector<int> greedy_cost_;     ///< evaluations each step took
     int bb_k_ = 0;
     std::int64_t* bb_left_ = nullptr;
     bool bb_aborted_ = false;
@@ -872,6 +919,87 @@ std::int64_t effective_budget(const Problem& p, std::vector<Amount>& rams, Amoun
     return std::min<std::int64_t>(p.constraints.max_migrations, fit);
 }
 
+/** sum_j w_j VMCAP_j of a host of `type` at free amounts `f`, target by target (closed forms). */
+Score per_target_value(const CapacityModel& m, int type, int n, const Amount* f) {
+    Score s = 0;
+    Count b[kMaxPNuma];
+    for (int j = 0; j < m.num_targets(); ++j) {
+        const int fl = m.target_flavor(j);
+        m.capacity_vector(fl, n, f, b);
+        s += m.target_weight_units(j) * m.evaluator(type, fl)(b);
+    }
+    return s;
+}
+
+/**
+ * Per host type: evaluate its host values by the target-parallel kernel (WeightedVmcap) rather than
+ * target by target? Both give the same integer (weighted_vmcap.h), so only the bound's speed
+ * depends on this, never its value; which is faster depends on the type and the targets (the
+ * kernel's per-node tables and batched closed forms: 1.3x faster on a 1,000-host Huawei replay
+ * with 2 targets, 1.4x slower on the bundled example with the same 2, 4.7x slower on a generated
+ * 2xK4 cluster; docs/performance.md, "Bound speed"). So each type with closed forms only is timed
+ * both ways on the free amounts of up to 16 of its hosts, before and after removing all their
+ * migratable VMs (three alternating rounds of at least 0.3 ms each, the fastest round of each
+ * kept): about 2 ms per type (UpperBoundParams::value_path Auto; Kernel and PerTarget force
+ * one way). Never with free remaps (their pooled relaxation is not VMCAP).
+ */
+std::vector<char> kernel_by_type(const CapacityModel& m, const std::vector<std::vector<int>>& movable,
+                                 const std::vector<std::vector<Amount>>& usage, bool free_remaps, UpperBoundParams::ValuePath path) {
+    const Problem& p = m.problem();
+    std::vector<char> kernel(p.host_types.size(), 0);
+    if (free_remaps || path == UpperBoundParams::ValuePath::PerTarget) return kernel;
+    const int R = m.num_resources();
+    for (std::size_t type = 0; type < p.host_types.size(); ++type) {
+        const HostType& ht = p.host_types[type];
+        if (!m.weighted_vmcap(static_cast<int>(type)).closed_forms_only()) continue;
+        if (path == UpperBoundParams::ValuePath::Kernel) {
+            kernel[type] = 1;
+            continue;
+        }
+        const int n = ht.num_nodes();
+        const std::size_t X = ht.node_capacity.size();
+        std::vector<std::vector<Amount>> samples;
+        for (std::size_t h = 0; h < p.hosts.size() && samples.size() < 32; ++h) {
+            if (p.hosts[h].type != static_cast<int>(type) || movable[h].empty()) continue;
+            std::vector<Amount> f(X);
+            for (std::size_t x = 0; x < X; ++x) f[x] = ht.node_capacity[x] - usage[h][x];
+            samples.push_back(f);
+            for (int v : movable[h]) {
+                const Vm& vm = p.vms[v];
+                const Flavor& fl = p.flavors[vm.flavor];
+                for (int g = 0; g < fl.num_vnuma(); ++g)
+                    for (int r = 0; r < R; ++r) f[static_cast<std::size_t>(vm.pnuma[g]) * R + r] += fl.node_demand[r];
+            }
+            samples.push_back(std::move(f));
+        }
+        if (samples.empty()) continue;
+        using clock = std::chrono::steady_clock;
+        auto per_eval = [&](bool by_kernel) {  // seconds per evaluation over >= 0.3 ms
+            const auto t0 = clock::now();
+            std::int64_t evals = 0;
+            Score sink = 0;
+            double dt = 0.0;
+            do {
+                for (const auto& f : samples)
+                    sink += by_kernel ? m.vmcap_host_value(static_cast<int>(type), f.data())
+                                      : per_target_value(m, static_cast<int>(type), n, f.data());
+                evals += static_cast<std::int64_t>(samples.size());
+                dt = std::chrono::duration<double>(clock::now() - t0).count();
+            } while (dt < 3e-4);
+            volatile Score keep = sink;  // the evaluations must not be optimised away
+            (void)keep;
+            return dt / static_cast<double>(evals);
+        };
+        double by_kernel = std::numeric_limits<double>::max(), by_target = by_kernel;
+        for (int round = 0; round < 3; ++round) {
+            by_kernel = std::min(by_kernel, per_eval(true));
+            by_target = std::min(by_target, per_eval(false));
+        }
+        kernel[type] = by_kernel < by_target ? 1 : 0;
+    }
+    return kernel;
+}
+
 /** What the workers of compute_upper_bound make every host's table from; read-only while they run. */
 struct TableInputs {
     const CapacityModel& model;
@@ -883,7 +1011,9 @@ struct TableInputs {
     std::int64_t allocation_share;  ///< per-host share of max_allocation_total
     const std::vector<std::vector<int>>& movable;
     const std::vector<std::vector<Amount>>& usage;
-    int kcap;  ///< the effective budget: no table goes beyond it
+    int kcap;                  ///< the effective budget: no table goes beyond it
+    bool fronts;               ///< the RAM multiplier search will run: keep whole Pareto fronts (HostBounder)
+    std::vector<char> kernel;  ///< [host type] evaluate by the target-parallel kernel (kernel_by_type())
 };
 
 /** Until the deadline or the stop (the watch): the full table of every host, hosts dealt to the
@@ -894,7 +1024,8 @@ void full_tables(tbb::task_arena& arena, int workers, const TableInputs& in, Hal
                  std::vector<char>& done) {
     const int H = static_cast<int>(tables.size());
     run_workers(arena, workers, [&](int w) {
-        HostBounder hb(in.model, in.params, in.free_remaps, in.ram_milli, in.landing, in.search_share, in.allocation_share, &watch);
+        HostBounder hb(in.model, in.params, in.free_remaps, in.ram_milli, in.landing, in.search_share, in.allocation_share, in.fronts,
+                       in.kernel, &watch);
         for (int h = w; h < H; h += workers) {
             if (!watch.take_table()) break;
             try {
@@ -916,7 +1047,8 @@ void fallback_tables(tbb::task_arena& arena, int workers, const TableInputs& in,
     const auto fallback_end = deadline_after(std::chrono::steady_clock::now(), std::max(0.0, in.params.fallback_seconds));
     std::atomic<bool> late{false};
     run_workers(arena, workers, [&](int w) {
-        HostBounder hb(in.model, in.params, in.free_remaps, in.ram_milli, in.landing, in.search_share, in.allocation_share, &watch);
+        HostBounder hb(in.model, in.params, in.free_remaps, in.ram_milli, in.landing, in.search_share, in.allocation_share, in.fronts,
+                       in.kernel, &watch);
         for (int h = w; h < H; h += workers) {
             if (done[h]) continue;
             if (!late.load(std::memory_order_relaxed) && std::chrono::steady_clock::now() >= fallback_end) late.store(true);
@@ -934,7 +1066,7 @@ void fallback_tables(tbb::task_arena& arena, int workers, const TableInputs& in,
 /** Every host's table, full until the watch says stop, then cheap or trivial (see full_tables()
  *  and fallback_tables()). Sets out.priced_flavors. */
 std::vector<HostTable> host_tables(const CapacityModel& model, const UpperBoundParams& params, UpperBound& out, Score ram_milli,
-                                   const std::vector<std::vector<int>>& movable, const std::vector<std::vector<Amount>>& usage,
+                                   const std::vector<std::vector<int>>& movable, const std::vector<std::vector<Amount>>& usage, bool fronts,
                                    HaltWatch& watch) {
     const Problem& p = model.problem();
     const int H = static_cast<int>(p.hosts.size());
@@ -952,7 +1084,18 @@ std::vector<HostTable> host_tables(const CapacityModel& model, const UpperBoundP
     for (const auto& mv : movable) with_movable += mv.empty() ? 0 : 1;
     const std::int64_t search_share = params.max_search_total / std::max<std::int64_t>(1, with_movable);
     const std::int64_t allocation_share = params.max_allocation_total / std::max<std::int64_t>(1, with_movable);
-    TableInputs in{model, params, out.free_remaps, ram_milli, std::move(landing), search_share, allocation_share, movable, usage, kcap};
+    TableInputs in{model,
+                   params,
+                   out.free_remaps,
+                   ram_milli,
+                   std::move(landing),
+                   search_share,
+                   allocation_share,
+                   movable,
+                   usage,
+                   kcap,
+                   fronts,
+                   kernel_by_type(model, movable, usage, out.free_remaps, params.value_path)};
     std::vector<char> done(H, 0);
     full_tables(arena, workers, in, watch, tables, done);
     if (watch.halted.load()) fallback_tables(arena, workers, in, watch, tables, done);
@@ -1074,7 +1217,10 @@ UpperBound compute_upper_bound(const CapacityModel& model, const UpperBoundParam
     const Amount ram_budget = p.constraints.max_migrated_ram_mib;
     Amount all_ram = 0;
     out.effective_budget = effective_budget(p, rams, all_ram);
-    const std::vector<HostTable> tables = host_tables(model, params, out, ram_milli, movable, usage, watch);
+    // Whole (RAM, value) fronts only for the RAM multiplier search (its condition below, without
+    // the budget, which needs the tables): the count knapsack reads the best value per k alone.
+    const bool fronts = ram_budget < all_ram && params.ram_lagrangian_steps > 0;
+    const std::vector<HostTable> tables = host_tables(model, params, out, ram_milli, movable, usage, fronts, watch);
 
     std::int64_t useful = 0;  // beyond this many removals in total no host gains more
     Score base = 0;

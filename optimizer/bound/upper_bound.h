@@ -79,6 +79,13 @@ struct UpperBoundParams {
     /** Subtract from every removal set the landing costs of its VMs (docs/upper-bound.md,
      *  "Landing costs"); false: the removal-only bound (kept to measure what they add). */
     bool landing_costs = true;
+    /** How host values are evaluated on host types whose targets all have closed forms (without
+     *  free remaps): Auto times both ways on a sample of each type's hosts (about 2 ms per type)
+     *  and keeps the faster; Kernel always uses the target-parallel kernel (WeightedVmcap),
+     *  PerTarget the closed forms target by target. Both give the same integers
+     *  (weighted_vmcap.h), so the bound never depends on this, only its speed. */
+    enum class ValuePath : std::uint8_t { Auto, Kernel, PerTarget };
+    ValuePath value_path = ValuePath::Auto;
     /** Worker threads of the per-host tables (oneTBB); the result does not depend on it. >= 1. */
     int threads = 1;
     /** Wall-clock instant (steady clock) after which the bound stops refining: hosts whose tables

@@ -1,0 +1,276 @@
+// `--preset NAME` (cli/presets.h): the preset fills the options the command line left at their
+// defaults, an option given on the command line keeps its value wherever it stands (before or
+// after --preset, equal to its default or not), `none` changes nothing, an unknown name is one
+// line and exit 2; `vmcap simulate`, `place` and `plan` record the preset and the resolved values.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <boost/program_options.hpp>
+#include <nlohmann/json.hpp>
+
+#include "cli/presets.h"
+#include "cli/simulation_file.h"
+#include "instances/snapshot_io.h"
+#include "tests/cli_run.h"
+
+using namespace vmcap;
+using namespace vmcap::cli;
+using namespace vmcap::cli::detail;
+namespace po = boost::program_options;
+
+namespace {
+
+/** A command's options in miniature: defaults, one without a default, one that is a number. */
+struct Mini {
+    std::string placer, compare, mpr, daily;
+    int evaluations = 0;
+    po::options_description desc{"mini"};
+    std::vector<Preset> presets = {
+        {"none", {}},
+        {"recommended",
+         {{"placer", "vmcap-fit"}, {"compare", "sa"}, {"migrations-per-request", "2"}, {"daily-budget", "1%"}, {"evaluations", "500"}}}};
+    std::vector<ResolvedOption> resolved;
+    po::variables_map vm;
+    Mini() {
+        desc.add_options()("help", "help")("placer", po::value(&placer)->default_value("best-fit"), "placer")(
+            "compare", po::value(&compare)->default_value("none,greedy"), "configurations")(
+            "migrations-per-request", po::value(&mpr)->default_value("0"), "admission migrations")(
+            "daily-budget", po::value(&daily), "daily budget")("evaluations", po::value(&evaluations)->default_value(0), "evaluations");
+        add_preset_option(desc, presets);
+    }
+    void parse(const Args& args) { ASSERT_FALSE(parse_with_preset(args, desc, vm, "usage", presets, &resolved)); }
+};
+
+ResolvedOption find(const std::vector<ResolvedOption>& rs, const std::string& option) {
+    for (const ResolvedOption& r : rs)
+        if (r.option == option) return r;
+    ADD_FAILURE() << option << " not resolved";
+    return {};
+}
+
+}  // namespace
+
+TEST(Presets, RecommendedFillsWhatTheCommandLineLeft) {
+    Mini m;
+    m.parse({"--preset", "recommended"});
+    EXPECT_EQ(m.placer, "vmcap-fit");
+    EXPECT_EQ(m.compare, "sa");
+    EXPECT_EQ(m.mpr, "2");
+    EXPECT_EQ(m.daily, "1%");
+    EXPECT_EQ(m.evaluations, 500);
+    EXPECT_EQ(m.vm.count("daily-budget"), 1u) << "an option without a default is given by the preset";
+    ASSERT_EQ(m.resolved.size(), 5u);
+    for (const ResolvedOption& r : m.resolved) EXPECT_FALSE(r.from_command_line) << r.option;
+    EXPECT_EQ(resolved_text(m.resolved), "--placer vmcap-fit --compare sa --migrations-per-request 2 --daily-budget 1% --evaluations 500");
+}
+
+TEST(Presets, AnOptionOnTheCommandLineKeepsItsValueWhereverItStands) {
+    {  // before the preset, the value the preset would replace
+        Mini m;
+        m.parse({"--migrations-per-request", "0", "--preset", "recommended"});
+        EXPECT_EQ(m.mpr, "0");
+        EXPECT_EQ(m.placer, "vmcap-fit");
+        EXPECT_EQ(find(m.resolved, "migrations-per-request"), (ResolvedOption{"migrations-per-request", "0", true}));
+        EXPECT_EQ(resolved_text(m.resolved),
+                  "--placer vmcap-fit --compare sa --daily-budget 1% --evaluations 500; from the command line: --migrations-per-request 0");
+    }
+    {  // after it, equal to the option's own default (a comparison with the default would miss it)
+        Mini m;
+        m.parse({"--preset=recommended", "--placer=best-fit", "--evaluations", "0", "--daily-budget", "3"});
+        EXPECT_EQ(m.placer, "best-fit");
+        EXPECT_EQ(m.evaluations, 0);
+        EXPECT_EQ(m.daily, "3");
+        EXPECT_EQ(m.compare, "sa");
+        EXPECT_EQ(find(m.resolved, "placer"), (ResolvedOption{"placer", "best-fit", true}));
+        EXPECT_EQ(find(m.resolved, "evaluations"), (ResolvedOption{"evaluations", "0", true}));
+        EXPECT_EQ(find(m.resolved, "compare"), (ResolvedOption{"compare", "sa", false}));
+    }
+}
+
+TEST(Presets, NoneSetsNothing) {
+    for (const Args& args : {Args{}, Args{"--preset", "none"}}) {
+        Mini m;
+        m.parse(args);
+        EXPECT_EQ(m.placer, "best-fit");
+        EXPECT_EQ(m.compare, "none,greedy");
+        EXPECT_EQ(m.mpr, "0");
+        EXPECT_EQ(m.vm.count("daily-budget"), 0u);
+        EXPECT_TRUE(m.vm["placer"].defaulted());
+        EXPECT_TRUE(m.resolved.empty());
+    }
+}
+
+TEST(Presets, AnUnknownNameIsAUsageError) {
+    Mini m;
+    try {
+        m.parse({"--preset", "fastest"});
+        FAIL() << "no error";
+    } catch (const UsageError& e) {
+        EXPECT_STREQ(e.what(), "--preset: expected none or recommended, got 'fastest'");
+    }
+}
+
+// The values of `recommended` (docs/cli.md "Presets" gives why): each names an option of its
+// command, as that command's --help lists it.
+TEST(Presets, RecommendedNamesEachCommandsOwnOptions) {
+    const std::vector<PresetValue> simulate = command_presets("simulate").at(1).values;
+    std::string text;
+    for (const PresetValue& v : simulate) text += "--" + v.option + " " + v.value + " ";
+    EXPECT_EQ(text,
+              "--placer vmcap-fit --compare sa --weights forecast --defrag-when both --defrag-budget 0.5% --daily-budget 1% "
+              "--migrations-per-request 0 ");
+    for (const char* command : {"simulate", "place", "plan"}) {
+        const std::vector<Preset> presets = command_presets(command);
+        ASSERT_EQ(presets.size(), 2u) << command;
+        EXPECT_EQ(presets[0].name, "none");
+        EXPECT_TRUE(presets[0].values.empty());
+        EXPECT_EQ(presets[1].name, "recommended");
+        const test::CmdResult help = test::run_vmcap(std::string(command) + " --help");
+        ASSERT_EQ(help.code, 0) << help.err;
+        EXPECT_NE(help.out.find("--preset"), std::string::npos) << command;
+        for (const PresetValue& v : presets[1].values)
+            EXPECT_NE(help.out.find("--" + v.option + " "), std::string::npos) << command << " --" << v.option;
+    }
+    EXPECT_EQ(command_presets("place")[1].values.size(), 2u);
+    EXPECT_EQ(command_presets("plan")[1].values.size(), 1u);
+}
+
+namespace {
+
+/** `vmcap simulate` on the Azure dev split, 40 hosts, 2 days, with `extra`: exit code, stdout, and
+ *  the --out-json file read with every run's seconds set to 0 (the one field that varies). */
+struct SimRun {
+    test::CmdResult r;
+    SimulationFile file;
+};
+SimRun simulate(const std::string& extra, const std::string& name) {
+    const std::filesystem::path data(VMCAP_SHARED_DATA_DIR);
+    const std::string out = (test::tmp_dir() / name).string();
+    SimRun s;
+    s.r = test::run_vmcap("simulate --trace azure-dev --data-dir " + data.string() +
+                          " --hosts 40 --days 2 --evaluations 20000 --out-json " + out + " " + extra);
+    if (s.r.code == 0) {
+        s.file = read_simulation_file(out);
+        for (SimulationRun& run : s.file.runs) run.seconds = 0.0;
+    }
+    return s;
+}
+
+/** stdout without the seconds column (the table's last field of each run line). */
+std::string without_seconds(const std::string& out) {
+    std::string s;
+    std::size_t at = 0;
+    while (at < out.size()) {
+        std::size_t end = out.find('\n', at);
+        if (end == std::string::npos) end = out.size();
+        std::string line = out.substr(at, end - at);
+        const std::size_t last = line.find_last_of(' ');
+        if (last != std::string::npos && line.find_first_not_of("0123456789.", last + 1) == std::string::npos) line.resize(last);
+        s += line + "\n";
+        at = end + 1;
+    }
+    return s;
+}
+
+bool no_data() {
+    return !std::filesystem::is_directory(std::filesystem::path(VMCAP_SHARED_DATA_DIR) / "azure-v1-flavor-traces");
+}
+
+}  // namespace
+
+TEST(Presets, SimulateRecommendedIsItsOptionsSpelledOut) {
+    if (no_data()) GTEST_SKIP() << "no data directory " << VMCAP_SHARED_DATA_DIR;
+    const std::vector<PresetValue> values = command_presets("simulate").at(1).values;
+    std::string spelled;
+    for (const PresetValue& v : values) spelled += " --" + v.option + " " + v.value;
+    const SimRun preset = simulate("--preset recommended", "preset.json");
+    const SimRun explicit_options = simulate(spelled, "spelled.json");
+    ASSERT_EQ(preset.r.code, 0) << preset.r.err;
+    ASSERT_EQ(explicit_options.r.code, 0) << explicit_options.r.err;
+    ASSERT_TRUE(preset.file.preset && preset.file.preset_options);
+    EXPECT_EQ(*preset.file.preset, "recommended");
+    std::vector<std::pair<std::string, std::string>> expected;
+    for (const PresetValue& v : values) expected.emplace_back(v.option, v.value);
+    EXPECT_EQ(*preset.file.preset_options, expected);
+    EXPECT_EQ(preset.r.out.rfind("preset recommended:" + spelled + "\n", 0), 0u) << preset.r.out;
+    SimulationFile a = preset.file;
+    a.preset.reset();
+    a.preset_options.reset();
+    EXPECT_TRUE(a == explicit_options.file) << "the preset runs what its options spelled out run";
+    EXPECT_FALSE(explicit_options.file.preset);
+}
+
+TEST(Presets, SimulateCommandLineOverridesThePreset) {
+    if (no_data()) GTEST_SKIP() << "no data directory " << VMCAP_SHARED_DATA_DIR;
+    const SimRun s = simulate("--placer best-fit --preset recommended --defrag-budget 3", "override.json");
+    ASSERT_EQ(s.r.code, 0) << s.r.err;
+    EXPECT_EQ(s.file.placer, "best-fit");
+    ASSERT_FALSE(s.file.runs.empty());
+    EXPECT_EQ(s.file.runs[0].defrag_budget, "3");
+    EXPECT_EQ(s.file.runs[0].config, "sa");
+    ASSERT_TRUE(s.file.preset_options);
+    for (const auto& [option, value] : *s.file.preset_options) {
+        if (option == "placer") {
+            EXPECT_EQ(value, "best-fit");
+        }
+        if (option == "defrag-budget") {
+            EXPECT_EQ(value, "3");
+        }
+    }
+    EXPECT_NE(s.r.out.find("; from the command line: --placer best-fit --defrag-budget 3\n"), std::string::npos) << s.r.out;
+}
+
+TEST(Presets, SimulatePresetNoneIsTheCommandWithoutIt) {
+    if (no_data()) GTEST_SKIP() << "no data directory " << VMCAP_SHARED_DATA_DIR;
+    const SimRun plain = simulate("--compare none,greedy", "plain.json");
+    const SimRun none = simulate("--compare none,greedy --preset none", "none.json");
+    ASSERT_EQ(plain.r.code, 0) << plain.r.err;
+    ASSERT_EQ(none.r.code, 0) << none.r.err;
+    EXPECT_TRUE(plain.file == none.file);
+    EXPECT_FALSE(none.file.preset);
+    EXPECT_EQ(without_seconds(plain.r.out), without_seconds(none.r.out));
+    EXPECT_EQ(none.r.out.find("preset"), std::string::npos);
+}
+
+TEST(Presets, AnUnknownPresetIsOneLineAndExit2) {
+    const std::string out = (test::tmp_dir() / "never.json").string();
+    for (const std::string& command :
+         {"simulate --trace azure-dev --hosts 40 --out-json " + out, std::string("place --cluster x --requests y"), "plan --out " + out}) {
+        const test::CmdResult r = test::run_vmcap(command + " --preset fastest");
+        EXPECT_EQ(r.code, 2) << command;
+        EXPECT_EQ(r.out, "") << command;
+        EXPECT_NE(r.err.find(": --preset: expected none or recommended, got 'fastest'"), std::string::npos) << r.err;
+        EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+        EXPECT_FALSE(std::filesystem::exists(out)) << command;
+    }
+}
+
+TEST(Presets, PlaceAndPlanRecordTheResolvedValues) {
+    const std::string req = (test::tmp_dir() / "preset-requests.json").string();
+    write_file_atomic(req, R"({"requests": [{"id": "w1", "flavor": "big"}, {"id": "s1", "flavor": "small"}]})");
+    const std::string cluster = VMCAP_SOURCE_DIR "/tests/bad_inputs/valid_snapshot.json";
+    test::CmdResult r = test::run_vmcap("place --cluster " + cluster + " --requests " + req + " --preset recommended");
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_EQ(r.out.rfind("preset recommended: --placer vmcap-fit --migrations-per-request 0\n", 0), 0u) << r.out;
+    EXPECT_NE(r.out.find(" with vmcap-fit, "), std::string::npos) << r.out;
+    r = test::run_vmcap("place --cluster " + cluster + " --requests " + req + " --preset recommended --strategy first-fit");
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_NE(r.out.find("from the command line: --placer first-fit\n"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find(" with first-fit, "), std::string::npos) << r.out;
+
+    const std::string plan = (test::tmp_dir() / "preset-plan.json").string();
+    r = test::run_vmcap("plan --max-evaluations 2000 --quiet --preset recommended --algorithm greedy --out " + plan);
+    ASSERT_EQ(r.code, 0) << r.err;
+    const nlohmann::json doc = nlohmann::json::parse(read_text_file(plan));
+    EXPECT_EQ(doc["preset"]["name"], "recommended");
+    EXPECT_EQ(doc["preset"]["options"]["algorithm"], "greedy");
+    EXPECT_NE(r.out.find("preset    recommended: from the command line: --algorithm greedy\n"), std::string::npos) << r.out;
+    r = test::run_vmcap("validate --plan " + plan);
+    EXPECT_EQ(r.code, 0) << r.err << r.out;
+    r = test::run_vmcap("plan --max-evaluations 2000 --quiet --out " + plan);
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_FALSE(nlohmann::json::parse(read_text_file(plan)).contains("preset"));
+}
