@@ -5,6 +5,7 @@
 #include <bit>
 #include <cstdio>
 #include <limits>
+#include <stdexcept>
 #include <tuple>
 
 #include "evaluators/state/capacity_model.h"
@@ -22,19 +23,32 @@ struct Mover {
     NodeMask mask = 0;
     Amount ram = 0;
     bool remap = false;  ///< another placement on its host has room, its own share counted free (free rule)
+    /** For a single: the first placement (index order) on its host it can be remapped to so that
+     *  the flavor then fits there, -1 if none (always under a rule that fixes nodes). */
+    int remap_at = -1;
+};
+
+/** Two migratable VMs on a host whose removal together lets the flavor fit (neither alone does),
+ *  m[0].vm < m[1].vm; `b_after_a`: once m[0] has left, m[1] could be remapped on the host (its
+ *  own share counted free), `a_after_b` the other way round: necessary for the second step of a
+ *  plan when no other host takes its VM. */
+struct Pair {
+    std::array<Mover, 2> m;
+    bool b_after_a = false, a_after_b = false;
 };
 
 /**
  * Per host, for one flavor f, what the host alone decides (valid while its host_version is
- * `version`): `singles`, the migratable VMs whose removal alone lets f fit; `pairs`, two
- * migratable VMs, neither a single, whose removal together does; `shuffles`, (y, x) with x a
- * single that, once y has left the host, can be remapped on it so that f fits.
+ * `version`): `singles`, the migratable VMs whose removal alone lets f fit, in (RAM, VM) order;
+ * `pairs`, two migratable VMs, neither a single, whose removal together does; `shuffles`, (y, x)
+ * with x a single that, once y has left the host, can be remapped on it so that f fits.
  */
 struct HostMovers {
     std::uint64_t version = 0;
     bool pairs_done = false;
     std::vector<Mover> singles;
-    std::vector<std::array<Mover, 2>> pairs, shuffles;
+    std::vector<Pair> pairs;
+    std::vector<std::array<Mover, 2>> shuffles;
 };
 
 /** Per host, for one flavor arriving there on the state's free amounts: its placement index (-1:
@@ -116,7 +130,8 @@ struct Two {
     Mover a, b;
     int from_a = -1;
     bool forced = false, both_orders = false;
-    auto key() const { return std::make_tuple(ram, host, std::min(a.vm, b.vm), std::max(a.vm, b.vm)); }
+    /** The order plans are chosen in: RAM, host, the VMs moved, then the VM that moves first. */
+    auto key() const { return std::make_tuple(ram, host, std::min(a.vm, b.vm), std::max(a.vm, b.vm), a.vm); }
 };
 
 class Search {
@@ -147,35 +162,72 @@ public:
     std::vector<Placement> run(int k) {
         if (k <= 0 || room_already()) return {};
         const int H = static_cast<int>(p_.hosts.size());
-        // One step: the singles, least RAM first.
-        std::vector<std::pair<Mover, int>> singles;
+        // One step: the single of least (RAM, host, VM) that can move (each host's singles are
+        // kept in (RAM, VM) order, so a host's first that can is its best). Whether one can is
+        // decided without trying it: a single another host takes always works (that host is
+        // unchanged, and its leaving is what lets the flavor fit); one that only a remap on its
+        // own host could move works iff its cached remap (remap_at) does.
+        int best_g = -1;
+        const Mover* best = nullptr;
         for (int g = 0; g < H; ++g)
-            for (const Mover& x : movers(f_, g, false).singles) singles.emplace_back(x, g);
-        std::sort(singles.begin(), singles.end(), [](const auto& a, const auto& b) {
-            return std::make_tuple(a.first.ram, a.second, a.first.vm) < std::make_tuple(b.first.ram, b.second, b.first.vm);
-        });
-        for (const auto& [x, g] : singles)
-            if (one(x, g)) return out();
+            for (const Mover& x : movers(f_, g, false).singles) {
+                if (best != nullptr && std::tie(x.ram, g) >= std::tie(best->ram, best_g)) break;
+                if (elsewhere(x.flavor, g) || x.remap_at >= 0) {
+                    best = &x;
+                    best_g = g;
+                    break;
+                }
+            }
+        if (best != nullptr) {
+            if (!one(*best, best_g)) throw std::logic_error("make_room: a single predicted to move did not");
+            return out();
+        }
         if (k < 2) return {};
-        // Two steps: pairs, shuffles and chains.
-        std::vector<Two> two;
+        // Two steps: pairs, shuffles and chains. Each candidate is decided without trying it when
+        // it surely works (its first step to another host, its second then too: the plan's host
+        // only gains room) or surely fails (a step with nowhere to go); the rest are tried in
+        // order, only those that could beat the best sure one.
+        best_sure_ = Two{};
+        has_sure_ = false;
+        maybe_.clear();
         for (int g = 0; g < H; ++g) {
             const HostMovers& hm = movers(f_, g, true);
-            // Only candidates whose first step can move at all (movable: necessary).
-            for (const auto& pr : hm.pairs) {
-                const bool a = movable(pr[0], g), b = movable(pr[1], g);
-                if (a && b)
-                    two.push_back(Two{pr[0].ram + pr[1].ram, g, pr[0], pr[1], g, false, true});
-                else if (a || b)
-                    two.push_back(Two{pr[0].ram + pr[1].ram, g, a ? pr[0] : pr[1], a ? pr[1] : pr[0], g, false, false});
+            for (const Pair& pr : hm.pairs) {
+                const Mover& a = pr.m[0];
+                const Mover& b = pr.m[1];
+                const bool ma = movable(a, g), mb = movable(b, g);
+                if (!ma && !mb) continue;
+                // The order tried first: a then b when a can move, else b then a.
+                const Two t = ma ? Two{a.ram + b.ram, g, a, b, g, false, mb} : Two{a.ram + b.ram, g, b, a, g, false, false};
+                const bool ab = ma && (elsewhere(b.flavor, g) || pr.b_after_a);
+                const bool ba = mb && (elsewhere(a.flavor, g) || pr.a_after_b);
+                if (!ab && !ba) continue;
+                if ((ab && sure_pair(a, b, g)) || (ba && sure_pair(b, a, g)))
+                    sure(t);
+                else
+                    maybe(t);
             }
-            for (const auto& sh : hm.shuffles)
-                if (movable(sh[0], g)) two.push_back(Two{sh[0].ram + sh[1].ram, g, sh[0], sh[1], g, false, false});
+            for (const auto& sh : hm.shuffles) {
+                if (!movable(sh[0], g)) continue;
+                const Two t{sh[0].ram + sh[1].ram, g, sh[0], sh[1], g, false, false};
+                // The VM that leaves first goes to another host: the remap the shuffle was found
+                // with has room (nothing else changed on g).
+                if (elsewhere(sh[0].flavor, g))
+                    sure(t);
+                else
+                    maybe(t);
+            }
         }
-        chains(singles, two);
-        std::sort(two.begin(), two.end(), [](const Two& a, const Two& b) { return a.key() < b.key(); });
-        for (const Two& t : two)
-            if (plan_two(t) || (t.both_orders && plan_two(Two{t.ram, t.host, t.b, t.a, t.from_a, false, false}))) return out();
+        chains();
+        std::sort(maybe_.begin(), maybe_.end(), [](const Two& a, const Two& b) { return a.key() < b.key(); });
+        for (const Two& t : maybe_) {
+            if (has_sure_ && !(t.key() < best_sure_.key())) break;
+            if (try_two(t)) return out();
+        }
+        if (has_sure_) {
+            if (!try_two(best_sure_)) throw std::logic_error("make_room: a plan predicted to work did not");
+            return out();
+        }
         return {};
     }
 
@@ -289,6 +341,37 @@ private:
             if (d.host != from) return true;
         return x.remap;
     }
+    /** Does another host than h take a VM of `flavor` now? */
+    bool elsewhere(int flavor, int h) {
+        for (const Dest& d : top(flavor))
+            if (d.host != h) return true;
+        return false;
+    }
+    /** The best host other than h that takes a VM of `flavor` now (its first option off h), or -1. */
+    int first_other(int flavor, int h) {
+        for (const Dest& d : top(flavor))
+            if (d.host != h) return d.host;
+        return -1;
+    }
+    /** Does the plan "a off g to another host, then b off g" surely work: a goes to its first
+     *  option (first_other), and another host than g and that one takes b (then g has the room of
+     *  both, which lets the flavor fit: a pair)? */
+    bool sure_pair(const Mover& a, const Mover& b, int g) {
+        const int o1 = first_other(a.flavor, g);
+        if (o1 < 0) return false;
+        for (const Dest& d : top(b.flavor))
+            if (d.host != g && d.host != o1) return true;
+        return false;
+    }
+    void sure(const Two& t) {
+        if (!has_sure_ || t.key() < best_sure_.key()) best_sure_ = t;
+        has_sure_ = true;
+    }
+    void maybe(const Two& t) {
+        if (!has_sure_ || t.key() < best_sure_.key()) maybe_.push_back(t);
+    }
+    bool try_two(const Two& t) { return plan_two(t) || (t.both_orders && plan_two(Two{t.ram, t.host, t.b, t.a, t.from_a, false, false})); }
+
     /** Mover::remap of x on `from`. */
     bool can_remap(const Mover& x, int from) {
         if (fixes_) return false;
@@ -371,9 +454,36 @@ private:
             if (!covers(def_, x.mask) || !s_.migratable(x.vm)) continue;
             const Flavor& fx = this->flavor(x.flavor);
             share(tmp_.data(), fx, x.mask, +1);
-            if (fits(flavor, g, tmp_.data())) hm.singles.push_back(mover(x, g));
+            if (fits(flavor, g, tmp_.data())) {
+                Mover m = mover(x, g);
+                if (m.remap) m.remap_at = remap_at(flavor, m, g, tmp_.data());
+                hm.singles.push_back(m);
+            }
             share(tmp_.data(), fx, x.mask, -1);
         }
+        std::sort(hm.singles.begin(), hm.singles.end(),
+                  [](const Mover& a, const Mover& b) { return std::tie(a.ram, a.vm) < std::tie(b.ram, b.vm); });
+    }
+    /** Mover::remap_at of the single x on g, `lifted` g's free amounts with x's share free. */
+    int remap_at(int flavor, const Mover& x, int g, Amount* lifted) const {
+        const Flavor& fx = this->flavor(x.flavor);
+        const auto& pl = placements(x.flavor, g);
+        for (std::size_t e = 0; e < pl.size(); ++e) {
+            if (pl[e].mask == x.mask || !room(fx, pl[e], lifted)) continue;
+            share(lifted, fx, pl[e].mask, -1);
+            const bool ok = fits(flavor, g, lifted);
+            share(lifted, fx, pl[e].mask, +1);
+            if (ok) return static_cast<int>(e);
+        }
+        return -1;
+    }
+    /** Could x be remapped on g (another placement with room in `lifted`, its share free there)? */
+    bool remaps(const Mover& x, int g, const Amount* lifted) const {
+        if (fixes_) return false;
+        const Flavor& fx = this->flavor(x.flavor);
+        for (const Embedding& e : placements(x.flavor, g))
+            if (e.mask != x.mask && room(fx, e, lifted)) return true;
+        return false;
     }
 
     void find_pairs(int flavor, int g, HostMovers& hm) {
@@ -396,7 +506,13 @@ private:
                 if (!covers(def_, static_cast<NodeMask>(a.mask | b.mask))) continue;
                 share(tmp_.data(), this->flavor(a.flavor), a.mask, +1);
                 share(tmp_.data(), this->flavor(b.flavor), b.mask, +1);
-                if (fits(flavor, g, tmp_.data())) hm.pairs.push_back(a.vm < b.vm ? std::array<Mover, 2>{a, b} : std::array<Mover, 2>{b, a});
+                if (fits(flavor, g, tmp_.data())) {
+                    Pair pr;
+                    pr.m = a.vm < b.vm ? std::array<Mover, 2>{a, b} : std::array<Mover, 2>{b, a};
+                    pr.b_after_a = remaps(pr.m[1], g, tmp_.data());
+                    pr.a_after_b = remaps(pr.m[0], g, tmp_.data());
+                    hm.pairs.push_back(pr);
+                }
                 share(tmp_.data(), this->flavor(a.flavor), a.mask, -1);
                 share(tmp_.data(), this->flavor(b.flavor), b.mask, -1);
             }
@@ -498,31 +614,48 @@ private:
     }
 
     /** Chains: a single x on g that no host takes, after a VM z off a host d != g (the least RAM
-     *  first, then the lowest index) made room for it on d. */
-    void chains(const std::vector<std::pair<Mover, int>>& singles, std::vector<Two>& two) {
+     *  first, then the lowest index) made room for it on d; each single's chain is offered as
+     *  sure (sure()). A z another host takes works unless that host is g (then it is tried); one
+     *  only a remap could move works or not whatever x and g are (its host d only changes, x has
+     *  room there after it iff its flavor has; g keeps x's room): tried once per call. */
+    void chains() {
         std::vector<std::vector<std::pair<Mover, int>>> zs(p_.flavors.size());
+        std::vector<std::vector<signed char>> tried(p_.flavors.size());
         std::vector<char> done(p_.flavors.size(), 0);
         const int H = static_cast<int>(p_.hosts.size());
-        for (const auto& [x, g] : singles) {
-            auto& z = zs[static_cast<std::size_t>(x.flavor)];
-            if (!done[static_cast<std::size_t>(x.flavor)]) {
-                done[static_cast<std::size_t>(x.flavor)] = 1;
-                for (int d = 0; d < H; ++d)
-                    for (const Mover& m : movers(x.flavor, d, false).singles)
-                        if (movable(m, d)) z.emplace_back(m, d);
-                std::sort(z.begin(), z.end(), [](const auto& a, const auto& b) {
-                    return std::make_tuple(a.first.ram, a.first.vm) < std::make_tuple(b.first.ram, b.first.vm);
-                });
-            }
-            for (const auto& [m, d] : z) {
-                if (d == g) continue;  // z already filtered by movable()
-                const Two t{x.ram + m.ram, g, m, x, d, true, false};
-                if (plan_two(t)) {
-                    two.push_back(t);
-                    break;
+        for (int g = 0; g < H; ++g)
+            for (const Mover& x : movers(f_, g, false).singles) {
+                const auto y = static_cast<std::size_t>(x.flavor);
+                auto& z = zs[y];
+                if (!done[y]) {
+                    done[y] = 1;
+                    for (int d = 0; d < H; ++d)
+                        for (const Mover& m : movers(x.flavor, d, false).singles)
+                            if (movable(m, d)) z.emplace_back(m, d);
+                    std::sort(z.begin(), z.end(), [](const auto& a, const auto& b) {
+                        return std::make_tuple(a.first.ram, a.first.vm) < std::make_tuple(b.first.ram, b.first.vm);
+                    });
+                    tried[y].assign(z.size(), 0);
+                }
+                for (std::size_t i = 0; i < z.size(); ++i) {
+                    const auto& [m, d] = z[i];
+                    if (d == g) continue;
+                    const Two t{x.ram + m.ram, g, m, x, d, true, false};
+                    if (has_sure_ && t.ram > best_sure_.ram) break;  // z in RAM order: none better
+                    bool works = false;
+                    if (const int o1 = first_other(m.flavor, d); o1 >= 0) {
+                        works = o1 != g || plan_two(t);
+                    } else {
+                        signed char& r = tried[y][i];
+                        if (r == 0) r = plan_two(t) ? 1 : -1;
+                        works = r > 0;
+                    }
+                    if (works) {
+                        sure(t);
+                        break;
+                    }
                 }
             }
-        }
     }
 
     std::vector<Placement> out() const {
@@ -547,6 +680,9 @@ private:
     std::vector<NodeMask> def_;
     std::vector<Amount> tmp_, tmp2_;
     std::vector<Step> steps_;
+    Two best_sure_;  ///< the best two-step plan sure to work so far (run())
+    bool has_sure_ = false;
+    std::vector<Two> maybe_;  ///< two-step plans that may work, to try
 };
 
 }  // namespace
