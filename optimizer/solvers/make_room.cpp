@@ -45,10 +45,25 @@ struct Pair {
  */
 struct HostMovers {
     std::uint64_t version = 0;
-    bool pairs_done = false;
+    bool pairs_done = false, shuffles_done = false;
+    /** A lower bound on the RAM of the pairs' plans: over the flavor's placements, the least RAM of
+     *  two migratable VMs, neither a single, whose vCPU and RAM together cover what the
+     *  placement's nodes lack (what a VM frees on them is at most its whole demand); kNoPair when
+     *  there can be none. `least_shuffle_ram`, the same for the shuffles: the least single plus
+     *  the least migratable VM. */
+    Amount least_two_ram = 0, least_shuffle_ram = 0;
+    /** Indices into `singles`: the first of each flavor, and the first with a remap (remap_at >=
+     *  0): a single another host takes is beaten by its flavor's first, one with a remap by the
+     *  first with one, so a host's best single is among these. */
+    std::vector<int> heads;
     std::vector<Mover> singles;
     std::vector<Pair> pairs;
     std::vector<std::array<Mover, 2>> shuffles;
+    /** The shuffles in runs: those whose first VM (y) could be remapped on the host first (flavor
+     *  -1), then by y's flavor, each run in plan order; [flavor, begin, end). A run of VMs that
+     *  cannot be remapped can move only when another host takes their flavor, and then its first
+     *  shuffle is the run's best and sure to work. */
+    std::vector<std::array<int, 3>> shuffle_runs;
 };
 
 /** Per host, for one flavor arriving there on the state's free amounts: its placement index (-1:
@@ -71,6 +86,12 @@ MakeRoomCache::MakeRoomCache() : impl(std::make_unique<Impl>()) {}
 MakeRoomCache::~MakeRoomCache() = default;
 
 namespace {
+
+/** What of a host's HostMovers a caller needs (each implies the singles). */
+enum class Part { Singles, Pairs, Shuffles };
+
+/** HostMovers::least_two_ram of a host where no pair or shuffle can make room. */
+constexpr Amount kNoPair = std::numeric_limits<Amount>::max() / 4;
 
 /** Best destinations kept per flavor: more than the hosts a plan of two steps changes (3), so that
  *  the best host not among them is always in the list. */
@@ -162,22 +183,24 @@ public:
     std::vector<Placement> run(int k) {
         if (k <= 0 || room_already()) return {};
         const int H = static_cast<int>(p_.hosts.size());
-        // One step: the single of least (RAM, host, VM) that can move (each host's singles are
-        // kept in (RAM, VM) order, so a host's first that can is its best). Whether one can is
+        // One step: the single of least (RAM, host, VM) that can move (a host's best is among its
+        // heads, HostMovers::heads). Whether one can is
         // decided without trying it: a single another host takes always works (that host is
         // unchanged, and its leaving is what lets the flavor fit); one that only a remap on its
         // own host could move works iff its cached remap (remap_at) does.
         int best_g = -1;
         const Mover* best = nullptr;
-        for (int g = 0; g < H; ++g)
-            for (const Mover& x : movers(f_, g, false).singles) {
-                if (best != nullptr && std::tie(x.ram, g) >= std::tie(best->ram, best_g)) break;
+        for (int g = 0; g < H; ++g) {
+            const HostMovers& hm = movers(f_, g, Part::Singles);
+            for (const int i : hm.heads) {
+                const Mover& x = hm.singles[static_cast<std::size_t>(i)];
+                if (best != nullptr && std::tie(x.ram, g, x.vm) >= std::tie(best->ram, best_g, best->vm)) continue;
                 if (elsewhere(x.flavor, g) || x.remap_at >= 0) {
                     best = &x;
                     best_g = g;
-                    break;
                 }
             }
+        }
         if (best != nullptr) {
             if (!one(*best, best_g)) throw std::logic_error("make_room: a single predicted to move did not");
             return out();
@@ -190,33 +213,55 @@ public:
         best_sure_ = Two{};
         has_sure_ = false;
         maybe_.clear();
+        // Pairs and shuffles host by host, the hosts in order of a lower bound on their RAM
+        // (HostMovers::least_two_ram): a host whose bound is more than the best sure plan's RAM has
+        // no better plan, and its pairs are not even listed.
+        by_need_.clear();
         for (int g = 0; g < H; ++g) {
-            const HostMovers& hm = movers(f_, g, true);
-            for (const Pair& pr : hm.pairs) {
-                const Mover& a = pr.m[0];
-                const Mover& b = pr.m[1];
-                const bool ma = movable(a, g), mb = movable(b, g);
-                if (!ma && !mb) continue;
-                // The order tried first: a then b when a can move, else b then a.
-                const Two t = ma ? Two{a.ram + b.ram, g, a, b, g, false, mb} : Two{a.ram + b.ram, g, b, a, g, false, false};
-                const bool ab = ma && (elsewhere(b.flavor, g) || pr.b_after_a);
-                const bool ba = mb && (elsewhere(a.flavor, g) || pr.a_after_b);
-                if (!ab && !ba) continue;
-                if ((ab && sure_pair(a, b, g)) || (ba && sure_pair(b, a, g)))
-                    sure(t);
-                else
+            const HostMovers& hm = movers(f_, g, Part::Singles);
+            if (hm.least_two_ram != kNoPair) by_need_.emplace_back(hm.least_two_ram, g, Part::Pairs);
+            if (hm.least_shuffle_ram != kNoPair) by_need_.emplace_back(hm.least_shuffle_ram, g, Part::Shuffles);
+        }
+        std::sort(by_need_.begin(), by_need_.end());
+        for (const auto& [need, g, part] : by_need_) {
+            if (has_sure_ && need > best_sure_.ram) break;
+            const HostMovers& hm = movers(f_, g, part);
+            // Each host's pairs and shuffles are in plan order (Two::key): the first sure one is
+            // the host's best, and none after one that cannot beat the best sure plan can.
+            if (part == Part::Pairs)
+                for (const Pair& pr : hm.pairs) {
+                    const Mover& a = pr.m[0];
+                    const Mover& b = pr.m[1];
+                    const bool ma = movable(a, g), mb = movable(b, g);
+                    if (!ma && !mb) continue;
+                    // The order tried first: a then b when a can move, else b then a.
+                    const Two t = ma ? Two{a.ram + b.ram, g, a, b, g, false, mb} : Two{a.ram + b.ram, g, b, a, g, false, false};
+                    if (has_sure_ && !(t.key() < best_sure_.key())) break;
+                    const bool ab = ma && (elsewhere(b.flavor, g) || pr.b_after_a);
+                    const bool ba = mb && (elsewhere(a.flavor, g) || pr.a_after_b);
+                    if (!ab && !ba) continue;
+                    if ((ab && sure_pair(a, b, g)) || (ba && sure_pair(b, a, g))) {
+                        sure(t);
+                        break;
+                    }
                     maybe(t);
-            }
-            for (const auto& sh : hm.shuffles) {
-                if (!movable(sh[0], g)) continue;
-                const Two t{sh[0].ram + sh[1].ram, g, sh[0], sh[1], g, false, false};
-                // The VM that leaves first goes to another host: the remap the shuffle was found
-                // with has room (nothing else changed on g).
-                if (elsewhere(sh[0].flavor, g))
-                    sure(t);
-                else
-                    maybe(t);
-            }
+                }
+            if (part == Part::Shuffles)
+                for (const auto& [fy, begin, end] : hm.shuffle_runs) {
+                    if (fy >= 0 && !elsewhere(fy, g)) continue;  // y can move nowhere
+                    for (int i = begin; i < end; ++i) {
+                        const auto& sh = hm.shuffles[static_cast<std::size_t>(i)];
+                        const Two t{sh[0].ram + sh[1].ram, g, sh[0], sh[1], g, false, false};
+                        if (has_sure_ && !(t.key() < best_sure_.key())) break;
+                        // The VM that leaves first goes to another host: the remap the shuffle was
+                        // found with has room (nothing else changed on g).
+                        if (elsewhere(sh[0].flavor, g)) {
+                            sure(t);
+                            break;
+                        }
+                        maybe(t);
+                    }
+                }
         }
         chains();
         std::sort(maybe_.begin(), maybe_.end(), [](const Two& a, const Two& b) { return a.key() < b.key(); });
@@ -372,6 +417,56 @@ private:
     }
     bool try_two(const Two& t) { return plan_two(t) || (t.both_orders && plan_two(Two{t.ram, t.host, t.b, t.a, t.from_a, false, false})); }
 
+    /** HostMovers::least_two_ram of g for `flavor`, its singles known (and least_shuffle_ram). O(VMs on g + V^2) for V
+     *  distinct vCPU counts among them. */
+    Amount least_two_ram(int flavor, int g, HostMovers& hm) const {
+        const Flavor& fl = this->flavor(flavor);
+        const Amount* free = s_.free_of(g);
+        // Per vCPU count (few: flavors), the two least RAM among the migratable VMs on g.
+        struct Class {
+            Amount vcpu, ram1, ram2;
+        };
+        std::vector<Class> cls;
+        cls.clear();
+        constexpr Amount kNone = kNoPair;
+        Amount least_ram = kNone;
+        for (const OnlineCluster::Resident& x : c_.vms_on(g)) {
+            if (!s_.migratable(x.vm)) continue;
+            const Flavor& fx = this->flavor(x.flavor);
+            const Amount v = fx.demand[kVcpu], r = fx.demand[kRamMib];
+            least_ram = std::min(least_ram, r);
+            // A pair has no single (a shuffle's single is counted below).
+            if (std::any_of(hm.singles.begin(), hm.singles.end(), [&x](const Mover& m) { return m.vm == x.vm; })) continue;
+            auto it = std::find_if(cls.begin(), cls.end(), [v](const Class& c) { return c.vcpu == v; });
+            if (it == cls.end()) {
+                cls.push_back(Class{v, r, kNone});
+            } else if (r < it->ram1) {
+                it->ram2 = it->ram1;
+                it->ram1 = r;
+            } else if (r < it->ram2) {
+                it->ram2 = r;
+            }
+        }
+        Amount best = kNone;
+        for (const Embedding& e : placements(flavor, g)) {
+            Amount short_vcpu = 0, short_ram = 0;
+            for (int i = 0; i < fl.num_vnuma(); ++i) {
+                const Amount* n = free + e.map[static_cast<std::size_t>(i)] * R_;
+                short_vcpu += std::max<Amount>(0, fl.node_demand[kVcpu] - n[kVcpu]);
+                short_ram += std::max<Amount>(0, fl.node_demand[kRamMib] - n[kRamMib]);
+            }
+            for (std::size_t i = 0; i < cls.size(); ++i)
+                for (std::size_t j = i; j < cls.size(); ++j) {
+                    if (cls[i].vcpu + cls[j].vcpu < short_vcpu) continue;
+                    if (i == j && cls[i].ram2 == kNone) continue;
+                    const Amount r = i == j ? cls[i].ram1 + cls[i].ram2 : cls[i].ram1 + cls[j].ram1;
+                    best = std::min(best, std::max(r, short_ram));
+                }
+        }
+        hm.least_shuffle_ram = fixes_ || hm.singles.empty() || least_ram == kNone ? kNone : hm.singles.front().ram + least_ram;
+        return best;
+    }
+
     /** Mover::remap of x on `from`. */
     bool can_remap(const Mover& x, int from) {
         if (fixes_) return false;
@@ -403,21 +498,37 @@ private:
 
     /** Per host, for `flavor`: the singles (and with `pairs`, the pairs and shuffles), from the
      *  cache when the host has not changed. */
-    const HostMovers& movers(int flavor, int g, bool pairs) {
+    const HostMovers& movers(int flavor, int g, Part part) {
         std::vector<HostMovers>& all = cache_.movers[static_cast<std::size_t>(flavor)];
         all.resize(p_.hosts.size());
         HostMovers& hm = all[static_cast<std::size_t>(g)];
         if (hm.version != s_.host_version(g)) {
             hm.version = s_.host_version(g);
-            hm.pairs_done = false;
+            hm.pairs_done = hm.shuffles_done = false;
             hm.singles.clear();
             hm.pairs.clear();
             hm.shuffles.clear();
+            hm.shuffle_runs.clear();
             find_singles(flavor, g, hm);
+            hm.least_two_ram = least_two_ram(flavor, g, hm);
+            hm.heads.clear();
+            bool remap_head = false;
+            for (std::size_t i = 0; i < hm.singles.size(); ++i) {
+                const Mover& x = hm.singles[i];
+                const bool first_of_flavor = std::none_of(
+                    hm.heads.begin(), hm.heads.end(), [&](int j) { return hm.singles[static_cast<std::size_t>(j)].flavor == x.flavor; });
+                const bool first_remap = !remap_head && x.remap_at >= 0;
+                remap_head = remap_head || first_remap;
+                if (first_of_flavor || first_remap) hm.heads.push_back(static_cast<int>(i));
+            }
         }
-        if (pairs && !hm.pairs_done) {
+        if (part == Part::Pairs && !hm.pairs_done) {
             hm.pairs_done = true;
             find_pairs(flavor, g, hm);
+        }
+        if (part == Part::Shuffles && !hm.shuffles_done) {
+            hm.shuffles_done = true;
+            find_shuffles(flavor, g, hm);
         }
         return hm;
     }
@@ -499,10 +610,15 @@ private:
         for (const NodeMask d : def_) any_def = static_cast<NodeMask>(any_def | d);
         for (const OnlineCluster::Resident& x : on)
             if ((x.mask & any_def) && !single(x.vm) && s_.migratable(x.vm)) can.push_back(mover(x, g));
+        // What the flavor's placements lack on their nodes, the least over them per resource: two
+        // VMs that free less in total cannot make room (a quick test before the exact one).
+        const auto [short_vcpu, short_ram] = least_short(flavor, g);
         for (std::size_t i = 0; i < can.size(); ++i)
             for (std::size_t j = i + 1; j < can.size(); ++j) {
                 const Mover& a = can[i];
                 const Mover& b = can[j];
+                if (a.ram + b.ram < short_ram || this->flavor(a.flavor).demand[kVcpu] + this->flavor(b.flavor).demand[kVcpu] < short_vcpu)
+                    continue;
                 if (!covers(def_, static_cast<NodeMask>(a.mask | b.mask))) continue;
                 share(tmp_.data(), this->flavor(a.flavor), a.mask, +1);
                 share(tmp_.data(), this->flavor(b.flavor), b.mask, +1);
@@ -516,11 +632,48 @@ private:
                 share(tmp_.data(), this->flavor(a.flavor), a.mask, -1);
                 share(tmp_.data(), this->flavor(b.flavor), b.mask, -1);
             }
-        if (fixes_) return;  // no remaps under a rule that fixes nodes
-        // Shuffles: y leaves g (anywhere), then the single x is remapped into the room.
+        const auto pair_key = [](const Pair& p) { return std::make_tuple(p.m[0].ram + p.m[1].ram, p.m[0].vm, p.m[1].vm); };
+        std::sort(hm.pairs.begin(), hm.pairs.end(), [&](const Pair& a, const Pair& b) { return pair_key(a) < pair_key(b); });
+    }
+
+    /** What the placements of `flavor` on g lack on their nodes, vCPU and RAM, each the least over
+     *  them: VMs whose removal frees less in total cannot make room. O(placements). */
+    std::pair<Amount, Amount> least_short(int flavor, int g) const {
+        const Amount* free = s_.free_of(g);
+        Amount short_vcpu = std::numeric_limits<Amount>::max(), short_ram = short_vcpu;
+        const Flavor& ff = this->flavor(flavor);
+        for (const Embedding& e : placements(flavor, g)) {
+            Amount sv = 0, sr = 0;
+            for (int i = 0; i < ff.num_vnuma(); ++i) {
+                const Amount* n = free + e.map[static_cast<std::size_t>(i)] * R_;
+                sv += std::max<Amount>(0, ff.node_demand[kVcpu] - n[kVcpu]);
+                sr += std::max<Amount>(0, ff.node_demand[kRamMib] - n[kRamMib]);
+            }
+            short_vcpu = std::min(short_vcpu, sv);
+            short_ram = std::min(short_ram, sr);
+        }
+        return {short_vcpu, short_ram};
+    }
+
+    /** Shuffles: y leaves g (anywhere), then the single x is remapped into the room. */
+    void find_shuffles(int flavor, int g, HostMovers& hm) {
+        if (fixes_ || !deficits(flavor, g, def_)) return;  // no remaps under a rule that fixes nodes
+        const auto on = c_.vms_on(g);
+        const Amount* free = s_.free_of(g);
+        tmp_.assign(free, free + s_.nodes_of(g) * R_);
+        // A remap leaves the host's totals as they are: y alone must free what the host lacks in
+        // total for the flavor, a quick test before the exact one.
+        Amount short_vcpu = this->flavor(flavor).demand[kVcpu], short_ram = this->flavor(flavor).demand[kRamMib];
+        for (int n = 0; n < s_.nodes_of(g); ++n) {
+            short_vcpu -= free[n * R_ + kVcpu];
+            short_ram -= free[n * R_ + kRamMib];
+        }
         const Flavor& ff = this->flavor(flavor);
         const auto& fpl = placements(flavor, g);
         for (const Mover& x : hm.singles) {
+            // A single with a remap of its own is a plan of one step: the search never gets to
+            // the shuffles then.
+            if (x.remap_at >= 0) continue;
             const Flavor& fx = this->flavor(x.flavor);
             const auto& pl = placements(x.flavor, g);
             // The node sets y must cover: for a remap of x onto p, the nodes of p short of x's
@@ -553,6 +706,7 @@ private:
             for (const OnlineCluster::Resident& y : on) {
                 if (y.vm == x.vm || !s_.migratable(y.vm) || !covers(need, y.mask)) continue;
                 const Flavor& fy = this->flavor(y.flavor);
+                if (fy.demand[kVcpu] < short_vcpu || fy.demand[kRamMib] < short_ram) continue;
                 share(tmp_.data(), fy, y.mask, +1);
                 bool ok = false;
                 for (std::size_t e = 0; e < pl.size() && !ok; ++e) {
@@ -568,6 +722,19 @@ private:
                 share(tmp_.data(), fy, y.mask, -1);
                 if (ok) hm.shuffles.push_back({mover(y, g), x});
             }
+        }
+        const auto shuffle_key = [](const std::array<Mover, 2>& t) {
+            return std::make_tuple(t[0].ram + t[1].ram, std::min(t[0].vm, t[1].vm), std::max(t[0].vm, t[1].vm), t[0].vm);
+        };
+        const auto run_of = [](const std::array<Mover, 2>& t) { return t[0].remap ? -1 : t[0].flavor; };
+        std::sort(hm.shuffles.begin(), hm.shuffles.end(), [&](const std::array<Mover, 2>& a, const std::array<Mover, 2>& b) {
+            return std::make_pair(run_of(a), shuffle_key(a)) < std::make_pair(run_of(b), shuffle_key(b));
+        });
+        for (std::size_t i = 0; i < hm.shuffles.size(); ++i) {
+            const int r = run_of(hm.shuffles[i]);
+            if (hm.shuffle_runs.empty() || hm.shuffle_runs.back()[0] != r)
+                hm.shuffle_runs.push_back({r, static_cast<int>(i), static_cast<int>(i)});
+            hm.shuffle_runs.back()[2] = static_cast<int>(i) + 1;
         }
     }
     Mover mover(const OnlineCluster::Resident& x, int g) {
@@ -616,40 +783,35 @@ private:
     /** Chains: a single x on g that no host takes, after a VM z off a host d != g (the least RAM
      *  first, then the lowest index) made room for it on d; each single's chain is offered as
      *  sure (sure()). A z another host takes works unless that host is g (then it is tried); one
-     *  only a remap could move works or not whatever x and g are (its host d only changes, x has
-     *  room there after it iff its flavor has; g keeps x's room): tried once per call. */
+     *  only a remap could move works iff its remap_at does (its host d only changes, x has room
+     *  there after it iff its flavor has; g keeps x's room). */
     void chains() {
         std::vector<std::vector<std::pair<Mover, int>>> zs(p_.flavors.size());
-        std::vector<std::vector<signed char>> tried(p_.flavors.size());
         std::vector<char> done(p_.flavors.size(), 0);
         const int H = static_cast<int>(p_.hosts.size());
         for (int g = 0; g < H; ++g)
-            for (const Mover& x : movers(f_, g, false).singles) {
+            for (const Mover& x : movers(f_, g, Part::Singles).singles) {
+                if (has_sure_ && x.ram >= best_sure_.ram) break;  // singles in RAM order: none better
                 const auto y = static_cast<std::size_t>(x.flavor);
                 auto& z = zs[y];
                 if (!done[y]) {
                     done[y] = 1;
                     for (int d = 0; d < H; ++d)
-                        for (const Mover& m : movers(x.flavor, d, false).singles)
-                            if (movable(m, d)) z.emplace_back(m, d);
+                        for (const Mover& m : movers(x.flavor, d, Part::Singles).singles)
+                            if (elsewhere(m.flavor, d) || m.remap_at >= 0) z.emplace_back(m, d);
                     std::sort(z.begin(), z.end(), [](const auto& a, const auto& b) {
                         return std::make_tuple(a.first.ram, a.first.vm) < std::make_tuple(b.first.ram, b.first.vm);
                     });
-                    tried[y].assign(z.size(), 0);
                 }
                 for (std::size_t i = 0; i < z.size(); ++i) {
                     const auto& [m, d] = z[i];
                     if (d == g) continue;
                     const Two t{x.ram + m.ram, g, m, x, d, true, false};
                     if (has_sure_ && t.ram > best_sure_.ram) break;  // z in RAM order: none better
-                    bool works = false;
-                    if (const int o1 = first_other(m.flavor, d); o1 >= 0) {
-                        works = o1 != g || plan_two(t);
-                    } else {
-                        signed char& r = tried[y][i];
-                        if (r == 0) r = plan_two(t) ? 1 : -1;
-                        works = r > 0;
-                    }
+                    // z to another host: sure unless that host is g; else its remap (remap_at,
+                    // the same test plan_two makes: z remapped, then a VM of x's flavor fits on d).
+                    const int o1 = first_other(m.flavor, d);
+                    const bool works = o1 < 0 || o1 != g || plan_two(t);
                     if (works) {
                         sure(t);
                         break;
@@ -682,7 +844,8 @@ private:
     std::vector<Step> steps_;
     Two best_sure_;  ///< the best two-step plan sure to work so far (run())
     bool has_sure_ = false;
-    std::vector<Two> maybe_;  ///< two-step plans that may work, to try
+    std::vector<Two> maybe_;                              ///< two-step plans that may work, to try
+    std::vector<std::tuple<Amount, int, Part>> by_need_;  ///< (lower bound, host, pairs or shuffles), run()
 };
 
 }  // namespace
