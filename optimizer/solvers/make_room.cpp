@@ -180,6 +180,58 @@ public:
     /** Whether a VM of the flavor fits somewhere already (run() then returns no plan). */
     bool room_already() { return !top(f_).empty(); }
 
+    /** The same choice as run() without its shortcuts: every candidate listed, sorted in plan
+     *  order and tried (make_room_direct_plain). */
+    std::vector<Placement> run_plain(int k) {
+        plain_ = true;
+        if (k <= 0 || room_already()) return {};
+        const int H = static_cast<int>(p_.hosts.size());
+        std::vector<std::pair<Mover, int>> singles;
+        for (int g = 0; g < H; ++g)
+            for (const Mover& x : movers(f_, g, Part::Singles).singles) singles.emplace_back(x, g);
+        std::sort(singles.begin(), singles.end(), [](const auto& a, const auto& b) {
+            return std::make_tuple(a.first.ram, a.second, a.first.vm) < std::make_tuple(b.first.ram, b.second, b.first.vm);
+        });
+        for (const auto& [x, g] : singles)
+            if (one(x, g)) return out();
+        if (k < 2) return {};
+        std::vector<Two> two;
+        for (int g = 0; g < H; ++g) {
+            for (const Pair& pr : movers(f_, g, Part::Pairs).pairs) {
+                const bool a = movable(pr.m[0], g), b = movable(pr.m[1], g);
+                const Amount ram = pr.m[0].ram + pr.m[1].ram;
+                if (a || b) two.push_back(a ? Two{ram, g, pr.m[0], pr.m[1], g, false, b} : Two{ram, g, pr.m[1], pr.m[0], g, false, false});
+            }
+            for (const auto& sh : movers(f_, g, Part::Shuffles).shuffles)
+                if (movable(sh[0], g)) two.push_back(Two{sh[0].ram + sh[1].ram, g, sh[0], sh[1], g, false, false});
+        }
+        std::vector<std::vector<std::pair<Mover, int>>> zs(p_.flavors.size());
+        std::vector<char> done(p_.flavors.size(), 0);
+        for (const auto& [x, g] : singles) {
+            auto& z = zs[static_cast<std::size_t>(x.flavor)];
+            if (!done[static_cast<std::size_t>(x.flavor)]) {
+                done[static_cast<std::size_t>(x.flavor)] = 1;
+                for (int d = 0; d < H; ++d)
+                    for (const Mover& m : movers(x.flavor, d, Part::Singles).singles)
+                        if (movable(m, d)) z.emplace_back(m, d);
+                std::sort(z.begin(), z.end(), [](const auto& a, const auto& b) {
+                    return std::make_tuple(a.first.ram, a.first.vm) < std::make_tuple(b.first.ram, b.first.vm);
+                });
+            }
+            for (const auto& [m, d] : z) {
+                const Two t{x.ram + m.ram, g, m, x, d, true, false};
+                if (d != g && plan_two(t)) {
+                    two.push_back(t);
+                    break;
+                }
+            }
+        }
+        std::sort(two.begin(), two.end(), [](const Two& a, const Two& b) { return a.key() < b.key(); });
+        for (const Two& t : two)
+            if (try_two(t)) return out();
+        return {};
+    }
+
     std::vector<Placement> run(int k) {
         if (k <= 0 || room_already()) return {};
         const int H = static_cast<int>(p_.hosts.size());
@@ -617,7 +669,8 @@ private:
             for (std::size_t j = i + 1; j < can.size(); ++j) {
                 const Mover& a = can[i];
                 const Mover& b = can[j];
-                if (a.ram + b.ram < short_ram || this->flavor(a.flavor).demand[kVcpu] + this->flavor(b.flavor).demand[kVcpu] < short_vcpu)
+                if (!plain_ &&
+                    (a.ram + b.ram < short_ram || this->flavor(a.flavor).demand[kVcpu] + this->flavor(b.flavor).demand[kVcpu] < short_vcpu))
                     continue;
                 if (!covers(def_, static_cast<NodeMask>(a.mask | b.mask))) continue;
                 share(tmp_.data(), this->flavor(a.flavor), a.mask, +1);
@@ -706,7 +759,7 @@ private:
             for (const OnlineCluster::Resident& y : on) {
                 if (y.vm == x.vm || !s_.migratable(y.vm) || !covers(need, y.mask)) continue;
                 const Flavor& fy = this->flavor(y.flavor);
-                if (fy.demand[kVcpu] < short_vcpu || fy.demand[kRamMib] < short_ram) continue;
+                if (!plain_ && (fy.demand[kVcpu] < short_vcpu || fy.demand[kRamMib] < short_ram)) continue;
                 share(tmp_.data(), fy, y.mask, +1);
                 bool ok = false;
                 for (std::size_t e = 0; e < pl.size() && !ok; ++e) {
@@ -842,7 +895,8 @@ private:
     std::vector<NodeMask> def_;
     std::vector<Amount> tmp_, tmp2_;
     std::vector<Step> steps_;
-    Two best_sure_;  ///< the best two-step plan sure to work so far (run())
+    bool plain_ = false;  ///< run_plain: no quick tests before the exact ones either
+    Two best_sure_;       ///< the best two-step plan sure to work so far (run())
     bool has_sure_ = false;
     std::vector<Two> maybe_;                              ///< two-step plans that may work, to try
     std::vector<std::tuple<Amount, int, Part>> by_need_;  ///< (lower bound, host, pairs or shuffles), run()
@@ -859,6 +913,11 @@ std::vector<Placement> make_room_direct(const OnlineCluster& cluster, int vm, in
     Search search(cluster, vm, cache != nullptr ? *cache->impl : *own.impl);
     if (room_already != nullptr) *room_already = search.room_already();
     return search.run(std::min(k, 2));
+}
+
+std::vector<Placement> make_room_direct_plain(const OnlineCluster& cluster, int vm, int k) {
+    MakeRoomCache own;
+    return Search(cluster, vm, *own.impl).run_plain(std::min(k, 2));
 }
 
 namespace {

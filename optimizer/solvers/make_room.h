@@ -76,6 +76,12 @@ class MakeRoomCache;
 std::vector<Placement> make_room_direct(const OnlineCluster& cluster, int vm, int k, MakeRoomCache* cache = nullptr,
                                         bool* room_already = nullptr);
 
+/** make_room_direct's plan found without its shortcuts (for tests): every candidate plan listed
+ *  (a VM whose removal lets the flavor fit; two such, one moved so that another can be remapped,
+ *  or a chain), sorted in the order of choice and tried one by one; no bound, no candidate decided
+ *  without trying it, no cache. The same plan as make_room_direct, slower: O(candidates x log). */
+std::vector<Placement> make_room_direct_plain(const OnlineCluster& cluster, int vm, int k);
+
 /** Per-host candidates of make_room_direct kept between calls on one cluster (host by host, valid
  *  while the host's SearchState::host_version is unchanged). Bound to the first cluster it is
  *  used with (OnlineCluster::serial; another cluster: it starts afresh). Not thread-safe. */
