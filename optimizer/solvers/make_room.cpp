@@ -4,6 +4,7 @@
 #include <array>
 #include <bit>
 #include <cstdio>
+#include <functional>
 #include <limits>
 #include <stdexcept>
 #include <tuple>
@@ -274,8 +275,12 @@ public:
             if (hm.least_two_ram != kNoPair) by_need_.emplace_back(hm.least_two_ram, g, Part::Pairs);
             if (hm.least_shuffle_ram != kNoPair) by_need_.emplace_back(hm.least_shuffle_ram, g, Part::Shuffles);
         }
-        std::sort(by_need_.begin(), by_need_.end());
-        for (const auto& [need, g, part] : by_need_) {
+        // A heap: the hosts taken in bound order only as far as the bound lets a plan beat the
+        // best sure one (often a few).
+        std::make_heap(by_need_.begin(), by_need_.end(), std::greater<>());
+        for (auto end = by_need_.end(); end != by_need_.begin(); --end) {
+            std::pop_heap(by_need_.begin(), end, std::greater<>());
+            const auto [need, g, part] = *(end - 1);
             if (has_sure_ && need > best_sure_.ram) break;
             const HostMovers& hm = movers(f_, g, part);
             // Each host's pairs and shuffles are in plan order (Two::key): the first sure one is
