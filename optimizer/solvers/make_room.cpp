@@ -47,6 +47,20 @@ struct Pair {
 struct HostMovers {
     std::uint64_t version = 0;
     bool pairs_done = false, shuffles_done = false;
+    /** The migratable VMs by flavor (Search::could_move): `kinds`, those that are not singles; `ys`,
+     *  those that alone free what the host lacks in total for the flavor. Per kind: how many
+     *  (`n`), how many could be remapped now (`remap`), and how many could be remapped once some
+     *  one VM had left (`help`: with the most any one VM frees on each node, a bound). `x_help`:
+     *  a single with no remap of its own could be remapped once some VM had left. `shorts`: per
+     *  placement of the flavor, the vCPU and RAM its nodes lack. Built on first use. */
+    struct Kind {
+        int flavor = -1;
+        Amount vcpu = 0, ram = 0;
+        int n = 0, remap = 0, help = 0;
+    };
+    bool kinds_done = false, x_help = false;
+    std::vector<Kind> kinds, ys;
+    std::vector<std::array<Amount, 2>> shorts;
     /** A lower bound on the RAM of the pairs' plans: over the flavor's placements, the least RAM of
      *  two migratable VMs, neither a single, whose vCPU and RAM together cover what the
      *  placement's nodes lack (what a VM frees on them is at most its whole demand); kNoPair when
@@ -282,6 +296,10 @@ public:
             std::pop_heap(by_need_.begin(), end, std::greater<>());
             const auto [need, g, part] = *(end - 1);
             if (has_sure_ && need > best_sure_.ram) break;
+            // Candidates not listed yet are listed only when their VMs could move now.
+            if (const HostMovers& pre = movers(f_, g, Part::Singles);
+                !plain_ && !(part == Part::Pairs ? pre.pairs_done : pre.shuffles_done) && !could_move(g, part))
+                continue;
             const HostMovers& hm = movers(f_, g, part);
             // Each host's pairs and shuffles are in plan order (Two::key): the first sure one is
             // the host's best, and none after one that cannot beat the best sure plan can.
@@ -524,6 +542,103 @@ private:
         return best;
     }
 
+    /** Could the pairs (or the shuffles) of g make room now, as far as the VMs' kinds tell
+     *  (HostMovers::kinds): two VMs that could each move (another host takes their flavor, or a
+     *  remap, for the second once the first has left) and together free what a placement lacks,
+     *  the first able to move now; for a shuffle, a single that could be remapped once a VM has
+     *  left and a VM that frees the host's total lack and can move now. Necessary. */
+    bool could_move(int g, Part part) {
+        HostMovers& hm = cache_.movers[static_cast<std::size_t>(f_)][static_cast<std::size_t>(g)];
+        if (!hm.kinds_done) build_kinds(g, hm);
+        if (part == Part::Shuffles) {
+            if (!hm.x_help) return false;
+            for (const HostMovers::Kind& y : hm.ys)
+                if (elsewhere(y.flavor, g) || y.remap > 0) return true;
+            return false;
+        }
+        const std::size_t K = hm.kinds.size();
+        avail_.resize(K);
+        first_.resize(K);
+        for (std::size_t i = 0; i < K; ++i) {
+            const HostMovers::Kind& k = hm.kinds[i];
+            const bool away = elsewhere(k.flavor, g);
+            avail_[i] = away ? k.n : k.help;
+            first_[i] = away ? k.n : k.remap;
+        }
+        for (std::size_t i = 0; i < K; ++i) {
+            if (avail_[i] == 0) continue;
+            for (std::size_t j = i; j < K; ++j) {
+                if (i == j ? avail_[i] < 2 || first_[i] < 1 : avail_[j] < 1 || (first_[i] < 1 && first_[j] < 1)) continue;
+                const Amount v = hm.kinds[i].vcpu + hm.kinds[j].vcpu, r = hm.kinds[i].ram + hm.kinds[j].ram;
+                for (const auto& [sv, sr] : hm.shorts)
+                    if (v >= sv && r >= sr) return true;
+            }
+        }
+        return false;
+    }
+
+    void build_kinds(int g, HostMovers& hm) {
+        hm.kinds_done = true;
+        hm.kinds.clear();
+        hm.ys.clear();
+        hm.shorts.clear();
+        hm.x_help = false;
+        const int nodes = s_.nodes_of(g);
+        const Amount* free = s_.free_of(g);
+        // The most any one migratable VM frees on each node.
+        most_.assign(static_cast<std::size_t>(nodes * R_), 0);
+        for (const OnlineCluster::Resident& x : c_.vms_on(g)) {
+            if (!s_.migratable(x.vm)) continue;
+            const Flavor& fx = flavor(x.flavor);
+            for (unsigned b = x.mask; b; b &= b - 1)
+                for (int r = 0; r < R_; ++r) {
+                    Amount& m = most_[static_cast<std::size_t>(std::countr_zero(b) * R_ + r)];
+                    m = std::max(m, fx.node_demand[static_cast<std::size_t>(r)]);
+                }
+        }
+        const Flavor& ff = flavor(f_);
+        Amount total_vcpu = ff.demand[kVcpu], total_ram = ff.demand[kRamMib];
+        for (int n = 0; n < nodes; ++n) {
+            total_vcpu -= free[n * R_ + kVcpu];
+            total_ram -= free[n * R_ + kRamMib];
+        }
+        const auto add = [](std::vector<HostMovers::Kind>& to, const OnlineCluster::Resident& x, const Flavor& fx, bool remap, bool help) {
+            auto it = std::find_if(to.begin(), to.end(), [&x](const HostMovers::Kind& k) { return k.flavor == x.flavor; });
+            if (it == to.end()) it = to.insert(to.end(), HostMovers::Kind{x.flavor, fx.demand[kVcpu], fx.demand[kRamMib]});
+            ++it->n;
+            it->remap += remap ? 1 : 0;
+            it->help += help ? 1 : 0;
+        };
+        for (const OnlineCluster::Resident& x : c_.vms_on(g)) {
+            if (!s_.migratable(x.vm)) continue;
+            const Flavor& fx = flavor(x.flavor);
+            const Mover m{x.vm, x.flavor, x.mask, fx.demand[kRamMib], false};
+            const bool remap = can_remap(m, g);
+            bool help = remap;
+            if (!help && !fixes_) {
+                helped_.assign(free, free + nodes * R_);
+                for (std::size_t i = 0; i < helped_.size(); ++i) helped_[i] += most_[i];
+                share(helped_.data(), fx, x.mask, +1);
+                help = remaps(m, g, helped_.data());
+            }
+            const auto single = std::find_if(hm.singles.begin(), hm.singles.end(), [&x](const Mover& y) { return y.vm == x.vm; });
+            if (single == hm.singles.end())
+                add(hm.kinds, x, fx, remap, help);
+            else if (single->remap_at < 0 && help)
+                hm.x_help = true;
+            if (fx.demand[kVcpu] >= total_vcpu && fx.demand[kRamMib] >= total_ram) add(hm.ys, x, fx, remap, help);
+        }
+        for (const Embedding& e : placements(f_, g)) {
+            Amount sv = 0, sr = 0;
+            for (int i = 0; i < ff.num_vnuma(); ++i) {
+                const Amount* n = free + e.map[static_cast<std::size_t>(i)] * R_;
+                sv += std::max<Amount>(0, ff.node_demand[kVcpu] - n[kVcpu]);
+                sr += std::max<Amount>(0, ff.node_demand[kRamMib] - n[kRamMib]);
+            }
+            hm.shorts.push_back({sv, sr});
+        }
+    }
+
     /** Mover::remap of x on `from`. */
     bool can_remap(const Mover& x, int from) {
         if (fixes_) return false;
@@ -561,7 +676,7 @@ private:
         HostMovers& hm = all[static_cast<std::size_t>(g)];
         if (hm.version != s_.host_version(g)) {
             hm.version = s_.host_version(g);
-            hm.pairs_done = hm.shuffles_done = false;
+            hm.pairs_done = hm.shuffles_done = hm.kinds_done = false;
             hm.singles.clear();
             hm.pairs.clear();
             hm.shuffles.clear();
@@ -900,8 +1015,10 @@ private:
     std::vector<NodeMask> def_;
     std::vector<Amount> tmp_, tmp2_;
     std::vector<Step> steps_;
-    bool plain_ = false;  ///< run_plain: no quick tests before the exact ones either
-    Two best_sure_;       ///< the best two-step plan sure to work so far (run())
+    bool plain_ = false;
+    std::vector<int> avail_, first_;     ///< could_move, per kind
+    std::vector<Amount> most_, helped_;  ///< build_kinds  ///< run_plain: no quick tests before the exact ones either
+    Two best_sure_;                      ///< the best two-step plan sure to work so far (run())
     bool has_sure_ = false;
     std::vector<Two> maybe_;                              ///< two-step plans that may work, to try
     std::vector<std::tuple<Amount, int, Part>> by_need_;  ///< (lower bound, host, pairs or shuffles), run()
