@@ -67,6 +67,7 @@ struct HostMovers {
      *  there can be none. `least_shuffle_ram`, the same for the shuffles: the least single plus
      *  the least migratable VM. */
     Amount least_two_ram = 0, least_shuffle_ram = 0;
+    bool bound_done = false;  ///< least_two_ram and least_shuffle_ram computed (on first use)
     /** Indices into `singles`: the first of each flavor, and the first with a remap (remap_at >=
      *  0): a single another host takes is beaten by its flavor's first, one with a remap by the
      *  first with one, so a host's best single is among these. */
@@ -280,63 +281,32 @@ public:
         best_sure_ = Two{};
         has_sure_ = false;
         maybe_.clear();
-        // Pairs and shuffles host by host, the hosts in order of a lower bound on their RAM
-        // (HostMovers::least_two_ram): a host whose bound is more than the best sure plan's RAM has
-        // no better plan, and its pairs are not even listed.
+        // Pairs and shuffles host by host: first the hosts whose candidates are listed already
+        // (cheap to visit), then the others in order of a lower bound on their plans' RAM
+        // (HostMovers::least_two_ram) as far as it lets a plan beat the best sure one, each listed
+        // only when its VMs could move now (could_move).
         by_need_.clear();
         for (int g = 0; g < H; ++g) {
-            const HostMovers& hm = movers(f_, g, Part::Singles);
-            if (hm.least_two_ram != kNoPair) by_need_.emplace_back(hm.least_two_ram, g, Part::Pairs);
-            if (hm.least_shuffle_ram != kNoPair) by_need_.emplace_back(hm.least_shuffle_ram, g, Part::Shuffles);
+            movers(f_, g, Part::Singles);
+            HostMovers& hm = cache_.movers[static_cast<std::size_t>(f_)][static_cast<std::size_t>(g)];
+            if (!hm.bound_done) {
+                hm.bound_done = true;
+                hm.least_two_ram = least_two_ram(f_, g, hm);
+            }
+            for (const Part part : {Part::Pairs, Part::Shuffles}) {
+                const Amount need = part == Part::Pairs ? hm.least_two_ram : hm.least_shuffle_ram;
+                if (need == kNoPair || (has_sure_ && need > best_sure_.ram)) continue;
+                if (part == Part::Pairs ? hm.pairs_done : hm.shuffles_done)
+                    visit(g, part, hm);
+                else
+                    by_need_.emplace_back(need, g, part);
+            }
         }
-        // A heap: the hosts taken in bound order only as far as the bound lets a plan beat the
-        // best sure one (often a few).
-        std::make_heap(by_need_.begin(), by_need_.end(), std::greater<>());
-        for (auto end = by_need_.end(); end != by_need_.begin(); --end) {
-            std::pop_heap(by_need_.begin(), end, std::greater<>());
-            const auto [need, g, part] = *(end - 1);
+        std::sort(by_need_.begin(), by_need_.end());
+        for (const auto& [need, g, part] : by_need_) {
             if (has_sure_ && need > best_sure_.ram) break;
-            // Candidates not listed yet are listed only when their VMs could move now.
-            if (const HostMovers& pre = movers(f_, g, Part::Singles);
-                !plain_ && !(part == Part::Pairs ? pre.pairs_done : pre.shuffles_done) && !could_move(g, part))
-                continue;
-            const HostMovers& hm = movers(f_, g, part);
-            // Each host's pairs and shuffles are in plan order (Two::key): the first sure one is
-            // the host's best, and none after one that cannot beat the best sure plan can.
-            if (part == Part::Pairs)
-                for (const Pair& pr : hm.pairs) {
-                    const Mover& a = pr.m[0];
-                    const Mover& b = pr.m[1];
-                    const bool ma = movable(a, g), mb = movable(b, g);
-                    if (!ma && !mb) continue;
-                    // The order tried first: a then b when a can move, else b then a.
-                    const Two t = ma ? Two{a.ram + b.ram, g, a, b, g, false, mb} : Two{a.ram + b.ram, g, b, a, g, false, false};
-                    if (has_sure_ && !(t.key() < best_sure_.key())) break;
-                    const bool ab = ma && (elsewhere(b.flavor, g) || pr.b_after_a);
-                    const bool ba = mb && (elsewhere(a.flavor, g) || pr.a_after_b);
-                    if (!ab && !ba) continue;
-                    if ((ab && sure_pair(a, b, g)) || (ba && sure_pair(b, a, g))) {
-                        sure(t);
-                        break;
-                    }
-                    maybe(t);
-                }
-            if (part == Part::Shuffles)
-                for (const auto& [fy, begin, end] : hm.shuffle_runs) {
-                    if (fy >= 0 && !elsewhere(fy, g)) continue;  // y can move nowhere
-                    for (int i = begin; i < end; ++i) {
-                        const auto& sh = hm.shuffles[static_cast<std::size_t>(i)];
-                        const Two t{sh[0].ram + sh[1].ram, g, sh[0], sh[1], g, false, false};
-                        if (has_sure_ && !(t.key() < best_sure_.key())) break;
-                        // The VM that leaves first goes to another host: the remap the shuffle was
-                        // found with has room (nothing else changed on g).
-                        if (elsewhere(sh[0].flavor, g)) {
-                            sure(t);
-                            break;
-                        }
-                        maybe(t);
-                    }
-                }
+            if (!plain_ && !could_move(g, part)) continue;
+            visit(g, part, movers(f_, g, part));
         }
         chains();
         std::sort(maybe_.begin(), maybe_.end(), [](const Two& a, const Two& b) { return a.key() < b.key(); });
@@ -542,6 +512,46 @@ private:
         return best;
     }
 
+    /** run()'s visit of the pairs (or shuffles) of g: each offered as sure or maybe. */
+    void visit(int g, Part part, const HostMovers& hm) {
+        // Each host's pairs and shuffles are in plan order (Two::key): the first sure one is
+        // the host's best, and none after one that cannot beat the best sure plan can.
+        if (part == Part::Pairs)
+            for (const Pair& pr : hm.pairs) {
+                const Mover& a = pr.m[0];
+                const Mover& b = pr.m[1];
+                const bool ma = movable(a, g), mb = movable(b, g);
+                if (!ma && !mb) continue;
+                // The order tried first: a then b when a can move, else b then a.
+                const Two t = ma ? Two{a.ram + b.ram, g, a, b, g, false, mb} : Two{a.ram + b.ram, g, b, a, g, false, false};
+                if (has_sure_ && !(t.key() < best_sure_.key())) break;
+                const bool ab = ma && (elsewhere(b.flavor, g) || pr.b_after_a);
+                const bool ba = mb && (elsewhere(a.flavor, g) || pr.a_after_b);
+                if (!ab && !ba) continue;
+                if ((ab && sure_pair(a, b, g)) || (ba && sure_pair(b, a, g))) {
+                    sure(t);
+                    break;
+                }
+                maybe(t);
+            }
+        if (part == Part::Shuffles)
+            for (const auto& [fy, begin, end] : hm.shuffle_runs) {
+                if (fy >= 0 && !elsewhere(fy, g)) continue;  // y can move nowhere
+                for (int i = begin; i < end; ++i) {
+                    const auto& sh = hm.shuffles[static_cast<std::size_t>(i)];
+                    const Two t{sh[0].ram + sh[1].ram, g, sh[0], sh[1], g, false, false};
+                    if (has_sure_ && !(t.key() < best_sure_.key())) break;
+                    // The VM that leaves first goes to another host: the remap the shuffle was
+                    // found with has room (nothing else changed on g).
+                    if (elsewhere(sh[0].flavor, g)) {
+                        sure(t);
+                        break;
+                    }
+                    maybe(t);
+                }
+            }
+    }
+
     /** Could the pairs (or the shuffles) of g make room now, as far as the VMs' kinds tell
      *  (HostMovers::kinds): two VMs that could each move (another host takes their flavor, or a
      *  remap, for the second once the first has left) and together free what a placement lacks,
@@ -676,13 +686,12 @@ private:
         HostMovers& hm = all[static_cast<std::size_t>(g)];
         if (hm.version != s_.host_version(g)) {
             hm.version = s_.host_version(g);
-            hm.pairs_done = hm.shuffles_done = hm.kinds_done = false;
+            hm.pairs_done = hm.shuffles_done = hm.kinds_done = hm.bound_done = false;
             hm.singles.clear();
             hm.pairs.clear();
             hm.shuffles.clear();
             hm.shuffle_runs.clear();
             find_singles(flavor, g, hm);
-            hm.least_two_ram = least_two_ram(flavor, g, hm);
             hm.heads.clear();
             bool remap_head = false;
             for (std::size_t i = 0; i < hm.singles.size(); ++i) {
