@@ -742,9 +742,13 @@ private:
         if (!deficits(flavor, g, def_)) return;
         const Amount* free = s_.free_of(g);
         tmp_.assign(free, free + s_.nodes_of(g) * R_);
+        // A VM that frees less in total than every placement lacks cannot be a single (a quick
+        // test before the exact one).
+        const auto [short_vcpu, short_ram] = least_short(flavor, g);
         for (const OnlineCluster::Resident& x : c_.vms_on(g)) {
             if (!covers(def_, x.mask) || !s_.migratable(x.vm)) continue;
             const Flavor& fx = this->flavor(x.flavor);
+            if (!plain_ && (fx.demand[kVcpu] < short_vcpu || fx.demand[kRamMib] < short_ram)) continue;
             share(tmp_.data(), fx, x.mask, +1);
             if (fits(flavor, g, tmp_.data())) {
                 Mover m = mover(x, g);
