@@ -67,10 +67,16 @@ bool make_room_direct_applies(const CapacityModel& model);
  * again.
  *
  * Cost: per host whose VMs or free amounts changed since the last call on the same
- * MakeRoomCache (every host without one): O(VMs there x the flavor's placements x k x R) for
- * single moves, pairs of VMs on a host for two; per call O(hosts) to visit the cached
- * candidates, plus O(hosts x placements) once per flavor of a VM that might move (its best
- * destinations). No Problem, model or VM copy is built.
+ * MakeRoomCache (every host without one): O(VMs there x the flavor's placements x R) for the
+ * VMs whose removal alone makes room; when no plan of one step exists, the pairs of VMs there
+ * (and the shuffles) only for the hosts that could hold a plan better than the best sure one
+ * found so far: visited in order of a lower bound on their plans' RAM (two VMs' least RAM that
+ * covers what the flavor's placements lack), and listed only when the VMs' kinds there (by
+ * flavor: able to go to another host, or to be remapped) say they could make room now. Per call
+ * O(hosts) to visit the cached candidates' heads and bounds, plus O(hosts x placements) once per
+ * flavor of a VM that might move (its best destinations). Most candidates are decided without
+ * being tried (one that another host takes surely works; one with nowhere to go surely fails);
+ * the plan is make_room_direct_plain's. No Problem, model or VM copy is built.
  */
 class MakeRoomCache;
 std::vector<Placement> make_room_direct(const OnlineCluster& cluster, int vm, int k, MakeRoomCache* cache = nullptr,
