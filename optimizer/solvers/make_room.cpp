@@ -92,8 +92,16 @@ struct Landing {
 
 }  // namespace
 
+/** Per host, whatever the flavor (valid at `version`): its free vCPU and RAM in total and the
+ *  most vCPU and RAM one migratable VM there has. */
+struct HostSums {
+    std::uint64_t version = 0;
+    Amount free_vcpu = 0, free_ram = 0, most_vcpu = 0, most_ram = 0;
+};
+
 struct MakeRoomCache::Impl {
     std::uint64_t serial = 0;
+    std::vector<HostSums> sums;                   ///< [host]
     std::vector<std::vector<HostMovers>> movers;  ///< [flavor][host]
     std::vector<std::vector<Landing>> landing;    ///< [flavor][host]
 };
@@ -188,6 +196,7 @@ public:
             cache_.serial = c.serial();
             cache_.movers.clear();
             cache_.landing.clear();
+            cache_.sums.clear();
         }
         cache_.movers.resize(p_.flavors.size());
         cache_.landing.resize(p_.flavors.size());
@@ -738,7 +747,30 @@ private:
         return false;
     }
 
+    /** HostSums of g, brought up to date. O(VMs on g) when it changed. */
+    const HostSums& sums(int g) {
+        cache_.sums.resize(p_.hosts.size());
+        HostSums& hs = cache_.sums[static_cast<std::size_t>(g)];
+        if (hs.version == s_.host_version(g)) return hs;
+        hs = HostSums{s_.host_version(g)};
+        const Amount* free = s_.free_of(g);
+        for (int n = 0; n < s_.nodes_of(g); ++n) {
+            hs.free_vcpu += free[n * R_ + kVcpu];
+            hs.free_ram += free[n * R_ + kRamMib];
+        }
+        for (const OnlineCluster::Resident& x : c_.vms_on(g))
+            if (s_.migratable(x.vm)) {
+                hs.most_vcpu = std::max(hs.most_vcpu, flavor(x.flavor).demand[kVcpu]);
+                hs.most_ram = std::max(hs.most_ram, flavor(x.flavor).demand[kRamMib]);
+            }
+        return hs;
+    }
+
     void find_singles(int flavor, int g, HostMovers& hm) {
+        // No one VM frees enough on g for the flavor in total: no single (a quick test first).
+        if (const HostSums& hs = sums(g); !plain_ && (hs.free_vcpu + hs.most_vcpu < this->flavor(flavor).demand[kVcpu] ||
+                                                      hs.free_ram + hs.most_ram < this->flavor(flavor).demand[kRamMib]))
+            return;
         if (!deficits(flavor, g, def_)) return;
         const Amount* free = s_.free_of(g);
         tmp_.assign(free, free + s_.nodes_of(g) * R_);
