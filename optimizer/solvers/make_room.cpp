@@ -766,11 +766,17 @@ private:
         return hs;
     }
 
+    /** Could one VM's leaving g let a VM of `flavor` fit there (it frees enough in total)? Always
+     *  true in run_plain. Necessary for a single. */
+    bool may_have_singles(int flavor, int g) {
+        if (plain_) return true;
+        const HostSums& hs = sums(g);
+        const Flavor& fl = this->flavor(flavor);
+        return hs.free_vcpu + hs.most_vcpu >= fl.demand[kVcpu] && hs.free_ram + hs.most_ram >= fl.demand[kRamMib];
+    }
+
     void find_singles(int flavor, int g, HostMovers& hm) {
-        // No one VM frees enough on g for the flavor in total: no single (a quick test first).
-        if (const HostSums& hs = sums(g); !plain_ && (hs.free_vcpu + hs.most_vcpu < this->flavor(flavor).demand[kVcpu] ||
-                                                      hs.free_ram + hs.most_ram < this->flavor(flavor).demand[kRamMib]))
-            return;
+        if (!may_have_singles(flavor, g)) return;
         if (!deficits(flavor, g, def_)) return;
         const Amount* free = s_.free_of(g);
         tmp_.assign(free, free + s_.nodes_of(g) * R_);
@@ -1015,8 +1021,9 @@ private:
                 if (!done[y]) {
                     done[y] = 1;
                     for (int d = 0; d < H; ++d)
-                        for (const Mover& m : movers(x.flavor, d, Part::Singles).singles)
-                            if (elsewhere(m.flavor, d) || m.remap_at >= 0) z.emplace_back(m, d);
+                        if (may_have_singles(x.flavor, d))
+                            for (const Mover& m : movers(x.flavor, d, Part::Singles).singles)
+                                if (elsewhere(m.flavor, d) || m.remap_at >= 0) z.emplace_back(m, d);
                     std::sort(z.begin(), z.end(), [](const auto& a, const auto& b) {
                         return std::make_tuple(a.first.ram, a.first.vm) < std::make_tuple(b.first.ram, b.first.vm);
                     });
