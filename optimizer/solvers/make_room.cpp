@@ -135,23 +135,28 @@ struct Step {
     Dest to;
 };
 
-/** Free amounts of the (at most 4) hosts a plan's steps changed, over the state's. */
+/** Free amounts of the (at most 4) hosts a plan's steps changed, over the state's, in a
+ *  fixed buffer (no allocation; a copy copies the hosts it holds only). */
 class Overlay {
 public:
-    explicit Overlay(const SearchState& s) : s_(&s) {}
+    explicit Overlay(const SearchState& s) : s_(&s), stride_(kMaxHostNodes * s.model().num_resources()) {}
+    Overlay(const Overlay& o) : s_(o.s_), n_(o.n_), stride_(o.stride_), host_(o.host_) {
+        std::copy(o.free_.begin(), o.free_.begin() + n_ * stride_, free_.begin());
+    }
+    Overlay& operator=(const Overlay&) = delete;
     const Amount* get(int h) const {
         for (int i = 0; i < n_; ++i)
-            if (host_[static_cast<std::size_t>(i)] == h) return free_[static_cast<std::size_t>(i)].data();
+            if (host_[static_cast<std::size_t>(i)] == h) return free_.data() + i * stride_;
         return s_->free_of(h);
     }
     Amount* edit(int h) {
         for (int i = 0; i < n_; ++i)
-            if (host_[static_cast<std::size_t>(i)] == h) return free_[static_cast<std::size_t>(i)].data();
+            if (host_[static_cast<std::size_t>(i)] == h) return free_.data() + i * stride_;
         const Amount* f = s_->free_of(h);
-        auto& v = free_[static_cast<std::size_t>(n_)];
-        v.assign(f, f + s_->nodes_of(h) * s_->model().num_resources());
+        Amount* v = free_.data() + n_ * stride_;
+        std::copy(f, f + s_->nodes_of(h) * s_->model().num_resources(), v);
         host_[static_cast<std::size_t>(n_++)] = h;
-        return v.data();
+        return v;
     }
     bool has(int h) const {
         for (int i = 0; i < n_; ++i)
@@ -162,10 +167,12 @@ public:
     int host(int i) const { return host_[static_cast<std::size_t>(i)]; }
 
 private:
+    /** Nodes a host may have (NodeMask's bits). */
+    static constexpr int kMaxHostNodes = 16;
     const SearchState* s_;
-    int n_ = 0;
+    int n_ = 0, stride_;
     std::array<int, 4> host_{};
-    std::array<std::vector<Amount>, 4> free_;
+    std::array<Amount, static_cast<std::size_t>(4 * kMaxHostNodes * kMaxResources)> free_;
 };
 
 /** A plan of two steps to check: a then b; `ram` their RAM; `forced`: b goes to a's source. */
@@ -415,8 +422,9 @@ private:
 
     /** The places `x` (on `from`) may go in `ov`, best first: other hosts (Dest::better), then,
      *  under the free rule, other nodes of `from` (placement order). */
-    std::vector<Dest> options(const Mover& x, int from, const Overlay& ov) {
-        std::vector<Dest> o;
+    const std::vector<Dest>& options(const Mover& x, int from, const Overlay& ov, int depth) {
+        std::vector<Dest>& o = opts_[static_cast<std::size_t>(depth)];
+        o.clear();
         for (const Dest& d : top(x.flavor))
             if (d.host != from && !ov.has(d.host)) o.push_back(d);
         for (int i = 0; i < ov.size(); ++i)
@@ -971,7 +979,7 @@ private:
     bool one(const Mover& x, int g) {
         if (!movable(x, g)) return false;
         const Overlay none(s_);
-        for (const Dest& d : options(x, g, none)) {
+        for (const Dest& d : options(x, g, none, 0)) {
             Overlay ov(s_);
             if (!apply(ov, x, g, d) || !fits(f_, g, ov.get(g))) continue;
             steps_ = {Step{x, g, d}};
@@ -985,14 +993,15 @@ private:
     bool plan_two(const Two& t) {
         if (!movable(t.a, t.from_a)) return false;
         const Overlay none(s_);
-        for (const Dest& d1 : options(t.a, t.from_a, none)) {
+        for (const Dest& d1 : options(t.a, t.from_a, none, 0)) {
             Overlay ov(s_);
             if (!apply(ov, t.a, t.from_a, d1)) continue;
-            std::vector<Dest> o2;
+            std::vector<Dest>& o2 = opts_[1];
             if (t.forced) {
+                o2.clear();
                 if (const Dest d = dest_on(t.b.flavor, t.from_a, ov.get(t.from_a)); d.host >= 0) o2.push_back(d);
             } else {
-                o2 = options(t.b, t.host, ov);
+                options(t.b, t.host, ov, 1);
             }
             for (const Dest& d2 : o2) {
                 Overlay ov2 = ov;
@@ -1068,9 +1077,10 @@ private:
     std::vector<Amount> tmp_, tmp2_;
     std::vector<Step> steps_;
     bool plain_ = false;
-    std::vector<int> avail_, first_;     ///< could_move, per kind
-    std::vector<Amount> most_, helped_;  ///< build_kinds  ///< run_plain: no quick tests before the exact ones either
-    Two best_sure_;                      ///< the best two-step plan sure to work so far (run())
+    std::array<std::vector<Dest>, 2> opts_;  ///< options(), by depth: a plan's first step, its second
+    std::vector<int> avail_, first_;         ///< could_move, per kind
+    std::vector<Amount> most_, helped_;      ///< build_kinds  ///< run_plain: no quick tests before the exact ones either
+    Two best_sure_;                          ///< the best two-step plan sure to work so far (run())
     bool has_sure_ = false;
     std::vector<Two> maybe_;                              ///< two-step plans that may work, to try
     std::vector<std::tuple<Amount, int, Part>> by_need_;  ///< (lower bound, host, pairs or shuffles), run()
