@@ -545,11 +545,12 @@ private:
                 const bool ab = ma && (elsewhere(b.flavor, g) || pr.b_after_a);
                 const bool ba = mb && (elsewhere(a.flavor, g) || pr.a_after_b);
                 if (!ab && !ba) continue;
-                if ((ab && sure_pair(a, b, g)) || (ba && sure_pair(b, a, g))) {
+                const int first = ab ? two_off(a, b, g) : 0, second = ba ? two_off(b, a, g) : 0;
+                if (first > 0 || second > 0) {
                     sure(t);
                     break;
                 }
-                maybe(t);
+                if (first < 0 || second < 0) maybe(t);
             }
         if (part == Part::Shuffles)
             for (const auto& [fy, begin, end] : hm.shuffle_runs) {
@@ -560,13 +561,61 @@ private:
                     if (has_sure_ && !(t.key() < best_sure_.key())) break;
                     // The VM that leaves first goes to another host: the remap the shuffle was
                     // found with has room (nothing else changed on g).
-                    if (elsewhere(sh[0].flavor, g)) {
+                    const int works = elsewhere(sh[0].flavor, g) ? 1 : two_off(sh[0], sh[1], g);
+                    if (works > 0) {
                         sure(t);
                         break;
                     }
-                    maybe(t);
+                    if (works < 0) maybe(t);
                 }
             }
+    }
+
+    /** Does the plan "a off g, then b off g" (each to another host or remapped on g) make room
+     *  for the flavor on g: 1 surely, 0 surely not, -1 not known without trying it (plan_two).
+     *  Decided on g alone unless both can go to another host: then a step to another host
+     *  leaves g as any other would, and b goes nowhere else (another host than g takes it, or
+     *  none: then not the one a took either, which only lost room). */
+    int two_off(const Mover& a, const Mover& b, int g) {
+        const bool ea = elsewhere(a.flavor, g), eb = elsewhere(b.flavor, g);
+        if (!ea && !a.remap) return 0;
+        if (ea && eb) return sure_pair(a, b, g) ? 1 : -1;
+        if (ea) return (remap_after(a, b, g, false) || (a.remap && remap_after(a, b, g, true))) ? 1 : 0;
+        return remap_after(a, b, g, true) ? 1 : 0;
+    }
+    /** On g alone: a leaves g (`a_remaps` false) or is remapped on g (some placement with room,
+     *  in order), then b is remapped on g (or, when another host takes b's flavor and a was
+     *  remapped, leaves g), and the flavor fits on g. */
+    bool remap_after(const Mover& a, const Mover& b, int g, bool a_remaps) {
+        if (fixes_) return false;  // no remaps under a rule that fixes nodes
+        const Flavor& fa = flavor(a.flavor);
+        const Flavor& fb = flavor(b.flavor);
+        const bool b_away = a_remaps && elsewhere(b.flavor, g);
+        std::vector<Amount>& t = local_;
+        t.assign(s_.free_of(g), s_.free_of(g) + s_.nodes_of(g) * R_);
+        share(t.data(), fa, a.mask, +1);
+        const auto then_b = [&]() {
+            share(t.data(), fb, b.mask, +1);  // b lifted
+            bool ok = b_away && fits(f_, g, t.data());
+            for (const Embedding& e : placements(b.flavor, g)) {
+                if (ok) break;
+                if (e.mask == b.mask || !room(fb, e, t.data())) continue;
+                share(t.data(), fb, e.mask, -1);
+                ok = fits(f_, g, t.data());
+                share(t.data(), fb, e.mask, +1);
+            }
+            share(t.data(), fb, b.mask, -1);
+            return ok;
+        };
+        if (!a_remaps) return then_b();
+        for (const Embedding& e : placements(a.flavor, g)) {
+            if (e.mask == a.mask || !room(fa, e, t.data())) continue;
+            share(t.data(), fa, e.mask, -1);
+            const bool ok = then_b();
+            share(t.data(), fa, e.mask, +1);
+            if (ok) return true;
+        }
+        return false;
     }
 
     /** Could the pairs (or the shuffles) of g make room now, as far as the VMs' kinds tell
@@ -1077,6 +1126,7 @@ private:
     std::vector<Amount> tmp_, tmp2_;
     std::vector<Step> steps_;
     bool plain_ = false;
+    std::vector<Amount> local_;              ///< remap_after's free amounts of g
     std::array<std::vector<Dest>, 2> opts_;  ///< options(), by depth: a plan's first step, its second
     std::vector<int> avail_, first_;         ///< could_move, per kind
     std::vector<Amount> most_, helped_;      ///< build_kinds  ///< run_plain: no quick tests before the exact ones either
