@@ -149,6 +149,36 @@ struct Replay {
         p.node_rule.name = rule;
         model = std::make_unique<CapacityModel>(p);
     }
+    /** Per flavor, its first VM of the trace (-1: none). */
+    std::vector<int> of_flavor() const {
+        std::vector<int> out(p.flavors.size(), -1);
+        for (int v = static_cast<int>(p.vms.size()) - 1; v >= 0; --v)
+            out[static_cast<std::size_t>(p.vms[static_cast<std::size_t>(v)].flavor)] = v;
+        return out;
+    }
+    /** The trace's arrivals on `c` (its make_room called on each refusal), and after every
+     *  `every`-th a step in flight of the VM that arrived `back` before, `shift` hosts on, from 5 s
+     *  to `end` s after the arrival: its destination held or reserved (room the search must not
+     *  use). */
+    void run(OnlineCluster& c, std::size_t every, int back, int shift, double end) const {
+        const int hosts = static_cast<int>(p.hosts.size());
+        int launched = 0;
+        for (std::size_t a = 0; a < arrivals.size(); ++a) {
+            const TraceVm& t = trace[arrivals[a]];
+            c.advance_to(t.arrival_s);
+            c.arrive(static_cast<int>(a), t.departure_s);
+            if (a % every == every - 1 && a >= every) {
+                const int v = static_cast<int>(a) - back;
+                if (!c.state().is_placed(v)) continue;
+                const int to = (c.state().host_of(v) + shift) % hosts;
+                const int e = first_fitting_placement(c.state(), c.state().flavor_of(v), to);
+                if (e < 0) continue;
+                const auto& pl = model->evaluator(c.state().type_of(to), c.state().flavor_of(v)).placements();
+                c.launch(v, to, pl[static_cast<std::size_t>(e)].map, t.arrival_s + 5.0, t.arrival_s + end,
+                         static_cast<std::size_t>(launched++));
+            }
+        }
+    }
 };
 
 TEST(MakeRoom, TheDirectSearchFindsAPlanExactlyWhenOneExists) {
@@ -161,9 +191,7 @@ TEST(MakeRoom, TheDirectSearchFindsAPlanExactlyWhenOneExists) {
                 auto placer = make_placer("best-fit");
                 OnlineCluster c(*r.model, *placer);
                 c.set_reserve_steps(true);
-                std::vector<int> of_flavor(r.p.flavors.size(), -1);
-                for (int v = static_cast<int>(r.p.vms.size()) - 1; v >= 0; --v)
-                    of_flavor[static_cast<std::size_t>(r.p.vms[static_cast<std::size_t>(v)].flavor)] = v;
+                const std::vector<int> of_flavor = r.of_flavor();
                 const MakeRoomSearch cached;
                 c.set_make_room(2, [&](const OnlineCluster& cl, int vm, int k) {
                     for (const int v : of_flavor) {
@@ -183,24 +211,8 @@ TEST(MakeRoom, TheDirectSearchFindsAPlanExactlyWhenOneExists) {
                     EXPECT_EQ(plan, make_room_direct(cl, vm, k)) << "the cache changes nothing";
                     return plan;
                 });
-                int launched = 0;
-                for (std::size_t a = 0; a < r.arrivals.size(); ++a) {
-                    const TraceVm& t = r.trace[r.arrivals[a]];
-                    c.advance_to(t.arrival_s);
-                    c.arrive(static_cast<int>(a), t.departure_s);
-                    // Now and then a step in flight of a VM placed earlier: its destination held
-                    // or reserved (room the search must not use).
-                    if (a % 5 == 4 && a >= 5) {
-                        const int v = static_cast<int>(a) - 3;
-                        if (!c.state().is_placed(v)) continue;
-                        const int to = (c.state().host_of(v) + 1) % hosts;
-                        const int e = first_fitting_placement(c.state(), c.state().flavor_of(v), to);
-                        if (e < 0) continue;
-                        const auto& pl = r.model->evaluator(c.state().type_of(to), c.state().flavor_of(v)).placements();
-                        c.launch(v, to, pl[static_cast<std::size_t>(e)].map, t.arrival_s + 5.0, t.arrival_s + 60.0,
-                                 static_cast<std::size_t>(launched++));
-                    }
-                }
+                // Now and then a step in flight of a VM placed earlier.
+                r.run(c, 5, 3, 1, 60.0);
             }
     EXPECT_GT(compared, 300);
     EXPECT_GT(found[1], 30) << "too few one-step plans: the comparison says little";
@@ -224,9 +236,7 @@ TEST(MakeRoom, ItsShortcutsChooseThePlanTheyWouldWithout) {
                 auto placer = make_placer("best-fit");
                 OnlineCluster c(*r.model, *placer);
                 c.set_reserve_steps(true);
-                std::vector<int> of_flavor(r.p.flavors.size(), -1);
-                for (int v = static_cast<int>(r.p.vms.size()) - 1; v >= 0; --v)
-                    of_flavor[static_cast<std::size_t>(r.p.vms[static_cast<std::size_t>(v)].flavor)] = v;
+                const std::vector<int> of_flavor = r.of_flavor();
                 MakeRoomCache cache;
                 c.set_make_room(2, [&](const OnlineCluster& cl, int vm, int k) {
                     for (const int v : of_flavor) {
@@ -241,22 +251,7 @@ TEST(MakeRoom, ItsShortcutsChooseThePlanTheyWouldWithout) {
                     }
                     return make_room_direct(cl, vm, k, &cache);
                 });
-                int launched = 0;
-                for (std::size_t a = 0; a < r.arrivals.size(); ++a) {
-                    const TraceVm& t = r.trace[r.arrivals[a]];
-                    c.advance_to(t.arrival_s);
-                    c.arrive(static_cast<int>(a), t.departure_s);
-                    if (a % 7 == 6) {
-                        const int v = static_cast<int>(a) - 4;
-                        if (!c.state().is_placed(v)) continue;
-                        const int to = (c.state().host_of(v) + 2) % hosts;
-                        const int e = first_fitting_placement(c.state(), c.state().flavor_of(v), to);
-                        if (e < 0) continue;
-                        const auto& pl = r.model->evaluator(c.state().type_of(to), c.state().flavor_of(v)).placements();
-                        c.launch(v, to, pl[static_cast<std::size_t>(e)].map, t.arrival_s + 5.0, t.arrival_s + 90.0,
-                                 static_cast<std::size_t>(launched++));
-                    }
-                }
+                r.run(c, 7, 4, 2, 90.0);
             }
     EXPECT_GT(compared, 1000);
     EXPECT_GT(found[1], 100) << "too few one-step plans: the comparison says little";

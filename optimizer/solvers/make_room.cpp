@@ -511,12 +511,7 @@ private:
         }
         Amount best = kNone;
         for (const Embedding& e : placements(flavor, g)) {
-            Amount short_vcpu = 0, short_ram = 0;
-            for (int i = 0; i < fl.num_vnuma(); ++i) {
-                const Amount* n = free + e.map[static_cast<std::size_t>(i)] * R_;
-                short_vcpu += std::max<Amount>(0, fl.node_demand[kVcpu] - n[kVcpu]);
-                short_ram += std::max<Amount>(0, fl.node_demand[kRamMib] - n[kRamMib]);
-            }
+            const auto [short_vcpu, short_ram] = lacks(fl, e, free);
             for (std::size_t i = 0; i < cls.size(); ++i)
                 for (std::size_t j = i; j < cls.size(); ++j) {
                     if (cls[i].vcpu + cls[j].vcpu < short_vcpu) continue;
@@ -704,15 +699,7 @@ private:
                 hm.x_help = true;
             if (fx.demand[kVcpu] >= total_vcpu && fx.demand[kRamMib] >= total_ram) add(hm.ys, x, fx, remap, help);
         }
-        for (const Embedding& e : placements(f_, g)) {
-            Amount sv = 0, sr = 0;
-            for (int i = 0; i < ff.num_vnuma(); ++i) {
-                const Amount* n = free + e.map[static_cast<std::size_t>(i)] * R_;
-                sv += std::max<Amount>(0, ff.node_demand[kVcpu] - n[kVcpu]);
-                sr += std::max<Amount>(0, ff.node_demand[kRamMib] - n[kRamMib]);
-            }
-            hm.shorts.push_back({sv, sr});
-        }
+        for (const Embedding& e : placements(f_, g)) hm.shorts.push_back(lacks(ff, e, free));
     }
 
     /** Mover::remap of x on `from`. */
@@ -924,16 +911,21 @@ private:
         Amount short_vcpu = std::numeric_limits<Amount>::max(), short_ram = short_vcpu;
         const Flavor& ff = this->flavor(flavor);
         for (const Embedding& e : placements(flavor, g)) {
-            Amount sv = 0, sr = 0;
-            for (int i = 0; i < ff.num_vnuma(); ++i) {
-                const Amount* n = free + e.map[static_cast<std::size_t>(i)] * R_;
-                sv += std::max<Amount>(0, ff.node_demand[kVcpu] - n[kVcpu]);
-                sr += std::max<Amount>(0, ff.node_demand[kRamMib] - n[kRamMib]);
-            }
+            const auto [sv, sr] = lacks(ff, e, free);
             short_vcpu = std::min(short_vcpu, sv);
             short_ram = std::min(short_ram, sr);
         }
         return {short_vcpu, short_ram};
+    }
+    /** The vCPU and RAM the nodes of placement e lack, in `free`, for a VM of `fl`. */
+    std::array<Amount, 2> lacks(const Flavor& fl, const Embedding& e, const Amount* free) const {
+        std::array<Amount, 2> out{0, 0};
+        for (int i = 0; i < fl.num_vnuma(); ++i) {
+            const Amount* n = free + e.map[static_cast<std::size_t>(i)] * R_;
+            out[0] += std::max<Amount>(0, fl.node_demand[kVcpu] - n[kVcpu]);
+            out[1] += std::max<Amount>(0, fl.node_demand[kRamMib] - n[kRamMib]);
+        }
+        return out;
     }
 
     /** Shuffles: y leaves g (anywhere), then the single x is remapped into the room. */
