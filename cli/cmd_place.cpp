@@ -110,7 +110,7 @@ int cmd_place(const Args& args) {
         ("stop-at-first-failure", po::bool_switch(&stop), "stop at the first request not placed whole (the published NetSolver table's rule)")
         ("batch", po::value(&o.batch)->default_value(1), "offer up to N consecutive single-VM requests together: the strategy orders or matches them as one batch (deferred-acceptance, exact), then each is placed on its own")
         ("time-limit", po::value(&o.time_limit_s)->default_value(0.0), "offer no request after this many seconds (0: no limit); the rest are reported as not offered, the outputs written")
-        ("migrations-per-request", po::value(&o.migrations_per_request)->default_value(0), "when a request does not fit, at most K live migrations that make room for it (greedy on the flavor of the VM that failed, links kept), then try it once more")
+        ("migrations-per-request", po::value(&o.migrations_per_request)->default_value(0), "when a request does not fit, at most K live migrations that make room for it (the fewest, then least RAM; with links greedy on the flavor of the VM that failed, links kept), then try it once more")
         ("out", po::value(&out), "write the cluster with the placed VMs (a snapshot, atomically)")
         ("log", po::value(&log), "write one JSON line per request: placed where, or why not (atomically)");
     // clang-format on
@@ -149,7 +149,7 @@ int cmd_place(const Args& args) {
     const Problem p = load_snapshot(cluster);
     const std::vector<Request> requests = parse_requests(read_json(requests_path), requests_path);
     o.stop = stop_on_signals();
-    const AdmissionResult res = admit_requests(p, requests, o, requests_path, make_room);
+    const AdmissionResult res = admit_requests(p, requests, o, requests_path, MakeRoomSearch());
     // Through the loader's own checks (links included), as any snapshot written.
     const Problem checked = parse_snapshot(nlohmann::json::parse(snapshot_to_json(res.problem).dump()), out.empty() ? cluster : out);
     check_links_from_scratch(p, checked);

@@ -175,7 +175,7 @@ public:
         std::string reason = why_not(state_, v, false);
         if (const std::string note = cluster_.placer().refusal_note(); !note.empty()) reason += "; " + note;
         std::vector<OnlineCluster::Migration> moved;
-        if (room_made_ && budget > 0) moved = cluster_.migrate_all(make_room_(state_, v, budget));
+        if (room_made_ && budget > 0) moved = cluster_.migrate_all(make_room_(cluster_, v, budget));
         if (!moved.empty() && cluster_.place(v).found()) {
             o.migrations += static_cast<int>(moved.size());
             budget -= static_cast<int>(moved.size());
@@ -201,7 +201,9 @@ public:
         }
     }
 
-    /** Request i, several VMs, all or nothing; room made for the VM that failed, then once more. */
+    /** Request i, several VMs, all or nothing; room made for the VM that failed, then once more,
+     *  again for the next VM that fails while the budget lasts (a make_room that makes room for
+     *  one VM at a time). */
     void offer_group(std::size_t i) {
         RequestOutcome& o = res_.outcomes[i];
         const GroupPlacement g = cluster_.place_group(vm_of_[i]);
@@ -213,15 +215,23 @@ public:
         if (const std::string note = cluster_.placer().refusal_note(); !note.empty()) o.reason += "; " + note;
         // Room for the VM that failed (the group's others taken off again), then the group again.
         std::vector<OnlineCluster::Migration> moved;
-        if (room_made_) moved = cluster_.migrate_all(make_room_(state_, g.failed_vm, options_.migrations_per_request));
-        if (!moved.empty() && cluster_.place_group(vm_of_[i]).placed()) {
-            o.migrations = static_cast<int>(moved.size());
-            o.reason.clear();
-            record_moves(o, moved);
-            for (const int v : vm_of_[i]) record_placed(i, v);
-        } else {
-            cluster_.undo(moved);
+        int budget = options_.migrations_per_request, failed = g.failed_vm;
+        while (room_made_ && budget > 0) {
+            const std::vector<OnlineCluster::Migration> more = cluster_.migrate_all(make_room_(cluster_, failed, budget));
+            if (more.empty()) break;
+            moved.insert(moved.end(), more.begin(), more.end());
+            budget -= static_cast<int>(more.size());
+            const GroupPlacement again = cluster_.place_group(vm_of_[i]);
+            if (again.placed()) {
+                o.migrations = static_cast<int>(moved.size());
+                o.reason.clear();
+                record_moves(o, moved);
+                for (const int v : vm_of_[i]) record_placed(i, v);
+                return;
+            }
+            failed = again.failed_vm;
         }
+        cluster_.undo(moved);
     }
 
     /** Request i's VMs each on its own (best effort). */

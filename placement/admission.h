@@ -108,9 +108,10 @@ struct AdmissionResult {
  * VM id that the cluster already has, vlinks on a cluster without a network, or a strategy that
  * ignores links on a model with links (use `link-fit`); InputError for an unknown strategy (placer.h).
  * With options.migrations_per_request > 0 and `make_room`, a VM no host takes gets the migrations
- * make_room returns applied (the cluster's VMs and earlier arrivals may move), then one more try;
- * the result's VMs stand where they ended; migrations that did not admit their request are taken
- * back (last first).
+ * make_room returns applied (the cluster's VMs and earlier arrivals may move), then one more try
+ * (for a request of several VMs placed all or nothing, again for the next VM that fails while the
+ * budget lasts); the result's VMs stand where they ended; migrations that did not admit their
+ * request are taken back (last first).
  * Cost: the strategy's choose per VM plus O(targets x (k x R + VMCAP)) per placement, plus
  * make_room per VM refused.
  */

@@ -1,6 +1,7 @@
 #include "placement/online_cluster.h"
 
 #include <algorithm>
+#include <atomic>
 #include <stdexcept>
 
 #include "evaluators/rules/feasibility.h"
@@ -9,9 +10,23 @@
 
 namespace vmcap {
 
+namespace {
+std::atomic<std::uint64_t> clusters_made{0};
+}  // namespace
+
 OnlineCluster::OnlineCluster(const CapacityModel& model, Placer& placer)
-    : state_(model), placer_(placer), blocked_(model.problem().flavors.size(), 0), room_failed_at_(model.problem().flavors.size(), -1) {
-    for (int v = 0; v < static_cast<int>(model.problem().vms.size()); ++v) live_ += state_.is_placed(v) ? 1 : 0;
+    : serial_(++clusters_made),
+      state_(model),
+      placer_(placer),
+      blocked_(model.problem().flavors.size(), 0),
+      room_failed_at_(model.problem().flavors.size(), -1) {
+    on_host_.resize(model.problem().hosts.size());
+    slot_.assign(model.problem().vms.size(), -1);
+    for (int v = 0; v < static_cast<int>(model.problem().vms.size()); ++v)
+        if (state_.is_placed(v)) {
+            ++live_;
+            list_vm(v);
+        }
     placer_.reset(state_);
 }
 
@@ -37,13 +52,19 @@ OnlineCluster::Arrival OnlineCluster::arrive(int vm, double departure_s) {
 
 PlaceChoice OnlineCluster::place(int vm) {
     const PlaceChoice c = place_vm(state_, placer_, vm);
-    if (c.found()) ++live_;
+    if (c.found()) {
+        ++live_;
+        list_vm(vm);
+    }
     return c;
 }
 
 GroupPlacement OnlineCluster::place_group(std::span<const int> group) {
     GroupPlacement g = vmcap::place_group(state_, placer_, group);
-    if (g.placed()) live_ += static_cast<std::int64_t>(group.size());
+    if (g.placed()) {
+        live_ += static_cast<std::int64_t>(group.size());
+        for (const int v : group) list_vm(v);
+    }
     return g;
 }
 
@@ -71,6 +92,8 @@ bool OnlineCluster::migrate(int vm, int host, const std::array<std::uint8_t, kMa
     if (!step_fits(state_, vm, host, pnuma)) return false;
     const int from = state_.host_of(vm);
     state_.move(vm, host, embedding(vm, pnuma));
+    unlist_vm(vm, from);  // a remap too: its node set changed
+    list_vm(vm);
     placer_.host_changed(state_, from);
     placer_.host_changed(state_, host);
     ++changes_;
@@ -200,6 +223,7 @@ void OnlineCluster::depart_next() {
     const int vm = departures_.top().second;
     departures_.pop();
     const int h = state_.host_of(vm);
+    unlist_vm(vm, h);
     remove_vm(state_, placer_, vm);
     --live_;
     ++departed_;
@@ -285,11 +309,11 @@ void OnlineCluster::unblock(int host) {
 bool OnlineCluster::admit_with_migrations(int vm, Arrival& out) {
     const auto f = static_cast<std::size_t>(state_.flavor_of(vm));
     if (room_failed_at_[f] == changes_) return false;  // nothing departed or moved since it failed
-    const std::vector<Placement> steps = make_room_(state_, vm, k_);
+    const std::vector<Placement> steps = make_room_(*this, vm, k_);
     if (!steps.empty()) {
-        // make_room plans on the VMs' placement alone (cluster_now.h): room held by steps in flight
-        // or reserved for them is not in its view, so a step of its plan may find none: then none
-        // runs. Without holds that is a bug.
+        // make_room's fallback engine plans on the VMs' placement alone (cluster_now.h): room held
+        // by steps in flight or reserved for them is not in its view, so a step of its plan may
+        // find none: then none runs. Without holds that is a bug.
         if (migrate_all(steps).empty()) {
             if (!steps_in_flight()) throw std::logic_error("online cluster: a migration make_room planned has no room");
             room_failed_at_[f] = changes_;
@@ -300,6 +324,21 @@ bool OnlineCluster::admit_with_migrations(int vm, Arrival& out) {
     if (!steps.empty() && place(vm).found()) return true;
     room_failed_at_[f] = changes_;
     return false;
+}
+
+void OnlineCluster::list_vm(int vm) {
+    std::vector<Resident>& on = on_host_[static_cast<std::size_t>(state_.host_of(vm))];
+    slot_[static_cast<std::size_t>(vm)] = static_cast<int>(on.size());
+    on.push_back(Resident{vm, state_.flavor_of(vm), state_.mask_of(vm)});
+}
+
+void OnlineCluster::unlist_vm(int vm, int host) {
+    std::vector<Resident>& on = on_host_[static_cast<std::size_t>(host)];
+    const int i = slot_[static_cast<std::size_t>(vm)];
+    on[static_cast<std::size_t>(i)] = on.back();
+    slot_[static_cast<std::size_t>(on.back().vm)] = i;
+    on.pop_back();
+    slot_[static_cast<std::size_t>(vm)] = -1;
 }
 
 Embedding OnlineCluster::embedding(int vm, const std::array<std::uint8_t, kMaxVNuma>& pnuma) const {

@@ -26,13 +26,17 @@
 
 namespace vmcap {
 
+class OnlineCluster;
+
 /**
- * Live migrations that make room on `state` for the arriving VM `vm` (on no host), at most `k`,
- * in execution order: each a VM of the state's problem on a host, with the pNUMA nodes it goes to
- * (each step fits when the ones before it are done); empty when no such sequence was found. The
- * search that finds them lives above this layer (optimizer/solvers/make_room.h).
+ * Live migrations that make room on `cluster`'s state for the arriving VM `vm` (on no host), at
+ * most `k`, in execution order: each a VM of the state's problem on a host, with the pNUMA nodes
+ * it goes to (each step fits when the ones before it are done); empty when no such sequence was
+ * found. The cluster, not only its state, so that the search may visit the VMs host by host
+ * (OnlineCluster::vms_on). The search that finds them lives above this layer
+ * (optimizer/solvers/make_room.h).
  */
-using MakeRoom = std::function<std::vector<Placement>(const SearchState& state, int vm, int k)>;
+using MakeRoom = std::function<std::vector<Placement>(const OnlineCluster& cluster, int vm, int k)>;
 
 /**
  * The cluster as an online scheduler sees it: a SearchState over a CapacityModel whose VMs are
@@ -79,6 +83,11 @@ public:
 
     OnlineCluster(const OnlineCluster&) = delete;
     OnlineCluster& operator=(const OnlineCluster&) = delete;
+
+    /** A number no other OnlineCluster constructed in this process has: a cache of per-host
+     *  facts (keyed by SearchState::host_version, which is unique only within one state) can
+     *  tell clusters apart by it. O(1). */
+    std::uint64_t serial() const { return serial_; }
 
     /** The state now (read only: change it through this class). */
     const SearchState& state() const { return state_; }
@@ -192,6 +201,17 @@ public:
 
     /** VMs on a host now. O(1). */
     std::int64_t live() const { return live_; }
+    /** A VM on a host as vms_on lists it: its index, flavor and pNUMA node set there, copied so
+     *  that a pass over a host's VMs reads one contiguous array. */
+    struct Resident {
+        int vm = -1, flavor = -1;
+        NodeMask mask = 0;
+    };
+    /** The VMs on `host` now (state().host_of(v) == host, mask == state().mask_of(v)), in an
+     *  order that depends on history (deterministic); valid until the next change. Kept by every
+     *  change this class makes, so a caller may visit the cluster's VMs host by host without a
+     *  pass over the arrivals still to come. O(1). */
+    std::span<const Resident> vms_on(int host) const { return on_host_[static_cast<std::size_t>(host)]; }
     /** Departures so far (advance_to). O(1). */
     std::int64_t departed() const { return departed_; }
 
@@ -219,6 +239,10 @@ private:
     /** arrive()'s migrations for `vm`, refused by the placer; whether it is placed after them. */
     bool admit_with_migrations(int vm, Arrival& out);
     Embedding embedding(int vm, const std::array<std::uint8_t, kMaxVNuma>& pnuma) const;
+    /** vms_on's index: `vm` is listed on state_.host_of(vm) with its node set now (list_vm), or
+     *  taken off the list of `host`, which it is leaving (unlist_vm). O(1). */
+    void list_vm(int vm);
+    void unlist_vm(int vm, int host);
     /** Step i's reservation: the room it needs computed, what is free of it reserved. */
     void reserve(int i);
     /** Gives back step i's reservation (it leaves waiting_); whether it held any room. */
@@ -230,6 +254,7 @@ private:
     /** top_up on every host that gained room since the last flush. */
     void flush();
 
+    std::uint64_t serial_;
     SearchState state_;
     Placer& placer_;
     std::vector<char> blocked_;  ///< [flavor]
@@ -248,6 +273,8 @@ private:
     std::map<int, std::vector<int>> waiting_;     ///< host -> steps reserving room on it, launch order
     std::map<int, std::vector<int>> waiting_vm_;  ///< VM -> its steps in waiting_
     std::vector<int> dirty_;                      ///< hosts with waiting steps that gained room since the last flush
+    std::vector<std::vector<Resident>> on_host_;  ///< [host]: the VMs on it (vms_on)
+    std::vector<int> slot_;                       ///< [vm]: its index in on_host_[its host], -1 when on none
 };
 
 }  // namespace vmcap

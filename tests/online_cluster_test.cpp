@@ -400,7 +400,8 @@ TEST(OnlineCluster, MakeRoomMigrationsAdmitAnArrivalAndAFlavorWithoutRoomIsNotRe
     OnlineCluster c(*a.model, *placer);
     int calls = 0;
     // The make_room of this cluster: VM 2 from host 1 to host 0 when host 0 has its room.
-    c.set_make_room(2, [&](const SearchState& s, int, int k) {
+    c.set_make_room(2, [&](const OnlineCluster& cl, int, int k) {
+        const SearchState& s = cl.state();
         ++calls;
         EXPECT_EQ(k, 2);
         std::vector<Placement> out;

@@ -1,7 +1,13 @@
 #include "optimizer/solvers/make_room.h"
 
+#include <algorithm>
+#include <array>
+#include <bit>
 #include <cstdio>
+#include <functional>
 #include <limits>
+#include <stdexcept>
+#include <tuple>
 
 #include "evaluators/state/capacity_model.h"
 #include "optimizer/plan/plan.h"
@@ -10,7 +16,1161 @@
 
 namespace vmcap {
 
-std::vector<Placement> make_room(const SearchState& state, int vm, int k) {
+namespace {
+
+/** A VM that might move: its index, flavor, pNUMA nodes now and RAM (MiB). */
+struct Mover {
+    int vm = -1, flavor = -1;
+    NodeMask mask = 0;
+    Amount ram = 0;
+    bool remap = false;  ///< another placement on its host has room, its own share counted free (free rule)
+    /** For a single: the first placement (index order) on its host it can be remapped to so that
+     *  the flavor then fits there, -1 if none (always under a rule that fixes nodes). */
+    int remap_at = -1;
+};
+
+/** Two migratable VMs on a host whose removal together lets the flavor fit (neither alone does),
+ *  m[0].vm < m[1].vm; `b_after_a`: once m[0] has left, m[1] could be remapped on the host (its
+ *  own share counted free), `a_after_b` the other way round: necessary for the second step of a
+ *  plan when no other host takes its VM. */
+struct Pair {
+    std::array<Mover, 2> m;
+    bool b_after_a = false, a_after_b = false;
+};
+
+/**
+ * Per host, for one flavor f, what the host alone decides (valid while its host_version is
+ * `version`): `singles`, the migratable VMs whose removal alone lets f fit, in (RAM, VM) order;
+ * `pairs`, two migratable VMs, neither a single, whose removal together does; `shuffles`, (y, x)
+ * with x a single that, once y has left the host, can be remapped on it so that f fits.
+ */
+struct HostMovers {
+    std::uint64_t version = 0;
+    bool pairs_done = false, shuffles_done = false;
+    /** The migratable VMs by flavor (Search::could_move): `kinds`, those that are not singles; `ys`,
+     *  those that alone free what the host lacks in total for the flavor. Per kind: how many
+     *  (`n`), how many could be remapped now (`remap`), and how many could be remapped once some
+     *  one VM had left (`help`: with the most any one VM frees on each node, a bound). `x_help`:
+     *  a single with no remap of its own could be remapped once some VM had left. `shorts`: per
+     *  placement of the flavor, the vCPU and RAM its nodes lack. Built on first use. */
+    struct Kind {
+        int flavor = -1;
+        Amount vcpu = 0, ram = 0;
+        int n = 0, remap = 0, help = 0;
+    };
+    bool kinds_done = false, x_help = false;
+    std::vector<Kind> kinds, ys;
+    std::vector<std::array<Amount, 2>> shorts;
+    /** A lower bound on the RAM of the pairs' plans: over the flavor's placements, the least RAM of
+     *  two migratable VMs, neither a single, whose vCPU and RAM together cover what the
+     *  placement's nodes lack (what a VM frees on them is at most its whole demand); kNoPair when
+     *  there can be none. `least_shuffle_ram`, the same for the shuffles: the least single plus
+     *  the least migratable VM. */
+    Amount least_two_ram = 0, least_shuffle_ram = 0;
+    bool bound_done = false;  ///< least_two_ram and least_shuffle_ram computed (on first use)
+    /** Indices into `singles`: the first of each flavor, and the first with a remap (remap_at >=
+     *  0): a single another host takes is beaten by its flavor's first, one with a remap by the
+     *  first with one, so a host's best single is among these. */
+    std::vector<int> heads;
+    std::vector<Mover> singles;
+    std::vector<Pair> pairs;
+    std::vector<std::array<Mover, 2>> shuffles;
+    /** The shuffles in runs: those whose first VM (y) could be remapped on the host first (flavor
+     *  -1), then by y's flavor, each run in plan order; [flavor, begin, end). A run of VMs that
+     *  cannot be remapped can move only when another host takes their flavor, and then its first
+     *  shuffle is the run's best and sure to work. */
+    std::vector<std::array<int, 3>> shuffle_runs;
+};
+
+/** Per host, for one flavor arriving there on the state's free amounts: its placement index (-1:
+ *  none) and the vCPU and RAM it leaves free on the host; valid at `version`. */
+struct Landing {
+    std::uint64_t version = 0;
+    int placement = -1;
+    Amount vcpu_left = 0, ram_left = 0;
+};
+
+}  // namespace
+
+/** Per host, whatever the flavor (valid at `version`): its free vCPU and RAM in total and the
+ *  most vCPU and RAM one migratable VM there has. */
+struct HostSums {
+    std::uint64_t version = 0;
+    Amount free_vcpu = 0, free_ram = 0, most_vcpu = 0, most_ram = 0;
+};
+
+struct MakeRoomCache::Impl {
+    std::uint64_t serial = 0;
+    std::vector<HostSums> sums;                   ///< [host]
+    std::vector<std::vector<HostMovers>> movers;  ///< [flavor][host]
+    std::vector<std::vector<Landing>> landing;    ///< [flavor][host]
+};
+
+MakeRoomCache::MakeRoomCache() : impl(std::make_unique<Impl>()) {}
+MakeRoomCache::~MakeRoomCache() = default;
+
+namespace {
+
+/** What of a host's HostMovers a caller needs (each implies the singles). */
+enum class Part { Singles, Pairs, Shuffles };
+
+/** HostMovers::least_two_ram of a host where no pair or shuffle can make room. */
+constexpr Amount kNoPair = std::numeric_limits<Amount>::max() / 4;
+
+/** Best destinations kept per flavor: more than the hosts a plan of two steps changes (3), so that
+ *  the best host not among them is always in the list. */
+constexpr int kTop = 4;
+
+/** Where a VM may go: host, placement index there, and the vCPU and RAM it leaves free on it. */
+struct Dest {
+    int host = -1, placement = -1;
+    Amount vcpu_left = 0, ram_left = 0;
+    bool better(const Dest& o) const { return std::tie(vcpu_left, ram_left, host) < std::tie(o.vcpu_left, o.ram_left, o.host); }
+};
+
+/** A step of a plan: the mover, its source and destination. */
+struct Step {
+    Mover m;
+    int from = -1;
+    Dest to;
+};
+
+/** Free amounts of the (at most 4) hosts a plan's steps changed, over the state's, in a
+ *  fixed buffer (no allocation; a copy copies the hosts it holds only). */
+class Overlay {
+public:
+    explicit Overlay(const SearchState& s) : s_(&s), stride_(kMaxHostNodes * s.model().num_resources()) {}
+    Overlay(const Overlay& o) : s_(o.s_), n_(o.n_), stride_(o.stride_), host_(o.host_) {
+        std::copy(o.free_.begin(), o.free_.begin() + n_ * stride_, free_.begin());
+    }
+    Overlay& operator=(const Overlay&) = delete;
+    const Amount* get(int h) const {
+        for (int i = 0; i < n_; ++i)
+            if (host_[static_cast<std::size_t>(i)] == h) return free_.data() + i * stride_;
+        return s_->free_of(h);
+    }
+    Amount* edit(int h) {
+        for (int i = 0; i < n_; ++i)
+            if (host_[static_cast<std::size_t>(i)] == h) return free_.data() + i * stride_;
+        const Amount* f = s_->free_of(h);
+        Amount* v = free_.data() + n_ * stride_;
+        std::copy(f, f + s_->nodes_of(h) * s_->model().num_resources(), v);
+        host_[static_cast<std::size_t>(n_++)] = h;
+        return v;
+    }
+    bool has(int h) const {
+        for (int i = 0; i < n_; ++i)
+            if (host_[static_cast<std::size_t>(i)] == h) return true;
+        return false;
+    }
+    int size() const { return n_; }
+    int host(int i) const { return host_[static_cast<std::size_t>(i)]; }
+
+private:
+    /** Nodes a host may have (NodeMask's bits). */
+    static constexpr int kMaxHostNodes = 16;
+    const SearchState* s_;
+    int n_ = 0, stride_;
+    std::array<int, 4> host_{};
+    std::array<Amount, static_cast<std::size_t>(4 * kMaxHostNodes * kMaxResources)> free_;
+};
+
+/** A plan of two steps to check: a then b; `ram` their RAM; `forced`: b goes to a's source. */
+struct Two {
+    Amount ram = 0;
+    int host = -1;  ///< where the arriving VM will fit
+    Mover a, b;
+    int from_a = -1;
+    bool forced = false, both_orders = false;
+    /** The order plans are chosen in: RAM, host, the VMs moved, then the VM that moves first. */
+    auto key() const { return std::make_tuple(ram, host, std::min(a.vm, b.vm), std::max(a.vm, b.vm), a.vm); }
+};
+
+class Search {
+public:
+    Search(const OnlineCluster& c, int vm, MakeRoomCache::Impl& cache)
+        : c_(c),
+          s_(c.state()),
+          m_(s_.model()),
+          p_(s_.problem()),
+          R_(p_.num_resources()),
+          f_(s_.flavor_of(vm)),
+          fixes_(m_.fixes_nodes()),
+          cache_(cache),
+          top_(p_.flavors.size()),
+          top_done_(p_.flavors.size(), 0) {
+        if (cache_.serial != c.serial()) {
+            cache_.serial = c.serial();
+            cache_.movers.clear();
+            cache_.landing.clear();
+            cache_.sums.clear();
+        }
+        cache_.movers.resize(p_.flavors.size());
+        cache_.landing.resize(p_.flavors.size());
+    }
+
+    /** Whether a VM of the flavor fits somewhere already (run() then returns no plan). */
+    bool room_already() { return !top(f_).empty(); }
+
+    /** The same choice as run() without its shortcuts: every candidate listed, sorted in plan
+     *  order and tried (make_room_direct_plain). */
+    std::vector<Placement> run_plain(int k) {
+        plain_ = true;
+        if (k <= 0 || room_already()) return {};
+        const int H = static_cast<int>(p_.hosts.size());
+        std::vector<std::pair<Mover, int>> singles;
+        for (int g = 0; g < H; ++g)
+            for (const Mover& x : movers(f_, g, Part::Singles).singles) singles.emplace_back(x, g);
+        std::sort(singles.begin(), singles.end(), [](const auto& a, const auto& b) {
+            return std::make_tuple(a.first.ram, a.second, a.first.vm) < std::make_tuple(b.first.ram, b.second, b.first.vm);
+        });
+        for (const auto& [x, g] : singles)
+            if (one(x, g)) return out();
+        if (k < 2) return {};
+        std::vector<Two> two;
+        for (int g = 0; g < H; ++g) {
+            for (const Pair& pr : movers(f_, g, Part::Pairs).pairs) {
+                const bool a = movable(pr.m[0], g), b = movable(pr.m[1], g);
+                const Amount ram = pr.m[0].ram + pr.m[1].ram;
+                if (a || b) two.push_back(a ? Two{ram, g, pr.m[0], pr.m[1], g, false, b} : Two{ram, g, pr.m[1], pr.m[0], g, false, false});
+            }
+            for (const auto& sh : movers(f_, g, Part::Shuffles).shuffles)
+                if (movable(sh[0], g)) two.push_back(Two{sh[0].ram + sh[1].ram, g, sh[0], sh[1], g, false, false});
+        }
+        std::vector<std::vector<std::pair<Mover, int>>> zs(p_.flavors.size());
+        std::vector<char> done(p_.flavors.size(), 0);
+        for (const auto& [x, g] : singles) {
+            auto& z = zs[static_cast<std::size_t>(x.flavor)];
+            if (!done[static_cast<std::size_t>(x.flavor)]) {
+                done[static_cast<std::size_t>(x.flavor)] = 1;
+                for (int d = 0; d < H; ++d)
+                    for (const Mover& m : movers(x.flavor, d, Part::Singles).singles)
+                        if (movable(m, d)) z.emplace_back(m, d);
+                std::sort(z.begin(), z.end(), [](const auto& a, const auto& b) {
+                    return std::make_tuple(a.first.ram, a.first.vm) < std::make_tuple(b.first.ram, b.first.vm);
+                });
+            }
+            for (const auto& [m, d] : z) {
+                const Two t{x.ram + m.ram, g, m, x, d, true, false};
+                if (d != g && plan_two(t)) {
+                    two.push_back(t);
+                    break;
+                }
+            }
+        }
+        std::sort(two.begin(), two.end(), [](const Two& a, const Two& b) { return a.key() < b.key(); });
+        for (const Two& t : two)
+            if (try_two(t)) return out();
+        return {};
+    }
+
+    std::vector<Placement> run(int k) {
+        if (k <= 0 || room_already()) return {};
+        const int H = static_cast<int>(p_.hosts.size());
+        // One step: the single of least (RAM, host, VM) that can move (a host's best is among its
+        // heads, HostMovers::heads). Whether one can is
+        // decided without trying it: a single another host takes always works (that host is
+        // unchanged, and its leaving is what lets the flavor fit); one that only a remap on its
+        // own host could move works iff its cached remap (remap_at) does.
+        int best_g = -1;
+        const Mover* best = nullptr;
+        for (int g = 0; g < H; ++g) {
+            const HostMovers& hm = movers(f_, g, Part::Singles);
+            for (const int i : hm.heads) {
+                const Mover& x = hm.singles[static_cast<std::size_t>(i)];
+                if (best != nullptr && std::tie(x.ram, g, x.vm) >= std::tie(best->ram, best_g, best->vm)) continue;
+                if (elsewhere(x.flavor, g) || x.remap_at >= 0) {
+                    best = &x;
+                    best_g = g;
+                }
+            }
+        }
+        if (best != nullptr) {
+            if (!one(*best, best_g)) throw std::logic_error("make_room: a single predicted to move did not");
+            return out();
+        }
+        if (k < 2) return {};
+        // Two steps: pairs, shuffles and chains. Each candidate is decided without trying it when
+        // it surely works (its first step to another host, its second then too: the plan's host
+        // only gains room) or surely fails (a step with nowhere to go); the rest are tried in
+        // order, only those that could beat the best sure one.
+        best_sure_ = Two{};
+        has_sure_ = false;
+        maybe_.clear();
+        // Pairs and shuffles host by host: first the hosts whose candidates are listed already
+        // (cheap to visit), then the others in order of a lower bound on their plans' RAM
+        // (HostMovers::least_two_ram) as far as it lets a plan beat the best sure one, each listed
+        // only when its VMs could move now (could_move).
+        by_need_.clear();
+        for (int g = 0; g < H; ++g) {
+            movers(f_, g, Part::Singles);
+            HostMovers& hm = cache_.movers[static_cast<std::size_t>(f_)][static_cast<std::size_t>(g)];
+            if (!hm.bound_done) {
+                hm.bound_done = true;
+                hm.least_two_ram = least_two_ram(f_, g, hm);
+            }
+            for (const Part part : {Part::Pairs, Part::Shuffles}) {
+                const Amount need = part == Part::Pairs ? hm.least_two_ram : hm.least_shuffle_ram;
+                if (need == kNoPair || (has_sure_ && need > best_sure_.ram)) continue;
+                if (part == Part::Pairs ? hm.pairs_done : hm.shuffles_done)
+                    visit(g, part, hm);
+                else
+                    by_need_.emplace_back(need, g, part);
+            }
+        }
+        std::sort(by_need_.begin(), by_need_.end());
+        for (const auto& [need, g, part] : by_need_) {
+            if (has_sure_ && need > best_sure_.ram) break;
+            if (!plain_ && !could_move(g, part)) continue;
+            visit(g, part, movers(f_, g, part));
+        }
+        chains();
+        std::sort(maybe_.begin(), maybe_.end(), [](const Two& a, const Two& b) { return a.key() < b.key(); });
+        for (const Two& t : maybe_) {
+            if (has_sure_ && !(t.key() < best_sure_.key())) break;
+            if (try_two(t)) return out();
+        }
+        if (has_sure_) {
+            if (!try_two(best_sure_)) throw std::logic_error("make_room: a plan predicted to work did not");
+            return out();
+        }
+        return {};
+    }
+
+private:
+    const Flavor& flavor(int j) const { return p_.flavors[static_cast<std::size_t>(j)]; }
+    const std::vector<Embedding>& placements(int flavor, int h) const { return m_.evaluator(s_.type_of(h), flavor).placements(); }
+
+    /** Does a placement of `flavor` have room in `free` on host h: its index (the rule's under a
+     *  rule that fixes nodes, else the tightest: least free vCPU left on its nodes, lowest index), or -1. */
+    int arrival(int flavor, int h, const Amount* free) const {
+        if (fixes_) {
+            const int e = m_.node_choice(flavor, h, free);
+            return e >= 0 ? e : -1;
+        }
+        const auto& pl = placements(flavor, h);
+        const Flavor& fl = this->flavor(flavor);
+        int best = -1;
+        Amount best_left = 0;
+        for (std::size_t e = 0; e < pl.size(); ++e) {
+            if (!room(fl, pl[e], free)) continue;
+            Amount left = 0;
+            for (int i = 0; i < fl.num_vnuma(); ++i) left += free[pl[e].map[static_cast<std::size_t>(i)] * R_ + kVcpu];
+            if (best < 0 || left < best_left) {
+                best = static_cast<int>(e);
+                best_left = left;
+            }
+        }
+        return best;
+    }
+    /** Does any placement of `flavor` fit in `free` on h (the rule's one under a rule that fixes nodes)? */
+    bool fits(int flavor, int h, const Amount* free) const {
+        if (fixes_) return m_.node_choice(flavor, h, free) >= 0;
+        const Flavor& fl = this->flavor(flavor);
+        for (const Embedding& e : placements(flavor, h))
+            if (room(fl, e, free)) return true;
+        return false;
+    }
+    bool room(const Flavor& fl, const Embedding& e, const Amount* free) const {
+        for (int i = 0; i < fl.num_vnuma(); ++i)
+            for (int r = 0; r < R_; ++r)
+                if (free[e.map[static_cast<std::size_t>(i)] * R_ + r] < fl.node_demand[static_cast<std::size_t>(r)]) return false;
+        return true;
+    }
+    /** free += sign x the share of a VM of `fl` on the nodes of `mask`. */
+    void share(Amount* free, const Flavor& fl, NodeMask mask, int sign) const {
+        for (unsigned b = mask; b; b &= b - 1)
+            for (int r = 0; r < R_; ++r) free[std::countr_zero(b) * R_ + r] += sign * fl.node_demand[static_cast<std::size_t>(r)];
+    }
+    Dest dest_on(int flavor, int h, const Amount* free) const {
+        Dest d;
+        d.placement = arrival(flavor, h, free);
+        if (d.placement < 0) return d;
+        d.host = h;
+        const Flavor& fl = this->flavor(flavor);
+        for (int n = 0; n < s_.nodes_of(h); ++n) {
+            d.vcpu_left += free[n * R_ + kVcpu];
+            d.ram_left += free[n * R_ + kRamMib];
+        }
+        d.vcpu_left -= fl.demand[kVcpu];
+        d.ram_left -= fl.demand[kRamMib];
+        return d;
+    }
+
+    /** The best kTop hosts where a VM of `flavor` fits now (Dest::better order). */
+    const std::vector<Dest>& top(int flavor) {
+        auto& t = top_[static_cast<std::size_t>(flavor)];
+        if (top_done_[static_cast<std::size_t>(flavor)]) return t;
+        top_done_[static_cast<std::size_t>(flavor)] = 1;
+        std::vector<Landing>& land = cache_.landing[static_cast<std::size_t>(flavor)];
+        const int H = static_cast<int>(p_.hosts.size());
+        land.resize(static_cast<std::size_t>(H));
+        for (int h = 0; h < H; ++h) {
+            Landing& l = land[static_cast<std::size_t>(h)];
+            if (l.version != s_.host_version(h)) {
+                const Dest d = dest_on(flavor, h, s_.free_of(h));
+                l = Landing{s_.host_version(h), d.placement, d.vcpu_left, d.ram_left};
+            }
+            if (l.placement < 0) continue;
+            const Dest d{h, l.placement, l.vcpu_left, l.ram_left};
+            if (static_cast<int>(t.size()) == kTop && !d.better(t.back())) continue;
+            if (static_cast<int>(t.size()) == kTop) t.pop_back();
+            t.insert(std::upper_bound(t.begin(), t.end(), d, [](const Dest& a, const Dest& b) { return a.better(b); }), d);
+        }
+        return t;
+    }
+
+    /** The places `x` (on `from`) may go in `ov`, best first: other hosts (Dest::better), then,
+     *  under the free rule, other nodes of `from` (placement order). */
+    const std::vector<Dest>& options(const Mover& x, int from, const Overlay& ov, int depth) {
+        std::vector<Dest>& o = opts_[static_cast<std::size_t>(depth)];
+        o.clear();
+        for (const Dest& d : top(x.flavor))
+            if (d.host != from && !ov.has(d.host)) o.push_back(d);
+        for (int i = 0; i < ov.size(); ++i)
+            if (ov.host(i) != from)
+                if (const Dest d = dest_on(x.flavor, ov.host(i), ov.get(ov.host(i))); d.host >= 0) o.push_back(d);
+        std::sort(o.begin(), o.end(), [](const Dest& a, const Dest& b) { return a.better(b); });
+        if (!fixes_) {
+            const auto& pl = placements(x.flavor, from);
+            for (std::size_t e = 0; e < pl.size(); ++e)
+                if (pl[e].mask != x.mask) o.push_back(Dest{from, static_cast<int>(e), 0, 0});
+        }
+        return o;
+    }
+
+    /** Can x (on `from`) move at all on the state as it is: another host takes it, or (free rule)
+     *  another placement on `from` has room, its own share counted free. A necessary condition for
+     *  x's step first in a plan; for a later step only when it leaves another host than the
+     *  earlier ones changed. */
+    bool movable(const Mover& x, int from) {
+        for (const Dest& d : top(x.flavor))
+            if (d.host != from) return true;
+        return x.remap;
+    }
+    /** Does another host than h take a VM of `flavor` now? */
+    bool elsewhere(int flavor, int h) {
+        for (const Dest& d : top(flavor))
+            if (d.host != h) return true;
+        return false;
+    }
+    /** The best host other than h that takes a VM of `flavor` now (its first option off h), or -1. */
+    int first_other(int flavor, int h) {
+        for (const Dest& d : top(flavor))
+            if (d.host != h) return d.host;
+        return -1;
+    }
+    /** Does the plan "a off g to another host, then b off g" surely work: a goes to its first
+     *  option (first_other), and another host than g and that one takes b (then g has the room of
+     *  both, which lets the flavor fit: a pair)? */
+    bool sure_pair(const Mover& a, const Mover& b, int g) {
+        const int o1 = first_other(a.flavor, g);
+        if (o1 < 0) return false;
+        for (const Dest& d : top(b.flavor))
+            if (d.host != g && d.host != o1) return true;
+        return false;
+    }
+    void sure(const Two& t) {
+        if (!has_sure_ || t.key() < best_sure_.key()) best_sure_ = t;
+        has_sure_ = true;
+    }
+    void maybe(const Two& t) {
+        if (!has_sure_ || t.key() < best_sure_.key()) maybe_.push_back(t);
+    }
+    bool try_two(const Two& t) { return plan_two(t) || (t.both_orders && plan_two(Two{t.ram, t.host, t.b, t.a, t.from_a, false, false})); }
+
+    /** HostMovers::least_two_ram of g for `flavor`, its singles known (and least_shuffle_ram). O(VMs on g + V^2) for V
+     *  distinct vCPU counts among them. */
+    Amount least_two_ram(int flavor, int g, HostMovers& hm) const {
+        const Flavor& fl = this->flavor(flavor);
+        const Amount* free = s_.free_of(g);
+        // Per vCPU count (few: flavors), the two least RAM among the migratable VMs on g.
+        struct Class {
+            Amount vcpu, ram1, ram2;
+        };
+        std::vector<Class> cls;
+        cls.clear();
+        constexpr Amount kNone = kNoPair;
+        Amount least_ram = kNone;
+        for (const OnlineCluster::Resident& x : c_.vms_on(g)) {
+            if (!s_.migratable(x.vm)) continue;
+            const Flavor& fx = this->flavor(x.flavor);
+            const Amount v = fx.demand[kVcpu], r = fx.demand[kRamMib];
+            least_ram = std::min(least_ram, r);
+            // A pair has no single (a shuffle's single is counted below).
+            if (std::any_of(hm.singles.begin(), hm.singles.end(), [&x](const Mover& m) { return m.vm == x.vm; })) continue;
+            auto it = std::find_if(cls.begin(), cls.end(), [v](const Class& c) { return c.vcpu == v; });
+            if (it == cls.end()) {
+                cls.push_back(Class{v, r, kNone});
+            } else if (r < it->ram1) {
+                it->ram2 = it->ram1;
+                it->ram1 = r;
+            } else if (r < it->ram2) {
+                it->ram2 = r;
+            }
+        }
+        Amount best = kNone;
+        for (const Embedding& e : placements(flavor, g)) {
+            const auto [short_vcpu, short_ram] = lacks(fl, e, free);
+            for (std::size_t i = 0; i < cls.size(); ++i)
+                for (std::size_t j = i; j < cls.size(); ++j) {
+                    if (cls[i].vcpu + cls[j].vcpu < short_vcpu) continue;
+                    if (i == j && cls[i].ram2 == kNone) continue;
+                    const Amount r = i == j ? cls[i].ram1 + cls[i].ram2 : cls[i].ram1 + cls[j].ram1;
+                    best = std::min(best, std::max(r, short_ram));
+                }
+        }
+        hm.least_shuffle_ram = fixes_ || hm.singles.empty() || least_ram == kNone ? kNone : hm.singles.front().ram + least_ram;
+        return best;
+    }
+
+    /** run()'s visit of the pairs (or shuffles) of g: each offered as sure or maybe. */
+    void visit(int g, Part part, const HostMovers& hm) {
+        // Each host's pairs and shuffles are in plan order (Two::key): the first sure one is
+        // the host's best, and none after one that cannot beat the best sure plan can.
+        if (part == Part::Pairs)
+            for (const Pair& pr : hm.pairs) {
+                const Mover& a = pr.m[0];
+                const Mover& b = pr.m[1];
+                const bool ma = movable(a, g), mb = movable(b, g);
+                if (!ma && !mb) continue;
+                // The order tried first: a then b when a can move, else b then a.
+                const Two t = ma ? Two{a.ram + b.ram, g, a, b, g, false, mb} : Two{a.ram + b.ram, g, b, a, g, false, false};
+                if (has_sure_ && !(t.key() < best_sure_.key())) break;
+                const bool ab = ma && (elsewhere(b.flavor, g) || pr.b_after_a);
+                const bool ba = mb && (elsewhere(a.flavor, g) || pr.a_after_b);
+                if (!ab && !ba) continue;
+                const int first = ab ? two_off(a, b, g) : 0, second = ba ? two_off(b, a, g) : 0;
+                if (first > 0 || second > 0) {
+                    sure(t);
+                    break;
+                }
+                if (first < 0 || second < 0) maybe(t);
+            }
+        if (part == Part::Shuffles)
+            for (const auto& [fy, begin, end] : hm.shuffle_runs) {
+                if (fy >= 0 && !elsewhere(fy, g)) continue;  // y can move nowhere
+                for (int i = begin; i < end; ++i) {
+                    const auto& sh = hm.shuffles[static_cast<std::size_t>(i)];
+                    const Two t{sh[0].ram + sh[1].ram, g, sh[0], sh[1], g, false, false};
+                    if (has_sure_ && !(t.key() < best_sure_.key())) break;
+                    // The VM that leaves first goes to another host: the remap the shuffle was
+                    // found with has room (nothing else changed on g).
+                    const int works = elsewhere(sh[0].flavor, g) ? 1 : two_off(sh[0], sh[1], g);
+                    if (works > 0) {
+                        sure(t);
+                        break;
+                    }
+                    if (works < 0) maybe(t);
+                }
+            }
+    }
+
+    /** Does the plan "a off g, then b off g" (each to another host or remapped on g) make room
+     *  for the flavor on g: 1 surely, 0 surely not, -1 not known without trying it (plan_two).
+     *  Decided on g alone unless both can go to another host: then a step to another host
+     *  leaves g as any other would, and b goes nowhere else (another host than g takes it, or
+     *  none: then not the one a took either, which only lost room). */
+    int two_off(const Mover& a, const Mover& b, int g) {
+        const bool ea = elsewhere(a.flavor, g), eb = elsewhere(b.flavor, g);
+        if (!ea && !a.remap) return 0;
+        if (ea && eb) return sure_pair(a, b, g) ? 1 : -1;
+        if (ea) return (remap_after(a, b, g, false) || (a.remap && remap_after(a, b, g, true))) ? 1 : 0;
+        return remap_after(a, b, g, true) ? 1 : 0;
+    }
+    /** On g alone: a leaves g (`a_remaps` false) or is remapped on g (some placement with room,
+     *  in order), then b is remapped on g (or, when another host takes b's flavor and a was
+     *  remapped, leaves g), and the flavor fits on g. */
+    bool remap_after(const Mover& a, const Mover& b, int g, bool a_remaps) {
+        if (fixes_) return false;  // no remaps under a rule that fixes nodes
+        const Flavor& fa = flavor(a.flavor);
+        const Flavor& fb = flavor(b.flavor);
+        const bool b_away = a_remaps && elsewhere(b.flavor, g);
+        std::vector<Amount>& t = local_;
+        t.assign(s_.free_of(g), s_.free_of(g) + s_.nodes_of(g) * R_);
+        share(t.data(), fa, a.mask, +1);
+        const auto then_b = [&]() {
+            share(t.data(), fb, b.mask, +1);  // b lifted
+            bool ok = b_away && fits(f_, g, t.data());
+            for (const Embedding& e : placements(b.flavor, g)) {
+                if (ok) break;
+                if (e.mask == b.mask || !room(fb, e, t.data())) continue;
+                share(t.data(), fb, e.mask, -1);
+                ok = fits(f_, g, t.data());
+                share(t.data(), fb, e.mask, +1);
+            }
+            share(t.data(), fb, b.mask, -1);
+            return ok;
+        };
+        if (!a_remaps) return then_b();
+        for (const Embedding& e : placements(a.flavor, g)) {
+            if (e.mask == a.mask || !room(fa, e, t.data())) continue;
+            share(t.data(), fa, e.mask, -1);
+            const bool ok = then_b();
+            share(t.data(), fa, e.mask, +1);
+            if (ok) return true;
+        }
+        return false;
+    }
+
+    /** Could the pairs (or the shuffles) of g make room now, as far as the VMs' kinds tell
+     *  (HostMovers::kinds): two VMs that could each move (another host takes their flavor, or a
+     *  remap, for the second once the first has left) and together free what a placement lacks,
+     *  the first able to move now; for a shuffle, a single that could be remapped once a VM has
+     *  left and a VM that frees the host's total lack and can move now. Necessary. */
+    bool could_move(int g, Part part) {
+        HostMovers& hm = cache_.movers[static_cast<std::size_t>(f_)][static_cast<std::size_t>(g)];
+        if (!hm.kinds_done) build_kinds(g, hm);
+        if (part == Part::Shuffles) {
+            if (!hm.x_help) return false;
+            for (const HostMovers::Kind& y : hm.ys)
+                if (elsewhere(y.flavor, g) || y.remap > 0) return true;
+            return false;
+        }
+        const std::size_t K = hm.kinds.size();
+        avail_.resize(K);
+        first_.resize(K);
+        for (std::size_t i = 0; i < K; ++i) {
+            const HostMovers::Kind& k = hm.kinds[i];
+            const bool away = elsewhere(k.flavor, g);
+            avail_[i] = away ? k.n : k.help;
+            first_[i] = away ? k.n : k.remap;
+        }
+        for (std::size_t i = 0; i < K; ++i) {
+            if (avail_[i] == 0) continue;
+            for (std::size_t j = i; j < K; ++j) {
+                if (i == j ? avail_[i] < 2 || first_[i] < 1 : avail_[j] < 1 || (first_[i] < 1 && first_[j] < 1)) continue;
+                const Amount v = hm.kinds[i].vcpu + hm.kinds[j].vcpu, r = hm.kinds[i].ram + hm.kinds[j].ram;
+                for (const auto& [sv, sr] : hm.shorts)
+                    if (v >= sv && r >= sr) return true;
+            }
+        }
+        return false;
+    }
+
+    void build_kinds(int g, HostMovers& hm) {
+        hm.kinds_done = true;
+        hm.kinds.clear();
+        hm.ys.clear();
+        hm.shorts.clear();
+        hm.x_help = false;
+        const int nodes = s_.nodes_of(g);
+        const Amount* free = s_.free_of(g);
+        // The most any one migratable VM frees on each node.
+        most_.assign(static_cast<std::size_t>(nodes * R_), 0);
+        for (const OnlineCluster::Resident& x : c_.vms_on(g)) {
+            if (!s_.migratable(x.vm)) continue;
+            const Flavor& fx = flavor(x.flavor);
+            for (unsigned b = x.mask; b; b &= b - 1)
+                for (int r = 0; r < R_; ++r) {
+                    Amount& m = most_[static_cast<std::size_t>(std::countr_zero(b) * R_ + r)];
+                    m = std::max(m, fx.node_demand[static_cast<std::size_t>(r)]);
+                }
+        }
+        const Flavor& ff = flavor(f_);
+        Amount total_vcpu = ff.demand[kVcpu], total_ram = ff.demand[kRamMib];
+        for (int n = 0; n < nodes; ++n) {
+            total_vcpu -= free[n * R_ + kVcpu];
+            total_ram -= free[n * R_ + kRamMib];
+        }
+        const auto add = [](std::vector<HostMovers::Kind>& to, const OnlineCluster::Resident& x, const Flavor& fx, bool remap, bool help) {
+            auto it = std::find_if(to.begin(), to.end(), [&x](const HostMovers::Kind& k) { return k.flavor == x.flavor; });
+            if (it == to.end()) it = to.insert(to.end(), HostMovers::Kind{x.flavor, fx.demand[kVcpu], fx.demand[kRamMib]});
+            ++it->n;
+            it->remap += remap ? 1 : 0;
+            it->help += help ? 1 : 0;
+        };
+        for (const OnlineCluster::Resident& x : c_.vms_on(g)) {
+            if (!s_.migratable(x.vm)) continue;
+            const Flavor& fx = flavor(x.flavor);
+            const Mover m{x.vm, x.flavor, x.mask, fx.demand[kRamMib], false};
+            const bool remap = can_remap(m, g);
+            bool help = remap;
+            if (!help && !fixes_) {
+                helped_.assign(free, free + nodes * R_);
+                for (std::size_t i = 0; i < helped_.size(); ++i) helped_[i] += most_[i];
+                share(helped_.data(), fx, x.mask, +1);
+                help = remaps(m, g, helped_.data());
+            }
+            const auto single = std::find_if(hm.singles.begin(), hm.singles.end(), [&x](const Mover& y) { return y.vm == x.vm; });
+            if (single == hm.singles.end())
+                add(hm.kinds, x, fx, remap, help);
+            else if (single->remap_at < 0 && help)
+                hm.x_help = true;
+            if (fx.demand[kVcpu] >= total_vcpu && fx.demand[kRamMib] >= total_ram) add(hm.ys, x, fx, remap, help);
+        }
+        for (const Embedding& e : placements(f_, g)) hm.shorts.push_back(lacks(ff, e, free));
+    }
+
+    /** Mover::remap of x on `from`. */
+    bool can_remap(const Mover& x, int from) {
+        if (fixes_) return false;
+        const Flavor& fl = flavor(x.flavor);
+        tmp2_.assign(s_.free_of(from), s_.free_of(from) + s_.nodes_of(from) * R_);
+        share(tmp2_.data(), fl, x.mask, +1);
+        for (const Embedding& e : placements(x.flavor, from))
+            if (e.mask != x.mask && room(fl, e, tmp2_.data())) return true;
+        return false;
+    }
+
+    /** Step x: from -> d on ov, if it has room there (its own share free on its own nodes). */
+    bool apply(Overlay& ov, const Mover& x, int from, const Dest& d) const {
+        const Flavor& fl = flavor(x.flavor);
+        const Embedding& e = placements(x.flavor, d.host)[static_cast<std::size_t>(d.placement)];
+        const Amount* t = ov.get(d.host);
+        const bool remap = d.host == from;
+        for (int i = 0; i < fl.num_vnuma(); ++i) {
+            const int n = e.map[static_cast<std::size_t>(i)];
+            const bool own = remap && ((x.mask >> n) & 1U);
+            for (int r = 0; r < R_; ++r)
+                if (t[n * R_ + r] + (own ? fl.node_demand[static_cast<std::size_t>(r)] : 0) < fl.node_demand[static_cast<std::size_t>(r)])
+                    return false;
+        }
+        share(ov.edit(from), fl, x.mask, +1);
+        share(ov.edit(d.host), fl, e.mask, -1);
+        return true;
+    }
+
+    /** Per host, for `flavor`: the singles (and with `pairs`, the pairs and shuffles), from the
+     *  cache when the host has not changed. */
+    const HostMovers& movers(int flavor, int g, Part part) {
+        std::vector<HostMovers>& all = cache_.movers[static_cast<std::size_t>(flavor)];
+        all.resize(p_.hosts.size());
+        HostMovers& hm = all[static_cast<std::size_t>(g)];
+        if (hm.version != s_.host_version(g)) {
+            hm.version = s_.host_version(g);
+            hm.pairs_done = hm.shuffles_done = hm.kinds_done = hm.bound_done = false;
+            hm.singles.clear();
+            hm.pairs.clear();
+            hm.shuffles.clear();
+            hm.shuffle_runs.clear();
+            find_singles(flavor, g, hm);
+            hm.heads.clear();
+            bool remap_head = false;
+            for (std::size_t i = 0; i < hm.singles.size(); ++i) {
+                const Mover& x = hm.singles[i];
+                const bool first_of_flavor = std::none_of(
+                    hm.heads.begin(), hm.heads.end(), [&](int j) { return hm.singles[static_cast<std::size_t>(j)].flavor == x.flavor; });
+                const bool first_remap = !remap_head && x.remap_at >= 0;
+                remap_head = remap_head || first_remap;
+                if (first_of_flavor || first_remap) hm.heads.push_back(static_cast<int>(i));
+            }
+        }
+        if (part == Part::Pairs && !hm.pairs_done) {
+            hm.pairs_done = true;
+            find_pairs(flavor, g, hm);
+        }
+        if (part == Part::Shuffles && !hm.shuffles_done) {
+            hm.shuffles_done = true;
+            find_shuffles(flavor, g, hm);
+        }
+        return hm;
+    }
+
+    /** The deficient node set of each placement of `flavor` on g (nodes short of its demand);
+     *  false if one has none (it fits already). */
+    bool deficits(int flavor, int g, std::vector<NodeMask>& out) const {
+        const Flavor& fl = this->flavor(flavor);
+        const Amount* free = s_.free_of(g);
+        out.clear();
+        for (const Embedding& e : placements(flavor, g)) {
+            NodeMask d = 0;
+            for (int i = 0; i < fl.num_vnuma(); ++i) {
+                const int n = e.map[static_cast<std::size_t>(i)];
+                for (int r = 0; r < R_; ++r)
+                    if (free[n * R_ + r] < fl.node_demand[static_cast<std::size_t>(r)]) d = static_cast<NodeMask>(d | (1U << n));
+            }
+            if (d == 0) return false;
+            out.push_back(d);
+        }
+        return true;
+    }
+    static bool covers(const std::vector<NodeMask>& def, NodeMask m) {
+        for (const NodeMask d : def)
+            if ((d & ~m) == 0) return true;
+        return false;
+    }
+
+    /** HostSums of g, brought up to date. O(VMs on g) when it changed. */
+    const HostSums& sums(int g) {
+        cache_.sums.resize(p_.hosts.size());
+        HostSums& hs = cache_.sums[static_cast<std::size_t>(g)];
+        if (hs.version == s_.host_version(g)) return hs;
+        hs = HostSums{s_.host_version(g)};
+        const Amount* free = s_.free_of(g);
+        for (int n = 0; n < s_.nodes_of(g); ++n) {
+            hs.free_vcpu += free[n * R_ + kVcpu];
+            hs.free_ram += free[n * R_ + kRamMib];
+        }
+        for (const OnlineCluster::Resident& x : c_.vms_on(g))
+            if (s_.migratable(x.vm)) {
+                hs.most_vcpu = std::max(hs.most_vcpu, flavor(x.flavor).demand[kVcpu]);
+                hs.most_ram = std::max(hs.most_ram, flavor(x.flavor).demand[kRamMib]);
+            }
+        return hs;
+    }
+
+    /** Could one VM's leaving g let a VM of `flavor` fit there (it frees enough in total)? Always
+     *  true in run_plain. Necessary for a single. */
+    bool may_have_singles(int flavor, int g) {
+        if (plain_) return true;
+        const HostSums& hs = sums(g);
+        const Flavor& fl = this->flavor(flavor);
+        return hs.free_vcpu + hs.most_vcpu >= fl.demand[kVcpu] && hs.free_ram + hs.most_ram >= fl.demand[kRamMib];
+    }
+
+    void find_singles(int flavor, int g, HostMovers& hm) {
+        if (!may_have_singles(flavor, g)) return;
+        if (!deficits(flavor, g, def_)) return;
+        const Amount* free = s_.free_of(g);
+        tmp_.assign(free, free + s_.nodes_of(g) * R_);
+        // A VM that frees less in total than every placement lacks cannot be a single (a quick
+        // test before the exact one).
+        const auto [short_vcpu, short_ram] = least_short(flavor, g);
+        for (const OnlineCluster::Resident& x : c_.vms_on(g)) {
+            if (!covers(def_, x.mask) || !s_.migratable(x.vm)) continue;
+            const Flavor& fx = this->flavor(x.flavor);
+            if (!plain_ && (fx.demand[kVcpu] < short_vcpu || fx.demand[kRamMib] < short_ram)) continue;
+            share(tmp_.data(), fx, x.mask, +1);
+            if (fits(flavor, g, tmp_.data())) {
+                Mover m = mover(x, g);
+                if (m.remap) m.remap_at = remap_at(flavor, m, g, tmp_.data());
+                hm.singles.push_back(m);
+            }
+            share(tmp_.data(), fx, x.mask, -1);
+        }
+        std::sort(hm.singles.begin(), hm.singles.end(),
+                  [](const Mover& a, const Mover& b) { return std::tie(a.ram, a.vm) < std::tie(b.ram, b.vm); });
+    }
+    /** Mover::remap_at of the single x on g, `lifted` g's free amounts with x's share free. */
+    int remap_at(int flavor, const Mover& x, int g, Amount* lifted) const {
+        const Flavor& fx = this->flavor(x.flavor);
+        const auto& pl = placements(x.flavor, g);
+        for (std::size_t e = 0; e < pl.size(); ++e) {
+            if (pl[e].mask == x.mask || !room(fx, pl[e], lifted)) continue;
+            share(lifted, fx, pl[e].mask, -1);
+            const bool ok = fits(flavor, g, lifted);
+            share(lifted, fx, pl[e].mask, +1);
+            if (ok) return static_cast<int>(e);
+        }
+        return -1;
+    }
+    /** Could x be remapped on g (another placement with room in `lifted`, its share free there)? */
+    bool remaps(const Mover& x, int g, const Amount* lifted) const {
+        if (fixes_) return false;
+        const Flavor& fx = this->flavor(x.flavor);
+        for (const Embedding& e : placements(x.flavor, g))
+            if (e.mask != x.mask && room(fx, e, lifted)) return true;
+        return false;
+    }
+
+    void find_pairs(int flavor, int g, HostMovers& hm) {
+        if (!deficits(flavor, g, def_)) return;
+        const auto on = c_.vms_on(g);
+        const Amount* free = s_.free_of(g);
+        tmp_.assign(free, free + s_.nodes_of(g) * R_);
+        const auto single = [&](int vm) {
+            return std::any_of(hm.singles.begin(), hm.singles.end(), [vm](const Mover& m) { return m.vm == vm; });
+        };
+        std::vector<Mover> can;  // migratable VMs on a deficient node, not singles
+        NodeMask any_def = 0;
+        for (const NodeMask d : def_) any_def = static_cast<NodeMask>(any_def | d);
+        for (const OnlineCluster::Resident& x : on)
+            if ((x.mask & any_def) && !single(x.vm) && s_.migratable(x.vm)) can.push_back(mover(x, g));
+        // What the flavor's placements lack on their nodes, the least over them per resource: two
+        // VMs that free less in total cannot make room (a quick test before the exact one).
+        const auto [short_vcpu, short_ram] = least_short(flavor, g);
+        for (std::size_t i = 0; i < can.size(); ++i)
+            for (std::size_t j = i + 1; j < can.size(); ++j) {
+                const Mover& a = can[i];
+                const Mover& b = can[j];
+                if (!plain_ &&
+                    (a.ram + b.ram < short_ram || this->flavor(a.flavor).demand[kVcpu] + this->flavor(b.flavor).demand[kVcpu] < short_vcpu))
+                    continue;
+                if (!covers(def_, static_cast<NodeMask>(a.mask | b.mask))) continue;
+                share(tmp_.data(), this->flavor(a.flavor), a.mask, +1);
+                share(tmp_.data(), this->flavor(b.flavor), b.mask, +1);
+                if (fits(flavor, g, tmp_.data())) {
+                    Pair pr;
+                    pr.m = a.vm < b.vm ? std::array<Mover, 2>{a, b} : std::array<Mover, 2>{b, a};
+                    pr.b_after_a = remaps(pr.m[1], g, tmp_.data());
+                    pr.a_after_b = remaps(pr.m[0], g, tmp_.data());
+                    hm.pairs.push_back(pr);
+                }
+                share(tmp_.data(), this->flavor(a.flavor), a.mask, -1);
+                share(tmp_.data(), this->flavor(b.flavor), b.mask, -1);
+            }
+        const auto pair_key = [](const Pair& p) { return std::make_tuple(p.m[0].ram + p.m[1].ram, p.m[0].vm, p.m[1].vm); };
+        std::sort(hm.pairs.begin(), hm.pairs.end(), [&](const Pair& a, const Pair& b) { return pair_key(a) < pair_key(b); });
+    }
+
+    /** What the placements of `flavor` on g lack on their nodes, vCPU and RAM, each the least over
+     *  them: VMs whose removal frees less in total cannot make room. O(placements). */
+    std::pair<Amount, Amount> least_short(int flavor, int g) const {
+        const Amount* free = s_.free_of(g);
+        Amount short_vcpu = std::numeric_limits<Amount>::max(), short_ram = short_vcpu;
+        const Flavor& ff = this->flavor(flavor);
+        for (const Embedding& e : placements(flavor, g)) {
+            const auto [sv, sr] = lacks(ff, e, free);
+            short_vcpu = std::min(short_vcpu, sv);
+            short_ram = std::min(short_ram, sr);
+        }
+        return {short_vcpu, short_ram};
+    }
+    /** The vCPU and RAM the nodes of placement e lack, in `free`, for a VM of `fl`. */
+    std::array<Amount, 2> lacks(const Flavor& fl, const Embedding& e, const Amount* free) const {
+        std::array<Amount, 2> out{0, 0};
+        for (int i = 0; i < fl.num_vnuma(); ++i) {
+            const Amount* n = free + e.map[static_cast<std::size_t>(i)] * R_;
+            out[0] += std::max<Amount>(0, fl.node_demand[kVcpu] - n[kVcpu]);
+            out[1] += std::max<Amount>(0, fl.node_demand[kRamMib] - n[kRamMib]);
+        }
+        return out;
+    }
+
+    /** Shuffles: y leaves g (anywhere), then the single x is remapped into the room. */
+    void find_shuffles(int flavor, int g, HostMovers& hm) {
+        if (fixes_ || !deficits(flavor, g, def_)) return;  // no remaps under a rule that fixes nodes
+        const auto on = c_.vms_on(g);
+        const Amount* free = s_.free_of(g);
+        tmp_.assign(free, free + s_.nodes_of(g) * R_);
+        // A remap leaves the host's totals as they are: y alone must free what the host lacks in
+        // total for the flavor, a quick test before the exact one.
+        Amount short_vcpu = this->flavor(flavor).demand[kVcpu], short_ram = this->flavor(flavor).demand[kRamMib];
+        for (int n = 0; n < s_.nodes_of(g); ++n) {
+            short_vcpu -= free[n * R_ + kVcpu];
+            short_ram -= free[n * R_ + kRamMib];
+        }
+        const Flavor& ff = this->flavor(flavor);
+        const auto& fpl = placements(flavor, g);
+        for (const Mover& x : hm.singles) {
+            // A single with a remap of its own is a plan of one step: the search never gets to
+            // the shuffles then.
+            if (x.remap_at >= 0) continue;
+            const Flavor& fx = this->flavor(x.flavor);
+            const auto& pl = placements(x.flavor, g);
+            // The node sets y must cover: for a remap of x onto p, the nodes of p short of x's
+            // share (x lifted), and those of some placement of the flavor short after it.
+            std::vector<NodeMask> need;
+            share(tmp_.data(), fx, x.mask, +1);
+            for (const Embedding& e : pl) {
+                if (e.mask == x.mask) continue;
+                NodeMask short_x = 0;
+                for (int i = 0; i < fx.num_vnuma(); ++i)
+                    for (int r = 0; r < R_; ++r)
+                        if (tmp_[static_cast<std::size_t>(e.map[static_cast<std::size_t>(i)] * R_ + r)] <
+                            fx.node_demand[static_cast<std::size_t>(r)])
+                            short_x = static_cast<NodeMask>(short_x | (1U << e.map[static_cast<std::size_t>(i)]));
+                share(tmp_.data(), fx, e.mask, -1);
+                for (const Embedding& q : fpl) {
+                    NodeMask short_f = 0;
+                    for (int i = 0; i < ff.num_vnuma(); ++i)
+                        for (int r = 0; r < R_; ++r)
+                            if (tmp_[static_cast<std::size_t>(q.map[static_cast<std::size_t>(i)] * R_ + r)] <
+                                ff.node_demand[static_cast<std::size_t>(r)])
+                                short_f = static_cast<NodeMask>(short_f | (1U << q.map[static_cast<std::size_t>(i)]));
+                    need.push_back(static_cast<NodeMask>(short_x | short_f));
+                }
+                share(tmp_.data(), fx, e.mask, +1);
+            }
+            share(tmp_.data(), fx, x.mask, -1);
+            std::sort(need.begin(), need.end());
+            need.erase(std::unique(need.begin(), need.end()), need.end());
+            for (const OnlineCluster::Resident& y : on) {
+                if (y.vm == x.vm || !s_.migratable(y.vm) || !covers(need, y.mask)) continue;
+                const Flavor& fy = this->flavor(y.flavor);
+                if (!plain_ && (fy.demand[kVcpu] < short_vcpu || fy.demand[kRamMib] < short_ram)) continue;
+                share(tmp_.data(), fy, y.mask, +1);
+                bool ok = false;
+                for (std::size_t e = 0; e < pl.size() && !ok; ++e) {
+                    if (pl[e].mask == x.mask) continue;
+                    share(tmp_.data(), fx, x.mask, +1);
+                    if (room(fx, pl[e], tmp_.data())) {
+                        share(tmp_.data(), fx, pl[e].mask, -1);
+                        ok = fits(flavor, g, tmp_.data());
+                        share(tmp_.data(), fx, pl[e].mask, +1);
+                    }
+                    share(tmp_.data(), fx, x.mask, -1);
+                }
+                share(tmp_.data(), fy, y.mask, -1);
+                if (ok) hm.shuffles.push_back({mover(y, g), x});
+            }
+        }
+        const auto shuffle_key = [](const std::array<Mover, 2>& t) {
+            return std::make_tuple(t[0].ram + t[1].ram, std::min(t[0].vm, t[1].vm), std::max(t[0].vm, t[1].vm), t[0].vm);
+        };
+        const auto run_of = [](const std::array<Mover, 2>& t) { return t[0].remap ? -1 : t[0].flavor; };
+        std::sort(hm.shuffles.begin(), hm.shuffles.end(), [&](const std::array<Mover, 2>& a, const std::array<Mover, 2>& b) {
+            return std::make_pair(run_of(a), shuffle_key(a)) < std::make_pair(run_of(b), shuffle_key(b));
+        });
+        for (std::size_t i = 0; i < hm.shuffles.size(); ++i) {
+            const int r = run_of(hm.shuffles[i]);
+            if (hm.shuffle_runs.empty() || hm.shuffle_runs.back()[0] != r)
+                hm.shuffle_runs.push_back({r, static_cast<int>(i), static_cast<int>(i)});
+            hm.shuffle_runs.back()[2] = static_cast<int>(i) + 1;
+        }
+    }
+    Mover mover(const OnlineCluster::Resident& x, int g) {
+        Mover m{x.vm, x.flavor, x.mask, flavor(x.flavor).demand[kRamMib], false};
+        m.remap = can_remap(m, g);
+        return m;
+    }
+
+    /** One step: x off g, the arriving VM then fits on g. */
+    bool one(const Mover& x, int g) {
+        if (!movable(x, g)) return false;
+        const Overlay none(s_);
+        for (const Dest& d : options(x, g, none, 0)) {
+            Overlay ov(s_);
+            if (!apply(ov, x, g, d) || !fits(f_, g, ov.get(g))) continue;
+            steps_ = {Step{x, g, d}};
+            return true;
+        }
+        return false;
+    }
+
+    /** Two steps: t.a off t.from_a, then t.b off t.host (to t.from_a when forced); the arriving
+     *  VM then fits on t.host. */
+    bool plan_two(const Two& t) {
+        if (!movable(t.a, t.from_a)) return false;
+        const Overlay none(s_);
+        for (const Dest& d1 : options(t.a, t.from_a, none, 0)) {
+            Overlay ov(s_);
+            if (!apply(ov, t.a, t.from_a, d1)) continue;
+            std::vector<Dest>& o2 = opts_[1];
+            if (t.forced) {
+                o2.clear();
+                if (const Dest d = dest_on(t.b.flavor, t.from_a, ov.get(t.from_a)); d.host >= 0) o2.push_back(d);
+            } else {
+                options(t.b, t.host, ov, 1);
+            }
+            for (const Dest& d2 : o2) {
+                Overlay ov2 = ov;
+                if (!apply(ov2, t.b, t.host, d2) || !fits(f_, t.host, ov2.get(t.host))) continue;
+                steps_ = {Step{t.a, t.from_a, d1}, Step{t.b, t.host, d2}};
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Chains: a single x on g that no host takes, after a VM z off a host d != g (the least RAM
+     *  first, then the lowest index) made room for it on d; each single's chain is offered as
+     *  sure (sure()). A z another host takes works unless that host is g (then it is tried); one
+     *  only a remap could move works iff its remap_at does (its host d only changes, x has room
+     *  there after it iff its flavor has; g keeps x's room). */
+    void chains() {
+        std::vector<std::vector<std::pair<Mover, int>>> zs(p_.flavors.size());
+        std::vector<char> done(p_.flavors.size(), 0);
+        const int H = static_cast<int>(p_.hosts.size());
+        for (int g = 0; g < H; ++g)
+            for (const Mover& x : movers(f_, g, Part::Singles).singles) {
+                if (has_sure_ && x.ram >= best_sure_.ram) break;  // singles in RAM order: none better
+                const auto y = static_cast<std::size_t>(x.flavor);
+                auto& z = zs[y];
+                if (!done[y]) {
+                    done[y] = 1;
+                    for (int d = 0; d < H; ++d)
+                        if (may_have_singles(x.flavor, d))
+                            for (const Mover& m : movers(x.flavor, d, Part::Singles).singles)
+                                if (elsewhere(m.flavor, d) || m.remap_at >= 0) z.emplace_back(m, d);
+                    std::sort(z.begin(), z.end(), [](const auto& a, const auto& b) {
+                        return std::make_tuple(a.first.ram, a.first.vm) < std::make_tuple(b.first.ram, b.first.vm);
+                    });
+                }
+                for (std::size_t i = 0; i < z.size(); ++i) {
+                    const auto& [m, d] = z[i];
+                    if (d == g) continue;
+                    const Two t{x.ram + m.ram, g, m, x, d, true, false};
+                    if (has_sure_ && t.ram > best_sure_.ram) break;  // z in RAM order: none better
+                    // z to another host: sure unless that host is g; else its remap (remap_at,
+                    // the same test plan_two makes: z remapped, then a VM of x's flavor fits on d).
+                    const int o1 = first_other(m.flavor, d);
+                    const bool works = o1 < 0 || o1 != g || plan_two(t);
+                    if (works) {
+                        sure(t);
+                        break;
+                    }
+                }
+            }
+    }
+
+    std::vector<Placement> out() const {
+        std::vector<Placement> o;
+        for (const Step& st : steps_) {
+            Placement pl{st.m.vm, st.to.host, {}};
+            pl.pnuma = placements(st.m.flavor, st.to.host)[static_cast<std::size_t>(st.to.placement)].map;
+            o.push_back(pl);
+        }
+        return o;
+    }
+
+    const OnlineCluster& c_;
+    const SearchState& s_;
+    const CapacityModel& m_;
+    const Problem& p_;
+    const int R_, f_;
+    const bool fixes_;
+    MakeRoomCache::Impl& cache_;
+    std::vector<std::vector<Dest>> top_;  ///< [flavor]: top(), this call
+    std::vector<char> top_done_;
+    std::vector<NodeMask> def_;
+    std::vector<Amount> tmp_, tmp2_;
+    std::vector<Step> steps_;
+    bool plain_ = false;
+    std::vector<Amount> local_;              ///< remap_after's free amounts of g
+    std::array<std::vector<Dest>, 2> opts_;  ///< options(), by depth: a plan's first step, its second
+    std::vector<int> avail_, first_;         ///< could_move, per kind
+    std::vector<Amount> most_, helped_;      ///< build_kinds  ///< run_plain: no quick tests before the exact ones either
+    Two best_sure_;                          ///< the best two-step plan sure to work so far (run())
+    bool has_sure_ = false;
+    std::vector<Two> maybe_;                              ///< two-step plans that may work, to try
+    std::vector<std::tuple<Amount, int, Part>> by_need_;  ///< (lower bound, host, pairs or shuffles), run()
+};
+
+}  // namespace
+
+bool make_room_direct_applies(const CapacityModel& model) {
+    return !model.has_filters();
+}
+
+std::vector<Placement> make_room_direct(const OnlineCluster& cluster, int vm, int k, MakeRoomCache* cache, bool* room_already) {
+    MakeRoomCache own;
+    Search search(cluster, vm, cache != nullptr ? *cache->impl : *own.impl);
+    if (room_already != nullptr) *room_already = search.room_already();
+    return search.run(std::min(k, 2));
+}
+
+std::vector<Placement> make_room_direct_plain(const OnlineCluster& cluster, int vm, int k) {
+    MakeRoomCache own;
+    return Search(cluster, vm, *own.impl).run_plain(std::min(k, 2));
+}
+
+namespace {
+
+std::vector<Placement> search_room(const OnlineCluster& cluster, int vm, int k, MakeRoomCache* cache) {
+    if (k <= 0) return {};
+    if (make_room_direct_applies(cluster.state().model())) {
+        bool already = false;
+        std::vector<Placement> plan = make_room_direct(cluster, vm, k, cache, &already);
+        if (!plan.empty() || (k <= 2 && !already)) return plan;
+    }
+    return make_room_engine(cluster.state(), vm, k);
+}
+
+}  // namespace
+
+MakeRoomSearch::MakeRoomSearch() : cache_(std::make_shared<MakeRoomCache>()) {}
+
+std::vector<Placement> MakeRoomSearch::operator()(const OnlineCluster& cluster, int vm, int k) const {
+    return search_room(cluster, vm, k, cache_.get());
+}
+
+std::vector<Placement> make_room(const OnlineCluster& cluster, int vm, int k) {
+    return search_room(cluster, vm, k, nullptr);
+}
+
+std::vector<Placement> make_room_engine(const SearchState& state, int vm, int k) {
     const int flavor = state.flavor_of(vm);
     // The cluster as it stands (its VMs where they are now: their new origin), the arriving
     // flavor the only target, k migrations.

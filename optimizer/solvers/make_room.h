@@ -2,27 +2,124 @@
 /**
  * @file make_room.h
  * Live migrations that make room for an arriving VM no host can take (`vmcap place
- * --migrations-per-request K`, placement/admission.h): the consolidation engine run on the
- * cluster as it is now, with the arriving VM's flavor as the only target and a budget of K
- * migrations, its best state ordered into an executable plan. No published placer does this.
+ * --migrations-per-request K`, placement/admission.h; `vmcap simulate --migrations-per-request
+ * K`, simulate.h). Two searches: a direct one on the cluster's free amounts for plans of one or
+ * two migrations (make_room_direct), and the consolidation engine run on the cluster as it is now
+ * with the arriving VM's flavor as the only target (make_room_engine), the fallback where the
+ * direct search does not apply. No published placer does this.
  */
+#include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "evaluators/state/search_state.h"
+#include "placement/online_cluster.h"
 
 namespace vmcap {
 
 /**
- * At most `k` live migrations on `state` (the VMs on a host; arriving VMs not placed yet are left
- * out) after which a VM of the flavor of `vm` fits on some host, in execution order, each step
- * fitting once the ones before it are done (build_plan, optimizer/plan/plan.h); empty when the
- * greedy search (optimizer/search/greedy.h: the move that adds most capacity of that flavor, again
- * until the budget or no gain) finds none. The cluster's own budget and weights do not apply: this
- * is the scheduler's budget for one request. With vlinks, every step keeps every link within
+ * The consolidation engine's plan: at most `k` live migrations on `state` (the VMs on a host;
+ * arriving VMs not placed yet are left out) after which a VM of the flavor of `vm` fits on some
+ * host, in execution order, each step fitting once the ones before it are done (build_plan,
+ * optimizer/plan/plan.h); empty when the greedy search (optimizer/search/greedy.h: the move that
+ * adds most capacity of that flavor, again until the budget or no gain) finds none. It plans on
+ * the VMs' placement alone (cluster_now.h): room held for steps in flight or reserved
+ * (SearchState::hold, hold_amounts) is not in its view, nor are the snapshot's destination-node
+ * rule, closed hosts, remap ban and server groups; with vlinks, every step keeps every link within
  * capacity (the link rule of the model built from the VMs on a host, their vlinks among them).
- * Deterministic. Cost: a capacity model and greedy on the whole cluster (O(VMs + hosts) set-up,
- * then greedy's rounds).
+ * The cluster's own budget and weights do not apply: this is the scheduler's budget for one
+ * request. Deterministic. Cost: a capacity model and greedy on the whole cluster (O(VMs + hosts)
+ * set-up, then greedy's rounds).
  */
-std::vector<Placement> make_room(const SearchState& state, int vm, int k);
+std::vector<Placement> make_room_engine(const SearchState& state, int vm, int k);
+
+/** Does make_room_direct apply to `model`: no feasibility filter (no vlinks with the link rule,
+ *  closed hosts, remap ban or server groups)? Any destination-node rule is fine. O(1). */
+bool make_room_direct_applies(const CapacityModel& model);
+
+/**
+ * The direct search, for a model where make_room_direct_applies: the plan of at most min(k, 2)
+ * live migrations after which a VM of the flavor of `vm` (on no host) fits on some host, if one
+ * exists, else empty. Exact: it finds a plan exactly when one of at most min(k, 2) steps exists.
+ *
+ * A step may move a migratable VM to another host or (when the destination-node rule leaves the
+ * choice free) to other pNUMA nodes of its own host; each step fits on the state the steps before
+ * it leave, in the state's free amounts (so room held or reserved for steps in flight is never
+ * used), counting its own share free on its own nodes, on the nodes the destination-node rule
+ * assigns when it fixes them (step_fits without filters); "fits" for the arriving VM: a placement
+ * with room, or under a rule that fixes nodes the one it assigns.
+ *
+ * The plans searched: one VM off the host h where the VM will fit; two VMs off h; one VM off h
+ * and a second, moved first, off h too to give it room to remap; one VM off h onto a host d that a
+ * VM moved off d first made room on. These are all plans of two steps that can make room (a step
+ * that neither leaves h nor frees the destination of a later one cannot help).
+ *
+ * Which plan: fewest migrations; then least RAM migrated; then the lowest index of h, then of the
+ * VMs moved (in the order above: the VM off h first). Each VM goes to the host where it fits
+ * leaving least free vCPU on the host, then least free RAM, then the lowest index, on its
+ * tightest placement there (least free vCPU left on those nodes, then the lowest index; under a
+ * rule that fixes nodes, the rule's); to other nodes of its own host (lowest placement index) only
+ * when no other host takes it; of two VMs off h, the one listed first moves first when both orders
+ * work.
+ *
+ * A VM of the flavor that fits somewhere already gets no plan (and `room_already`, when given, is
+ * set to true): e.g. the second VM of a request placed all or nothing, with the first taken off
+ * again.
+ *
+ * Cost: per host whose VMs or free amounts changed since the last call on the same
+ * MakeRoomCache (every host without one): O(VMs there x the flavor's placements x R) for the
+ * VMs whose removal alone makes room; when no plan of one step exists, the pairs of VMs there
+ * (and the shuffles) only for the hosts that could hold a plan better than the best sure one
+ * found so far: visited in order of a lower bound on their plans' RAM (two VMs' least RAM that
+ * covers what the flavor's placements lack), and listed only when the VMs' kinds there (by
+ * flavor: able to go to another host, or to be remapped) say they could make room now. Per call
+ * O(hosts) to visit the cached candidates' heads and bounds, plus O(hosts x placements) once per
+ * flavor of a VM that might move (its best destinations). Most candidates are decided without
+ * being tried (one that another host takes surely works; one with nowhere to go surely fails);
+ * the plan is make_room_direct_plain's. No Problem, model or VM copy is built.
+ */
+class MakeRoomCache;
+std::vector<Placement> make_room_direct(const OnlineCluster& cluster, int vm, int k, MakeRoomCache* cache = nullptr,
+                                        bool* room_already = nullptr);
+
+/** make_room_direct's plan found without its shortcuts (for tests): every candidate plan listed
+ *  (a VM whose removal lets the flavor fit; two such, one moved so that another can be remapped,
+ *  or a chain), sorted in the order of choice and tried one by one; no bound, no candidate decided
+ *  without trying it, no cache. The same plan as make_room_direct, slower: O(candidates x log). */
+std::vector<Placement> make_room_direct_plain(const OnlineCluster& cluster, int vm, int k);
+
+/** Per-host candidates of make_room_direct kept between calls on one cluster (host by host, valid
+ *  while the host's SearchState::host_version is unchanged). Bound to the first cluster it is
+ *  used with (OnlineCluster::serial; another cluster: it starts afresh). Not thread-safe. */
+class MakeRoomCache {
+public:
+    MakeRoomCache();
+    ~MakeRoomCache();
+    MakeRoomCache(const MakeRoomCache&) = delete;
+    MakeRoomCache& operator=(const MakeRoomCache&) = delete;
+    struct Impl;
+    std::unique_ptr<Impl> impl;
+};
+
+/**
+ * The room maker an online cluster uses (OnlineCluster::set_make_room, admit_requests):
+ * make_room_direct where it applies (with the search's own cache, kept by this object and its
+ * copies); make_room_engine on the cluster's state where it does not, with k > 2 when the direct
+ * search found no plan of at most 2 steps, and for a flavor that fits somewhere already (the
+ * engine adds capacity of it: room for a second VM of a request placed all or nothing). Deterministic: the same cluster history gives the same
+ * plans, with or without the cache. Copies share the cache: one per cluster (a copy used on
+ * another cluster starts afresh there).
+ */
+class MakeRoomSearch {
+public:
+    MakeRoomSearch();
+    std::vector<Placement> operator()(const OnlineCluster& cluster, int vm, int k) const;
+
+private:
+    std::shared_ptr<MakeRoomCache> cache_;
+};
+
+/** MakeRoomSearch without a cache: the same plans, each call from scratch. */
+std::vector<Placement> make_room(const OnlineCluster& cluster, int vm, int k);
 
 }  // namespace vmcap

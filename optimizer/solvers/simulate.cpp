@@ -31,7 +31,7 @@ public:
     Run(const std::vector<TraceVm>& trace, const std::vector<std::size_t>& arrivals, const CapacityModel& model, Placer& placer,
         int migrations_per_request, bool reserve_plan)
         : trace_(trace), arrivals_(arrivals), cluster_(model, placer) {
-        cluster_.set_make_room(migrations_per_request, make_room);
+        cluster_.set_make_room(migrations_per_request, MakeRoomSearch());
         cluster_.set_reserve_steps(reserve_plan);
     }
 
