@@ -96,6 +96,7 @@ GroupPlacement place_group(SearchState& s, Placer& placer, std::span<const int> 
 std::unique_ptr<Placer> make_first_fit_placer();
 std::unique_ptr<Placer> make_best_fit_placer();
 std::unique_ptr<Placer> make_vmcap_fit_placer();
+std::unique_ptr<Placer> make_vmcap_first_fit_placer();
 std::unique_ptr<Placer> make_link_fit_placer();
 std::unique_ptr<Placer> make_ctaap_placer();
 std::unique_ptr<Placer> make_deferred_acceptance_placer();
@@ -106,7 +107,7 @@ std::unique_ptr<Placer> make_worst_fit_placer();
 std::unique_ptr<Placer> make_vmagent_fit_placer();
 
 std::span<const PlacerInfo> registered_placers() {
-    static constexpr std::array<PlacerInfo, 11> kPlacers{{
+    static constexpr std::array<PlacerInfo, 12> kPlacers{{
         {"best-fit", "the host with the least free vCPU, the placement leaving least free vCPU on its nodes", make_best_fit_placer},
         {"ctaap", "seed 002: a VDC by graduated assignment, bipartite matching and clean-up of link violations", make_ctaap_placer},
         {"deferred-acceptance",
@@ -125,6 +126,8 @@ std::span<const PlacerInfo> registered_placers() {
          "VMAgent's BestFit, a worst fit: the largest free share (min of vCPU, RAM) of the placement's lowest pNUMA node after it; "
          "ties: first host",
          make_vmagent_fit_placer},
+        {"vmcap-first-fit", "the placement losing the least weighted VMCAP capacity; ties: first fit (the lowest host index)",
+         make_vmcap_first_fit_placer},
         {"vmcap-fit", "the placement losing the least weighted VMCAP capacity; ties: best fit", make_vmcap_fit_placer},
         {"worst-fit", "the host with the most free vCPU, the placement leaving the most free vCPU on its nodes (spread)",
          make_worst_fit_placer},

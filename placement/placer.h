@@ -20,8 +20,10 @@
  *  - `vmcap-fit` (vmcap_fit.cpp): the placement whose weighted capacity loss
  *    sum_f w_f x (VMCAP_f before - VMCAP_f after) is least (the use the VMCAP paper, seed 001,
  *    states for its closed forms), through the engine's best insertion (moves/insertion.h);
- *    ties go to best fit.
- *  With feasibility rules (links) these five rank every (host, placement) that fits by their
+ *    ties go to best fit;
+ *  - `vmcap-first-fit` (vmcap_fit.cpp): the same loss, ties go to first fit (the lowest host
+ *    index; on it the lowest node mask among equal losses).
+ *  With feasibility rules (links) these six rank every (host, placement) that fits by their
  *  own order and take the first that every rule admits (first_admitted).
  *  - `link-fit` (link_fit.cpp): for groups with vlinks (`vmcap import netsolver`'s VDC rule): the
  *    group heaviest-bandwidth first, its first VM best fit among the hosts that could take the

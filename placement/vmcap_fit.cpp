@@ -4,8 +4,10 @@
 // matter. On each host the candidate is the engine's best insertion (moves/insertion.h: the
 // placement with the largest exact capacity change, ties lowest node mask); across hosts the
 // largest change wins, ties go to best fit (least free vCPU), then to the lowest host index. With
-// no target flavor every change is 0 and it is best fit.
-//
+// no target flavor every change is 0 and it is best fit. `vmcap-first-fit` is the same placer
+// with ties going straight to the lowest host index (first fit among the hosts of least loss),
+// which keeps the high-index hosts empty longer; measured against `vmcap-fit` in
+// docs/performance.md ("`vmcap-first-fit`").
 // Cost: each host's best insertion for a flavor is memoised by host version
 // (SearchState::host_version), so a choice recomputes only the hosts changed since the flavor's
 // last arrival (O(placements x targets x VMCAP) each) and compares H memo entries.
@@ -23,6 +25,8 @@ namespace {
 
 class VmcapFitPlacer final : public Placer {
 public:
+    explicit VmcapFitPlacer(bool first_host_ties) : first_host_ties_(first_host_ties) {}
+
     void reset(const SearchState& s) override {
         rules_ = s.model().has_filters();
         memo_.assign(s.problem().flavors.size(), {});
@@ -33,7 +37,7 @@ public:
         if (rules_)
             return first_admitted(s, vm, [&](int h, int e) {
                 const Embedding& emb = s.model().evaluator(s.type_of(h), flavor).placements()[static_cast<std::size_t>(e)];
-                return CandidateKey{-placement_delta(s, flavor, h, emb), host_free(s, h).vcpu, h, e};
+                return CandidateKey{-placement_delta(s, flavor, h, emb), first_host_ties_ ? Amount{0} : host_free(s, h).vcpu, h, e};
             });
         std::vector<Entry>& memo = memo_[static_cast<std::size_t>(flavor)];
         const int H = static_cast<int>(s.problem().hosts.size());
@@ -47,7 +51,7 @@ public:
                 e = Entry{s.host_version(h), ins.embedding, ins.delta, host_free(s, h).vcpu};
             }
             if (e.embedding < 0) continue;
-            if (b == nullptr || e.delta > b->delta || (e.delta == b->delta && e.free_vcpu < b->free_vcpu)) {
+            if (b == nullptr || e.delta > b->delta || (e.delta == b->delta && !first_host_ties_ && e.free_vcpu < b->free_vcpu)) {
                 b = &e;
                 best = PlaceChoice{h, e.embedding};
             }
@@ -63,6 +67,7 @@ private:
         Amount free_vcpu = 0;       // free vCPU of the host before the VM (best-fit tie-break)
     };
 
+    bool first_host_ties_ = false;          // ties go to the lowest host index (first fit), not the least free vCPU
     bool rules_ = false;                    // the model has feasibility rules: rank every candidate (first_admitted)
     std::vector<std::vector<Entry>> memo_;  // [flavor][host]
 };
@@ -70,7 +75,11 @@ private:
 }  // namespace
 
 std::unique_ptr<Placer> make_vmcap_fit_placer() {
-    return std::make_unique<VmcapFitPlacer>();
+    return std::make_unique<VmcapFitPlacer>(false);
+}
+
+std::unique_ptr<Placer> make_vmcap_first_fit_placer() {
+    return std::make_unique<VmcapFitPlacer>(true);
 }
 
 }  // namespace vmcap

@@ -490,7 +490,8 @@ std::map<std::size_t, std::pair<int, std::vector<int>>> brute_force_replay(const
             const auto& r = fr[static_cast<std::size_t>(h)];
             Amount host_free = 0;
             for (Amount x : v) host_free += x;
-            const Count before = o.placer == "vmcap-fit" ? weighted(v, r) : 0;
+            const bool capacity_fit = o.placer == "vmcap-fit" || o.placer == "vmcap-first-fit";
+            const Count before = capacity_fit ? weighted(v, r) : 0;
             for (std::size_t e = 0; e < embs.size(); ++e) {
                 bool ok = true;
                 Amount node_free = 0;
@@ -504,14 +505,15 @@ std::map<std::size_t, std::pair<int, std::vector<int>>> brute_force_replay(const
                     if (best_h < 0) best_h = h, best_e = static_cast<int>(e);
                     continue;
                 }
-                if (o.placer == "vmcap-fit") {  // largest change, then least free vCPU, lowest host, lowest placement
+                if (capacity_fit) {  // largest change, then (vmcap-fit) least free vCPU, lowest host, lowest placement
                     auto v2 = v, r2 = r;
                     for (int j = 0; j < k; ++j) {
                         v2[static_cast<std::size_t>(embs[e].map[static_cast<std::size_t>(j)])] -= dv;
                         r2[static_cast<std::size_t>(embs[e].map[static_cast<std::size_t>(j)])] -= dr;
                     }
                     const Count change = weighted(v2, r2) - before;
-                    if (best_h < 0 || change > best_change || (change == best_change && host_free < best_host_key)) {
+                    const bool tie_wins = o.placer == "vmcap-fit" && change == best_change && host_free < best_host_key;
+                    if (best_h < 0 || change > best_change || tie_wins) {
                         best_h = h;
                         best_e = static_cast<int>(e);
                         best_change = change;
@@ -561,7 +563,7 @@ TEST(Replay, MatchesABruteForcePlacer) {
         std::uint64_t seed;
     };
     for (const Case& c : {Case{"CQ3", 6, 21}, Case{"CQ3", 3, 22}, Case{"K4", 12, 23}, Case{"Q33", 5, 24}}) {
-        for (const std::string placer : {"best-fit", "first-fit", "vmcap-fit", "worst-fit"}) {
+        for (const std::string placer : {"best-fit", "first-fit", "vmcap-fit", "vmcap-first-fit", "worst-fit"}) {
             SCOPED_TRACE(c.topology + " " + placer + " seed " + std::to_string(c.seed));
             const auto trace = random_trace(c.seed, 2500);
             SnapshotOptions o = cq3_options(c.hosts, 9000.0);
