@@ -7,7 +7,8 @@
 // no target flavor every change is 0 and it is best fit. `vmcap-first-fit` is the same placer
 // with ties going straight to the lowest host index (first fit among the hosts of least loss),
 // which keeps the high-index hosts empty longer; measured against `vmcap-fit` in
-// docs/performance.md ("`vmcap-first-fit`").
+// docs/performance.md ("`vmcap-first-fit` and the preset on the Huawei rows").
+//
 // Cost: each host's best insertion for a flavor is memoised by host version
 // (SearchState::host_version), so a choice recomputes only the hosts changed since the flavor's
 // last arrival (O(placements x targets x VMCAP) each) and compares H memo entries.

@@ -489,7 +489,6 @@ private:
             Amount vcpu, ram1, ram2;
         };
         std::vector<Class> cls;
-        cls.clear();
         constexpr Amount kNone = kNoPair;
         Amount least_ram = kNone;
         for (const OnlineCluster::Resident& x : c_.vms_on(g)) {
@@ -668,11 +667,7 @@ private:
                 }
         }
         const Flavor& ff = flavor(f_);
-        Amount total_vcpu = ff.demand[kVcpu], total_ram = ff.demand[kRamMib];
-        for (int n = 0; n < nodes; ++n) {
-            total_vcpu -= free[n * R_ + kVcpu];
-            total_ram -= free[n * R_ + kRamMib];
-        }
+        const auto [total_vcpu, total_ram] = total_lack(f_, g);
         const auto add = [](std::vector<HostMovers::Kind>& to, const OnlineCluster::Resident& x, const Flavor& fx, bool remap, bool help) {
             auto it = std::find_if(to.begin(), to.end(), [&x](const HostMovers::Kind& k) { return k.flavor == x.flavor; });
             if (it == to.end()) it = to.insert(to.end(), HostMovers::Kind{x.flavor, fx.demand[kVcpu], fx.demand[kRamMib]});
@@ -810,13 +805,21 @@ private:
         return hs;
     }
 
+    /** What g lacks in total (over its nodes) for a VM of `flavor`, vCPU and RAM (<= 0: nothing),
+     *  from its cached HostSums. */
+    std::pair<Amount, Amount> total_lack(int flavor, int g) {
+        const HostSums& hs = sums(g);
+        const Flavor& fl = this->flavor(flavor);
+        return {fl.demand[kVcpu] - hs.free_vcpu, fl.demand[kRamMib] - hs.free_ram};
+    }
+
     /** Could one VM's leaving g let a VM of `flavor` fit there (it frees enough in total)? Always
      *  true in run_plain. Necessary for a single. */
     bool may_have_singles(int flavor, int g) {
         if (plain_) return true;
+        const auto [lack_vcpu, lack_ram] = total_lack(flavor, g);
         const HostSums& hs = sums(g);
-        const Flavor& fl = this->flavor(flavor);
-        return hs.free_vcpu + hs.most_vcpu >= fl.demand[kVcpu] && hs.free_ram + hs.most_ram >= fl.demand[kRamMib];
+        return hs.most_vcpu >= lack_vcpu && hs.most_ram >= lack_ram;
     }
 
     void find_singles(int flavor, int g, HostMovers& hm) {
@@ -936,11 +939,7 @@ private:
         tmp_.assign(free, free + s_.nodes_of(g) * R_);
         // A remap leaves the host's totals as they are: y alone must free what the host lacks in
         // total for the flavor, a quick test before the exact one.
-        Amount short_vcpu = this->flavor(flavor).demand[kVcpu], short_ram = this->flavor(flavor).demand[kRamMib];
-        for (int n = 0; n < s_.nodes_of(g); ++n) {
-            short_vcpu -= free[n * R_ + kVcpu];
-            short_ram -= free[n * R_ + kRamMib];
-        }
+        const auto [short_vcpu, short_ram] = total_lack(flavor, g);
         const Flavor& ff = this->flavor(flavor);
         const auto& fpl = placements(flavor, g);
         for (const Mover& x : hm.singles) {
