@@ -6,9 +6,11 @@
 #include <cstdio>
 #include <functional>
 #include <limits>
+#include <optional>
 #include <stdexcept>
 #include <tuple>
 
+#include "evaluators/state/capacity_change.h"
 #include "evaluators/state/capacity_model.h"
 #include "optimizer/plan/plan.h"
 #include "optimizer/search/greedy.h"
@@ -88,6 +90,7 @@ struct Landing {
     std::uint64_t version = 0;
     int placement = -1;
     Amount vcpu_left = 0, ram_left = 0;
+    Score gain = 0;  ///< ranking by capacity: the weighted capacity change of the host (Dest::gain)
 };
 
 }  // namespace
@@ -121,11 +124,16 @@ constexpr Amount kNoPair = std::numeric_limits<Amount>::max() / 4;
  *  the best host not among them is always in the list. */
 constexpr int kTop = 4;
 
-/** Where a VM may go: host, placement index there, and the vCPU and RAM it leaves free on it. */
+/** Where a VM may go: host, placement index there, and the vCPU and RAM it leaves free on it;
+ *  ranking by capacity, `gain`: the weighted capacity change of the host when it arrives (<= 0;
+ *  0 otherwise). Better: the larger gain, then the least vCPU left, the least RAM, the lowest index. */
 struct Dest {
     int host = -1, placement = -1;
     Amount vcpu_left = 0, ram_left = 0;
-    bool better(const Dest& o) const { return std::tie(vcpu_left, ram_left, host) < std::tie(o.vcpu_left, o.ram_left, o.host); }
+    Score gain = 0;
+    bool better(const Dest& o) const {
+        return std::make_tuple(-gain, vcpu_left, ram_left, host) < std::make_tuple(-o.gain, o.vcpu_left, o.ram_left, o.host);
+    }
 };
 
 /** A step of a plan: the mover, its source and destination. */
@@ -196,6 +204,7 @@ public:
           R_(p_.num_resources()),
           f_(s_.flavor_of(vm)),
           fixes_(m_.fixes_nodes()),
+          cap_(c.placer().values_capacity()),
           cache_(cache),
           top_(p_.flavors.size()),
           top_done_(p_.flavors.size(), 0) {
@@ -216,6 +225,7 @@ public:
      *  order and tried (make_room_direct_plain). */
     std::vector<Placement> run_plain(int k) {
         plain_ = true;
+        if (cap_) return run_capacity(k);
         if (k <= 0 || room_already()) return {};
         const int H = static_cast<int>(p_.hosts.size());
         std::vector<std::pair<Mover, int>> singles;
@@ -265,6 +275,7 @@ public:
     }
 
     std::vector<Placement> run(int k) {
+        if (cap_) return run_capacity(k);
         if (k <= 0 || room_already()) return {};
         const int H = static_cast<int>(p_.hosts.size());
         // One step: the single of least (RAM, host, VM) that can move (a host's best is among its
@@ -337,6 +348,77 @@ public:
         return {};
     }
 
+    /**
+     * Ranking by capacity (cap_): of the plans of the fewest migrations, the one whose plan_value
+     * is largest (room for the flavor, then weighted capacity), ties by the order of plans by RAM
+     * (Two::key, for one step (RAM, host, VM)).
+     * Every candidate that could work is tried and valued: the singles, then the pairs (both
+     * orders), shuffles and chains. Outside run_plain, only the exact tests the RAM ranking uses
+     * skip candidates that cannot work (a single nowhere to go, could_move, may_have_singles).
+     */
+    std::vector<Placement> run_capacity(int k) {
+        if (k <= 0 || room_already()) return {};
+        const int H = static_cast<int>(p_.hosts.size());
+        bool have = false;
+        std::pair<Count, Score> best_v{0, 0};
+        std::vector<Step> best_steps;
+        std::tuple<Amount, int, int, int, int> best_key;
+        const auto keep = [&](std::pair<Count, Score> v, const std::tuple<Amount, int, int, int, int>& key) {
+            if (have && (v < best_v || (v == best_v && !(key < best_key)))) return;
+            have = true;
+            best_v = v;
+            best_key = key;
+            best_steps = steps_;
+        };
+        for (int g = 0; g < H; ++g)
+            for (const Mover& x : movers(f_, g, Part::Singles).singles) {
+                // A single another host takes works, one only a remap could move works iff its
+                // cached remap does (run()).
+                if (!plain_ && !elsewhere(x.flavor, g) && x.remap_at < 0) continue;
+                if (one(x, g)) keep(plan_value(*done_), std::make_tuple(x.ram, g, x.vm, x.vm, x.vm));
+            }
+        if (have || k < 2) {
+            steps_ = best_steps;
+            return have ? out() : std::vector<Placement>{};
+        }
+        const auto consider = [&](const Two& t) {
+            if (plan_two(t)) keep(plan_value(*done_), t.key());
+            if (t.both_orders) {
+                const Two u{t.ram, t.host, t.b, t.a, t.from_a, false, false};
+                if (plan_two(u)) keep(plan_value(*done_), u.key());
+            }
+        };
+        for (int g = 0; g < H; ++g) {
+            if (plain_ || could_move(g, Part::Pairs))
+                for (const Pair& pr : movers(f_, g, Part::Pairs).pairs) {
+                    const bool a = movable(pr.m[0], g), b = movable(pr.m[1], g);
+                    const Amount ram = pr.m[0].ram + pr.m[1].ram;
+                    if (a || b) consider(a ? Two{ram, g, pr.m[0], pr.m[1], g, false, b} : Two{ram, g, pr.m[1], pr.m[0], g, false, false});
+                }
+            if (plain_ || could_move(g, Part::Shuffles))
+                for (const auto& sh : movers(f_, g, Part::Shuffles).shuffles)
+                    if (movable(sh[0], g)) consider(Two{sh[0].ram + sh[1].ram, g, sh[0], sh[1], g, false, false});
+        }
+        // Chains: a single x on g that no host takes, after a VM z off d != g made room for it on d.
+        std::vector<std::vector<std::pair<Mover, int>>> zs(p_.flavors.size());
+        std::vector<char> listed(p_.flavors.size(), 0);
+        for (int g = 0; g < H; ++g)
+            for (const Mover& x : movers(f_, g, Part::Singles).singles) {
+                const auto y = static_cast<std::size_t>(x.flavor);
+                if (!listed[y]) {
+                    listed[y] = 1;
+                    for (int d = 0; d < H; ++d)
+                        if (may_have_singles(x.flavor, d))
+                            for (const Mover& m : movers(x.flavor, d, Part::Singles).singles)
+                                if (plain_ ? movable(m, d) : elsewhere(m.flavor, d) || m.remap_at >= 0) zs[y].emplace_back(m, d);
+                }
+                for (const auto& [m, d] : zs[y])
+                    if (d != g) consider(Two{x.ram + m.ram, g, m, x, d, true, false});
+            }
+        steps_ = best_steps;
+        return have ? out() : std::vector<Placement>{};
+    }
+
 private:
     const Flavor& flavor(int j) const { return p_.flavors[static_cast<std::size_t>(j)]; }
     const std::vector<Embedding>& placements(int flavor, int h) const { return m_.evaluator(s_.type_of(h), flavor).placements(); }
@@ -382,10 +464,13 @@ private:
         for (unsigned b = mask; b; b &= b - 1)
             for (int r = 0; r < R_; ++r) free[std::countr_zero(b) * R_ + r] += sign * fl.node_demand[static_cast<std::size_t>(r)];
     }
-    Dest dest_on(int flavor, int h, const Amount* free) const {
+    /** The place of a VM of `flavor` arriving on h in `free`: ranking by RAM, arrival(); by
+     *  capacity, best_arrival() and its gain less `base` (the host's gain in `free` already). */
+    Dest dest_on(int flavor, int h, const Amount* free, Score base = 0) const {
         Dest d;
-        d.placement = arrival(flavor, h, free);
+        d.placement = cap_ ? best_arrival(flavor, h, free, d.gain) : arrival(flavor, h, free);
         if (d.placement < 0) return d;
+        d.gain -= base;
         d.host = h;
         const Flavor& fl = this->flavor(flavor);
         for (int n = 0; n < s_.nodes_of(h); ++n) {
@@ -395,6 +480,76 @@ private:
         d.vcpu_left -= fl.demand[kVcpu];
         d.ram_left -= fl.demand[kRamMib];
         return d;
+    }
+
+    /** Ranking by capacity: the weighted capacity change of host h (score units, against the
+     *  state's cached capacities of h) when its nodes have the free amounts `free`: the change
+     *  the vmcap-fit placer ranks by (capacity_gain, the kernel placement_delta uses). */
+    Score host_gain(int h, const Amount* free) const {
+        return capacity_gain(s_, h, static_cast<unsigned>((1U << s_.nodes_of(h)) - 1U), free);
+    }
+    /** The placement of a VM of `flavor` arriving on h in `free` with the largest host_gain after
+     *  it (ties: the least free vCPU left on its nodes, then the lowest index; under a rule that
+     *  fixes nodes, the rule's), that gain in `gain`; -1 if none has room. */
+    int best_arrival(int flavor, int h, const Amount* free, Score& gain) const {
+        const int n = s_.nodes_of(h);
+        const Flavor& fl = this->flavor(flavor);
+        const auto& pl = placements(flavor, h);
+        Amount local[kMaxPNuma * kMaxResources];
+        const auto with = [&](std::size_t e) {
+            std::copy(free, free + n * R_, local);
+            share(local, fl, pl[e].mask, -1);
+            return host_gain(h, local);
+        };
+        if (fixes_) {
+            const int e = m_.node_choice(flavor, h, free);
+            if (e < 0) return -1;
+            gain = with(static_cast<std::size_t>(e));
+            return e;
+        }
+        int best = -1;
+        Amount best_left = 0;
+        for (std::size_t e = 0; e < pl.size(); ++e) {
+            if (!room(fl, pl[e], free)) continue;
+            const Score g = with(e);
+            Amount left = 0;
+            for (int i = 0; i < fl.num_vnuma(); ++i) left += free[pl[e].map[static_cast<std::size_t>(i)] * R_ + kVcpu];
+            if (best < 0 || g > gain || (g == gain && left < best_left)) {
+                best = static_cast<int>(e);
+                gain = g;
+                best_left = left;
+            }
+        }
+        return best;
+    }
+    /** Ranking by capacity: what a plan leaves, `ov` the free amounts of the hosts its steps
+     *  changed. First the room for VMs of the arriving flavor: the change of its VMCAP summed over
+     *  those hosts (the arriving VM not yet placed); then the weighted capacity change of those
+     *  hosts with the arriving VM placed as the vmcap-fit placer would place it (the largest
+     *  change among the hosts of `ov` where it fits: no other host takes it). Larger is better. */
+    std::pair<Count, Score> plan_value(const Overlay& ov) const {
+        Score v = 0, arrive = 0;
+        Count own = 0;
+        bool fits_somewhere = false;
+        for (int i = 0; i < ov.size(); ++i) {
+            const int h = ov.host(i);
+            const Score g = host_gain(h, ov.get(h));
+            v += g;
+            own += own_capacity(h, ov.get(h)) - own_capacity(h, s_.free_of(h));
+            Score with = 0;
+            if (best_arrival(f_, h, ov.get(h), with) >= 0 && (!fits_somewhere || with - g > arrive)) {
+                arrive = with - g;
+                fits_somewhere = true;
+            }
+        }
+        if (!fits_somewhere) throw std::logic_error("make_room: a plan after which the VM fits nowhere");
+        return {own, v + arrive};
+    }
+    /** VMCAP of the arriving flavor on h with the free amounts `free`. O(nodes x R + VMCAP). */
+    Count own_capacity(int h, const Amount* free) const {
+        Count b[kMaxPNuma];
+        m_.capacity_vector(f_, s_.nodes_of(h), free, b);
+        return m_.evaluator(s_.type_of(h), f_)(b);
     }
 
     /** The best kTop hosts where a VM of `flavor` fits now (Dest::better order). */
@@ -409,10 +564,10 @@ private:
             Landing& l = land[static_cast<std::size_t>(h)];
             if (l.version != s_.host_version(h)) {
                 const Dest d = dest_on(flavor, h, s_.free_of(h));
-                l = Landing{s_.host_version(h), d.placement, d.vcpu_left, d.ram_left};
+                l = Landing{s_.host_version(h), d.placement, d.vcpu_left, d.ram_left, d.gain};
             }
             if (l.placement < 0) continue;
-            const Dest d{h, l.placement, l.vcpu_left, l.ram_left};
+            const Dest d{h, l.placement, l.vcpu_left, l.ram_left, l.gain};
             if (static_cast<int>(t.size()) == kTop && !d.better(t.back())) continue;
             if (static_cast<int>(t.size()) == kTop) t.pop_back();
             t.insert(std::upper_bound(t.begin(), t.end(), d, [](const Dest& a, const Dest& b) { return a.better(b); }), d);
@@ -428,8 +583,8 @@ private:
         for (const Dest& d : top(x.flavor))
             if (d.host != from && !ov.has(d.host)) o.push_back(d);
         for (int i = 0; i < ov.size(); ++i)
-            if (ov.host(i) != from)
-                if (const Dest d = dest_on(x.flavor, ov.host(i), ov.get(ov.host(i))); d.host >= 0) o.push_back(d);
+            if (const int h = ov.host(i); h != from)
+                if (const Dest d = dest_on(x.flavor, h, ov.get(h), cap_ ? host_gain(h, ov.get(h)) : 0); d.host >= 0) o.push_back(d);
         std::sort(o.begin(), o.end(), [](const Dest& a, const Dest& b) { return a.better(b); });
         if (!fixes_) {
             const auto& pl = placements(x.flavor, from);
@@ -763,7 +918,8 @@ private:
     }
 
     /** The deficient node set of each placement of `flavor` on g (nodes short of its demand);
-     *  false if one has none (it fits already). */
+     *  false if one has none (it fits already; under a rule that fixes nodes only the rule's
+     *  choice fits: the caller knows none does). */
     bool deficits(int flavor, int g, std::vector<NodeMask>& out) const {
         const Flavor& fl = this->flavor(flavor);
         const Amount* free = s_.free_of(g);
@@ -775,7 +931,10 @@ private:
                 for (int r = 0; r < R_; ++r)
                     if (free[n * R_ + r] < fl.node_demand[static_cast<std::size_t>(r)]) d = static_cast<NodeMask>(d | (1U << n));
             }
-            if (d == 0) return false;
+            // Under a rule that fixes nodes a placement with room may still not be the rule's
+            // choice: a VM off any node may change that choice (its deficit set is empty: every
+            // VM covers it).
+            if (d == 0 && !fixes_) return false;
             out.push_back(d);
         }
         return true;
@@ -1023,6 +1182,8 @@ private:
             Overlay ov(s_);
             if (!apply(ov, x, g, d) || !fits(f_, g, ov.get(g))) continue;
             steps_ = {Step{x, g, d}};
+            done_.reset();
+            done_.emplace(ov);
             return true;
         }
         return false;
@@ -1047,6 +1208,8 @@ private:
                 Overlay ov2 = ov;
                 if (!apply(ov2, t.b, t.host, d2) || !fits(f_, t.host, ov2.get(t.host))) continue;
                 steps_ = {Step{t.a, t.from_a, d1}, Step{t.b, t.host, d2}};
+                done_.reset();
+                done_.emplace(ov2);
                 return true;
             }
         }
@@ -1110,12 +1273,14 @@ private:
     const Problem& p_;
     const int R_, f_;
     const bool fixes_;
+    const bool cap_;  ///< rank plans by the capacity they leave (run_capacity), not by RAM
     MakeRoomCache::Impl& cache_;
     std::vector<std::vector<Dest>> top_;  ///< [flavor]: top(), this call
     std::vector<char> top_done_;
     std::vector<NodeMask> def_;
     std::vector<Amount> tmp_, tmp2_;
     std::vector<Step> steps_;
+    std::optional<Overlay> done_;  ///< the free amounts of the hosts the plan in steps_ changed (one, plan_two)
     bool plain_ = false;
     std::vector<Amount> local_;              ///< remap_after's free amounts of g
     std::array<std::vector<Dest>, 2> opts_;  ///< options(), by depth: a plan's first step, its second
