@@ -20,6 +20,18 @@ namespace vmcap {
 
 namespace {
 
+/** Ranking by capacity, under the free rule: an upper bound on what a plan leaves (Search::
+ *  plan_value's order) from a host's free amounts with the shares of the VMs that leave it freed
+ *  (a plan only gives that host less; every other host it changes only loses room, or for a
+ *  chain's host see Search::run_capacity). `own`: the change of the flavor's VMCAP there; `w`: the
+ *  weighted capacity change there with the flavor's VM placed best, `w_without` without it;
+ *  `fits`: the flavor fits in those amounts. */
+struct Bound {
+    Count own = 0;
+    Score w = 0, w_without = 0;
+    bool fits = false;
+};
+
 /** A VM that might move: its index, flavor, pNUMA nodes now and RAM (MiB). */
 struct Mover {
     int vm = -1, flavor = -1;
@@ -29,6 +41,9 @@ struct Mover {
     /** For a single: the first placement (index order) on its host it can be remapped to so that
      *  the flavor then fits there, -1 if none (always under a rule that fixes nodes). */
     int remap_at = -1;
+    /** Ranking by capacity: for a single, the Bound of its host with it lifted; for the first VM of
+     *  a shuffle, with both lifted (for the flavor of the HostMovers it is listed in). */
+    Bound ub;
 };
 
 /** Two migratable VMs on a host whose removal together lets the flavor fit (neither alone does),
@@ -38,6 +53,7 @@ struct Mover {
 struct Pair {
     std::array<Mover, 2> m;
     bool b_after_a = false, a_after_b = false;
+    Bound ub;  ///< ranking by capacity: the Bound of the host with both lifted
 };
 
 /**
@@ -276,6 +292,12 @@ public:
 
     std::vector<Placement> run(int k) {
         if (cap_) return run_capacity(k);
+        return run_ram(k);
+    }
+
+    /** run() ranking by RAM (whatever cap_ says: the order of the destinations aside, which
+     *  plans exist does not depend on the ranking). */
+    std::vector<Placement> run_ram(int k) {
         if (k <= 0 || room_already()) return {};
         const int H = static_cast<int>(p_.hosts.size());
         // One step: the single of least (RAM, host, VM) that can move (a host's best is among its
@@ -352,34 +374,90 @@ public:
      * Ranking by capacity (cap_): of the plans of the fewest migrations, the one whose plan_value
      * is largest (room for the flavor, then weighted capacity), ties by the order of plans by RAM
      * (Two::key, for one step (RAM, host, VM)).
-     * Every candidate that could work is tried and valued: the singles, then the pairs (both
-     * orders), shuffles and chains. Outside run_plain, only the exact tests the RAM ranking uses
-     * skip candidates that cannot work (a single nowhere to go, could_move, may_have_singles).
+     * Every candidate that could work is valued: the singles, then the pairs (both orders),
+     * shuffles and chains. Outside run_plain, the exact tests the RAM ranking uses skip candidates
+     * that cannot work (a single nowhere to go, could_move, may_have_singles, no plan of two steps
+     * by run_ram), and under the free rule a single another host takes is valued without trying
+     * it and the others are tried in order of their Bound until it falls below the best found.
      */
     std::vector<Placement> run_capacity(int k) {
         if (k <= 0 || room_already()) return {};
         const int H = static_cast<int>(p_.hosts.size());
+        // Outside run_plain and under the free rule, candidates are tried in order of an upper
+        // bound on what they leave (Bound) until the bound falls below the best plan found.
+        const bool prune = !plain_ && !fixes_;
+        using Value = std::pair<Count, Score>;
         bool have = false;
-        std::pair<Count, Score> best_v{0, 0};
+        Value best_v{0, 0};
         std::vector<Step> best_steps;
         std::tuple<Amount, int, int, int, int> best_key;
-        const auto keep = [&](std::pair<Count, Score> v, const std::tuple<Amount, int, int, int, int>& key) {
+        const auto keep = [&](Value v, const std::tuple<Amount, int, int, int, int>& key) {
             if (have && (v < best_v || (v == best_v && !(key < best_key)))) return;
             have = true;
             best_v = v;
             best_key = key;
             best_steps = steps_;
         };
-        for (int g = 0; g < H; ++g)
-            for (const Mover& x : movers(f_, g, Part::Singles).singles) {
-                // A single another host takes works, one only a remap could move works iff its
-                // cached remap does (run()).
-                if (!plain_ && !elsewhere(x.flavor, g) && x.remap_at < 0) continue;
-                if (one(x, g)) keep(plan_value(*done_), std::make_tuple(x.ram, g, x.vm, x.vm, x.vm));
-            }
-        if (have || k < 2) {
+        const auto done = [&]() {
             steps_ = best_steps;
             return have ? out() : std::vector<Placement>{};
+        };
+        // One step. A single another host takes works, one only a remap could move works iff
+        // its cached remap does (run()). Pruning, a single another host takes is valued without
+        // trying it: it goes to its flavor's best host other than g (first_other), which only
+        // loses room (the flavor's VMCAP there stays 0: it fit nowhere), so the plan leaves its
+        // Bound plus that host's gain; the best of those is tried once, at the end.
+        cands_.clear();
+        const Mover* sure = nullptr;
+        int sure_g = -1;
+        Value sure_v{0, 0};
+        std::tuple<Amount, int, int, int, int> sure_key;
+        for (int g = 0; g < H; ++g)
+            for (const Mover& x : movers(f_, g, Part::Singles).singles) {
+                const auto key = std::make_tuple(x.ram, g, x.vm, x.vm, x.vm);
+                if (prune) {
+                    if (const Dest* d = first_other_dest(x.flavor, g); d != nullptr) {
+                        const Value v{x.ub.own, x.ub.w + d->gain};
+                        if (sure == nullptr || v > sure_v || (v == sure_v && key < sure_key)) {
+                            sure = &x;
+                            sure_g = g;
+                            sure_v = v;
+                            sure_key = key;
+                        }
+                        continue;
+                    }
+                    if (x.remap_at < 0) continue;
+                    cands_.push_back(Cand{Value{x.ub.own, x.ub.w}, key, 0, g, 0, 0});
+                    continue;
+                }
+                if (!plain_ && !elsewhere(x.flavor, g) && x.remap_at < 0) continue;
+                if (one(x, g)) keep(plan_value(*done_), key);
+            }
+        // The singles only a remap moves (pruning): in order of their bound, while it could beat
+        // the best sure one.
+        std::sort(cands_.begin(), cands_.end());
+        for (const Cand& c : cands_) {
+            if (sure != nullptr && (c.ub < sure_v || (c.ub == sure_v && sure_key < c.key))) break;
+            if (have && c.ub < best_v) break;
+            const auto& singles = movers(f_, c.g, Part::Singles).singles;
+            const auto x = std::find_if(singles.begin(), singles.end(), [&c](const Mover& m) { return m.vm == std::get<2>(c.key); });
+            if (one(*x, c.g)) keep(plan_value(*done_), c.key);
+        }
+        if (sure != nullptr && (!have || sure_v > best_v || (sure_v == best_v && sure_key < best_key))) {
+            if (!one(*sure, sure_g) || plan_value(*done_) != sure_v)
+                throw std::logic_error("make_room: a single valued without trying it did not");
+            keep(sure_v, sure_key);
+        }
+        if (have || k < 2) return done();
+        if (prune) {
+            // Whether a plan of two steps exists, from the ranking by RAM (its shortcuts decide
+            // most candidates without trying them; enumerating them all here would try each):
+            // none, no plan; one, its value is where the pruning starts.
+            if (run_ram(2).empty()) return {};
+            const Step& a = steps_[0];
+            const Step& b = steps_[1];
+            keep(plan_value(*done_),
+                 std::make_tuple(a.m.ram + b.m.ram, b.from, std::min(a.m.vm, b.m.vm), std::max(a.m.vm, b.m.vm), a.m.vm));
         }
         const auto consider = [&](const Two& t) {
             if (plan_two(t)) keep(plan_value(*done_), t.key());
@@ -388,35 +466,120 @@ public:
                 if (plan_two(u)) keep(plan_value(*done_), u.key());
             }
         };
+        // Two steps: pairs (kind 1) and shuffles (kind 2) host by host, chains (kind 3): a single
+        // x on g that no host takes, after a VM z off d != g made room for it on d. A chain's
+        // bound: g's with x lifted plus d's with z lifted (x's arrival there only takes room), the
+        // flavor's VM placed on whichever of the two gives more.
+        cands_.clear();
         for (int g = 0; g < H; ++g) {
-            if (plain_ || could_move(g, Part::Pairs))
-                for (const Pair& pr : movers(f_, g, Part::Pairs).pairs) {
-                    const bool a = movable(pr.m[0], g), b = movable(pr.m[1], g);
-                    const Amount ram = pr.m[0].ram + pr.m[1].ram;
-                    if (a || b) consider(a ? Two{ram, g, pr.m[0], pr.m[1], g, false, b} : Two{ram, g, pr.m[1], pr.m[0], g, false, false});
-                }
-            if (plain_ || could_move(g, Part::Shuffles))
-                for (const auto& sh : movers(f_, g, Part::Shuffles).shuffles)
-                    if (movable(sh[0], g)) consider(Two{sh[0].ram + sh[1].ram, g, sh[0], sh[1], g, false, false});
+            if (plain_ || could_move(g, Part::Pairs)) {
+                const auto& pairs = movers(f_, g, Part::Pairs).pairs;
+                for (std::size_t i = 0; i < pairs.size(); ++i)
+                    if (const Two t = pair_two(pairs[i], g); t.host >= 0)
+                        cands_.push_back(Cand{Value{pairs[i].ub.own, pairs[i].ub.w}, t.key(), 1, g, static_cast<int>(i), 0});
+            }
+            if (plain_ || could_move(g, Part::Shuffles)) {
+                const auto& shuffles = movers(f_, g, Part::Shuffles).shuffles;
+                for (std::size_t i = 0; i < shuffles.size(); ++i)
+                    if (const auto& sh = shuffles[i]; movable(sh[0], g))
+                        cands_.push_back(Cand{Value{sh[0].ub.own, sh[0].ub.w}, shuffle_two(sh, g).key(), 2, g, static_cast<int>(i), 0});
+            }
         }
-        // Chains: a single x on g that no host takes, after a VM z off d != g made room for it on d.
-        std::vector<std::vector<std::pair<Mover, int>>> zs(p_.flavors.size());
+        zs_.assign(p_.flavors.size(), {});
         std::vector<char> listed(p_.flavors.size(), 0);
-        for (int g = 0; g < H; ++g)
-            for (const Mover& x : movers(f_, g, Part::Singles).singles) {
+        for (int g = 0; g < H; ++g) {
+            const auto& singles = movers(f_, g, Part::Singles).singles;
+            for (std::size_t i = 0; i < singles.size(); ++i) {
+                const Mover& x = singles[i];
                 const auto y = static_cast<std::size_t>(x.flavor);
+                auto& z = zs_[y];
                 if (!listed[y]) {
                     listed[y] = 1;
                     for (int d = 0; d < H; ++d)
                         if (may_have_singles(x.flavor, d))
                             for (const Mover& m : movers(x.flavor, d, Part::Singles).singles)
-                                if (plain_ ? movable(m, d) : elsewhere(m.flavor, d) || m.remap_at >= 0) zs[y].emplace_back(m, d);
+                                if (plain_ ? movable(m, d) : elsewhere(m.flavor, d) || m.remap_at >= 0) {
+                                    Bound zb;
+                                    if (prune) zb = chain_bound(m, d, x.flavor);
+                                    z.push_back(Z{m, d, zb});
+                                }
                 }
-                for (const auto& [m, d] : zs[y])
-                    if (d != g) consider(Two{x.ram + m.ram, g, m, x, d, true, false});
+                for (std::size_t j = 0; j < z.size(); ++j) {
+                    if (z[j].d == g) continue;
+                    const Bound& zb = z[j].ub;
+                    Score w = x.ub.w + zb.w_without;
+                    if (zb.fits) w = std::max(w, x.ub.w_without + zb.w);
+                    const Two t = chain_two(x, g, j);
+                    cands_.push_back(Cand{Value{x.ub.own + zb.own, w}, t.key(), 3, g, static_cast<int>(i), static_cast<int>(j)});
+                }
             }
-        steps_ = best_steps;
-        return have ? out() : std::vector<Placement>{};
+        }
+        if (prune) std::sort(cands_.begin(), cands_.end());
+        for (const Cand& c : cands_) {
+            if (prune && have && c.ub < best_v) break;
+            if (c.kind == 1) {
+                consider(pair_two(movers(f_, c.g, Part::Pairs).pairs[static_cast<std::size_t>(c.i)], c.g));
+            } else if (c.kind == 2) {
+                consider(shuffle_two(movers(f_, c.g, Part::Shuffles).shuffles[static_cast<std::size_t>(c.i)], c.g));
+            } else {
+                const Mover x = movers(f_, c.g, Part::Singles).singles[static_cast<std::size_t>(c.i)];
+                consider(chain_two(x, c.g, c.j));
+            }
+        }
+        return done();
+    }
+    /** A candidate plan of run_capacity: its bound, its key, its kind (0 single, 1 pair, 2
+     *  shuffle, 3 chain), host and indices. Sorted: the largest bound first, then the key. */
+    struct Cand {
+        std::pair<Count, Score> ub;
+        std::tuple<Amount, int, int, int, int> key;
+        int kind = 0, g = -1, i = -1, j = -1;
+        bool operator<(const Cand& o) const { return ub != o.ub ? ub > o.ub : key < o.key; }
+    };
+    /** A Bound of d in a chain whose first VM z leaves d and a VM of `flavor` then arrives there:
+     *  d ends with at most its free amounts with z lifted less that VM on some placement with
+     *  room in them (whichever z does), so the Bound of each such placement, componentwise the
+     *  largest. */
+    Bound chain_bound(const Mover& z, int d, int flavor) {
+        tmp2_.assign(s_.free_of(d), s_.free_of(d) + s_.nodes_of(d) * R_);
+        share(tmp2_.data(), this->flavor(z.flavor), z.mask, +1);
+        const Flavor& fl = this->flavor(flavor);
+        Bound out;
+        bool any = false;
+        for (const Embedding& e : placements(flavor, d)) {
+            if (!room(fl, e, tmp2_.data())) continue;
+            share(tmp2_.data(), fl, e.mask, -1);
+            const Bound b = bound(f_, d, tmp2_.data());
+            share(tmp2_.data(), fl, e.mask, +1);
+            if (!any) {
+                out = b;
+            } else {
+                out.own = std::max(out.own, b.own);
+                out.w_without = std::max(out.w_without, b.w_without);
+                if (b.fits) out.w = out.fits ? std::max(out.w, b.w) : b.w;
+                out.fits = out.fits || b.fits;
+            }
+            any = true;
+        }
+        return out;
+    }
+    /** A chain's first VM: a single of the flavor of x on d, and its Bound for the arriving flavor. */
+    struct Z {
+        Mover m;
+        int d = -1;
+        Bound ub;
+    };
+    /** The pair's plan in the order tried first (host -1: neither VM can move now). */
+    Two pair_two(const Pair& pr, int g) {
+        const bool a = movable(pr.m[0], g), b = movable(pr.m[1], g);
+        const Amount ram = pr.m[0].ram + pr.m[1].ram;
+        if (!a && !b) return Two{};
+        return a ? Two{ram, g, pr.m[0], pr.m[1], g, false, b} : Two{ram, g, pr.m[1], pr.m[0], g, false, false};
+    }
+    static Two shuffle_two(const std::array<Mover, 2>& sh, int g) { return Two{sh[0].ram + sh[1].ram, g, sh[0], sh[1], g, false, false}; }
+    Two chain_two(const Mover& x, int g, int j) const {
+        const Z& z = zs_[static_cast<std::size_t>(x.flavor)][static_cast<std::size_t>(j)];
+        return Two{x.ram + z.m.ram, g, z.m, x, z.d, true, false};
     }
 
 private:
@@ -545,11 +708,22 @@ private:
         if (!fits_somewhere) throw std::logic_error("make_room: a plan after which the VM fits nowhere");
         return {own, v + arrive};
     }
-    /** VMCAP of the arriving flavor on h with the free amounts `free`. O(nodes x R + VMCAP). */
-    Count own_capacity(int h, const Amount* free) const {
+    /** VMCAP of `flavor` (the arriving one by default) on h with the free amounts `free`.
+     *  O(nodes x R + VMCAP). */
+    Count own_capacity(int h, const Amount* free, int flavor = -1) const {
+        if (flavor < 0) flavor = f_;
         Count b[kMaxPNuma];
-        m_.capacity_vector(f_, s_.nodes_of(h), free, b);
-        return m_.evaluator(s_.type_of(h), f_)(b);
+        m_.capacity_vector(flavor, s_.nodes_of(h), free, b);
+        return m_.evaluator(s_.type_of(h), flavor)(b);
+    }
+    /** The Bound of host h for `flavor` with the free amounts `lifted` (h's with the leaving VMs'
+     *  shares freed). O(placements x (targets x (nodes x R + VMCAP))). */
+    Bound bound(int flavor, int h, const Amount* lifted) const {
+        Bound b;
+        b.own = own_capacity(h, lifted, flavor) - own_capacity(h, s_.free_of(h), flavor);
+        b.w_without = host_gain(h, lifted);
+        b.fits = best_arrival(flavor, h, lifted, b.w) >= 0;
+        return b;
     }
 
     /** The best kTop hosts where a VM of `flavor` fits now (Dest::better order). */
@@ -614,6 +788,12 @@ private:
         for (const Dest& d : top(flavor))
             if (d.host != h) return d.host;
         return -1;
+    }
+    /** The best place other than h for a VM of `flavor` now (top()), or null. */
+    const Dest* first_other_dest(int flavor, int h) {
+        for (const Dest& d : top(flavor))
+            if (d.host != h) return &d;
+        return nullptr;
     }
     /** Does the plan "a off g to another host, then b off g" surely work: a goes to its first
      *  option (first_other), and another host than g and that one takes b (then g has the room of
@@ -997,6 +1177,7 @@ private:
             if (fits(flavor, g, tmp_.data())) {
                 Mover m = mover(x, g);
                 if (m.remap) m.remap_at = remap_at(flavor, m, g, tmp_.data());
+                if (cap_) m.ub = bound(flavor, g, tmp_.data());
                 hm.singles.push_back(m);
             }
             share(tmp_.data(), fx, x.mask, -1);
@@ -1057,6 +1238,7 @@ private:
                     pr.m = a.vm < b.vm ? std::array<Mover, 2>{a, b} : std::array<Mover, 2>{b, a};
                     pr.b_after_a = remaps(pr.m[1], g, tmp_.data());
                     pr.a_after_b = remaps(pr.m[0], g, tmp_.data());
+                    if (cap_) pr.ub = bound(flavor, g, tmp_.data());
                     hm.pairs.push_back(pr);
                 }
                 share(tmp_.data(), this->flavor(a.flavor), a.mask, -1);
@@ -1150,8 +1332,16 @@ private:
                     }
                     share(tmp_.data(), fx, x.mask, -1);
                 }
+                if (ok) {
+                    Mover my = mover(y, g);
+                    if (cap_) {
+                        share(tmp_.data(), fx, x.mask, +1);
+                        my.ub = bound(flavor, g, tmp_.data());
+                        share(tmp_.data(), fx, x.mask, -1);
+                    }
+                    hm.shuffles.push_back({my, x});
+                }
                 share(tmp_.data(), fy, y.mask, -1);
-                if (ok) hm.shuffles.push_back({mover(y, g), x});
             }
         }
         const auto shuffle_key = [](const std::array<Mover, 2>& t) {
@@ -1280,7 +1470,9 @@ private:
     std::vector<NodeMask> def_;
     std::vector<Amount> tmp_, tmp2_;
     std::vector<Step> steps_;
-    std::optional<Overlay> done_;  ///< the free amounts of the hosts the plan in steps_ changed (one, plan_two)
+    std::optional<Overlay> done_;     ///< the free amounts of the hosts the plan in steps_ changed (one, plan_two)
+    std::vector<Cand> cands_;         ///< run_capacity's candidates
+    std::vector<std::vector<Z>> zs_;  ///< run_capacity: per flavor, the chains' first VMs
     bool plain_ = false;
     std::vector<Amount> local_;              ///< remap_after's free amounts of g
     std::array<std::vector<Dest>, 2> opts_;  ///< options(), by depth: a plan's first step, its second
