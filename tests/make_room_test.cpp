@@ -181,6 +181,15 @@ struct Replay {
     }
 };
 
+/** An oracle test compared enough searches, and enough of them with plans of one and of two
+ *  steps, to say something (`found[n]`: searches whose plan has n steps); prints the counts. */
+void expect_enough(int compared, const int (&found)[3]) {
+    EXPECT_GT(compared, 300);
+    EXPECT_GT(found[1], 30) << "too few one-step plans: the comparison says little";
+    EXPECT_GT(found[2], 10) << "too few two-step plans: the comparison says little";
+    std::printf("compared %d searches: %d without a plan, %d of one step, %d of two\n", compared, found[0], found[1], found[2]);
+}
+
 TEST(MakeRoom, TheDirectSearchFindsAPlanExactlyWhenOneExists) {
     int compared = 0, found[3] = {0, 0, 0};
     for (const char* rule : {"free", "nova-spread"})
@@ -214,10 +223,7 @@ TEST(MakeRoom, TheDirectSearchFindsAPlanExactlyWhenOneExists) {
                 // Now and then a step in flight of a VM placed earlier.
                 r.run(c, 5, 3, 1, 60.0);
             }
-    EXPECT_GT(compared, 300);
-    EXPECT_GT(found[1], 30) << "too few one-step plans: the comparison says little";
-    EXPECT_GT(found[2], 10) << "too few two-step plans: the comparison says little";
-    std::printf("compared %d searches: %d without a plan, %d of one step, %d of two\n", compared, found[0], found[1], found[2]);
+    expect_enough(compared, found);
 }
 
 /** Weighted capacity (score units) a VM of `flavor` arriving on `s` leaves as the vmcap-fit
@@ -417,10 +423,7 @@ TEST(MakeRoom, RankedByCapacityItLeavesTheMostCapacity) {
                 });
                 r.run(c, 5, 3, 1, 60.0);
             }
-    EXPECT_GT(compared, 300);
-    EXPECT_GT(found[1], 30) << "too few one-step plans: the comparison says little";
-    EXPECT_GT(found[2], 10) << "too few two-step plans: the comparison says little";
-    std::printf("compared %d searches: %d without a plan, %d of one step, %d of two\n", compared, found[0], found[1], found[2]);
+    expect_enough(compared, found);
 }
 
 TEST(MakeRoom, ItsShortcutsChooseThePlanTheyWouldWithout) {
