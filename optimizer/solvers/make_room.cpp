@@ -481,12 +481,23 @@ public:
             if (plain_ || could_move(g, Part::Shuffles)) {
                 const auto& shuffles = movers(f_, g, Part::Shuffles).shuffles;
                 for (std::size_t i = 0; i < shuffles.size(); ++i)
-                    if (const auto& sh = shuffles[i]; movable(sh[0], g))
-                        cands_.push_back(Cand{Value{sh[0].ub.own, sh[0].ub.w}, shuffle_two(sh, g).key(), 2, g, static_cast<int>(i), 0});
+                    if (const auto& sh = shuffles[i]; movable(sh[0], g)) {
+                        // y cannot be remapped: it goes to another host, which loses at least
+                        // what the best one other than g would.
+                        const Dest* o = prune && !sh[0].remap ? first_other_dest(sh[0].flavor, g) : nullptr;
+                        cands_.push_back(Cand{Value{sh[0].ub.own, sh[0].ub.w + (o != nullptr ? o->gain : 0)}, shuffle_two(sh, g).key(), 2,
+                                              g, static_cast<int>(i), 0});
+                    }
             }
         }
         zs_.assign(p_.flavors.size(), {});
         std::vector<char> listed(p_.flavors.size(), 0);
+        // Pruning, a chain whose first VM z goes to another host than g (the best one other than
+        // d, o1, when it is not g) is sure to work and valued exactly without trying it: z then
+        // goes to o1 (any other host but g works alike, and g after z would only have less room),
+        // x to its placement of the largest change on d with z gone, and g, d and o1 end as
+        // Search::Z::exact and o1_gain say. The best of them is tried once, at the end.
+        std::optional<Cand> sure_chain;
         for (int g = 0; g < H; ++g) {
             const auto& singles = movers(f_, g, Part::Singles).singles;
             for (std::size_t i = 0; i < singles.size(); ++i) {
@@ -499,24 +510,32 @@ public:
                         if (may_have_singles(x.flavor, d))
                             for (const Mover& m : movers(x.flavor, d, Part::Singles).singles)
                                 if (plain_ ? movable(m, d) : elsewhere(m.flavor, d) || m.remap_at >= 0) {
-                                    Bound zb;
-                                    if (prune) zb = chain_bound(m, d, x.flavor);
-                                    z.push_back(Z{m, d, zb});
+                                    Z zz{m, d};
+                                    if (prune) chain_bounds(zz, x.flavor);
+                                    z.push_back(zz);
                                 }
                 }
                 for (std::size_t j = 0; j < z.size(); ++j) {
                     if (z[j].d == g) continue;
-                    const Bound& zb = z[j].ub;
+                    const bool exact = prune && z[j].o1 >= 0 && z[j].o1 != g;
+                    const Bound& zb = exact ? z[j].exact : z[j].ub;
                     Score w = x.ub.w + zb.w_without;
                     if (zb.fits) w = std::max(w, x.ub.w_without + zb.w);
                     const Two t = chain_two(x, g, j);
-                    cands_.push_back(Cand{Value{x.ub.own + zb.own, w}, t.key(), 3, g, static_cast<int>(i), static_cast<int>(j)});
+                    const Cand c{
+                        Value{x.ub.own + zb.own, exact ? w + z[j].o1_gain : w}, t.key(), 3, g, static_cast<int>(i), static_cast<int>(j)};
+                    if (!exact) {
+                        cands_.push_back(c);
+                    } else if (!sure_chain || sure_chain->ub < c.ub || (sure_chain->ub == c.ub && c.key < sure_chain->key)) {
+                        sure_chain = c;
+                    }
                 }
             }
         }
         if (prune) std::sort(cands_.begin(), cands_.end());
         for (const Cand& c : cands_) {
             if (prune && have && c.ub < best_v) break;
+            if (sure_chain && (c.ub < sure_chain->ub || (c.ub == sure_chain->ub && sure_chain->key < c.key))) break;
             if (c.kind == 1) {
                 consider(pair_two(movers(f_, c.g, Part::Pairs).pairs[static_cast<std::size_t>(c.i)], c.g));
             } else if (c.kind == 2) {
@@ -525,6 +544,12 @@ public:
                 const Mover x = movers(f_, c.g, Part::Singles).singles[static_cast<std::size_t>(c.i)];
                 consider(chain_two(x, c.g, c.j));
             }
+        }
+        if (sure_chain && (!have || best_v < sure_chain->ub || (best_v == sure_chain->ub && sure_chain->key < best_key))) {
+            const Mover x = movers(f_, sure_chain->g, Part::Singles).singles[static_cast<std::size_t>(sure_chain->i)];
+            if (!plan_two(chain_two(x, sure_chain->g, sure_chain->j)) || plan_value(*done_) != sure_chain->ub)
+                throw std::logic_error("make_room: a chain valued without trying it did not");
+            keep(sure_chain->ub, sure_chain->key);
         }
         return done();
     }
@@ -563,12 +588,32 @@ public:
         }
         return out;
     }
-    /** A chain's first VM: a single of the flavor of x on d, and its Bound for the arriving flavor. */
+    /** A chain's first VM: a single of the flavor of x on d; its Bound for the arriving flavor
+     *  (`ub`: chain_bound); `o1`, the best host other than d that takes it now (-1: none) and its
+     *  gain there; `exact`, d's Bound when z has gone to another host and x arrived on its
+     *  placement of the largest change (best_arrival: where plan_two puts it). */
     struct Z {
         Mover m;
         int d = -1;
-        Bound ub;
+        Bound ub, exact;
+        int o1 = -1;
+        Score o1_gain = 0;
     };
+    /** Fills z.ub, z.exact, z.o1 and z.o1_gain, x of `flavor`. */
+    void chain_bounds(Z& z, int flavor) {
+        z.ub = chain_bound(z.m, z.d, flavor);
+        if (const Dest* o = first_other_dest(z.m.flavor, z.d); o != nullptr) {
+            z.o1 = o->host;
+            z.o1_gain = o->gain;
+        }
+        tmp2_.assign(s_.free_of(z.d), s_.free_of(z.d) + s_.nodes_of(z.d) * R_);
+        share(tmp2_.data(), this->flavor(z.m.flavor), z.m.mask, +1);
+        Score unused = 0;
+        const int e = best_arrival(flavor, z.d, tmp2_.data(), unused);
+        if (e < 0) throw std::logic_error("make_room: a chain's VM does not fit where its first VM left");
+        share(tmp2_.data(), this->flavor(flavor), placements(flavor, z.d)[static_cast<std::size_t>(e)].mask, -1);
+        z.exact = bound(f_, z.d, tmp2_.data());
+    }
     /** The pair's plan in the order tried first (host -1: neither VM can move now). */
     Two pair_two(const Pair& pr, int g) {
         const bool a = movable(pr.m[0], g), b = movable(pr.m[1], g);

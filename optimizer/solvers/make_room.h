@@ -74,8 +74,8 @@ bool make_room_direct_applies(const CapacityModel& model);
  * above; of two VMs off h, the order that leaves more (the listed first on ties). Every candidate
  * of the fewest migrations is valued (the test's oracle enumerates every sequence of VMs with
  * these destinations); under the free rule they are tried in order of an upper bound on what they
- * leave until it falls below the best found, and a single another host takes is valued without
- * trying it.
+ * leave until it falls below the best found; a single another host takes, and a chain whose
+ * first VM another host than h takes, are valued without trying them.
  *
  * A VM of the flavor that fits somewhere already gets no plan (and `room_already`, when given, is
  * set to true): e.g. the second VM of a request placed all or nothing, with the first taken off
@@ -96,7 +96,8 @@ bool make_room_direct_applies(const CapacityModel& model);
  * VMCAP) each), the best destinations carry their capacity change (O(placements x targets x
  * VMCAP) per changed host and flavor), and when no single works but a plan of two steps exists
  * (the ranking by RAM tells), every pair, shuffle and chain whose bound is not below the best
- * found is tried and valued: about 8x the RAM ranking's CPU on the 2-day Azure run (docs/performance.md).
+ * found is tried and valued: on the 2-day Azure run 6-7 s of CPU against the RAM ranking's 0.7-1.4 s
+ * (docs/performance.md).
  */
 class MakeRoomCache;
 std::vector<Placement> make_room_direct(const OnlineCluster& cluster, int vm, int k, MakeRoomCache* cache = nullptr,
