@@ -126,6 +126,10 @@ public:
      *  `vmcap place --batch`), is placed; a strategy that plans a batch at once (`exact`) plans it
      *  here. Default: order(). */
     virtual std::vector<int> batch_order(const SearchState& state, std::span<const int> vms) { return order(state, vms); }
+    /** Does the strategy place by the weighted capacity it leaves (placement_delta: `vmcap-fit`,
+     *  `vmcap-first-fit`)? Live migrations that make room for a VM are then ranked by the capacity
+     *  they leave too (optimizer/solvers/make_room.h). Default: false. */
+    virtual bool values_capacity() const { return false; }
 };
 
 /** Does `choice` (found) still fit for the arriving VM `vm` and does every rule admit it? A

@@ -28,6 +28,8 @@ class VmcapFitPlacer final : public Placer {
 public:
     explicit VmcapFitPlacer(bool first_host_ties) : first_host_ties_(first_host_ties) {}
 
+    bool values_capacity() const override { return true; }
+
     void reset(const SearchState& s) override {
         rules_ = s.model().has_filters();
         memo_.assign(s.problem().flavors.size(), {});

@@ -181,6 +181,15 @@ struct Replay {
     }
 };
 
+/** An oracle test compared enough searches, and enough of them with plans of one and of two
+ *  steps, to say something (`found[n]`: searches whose plan has n steps); prints the counts. */
+void expect_enough(int compared, const int (&found)[3]) {
+    EXPECT_GT(compared, 300);
+    EXPECT_GT(found[1], 30) << "too few one-step plans: the comparison says little";
+    EXPECT_GT(found[2], 10) << "too few two-step plans: the comparison says little";
+    std::printf("compared %d searches: %d without a plan, %d of one step, %d of two\n", compared, found[0], found[1], found[2]);
+}
+
 TEST(MakeRoom, TheDirectSearchFindsAPlanExactlyWhenOneExists) {
     int compared = 0, found[3] = {0, 0, 0};
     for (const char* rule : {"free", "nova-spread"})
@@ -214,10 +223,207 @@ TEST(MakeRoom, TheDirectSearchFindsAPlanExactlyWhenOneExists) {
                 // Now and then a step in flight of a VM placed earlier.
                 r.run(c, 5, 3, 1, 60.0);
             }
-    EXPECT_GT(compared, 300);
-    EXPECT_GT(found[1], 30) << "too few one-step plans: the comparison says little";
-    EXPECT_GT(found[2], 10) << "too few two-step plans: the comparison says little";
-    std::printf("compared %d searches: %d without a plan, %d of one step, %d of two\n", compared, found[0], found[1], found[2]);
+    expect_enough(compared, found);
+}
+
+/** Weighted capacity (score units) a VM of `flavor` arriving on `s` leaves as the vmcap-fit
+ *  placer places it: the largest placement_delta over the (host, placement)s where it arrives;
+ *  `found` false when it arrives nowhere. */
+Score arrival_value(const SearchState& s, int flavor, bool& found) {
+    found = false;
+    Score best = 0;
+    for (int h = 0; h < static_cast<int>(s.problem().hosts.size()); ++h) {
+        const auto& pl = s.model().evaluator(s.type_of(h), flavor).placements();
+        for (int e = 0; e < static_cast<int>(pl.size()); ++e) {
+            if (s.model().fixes_nodes() ? s.model().node_choice(flavor, h, s.free_of(h)) != e
+                                        : !fits(s, flavor, h, pl[static_cast<std::size_t>(e)]))
+                continue;
+            const Score d = placement_delta(s, flavor, h, pl[static_cast<std::size_t>(e)]);
+            if (!found || d > best) best = d;
+            found = true;
+        }
+    }
+    return best;
+}
+
+/** VMCAP of `flavor` summed over the hosts of `s` (its closed forms on each host's free amounts). */
+Count flavor_capacity(const SearchState& s, int flavor) {
+    Count total = 0;
+    for (int h = 0; h < static_cast<int>(s.problem().hosts.size()); ++h) {
+        Count b[kMaxPNuma];
+        s.model().capacity_vector(flavor, s.nodes_of(h), s.free_of(h), b);
+        total += s.model().evaluator(s.type_of(h), flavor)(b);
+    }
+    return total;
+}
+
+/** What a plan leaves (for ranking by capacity), larger better: the change of the arriving
+ *  flavor's VMCAP over the cluster from `before` to `after`; then the weighted capacity of `after`
+ *  (SearchState::capacity_value) less that of `before`, plus arrival_value on `after`. */
+std::pair<Count, Score> left_value(const SearchState& before, const SearchState& after, int flavor) {
+    bool found = false;
+    const Score arrive = arrival_value(after, flavor, found);
+    EXPECT_TRUE(found);
+    return {flavor_capacity(after, flavor) - flavor_capacity(before, flavor), after.capacity_value() - before.capacity_value() + arrive};
+}
+
+/** Where the ranking by capacity sends a VM `vm` of `s`, in the order it tries them: the other
+ *  hosts where it fits (step_fits), each on its placement of the largest placement_delta (ties:
+ *  the least free vCPU on its nodes, then the lowest index; under a rule that fixes nodes, the
+ *  rule's), by that delta (largest first), then the least free vCPU and RAM the host keeps, then
+ *  the lowest index; then, under the free rule, the other placements of its own host in index
+ *  order. Written from the contract, independently of the search. */
+std::vector<std::pair<int, Embedding>> ranked_options(const SearchState& s, int vm) {
+    const Problem& p = s.problem();
+    const int flavor = s.flavor_of(vm), from = s.host_of(vm), R = p.num_resources();
+    const Flavor& fl = p.flavors[static_cast<std::size_t>(flavor)];
+    struct Option {
+        Score delta;
+        Amount vcpu_left, ram_left;
+        int host;
+        Embedding e;
+    };
+    std::vector<Option> other;
+    for (int h = 0; h < static_cast<int>(p.hosts.size()); ++h) {
+        if (h == from) continue;
+        const auto& pl = s.model().evaluator(s.type_of(h), flavor).placements();
+        int best = -1;
+        Score best_delta = 0;
+        Amount best_nodes = 0;
+        for (int e = 0; e < static_cast<int>(pl.size()); ++e) {
+            const Embedding& emb = pl[static_cast<std::size_t>(e)];
+            if (s.model().fixes_nodes() && s.model().node_choice(flavor, h, s.free_of(h)) != e) continue;
+            if (!step_fits(s, vm, h, emb.map)) continue;
+            const Score d = placement_delta(s, flavor, h, emb);
+            Amount nodes = 0;
+            for (int i = 0; i < fl.num_vnuma(); ++i) nodes += s.free_of(h)[emb.map[static_cast<std::size_t>(i)] * R + kVcpu];
+            if (best < 0 || d > best_delta || (d == best_delta && nodes < best_nodes)) {
+                best = e;
+                best_delta = d;
+                best_nodes = nodes;
+            }
+        }
+        if (best < 0) continue;
+        Amount vcpu = -fl.demand[kVcpu], ram = -fl.demand[kRamMib];
+        for (int n = 0; n < s.nodes_of(h); ++n) {
+            vcpu += s.free_of(h)[n * R + kVcpu];
+            ram += s.free_of(h)[n * R + kRamMib];
+        }
+        other.push_back(Option{best_delta, vcpu, ram, h, pl[static_cast<std::size_t>(best)]});
+    }
+    std::sort(other.begin(), other.end(), [](const Option& a, const Option& b) {
+        return std::make_tuple(-a.delta, a.vcpu_left, a.ram_left, a.host) < std::make_tuple(-b.delta, b.vcpu_left, b.ram_left, b.host);
+    });
+    std::vector<std::pair<int, Embedding>> out;
+    for (const Option& o : other) out.emplace_back(o.host, o.e);
+    if (!s.model().fixes_nodes())
+        for (const Embedding& e : s.model().evaluator(s.type_of(from), flavor).placements())
+            if (e.mask != s.mask_of(vm) && step_fits(s, vm, from, e.map)) out.emplace_back(from, e);
+    return out;
+}
+
+/** The capacity oracle's answer: the largest left_value of a plan of the fewest migrations and,
+ *  of those, the least RAM moved; `steps` 0 when no plan of at most k exists. */
+struct BestPlan {
+    int steps = 0;
+    std::pair<Count, Score> value{0, 0};
+    Amount ram = 0;
+};
+
+/** The capacity oracle: every sequence of one, then two, distinct migratable VMs, each sent to
+ *  the first of its ranked_options with which the sequence lets a VM of `flavor` arrive; of the
+ *  sequences that do, with the fewest VMs, the most capacity left (left_value), then the least
+ *  RAM. Brute force on copies of `s`; it knows nothing of singles, pairs, shuffles or chains. */
+BestPlan best_plan(const SearchState& s, int flavor, int k) {
+    const Problem& p = s.problem();
+    BestPlan best;
+    const auto offer = [&](int steps, const SearchState& after, Amount ram) {
+        const std::pair<Count, Score> v = left_value(s, after, flavor);
+        if (best.steps == 0 || v > best.value || (v == best.value && ram < best.ram)) best = BestPlan{steps, v, ram};
+    };
+    const auto ram_of = [&](int v) { return p.flavors[static_cast<std::size_t>(s.flavor_of(v))].demand[kRamMib]; };
+    const auto moved = [&](const SearchState& t, int v, const std::pair<int, Embedding>& o) {
+        SearchState u = t;
+        u.move(v, o.first, o.second);
+        return u;
+    };
+    std::vector<int> vms;
+    for (int v = 0; v < static_cast<int>(p.vms.size()); ++v)
+        if (s.is_placed(v) && s.migratable(v)) vms.push_back(v);
+    for (const int v : vms)
+        for (const auto& o : ranked_options(s, v)) {
+            const SearchState after = moved(s, v, o);
+            if (!arrives(after, flavor)) continue;
+            offer(1, after, ram_of(v));
+            break;
+        }
+    if (best.steps > 0 || k < 2) return best;
+    for (const int a : vms)
+        for (const int b : vms) {
+            if (a == b) continue;
+            bool done = false;
+            for (const auto& oa : ranked_options(s, a)) {
+                const SearchState mid = moved(s, a, oa);
+                for (const auto& ob : ranked_options(mid, b)) {
+                    const SearchState after = moved(mid, b, ob);
+                    if (!arrives(after, flavor)) continue;
+                    offer(2, after, ram_of(a) + ram_of(b));
+                    done = true;
+                    break;
+                }
+                if (done) break;
+            }
+        }
+    return best;
+}
+
+TEST(MakeRoom, RankedByCapacityItLeavesTheMostCapacity) {
+    // Under a placer that values capacity (vmcap-fit), the plan of the fewest migrations that
+    // leaves the most room for the flavor, then the most weighted capacity, then moves the least
+    // RAM (left_value): against the capacity oracle on every
+    // call of random replays, for every flavor not placed, budgets 1 and 2.
+    int compared = 0, found[3] = {0, 0, 0};
+    for (const char* rule : {"free", "nova-spread"})
+        for (const int hosts : {3, 4})
+            for (std::uint64_t seed = 1; seed <= 6; ++seed) {
+                SCOPED_TRACE(std::string(rule) + " hosts " + std::to_string(hosts) + " seed " + std::to_string(seed));
+                const std::uint64_t sd = seed * 7 + static_cast<std::uint64_t>(hosts);
+                const Replay r(sd, hosts, hosts * 10, rule, seed % 2 == 0 ? varied_trace(sd, hosts * 14) : std::vector<TraceVm>{});
+                auto placer = make_placer("vmcap-fit");
+                OnlineCluster c(*r.model, *placer);
+                c.set_reserve_steps(true);
+                const std::vector<int> of_flavor = r.of_flavor();
+                const MakeRoomSearch cached;
+                c.set_make_room(2, [&](const OnlineCluster& cl, int vm, int k) {
+                    for (const int v : of_flavor) {
+                        if (v < 0 || cl.state().is_placed(v) || arrives(cl.state(), cl.state().flavor_of(v))) continue;
+                        const int flavor = cl.state().flavor_of(v);
+                        for (int budget = 1; budget <= 2; ++budget) {
+                            const std::vector<Placement> got = make_room_direct(cl, v, budget);
+                            const BestPlan want = best_plan(cl.state(), flavor, budget);
+                            ++compared;
+                            found[got.size()]++;
+                            EXPECT_EQ(static_cast<int>(got.size()), want.steps) << "flavor " << flavor << " k " << budget;
+                            if (got.empty() || static_cast<int>(got.size()) != want.steps) continue;
+                            expect_valid(cl.state(), got, flavor, budget);
+                            SearchState after = cl.state();
+                            Amount ram = 0;
+                            for (const Placement& m : got) {
+                                const Flavor& fm = after.problem().flavors[static_cast<std::size_t>(after.flavor_of(m.vm))];
+                                after.move(m.vm, m.host, embedding_of(m.pnuma, fm.num_vnuma()));
+                                ram += fm.demand[kRamMib];
+                            }
+                            EXPECT_EQ(left_value(cl.state(), after, flavor), want.value) << "flavor " << flavor << " k " << budget;
+                            EXPECT_EQ(ram, want.ram) << "flavor " << flavor << " k " << budget;
+                        }
+                    }
+                    const std::vector<Placement> plan = cached(cl, vm, k);
+                    EXPECT_EQ(plan, make_room_direct(cl, vm, k)) << "the cache changes nothing";
+                    return plan;
+                });
+                r.run(c, 5, 3, 1, 60.0);
+            }
+    expect_enough(compared, found);
 }
 
 TEST(MakeRoom, ItsShortcutsChooseThePlanTheyWouldWithout) {
@@ -226,35 +432,38 @@ TEST(MakeRoom, ItsShortcutsChooseThePlanTheyWouldWithout) {
     // version); make_room_direct_plain lists every candidate and tries them in order, from scratch.
     // The same plan on every call of random replays (arrivals, departures, the plans applied,
     // steps in flight holding room), for every flavor not placed, budgets 1 and 2.
+    // Under vmcap-fit the plans are ranked by the capacity they leave.
     int compared = 0, found[3] = {0, 0, 0};
-    for (const char* rule : {"free", "nova-spread"})
-        for (const int hosts : {5, 8})
-            for (std::uint64_t seed = 1; seed <= 16; ++seed) {
-                SCOPED_TRACE(std::string(rule) + " hosts " + std::to_string(hosts) + " seed " + std::to_string(seed));
-                const std::uint64_t s = seed * 13 + static_cast<std::uint64_t>(hosts);
-                const Replay r(s, hosts, hosts * 12, rule, seed % 4 != 0 ? varied_trace(s, hosts * 16) : std::vector<TraceVm>{});
-                auto placer = make_placer("best-fit");
-                OnlineCluster c(*r.model, *placer);
-                c.set_reserve_steps(true);
-                const std::vector<int> of_flavor = r.of_flavor();
-                MakeRoomCache cache;
-                c.set_make_room(2, [&](const OnlineCluster& cl, int vm, int k) {
-                    for (const int v : of_flavor) {
-                        if (v < 0 || cl.state().is_placed(v)) continue;
-                        for (int budget = 1; budget <= 2; ++budget) {
-                            const std::vector<Placement> plain = make_room_direct_plain(cl, v, budget);
-                            EXPECT_EQ(make_room_direct(cl, v, budget, &cache), plain)
-                                << "flavor " << cl.state().flavor_of(v) << " k " << budget;
-                            ++compared;
-                            found[plain.size()]++;
+    for (const char* placer_name : {"best-fit", "vmcap-fit"})
+        for (const char* rule : {"free", "nova-spread"})
+            for (const int hosts : {5, 8})
+                for (std::uint64_t seed = 1; seed <= 16; ++seed) {
+                    SCOPED_TRACE(std::string(placer_name) + " " + rule + " hosts " + std::to_string(hosts) + " seed " +
+                                 std::to_string(seed));
+                    const std::uint64_t s = seed * 13 + static_cast<std::uint64_t>(hosts);
+                    const Replay r(s, hosts, hosts * 12, rule, seed % 4 != 0 ? varied_trace(s, hosts * 16) : std::vector<TraceVm>{});
+                    auto placer = make_placer(placer_name);
+                    OnlineCluster c(*r.model, *placer);
+                    c.set_reserve_steps(true);
+                    const std::vector<int> of_flavor = r.of_flavor();
+                    MakeRoomCache cache;
+                    c.set_make_room(2, [&](const OnlineCluster& cl, int vm, int k) {
+                        for (const int v : of_flavor) {
+                            if (v < 0 || cl.state().is_placed(v)) continue;
+                            for (int budget = 1; budget <= 2; ++budget) {
+                                const std::vector<Placement> plain = make_room_direct_plain(cl, v, budget);
+                                EXPECT_EQ(make_room_direct(cl, v, budget, &cache), plain)
+                                    << "flavor " << cl.state().flavor_of(v) << " k " << budget;
+                                ++compared;
+                                found[plain.size()]++;
+                            }
                         }
-                    }
-                    return make_room_direct(cl, vm, k, &cache);
-                });
-                r.run(c, 7, 4, 2, 90.0);
-            }
-    EXPECT_GT(compared, 1000);
-    EXPECT_GT(found[1], 100) << "too few one-step plans: the comparison says little";
+                        return make_room_direct(cl, vm, k, &cache);
+                    });
+                    r.run(c, 7, 4, 2, 90.0);
+                }
+    EXPECT_GT(compared, 2000);
+    EXPECT_GT(found[1], 200) << "too few one-step plans: the comparison says little";
     EXPECT_GT(found[2], 30) << "too few two-step plans: the comparison says little";
     std::printf("compared %d plans: %d none, %d of one step, %d of two\n", compared, found[0], found[1], found[2]);
 }

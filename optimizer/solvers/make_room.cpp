@@ -6,9 +6,11 @@
 #include <cstdio>
 #include <functional>
 #include <limits>
+#include <optional>
 #include <stdexcept>
 #include <tuple>
 
+#include "evaluators/state/capacity_change.h"
 #include "evaluators/state/capacity_model.h"
 #include "optimizer/plan/plan.h"
 #include "optimizer/search/greedy.h"
@@ -17,6 +19,18 @@
 namespace vmcap {
 
 namespace {
+
+/** Ranking by capacity, under the free rule: an upper bound on what a plan leaves (Search::
+ *  plan_value's order) from a host's free amounts with the shares of the VMs that leave it freed
+ *  (a plan only gives that host less; every other host it changes only loses room, or for a
+ *  chain's host see Search::run_capacity). `own`: the change of the flavor's VMCAP there; `w`: the
+ *  weighted capacity change there with the flavor's VM placed best, `w_without` without it;
+ *  `fits`: the flavor fits in those amounts. */
+struct Bound {
+    Count own = 0;
+    Score w = 0, w_without = 0;
+    bool fits = false;
+};
 
 /** A VM that might move: its index, flavor, pNUMA nodes now and RAM (MiB). */
 struct Mover {
@@ -27,6 +41,9 @@ struct Mover {
     /** For a single: the first placement (index order) on its host it can be remapped to so that
      *  the flavor then fits there, -1 if none (always under a rule that fixes nodes). */
     int remap_at = -1;
+    /** Ranking by capacity: for a single, the Bound of its host with it lifted; for the first VM of
+     *  a shuffle, with both lifted (for the flavor of the HostMovers it is listed in). */
+    Bound ub;
 };
 
 /** Two migratable VMs on a host whose removal together lets the flavor fit (neither alone does),
@@ -36,6 +53,7 @@ struct Mover {
 struct Pair {
     std::array<Mover, 2> m;
     bool b_after_a = false, a_after_b = false;
+    Bound ub;  ///< ranking by capacity: the Bound of the host with both lifted
 };
 
 /**
@@ -88,6 +106,7 @@ struct Landing {
     std::uint64_t version = 0;
     int placement = -1;
     Amount vcpu_left = 0, ram_left = 0;
+    Score gain = 0;  ///< ranking by capacity: the weighted capacity change of the host (Dest::gain)
 };
 
 }  // namespace
@@ -121,11 +140,16 @@ constexpr Amount kNoPair = std::numeric_limits<Amount>::max() / 4;
  *  the best host not among them is always in the list. */
 constexpr int kTop = 4;
 
-/** Where a VM may go: host, placement index there, and the vCPU and RAM it leaves free on it. */
+/** Where a VM may go: host, placement index there, and the vCPU and RAM it leaves free on it;
+ *  ranking by capacity, `gain`: the weighted capacity change of the host when it arrives (<= 0;
+ *  0 otherwise). Better: the larger gain, then the least vCPU left, the least RAM, the lowest index. */
 struct Dest {
     int host = -1, placement = -1;
     Amount vcpu_left = 0, ram_left = 0;
-    bool better(const Dest& o) const { return std::tie(vcpu_left, ram_left, host) < std::tie(o.vcpu_left, o.ram_left, o.host); }
+    Score gain = 0;
+    bool better(const Dest& o) const {
+        return std::make_tuple(-gain, vcpu_left, ram_left, host) < std::make_tuple(-o.gain, o.vcpu_left, o.ram_left, o.host);
+    }
 };
 
 /** A step of a plan: the mover, its source and destination. */
@@ -196,6 +220,7 @@ public:
           R_(p_.num_resources()),
           f_(s_.flavor_of(vm)),
           fixes_(m_.fixes_nodes()),
+          cap_(c.placer().values_capacity()),
           cache_(cache),
           top_(p_.flavors.size()),
           top_done_(p_.flavors.size(), 0) {
@@ -216,6 +241,7 @@ public:
      *  order and tried (make_room_direct_plain). */
     std::vector<Placement> run_plain(int k) {
         plain_ = true;
+        if (cap_) return run_capacity(k);
         if (k <= 0 || room_already()) return {};
         const int H = static_cast<int>(p_.hosts.size());
         std::vector<std::pair<Mover, int>> singles;
@@ -265,6 +291,13 @@ public:
     }
 
     std::vector<Placement> run(int k) {
+        if (cap_) return run_capacity(k);
+        return run_ram(k);
+    }
+
+    /** run() ranking by RAM (whatever cap_ says: the order of the destinations aside, which
+     *  plans exist does not depend on the ranking). */
+    std::vector<Placement> run_ram(int k) {
         if (k <= 0 || room_already()) return {};
         const int H = static_cast<int>(p_.hosts.size());
         // One step: the single of least (RAM, host, VM) that can move (a host's best is among its
@@ -337,6 +370,263 @@ public:
         return {};
     }
 
+    /**
+     * Ranking by capacity (cap_): of the plans of the fewest migrations, the one whose plan_value
+     * is largest (room for the flavor, then weighted capacity), ties by the order of plans by RAM
+     * (Two::key, for one step (RAM, host, VM)).
+     * Every candidate that could work is valued: the singles, then the pairs (both orders),
+     * shuffles and chains. Outside run_plain, the exact tests the RAM ranking uses skip candidates
+     * that cannot work (a single nowhere to go, could_move, may_have_singles, no plan of two steps
+     * by run_ram), and under the free rule a single another host takes is valued without trying
+     * it and the others are tried in order of their Bound until it falls below the best found.
+     */
+    std::vector<Placement> run_capacity(int k) {
+        if (k <= 0 || room_already()) return {};
+        const int H = static_cast<int>(p_.hosts.size());
+        // Outside run_plain and under the free rule, candidates are tried in order of an upper
+        // bound on what they leave (Bound) until the bound falls below the best plan found.
+        const bool prune = !plain_ && !fixes_;
+        using Value = std::pair<Count, Score>;
+        bool have = false;
+        Value best_v{0, 0};
+        std::vector<Step> best_steps;
+        std::tuple<Amount, int, int, int, int> best_key;
+        const auto keep = [&](Value v, const std::tuple<Amount, int, int, int, int>& key) {
+            if (have && (v < best_v || (v == best_v && !(key < best_key)))) return;
+            have = true;
+            best_v = v;
+            best_key = key;
+            best_steps = steps_;
+        };
+        const auto done = [&]() {
+            steps_ = best_steps;
+            return have ? out() : std::vector<Placement>{};
+        };
+        // One step. A single another host takes works, one only a remap could move works iff
+        // its cached remap does (run()). Pruning, a single another host takes is valued without
+        // trying it: it goes to its flavor's best host other than g (first_other), which only
+        // loses room (the flavor's VMCAP there stays 0: it fit nowhere), so the plan leaves its
+        // Bound plus that host's gain; the best of those is tried once, at the end.
+        cands_.clear();
+        const Mover* sure = nullptr;
+        int sure_g = -1;
+        Value sure_v{0, 0};
+        std::tuple<Amount, int, int, int, int> sure_key;
+        for (int g = 0; g < H; ++g)
+            for (const Mover& x : movers(f_, g, Part::Singles).singles) {
+                const auto key = std::make_tuple(x.ram, g, x.vm, x.vm, x.vm);
+                if (prune) {
+                    if (const Dest* d = first_other_dest(x.flavor, g); d != nullptr) {
+                        const Value v{x.ub.own, x.ub.w + d->gain};
+                        if (sure == nullptr || v > sure_v || (v == sure_v && key < sure_key)) {
+                            sure = &x;
+                            sure_g = g;
+                            sure_v = v;
+                            sure_key = key;
+                        }
+                        continue;
+                    }
+                    if (x.remap_at < 0) continue;
+                    cands_.push_back(Cand{Value{x.ub.own, x.ub.w}, key, 0, g, 0, 0});
+                    continue;
+                }
+                if (!plain_ && !elsewhere(x.flavor, g) && x.remap_at < 0) continue;
+                if (one(x, g)) keep(plan_value(*done_), key);
+            }
+        // The singles only a remap moves (pruning): in order of their bound, while it could beat
+        // the best sure one.
+        std::sort(cands_.begin(), cands_.end());
+        for (const Cand& c : cands_) {
+            if (sure != nullptr && (c.ub < sure_v || (c.ub == sure_v && sure_key < c.key))) break;
+            if (have && c.ub < best_v) break;
+            const auto& singles = movers(f_, c.g, Part::Singles).singles;
+            const auto x = std::find_if(singles.begin(), singles.end(), [&c](const Mover& m) { return m.vm == std::get<2>(c.key); });
+            if (one(*x, c.g)) keep(plan_value(*done_), c.key);
+        }
+        if (sure != nullptr && (!have || sure_v > best_v || (sure_v == best_v && sure_key < best_key))) {
+            if (!one(*sure, sure_g) || plan_value(*done_) != sure_v)
+                throw std::logic_error("make_room: a single valued without trying it did not");
+            keep(sure_v, sure_key);
+        }
+        if (have || k < 2) return done();
+        if (prune) {
+            // Whether a plan of two steps exists, from the ranking by RAM (its shortcuts decide
+            // most candidates without trying them; enumerating them all here would try each):
+            // none, no plan; one, its value is where the pruning starts.
+            if (run_ram(2).empty()) return {};
+            const Step& a = steps_[0];
+            const Step& b = steps_[1];
+            keep(plan_value(*done_),
+                 std::make_tuple(a.m.ram + b.m.ram, b.from, std::min(a.m.vm, b.m.vm), std::max(a.m.vm, b.m.vm), a.m.vm));
+        }
+        const auto consider = [&](const Two& t) {
+            if (plan_two(t)) keep(plan_value(*done_), t.key());
+            if (t.both_orders) {
+                const Two u{t.ram, t.host, t.b, t.a, t.from_a, false, false};
+                if (plan_two(u)) keep(plan_value(*done_), u.key());
+            }
+        };
+        // Two steps: pairs (kind 1) and shuffles (kind 2) host by host, chains (kind 3): a single
+        // x on g that no host takes, after a VM z off d != g made room for it on d. A chain's
+        // bound: g's with x lifted plus d's with z lifted (x's arrival there only takes room), the
+        // flavor's VM placed on whichever of the two gives more.
+        cands_.clear();
+        for (int g = 0; g < H; ++g) {
+            if (plain_ || could_move(g, Part::Pairs)) {
+                const auto& pairs = movers(f_, g, Part::Pairs).pairs;
+                for (std::size_t i = 0; i < pairs.size(); ++i)
+                    if (const Two t = pair_two(pairs[i], g); t.host >= 0)
+                        cands_.push_back(Cand{Value{pairs[i].ub.own, pairs[i].ub.w}, t.key(), 1, g, static_cast<int>(i), 0});
+            }
+            if (plain_ || could_move(g, Part::Shuffles)) {
+                const auto& shuffles = movers(f_, g, Part::Shuffles).shuffles;
+                for (std::size_t i = 0; i < shuffles.size(); ++i)
+                    if (const auto& sh = shuffles[i]; movable(sh[0], g)) {
+                        // y cannot be remapped: it goes to another host, which loses at least
+                        // what the best one other than g would.
+                        const Dest* o = prune && !sh[0].remap ? first_other_dest(sh[0].flavor, g) : nullptr;
+                        cands_.push_back(Cand{Value{sh[0].ub.own, sh[0].ub.w + (o != nullptr ? o->gain : 0)}, shuffle_two(sh, g).key(), 2,
+                                              g, static_cast<int>(i), 0});
+                    }
+            }
+        }
+        zs_.assign(p_.flavors.size(), {});
+        std::vector<char> listed(p_.flavors.size(), 0);
+        // Pruning, a chain whose first VM z goes to another host than g (the best one other than
+        // d, o1, when it is not g) is sure to work and valued exactly without trying it: z then
+        // goes to o1 (any other host but g works alike, and g after z would only have less room),
+        // x to its placement of the largest change on d with z gone, and g, d and o1 end as
+        // Search::Z::exact and o1_gain say. The best of them is tried once, at the end.
+        std::optional<Cand> sure_chain;
+        for (int g = 0; g < H; ++g) {
+            const auto& singles = movers(f_, g, Part::Singles).singles;
+            for (std::size_t i = 0; i < singles.size(); ++i) {
+                const Mover& x = singles[i];
+                const auto y = static_cast<std::size_t>(x.flavor);
+                auto& z = zs_[y];
+                if (!listed[y]) {
+                    listed[y] = 1;
+                    for (int d = 0; d < H; ++d)
+                        if (may_have_singles(x.flavor, d))
+                            for (const Mover& m : movers(x.flavor, d, Part::Singles).singles)
+                                if (plain_ ? movable(m, d) : elsewhere(m.flavor, d) || m.remap_at >= 0) {
+                                    Z zz{m, d};
+                                    if (prune) chain_bounds(zz, x.flavor);
+                                    z.push_back(zz);
+                                }
+                }
+                for (std::size_t j = 0; j < z.size(); ++j) {
+                    if (z[j].d == g) continue;
+                    const bool exact = prune && z[j].o1 >= 0 && z[j].o1 != g;
+                    const Bound& zb = exact ? z[j].exact : z[j].ub;
+                    Score w = x.ub.w + zb.w_without;
+                    if (zb.fits) w = std::max(w, x.ub.w_without + zb.w);
+                    const Two t = chain_two(x, g, j);
+                    const Cand c{
+                        Value{x.ub.own + zb.own, exact ? w + z[j].o1_gain : w}, t.key(), 3, g, static_cast<int>(i), static_cast<int>(j)};
+                    if (!exact) {
+                        cands_.push_back(c);
+                    } else if (!sure_chain || sure_chain->ub < c.ub || (sure_chain->ub == c.ub && c.key < sure_chain->key)) {
+                        sure_chain = c;
+                    }
+                }
+            }
+        }
+        if (prune) std::sort(cands_.begin(), cands_.end());
+        for (const Cand& c : cands_) {
+            if (prune && have && c.ub < best_v) break;
+            if (sure_chain && (c.ub < sure_chain->ub || (c.ub == sure_chain->ub && sure_chain->key < c.key))) break;
+            if (c.kind == 1) {
+                consider(pair_two(movers(f_, c.g, Part::Pairs).pairs[static_cast<std::size_t>(c.i)], c.g));
+            } else if (c.kind == 2) {
+                consider(shuffle_two(movers(f_, c.g, Part::Shuffles).shuffles[static_cast<std::size_t>(c.i)], c.g));
+            } else {
+                const Mover x = movers(f_, c.g, Part::Singles).singles[static_cast<std::size_t>(c.i)];
+                consider(chain_two(x, c.g, c.j));
+            }
+        }
+        if (sure_chain && (!have || best_v < sure_chain->ub || (best_v == sure_chain->ub && sure_chain->key < best_key))) {
+            const Mover x = movers(f_, sure_chain->g, Part::Singles).singles[static_cast<std::size_t>(sure_chain->i)];
+            if (!plan_two(chain_two(x, sure_chain->g, sure_chain->j)) || plan_value(*done_) != sure_chain->ub)
+                throw std::logic_error("make_room: a chain valued without trying it did not");
+            keep(sure_chain->ub, sure_chain->key);
+        }
+        return done();
+    }
+    /** A candidate plan of run_capacity: its bound, its key, its kind (0 single, 1 pair, 2
+     *  shuffle, 3 chain), host and indices. Sorted: the largest bound first, then the key. */
+    struct Cand {
+        std::pair<Count, Score> ub;
+        std::tuple<Amount, int, int, int, int> key;
+        int kind = 0, g = -1, i = -1, j = -1;
+        bool operator<(const Cand& o) const { return ub != o.ub ? ub > o.ub : key < o.key; }
+    };
+    /** A Bound of d in a chain whose first VM z leaves d and a VM of `flavor` then arrives there:
+     *  d ends with at most its free amounts with z lifted less that VM on some placement with
+     *  room in them (whichever z does), so the Bound of each such placement, componentwise the
+     *  largest. */
+    Bound chain_bound(const Mover& z, int d, int flavor) {
+        tmp2_.assign(s_.free_of(d), s_.free_of(d) + s_.nodes_of(d) * R_);
+        share(tmp2_.data(), this->flavor(z.flavor), z.mask, +1);
+        const Flavor& fl = this->flavor(flavor);
+        Bound out;
+        bool any = false;
+        for (const Embedding& e : placements(flavor, d)) {
+            if (!room(fl, e, tmp2_.data())) continue;
+            share(tmp2_.data(), fl, e.mask, -1);
+            const Bound b = bound(f_, d, tmp2_.data());
+            share(tmp2_.data(), fl, e.mask, +1);
+            if (!any) {
+                out = b;
+            } else {
+                out.own = std::max(out.own, b.own);
+                out.w_without = std::max(out.w_without, b.w_without);
+                if (b.fits) out.w = out.fits ? std::max(out.w, b.w) : b.w;
+                out.fits = out.fits || b.fits;
+            }
+            any = true;
+        }
+        return out;
+    }
+    /** A chain's first VM: a single of the flavor of x on d; its Bound for the arriving flavor
+     *  (`ub`: chain_bound); `o1`, the best host other than d that takes it now (-1: none) and its
+     *  gain there; `exact`, d's Bound when z has gone to another host and x arrived on its
+     *  placement of the largest change (best_arrival: where plan_two puts it). */
+    struct Z {
+        Mover m;
+        int d = -1;
+        Bound ub, exact;
+        int o1 = -1;
+        Score o1_gain = 0;
+    };
+    /** Fills z.ub, z.exact, z.o1 and z.o1_gain, x of `flavor`. */
+    void chain_bounds(Z& z, int flavor) {
+        z.ub = chain_bound(z.m, z.d, flavor);
+        if (const Dest* o = first_other_dest(z.m.flavor, z.d); o != nullptr) {
+            z.o1 = o->host;
+            z.o1_gain = o->gain;
+        }
+        tmp2_.assign(s_.free_of(z.d), s_.free_of(z.d) + s_.nodes_of(z.d) * R_);
+        share(tmp2_.data(), this->flavor(z.m.flavor), z.m.mask, +1);
+        Score unused = 0;
+        const int e = best_arrival(flavor, z.d, tmp2_.data(), unused);
+        if (e < 0) throw std::logic_error("make_room: a chain's VM does not fit where its first VM left");
+        share(tmp2_.data(), this->flavor(flavor), placements(flavor, z.d)[static_cast<std::size_t>(e)].mask, -1);
+        z.exact = bound(f_, z.d, tmp2_.data());
+    }
+    /** The pair's plan in the order tried first (host -1: neither VM can move now). */
+    Two pair_two(const Pair& pr, int g) {
+        const bool a = movable(pr.m[0], g), b = movable(pr.m[1], g);
+        const Amount ram = pr.m[0].ram + pr.m[1].ram;
+        if (!a && !b) return Two{};
+        return a ? Two{ram, g, pr.m[0], pr.m[1], g, false, b} : Two{ram, g, pr.m[1], pr.m[0], g, false, false};
+    }
+    static Two shuffle_two(const std::array<Mover, 2>& sh, int g) { return Two{sh[0].ram + sh[1].ram, g, sh[0], sh[1], g, false, false}; }
+    Two chain_two(const Mover& x, int g, int j) const {
+        const Z& z = zs_[static_cast<std::size_t>(x.flavor)][static_cast<std::size_t>(j)];
+        return Two{x.ram + z.m.ram, g, z.m, x, z.d, true, false};
+    }
+
 private:
     const Flavor& flavor(int j) const { return p_.flavors[static_cast<std::size_t>(j)]; }
     const std::vector<Embedding>& placements(int flavor, int h) const { return m_.evaluator(s_.type_of(h), flavor).placements(); }
@@ -382,10 +672,13 @@ private:
         for (unsigned b = mask; b; b &= b - 1)
             for (int r = 0; r < R_; ++r) free[std::countr_zero(b) * R_ + r] += sign * fl.node_demand[static_cast<std::size_t>(r)];
     }
-    Dest dest_on(int flavor, int h, const Amount* free) const {
+    /** The place of a VM of `flavor` arriving on h in `free`: ranking by RAM, arrival(); by
+     *  capacity, best_arrival() and its gain less `base` (the host's gain in `free` already). */
+    Dest dest_on(int flavor, int h, const Amount* free, Score base = 0) const {
         Dest d;
-        d.placement = arrival(flavor, h, free);
+        d.placement = cap_ ? best_arrival(flavor, h, free, d.gain) : arrival(flavor, h, free);
         if (d.placement < 0) return d;
+        d.gain -= base;
         d.host = h;
         const Flavor& fl = this->flavor(flavor);
         for (int n = 0; n < s_.nodes_of(h); ++n) {
@@ -395,6 +688,87 @@ private:
         d.vcpu_left -= fl.demand[kVcpu];
         d.ram_left -= fl.demand[kRamMib];
         return d;
+    }
+
+    /** Ranking by capacity: the weighted capacity change of host h (score units, against the
+     *  state's cached capacities of h) when its nodes have the free amounts `free`: the change
+     *  the vmcap-fit placer ranks by (capacity_gain, the kernel placement_delta uses). */
+    Score host_gain(int h, const Amount* free) const {
+        return capacity_gain(s_, h, static_cast<unsigned>((1U << s_.nodes_of(h)) - 1U), free);
+    }
+    /** The placement of a VM of `flavor` arriving on h in `free` with the largest host_gain after
+     *  it (ties: the least free vCPU left on its nodes, then the lowest index; under a rule that
+     *  fixes nodes, the rule's), that gain in `gain`; -1 if none has room. */
+    int best_arrival(int flavor, int h, const Amount* free, Score& gain) const {
+        const int n = s_.nodes_of(h);
+        const Flavor& fl = this->flavor(flavor);
+        const auto& pl = placements(flavor, h);
+        Amount local[kMaxPNuma * kMaxResources];
+        const auto with = [&](std::size_t e) {
+            std::copy(free, free + n * R_, local);
+            share(local, fl, pl[e].mask, -1);
+            return host_gain(h, local);
+        };
+        if (fixes_) {
+            const int e = m_.node_choice(flavor, h, free);
+            if (e < 0) return -1;
+            gain = with(static_cast<std::size_t>(e));
+            return e;
+        }
+        int best = -1;
+        Amount best_left = 0;
+        for (std::size_t e = 0; e < pl.size(); ++e) {
+            if (!room(fl, pl[e], free)) continue;
+            const Score g = with(e);
+            Amount left = 0;
+            for (int i = 0; i < fl.num_vnuma(); ++i) left += free[pl[e].map[static_cast<std::size_t>(i)] * R_ + kVcpu];
+            if (best < 0 || g > gain || (g == gain && left < best_left)) {
+                best = static_cast<int>(e);
+                gain = g;
+                best_left = left;
+            }
+        }
+        return best;
+    }
+    /** Ranking by capacity: what a plan leaves, `ov` the free amounts of the hosts its steps
+     *  changed. First the room for VMs of the arriving flavor: the change of its VMCAP summed over
+     *  those hosts (the arriving VM not yet placed); then the weighted capacity change of those
+     *  hosts with the arriving VM placed as the vmcap-fit placer would place it (the largest
+     *  change among the hosts of `ov` where it fits: no other host takes it). Larger is better. */
+    std::pair<Count, Score> plan_value(const Overlay& ov) const {
+        Score v = 0, arrive = 0;
+        Count own = 0;
+        bool fits_somewhere = false;
+        for (int i = 0; i < ov.size(); ++i) {
+            const int h = ov.host(i);
+            const Score g = host_gain(h, ov.get(h));
+            v += g;
+            own += own_capacity(h, ov.get(h)) - own_capacity(h, s_.free_of(h));
+            Score with = 0;
+            if (best_arrival(f_, h, ov.get(h), with) >= 0 && (!fits_somewhere || with - g > arrive)) {
+                arrive = with - g;
+                fits_somewhere = true;
+            }
+        }
+        if (!fits_somewhere) throw std::logic_error("make_room: a plan after which the VM fits nowhere");
+        return {own, v + arrive};
+    }
+    /** VMCAP of `flavor` (the arriving one by default) on h with the free amounts `free`.
+     *  O(nodes x R + VMCAP). */
+    Count own_capacity(int h, const Amount* free, int flavor = -1) const {
+        if (flavor < 0) flavor = f_;
+        Count b[kMaxPNuma];
+        m_.capacity_vector(flavor, s_.nodes_of(h), free, b);
+        return m_.evaluator(s_.type_of(h), flavor)(b);
+    }
+    /** The Bound of host h for `flavor` with the free amounts `lifted` (h's with the leaving VMs'
+     *  shares freed). O(placements x (targets x (nodes x R + VMCAP))). */
+    Bound bound(int flavor, int h, const Amount* lifted) const {
+        Bound b;
+        b.own = own_capacity(h, lifted, flavor) - own_capacity(h, s_.free_of(h), flavor);
+        b.w_without = host_gain(h, lifted);
+        b.fits = best_arrival(flavor, h, lifted, b.w) >= 0;
+        return b;
     }
 
     /** The best kTop hosts where a VM of `flavor` fits now (Dest::better order). */
@@ -409,10 +783,10 @@ private:
             Landing& l = land[static_cast<std::size_t>(h)];
             if (l.version != s_.host_version(h)) {
                 const Dest d = dest_on(flavor, h, s_.free_of(h));
-                l = Landing{s_.host_version(h), d.placement, d.vcpu_left, d.ram_left};
+                l = Landing{s_.host_version(h), d.placement, d.vcpu_left, d.ram_left, d.gain};
             }
             if (l.placement < 0) continue;
-            const Dest d{h, l.placement, l.vcpu_left, l.ram_left};
+            const Dest d{h, l.placement, l.vcpu_left, l.ram_left, l.gain};
             if (static_cast<int>(t.size()) == kTop && !d.better(t.back())) continue;
             if (static_cast<int>(t.size()) == kTop) t.pop_back();
             t.insert(std::upper_bound(t.begin(), t.end(), d, [](const Dest& a, const Dest& b) { return a.better(b); }), d);
@@ -428,8 +802,8 @@ private:
         for (const Dest& d : top(x.flavor))
             if (d.host != from && !ov.has(d.host)) o.push_back(d);
         for (int i = 0; i < ov.size(); ++i)
-            if (ov.host(i) != from)
-                if (const Dest d = dest_on(x.flavor, ov.host(i), ov.get(ov.host(i))); d.host >= 0) o.push_back(d);
+            if (const int h = ov.host(i); h != from)
+                if (const Dest d = dest_on(x.flavor, h, ov.get(h), cap_ ? host_gain(h, ov.get(h)) : 0); d.host >= 0) o.push_back(d);
         std::sort(o.begin(), o.end(), [](const Dest& a, const Dest& b) { return a.better(b); });
         if (!fixes_) {
             const auto& pl = placements(x.flavor, from);
@@ -459,6 +833,12 @@ private:
         for (const Dest& d : top(flavor))
             if (d.host != h) return d.host;
         return -1;
+    }
+    /** The best place other than h for a VM of `flavor` now (top()), or null. */
+    const Dest* first_other_dest(int flavor, int h) {
+        for (const Dest& d : top(flavor))
+            if (d.host != h) return &d;
+        return nullptr;
     }
     /** Does the plan "a off g to another host, then b off g" surely work: a goes to its first
      *  option (first_other), and another host than g and that one takes b (then g has the room of
@@ -763,7 +1143,8 @@ private:
     }
 
     /** The deficient node set of each placement of `flavor` on g (nodes short of its demand);
-     *  false if one has none (it fits already). */
+     *  false if one has none (it fits already; under a rule that fixes nodes only the rule's
+     *  choice fits: the caller knows none does). */
     bool deficits(int flavor, int g, std::vector<NodeMask>& out) const {
         const Flavor& fl = this->flavor(flavor);
         const Amount* free = s_.free_of(g);
@@ -775,7 +1156,10 @@ private:
                 for (int r = 0; r < R_; ++r)
                     if (free[n * R_ + r] < fl.node_demand[static_cast<std::size_t>(r)]) d = static_cast<NodeMask>(d | (1U << n));
             }
-            if (d == 0) return false;
+            // Under a rule that fixes nodes a placement with room may still not be the rule's
+            // choice: a VM off any node may change that choice (its deficit set is empty: every
+            // VM covers it).
+            if (d == 0 && !fixes_) return false;
             out.push_back(d);
         }
         return true;
@@ -838,6 +1222,7 @@ private:
             if (fits(flavor, g, tmp_.data())) {
                 Mover m = mover(x, g);
                 if (m.remap) m.remap_at = remap_at(flavor, m, g, tmp_.data());
+                if (cap_) m.ub = bound(flavor, g, tmp_.data());
                 hm.singles.push_back(m);
             }
             share(tmp_.data(), fx, x.mask, -1);
@@ -898,6 +1283,7 @@ private:
                     pr.m = a.vm < b.vm ? std::array<Mover, 2>{a, b} : std::array<Mover, 2>{b, a};
                     pr.b_after_a = remaps(pr.m[1], g, tmp_.data());
                     pr.a_after_b = remaps(pr.m[0], g, tmp_.data());
+                    if (cap_) pr.ub = bound(flavor, g, tmp_.data());
                     hm.pairs.push_back(pr);
                 }
                 share(tmp_.data(), this->flavor(a.flavor), a.mask, -1);
@@ -991,8 +1377,16 @@ private:
                     }
                     share(tmp_.data(), fx, x.mask, -1);
                 }
+                if (ok) {
+                    Mover my = mover(y, g);
+                    if (cap_) {
+                        share(tmp_.data(), fx, x.mask, +1);
+                        my.ub = bound(flavor, g, tmp_.data());
+                        share(tmp_.data(), fx, x.mask, -1);
+                    }
+                    hm.shuffles.push_back({my, x});
+                }
                 share(tmp_.data(), fy, y.mask, -1);
-                if (ok) hm.shuffles.push_back({mover(y, g), x});
             }
         }
         const auto shuffle_key = [](const std::array<Mover, 2>& t) {
@@ -1023,6 +1417,8 @@ private:
             Overlay ov(s_);
             if (!apply(ov, x, g, d) || !fits(f_, g, ov.get(g))) continue;
             steps_ = {Step{x, g, d}};
+            done_.reset();
+            done_.emplace(ov);
             return true;
         }
         return false;
@@ -1047,6 +1443,8 @@ private:
                 Overlay ov2 = ov;
                 if (!apply(ov2, t.b, t.host, d2) || !fits(f_, t.host, ov2.get(t.host))) continue;
                 steps_ = {Step{t.a, t.from_a, d1}, Step{t.b, t.host, d2}};
+                done_.reset();
+                done_.emplace(ov2);
                 return true;
             }
         }
@@ -1110,12 +1508,16 @@ private:
     const Problem& p_;
     const int R_, f_;
     const bool fixes_;
+    const bool cap_;  ///< rank plans by the capacity they leave (run_capacity), not by RAM
     MakeRoomCache::Impl& cache_;
     std::vector<std::vector<Dest>> top_;  ///< [flavor]: top(), this call
     std::vector<char> top_done_;
     std::vector<NodeMask> def_;
     std::vector<Amount> tmp_, tmp2_;
     std::vector<Step> steps_;
+    std::optional<Overlay> done_;     ///< the free amounts of the hosts the plan in steps_ changed (one, plan_two)
+    std::vector<Cand> cands_;         ///< run_capacity's candidates
+    std::vector<std::vector<Z>> zs_;  ///< run_capacity: per flavor, the chains' first VMs
     bool plain_ = false;
     std::vector<Amount> local_;              ///< remap_after's free amounts of g
     std::array<std::vector<Dest>, 2> opts_;  ///< options(), by depth: a plan's first step, its second

@@ -54,13 +54,28 @@ bool make_room_direct_applies(const CapacityModel& model);
  * VM moved off d first made room on. These are all plans of two steps that can make room (a step
  * that neither leaves h nor frees the destination of a later one cannot help).
  *
- * Which plan: fewest migrations; then least RAM migrated; then the lowest index of h, then of the
- * VMs moved (in the order above: the VM off h first). Each VM goes to the host where it fits
+ * Which plan, when the cluster's placer does not value capacity (Placer::values_capacity false,
+ * e.g. best fit): fewest migrations; then least RAM migrated; then the lowest index of h, then of
+ * the VMs moved (in the order above: the VM off h first). Each VM goes to the host where it fits
  * leaving least free vCPU on the host, then least free RAM, then the lowest index, on its
  * tightest placement there (least free vCPU left on those nodes, then the lowest index; under a
  * rule that fixes nodes, the rule's); to other nodes of its own host (lowest placement index) only
  * when no other host takes it; of two VMs off h, the one listed first moves first when both orders
  * work.
+ *
+ * When it values capacity (`vmcap-fit`, `vmcap-first-fit`): fewest migrations; then the most room
+ * for the arriving flavor (its VMCAP summed over the hosts the plan changes, after the plan and
+ * before the VM arrives, less before); then the highest weighted capacity left (the change of
+ * sum_f w_f x VMCAP_f over those hosts, the arriving VM placed as the vmcap-fit placer places it:
+ * capacity_gain, the kernel of placement_delta); then the order above (least RAM, indices). Each
+ * VM goes where the vmcap-fit placer would put it on the state the steps before it leave: the host
+ * of the largest weighted capacity change, then least free vCPU and RAM left, then the lowest
+ * index, on its placement of the largest change (then the tightest, the lowest index); remaps as
+ * above; of two VMs off h, the order that leaves more (the listed first on ties). Every candidate
+ * of the fewest migrations is valued (the test's oracle enumerates every sequence of VMs with
+ * these destinations); under the free rule they are tried in order of an upper bound on what they
+ * leave until it falls below the best found; a single another host takes, and a chain whose
+ * first VM another host than h takes, are valued without trying them.
  *
  * A VM of the flavor that fits somewhere already gets no plan (and `room_already`, when given, is
  * set to true): e.g. the second VM of a request placed all or nothing, with the first taken off
@@ -76,7 +91,13 @@ bool make_room_direct_applies(const CapacityModel& model);
  * O(hosts) to visit the cached candidates' heads and bounds, plus O(hosts x placements) once per
  * flavor of a VM that might move (its best destinations). Most candidates are decided without
  * being tried (one that another host takes surely works; one with nowhere to go surely fails);
- * the plan is make_room_direct_plain's. No Problem, model or VM copy is built.
+ * the plan is make_room_direct_plain's. No Problem, model or VM copy is built. Ranking by
+ * capacity costs more: each changed host's candidates get a bound (O(placements x targets x
+ * VMCAP) each), the best destinations carry their capacity change (O(placements x targets x
+ * VMCAP) per changed host and flavor), and when no single works but a plan of two steps exists
+ * (the ranking by RAM tells), every pair, shuffle and chain whose bound is not below the best
+ * found is tried and valued: on the 2-day Azure run 6-7 s of CPU against the RAM ranking's 0.7-1.4 s
+ * (docs/performance.md).
  */
 class MakeRoomCache;
 std::vector<Placement> make_room_direct(const OnlineCluster& cluster, int vm, int k, MakeRoomCache* cache = nullptr,
@@ -84,8 +105,9 @@ std::vector<Placement> make_room_direct(const OnlineCluster& cluster, int vm, in
 
 /** make_room_direct's plan found without its shortcuts (for tests): every candidate plan listed
  *  (a VM whose removal lets the flavor fit; two such, one moved so that another can be remapped,
- *  or a chain), sorted in the order of choice and tried one by one; no bound, no candidate decided
- *  without trying it, no cache. The same plan as make_room_direct, slower: O(candidates x log). */
+ *  or a chain), sorted in the order of choice and tried one by one (ranking by capacity: each
+ *  tried and valued); no bound, no candidate decided without trying it, no cache. The same plan
+ *  as make_room_direct, slower: O(candidates x log). */
 std::vector<Placement> make_room_direct_plain(const OnlineCluster& cluster, int vm, int k);
 
 /** Per-host candidates of make_room_direct kept between calls on one cluster (host by host, valid
