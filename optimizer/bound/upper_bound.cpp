@@ -356,11 +356,12 @@ private:
             std::int64_t alloc_allowance =
                 exact_pair ? prm_.max_allocation_per_exact_host : std::min(prm_.max_allocation_per_host, allocation_share_);
             Score alloc_floor = std::numeric_limits<Score>::min();
-            // Node-subset bound (node_subset_bound()) first, from the allocation bound's allowance;
-            // the allocation bound only where it does not fit. Where it completes without a RAM
+            // Node-subset bound (node_subset_bound()) first, with an allowance as large as the
+            // allocation bound's; the allocation bound only where it does not complete. Where it completes without a RAM
             // cost it is exact (the best V_h - L over k-sets, carried at the k smallest RAMs, as
             // the branch and bound's points are), so the branch and bound has nothing to add.
-            const bool slot_ok = prm_.node_subsets && !remaps_ && !exact_pair && node_subset_bound(k_top, alloc_allowance);
+            std::int64_t subset_allowance = alloc_allowance;
+            const bool slot_ok = prm_.node_subsets && !remaps_ && !exact_pair && node_subset_bound(k_top, subset_allowance);
             bool searching = allowance > 0 && !(slot_ok && wm_ == 0);
             Score best_cheap = std::numeric_limits<Score>::min();  // best point so far with ram = the k smallest
             std::vector<Amount> top(free_.size());
@@ -537,11 +538,10 @@ private:
      * multiset of at most a removals beats are kept (V_h reads only the copy counts and is
      * monotone in each). A set S of k VMs is X plus, on each node, a_i single-node VMs with |X| +
      * sum_i a_i = k, so the best combination of one option per node with at most k - |X|
-     * removals bounds V_h(S) - L(S). False (slot_best_ meaningless, `allowance` untouched) when
-     * there are more than kOuterSets multisets X, the node multisets times the targets pass
-     * kWorkPerEvaluation x `allowance`, or the combinations for some X could need more value
-     * evaluations than what is left of `allowance`; else one unit of `allowance` per combination
-     * evaluated.
+     * removals bounds V_h(S) - L(S); the combinations are searched node by node with a cut.
+     * False (slot_best_ meaningless) when there are more than kOuterSets multisets X, the node
+     * multisets times the targets pass kWorkPerEvaluation x `allowance`, or the search's value
+     * evaluations (one per leaf and one per cut test) pass `allowance`, which it spends.
      */
     bool node_subset_bound(int k_top, std::int64_t& allowance) {
         constexpr std::int64_t kOuterSets = 1024, kWorkPerEvaluation = 8;
@@ -582,7 +582,6 @@ private:
             }
             const int room = k_top - x_size;  // single-node removals left
             slot_opts_.assign(n_, {});
-            double leaves = 1.0;
             for (int i = 0; i < n_; ++i) {
                 if (o > 0 && ((touched >> i) & 1U) == 0) {
                     slot_opts_[i] = none[i];  // the same free amounts as with X empty (combine() skips a > room)
@@ -590,25 +589,51 @@ private:
                     return false;
                 }
                 if (o == 0) none[i] = slot_opts_[i];
-                leaves *= static_cast<double>(slot_opts_[i].size());
             }
-            if (leaves > static_cast<double>(left)) return false;
-            // Every combination of one option per node within the removals left.
+            // Every combination of one option per node within the removals left, depth-first over
+            // the nodes. A partial one is cut when even its later nodes at their largest free
+            // amounts over their options (slot_top_, at least every option's copy counts) cannot
+            // beat the best found with at most as many removals as it already has: a completion
+            // with k removals only counts where it beats every option of at most k.
+            slot_top_.assign(free_.size(), 0);
+            for (int i = 0; i < n_; ++i)
+                for (const SlotOption& opt : slot_opts_[i])
+                    for (int r = 0; r < R_; ++r)
+                        slot_top_[static_cast<std::size_t>(i) * R_ + r] =
+                            std::max(slot_top_[static_cast<std::size_t>(i) * R_ + r], opt.free[r]);
             slot_free_ = base;
+            bool aborted = false;
+            auto best_upto = [&](std::size_t k) {
+                Score m = std::numeric_limits<Score>::min();
+                for (std::size_t q = 0; q <= k; ++q) m = std::max(m, best[q]);
+                return m;
+            };
             auto combine = [&](auto&& self, int i, int cost, Score land) -> void {
+                if (aborted) return;
+                if (--left < 0) {
+                    aborted = true;
+                    return;
+                }
+                const std::size_t k = static_cast<std::size_t>(x_size + cost);
                 if (i == n_) {
-                    --left;
-                    const std::size_t k = static_cast<std::size_t>(x_size + cost);
                     best[k] = std::max(best[k], value(slot_free_.data()) - land);
                     return;
+                }
+                if (i > 0) {
+                    slot_bound_ = slot_free_;
+                    std::copy(slot_top_.begin() + static_cast<std::ptrdiff_t>(i) * R_, slot_top_.end(),
+                              slot_bound_.begin() + static_cast<std::ptrdiff_t>(i) * R_);
+                    if (value(slot_bound_.data()) - land <= best_upto(k)) return;
                 }
                 for (const SlotOption& opt : slot_opts_[i]) {
                     if (cost + opt.a > room) continue;
                     std::copy(opt.free.begin(), opt.free.end(), slot_free_.begin() + static_cast<std::ptrdiff_t>(i) * R_);
                     self(self, i + 1, cost + opt.a, land + opt.land);
+                    if (aborted) return;
                 }
             };
             combine(combine, 0, 0, x_land);
+            if (aborted) return false;
         }
         allowance = left;
         // At most k removals: a set of k is never worth more than the best of at most k.
@@ -886,7 +911,7 @@ private:
     Score alloc_best_ = 0;
     std::vector<std::vector<SlotOption>> slot_opts_;  // node_subset_bound(): [node] options
     std::vector<Score> slot_best_;                    // [k]: its bound on V_h over k-sets
-    std::vector<Amount> slot_free_;
+    std::vector<Amount> slot_free_, slot_top_, slot_bound_;
     std::int64_t* alloc_left_ = nullptr;
     bool alloc_aborted_ = false;
     std::vector<int> greedy_pick_;     ///< best_of_size()'s greedy incumbent: class removed at each step
