@@ -563,7 +563,21 @@ private:
             }
         }
         std::int64_t work = kWorkPerEvaluation * allowance;  // node multisets x targets
-        std::vector<std::vector<SlotOption>> none(n_);       // the options with X empty, reused where X adds nothing
+        {
+            // Give up before any enumeration when the multisets on the nodes (at most the product of
+            // (count + 1) over the classes there; the nodes X touches once per X) exceed the work.
+            NodeMask multi_nodes = 0;
+            for (int c : multi) multi_nodes = static_cast<NodeMask>(multi_nodes | classes_[c].mask);
+            double est = 0.0;
+            for (int i = 0; i < n_; ++i) {
+                double prod = 1.0;
+                for (int c : single)
+                    if ((classes_[c].mask >> i) & 1U) prod *= static_cast<double>(std::min(classes_[c].count, k_top) + 1);
+                est += prod * (((multi_nodes >> i) & 1U) ? static_cast<double>(outer.size()) : 1.0);
+            }
+            if (est * std::max(1, T_) > static_cast<double>(work)) return false;
+        }
+        std::vector<std::vector<SlotOption>> none(n_);  // the options with X empty, reused where X adds nothing
         std::vector<Score> best(static_cast<std::size_t>(k_top) + 1, std::numeric_limits<Score>::min());
         std::int64_t left = allowance;
         std::vector<Amount> base;
