@@ -152,6 +152,14 @@ struct VmClass {
 };
 
 class HostBounder {
+    /** An option of one pNUMA node in node_subset_bound(). */
+    struct SlotOption {
+        int a = 0;                 ///< single-node VMs removed from the node
+        Score land = 0;            ///< their landing costs
+        std::vector<Count> b;      ///< copies per target the node then holds (node_b)
+        std::vector<Amount> free;  ///< the node's free amounts then
+    };
+
 public:
     /** `landing[f]`: lower bound on what a VM of flavor f costs the host it lands on (score
      *  units; landing_costs()), subtracted once per removed VM of f. `fronts`: keep the whole
@@ -345,10 +353,16 @@ private:
             const auto& rams = suf_ram_[0];    // prefix sums of the host's RAMs, ascending
             const auto& lands = suf_land_[0];  // prefix sums of its landing costs, ascending
             std::int64_t allowance = exact_pair ? prm_.max_search_per_exact_host : std::min(prm_.max_search_per_host, search_share_);
-            bool searching = allowance > 0;
             std::int64_t alloc_allowance =
                 exact_pair ? prm_.max_allocation_per_exact_host : std::min(prm_.max_allocation_per_host, allocation_share_);
             Score alloc_floor = std::numeric_limits<Score>::min();
+            // Node-subset bound (node_subset_bound()) first, with an allowance as large as the
+            // allocation bound's; the allocation bound only where it does not complete. Where it completes without a RAM
+            // cost it is exact (the best V_h - L over k-sets, carried at the k smallest RAMs, as
+            // the branch and bound's points are), so the branch and bound has nothing to add.
+            std::int64_t subset_allowance = alloc_allowance;
+            const bool slot_ok = prm_.node_subsets && !remaps_ && !exact_pair && node_subset_bound(k_top, subset_allowance);
+            bool searching = allowance > 0 && !(slot_ok && wm_ == 0);
             Score best_cheap = std::numeric_limits<Score>::min();  // best point so far with ram = the k smallest
             std::vector<Amount> top(free_.size());
             for (int k = depth + 1; k <= k_top; ++k) {
@@ -360,7 +374,11 @@ private:
                     exact_k = best_of_size(k, allowance, val);
                     searching = exact_k;
                 }
-                if (!exact_k) {
+                if (!exact_k && slot_ok) {
+                    for (std::size_t x = 0; x < top.size(); ++x) top[x] = free_[x] + suf_top_[0][x][k];
+                    // Both bound every k-set: the smaller holds.
+                    val = std::min({g_all_ - min_land, slot_best_[k], value(top.data()) - min_land}) - wm_ * min_ram;
+                } else if (!exact_k) {
                     Score alloc = 0;
                     if (allocation_bound(k, alloc_allowance, alloc_floor, alloc)) {
                         alloc_floor = alloc;
@@ -508,6 +526,191 @@ private:
         greedy_pick_.push_back(pick);  // k <= the host's migratable VMs: some class has VMs left
         greedy_value_.push_back(pick_v);
         greedy_cost_.push_back(cost);
+        return true;
+    }
+
+    /**
+     * Node-subset bound on V_h(S) - L(S) over removal sets S of k VMs, for every k <= k_top at
+     * once, into slot_best_[k]; exact when it completes. Every multiset X of the host's VMs that
+     * use several pNUMA nodes is taken in turn (most hosts have a few); with X removed, for each
+     * node i and each a, every multiset of a single-node VMs on i is enumerated, and of the node's
+     * free amounts after it only those whose copy counts (node_b per target) and landing costs no
+     * multiset of at most a removals beats are kept (V_h reads only the copy counts and is
+     * monotone in each). A set S of k VMs is X plus, on each node, a_i single-node VMs with |X| +
+     * sum_i a_i = k, so the best combination of one option per node with at most k - |X|
+     * removals bounds V_h(S) - L(S); the combinations are searched node by node with a cut.
+     * False (slot_best_ meaningless) when there are more than kOuterSets multisets X, the node
+     * multisets times the targets pass kWorkPerEvaluation x `allowance`, or the search's value
+     * evaluations (one per leaf and one per cut test) pass `allowance`, which it spends.
+     */
+    bool node_subset_bound(int k_top, std::int64_t& allowance) {
+        constexpr std::int64_t kOuterSets = 1024, kWorkPerEvaluation = 8;
+        std::vector<int> multi, single;
+        for (std::size_t c = 0; c < classes_.size(); ++c)
+            (std::popcount(classes_[c].mask) > 1 ? multi : single).push_back(static_cast<int>(c));
+        // The multisets X of multi-node VMs (counts per class in `multi`), at most k_top VMs.
+        std::vector<std::vector<int>> outer(1, std::vector<int>(multi.size(), 0));
+        for (std::size_t m = 0; m < multi.size(); ++m) {
+            const std::size_t n = outer.size();
+            for (std::size_t o = 0; o < n; ++o) {
+                int size = 0;
+                for (int x : outer[o]) size += x;
+                for (int x = 1; x <= classes_[multi[m]].count && size + x <= k_top; ++x) {
+                    outer.push_back(outer[o]);
+                    outer.back()[m] = x;
+                    if (static_cast<std::int64_t>(outer.size()) > kOuterSets) return false;
+                }
+            }
+        }
+        std::int64_t work = kWorkPerEvaluation * allowance;  // node multisets x targets
+        {
+            // Give up before any enumeration when the multisets on the nodes (at most the product of
+            // (count + 1) over the classes there; the nodes X touches once per X) exceed the work.
+            NodeMask multi_nodes = 0;
+            for (int c : multi) multi_nodes = static_cast<NodeMask>(multi_nodes | classes_[c].mask);
+            double est = 0.0;
+            for (int i = 0; i < n_; ++i) {
+                double prod = 1.0;
+                for (int c : single)
+                    if ((classes_[c].mask >> i) & 1U) prod *= static_cast<double>(std::min(classes_[c].count, k_top) + 1);
+                est += prod * (((multi_nodes >> i) & 1U) ? static_cast<double>(outer.size()) : 1.0);
+            }
+            if (est * std::max(1, T_) > static_cast<double>(work)) return false;
+        }
+        std::vector<std::vector<SlotOption>> none(n_);  // the options with X empty, reused where X adds nothing
+        std::vector<Score> best(static_cast<std::size_t>(k_top) + 1, std::numeric_limits<Score>::min());
+        std::int64_t left = allowance;
+        std::vector<Amount> base;
+        for (std::size_t o = 0; o < outer.size(); ++o) {
+            const std::vector<int>& xs = outer[o];
+            int x_size = 0;
+            Score x_land = 0;
+            NodeMask touched = 0;
+            base = free_;
+            for (std::size_t m = 0; m < multi.size(); ++m) {
+                const VmClass& vc = classes_[multi[m]];
+                x_size += xs[m];
+                x_land += vc.landing * xs[m];
+                if (xs[m] > 0) touched = static_cast<NodeMask>(touched | vc.mask);
+                for (int q = 0; q < xs[m]; ++q) shift(base.data(), vc.flavor, vc.mask, +1);
+            }
+            const int room = k_top - x_size;  // single-node removals left
+            slot_opts_.assign(n_, {});
+            for (int i = 0; i < n_; ++i) {
+                if (o > 0 && ((touched >> i) & 1U) == 0) {
+                    slot_opts_[i] = none[i];  // the same free amounts as with X empty (combine() skips a > room)
+                } else if (!node_options(i, base, room, single, work, slot_opts_[i])) {
+                    return false;
+                }
+                if (o == 0) none[i] = slot_opts_[i];
+            }
+            // Every combination of one option per node within the removals left, depth-first over
+            // the nodes. A partial one is cut when even its later nodes at their largest free
+            // amounts over their options (slot_top_, at least every option's copy counts) cannot
+            // beat the best found with at most as many removals as it already has: a completion
+            // with k removals only counts where it beats every option of at most k.
+            slot_top_.assign(free_.size(), 0);
+            for (int i = 0; i < n_; ++i)
+                for (const SlotOption& opt : slot_opts_[i])
+                    for (int r = 0; r < R_; ++r)
+                        slot_top_[static_cast<std::size_t>(i) * R_ + r] =
+                            std::max(slot_top_[static_cast<std::size_t>(i) * R_ + r], opt.free[r]);
+            slot_free_ = base;
+            bool aborted = false;
+            auto best_upto = [&](std::size_t k) {
+                Score m = std::numeric_limits<Score>::min();
+                for (std::size_t q = 0; q <= k; ++q) m = std::max(m, best[q]);
+                return m;
+            };
+            auto combine = [&](auto&& self, int i, int cost, Score land) -> void {
+                if (aborted) return;
+                if (--left < 0) {
+                    aborted = true;
+                    return;
+                }
+                const std::size_t k = static_cast<std::size_t>(x_size + cost);
+                if (i == n_) {
+                    best[k] = std::max(best[k], value(slot_free_.data()) - land);
+                    return;
+                }
+                if (i > 0) {
+                    slot_bound_ = slot_free_;
+                    std::copy(slot_top_.begin() + static_cast<std::ptrdiff_t>(i) * R_, slot_top_.end(),
+                              slot_bound_.begin() + static_cast<std::ptrdiff_t>(i) * R_);
+                    if (value(slot_bound_.data()) - land <= best_upto(k)) return;
+                }
+                for (const SlotOption& opt : slot_opts_[i]) {
+                    if (cost + opt.a > room) continue;
+                    std::copy(opt.free.begin(), opt.free.end(), slot_free_.begin() + static_cast<std::ptrdiff_t>(i) * R_);
+                    self(self, i + 1, cost + opt.a, land + opt.land);
+                    if (aborted) return;
+                }
+            };
+            combine(combine, 0, 0, x_land);
+            if (aborted) return false;
+        }
+        allowance = left;
+        // At most k removals: a set of k is never worth more than the best of at most k.
+        for (std::size_t k = 1; k < best.size(); ++k) best[k] = std::max(best[k], best[k - 1]);
+        slot_best_ = std::move(best);
+        return true;
+    }
+
+    /** node_subset_bound()'s options of node i at free amounts `base`: every multiset of at most
+     *  `room` single-node VMs (classes `single`) on i, by size, kept when no kept option of at most
+     *  as many removals has at least its copy counts at no more landing cost. False when `work`
+     *  (node multisets x targets) runs out. */
+    bool node_options(int i, const std::vector<Amount>& base, int room, const std::vector<int>& single, std::int64_t& work,
+                      std::vector<SlotOption>& opts) {
+        std::vector<int> cls;
+        for (int c : single)
+            if ((classes_[c].mask >> i) & 1U) cls.push_back(c);
+        std::vector<std::vector<std::pair<std::vector<Amount>, Score>>> by_size(static_cast<std::size_t>(room) + 1);
+        std::vector<Amount> cur(base.begin() + static_cast<std::ptrdiff_t>(i) * R_, base.begin() + static_cast<std::ptrdiff_t>(i + 1) * R_);
+        Score land = 0;
+        const std::int64_t per_set = std::max(1, T_);
+        bool out_of_work = false;
+        auto walk = [&](auto&& self, std::size_t ci, int size) -> void {
+            if (out_of_work) return;
+            if (ci == cls.size()) {
+                work -= per_set;
+                if (work < 0)
+                    out_of_work = true;
+                else
+                    by_size[size].emplace_back(cur, land);
+                return;
+            }
+            const VmClass& vc = classes_[cls[ci]];
+            const Amount* nd = p_.flavors[vc.flavor].node_demand.data();
+            int x = 0;
+            for (;;) {
+                self(self, ci + 1, size + x);
+                if (x == vc.count || size + x == room || out_of_work) break;
+                for (int r = 0; r < R_; ++r) cur[r] += nd[r];
+                land += vc.landing;
+                ++x;
+            }
+            for (int r = 0; r < R_; ++r) cur[r] -= nd[r] * x;
+            land -= vc.landing * x;
+        };
+        walk(walk, 0, 0);
+        if (out_of_work) return false;
+        std::vector<Count> b(T_);
+        opts.clear();
+        for (int a = 0; a <= room; ++a)
+            for (const auto& [f, f_land] : by_size[a]) {
+                for (int j = 0; j < T_; ++j) b[j] = m_.node_b(m_.target_flavor(j), f.data());
+                bool covered = false;
+                for (const SlotOption& o : opts) {
+                    bool ge = o.land <= f_land;
+                    for (int j = 0; j < T_ && ge; ++j) ge = o.b[j] >= b[j];
+                    if (ge) {
+                        covered = true;
+                        break;
+                    }
+                }
+                if (!covered) opts.push_back(SlotOption{a, f_land, b, f});
+            }
         return true;
     }
 
@@ -720,6 +923,9 @@ private:
     std::vector<int> span_sum_;  // [q]: the q largest spans (vNUMA counts) of the host's VMs, summed
     std::vector<int> on_node_;   // [node]: the host's migratable VMs with a vNUMA node there
     Score alloc_best_ = 0;
+    std::vector<std::vector<SlotOption>> slot_opts_;  // node_subset_bound(): [node] options
+    std::vector<Score> slot_best_;                    // [k]: its bound on V_h over k-sets
+    std::vector<Amount> slot_free_, slot_top_, slot_bound_;
     std::int64_t* alloc_left_ = nullptr;
     bool alloc_aborted_ = false;
     std::vector<int> greedy_pick_;     ///< best_of_size()'s greedy incumbent: class removed at each step

@@ -79,6 +79,11 @@ struct UpperBoundParams {
     /** Subtract from every removal set the landing costs of its VMs (docs/upper-bound.md,
      *  "Landing costs"); false: the removal-only bound (kept to measure what they add). */
     bool landing_costs = true;
+    /** Beyond the depth, first the node-subset bound (docs/upper-bound.md): per pNUMA node, the
+     *  copy counts real subsets of its VMs free, combined over the nodes; exact where it completes
+     *  (an allowance as large as the allocation bound's, which keeps its own). false: the branch and
+     *  bound, allocation bound and tail alone (kept to test and measure them). */
+    bool node_subsets = true;
     /** How host values are evaluated on host types whose targets all have closed forms (without
      *  free remaps): Auto times both ways on a sample of each type's hosts (about 2 ms per type)
      *  and keeps the faster; Kernel always uses the target-parallel kernel (WeightedVmcap),
