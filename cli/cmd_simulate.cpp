@@ -324,7 +324,7 @@ po::options_description simulate_options(SimulateCommand& c) {
         ("trace", po::value(&c.trace_name)->required(), "azure-dev | azure-test | huawei")
         ("data-dir", po::value(&c.data_dir), "directory holding azure-v1-flavor-traces/ and huawei-east-1/ (default: $VMCAP_DATA_DIR, else ../shared/data)")
         ("hosts", po::value(&c.hosts), "hosts in the cluster (required unless --topology-preset gives them)")
-        ("hosts-per-rack", po::value(&c.hosts_per_rack)->default_value(20), "hosts per rack (a ToR each with --network)")
+        ("hosts-per-rack", po::value(&c.hosts_per_rack)->default_value(20), "hosts per rack (a ToR each with --network; the racks of --placer vmcap-rack-fit)")
         ("racks-per-pod", po::value(&c.racks_per_pod)->default_value(10), "racks per pod")
         ("bpc", po::value(&c.bpc)->default_value(0.0),
          "Gridiron VDCs (Azure only; needs --network or --topology-preset): each tenant batch linked all-to-all with "

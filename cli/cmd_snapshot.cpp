@@ -353,7 +353,7 @@ int cmd_snapshot(const Args& args) {
         ("copies", po::value<int>()->default_value(1),
          "superpose this many copies of the trace to multiply the load: Azure copy c draws its lifetimes from seed+c; "
          "Huawei copy c is shifted cyclically in time by c/copies of the arrival span")
-        ("hosts-per-rack", po::value<int>()->default_value(20), "hosts per rack")
+        ("hosts-per-rack", po::value<int>()->default_value(20), "hosts per rack (hosts[].rack: a ToR each with --network; the racks of --placer vmcap-rack-fit)")
         ("racks-per-pod", po::value<int>()->default_value(10), "racks per pod")
         ("targets", po::value<std::string>()->default_value("multi-numa"),
          "multi-numa | all: flavors given weight 1; demand: every flavor requested in the demand window, weighted by its "

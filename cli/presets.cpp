@@ -16,7 +16,7 @@ std::vector<Preset> command_presets(const std::string& command) {
     std::vector<Preset> out = {{"none", {}}};
     if (command == "simulate")
         out.push_back({"recommended",
-                       {{"placer", "vmcap-fit"},
+                       {{"placer", "vmcap-rack-fit"},
                         {"compare", "sa"},
                         {"weights", "forecast"},
                         {"defrag-when", "both"},
@@ -24,7 +24,7 @@ std::vector<Preset> command_presets(const std::string& command) {
                         {"daily-budget", "1%"},
                         {"migrations-per-request", "0"}}});
     else if (command == "place")
-        out.push_back({"recommended", {{"placer", "vmcap-fit"}, {"migrations-per-request", "0"}}});
+        out.push_back({"recommended", {{"placer", "vmcap-rack-fit"}, {"migrations-per-request", "0"}}});
     else if (command == "plan")
         out.push_back({"recommended", {{"algorithm", "sa"}}});
     return out;

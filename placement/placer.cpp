@@ -97,6 +97,7 @@ std::unique_ptr<Placer> make_first_fit_placer();
 std::unique_ptr<Placer> make_best_fit_placer();
 std::unique_ptr<Placer> make_vmcap_fit_placer();
 std::unique_ptr<Placer> make_vmcap_first_fit_placer();
+std::unique_ptr<Placer> make_vmcap_rack_fit_placer();
 std::unique_ptr<Placer> make_link_fit_placer();
 std::unique_ptr<Placer> make_ctaap_placer();
 std::unique_ptr<Placer> make_deferred_acceptance_placer();
@@ -107,7 +108,7 @@ std::unique_ptr<Placer> make_worst_fit_placer();
 std::unique_ptr<Placer> make_vmagent_fit_placer();
 
 std::span<const PlacerInfo> registered_placers() {
-    static constexpr std::array<PlacerInfo, 12> kPlacers{{
+    static constexpr std::array<PlacerInfo, 13> kPlacers{{
         {"best-fit", "the host with the least free vCPU, the placement leaving least free vCPU on its nodes", make_best_fit_placer},
         {"ctaap", "seed 002: a VDC by graduated assignment, bipartite matching and clean-up of link violations", make_ctaap_placer},
         {"deferred-acceptance",
@@ -129,6 +130,8 @@ std::span<const PlacerInfo> registered_placers() {
         {"vmcap-first-fit", "the placement losing the least weighted VMCAP capacity; ties: first fit (the lowest host index)",
          make_vmcap_first_fit_placer},
         {"vmcap-fit", "the placement losing the least weighted VMCAP capacity; ties: best fit", make_vmcap_fit_placer},
+        {"vmcap-rack-fit", "the placement losing the least weighted VMCAP capacity; ties: the lowest rack, in it best fit",
+         make_vmcap_rack_fit_placer},
         {"worst-fit", "the host with the most free vCPU, the placement leaving the most free vCPU on its nodes (spread)",
          make_worst_fit_placer},
     }};

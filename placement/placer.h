@@ -22,8 +22,12 @@
  *    states for its closed forms), through the engine's best insertion (moves/insertion.h);
  *    ties go to best fit;
  *  - `vmcap-first-fit` (vmcap_fit.cpp): the same loss, ties go to first fit (the lowest host
- *    index; on it the lowest node mask among equal losses).
- *  With feasibility rules (links) these six rank every (host, placement) that fits by their
+ *    index; on it the lowest node mask among equal losses);
+ *  - `vmcap-rack-fit` (vmcap_fit.cpp): the same loss, ties go to the lowest rack (Host::rack, racks
+ *    numbered in the order of their first host), in it to best fit (least free vCPU), then to the
+ *    lowest host index: first fit over racks, best fit within one. One rack: `vmcap-fit`; one host
+ *    per rack: `vmcap-first-fit`.
+ *  With feasibility rules (links) these seven rank every (host, placement) that fits by their
  *  own order and take the first that every rule admits (first_admitted).
  *  - `link-fit` (link_fit.cpp): for groups with vlinks (`vmcap import netsolver`'s VDC rule): the
  *    group heaviest-bandwidth first, its first VM best fit among the hosts that could take the
@@ -127,7 +131,7 @@ public:
      *  here. Default: order(). */
     virtual std::vector<int> batch_order(const SearchState& state, std::span<const int> vms) { return order(state, vms); }
     /** Does the strategy place by the weighted capacity it leaves (placement_delta: `vmcap-fit`,
-     *  `vmcap-first-fit`)? Live migrations that make room for a VM are then ranked by the capacity
+     *  `vmcap-first-fit`, `vmcap-rack-fit`)? Live migrations that make room for a VM are then ranked by the capacity
      *  they leave too (optimizer/solvers/make_room.h). Default: false. */
     virtual bool values_capacity() const { return false; }
 };

@@ -8,6 +8,11 @@
 // with ties going straight to the lowest host index (first fit among the hosts of least loss),
 // which keeps the high-index hosts empty longer; measured against `vmcap-fit` in
 // docs/performance.md ("`vmcap-first-fit` and the preset on the Huawei rows").
+// `vmcap-rack-fit` sends ties to the lowest rack (Host::rack, racks numbered in the order of their
+// first host) and within it to best fit: first fit over racks keeps the later racks empty, as
+// first fit keeps the later hosts, while best fit inside a rack lets its lightly loaded hosts
+// drain to empty instead of being topped up by small VMs (which is what turns away the large
+// two-node VMs on Huawei-East-1 under first fit's ties); docs/performance.md ("Ties by rack").
 //
 // Cost: each host's best insertion for a flavor is memoised by host version
 // (SearchState::host_version), so a choice recomputes only the hosts changed since the flavor's
@@ -15,6 +20,8 @@
 // Memory O(H x flavors seen). With feasibility rules (links) every (host, placement) that fits is
 // ranked by its own change (first_admitted, placer.h).
 #include <cstdint>
+#include <map>
+#include <string>
 #include <vector>
 
 #include "moves/insertion.h"
@@ -26,13 +33,26 @@ namespace {
 
 class VmcapFitPlacer final : public Placer {
 public:
-    explicit VmcapFitPlacer(bool first_host_ties) : first_host_ties_(first_host_ties) {}
+    /** How ties of the capacity loss are broken, before the lowest host index. */
+    enum class Ties {
+        BestFit,      // the least free vCPU
+        FirstFit,     // none: the lowest host index
+        RackBestFit,  // the lowest rack, then the least free vCPU
+    };
+
+    explicit VmcapFitPlacer(Ties ties) : ties_(ties) {}
 
     bool values_capacity() const override { return true; }
 
     void reset(const SearchState& s) override {
         rules_ = s.model().has_filters();
         memo_.assign(s.problem().flavors.size(), {});
+        rack_.assign(s.problem().hosts.size(), 0);
+        if (ties_ == Ties::RackBestFit) {
+            std::map<std::string, std::int64_t> index;  // rack name -> its number, in the order of its first host
+            for (std::size_t h = 0; h < rack_.size(); ++h)
+                rack_[h] = index.emplace(s.problem().hosts[h].rack, static_cast<std::int64_t>(index.size())).first->second;
+        }
     }
 
     PlaceChoice choose(const SearchState& s, int vm) override {
@@ -40,7 +60,7 @@ public:
         if (rules_)
             return first_admitted(s, vm, [&](int h, int e) {
                 const Embedding& emb = s.model().evaluator(s.type_of(h), flavor).placements()[static_cast<std::size_t>(e)];
-                return CandidateKey{-placement_delta(s, flavor, h, emb), first_host_ties_ ? Amount{0} : host_free(s, h).vcpu, h, e};
+                return CandidateKey{-placement_delta(s, flavor, h, emb), tie_key(h, host_free(s, h).vcpu), h, e};
             });
         std::vector<Entry>& memo = memo_[static_cast<std::size_t>(flavor)];
         const int H = static_cast<int>(s.problem().hosts.size());
@@ -51,10 +71,10 @@ public:
             Entry& e = memo[static_cast<std::size_t>(h)];
             if (e.version != s.host_version(h)) {
                 const Insertion ins = best_insertion(s, flavor, h, -1);
-                e = Entry{s.host_version(h), ins.embedding, ins.delta, host_free(s, h).vcpu};
+                e = Entry{s.host_version(h), ins.embedding, ins.delta, tie_key(h, host_free(s, h).vcpu)};
             }
             if (e.embedding < 0) continue;
-            if (b == nullptr || e.delta > b->delta || (e.delta == b->delta && !first_host_ties_ && e.free_vcpu < b->free_vcpu)) {
+            if (b == nullptr || e.delta > b->delta || (e.delta == b->delta && e.tie < b->tie)) {
                 b = &e;
                 best = PlaceChoice{h, e.embedding};
             }
@@ -63,14 +83,26 @@ public:
     }
 
 private:
+    /** The tie key of host h with `free_vcpu` free (smaller wins; equal keys: the lower index).
+     *  RackBestFit: the rack number above the free vCPU (below 2^40 on any real host). */
+    std::int64_t tie_key(int h, Amount free_vcpu) const {
+        switch (ties_) {
+            case Ties::BestFit: return free_vcpu;
+            case Ties::FirstFit: return 0;
+            case Ties::RackBestFit: return (rack_[static_cast<std::size_t>(h)] << 40) + free_vcpu;
+        }
+        return 0;
+    }
+
     struct Entry {
         std::uint64_t version = 0;  // host version the entry was computed at
         int embedding = -1;         // best insertion's placement, -1: none fits
         Score delta = 0;            // its exact weighted capacity change (score units, <= 0 for VMCAP alone)
-        Amount free_vcpu = 0;       // free vCPU of the host before the VM (best-fit tie-break)
+        std::int64_t tie = 0;       // tie_key of the host before the VM
     };
 
-    bool first_host_ties_ = false;          // ties go to the lowest host index (first fit), not the least free vCPU
+    Ties ties_ = Ties::BestFit;
+    std::vector<std::int64_t> rack_;        // [host]: its rack's number (RackBestFit), else 0
     bool rules_ = false;                    // the model has feasibility rules: rank every candidate (first_admitted)
     std::vector<std::vector<Entry>> memo_;  // [flavor][host]
 };
@@ -78,11 +110,15 @@ private:
 }  // namespace
 
 std::unique_ptr<Placer> make_vmcap_fit_placer() {
-    return std::make_unique<VmcapFitPlacer>(false);
+    return std::make_unique<VmcapFitPlacer>(VmcapFitPlacer::Ties::BestFit);
 }
 
 std::unique_ptr<Placer> make_vmcap_first_fit_placer() {
-    return std::make_unique<VmcapFitPlacer>(true);
+    return std::make_unique<VmcapFitPlacer>(VmcapFitPlacer::Ties::FirstFit);
+}
+
+std::unique_ptr<Placer> make_vmcap_rack_fit_placer() {
+    return std::make_unique<VmcapFitPlacer>(VmcapFitPlacer::Ties::RackBestFit);
 }
 
 }  // namespace vmcap

@@ -100,8 +100,9 @@ TEST(Placement, MovingAnArrivalKeepsTheStateConsistentAndIsNoMigration) {
 TEST(Placement, EveryRegisteredPlacerKeepsItsContract) {
     std::set<std::string> names;
     for (const PlacerInfo& info : registered_placers()) names.insert(std::string(info.name));
-    EXPECT_EQ(names, (std::set<std::string>{"best-fit", "ctaap", "deferred-acceptance", "exact", "first-fit", "link-fit", "starnet",
-                                            "starnetla", "vmagent-best-fit", "vmcap-first-fit", "vmcap-fit", "worst-fit"}));
+    EXPECT_EQ(names,
+              (std::set<std::string>{"best-fit", "ctaap", "deferred-acceptance", "exact", "first-fit", "link-fit", "starnet", "starnetla",
+                                     "vmagent-best-fit", "vmcap-first-fit", "vmcap-fit", "vmcap-rack-fit", "worst-fit"}));
     for (const PlacerInfo& info : registered_placers()) {
         for (std::uint64_t seed : {4, 5}) {
             SCOPED_TRACE(std::string(info.name) + " seed " + std::to_string(seed));
@@ -115,7 +116,7 @@ TEST(Placement, EveryRegisteredPlacerKeepsItsContract) {
     } catch (const InputError& e) {
         EXPECT_EQ(std::string(e.what()),
                   "unknown placer 'nope' (known: best-fit, ctaap, deferred-acceptance, exact, first-fit, link-fit, starnet, starnetla, "
-                  "vmagent-best-fit, vmcap-first-fit, vmcap-fit, worst-fit)");
+                  "vmagent-best-fit, vmcap-first-fit, vmcap-fit, vmcap-rack-fit, worst-fit)");
     }
 }
 

@@ -120,7 +120,7 @@ TEST(Presets, RecommendedNamesEachCommandsOwnOptions) {
     std::string text;
     for (const PresetValue& v : simulate) text += "--" + v.option + " " + v.value + " ";
     EXPECT_EQ(text,
-              "--placer vmcap-fit --compare sa --weights forecast --defrag-when both --defrag-budget 0.5% --daily-budget 1% "
+              "--placer vmcap-rack-fit --compare sa --weights forecast --defrag-when both --defrag-budget 0.5% --daily-budget 1% "
               "--migrations-per-request 0 ");
     for (const char* command : {"simulate", "place", "plan"}) {
         const std::vector<Preset> presets = command_presets(command);
@@ -254,8 +254,8 @@ TEST(Presets, PlaceAndPlanRecordTheResolvedValues) {
     const std::string cluster = VMCAP_SOURCE_DIR "/tests/bad_inputs/valid_snapshot.json";
     test::CmdResult r = test::run_vmcap("place --cluster " + cluster + " --requests " + req + " --preset recommended");
     ASSERT_EQ(r.code, 0) << r.err;
-    EXPECT_EQ(r.out.rfind("preset recommended: --placer vmcap-fit --migrations-per-request 0\n", 0), 0u) << r.out;
-    EXPECT_NE(r.out.find(" with vmcap-fit, "), std::string::npos) << r.out;
+    EXPECT_EQ(r.out.rfind("preset recommended: --placer vmcap-rack-fit --migrations-per-request 0\n", 0), 0u) << r.out;
+    EXPECT_NE(r.out.find(" with vmcap-rack-fit, "), std::string::npos) << r.out;
     r = test::run_vmcap("place --cluster " + cluster + " --requests " + req + " --preset recommended --strategy first-fit");
     ASSERT_EQ(r.code, 0) << r.err;
     EXPECT_NE(r.out.find("from the command line: --placer first-fit\n"), std::string::npos) << r.out;

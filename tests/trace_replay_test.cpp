@@ -490,7 +490,7 @@ std::map<std::size_t, std::pair<int, std::vector<int>>> brute_force_replay(const
             const auto& r = fr[static_cast<std::size_t>(h)];
             Amount host_free = 0;
             for (Amount x : v) host_free += x;
-            const bool capacity_fit = o.placer == "vmcap-fit" || o.placer == "vmcap-first-fit";
+            const bool capacity_fit = o.placer == "vmcap-fit" || o.placer == "vmcap-first-fit" || o.placer == "vmcap-rack-fit";
             const Count before = capacity_fit ? weighted(v, r) : 0;
             for (std::size_t e = 0; e < embs.size(); ++e) {
                 bool ok = true;
@@ -505,14 +505,19 @@ std::map<std::size_t, std::pair<int, std::vector<int>>> brute_force_replay(const
                     if (best_h < 0) best_h = h, best_e = static_cast<int>(e);
                     continue;
                 }
-                if (capacity_fit) {  // largest change, then (vmcap-fit) least free vCPU, lowest host, lowest placement
+                if (capacity_fit) {  // largest change, then (vmcap-fit) least free vCPU or (vmcap-rack-fit) lowest rack
+                                     // (host / hosts_per_rack) and in it least free vCPU, lowest host, lowest placement
                     auto v2 = v, r2 = r;
                     for (int j = 0; j < k; ++j) {
                         v2[static_cast<std::size_t>(embs[e].map[static_cast<std::size_t>(j)])] -= dv;
                         r2[static_cast<std::size_t>(embs[e].map[static_cast<std::size_t>(j)])] -= dr;
                     }
                     const Count change = weighted(v2, r2) - before;
-                    const bool tie_wins = o.placer == "vmcap-fit" && change == best_change && host_free < best_host_key;
+                    const int rack = h / o.hosts_per_rack, best_rack = best_h / o.hosts_per_rack;
+                    const bool tie_wins =
+                        change == best_change &&
+                        ((o.placer == "vmcap-fit" && host_free < best_host_key) ||
+                         (o.placer == "vmcap-rack-fit" && (rack < best_rack || (rack == best_rack && host_free < best_host_key))));
                     if (best_h < 0 || change > best_change || tie_wins) {
                         best_h = h;
                         best_e = static_cast<int>(e);
@@ -563,12 +568,13 @@ TEST(Replay, MatchesABruteForcePlacer) {
         std::uint64_t seed;
     };
     for (const Case& c : {Case{"CQ3", 6, 21}, Case{"CQ3", 3, 22}, Case{"K4", 12, 23}, Case{"Q33", 5, 24}}) {
-        for (const std::string placer : {"best-fit", "first-fit", "vmcap-fit", "vmcap-first-fit", "worst-fit"}) {
+        for (const std::string placer : {"best-fit", "first-fit", "vmcap-fit", "vmcap-first-fit", "vmcap-rack-fit", "worst-fit"}) {
             SCOPED_TRACE(c.topology + " " + placer + " seed " + std::to_string(c.seed));
             const auto trace = random_trace(c.seed, 2500);
             SnapshotOptions o = cq3_options(c.hosts, 9000.0);
             o.host_type = uniform_host_type(c.topology, 16, 64 * 1024);
             o.placer = placer;
+            if (placer == "vmcap-rack-fit") o.hosts_per_rack = 2;  // racks of 2 hosts: its rack order matters
             ReplayStats st;
             const Problem p = replay_snapshot(trace, o, &st);
             EXPECT_GT(st.rejected, 0);
@@ -584,6 +590,27 @@ TEST(Replay, MatchesABruteForcePlacer) {
             }
         }
     }
+}
+
+// vmcap-rack-fit lies between its two neighbours: with one host per rack its ties are first fit's
+// (vmcap-first-fit), with every host in one rack best fit's (vmcap-fit), and with racks of two
+// hosts it places differently from both.
+TEST(Replay, RackFitIsFirstFitOverRacksAndBestFitInThem) {
+    const auto trace = random_trace(21, 2500);
+    const auto hosts_of = [&](const std::string& placer, int hosts_per_rack) {
+        SnapshotOptions o = cq3_options(6, 9000.0);
+        o.host_type = uniform_host_type("CQ3", 16, 64 * 1024);
+        o.placer = placer;
+        o.hosts_per_rack = hosts_per_rack;
+        std::map<std::string, int> out;
+        for (const Vm& vm : replay_snapshot(trace, o).vms) out[vm.id] = vm.host;
+        return out;
+    };
+    EXPECT_EQ(hosts_of("vmcap-rack-fit", 1), hosts_of("vmcap-first-fit", 1));
+    EXPECT_EQ(hosts_of("vmcap-rack-fit", 6), hosts_of("vmcap-fit", 6));
+    const auto racks_of_two = hosts_of("vmcap-rack-fit", 2);
+    EXPECT_NE(racks_of_two, hosts_of("vmcap-first-fit", 2));
+    EXPECT_NE(racks_of_two, hosts_of("vmcap-fit", 2));
 }
 
 TEST(Replay, WithAmpleHostsTheSnapshotIsExactlyTheAliveSet) {
