@@ -34,6 +34,7 @@ void UpperBoundParams::validate() const {
     if (max_search_total < 0) throw std::invalid_argument("upper bound: max_search_total must be >= 0");
     if (max_allocation_per_host < 0) throw std::invalid_argument("upper bound: max_allocation_per_host must be >= 0");
     if (max_allocation_per_exact_host < 0) throw std::invalid_argument("upper bound: max_allocation_per_exact_host must be >= 0");
+    if (node_subset_retry < 1) throw std::invalid_argument("upper bound: node_subset_retry must be >= 1");
     if (max_allocation_total < 0) throw std::invalid_argument("upper bound: max_allocation_total must be >= 0");
     if (ram_lagrangian_steps < 0) throw std::invalid_argument("upper bound: ram_lagrangian_steps must be >= 0");
     if (threads < 1) throw std::invalid_argument("upper bound: threads must be >= 1");
@@ -361,7 +362,17 @@ private:
             // cost it is exact (the best V_h - L over k-sets, carried at the k smallest RAMs, as
             // the branch and bound's points are), so the branch and bound has nothing to add.
             std::int64_t subset_allowance = alloc_allowance;
-            const bool slot_ok = prm_.node_subsets && !remaps_ && !exact_pair && node_subset_bound(k_top, subset_allowance);
+            double progress = 0.0;
+            bool slot_ok = prm_.node_subsets && !remaps_ && !exact_pair && node_subset_bound(k_top, subset_allowance, progress);
+            // A host whose search ran out after at least an eighth of it is tried once more with
+            // node_subset_retry x the allowance: on huawei-1000 (1%) most such hosts then
+            // complete, while on az10k-8t almost every host runs out within its first eighth and
+            // would waste the retry (docs/performance.md, "The node-subset bound's second try").
+            // The rule reads the host alone, so the tables do not depend on threads or order.
+            if (!slot_ok && prm_.node_subset_retry > 1 && progress >= kSubsetRetryProgress) {
+                subset_allowance = alloc_allowance * prm_.node_subset_retry;
+                slot_ok = node_subset_bound(k_top, subset_allowance, progress);
+            }
             bool searching = allowance > 0 && !(slot_ok && wm_ == 0);
             Score best_cheap = std::numeric_limits<Score>::min();  // best point so far with ram = the k smallest
             std::vector<Amount> top(free_.size());
@@ -541,9 +552,12 @@ private:
      * removals bounds V_h(S) - L(S); the combinations are searched node by node with a cut.
      * False (slot_best_ meaningless) when there are more than kOuterSets multisets X, the node
      * multisets times the targets pass kWorkPerEvaluation x `allowance`, or the search's value
-     * evaluations (one per leaf and one per cut test) pass `allowance`, which it spends.
+     * evaluations (one per leaf and one per cut test) pass `allowance`, which it spends; then
+     * `progress` is the share of the search it had done, (X's index + the share of node 0's options
+     * begun) / the number of X, read from the host alone (0 where it gave up before searching).
      */
-    bool node_subset_bound(int k_top, std::int64_t& allowance) {
+    bool node_subset_bound(int k_top, std::int64_t& allowance, double& progress) {
+        progress = 0.0;
         constexpr std::int64_t kOuterSets = 1024, kWorkPerEvaluation = 8;
         std::vector<int> multi, single;
         for (std::size_t c = 0; c < classes_.size(); ++c)
@@ -640,6 +654,7 @@ private:
                     if (value(slot_bound_.data()) - land <= best_upto(k)) return;
                 }
                 for (const SlotOption& opt : slot_opts_[i]) {
+                    if (i == 0) first_begun_ = static_cast<std::size_t>(&opt - slot_opts_[0].data());
                     if (cost + opt.a > room) continue;
                     std::copy(opt.free.begin(), opt.free.end(), slot_free_.begin() + static_cast<std::ptrdiff_t>(i) * R_);
                     self(self, i + 1, cost + opt.a, land + opt.land);
@@ -647,7 +662,12 @@ private:
                 }
             };
             combine(combine, 0, 0, x_land);
-            if (aborted) return false;
+            if (aborted) {
+                const double begun =
+                    slot_opts_[0].empty() ? 0.0 : static_cast<double>(first_begun_) / static_cast<double>(slot_opts_[0].size());
+                progress = (static_cast<double>(o) + begun) / static_cast<double>(outer.size());
+                return false;
+            }
         }
         allowance = left;
         // At most k removals: a set of k is never worth more than the best of at most k.
@@ -923,8 +943,10 @@ private:
     std::vector<int> span_sum_;  // [q]: the q largest spans (vNUMA counts) of the host's VMs, summed
     std::vector<int> on_node_;   // [node]: the host's migratable VMs with a vNUMA node there
     Score alloc_best_ = 0;
-    std::vector<std::vector<SlotOption>> slot_opts_;  // node_subset_bound(): [node] options
-    std::vector<Score> slot_best_;                    // [k]: its bound on V_h over k-sets
+    std::vector<std::vector<SlotOption>> slot_opts_;       // node_subset_bound(): [node] options
+    std::size_t first_begun_ = 0;                          // node_subset_bound(): the index of node 0's option being searched
+    static constexpr double kSubsetRetryProgress = 0.125;  // node_subset_retry: the share searched before a second try
+    std::vector<Score> slot_best_;                         // [k]: its bound on V_h over k-sets
     std::vector<Amount> slot_free_, slot_top_, slot_bound_;
     std::int64_t* alloc_left_ = nullptr;
     bool alloc_aborted_ = false;

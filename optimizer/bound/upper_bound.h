@@ -84,6 +84,10 @@ struct UpperBoundParams {
      *  (an allowance as large as the allocation bound's, which keeps its own). false: the branch and
      *  bound, allocation bound and tail alone (kept to test and measure them). */
     bool node_subsets = true;
+    /** A host whose node-subset search ran out after at least an eighth of it (read from the
+     *  host alone, so the bound stays independent of threads) is searched once more with this
+     *  many times its allowance (docs/upper-bound.md); 1: no second try. >= 1. */
+    std::int64_t node_subset_retry = 4;
     /** How host values are evaluated on host types whose targets all have closed forms (without
      *  free remaps): Auto times both ways on a sample of each type's hosts (about 2 ms per type)
      *  and keeps the faster; Kernel always uses the target-parallel kernel (WeightedVmcap),
