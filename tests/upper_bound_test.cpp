@@ -428,6 +428,28 @@ TEST(UpperBound, LandingCostOfATargetFlavorVm) {
     }
 }
 
+/** A random cluster of 16 `topo` hosts with many VMs each, budget 4: the larger hosts the
+ *  branch-and-bound and node-subset tests compare against the full enumeration. */
+Problem larger_hosts_problem(const char* topo, std::uint64_t seed) {
+    test::RandomCluster rc;
+    rc.host_topology = topo;
+    rc.hosts = 16;
+    rc.seed = seed;
+    rc.max_migrations = 4;
+    return test::make_random_problem(rc);
+}
+
+/** Every removal multiset of up to 4 VMs enumerated (the budget of larger_hosts_problem), no
+ *  branch and bound, no allocation bound: the exact bound of those clusters. */
+UpperBoundParams enumerate_up_to_budget() {
+    UpperBoundParams e;
+    e.max_exact_removals = 4;
+    e.max_sets_per_host = std::int64_t{1} << 40;
+    e.max_search_per_host = 0;
+    e.max_allocation_per_host = 0;
+    return e;
+}
+
 TEST(UpperBound, BranchAndBoundMatchesTheEnumerationOnLargerHosts) {
     // Random clusters of 16 hosts with many VMs each, budget 4, no RAM budget: the enumeration of
     // every removal multiset of up to 4 VMs and the branch and bound from depth 0 (allocation
@@ -437,19 +459,10 @@ TEST(UpperBound, BranchAndBoundMatchesTheEnumerationOnLargerHosts) {
     int equal = 0, looser = 0;
     for (const char* topo : {"K2", "K4", "CQ3"}) {
         for (std::uint64_t seed = 1; seed <= 3; ++seed) {
-            test::RandomCluster rc;
-            rc.host_topology = topo;
-            rc.hosts = 16;
-            rc.seed = seed;
-            rc.max_migrations = 4;
-            const Problem p = test::make_random_problem(rc);
+            const Problem p = larger_hosts_problem(topo, seed);
             const CapacityModel m(p);
             SCOPED_TRACE(std::string(topo) + " seed " + std::to_string(seed));
-            UpperBoundParams enumerate;
-            enumerate.max_exact_removals = 4;
-            enumerate.max_sets_per_host = std::int64_t{1} << 40;
-            enumerate.max_search_per_host = 0;
-            enumerate.max_allocation_per_host = 0;
+            const UpperBoundParams enumerate = enumerate_up_to_budget();
             UpperBoundParams search;
             search.max_exact_removals = 0;
             search.max_search_per_host = std::int64_t{1} << 40;
@@ -489,19 +502,10 @@ TEST(UpperBound, NodeSubsetSecondTryCompletesHostsThatRanOutLate) {
     int tighter = 0;
     for (const char* topo : {"K2", "K4", "CQ3"}) {
         for (std::uint64_t seed = 1; seed <= 3; ++seed) {
-            test::RandomCluster rc;
-            rc.host_topology = topo;
-            rc.hosts = 16;
-            rc.seed = seed;
-            rc.max_migrations = 4;
-            const Problem p = test::make_random_problem(rc);
+            const Problem p = larger_hosts_problem(topo, seed);
             const CapacityModel m(p);
             SCOPED_TRACE(std::string(topo) + " seed " + std::to_string(seed));
-            UpperBoundParams enumerate;
-            enumerate.max_exact_removals = 4;
-            enumerate.max_sets_per_host = std::int64_t{1} << 40;
-            enumerate.max_search_per_host = 0;
-            enumerate.max_allocation_per_host = 0;
+            const UpperBoundParams enumerate = enumerate_up_to_budget();
             const UpperBound exact = compute_upper_bound(m, enumerate);
             UpperBoundParams subsets;
             subsets.max_exact_removals = 0;

@@ -390,9 +390,14 @@ public:
         bool have = false;
         Value best_v{0, 0};
         std::vector<Step> best_steps;
-        std::tuple<Amount, int, int, int, int> best_key;
-        const auto keep = [&](Value v, const std::tuple<Amount, int, int, int, int>& key) {
-            if (have && (v < best_v || (v == best_v && !(key < best_key)))) return;
+        using Key = std::tuple<Amount, int, int, int, int>;
+        Key best_key;
+        // (v, key) ranks strictly before (w, key_w): the larger value, then the smaller key.
+        const auto ahead = [](const Value& v, const Key& key, const Value& w, const Key& key_w) {
+            return v > w || (v == w && key < key_w);
+        };
+        const auto keep = [&](Value v, const Key& key) {
+            if (have && !ahead(v, key, best_v, best_key)) return;
             have = true;
             best_v = v;
             best_key = key;
@@ -411,14 +416,14 @@ public:
         const Mover* sure = nullptr;
         int sure_g = -1;
         Value sure_v{0, 0};
-        std::tuple<Amount, int, int, int, int> sure_key;
+        Key sure_key;
         for (int g = 0; g < H; ++g)
             for (const Mover& x : movers(f_, g, Part::Singles).singles) {
                 const auto key = std::make_tuple(x.ram, g, x.vm, x.vm, x.vm);
                 if (prune) {
                     if (const Dest* d = first_other_dest(x.flavor, g); d != nullptr) {
                         const Value v{x.ub.own, x.ub.w + d->gain};
-                        if (sure == nullptr || v > sure_v || (v == sure_v && key < sure_key)) {
+                        if (sure == nullptr || ahead(v, key, sure_v, sure_key)) {
                             sure = &x;
                             sure_g = g;
                             sure_v = v;
@@ -437,13 +442,13 @@ public:
         // the best sure one.
         std::sort(cands_.begin(), cands_.end());
         for (const Cand& c : cands_) {
-            if (sure != nullptr && (c.ub < sure_v || (c.ub == sure_v && sure_key < c.key))) break;
+            if (sure != nullptr && ahead(sure_v, sure_key, c.ub, c.key)) break;
             if (have && c.ub < best_v) break;
             const auto& singles = movers(f_, c.g, Part::Singles).singles;
             const auto x = std::find_if(singles.begin(), singles.end(), [&c](const Mover& m) { return m.vm == std::get<2>(c.key); });
             if (one(*x, c.g)) keep(plan_value(*done_), c.key);
         }
-        if (sure != nullptr && (!have || sure_v > best_v || (sure_v == best_v && sure_key < best_key))) {
+        if (sure != nullptr && (!have || ahead(sure_v, sure_key, best_v, best_key))) {
             if (!one(*sure, sure_g) || plan_value(*done_) != sure_v)
                 throw std::logic_error("make_room: a single valued without trying it did not");
             keep(sure_v, sure_key);
@@ -526,7 +531,7 @@ public:
                         Value{x.ub.own + zb.own, exact ? w + z[j].o1_gain : w}, t.key(), 3, g, static_cast<int>(i), static_cast<int>(j)};
                     if (!exact) {
                         cands_.push_back(c);
-                    } else if (!sure_chain || sure_chain->ub < c.ub || (sure_chain->ub == c.ub && c.key < sure_chain->key)) {
+                    } else if (!sure_chain || ahead(c.ub, c.key, sure_chain->ub, sure_chain->key)) {
                         sure_chain = c;
                     }
                 }
@@ -535,7 +540,7 @@ public:
         if (prune) std::sort(cands_.begin(), cands_.end());
         for (const Cand& c : cands_) {
             if (prune && have && c.ub < best_v) break;
-            if (sure_chain && (c.ub < sure_chain->ub || (c.ub == sure_chain->ub && sure_chain->key < c.key))) break;
+            if (sure_chain && ahead(sure_chain->ub, sure_chain->key, c.ub, c.key)) break;
             if (c.kind == 1) {
                 consider(pair_two(movers(f_, c.g, Part::Pairs).pairs[static_cast<std::size_t>(c.i)], c.g));
             } else if (c.kind == 2) {
@@ -545,7 +550,7 @@ public:
                 consider(chain_two(x, c.g, c.j));
             }
         }
-        if (sure_chain && (!have || best_v < sure_chain->ub || (best_v == sure_chain->ub && sure_chain->key < best_key))) {
+        if (sure_chain && (!have || ahead(sure_chain->ub, sure_chain->key, best_v, best_key))) {
             const Mover x = movers(f_, sure_chain->g, Part::Singles).singles[static_cast<std::size_t>(sure_chain->i)];
             if (!plan_two(chain_two(x, sure_chain->g, sure_chain->j)) || plan_value(*done_) != sure_chain->ub)
                 throw std::logic_error("make_room: a chain valued without trying it did not");
