@@ -1422,7 +1422,6 @@ private:
             Overlay ov(s_);
             if (!apply(ov, x, g, d) || !fits(f_, g, ov.get(g))) continue;
             steps_ = {Step{x, g, d}};
-            done_.reset();
             done_.emplace(ov);
             return true;
         }
@@ -1448,7 +1447,6 @@ private:
                 Overlay ov2 = ov;
                 if (!apply(ov2, t.b, t.host, d2) || !fits(f_, t.host, ov2.get(t.host))) continue;
                 steps_ = {Step{t.a, t.from_a, d1}, Step{t.b, t.host, d2}};
-                done_.reset();
                 done_.emplace(ov2);
                 return true;
             }
