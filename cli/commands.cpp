@@ -498,6 +498,7 @@ nlohmann::ordered_json plan_document(const PlanOptions& o, const CapacityModel& 
     if (o.algorithm != "greedy") info.search_best_objective = res.search_best_objective;
     info.repair_rounds = res.repair_rounds;
     info.regions = sr.regions;
+    info.search_phase_ran = res.phase_evaluations > 0;
     info.convergence = sr.convergence;
     info.upper_bound = ub.score;
     info.upper_bound_covers_objective = ub.covers_objective;
@@ -575,7 +576,10 @@ void print_plan_report(const PlanOptions& o, const CapacityModel& model, const O
                     o.requests.c_str(), fmt_num(o.forecast_until).c_str(), fmt_num(o.forecast.horizon_s).c_str(), o.forecast.days,
                     needs.empty() ? " none" : needs.c_str());
     }
-    const std::string parallel_kind = algorithm == "greedy" || threads < 2 ? "" : sr.regions > 0 ? " (host regions)" : " (chains)";
+    // No search phase (the start met the bound): no parallel search to name.
+    const std::string parallel_kind = algorithm == "greedy" || threads < 2 || res.phase_evaluations == 0 ? ""
+                                      : sr.regions > 0                                                   ? " (host regions)"
+                                                                                                         : " (chains)";
     std::printf("search    %s, %d thread(s)%s, seed %llu: %lld evaluations in %.2f s (%.2f M/s), stopped by %s\n",
                 algorithm == "sa"     ? "simulated annealing"
                 : algorithm == "tabu" ? "tabu search"

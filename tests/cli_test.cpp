@@ -170,6 +170,27 @@ TEST(Cli, PlanParallelRegionsAndChains) {
     EXPECT_FALSE(fs::exists(plan));
 }
 
+// When the bound proves the start plan optimal no search phase runs: the plan does not name a
+// parallel search that never ran (it said "chains" before).
+TEST(Cli, PlanProvenAtStartNamesNoParallelSearch) {
+    test::RandomCluster rc;
+    rc.hosts = 40;
+    rc.max_migrations = 12;
+    rc.fill = 0.75;
+    const Problem p = test::make_random_problem(rc);
+    const std::string cluster = tmp("par12.json").string(), plan = tmp("par12-plan.json").string();
+    write_file_atomic(cluster, format_json_lines(snapshot_to_json(p)));
+    fs::remove(plan);
+    const CmdResult r = run("plan --cluster " + cluster + " --out " + plan + " --threads 2 --max-evaluations 200000 --seed 2");
+    ASSERT_EQ(r.code, 0) << r.err;
+    const auto doc = nlohmann::json::parse(read_text_file(plan));
+    ASSERT_EQ(doc["search"]["stopped_by"], "proven optimal") << "the case needs a start plan the bound proves optimal";
+    EXPECT_FALSE(doc["search"].contains("parallel"));
+    EXPECT_FALSE(doc["search"].contains("regions"));
+    EXPECT_EQ(r.out.find("(chains)"), std::string::npos) << r.out;
+    EXPECT_EQ(r.out.find("(host regions)"), std::string::npos) << r.out;
+}
+
 TEST(Cli, BadSnapshotExits2AndWritesNothing) {
     const std::string cluster = tmp("broken.json").string(), plan = tmp("never.json").string();
     std::ofstream(cluster) << R"({"host_types": [], "hosts": [], "flavors": [], "vms": [{"id": 1}]})";

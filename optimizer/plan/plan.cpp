@@ -559,7 +559,7 @@ nlohmann::ordered_json plan_to_json(const Problem& p, const Plan& plan, const Pl
     search["dropped_moves"] = plan.dropped;
     if (!std::isnan(info.search_best_objective)) search["best_state_objective"] = info.search_best_objective;
     search["repair_rounds"] = info.repair_rounds;
-    if (info.threads > 1 && info.algorithm.rfind("greedy", 0) != 0) {
+    if (info.threads > 1 && info.algorithm.rfind("greedy", 0) != 0 && info.search_phase_ran) {
         search["parallel"] = info.regions > 0 ? "regions" : "chains";
         if (info.regions > 0) search["regions"] = info.regions;
     }

@@ -174,6 +174,9 @@ struct PlanInfo {
     /** Annealing workers that owned host regions (search.parallel "regions", search.regions),
      *  0: independent chains or one thread (search.parallel "chains" when threads > 1). */
     int regions = 0;
+    /** false: no search phase ran (the start already met the bound, or nothing to search): no
+     *  parallel search to describe, so search.parallel is not written. */
+    bool search_phase_ran = true;
     /** Best objective at each synchronisation point, from the search's start (greedy
      *  included; its end is the first row): search.convergence as [seconds, evaluations, objective] rows. Empty: not written. */
     std::vector<ConvergencePoint> convergence;
