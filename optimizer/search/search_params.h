@@ -128,7 +128,10 @@ struct SearchResult {
     std::vector<ConvergencePoint> convergence;
 };
 
-/** Default evaluation budget for a snapshot: 1500 per migratable VM, clamped to [10^6, 2.5 x 10^8]. */
+/** Default evaluation budget for a snapshot: 1500 per migratable VM times the whole percents of
+ *  the migratable VMs the budget allows (1 to 5; the budget counted as at most the migratable VMs,
+ *  and as at most as many of the smallest-RAM ones as the migrated-RAM budget holds), clamped to
+ *  [10^6, 2.5 x 10^8]. Budgets under 2% give 1500 per migratable VM. O(VMs log VMs). */
 std::int64_t default_evaluations(const Problem& problem);
 
 }  // namespace vmcap
