@@ -567,6 +567,44 @@ TEST(UpperBound, NodeSubsetStatesKeepTheLeastLandingCost) {
     EXPECT_GE(hosts, 200);
 }
 
+TEST(UpperBound, NodeSubsetStatesCompleteWhereMultisetsAreMany) {
+    // Four K2 hosts whose pNUMA nodes each hold one VM of each of 16 flavors of the same size
+    // (1c2g, weight 0): 2^16 multisets per node, which the enumeration of the node's multisets
+    // could not afford (x 2 nodes x 3 targets, past 8 x the 20,000 evaluations), while the
+    // states by amounts freed are 17 per node. With default params the node-subset bound
+    // completes on every host beyond the exact depth, and the bound equals the enumeration of
+    // every removal multiset up to the budget.
+    Problem p;
+    p.resources = {"vcpu", "ram_mib"};
+    p.host_types.push_back(test::small_host_type("K2-test", "K2", 16, 64 * 1024));
+    for (int h = 0; h < 4; ++h) p.hosts.push_back(Host{name("h", h), 0, "r0", "p0", ""});
+    for (int f = 0; f < 16; ++f) test::add_flavor(p, name("1c2g-", f), 1, 2, "K1", 0.0);
+    test::add_flavor(p, "4c8g", 4, 8, "K1", 1.0);
+    test::add_flavor(p, "8c16g", 8, 16, "K1", 1.5);
+    test::add_flavor(p, "8c32g", 8, 32, "K2", 2.0);
+    for (int h = 0; h < 4; ++h)
+        for (int node = 0; node < 2; ++node)
+            for (int f = 0; f < 16; ++f) {
+                Vm vm;
+                vm.id = name("vm", static_cast<int>(p.vms.size()));
+                vm.flavor = f;
+                vm.host = h;
+                vm.pnuma[0] = node;
+                p.vms.push_back(vm);
+            }
+    p.constraints.max_migrations = 5;
+    finalize_problem(p, "<many>");
+    const CapacityModel m(p);
+    const UpperBound d = compute_upper_bound(m);
+    EXPECT_EQ(d.hosts_beyond_depth, 4);
+    EXPECT_EQ(d.hosts_node_subsets, 4);
+    UpperBoundParams enumerate = enumerate_up_to_budget();
+    enumerate.max_exact_removals = 5;
+    const UpperBound e = compute_upper_bound(m, enumerate);
+    ASSERT_EQ(e.max_depth, 5);
+    EXPECT_EQ(d.score, e.score);
+}
+
 TEST(UpperBound, NodeSubsetSecondTryCompletesHostsThatRanOutLate) {
     // The node-subset bound alone (no enumeration, branch and bound or allocation bound) with a
     // small allowance: hosts run out of it. A host that ran out after an eighth of its search is
