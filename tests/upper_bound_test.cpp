@@ -450,6 +450,17 @@ UpperBoundParams enumerate_up_to_budget() {
     return e;
 }
 
+/** No enumeration, no branch and bound; the node-subset bound (and, where it does not complete, the
+ *  allocation bound) with an allowance that never runs out. */
+UpperBoundParams node_subsets_alone() {
+    UpperBoundParams n;
+    n.max_exact_removals = 0;
+    n.max_search_per_host = 0;
+    n.max_allocation_per_host = std::int64_t{1} << 40;
+    n.max_allocation_total = std::int64_t{1} << 40;
+    return n;
+}
+
 TEST(UpperBound, BranchAndBoundMatchesTheEnumerationOnLargerHosts) {
     // Random clusters of 16 hosts with many VMs each, budget 4, no RAM budget: the enumeration of
     // every removal multiset of up to 4 VMs and the branch and bound from depth 0 (allocation
@@ -472,11 +483,7 @@ TEST(UpperBound, BranchAndBoundMatchesTheEnumerationOnLargerHosts) {
             EXPECT_EQ(a.score, b.score);
             EXPECT_EQ(a.max_depth, 4);
             EXPECT_EQ(b.max_depth, 0);
-            UpperBoundParams alloc;
-            alloc.max_exact_removals = 0;
-            alloc.max_search_per_host = 0;
-            alloc.max_allocation_per_host = std::int64_t{1} << 40;
-            alloc.max_allocation_total = std::int64_t{1} << 40;
+            UpperBoundParams alloc = node_subsets_alone();
             // The node-subset bound alone (no enumeration, no branch and bound) is exact too: the
             // same bound, neither looser nor below the best removal sets.
             const UpperBound n = compute_upper_bound(m, alloc);
@@ -544,12 +551,7 @@ TEST(UpperBound, NodeSubsetStatesKeepTheLeastLandingCost) {
                 enumerate.max_exact_removals = 5;
                 const UpperBound a = compute_upper_bound(m, enumerate);
                 ASSERT_EQ(a.max_depth, 5);
-                UpperBoundParams subsets;
-                subsets.max_exact_removals = 0;
-                subsets.max_search_per_host = 0;
-                subsets.max_allocation_per_host = std::int64_t{1} << 40;
-                subsets.max_allocation_total = std::int64_t{1} << 40;
-                const UpperBound n = compute_upper_bound(m, subsets);
+                const UpperBound n = compute_upper_bound(m, node_subsets_alone());
                 EXPECT_EQ(n.hosts_node_subsets, n.hosts_beyond_depth);
                 if (!ram_cost) {
                     EXPECT_EQ(n.score, a.score);
