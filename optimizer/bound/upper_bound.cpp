@@ -93,6 +93,8 @@ struct HostTable {
     int depth = -1;  ///< exact depth K_h (-1: no migratable VM, or not a Full table)
     std::int64_t evaluations = 0;
     TableKind kind = TableKind::Full;
+    bool beyond = false;        ///< the table goes beyond the exact depth
+    bool node_subsets = false;  ///< the node-subset bound completed there
 };
 
 /** Thrown out of a host's table when the bound must stop refining (deadline or stop). */
@@ -346,6 +348,7 @@ private:
         // min(all migratable removed, every node gains its k largest demands). Either point
         // carries the k smallest RAMs and landing costs, at most any k-set's (valid for the RAM
         // Lagrangian too: value - lambda x ram only grows when ram shrinks).
+        t.beyond = depth < k_top;
         if (depth < k_top) {
             prepare_suffixes();
             greedy_pick_.clear();
@@ -373,6 +376,7 @@ private:
                 subset_allowance = alloc_allowance * prm_.node_subset_retry;
                 slot_ok = node_subset_bound(k_top, subset_allowance, progress);
             }
+            t.node_subsets = slot_ok;
             bool searching = allowance > 0 && !(slot_ok && wm_ == 0);
             Score best_cheap = std::numeric_limits<Score>::min();  // best point so far with ram = the k smallest
             std::vector<Amount> top(free_.size());
@@ -543,22 +547,27 @@ private:
     /**
      * Node-subset bound on V_h(S) - L(S) over removal sets S of k VMs, for every k <= k_top at
      * once, into slot_best_[k]; exact when it completes. Every multiset X of the host's VMs that
-     * use several pNUMA nodes is taken in turn (most hosts have a few); with X removed, for each
-     * node i and each a, every multiset of a single-node VMs on i is enumerated, and of the node's
-     * free amounts after it only those whose copy counts (node_b per target) and landing costs no
-     * multiset of at most a removals beats are kept (V_h reads only the copy counts and is
-     * monotone in each). A set S of k VMs is X plus, on each node, a_i single-node VMs with |X| +
-     * sum_i a_i = k, so the best combination of one option per node with at most k - |X|
-     * removals bounds V_h(S) - L(S); the combinations are searched node by node with a cut.
-     * False (slot_best_ meaningless) when there are more than kOuterSets multisets X, the node
-     * multisets times the targets pass kWorkPerEvaluation x `allowance`, or the search's value
-     * evaluations (one per leaf and one per cut test) pass `allowance`, which it spends; then
-     * `progress` is the share of the search it had done, (X's index + the share of node 0's options
-     * begun) / the number of X, read from the host alone (0 where it gave up before searching).
+     * use several pNUMA nodes is taken in turn (most hosts have a few); with X removed, node i's
+     * options are what its single-node VMs can free: node_states() (once per node, by dynamic
+     * programming over the amounts freed, independent of X) lists, per number a of removals, the
+     * amounts some multiset of a single-node VMs on i frees at the least landing cost, and of the
+     * node's free amounts after each (X's share plus the amounts freed) only those whose copy
+     * counts (node_b per target) and landing costs no state of at most a removals beats are kept
+     * (V_h reads only the copy counts and is monotone in each). A set S of k VMs is X plus, on
+     * each node, a_i single-node VMs with |X| + sum_i a_i = k, so the best combination of one
+     * option per node with at most k - |X| removals bounds V_h(S) - L(S); the combinations are
+     * searched node by node with a cut, the X in order of size. False (slot_best_ meaningless)
+     * when there are more than kOuterSets multisets X, the states' work (states made, compared and
+     * counted per target) passes kWorkPerEvaluation x `allowance`, the combinations with X empty
+     * (the product of the nodes' option counts) pass kCombinationsPerEvaluation x `allowance`, or
+     * the search's value evaluations (one per leaf and one per cut test) pass `allowance`, which it
+     * spends; then `progress` is the share of the search it had done, (X's index + the share of
+     * node 0's options begun) / the number of X, read from the host alone (0 where it gave up
+     * before searching).
      */
     bool node_subset_bound(int k_top, std::int64_t& allowance, double& progress) {
         progress = 0.0;
-        constexpr std::int64_t kOuterSets = 1024, kWorkPerEvaluation = 8;
+        constexpr std::int64_t kOuterSets = 1024, kWorkPerEvaluation = 8, kCombinationsPerEvaluation = 64;
         std::vector<int> multi, single;
         for (std::size_t c = 0; c < classes_.size(); ++c)
             (std::popcount(classes_[c].mask) > 1 ? multi : single).push_back(static_cast<int>(c));
@@ -576,23 +585,21 @@ private:
                 }
             }
         }
-        std::int64_t work = kWorkPerEvaluation * allowance;  // node multisets x targets
-        {
-            // Give up before any enumeration when the multisets on the nodes (at most the product of
-            // (count + 1) over the classes there; the nodes X touches once per X) exceed the work.
-            NodeMask multi_nodes = 0;
-            for (int c : multi) multi_nodes = static_cast<NodeMask>(multi_nodes | classes_[c].mask);
-            double est = 0.0;
-            for (int i = 0; i < n_; ++i) {
-                double prod = 1.0;
-                for (int c : single)
-                    if ((classes_[c].mask >> i) & 1U) prod *= static_cast<double>(std::min(classes_[c].count, k_top) + 1);
-                est += prod * (((multi_nodes >> i) & 1U) ? static_cast<double>(outer.size()) : 1.0);
-            }
-            if (est * std::max(1, T_) > static_cast<double>(work)) return false;
-        }
+        // Smallest X first (X empty stays first): the best combinations of few removals are found
+        // first, so the cuts prune more of the larger X.
+        std::stable_sort(outer.begin(), outer.end(), [](const std::vector<int>& x, const std::vector<int>& y) {
+            int sx = 0, sy = 0;
+            for (int c : x) sx += c;
+            for (int c : y) sy += c;
+            return sx < sy;
+        });
+        std::int64_t work = kWorkPerEvaluation * allowance;
+        node_states_.resize(static_cast<std::size_t>(n_));
+        for (int i = 0; i < n_; ++i)
+            if (!node_states(i, single, k_top, work, node_states_[i])) return false;
         std::vector<std::vector<SlotOption>> none(n_);  // the options with X empty, reused where X adds nothing
-        std::vector<Score> best(static_cast<std::size_t>(k_top) + 1, std::numeric_limits<Score>::min());
+        // upto[k]: the best combination found with at most k removals (over every X so far).
+        std::vector<Score> upto(static_cast<std::size_t>(k_top) + 1, std::numeric_limits<Score>::min());
         std::int64_t left = allowance;
         std::vector<Amount> base;
         for (std::size_t o = 0; o < outer.size(); ++o) {
@@ -613,16 +620,18 @@ private:
             for (int i = 0; i < n_; ++i) {
                 if (o > 0 && ((touched >> i) & 1U) == 0) {
                     slot_opts_[i] = none[i];  // the same free amounts as with X empty (combine() skips a > room)
-                } else if (!node_options(i, base, room, single, work, slot_opts_[i])) {
+                } else if (!node_options(i, base, room, node_states_[i], work, slot_opts_[i])) {
                     return false;
                 }
                 if (o == 0) none[i] = slot_opts_[i];
             }
             // Every combination of one option per node within the removals left, depth-first over
-            // the nodes. A partial one is cut when even its later nodes at their largest free
-            // amounts over their options (slot_top_, at least every option's copy counts) cannot
-            // beat the best found with at most as many removals as it already has: a completion
-            // with k removals only counts where it beats every option of at most k.
+            // the nodes. A partial one (X alone included) is cut when even its later nodes at their
+            // largest free amounts over their options (slot_top_, at least every option's copy
+            // counts) cannot beat the best found with at most as many removals as it already has:
+            // a completion with k removals only counts where it beats every option of at most k.
+            // An option is skipped when that bound less its own landing cost cannot beat the best
+            // with its removals added (later landing costs are >= 0).
             slot_top_.assign(free_.size(), 0);
             for (int i = 0; i < n_; ++i)
                 for (const SlotOption& opt : slot_opts_[i])
@@ -631,11 +640,6 @@ private:
                             std::max(slot_top_[static_cast<std::size_t>(i) * R_ + r], opt.free[r]);
             slot_free_ = base;
             bool aborted = false;
-            auto best_upto = [&](std::size_t k) {
-                Score m = std::numeric_limits<Score>::min();
-                for (std::size_t q = 0; q <= k; ++q) m = std::max(m, best[q]);
-                return m;
-            };
             auto combine = [&](auto&& self, int i, int cost, Score land) -> void {
                 if (aborted) return;
                 if (--left < 0) {
@@ -644,23 +648,36 @@ private:
                 }
                 const std::size_t k = static_cast<std::size_t>(x_size + cost);
                 if (i == n_) {
-                    best[k] = std::max(best[k], value(slot_free_.data()) - land);
+                    const Score v = value(slot_free_.data()) - land;
+                    for (std::size_t q = k; q < upto.size() && upto[q] < v; ++q) upto[q] = v;
                     return;
                 }
-                if (i > 0) {
-                    slot_bound_ = slot_free_;
-                    std::copy(slot_top_.begin() + static_cast<std::ptrdiff_t>(i) * R_, slot_top_.end(),
-                              slot_bound_.begin() + static_cast<std::ptrdiff_t>(i) * R_);
-                    if (value(slot_bound_.data()) - land <= best_upto(k)) return;
-                }
+                slot_bound_ = slot_free_;
+                std::copy(slot_top_.begin() + static_cast<std::ptrdiff_t>(i) * R_, slot_top_.end(),
+                          slot_bound_.begin() + static_cast<std::ptrdiff_t>(i) * R_);
+                const Score ub = value(slot_bound_.data()) - land;
+                if (ub <= upto[k]) return;
                 for (const SlotOption& opt : slot_opts_[i]) {
                     if (i == 0) first_begun_ = static_cast<std::size_t>(&opt - slot_opts_[0].data());
                     if (cost + opt.a > room) continue;
+                    // Its completions have at least cost + a removals, and are worth at most ub
+                    // less its landing cost (landing costs are >= 0).
+                    if (ub - opt.land <= upto[k + static_cast<std::size_t>(opt.a)]) continue;
                     std::copy(opt.free.begin(), opt.free.end(), slot_free_.begin() + static_cast<std::ptrdiff_t>(i) * R_);
                     self(self, i + 1, cost + opt.a, land + opt.land);
                     if (aborted) return;
                 }
             };
+            if (o == 0) {
+                // Give up before any combination when X empty alone has more than
+                // kCombinationsPerEvaluation x `allowance` of them: on a 10,000-host Azure replay
+                // (8-node hosts, 2,000 evaluations each) no host with more than 10^4 completes,
+                // while on huawei-1000 (2-node hosts, 20,000 each) hosts with 10^5.5 do
+                // (docs/performance.md, "Node-subset states by dynamic programming").
+                double combinations = 1.0;
+                for (int i = 0; i < n_; ++i) combinations *= static_cast<double>(std::max<std::size_t>(1, slot_opts_[i].size()));
+                if (combinations > static_cast<double>(kCombinationsPerEvaluation) * static_cast<double>(allowance)) return false;
+            }
             combine(combine, 0, 0, x_land);
             if (aborted) {
                 const double begun =
@@ -671,66 +688,133 @@ private:
         }
         allowance = left;
         // At most k removals: a set of k is never worth more than the best of at most k.
-        for (std::size_t k = 1; k < best.size(); ++k) best[k] = std::max(best[k], best[k - 1]);
-        slot_best_ = std::move(best);
+        slot_best_ = std::move(upto);
         return true;
     }
 
-    /** node_subset_bound()'s options of node i at free amounts `base`: every multiset of at most
-     *  `room` single-node VMs (classes `single`) on i, by size, kept when no kept option of at most
-     *  as many removals has at least its copy counts at no more landing cost. False when `work`
-     *  (node multisets x targets) runs out. */
-    bool node_options(int i, const std::vector<Amount>& base, int room, const std::vector<int>& single, std::int64_t& work,
-                      std::vector<SlotOption>& opts) {
-        std::vector<int> cls;
-        for (int c : single)
-            if ((classes_[c].mask >> i) & 1U) cls.push_back(c);
-        std::vector<std::vector<std::pair<std::vector<Amount>, Score>>> by_size(static_cast<std::size_t>(room) + 1);
-        std::vector<Amount> cur(base.begin() + static_cast<std::ptrdiff_t>(i) * R_, base.begin() + static_cast<std::ptrdiff_t>(i + 1) * R_);
-        Score land = 0;
-        const std::int64_t per_set = std::max(1, T_);
-        bool out_of_work = false;
-        auto walk = [&](auto&& self, std::size_t ci, int size) -> void {
-            if (out_of_work) return;
-            if (ci == cls.size()) {
-                work -= per_set;
-                if (work < 0)
-                    out_of_work = true;
-                else
-                    by_size[size].emplace_back(cur, land);
-                return;
-            }
-            const VmClass& vc = classes_[cls[ci]];
+    /** What node_states() lists of one pNUMA node: state s removes a[s] single-node VMs, frees
+     *  freed[s * R + r] of resource r, at landing costs land[s]. */
+    struct NodeStates {
+        std::vector<int> a;
+        std::vector<Score> land;
+        std::vector<Amount> freed;
+        void clear() {
+            a.clear();
+            land.clear();
+            freed.clear();
+        }
+        std::size_t size() const { return a.size(); }
+    };
+
+    /**
+     * node_subset_bound()'s states of node i: dynamic programming over the single-node classes on
+     * i (classes `single`), a state being (a removals, amounts freed per resource, landing cost);
+     * removing a class's VMs changes only those, so states with the same removals and amounts are
+     * one (the least landing cost kept), and a state is dropped when another has at most as many
+     * removals, frees at least as much of every resource and costs no more to land (its every
+     * extension is then beaten too, and node_b is monotone in the free amounts, whatever the base
+     * they are added to). At most k_top removals. Covers every multiset of the node's single-node
+     * VMs: some state has at most its removals, at least its amounts and at most its landing
+     * costs. Each state made and each dominance test costs one unit of `work`; false when it runs
+     * out.
+     */
+    bool node_states(int i, const std::vector<int>& single, int k_top, std::int64_t& work, NodeStates& out) const {
+        out.clear();
+        out.a.push_back(0);
+        out.land.push_back(0);
+        out.freed.assign(static_cast<std::size_t>(R_), 0);
+        NodeStates next;
+        for (int c : single) {
+            const VmClass& vc = classes_[c];
+            if (((vc.mask >> i) & 1U) == 0) continue;
             const Amount* nd = p_.flavors[vc.flavor].node_demand.data();
-            int x = 0;
-            for (;;) {
-                self(self, ci + 1, size + x);
-                if (x == vc.count || size + x == room || out_of_work) break;
-                for (int r = 0; r < R_; ++r) cur[r] += nd[r];
-                land += vc.landing;
-                ++x;
-            }
-            for (int r = 0; r < R_; ++r) cur[r] -= nd[r] * x;
-            land -= vc.landing * x;
-        };
-        walk(walk, 0, 0);
-        if (out_of_work) return false;
-        std::vector<Count> b(T_);
-        opts.clear();
-        for (int a = 0; a <= room; ++a)
-            for (const auto& [f, f_land] : by_size[a]) {
-                for (int j = 0; j < T_; ++j) b[j] = m_.node_b(m_.target_flavor(j), f.data());
-                bool covered = false;
-                for (const SlotOption& o : opts) {
-                    bool ge = o.land <= f_land;
-                    for (int j = 0; j < T_ && ge; ++j) ge = o.b[j] >= b[j];
-                    if (ge) {
-                        covered = true;
-                        break;
-                    }
+            next.clear();
+            for (std::size_t s = 0; s < out.size(); ++s)
+                for (int x = 0; x <= vc.count && out.a[s] + x <= k_top; ++x) {
+                    if (--work < 0) return false;
+                    next.a.push_back(out.a[s] + x);
+                    next.land.push_back(out.land[s] + vc.landing * x);
+                    for (int r = 0; r < R_; ++r) next.freed.push_back(out.freed[s * R_ + r] + nd[r] * x);
                 }
-                if (!covered) opts.push_back(SlotOption{a, f_land, b, f});
+            if (!prune_states(next, work, out)) return false;
+        }
+        return true;
+    }
+
+    /** Keeps of `in` (into `out`) the states no other state beats (node_states()), in order of
+     *  removals, then landing cost, then amounts freed (lexicographically, largest first): every
+     *  state that beats another then comes before it. One unit of `work` per test; false when it
+     *  runs out. */
+    bool prune_states(const NodeStates& in, std::int64_t& work, NodeStates& out) const {
+        std::vector<std::size_t> order(in.size());
+        for (std::size_t s = 0; s < order.size(); ++s) order[s] = s;
+        const Amount* fr = in.freed.data();
+        std::sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) {
+            if (in.a[x] != in.a[y]) return in.a[x] < in.a[y];
+            if (in.land[x] != in.land[y]) return in.land[x] < in.land[y];
+            return std::lexicographical_compare(fr + y * R_, fr + (y + 1) * R_, fr + x * R_, fr + (x + 1) * R_);
+        });
+        out.clear();
+        for (std::size_t s : order) {
+            bool beaten = false;
+            for (std::size_t q = 0; q < out.size() && !beaten; ++q) {
+                if (--work < 0) return false;
+                if (out.land[q] > in.land[s]) continue;
+                bool ge = true;
+                for (int r = 0; r < R_ && ge; ++r) ge = out.freed[q * R_ + r] >= fr[s * R_ + r];
+                beaten = ge;
             }
+            if (beaten) continue;
+            out.a.push_back(in.a[s]);
+            out.land.push_back(in.land[s]);
+            out.freed.insert(out.freed.end(), fr + s * R_, fr + (s + 1) * R_);
+        }
+        return true;
+    }
+
+    /** node_subset_bound()'s options of node i at free amounts `base` from its states `st`
+     *  (node_states()) of at most `room` removals: the node's free amounts after each, kept when
+     *  no kept option of at most as many removals has at least its copy counts at no more landing
+     *  cost. One unit of `work` per state and target, and per dominance test; false when it runs
+     *  out. */
+    bool node_options(int i, const std::vector<Amount>& base, int room, const NodeStates& st, std::int64_t& work,
+                      std::vector<SlotOption>& opts) {
+        const std::int64_t per_set = std::max(1, T_);
+        std::vector<SlotOption> cand;
+        for (std::size_t s = 0; s < st.size(); ++s) {
+            if (st.a[s] > room) continue;
+            work -= per_set;
+            if (work < 0) return false;
+            SlotOption o;
+            o.a = st.a[s];
+            o.land = st.land[s];
+            o.free.assign(base.begin() + static_cast<std::ptrdiff_t>(i) * R_, base.begin() + static_cast<std::ptrdiff_t>(i + 1) * R_);
+            for (int r = 0; r < R_; ++r) o.free[r] += st.freed[s * R_ + r];
+            o.b.resize(T_);
+            for (int j = 0; j < T_; ++j) o.b[j] = m_.node_b(m_.target_flavor(j), o.free.data());
+            cand.push_back(std::move(o));
+        }
+        // By removals, then landing cost, then copy counts (lexicographically, most first): an
+        // option that beats another comes before it.
+        std::sort(cand.begin(), cand.end(), [](const SlotOption& x, const SlotOption& y) {
+            if (x.a != y.a) return x.a < y.a;
+            if (x.land != y.land) return x.land < y.land;
+            return std::lexicographical_compare(y.b.begin(), y.b.end(), x.b.begin(), x.b.end());
+        });
+        opts.clear();
+        for (SlotOption& c : cand) {
+            bool covered = false;
+            for (const SlotOption& o : opts) {
+                if (--work < 0) return false;
+                bool ge = o.land <= c.land;
+                for (int j = 0; j < T_ && ge; ++j) ge = o.b[j] >= c.b[j];
+                if (ge) {
+                    covered = true;
+                    break;
+                }
+            }
+            if (!covered) opts.push_back(std::move(c));
+        }
         return true;
     }
 
@@ -944,6 +1028,7 @@ private:
     std::vector<int> on_node_;   // [node]: the host's migratable VMs with a vNUMA node there
     Score alloc_best_ = 0;
     std::vector<std::vector<SlotOption>> slot_opts_;       // node_subset_bound(): [node] options
+    std::vector<NodeStates> node_states_;                  // node_subset_bound(): [node] node_states()
     std::size_t first_begun_ = 0;                          // node_subset_bound(): the index of node 0's option being searched
     static constexpr double kSubsetRetryProgress = 0.125;  // node_subset_retry: the share searched before a second try
     std::vector<Score> slot_best_;                         // [k]: its bound on V_h over k-sets
@@ -1358,6 +1443,8 @@ void tally_tables(const std::vector<HostTable>& tables, const std::vector<std::v
         out.evaluations += t.evaluations;
         if (!movable[h].empty()) {
             out.hosts_tightened += t.kind == TableKind::Full ? 1 : 0;
+            out.hosts_node_subsets += t.kind == TableKind::Full && t.node_subsets ? 1 : 0;
+            out.hosts_beyond_depth += t.kind == TableKind::Full && t.beyond ? 1 : 0;
             out.hosts_cheap += t.kind == TableKind::Cheap ? 1 : 0;
             out.hosts_trivial += t.kind == TableKind::Trivial ? 1 : 0;
         }

@@ -166,6 +166,9 @@ struct UpperBound {
     std::int64_t hosts_cheap = 0;      ///< hosts with migratable VMs left at the cheap relaxation
     std::int64_t hosts_trivial = 0;    ///< hosts left at the topology-free value (fallback time spent)
     bool knapsack_relaxed = false;     ///< a knapsack was cut short: its LP relaxation was used
+    /** Of hosts_tightened, those whose tables go beyond the exact depth K_h, and of these the ones
+     *  where the node-subset bound completed (their tables beyond K_h exact without a RAM cost). */
+    std::int64_t hosts_beyond_depth = 0, hosts_node_subsets = 0;
 };
 
 /**
