@@ -321,5 +321,54 @@ TEST(Validate, RejectsTamperedPlans) {
     EXPECT_NE(r.error.find("steps[0]"), std::string::npos) << r.error;
 }
 
+// The default run length: 1500 evaluations per migratable VM for budgets under 2% of them, times
+// the whole percents a larger budget allows, up to 5; the budget counted as what the migrated-RAM
+// budget lets move (the smallest VMs first). Recounted here from the snapshot itself.
+TEST(SearchParams, DefaultRunLengthGrowsWithTheBudget) {
+    RandomCluster rc;
+    rc.hosts = 60;
+    rc.fill = 0.9;
+    Problem p = make_random_problem(rc);
+    std::int64_t n = 0;
+    std::vector<Amount> ram;
+    for (const Vm& vm : p.vms)
+        if (vm.migratable) {
+            ++n;
+            ram.push_back(p.flavors[vm.flavor].demand[1]);
+        }
+    ASSERT_GT(n * 1500, 1000000) << "the case needs a snapshot above the 10^6 floor";
+    auto at = [&](std::int64_t migrations, Amount ram_mib) {
+        p.constraints.max_migrations = migrations;
+        p.constraints.max_migrated_ram_mib = ram_mib;
+        return default_evaluations(p);
+    };
+    const Amount no_ram = std::numeric_limits<Amount>::max();
+    EXPECT_EQ(at(n / 100, no_ram), n * 1500);
+    EXPECT_EQ(at((2 * n - 1) / 100, no_ram), n * 1500);       // under 2%
+    EXPECT_EQ(at((2 * n + 99) / 100, no_ram), n * 1500 * 2);  // at least 2%
+    EXPECT_EQ(at((5 * n + 99) / 100, no_ram), n * 1500 * 5);  // 5%
+    EXPECT_EQ(at(n / 2, no_ram), n * 1500 * 5);               // at most 5x
+    EXPECT_EQ(at(std::numeric_limits<std::int64_t>::max(), no_ram), n * 1500 * 5);
+    // A RAM budget holding only the k smallest VMs: the budget counts as k migrations.
+    std::sort(ram.begin(), ram.end());
+    auto smallest = [&](std::int64_t k) {
+        Amount sum = 0;
+        for (std::int64_t i = 0; i < k; ++i) sum += ram[static_cast<std::size_t>(i)];
+        return sum;
+    };
+    const std::int64_t one = n / 100, three = (3 * n + 99) / 100;
+    at(n, smallest(one));
+    EXPECT_EQ(migrations_the_budget_allows(p), one);
+    EXPECT_EQ(at(n, smallest(one)), n * 1500);
+    EXPECT_EQ(at(n, smallest(three)), n * 1500 * 3);
+    EXPECT_EQ(at(one, smallest(three)), n * 1500);  // the count binds first
+    // Tiny snapshots keep the floor.
+    RandomCluster tiny;
+    tiny.hosts = 4;
+    Problem q = make_random_problem(tiny);
+    q.constraints.max_migrations = std::numeric_limits<std::int64_t>::max();
+    EXPECT_EQ(default_evaluations(q), 1000000);
+}
+
 }  // namespace
 }  // namespace vmcap

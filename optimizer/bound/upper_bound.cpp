@@ -1226,26 +1226,6 @@ Wide knapsack(const std::vector<HostTable>& tables, std::int64_t budget, Wide nu
     return dp[budget];
 }
 
-/**
- * The effective budget: at most the migration budget, and at most how many of the smallest
- * migratable VMs fit the RAM budget together (no plan moves more VMs than that). Sorts `rams`
- * (the migratable VMs' RAMs, MiB) and sets `all_ram` to their sum, which says whether the RAM
- * budget can bind at all.
- */
-std::int64_t effective_budget(const Problem& p, std::vector<Amount>& rams, Amount& all_ram) {
-    std::sort(rams.begin(), rams.end());
-    const Amount ram_budget = p.constraints.max_migrated_ram_mib;
-    std::int64_t fit = 0;
-    Amount sum = 0;
-    for (Amount r : rams) all_ram += r;
-    for (Amount r : rams) {
-        if (sum + r > ram_budget) break;
-        sum += r;
-        ++fit;
-    }
-    return std::min<std::int64_t>(p.constraints.max_migrations, fit);
-}
-
 /** sum_j w_j VMCAP_j of a host of `type` at free amounts `f`, target by target (closed forms). */
 Score per_target_value(const CapacityModel& m, int type, int n, const Amount* f) {
     Score s = 0;
@@ -1546,18 +1526,17 @@ UpperBound compute_upper_bound(const CapacityModel& model, const UpperBoundParam
     }
 
     std::vector<std::vector<int>> movable(H);
-    std::vector<Amount> rams;
+    Amount all_ram = 0;  // of every migratable VM: says whether the RAM budget can bind at all
     for (std::size_t v = 0; v < p.vms.size(); ++v)
         if (p.vms[v].migratable) {
             movable[p.vms[v].host].push_back(static_cast<int>(v));
-            rams.push_back(p.flavors[p.vms[v].flavor].demand[kRamMib]);
+            all_ram += p.flavors[p.vms[v].flavor].demand[kRamMib];
         }
     const auto usage = compute_node_usage(p);
 
     // Effective budget: migrations, and how many of the smallest migratable VMs the RAM budget admits.
     const Amount ram_budget = p.constraints.max_migrated_ram_mib;
-    Amount all_ram = 0;
-    out.effective_budget = effective_budget(p, rams, all_ram);
+    out.effective_budget = migrations_the_budget_allows(p);
     // Whole (RAM, value) fronts only for the RAM multiplier search (its condition below, without
     // the budget, which needs the tables): the count knapsack reads the best value per k alone.
     const bool fronts = ram_budget < all_ram && params.ram_lagrangian_steps > 0;

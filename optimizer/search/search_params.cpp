@@ -19,22 +19,11 @@ void SearchParams::validate() const {
     mix.validate();
 }
 
-// 1500 per migratable VM: about the wall time of the earlier, slower default on 1,000 hosts, and
-// better plans; at most 2.5 x 10^8, so a 10,000-host default run at a 1% budget ends on its
-// evaluation budget (reproducibly) before the default 60 s time limit. Measurements:
-// docs/performance.md, "Search". A larger budget opens a larger space of final states (on the
-// bundled example at 5%, 5x the evaluations reach 319 where 1x reaches 308, of an optimum in
-// [331, 342]), so the figure is multiplied by the whole percents of the migratable VMs the budget
-// allows, 1 to 5 (budgets under 2% keep the earlier default exactly). The budget counts as the
-// migrations that can happen: at most the migratable VMs, and at most as many of the smallest (by
-// RAM) as the migrated-RAM budget holds. Docs: docs/performance.md, "The default run length grows
-// with the budget".
-std::int64_t default_evaluations(const Problem& problem) {
+std::int64_t migrations_the_budget_allows(const Problem& problem) {
     std::vector<Amount> ram;
     for (const Vm& vm : problem.vms)
         if (vm.migratable) ram.push_back(problem.flavors[vm.flavor].demand[1]);  // resources[1] == "ram_mib"
-    const auto movable = static_cast<std::int64_t>(ram.size());
-    std::int64_t budget = std::min(problem.constraints.max_migrations, movable);
+    std::int64_t budget = std::min(problem.constraints.max_migrations, static_cast<std::int64_t>(ram.size()));
     if (problem.constraints.max_migrated_ram_mib != std::numeric_limits<Amount>::max()) {
         std::sort(ram.begin(), ram.end());
         std::int64_t fit = 0;
@@ -46,7 +35,21 @@ std::int64_t default_evaluations(const Problem& problem) {
         }
         budget = std::min(budget, fit);
     }
-    const std::int64_t percents = movable > 0 ? std::clamp<std::int64_t>(budget * 100 / movable, 1, 5) : 1;
+    return budget;
+}
+
+// 1500 per migratable VM: about the wall time of the earlier, slower default on 1,000 hosts, and
+// better plans; at most 2.5 x 10^8, so a 10,000-host default run at a 1% budget ends on its
+// evaluation budget (reproducibly) before the default 60 s time limit. Measurements:
+// docs/performance.md, "Search". A larger budget opens a larger space of final states, so the
+// figure is multiplied by the whole percents of the migratable VMs the budget allows, 1 to 5
+// (budgets under 2% keep the earlier default exactly): on the bundled example at 348 migrations
+// (4.99%, so 4x) the default run reaches 318 (mean of seeds 1-3) where 1x reached 307, of an
+// optimum in [331, 342] (docs/performance.md, "The default run length grows with the budget").
+std::int64_t default_evaluations(const Problem& problem) {
+    std::int64_t movable = 0;
+    for (const Vm& vm : problem.vms) movable += vm.migratable ? 1 : 0;
+    const std::int64_t percents = movable > 0 ? std::clamp<std::int64_t>(migrations_the_budget_allows(problem) * 100 / movable, 1, 5) : 1;
     return std::clamp<std::int64_t>(movable * 1500 * percents, 1000000, 250000000);
 }
 

@@ -128,6 +128,11 @@ struct SearchResult {
     std::vector<ConvergencePoint> convergence;
 };
 
+/** The most migrations a plan can make on the snapshot: its max_migrations, at most its migratable
+ *  VMs, and at most as many of the smallest (by RAM) migratable VMs as max_migrated_ram_mib holds
+ *  together. O(VMs log VMs) with a RAM budget, O(VMs) without. Thread-safe. */
+std::int64_t migrations_the_budget_allows(const Problem& problem);
+
 /** Default evaluation budget for a snapshot: 1500 per migratable VM times the whole percents of
  *  the migratable VMs the budget allows (1 to 5; the budget counted as at most the migratable VMs,
  *  and as at most as many of the smallest-RAM ones as the migrated-RAM budget holds), clamped to
