@@ -443,7 +443,7 @@ public:
         std::sort(cands_.begin(), cands_.end());
         for (const Cand& c : cands_) {
             if (sure != nullptr && ahead(sure_v, sure_key, c.ub, c.key)) break;
-            if (have && c.ub < best_v) break;
+            if (have && !ahead(c.ub, c.key, best_v, best_key)) break;  // none after it can be ahead
             const auto& singles = movers(f_, c.g, Part::Singles).singles;
             const auto x = std::find_if(singles.begin(), singles.end(), [&c](const Mover& m) { return m.vm == std::get<2>(c.key); });
             if (one(*x, c.g)) keep(plan_value(*done_), c.key);
@@ -539,7 +539,7 @@ public:
         }
         if (prune) std::sort(cands_.begin(), cands_.end());
         for (const Cand& c : cands_) {
-            if (prune && have && c.ub < best_v) break;
+            if (prune && have && !ahead(c.ub, c.key, best_v, best_key)) break;  // nor any after it (sorted)
             if (sure_chain && ahead(sure_chain->ub, sure_chain->key, c.ub, c.key)) break;
             if (c.kind == 1) {
                 consider(pair_two(movers(f_, c.g, Part::Pairs).pairs[static_cast<std::size_t>(c.i)], c.g));
