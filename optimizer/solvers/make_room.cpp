@@ -42,7 +42,9 @@ struct Mover {
      *  the flavor then fits there, -1 if none (always under a rule that fixes nodes). */
     int remap_at = -1;
     /** Ranking by capacity: for a single, the Bound of its host with it lifted; for the first VM of
-     *  a shuffle, with both lifted (for the flavor of the HostMovers it is listed in). */
+     *  a shuffle, with both lifted and the single remapped (componentwise the largest over the
+     *  single's placements that leave room for the flavor: Search::find_shuffles) (for the flavor
+     *  of the HostMovers it is listed in). */
     Bound ub;
 };
 
@@ -93,6 +95,19 @@ struct HostMovers {
     std::vector<Mover> singles;
     std::vector<Pair> pairs;
     std::vector<std::array<Mover, 2>> shuffles;
+    /** Ranking by capacity: the largest (own, w) of the pairs' Bounds (and of the shuffles' first
+     *  VMs' Bounds): a host whose best cannot be ahead of a plan found is skipped whole. */
+    std::pair<Count, Score> pairs_top{std::numeric_limits<Count>::min(), 0}, shuffles_top{std::numeric_limits<Count>::min(), 0};
+    Amount shuffles_least_ram = 0;  ///< the least RAM of the shuffles' plans
+    /** Ranking by capacity, as a chain's first VM: per single (index into `singles`), its Bounds
+     *  for an arriving flavor `f` (Search::Z::ub and Z::exact, which depend on this host, the
+     *  single and `f` alone), `done` when computed. Built on first use per arriving flavor. */
+    struct ChainBounds {
+        int f = -1;
+        std::vector<char> done;
+        std::vector<std::array<Bound, 2>> b;
+    };
+    std::vector<ChainBounds> chain;
     /** The shuffles in runs: those whose first VM (y) could be remapped on the host first (flavor
      *  -1), then by y's flavor, each run in plan order; [flavor, begin, end). A run of VMs that
      *  cannot be remapped can move only when another host takes their flavor, and then its first
@@ -474,35 +489,52 @@ public:
         // Two steps: pairs (kind 1) and shuffles (kind 2) host by host, chains (kind 3): a single
         // x on g that no host takes, after a VM z off d != g made room for it on d. A chain's
         // bound: g's with x lifted plus d's with z lifted (x's arrival there only takes room), the
-        // flavor's VM placed on whichever of the two gives more.
+        // flavor's VM placed on whichever of the two gives more. Pruning, a candidate (or a whole
+        // host's pairs or shuffles, a single's chains: by their largest bound and least RAM) that
+        // cannot be ahead of the plan found is not listed: it could not be chosen.
+        const auto behind = [&](const Value& ub, const Key& key) { return prune && !ahead(ub, key, best_v, best_key); };
+        const auto lowest = [](Amount ram, int g) { return Key{ram, g, -1, -1, -1}; };
         cands_.clear();
         for (int g = 0; g < H; ++g) {
             if (plain_ || could_move(g, Part::Pairs)) {
-                const auto& pairs = movers(f_, g, Part::Pairs).pairs;
-                for (std::size_t i = 0; i < pairs.size(); ++i)
-                    if (const Two t = pair_two(pairs[i], g); t.host >= 0)
-                        cands_.push_back(Cand{Value{pairs[i].ub.own, pairs[i].ub.w}, t.key(), 1, g, static_cast<int>(i), 0});
+                const HostMovers& hm = movers(f_, g, Part::Pairs);
+                if (!hm.pairs.empty() && !behind(hm.pairs_top, lowest(hm.pairs.front().m[0].ram + hm.pairs.front().m[1].ram, g)))
+                    for (std::size_t i = 0; i < hm.pairs.size(); ++i) {
+                        const Value ub{hm.pairs[i].ub.own, hm.pairs[i].ub.w};
+                        if (const Two t = pair_two(hm.pairs[i], g); t.host >= 0 && !behind(ub, t.key()))
+                            cands_.push_back(Cand{ub, t.key(), 1, g, static_cast<int>(i), 0});
+                    }
             }
             if (plain_ || could_move(g, Part::Shuffles)) {
-                const auto& shuffles = movers(f_, g, Part::Shuffles).shuffles;
-                for (std::size_t i = 0; i < shuffles.size(); ++i)
-                    if (const auto& sh = shuffles[i]; movable(sh[0], g)) {
-                        // y cannot be remapped: it goes to another host, which loses at least
-                        // what the best one other than g would.
-                        const Dest* o = prune && !sh[0].remap ? first_other_dest(sh[0].flavor, g) : nullptr;
-                        cands_.push_back(Cand{Value{sh[0].ub.own, sh[0].ub.w + (o != nullptr ? o->gain : 0)}, shuffle_two(sh, g).key(), 2,
-                                              g, static_cast<int>(i), 0});
-                    }
+                const HostMovers& hm = movers(f_, g, Part::Shuffles);
+                if (!hm.shuffles.empty() && !behind(hm.shuffles_top, lowest(hm.shuffles_least_ram, g)))
+                    for (std::size_t i = 0; i < hm.shuffles.size(); ++i)
+                        if (const auto& sh = hm.shuffles[i]; movable(sh[0], g)) {
+                            // y cannot be remapped: it goes to another host, which loses at least
+                            // what the best one other than g would.
+                            const Dest* o = prune && !sh[0].remap ? first_other_dest(sh[0].flavor, g) : nullptr;
+                            const Value ub{sh[0].ub.own, sh[0].ub.w + (o != nullptr ? o->gain : 0)};
+                            if (const Two t = shuffle_two(sh, g); !behind(ub, t.key()))
+                                cands_.push_back(Cand{ub, t.key(), 2, g, static_cast<int>(i), 0});
+                        }
             }
         }
         zs_.assign(p_.flavors.size(), {});
         std::vector<char> listed(p_.flavors.size(), 0);
+        // Pruning, per flavor of x, the componentwise largest of the chains' first VMs' Bounds
+        // (Z::ub) and their least RAM: a bound on every chain of a single of that flavor.
+        std::vector<std::pair<Bound, Amount>> z_top(p_.flavors.size());
         // Pruning, a chain whose first VM z goes to another host than g (the best one other than
         // d, o1, when it is not g) is sure to work and valued exactly without trying it: z then
         // goes to o1 (any other host but g works alike, and g after z would only have less room),
         // x to its placement of the largest change on d with z gone, and g, d and o1 end as
         // Search::Z::exact and o1_gain say. The best of them is tried once, at the end.
         std::optional<Cand> sure_chain;
+        const auto chain_value = [](const Mover& x, const Bound& zb) {
+            Score w = x.ub.w + zb.w_without;
+            if (zb.fits) w = std::max(w, x.ub.w_without + zb.w);
+            return Value{x.ub.own + zb.own, w};
+        };
         for (int g = 0; g < H; ++g) {
             const auto& singles = movers(f_, g, Part::Singles).singles;
             for (std::size_t i = 0; i < singles.size(); ++i) {
@@ -511,24 +543,31 @@ public:
                 auto& z = zs_[y];
                 if (!listed[y]) {
                     listed[y] = 1;
-                    for (int d = 0; d < H; ++d)
-                        if (may_have_singles(x.flavor, d))
-                            for (const Mover& m : movers(x.flavor, d, Part::Singles).singles)
-                                if (plain_ ? movable(m, d) : elsewhere(m.flavor, d) || m.remap_at >= 0) {
-                                    Z zz{m, d};
-                                    if (prune) chain_bounds(zz, x.flavor);
-                                    z.push_back(zz);
+                    z_top[y].second = kNoPair;
+                    for (int d = 0; d < H; ++d) {
+                        if (!may_have_singles(x.flavor, d)) continue;
+                        const auto& zsingles = movers(x.flavor, d, Part::Singles).singles;
+                        for (std::size_t l = 0; l < zsingles.size(); ++l)
+                            if (const Mover& m = zsingles[l]; plain_ ? movable(m, d) : elsewhere(m.flavor, d) || m.remap_at >= 0) {
+                                Z zz{m, d};
+                                if (prune) {
+                                    chain_bounds(zz, x.flavor, cache_.movers[y][static_cast<std::size_t>(d)], l);
+                                    widen(z_top[y].first, zz.ub, !z.empty());
+                                    z_top[y].second = std::min(z_top[y].second, m.ram);
                                 }
+                                z.push_back(zz);
+                            }
+                    }
                 }
+                if (z.empty() || behind(chain_value(x, z_top[y].first), lowest(x.ram + z_top[y].second, g))) continue;
                 for (std::size_t j = 0; j < z.size(); ++j) {
                     if (z[j].d == g) continue;
                     const bool exact = prune && z[j].o1 >= 0 && z[j].o1 != g;
-                    const Bound& zb = exact ? z[j].exact : z[j].ub;
-                    Score w = x.ub.w + zb.w_without;
-                    if (zb.fits) w = std::max(w, x.ub.w_without + zb.w);
+                    Value v = chain_value(x, exact ? z[j].exact : z[j].ub);
+                    if (exact) v.second += z[j].o1_gain;
                     const Two t = chain_two(x, g, j);
-                    const Cand c{
-                        Value{x.ub.own + zb.own, exact ? w + z[j].o1_gain : w}, t.key(), 3, g, static_cast<int>(i), static_cast<int>(j)};
+                    if (behind(v, t.key())) continue;
+                    const Cand c{v, t.key(), 3, g, static_cast<int>(i), static_cast<int>(j)};
                     if (!exact) {
                         cands_.push_back(c);
                     } else if (!sure_chain || ahead(c.ub, c.key, sure_chain->ub, sure_chain->key)) {
@@ -579,16 +618,8 @@ public:
         for (const Embedding& e : placements(flavor, d)) {
             if (!room(fl, e, tmp2_.data())) continue;
             share(tmp2_.data(), fl, e.mask, -1);
-            const Bound b = bound(f_, d, tmp2_.data());
+            widen(out, bound(f_, d, tmp2_.data()), any);
             share(tmp2_.data(), fl, e.mask, +1);
-            if (!any) {
-                out = b;
-            } else {
-                out.own = std::max(out.own, b.own);
-                out.w_without = std::max(out.w_without, b.w_without);
-                if (b.fits) out.w = out.fits ? std::max(out.w, b.w) : b.w;
-                out.fits = out.fits || b.fits;
-            }
             any = true;
         }
         return out;
@@ -604,13 +635,43 @@ public:
         int o1 = -1;
         Score o1_gain = 0;
     };
-    /** Fills z.ub, z.exact, z.o1 and z.o1_gain, x of `flavor`. */
-    void chain_bounds(Z& z, int flavor) {
-        z.ub = chain_bound(z.m, z.d, flavor);
+    /** `out` := the componentwise largest of `out` and `b` (`out` := `b` when not `any`). */
+    static void widen(Bound& out, const Bound& b, bool any) {
+        if (!any) {
+            out = b;
+            return;
+        }
+        out.own = std::max(out.own, b.own);
+        out.w_without = std::max(out.w_without, b.w_without);
+        if (b.fits) out.w = out.fits ? std::max(out.w, b.w) : b.w;
+        out.fits = out.fits || b.fits;
+    }
+    /** Fills z.ub, z.exact, z.o1 and z.o1_gain, x of `flavor`, z the single `i` of its host's
+     *  HostMovers for `flavor` (`hm`): the Bounds from hm's ChainBounds for the arriving flavor
+     *  when computed there. */
+    void chain_bounds(Z& z, int flavor, HostMovers& hm, std::size_t i) {
         if (const Dest* o = first_other_dest(z.m.flavor, z.d); o != nullptr) {
             z.o1 = o->host;
             z.o1_gain = o->gain;
         }
+        auto cb = std::find_if(hm.chain.begin(), hm.chain.end(), [this](const HostMovers::ChainBounds& c) { return c.f == f_; });
+        if (cb == hm.chain.end()) {
+            cb = hm.chain.insert(hm.chain.end(), HostMovers::ChainBounds{f_, {}, {}});
+            cb->done.assign(hm.singles.size(), 0);
+            cb->b.resize(hm.singles.size());
+        }
+        if (cb->done[i]) {
+            z.ub = cb->b[i][0];
+            z.exact = cb->b[i][1];
+            return;
+        }
+        chain_bounds(z, flavor);
+        cb->done[i] = 1;
+        cb->b[i] = {z.ub, z.exact};
+    }
+    /** Fills z.ub and z.exact, x of `flavor`. */
+    void chain_bounds(Z& z, int flavor) {
+        z.ub = chain_bound(z.m, z.d, flavor);
         tmp2_.assign(s_.free_of(z.d), s_.free_of(z.d) + s_.nodes_of(z.d) * R_);
         share(tmp2_.data(), this->flavor(z.m.flavor), z.m.mask, +1);
         Score unused = 0;
@@ -1124,6 +1185,9 @@ private:
             hm.pairs.clear();
             hm.shuffles.clear();
             hm.shuffle_runs.clear();
+            hm.chain.clear();
+            hm.pairs_top = hm.shuffles_top = {std::numeric_limits<Count>::min(), 0};
+            hm.shuffles_least_ram = kNoPair;
             find_singles(flavor, g, hm);
             hm.heads.clear();
             bool remap_head = false;
@@ -1288,7 +1352,10 @@ private:
                     pr.m = a.vm < b.vm ? std::array<Mover, 2>{a, b} : std::array<Mover, 2>{b, a};
                     pr.b_after_a = remaps(pr.m[1], g, tmp_.data());
                     pr.a_after_b = remaps(pr.m[0], g, tmp_.data());
-                    if (cap_) pr.ub = bound(flavor, g, tmp_.data());
+                    if (cap_) {
+                        pr.ub = bound(flavor, g, tmp_.data());
+                        hm.pairs_top = std::max(hm.pairs_top, std::make_pair(pr.ub.own, pr.ub.w));
+                    }
                     hm.pairs.push_back(pr);
                 }
                 share(tmp_.data(), this->flavor(a.flavor), a.mask, -1);
@@ -1385,9 +1452,23 @@ private:
                 if (ok) {
                     Mover my = mover(y, g);
                     if (cap_) {
+                        // x stays on g (no other host takes it, else it would be a plan of one
+                        // step), on one of its other placements with room that lets the
+                        // flavor fit: g ends with at most that, whatever y does.
                         share(tmp_.data(), fx, x.mask, +1);
-                        my.ub = bound(flavor, g, tmp_.data());
+                        bool any = false;
+                        for (const Embedding& e : pl) {
+                            if (e.mask == x.mask || !room(fx, e, tmp_.data())) continue;
+                            share(tmp_.data(), fx, e.mask, -1);
+                            if (fits(flavor, g, tmp_.data())) {
+                                widen(my.ub, bound(flavor, g, tmp_.data()), any);
+                                any = true;
+                            }
+                            share(tmp_.data(), fx, e.mask, +1);
+                        }
                         share(tmp_.data(), fx, x.mask, -1);
+                        hm.shuffles_top = std::max(hm.shuffles_top, std::make_pair(my.ub.own, my.ub.w));
+                        hm.shuffles_least_ram = std::min(hm.shuffles_least_ram, my.ram + x.ram);
                     }
                     hm.shuffles.push_back({my, x});
                 }
