@@ -88,6 +88,7 @@ struct HostMovers {
      *  the least migratable VM. */
     Amount least_two_ram = 0, least_shuffle_ram = 0;
     bool bound_done = false;  ///< least_two_ram and least_shuffle_ram computed (on first use)
+
     /** Indices into `singles`: the first of each flavor, and the first with a remap (remap_at >=
      *  0): a single another host takes is beaten by its flavor's first, one with a remap by the
      *  first with one, so a host's best single is among these. */
@@ -95,10 +96,12 @@ struct HostMovers {
     std::vector<Mover> singles;
     std::vector<Pair> pairs;
     std::vector<std::array<Mover, 2>> shuffles;
-    /** Ranking by capacity: the largest (own, w) of the pairs' Bounds (and of the shuffles' first
-     *  VMs' Bounds): a host whose best cannot be ahead of a plan found is skipped whole. */
-    std::pair<Count, Score> pairs_top{std::numeric_limits<Count>::min(), 0}, shuffles_top{std::numeric_limits<Count>::min(), 0};
-    Amount shuffles_least_ram = 0;  ///< the least RAM of the shuffles' plans
+    /** Ranking by capacity: the largest (own, w) of the pairs' Bounds (and per run of
+     *  `shuffle_runs`, of its shuffles' first VMs' Bounds, with the least RAM of the run's plans):
+     *  a host's pairs (a run) whose best cannot be ahead of a plan found are skipped whole. */
+    std::pair<Count, Score> pairs_top{std::numeric_limits<Count>::min(), 0};
+    std::vector<std::pair<Count, Score>> run_top;
+    std::vector<Amount> run_least_ram;
     /** Ranking by capacity, as a chain's first VM: per single (index into `singles`), its Bounds
      *  for an arriving flavor `f` (Search::Z::ub and Z::exact, which depend on this host, the
      *  single and `f` alone), `done` when computed. Built on first use per arriving flavor. */
@@ -492,31 +495,44 @@ public:
         // flavor's VM placed on whichever of the two gives more. Pruning, a candidate (or a whole
         // host's pairs or shuffles, a single's chains: by their largest bound and least RAM) that
         // cannot be ahead of the plan found is not listed: it could not be chosen.
-        const auto behind = [&](const Value& ub, const Key& key) { return prune && !ahead(ub, key, best_v, best_key); };
+        // Pruning, every plan of two steps that works has a key at least key0's, the ranking by
+        // RAM's plan (the least key that works): a candidate is judged with its key raised to that.
+        const Key key0 = best_key;
+        const auto behind = [&](const Value& ub, const Key& key) { return prune && !ahead(ub, std::max(key, key0), best_v, best_key); };
         const auto lowest = [](Amount ram, int g) { return Key{ram, g, -1, -1, -1}; };
         cands_.clear();
         for (int g = 0; g < H; ++g) {
-            if (plain_ || could_move(g, Part::Pairs)) {
+            // A host whose pairs (shuffles) are listed already is judged by its cached bounds
+            // first; the others are listed only when could_move says they could move.
+            const HostMovers& listed_hm = cache_.movers[static_cast<std::size_t>(f_)][static_cast<std::size_t>(g)];
+            const auto pairs_behind = [&](const HostMovers& hm) {
+                return hm.pairs.empty() || behind(hm.pairs_top, lowest(hm.pairs.front().m[0].ram + hm.pairs.front().m[1].ram, g));
+            };
+            if (!(prune && listed_hm.pairs_done && pairs_behind(listed_hm)) && (plain_ || could_move(g, Part::Pairs))) {
                 const HostMovers& hm = movers(f_, g, Part::Pairs);
-                if (!hm.pairs.empty() && !behind(hm.pairs_top, lowest(hm.pairs.front().m[0].ram + hm.pairs.front().m[1].ram, g)))
+                if (!pairs_behind(hm))
                     for (std::size_t i = 0; i < hm.pairs.size(); ++i) {
                         const Value ub{hm.pairs[i].ub.own, hm.pairs[i].ub.w};
                         if (const Two t = pair_two(hm.pairs[i], g); t.host >= 0 && !behind(ub, t.key()))
                             cands_.push_back(Cand{ub, t.key(), 1, g, static_cast<int>(i), 0});
                     }
             }
-            if (plain_ || could_move(g, Part::Shuffles)) {
+            if ((prune && listed_hm.shuffles_done) || plain_ || could_move(g, Part::Shuffles)) {
                 const HostMovers& hm = movers(f_, g, Part::Shuffles);
-                if (!hm.shuffles.empty() && !behind(hm.shuffles_top, lowest(hm.shuffles_least_ram, g)))
-                    for (std::size_t i = 0; i < hm.shuffles.size(); ++i)
-                        if (const auto& sh = hm.shuffles[i]; movable(sh[0], g)) {
-                            // y cannot be remapped: it goes to another host, which loses at least
-                            // what the best one other than g would.
-                            const Dest* o = prune && !sh[0].remap ? first_other_dest(sh[0].flavor, g) : nullptr;
-                            const Value ub{sh[0].ub.own, sh[0].ub.w + (o != nullptr ? o->gain : 0)};
-                            if (const Two t = shuffle_two(sh, g); !behind(ub, t.key()))
-                                cands_.push_back(Cand{ub, t.key(), 2, g, static_cast<int>(i), 0});
+                for (std::size_t r = 0; r < hm.shuffle_runs.size(); ++r) {
+                    const auto [fy, begin, end] = hm.shuffle_runs[r];
+                    // A run's y cannot be remapped (fy >= 0): each goes to another host, which
+                    // loses at least what the best one other than g would (none: it cannot move).
+                    const Dest* o = prune && fy >= 0 ? first_other_dest(fy, g) : nullptr;
+                    if (prune && fy >= 0 && o == nullptr) continue;
+                    const Score loss = o != nullptr ? o->gain : 0;
+                    if (prune && behind(Value{hm.run_top[r].first, hm.run_top[r].second + loss}, lowest(hm.run_least_ram[r], g))) continue;
+                    for (int i = begin; i < end; ++i)
+                        if (const auto& sh = hm.shuffles[static_cast<std::size_t>(i)]; movable(sh[0], g)) {
+                            const Value ub{sh[0].ub.own, sh[0].ub.w + loss};
+                            if (const Two t = shuffle_two(sh, g); !behind(ub, t.key())) cands_.push_back(Cand{ub, t.key(), 2, g, i, 0});
                         }
+                }
             }
         }
         zs_.assign(p_.flavors.size(), {});
@@ -578,7 +594,7 @@ public:
         }
         if (prune) std::sort(cands_.begin(), cands_.end());
         for (const Cand& c : cands_) {
-            if (prune && have && !ahead(c.ub, c.key, best_v, best_key)) break;  // nor any after it (sorted)
+            if (behind(c.ub, c.key)) break;  // nor any after it (sorted)
             if (sure_chain && ahead(sure_chain->ub, sure_chain->key, c.ub, c.key)) break;
             if (c.kind == 1) {
                 consider(pair_two(movers(f_, c.g, Part::Pairs).pairs[static_cast<std::size_t>(c.i)], c.g));
@@ -1186,8 +1202,9 @@ private:
             hm.shuffles.clear();
             hm.shuffle_runs.clear();
             hm.chain.clear();
-            hm.pairs_top = hm.shuffles_top = {std::numeric_limits<Count>::min(), 0};
-            hm.shuffles_least_ram = kNoPair;
+            hm.pairs_top = {std::numeric_limits<Count>::min(), 0};
+            hm.run_top.clear();
+            hm.run_least_ram.clear();
             find_singles(flavor, g, hm);
             hm.heads.clear();
             bool remap_head = false;
@@ -1467,8 +1484,6 @@ private:
                             share(tmp_.data(), fx, e.mask, +1);
                         }
                         share(tmp_.data(), fx, x.mask, -1);
-                        hm.shuffles_top = std::max(hm.shuffles_top, std::make_pair(my.ub.own, my.ub.w));
-                        hm.shuffles_least_ram = std::min(hm.shuffles_least_ram, my.ram + x.ram);
                     }
                     hm.shuffles.push_back({my, x});
                 }
@@ -1484,9 +1499,16 @@ private:
         });
         for (std::size_t i = 0; i < hm.shuffles.size(); ++i) {
             const int r = run_of(hm.shuffles[i]);
-            if (hm.shuffle_runs.empty() || hm.shuffle_runs.back()[0] != r)
+            const auto& sh = hm.shuffles[i];
+            const std::pair<Count, Score> v{sh[0].ub.own, sh[0].ub.w};
+            if (hm.shuffle_runs.empty() || hm.shuffle_runs.back()[0] != r) {
                 hm.shuffle_runs.push_back({r, static_cast<int>(i), static_cast<int>(i)});
+                hm.run_top.push_back(v);
+                hm.run_least_ram.push_back(sh[0].ram + sh[1].ram);
+            }
             hm.shuffle_runs.back()[2] = static_cast<int>(i) + 1;
+            hm.run_top.back() = std::max(hm.run_top.back(), v);
+            hm.run_least_ram.back() = std::min(hm.run_least_ram.back(), sh[0].ram + sh[1].ram);
         }
     }
     Mover mover(const OnlineCluster::Resident& x, int g) {
