@@ -130,10 +130,10 @@ struct Landing {
 }  // namespace
 
 /** Per host, whatever the flavor (valid at `version`): its free vCPU and RAM in total and the
- *  most vCPU and RAM one migratable VM there has. */
+ *  most vCPU and RAM one migratable VM there has (`next_*`: the second most, another VM). */
 struct HostSums {
     std::uint64_t version = 0;
-    Amount free_vcpu = 0, free_ram = 0, most_vcpu = 0, most_ram = 0;
+    Amount free_vcpu = 0, free_ram = 0, most_vcpu = 0, most_ram = 0, next_vcpu = 0, next_ram = 0;
 };
 
 struct MakeRoomCache::Impl {
@@ -230,8 +230,9 @@ struct Two {
 
 class Search {
 public:
-    Search(const OnlineCluster& c, int vm, MakeRoomCache::Impl& cache)
-        : c_(c),
+    Search(const OnlineCluster& c, int vm, MakeRoomCache::Impl& cache, const MakeRoomOptions& options = {})
+        : opt_(options),
+          c_(c),
           s_(c.state()),
           m_(s_.model()),
           p_(s_.problem()),
@@ -414,7 +415,11 @@ public:
         const auto ahead = [](const Value& v, const Key& key, const Value& w, const Key& key_w) {
             return v > w || (v == w && key < key_w);
         };
+        // With MakeRoomOptions::second_for_copies, once a plan of one step is found, plans of two
+        // whose room for the flavor (own) is below floor_own are not taken.
+        Count floor_own = std::numeric_limits<Count>::min();
         const auto keep = [&](Value v, const Key& key) {
+            if (v.first < floor_own) return;
             if (have && !ahead(v, key, best_v, best_key)) return;
             have = true;
             best_v = v;
@@ -471,8 +476,17 @@ public:
                 throw std::logic_error("make_room: a single valued without trying it did not");
             keep(sure_v, sure_key);
         }
-        if (have || k < 2) return done();
-        if (prune) {
+        if (k < 2 || (have && opt_.second_for_copies <= 0)) return done();
+        // A plan of one step found and second_for_copies: the plans of two steps that leave room
+        // for that many more VMs of the flavor are searched as below (without the ranking by RAM's
+        // start: one of two steps need not exist); the best of them, else the plan of one step.
+        const bool upgrade = have;
+        const std::vector<Step> one_steps = best_steps;
+        if (upgrade) {
+            floor_own = best_v.first + opt_.second_for_copies;
+            have = false;
+        }
+        if (prune && !upgrade) {
             // Whether a plan of two steps exists, from the ranking by RAM (its shortcuts decide
             // most candidates without trying them; enumerating them all here would try each):
             // none, no plan; one, its value is where the pruning starts.
@@ -497,13 +511,24 @@ public:
         // cannot be ahead of the plan found is not listed: it could not be chosen.
         // Pruning, every plan of two steps that works has a key at least key0's, the ranking by
         // RAM's plan (the least key that works): a candidate is judged with its key raised to that.
-        const Key key0 = best_key;
-        const auto behind = [&](const Value& ub, const Key& key) { return prune && !ahead(ub, std::max(key, key0), best_v, best_key); };
+        const Key key0 = upgrade ? Key{std::numeric_limits<Amount>::min(), -1, -1, -1, -1} : best_key;
+        const auto behind = [&](const Value& ub, const Key& key) {
+            return prune && (ub.first < floor_own || (have && !ahead(ub, std::max(key, key0), best_v, best_key)));
+        };
         const auto lowest = [](Amount ram, int g) { return Key{ram, g, -1, -1, -1}; };
         cands_.clear();
         for (int g = 0; g < H; ++g) {
             // A host whose pairs (shuffles) are listed already is judged by its cached bounds
             // first; the others are listed only when could_move says they could move.
+            // With a plan of one step found, a host where no two VMs free room in total for
+            // floor_own VMs of the flavor is skipped (the pairs' and shuffles' room is g's alone).
+            if (upgrade && prune) {
+                const HostSums& hs = sums(g);
+                const Flavor& ff = flavor(f_);
+                if (std::min((hs.free_vcpu + hs.most_vcpu + hs.next_vcpu) / ff.demand[kVcpu],
+                             (hs.free_ram + hs.most_ram + hs.next_ram) / ff.demand[kRamMib]) < floor_own)
+                    continue;
+            }
             const HostMovers& listed_hm = cache_.movers[static_cast<std::size_t>(f_)][static_cast<std::size_t>(g)];
             const auto pairs_behind = [&](const HostMovers& hm) {
                 return hm.pairs.empty() || behind(hm.pairs_top, lowest(hm.pairs.front().m[0].ram + hm.pairs.front().m[1].ram, g));
@@ -528,7 +553,10 @@ public:
                     const Score loss = o != nullptr ? o->gain : 0;
                     if (prune && behind(Value{hm.run_top[r].first, hm.run_top[r].second + loss}, lowest(hm.run_least_ram[r], g))) continue;
                     for (int i = begin; i < end; ++i)
-                        if (const auto& sh = hm.shuffles[static_cast<std::size_t>(i)]; movable(sh[0], g)) {
+                        // (With a plan of one step found, a shuffle whose single another host
+                        // takes is left out: its Bound has the single on g.)
+                        if (const auto& sh = hm.shuffles[static_cast<std::size_t>(i)];
+                            movable(sh[0], g) && !(upgrade && elsewhere(sh[1].flavor, g))) {
                             const Value ub{sh[0].ub.own, sh[0].ub.w + loss};
                             if (const Two t = shuffle_two(sh, g); !behind(ub, t.key())) cands_.push_back(Cand{ub, t.key(), 2, g, i, 0});
                         }
@@ -610,6 +638,10 @@ public:
             if (!plan_two(chain_two(x, sure_chain->g, sure_chain->j)) || plan_value(*done_) != sure_chain->ub)
                 throw std::logic_error("make_room: a chain valued without trying it did not");
             keep(sure_chain->ub, sure_chain->key);
+        }
+        if (upgrade && !have) {
+            steps_ = one_steps;
+            return out();
         }
         return done();
     }
@@ -1267,10 +1299,18 @@ private:
             hs.free_vcpu += free[n * R_ + kVcpu];
             hs.free_ram += free[n * R_ + kRamMib];
         }
+        const auto top2 = [](Amount& most, Amount& next, Amount a) {
+            if (a > most) {
+                next = most;
+                most = a;
+            } else if (a > next) {
+                next = a;
+            }
+        };
         for (const OnlineCluster::Resident& x : c_.vms_on(g))
             if (s_.migratable(x.vm)) {
-                hs.most_vcpu = std::max(hs.most_vcpu, flavor(x.flavor).demand[kVcpu]);
-                hs.most_ram = std::max(hs.most_ram, flavor(x.flavor).demand[kRamMib]);
+                top2(hs.most_vcpu, hs.next_vcpu, flavor(x.flavor).demand[kVcpu]);
+                top2(hs.most_ram, hs.next_ram, flavor(x.flavor).demand[kRamMib]);
             }
         return hs;
     }
@@ -1608,6 +1648,7 @@ private:
         return o;
     }
 
+    const MakeRoomOptions opt_;
     const OnlineCluster& c_;
     const SearchState& s_;
     const CapacityModel& m_;
@@ -1641,25 +1682,26 @@ bool make_room_direct_applies(const CapacityModel& model) {
     return !model.has_filters();
 }
 
-std::vector<Placement> make_room_direct(const OnlineCluster& cluster, int vm, int k, MakeRoomCache* cache, bool* room_already) {
+std::vector<Placement> make_room_direct(const OnlineCluster& cluster, int vm, int k, MakeRoomCache* cache, bool* room_already,
+                                        const MakeRoomOptions& options) {
     MakeRoomCache own;
-    Search search(cluster, vm, cache != nullptr ? *cache->impl : *own.impl);
+    Search search(cluster, vm, cache != nullptr ? *cache->impl : *own.impl, options);
     if (room_already != nullptr) *room_already = search.room_already();
     return search.run(std::min(k, 2));
 }
 
-std::vector<Placement> make_room_direct_plain(const OnlineCluster& cluster, int vm, int k) {
+std::vector<Placement> make_room_direct_plain(const OnlineCluster& cluster, int vm, int k, const MakeRoomOptions& options) {
     MakeRoomCache own;
-    return Search(cluster, vm, *own.impl).run_plain(std::min(k, 2));
+    return Search(cluster, vm, *own.impl, options).run_plain(std::min(k, 2));
 }
 
 namespace {
 
-std::vector<Placement> search_room(const OnlineCluster& cluster, int vm, int k, MakeRoomCache* cache) {
+std::vector<Placement> search_room(const OnlineCluster& cluster, int vm, int k, MakeRoomCache* cache, const MakeRoomOptions& options) {
     if (k <= 0) return {};
     if (make_room_direct_applies(cluster.state().model())) {
         bool already = false;
-        std::vector<Placement> plan = make_room_direct(cluster, vm, k, cache, &already);
+        std::vector<Placement> plan = make_room_direct(cluster, vm, k, cache, &already, options);
         if (!plan.empty() || (k <= 2 && !already)) return plan;
     }
     return make_room_engine(cluster.state(), vm, k);
@@ -1667,14 +1709,14 @@ std::vector<Placement> search_room(const OnlineCluster& cluster, int vm, int k, 
 
 }  // namespace
 
-MakeRoomSearch::MakeRoomSearch() : cache_(std::make_shared<MakeRoomCache>()) {}
+MakeRoomSearch::MakeRoomSearch(const MakeRoomOptions& options) : options_(options), cache_(std::make_shared<MakeRoomCache>()) {}
 
 std::vector<Placement> MakeRoomSearch::operator()(const OnlineCluster& cluster, int vm, int k) const {
-    return search_room(cluster, vm, k, cache_.get());
+    return search_room(cluster, vm, k, cache_.get(), options_);
 }
 
 std::vector<Placement> make_room(const OnlineCluster& cluster, int vm, int k) {
-    return search_room(cluster, vm, k, nullptr);
+    return search_room(cluster, vm, k, nullptr, MakeRoomOptions{});
 }
 
 std::vector<Placement> make_room_engine(const SearchState& state, int vm, int k) {

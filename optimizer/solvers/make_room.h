@@ -33,6 +33,17 @@ namespace vmcap {
  */
 std::vector<Placement> make_room_engine(const SearchState& state, int vm, int k);
 
+/** Options of make_room_direct (and of the room makers below that use it). */
+struct MakeRoomOptions {
+    /** Under a placer that values capacity (the ranking by capacity, make_room_direct), with a
+     *  budget of 2 or more: when a plan of one migration exists, the best plan of two is taken
+     *  instead when it leaves room for at least this many more VMs of the arriving flavor than
+     *  the best plan of one (the room term of the ranking: the change of the flavor's VMCAP over
+     *  the hosts the plan changes); among such plans the ranking below. 0 (default): fewest
+     *  migrations first. Ignored when the placer does not value capacity. */
+    int second_for_copies = 0;
+};
+
 /** Does make_room_direct apply to `model`: no feasibility filter (no vlinks with the link rule,
  *  closed hosts, remap ban or server groups)? Any destination-node rule is fine. O(1). */
 bool make_room_direct_applies(const CapacityModel& model);
@@ -101,14 +112,14 @@ bool make_room_direct_applies(const CapacityModel& model);
  */
 class MakeRoomCache;
 std::vector<Placement> make_room_direct(const OnlineCluster& cluster, int vm, int k, MakeRoomCache* cache = nullptr,
-                                        bool* room_already = nullptr);
+                                        bool* room_already = nullptr, const MakeRoomOptions& options = {});
 
 /** make_room_direct's plan found without its shortcuts (for tests): every candidate plan listed
  *  (a VM whose removal lets the flavor fit; two such, one moved so that another can be remapped,
  *  or a chain), sorted in the order of choice and tried one by one (ranking by capacity: each
  *  tried and valued); no bound, no candidate decided without trying it, no cache. The same plan
  *  as make_room_direct, slower: O(candidates x log). */
-std::vector<Placement> make_room_direct_plain(const OnlineCluster& cluster, int vm, int k);
+std::vector<Placement> make_room_direct_plain(const OnlineCluster& cluster, int vm, int k, const MakeRoomOptions& options = {});
 
 /** Per-host candidates of make_room_direct kept between calls on one cluster (host by host, valid
  *  while the host's SearchState::host_version is unchanged). Bound to the first cluster it is
@@ -134,10 +145,11 @@ public:
  */
 class MakeRoomSearch {
 public:
-    MakeRoomSearch();
+    explicit MakeRoomSearch(const MakeRoomOptions& options = {});
     std::vector<Placement> operator()(const OnlineCluster& cluster, int vm, int k) const;
 
 private:
+    MakeRoomOptions options_;
     std::shared_ptr<MakeRoomCache> cache_;
 };
 
