@@ -588,23 +588,47 @@ public:
                 if (!listed[y]) {
                     listed[y] = 1;
                     z_top[y].second = kNoPair;
+                    // With a floor on the room (second_for_copies), what d must add to the most a
+                    // single of this flavor leaves: hosts where z's leaving and x's arrival cannot
+                    // leave that much room in total, and first VMs whose bound does not, are left out.
+                    Count need = std::numeric_limits<Count>::min();
+                    if (prune && floor_own > std::numeric_limits<Count>::min()) {
+                        Count most = std::numeric_limits<Count>::min();
+                        for (int h = 0; h < H; ++h)
+                            for (const Mover& m : movers(f_, h, Part::Singles).singles)
+                                if (m.flavor == x.flavor) most = std::max(most, m.ub.own);
+                        need = floor_own - most;
+                    }
+                    const Flavor& fy = flavor(x.flavor);
+                    const Flavor& ff = flavor(f_);
                     for (int d = 0; d < H; ++d) {
                         if (!may_have_singles(x.flavor, d)) continue;
+                        if (need >= 1) {
+                            const HostSums& hs = sums(d);
+                            if (std::min((hs.free_vcpu + hs.most_vcpu - fy.demand[kVcpu]) / ff.demand[kVcpu],
+                                         (hs.free_ram + hs.most_ram - fy.demand[kRamMib]) / ff.demand[kRamMib]) < need)
+                                continue;
+                        }
                         const auto& zsingles = movers(x.flavor, d, Part::Singles).singles;
                         for (std::size_t l = 0; l < zsingles.size(); ++l)
                             if (const Mover& m = zsingles[l]; plain_ ? movable(m, d) : elsewhere(m.flavor, d) || m.remap_at >= 0) {
                                 Z zz{m, d};
                                 if (prune) {
                                     chain_bounds(zz, x.flavor, cache_.movers[y][static_cast<std::size_t>(d)], l);
+                                    if (zz.ub.own < need) continue;
                                     widen(z_top[y].first, zz.ub, !z.empty());
                                     z_top[y].second = std::min(z_top[y].second, m.ram);
                                 }
                                 z.push_back(zz);
                             }
                     }
+                    // Pruning, by room for the flavor, the most first: a single's chains stop
+                    // where they fall below floor_own.
+                    if (prune) std::stable_sort(z.begin(), z.end(), [](const Z& a, const Z& b) { return a.ub.own > b.ub.own; });
                 }
                 if (z.empty() || behind(chain_value(x, z_top[y].first), lowest(x.ram + z_top[y].second, g))) continue;
                 for (std::size_t j = 0; j < z.size(); ++j) {
+                    if (prune && x.ub.own + z[j].ub.own < floor_own) break;
                     if (z[j].d == g) continue;
                     const bool exact = prune && z[j].o1 >= 0 && z[j].o1 != g;
                     Value v = chain_value(x, exact ? z[j].exact : z[j].ub);
