@@ -308,7 +308,7 @@ struct SimulateCommand {
                                       trigger_every = "1h", daily_budget, horizon = "24h";
     ScheduleParams schedule;
     std::vector<std::string> weight_overrides;  ///< --weight NAME=W
-    int hosts = 0, copies = 1, seeds = 1, hosts_per_rack = 20, racks_per_pod = 10, vdc_cap = 30;
+    int hosts = 0, copies = 1, seeds = 1, hosts_per_rack = 20, racks_per_pod = 10, vdc_cap = 30, make_room_copies = 0;
     double bpc = 0.0, bw_price_gbps_h = 0.58;
     long long node_vcpu = 16;
     double node_gib = 64, days = 0;
@@ -365,6 +365,8 @@ po::options_description simulate_options(SimulateCommand& c) {
         ("weight", po::value(&c.weight_overrides)->composing(), "NAME=W: weight of flavor NAME in the nightly search, after --weights (repeatable)")
         ("demand-window", po::value(&c.demand_window)->default_value("24h"), "--weights demand: the requests of this long before the night")
         ("migrations-per-request", po::value(&c.mpr)->default_value("0"), "admission: up to K live migrations that make room for a request no host takes")
+        ("make-room-copies", po::value(&c.make_room_copies)->default_value(0),
+         "admission migrations under a placer that values capacity, K >= 2: take a plan of two migrations over the best of one when it leaves room for N more VMs of the request's flavor (0: fewest migrations)")
         ("evaluations", po::value(&c.base.evaluations)->default_value(0), evaluations_help(c.policies).c_str())
         ("seed", po::value(&c.seed_text)->default_value("1"), "seed of lifetimes (Azure) and of the search")
         ("seeds", po::value(&c.seeds)->default_value(1), "run every configuration with seeds seed .. seed + N - 1 (mean and spread printed)")
@@ -451,6 +453,8 @@ void check_simulate(SimulateCommand& c, const po::variables_map& vm) {
     b.replay.demand_window_s = parse_duration(c.demand_window, "demand-window");
     read_vnuma_rule_options(vm, b.replay.rule);
     read_mpr(c.mpr, b);
+    if (c.make_room_copies < 0) throw UsageError("--make-room-copies: expected a count >= 0, got " + std::to_string(c.make_room_copies));
+    b.make_room_copies = c.make_room_copies;
     b.check = vm.count("check") > 0;
     if (vm.count("time-limit")) {
         b.time_limit_s = vm["time-limit"].as<double>();

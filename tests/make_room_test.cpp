@@ -468,6 +468,65 @@ TEST(MakeRoom, ItsShortcutsChooseThePlanTheyWouldWithout) {
     std::printf("compared %d plans: %d none, %d of one step, %d of two\n", compared, found[0], found[1], found[2]);
 }
 
+TEST(MakeRoom, ASecondMigrationWhenItLeavesRoomForMoreCopies) {
+    // MakeRoomOptions::second_for_copies = 1 under vmcap-fit: where the best plan of one migration
+    // exists, a plan of two is taken instead only when it leaves room for at least one more VM of
+    // the flavor (left_value's first term); where none of one exists, the plan is the default's;
+    // and the shortcuts choose what make_room_direct_plain does with the option. On random replays,
+    // every flavor not placed, budget 2.
+    MakeRoomOptions more;
+    more.second_for_copies = 1;
+    int compared = 0, upgraded = 0;
+    for (const char* rule : {"free", "nova-spread"})
+        for (const int hosts : {5, 8})
+            for (std::uint64_t seed = 1; seed <= 6; ++seed) {
+                SCOPED_TRACE(std::string(rule) + " hosts " + std::to_string(hosts) + " seed " + std::to_string(seed));
+                const std::uint64_t s = seed * 11 + static_cast<std::uint64_t>(hosts);
+                const Replay r(s, hosts, hosts * 12, rule, seed % 3 != 0 ? varied_trace(s, hosts * 16) : std::vector<TraceVm>{});
+                auto placer = make_placer("vmcap-fit");
+                OnlineCluster c(*r.model, *placer);
+                c.set_reserve_steps(true);
+                const std::vector<int> of_flavor = r.of_flavor();
+                MakeRoomCache cache;
+                const MakeRoomSearch search(more);
+                c.set_make_room(2, [&](const OnlineCluster& cl, int vm, int k) {
+                    for (const int v : of_flavor) {
+                        if (v < 0 || cl.state().is_placed(v) || arrives(cl.state(), cl.state().flavor_of(v))) continue;
+                        const int flavor = cl.state().flavor_of(v);
+                        const std::vector<Placement> one = make_room_direct(cl, v, 2);
+                        const std::vector<Placement> got = make_room_direct(cl, v, 2, &cache, nullptr, more);
+                        EXPECT_EQ(got, make_room_direct_plain(cl, v, 2, more)) << "flavor " << flavor;
+                        ++compared;
+                        if (one.size() != 1 || got == one) {
+                            EXPECT_EQ(got, one) << "flavor " << flavor << ": only a plan of one step may give way";
+                            continue;
+                        }
+                        if (got.size() != 2) {
+                            ADD_FAILURE() << "flavor " << flavor << ": " << got.size() << " steps";
+                            continue;
+                        }
+                        expect_valid(cl.state(), got, flavor, 2);
+                        const auto after = [&](const std::vector<Placement>& plan) {
+                            SearchState a = cl.state();
+                            for (const Placement& m : plan) {
+                                const Flavor& fm = a.problem().flavors[static_cast<std::size_t>(a.flavor_of(m.vm))];
+                                a.move(m.vm, m.host, embedding_of(m.pnuma, fm.num_vnuma()));
+                            }
+                            return a;
+                        };
+                        EXPECT_GE(left_value(cl.state(), after(got), flavor).first, left_value(cl.state(), after(one), flavor).first + 1)
+                            << "flavor " << flavor;
+                        ++upgraded;
+                    }
+                    return search(cl, vm, k);
+                });
+                r.run(c, 7, 4, 2, 90.0);
+            }
+    EXPECT_GT(compared, 300);
+    EXPECT_GT(upgraded, 10) << "too few plans of two steps taken over one: the comparison says little";
+    std::printf("compared %d searches, %d took a second migration\n", compared, upgraded);
+}
+
 /** Three single-node hosts of 8 vCPU, 32 GiB and the VMs `vcpu` (4 GiB per vCPU) arrived by first
  *  fit, then each moved to `host_of[i]`; the last VM of the trace is the request (not placed). */
 struct Small {

@@ -42,7 +42,9 @@ struct Mover {
      *  the flavor then fits there, -1 if none (always under a rule that fixes nodes). */
     int remap_at = -1;
     /** Ranking by capacity: for a single, the Bound of its host with it lifted; for the first VM of
-     *  a shuffle, with both lifted (for the flavor of the HostMovers it is listed in). */
+     *  a shuffle, with both lifted and the single remapped (componentwise the largest over the
+     *  single's placements that leave room for the flavor: Search::find_shuffles) (for the flavor
+     *  of the HostMovers it is listed in). */
     Bound ub;
 };
 
@@ -86,6 +88,7 @@ struct HostMovers {
      *  the least migratable VM. */
     Amount least_two_ram = 0, least_shuffle_ram = 0;
     bool bound_done = false;  ///< least_two_ram and least_shuffle_ram computed (on first use)
+
     /** Indices into `singles`: the first of each flavor, and the first with a remap (remap_at >=
      *  0): a single another host takes is beaten by its flavor's first, one with a remap by the
      *  first with one, so a host's best single is among these. */
@@ -93,6 +96,21 @@ struct HostMovers {
     std::vector<Mover> singles;
     std::vector<Pair> pairs;
     std::vector<std::array<Mover, 2>> shuffles;
+    /** Ranking by capacity: the largest (own, w) of the pairs' Bounds (and per run of
+     *  `shuffle_runs`, of its shuffles' first VMs' Bounds, with the least RAM of the run's plans):
+     *  a host's pairs (a run) whose best cannot be ahead of a plan found are skipped whole. */
+    std::pair<Count, Score> pairs_top{std::numeric_limits<Count>::min(), 0};
+    std::vector<std::pair<Count, Score>> run_top;
+    std::vector<Amount> run_least_ram;
+    /** Ranking by capacity, as a chain's first VM: per single (index into `singles`), its Bounds
+     *  for an arriving flavor `f` (Search::Z::ub and Z::exact, which depend on this host, the
+     *  single and `f` alone), `done` when computed. Built on first use per arriving flavor. */
+    struct ChainBounds {
+        int f = -1;
+        std::vector<char> done;
+        std::vector<std::array<Bound, 2>> b;
+    };
+    std::vector<ChainBounds> chain;
     /** The shuffles in runs: those whose first VM (y) could be remapped on the host first (flavor
      *  -1), then by y's flavor, each run in plan order; [flavor, begin, end). A run of VMs that
      *  cannot be remapped can move only when another host takes their flavor, and then its first
@@ -112,10 +130,10 @@ struct Landing {
 }  // namespace
 
 /** Per host, whatever the flavor (valid at `version`): its free vCPU and RAM in total and the
- *  most vCPU and RAM one migratable VM there has. */
+ *  most vCPU and RAM one migratable VM there has (`next_*`: the second most, another VM). */
 struct HostSums {
     std::uint64_t version = 0;
-    Amount free_vcpu = 0, free_ram = 0, most_vcpu = 0, most_ram = 0;
+    Amount free_vcpu = 0, free_ram = 0, most_vcpu = 0, most_ram = 0, next_vcpu = 0, next_ram = 0;
 };
 
 struct MakeRoomCache::Impl {
@@ -212,8 +230,9 @@ struct Two {
 
 class Search {
 public:
-    Search(const OnlineCluster& c, int vm, MakeRoomCache::Impl& cache)
-        : c_(c),
+    Search(const OnlineCluster& c, int vm, MakeRoomCache::Impl& cache, const MakeRoomOptions& options = {})
+        : opt_(options),
+          c_(c),
           s_(c.state()),
           m_(s_.model()),
           p_(s_.problem()),
@@ -396,7 +415,11 @@ public:
         const auto ahead = [](const Value& v, const Key& key, const Value& w, const Key& key_w) {
             return v > w || (v == w && key < key_w);
         };
+        // With MakeRoomOptions::second_for_copies, once a plan of one step is found, plans of two
+        // whose room for the flavor (own) is below floor_own are not taken.
+        Count floor_own = std::numeric_limits<Count>::min();
         const auto keep = [&](Value v, const Key& key) {
+            if (v.first < floor_own) return;
             if (have && !ahead(v, key, best_v, best_key)) return;
             have = true;
             best_v = v;
@@ -443,7 +466,7 @@ public:
         std::sort(cands_.begin(), cands_.end());
         for (const Cand& c : cands_) {
             if (sure != nullptr && ahead(sure_v, sure_key, c.ub, c.key)) break;
-            if (have && c.ub < best_v) break;
+            if (have && !ahead(c.ub, c.key, best_v, best_key)) break;  // none after it can be ahead
             const auto& singles = movers(f_, c.g, Part::Singles).singles;
             const auto x = std::find_if(singles.begin(), singles.end(), [&c](const Mover& m) { return m.vm == std::get<2>(c.key); });
             if (one(*x, c.g)) keep(plan_value(*done_), c.key);
@@ -453,8 +476,17 @@ public:
                 throw std::logic_error("make_room: a single valued without trying it did not");
             keep(sure_v, sure_key);
         }
-        if (have || k < 2) return done();
-        if (prune) {
+        if (k < 2 || (have && opt_.second_for_copies <= 0)) return done();
+        // A plan of one step found and second_for_copies: the plans of two steps that leave room
+        // for that many more VMs of the flavor are searched as below (without the ranking by RAM's
+        // start: one of two steps need not exist); the best of them, else the plan of one step.
+        const bool upgrade = have;
+        const std::vector<Step> one_steps = best_steps;
+        if (upgrade) {
+            floor_own = best_v.first + opt_.second_for_copies;
+            have = false;
+        }
+        if (prune && !upgrade) {
             // Whether a plan of two steps exists, from the ranking by RAM (its shortcuts decide
             // most candidates without trying them; enumerating them all here would try each):
             // none, no plan; one, its value is where the pruning starts.
@@ -474,35 +506,79 @@ public:
         // Two steps: pairs (kind 1) and shuffles (kind 2) host by host, chains (kind 3): a single
         // x on g that no host takes, after a VM z off d != g made room for it on d. A chain's
         // bound: g's with x lifted plus d's with z lifted (x's arrival there only takes room), the
-        // flavor's VM placed on whichever of the two gives more.
+        // flavor's VM placed on whichever of the two gives more. Pruning, a candidate (or a whole
+        // host's pairs or shuffles, a single's chains: by their largest bound and least RAM) that
+        // cannot be ahead of the plan found is not listed: it could not be chosen.
+        // Pruning, every plan of two steps that works has a key at least key0's, the ranking by
+        // RAM's plan (the least key that works): a candidate is judged with its key raised to that.
+        const Key key0 = upgrade ? Key{std::numeric_limits<Amount>::min(), -1, -1, -1, -1} : best_key;
+        const auto behind = [&](const Value& ub, const Key& key) {
+            return prune && (ub.first < floor_own || (have && !ahead(ub, std::max(key, key0), best_v, best_key)));
+        };
+        const auto lowest = [](Amount ram, int g) { return Key{ram, g, -1, -1, -1}; };
         cands_.clear();
         for (int g = 0; g < H; ++g) {
-            if (plain_ || could_move(g, Part::Pairs)) {
-                const auto& pairs = movers(f_, g, Part::Pairs).pairs;
-                for (std::size_t i = 0; i < pairs.size(); ++i)
-                    if (const Two t = pair_two(pairs[i], g); t.host >= 0)
-                        cands_.push_back(Cand{Value{pairs[i].ub.own, pairs[i].ub.w}, t.key(), 1, g, static_cast<int>(i), 0});
+            // A host whose pairs (shuffles) are listed already is judged by its cached bounds
+            // first; the others are listed only when could_move says they could move.
+            // With a plan of one step found, a host where no two VMs free room in total for
+            // floor_own VMs of the flavor is skipped (the pairs' and shuffles' room is g's alone).
+            if (upgrade && prune) {
+                const HostSums& hs = sums(g);
+                const Flavor& ff = flavor(f_);
+                if (std::min((hs.free_vcpu + hs.most_vcpu + hs.next_vcpu) / ff.demand[kVcpu],
+                             (hs.free_ram + hs.most_ram + hs.next_ram) / ff.demand[kRamMib]) < floor_own)
+                    continue;
             }
-            if (plain_ || could_move(g, Part::Shuffles)) {
-                const auto& shuffles = movers(f_, g, Part::Shuffles).shuffles;
-                for (std::size_t i = 0; i < shuffles.size(); ++i)
-                    if (const auto& sh = shuffles[i]; movable(sh[0], g)) {
-                        // y cannot be remapped: it goes to another host, which loses at least
-                        // what the best one other than g would.
-                        const Dest* o = prune && !sh[0].remap ? first_other_dest(sh[0].flavor, g) : nullptr;
-                        cands_.push_back(Cand{Value{sh[0].ub.own, sh[0].ub.w + (o != nullptr ? o->gain : 0)}, shuffle_two(sh, g).key(), 2,
-                                              g, static_cast<int>(i), 0});
+            const HostMovers& listed_hm = cache_.movers[static_cast<std::size_t>(f_)][static_cast<std::size_t>(g)];
+            const auto pairs_behind = [&](const HostMovers& hm) {
+                return hm.pairs.empty() || behind(hm.pairs_top, lowest(hm.pairs.front().m[0].ram + hm.pairs.front().m[1].ram, g));
+            };
+            if (!(prune && listed_hm.pairs_done && pairs_behind(listed_hm)) && (plain_ || could_move(g, Part::Pairs))) {
+                const HostMovers& hm = movers(f_, g, Part::Pairs);
+                if (!pairs_behind(hm))
+                    for (std::size_t i = 0; i < hm.pairs.size(); ++i) {
+                        const Value ub{hm.pairs[i].ub.own, hm.pairs[i].ub.w};
+                        if (const Two t = pair_two(hm.pairs[i], g); t.host >= 0 && !behind(ub, t.key()))
+                            cands_.push_back(Cand{ub, t.key(), 1, g, static_cast<int>(i), 0});
                     }
+            }
+            if ((prune && listed_hm.shuffles_done) || plain_ || could_move(g, Part::Shuffles)) {
+                const HostMovers& hm = movers(f_, g, Part::Shuffles);
+                for (std::size_t r = 0; r < hm.shuffle_runs.size(); ++r) {
+                    const auto [fy, begin, end] = hm.shuffle_runs[r];
+                    // A run's y cannot be remapped (fy >= 0): each goes to another host, which
+                    // loses at least what the best one other than g would (none: it cannot move).
+                    const Dest* o = prune && fy >= 0 ? first_other_dest(fy, g) : nullptr;
+                    if (prune && fy >= 0 && o == nullptr) continue;
+                    const Score loss = o != nullptr ? o->gain : 0;
+                    if (prune && behind(Value{hm.run_top[r].first, hm.run_top[r].second + loss}, lowest(hm.run_least_ram[r], g))) continue;
+                    for (int i = begin; i < end; ++i)
+                        // (With a plan of one step found, a shuffle whose single another host
+                        // takes is left out: its Bound has the single on g.)
+                        if (const auto& sh = hm.shuffles[static_cast<std::size_t>(i)];
+                            movable(sh[0], g) && !(upgrade && elsewhere(sh[1].flavor, g))) {
+                            const Value ub{sh[0].ub.own, sh[0].ub.w + loss};
+                            if (const Two t = shuffle_two(sh, g); !behind(ub, t.key())) cands_.push_back(Cand{ub, t.key(), 2, g, i, 0});
+                        }
+                }
             }
         }
         zs_.assign(p_.flavors.size(), {});
         std::vector<char> listed(p_.flavors.size(), 0);
+        // Pruning, per flavor of x, the componentwise largest of the chains' first VMs' Bounds
+        // (Z::ub) and their least RAM: a bound on every chain of a single of that flavor.
+        std::vector<std::pair<Bound, Amount>> z_top(p_.flavors.size());
         // Pruning, a chain whose first VM z goes to another host than g (the best one other than
         // d, o1, when it is not g) is sure to work and valued exactly without trying it: z then
         // goes to o1 (any other host but g works alike, and g after z would only have less room),
         // x to its placement of the largest change on d with z gone, and g, d and o1 end as
         // Search::Z::exact and o1_gain say. The best of them is tried once, at the end.
         std::optional<Cand> sure_chain;
+        const auto chain_value = [](const Mover& x, const Bound& zb) {
+            Score w = x.ub.w + zb.w_without;
+            if (zb.fits) w = std::max(w, x.ub.w_without + zb.w);
+            return Value{x.ub.own + zb.own, w};
+        };
         for (int g = 0; g < H; ++g) {
             const auto& singles = movers(f_, g, Part::Singles).singles;
             for (std::size_t i = 0; i < singles.size(); ++i) {
@@ -511,24 +587,55 @@ public:
                 auto& z = zs_[y];
                 if (!listed[y]) {
                     listed[y] = 1;
-                    for (int d = 0; d < H; ++d)
-                        if (may_have_singles(x.flavor, d))
-                            for (const Mover& m : movers(x.flavor, d, Part::Singles).singles)
-                                if (plain_ ? movable(m, d) : elsewhere(m.flavor, d) || m.remap_at >= 0) {
-                                    Z zz{m, d};
-                                    if (prune) chain_bounds(zz, x.flavor);
-                                    z.push_back(zz);
+                    z_top[y].second = kNoPair;
+                    // With a floor on the room (second_for_copies), what d must add to the most a
+                    // single of this flavor leaves: hosts where z's leaving and x's arrival cannot
+                    // leave that much room in total, and first VMs whose bound does not, are left out.
+                    Count need = std::numeric_limits<Count>::min();
+                    if (prune && floor_own > std::numeric_limits<Count>::min()) {
+                        Count most = std::numeric_limits<Count>::min();
+                        for (int h = 0; h < H; ++h)
+                            for (const Mover& m : movers(f_, h, Part::Singles).singles)
+                                if (m.flavor == x.flavor) most = std::max(most, m.ub.own);
+                        need = floor_own - most;
+                    }
+                    const Flavor& fy = flavor(x.flavor);
+                    const Flavor& ff = flavor(f_);
+                    for (int d = 0; d < H; ++d) {
+                        if (!may_have_singles(x.flavor, d)) continue;
+                        if (need >= 1) {
+                            const HostSums& hs = sums(d);
+                            if (std::min((hs.free_vcpu + hs.most_vcpu - fy.demand[kVcpu]) / ff.demand[kVcpu],
+                                         (hs.free_ram + hs.most_ram - fy.demand[kRamMib]) / ff.demand[kRamMib]) < need)
+                                continue;
+                        }
+                        const auto& zsingles = movers(x.flavor, d, Part::Singles).singles;
+                        for (std::size_t l = 0; l < zsingles.size(); ++l)
+                            if (const Mover& m = zsingles[l]; plain_ ? movable(m, d) : elsewhere(m.flavor, d) || m.remap_at >= 0) {
+                                Z zz{m, d};
+                                if (prune) {
+                                    chain_bounds(zz, x.flavor, cache_.movers[y][static_cast<std::size_t>(d)], l);
+                                    if (zz.ub.own < need) continue;
+                                    widen(z_top[y].first, zz.ub, !z.empty());
+                                    z_top[y].second = std::min(z_top[y].second, m.ram);
                                 }
+                                z.push_back(zz);
+                            }
+                    }
+                    // Pruning, by room for the flavor, the most first: a single's chains stop
+                    // where they fall below floor_own.
+                    if (prune) std::stable_sort(z.begin(), z.end(), [](const Z& a, const Z& b) { return a.ub.own > b.ub.own; });
                 }
+                if (z.empty() || behind(chain_value(x, z_top[y].first), lowest(x.ram + z_top[y].second, g))) continue;
                 for (std::size_t j = 0; j < z.size(); ++j) {
+                    if (prune && x.ub.own + z[j].ub.own < floor_own) break;
                     if (z[j].d == g) continue;
                     const bool exact = prune && z[j].o1 >= 0 && z[j].o1 != g;
-                    const Bound& zb = exact ? z[j].exact : z[j].ub;
-                    Score w = x.ub.w + zb.w_without;
-                    if (zb.fits) w = std::max(w, x.ub.w_without + zb.w);
+                    Value v = chain_value(x, exact ? z[j].exact : z[j].ub);
+                    if (exact) v.second += z[j].o1_gain;
                     const Two t = chain_two(x, g, j);
-                    const Cand c{
-                        Value{x.ub.own + zb.own, exact ? w + z[j].o1_gain : w}, t.key(), 3, g, static_cast<int>(i), static_cast<int>(j)};
+                    if (behind(v, t.key())) continue;
+                    const Cand c{v, t.key(), 3, g, static_cast<int>(i), static_cast<int>(j)};
                     if (!exact) {
                         cands_.push_back(c);
                     } else if (!sure_chain || ahead(c.ub, c.key, sure_chain->ub, sure_chain->key)) {
@@ -539,7 +646,7 @@ public:
         }
         if (prune) std::sort(cands_.begin(), cands_.end());
         for (const Cand& c : cands_) {
-            if (prune && have && c.ub < best_v) break;
+            if (behind(c.ub, c.key)) break;  // nor any after it (sorted)
             if (sure_chain && ahead(sure_chain->ub, sure_chain->key, c.ub, c.key)) break;
             if (c.kind == 1) {
                 consider(pair_two(movers(f_, c.g, Part::Pairs).pairs[static_cast<std::size_t>(c.i)], c.g));
@@ -555,6 +662,10 @@ public:
             if (!plan_two(chain_two(x, sure_chain->g, sure_chain->j)) || plan_value(*done_) != sure_chain->ub)
                 throw std::logic_error("make_room: a chain valued without trying it did not");
             keep(sure_chain->ub, sure_chain->key);
+        }
+        if (upgrade && !have) {
+            steps_ = one_steps;
+            return out();
         }
         return done();
     }
@@ -579,16 +690,8 @@ public:
         for (const Embedding& e : placements(flavor, d)) {
             if (!room(fl, e, tmp2_.data())) continue;
             share(tmp2_.data(), fl, e.mask, -1);
-            const Bound b = bound(f_, d, tmp2_.data());
+            widen(out, bound(f_, d, tmp2_.data()), any);
             share(tmp2_.data(), fl, e.mask, +1);
-            if (!any) {
-                out = b;
-            } else {
-                out.own = std::max(out.own, b.own);
-                out.w_without = std::max(out.w_without, b.w_without);
-                if (b.fits) out.w = out.fits ? std::max(out.w, b.w) : b.w;
-                out.fits = out.fits || b.fits;
-            }
             any = true;
         }
         return out;
@@ -604,13 +707,43 @@ public:
         int o1 = -1;
         Score o1_gain = 0;
     };
-    /** Fills z.ub, z.exact, z.o1 and z.o1_gain, x of `flavor`. */
-    void chain_bounds(Z& z, int flavor) {
-        z.ub = chain_bound(z.m, z.d, flavor);
+    /** `out` := the componentwise largest of `out` and `b` (`out` := `b` when not `any`). */
+    static void widen(Bound& out, const Bound& b, bool any) {
+        if (!any) {
+            out = b;
+            return;
+        }
+        out.own = std::max(out.own, b.own);
+        out.w_without = std::max(out.w_without, b.w_without);
+        if (b.fits) out.w = out.fits ? std::max(out.w, b.w) : b.w;
+        out.fits = out.fits || b.fits;
+    }
+    /** Fills z.ub, z.exact, z.o1 and z.o1_gain, x of `flavor`, z the single `i` of its host's
+     *  HostMovers for `flavor` (`hm`): the Bounds from hm's ChainBounds for the arriving flavor
+     *  when computed there. */
+    void chain_bounds(Z& z, int flavor, HostMovers& hm, std::size_t i) {
         if (const Dest* o = first_other_dest(z.m.flavor, z.d); o != nullptr) {
             z.o1 = o->host;
             z.o1_gain = o->gain;
         }
+        auto cb = std::find_if(hm.chain.begin(), hm.chain.end(), [this](const HostMovers::ChainBounds& c) { return c.f == f_; });
+        if (cb == hm.chain.end()) {
+            cb = hm.chain.insert(hm.chain.end(), HostMovers::ChainBounds{f_, {}, {}});
+            cb->done.assign(hm.singles.size(), 0);
+            cb->b.resize(hm.singles.size());
+        }
+        if (cb->done[i]) {
+            z.ub = cb->b[i][0];
+            z.exact = cb->b[i][1];
+            return;
+        }
+        chain_bounds(z, flavor);
+        cb->done[i] = 1;
+        cb->b[i] = {z.ub, z.exact};
+    }
+    /** Fills z.ub and z.exact, x of `flavor`. */
+    void chain_bounds(Z& z, int flavor) {
+        z.ub = chain_bound(z.m, z.d, flavor);
         tmp2_.assign(s_.free_of(z.d), s_.free_of(z.d) + s_.nodes_of(z.d) * R_);
         share(tmp2_.data(), this->flavor(z.m.flavor), z.m.mask, +1);
         Score unused = 0;
@@ -1124,6 +1257,10 @@ private:
             hm.pairs.clear();
             hm.shuffles.clear();
             hm.shuffle_runs.clear();
+            hm.chain.clear();
+            hm.pairs_top = {std::numeric_limits<Count>::min(), 0};
+            hm.run_top.clear();
+            hm.run_least_ram.clear();
             find_singles(flavor, g, hm);
             hm.heads.clear();
             bool remap_head = false;
@@ -1186,10 +1323,18 @@ private:
             hs.free_vcpu += free[n * R_ + kVcpu];
             hs.free_ram += free[n * R_ + kRamMib];
         }
+        const auto top2 = [](Amount& most, Amount& next, Amount a) {
+            if (a > most) {
+                next = most;
+                most = a;
+            } else if (a > next) {
+                next = a;
+            }
+        };
         for (const OnlineCluster::Resident& x : c_.vms_on(g))
             if (s_.migratable(x.vm)) {
-                hs.most_vcpu = std::max(hs.most_vcpu, flavor(x.flavor).demand[kVcpu]);
-                hs.most_ram = std::max(hs.most_ram, flavor(x.flavor).demand[kRamMib]);
+                top2(hs.most_vcpu, hs.next_vcpu, flavor(x.flavor).demand[kVcpu]);
+                top2(hs.most_ram, hs.next_ram, flavor(x.flavor).demand[kRamMib]);
             }
         return hs;
     }
@@ -1288,7 +1433,10 @@ private:
                     pr.m = a.vm < b.vm ? std::array<Mover, 2>{a, b} : std::array<Mover, 2>{b, a};
                     pr.b_after_a = remaps(pr.m[1], g, tmp_.data());
                     pr.a_after_b = remaps(pr.m[0], g, tmp_.data());
-                    if (cap_) pr.ub = bound(flavor, g, tmp_.data());
+                    if (cap_) {
+                        pr.ub = bound(flavor, g, tmp_.data());
+                        hm.pairs_top = std::max(hm.pairs_top, std::make_pair(pr.ub.own, pr.ub.w));
+                    }
                     hm.pairs.push_back(pr);
                 }
                 share(tmp_.data(), this->flavor(a.flavor), a.mask, -1);
@@ -1385,8 +1533,20 @@ private:
                 if (ok) {
                     Mover my = mover(y, g);
                     if (cap_) {
+                        // x stays on g (no other host takes it, else it would be a plan of one
+                        // step), on one of its other placements with room that lets the
+                        // flavor fit: g ends with at most that, whatever y does.
                         share(tmp_.data(), fx, x.mask, +1);
-                        my.ub = bound(flavor, g, tmp_.data());
+                        bool any = false;
+                        for (const Embedding& e : pl) {
+                            if (e.mask == x.mask || !room(fx, e, tmp_.data())) continue;
+                            share(tmp_.data(), fx, e.mask, -1);
+                            if (fits(flavor, g, tmp_.data())) {
+                                widen(my.ub, bound(flavor, g, tmp_.data()), any);
+                                any = true;
+                            }
+                            share(tmp_.data(), fx, e.mask, +1);
+                        }
                         share(tmp_.data(), fx, x.mask, -1);
                     }
                     hm.shuffles.push_back({my, x});
@@ -1403,9 +1563,16 @@ private:
         });
         for (std::size_t i = 0; i < hm.shuffles.size(); ++i) {
             const int r = run_of(hm.shuffles[i]);
-            if (hm.shuffle_runs.empty() || hm.shuffle_runs.back()[0] != r)
+            const auto& sh = hm.shuffles[i];
+            const std::pair<Count, Score> v{sh[0].ub.own, sh[0].ub.w};
+            if (hm.shuffle_runs.empty() || hm.shuffle_runs.back()[0] != r) {
                 hm.shuffle_runs.push_back({r, static_cast<int>(i), static_cast<int>(i)});
+                hm.run_top.push_back(v);
+                hm.run_least_ram.push_back(sh[0].ram + sh[1].ram);
+            }
             hm.shuffle_runs.back()[2] = static_cast<int>(i) + 1;
+            hm.run_top.back() = std::max(hm.run_top.back(), v);
+            hm.run_least_ram.back() = std::min(hm.run_least_ram.back(), sh[0].ram + sh[1].ram);
         }
     }
     Mover mover(const OnlineCluster::Resident& x, int g) {
@@ -1505,6 +1672,7 @@ private:
         return o;
     }
 
+    const MakeRoomOptions opt_;
     const OnlineCluster& c_;
     const SearchState& s_;
     const CapacityModel& m_;
@@ -1538,25 +1706,26 @@ bool make_room_direct_applies(const CapacityModel& model) {
     return !model.has_filters();
 }
 
-std::vector<Placement> make_room_direct(const OnlineCluster& cluster, int vm, int k, MakeRoomCache* cache, bool* room_already) {
+std::vector<Placement> make_room_direct(const OnlineCluster& cluster, int vm, int k, MakeRoomCache* cache, bool* room_already,
+                                        const MakeRoomOptions& options) {
     MakeRoomCache own;
-    Search search(cluster, vm, cache != nullptr ? *cache->impl : *own.impl);
+    Search search(cluster, vm, cache != nullptr ? *cache->impl : *own.impl, options);
     if (room_already != nullptr) *room_already = search.room_already();
     return search.run(std::min(k, 2));
 }
 
-std::vector<Placement> make_room_direct_plain(const OnlineCluster& cluster, int vm, int k) {
+std::vector<Placement> make_room_direct_plain(const OnlineCluster& cluster, int vm, int k, const MakeRoomOptions& options) {
     MakeRoomCache own;
-    return Search(cluster, vm, *own.impl).run_plain(std::min(k, 2));
+    return Search(cluster, vm, *own.impl, options).run_plain(std::min(k, 2));
 }
 
 namespace {
 
-std::vector<Placement> search_room(const OnlineCluster& cluster, int vm, int k, MakeRoomCache* cache) {
+std::vector<Placement> search_room(const OnlineCluster& cluster, int vm, int k, MakeRoomCache* cache, const MakeRoomOptions& options) {
     if (k <= 0) return {};
     if (make_room_direct_applies(cluster.state().model())) {
         bool already = false;
-        std::vector<Placement> plan = make_room_direct(cluster, vm, k, cache, &already);
+        std::vector<Placement> plan = make_room_direct(cluster, vm, k, cache, &already, options);
         if (!plan.empty() || (k <= 2 && !already)) return plan;
     }
     return make_room_engine(cluster.state(), vm, k);
@@ -1564,14 +1733,14 @@ std::vector<Placement> search_room(const OnlineCluster& cluster, int vm, int k, 
 
 }  // namespace
 
-MakeRoomSearch::MakeRoomSearch() : cache_(std::make_shared<MakeRoomCache>()) {}
+MakeRoomSearch::MakeRoomSearch(const MakeRoomOptions& options) : options_(options), cache_(std::make_shared<MakeRoomCache>()) {}
 
 std::vector<Placement> MakeRoomSearch::operator()(const OnlineCluster& cluster, int vm, int k) const {
-    return search_room(cluster, vm, k, cache_.get());
+    return search_room(cluster, vm, k, cache_.get(), options_);
 }
 
 std::vector<Placement> make_room(const OnlineCluster& cluster, int vm, int k) {
-    return search_room(cluster, vm, k, nullptr);
+    return search_room(cluster, vm, k, nullptr, MakeRoomOptions{});
 }
 
 std::vector<Placement> make_room_engine(const SearchState& state, int vm, int k) {

@@ -33,6 +33,17 @@ namespace vmcap {
  */
 std::vector<Placement> make_room_engine(const SearchState& state, int vm, int k);
 
+/** Options of make_room_direct (and of the room makers below that use it). */
+struct MakeRoomOptions {
+    /** Under a placer that values capacity (the ranking by capacity, make_room_direct), with a
+     *  budget of 2 or more: when a plan of one migration exists, the best plan of two is taken
+     *  instead when it leaves room for at least this many more VMs of the arriving flavor than
+     *  the best plan of one (the room term of the ranking: the change of the flavor's VMCAP over
+     *  the hosts the plan changes); among such plans the ranking below. 0 (default): fewest
+     *  migrations first. Ignored when the placer does not value capacity. */
+    int second_for_copies = 0;
+};
+
 /** Does make_room_direct apply to `model`: no feasibility filter (no vlinks with the link rule,
  *  closed hosts, remap ban or server groups)? Any destination-node rule is fine. O(1). */
 bool make_room_direct_applies(const CapacityModel& model);
@@ -77,6 +88,12 @@ bool make_room_direct_applies(const CapacityModel& model);
  * leave until it falls below the best found; a single another host takes, and a chain whose
  * first VM another host than h takes, are valued without trying them.
  *
+ * With options.second_for_copies = N > 0 (ranking by capacity, k >= 2): when a plan of one step
+ * exists, the best plan of two among the pairs, the shuffles whose single no other host takes and
+ * the chains (ranked as above) is returned instead when its room for the flavor is at least the
+ * best plan of one's plus N; else that plan of one. (Two VMs off h of which one alone makes
+ * room, or singles off two hosts, are not among them.)
+ *
  * A VM of the flavor that fits somewhere already gets no plan (and `room_already`, when given, is
  * set to true): e.g. the second VM of a request placed all or nothing, with the first taken off
  * again.
@@ -95,20 +112,24 @@ bool make_room_direct_applies(const CapacityModel& model);
  * capacity costs more: each changed host's candidates get a bound (O(placements x targets x
  * VMCAP) each), the best destinations carry their capacity change (O(placements x targets x
  * VMCAP) per changed host and flavor), and when no single works but a plan of two steps exists
- * (the ranking by RAM tells), every pair, shuffle and chain whose bound is not below the best
- * found is tried and valued: on the 2-day Azure run 6-7 s of CPU against the RAM ranking's 0.7-1.4 s
- * (docs/performance.md).
+ * (the ranking by RAM tells, and its plan, the least key that works, starts the pruning), only
+ * the pairs, shuffles and chains whose bound (with that key) could be ahead of the best found are
+ * listed and tried: a host's listed pairs and shuffle runs, and a single's chains, are skipped
+ * whole by their largest bound (chains' bounds cached per host and arriving flavor). On the 2-day
+ * Azure run about 1.6 s of CPU against the RAM ranking's 0.7-1.4 s (docs/performance.md). With
+ * MakeRoomOptions::second_for_copies and a plan of one step, the plans of two are searched the
+ * same way from a floor on their room for the flavor instead of the ranking by RAM's plan.
  */
 class MakeRoomCache;
 std::vector<Placement> make_room_direct(const OnlineCluster& cluster, int vm, int k, MakeRoomCache* cache = nullptr,
-                                        bool* room_already = nullptr);
+                                        bool* room_already = nullptr, const MakeRoomOptions& options = {});
 
 /** make_room_direct's plan found without its shortcuts (for tests): every candidate plan listed
  *  (a VM whose removal lets the flavor fit; two such, one moved so that another can be remapped,
  *  or a chain), sorted in the order of choice and tried one by one (ranking by capacity: each
  *  tried and valued); no bound, no candidate decided without trying it, no cache. The same plan
  *  as make_room_direct, slower: O(candidates x log). */
-std::vector<Placement> make_room_direct_plain(const OnlineCluster& cluster, int vm, int k);
+std::vector<Placement> make_room_direct_plain(const OnlineCluster& cluster, int vm, int k, const MakeRoomOptions& options = {});
 
 /** Per-host candidates of make_room_direct kept between calls on one cluster (host by host, valid
  *  while the host's SearchState::host_version is unchanged). Bound to the first cluster it is
@@ -126,7 +147,7 @@ public:
 /**
  * The room maker an online cluster uses (OnlineCluster::set_make_room, admit_requests):
  * make_room_direct where it applies (with the search's own cache, kept by this object and its
- * copies); make_room_engine on the cluster's state where it does not, with k > 2 when the direct
+ * copies, and the options given at construction); make_room_engine on the cluster's state where it does not, with k > 2 when the direct
  * search found no plan of at most 2 steps, and for a flavor that fits somewhere already (the
  * engine adds capacity of it: room for a second VM of a request placed all or nothing). Deterministic: the same cluster history gives the same
  * plans, with or without the cache. Copies share the cache: one per cluster (a copy used on
@@ -134,10 +155,11 @@ public:
  */
 class MakeRoomSearch {
 public:
-    MakeRoomSearch();
+    explicit MakeRoomSearch(const MakeRoomOptions& options = {});
     std::vector<Placement> operator()(const OnlineCluster& cluster, int vm, int k) const;
 
 private:
+    MakeRoomOptions options_;
     std::shared_ptr<MakeRoomCache> cache_;
 };
 

@@ -29,9 +29,9 @@ namespace {
 class Run {
 public:
     Run(const std::vector<TraceVm>& trace, const std::vector<std::size_t>& arrivals, const CapacityModel& model, Placer& placer,
-        int migrations_per_request, bool reserve_plan)
+        int migrations_per_request, const MakeRoomOptions& make_room, bool reserve_plan)
         : trace_(trace), arrivals_(arrivals), cluster_(model, placer) {
-        cluster_.set_make_room(migrations_per_request, MakeRoomSearch());
+        cluster_.set_make_room(migrations_per_request, MakeRoomSearch(make_room));
         cluster_.set_reserve_steps(reserve_plan);
     }
 
@@ -418,6 +418,7 @@ void check_simulate_options(const SimulateOptions& o) {
     if (o.budget_count < -1 || !(o.budget_fraction >= 0.0 && o.budget_fraction <= 1.0))
         throw InputError("simulate: the nightly budget must be a count >= 0 or a fraction in [0, 1]");
     if (o.migrations_per_request < 0) throw InputError("simulate: --migrations-per-request must be >= 0");
+    if (o.make_room_copies < 0) throw InputError("simulate: --make-room-copies must be >= 0");
     if (o.evaluations < 0) throw InputError("simulate: --evaluations must be >= 0");
     if (o.apply_over_duration && !o.schedule) throw InputError("simulate: applying plans over their duration needs a schedule");
     if (o.bpc_mbps > 0.0 && !o.network) throw InputError("simulate: VDC vlinks (bpc) need a network");
@@ -473,7 +474,9 @@ SimulateResult simulate(const std::vector<TraceVm>& trace, const SimulateOptions
     const Problem placing = placing_problem(trace, o, arrivals);
     const CapacityModel model(placing);
     std::unique_ptr<Placer> placer = make_placer(o.replay.placer);
-    Run run(trace, arrivals, model, *placer, o.migrations_per_request, o.apply_over_duration && o.reserve_plan);
+    MakeRoomOptions make_room;
+    make_room.second_for_copies = o.make_room_copies;
+    Run run(trace, arrivals, model, *placer, o.migrations_per_request, make_room, o.apply_over_duration && o.reserve_plan);
     Pool pool(placing);
     SimulateResult out;
     for (const Flavor& f : placing.flavors) out.flavors.push_back(f.name);

@@ -120,6 +120,9 @@ struct SimulateOptions {
      *  more try. A flavor make_room found nothing for is not tried again until a VM departs or
      *  migrates (room only grows then). 0: none. */
     int migrations_per_request = 0;
+    /** make_room's options for those migrations (`--make-room-copies N`: MakeRoomOptions::
+     *  second_for_copies; >= 0). */
+    int make_room_copies = 0;
     std::uint64_t seed = 1;
     /** Re-check every night's plan with `vmcap validate`'s replay (validate_plan) before applying
      *  it; a failure throws std::logic_error (a bug). */
