@@ -154,6 +154,20 @@ TEST(SimulateTriggered, FiresWhenCapacityIsBelowTheForecastNeedWithinTheDailyBud
     EXPECT_EQ(r.days[1].needs, (std::vector<std::int64_t>{0, 2})) << "the night at 97,200 s: 1c1g needs none, 16c64g two";
 }
 
+TEST(SimulateTriggered, NeedsCutToTheFreeRoomFireOnlyWhereTheRoomHoldsThem) {
+    std::vector<Call> log;
+    const NightPolicies policies = with_shuttle(log);
+    SimulateOptions o = two_hosts("triggered", &policies);
+    o.forecast_room = true;
+    const SimulateResult r = simulate(two_hosts_trace(false), o);
+    // 31 free vCPU over the two hosts hold one 16c64g of the need of two: the need becomes the
+    // capacity of 1, and no check finds a flavor short.
+    EXPECT_TRUE(log.empty());
+    EXPECT_EQ(r.triggered_runs, 0);
+    ASSERT_EQ(r.days.size(), 3u);
+    EXPECT_EQ(r.days[1].needs, (std::vector<std::int64_t>{0, 1}));
+}
+
 TEST(SimulateTriggered, BothCountsTheNightsRunInTheDaysBudget) {
     std::vector<Call> log;
     const NightPolicies policies = with_shuttle(log);

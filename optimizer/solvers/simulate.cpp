@@ -176,6 +176,21 @@ std::vector<Count> capacity_now(const SearchState& s) {
     return c;
 }
 
+/** The free vCPU and RAM of the cluster as it stands, summed over its pNUMA nodes. */
+struct FreeRoom {
+    Amount vcpu = 0, ram_mib = 0;
+};
+FreeRoom free_room(const SearchState& s) {
+    const Problem& p = s.problem();
+    FreeRoom r;
+    for (int h = 0; h < static_cast<int>(p.hosts.size()); ++h)
+        for (int n = 0; n < p.host_type_of(h).num_nodes(); ++n) {
+            r.vcpu += s.free_of(h)[n * p.num_resources() + kVcpu];
+            r.ram_mib += s.free_of(h)[n * p.num_resources() + kRamMib];
+        }
+    return r;
+}
+
 /** The requests of the demand window before a night, per flavor of the replay's problem. */
 struct WindowDemand {
     std::map<std::string, double> weights;  ///< demand_weights of the window (empty: no request)
@@ -437,6 +452,7 @@ void check_simulate_options(const SimulateOptions& o) {
         if (!(o.forecast.horizon_s > 0.0 && o.forecast.horizon_s <= 86400.0))
             throw InputError("simulate: --forecast-horizon must be in (0, 24h]");
         if (o.forecast.days < 1) throw InputError("simulate: --forecast-days must be >= 1");
+        if (!(o.forecast.burst_s >= 0.0)) throw InputError("simulate: --forecast-burst must be >= 0");
         if (!(o.forecast.quantile > 0.0 && o.forecast.quantile <= 1.0)) throw InputError("simulate: --forecast-quantile must be in (0, 1]");
         if (!(weight_milli(o.forecast_base_weight) > 0))
             throw InputError("simulate: the forecast's base weight must be in (0, 100000] with at most 3 decimals");
@@ -488,7 +504,16 @@ SimulateResult simulate(const std::vector<TraceVm>& trace, const SimulateOptions
     const bool nightly = o.defrag_when != "triggered", triggered = o.defrag_when != "nightly";
     std::optional<Forecaster> forecaster;
     if (o.replay.targets == "forecast" || triggered) forecaster.emplace(trace, arrivals, placing, origin, o.forecast);
-    const auto need_at = [&](double t) { return forecaster ? forecaster->need(t) : std::nullopt; };
+    std::vector<FlavorSize> sizes;  // SimulateOptions::forecast_room
+    for (const Flavor& f : placing.flavors) sizes.push_back(FlavorSize{f.demand[kVcpu], f.demand[kRamMib]});
+    const auto need_at = [&](double t) {
+        std::optional<std::vector<std::int64_t>> need = forecaster ? forecaster->need(t) : std::nullopt;
+        if (need && o.forecast_room) {
+            const FreeRoom room = free_room(run.state());
+            *need = needs_the_room_holds(*need, sizes, room.vcpu, room.ram_mib);
+        }
+        return need;
+    };
     double next_check = origin + o.trigger_every_s;
     std::int64_t day_budget = -1, day_used = 0;  // the day's migration budget (set at its first run) and its use
     const auto budget_left = [&] {

@@ -150,6 +150,12 @@ struct SimulateOptions {
      *  full day of history the "multi-numa" weights. The `weights` overrides apply last. */
     ForecastOptions forecast;
     double forecast_base_weight = 0.01;
+    /** With a forecast: each run's needs are cut to what the cluster's free vCPU and RAM (summed
+     *  over its pNUMA nodes) hold when the smaller flavors' needs are served first
+     *  (needs_the_room_holds, instances/forecast.h), and those needs set the targets, the
+     *  triggers and the coverage check. At the cluster's wall a night then makes no room for a
+     *  large flavor whose VMs would take the room the smaller flavors' requests need. */
+    bool forecast_room = false;
     /** When the night policy runs: "nightly" (at the nights above), "triggered" (every
      *  trigger_every_s of trace time from the first arrival, when some flavor's capacity is below
      *  its forecast need; the day rows still close at the nights) or "both". Triggered runs have
