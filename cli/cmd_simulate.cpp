@@ -359,8 +359,9 @@ po::options_description simulate_options(SimulateCommand& c) {
          "forecast need: at least the flavor's most arrivals (departures not subtracted) within this long on each past day's "
          "window, so that a flavor arriving and departing in bursts is seen (e.g. the --trigger-every interval; 0: off)")
         ("forecast-room", po::value(&c.room)->default_value("off"),
-         "on: each run's forecast needs cut to what the cluster's free vCPU and RAM hold with the smaller flavors' needs served "
-         "first (no room made for a large flavor at the cost of the small ones' requests); off: the needs as forecast")
+         "the part of the forecast needs the cluster's free vCPU and RAM hold with the smaller flavors' needs served first: "
+         "triggers: a check runs the policy only when a flavor's capacity is below that part; on: that part is the need "
+         "everywhere (triggers, targets, coverage check); off: the needs as forecast")
         ("defrag-when", po::value(&c.when)->default_value("nightly"),
          "nightly (at --defrag-at) | triggered (every --trigger-every, when a flavor's capacity is below its forecast need; within "
          "--daily-budget; a plan lowering the forecast coverage is not applied) | both")
@@ -439,8 +440,9 @@ void check_simulate(SimulateCommand& c, const po::variables_map& vm) {
     if (!(b.forecast.horizon_s <= 86400.0)) throw UsageError("--forecast-horizon must be at most 24h");
     if (b.forecast.days < 1) throw UsageError("--forecast-days must be >= 1");
     b.forecast.burst_s = c.burst == "0" ? 0.0 : parse_duration(c.burst, "forecast-burst");
-    if (c.room != "on" && c.room != "off") throw UsageError("--forecast-room must be on or off, got '" + c.room + "'");
-    b.forecast_room = c.room == "on";
+    if (c.room != "off" && c.room != "triggers" && c.room != "on")
+        throw UsageError("--forecast-room must be off, triggers or on, got '" + c.room + "'");
+    b.forecast_room = c.room == "on" ? ForecastRoom::On : c.room == "triggers" ? ForecastRoom::Triggers : ForecastRoom::Off;
     if (!(b.forecast.quantile > 0.0 && b.forecast.quantile <= 1.0)) throw UsageError("--forecast-quantile must be in (0, 1]");
     if (vm.count("daily-budget")) read_daily_budget(c.daily_budget, b);
     for (const std::string& nw : c.weight_overrides) {

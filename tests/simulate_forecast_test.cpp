@@ -158,7 +158,7 @@ TEST(SimulateTriggered, NeedsCutToTheFreeRoomFireOnlyWhereTheRoomHoldsThem) {
     std::vector<Call> log;
     const NightPolicies policies = with_shuttle(log);
     SimulateOptions o = two_hosts("triggered", &policies);
-    o.forecast_room = true;
+    o.forecast_room = ForecastRoom::On;
     const SimulateResult r = simulate(two_hosts_trace(false), o);
     // 31 free vCPU over the two hosts hold one 16c64g of the need of two: the need becomes the
     // capacity of 1, and no check finds a flavor short.
@@ -166,6 +166,13 @@ TEST(SimulateTriggered, NeedsCutToTheFreeRoomFireOnlyWhereTheRoomHoldsThem) {
     EXPECT_EQ(r.triggered_runs, 0);
     ASSERT_EQ(r.days.size(), 3u);
     EXPECT_EQ(r.days[1].needs, (std::vector<std::int64_t>{0, 1}));
+    // Triggers: the same checks find nothing short, but the nights plan for the needs as forecast.
+    o.forecast_room = ForecastRoom::Triggers;
+    const SimulateResult t = simulate(two_hosts_trace(false), o);
+    EXPECT_TRUE(log.empty());
+    EXPECT_EQ(t.triggered_runs, 0);
+    ASSERT_EQ(t.days.size(), 3u);
+    EXPECT_EQ(t.days[1].needs, (std::vector<std::int64_t>{0, 2}));
 }
 
 TEST(SimulateTriggered, BothCountsTheNightsRunInTheDaysBudget) {

@@ -506,13 +506,22 @@ SimulateResult simulate(const std::vector<TraceVm>& trace, const SimulateOptions
     if (o.replay.targets == "forecast" || triggered) forecaster.emplace(trace, arrivals, placing, origin, o.forecast);
     std::vector<FlavorSize> sizes;  // SimulateOptions::forecast_room
     for (const Flavor& f : placing.flavors) sizes.push_back(FlavorSize{f.demand[kVcpu], f.demand[kRamMib]});
-    const auto need_at = [&](double t) {
-        std::optional<std::vector<std::int64_t>> need = forecaster ? forecaster->need(t) : std::nullopt;
-        if (need && o.forecast_room) {
-            const FreeRoom room = free_room(run.state());
-            *need = needs_the_room_holds(*need, sizes, room.vcpu, room.ram_mib);
-        }
+    const auto need_at = [&](double t) { return forecaster ? forecaster->need(t) : std::nullopt; };
+    const auto room_holds = [&](std::vector<std::int64_t> need) {  // the part of the needs the free room holds
+        const FreeRoom room = free_room(run.state());
+        return needs_the_room_holds(need, sizes, room.vcpu, room.ram_mib);
+    };
+    const auto run_need = [&](double t) {  // the needs a run plans for
+        std::optional<std::vector<std::int64_t>> need = need_at(t);
+        if (need && o.forecast_room == ForecastRoom::On) need = room_holds(std::move(*need));
         return need;
+    };
+    const auto short_of = [&](const std::vector<std::int64_t>& need) {  // a flavor's capacity below its need (the part the room holds)
+        const std::vector<Count> cap = capacity_now(run.state());
+        const std::vector<std::int64_t> at = o.forecast_room == ForecastRoom::Off ? need : room_holds(need);
+        for (std::size_t f = 0; f < cap.size(); ++f)
+            if (cap[f] < at[f]) return true;
+        return false;
     };
     double next_check = origin + o.trigger_every_s;
     std::int64_t day_budget = -1, day_used = 0;  // the day's migration budget (set at its first run) and its use
@@ -535,8 +544,8 @@ SimulateResult simulate(const std::vector<TraceVm>& trace, const SimulateOptions
         close_day(run, t - origin, day);
         run.finish_flights(out);  // the last night's steps still in flight end now
         RunLimits limits;
-        limits.need = need_at(t);  // none without a forecast (the defaults)
-        if (triggered) {           // a new day of budget starts with the night
+        limits.need = run_need(t);  // none without a forecast (the defaults)
+        if (triggered) {            // a new day of budget starts with the night
             day_budget = -1;
             day_used = 0;
             limits.most = budget_left();
@@ -549,12 +558,9 @@ SimulateResult simulate(const std::vector<TraceVm>& trace, const SimulateOptions
         if (o.on_day) o.on_day(day);
     };
     const auto check = [&](double t) {  // a triggered run at trace time t when a flavor's capacity is below its need
-        const std::optional<std::vector<std::int64_t>> need = need_at(t);
+        const std::optional<std::vector<std::int64_t>> need = run_need(t);
         if (!need) return;
-        const std::vector<Count> cap = capacity_now(run.state());
-        bool short_of = false;
-        for (std::size_t f = 0; f < cap.size(); ++f) short_of = short_of || cap[f] < (*need)[f];
-        if (!short_of || budget_left() == 0) return;
+        if (!short_of(*need) || budget_left() == 0) return;
         RunLimits limits{need, budget_left(), 1000003ULL * static_cast<std::uint64_t>(day.triggered_runs + 1)};
         SimulateDay run_day;  // the run's own figures; the day's row gets its migrations
         if (defragment(run, bounded(o), night, window_demand(trace, arrivals, a, t, o.replay.demand_window_s), t, out.days.size(), run_day,

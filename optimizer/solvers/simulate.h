@@ -64,6 +64,20 @@ struct SimulateDay {
     std::int64_t triggered_runs = 0, triggered_migrations = 0, plans_refused = 0;
 };
 
+/** SimulateOptions::forecast_room. The part of the forecast needs the room holds: what the
+ *  cluster's free vCPU and RAM (summed over its pNUMA nodes) hold when the smaller flavors' needs
+ *  are served first, each VM one request (needs_the_room_holds, instances/forecast.h). At the
+ *  cluster's wall that part of a large flavor's need is 0: room made for it would go to VMs whose
+ *  admission turns away more small requests than it admits. */
+enum class ForecastRoom {
+    Off,  ///< the needs as forecast, everywhere
+    /** A triggered check runs the policy only when a flavor's capacity is below the part of its
+     *  need the room holds; every run (nights included) plans for the needs as forecast. */
+    Triggers,
+    /** That part is the need everywhere: the triggers, the targets and the coverage check. */
+    On,
+};
+
 struct SimulateOptions {
     /** The cluster, the placer, sampling, weights; time_s: the simulated span after the first
      *  arrival. Targets "multi-numa" or "all" are fixed weights; "demand" re-weighs every night:
@@ -150,12 +164,9 @@ struct SimulateOptions {
      *  full day of history the "multi-numa" weights. The `weights` overrides apply last. */
     ForecastOptions forecast;
     double forecast_base_weight = 0.01;
-    /** With a forecast: each run's needs are cut to what the cluster's free vCPU and RAM (summed
-     *  over its pNUMA nodes) hold when the smaller flavors' needs are served first
-     *  (needs_the_room_holds, instances/forecast.h), and those needs set the targets, the
-     *  triggers and the coverage check. At the cluster's wall a night then makes no room for a
-     *  large flavor whose VMs would take the room the smaller flavors' requests need. */
-    bool forecast_room = false;
+    /** With a forecast: whether the part of the needs the free room holds decides the triggers
+     *  (and the targets), ForecastRoom. */
+    ForecastRoom forecast_room = ForecastRoom::Off;
     /** When the night policy runs: "nightly" (at the nights above), "triggered" (every
      *  trigger_every_s of trace time from the first arrival, when some flavor's capacity is below
      *  its forecast need; the day rows still close at the nights) or "both". Triggered runs have
