@@ -76,9 +76,10 @@ struct FlavorSize {
  * The part of each flavor's `need` that a pool of `free_vcpu` and `free_ram_mib` holds when the
  * smaller flavors' needs are served first, each VM counting one request: flavors are taken by
  * increasing vCPU, then RAM, then index, and flavor f keeps min(need_f, the VMs of its size the
- * pool has left), which the pool then loses. The count-maximising share of one pool: a night that
- * makes room for a large flavor beyond this share makes it for VMs whose admission would turn
- * away more of the smaller flavors' requests than it admits. Negative needs count as 0; a
+ * pool has left), which the pool then loses (smallest first maximises the VM count of a pool of one
+ * resource; with two it is the same greedy rule). A night that makes room for a large flavor
+ * beyond this part makes it for VMs whose admission would turn away more of the smaller flavors'
+ * requests than it admits. Negative needs count as 0; a
  * flavor with a zero size keeps its need. Throws std::invalid_argument when the sizes and needs
  * differ in length or an amount is negative. O(F log F). Pure, thread-safe.
  */
