@@ -54,7 +54,8 @@ struct SimulateDay {
     double objective_after = 0.0;         ///< and after it
     std::vector<Count> capacity_after;    ///< per flavor of the trace (SimulateResult::flavors) after it
     std::vector<double> weights;          ///< per flavor: the weights of the day's defragmentation
-    /** Per flavor: the forecast need (instances/forecast.h) at the day's defragmentation; empty
+    /** Per flavor: the forecast need (instances/forecast.h) at the day's defragmentation (with
+     *  ForecastRoom::On the part of it the free room holds); empty
      *  when the run has no forecast (targets other than "forecast", defrag_when nightly) or no full
      *  day of history yet. */
     std::vector<std::int64_t> needs;
