@@ -305,7 +305,7 @@ namespace {
 struct SimulateCommand {
     std::string trace_name, data_dir, host_type = "CQ3", compare, defrag_at, every, budget, out_csv, out_json, seed_text, weights,
                                       demand_window, mpr, network_label, apply = "at-once", window, reserve_plan = "on", when = "nightly",
-                                      trigger_every = "1h", daily_budget, horizon = "24h";
+                                      trigger_every = "1h", daily_budget, horizon = "24h", burst = "0", room = "off";
     ScheduleParams schedule;
     std::vector<std::string> weight_overrides;  ///< --weight NAME=W
     int hosts = 0, copies = 1, seeds = 1, hosts_per_rack = 20, racks_per_pod = 10, vdc_cap = 30, make_room_copies = 0;
@@ -355,6 +355,13 @@ po::options_description simulate_options(SimulateCommand& c) {
         ("forecast-days", po::value(&c.base.forecast.days)->default_value(3), "forecast need: the past days looked at (the max of their peaks)")
         ("forecast-quantile", po::value(&c.base.forecast.quantile)->default_value(1.0),
          "forecast need: the ceil(q x days)-th smallest daily peak instead of the max (q in (0, 1])")
+        ("forecast-burst", po::value(&c.burst)->default_value("0"),
+         "forecast need: at least the flavor's most arrivals (departures not subtracted) within this long on each past day's "
+         "window, so that a flavor arriving and departing in bursts is seen (e.g. the --trigger-every interval; 0: off)")
+        ("forecast-room", po::value(&c.room)->default_value("off"),
+         "the part of the forecast needs the cluster's free vCPU and RAM hold with the smaller flavors' needs served first: "
+         "triggers: a check runs the policy only when a flavor's capacity is below that part; on: that part is the need "
+         "everywhere (triggers, targets, coverage check); off: the needs as forecast")
         ("defrag-when", po::value(&c.when)->default_value("nightly"),
          "nightly (at --defrag-at) | triggered (every --trigger-every, when a flavor's capacity is below its forecast need; within "
          "--daily-budget; a plan lowering the forecast coverage is not applied) | both")
@@ -434,6 +441,10 @@ void check_simulate(SimulateCommand& c, const po::variables_map& vm) {
     b.forecast.horizon_s = parse_duration(c.horizon, "forecast-horizon");
     if (!(b.forecast.horizon_s <= 86400.0)) throw UsageError("--forecast-horizon must be at most 24h");
     if (b.forecast.days < 1) throw UsageError("--forecast-days must be >= 1");
+    b.forecast.burst_s = c.burst == "0" ? 0.0 : parse_duration(c.burst, "forecast-burst");
+    if (c.room != "off" && c.room != "triggers" && c.room != "on")
+        throw UsageError("--forecast-room must be off, triggers or on, got '" + c.room + "'");
+    b.forecast_room = c.room == "on" ? ForecastRoom::On : c.room == "triggers" ? ForecastRoom::Triggers : ForecastRoom::Off;
     if (!(b.forecast.quantile > 0.0 && b.forecast.quantile <= 1.0)) throw UsageError("--forecast-quantile must be in (0, 1]");
     if (vm.count("daily-budget")) read_daily_budget(c.daily_budget, b);
     for (const std::string& nw : c.weight_overrides) {

@@ -20,6 +20,7 @@ std::vector<Preset> command_presets(const std::string& command) {
                         {"compare", "sa"},
                         {"weights", "forecast"},
                         {"defrag-when", "both"},
+                        {"forecast-room", "triggers"},
                         {"defrag-budget", "0.5%"},
                         {"daily-budget", "1%"},
                         {"migrations-per-request", "0"}}});

@@ -57,6 +57,51 @@ TEST(Forecast, PeakOfNetArrivalsOverTheSameHoursOfThePastDays) {
     EXPECT_EQ(*forecast_need(e, 2, 0.0, 3 * kDay, o), (std::vector<std::int64_t>{3, 2}));
 }
 
+TEST(Forecast, TheBurstFloorSeesAFlavorThatArrivesAndDepartsInBursts) {
+    // Day 1 (now = 2 days, windows of 6 h). Flavor 0: six VMs 2,000 s apart, each gone 600 s after
+    // it came, so never two at once (net peak 1). Flavor 1: three VMs 4,000 s apart that stay.
+    std::vector<FlavorEvent> e;
+    for (int i = 0; i < 6; ++i) {
+        e.push_back({kDay + 1000.0 + 2000.0 * i, 0, +1});
+        e.push_back({kDay + 1600.0 + 2000.0 * i, 0, -1});
+    }
+    for (int i = 0; i < 3; ++i) e.push_back({kDay + 1000.0 + 4000.0 * i, 1, +1});
+    std::stable_sort(e.begin(), e.end(), [](const FlavorEvent& x, const FlavorEvent& y) { return x.time_s < y.time_s; });
+    ForecastOptions o;
+    o.horizon_s = 6 * 3600;
+    o.days = 1;
+    EXPECT_EQ(*forecast_need(e, 2, 0.0, 2 * kDay, o), (std::vector<std::int64_t>{1, 3})) << "net arrivals only";
+    o.burst_s = 3600;  // flavor 0: 1,000 and 3,000 within an hour; flavor 1 keeps its net peak
+    EXPECT_EQ(*forecast_need(e, 2, 0.0, 2 * kDay, o), (std::vector<std::int64_t>{2, 3}));
+    o.burst_s = 4000;  // (t - 4000, t] leaves t - 4000 out: 1,000 and 5,000 are not together
+    EXPECT_EQ(*forecast_need(e, 2, 0.0, 2 * kDay, o), (std::vector<std::int64_t>{2, 3}));
+    o.burst_s = 4001;
+    EXPECT_EQ(*forecast_need(e, 2, 0.0, 2 * kDay, o), (std::vector<std::int64_t>{3, 3}));
+    o.burst_s = 86400;  // the window's gross arrivals
+    EXPECT_EQ(*forecast_need(e, 2, 0.0, 2 * kDay, o), (std::vector<std::int64_t>{6, 3}));
+    o.horizon_s = 4000;  // only the window's arrivals count: flavor 0 at 1,000 and 3,000
+    EXPECT_EQ(*forecast_need(e, 2, 0.0, 2 * kDay, o), (std::vector<std::int64_t>{2, 1}));
+    o.burst_s = -1;
+    EXPECT_THROW(forecast_need(e, 2, 0.0, 2 * kDay, o), std::invalid_argument);
+}
+
+TEST(Forecast, NeedsTheRoomHoldsServeTheSmallerFlavorsFirst) {
+    // Flavors: 0 = 8c16g, 1 = 1c2g, 2 = 2c4g, 3 = 1c8g (1 vCPU, more RAM than 1c2g).
+    const std::vector<FlavorSize> size = {{8, 16384}, {1, 2048}, {2, 4096}, {1, 8192}};
+    const std::vector<std::int64_t> need = {5, 10, 4, 2};
+    // Room for everything: the needs as they are.
+    EXPECT_EQ(needs_the_room_holds(need, size, 1000, 1 << 30), need);
+    // 40 vCPU, 64 GiB: 1c2g 10 (10 vCPU, 20 GiB), 1c8g 2 (2, 16), 2c4g 4 (8, 16): 20 vCPU, 12 GiB
+    // left: one 8c16g would need 16 GiB, so none.
+    EXPECT_EQ(needs_the_room_holds(need, size, 40, 64 * 1024), (std::vector<std::int64_t>{0, 10, 4, 2}));
+    // 16 vCPU: 1c2g 10, 1c8g 2, 2c4g 2 (4 vCPU left: 2 of them), 8c16g 0.
+    EXPECT_EQ(needs_the_room_holds(need, size, 16, 1 << 30), (std::vector<std::int64_t>{0, 10, 2, 2}));
+    // Negative needs count as 0 and take no room.
+    EXPECT_EQ(needs_the_room_holds(std::vector<std::int64_t>{1, -3, 0, 0}, size, 8, 16384), (std::vector<std::int64_t>{1, 0, 0, 0}));
+    EXPECT_THROW(needs_the_room_holds(need, std::vector<FlavorSize>(3), 1, 1), std::invalid_argument);
+    EXPECT_THROW(needs_the_room_holds(need, size, -1, 1), std::invalid_argument);
+}
+
 TEST(Forecast, RefusesOptionsOutOfRange) {
     const std::vector<FlavorEvent> e = history();
     ForecastOptions o;

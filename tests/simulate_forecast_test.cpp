@@ -15,6 +15,7 @@
 #include <filesystem>
 #include <limits>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "evaluators/closed_forms/score.h"
@@ -152,6 +153,24 @@ TEST(SimulateTriggered, FiresWhenCapacityIsBelowTheForecastNeedWithinTheDailyBud
     EXPECT_EQ(r.days[1].triggered_runs, 2);
     EXPECT_EQ(r.days[2].triggered_runs, 2);
     EXPECT_EQ(r.days[1].needs, (std::vector<std::int64_t>{0, 2})) << "the night at 97,200 s: 1c1g needs none, 16c64g two";
+}
+
+TEST(SimulateTriggered, NeedsCutToTheFreeRoomFireOnlyWhereTheRoomHoldsThem) {
+    // 31 free vCPU over the two hosts hold one 16c64g of its need of two: that part equals its
+    // capacity of 1, so no check finds a flavor short (4 runs without the option, above). With
+    // `on` the night's need is that part too; with `triggers` the night plans for the need of 2.
+    for (const auto& [room, night_need] :
+         {std::pair{ForecastRoom::On, std::int64_t{1}}, std::pair{ForecastRoom::Triggers, std::int64_t{2}}}) {
+        std::vector<Call> log;
+        const NightPolicies policies = with_shuttle(log);
+        SimulateOptions o = two_hosts("triggered", &policies);
+        o.forecast_room = room;
+        const SimulateResult r = simulate(two_hosts_trace(false), o);
+        EXPECT_TRUE(log.empty());
+        EXPECT_EQ(r.triggered_runs, 0);
+        ASSERT_EQ(r.days.size(), 3u);
+        EXPECT_EQ(r.days[1].needs, (std::vector<std::int64_t>{0, night_need}));
+    }
 }
 
 TEST(SimulateTriggered, BothCountsTheNightsRunInTheDaysBudget) {

@@ -176,6 +176,21 @@ std::vector<Count> capacity_now(const SearchState& s) {
     return c;
 }
 
+/** The free vCPU and RAM of the cluster as it stands, summed over its pNUMA nodes. */
+struct FreeRoom {
+    Amount vcpu = 0, ram_mib = 0;
+};
+FreeRoom free_room(const SearchState& s) {
+    const Problem& p = s.problem();
+    FreeRoom r;
+    for (int h = 0; h < static_cast<int>(p.hosts.size()); ++h)
+        for (int n = 0; n < p.host_type_of(h).num_nodes(); ++n) {
+            r.vcpu += s.free_of(h)[n * p.num_resources() + kVcpu];
+            r.ram_mib += s.free_of(h)[n * p.num_resources() + kRamMib];
+        }
+    return r;
+}
+
 /** The requests of the demand window before a night, per flavor of the replay's problem. */
 struct WindowDemand {
     std::map<std::string, double> weights;  ///< demand_weights of the window (empty: no request)
@@ -438,6 +453,7 @@ void check_simulate_options(const SimulateOptions& o) {
         if (!(o.forecast.horizon_s > 0.0 && o.forecast.horizon_s <= 86400.0))
             throw InputError("simulate: --forecast-horizon must be in (0, 24h]");
         if (o.forecast.days < 1) throw InputError("simulate: --forecast-days must be >= 1");
+        if (!(o.forecast.burst_s >= 0.0)) throw InputError("simulate: --forecast-burst must be >= 0");
         if (!(o.forecast.quantile > 0.0 && o.forecast.quantile <= 1.0)) throw InputError("simulate: --forecast-quantile must be in (0, 1]");
         if (!(weight_milli(o.forecast_base_weight) > 0))
             throw InputError("simulate: the forecast's base weight must be in (0, 100000] with at most 3 decimals");
@@ -491,7 +507,25 @@ SimulateResult simulate(const std::vector<TraceVm>& trace, const SimulateOptions
     const bool nightly = o.defrag_when != "triggered", triggered = o.defrag_when != "nightly";
     std::optional<Forecaster> forecaster;
     if (o.replay.targets == "forecast" || triggered) forecaster.emplace(trace, arrivals, placing, origin, o.forecast);
+    std::vector<FlavorSize> sizes;  // SimulateOptions::forecast_room
+    for (const Flavor& f : placing.flavors) sizes.push_back(FlavorSize{f.demand[kVcpu], f.demand[kRamMib]});
     const auto need_at = [&](double t) { return forecaster ? forecaster->need(t) : std::nullopt; };
+    const auto room_holds = [&](std::vector<std::int64_t> need) {  // the part of the needs the free room holds
+        const FreeRoom room = free_room(run.state());
+        return needs_the_room_holds(need, sizes, room.vcpu, room.ram_mib);
+    };
+    const auto run_need = [&](double t) {  // the needs a run plans for
+        std::optional<std::vector<std::int64_t>> need = need_at(t);
+        if (need && o.forecast_room == ForecastRoom::On) need = room_holds(std::move(*need));
+        return need;
+    };
+    const auto short_of = [&](const std::vector<std::int64_t>& need) {  // a flavor's capacity below its need (the part the room holds)
+        const std::vector<Count> cap = capacity_now(run.state());
+        const std::vector<std::int64_t> at = o.forecast_room == ForecastRoom::Off ? need : room_holds(need);
+        for (std::size_t f = 0; f < cap.size(); ++f)
+            if (cap[f] < at[f]) return true;
+        return false;
+    };
     double next_check = origin + o.trigger_every_s;
     std::int64_t day_budget = -1, day_used = 0;  // the day's migration budget (set at its first run) and its use
     const auto budget_left = [&] {
@@ -513,8 +547,8 @@ SimulateResult simulate(const std::vector<TraceVm>& trace, const SimulateOptions
         close_day(run, t - origin, day);
         run.finish_flights(out);  // the last night's steps still in flight end now
         RunLimits limits;
-        limits.need = need_at(t);  // none without a forecast (the defaults)
-        if (triggered) {           // a new day of budget starts with the night
+        limits.need = run_need(t);  // none without a forecast (the defaults)
+        if (triggered) {            // a new day of budget starts with the night
             day_budget = -1;
             day_used = 0;
             limits.most = budget_left();
@@ -527,12 +561,9 @@ SimulateResult simulate(const std::vector<TraceVm>& trace, const SimulateOptions
         if (o.on_day) o.on_day(day);
     };
     const auto check = [&](double t) {  // a triggered run at trace time t when a flavor's capacity is below its need
-        const std::optional<std::vector<std::int64_t>> need = need_at(t);
+        const std::optional<std::vector<std::int64_t>> need = run_need(t);
         if (!need) return;
-        const std::vector<Count> cap = capacity_now(run.state());
-        bool short_of = false;
-        for (std::size_t f = 0; f < cap.size(); ++f) short_of = short_of || cap[f] < (*need)[f];
-        if (!short_of || budget_left() == 0) return;
+        if (!short_of(*need) || budget_left() == 0) return;
         RunLimits limits{need, budget_left(), 1000003ULL * static_cast<std::uint64_t>(day.triggered_runs + 1)};
         SimulateDay run_day;  // the run's own figures; the day's row gets its migrations
         if (defragment(run, bounded(o), night, window_demand(trace, arrivals, a, t, o.replay.demand_window_s), t, out.days.size(), run_day,

@@ -54,7 +54,8 @@ struct SimulateDay {
     double objective_after = 0.0;         ///< and after it
     std::vector<Count> capacity_after;    ///< per flavor of the trace (SimulateResult::flavors) after it
     std::vector<double> weights;          ///< per flavor: the weights of the day's defragmentation
-    /** Per flavor: the forecast need (instances/forecast.h) at the day's defragmentation; empty
+    /** Per flavor: the forecast need (instances/forecast.h) at the day's defragmentation (with
+     *  ForecastRoom::On the part of it the free room holds); empty
      *  when the run has no forecast (targets other than "forecast", defrag_when nightly) or no full
      *  day of history yet. */
     std::vector<std::int64_t> needs;
@@ -62,6 +63,20 @@ struct SimulateDay {
      *  need and ran the policy, the live migrations their plans applied (also in `migrations`), and
      *  the plans (nightly or triggered) not applied because they lowered the forecast coverage. */
     std::int64_t triggered_runs = 0, triggered_migrations = 0, plans_refused = 0;
+};
+
+/** SimulateOptions::forecast_room. The part of the forecast needs the room holds: what the
+ *  cluster's free vCPU and RAM (summed over its pNUMA nodes) hold when the smaller flavors' needs
+ *  are served first, each VM one request (needs_the_room_holds, instances/forecast.h). At the
+ *  cluster's wall that part of a large flavor's need is 0: room made for it would go to VMs whose
+ *  admission turns away more small requests than it admits. */
+enum class ForecastRoom {
+    Off,  ///< the needs as forecast, everywhere
+    /** A triggered check runs the policy only when a flavor's capacity is below the part of its
+     *  need the room holds; every run (nights included) plans for the needs as forecast. */
+    Triggers,
+    /** That part is the need everywhere: the triggers, the targets and the coverage check. */
+    On,
 };
 
 struct SimulateOptions {
@@ -153,6 +168,9 @@ struct SimulateOptions {
      *  full day of history the "multi-numa" weights. The `weights` overrides apply last. */
     ForecastOptions forecast;
     double forecast_base_weight = 0.01;
+    /** With a forecast: whether the part of the needs the free room holds decides the triggers
+     *  (and the targets), ForecastRoom. */
+    ForecastRoom forecast_room = ForecastRoom::Off;
     /** When the night policy runs: "nightly" (at the nights above), "triggered" (every
      *  trigger_every_s of trace time from the first arrival, when some flavor's capacity is below
      *  its forecast need; the day rows still close at the nights) or "both". Triggered runs have
