@@ -23,7 +23,8 @@ std::vector<Preset> command_presets(const std::string& command) {
                         {"forecast-room", "triggers"},
                         {"defrag-budget", "0.5%"},
                         {"daily-budget", "1%"},
-                        {"migrations-per-request", "0"}}});
+                        {"migrations-per-request", "0"},
+                        {"make-room-copies", "1"}}});
     else if (command == "place")
         out.push_back({"recommended", {{"placer", "vmcap-rack-fit"}, {"migrations-per-request", "0"}}});
     else if (command == "plan")

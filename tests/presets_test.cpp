@@ -121,7 +121,7 @@ TEST(Presets, RecommendedNamesEachCommandsOwnOptions) {
     for (const PresetValue& v : simulate) text += "--" + v.option + " " + v.value + " ";
     EXPECT_EQ(text,
               "--placer vmcap-rack-fit --compare sa --weights forecast --defrag-when both --forecast-room triggers --defrag-budget 0.5% "
-              "--daily-budget 1% --migrations-per-request 0 ");
+              "--daily-budget 1% --migrations-per-request 0 --make-room-copies 1 ");
     for (const char* command : {"simulate", "place", "plan"}) {
         const std::vector<Preset> presets = command_presets(command);
         ASSERT_EQ(presets.size(), 2u) << command;
