@@ -441,7 +441,15 @@ void check_simulate(SimulateCommand& c, const po::variables_map& vm) {
     b.forecast.horizon_s = parse_duration(c.horizon, "forecast-horizon");
     if (!(b.forecast.horizon_s <= 86400.0)) throw UsageError("--forecast-horizon must be at most 24h");
     if (b.forecast.days < 1) throw UsageError("--forecast-days must be >= 1");
-    b.forecast.burst_s = c.burst == "0" ? 0.0 : parse_duration(c.burst, "forecast-burst");
+    // 0 turns the burst floor off; parse_duration accepts only durations > 0, so say both.
+    if (c.burst == "0")
+        b.forecast.burst_s = 0.0;
+    else
+        try {
+            b.forecast.burst_s = parse_duration(c.burst, "forecast-burst");
+        } catch (const UsageError&) {
+            throw UsageError("--forecast-burst: expected 0 (off) or a duration > 0 such as 90s, 45m or 4h, got '" + c.burst + "'");
+        }
     if (c.room != "off" && c.room != "triggers" && c.room != "on")
         throw UsageError("--forecast-room must be off, triggers or on, got '" + c.room + "'");
     b.forecast_room = c.room == "on" ? ForecastRoom::On : c.room == "triggers" ? ForecastRoom::Triggers : ForecastRoom::Off;
