@@ -697,6 +697,9 @@ int cmd_simulate(const Args& args) {
         file.apply = c.apply;
         file.window_s = c.base.schedule ? c.base.schedule->window_s : 0.0;
         if (c.apply == "waves") file.reserve_plan = c.reserve_plan;
+        file.forecast_room = c.room;
+        file.forecast_burst_s = c.base.forecast.burst_s;
+        file.make_room_copies = c.make_room_copies;
         file.seed = c.base.seed;
         file.seeds = c.seeds;
         if (preset != "none") {

@@ -116,6 +116,9 @@ void fields(V& v, F& f) {
     v.opt("apply", f.apply);
     v.opt("window_s", f.window_s);
     v.opt("reserve_plan", f.reserve_plan);
+    v.opt("forecast_room", f.forecast_room);
+    v.opt("forecast_burst_s", f.forecast_burst_s);
+    v.opt("make_room_copies", f.make_room_copies);
     v.opt("seed", f.seed);
     v.opt("seeds", f.seeds);
     v.opt("preset", f.preset);

@@ -89,8 +89,11 @@ struct SimulationFile {
     std::optional<double> bpc;  ///< Mbps per vCPU of the VDCs' vlinks (0: none)
     std::optional<double> span_s, defrag_at_s, defrag_every_s;
     std::optional<std::string> defrag_budget, apply;
-    std::optional<double> window_s;           ///< 0: no window
-    std::optional<std::string> reserve_plan;  ///< with apply "waves": "on" or "off" (--reserve-plan)
+    std::optional<double> window_s;                ///< 0: no window
+    std::optional<std::string> reserve_plan;       ///< with apply "waves": "on" or "off" (--reserve-plan)
+    std::optional<std::string> forecast_room;      ///< "off", "triggers" or "on" (--forecast-room)
+    std::optional<double> forecast_burst_s;        ///< the burst floor's window, seconds; 0: off (--forecast-burst)
+    std::optional<std::int64_t> make_room_copies;  ///< --make-room-copies
     std::optional<std::uint64_t> seed;
     std::optional<std::int64_t> seeds;
     std::optional<std::string> preset;  ///< --preset, when not "none"

@@ -196,6 +196,10 @@ TEST(Presets, SimulateRecommendedIsItsOptionsSpelledOut) {
     for (const PresetValue& v : values) expected.emplace_back(v.option, v.value);
     EXPECT_EQ(*preset.file.preset_options, expected);
     EXPECT_EQ(preset.r.out.rfind("preset recommended:" + spelled + "\n", 0), 0u) << preset.r.out;
+    // The header records the options in force, with or without the preset.
+    EXPECT_EQ(preset.file.forecast_room, "triggers");
+    EXPECT_EQ(preset.file.make_room_copies, 1);
+    EXPECT_EQ(preset.file.forecast_burst_s, 0.0);
     SimulationFile a = preset.file;
     a.preset.reset();
     a.preset_options.reset();
