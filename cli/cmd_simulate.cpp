@@ -697,6 +697,9 @@ int cmd_simulate(const Args& args) {
         file.apply = c.apply;
         file.window_s = c.base.schedule ? c.base.schedule->window_s : 0.0;
         if (c.apply == "waves") file.reserve_plan = c.reserve_plan;
+        file.defrag_when = c.when;
+        file.trigger_every_s = c.base.trigger_every_s;
+        file.daily_budget = vm.count("daily-budget") ? c.daily_budget : c.budget;
         file.forecast_room = c.room;
         file.forecast_burst_s = c.base.forecast.burst_s;
         file.make_room_copies = c.make_room_copies;

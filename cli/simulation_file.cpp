@@ -116,6 +116,9 @@ void fields(V& v, F& f) {
     v.opt("apply", f.apply);
     v.opt("window_s", f.window_s);
     v.opt("reserve_plan", f.reserve_plan);
+    v.opt("defrag_when", f.defrag_when);
+    v.opt("trigger_every_s", f.trigger_every_s);
+    v.opt("daily_budget", f.daily_budget);
     v.opt("forecast_room", f.forecast_room);
     v.opt("forecast_burst_s", f.forecast_burst_s);
     v.opt("make_room_copies", f.make_room_copies);

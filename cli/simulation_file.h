@@ -91,6 +91,9 @@ struct SimulationFile {
     std::optional<std::string> defrag_budget, apply;
     std::optional<double> window_s;                ///< 0: no window
     std::optional<std::string> reserve_plan;       ///< with apply "waves": "on" or "off" (--reserve-plan)
+    std::optional<std::string> defrag_when;        ///< "nightly", "triggered" or "both" (--defrag-when)
+    std::optional<double> trigger_every_s;         ///< seconds between two checks (--trigger-every)
+    std::optional<std::string> daily_budget;       ///< as given (--daily-budget), else --defrag-budget's
     std::optional<std::string> forecast_room;      ///< "off", "triggers" or "on" (--forecast-room)
     std::optional<double> forecast_burst_s;        ///< the burst floor's window, seconds; 0: off (--forecast-burst)
     std::optional<std::int64_t> make_room_copies;  ///< --make-room-copies

@@ -198,6 +198,9 @@ TEST(Presets, SimulateRecommendedIsItsOptionsSpelledOut) {
     EXPECT_EQ(preset.r.out.rfind("preset recommended:" + spelled + "\n", 0), 0u) << preset.r.out;
     // The header records the options in force, with or without the preset.
     EXPECT_EQ(preset.file.forecast_room, "triggers");
+    EXPECT_EQ(preset.file.defrag_when, "both");
+    EXPECT_EQ(preset.file.daily_budget, "1%");
+    EXPECT_EQ(preset.file.trigger_every_s, 3600.0);
     EXPECT_EQ(preset.file.make_room_copies, 1);
     EXPECT_EQ(preset.file.forecast_burst_s, 0.0);
     SimulationFile a = preset.file;
