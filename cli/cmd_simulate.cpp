@@ -701,6 +701,9 @@ int cmd_simulate(const Args& args) {
         file.trigger_every_s = c.base.trigger_every_s;
         file.daily_budget = vm.count("daily-budget") ? c.daily_budget : c.budget;
         file.forecast_room = c.room;
+        file.forecast_horizon_s = c.base.forecast.horizon_s;
+        file.forecast_days = c.base.forecast.days;
+        file.forecast_quantile = c.base.forecast.quantile;
         file.forecast_burst_s = c.base.forecast.burst_s;
         file.make_room_copies = c.make_room_copies;
         file.seed = c.base.seed;

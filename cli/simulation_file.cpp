@@ -120,6 +120,9 @@ void fields(V& v, F& f) {
     v.opt("trigger_every_s", f.trigger_every_s);
     v.opt("daily_budget", f.daily_budget);
     v.opt("forecast_room", f.forecast_room);
+    v.opt("forecast_horizon_s", f.forecast_horizon_s);
+    v.opt("forecast_days", f.forecast_days);
+    v.opt("forecast_quantile", f.forecast_quantile);
     v.opt("forecast_burst_s", f.forecast_burst_s);
     v.opt("make_room_copies", f.make_room_copies);
     v.opt("seed", f.seed);

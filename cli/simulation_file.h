@@ -95,6 +95,9 @@ struct SimulationFile {
     std::optional<double> trigger_every_s;         ///< seconds between two checks (--trigger-every)
     std::optional<std::string> daily_budget;       ///< as given (--daily-budget), else --defrag-budget's
     std::optional<std::string> forecast_room;      ///< "off", "triggers" or "on" (--forecast-room)
+    std::optional<double> forecast_horizon_s;      ///< --forecast-horizon, seconds
+    std::optional<std::int64_t> forecast_days;     ///< --forecast-days
+    std::optional<double> forecast_quantile;       ///< --forecast-quantile
     std::optional<double> forecast_burst_s;        ///< the burst floor's window, seconds; 0: off (--forecast-burst)
     std::optional<std::int64_t> make_room_copies;  ///< --make-room-copies
     std::optional<std::uint64_t> seed;

@@ -201,6 +201,9 @@ TEST(Presets, SimulateRecommendedIsItsOptionsSpelledOut) {
     EXPECT_EQ(preset.file.defrag_when, "both");
     EXPECT_EQ(preset.file.daily_budget, "1%");
     EXPECT_EQ(preset.file.trigger_every_s, 3600.0);
+    EXPECT_EQ(preset.file.forecast_horizon_s, 86400.0);
+    EXPECT_EQ(preset.file.forecast_days, 3);
+    EXPECT_EQ(preset.file.forecast_quantile, 1.0);
     EXPECT_EQ(preset.file.make_room_copies, 1);
     EXPECT_EQ(preset.file.forecast_burst_s, 0.0);
     SimulationFile a = preset.file;
