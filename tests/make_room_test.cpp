@@ -72,6 +72,14 @@ bool plan_exists(SearchState& s, int flavor, int k) {
     return false;
 }
 
+/** `s` after `plan`'s steps (each VM moved to its step's host and pNUMA nodes; no check). */
+SearchState after_plan(const SearchState& s, const std::vector<Placement>& plan) {
+    SearchState after = s;
+    for (const Placement& m : plan)
+        after.move(m.vm, m.host, embedding_of(m.pnuma, s.problem().flavors[static_cast<std::size_t>(after.flavor_of(m.vm))].num_vnuma()));
+    return after;
+}
+
 /** `plan` on a copy of `s`: each step fits (step_fits, the destination-node rule included) when
  *  the ones before it are done, distinct VMs, at most k; a VM of `flavor` arrives after it. */
 void expect_valid(const SearchState& s, const std::vector<Placement>& plan, int flavor, int k) {
@@ -406,14 +414,11 @@ TEST(MakeRoom, RankedByCapacityItLeavesTheMostCapacity) {
                             EXPECT_EQ(static_cast<int>(got.size()), want.steps) << "flavor " << flavor << " k " << budget;
                             if (got.empty() || static_cast<int>(got.size()) != want.steps) continue;
                             expect_valid(cl.state(), got, flavor, budget);
-                            SearchState after = cl.state();
                             Amount ram = 0;
-                            for (const Placement& m : got) {
-                                const Flavor& fm = after.problem().flavors[static_cast<std::size_t>(after.flavor_of(m.vm))];
-                                after.move(m.vm, m.host, embedding_of(m.pnuma, fm.num_vnuma()));
-                                ram += fm.demand[kRamMib];
-                            }
-                            EXPECT_EQ(left_value(cl.state(), after, flavor), want.value) << "flavor " << flavor << " k " << budget;
+                            for (const Placement& m : got)
+                                ram += cl.state().problem().flavors[static_cast<std::size_t>(cl.state().flavor_of(m.vm))].demand[kRamMib];
+                            EXPECT_EQ(left_value(cl.state(), after_plan(cl.state(), got), flavor), want.value)
+                                << "flavor " << flavor << " k " << budget;
                             EXPECT_EQ(ram, want.ram) << "flavor " << flavor << " k " << budget;
                         }
                     }
@@ -506,15 +511,8 @@ TEST(MakeRoom, ASecondMigrationWhenItLeavesRoomForMoreCopies) {
                             continue;
                         }
                         expect_valid(cl.state(), got, flavor, 2);
-                        const auto after = [&](const std::vector<Placement>& plan) {
-                            SearchState a = cl.state();
-                            for (const Placement& m : plan) {
-                                const Flavor& fm = a.problem().flavors[static_cast<std::size_t>(a.flavor_of(m.vm))];
-                                a.move(m.vm, m.host, embedding_of(m.pnuma, fm.num_vnuma()));
-                            }
-                            return a;
-                        };
-                        EXPECT_GE(left_value(cl.state(), after(got), flavor).first, left_value(cl.state(), after(one), flavor).first + 1)
+                        EXPECT_GE(left_value(cl.state(), after_plan(cl.state(), got), flavor).first,
+                                  left_value(cl.state(), after_plan(cl.state(), one), flavor).first + 1)
                             << "flavor " << flavor;
                         ++upgraded;
                     }
