@@ -361,7 +361,8 @@ po::options_description simulate_options(SimulateCommand& c) {
         ("forecast-room", po::value(&c.room)->default_value("off"),
          "the part of the forecast needs the cluster's free vCPU and RAM hold with the smaller flavors' needs served first: "
          "triggers: a check runs the policy only when a flavor's capacity is below that part; on: that part is the need "
-         "everywhere (triggers, targets, coverage check); off: the needs as forecast")
+         "everywhere (triggers, targets, coverage check); keep: the triggers as triggers, and every run plans for that part or, "
+         "when more, the flavor's capacity now up to its need; off: the needs as forecast")
         ("defrag-when", po::value(&c.when)->default_value("nightly"),
          "nightly (at --defrag-at) | triggered (every --trigger-every, when a flavor's capacity is below its forecast need; within "
          "--daily-budget; a plan lowering the forecast coverage is not applied) | both")
@@ -450,9 +451,12 @@ void check_simulate(SimulateCommand& c, const po::variables_map& vm) {
         } catch (const UsageError&) {
             throw UsageError("--forecast-burst: expected 0 (off) or a duration > 0 such as 90s, 45m or 4h, got '" + c.burst + "'");
         }
-    if (c.room != "off" && c.room != "triggers" && c.room != "on")
-        throw UsageError("--forecast-room must be off, triggers or on, got '" + c.room + "'");
-    b.forecast_room = c.room == "on" ? ForecastRoom::On : c.room == "triggers" ? ForecastRoom::Triggers : ForecastRoom::Off;
+    if (c.room != "off" && c.room != "triggers" && c.room != "on" && c.room != "keep")
+        throw UsageError("--forecast-room must be off, triggers, on or keep, got '" + c.room + "'");
+    b.forecast_room = c.room == "on"         ? ForecastRoom::On
+                      : c.room == "keep"     ? ForecastRoom::Keep
+                      : c.room == "triggers" ? ForecastRoom::Triggers
+                                             : ForecastRoom::Off;
     if (!(b.forecast.quantile > 0.0 && b.forecast.quantile <= 1.0)) throw UsageError("--forecast-quantile must be in (0, 1]");
     if (vm.count("daily-budget")) read_daily_budget(c.daily_budget, b);
     for (const std::string& nw : c.weight_overrides) {

@@ -173,6 +173,29 @@ TEST(SimulateTriggered, NeedsCutToTheFreeRoomFireOnlyWhereTheRoomHoldsThem) {
     }
 }
 
+TEST(SimulateTriggered, KeepPlansForThePartTheRoomHoldsOrTheCapacityAFlavorHas) {
+    // The two-host toy with, every hour, 16 1c1g requests at once (3000 + 3600 j s, each leaving
+    // after 300 s): 1c1g's need is 16, which the 31 free vCPU hold first; the 15 vCPU left hold no
+    // 16c64g of its need of 2, yet the cluster has room for one (host 1 is empty at the night of
+    // 97,200 s). The night's need of 16c64g: 2 as forecast (`triggers`), 0 cut to the room (`on`:
+    // a run may spend the capacity it has), 1 with `keep` (the capacity it has, within its need).
+    std::vector<TraceVm> trace = two_hosts_trace(false);
+    for (int j = 0; j < 48; ++j)
+        for (int k = 0; k < 16; ++k) trace.push_back(vm(3000 + 3600.0 * j, 3300 + 3600.0 * j, 1, 1));
+    std::stable_sort(trace.begin(), trace.end(), [](const TraceVm& a, const TraceVm& b) { return a.arrival_s < b.arrival_s; });
+    for (const auto& [room, night_need] : {std::pair{ForecastRoom::Triggers, std::int64_t{2}}, std::pair{ForecastRoom::On, std::int64_t{0}},
+                                           std::pair{ForecastRoom::Keep, std::int64_t{1}}}) {
+        std::vector<Call> log;
+        const NightPolicies policies = with_shuttle(log);
+        SimulateOptions o = two_hosts("triggered", &policies);
+        o.forecast_room = room;
+        const SimulateResult r = simulate(trace, o);
+        ASSERT_EQ(r.days.size(), 3u);
+        EXPECT_EQ(r.days[1].needs, (std::vector<std::int64_t>{16, night_need})) << static_cast<int>(room);
+        EXPECT_EQ(r.triggered_runs, 0) << "no flavor's capacity is below the part of its need the room holds";
+    }
+}
+
 TEST(SimulateTriggered, BothCountsTheNightsRunInTheDaysBudget) {
     std::vector<Call> log;
     const NightPolicies policies = with_shuttle(log);

@@ -514,11 +514,18 @@ SimulateResult simulate(const std::vector<TraceVm>& trace, const SimulateOptions
         const FreeRoom room = free_room(run.state());
         return needs_the_room_holds(need, sizes, room.vcpu, room.ram_mib);
     };
-    const auto run_need = [&](double t) {  // the needs a run plans for
-        std::optional<std::vector<std::int64_t>> need = need_at(t);
+    const auto planned = [&](std::optional<std::vector<std::int64_t>> need) {  // the needs a run plans for, from the forecast
         if (need && o.forecast_room == ForecastRoom::On) need = room_holds(std::move(*need));
+        if (need && o.forecast_room == ForecastRoom::Keep) {  // the part the room holds, or the capacity kept up to the need
+            const std::vector<Count> cap = capacity_now(run.state());
+            std::vector<std::int64_t> held = room_holds(*need);
+            for (std::size_t f = 0; f < held.size() && f < cap.size(); ++f)
+                held[f] = std::max<std::int64_t>(held[f], std::min<std::int64_t>(cap[f], std::max<std::int64_t>(0, (*need)[f])));
+            need = std::move(held);
+        }
         return need;
     };
+    const auto run_need = [&](double t) { return planned(need_at(t)); };
     const auto short_of = [&](const std::vector<std::int64_t>& need) {  // a flavor's capacity below its need (the part the room holds)
         const std::vector<Count> cap = capacity_now(run.state());
         const std::vector<std::int64_t> at = o.forecast_room == ForecastRoom::Off ? need : room_holds(need);
@@ -561,10 +568,10 @@ SimulateResult simulate(const std::vector<TraceVm>& trace, const SimulateOptions
         if (o.on_day) o.on_day(day);
     };
     const auto check = [&](double t) {  // a triggered run at trace time t when a flavor's capacity is below its need
-        const std::optional<std::vector<std::int64_t>> need = run_need(t);
-        if (!need) return;
-        if (!short_of(*need) || budget_left() == 0) return;
-        RunLimits limits{need, budget_left(), 1000003ULL * static_cast<std::uint64_t>(day.triggered_runs + 1)};
+        const std::optional<std::vector<std::int64_t>> forecast = need_at(t);
+        if (!forecast) return;
+        if (!short_of(*forecast) || budget_left() == 0) return;
+        RunLimits limits{planned(forecast), budget_left(), 1000003ULL * static_cast<std::uint64_t>(day.triggered_runs + 1)};
         SimulateDay run_day;  // the run's own figures; the day's row gets its migrations
         if (defragment(run, bounded(o), night, window_demand(trace, arrivals, a, t, o.replay.demand_window_s), t, out.days.size(), run_day,
                        limits))

@@ -55,7 +55,8 @@ struct SimulateDay {
     std::vector<Count> capacity_after;    ///< per flavor of the trace (SimulateResult::flavors) after it
     std::vector<double> weights;          ///< per flavor: the weights of the day's defragmentation
     /** Per flavor: the forecast need (instances/forecast.h) at the day's defragmentation (with
-     *  ForecastRoom::On the part of it the free room holds); empty
+     *  ForecastRoom::On the part of it the free room holds, with ForecastRoom::Keep that part or the
+     *  flavor's capacity up to the need); empty
      *  when the run has no forecast (targets other than "forecast", defrag_when nightly) or no full
      *  day of history yet. */
     std::vector<std::int64_t> needs;
@@ -77,6 +78,10 @@ enum class ForecastRoom {
     Triggers,
     /** That part is the need everywhere: the triggers, the targets and the coverage check. */
     On,
+    /** The triggers as Triggers; every run plans for the part of each need the room holds or, when
+     *  more, the flavor's capacity now up to its need: room is made for a flavor only up to that
+     *  part, and a run does not spend the capacity a flavor already has within its need. */
+    Keep,
 };
 
 struct SimulateOptions {
