@@ -25,7 +25,7 @@ std::vector<Preset> command_presets(const std::string& command) {
                         {"defrag-budget", "0.5%"},
                         {"daily-budget", "1%"},
                         {"migrations-per-request", "0"},
-                        {"make-room-copies", "1"},
+                        {"make-room-copies", "0"},
                         {"make-room-second", "copies"}}});
     else if (command == "place")
         out.push_back({"recommended", {{"placer", "vmcap-rack-fit"}, {"migrations-per-request", "0"}}});

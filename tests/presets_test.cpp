@@ -155,7 +155,7 @@ TEST(Presets, RecommendedNamesEachCommandsOwnOptions) {
     for (const PresetValue& v : simulate) text += "--" + v.option + " " + v.value + " ";
     EXPECT_EQ(text,
               "--placer vmcap-rack-fit --compare sa --weights forecast --defrag-when both --forecast-room triggers --defrag-budget 0.5% "
-              "--daily-budget 1% --migrations-per-request 0 --make-room-copies 1 --make-room-second copies ");
+              "--daily-budget 1% --migrations-per-request 0 --make-room-copies 0 --make-room-second copies ");
     for (const char* command : {"simulate", "place", "plan"}) {
         const std::vector<Preset> presets = command_presets(command);
         ASSERT_EQ(presets.size(), 2u) << command;
@@ -238,7 +238,7 @@ TEST(Presets, SimulateRecommendedIsItsOptionsSpelledOut) {
     EXPECT_EQ(preset.file.forecast_horizon_s, 86400.0);
     EXPECT_EQ(preset.file.forecast_days, 3);
     EXPECT_EQ(preset.file.forecast_quantile, 1.0);
-    EXPECT_EQ(preset.file.make_room_copies, 1);
+    EXPECT_EQ(preset.file.make_room_copies, 0);
     EXPECT_EQ(preset.file.make_room_second, "copies");
     EXPECT_EQ(preset.file.placer, "vmcap-rack-fit");
     EXPECT_EQ(preset.file.forecast_burst_s, 0.0);
