@@ -43,10 +43,10 @@ struct MakeRoomOptions {
      *  migrations first. Ignored when the placer does not value capacity. */
     int second_for_copies = 0;
     /** A plan of two migrations only as the one second_for_copies takes instead of a plan of one:
-     *  when no single migration makes room, no plan (the request is turned away). Why: at the
-     *  cluster's wall the VMs that only two migrations admit are mostly of large flavors whose
-     *  room turns away more small requests later than it admits (docs/performance.md, "Admission
-     *  migrations only where one makes room"). Under a placer that does not value capacity, or with
+     *  when no single migration makes room, no plan (the request is turned away). Why: measured
+     *  at the cluster's wall (Azure x3 under vmcap-fit, where such plans admitted 8c14g and 8c56g
+     *  VMs), admitting them turned away more requests later than they admitted (docs/
+     *  performance.md, "Admission migrations only where one makes room"). Under a placer that does not value capacity, or with
      *  second_for_copies 0, every plan then has one migration. false (default): plans of two
      *  whenever none of one exists. */
     bool second_only_for_copies = false;
