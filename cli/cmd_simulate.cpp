@@ -305,7 +305,8 @@ namespace {
 struct SimulateCommand {
     std::string trace_name, data_dir, host_type = "CQ3", compare, defrag_at, every, budget, out_csv, out_json, seed_text, weights,
                                       demand_window, mpr, network_label, apply = "at-once", window, reserve_plan = "on", when = "nightly",
-                                      trigger_every = "1h", daily_budget, horizon = "24h", burst = "0", room = "off";
+                                      trigger_every = "1h", daily_budget, horizon = "24h", burst = "0", room = "off",
+                                      make_room_second = "always";
     ScheduleParams schedule;
     std::vector<std::string> weight_overrides;  ///< --weight NAME=W
     int hosts = 0, copies = 1, seeds = 1, hosts_per_rack = 20, racks_per_pod = 10, vdc_cap = 30, make_room_copies = 0;
@@ -375,6 +376,8 @@ po::options_description simulate_options(SimulateCommand& c) {
         ("migrations-per-request", po::value(&c.mpr)->default_value("0"), "admission: up to K live migrations that make room for a request no host takes")
         ("make-room-copies", po::value(&c.make_room_copies)->default_value(0),
          "admission migrations under a placer that values capacity, K >= 2: take a plan of two migrations over the best of one when it leaves room for N more VMs of the request's flavor (0: fewest migrations)")
+        ("make-room-second", po::value(&c.make_room_second)->default_value("always"),
+         "admission migrations: always (a plan of two migrations when none of one makes room) or copies (two only as --make-room-copies takes them over a plan of one: a request no single migration makes room for is turned away)")
         ("evaluations", po::value(&c.base.evaluations)->default_value(0), evaluations_help(c.policies).c_str())
         ("seed", po::value(&c.seed_text)->default_value("1"), "seed of lifetimes (Azure) and of the search")
         ("seeds", po::value(&c.seeds)->default_value(1), "run every configuration with seeds seed .. seed + N - 1 (mean and spread printed)")
@@ -478,6 +481,9 @@ void check_simulate(SimulateCommand& c, const po::variables_map& vm) {
     read_mpr(c.mpr, b);
     if (c.make_room_copies < 0) throw UsageError("--make-room-copies: expected a count >= 0, got " + std::to_string(c.make_room_copies));
     b.make_room_copies = c.make_room_copies;
+    if (c.make_room_second != "always" && c.make_room_second != "copies")
+        throw UsageError("--make-room-second: expected always or copies, got '" + c.make_room_second + "'");
+    b.make_room_second_only_for_copies = c.make_room_second == "copies";
     b.check = vm.count("check") > 0;
     if (vm.count("time-limit")) {
         b.time_limit_s = vm["time-limit"].as<double>();
@@ -710,6 +716,7 @@ int cmd_simulate(const Args& args) {
         file.forecast_quantile = c.base.forecast.quantile;
         file.forecast_burst_s = c.base.forecast.burst_s;
         file.make_room_copies = c.make_room_copies;
+        file.make_room_second = c.make_room_second;
         file.seed = c.base.seed;
         file.seeds = c.seeds;
         if (preset != "none") {

@@ -7,6 +7,7 @@
 #include "cli/presets.h"
 
 #include <iostream>
+#include <optional>
 
 namespace vmcap::cli::detail {
 
@@ -16,7 +17,7 @@ std::vector<Preset> command_presets(const std::string& command) {
     std::vector<Preset> out = {{"none", {}}};
     if (command == "simulate")
         out.push_back({"recommended",
-                       {{"placer", "vmcap-rack-fit"},
+                       {{"placer", "vmcap-rack-fit", "migrations-per-request", "vmcap-fit"},
                         {"compare", "sa"},
                         {"weights", "forecast"},
                         {"defrag-when", "both"},
@@ -24,7 +25,8 @@ std::vector<Preset> command_presets(const std::string& command) {
                         {"defrag-budget", "0.5%"},
                         {"daily-budget", "1%"},
                         {"migrations-per-request", "0"},
-                        {"make-room-copies", "1"}}});
+                        {"make-room-copies", "0"},
+                        {"make-room-second", "copies"}}});
     else if (command == "place")
         out.push_back({"recommended", {{"placer", "vmcap-rack-fit"}, {"migrations-per-request", "0"}}});
     else if (command == "plan")
@@ -42,7 +44,10 @@ std::string names(const std::vector<Preset>& presets) {
 
 std::string values_text(const Preset& p) {
     std::string s;
-    for (const PresetValue& v : p.values) s += (s.empty() ? "--" : " --") + v.option + " " + v.value;
+    for (const PresetValue& v : p.values) {
+        s += (s.empty() ? "--" : " --") + v.option + " " + v.value;
+        if (!v.when.empty()) s += " (" + v.value_when + " with --" + v.when + " other than 0)";
+    }
     return s;
 }
 
@@ -70,9 +75,30 @@ bool parse_with_preset(const Args& args, const po::options_description& desc, po
     if (preset == nullptr) throw UsageError("--preset: expected " + names(presets) + ", got '" + name + "'");
     std::vector<std::string> tokens;
     if (resolved) resolved->clear();
+    // An option's value as the command line gave it (its last occurrence), if it did.
+    const auto given_value = [&](const std::string& option) -> std::optional<std::string> {
+        if (vm.count(option) == 0 || vm[option].defaulted()) return std::nullopt;
+        std::optional<std::string> out;
+        for (const po::option& o : given.options)
+            if (o.string_key == option) {
+                out.emplace();
+                for (const std::string& t : o.value) *out += (out->empty() ? "" : " ") + t;
+            }
+        return out;
+    };
+    // PresetValue::when: the option in force is the command line's, else this preset's.
+    const auto in_force = [&](const std::string& option) -> std::optional<std::string> {
+        if (auto g = given_value(option)) return g;
+        for (const PresetValue& w : preset->values)
+            if (w.option == option) return w.value;
+        return std::nullopt;
+    };
     for (const PresetValue& v : preset->values) {
         const bool explicit_value = vm.count(v.option) > 0 && !vm[v.option].defaulted();
-        ResolvedOption r{v.option, v.value, explicit_value};
+        std::string value = v.value;
+        if (!v.when.empty())
+            if (const auto w = in_force(v.when); w && *w != "0") value = v.value_when;
+        ResolvedOption r{v.option, value, explicit_value};
         if (explicit_value) {  // the command line's value, as it gave it (the last occurrence)
             for (const po::option& o : given.options)
                 if (o.string_key == v.option) {
@@ -81,7 +107,7 @@ bool parse_with_preset(const Args& args, const po::options_description& desc, po
                 }
         } else {
             tokens.push_back("--" + v.option);
-            tokens.push_back(v.value);
+            tokens.push_back(value);
         }
         if (resolved) resolved->push_back(std::move(r));
     }

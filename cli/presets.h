@@ -20,9 +20,12 @@
 
 namespace vmcap::cli::detail {
 
-/** One option of a preset: its long name (no dashes) and its value as on a command line. */
+/** One option of a preset: its long name (no dashes) and its value as on a command line;
+ *  `value_when` instead when `when` (another option's long name; empty: never) is in force with a
+ *  value other than "0" (the command line's value, else this preset's, else none). */
 struct PresetValue {
     std::string option, value;
+    std::string when = {}, value_when = {};
 };
 
 /** A preset: its name and the option values it sets, in the order they are printed. */
@@ -48,7 +51,8 @@ void add_preset_option(boost::program_options::options_description& desc, const 
 /**
  * detail::parse (cli_util.h) with a preset: stores `args` into `vm`, prints the usage and returns
  * true on --help (nothing else done); else reads --preset and stores the chosen preset's values
- * for the options the command line did not give, then notifies (the bound variables get the
+ * for the options the command line did not give (PresetValue::value_when where its condition
+ * holds), then notifies (the bound variables get the
  * resolved values). `resolved` (if not null) receives every option the preset names, in its
  * order, with the value in force and whether it came from the command line (an empty list for
  * `none`). Throws UsageError "--preset: expected none or recommended, got 'x'" on an unknown name,

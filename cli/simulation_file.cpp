@@ -125,6 +125,7 @@ void fields(V& v, F& f) {
     v.opt("forecast_quantile", f.forecast_quantile);
     v.opt("forecast_burst_s", f.forecast_burst_s);
     v.opt("make_room_copies", f.make_room_copies);
+    v.opt("make_room_second", f.make_room_second);
     v.opt("seed", f.seed);
     v.opt("seeds", f.seeds);
     v.opt("preset", f.preset);

@@ -100,6 +100,7 @@ struct SimulationFile {
     std::optional<double> forecast_quantile;       ///< --forecast-quantile
     std::optional<double> forecast_burst_s;        ///< the burst floor's window, seconds; 0: off (--forecast-burst)
     std::optional<std::int64_t> make_room_copies;  ///< --make-room-copies
+    std::optional<std::string> make_room_second;   ///< "always" or "copies" (--make-room-second)
     std::optional<std::uint64_t> seed;
     std::optional<std::int64_t> seeds;
     std::optional<std::string> preset;  ///< --preset, when not "none"

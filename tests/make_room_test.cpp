@@ -525,6 +525,59 @@ TEST(MakeRoom, ASecondMigrationWhenItLeavesRoomForMoreCopies) {
     std::printf("compared %d searches, %d took a second migration\n", compared, upgraded);
 }
 
+TEST(MakeRoom, TwoMigrationsOnlyForMoreCopies) {
+    // MakeRoomOptions::second_only_for_copies: where the brute-force oracle finds no plan of one
+    // migration, no plan (although plans of two may exist: counted, so that the test says
+    // something); where it finds one, the plan second_for_copies alone gives. Under vmcap-fit with
+    // second_for_copies 1, and under best fit (no ranking by capacity: every plan then has one
+    // step, the plan of budget 1). The shortcut-free search with the options agrees. Random replays,
+    // every flavor not placed, budget 2.
+    MakeRoomOptions copies;
+    copies.second_for_copies = 1;
+    MakeRoomOptions only = copies;
+    only.second_only_for_copies = true;
+    int compared = 0, refused = 0, kept = 0;
+    for (const char* placer_name : {"vmcap-fit", "best-fit"})
+        for (const char* rule : {"free", "nova-spread"})
+            for (const int hosts : {5, 8})
+                for (std::uint64_t seed = 1; seed <= 5; ++seed) {
+                    SCOPED_TRACE(std::string(placer_name) + " " + rule + " hosts " + std::to_string(hosts) + " seed " +
+                                 std::to_string(seed));
+                    const std::uint64_t s = seed * 7 + static_cast<std::uint64_t>(hosts);
+                    const Replay r(s, hosts, hosts * 12, rule, seed % 3 != 0 ? varied_trace(s, hosts * 16) : std::vector<TraceVm>{});
+                    auto placer = make_placer(placer_name);
+                    const bool cap = placer->values_capacity();
+                    OnlineCluster c(*r.model, *placer);
+                    c.set_reserve_steps(true);
+                    const std::vector<int> of_flavor = r.of_flavor();
+                    MakeRoomCache cache;
+                    const MakeRoomSearch search(only);
+                    c.set_make_room(2, [&](const OnlineCluster& cl, int vm, int k) {
+                        for (const int v : of_flavor) {
+                            if (v < 0 || cl.state().is_placed(v) || arrives(cl.state(), cl.state().flavor_of(v))) continue;
+                            const int flavor = cl.state().flavor_of(v);
+                            const std::vector<Placement> got = make_room_direct(cl, v, 2, &cache, nullptr, only);
+                            EXPECT_EQ(got, make_room_direct_plain(cl, v, 2, only)) << "flavor " << flavor;
+                            SearchState probe = cl.state();
+                            if (!plan_exists(probe, flavor, 1)) {
+                                EXPECT_TRUE(got.empty()) << "flavor " << flavor << ": no plan of one migration, yet " << got.size();
+                                refused += make_room_direct(cl, v, 2).size() == 2 ? 1 : 0;
+                            } else {
+                                EXPECT_EQ(got, cap ? make_room_direct(cl, v, 2, nullptr, nullptr, copies) : make_room_direct(cl, v, 1))
+                                    << "flavor " << flavor;
+                                kept += got.empty() ? 0 : 1;
+                            }
+                            ++compared;
+                        }
+                        return search(cl, vm, k);
+                    });
+                    r.run(c, 7, 4, 2, 90.0);
+                }
+    EXPECT_GT(refused, 20) << "too few requests only two migrations admit: the comparison says little";
+    EXPECT_GT(kept, 100) << "too few plans kept: the comparison says little";
+    std::printf("compared %d searches: %d refused that two migrations would admit, %d plans kept\n", compared, refused, kept);
+}
+
 /** Three single-node hosts of 8 vCPU, 32 GiB and the VMs `vcpu` (4 GiB per vCPU) arrived by first
  *  fit, then each moved to `host_of[i]`; the last VM of the trace is the request (not placed). */
 struct Small {

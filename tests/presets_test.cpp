@@ -90,6 +90,40 @@ TEST(Presets, AnOptionOnTheCommandLineKeepsItsValueWhereverItStands) {
     }
 }
 
+TEST(Presets, AValueMayDependOnAnotherOptionInForce) {
+    // PresetValue::when: the placer's value_when where --migrations-per-request in force (the
+    // command line's, else the preset's) is not 0.
+    const auto with = [](const std::string& mpr) {
+        Mini m;
+        m.presets[1].values[0] = PresetValue{"placer", "vmcap-fit", "migrations-per-request", "first-fit"};
+        m.presets[1].values[2].value = mpr;
+        return m;
+    };
+    {  // the preset's own 2
+        Mini m = with("2");
+        m.parse({"--preset", "recommended"});
+        EXPECT_EQ(m.placer, "first-fit");
+        EXPECT_EQ(find(m.resolved, "placer"), (ResolvedOption{"placer", "first-fit", false}));
+    }
+    {  // the preset's own 0, the command line's 1 (before or after --preset)
+        for (const Args& args : {Args{"--preset", "recommended"}, Args{"--migrations-per-request", "1", "--preset", "recommended"},
+                                 Args{"--preset", "recommended", "--migrations-per-request=1"}}) {
+            Mini m = with("0");
+            m.parse(args);
+            EXPECT_EQ(m.placer, args.size() == 2 ? "vmcap-fit" : "first-fit");
+        }
+    }
+    {  // the command line's 0 over the preset's 2; the command line's placer over either value
+        Mini m = with("2");
+        m.parse({"--preset", "recommended", "--migrations-per-request", "0"});
+        EXPECT_EQ(m.placer, "vmcap-fit");
+        Mini n = with("2");
+        n.parse({"--preset", "recommended", "--placer", "best-fit"});
+        EXPECT_EQ(n.placer, "best-fit");
+        EXPECT_EQ(find(n.resolved, "placer"), (ResolvedOption{"placer", "best-fit", true}));
+    }
+}
+
 TEST(Presets, NoneSetsNothing) {
     for (const Args& args : {Args{}, Args{"--preset", "none"}}) {
         Mini m;
@@ -121,7 +155,7 @@ TEST(Presets, RecommendedNamesEachCommandsOwnOptions) {
     for (const PresetValue& v : simulate) text += "--" + v.option + " " + v.value + " ";
     EXPECT_EQ(text,
               "--placer vmcap-rack-fit --compare sa --weights forecast --defrag-when both --forecast-room triggers --defrag-budget 0.5% "
-              "--daily-budget 1% --migrations-per-request 0 --make-room-copies 1 ");
+              "--daily-budget 1% --migrations-per-request 0 --make-room-copies 0 --make-room-second copies ");
     for (const char* command : {"simulate", "place", "plan"}) {
         const std::vector<Preset> presets = command_presets(command);
         ASSERT_EQ(presets.size(), 2u) << command;
@@ -204,13 +238,50 @@ TEST(Presets, SimulateRecommendedIsItsOptionsSpelledOut) {
     EXPECT_EQ(preset.file.forecast_horizon_s, 86400.0);
     EXPECT_EQ(preset.file.forecast_days, 3);
     EXPECT_EQ(preset.file.forecast_quantile, 1.0);
-    EXPECT_EQ(preset.file.make_room_copies, 1);
+    EXPECT_EQ(preset.file.make_room_copies, 0);
+    EXPECT_EQ(preset.file.make_room_second, "copies");
+    EXPECT_EQ(preset.file.placer, "vmcap-rack-fit");
     EXPECT_EQ(preset.file.forecast_burst_s, 0.0);
     SimulationFile a = preset.file;
     a.preset.reset();
     a.preset_options.reset();
     EXPECT_TRUE(a == explicit_options.file) << "the preset runs what its options spelled out run";
     EXPECT_FALSE(explicit_options.file.preset);
+}
+
+TEST(Presets, SimulateRecommendedWithAdmissionMigrationsPlacesByVmcapFit) {
+    // With --migrations-per-request other than 0 the preset's placer is vmcap-fit (docs/cli.md,
+    // "Presets"): printed, recorded, and the run is the one its options spelled out run.
+    if (no_data()) GTEST_SKIP() << "no data directory " << VMCAP_SHARED_DATA_DIR;
+    const std::filesystem::path data(VMCAP_SHARED_DATA_DIR);
+    const auto run = [&](const std::string& extra, const std::string& name) {
+        const std::string out = (test::tmp_dir() / name).string();
+        SimRun s;
+        s.r = test::run_vmcap("simulate --trace azure-dev --data-dir " + data.string() + " --hosts 60 --days 0.5 --evaluations 2000 --out-json " +
+                              out + " " + extra);
+        if (s.r.code == 0) {
+            s.file = read_simulation_file(out);
+            for (SimulationRun& r : s.file.runs) r.seconds = 0.0;
+        }
+        return s;
+    };
+    const SimRun preset = run("--preset recommended --migrations-per-request 2", "preset-mpr.json");
+    ASSERT_EQ(preset.r.code, 0) << preset.r.err;
+    EXPECT_EQ(preset.r.out.rfind("preset recommended: --placer vmcap-fit --compare sa", 0), 0u) << preset.r.out;
+    EXPECT_EQ(preset.file.placer, "vmcap-fit");
+    EXPECT_EQ(preset.file.make_room_second, "copies");
+    const std::vector<PresetValue> values = command_presets("simulate").at(1).values;
+    std::string spelled;
+    for (const PresetValue& v : values)
+        spelled += " --" + v.option + " " + (v.option == "placer" ? v.value_when : v.option == "migrations-per-request" ? "2" : v.value);
+    const SimRun explicit_options = run(spelled, "spelled-mpr.json");
+    ASSERT_EQ(explicit_options.r.code, 0) << explicit_options.r.err;
+    ASSERT_FALSE(preset.file.runs.empty());
+    EXPECT_GT(preset.file.runs[0].admission_migrations.value_or(0), 0) << "no admission migration: the comparison says little";
+    SimulationFile a = preset.file;
+    a.preset.reset();
+    a.preset_options.reset();
+    EXPECT_TRUE(a == explicit_options.file) << "the preset runs what its options spelled out run";
 }
 
 TEST(Presets, SimulateCommandLineOverridesThePreset) {

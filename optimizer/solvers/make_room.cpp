@@ -260,6 +260,7 @@ public:
      *  order and tried (make_room_direct_plain). */
     std::vector<Placement> run_plain(int k) {
         plain_ = true;
+        k = two_step_budget(k);
         if (cap_) return run_capacity(k);
         if (k <= 0 || room_already()) return {};
         const int H = static_cast<int>(p_.hosts.size());
@@ -310,8 +311,17 @@ public:
     }
 
     std::vector<Placement> run(int k) {
+        k = two_step_budget(k);
         if (cap_) return run_capacity(k);
         return run_ram(k);
+    }
+
+    /** `k` with MakeRoomOptions::second_only_for_copies: plans of two steps only as the upgrade of
+     *  a plan of one (ranking by capacity with second_for_copies > 0; run_capacity stops there
+     *  without a plan of one), else at most one step. */
+    int two_step_budget(int k) const {
+        if (opt_.second_only_for_copies && (!cap_ || opt_.second_for_copies <= 0)) return std::min(k, 1);
+        return k;
     }
 
     /** run() ranking by RAM (whatever cap_ says: the order of the destinations aside, which
@@ -477,6 +487,7 @@ public:
             keep(sure_v, sure_key);
         }
         if (k < 2 || (have && opt_.second_for_copies <= 0)) return done();
+        if (!have && opt_.second_only_for_copies) return {};  // two steps only as an upgrade
         // A plan of one step found and second_for_copies: the plans of two steps that leave room
         // for that many more VMs of the flavor are searched as below (without the ranking by RAM's
         // start: one of two steps need not exist); the best of them, else the plan of one step.

@@ -42,6 +42,14 @@ struct MakeRoomOptions {
      *  the hosts the plan changes); among such plans the ranking below. 0 (default): fewest
      *  migrations first. Ignored when the placer does not value capacity. */
     int second_for_copies = 0;
+    /** A plan of two migrations only as the one second_for_copies takes instead of a plan of one:
+     *  when no single migration makes room, no plan (the request is turned away). Why: measured
+     *  at the cluster's wall (Azure x3 under vmcap-fit, where such plans admitted 8c14g and 8c56g
+     *  VMs), admitting them turned away more requests later than they admitted (docs/
+     *  performance.md, "Admission migrations only where one makes room"). Under a placer that does not value capacity, or with
+     *  second_for_copies 0, every plan then has one migration. false (default): plans of two
+     *  whenever none of one exists. */
+    bool second_only_for_copies = false;
 };
 
 /** Does make_room_direct apply to `model`: no feasibility filter (no vlinks with the link rule,
@@ -87,6 +95,9 @@ bool make_room_direct_applies(const CapacityModel& model);
  * these destinations); under the free rule they are tried in order of an upper bound on what they
  * leave until it falls below the best found; a single another host takes, and a chain whose
  * first VM another host than h takes, are valued without trying them.
+ *
+ * With options.second_only_for_copies, a plan of two steps only as below (without a plan of one
+ * step: none).
  *
  * With options.second_for_copies = N > 0 (ranking by capacity, k >= 2): when a plan of one step
  * exists, the best plan of two among the pairs, the shuffles whose single no other host takes and

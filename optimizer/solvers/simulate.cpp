@@ -492,6 +492,7 @@ SimulateResult simulate(const std::vector<TraceVm>& trace, const SimulateOptions
     std::unique_ptr<Placer> placer = make_placer(o.replay.placer);
     MakeRoomOptions make_room;
     make_room.second_for_copies = o.make_room_copies;
+    make_room.second_only_for_copies = o.make_room_second_only_for_copies;
     Run run(trace, arrivals, model, *placer, o.migrations_per_request, make_room, o.apply_over_duration && o.reserve_plan);
     Pool pool(placing);
     SimulateResult out;

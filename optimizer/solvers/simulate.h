@@ -143,6 +143,9 @@ struct SimulateOptions {
     /** make_room's options for those migrations (`--make-room-copies N`: MakeRoomOptions::
      *  second_for_copies; >= 0). */
     int make_room_copies = 0;
+    /** `--make-room-second copies`: MakeRoomOptions::second_only_for_copies (a plan of two
+     *  admission migrations only as the one make_room_copies takes over a plan of one). */
+    bool make_room_second_only_for_copies = false;
     std::uint64_t seed = 1;
     /** Re-check every night's plan with `vmcap validate`'s replay (validate_plan) before applying
      *  it; a failure throws std::logic_error (a bug). */
