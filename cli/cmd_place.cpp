@@ -100,6 +100,8 @@ int cmd_place(const Args& args) {
     std::string cluster, requests_path, out, log, semantics;
     AdmissionOptions o;
     bool stop = false;
+    int make_room_copies = 0;
+    std::string make_room_second;
     // clang-format off
     desc.add_options()("help,h", "show this help")
         ("cluster", po::value(&cluster)->required(), "cluster snapshot (its flavors name the requests' flavors)")
@@ -111,6 +113,10 @@ int cmd_place(const Args& args) {
         ("batch", po::value(&o.batch)->default_value(1), "offer up to N consecutive single-VM requests together: the strategy orders or matches them as one batch (deferred-acceptance, exact), then each is placed on its own")
         ("time-limit", po::value(&o.time_limit_s)->default_value(0.0), "offer no request after this many seconds (0: no limit); the rest are reported as not offered, the outputs written")
         ("migrations-per-request", po::value(&o.migrations_per_request)->default_value(0), "when a request does not fit, at most K live migrations that make room for it (the fewest, then least RAM; with links greedy on the flavor of the VM that failed, links kept), then try it once more")
+        ("make-room-copies", po::value(&make_room_copies)->default_value(0),
+         "admission migrations under a placer that values capacity, K >= 2: take a plan of two migrations over the best of one when it leaves room for N more VMs of the request's flavor (0: fewest migrations)")
+        ("make-room-second", po::value(&make_room_second)->default_value("always"),
+         "admission migrations: always (a plan of two migrations when none of one makes room) or copies (two only as --make-room-copies takes them over a plan of one: a request no single migration makes room for is turned away)")
         ("out", po::value(&out), "write the cluster with the placed VMs (a snapshot, atomically)")
         ("log", po::value(&log), "write one JSON line per request: placed where, or why not (atomically)");
     // clang-format on
@@ -120,6 +126,7 @@ int cmd_place(const Args& args) {
     if (parse_with_preset(args, desc, vm,
                           "usage: vmcap place --cluster C --requests R [--placer S] [--semantics all-or-nothing|best-effort]\n"
                           "                   [--stop-at-first-failure] [--batch N] [--time-limit S] [--migrations-per-request K]\n"
+                          "                   [--make-room-copies N] [--make-room-second always|copies] [--preset none|recommended]\n"
                           "                   [--out placed.json] [--log log.jsonl]\n"
                           "SIGINT or SIGTERM: no further request is offered; what was placed is written (exit code 130).\n"
                           "Places a stream of requests (single VMs and VDCs) on the cluster with a placement strategy, in order.",
@@ -141,6 +148,13 @@ int cmd_place(const Args& args) {
     o.all_or_nothing = semantics == "all-or-nothing";
     o.stop_at_first_failure = stop;
     if (o.migrations_per_request < 0) throw UsageError("--migrations-per-request must be >= 0");
+    // The same options, errors and MakeRoomOptions as `vmcap simulate`'s (cmd_simulate.cpp).
+    if (make_room_copies < 0) throw UsageError("--make-room-copies: expected a count >= 0, got " + std::to_string(make_room_copies));
+    if (make_room_second != "always" && make_room_second != "copies")
+        throw UsageError("--make-room-second: expected always or copies, got '" + make_room_second + "'");
+    MakeRoomOptions make_room;
+    make_room.second_for_copies = make_room_copies;
+    make_room.second_only_for_copies = make_room_second == "copies";
     if (o.batch < 1) throw UsageError("--batch must be >= 1");
     if (!(o.time_limit_s >= 0.0) || !std::isfinite(o.time_limit_s)) throw UsageError("--time-limit must be a number of seconds >= 0");
     if (!out.empty()) check_output_path(out);
@@ -149,7 +163,7 @@ int cmd_place(const Args& args) {
     const Problem p = load_snapshot(cluster);
     const std::vector<Request> requests = parse_requests(read_json(requests_path), requests_path);
     o.stop = stop_on_signals();
-    const AdmissionResult res = admit_requests(p, requests, o, requests_path, MakeRoomSearch());
+    const AdmissionResult res = admit_requests(p, requests, o, requests_path, MakeRoomSearch(make_room));
     // Through the loader's own checks (links included), as any snapshot written.
     const Problem checked = parse_snapshot(nlohmann::json::parse(snapshot_to_json(res.problem).dump()), out.empty() ? cluster : out);
     check_links_from_scratch(p, checked);

@@ -13,22 +13,35 @@ namespace vmcap::cli::detail {
 
 namespace po = boost::program_options;
 
+namespace {
+
+// The admission rule `simulate` and `place` share (one search, MakeRoomSearch, behind both): the
+// placer, vmcap-fit with admission migrations (docs/performance.md, "Admission migrations only
+// where one makes room"), and at most one admission migration per request where make_room_direct
+// applies (a plan of two only as --make-room-copies takes it, and that 0).
+const PresetValue kPlacer = {"placer", "vmcap-rack-fit", "migrations-per-request", "vmcap-fit"};
+const PresetValue kMigrations = {"migrations-per-request", "0"};
+const PresetValue kMakeRoomCopies = {"make-room-copies", "0"};
+const PresetValue kMakeRoomSecond = {"make-room-second", "copies"};
+
+}  // namespace
+
 std::vector<Preset> command_presets(const std::string& command) {
     std::vector<Preset> out = {{"none", {}}};
     if (command == "simulate")
         out.push_back({"recommended",
-                       {{"placer", "vmcap-rack-fit", "migrations-per-request", "vmcap-fit"},
+                       {kPlacer,
                         {"compare", "sa"},
                         {"weights", "forecast"},
                         {"defrag-when", "both"},
                         {"forecast-room", "triggers"},
                         {"defrag-budget", "0.5%"},
                         {"daily-budget", "1%"},
-                        {"migrations-per-request", "0"},
-                        {"make-room-copies", "0"},
-                        {"make-room-second", "copies"}}});
+                        kMigrations,
+                        kMakeRoomCopies,
+                        kMakeRoomSecond}});
     else if (command == "place")
-        out.push_back({"recommended", {{"placer", "vmcap-rack-fit"}, {"migrations-per-request", "0"}}});
+        out.push_back({"recommended", {kPlacer, kMigrations, kMakeRoomCopies, kMakeRoomSecond}});
     else if (command == "plan")
         out.push_back({"recommended", {{"algorithm", "sa"}}});
     return out;

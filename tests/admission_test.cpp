@@ -12,6 +12,7 @@
 #include <sstream>
 #include <random>
 #include <string>
+#include <tuple>
 
 #include "evaluators/network/network_load.h"
 #include "instances/generator.h"
@@ -331,6 +332,83 @@ TEST(Admission, VdcRoomIsMadeOrTheMigrationsAreTakenBack) {
     EXPECT_EQ(two.accepted, 1);
     EXPECT_EQ(two.migrations, 2);
     EXPECT_NO_THROW(parse_snapshot(nlohmann::json::parse(snapshot_to_json(two.problem).dump()), "<placed>"));
+}
+
+/** Free vCPU and RAM per host of a cluster of single-node hosts, recounted from its VMs. */
+std::vector<std::pair<Amount, Amount>> free_single_node(const Problem& p, const std::vector<int>& host_of) {
+    std::vector<std::pair<Amount, Amount>> free;
+    for (const Host& h : p.hosts) {
+        const HostType& ht = p.host_types[static_cast<std::size_t>(h.type)];
+        free.emplace_back(ht.node_capacity[kVcpu], ht.node_capacity[kRamMib]);
+    }
+    for (std::size_t v = 0; v < p.vms.size(); ++v) {
+        const Flavor& f = p.flavors[static_cast<std::size_t>(p.vms[v].flavor)];
+        free[static_cast<std::size_t>(host_of[v])].first -= f.node_demand[kVcpu];
+        free[static_cast<std::size_t>(host_of[v])].second -= f.node_demand[kRamMib];
+    }
+    return free;
+}
+
+// `vmcap place --make-room-second copies` (MakeRoomOptions::second_only_for_copies, the preset's
+// value): a request that only two live migrations make room for is turned away, the cluster
+// unchanged; with `always` (the default) the same request is admitted by two. Three single-node
+// hosts of 8 vCPU and 32 GiB: 6c on h1, 4c and 2c on h2, 4c on h3; the request 8c (make_room's
+// TwoStepsOffOneHostOrAChain). The brute-force oracle: no single migration (any VM, any host it
+// fits on) leaves a host with 8 free vCPU and 32 GiB.
+TEST(Admission, PlaceTurnsAwayWhatOnlyTwoMigrationsAdmitWithMakeRoomSecondCopies) {
+    const std::string c = (test::tmp_dir() / "second-cluster.json").string(), r = (test::tmp_dir() / "second-requests.json").string();
+    write_file_atomic(c, R"({"format": "vmcap-snapshot/1",
+ "host_types": [{"name": "k1", "topology": "K1", "node_capacity": {"vcpu": 8, "ram_mib": 32768}}],
+ "hosts": [{"id": "h1", "type": "k1"}, {"id": "h2", "type": "k1"}, {"id": "h3", "type": "k1"}],
+ "flavors": [{"name": "2c", "vcpu": 2, "ram_mib": 8192}, {"name": "4c", "vcpu": 4, "ram_mib": 16384},
+             {"name": "6c", "vcpu": 6, "ram_mib": 24576}, {"name": "8c", "vcpu": 8, "ram_mib": 32768}],
+ "vms": [{"id": "a", "flavor": "6c", "host": "h1", "pnuma": [1]}, {"id": "b", "flavor": "4c", "host": "h2", "pnuma": [1]},
+         {"id": "c", "flavor": "2c", "host": "h2", "pnuma": [1]}, {"id": "d", "flavor": "4c", "host": "h3", "pnuma": [1]}]})");
+    write_file_atomic(r, R"({"requests": [{"id": "r", "flavor": "8c"}]})");
+    const Problem cluster = load_snapshot(c);
+    const Flavor& want = cluster.flavors[3];
+    std::vector<int> host_of;
+    for (const Vm& vm : cluster.vms) host_of.push_back(vm.host);
+    const auto room = [&](const std::vector<int>& at) {
+        for (const auto& [vcpu, ram] : free_single_node(cluster, at))
+            if (vcpu >= want.node_demand[kVcpu] && ram >= want.node_demand[kRamMib]) return true;
+        return false;
+    };
+    ASSERT_FALSE(room(host_of)) << "the request fits as the cluster is: the case says nothing";
+    for (std::size_t v = 0; v < cluster.vms.size(); ++v)
+        for (int d = 0; d < static_cast<int>(cluster.hosts.size()); ++d) {
+            if (d == host_of[v]) continue;
+            const Flavor& f = cluster.flavors[static_cast<std::size_t>(cluster.vms[v].flavor)];
+            const auto free = free_single_node(cluster, host_of)[static_cast<std::size_t>(d)];
+            if (free.first < f.node_demand[kVcpu] || free.second < f.node_demand[kRamMib]) continue;
+            std::vector<int> at = host_of;
+            at[v] = d;
+            ASSERT_FALSE(room(at)) << "one migration makes room: VM " << cluster.vms[v].id << " to " << cluster.hosts[d].id;
+        }
+    const auto place = [&](const std::string& extra, const std::string& name) {
+        const std::string out = (test::tmp_dir() / (name + ".json")).string(), log = (test::tmp_dir() / (name + ".jsonl")).string();
+        const test::CmdResult res =
+            test::run_vmcap("place --cluster " + c + " --requests " + r + " --out " + out + " --log " + log + " " + extra);
+        EXPECT_EQ(res.code, 0) << extra << ": " << res.err;
+        return std::make_tuple(res, nlohmann::json::parse(read_text_file(log)), res.code == 0 ? load_snapshot(out) : Problem{});
+    };
+    {  // always: two migrations admit it
+        const auto [res, line, out] = place("--migrations-per-request 2", "second-always");
+        EXPECT_EQ(line["accepted"], true) << res.out;
+        ASSERT_TRUE(line.contains("migrations")) << line.dump();
+        EXPECT_EQ(line["migrations"].size(), 2u) << line.dump();
+        EXPECT_NE(res.out.find("2 live migrations made room for 1 requests"), std::string::npos) << res.out;
+    }
+    for (const std::string& extra : {std::string("--make-room-second copies"),
+                                     std::string("--make-room-second copies --make-room-copies 1"), std::string("--preset recommended")}) {
+        const auto [res, line, out] = place("--migrations-per-request 2 " + extra, "second-copies");
+        EXPECT_EQ(line["accepted"], false) << extra << ": " << res.out;
+        EXPECT_FALSE(line.contains("migrations")) << extra << ": " << line.dump();
+        EXPECT_NE(res.out.find("placed 0 of 1 requests offered"), std::string::npos) << extra << ": " << res.out;
+        EXPECT_NE(res.out.find("0 live migrations made room for 0 requests"), std::string::npos) << extra << ": " << res.out;
+        ASSERT_EQ(out.vms.size(), cluster.vms.size()) << extra;
+        for (std::size_t v = 0; v < cluster.vms.size(); ++v) EXPECT_EQ(out.vms[v].host, cluster.vms[v].host) << extra << ": unchanged";
+    }
 }
 
 /** Where every VM stands: id -> (host id, 1-based pNUMA nodes). */

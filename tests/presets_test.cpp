@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -168,7 +169,7 @@ TEST(Presets, RecommendedNamesEachCommandsOwnOptions) {
         for (const PresetValue& v : presets[1].values)
             EXPECT_NE(help.out.find("--" + v.option + " "), std::string::npos) << command << " --" << v.option;
     }
-    EXPECT_EQ(command_presets("place")[1].values.size(), 2u);
+    EXPECT_EQ(command_presets("place")[1].values.size(), 4u);
     EXPECT_EQ(command_presets("plan")[1].values.size(), 1u);
 }
 
@@ -284,6 +285,79 @@ TEST(Presets, SimulateRecommendedWithAdmissionMigrationsPlacesByVmcapFit) {
     EXPECT_TRUE(a == explicit_options.file) << "the preset runs what its options spelled out run";
 }
 
+// `vmcap place` shares simulate's admission rule (issue 42 item 6): the same placer rule, by the
+// same PresetValue::when, and the same make-room values, passed to the same MakeRoomSearch.
+TEST(Presets, PlaceRecommendedIsSimulatesAdmissionRule) {
+    const std::vector<PresetValue> place = command_presets("place").at(1).values;
+    const std::vector<PresetValue> simulate = command_presets("simulate").at(1).values;
+    for (const PresetValue& v : place) {
+        bool found = false;
+        for (const PresetValue& w : simulate)
+            if (w.option == v.option) {
+                found = true;
+                EXPECT_EQ(v.value, w.value) << v.option;
+                EXPECT_EQ(v.when, w.when) << v.option;
+                EXPECT_EQ(v.value_when, w.value_when) << v.option;
+            }
+        EXPECT_TRUE(found) << v.option << " is not simulate's";
+    }
+}
+
+TEST(Presets, PlaceRecommendedWithAdmissionMigrationsPlacesByVmcapFit) {
+    // With --migrations-per-request other than 0 the preset's placer is vmcap-fit, as simulate's:
+    // printed, and the run (--out, --log without the seconds) is the one its options spelled out
+    // run. valid_snapshot.json (four K2 hosts, a small VM on node 1 of each), two whole-host VMs
+    // (each admitted by one migration), a small one and a third whole-host VM (no room left for it:
+    // 16 vCPU on the 4 x 16 after the 52 placed).
+    const std::string req = (test::tmp_dir() / "preset-mpr-requests.json").string();
+    write_file_atomic(req, R"({"requests": [{"id": "n1", "flavor": "big"}, {"id": "n2", "flavor": "big"}, {"id": "s1", "flavor": "small"},
+                                            {"id": "n3", "flavor": "big"}]})");
+    const std::string cluster = VMCAP_SOURCE_DIR "/tests/bad_inputs/valid_snapshot.json";
+    struct PlaceRun {
+        test::CmdResult r;
+        std::string out, log;
+    };
+    const auto run = [&](const std::string& extra, const std::string& name) {
+        const std::string out = (test::tmp_dir() / (name + ".json")).string(), log = (test::tmp_dir() / (name + ".jsonl")).string();
+        PlaceRun p;
+        p.r = test::run_vmcap("place --cluster " + cluster + " --requests " + req + " --out " + out + " --log " + log + " " + extra);
+        if (p.r.code != 0) return p;
+        p.out = read_text_file(out);
+        std::istringstream in(read_text_file(log));
+        for (std::string line; std::getline(in, line);) {
+            nlohmann::json j = nlohmann::json::parse(line);
+            j.erase("seconds");  // the one field that varies
+            p.log += j.dump() + "\n";
+        }
+        return p;
+    };
+    const PlaceRun preset = run("--preset recommended --migrations-per-request 2", "place-preset-mpr");
+    ASSERT_EQ(preset.r.code, 0) << preset.r.err;
+    EXPECT_EQ(preset.r.out.rfind("preset recommended: --placer vmcap-fit --make-room-copies 0 --make-room-second copies; from the command "
+                                 "line: --migrations-per-request 2\n",
+                                 0),
+              0u)
+        << preset.r.out;
+    EXPECT_NE(preset.r.out.find(" with vmcap-fit, "), std::string::npos) << preset.r.out;
+    EXPECT_NE(preset.r.out.find("placed 3 of 4 requests offered"), std::string::npos) << preset.r.out;
+    EXPECT_NE(preset.r.out.find("2 live migrations made room for 2 requests"), std::string::npos)
+        << "no admission migration: the comparison says little\n"
+        << preset.r.out;
+    const std::vector<PresetValue> values = command_presets("place").at(1).values;  // a copy: the presets are a temporary
+    std::string spelled;
+    for (const PresetValue& v : values)
+        spelled += " --" + v.option + " " + (v.option == "placer" ? v.value_when : v.option == "migrations-per-request" ? "2" : v.value);
+    EXPECT_EQ(spelled, " --placer vmcap-fit --migrations-per-request 2 --make-room-copies 0 --make-room-second copies");
+    const PlaceRun explicit_options = run(spelled, "place-spelled-mpr");
+    ASSERT_EQ(explicit_options.r.code, 0) << explicit_options.r.err;
+    EXPECT_EQ(preset.out, explicit_options.out) << "the preset runs what its options spelled out run";
+    EXPECT_EQ(preset.log, explicit_options.log);
+    // Without admission migrations the preset keeps vmcap-rack-fit.
+    const PlaceRun none = run("--preset recommended", "place-preset-0");
+    ASSERT_EQ(none.r.code, 0) << none.r.err;
+    EXPECT_NE(none.r.out.find(" with vmcap-rack-fit, "), std::string::npos) << none.r.out;
+}
+
 TEST(Presets, SimulateCommandLineOverridesThePreset) {
     if (no_data()) GTEST_SKIP() << "no data directory " << VMCAP_SHARED_DATA_DIR;
     const SimRun s = simulate("--placer best-fit --preset recommended --defrag-budget 3", "override.json");
@@ -335,7 +409,11 @@ TEST(Presets, PlaceAndPlanRecordTheResolvedValues) {
     const std::string cluster = VMCAP_SOURCE_DIR "/tests/bad_inputs/valid_snapshot.json";
     test::CmdResult r = test::run_vmcap("place --cluster " + cluster + " --requests " + req + " --preset recommended");
     ASSERT_EQ(r.code, 0) << r.err;
-    EXPECT_EQ(r.out.rfind("preset recommended: --placer vmcap-rack-fit --migrations-per-request 0\n", 0), 0u) << r.out;
+    EXPECT_EQ(
+        r.out.rfind(
+            "preset recommended: --placer vmcap-rack-fit --migrations-per-request 0 --make-room-copies 0 --make-room-second copies\n", 0),
+        0u)
+        << r.out;
     EXPECT_NE(r.out.find(" with vmcap-rack-fit, "), std::string::npos) << r.out;
     r = test::run_vmcap("place --cluster " + cluster + " --requests " + req + " --preset recommended --strategy first-fit");
     ASSERT_EQ(r.code, 0) << r.err;
