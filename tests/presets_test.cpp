@@ -258,8 +258,8 @@ TEST(Presets, SimulateRecommendedWithAdmissionMigrationsPlacesByVmcapFit) {
     const auto run = [&](const std::string& extra, const std::string& name) {
         const std::string out = (test::tmp_dir() / name).string();
         SimRun s;
-        s.r = test::run_vmcap("simulate --trace azure-dev --data-dir " + data.string() + " --hosts 60 --days 0.5 --evaluations 2000 --out-json " +
-                              out + " " + extra);
+        s.r = test::run_vmcap("simulate --trace azure-dev --data-dir " + data.string() +
+                              " --hosts 60 --days 0.5 --evaluations 2000 --out-json " + out + " " + extra);
         if (s.r.code == 0) {
             s.file = read_simulation_file(out);
             for (SimulationRun& r : s.file.runs) r.seconds = 0.0;
