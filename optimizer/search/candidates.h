@@ -101,7 +101,7 @@ struct SearchSetup {
         proven_at_start = !nothing_to_search && meets_bound(params, start_score);
         const std::int64_t total = params.max_evaluations > 0 ? params.max_evaluations : default_evaluations(p);
         per_worker = std::max<std::int64_t>(1, total / params.threads);
-        reference = std::max<std::int64_t>(1, std::min(total, default_evaluations(p)) / params.threads);
+        reference = std::max<std::int64_t>(1, std::min(total, schedule_reference_evaluations(p)) / params.threads);
         round = params.round_evaluations > 0 ? params.round_evaluations : std::clamp<std::int64_t>(per_worker / 50, 2000, 20000000);
     }
 

@@ -32,8 +32,9 @@ namespace vmcap {
  * cold finish until the deadline). A clock-driven run depends on machine speed and load: it is not
  * reproducible bit for bit (a run cut by the time limit never was).
  *
- * Starved runs. The schedule is calibrated for `reference` evaluations per worker (the default
- * budget of the instance, or the budget if smaller). A clock-driven run whose planned length is
+ * Starved runs. The schedule is calibrated for `reference` evaluations per worker
+ * (schedule_reference_evaluations(): the default budget of the instance without the migration
+ * budget's multiplier, or the budget if smaller). A clock-driven run whose planned length is
  * only a share f < 1 of it follows the first f of that schedule instead of all of it: progress
  * rises to f, not 1, by the planned finish (and stays there). So a run with the evaluations a full
  * anneal needs cools by the clock as above, and one that can do only a few per VM does not cool

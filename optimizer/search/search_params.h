@@ -139,4 +139,12 @@ std::int64_t migrations_the_budget_allows(const Problem& problem);
  *  [10^6, 2.5 x 10^8]. Budgets under 2% give 1500 per migratable VM. O(VMs log VMs). */
 std::int64_t default_evaluations(const Problem& problem);
 
+/** The evaluations the annealing schedule is calibrated for, against which a clock-driven run is
+ *  starved (RunProgress's `reference`, optimizer/search/progress.h): 1500 per migratable VM,
+ *  clamped to [10^6, 2.5 x 10^8] — default_evaluations() without the budget's multiplier. A
+ *  longer default run at a large budget buys more search, not a different schedule, so a
+ *  time-cut run that reaches this many evaluations still cools to the end temperature.
+ *  O(VMs). Thread-safe. */
+std::int64_t schedule_reference_evaluations(const Problem& problem);
+
 }  // namespace vmcap
