@@ -12,6 +12,7 @@
 
 #include "cli/cli.h"
 #include "cli/cli_util.h"
+#include "cli/make_room_flags.h"
 #include "cli/presets.h"
 #include "evaluators/network/network_load.h"
 #include "instances/printable.h"
@@ -100,8 +101,7 @@ int cmd_place(const Args& args) {
     std::string cluster, requests_path, out, log, semantics;
     AdmissionOptions o;
     bool stop = false;
-    int make_room_copies = 0;
-    std::string make_room_second;
+    MakeRoomFlags make_room_flags;
     // clang-format off
     desc.add_options()("help,h", "show this help")
         ("cluster", po::value(&cluster)->required(), "cluster snapshot (its flavors name the requests' flavors)")
@@ -113,13 +113,10 @@ int cmd_place(const Args& args) {
         ("batch", po::value(&o.batch)->default_value(1), "offer up to N consecutive single-VM requests together: the strategy orders or matches them as one batch (deferred-acceptance, exact), then each is placed on its own")
         ("time-limit", po::value(&o.time_limit_s)->default_value(0.0), "offer no request after this many seconds (0: no limit); the rest are reported as not offered, the outputs written")
         ("migrations-per-request", po::value(&o.migrations_per_request)->default_value(0), "when a request does not fit, at most K live migrations that make room for it (the fewest, then least RAM; with links greedy on the flavor of the VM that failed, links kept), then try it once more")
-        ("make-room-copies", po::value(&make_room_copies)->default_value(0),
-         "admission migrations under a placer that values capacity, K >= 2: take a plan of two migrations over the best of one when it leaves room for N more VMs of the request's flavor (0: fewest migrations)")
-        ("make-room-second", po::value(&make_room_second)->default_value("always"),
-         "admission migrations: always (a plan of two migrations when none of one makes room) or copies (two only as --make-room-copies takes them over a plan of one: a request no single migration makes room for is turned away)")
         ("out", po::value(&out), "write the cluster with the placed VMs (a snapshot, atomically)")
         ("log", po::value(&log), "write one JSON line per request: placed where, or why not (atomically)");
     // clang-format on
+    add_make_room_flags(desc, make_room_flags);  // simulate's too (make_room_flags.h)
     add_preset_option(desc, command_presets("place"));
     po::variables_map vm;
     std::vector<ResolvedOption> resolved;  // the options --preset names, as resolved
@@ -148,13 +145,7 @@ int cmd_place(const Args& args) {
     o.all_or_nothing = semantics == "all-or-nothing";
     o.stop_at_first_failure = stop;
     if (o.migrations_per_request < 0) throw UsageError("--migrations-per-request must be >= 0");
-    // The same options, errors and MakeRoomOptions as `vmcap simulate`'s (cmd_simulate.cpp).
-    if (make_room_copies < 0) throw UsageError("--make-room-copies: expected a count >= 0, got " + std::to_string(make_room_copies));
-    if (make_room_second != "always" && make_room_second != "copies")
-        throw UsageError("--make-room-second: expected always or copies, got '" + make_room_second + "'");
-    MakeRoomOptions make_room;
-    make_room.second_for_copies = make_room_copies;
-    make_room.second_only_for_copies = make_room_second == "copies";
+    const MakeRoomOptions make_room = read_make_room_flags(make_room_flags);
     if (o.batch < 1) throw UsageError("--batch must be >= 1");
     if (!(o.time_limit_s >= 0.0) || !std::isfinite(o.time_limit_s)) throw UsageError("--time-limit must be a number of seconds >= 0");
     if (!out.empty()) check_output_path(out);

@@ -22,6 +22,7 @@
 
 #include "cli/cli.h"
 #include "cli/cli_util.h"
+#include "cli/make_room_flags.h"
 #include "cli/network_flags.h"
 #include "cli/presets.h"
 #include "cli/simulation_file.h"
@@ -305,11 +306,11 @@ namespace {
 struct SimulateCommand {
     std::string trace_name, data_dir, host_type = "CQ3", compare, defrag_at, every, budget, out_csv, out_json, seed_text, weights,
                                       demand_window, mpr, network_label, apply = "at-once", window, reserve_plan = "on", when = "nightly",
-                                      trigger_every = "1h", daily_budget, horizon = "24h", burst = "0", room = "off",
-                                      make_room_second = "always";
+                                      trigger_every = "1h", daily_budget, horizon = "24h", burst = "0", room = "off";
     ScheduleParams schedule;
     std::vector<std::string> weight_overrides;  ///< --weight NAME=W
-    int hosts = 0, copies = 1, seeds = 1, hosts_per_rack = 20, racks_per_pod = 10, vdc_cap = 30, make_room_copies = 0;
+    int hosts = 0, copies = 1, seeds = 1, hosts_per_rack = 20, racks_per_pod = 10, vdc_cap = 30;
+    MakeRoomFlags make_room;  ///< --make-room-copies, --make-room-second (make_room_flags.h, shared with place)
     double bpc = 0.0, bw_price_gbps_h = 0.58;
     long long node_vcpu = 16;
     double node_gib = 64, days = 0;
@@ -374,10 +375,6 @@ po::options_description simulate_options(SimulateCommand& c) {
         ("weight", po::value(&c.weight_overrides)->composing(), "NAME=W: weight of flavor NAME in the nightly search, after --weights (repeatable)")
         ("demand-window", po::value(&c.demand_window)->default_value("24h"), "--weights demand: the requests of this long before the night")
         ("migrations-per-request", po::value(&c.mpr)->default_value("0"), "admission: up to K live migrations that make room for a request no host takes")
-        ("make-room-copies", po::value(&c.make_room_copies)->default_value(0),
-         "admission migrations under a placer that values capacity, K >= 2: take a plan of two migrations over the best of one when it leaves room for N more VMs of the request's flavor (0: fewest migrations)")
-        ("make-room-second", po::value(&c.make_room_second)->default_value("always"),
-         "admission migrations: always (a plan of two migrations when none of one makes room) or copies (two only as --make-room-copies takes them over a plan of one: a request no single migration makes room for is turned away)")
         ("evaluations", po::value(&c.base.evaluations)->default_value(0), evaluations_help(c.policies).c_str())
         ("seed", po::value(&c.seed_text)->default_value("1"), "seed of lifetimes (Azure) and of the search")
         ("seeds", po::value(&c.seeds)->default_value(1), "run every configuration with seeds seed .. seed + N - 1 (mean and spread printed)")
@@ -397,6 +394,7 @@ po::options_description simulate_options(SimulateCommand& c) {
     add_vnuma_rule_options(desc);
     add_schedule_options(desc, c.schedule, &c.window);
     add_network_flags(desc);
+    add_make_room_flags(desc, c.make_room);
     add_preset_option(desc, command_presets("simulate"));
     return desc;
 }
@@ -479,11 +477,7 @@ void check_simulate(SimulateCommand& c, const po::variables_map& vm) {
     b.replay.demand_window_s = parse_duration(c.demand_window, "demand-window");
     read_vnuma_rule_options(vm, b.replay.rule);
     read_mpr(c.mpr, b);
-    if (c.make_room_copies < 0) throw UsageError("--make-room-copies: expected a count >= 0, got " + std::to_string(c.make_room_copies));
-    b.make_room_copies = c.make_room_copies;
-    if (c.make_room_second != "always" && c.make_room_second != "copies")
-        throw UsageError("--make-room-second: expected always or copies, got '" + c.make_room_second + "'");
-    b.make_room_second_only_for_copies = c.make_room_second == "copies";
+    b.make_room = read_make_room_flags(c.make_room);
     b.check = vm.count("check") > 0;
     if (vm.count("time-limit")) {
         b.time_limit_s = vm["time-limit"].as<double>();
@@ -715,8 +709,8 @@ int cmd_simulate(const Args& args) {
         file.forecast_days = c.base.forecast.days;
         file.forecast_quantile = c.base.forecast.quantile;
         file.forecast_burst_s = c.base.forecast.burst_s;
-        file.make_room_copies = c.make_room_copies;
-        file.make_room_second = c.make_room_second;
+        file.make_room_copies = c.make_room.copies;
+        file.make_room_second = c.make_room.second;
         file.seed = c.base.seed;
         file.seeds = c.seeds;
         if (preset != "none") {

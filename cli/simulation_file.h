@@ -94,7 +94,7 @@ struct SimulationFile {
     std::optional<std::string> defrag_when;        ///< "nightly", "triggered" or "both" (--defrag-when)
     std::optional<double> trigger_every_s;         ///< seconds between two checks (--trigger-every)
     std::optional<std::string> daily_budget;       ///< as given (--daily-budget), else --defrag-budget's
-    std::optional<std::string> forecast_room;      ///< "off", "triggers" or "on" (--forecast-room)
+    std::optional<std::string> forecast_room;      ///< "off", "triggers", "on" or "keep" (--forecast-room)
     std::optional<double> forecast_horizon_s;      ///< --forecast-horizon, seconds
     std::optional<std::int64_t> forecast_days;     ///< --forecast-days
     std::optional<double> forecast_quantile;       ///< --forecast-quantile

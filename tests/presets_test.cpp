@@ -181,12 +181,13 @@ struct SimRun {
     test::CmdResult r;
     SimulationFile file;
 };
-SimRun simulate(const std::string& extra, const std::string& name) {
+/** `vmcap simulate` on the Azure dev trace with `size` (hosts, days, evaluations) and `extra`,
+ *  its --out-json read back with every run's seconds zeroed. */
+SimRun simulate(const std::string& extra, const std::string& name, const std::string& size = "--hosts 40 --days 2 --evaluations 20000") {
     const std::filesystem::path data(VMCAP_SHARED_DATA_DIR);
     const std::string out = (test::tmp_dir() / name).string();
     SimRun s;
-    s.r = test::run_vmcap("simulate --trace azure-dev --data-dir " + data.string() +
-                          " --hosts 40 --days 2 --evaluations 20000 --out-json " + out + " " + extra);
+    s.r = test::run_vmcap("simulate --trace azure-dev --data-dir " + data.string() + " " + size + " --out-json " + out + " " + extra);
     if (s.r.code == 0) {
         s.file = read_simulation_file(out);
         for (SimulationRun& run : s.file.runs) run.seconds = 0.0;
@@ -254,17 +255,8 @@ TEST(Presets, SimulateRecommendedWithAdmissionMigrationsPlacesByVmcapFit) {
     // With --migrations-per-request other than 0 the preset's placer is vmcap-fit (docs/cli.md,
     // "Presets"): printed, recorded, and the run is the one its options spelled out run.
     if (no_data()) GTEST_SKIP() << "no data directory " << VMCAP_SHARED_DATA_DIR;
-    const std::filesystem::path data(VMCAP_SHARED_DATA_DIR);
-    const auto run = [&](const std::string& extra, const std::string& name) {
-        const std::string out = (test::tmp_dir() / name).string();
-        SimRun s;
-        s.r = test::run_vmcap("simulate --trace azure-dev --data-dir " + data.string() +
-                              " --hosts 60 --days 0.5 --evaluations 2000 --out-json " + out + " " + extra);
-        if (s.r.code == 0) {
-            s.file = read_simulation_file(out);
-            for (SimulationRun& r : s.file.runs) r.seconds = 0.0;
-        }
-        return s;
+    const auto run = [](const std::string& extra, const std::string& name) {
+        return simulate(extra, name, "--hosts 60 --days 0.5 --evaluations 2000");
     };
     const SimRun preset = run("--preset recommended --migrations-per-request 2", "preset-mpr.json");
     ASSERT_EQ(preset.r.code, 0) << preset.r.err;

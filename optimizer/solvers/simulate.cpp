@@ -433,7 +433,7 @@ void check_simulate_options(const SimulateOptions& o) {
     if (o.budget_count < -1 || !(o.budget_fraction >= 0.0 && o.budget_fraction <= 1.0))
         throw InputError("simulate: the nightly budget must be a count >= 0 or a fraction in [0, 1]");
     if (o.migrations_per_request < 0) throw InputError("simulate: --migrations-per-request must be >= 0");
-    if (o.make_room_copies < 0) throw InputError("simulate: --make-room-copies must be >= 0");
+    if (o.make_room.second_for_copies < 0) throw InputError("simulate: --make-room-copies must be >= 0");
     if (o.evaluations < 0) throw InputError("simulate: --evaluations must be >= 0");
     if (o.apply_over_duration && !o.schedule) throw InputError("simulate: applying plans over their duration needs a schedule");
     if (o.bpc_mbps > 0.0 && !o.network) throw InputError("simulate: VDC vlinks (bpc) need a network");
@@ -490,10 +490,7 @@ SimulateResult simulate(const std::vector<TraceVm>& trace, const SimulateOptions
     const Problem placing = placing_problem(trace, o, arrivals);
     const CapacityModel model(placing);
     std::unique_ptr<Placer> placer = make_placer(o.replay.placer);
-    MakeRoomOptions make_room;
-    make_room.second_for_copies = o.make_room_copies;
-    make_room.second_only_for_copies = o.make_room_second_only_for_copies;
-    Run run(trace, arrivals, model, *placer, o.migrations_per_request, make_room, o.apply_over_duration && o.reserve_plan);
+    Run run(trace, arrivals, model, *placer, o.migrations_per_request, o.make_room, o.apply_over_duration && o.reserve_plan);
     Pool pool(placing);
     SimulateResult out;
     for (const Flavor& f : placing.flavors) out.flavors.push_back(f.name);

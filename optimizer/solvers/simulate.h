@@ -22,6 +22,7 @@
 #include "instances/stop_reason.h"
 #include "instances/trace.h"
 #include "optimizer/plan/waves.h"
+#include "optimizer/solvers/make_room.h"
 #include "placement/replay.h"
 
 namespace vmcap {
@@ -140,12 +141,9 @@ struct SimulateOptions {
      *  more try. A flavor make_room found nothing for is not tried again until a VM departs or
      *  migrates (room only grows then). 0: none. */
     int migrations_per_request = 0;
-    /** make_room's options for those migrations (`--make-room-copies N`: MakeRoomOptions::
-     *  second_for_copies; >= 0). */
-    int make_room_copies = 0;
-    /** `--make-room-second copies`: MakeRoomOptions::second_only_for_copies (a plan of two
-     *  admission migrations only as the one make_room_copies takes over a plan of one). */
-    bool make_room_second_only_for_copies = false;
+    /** make_room's options for those migrations (`--make-room-copies N`: second_for_copies, >= 0;
+     *  `--make-room-second copies`: second_only_for_copies). */
+    MakeRoomOptions make_room;
     std::uint64_t seed = 1;
     /** Re-check every night's plan with `vmcap validate`'s replay (validate_plan) before applying
      *  it; a failure throws std::logic_error (a bug). */
