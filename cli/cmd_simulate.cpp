@@ -306,7 +306,8 @@ namespace {
 struct SimulateCommand {
     std::string trace_name, data_dir, host_type = "CQ3", compare, defrag_at, every, budget, out_csv, out_json, seed_text, weights,
                                       demand_window, mpr, network_label, apply = "at-once", window, reserve_plan = "on", when = "nightly",
-                                      trigger_every = "1h", daily_budget, horizon = "24h", burst = "0", room = "off";
+                                      trigger_every = "1h", daily_budget, horizon = "24h", burst = "0", room = "off",
+                                      one_node = "off";
     ScheduleParams schedule;
     std::vector<std::string> weight_overrides;  ///< --weight NAME=W
     int hosts = 0, copies = 1, seeds = 1, hosts_per_rack = 20, racks_per_pod = 10, vdc_cap = 30;
@@ -341,6 +342,10 @@ po::options_description simulate_options(SimulateCommand& c) {
          "instead of one simulation per seed and configuration, the fewest hosts with which it rejects fewer than this share of "
          "the requests (0: none rejected; 0.001: < 0.1%), by galloping from --hosts and bisection; per seed, then mean and spread")
         ("placer", po::value(&c.base.replay.placer)->default_value("best-fit"), ("online placer: " + placer_names()).c_str())
+        ("placer-one-node", po::value(&c.one_node)->default_value("off"),
+         "on: a placer that values capacity (vmcap-fit, vmcap-rack-fit, vmcap-first-fit) also keeps room for the trace's largest "
+         "flavor of one vNUMA node (weight 1 in the placer's targets, unless --weight names it); the nights' weights stay "
+         "--weights'. off: the placer weighs as --weights (multi-numa under demand and forecast)")
         ("days", po::value(&c.days)->default_value(0), "simulated days from the first arrival (0: the whole trace)")
         ("compare", po::value(&c.compare)->default_value("none,greedy"), compare_help(c.policies).c_str())
         ("defrag-at", po::value(&c.defrag_at)->default_value("03:00"),
@@ -452,6 +457,8 @@ void check_simulate(SimulateCommand& c, const po::variables_map& vm) {
         } catch (const UsageError&) {
             throw UsageError("--forecast-burst: expected 0 (off) or a duration > 0 such as 90s, 45m or 4h, got '" + c.burst + "'");
         }
+    if (c.one_node != "on" && c.one_node != "off") throw UsageError("--placer-one-node must be on or off, got '" + c.one_node + "'");
+    b.placer_one_node = c.one_node == "on";
     if (c.room != "off" && c.room != "triggers" && c.room != "on" && c.room != "keep")
         throw UsageError("--forecast-room must be off, triggers, on or keep, got '" + c.room + "'");
     b.forecast_room = c.room == "on"         ? ForecastRoom::On
@@ -692,6 +699,7 @@ int cmd_simulate(const Args& args) {
         file.hosts = c.hosts;
         file.host_type = c.base.replay.host_type.name;
         file.placer = c.base.replay.placer;
+        file.placer_one_node = c.one_node;
         file.network = c.network_label;
         file.bpc = c.bpc;
         file.span_s = span_s;

@@ -107,6 +107,7 @@ void fields(V& v, F& f) {
     v.opt("hosts", f.hosts);
     v.opt("host_type", f.host_type);
     v.opt("placer", f.placer);
+    v.opt("placer_one_node", f.placer_one_node);
     v.opt("network", f.network);
     v.opt("bpc", f.bpc);
     v.opt("span_s", f.span_s);

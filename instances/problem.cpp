@@ -116,6 +116,21 @@ void weigh_multi_numa_targets(std::vector<Flavor>& flavors) {
         })->weight = 1.0;
 }
 
+int largest_one_node_flavor(const std::vector<Flavor>& flavors) {
+    int best = -1;
+    for (int f = 0; f < static_cast<int>(flavors.size()); ++f) {
+        const Flavor& x = flavors[static_cast<std::size_t>(f)];
+        if (x.num_vnuma() != 1) continue;
+        if (best < 0) {
+            best = f;
+            continue;
+        }
+        const Flavor& b = flavors[static_cast<std::size_t>(best)];
+        if (std::tie(x.demand[kVcpu], x.demand[kRamMib], x.name) > std::tie(b.demand[kVcpu], b.demand[kRamMib], b.name)) best = f;
+    }
+    return best;
+}
+
 std::vector<std::vector<Amount>> compute_node_usage(const Problem& p) {
     const int R = p.num_resources();
     std::vector<std::vector<Amount>> usage(p.hosts.size());

@@ -229,6 +229,13 @@ void finalize_problem(Problem& problem, const std::string& file, bool allow_unpl
  */
 void weigh_multi_numa_targets(std::vector<Flavor>& flavors);
 
+/**
+ * The largest flavor of one vNUMA node by (vCPU, RAM, name) — the one whose room is a whole
+ * pNUMA node's worth, which the multi-NUMA targets do not keep (`vmcap simulate
+ * --placer-one-node`); -1 when no flavor has one node. O(flavors).
+ */
+int largest_one_node_flavor(const std::vector<Flavor>& flavors);
+
 /** Used amount of every pNUMA node of every host, recomputed from the placed VMs: [host][node * R + r]. */
 std::vector<std::vector<Amount>> compute_node_usage(const Problem& problem);
 

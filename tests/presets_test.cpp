@@ -155,7 +155,7 @@ TEST(Presets, RecommendedNamesEachCommandsOwnOptions) {
     std::string text;
     for (const PresetValue& v : simulate) text += "--" + v.option + " " + v.value + " ";
     EXPECT_EQ(text,
-              "--placer vmcap-rack-fit --compare sa --weights forecast --defrag-when both --forecast-room triggers --defrag-budget 0.5% "
+              "--placer vmcap-rack-fit --placer-one-node on --compare sa --weights forecast --defrag-when both --forecast-room triggers --defrag-budget 0.5% "
               "--daily-budget 1% --migrations-per-request 0 --make-room-copies 0 --make-room-second copies ");
     for (const char* command : {"simulate", "place", "plan"}) {
         const std::vector<Preset> presets = command_presets(command);
@@ -234,6 +234,7 @@ TEST(Presets, SimulateRecommendedIsItsOptionsSpelledOut) {
     EXPECT_EQ(preset.r.out.rfind("preset recommended:" + spelled + "\n", 0), 0u) << preset.r.out;
     // The header records the options in force, with or without the preset.
     EXPECT_EQ(preset.file.forecast_room, "triggers");
+    EXPECT_EQ(preset.file.placer_one_node, "on");
     EXPECT_EQ(preset.file.defrag_when, "both");
     EXPECT_EQ(preset.file.daily_budget, "1%");
     EXPECT_EQ(preset.file.trigger_every_s, 3600.0);
@@ -260,13 +261,14 @@ TEST(Presets, SimulateRecommendedWithAdmissionMigrationsPlacesByVmcapFit) {
     };
     const SimRun preset = run("--preset recommended --migrations-per-request 2", "preset-mpr.json");
     ASSERT_EQ(preset.r.code, 0) << preset.r.err;
-    EXPECT_EQ(preset.r.out.rfind("preset recommended: --placer vmcap-fit --compare sa", 0), 0u) << preset.r.out;
+    EXPECT_EQ(preset.r.out.rfind("preset recommended: --placer vmcap-fit --placer-one-node off --compare sa", 0), 0u) << preset.r.out;
     EXPECT_EQ(preset.file.placer, "vmcap-fit");
+    EXPECT_EQ(preset.file.placer_one_node, "off");
     EXPECT_EQ(preset.file.make_room_second, "copies");
     const std::vector<PresetValue> values = command_presets("simulate").at(1).values;
     std::string spelled;
     for (const PresetValue& v : values)
-        spelled += " --" + v.option + " " + (v.option == "placer" ? v.value_when : v.option == "migrations-per-request" ? "2" : v.value);
+        spelled += " --" + v.option + " " + (!v.when.empty() ? v.value_when : v.option == "migrations-per-request" ? "2" : v.value);
     const SimRun explicit_options = run(spelled, "spelled-mpr.json");
     ASSERT_EQ(explicit_options.r.code, 0) << explicit_options.r.err;
     ASSERT_FALSE(preset.file.runs.empty());

@@ -632,3 +632,59 @@ TEST(Simulate, HostsNeededIsTheLinearScansAnswer) {
     EXPECT_THROW(hosts_needed(trace, options("none"), 0.0, 0), InputError);
     EXPECT_THROW(hosts_needed(trace, options("none"), 0.0, 2, {}, 3), InputError);  // more than 3 hosts needed
 }
+
+TEST(Simulate, LargestOneNodeFlavorIsTheLargestOfOneVnumaNode) {
+    const auto flavor = [](const char* name, Amount vcpu, Amount gib, const char* vnuma) {
+        Flavor f;
+        f.name = name;
+        f.demand = {vcpu, gib * 1024};
+        f.vnuma = parse_topology(vnuma);
+        return f;
+    };
+    // By vCPU, then RAM, then name; flavors of two or more vNUMA nodes never, however large.
+    std::vector<Flavor> fs = {flavor("8c14g", 8, 14, "K1"), flavor("16c112g", 16, 112, "C4"), flavor("8c16g", 8, 16, "K1"),
+                              flavor("2c4g", 2, 4, "K1"), flavor("8c56g", 8, 56, "K2")};
+    EXPECT_EQ(largest_one_node_flavor(fs), 2);
+    fs.push_back(flavor("8c16h", 8, 16, "K1"));  // equal size: the later name
+    EXPECT_EQ(largest_one_node_flavor(fs), 5);
+    EXPECT_EQ(largest_one_node_flavor({flavor("8c56g", 8, 56, "K2")}), -1);
+    EXPECT_EQ(largest_one_node_flavor({}), -1);
+}
+
+TEST(Simulate, PlacerOneNodeIsAWeightOnTheLargestOneNodeFlavorForThePlacerAlone) {
+    // The oracle is the placer's weight given by hand: without nights, --placer-one-node on is
+    // --weight F=1 for F the largest one-node flavor of the placing problem (the nights are the
+    // only other reader of --weight), arrival by arrival; and it changes what the placer does here.
+    const std::vector<TraceVm> trace = synthetic_trace(7);
+    SimulateOptions o = options("none");
+    o.check = false;
+    o.replay.placer = "vmcap-fit";
+    o.replay.num_hosts = 12;
+    std::vector<std::size_t> arrivals;
+    const Problem placing = replay_arrivals(trace, o.replay, arrivals);
+    const int f = largest_one_node_flavor(placing.flavors);
+    ASSERT_GE(f, 0);
+    const std::string name = placing.flavors[static_cast<std::size_t>(f)].name;
+    ASSERT_EQ(placing.flavors[static_cast<std::size_t>(f)].weight, 0.0) << name << " is weighed already";
+    SimulateOptions on = o, by_hand = o;
+    on.placer_one_node = true;
+    by_hand.replay.weights[name] = 1.0;
+    const SimulateResult plain = simulate(trace, o), one = simulate(trace, on), hand = simulate(trace, by_hand);
+    EXPECT_EQ(one.rejected, hand.rejected);
+    EXPECT_EQ(one.rejected_by_flavor, hand.rejected_by_flavor);
+    EXPECT_EQ(one.rejected_vcpu_hours, hand.rejected_vcpu_hours);
+    EXPECT_NE(one.rejected_by_flavor, plain.rejected_by_flavor) << "the weight changes nothing on this trace: the test cannot fail";
+    // A weight the user gave for the flavor stays as given.
+    SimulateOptions zero = by_hand, zero_on = by_hand;
+    zero.replay.weights[name] = 0.0;
+    zero_on.replay.weights[name] = 0.0;
+    zero_on.placer_one_node = true;
+    EXPECT_EQ(simulate(trace, zero_on).rejected_by_flavor, simulate(trace, zero).rejected_by_flavor);
+    // The nights keep the targets' weights: the flavor's night weight is 0 (multi-numa targets).
+    SimulateOptions night = on;
+    night.defrag = "greedy";
+    const SimulateResult n = simulate(trace, night);
+    ASSERT_FALSE(n.days.empty());
+    for (const SimulateDay& d : n.days)
+        if (!d.weights.empty()) EXPECT_EQ(d.weights[static_cast<std::size_t>(f)], 0.0) << "day " << d.day;
+}

@@ -260,9 +260,10 @@ std::int64_t coverage(const std::vector<Count>& capacity, const std::vector<std:
  *  applied to the run; fills the day's figures. A plan that lowers the forecast coverage (with
  *  limits.need) is not applied (day.plans_refused). Returns whether the time limit cut the night. */
 bool defragment(Run& run, const SimulateOptions& o, int night, const WindowDemand& demand, double t, std::size_t row, SimulateDay& day,
-                const RunLimits& limits = {}) {
+                const std::vector<double>& night_base, const RunLimits& limits = {}) {
     std::vector<int> original;
     Problem q = cluster_now(run.state(), original);
+    for (std::size_t f = 0; f < q.flavors.size(); ++f) q.flavors[f].weight = night_base[f];  // the targets', not the placer's
     const std::vector<double> weights = night_weights(q, demand, o.replay, limits.need, o.forecast_base_weight);
     for (std::size_t f = 0; f < q.flavors.size(); ++f) q.flavors[f].weight = weights[f];
     if (o.replay.targets == "forecast" && limits.need) {
@@ -465,10 +466,17 @@ void check_simulate_options(const SimulateOptions& o) {
 
 namespace {
 
-/** The problem the replay places on (replay_arrivals, then the network and the VDCs). */
-Problem placing_problem(const std::vector<TraceVm>& trace, const SimulateOptions& o, std::vector<std::size_t>& arrivals) {
+/** The problem the replay places on; `night_base` (may be null): its flavors' weights as the
+ *  targets give them, before SimulateOptions::placer_one_node. */
+Problem placing_problem(const std::vector<TraceVm>& trace, const SimulateOptions& o, std::vector<std::size_t>& arrivals,
+                        std::vector<double>* night_base = nullptr) {
     check_simulate_options(o);
     Problem placing = replay_arrivals(trace, o.replay, arrivals);
+    if (night_base != nullptr)
+        for (const Flavor& f : placing.flavors) night_base->push_back(f.weight);
+    if (o.placer_one_node)
+        if (const int f = largest_one_node_flavor(placing.flavors); f >= 0 && !o.replay.weights.contains(placing.flavors[static_cast<std::size_t>(f)].name))
+            placing.flavors[static_cast<std::size_t>(f)].weight = 1.0;
     if (o.network) {
         build_datacenter_network(placing, *o.network, "simulate");
         if (o.bpc_mbps > 0.0) add_trace_vdcs(placing, trace, arrivals, o.bpc_mbps, o.vdc_cap);
@@ -487,7 +495,8 @@ void check_simulation(const std::vector<TraceVm>& trace, const SimulateOptions& 
 SimulateResult simulate(const std::vector<TraceVm>& trace, const SimulateOptions& o) {
     const auto t0 = std::chrono::steady_clock::now();
     std::vector<std::size_t> arrivals;
-    const Problem placing = placing_problem(trace, o, arrivals);
+    std::vector<double> night_base;
+    const Problem placing = placing_problem(trace, o, arrivals, &night_base);
     const CapacityModel model(placing);
     std::unique_ptr<Placer> placer = make_placer(o.replay.placer);
     Run run(trace, arrivals, model, *placer, o.migrations_per_request, o.make_room, o.apply_over_duration && o.reserve_plan);
@@ -559,7 +568,7 @@ SimulateResult simulate(const std::vector<TraceVm>& trace, const SimulateOptions
             limits.most = budget_left();
         }
         if (defragment(run, bounded(oo), night, window_demand(trace, arrivals, a, t, o.replay.demand_window_s), t, out.days.size(), day,
-                       limits))
+                       night_base, limits))
             out.stopped_by = StopReason::TimeLimit;
         day_used += day.plans_refused > 0 ? 0 : day.planned_migrations;
         add_day(day, out);
@@ -572,7 +581,7 @@ SimulateResult simulate(const std::vector<TraceVm>& trace, const SimulateOptions
         RunLimits limits{planned(forecast), budget_left(), 1000003ULL * static_cast<std::uint64_t>(day.triggered_runs + 1)};
         SimulateDay run_day;  // the run's own figures; the day's row gets its migrations
         if (defragment(run, bounded(o), night, window_demand(trace, arrivals, a, t, o.replay.demand_window_s), t, out.days.size(), run_day,
-                       limits))
+                       night_base, limits))
             out.stopped_by = StopReason::TimeLimit;
         ++day.triggered_runs;
         day.plans_refused += run_day.plans_refused;

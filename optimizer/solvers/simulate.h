@@ -144,6 +144,14 @@ struct SimulateOptions {
     /** make_room's options for those migrations (`--make-room-copies N`: second_for_copies, >= 0;
      *  `--make-room-second copies`: second_only_for_copies). */
     MakeRoomOptions make_room;
+    /** `--placer-one-node on`: the online placer (a placer that values capacity, e.g. vmcap-fit)
+     *  also weighs the trace's largest flavor of one vNUMA node (largest_one_node_flavor,
+     *  instances/problem.h) at 1, unless a `weights` override names it; the nights' weights stay
+     *  as the targets give them. Why: the multi-NUMA targets keep room for flavors that span
+     *  linked pNUMA nodes and none for a VM that needs most of one node, so the placer splits the
+     *  nodes such a VM needs; at the wall of Azure x3 every rejection is of 8c14g, half a CQ3 node
+     *  (docs/performance.md, "The placer keeps room for the largest one-node flavor"). */
+    bool placer_one_node = false;
     std::uint64_t seed = 1;
     /** Re-check every night's plan with `vmcap validate`'s replay (validate_plan) before applying
      *  it; a failure throws std::logic_error (a bug). */
