@@ -306,8 +306,7 @@ namespace {
 struct SimulateCommand {
     std::string trace_name, data_dir, host_type = "CQ3", compare, defrag_at, every, budget, out_csv, out_json, seed_text, weights,
                                       demand_window, mpr, network_label, apply = "at-once", window, reserve_plan = "on", when = "nightly",
-                                      trigger_every = "1h", daily_budget, horizon = "24h", burst = "0", room = "off",
-                                      one_node = "off";
+                                      trigger_every = "1h", daily_budget, horizon = "24h", burst = "0", room = "off", one_node = "off";
     ScheduleParams schedule;
     std::vector<std::string> weight_overrides;  ///< --weight NAME=W
     int hosts = 0, copies = 1, seeds = 1, hosts_per_rack = 20, racks_per_pod = 10, vdc_cap = 30;

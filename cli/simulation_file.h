@@ -87,7 +87,7 @@ struct SimulationFile {
     std::optional<std::int64_t> copies, hosts;
     std::optional<std::string> host_type, placer, network;
     std::optional<std::string> placer_one_node;  ///< "on" or "off" (--placer-one-node)
-    std::optional<double> bpc;  ///< Mbps per vCPU of the VDCs' vlinks (0: none)
+    std::optional<double> bpc;                   ///< Mbps per vCPU of the VDCs' vlinks (0: none)
     std::optional<double> span_s, defrag_at_s, defrag_every_s;
     std::optional<std::string> defrag_budget, apply;
     std::optional<double> window_s;                ///< 0: no window

@@ -155,7 +155,8 @@ TEST(Presets, RecommendedNamesEachCommandsOwnOptions) {
     std::string text;
     for (const PresetValue& v : simulate) text += "--" + v.option + " " + v.value + " ";
     EXPECT_EQ(text,
-              "--placer vmcap-rack-fit --placer-one-node on --compare sa --weights forecast --defrag-when both --forecast-room triggers --defrag-budget 0.5% "
+              "--placer vmcap-rack-fit --placer-one-node on --compare sa --weights forecast --defrag-when both --forecast-room triggers "
+              "--defrag-budget 0.5% "
               "--daily-budget 1% --migrations-per-request 0 --make-room-copies 0 --make-room-second copies ");
     for (const char* command : {"simulate", "place", "plan"}) {
         const std::vector<Preset> presets = command_presets(command);

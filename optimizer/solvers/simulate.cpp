@@ -475,7 +475,8 @@ Problem placing_problem(const std::vector<TraceVm>& trace, const SimulateOptions
     if (night_base != nullptr)
         for (const Flavor& f : placing.flavors) night_base->push_back(f.weight);
     if (o.placer_one_node)
-        if (const int f = largest_one_node_flavor(placing.flavors); f >= 0 && !o.replay.weights.contains(placing.flavors[static_cast<std::size_t>(f)].name))
+        if (const int f = largest_one_node_flavor(placing.flavors);
+            f >= 0 && !o.replay.weights.contains(placing.flavors[static_cast<std::size_t>(f)].name))
             placing.flavors[static_cast<std::size_t>(f)].weight = 1.0;
     if (o.network) {
         build_datacenter_network(placing, *o.network, "simulate");
