@@ -230,9 +230,10 @@ void finalize_problem(Problem& problem, const std::string& file, bool allow_unpl
 void weigh_multi_numa_targets(std::vector<Flavor>& flavors);
 
 /**
- * The largest flavor of one vNUMA node by (vCPU, RAM, name) — the one whose room is a whole
- * pNUMA node's worth, which the multi-NUMA targets do not keep (`vmcap simulate
- * --placer-one-node`); -1 when no flavor has one node. O(flavors).
+ * Index of the largest flavor of one vNUMA node by (vCPU, RAM, name): the one-node VM that needs
+ * the most of one pNUMA node, whose room (held by every smaller one-node flavor too) the
+ * multi-NUMA targets do not keep (`vmcap simulate --placer-one-node`); -1 when no flavor has one
+ * node. O(flavors).
  */
 int largest_one_node_flavor(const std::vector<Flavor>& flavors);
 
