@@ -684,7 +684,11 @@ TEST(Simulate, PlacerOneNodeIsAWeightOnTheLargestOneNodeFlavorForThePlacerAlone)
     SimulateOptions night = on;
     night.defrag = "greedy";
     const SimulateResult n = simulate(trace, night);
-    ASSERT_FALSE(n.days.empty());
+    int weighed = 0;
     for (const SimulateDay& d : n.days)
-        if (!d.weights.empty()) EXPECT_EQ(d.weights[static_cast<std::size_t>(f)], 0.0) << "day " << d.day;
+        if (!d.weights.empty()) {
+            ++weighed;
+            EXPECT_EQ(d.weights[static_cast<std::size_t>(f)], 0.0) << "day " << d.day;
+        }
+    EXPECT_GE(weighed, 3) << "too few nights with weights: the check says little";
 }
