@@ -18,6 +18,8 @@
 // Exactness relies on the targets sharing one per-node demand td (checked: V then reads a host's
 // free amounts only through c_i = min_r floor(F_ir / td_r)), so Vt(F) = max over c' <= c(F) of
 // V(c' td) + (the best pi-value of arrivals fitting in F - c' td); two resources.
+// -DRELAX_PIECES: multi-node arrivals relaxed to independent one-node pieces, each worth
+// ceil(pi_g / vNUMA nodes) (what a per-node search of arrivals could use; still a bound).
 //
 // Build (from a Release build of vmcap, scripts/setup.sh) and run:
 //   scripts/probes/build_lagrangian_probe.sh [-DBUDGETS='{4,6,8,10}' -DSEEDS=10 -DPRICE_ALL=0 -DVERBOSE]
@@ -55,6 +57,11 @@ struct PH {
 #ifndef BUDGETS
 #define BUDGETS \
     { 8, 12 }
+#endif
+#ifdef RELAX_PIECES
+constexpr bool kRelaxPieces = true;  // multi-node arrivals as independent per-node pieces
+#else
+constexpr bool kRelaxPieces = false;
 #endif
 #ifndef SEEDS
 #define SEEDS 8
@@ -115,9 +122,14 @@ struct Probe {
         if (it != kmemo.end()) return it->second;
         Score best = 0;
         for (int g = 0; g < static_cast<int>(p.flavors.size()); ++g) {
-            if (!priced[g] || cost[g] <= 0 || p.flavors[g].num_vnuma() != 1) continue;
+            if (!priced[g] || cost[g] <= 0) continue;
+            const int span = p.flavors[g].num_vnuma();
+            if (span != 1 && !kRelaxPieces) continue;
+            // A multi-node arrival relaxed to independent one-node pieces, each worth its share of
+            // pi_g rounded up: a superset of the real placements at no less value, so still a bound.
+            const Score value = (cost[g] + span - 1) / span;
             const Amount dc = p.flavors[g].node_demand[0], dr = p.flavors[g].node_demand[1];
-            if (dc <= c && dr <= r) best = std::max(best, K(c - dc, r - dr) + cost[g]);
+            if (dc <= c && dr <= r) best = std::max(best, K(c - dc, r - dr) + value);
         }
         kmemo[{c, r}] = best;
         return best;
@@ -128,7 +140,7 @@ struct Probe {
         Score best = 0;
         for (int i = 0; i < nn; ++i) best += K(av[i * R], av[i * R + 1]);
         for (int g = 0; g < static_cast<int>(p.flavors.size()); ++g) {
-            if (!priced[g] || cost[g] <= 0 || p.flavors[g].num_vnuma() == 1) continue;
+            if (!priced[g] || cost[g] <= 0 || p.flavors[g].num_vnuma() == 1 || kRelaxPieces) continue;
             for (const Embedding& e : m.evaluator(0, g).placements()) {
                 std::vector<Amount> G = av;
                 shift(G, g, e.mask, -1);
