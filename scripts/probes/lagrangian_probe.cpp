@@ -289,7 +289,10 @@ int main(int argc, char** argv) {
                     P.push_back(g);
                 }
             const Score unit = kScoreScale;
+            int evaluations = 0;
+            const auto started = std::chrono::steady_clock::now();
             auto eval = [&](const std::vector<double>& d) {
+                ++evaluations;
                 pr.cost = ell;
                 for (std::size_t i = 0; i < P.size(); ++i) pr.cost[P[i]] = ell[P[i]] + static_cast<Score>(d[i] * unit);
                 const auto t0 = std::chrono::steady_clock::now();
@@ -341,7 +344,9 @@ int main(int argc, char** argv) {
             std::printf("%s seed %lu B %ld VMs %zu: opt %.3f%s bound %.3f  L(ell) %.3f  min L %.3f at (", topo, seed, B, p.vms.size(), opt,
                         ex.proven ? "" : "?", ub.value, static_cast<double>(at_ell) / unit, static_cast<double>(best) / unit);
             for (double x : bestd) std::printf(" %.2f", x);
-            std::printf(" )%s\n", static_cast<double>(best) / unit + 1e-9 < opt ? "  INVALID" : "");
+            std::printf(" )  %d L(pi) in %.2f s%s\n", evaluations,
+                        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count(),
+                        static_cast<double>(best) / unit + 1e-9 < opt ? "  INVALID" : "");
             std::fflush(stdout);
         }
 }
