@@ -18,6 +18,7 @@
 // Exactness relies on the targets sharing one per-node demand td (checked: V then reads a host's
 // free amounts only through c_i = min_r floor(F_ir / td_r)), so Vt(F) = max over c' <= c(F) of
 // V(c' td) + (the best pi-value of arrivals fitting in F - c' td); two resources.
+// -DPARAM2: pi_g = l_g + alpha x vCPU_g / 4 + beta x GiB_g / 16, two multipliers searched.
 // -DRELAX_PIECES: multi-node arrivals relaxed to independent one-node pieces, each worth
 // ceil(pi_g / vNUMA nodes) (what a per-node search of arrivals could use; still a bound).
 //
@@ -57,6 +58,11 @@ struct PH {
 #ifndef BUDGETS
 #define BUDGETS \
     { 8, 12 }
+#endif
+#ifdef PARAM2
+constexpr bool kParam2 = true;
+#else
+constexpr bool kParam2 = false;
 #endif
 #ifdef RELAX_PIECES
 constexpr bool kRelaxPieces = true;  // multi-node arrivals as independent per-node pieces
@@ -294,7 +300,15 @@ int main(int argc, char** argv) {
             auto eval = [&](const std::vector<double>& d) {
                 ++evaluations;
                 pr.cost = ell;
-                for (std::size_t i = 0; i < P.size(); ++i) pr.cost[P[i]] = ell[P[i]] + static_cast<Score>(d[i] * unit);
+                for (std::size_t i = 0; i < P.size(); ++i) {
+                    const Flavor& fl = p.flavors[static_cast<std::size_t>(P[i])];
+                    // -DPARAM2: pi_g = l_g + alpha x vCPU / 4 + beta x GiB / 16 (d = (alpha, beta)): a
+                    // price on the room a moved VM takes, two multipliers for every flavor.
+                    const double extra = kParam2 ? d[0] * static_cast<double>(fl.demand[0]) / 4.0 +
+                                                       d[1] * static_cast<double>(fl.demand[1]) / (16.0 * 1024.0)
+                                                 : d[i];
+                    pr.cost[P[i]] = ell[P[i]] + static_cast<Score>(extra * unit);
+                }
                 const auto t0 = std::chrono::steady_clock::now();
                 const Score r = pr.L(B);
 #ifdef VERBOSE
@@ -308,7 +322,8 @@ int main(int argc, char** argv) {
 #endif
                 return r;
             };
-            std::vector<double> d(P.size(), 0.0);
+            const std::size_t dims = kParam2 ? 2 : P.size();
+            std::vector<double> d(dims, 0.0);
             const Score at_ell = eval(d);
             Score best = at_ell;
             std::vector<double> bestd = d;
@@ -319,13 +334,13 @@ int main(int argc, char** argv) {
                 for (int iter = 0; iter < 40; ++iter) {
                     Score round_best = best;
                     std::vector<double> round_d = bestd;
-                    std::vector<int> dir(P.size(), -1);
+                    std::vector<int> dir(dims, -1);
                     while (true) {
                         bool zero = true;
                         for (int x : dir) zero = zero && x == 0;
                         if (!zero) {
                             std::vector<double> t = bestd;
-                            for (std::size_t i = 0; i < P.size(); ++i) t[i] += dir[i] * st;
+                            for (std::size_t i = 0; i < dims; ++i) t[i] += dir[i] * st;
                             const Score v = eval(t);
                             if (v < round_best) {
                                 round_best = v;
@@ -333,8 +348,8 @@ int main(int argc, char** argv) {
                             }
                         }
                         std::size_t i = 0;
-                        while (i < P.size() && ++dir[i] > 1) dir[i++] = -1;
-                        if (i == P.size()) break;
+                        while (i < dims && ++dir[i] > 1) dir[i++] = -1;
+                        if (i == dims) break;
                     }
                     if (round_best >= best) break;
                     best = round_best;
