@@ -25,6 +25,7 @@
 // Build (from a Release build of vmcap, scripts/setup.sh) and run:
 //   scripts/probes/build_lagrangian_probe.sh [-DBUDGETS='{4,6,8,10}' -DSEEDS=10 -DPRICE_ALL=0 -DVERBOSE]
 //   build/lagrangian_probe K2 4     # topology, hosts; one line per (seed, budget)
+//   build/lagrangian_probe snap.json  # one snapshot at its own budget, without CBC
 #include <cstdio>
 #include <map>
 #include <cstdint>
@@ -36,6 +37,7 @@
 #include "tests/fixtures.h"
 #include "optimizer/bound/upper_bound.h"
 #include "optimizer/solvers/exact.h"
+#include "instances/snapshot_io.h"
 
 using namespace vmcap;
 struct VH {
@@ -256,17 +258,24 @@ struct Probe {
 };
 
 int main(int argc, char** argv) {
-    const char* topo = argc > 1 ? argv[1] : "CQ3";
+    const std::string arg1 = argc > 1 ? argv[1] : "CQ3";
+    // A snapshot file instead of random clusters: its own budget, no CBC (its optimum is unknown;
+    // "opt" prints 0).
+    const bool from_file = arg1.size() > 5 && arg1.substr(arg1.size() - 5) == ".json";
+    const char* topo = from_file ? "snapshot" : arg1.c_str();
     const int hosts = argc > 2 ? std::atoi(argv[2]) : 4;
-    for (std::uint64_t seed = 1; seed <= SEEDS; ++seed)
-        for (std::int64_t B : BUDGETS) {
+    const std::uint64_t seeds = from_file ? 1 : SEEDS;
+    const std::vector<std::int64_t> budgets = from_file ? std::vector<std::int64_t>{-1} : std::vector<std::int64_t> BUDGETS;
+    for (std::uint64_t seed = 1; seed <= seeds; ++seed)
+        for (std::int64_t B : budgets) {
             test::RandomCluster rc;
             rc.host_topology = topo;
             rc.hosts = hosts;
             rc.seed = 100 + seed;
             rc.fill = 0.8;
             rc.max_migrations = B;
-            const Problem p = test::make_random_problem(rc);
+            const Problem p = from_file ? load_snapshot(arg1) : test::make_random_problem(rc);
+            if (from_file) B = p.constraints.max_migrations;
             const CapacityModel m(p);
             int maxn = 0;
             {
@@ -274,14 +283,14 @@ int main(int argc, char** argv) {
                 for (const Vm& vm : p.vms)
                     if (vm.migratable) maxn = std::max(maxn, ++c[vm.host]);
             }
-            if (maxn > 16) {
+            if (maxn > 16 && !from_file) {
                 std::printf("skip seed %lu: %d VMs on a host\n", seed, maxn);
                 continue;
             }
             const UpperBound ub = compute_upper_bound(m);
             MilpParams mp;
             mp.time_limit_s = 60;
-            const ExactResult ex = solve_exact(m, mp);
+            const ExactResult ex = from_file ? ExactResult{} : solve_exact(m, mp);
             Probe pr(m);
             const int F = static_cast<int>(p.flavors.size());
             std::vector<Score> ell(F);
