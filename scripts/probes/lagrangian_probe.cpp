@@ -18,6 +18,7 @@
 // Exactness relies on the targets sharing one per-node demand td (checked: V then reads a host's
 // free amounts only through c_i = min_r floor(F_ir / td_r)), so Vt(F) = max over c' <= c(F) of
 // V(c' td) + (the best pi-value of arrivals fitting in F - c' td); two resources.
+// -DSUBGRAD: Polyak subgradient steps toward CBC's best instead of the pattern search (at most 60).
 // -DPARAM2: pi_g = l_g + alpha x vCPU_g / 4 + beta x GiB_g / 16, two multipliers searched.
 // -DRELAX_PIECES: multi-node arrivals relaxed to independent one-node pieces, each worth
 // ceil(pi_g / vNUMA nodes) (what a per-node search of arrivals could use; still a bound).
@@ -60,6 +61,11 @@ struct PH {
 #ifndef BUDGETS
 #define BUDGETS \
     { 8, 12 }
+#endif
+#ifdef SUBGRAD
+constexpr bool kSubgradient = true;  // Polyak subgradient steps instead of the pattern search
+#else
+constexpr bool kSubgradient = false;
 #endif
 #ifdef PARAM2
 constexpr bool kParam2 = true;
@@ -229,9 +235,17 @@ struct Probe {
             std::vector<std::pair<std::pair<int, NodeMask>, int>> cl(cls.begin(), cls.end());
             std::vector<Score> G(n + 1, std::numeric_limits<Score>::min());
             std::vector<Amount> F = free[h];
+            std::vector<std::vector<int>> rem_k(n + 1);      // removals per flavor of G[k]'s best set
+            std::vector<std::vector<Amount>> free_k(n + 1);  // its free amounts
+            std::vector<int> rem(p.flavors.size(), 0);
             std::function<void(std::size_t, int, Score)> rec = [&](std::size_t i, int k, Score c) {
                 if (i == cl.size()) {
-                    G[k] = std::max(G[k], Vt(F) - c);
+                    const Score v = Vt(F) - c;
+                    if (v > G[k]) {
+                        G[k] = v;
+                        rem_k[k] = rem;
+                        free_k[k] = F;
+                    }
                     return;
                 }
                 const auto [fm, cnt] = cl[i];
@@ -239,9 +253,11 @@ struct Probe {
                 rec(i + 1, k, c);
                 while (taken < cnt && k + taken < B) {
                     ++taken;
+                    ++rem[fm.first];
                     shift(F, fm.first, fm.second, +1);
                     rec(i + 1, k + taken, c + taken * cost[fm.first]);
                 }
+                rem[fm.first] -= taken;
                 for (int t = 0; t < taken; ++t) shift(F, fm.first, fm.second, -1);
             };
             rec(0, 0, 0);
@@ -251,9 +267,90 @@ struct Probe {
                     if (dp[b - k] != std::numeric_limits<Score>::min() && G[k] != std::numeric_limits<Score>::min())
                         nd[b] = std::max(nd[b], dp[b - k] + G[k]);
             for (std::int64_t b = 1; b <= B; ++b) nd[b] = std::max(nd[b], nd[b - 1]);
+            hist.push_back(dp);
+            tables.push_back({G, rem_k, free_k});
             dp = nd;
         }
+        // Backtrack the knapsack's choice: per host its k, removals and arrivals per flavor; their
+        // difference summed is a subgradient of L at this pi (arrivals - removals per flavor).
+        sub.assign(p.flavors.size(), 0);
+        std::int64_t b = B;
+        for (int h = H - 1; h >= 0; --h) {
+            const auto& prev = hist[static_cast<std::size_t>(h)];
+            const Table& t = tables[static_cast<std::size_t>(h)];
+            // the best value at b or below (nd is a prefix maximum)
+            Score target = std::numeric_limits<Score>::min();
+            for (std::int64_t bb = 0; bb <= b; ++bb)
+                for (std::size_t k = 0; k < t.G.size() && static_cast<std::int64_t>(k) <= bb; ++k)
+                    if (prev[bb - k] != std::numeric_limits<Score>::min() && t.G[k] != std::numeric_limits<Score>::min())
+                        target = std::max(target, prev[bb - k] + t.G[k]);
+            bool found = false;
+            for (std::int64_t bb = b; bb >= 0 && !found; --bb)
+                for (std::size_t k = 0; k < t.G.size() && static_cast<std::int64_t>(k) <= bb && !found; ++k)
+                    if (prev[bb - k] != std::numeric_limits<Score>::min() && t.G[k] != std::numeric_limits<Score>::min() &&
+                        prev[bb - k] + t.G[k] == target) {
+                        for (std::size_t g = 0; g < p.flavors.size(); ++g) sub[g] -= t.rem[k][g];
+                        arrivals(t.free[k], sub);
+                        b = bb - static_cast<std::int64_t>(k);
+                        found = true;
+                    }
+        }
+        hist.clear();
+        tables.clear();
         return dp[B];
+    }
+    struct Table {
+        std::vector<Score> G;
+        std::vector<std::vector<int>> rem;
+        std::vector<std::vector<Amount>> free;
+    };
+    std::vector<std::vector<Score>> hist;
+    std::vector<Table> tables;
+    std::vector<int> sub;  // the last L's subgradient, per flavor
+    // Arrivals per flavor of Vt(F)'s maximiser, added to out (memos of the same pi).
+    void arrivals(const std::vector<Amount>& F, std::vector<int>& out) {
+        const Score best = Vt(F);
+        for (const Item& x : pre.at(F))
+            if (x.v + Arr(x.av) == best) {
+                arr_counts(x.av, out);
+                return;
+            }
+    }
+    void arr_counts(const std::vector<Amount>& av, std::vector<int>& out) {
+        const Score best = Arr(av);
+        Score ksum = 0;
+        for (int i = 0; i < nn; ++i) ksum += K(av[i * R], av[i * R + 1]);
+        if (ksum == best) {
+            for (int i = 0; i < nn; ++i) k_counts(av[i * R], av[i * R + 1], out);
+            return;
+        }
+        for (int g = 0; g < static_cast<int>(p.flavors.size()); ++g) {
+            if (!priced[g] || cost[g] <= 0 || p.flavors[g].num_vnuma() == 1 || kRelaxPieces) continue;
+            for (const Embedding& e : m.evaluator(0, g).placements()) {
+                std::vector<Amount> G = av;
+                shift(G, g, e.mask, -1);
+                bool ok = true;
+                for (Amount a : G) ok = ok && a >= 0;
+                if (ok && Arr(G) + cost[g] == best) {
+                    ++out[g];
+                    arr_counts(G, out);
+                    return;
+                }
+            }
+        }
+    }
+    void k_counts(Amount c, Amount r, std::vector<int>& out) {
+        const Score best = K(c, r);
+        if (best == 0) return;
+        for (int g = 0; g < static_cast<int>(p.flavors.size()); ++g) {
+            if (!priced[g] || cost[g] <= 0 || p.flavors[g].num_vnuma() != 1) continue;
+            const Amount dc = p.flavors[g].node_demand[0], dr = p.flavors[g].node_demand[1];
+            if (dc <= c && dr <= r && K(c - dc, r - dr) + cost[g] == best) {
+                ++out[g];
+                k_counts(c - dc, r - dr, out);
+                return;
+            }
+        }
     }
 };
 
@@ -311,6 +408,7 @@ int main(int argc, char** argv) {
                 pr.cost = ell;
                 for (std::size_t i = 0; i < P.size(); ++i) {
                     const Flavor& fl = p.flavors[static_cast<std::size_t>(P[i])];
+                    // -DSUBGRAD: Polyak subgradient steps toward CBC's best instead of the pattern search (at most 60).
                     // -DPARAM2: pi_g = l_g + alpha x vCPU / 4 + beta x GiB / 16 (d = (alpha, beta)): a
                     // price on the room a moved VM takes, two multipliers for every flavor.
                     const double extra = kParam2 ? d[0] * static_cast<double>(fl.demand[0]) / 4.0 +
@@ -336,34 +434,56 @@ int main(int argc, char** argv) {
             const Score at_ell = eval(d);
             Score best = at_ell;
             std::vector<double> bestd = d;
-            // Pattern search from d = 0: at each step size, move to the best of the 3^n - 1
-            // neighbours d + step x {-1, 0, 1}^n while one lowers L, then halve the step (0.25,
-            // 0.125, 0.0625). L is convex in pi but not smooth: single-coordinate moves stall at kinks.
-            for (double st : {0.25, 0.125, 0.0625})
-                for (int iter = 0; iter < 40; ++iter) {
-                    Score round_best = best;
-                    std::vector<double> round_d = bestd;
-                    std::vector<int> dir(dims, -1);
-                    while (true) {
-                        bool zero = true;
-                        for (int x : dir) zero = zero && x == 0;
-                        if (!zero) {
-                            std::vector<double> t = bestd;
-                            for (std::size_t i = 0; i < dims; ++i) t[i] += dir[i] * st;
-                            const Score v = eval(t);
-                            if (v < round_best) {
-                                round_best = v;
-                                round_d = t;
-                            }
-                        }
-                        std::size_t i = 0;
-                        while (i < dims && ++dir[i] > 1) dir[i++] = -1;
-                        if (i == dims) break;
+            Score eval_last = at_ell;
+            if (kSubgradient) {
+                // Polyak subgradient steps from d = 0 toward a target value (CBC's best here; in
+                // vmcap the plan's objective): d -= (L - target) / |s|^2 x s, s = arrivals -
+                // removals per priced flavor at the knapsack's choice; at most 60 L(pi).
+                std::vector<double> cur = d;
+                std::vector<int> s0 = pr.sub;
+                for (int it = 0; it < 60; ++it) {
+                    const std::vector<int> sg = it == 0 ? s0 : pr.sub;
+                    double norm = 0.0;
+                    for (int g : P) norm += static_cast<double>(sg[static_cast<std::size_t>(g)]) * sg[static_cast<std::size_t>(g)];
+                    const double gap = static_cast<double>(it == 0 ? at_ell : eval_last) / unit - ex.objective;
+                    if (norm == 0.0 || gap <= 1e-9) break;
+                    for (std::size_t i = 0; i < P.size(); ++i) cur[i] -= gap / norm * sg[static_cast<std::size_t>(P[i])];
+                    eval_last = eval(cur);
+                    if (eval_last < best) {
+                        best = eval_last;
+                        bestd = cur;
                     }
-                    if (round_best >= best) break;
-                    best = round_best;
-                    bestd = round_d;
                 }
+            } else {
+                // Pattern search from d = 0: at each step size, move to the best of the 3^n - 1
+                // neighbours d + step x {-1, 0, 1}^n while one lowers L, then halve the step (0.25,
+                // 0.125, 0.0625). L is convex in pi but not smooth: single-coordinate moves stall at kinks.
+                for (double st : {0.25, 0.125, 0.0625})
+                    for (int iter = 0; iter < 40; ++iter) {
+                        Score round_best = best;
+                        std::vector<double> round_d = bestd;
+                        std::vector<int> dir(dims, -1);
+                        while (true) {
+                            bool zero = true;
+                            for (int x : dir) zero = zero && x == 0;
+                            if (!zero) {
+                                std::vector<double> t = bestd;
+                                for (std::size_t i = 0; i < dims; ++i) t[i] += dir[i] * st;
+                                const Score v = eval(t);
+                                if (v < round_best) {
+                                    round_best = v;
+                                    round_d = t;
+                                }
+                            }
+                            std::size_t i = 0;
+                            while (i < dims && ++dir[i] > 1) dir[i++] = -1;
+                            if (i == dims) break;
+                        }
+                        if (round_best >= best) break;
+                        best = round_best;
+                        bestd = round_d;
+                    }
+            }
             const double opt = ex.objective;
             std::printf("%s seed %lu B %ld VMs %zu: opt %.3f%s bound %.3f  L(ell) %.3f  min L %.3f at (", topo, seed, B, p.vms.size(), opt,
                         ex.proven ? "" : "?", ub.value, static_cast<double>(at_ell) / unit, static_cast<double>(best) / unit);
