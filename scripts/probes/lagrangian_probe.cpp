@@ -18,7 +18,8 @@
 // Exactness relies on the targets sharing one per-node demand td (checked: V then reads a host's
 // free amounts only through c_i = min_r floor(F_ir / td_r)), so Vt(F) = max over c' <= c(F) of
 // V(c' td) + (the best pi-value of arrivals fitting in F - c' td); two resources.
-// -DSUBGRAD: Polyak subgradient steps toward CBC's best instead of the pattern search (at most 60).
+// -DSUBGRAD: Polyak subgradient steps toward CBC's best instead of the pattern search (at most 60);
+// -DTARGET_SHARE=0.9: toward 90% of it (a plan below the optimum, as vmcap would have).
 // -DPARAM2: pi_g = l_g + alpha x vCPU_g / 4 + beta x GiB_g / 16, two multipliers searched.
 // -DRELAX_PIECES: multi-node arrivals relaxed to independent one-node pieces, each worth
 // ceil(pi_g / vNUMA nodes) (what a per-node search of arrivals could use; still a bound).
@@ -62,6 +63,10 @@ struct PH {
 #define BUDGETS \
     { 8, 12 }
 #endif
+#ifndef TARGET_SHARE
+#define TARGET_SHARE 1.0
+#endif
+constexpr double kTargetShare = TARGET_SHARE;  // -DSUBGRAD's target: this share of CBC's best
 #ifdef SUBGRAD
 constexpr bool kSubgradient = true;  // Polyak subgradient steps instead of the pattern search
 #else
@@ -408,7 +413,8 @@ int main(int argc, char** argv) {
                 pr.cost = ell;
                 for (std::size_t i = 0; i < P.size(); ++i) {
                     const Flavor& fl = p.flavors[static_cast<std::size_t>(P[i])];
-                    // -DSUBGRAD: Polyak subgradient steps toward CBC's best instead of the pattern search (at most 60).
+                    // -DSUBGRAD: Polyak subgradient steps toward CBC's best instead of the pattern search (at most 60);
+                    // -DTARGET_SHARE=0.9: toward 90% of it (a plan below the optimum, as vmcap would have).
                     // -DPARAM2: pi_g = l_g + alpha x vCPU / 4 + beta x GiB / 16 (d = (alpha, beta)): a
                     // price on the room a moved VM takes, two multipliers for every flavor.
                     const double extra = kParam2 ? d[0] * static_cast<double>(fl.demand[0]) / 4.0 +
@@ -445,7 +451,7 @@ int main(int argc, char** argv) {
                     const std::vector<int> sg = it == 0 ? s0 : pr.sub;
                     double norm = 0.0;
                     for (int g : P) norm += static_cast<double>(sg[static_cast<std::size_t>(g)]) * sg[static_cast<std::size_t>(g)];
-                    const double gap = static_cast<double>(it == 0 ? at_ell : eval_last) / unit - ex.objective;
+                    const double gap = static_cast<double>(it == 0 ? at_ell : eval_last) / unit - kTargetShare * ex.objective;
                     if (norm == 0.0 || gap <= 1e-9) break;
                     for (std::size_t i = 0; i < P.size(); ++i) cur[i] -= gap / norm * sg[static_cast<std::size_t>(P[i])];
                     eval_last = eval(cur);
