@@ -66,7 +66,10 @@ struct PH {
 #ifndef TARGET_SHARE
 #define TARGET_SHARE 1.0
 #endif
-constexpr double kTargetShare = TARGET_SHARE;  // -DSUBGRAD's target: this share of CBC's best
+constexpr double kTargetShare = TARGET_SHARE;
+#if defined(SUBGRAD) && defined(RELAX_PIECES)
+#error "-DSUBGRAD backtracks whole arrivals: not with -DRELAX_PIECES's pieces"
+#endif  // -DSUBGRAD's target: this share of CBC's best
 #ifdef SUBGRAD
 constexpr bool kSubgradient = true;  // Polyak subgradient steps instead of the pattern search
 #else
@@ -153,21 +156,31 @@ struct Probe {
         kmemo[{c, r}] = best;
         return best;
     }
-    Score Arr(const std::vector<Amount>& av) {
-        auto it = amemo.find(av);
-        if (it != amemo.end()) return it->second;
-        Score best = 0;
-        for (int i = 0; i < nn; ++i) best += K(av[i * R], av[i * R + 1]);
+    // Calls f(g, av less one arrival of g) for every placement of a priced multi-node flavor g that
+    // fits in av (none with -DRELAX_PIECES: K takes them as pieces), until f returns true.
+    template <class Fn>
+    void each_multi_arrival(const std::vector<Amount>& av, Fn f) {
+        if (kRelaxPieces) return;
         for (int g = 0; g < static_cast<int>(p.flavors.size()); ++g) {
-            if (!priced[g] || cost[g] <= 0 || p.flavors[g].num_vnuma() == 1 || kRelaxPieces) continue;
+            if (!priced[g] || cost[g] <= 0 || p.flavors[g].num_vnuma() == 1) continue;
             for (const Embedding& e : m.evaluator(0, g).placements()) {
                 std::vector<Amount> G = av;
                 shift(G, g, e.mask, -1);
                 bool ok = true;
                 for (Amount a : G) ok = ok && a >= 0;
-                if (ok) best = std::max(best, Arr(G) + cost[g]);
+                if (ok && f(g, G)) return;
             }
         }
+    }
+    Score Arr(const std::vector<Amount>& av) {
+        auto it = amemo.find(av);
+        if (it != amemo.end()) return it->second;
+        Score best = 0;
+        for (int i = 0; i < nn; ++i) best += K(av[i * R], av[i * R + 1]);
+        each_multi_arrival(av, [&](int g, const std::vector<Amount>& G) {
+            best = std::max(best, Arr(G) + cost[g]);
+            return false;
+        });
         amemo[av] = best;
         return best;
     }
@@ -329,20 +342,12 @@ struct Probe {
             for (int i = 0; i < nn; ++i) k_counts(av[i * R], av[i * R + 1], out);
             return;
         }
-        for (int g = 0; g < static_cast<int>(p.flavors.size()); ++g) {
-            if (!priced[g] || cost[g] <= 0 || p.flavors[g].num_vnuma() == 1 || kRelaxPieces) continue;
-            for (const Embedding& e : m.evaluator(0, g).placements()) {
-                std::vector<Amount> G = av;
-                shift(G, g, e.mask, -1);
-                bool ok = true;
-                for (Amount a : G) ok = ok && a >= 0;
-                if (ok && Arr(G) + cost[g] == best) {
-                    ++out[g];
-                    arr_counts(G, out);
-                    return;
-                }
-            }
-        }
+        each_multi_arrival(av, [&](int g, const std::vector<Amount>& G) {
+            if (Arr(G) + cost[g] != best) return false;
+            ++out[g];
+            arr_counts(G, out);
+            return true;
+        });
     }
     void k_counts(Amount c, Amount r, std::vector<int>& out) {
         const Score best = K(c, r);
