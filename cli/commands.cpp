@@ -304,6 +304,7 @@ struct PlanOptions {
     std::string window;
     std::string preset = "none";           ///< --preset
     std::vector<ResolvedOption> resolved;  ///< the options the preset names, as resolved
+    int arrival_steps = 40;                ///< --bound-arrival-steps (UpperBoundParams::arrival_steps)
 };
 
 /** Parses and checks `args` into `o`; false when --help was shown. Throws UsageError (exit 2)
@@ -329,6 +330,9 @@ bool parse_plan_options(const Args& args, PlanOptions& o) {
         ("time-limit", po::value(&time_limit)->default_value(60), "wall-clock limit in seconds (a run stopped by it is not reproducible)")
         ("max-evaluations", po::value(&max_evals)->default_value(0), "candidate-move evaluations, all threads (0: 1500 per migratable VM, at least 1,000,000, at most 250,000,000)")
         ("threads", po::value(&threads)->default_value(1), "search threads")
+        ("bound-arrival-steps", po::value(&o.arrival_steps)->default_value(40),
+         "after the search, at most this many multiplier vectors of the bound's Lagrangian on moved VMs' conservation "
+         "(prices on removals and arrivals per flavor; within the time limit; 0: off; docs/upper-bound.md, \"Arrivals priced\")")
         ("parallel", po::value(&parallel)->default_value("regions"),
          "annealing with threads > 1: regions (workers own disjoint host regions and budget shares, re-drawn at every "
          "synchronisation point: one chain at the threads' combined rate; used when the objective is separable per host and "
@@ -380,6 +384,7 @@ bool parse_plan_options(const Args& args, PlanOptions& o) {
     o.seed = parse_seed(seed_text);
     o.quiet = o.vm.count("quiet") > 0;
     if (threads < 1 || threads > 1024) throw UsageError("--threads must be in 1..1024");
+    if (o.arrival_steps < 0) throw UsageError("--bound-arrival-steps must be >= 0");
     if (!(time_limit > 0)) throw UsageError("--time-limit must be > 0");
     if (max_evals < 0 || check < 0) throw UsageError("--max-evaluations and --check must be >= 0");
     if (out.empty()) throw UsageError("--out must not be empty");
@@ -505,6 +510,12 @@ nlohmann::ordered_json plan_document(const PlanOptions& o, const CapacityModel& 
     info.upper_bound_seconds = ub.seconds;
     info.upper_bound_complete = ub.complete;
     info.upper_bound_stopped_by = ub.stopped_by;
+    if (ub.arrivals_priced) {
+        info.upper_bound_removal_only = ub.removal_only;
+        info.upper_bound_arrival_prices = ub.arrival_prices;
+    }
+    info.upper_bound_arrival_steps = ub.arrival_steps;
+    info.upper_bound_arrival_seconds = ub.arrival_seconds;
     auto doc = plan_to_json(p, plan, info);
     // The network: links over capacity in the snapshot and after the plan (the rule keeps every
     // step within capacity, or no worse than the snapshot on a link it already overloads).
@@ -611,6 +622,11 @@ void print_plan_report(const PlanOptions& o, const CapacityModel& model, const O
     std::printf("bound     %s: no plan within the budget can exceed it; gap %s (%.2f s%s)\n", fmt_num(ub.value).c_str(),
                 fmt_pct(doc["gap"].get<double>()).c_str(), ub.seconds,
                 ub.covers_objective ? "" : "; bounds the VMCAP part only: a term of unknown sign is on");
+    if (ub.arrivals_priced)
+        std::printf("          arrivals priced: %s without (removals only); %d multiplier vectors, %.2f s\n",
+                    fmt_num(to_objective(ub.removal_only)).c_str(), ub.arrival_steps, ub.arrival_seconds);
+    else if (ub.arrival_steps > 0)
+        std::printf("          arrivals priced: no tighter (%d multiplier vectors, %.2f s)\n", ub.arrival_steps, ub.arrival_seconds);
     if (!ub.complete)
         std::printf(
             "          cut short by %s: %lld of %lld hosts tightened, the rest relaxed%s (still valid, coarser; not "
@@ -688,6 +704,7 @@ int cmd_plan(const Args& args) {
     ubp.deadline = deadline_after(started, o.time_limit + 0.5 * grace);
     ubp.fallback_seconds = 0.25 * grace;
     ubp.stop = &stop_requested;
+    ubp.arrival_steps = o.arrival_steps;
     op.bound = ubp;
     if (!o.quiet) std::fprintf(stderr, "upper bound: computing (at most half of the time left)\n");
     OptimizeResult res;
@@ -697,7 +714,8 @@ int cmd_plan(const Args& args) {
         throw InputError(o.cluster + ": " + e.what());
     }
     const UpperBound& ub = *res.bound;
-    const bool interrupted = res.search.stopped_by == StopReason::Interrupted || ub.stopped_by == StopReason::Interrupted;
+    const bool interrupted = res.search.stopped_by == StopReason::Interrupted || ub.stopped_by == StopReason::Interrupted ||
+                             ub.arrival_stopped_by == StopReason::Interrupted;
     auto doc = plan_document(o, model, res, ub);
     if (o.demand.applied) {
         // The weights the plan was made for, so that `vmcap validate` scores it the same way.

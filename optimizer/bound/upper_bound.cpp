@@ -11,6 +11,8 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <memory>
+#include <numeric>
 #include <stdexcept>
 #include <vector>
 
@@ -38,6 +40,7 @@ void UpperBoundParams::validate() const {
     if (max_allocation_total < 0) throw std::invalid_argument("upper bound: max_allocation_total must be >= 0");
     if (ram_lagrangian_steps < 0) throw std::invalid_argument("upper bound: ram_lagrangian_steps must be >= 0");
     if (threads < 1) throw std::invalid_argument("upper bound: threads must be >= 1");
+    if (arrival_steps < 0) throw std::invalid_argument("upper bound: arrival_steps must be >= 0");
 }
 
 bool bound_covers_objective(const CapacityModel& model) {
@@ -84,6 +87,13 @@ enum class TableKind : std::uint8_t {
     Trivial,  ///< cut short, fallback time spent: the topology-free value of "all removed", no removal option
 };
 
+/** lagrangian_upper_bound(): what one host's best option of k removals removes and where its
+ *  arrivals go, read for the subgradient (arrivals - removals per flavor). */
+struct Witness {
+    std::vector<std::pair<int, int>> removed;  ///< (flavor, VMs removed)
+    std::vector<Amount> rooms;                 ///< [node * R + r]: room left for arriving pieces
+};
+
 /** A host's table: front[k] = Pareto front (RAM ascending, value strictly ascending) of the
  *  options removing exactly k migratable VMs, k = 0..front.size()-1. front[0] = {0, V_h(0)} (an
  *  upper bound on it for a Trivial table). A table may stop before the budget when its last
@@ -95,6 +105,8 @@ struct HostTable {
     TableKind kind = TableKind::Full;
     bool beyond = false;        ///< the table goes beyond the exact depth
     bool node_subsets = false;  ///< the node-subset bound completed there
+    /** lagrangian_upper_bound() only: [k] the witness of front[k] (null: none recorded). */
+    std::vector<std::shared_ptr<const Witness>> witness;
 };
 
 /** Thrown out of a host's table when the bound must stop refining (deadline or stop). */
@@ -145,6 +157,92 @@ struct HaltWatch {
     }
 };
 
+/**
+ * lagrangian_upper_bound()'s arrivals on one pNUMA node: the largest sum of piece values of
+ * one-node pieces (piece[g] > 0 per piece of flavor g, its per-node demand) that fit in a node's
+ * free amounts, for every free vector at once: an exact unbounded knapsack over the grid of the
+ * two resources in units of the pieces' greatest common divisors (every demand is a multiple, so
+ * floor(room / gcd) loses nothing). Built once per multiplier vector, read by every worker
+ * (const). Two resources only; `ok()` false when the grid would pass kMaxCells.
+ */
+class ArrivalGrid {
+public:
+    static constexpr std::int64_t kMaxCells = 1 << 22;
+    ArrivalGrid(const Problem& p, const std::vector<Score>& piece) {
+        if (p.num_resources() != 2) return;
+        Amount cap[2] = {0, 0};
+        for (const HostType& ht : p.host_types)
+            for (int i = 0; i < ht.num_nodes(); ++i)
+                for (int r = 0; r < 2; ++r) cap[r] = std::max(cap[r], ht.node_capacity[static_cast<std::size_t>(i) * 2 + r]);
+        unit_[0] = unit_[1] = 0;
+        for (std::size_t g = 0; g < piece.size(); ++g) {
+            const Amount* d = p.flavors[g].node_demand.data();
+            if (piece[g] <= 0 || d[0] > cap[0] || d[1] > cap[1] || (d[0] <= 0 && d[1] <= 0)) continue;
+            items_.push_back(static_cast<int>(g));
+            for (int r = 0; r < 2; ++r) unit_[r] = std::gcd(unit_[r], d[r]);
+        }
+        for (int r = 0; r < 2; ++r) {
+            if (unit_[r] <= 0) unit_[r] = std::max<Amount>(1, cap[r]);
+            n_[r] = cap[r] / unit_[r] + 1;
+        }
+        if (n_[0] * n_[1] > kMaxCells) return;
+        for (int g : items_) {
+            const Amount* d = p.flavors[static_cast<std::size_t>(g)].node_demand.data();
+            step_.push_back({d[0] / unit_[0], d[1] / unit_[1], piece[static_cast<std::size_t>(g)], g});
+        }
+        table_.assign(static_cast<std::size_t>(n_[0] * n_[1]), 0);
+        for (Amount a = 0; a < n_[0]; ++a)
+            for (Amount b = 0; b < n_[1]; ++b) {
+                Score v = 0;
+                if (a > 0) v = std::max(v, at(a - 1, b));
+                if (b > 0) v = std::max(v, at(a, b - 1));
+                for (const Step& st : step_)
+                    if (st.da <= a && st.db <= b) v = std::max(v, at(a - st.da, b - st.db) + st.value);
+                table_[static_cast<std::size_t>(a * n_[1] + b)] = v;
+            }
+        ok_ = true;
+    }
+    bool ok() const { return ok_; }
+    /** The best piece value fitting in `room` (2 amounts, each >= 0 and <= the largest node's). O(1). */
+    Score value(const Amount* room) const { return at(cell(room, 0), cell(room, 1)); }
+    /** Adds the pieces of value()'s best packing of `room` per flavor to `count`. O(cells walked x flavors). */
+    void pieces(const Amount* room, std::vector<int>& count) const {
+        Amount a = cell(room, 0), b = cell(room, 1);
+        while (at(a, b) > 0) {
+            const Score v = at(a, b);
+            if (a > 0 && at(a - 1, b) == v) {
+                --a;
+                continue;
+            }
+            if (b > 0 && at(a, b - 1) == v) {
+                --b;
+                continue;
+            }
+            for (const Step& st : step_)
+                if (st.da <= a && st.db <= b && at(a - st.da, b - st.db) + st.value == v) {
+                    ++count[static_cast<std::size_t>(st.flavor)];
+                    a -= st.da;
+                    b -= st.db;
+                    break;
+                }
+        }
+    }
+
+private:
+    struct Step {
+        Amount da, db;
+        Score value;
+        int flavor;
+    };
+    Amount cell(const Amount* room, int r) const { return std::clamp<Amount>(room[r] / unit_[r], 0, n_[r] - 1); }
+    Score at(Amount a, Amount b) const { return table_[static_cast<std::size_t>(a * n_[1] + b)]; }
+    bool ok_ = false;
+    Amount unit_[2] = {1, 1}, n_[2] = {1, 1};
+    std::vector<int> items_;
+    std::vector<Step> step_;
+    std::vector<Score> table_;
+};
+
 /** A class of identical migratable VMs of one host (same flavor and pNUMA node set). */
 struct VmClass {
     int flavor = -1;
@@ -157,10 +255,12 @@ struct VmClass {
 class HostBounder {
     /** An option of one pNUMA node in node_subset_bound(). */
     struct SlotOption {
-        int a = 0;                 ///< single-node VMs removed from the node
-        Score land = 0;            ///< their landing costs
-        std::vector<Count> b;      ///< copies per target the node then holds (node_b)
-        std::vector<Amount> free;  ///< the node's free amounts then
+        int a = 0;                   ///< single-node VMs removed from the node
+        Score land = 0;              ///< their landing costs
+        std::vector<Count> b;        ///< copies per target the node then holds (node_b)
+        std::vector<Amount> free;    ///< the node's free amounts then
+        int state = 0;               ///< lagrangian_upper_bound(): the node state it comes from
+        std::vector<Amount> arrive;  ///< lagrangian_upper_bound(): the room left for arriving pieces
     };
 
 public:
@@ -186,12 +286,16 @@ public:
           R_(m.num_resources()),
           T_(m.num_targets()) {}
 
-    /** Host h's table for removal counts k <= kcap (front.size() - 1 <= kcap). */
+    /** lagrangian_upper_bound(): from now on run() makes joint tables of removals and arrivals
+     *  (arrivals' pieces valued by `grid`; the removal prices are the `landing` given). */
+    void set_arrivals(const ArrivalGrid* grid) { grid_ = grid; }
+
     /** Host h's table for removal counts k <= kcap (front.size() - 1 <= kcap). Checks the watch
      *  every 64 value evaluations: throws BoundHalted once it says stop. */
     HostTable run(int h, const std::vector<int>& movable, const std::vector<Amount>& usage, int kcap) {
         checking_ = true;
         setup(h, movable, usage);
+        if (grid_ != nullptr) return build_joint(movable, kcap);
         HostTable t;
         const Score v0 = value(free_.data());
         t.front.push_back({Point{0, v0}});
@@ -293,7 +397,8 @@ private:
         }
     }
 
-    HostTable build(HostTable& t, const std::vector<int>& movable, int kcap, Score v0) {
+    /** classes_: the host's migratable VMs by (flavor, pNUMA node set), node by node. */
+    void make_classes(const std::vector<int>& movable) {
         // Classes of identical VMs, in (flavor, mask) order.
         std::map<std::pair<int, NodeMask>, int> index;
         classes_.clear();
@@ -313,6 +418,10 @@ private:
             if (ha != hb) return ha < hb;
             return a.mask != b.mask ? a.mask < b.mask : a.flavor < b.flavor;
         });
+    }
+
+    HostTable build(HostTable& t, const std::vector<int>& movable, int kcap, Score v0) {
+        make_classes(movable);
 
         // Exact depth: the largest K whose multisets of at most K removals fit the work cap.
         bool exact_pair = false;
@@ -409,6 +518,58 @@ private:
                 // option of at most k removals and no more RAM already reaches or beats.
                 if (k < k_top && best_cheap >= g_all_ - wm_ * rams[k + 1] - lands[k + 1]) break;
             }
+        }
+        t.evaluations = evaluations_;
+        return t;
+    }
+
+    /**
+     * lagrangian_upper_bound()'s table of the host: front[k] bounds the best
+     * V_h(F + d(S) - d(A)) - W x RAM(S) - pi(S) + pi(A) over removal sets S of k VMs and arrival
+     * piece sets A (grid_), k = 0..min(VMs, kcap), each at the k smallest RAMs, with its witness.
+     * The node-subset search (node_subset_bound() with arrival options) where it completes (exact
+     * for the pieces); else the joint tail: Vt(F) <= V(F) + sum_i K(F_i) (split F into what the
+     * copies and the pieces use; V and K are monotone), at every node gaining its k largest
+     * demands, less the k smallest prices.
+     */
+    HostTable build_joint(const std::vector<int>& movable, int kcap) {
+        make_classes(movable);
+        HostTable t;
+        t.depth = 0;
+        const int k_top = std::min(static_cast<int>(movable.size()), kcap);
+        {
+            std::vector<Amount> all = free_;
+            for (int v : movable) shift(all.data(), p_.vms[v].flavor, vm_mask(v), +1);
+            g_all_ = value(all.data());
+        }
+        prepare_suffixes();
+        std::int64_t allowance = std::min(prm_.max_allocation_per_host, allocation_share_);
+        double progress = 0.0;
+        bool ok = node_subset_bound(k_top, allowance, progress);
+        if (!ok && prm_.node_subset_retry > 1 && progress >= kSubsetRetryProgress) {
+            allowance = std::min(prm_.max_allocation_per_host, allocation_share_) * prm_.node_subset_retry;
+            ok = node_subset_bound(k_top, allowance, progress);
+        }
+        t.node_subsets = ok;
+        t.beyond = k_top > 0;
+        std::vector<Amount> top(free_.size());
+        for (int k = 0; k <= k_top; ++k) {
+            const Amount min_ram = suf_ram_[0][static_cast<std::size_t>(k)];
+            Score val = 0;
+            std::shared_ptr<const Witness> w;
+            if (ok) {
+                val = slot_best_[static_cast<std::size_t>(k)];
+                w = slot_wit_[static_cast<std::size_t>(k)];
+            } else {
+                for (std::size_t x = 0; x < top.size(); ++x) top[x] = free_[x] + suf_top_[0][x][static_cast<std::size_t>(k)];
+                val = std::min(g_all_, value(top.data())) - suf_land_[0][static_cast<std::size_t>(k)];
+                for (int i = 0; i < n_; ++i) val += grid_->value(top.data() + static_cast<std::ptrdiff_t>(i) * R_);
+                auto tw = std::make_shared<Witness>();
+                tw->rooms = top;
+                w = std::move(tw);
+            }
+            t.front.push_back({Point{min_ram, val - wm_ * min_ram}});
+            t.witness.push_back(std::move(w));
         }
         t.evaluations = evaluations_;
         return t;
@@ -600,6 +761,9 @@ private:
         std::vector<std::vector<SlotOption>> none(n_);  // the options with X empty, reused where X adds nothing
         // upto[k]: the best combination found with at most k removals (over every X so far).
         std::vector<Score> upto(static_cast<std::size_t>(k_top) + 1, std::numeric_limits<Score>::min());
+        std::vector<std::shared_ptr<const Witness>> wit(grid_ != nullptr ? upto.size() : 0);  // [k]: upto[k]'s combination
+        std::vector<const SlotOption*> chosen(static_cast<std::size_t>(n_), nullptr);
+        std::vector<Score> neg(static_cast<std::size_t>(n_) + 1, 0);  // [i]: the later nodes' least (negative) option costs, summed
         std::int64_t left = allowance;
         std::vector<Amount> base;
         for (std::size_t o = 0; o < outer.size(); ++o) {
@@ -638,6 +802,13 @@ private:
                     for (int r = 0; r < R_; ++r)
                         slot_top_[static_cast<std::size_t>(i) * R_ + r] =
                             std::max(slot_top_[static_cast<std::size_t>(i) * R_ + r], opt.free[r]);
+            // With arrivals an option's cost (prices less its pieces' value) may be negative: the
+            // cuts then add the later nodes' least costs (0 without arrivals, costs being >= 0).
+            for (int i = n_ - 1; i >= 0; --i) {
+                Score least = 0;
+                for (const SlotOption& opt : slot_opts_[i]) least = std::min(least, opt.land);
+                neg[static_cast<std::size_t>(i)] = neg[static_cast<std::size_t>(i) + 1] + least;
+            }
             slot_free_ = base;
             bool aborted = false;
             auto combine = [&](auto&& self, int i, int cost, Score land) -> void {
@@ -649,21 +820,29 @@ private:
                 const std::size_t k = static_cast<std::size_t>(x_size + cost);
                 if (i == n_) {
                     const Score v = value(slot_free_.data()) - land;
+                    if (grid_ != nullptr && upto[k] < v) {
+                        const auto w = joint_witness(multi, xs, chosen);
+                        for (std::size_t q = k; q < upto.size() && upto[q] < v; ++q) {
+                            upto[q] = v;
+                            wit[q] = w;
+                        }
+                    }
                     for (std::size_t q = k; q < upto.size() && upto[q] < v; ++q) upto[q] = v;
                     return;
                 }
                 slot_bound_ = slot_free_;
                 std::copy(slot_top_.begin() + static_cast<std::ptrdiff_t>(i) * R_, slot_top_.end(),
                           slot_bound_.begin() + static_cast<std::ptrdiff_t>(i) * R_);
-                const Score ub = value(slot_bound_.data()) - land;
-                if (ub <= upto[k]) return;
+                const Score vb = value(slot_bound_.data()) - land;
+                if (vb - neg[static_cast<std::size_t>(i)] <= upto[k]) return;
                 for (const SlotOption& opt : slot_opts_[i]) {
                     if (i == 0) first_begun_ = static_cast<std::size_t>(&opt - slot_opts_[0].data());
                     if (cost + opt.a > room) continue;
-                    // Its completions have at least cost + a removals, and are worth at most ub
-                    // less its landing cost (landing costs are >= 0).
-                    if (ub - opt.land <= upto[k + static_cast<std::size_t>(opt.a)]) continue;
+                    // Its completions have at least cost + a removals, and are worth at most vb
+                    // less its own cost and the later nodes' least costs.
+                    if (vb - opt.land - neg[static_cast<std::size_t>(i) + 1] <= upto[k + static_cast<std::size_t>(opt.a)]) continue;
                     std::copy(opt.free.begin(), opt.free.end(), slot_free_.begin() + static_cast<std::ptrdiff_t>(i) * R_);
+                    chosen[static_cast<std::size_t>(i)] = &opt;
                     self(self, i + 1, cost + opt.a, land + opt.land);
                     if (aborted) return;
                 }
@@ -689,7 +868,25 @@ private:
         allowance = left;
         // At most k removals: a set of k is never worth more than the best of at most k.
         slot_best_ = std::move(upto);
+        slot_wit_ = std::move(wit);
         return true;
+    }
+
+    /** The witness of a complete combination: X (counts per class of `multi`) and each node's
+     *  option (`chosen`): the VMs removed per flavor and each node's room for arriving pieces. */
+    std::shared_ptr<const Witness> joint_witness(const std::vector<int>& multi, const std::vector<int>& xs,
+                                                 const std::vector<const SlotOption*>& chosen) const {
+        auto w = std::make_shared<Witness>();
+        for (std::size_t m = 0; m < multi.size(); ++m)
+            if (xs[m] > 0) w->removed.emplace_back(classes_[multi[m]].flavor, xs[m]);
+        w->rooms.assign(free_.size(), 0);
+        for (int i = 0; i < n_; ++i) {
+            const SlotOption& opt = *chosen[static_cast<std::size_t>(i)];
+            for (const auto& [c, x] : node_states_[i].take[static_cast<std::size_t>(opt.state)])
+                w->removed.emplace_back(classes_[c].flavor, x);
+            std::copy(opt.arrive.begin(), opt.arrive.end(), w->rooms.begin() + static_cast<std::ptrdiff_t>(i) * R_);
+        }
+        return w;
     }
 
     /** What node_states() lists of one pNUMA node: state s removes a[s] single-node VMs, frees
@@ -698,10 +895,12 @@ private:
         std::vector<int> a;
         std::vector<Score> land;
         std::vector<Amount> freed;
+        std::vector<std::vector<std::pair<int, int>>> take;  ///< with arrivals only: (class, VMs) removed
         void clear() {
             a.clear();
             land.clear();
             freed.clear();
+            take.clear();
         }
         std::size_t size() const { return a.size(); }
     };
@@ -723,6 +922,8 @@ private:
         out.a.push_back(0);
         out.land.push_back(0);
         out.freed.assign(static_cast<std::size_t>(R_), 0);
+        const bool takes = grid_ != nullptr;
+        if (takes) out.take.emplace_back();
         NodeStates next;
         for (int c : single) {
             const VmClass& vc = classes_[c];
@@ -735,6 +936,10 @@ private:
                     next.a.push_back(out.a[s] + x);
                     next.land.push_back(out.land[s] + vc.landing * x);
                     for (int r = 0; r < R_; ++r) next.freed.push_back(out.freed[s * R_ + r] + nd[r] * x);
+                    if (takes) {
+                        next.take.push_back(out.take[s]);
+                        if (x > 0) next.take.back().emplace_back(c, x);
+                    }
                 }
             if (!prune_states(next, work, out)) return false;
         }
@@ -768,6 +973,7 @@ private:
             out.a.push_back(in.a[s]);
             out.land.push_back(in.land[s]);
             out.freed.insert(out.freed.end(), fr + s * R_, fr + (s + 1) * R_);
+            if (!in.take.empty()) out.take.push_back(in.take[s]);
         }
         return true;
     }
@@ -790,6 +996,11 @@ private:
             o.land = st.land[s];
             o.free.assign(base.begin() + static_cast<std::ptrdiff_t>(i) * R_, base.begin() + static_cast<std::ptrdiff_t>(i + 1) * R_);
             for (int r = 0; r < R_; ++r) o.free[r] += st.freed[s * R_ + r];
+            o.state = static_cast<int>(s);
+            if (grid_ != nullptr) {
+                if (!joint_options(o, work, cand)) return false;
+                continue;
+            }
             o.b.resize(T_);
             for (int j = 0; j < T_; ++j) o.b[j] = m_.node_b(m_.target_flavor(j), o.free.data());
             cand.push_back(std::move(o));
@@ -815,6 +1026,46 @@ private:
             }
             if (!covered) opts.push_back(std::move(c));
         }
+        return true;
+    }
+
+    /**
+     * With arrivals: the options of one node state `o` (o.free = the node's free amounts L after
+     * its removals): for each room P kept for the targets' copies, P_r one of 0 and the multiples
+     * q x d_tr (q up to node_b of t in L) that fit in L, the option (P, its copy counts, prices
+     * less the best pieces in L - P). Every split of L into the copies' room and the pieces' is
+     * covered: the least room holding the same copy counts (per resource the largest q x d_tr) is
+     * listed, and leaves at least as much to the pieces. One unit of `work` per target and option;
+     * false when it runs out.
+     */
+    bool joint_options(const SlotOption& o, std::int64_t& work, std::vector<SlotOption>& cand) const {
+        std::vector<Amount> keep[2];
+        for (int r = 0; r < 2; ++r) {
+            keep[r].push_back(0);
+            for (int j = 0; j < T_; ++j) {
+                const int t = m_.target_flavor(j);
+                const Amount d = p_.flavors[t].node_demand[r];
+                const Count most = m_.node_b(t, o.free.data());
+                for (Count q = 1; q <= most && d > 0; ++q) keep[r].push_back(q * d);
+            }
+            std::sort(keep[r].begin(), keep[r].end());
+            keep[r].erase(std::unique(keep[r].begin(), keep[r].end()), keep[r].end());
+            while (!keep[r].empty() && keep[r].back() > o.free[r]) keep[r].pop_back();
+        }
+        for (Amount x : keep[0])
+            for (Amount y : keep[1]) {
+                work -= std::max(1, T_);
+                if (work < 0) return false;
+                SlotOption c;
+                c.a = o.a;
+                c.state = o.state;
+                c.free = {x, y};
+                c.arrive = {o.free[0] - x, o.free[1] - y};
+                c.land = o.land - grid_->value(c.arrive.data());
+                c.b.resize(T_);
+                for (int j = 0; j < T_; ++j) c.b[j] = m_.node_b(m_.target_flavor(j), c.free.data());
+                cand.push_back(std::move(c));
+            }
         return true;
     }
 
@@ -1027,11 +1278,13 @@ private:
     std::vector<int> span_sum_;  // [q]: the q largest spans (vNUMA counts) of the host's VMs, summed
     std::vector<int> on_node_;   // [node]: the host's migratable VMs with a vNUMA node there
     Score alloc_best_ = 0;
-    std::vector<std::vector<SlotOption>> slot_opts_;       // node_subset_bound(): [node] options
-    std::vector<NodeStates> node_states_;                  // node_subset_bound(): [node] node_states()
-    std::size_t first_begun_ = 0;                          // node_subset_bound(): the index of node 0's option being searched
-    static constexpr double kSubsetRetryProgress = 0.125;  // node_subset_retry: the share searched before a second try
-    std::vector<Score> slot_best_;                         // [k]: its bound on V_h over k-sets
+    std::vector<std::vector<SlotOption>> slot_opts_;        // node_subset_bound(): [node] options
+    std::vector<NodeStates> node_states_;                   // node_subset_bound(): [node] node_states()
+    std::size_t first_begun_ = 0;                           // node_subset_bound(): the index of node 0's option being searched
+    static constexpr double kSubsetRetryProgress = 0.125;   // node_subset_retry: the share searched before a second try
+    std::vector<Score> slot_best_;                          // [k]: its bound on V_h over k-sets
+    std::vector<std::shared_ptr<const Witness>> slot_wit_;  // [k]: with arrivals, slot_best_[k]'s witness
+    const ArrivalGrid* grid_ = nullptr;                     // set_arrivals(): joint tables of removals and arrivals
     std::vector<Amount> slot_free_, slot_top_, slot_bound_;
     std::int64_t* alloc_left_ = nullptr;
     bool alloc_aborted_ = false;
@@ -1570,6 +1823,211 @@ UpperBound compute_upper_bound(const CapacityModel& model, const UpperBoundParam
         out.complete = false;
         out.stopped_by = why == 2 ? StopReason::Interrupted : why == 3 ? StopReason::TableLimit : StopReason::TimeLimit;
     }
+    out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    return out;
+}
+
+namespace {
+
+/** max over (k_h), sum k_h <= budget, of sum_h (front_h[k_h] - front_h[0]) (best point per k),
+ *  with the k_h of one maximiser in `pick`. Group knapsack by DP over the budget with the choices
+ *  kept: O(hosts x options x budget) time, O(hosts x budget) memory. */
+Score knapsack_with_choices(const std::vector<HostTable>& tables, std::int64_t budget, std::vector<int>& pick) {
+    const std::size_t H = tables.size();
+    std::vector<Score> dp(static_cast<std::size_t>(budget) + 1, 0);
+    std::vector<std::vector<std::int32_t>> choice(H);
+    std::vector<std::pair<int, Score>> opts;
+    for (std::size_t h = 0; h < H; ++h) {
+        const HostTable& t = tables[h];
+        opts.clear();
+        Score best = 0;
+        for (std::size_t k = 1; k < t.front.size() && static_cast<std::int64_t>(k) <= budget; ++k) {
+            Score v = std::numeric_limits<Score>::min();
+            for (const Point& q : t.front[k]) v = std::max(v, q.value);
+            const Score g = v - t.front[0][0].value;
+            if (g > best) {  // a larger k that gains no more is never needed
+                best = g;
+                opts.emplace_back(static_cast<int>(k), g);
+            }
+        }
+        if (opts.empty()) continue;
+        choice[h].assign(static_cast<std::size_t>(budget) + 1, 0);
+        for (std::int64_t b = budget; b >= 1; --b) {
+            Score v = dp[b];
+            for (const auto& [k, g] : opts) {
+                if (k > b) break;
+                if (dp[b - k] + g > v) {
+                    v = dp[b - k] + g;
+                    choice[h][static_cast<std::size_t>(b)] = k;
+                }
+            }
+            dp[b] = v;
+        }
+    }
+    pick.assign(H, 0);
+    std::int64_t b = budget;
+    for (std::size_t h = H; h-- > 0;) {
+        if (choice[h].empty()) continue;
+        pick[h] = choice[h][static_cast<std::size_t>(b)];
+        b -= pick[h];
+    }
+    return dp[static_cast<std::size_t>(budget)];
+}
+
+}  // namespace
+
+LagrangianBound lagrangian_upper_bound(const CapacityModel& model, const UpperBoundParams& params, Score target, int steps, Score today,
+                                       const std::vector<Score>* prices) {
+    params.validate();
+    if (steps < 0) throw std::invalid_argument("lagrangian_upper_bound: steps must be >= 0");
+    const Problem& p = model.problem();
+    const std::size_t F = p.flavors.size();
+    if (prices != nullptr && prices->size() != F) throw std::invalid_argument("lagrangian_upper_bound: one price per flavor");
+    const auto t0 = std::chrono::steady_clock::now();
+    LagrangianBound out;
+    const int H = static_cast<int>(p.hosts.size());
+    // Where it applies: the pieces' grid needs two resources; free remaps use the pooled
+    // relaxation (no placements to land on); exact-fallback pairs and a binding RAM budget are
+    // left to compute_upper_bound's own paths.
+    if (p.num_resources() != 2 || !p.constraints.remap_counts_as_migration || !bound_covers_objective(model)) return out;
+    for (std::size_t ht = 0; ht < p.host_types.size(); ++ht)
+        for (int j = 0; j < model.num_targets(); ++j)
+            if (!model.evaluator(static_cast<int>(ht), model.target_flavor(j)).is_closed_form()) return out;
+    std::vector<std::vector<int>> movable(H);
+    Amount all_ram = 0;
+    for (std::size_t v = 0; v < p.vms.size(); ++v)
+        if (p.vms[v].migratable) {
+            movable[p.vms[v].host].push_back(static_cast<int>(v));
+            all_ram += p.flavors[p.vms[v].flavor].demand[kRamMib];
+        }
+    if (p.constraints.max_migrated_ram_mib < all_ram) return out;
+    const std::int64_t budget = migrations_the_budget_allows(p);
+    if (budget <= 0) return out;
+    Score ram_milli = 0;
+    for (const auto& term : model.terms())
+        if (term->shape() == TermShape::MigratedRamCost) ram_milli += weight_milli(term->weight());
+    // Without a RAM cost every final state's VMCAP part, which bounds its objective (the other
+    // covered terms are <= 0), is a multiple of the targets' weights' greatest common divisor:
+    // a bound rounds down to one.
+    Score grain = 0;
+    if (ram_milli == 0)
+        for (int j = 0; j < model.num_targets(); ++j) grain = std::gcd(grain, model.target_weight_units(j));
+    const auto usage = compute_node_usage(p);
+    const int kcap = static_cast<int>(std::min<std::int64_t>(budget, std::numeric_limits<int>::max()));
+    HaltWatch watch;
+    watch.deadline = params.deadline;
+    watch.stop = params.stop;
+    std::int64_t with_movable = 0;
+    for (const auto& mv : movable) with_movable += mv.empty() ? 0 : 1;
+    const std::int64_t search_share = params.max_search_total / std::max<std::int64_t>(1, with_movable);
+    const std::int64_t allocation_share = params.max_allocation_total / std::max<std::int64_t>(1, with_movable);
+    const std::vector<char> kernel = kernel_by_type(model, movable, usage, false, params.value_path);
+    const int workers = std::min(params.threads, std::max(1, H));
+    tbb::task_arena arena(workers);
+
+    // Subgradient schedule (docs/performance.md, "Arrivals priced"): Polyak steps of theta x (L -
+    // target) / |d|^2 along d = s + kDeflection x the previous d (Camerini, Fratta and Maffioli's
+    // deflection: plain steps zigzag across the steep faces where a price makes arrivals pay on
+    // every host), theta halved and the search restarted from the best multipliers after
+    // kPatience steps without a better bound. Give up on models where it does not pay: after the
+    // first step when L exceeds today's bound by more than kHopeless, or after kNoGain steps that
+    // never went below it (8-node hosts, where one-node pieces are far too loose).
+    constexpr double kTheta = 0.5, kDeflection = 0.5, kHopeless = 0.5;
+    constexpr int kPatience = 3, kNoGain = 10;
+    std::vector<double> pi(F);
+    if (prices != nullptr) {
+        for (std::size_t g = 0; g < F; ++g) pi[g] = static_cast<double>((*prices)[g]);
+    } else {
+        const std::vector<Score> landing = landing_costs(model);
+        for (std::size_t g = 0; g < F; ++g) pi[g] = static_cast<double>(landing[g]);
+    }
+    std::vector<Score> price(F);
+    std::vector<HostTable> tables(H);
+    Score best = std::numeric_limits<Score>::max();
+    std::vector<double> best_pi = pi, best_sub, dir;
+    double theta = kTheta;
+    int stale = 0;
+    for (int it = 0; it < steps; ++it) {
+        std::vector<Score> piece(F);
+        for (std::size_t g = 0; g < F; ++g) {
+            price[g] = std::max<Score>(0, static_cast<Score>(std::llround(pi[g])));
+            const Score span = p.flavors[g].num_vnuma();
+            piece[g] = (price[g] + span - 1) / span;  // rounded up: the pieces are worth at least the VM
+        }
+        const ArrivalGrid grid(p, piece);
+        if (!grid.ok()) break;
+        std::atomic<bool> halted{false};
+        run_workers(arena, workers, [&](int w) {
+            HostBounder hb(model, params, false, ram_milli, price, search_share, allocation_share, false, kernel, &watch);
+            hb.set_arrivals(&grid);
+            for (int h = w; h < H; h += workers) {
+                if (watch.check()) {
+                    halted.store(true);
+                    break;
+                }
+                try {
+                    tables[h] = hb.run(h, movable[h], usage[h], kcap);
+                } catch (const BoundHalted&) {
+                    halted.store(true);
+                    break;
+                }
+            }
+        });
+        if (halted.load()) {  // this multiplier vector is discarded
+            out.stopped_by = watch.reason.load() == 2 ? StopReason::Interrupted : StopReason::TimeLimit;
+            break;
+        }
+        Score base = 0;
+        for (const HostTable& t : tables) base += t.front[0][0].value;
+        std::vector<int> pick;
+        Score L = base + knapsack_with_choices(tables, budget, pick);
+        if (grain > 0) L -= ((L % grain) + grain) % grain;
+        ++out.steps;
+        if (L < best) {
+            best = L;
+            best_pi = pi;
+            out.prices = price;
+            stale = 0;
+            ++out.improving_steps;
+            out.hosts_exact = out.hosts_relaxed = 0;
+            for (const HostTable& t : tables) (t.node_subsets ? out.hosts_exact : out.hosts_relaxed) += 1;
+        }
+        if (L <= target) break;
+        if (prices == nullptr &&
+            ((it == 0 && static_cast<double>(L) > (1.0 + kHopeless) * static_cast<double>(today)) || (it + 1 >= kNoGain && best >= today)))
+            break;
+        // Subgradient at the knapsack's choice: arrivals (pieces / vNUMA nodes) - removals per flavor.
+        std::vector<double> sub(F, 0.0);
+        std::vector<int> pieces(F, 0);
+        for (int h = 0; h < H; ++h) {
+            const auto& w = tables[h].witness[static_cast<std::size_t>(pick[h])];
+            if (!w) continue;
+            for (const auto& [g, x] : w->removed) sub[static_cast<std::size_t>(g)] -= x;
+            for (std::size_t x = 0; x + 1 < w->rooms.size(); x += 2) grid.pieces(w->rooms.data() + x, pieces);
+        }
+        for (std::size_t g = 0; g < F; ++g) sub[g] += static_cast<double>(pieces[g]) / p.flavors[g].num_vnuma();
+        if (L == best) best_sub = sub;
+        Score from = L;
+        if (L > best && ++stale >= kPatience) {
+            theta *= 0.5;
+            stale = 0;
+            pi = best_pi;
+            sub = best_sub;
+            dir.clear();
+            from = best;
+        }
+        if (!dir.empty())
+            for (std::size_t g = 0; g < F; ++g) sub[g] += kDeflection * dir[g];
+        dir = sub;
+        double norm = 0.0;
+        for (double x : sub) norm += x * x;
+        if (norm == 0.0) break;
+        // Multipliers kept >= 0: a negative price would pay for removals.
+        const double step = theta * static_cast<double>(from - target) / norm;
+        for (std::size_t g = 0; g < F; ++g) pi[g] = std::max(0.0, pi[g] - step * sub[g]);
+    }
+    out.applied = out.steps > 0;
+    out.score = best;
     out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     return out;
 }

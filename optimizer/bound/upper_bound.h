@@ -120,6 +120,10 @@ struct UpperBoundParams {
      *  case, and its time is worth more to the search after it (docs/performance.md, "Starved
      *  time-cut runs"). The result stays valid (a cut-short bound). 0: never. >= 0. */
     double give_up = 0.0;
+    /** optimize() only: after the search, at most this many multiplier vectors of the Lagrangian
+     *  on moved VMs' conservation (lagrangian_upper_bound(), toward the plan's objective, within
+     *  the time limit); the plan reports the smaller bound. 0: not run. >= 0. */
+    int arrival_steps = 0;
     /** Throws std::invalid_argument naming the first bad parameter. */
     void validate() const;
 };
@@ -169,6 +173,17 @@ struct UpperBound {
     /** Of hosts_tightened, those whose tables go beyond the exact depth K_h, and of these the ones
      *  where the node-subset bound completed (their tables beyond K_h exact without a RAM cost). */
     std::int64_t hosts_beyond_depth = 0, hosts_node_subsets = 0;
+    /** Set by optimize() when lagrangian_upper_bound() lowered the bound (UpperBoundParams::
+     *  arrival_steps): score is then its bound, `removal_only` compute_upper_bound's,
+     *  arrival_prices its multipliers per flavor (score units per VM). */
+    bool arrivals_priced = false;
+    Score removal_only = 0;
+    std::vector<Score> arrival_prices;
+    int arrival_steps = 0;  ///< multiplier vectors evaluated (0: not run)
+    /** Complete, or TimeLimit / Interrupted: the Lagrangian was cut short (its bound stays valid and
+     *  reproducible at its prices; `complete` is about compute_upper_bound's part). */
+    StopReason arrival_stopped_by = StopReason::Complete;
+    double arrival_seconds = 0.0;  ///< their wall clock (not in `seconds`)
 };
 
 /**
@@ -188,6 +203,60 @@ struct UpperBound {
  * std::invalid_argument on bad params.
  */
 UpperBound compute_upper_bound(const CapacityModel& model, const UpperBoundParams& params = {});
+
+/** What lagrangian_upper_bound() found. */
+struct LagrangianBound {
+    /** false: not applicable to this model (free remaps, an exact-fallback (host type, target)
+     *  pair, a RAM budget that can bind, a bound that covers only the VMCAP part, or no budget),
+     *  or cut short before one multiplier vector was evaluated: score says nothing. */
+    bool applied = false;
+    Score score = 0;                               ///< the least bound over the multipliers evaluated, score units
+    int steps = 0;                                 ///< multiplier vectors evaluated (each a full set of host tables and a knapsack)
+    int improving_steps = 0;                       ///< of them, those that lowered the best bound so far
+    std::int64_t hosts_exact = 0;                  ///< hosts whose joint table completed at the best multipliers
+    std::int64_t hosts_relaxed = 0;                ///< hosts left at the joint tail bound there (search ran out)
+    StopReason stopped_by = StopReason::Complete;  ///< TimeLimit or Interrupted when cut short
+    double seconds = 0.0;                          ///< wall clock
+    std::vector<Score> prices;                     ///< [flavor] the multipliers of `score` (score units per VM)
+};
+
+/**
+ * The Lagrangian bound on the conservation of moved VMs (docs/upper-bound.md, "Arrivals priced"):
+ * for any multipliers pi_g (score units per VM of flavor g, >= 0), a final state within the
+ * budget has as many arrivals as removals of every flavor, so adding sum_g pi_g x (arrivals_g -
+ * removals_g) = 0 to its objective and letting each host choose its own removals *and* arrivals
+ * can only raise it:
+ *
+ *     L(pi) = max over (k_h), sum k_h <= B, of sum_h G_h(k_h),
+ *     G_h(k) >= max over removal sets S (|S| = k) and arrival sets A of
+ *              V_h(F_h + d(S) - d(A)) - W x RAM(S) - pi(S) + pi(A)
+ *
+ * with multi-node arrivals relaxed to independent one-node pieces worth ceil(pi_g / vNUMA nodes)
+ * each (a superset of the real arrivals at no less value). G_h is the node-subset search of
+ * compute_upper_bound with, per pNUMA node, options (removals, the room kept for the targets'
+ * copies, removal prices less the best piece value of what is left: an exact two-resource
+ * unbounded knapsack on a grid of the pieces' demands); a host where that search runs out gets a
+ * valid tail bound. Without a RAM cost L is rounded down to a multiple of the targets' weights'
+ * greatest common divisor (every VMCAP part is one).
+ *
+ * Multipliers: `prices` given (one per flavor): L at those alone (steps >= 1), what `vmcap
+ * validate` recomputes. Else from pi = the landing costs, at most `steps` deflected Polyak
+ * subgradient steps toward `target` (score units; the plan's objective; s = arrivals - removals
+ * per flavor at the knapsack's choice), stopping when L <= target or s = 0, and giving up when the
+ * first L exceeds `today` (compute_upper_bound's score) by more than 50% or 10 steps never went
+ * below it. Every L(pi) is a valid bound; the least and its prices are returned (the caller
+ * reports the smaller of it and `today`).
+ *
+ * Uses params' allowances, threads, deadline and stop (checked every 64 value evaluations; a
+ * multiplier vector cut short is discarded). Deterministic and independent of the thread count
+ * when not cut short. Cost per step: about one compute_upper_bound without enumeration, plus
+ * O(grid x flavors) for the pieces' knapsack (grid: the largest node's amounts in units of the
+ * pieces' demands' gcd, at most 2^22 cells, else not applied) and O(hosts x B x K) time, O(hosts x
+ * B) memory for the knapsack with its choices. Thread-safe for concurrent calls (reads the model
+ * only). Throws std::invalid_argument on bad params, steps < 0 or a prices vector of the wrong size.
+ */
+LagrangianBound lagrangian_upper_bound(const CapacityModel& model, const UpperBoundParams& params, Score target, int steps, Score today,
+                                       const std::vector<Score>* prices = nullptr);
 
 /**
  * Relative gap of `objective` below `bound`, as MIP solvers report it: (bound - objective) /

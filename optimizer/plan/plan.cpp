@@ -543,6 +543,14 @@ nlohmann::ordered_json plan_to_json(const Problem& p, const Plan& plan, const Pl
         doc["upper_bound_covers"] = info.upper_bound_covers_objective ? "objective" : "vmcap";
         doc["upper_bound_complete"] = info.upper_bound_complete;
         doc["upper_bound_stopped_by"] = std::string(to_string(info.upper_bound_stopped_by));
+        if (info.upper_bound_removal_only) {
+            doc["upper_bound_removal_only"] = to_objective(*info.upper_bound_removal_only);
+            doc["upper_bound_removal_only_score"] = *info.upper_bound_removal_only;
+            oj prices = oj::object();
+            for (std::size_t f = 0; f < p.flavors.size() && f < info.upper_bound_arrival_prices.size(); ++f)
+                prices[p.flavors[f].name] = info.upper_bound_arrival_prices[f];
+            doc["upper_bound_arrival_prices"] = prices;
+        }
     }
     oj cb = oj::object(), ca = oj::object();
     for (std::size_t f = 0; f < p.flavors.size(); ++f) {
@@ -570,6 +578,10 @@ nlohmann::ordered_json plan_to_json(const Problem& p, const Plan& plan, const Pl
     }
     if (info.proven_optimum) search["proven_optimum"] = to_objective(*info.proven_optimum);
     if (info.upper_bound) search["upper_bound_seconds"] = info.upper_bound_seconds;
+    if (info.upper_bound && info.upper_bound_arrival_steps > 0) {
+        search["upper_bound_arrival_steps"] = info.upper_bound_arrival_steps;
+        search["upper_bound_arrival_seconds"] = info.upper_bound_arrival_seconds;
+    }
     doc["search"] = search;
     oj steps = oj::array();
     for (std::size_t i = 0; i < plan.steps.size(); ++i) {

@@ -167,6 +167,16 @@ struct PlanInfo {
      *  `upper_bound_complete`, with `upper_bound_stopped_by` (UpperBound::stopped_by). */
     bool upper_bound_complete = true;
     StopReason upper_bound_stopped_by = StopReason::Complete;
+    /** The Lagrangian on moved VMs' conservation lowered the bound (UpperBound::arrivals_priced):
+     *  compute_upper_bound's score, written as `upper_bound_removal_only_score` (and
+     *  `upper_bound_removal_only`, objective units), and the multipliers per flavor,
+     *  `upper_bound_arrival_prices` (score units per VM, by flavor name); none: not written. */
+    std::optional<Score> upper_bound_removal_only;
+    std::vector<Score> upper_bound_arrival_prices;
+    /** Multiplier vectors the Lagrangian evaluated and their seconds (search.upper_bound_arrival_steps
+     *  and _seconds; 0 steps: not written). */
+    int upper_bound_arrival_steps = 0;
+    double upper_bound_arrival_seconds = 0.0;
     /** Objective of the search's best final state (NaN: not written): the plan's objective_after
      *  is below it only if that state had no order within the budget (search.best_state_objective). */
     double search_best_objective = std::numeric_limits<double>::quiet_NaN();

@@ -103,6 +103,30 @@ std::string check_recomputed_bound(const CapacityModel& model, const nlohmann::j
     UpperBoundParams ubp;
     ubp.deadline = model.options().deadline;
     const UpperBound again = compute_upper_bound(*m, ubp);
+    if (plan.contains("upper_bound_arrival_prices")) {
+        // The Lagrangian on moved VMs' conservation lowered it: the removal-only bound must be
+        // compute_upper_bound's, and the stated one the Lagrangian's at the stated prices.
+        const Score removal_only = plan["upper_bound_removal_only_score"].get<Score>();
+        if (complete && again.complete && removal_only != again.score)
+            return "upper_bound_removal_only_score is " + std::to_string(removal_only) + ", recomputed " + std::to_string(again.score);
+        std::vector<Score> prices(p.flavors.size(), 0);
+        for (const auto& [name, price] : plan["upper_bound_arrival_prices"].items()) {
+            std::size_t f = 0;
+            while (f < p.flavors.size() && p.flavors[f].name != name) ++f;
+            if (f == p.flavors.size()) return "upper_bound_arrival_prices names flavor \"" + name + "\", which the snapshot does not have";
+            prices[f] = price.get<Score>();
+            if (prices[f] < 0) return "upper_bound_arrival_prices: the price of \"" + name + "\" is negative";
+        }
+        const LagrangianBound lb = lagrangian_upper_bound(*m, ubp, 0, 1, again.score, &prices);
+        if (!lb.applied)
+            return "upper_bound_arrival_prices are stated, but the Lagrangian on arrivals does not apply to this snapshot and budget" +
+                   std::string(lb.stopped_by == StopReason::Complete ? "" : " (or was cut short)");
+        if (complete && ub != lb.score)
+            return "upper_bound is " + describe(plan["upper_bound"]) + ", recomputed at the stated arrival prices " +
+                   fmt_objective(lb.score);
+        if (ub >= removal_only) return "upper_bound_arrival_prices are stated, but upper_bound is not below upper_bound_removal_only";
+        return "";
+    }
     const std::string algorithm = plan.contains("algorithm") ? plan["algorithm"].get<std::string>() : "";
     const std::string stated = describe(plan["upper_bound"]);
     const std::string recomputed =
@@ -126,8 +150,21 @@ std::string check_recomputed_bound(const CapacityModel& model, const nlohmann::j
 std::string check_bound_figures(const CapacityModel& model, const nlohmann::json& plan, const Constraints& recorded, const PlanCheck& out,
                                 bool recompute) {
     const bool has_ub = plan.contains("upper_bound");
-    for (const char* key : {"gap", "upper_bound_score", "upper_bound_covers", "upper_bound_complete", "upper_bound_stopped_by"})
+    for (const char* key : {"gap", "upper_bound_score", "upper_bound_covers", "upper_bound_complete", "upper_bound_stopped_by",
+                            "upper_bound_removal_only", "upper_bound_removal_only_score", "upper_bound_arrival_prices"})
         if (!has_ub && plan.contains(key)) return std::string(key) + " is stated without an upper_bound";
+    // The Lagrangian's figures come together: its prices, and the bound without them (above it).
+    const bool priced = plan.contains("upper_bound_arrival_prices");
+    if (priced != plan.contains("upper_bound_removal_only_score") || priced != plan.contains("upper_bound_removal_only"))
+        return "upper_bound_arrival_prices, upper_bound_removal_only and upper_bound_removal_only_score are stated together or not at all";
+    if (priced) {
+        const Score removal_only = plan["upper_bound_removal_only_score"].get<Score>();
+        if (to_objective(removal_only) != plan["upper_bound_removal_only"].get<double>())
+            return "upper_bound_removal_only is " + describe(plan["upper_bound_removal_only"]) +
+                   ", but upper_bound_removal_only_score is " + fmt_objective(removal_only);
+        if (has_ub && plan.contains("upper_bound_score") && plan["upper_bound_score"].get<Score>() >= removal_only)
+            return "upper_bound_arrival_prices are stated, but upper_bound is not below upper_bound_removal_only";
+    }
     const auto& search = plan.contains("search") ? plan["search"] : nlohmann::json::object();
     const bool proven = search.contains("proven_optimal") && search["proven_optimal"].get<bool>();
     if (search.contains("proven_optimum") && search["proven_optimum"].get<double>() != to_objective(out.score_after))
@@ -237,6 +274,9 @@ void check_plan_fields(const PlanErrors& bad, const nlohmann::json& plan) {
                  {"upper_bound_covers", Kind::String},
                  {"upper_bound_complete", Kind::Boolean},
                  {"upper_bound_stopped_by", Kind::String},
+                 {"upper_bound_removal_only", Kind::Number},
+                 {"upper_bound_removal_only_score", Kind::Integer},
+                 {"upper_bound_arrival_prices", Kind::Object},
                  {"network", Kind::Object},
                  {"search", Kind::Object}});
     if (plan.contains("search"))

@@ -296,6 +296,25 @@ OptimizeResult optimize(const CapacityModel& model, const OptimizeParams& params
         std::max(1e-3, params.search.time_limit_s - std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
     if (ub.covers_objective) rest.search.bound_score = ub.score;
     OptimizeResult out = plan_searched(model, rest);
+    // After the search, in what is left of the time limit: the Lagrangian on moved VMs'
+    // conservation, toward the plan's objective (its Polyak target), when the plan is not proven.
+    const Score plan_score = out.search.score_best;
+    if (ubp.arrival_steps > 0 && ub.covers_objective && ub.score > plan_score &&
+        !(params.search.stop != nullptr && params.search.stop->load())) {
+        UpperBoundParams lp = ubp;
+        lp.deadline = std::min(params.bound->deadline, deadline_after(t0, params.search.time_limit_s));
+        const LagrangianBound lb = lagrangian_upper_bound(model, lp, plan_score, ubp.arrival_steps, ub.score);
+        ub.arrival_steps = lb.steps;
+        ub.arrival_seconds = lb.seconds;
+        ub.arrival_stopped_by = lb.stopped_by;
+        if (lb.applied && lb.score < ub.score) {
+            ub.arrivals_priced = true;
+            ub.removal_only = ub.score;
+            ub.arrival_prices = lb.prices;
+            ub.score = lb.score;
+            ub.value = to_objective(ub.score);
+        }
+    }
     out.bound = std::move(ub);
     return out;
 }
