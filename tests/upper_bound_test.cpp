@@ -1036,7 +1036,12 @@ TEST(UpperBound, PinnedBoundsOfTheBuildBeforeItsSpeedUps) {
         ASSERT_EQ(r.code, 0) << r.err;
         const auto doc = nlohmann::json::parse(read_text_file(out));
         EXPECT_EQ(doc["upper_bound_complete"], true);
-        EXPECT_EQ(doc["upper_bound_score"].get<std::int64_t>(), pin.score);
+        // compute_upper_bound's part; the Lagrangian on arrivals (after the search) lowers only
+        // the generated K2 cluster's, where 40 multiplier vectors take it from 30 to 9.
+        const bool priced = doc.contains("upper_bound_removal_only_score");
+        EXPECT_EQ(doc[priced ? "upper_bound_removal_only_score" : "upper_bound_score"].get<std::int64_t>(), pin.score);
+        EXPECT_EQ(priced, std::string(pin.gen) == "--host-type K2 --seed 1");
+        if (priced) EXPECT_EQ(doc["upper_bound_score"].get<std::int64_t>(), 9216000);
     }
 }
 
@@ -1200,6 +1205,15 @@ TEST(UpperBound, ArrivalsPricedPlanFieldsAreRecheckedByValidate) {
         },
         "upper_bound_removal_only_score is");
     tampered([](nlohmann::json& d) { d.erase("upper_bound_removal_only_score"); }, "stated together");
+    {  // A price that is not an integer: a malformed plan (exit 2), naming its path.
+        nlohmann::json d = doc;
+        d["upper_bound_arrival_prices"].begin().value() = "cheap";
+        const std::string bad = (dir / "k2-arrivals-malformed.json").string();
+        std::ofstream(bad) << d.dump();
+        const auto w = test::run_vmcap("validate --cluster " + snap + " --plan " + bad);
+        EXPECT_EQ(w.code, 2) << w.out << w.err;
+        EXPECT_NE(w.err.find("upper_bound_arrival_prices."), std::string::npos) << w.err;
+    }
     // Off: no Lagrangian figures.
     const auto off = test::run_vmcap("plan --cluster " + snap + " --max-evaluations 200000 --bound-arrival-steps 0 --quiet --out " + out);
     ASSERT_EQ(off.code, 0) << off.err;

@@ -1933,7 +1933,7 @@ LagrangianBound lagrangian_upper_bound(const CapacityModel& model, const UpperBo
     // first step when L exceeds today's bound by more than kHopeless, or after kNoGain steps that
     // never went below it (8-node hosts, where one-node pieces are far too loose).
     constexpr double kTheta = 0.5, kDeflection = 0.5, kHopeless = 0.5;
-    constexpr int kPatience = 3, kNoGain = 10;
+    constexpr int kPatience = 3, kNoGain = 20;
     std::vector<double> pi(F);
     if (prices != nullptr) {
         for (std::size_t g = 0; g < F; ++g) pi[g] = static_cast<double>((*prices)[g]);

@@ -243,7 +243,7 @@ struct LagrangianBound {
  * validate` recomputes. Else from pi = the landing costs, at most `steps` deflected Polyak
  * subgradient steps toward `target` (score units; the plan's objective; s = arrivals - removals
  * per flavor at the knapsack's choice), stopping when L <= target or s = 0, and giving up when the
- * first L exceeds `today` (compute_upper_bound's score) by more than 50% or 10 steps never went
+ * first L exceeds `today` (compute_upper_bound's score) by more than 50% or 20 steps never went
  * below it. Every L(pi) is a valid bound; the least and its prices are returned (the caller
  * reports the smaller of it and `today`).
  *

@@ -293,9 +293,14 @@ void check_plan_fields(const PlanErrors& bad, const nlohmann::json& plan) {
                      {"convergence", Kind::Array},
                      {"proven_optimum", Kind::Number},
                      {"upper_bound_seconds", Kind::Number},
+                     {"upper_bound_arrival_steps", Kind::Integer},
+                     {"upper_bound_arrival_seconds", Kind::Number},
                      {"proven_optimal", Kind::Boolean},
                      {"optimum", Kind::Number},
                      {"bound", Kind::Number}});
+    if (plan.contains("upper_bound_arrival_prices"))
+        for (const auto& [flavor, price] : plan["upper_bound_arrival_prices"].items())
+            if (!price.is_number_integer()) throw bad("upper_bound_arrival_prices." + flavor, "expected an integer (score units per VM)");
     if (plan.contains("network"))
         check_kinds(bad, plan["network"], "network.",
                     {{"vlinks", Kind::Integer},

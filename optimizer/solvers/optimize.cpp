@@ -301,8 +301,14 @@ OptimizeResult optimize(const CapacityModel& model, const OptimizeParams& params
     const Score plan_score = out.search.score_best;
     if (ubp.arrival_steps > 0 && ub.covers_objective && ub.score > plan_score &&
         !(params.search.stop != nullptr && params.search.stop->load())) {
+        // At most twice what the bound and the search took (at least kArrivalFloorSeconds): a
+        // tighter bound should not make the plan cost three times as long (on 4-node hosts a price
+        // vector takes ~2 s at 1,000 hosts; docs/performance.md, "Arrivals priced").
         UpperBoundParams lp = ubp;
-        lp.deadline = std::min(params.bound->deadline, deadline_after(t0, params.search.time_limit_s));
+        const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        lp.deadline = std::min({params.bound->deadline, deadline_after(t0, params.search.time_limit_s),
+                                deadline_after(std::chrono::steady_clock::now(),
+                                               std::max(OptimizeParams::kArrivalFloorSeconds, OptimizeParams::kArrivalShare * took))});
         const LagrangianBound lb = lagrangian_upper_bound(model, lp, plan_score, ubp.arrival_steps, ub.score);
         ub.arrival_steps = lb.steps;
         ub.arrival_seconds = lb.seconds;

@@ -51,6 +51,11 @@ struct OptimizeParams {
      *  not complete even with the search's time too): a bound cut short anyway, whose time the
      *  search gets. */
     static constexpr double kBoundGiveUp = 2.0;
+    /** After the search, the bound's Lagrangian on arrivals (UpperBoundParams::arrival_steps) runs
+     *  at most kArrivalShare x the seconds the pipeline took so far, at least
+     *  kArrivalFloorSeconds, and never past the time limit. */
+    static constexpr double kArrivalShare = 2.0;
+    static constexpr double kArrivalFloorSeconds = 5.0;
     /** Throws std::invalid_argument naming the first bad parameter (SearchParams::validate, tabu
      *  tenure < 0, tabu candidates < 1, repair rounds < 0, schedule limits, durations or window,
      *  UpperBoundParams::validate). */
