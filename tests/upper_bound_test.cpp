@@ -37,6 +37,13 @@
 #define VMCAP_TEST_UNDER_ASAN 1
 #endif
 #endif
+#if defined(__SANITIZE_THREAD__)
+#define VMCAP_TEST_UNDER_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define VMCAP_TEST_UNDER_TSAN 1
+#endif
+#endif
 
 namespace vmcap {
 namespace {
@@ -1090,10 +1097,14 @@ TEST(UpperBound, ArrivalsPricedNeverBelowTheMilpOptimumAndCloseMostOfTheGap) {
     // bound is loose: CBC's optimum over final states (an independent model: placements of the
     // moved VMs) is below every Lagrangian bound, and on these host shapes the Lagrangian closes
     // most of the removal-only bound's gap (measured: docs/performance.md, "Arrivals priced").
-#ifdef VMCAP_TEST_UNDER_ASAN
+    // Under a sanitizer CBC's clock runs out before it proves (the model build is instrumented):
+    // one seed, and only the validity checks (CBC's best state is a floor whether proven or not).
+#if defined(VMCAP_TEST_UNDER_ASAN) || defined(VMCAP_TEST_UNDER_TSAN)
     const std::uint64_t seeds = 1;
+    const bool expect_proofs = false;
 #else
     const std::uint64_t seeds = 3;
+    const bool expect_proofs = true;
 #endif
     int proven = 0;
     double gap_before = 0.0, gap_after = 0.0;
@@ -1125,9 +1136,11 @@ TEST(UpperBound, ArrivalsPricedNeverBelowTheMilpOptimumAndCloseMostOfTheGap) {
                     EXPECT_EQ(lb.score, 17 * kScoreScale);
                 }
             }
-    EXPECT_GE(proven, 4);
-    EXPECT_GT(gap_before, 0.0);
-    EXPECT_LE(gap_after, 0.5 * gap_before);  // at least half of the gap closed
+    if (expect_proofs) {
+        EXPECT_GE(proven, 4);
+        EXPECT_GT(gap_before, 0.0);
+        EXPECT_LE(gap_after, 0.5 * gap_before);  // at least half of the gap closed
+    }
     std::printf("arrivals priced on %d proven clusters: summed gap %.2f -> %.2f objective units\n", proven, gap_before, gap_after);
 }
 
