@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Fourth CI stage: ThreadSanitizer on the parallel search (build-tsan/, RelWithDebInfo). Runs the
 # tests that drive several search threads -- annealing (host regions and chains), tabu and free remaps with 2 threads, the
-# golden plans at 2 threads (through the TSan-built vmcap binary) and the parallel search tests --
+# golden plans at 2 threads (through the TSan-built vmcap binary), the parallel search tests and the
+# bound's Lagrangian on arrivals with 2 workers --
 # with every report fatal. Needs the packages scripts/setup.sh installs. Measured: docs/performance.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -15,4 +16,4 @@ cmake --build build-tsan -j"$(nproc)"
 # code is not (scripts/tsan.supp).
 export TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$PWD/scripts/tsan.supp"
 ctest --test-dir build-tsan --output-on-failure -j"$(nproc)" --timeout 1800 \
-  -R 'Golden|FreeRemaps|Tabu|Parallel|StateAggregates|Signals|Regions|VmcapMemo|HostValueMemo|ToyFilter' "$@"
+  -R 'Golden|FreeRemaps|Tabu|Parallel|StateAggregates|Signals|Regions|VmcapMemo|HostValueMemo|ToyFilter|ArrivalsPricedDoNotDependOnThreads' "$@"
