@@ -43,6 +43,10 @@ struct OptimizeParams {
      * returns it in OptimizeResult::bound, and gives the searches the rest of the time limit. When
      * the bound covers the whole objective, the searches stop as soon as their best state meets it
      * (SearchParams::bound_score: the state is proven optimal; StopReason::ProvenOptimal).
+     * With UpperBoundParams::arrival_steps > 0, after the search (unless it met the bound or was
+     * interrupted), lagrangian_upper_bound() runs toward the search's best objective within the
+     * time limit and kArrivalShare / kArrivalFloorSeconds; a lower bound it finds replaces the
+     * bound's score (UpperBound::arrivals_priced, removal_only, arrival_prices).
      */
     std::optional<UpperBoundParams> bound;
     /** Share of the time limit the bound may take at most, from the pipeline's start. */
