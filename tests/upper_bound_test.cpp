@@ -1097,22 +1097,20 @@ TEST(UpperBound, ArrivalsPricedNeverBelowTheMilpOptimumAndCloseMostOfTheGap) {
     // bound is loose: CBC's optimum over final states (an independent model: placements of the
     // moved VMs) is below every Lagrangian bound, and on these host shapes the Lagrangian closes
     // most of the removal-only bound's gap (measured: docs/performance.md, "Arrivals priced").
-    // Under a sanitizer CBC's clock runs out before it proves (the model build is instrumented):
-    // one seed, and only the validity checks (CBC's best state is a floor whether proven or not).
 #if defined(VMCAP_TEST_UNDER_ASAN) || defined(VMCAP_TEST_UNDER_TSAN)
-    const std::uint64_t seeds = 1;
-    const bool expect_proofs = false;
-#else
-    const std::uint64_t seeds = 3;
-    const bool expect_proofs = true;
+    // Under a sanitizer CBC's clock runs out before it proves anything (its model build and warm
+    // start are instrumented: 0 of 4 proven in 48 s), and the Lagrangian's own code runs there in
+    // NeverBelowTheOptimumOnTinyInstances and the tests below.
+    GTEST_SKIP() << "CBC proves nothing within its time limit under a sanitizer";
 #endif
+    const std::uint64_t seeds = 3;
     int proven = 0;
     double gap_before = 0.0, gap_after = 0.0;
     for (const char* topo : {"K2", "K4"})
         for (std::uint64_t seed = 101; seed < 101 + seeds; ++seed)
             for (const std::int64_t budget : {8, 16}) {
                 const bool k2 = std::string(topo) == "K2";
-                if (!k2 && seed == 101 && seeds > 1) continue;  // CBC does not prove it within minutes
+                if (!k2 && seed == 101) continue;  // CBC does not prove it within minutes
                 const Problem p = random_cluster(topo, k2 ? 8 : 4, seed, budget);
                 const CapacityModel m(p);
                 SCOPED_TRACE(std::string(topo) + " seed " + std::to_string(seed) + " budget " + std::to_string(budget));
@@ -1136,11 +1134,9 @@ TEST(UpperBound, ArrivalsPricedNeverBelowTheMilpOptimumAndCloseMostOfTheGap) {
                     EXPECT_EQ(lb.score, 17 * kScoreScale);
                 }
             }
-    if (expect_proofs) {
-        EXPECT_GE(proven, 4);
-        EXPECT_GT(gap_before, 0.0);
-        EXPECT_LE(gap_after, 0.5 * gap_before);  // at least half of the gap closed
-    }
+    EXPECT_GE(proven, 4);
+    EXPECT_GT(gap_before, 0.0);
+    EXPECT_LE(gap_after, 0.5 * gap_before);  // at least half of the gap closed
     std::printf("arrivals priced on %d proven clusters: summed gap %.2f -> %.2f objective units\n", proven, gap_before, gap_after);
 }
 
