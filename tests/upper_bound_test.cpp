@@ -1048,7 +1048,9 @@ TEST(UpperBound, PinnedBoundsOfTheBuildBeforeItsSpeedUps) {
         const bool priced = doc.contains("upper_bound_removal_only_score");
         EXPECT_EQ(doc[priced ? "upper_bound_removal_only_score" : "upper_bound_score"].get<std::int64_t>(), pin.score);
         EXPECT_EQ(priced, std::string(pin.gen) == "--host-type K2 --seed 1");
-        if (priced) EXPECT_EQ(doc["upper_bound_score"].get<std::int64_t>(), 9216000);
+        if (priced) {
+            EXPECT_EQ(doc["upper_bound_score"].get<std::int64_t>(), 9216000);
+        }
     }
 }
 

@@ -175,10 +175,11 @@ public:
             for (int i = 0; i < ht.num_nodes(); ++i)
                 for (int r = 0; r < 2; ++r) cap[r] = std::max(cap[r], ht.node_capacity[static_cast<std::size_t>(i) * 2 + r]);
         unit_[0] = unit_[1] = 0;
+        std::vector<int> items;  // the flavors whose pieces fit a node and are worth something
         for (std::size_t g = 0; g < piece.size(); ++g) {
             const Amount* d = p.flavors[g].node_demand.data();
             if (piece[g] <= 0 || d[0] > cap[0] || d[1] > cap[1] || (d[0] <= 0 && d[1] <= 0)) continue;
-            items_.push_back(static_cast<int>(g));
+            items.push_back(static_cast<int>(g));
             for (int r = 0; r < 2; ++r) unit_[r] = std::gcd(unit_[r], d[r]);
         }
         for (int r = 0; r < 2; ++r) {
@@ -186,7 +187,7 @@ public:
             n_[r] = cap[r] / unit_[r] + 1;
         }
         if (n_[0] * n_[1] > kMaxCells) return;
-        for (int g : items_) {
+        for (int g : items) {
             const Amount* d = p.flavors[static_cast<std::size_t>(g)].node_demand.data();
             step_.push_back({d[0] / unit_[0], d[1] / unit_[1], piece[static_cast<std::size_t>(g)], g});
         }
@@ -238,7 +239,6 @@ private:
     Score at(Amount a, Amount b) const { return table_[static_cast<std::size_t>(a * n_[1] + b)]; }
     bool ok_ = false;
     Amount unit_[2] = {1, 1}, n_[2] = {1, 1};
-    std::vector<int> items_;
     std::vector<Step> step_;
     std::vector<Score> table_;
 };
@@ -306,11 +306,7 @@ public:
         // Every removal set is worth at most "all removed" (V_h is monotone): computed first, so
         // that every point is clamped at it (an exact-fallback value replaced by its relaxation
         // could exceed it), and the cheap and trivial tables dominate every full one.
-        {
-            std::vector<Amount> all = free_;
-            for (int v : movable) shift(all.data(), p_.vms[v].flavor, vm_mask(v), +1);
-            g_all_ = value(all.data());
-        }
+        g_all_ = all_removed_value(movable);
         return build(t, movable, kcap, v0);
     }
 
@@ -473,18 +469,7 @@ private:
             // allocation bound's; the allocation bound only where it does not complete. Where it completes without a RAM
             // cost it is exact (the best V_h - L over k-sets, carried at the k smallest RAMs, as
             // the branch and bound's points are), so the branch and bound has nothing to add.
-            std::int64_t subset_allowance = alloc_allowance;
-            double progress = 0.0;
-            bool slot_ok = prm_.node_subsets && !remaps_ && !exact_pair && node_subset_bound(k_top, subset_allowance, progress);
-            // A host whose search ran out after at least an eighth of it is tried once more with
-            // node_subset_retry x the allowance: on huawei-1000 (1%) most such hosts then
-            // complete, while on az10k-8t almost every host runs out within its first eighth and
-            // would waste the retry (docs/performance.md, "The node-subset bound's second try").
-            // The rule reads the host alone, so the tables do not depend on threads or order.
-            if (!slot_ok && prm_.node_subset_retry > 1 && progress >= kSubsetRetryProgress) {
-                subset_allowance = alloc_allowance * prm_.node_subset_retry;
-                slot_ok = node_subset_bound(k_top, subset_allowance, progress);
-            }
+            const bool slot_ok = prm_.node_subsets && !remaps_ && !exact_pair && node_subsets_retried(k_top, alloc_allowance);
             t.node_subsets = slot_ok;
             bool searching = allowance > 0 && !(slot_ok && wm_ == 0);
             Score best_cheap = std::numeric_limits<Score>::min();  // best point so far with ram = the k smallest
@@ -523,6 +508,28 @@ private:
         return t;
     }
 
+    /** V_h with every migratable VM of the host removed (one value evaluation). */
+    Score all_removed_value(const std::vector<int>& movable) {
+        std::vector<Amount> all = free_;
+        for (int v : movable) shift(all.data(), p_.vms[v].flavor, vm_mask(v), +1);
+        return value(all.data());
+    }
+
+    /** node_subset_bound() with `allowance` value evaluations, and once more with
+     *  node_subset_retry x it when the first search ran out after at least an eighth of it: on
+     *  huawei-1000 (1%) most such hosts then complete, while on az10k-8t almost every host runs
+     *  out within its first eighth and would waste the retry (docs/performance.md, "The
+     *  node-subset bound's second try"). The rule reads the host alone, so the tables do not
+     *  depend on threads or order. */
+    bool node_subsets_retried(int k_top, std::int64_t allowance) {
+        std::int64_t left = allowance;
+        double progress = 0.0;
+        if (node_subset_bound(k_top, left, progress)) return true;
+        if (prm_.node_subset_retry <= 1 || progress < kSubsetRetryProgress) return false;
+        left = allowance * prm_.node_subset_retry;
+        return node_subset_bound(k_top, left, progress);
+    }
+
     /**
      * lagrangian_upper_bound()'s table of the host: front[k] bounds the best
      * V_h(F + d(S) - d(A)) - W x RAM(S) - pi(S) + pi(A) over removal sets S of k VMs and arrival
@@ -537,19 +544,9 @@ private:
         HostTable t;
         t.depth = 0;
         const int k_top = std::min(static_cast<int>(movable.size()), kcap);
-        {
-            std::vector<Amount> all = free_;
-            for (int v : movable) shift(all.data(), p_.vms[v].flavor, vm_mask(v), +1);
-            g_all_ = value(all.data());
-        }
+        g_all_ = all_removed_value(movable);
         prepare_suffixes();
-        std::int64_t allowance = std::min(prm_.max_allocation_per_host, allocation_share_);
-        double progress = 0.0;
-        bool ok = node_subset_bound(k_top, allowance, progress);
-        if (!ok && prm_.node_subset_retry > 1 && progress >= kSubsetRetryProgress) {
-            allowance = std::min(prm_.max_allocation_per_host, allocation_share_) * prm_.node_subset_retry;
-            ok = node_subset_bound(k_top, allowance, progress);
-        }
+        const bool ok = node_subsets_retried(k_top, std::min(prm_.max_allocation_per_host, allocation_share_));
         t.node_subsets = ok;
         t.beyond = k_top > 0;
         std::vector<Amount> top(free_.size());
@@ -820,14 +817,12 @@ private:
                 const std::size_t k = static_cast<std::size_t>(x_size + cost);
                 if (i == n_) {
                     const Score v = value(slot_free_.data()) - land;
-                    if (grid_ != nullptr && upto[k] < v) {
-                        const auto w = joint_witness(multi, xs, chosen);
-                        for (std::size_t q = k; q < upto.size() && upto[q] < v; ++q) {
-                            upto[q] = v;
-                            wit[q] = w;
-                        }
+                    if (upto[k] >= v) return;
+                    const auto w = grid_ != nullptr ? joint_witness(multi, xs, chosen) : nullptr;
+                    for (std::size_t q = k; q < upto.size() && upto[q] < v; ++q) {
+                        upto[q] = v;
+                        if (w) wit[q] = w;
                     }
-                    for (std::size_t q = k; q < upto.size() && upto[q] < v; ++q) upto[q] = v;
                     return;
                 }
                 slot_bound_ = slot_free_;
@@ -1624,6 +1619,34 @@ void fallback_tables(tbb::task_arena& arena, int workers, const TableInputs& in,
     });
 }
 
+/** The migrated-RAM cost of `model`'s terms, score units per MiB (0 without a ram-cost term). */
+Score migrated_ram_milli(const CapacityModel& model) {
+    Score ram_milli = 0;
+    for (const auto& term : model.terms())
+        if (term->shape() == TermShape::MigratedRamCost) ram_milli += weight_milli(term->weight());
+    return ram_milli;
+}
+
+/** Each host's migratable VMs (into `movable`, one list per host); returns their RAM, MiB. */
+Amount migratable_vms(const Problem& p, std::vector<std::vector<int>>& movable) {
+    movable.assign(p.hosts.size(), {});
+    Amount all_ram = 0;
+    for (std::size_t v = 0; v < p.vms.size(); ++v)
+        if (p.vms[v].migratable) {
+            movable[p.vms[v].host].push_back(static_cast<int>(v));
+            all_ram += p.flavors[p.vms[v].flavor].demand[kRamMib];
+        }
+    return all_ram;
+}
+
+/** A host's share of a total allowance (`total` over the hosts with migratable VMs), so that
+ *  large clusters stay within a few seconds. */
+std::int64_t per_host_share(std::int64_t total, const std::vector<std::vector<int>>& movable) {
+    std::int64_t with_movable = 0;
+    for (const auto& mv : movable) with_movable += mv.empty() ? 0 : 1;
+    return total / std::max<std::int64_t>(1, with_movable);
+}
+
 /** Every host's table, full until the watch says stop, then cheap or trivial (see full_tables()
  *  and fallback_tables()). Sets out.priced_flavors. */
 std::vector<HostTable> host_tables(const CapacityModel& model, const UpperBoundParams& params, UpperBound& out, Score ram_milli,
@@ -1641,10 +1664,8 @@ std::vector<HostTable> host_tables(const CapacityModel& model, const UpperBoundP
     if (params.landing_costs && !out.free_remaps) landing = landing_costs(model);
     for (std::size_t g = 0; g < landing.size(); ++g) out.priced_flavors += landing[g] > 0 ? 1 : 0;
     // Per-host shares of the total allowances, so that large clusters stay within a few seconds.
-    std::int64_t with_movable = 0;
-    for (const auto& mv : movable) with_movable += mv.empty() ? 0 : 1;
-    const std::int64_t search_share = params.max_search_total / std::max<std::int64_t>(1, with_movable);
-    const std::int64_t allocation_share = params.max_allocation_total / std::max<std::int64_t>(1, with_movable);
+    const std::int64_t search_share = per_host_share(params.max_search_total, movable);
+    const std::int64_t allocation_share = per_host_share(params.max_allocation_total, movable);
     TableInputs in{model,
                    params,
                    out.free_remaps,
@@ -1762,9 +1783,7 @@ UpperBound compute_upper_bound(const CapacityModel& model, const UpperBoundParam
 
     // Terms: a migrated-RAM cost is subtracted per removal set (every VM off its host is migrated
     // RAM); non-positive terms are covered; anything else: VMCAP part only (TermShape).
-    Score ram_milli = 0;
-    for (const auto& term : model.terms())
-        if (term->shape() == TermShape::MigratedRamCost) ram_milli += weight_milli(term->weight());
+    const Score ram_milli = migrated_ram_milli(model);
     out.covers_objective = bound_covers_objective(model);
     HaltWatch watch;
     watch.deadline = params.deadline;
@@ -1778,13 +1797,8 @@ UpperBound compute_upper_bound(const CapacityModel& model, const UpperBoundParam
         watch.total = H;
     }
 
-    std::vector<std::vector<int>> movable(H);
-    Amount all_ram = 0;  // of every migratable VM: says whether the RAM budget can bind at all
-    for (std::size_t v = 0; v < p.vms.size(); ++v)
-        if (p.vms[v].migratable) {
-            movable[p.vms[v].host].push_back(static_cast<int>(v));
-            all_ram += p.flavors[p.vms[v].flavor].demand[kRamMib];
-        }
+    std::vector<std::vector<int>> movable;
+    const Amount all_ram = migratable_vms(p, movable);  // says whether the RAM budget can bind at all
     const auto usage = compute_node_usage(p);
 
     // Effective budget: migrations, and how many of the smallest migratable VMs the RAM budget admits.
@@ -1893,19 +1907,11 @@ LagrangianBound lagrangian_upper_bound(const CapacityModel& model, const UpperBo
     for (std::size_t ht = 0; ht < p.host_types.size(); ++ht)
         for (int j = 0; j < model.num_targets(); ++j)
             if (!model.evaluator(static_cast<int>(ht), model.target_flavor(j)).is_closed_form()) return out;
-    std::vector<std::vector<int>> movable(H);
-    Amount all_ram = 0;
-    for (std::size_t v = 0; v < p.vms.size(); ++v)
-        if (p.vms[v].migratable) {
-            movable[p.vms[v].host].push_back(static_cast<int>(v));
-            all_ram += p.flavors[p.vms[v].flavor].demand[kRamMib];
-        }
-    if (p.constraints.max_migrated_ram_mib < all_ram) return out;
+    std::vector<std::vector<int>> movable;
+    if (p.constraints.max_migrated_ram_mib < migratable_vms(p, movable)) return out;
     const std::int64_t budget = migrations_the_budget_allows(p);
     if (budget <= 0) return out;
-    Score ram_milli = 0;
-    for (const auto& term : model.terms())
-        if (term->shape() == TermShape::MigratedRamCost) ram_milli += weight_milli(term->weight());
+    const Score ram_milli = migrated_ram_milli(model);
     // Without a RAM cost every final state's VMCAP part, which bounds its objective (the other
     // covered terms are <= 0), is a multiple of the targets' weights' greatest common divisor:
     // a bound rounds down to one.
@@ -1917,10 +1923,8 @@ LagrangianBound lagrangian_upper_bound(const CapacityModel& model, const UpperBo
     HaltWatch watch;
     watch.deadline = params.deadline;
     watch.stop = params.stop;
-    std::int64_t with_movable = 0;
-    for (const auto& mv : movable) with_movable += mv.empty() ? 0 : 1;
-    const std::int64_t search_share = params.max_search_total / std::max<std::int64_t>(1, with_movable);
-    const std::int64_t allocation_share = params.max_allocation_total / std::max<std::int64_t>(1, with_movable);
+    const std::int64_t search_share = per_host_share(params.max_search_total, movable);
+    const std::int64_t allocation_share = per_host_share(params.max_allocation_total, movable);
     const std::vector<char> kernel = kernel_by_type(model, movable, usage, false, params.value_path);
     const int workers = std::min(params.threads, std::max(1, H));
     tbb::task_arena arena(workers);
@@ -1988,9 +1992,6 @@ LagrangianBound lagrangian_upper_bound(const CapacityModel& model, const UpperBo
             best_pi = pi;
             out.prices = price;
             stale = 0;
-            ++out.improving_steps;
-            out.hosts_exact = out.hosts_relaxed = 0;
-            for (const HostTable& t : tables) (t.node_subsets ? out.hosts_exact : out.hosts_relaxed) += 1;
         }
         if (L <= target) break;
         if (prices == nullptr &&
@@ -2035,9 +2036,8 @@ LagrangianBound lagrangian_upper_bound(const CapacityModel& model, const UpperBo
 Score upper_bound_ceiling(const CapacityModel& model) {
     const Problem& p = model.problem();
     const int H = static_cast<int>(p.hosts.size());
-    std::vector<std::vector<int>> movable(H);
-    for (std::size_t v = 0; v < p.vms.size(); ++v)
-        if (p.vms[v].migratable) movable[p.vms[v].host].push_back(static_cast<int>(v));
+    std::vector<std::vector<int>> movable;
+    migratable_vms(p, movable);
     const auto usage = compute_node_usage(p);
     Score s = 0;
     for (int h = 0; h < H; ++h) s += topology_free_all_removed(model, h, movable[h], usage[h]);

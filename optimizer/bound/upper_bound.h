@@ -212,9 +212,6 @@ struct LagrangianBound {
     bool applied = false;
     Score score = 0;                               ///< the least bound over the multipliers evaluated, score units
     int steps = 0;                                 ///< multiplier vectors evaluated (each a full set of host tables and a knapsack)
-    int improving_steps = 0;                       ///< of them, those that lowered the best bound so far
-    std::int64_t hosts_exact = 0;                  ///< hosts whose joint table completed at the best multipliers
-    std::int64_t hosts_relaxed = 0;                ///< hosts left at the joint tail bound there (search ran out)
     StopReason stopped_by = StopReason::Complete;  ///< TimeLimit or Interrupted when cut short
     double seconds = 0.0;                          ///< wall clock
     std::vector<Score> prices;                     ///< [flavor] the multipliers of `score` (score units per VM)

@@ -109,13 +109,14 @@ std::string check_recomputed_bound(const CapacityModel& model, const nlohmann::j
         const Score removal_only = plan["upper_bound_removal_only_score"].get<Score>();
         if (complete && again.complete && removal_only != again.score)
             return "upper_bound_removal_only_score is " + std::to_string(removal_only) + ", recomputed " + std::to_string(again.score);
+        // A flavor without a price is priced 0 (the writer states every flavor's).
+        const auto& stated_prices = plan["upper_bound_arrival_prices"];
         std::vector<Score> prices(p.flavors.size(), 0);
-        for (const auto& [name, price] : plan["upper_bound_arrival_prices"].items()) {
-            std::size_t f = 0;
-            while (f < p.flavors.size() && p.flavors[f].name != name) ++f;
-            if (f == p.flavors.size()) return "upper_bound_arrival_prices names flavor \"" + name + "\", which the snapshot does not have";
-            prices[f] = price.get<Score>();
-            if (prices[f] < 0) return "upper_bound_arrival_prices: the price of \"" + name + "\" is negative";
+        for (std::size_t f = 0; f < p.flavors.size(); ++f) {
+            const auto it = stated_prices.find(p.flavors[f].name);
+            if (it == stated_prices.end()) continue;
+            prices[f] = it->get<Score>();  // an integer: check_plan_fields
+            if (prices[f] < 0) return "upper_bound_arrival_prices." + p.flavors[f].name + " is negative";
         }
         const LagrangianBound lb = lagrangian_upper_bound(*m, ubp, 0, 1, again.score, &prices);
         if (!lb.applied)
@@ -124,7 +125,6 @@ std::string check_recomputed_bound(const CapacityModel& model, const nlohmann::j
         if (complete && ub != lb.score)
             return "upper_bound is " + describe(plan["upper_bound"]) + ", recomputed at the stated arrival prices " +
                    fmt_objective(lb.score);
-        if (ub >= removal_only) return "upper_bound_arrival_prices are stated, but upper_bound is not below upper_bound_removal_only";
         return "";
     }
     const std::string algorithm = plan.contains("algorithm") ? plan["algorithm"].get<std::string>() : "";
@@ -162,8 +162,6 @@ std::string check_bound_figures(const CapacityModel& model, const nlohmann::json
         if (to_objective(removal_only) != plan["upper_bound_removal_only"].get<double>())
             return "upper_bound_removal_only is " + describe(plan["upper_bound_removal_only"]) +
                    ", but upper_bound_removal_only_score is " + fmt_objective(removal_only);
-        if (has_ub && plan.contains("upper_bound_score") && plan["upper_bound_score"].get<Score>() >= removal_only)
-            return "upper_bound_arrival_prices are stated, but upper_bound is not below upper_bound_removal_only";
     }
     const auto& search = plan.contains("search") ? plan["search"] : nlohmann::json::object();
     const bool proven = search.contains("proven_optimal") && search["proven_optimal"].get<bool>();
@@ -187,6 +185,8 @@ std::string check_bound_figures(const CapacityModel& model, const nlohmann::json
     const Score ub = stated_bound(plan, error);
     if (!error.empty()) return error;
     const std::string stated = describe(plan["upper_bound"]);
+    if (priced && ub >= plan["upper_bound_removal_only_score"].get<Score>())
+        return "upper_bound_arrival_prices are stated, but upper_bound " + stated + " is not below upper_bound_removal_only";
     if (ub < covered)
         return "upper_bound is " + stated + ", below the plan's own " + (covers ? "objective_after " : "VMCAP objective ") +
                fmt_objective(covered) + ": no valid bound is below a plan";
