@@ -194,7 +194,7 @@ TEST(UpperBound, NeverBelowTheOptimumOnTinyInstances) {
     // stays fast (free remaps multiply its branching).
     const Case cases[] = {{"K1", 3, 7}, {"K2", 3, 7}, {"K4", 3, 6}, {"C4", 3, 6}, {"CQ3", 2, 5}, {"2xK4", 2, 5}};
     int compared = 0, binding_ram = 0, lagrangian = 0, tight = 0, above = 0, remap_cases = 0, landing_tighter = 0, priced = 0;
-    int arrivals_applied = 0, arrivals_tighter = 0;
+    int arrivals_applied = 0, arrivals_tighter = 0, envelope_applied = 0;
     for (int i = 0; i < 120; ++i) {
         const Case& c = cases[i % 6];
         Problem p = tiny(c.topo, c.hosts, c.vms, 500 + static_cast<std::uint64_t>(i));
@@ -254,6 +254,13 @@ TEST(UpperBound, NeverBelowTheOptimumOnTinyInstances) {
             EXPECT_GE(lb.score, opt) << "target " << target;
             arrivals_applied += target == 0;
             arrivals_tighter += target == opt && lb.score < ub.score;
+            // The envelope of the removals priced first (the per-k search only where it runs out).
+            UpperBoundParams envelope;
+            envelope.arrival_per_k_first = false;
+            const LagrangianBound le = lagrangian_upper_bound(m, envelope, target, 20, ub.score);
+            ASSERT_TRUE(le.applied);
+            EXPECT_GE(le.score, opt) << "envelope, target " << target;
+            envelope_applied += target == 0;
         }
         if (ub.score == opt) ++tight;
         if (ub.score > opt) ++above;
@@ -271,6 +278,7 @@ TEST(UpperBound, NeverBelowTheOptimumOnTinyInstances) {
     EXPECT_GE(tight, 30);             // and the bound is not trivially loose,
     EXPECT_GE(above, 5);              // nor trivially tight
     EXPECT_GE(arrivals_applied, 30);  // the Lagrangian on arrivals ran (no free remaps, no binding RAM budget)
+    EXPECT_EQ(envelope_applied, arrivals_applied);
     std::printf("arrivals priced on %d tiny instances: below the removal-only bound on %d\n", arrivals_applied, arrivals_tighter);
     std::printf(
         "upper bound on %d tiny instances: equal to the optimum on %d, above on %d; RAM multiplier used on %d; landing costs lowered it on "
@@ -1044,12 +1052,20 @@ TEST(UpperBound, PinnedBoundsOfTheBuildBeforeItsSpeedUps) {
         const auto doc = nlohmann::json::parse(read_text_file(out));
         EXPECT_EQ(doc["upper_bound_complete"], true);
         // compute_upper_bound's part; the Lagrangian on arrivals (after the search) lowers only
-        // the generated K2 cluster's, where 40 multiplier vectors take it from 30 to 9.
+        // the generated K2 cluster's, where 40 multiplier vectors take it from 30 to 9, and the
+        // bundled example's at 348 migrations (whole multi-node arrivals on CQ3): 366 to 340.
         const bool priced = doc.contains("upper_bound_removal_only_score");
         EXPECT_EQ(doc[priced ? "upper_bound_removal_only_score" : "upper_bound_score"].get<std::int64_t>(), pin.score);
-        EXPECT_EQ(priced, std::string(pin.gen) == "--host-type K2 --seed 1");
-        if (priced) {
+        const bool k2 = std::string(pin.gen) == "--host-type K2 --seed 1", b348 = std::string(pin.plan) == "--max-migrations 348";
+        EXPECT_EQ(priced, k2 || b348);
+        if (priced && k2) {
             EXPECT_EQ(doc["upper_bound_score"].get<std::int64_t>(), 9216000);
+        } else if (priced) {
+            // Its price vectors are cut by the plan's time cap (max(5 s, twice bound and search)),
+            // so the value depends on the machine: 340-342 measured. It stays above the best
+            // plan known (331, annealing with 50x its evaluations) and below 366.
+            EXPECT_LT(doc["upper_bound_score"].get<std::int64_t>(), pin.score);
+            EXPECT_GE(doc["upper_bound_score"].get<std::int64_t>(), 331 * kScoreScale);
         }
     }
 }
@@ -1108,11 +1124,13 @@ TEST(UpperBound, ArrivalsPricedNeverBelowTheMilpOptimumAndCloseMostOfTheGap) {
     const std::uint64_t seeds = 3;
     int proven = 0;
     double gap_before = 0.0, gap_after = 0.0;
-    for (const char* topo : {"K2", "K4"})
+    for (const char* topo : {"K2", "K4", "CQ3"})
         for (std::uint64_t seed = 101; seed < 101 + seeds; ++seed)
             for (const std::int64_t budget : {8, 16}) {
-                const bool k2 = std::string(topo) == "K2";
-                if (!k2 && seed == 101) continue;  // CBC does not prove it within minutes
+                const bool k2 = std::string(topo) == "K2", cq3 = std::string(topo) == "CQ3";
+                if (std::string(topo) == "K4" && seed == 101) continue;  // CBC does not prove it within minutes
+                // 8-node hosts: one cluster whose hosts all complete (the whole-arrival tables).
+                if (cq3 && (seed != 101 || budget != 8)) continue;
                 const Problem p = random_cluster(topo, k2 ? 8 : 4, seed, budget);
                 const CapacityModel m(p);
                 SCOPED_TRACE(std::string(topo) + " seed " + std::to_string(seed) + " budget " + std::to_string(budget));
@@ -1128,6 +1146,12 @@ TEST(UpperBound, ArrivalsPricedNeverBelowTheMilpOptimumAndCloseMostOfTheGap) {
                 ++proven;
                 gap_before += to_objective(ub.score - opt);
                 gap_after += to_objective(std::min(ub.score, lb.score) - opt);
+                if (cq3) {
+                    // Removal-only 51, optimum 47 (CBC), whole multi-node arrivals 49 (measured).
+                    EXPECT_EQ(ub.score, 51 * kScoreScale);
+                    EXPECT_EQ(opt, 47 * kScoreScale);
+                    EXPECT_LE(lb.score, 49 * kScoreScale);
+                }
                 if (std::string(topo) == "K2" && seed == 101 && budget == 8) {
                     // Hand-read case: removal-only 19, optimum 16, the Lagrangian 17 (17.34 rounded
                     // down to the unit weights' multiple).
@@ -1157,6 +1181,15 @@ TEST(UpperBound, ArrivalsPricedDoNotDependOnThreadsAndReproduceAtTheirPrices) {
     EXPECT_EQ(a.score, b.score);
     EXPECT_EQ(a.prices, b.prices);
     EXPECT_EQ(a.steps, b.steps);
+    // The same with the envelope of the removals priced first.
+    one.arrival_per_k_first = two.arrival_per_k_first = false;
+    const LagrangianBound ea = lagrangian_upper_bound(m, one, target, 25, ub.score);
+    const LagrangianBound eb = lagrangian_upper_bound(m, two, target, 25, ub.score);
+    ASSERT_TRUE(ea.applied);
+    EXPECT_LT(ea.score, ub.score);
+    EXPECT_EQ(ea.score, eb.score);
+    EXPECT_EQ(ea.prices, eb.prices);
+    one.arrival_per_k_first = two.arrival_per_k_first = true;
     // What vmcap validate does: one evaluation at the stated prices gives the same bound.
     const LagrangianBound again = lagrangian_upper_bound(m, one, 0, 1, ub.score, &a.prices);
     EXPECT_EQ(again.steps, 1);

@@ -92,6 +92,7 @@ enum class TableKind : std::uint8_t {
 struct Witness {
     std::vector<std::pair<int, int>> removed;  ///< (flavor, VMs removed)
     std::vector<Amount> rooms;                 ///< [node * R + r]: room left for arriving pieces
+    std::vector<int> arrived;                  ///< [flavor] whole multi-node VMs arriving (MultiNodeArrivals), or empty
 };
 
 /** A host's table: front[k] = Pareto front (RAM ascending, value strictly ascending) of the
@@ -243,6 +244,169 @@ private:
     std::vector<Score> table_;
 };
 
+/**
+ * lagrangian_upper_bound()'s exact arrivals of multi-node VMs, where every target has the same
+ * per-node demand u (e.g. the bundled example: 8c56g on K2 and 16c112g on C4, 4c28g per vNUMA
+ * node). Then a host's value V_h reads only b_i = node_b(u, free on node i), every arriving VM of a
+ * multi-node flavor g whose per-node demand is u takes exactly one unit of b on each node of its
+ * placement, and the best value of the targets' copies plus such arrivals in free amounts F is
+ *
+ *     T(b) = max( V(b), max over g, placements P of g with b_i >= 1 on P of T(b - 1_P) + pi_g ),
+ *
+ * exact (each arrival is placed whole, on linked nodes), made once per multiplier vector for every
+ * b of each host type (b_i up to node i's capacity: prod (bmax_i + 1) states, at most kMaxStates
+ * per type, else not applied). T is monotone in b (more room, more choices). Flavors it covers
+ * are left out of the one-node pieces (ArrivalGrid). Read by every worker (const).
+ */
+class MultiNodeArrivals {
+public:
+    static constexpr std::int64_t kMaxStates = std::int64_t{1} << 20;
+    MultiNodeArrivals(const CapacityModel& m, const std::vector<Score>& price) : m_(m), R_(m.num_resources()) {
+        const Problem& p = m.problem();
+        const int T = m.num_targets();
+        if (T == 0) return;
+        unit_flavor_ = m.target_flavor(0);
+        const std::vector<Amount>& u = p.flavors[static_cast<std::size_t>(unit_flavor_)].node_demand;
+        for (int j = 1; j < T; ++j)
+            if (p.flavors[static_cast<std::size_t>(m.target_flavor(j))].node_demand != u) return;
+        covers_.assign(p.flavors.size(), 0);
+        bool any = false;
+        for (std::size_t g = 0; g < p.flavors.size(); ++g) {
+            covers_[g] = p.flavors[g].num_vnuma() > 1 && p.flavors[g].node_demand == u && price[g] > 0;
+            any = any || covers_[g];
+        }
+        if (!any) return;
+        types_.resize(p.host_types.size());
+        for (std::size_t ht = 0; ht < p.host_types.size(); ++ht) {
+            Type& ty = types_[ht];
+            const HostType& h = p.host_types[ht];
+            ty.n = h.num_nodes();
+            std::int64_t states = 1;
+            for (int i = 0; i < ty.n; ++i) {
+                ty.bmax[i] = m.node_b(unit_flavor_, h.node_capacity.data() + static_cast<std::ptrdiff_t>(i) * R_);
+                ty.stride[i] = states;
+                states *= ty.bmax[i] + 1;
+                if (states > kMaxStates) return;
+            }
+            for (std::size_t g = 0; g < p.flavors.size(); ++g)
+                if (covers_[g])
+                    for (const Embedding& e : m.evaluator(static_cast<int>(ht), static_cast<int>(g)).placements()) {
+                        std::int64_t step = 0;
+                        for (int i = 0; i < ty.n; ++i)
+                            if ((e.mask >> i) & 1U) step += ty.stride[i];
+                        ty.moves.push_back({static_cast<int>(g), e.mask, step, price[g]});
+                    }
+            ty.t.assign(static_cast<std::size_t>(states), 0);
+            ty.choice.assign(static_cast<std::size_t>(states), -1);
+            Count b[kMaxPNuma] = {};
+            for (std::int64_t s = 0; s < states; ++s) {
+                if (s > 0)  // the next b in mixed radix (node 0 fastest): s's digits
+                    for (int i = 0; i < ty.n; ++i) {
+                        if (b[i] < ty.bmax[i]) {
+                            ++b[i];
+                            break;
+                        }
+                        b[i] = 0;
+                    }
+                Score v = 0;
+                for (int j = 0; j < T; ++j) v += m.target_weight_units(j) * m.evaluator(static_cast<int>(ht), m.target_flavor(j))(b);
+                int pick = -1;
+                for (std::size_t a = 0; a < ty.moves.size(); ++a) {
+                    const Move& mv = ty.moves[a];
+                    bool fits = true;
+                    for (int i = 0; i < ty.n && fits; ++i) fits = ((mv.mask >> i) & 1U) == 0 || b[i] >= 1;
+                    if (!fits) continue;
+                    const Score c = ty.t[static_cast<std::size_t>(s - mv.step)] + mv.value;
+                    if (c > v) {
+                        v = c;
+                        pick = static_cast<int>(a);
+                    }
+                }
+                ty.t[static_cast<std::size_t>(s)] = v;
+                ty.choice[static_cast<std::size_t>(s)] = pick;
+            }
+            ty.most_gain = 0;
+            for (int j = 0; j < T; ++j) ty.most_gain += std::max<Score>(0, m.target_weight_units(j));
+            for (const Move& mv : ty.moves) ty.most_gain_extra = std::max(ty.most_gain_extra, mv.value);
+        }
+        ok_ = true;
+    }
+    /** Does T apply (a table for every host type)? */
+    bool ok() const { return ok_; }
+    /** Are all of a host type's nodes' units at most `units` (priced_search()'s per-node arrays)? */
+    bool fits(int type, Count units = 15) const {
+        const Type& ty = types_[static_cast<std::size_t>(type)];
+        for (int i = 0; i < ty.n; ++i)
+            if (ty.bmax[i] > units) return false;
+        return true;
+    }
+    /** Is flavor g's arrival exact here (so not a one-node piece)? */
+    bool covers(int g) const { return ok_ && covers_[static_cast<std::size_t>(g)] != 0; }
+    /** T at a host of `type` with free amounts `free` ([node * R + r]). Free amounts within the
+     *  nodes' capacities (the node-subset search's, the tails') read the table; beyond it (never
+     *  met) each unit of b above bmax_i adds what one unit can: one copy per target and one arrival. */
+    Score value(int type, const Amount* free) const {
+        const Type& ty = types_[static_cast<std::size_t>(type)];
+        std::int64_t s = 0;
+        Score extra = 0;
+        for (int i = 0; i < ty.n; ++i) {
+            Count b = m_.node_b(unit_flavor_, free + static_cast<std::ptrdiff_t>(i) * R_);
+            if (b > ty.bmax[i]) {
+                extra += (b - ty.bmax[i]) * (ty.most_gain + ty.most_gain_extra);
+                b = ty.bmax[i];
+            }
+            s += b * ty.stride[i];
+        }
+        return ty.t[static_cast<std::size_t>(s)] + extra;
+    }
+    /** Adds T's arrivals at `free` (value()'s argmax) to `count` [flavor]. O(arrivals x nodes). */
+    void arrivals(int type, const Amount* free, std::vector<int>& count) const {
+        const Type& ty = types_[static_cast<std::size_t>(type)];
+        std::int64_t s = 0;
+        for (int i = 0; i < ty.n; ++i)
+            s += std::min<Count>(m_.node_b(unit_flavor_, free + static_cast<std::ptrdiff_t>(i) * R_), ty.bmax[i]) * ty.stride[i];
+        arrivals_at(type, s, count);
+    }
+    /** The state index of b (sum of b_i x stride(type, i), b_i <= bmax(type, i)). */
+    std::int64_t stride(int type, int i) const { return types_[static_cast<std::size_t>(type)].stride[i]; }
+    Count bmax(int type, int i) const { return types_[static_cast<std::size_t>(type)].bmax[i]; }
+    /** T at state index `s`. O(1). */
+    Score at(int type, std::int64_t s) const { return types_[static_cast<std::size_t>(type)].t[static_cast<std::size_t>(s)]; }
+    /** Adds T's arrivals at state index `s` to `count` [flavor]. */
+    void arrivals_at(int type, std::int64_t s, std::vector<int>& count) const {
+        const Type& ty = types_[static_cast<std::size_t>(type)];
+        for (int a = ty.choice[static_cast<std::size_t>(s)]; a >= 0; a = ty.choice[static_cast<std::size_t>(s)]) {
+            ++count[static_cast<std::size_t>(ty.moves[static_cast<std::size_t>(a)].flavor)];
+            s -= ty.moves[static_cast<std::size_t>(a)].step;
+        }
+    }
+    /** The copy counts' flavor (target 0): every target's per-node demand is its. */
+    int unit_flavor() const { return unit_flavor_; }
+
+private:
+    struct Move {
+        int flavor;
+        NodeMask mask;
+        std::int64_t step;  ///< the state index it takes off (sum of its nodes' strides)
+        Score value;        ///< pi_flavor
+    };
+    struct Type {
+        int n = 0;
+        Count bmax[kMaxPNuma] = {};
+        std::int64_t stride[kMaxPNuma] = {};
+        std::vector<Move> moves;
+        std::vector<Score> t;
+        std::vector<int> choice;  ///< [state] the arrival T takes there (-1: the copies alone)
+        Score most_gain = 0, most_gain_extra = 0;
+    };
+    const CapacityModel& m_;
+    int R_;
+    int unit_flavor_ = -1;
+    bool ok_ = false;
+    std::vector<char> covers_;
+    std::vector<Type> types_;
+};
+
 /** A class of identical migratable VMs of one host (same flavor and pNUMA node set). */
 struct VmClass {
     int flavor = -1;
@@ -287,8 +451,12 @@ public:
           T_(m.num_targets()) {}
 
     /** lagrangian_upper_bound(): from now on run() makes joint tables of removals and arrivals
-     *  (arrivals' pieces valued by `grid`; the removal prices are the `landing` given). */
-    void set_arrivals(const ArrivalGrid* grid) { grid_ = grid; }
+     *  (arrivals' pieces valued by `grid`, whole multi-node arrivals by `multi` when not null; the
+     *  removal prices are the `landing` given). */
+    void set_arrivals(const ArrivalGrid* grid, const MultiNodeArrivals* multi) {
+        grid_ = grid;
+        multi_ = multi;
+    }
 
     /** Host h's table for removal counts k <= kcap (front.size() - 1 <= kcap). Checks the watch
      *  every 64 value evaluations: throws BoundHalted once it says stop. */
@@ -531,6 +699,202 @@ private:
     }
 
     /**
+     * With whole multi-node arrivals (multi_) and no RAM cost: the host's table from a price mu on
+     * removals. H(mu) = the best over removal sets S and arrivals of T(b) - pi(S) - mu |S| + the
+     * pieces' value, b being what the copies and multi-node arrivals keep per node: X (a multiset
+     * of multi-node VMs, outer_sets()) and, per node, one option of node_options() (removals a,
+     * kept units b, prices less pieces). With the removals priced the nodes separate but for T:
+     * per node and b the least cost phi_i(b) = min over options keeping >= b units of
+     * (cost + mu a), and a depth-first search over the b vectors (cut: the later nodes at their
+     * most units and least costs). Every set of k removals is worth at most H(mu) + mu k, so
+     * slot_best_[k] = min over the mu evaluated of H(mu) + mu k. The mu are the breakpoints of H
+     * (Eisner and Severance's search: from mu = 0 and a mu where no removal pays, the
+     * intersection of two configurations' lines, again while a new one appears): slot_best_ is
+     * then the concave envelope of the exact per-k bests, up to integer mu. False when the X or
+     * the states pass their caps, or the searches' leaves and cuts pass kPricedLeavesPerEvaluation
+     * x `allowance`.
+     */
+    bool priced_search(int k_top, std::int64_t allowance) {
+        std::vector<int> multi, single;
+        std::vector<std::vector<int>> outer;
+        if (!outer_sets(k_top, multi, single, outer)) return false;
+        std::int64_t work = kWorkPerEvaluation * allowance;
+        node_states_.resize(static_cast<std::size_t>(n_));
+        for (int i = 0; i < n_; ++i)
+            if (!node_states(i, single, k_top, work, node_states_[i])) return false;
+        // Every X's options per node (nodes X leaves alone share X empty's).
+        using Opts = std::shared_ptr<const std::vector<SlotOption>>;
+        std::vector<std::vector<Opts>> opts(outer.size(), std::vector<Opts>(static_cast<std::size_t>(n_)));
+        std::vector<int> x_size(outer.size(), 0);
+        std::vector<Score> x_land(outer.size(), 0);
+        std::vector<Amount> base;
+        for (std::size_t o = 0; o < outer.size(); ++o) {
+            NodeMask touched = 0;
+            base = free_;
+            for (std::size_t m = 0; m < multi.size(); ++m) {
+                const VmClass& vc = classes_[multi[m]];
+                x_size[o] += outer[o][m];
+                x_land[o] += vc.landing * outer[o][m];
+                if (outer[o][m] > 0) touched = static_cast<NodeMask>(touched | vc.mask);
+                for (int q = 0; q < outer[o][m]; ++q) shift(base.data(), vc.flavor, vc.mask, +1);
+            }
+            for (int i = 0; i < n_; ++i) {
+                if (o > 0 && ((touched >> i) & 1U) == 0) {
+                    opts[o][static_cast<std::size_t>(i)] = opts[0][static_cast<std::size_t>(i)];
+                    continue;
+                }
+                auto v = std::make_shared<std::vector<SlotOption>>();
+                if (!node_options(i, base, k_top - x_size[o], node_states_[i], work, *v)) return false;
+                opts[o][static_cast<std::size_t>(i)] = std::move(v);
+            }
+        }
+        std::int64_t left = kPricedLeavesPerEvaluation * allowance;
+        const std::int64_t width = kMaxPricedUnits + 1;
+        std::vector<Score> phi;
+        std::vector<int> arg, most, pick(static_cast<std::size_t>(n_)), best_pick;
+        std::vector<Score> rest_least(static_cast<std::size_t>(n_) + 1);
+        std::vector<std::int64_t> rest_top(static_cast<std::size_t>(n_) + 1);
+        // H(mu): its value, the removals of a best configuration, and that configuration's witness.
+        struct Eval {
+            Score h = std::numeric_limits<Score>::min();
+            int k = 0;
+            std::shared_ptr<const Witness> w;
+        };
+        bool aborted = false;
+        auto eval = [&](Score mu) {
+            Eval e;
+            std::size_t best_o = 0;
+            std::int64_t best_idx = 0;
+            int cur_a = 0;
+            for (std::size_t o = 0; o < outer.size() && !aborted; ++o) {
+                const int room = k_top - x_size[o];
+                phi.assign(static_cast<std::size_t>(n_ * width), std::numeric_limits<Score>::max());
+                arg.assign(phi.size(), -1);
+                most.assign(static_cast<std::size_t>(n_), -1);
+                for (int i = 0; i < n_; ++i) {
+                    const std::vector<SlotOption>& os = *opts[o][static_cast<std::size_t>(i)];
+                    for (std::size_t q = 0; q < os.size(); ++q) {
+                        if (os[q].a > room) continue;
+                        const int b = static_cast<int>(std::min<Count>(os[q].b[0], multi_->bmax(type_, i)));
+                        const Score c = os[q].land + mu * os[q].a;
+                        const std::size_t x = static_cast<std::size_t>(i * width + b);
+                        if (c < phi[x] || (c == phi[x] && os[q].a < os[static_cast<std::size_t>(arg[x])].a)) {
+                            phi[x] = c;
+                            arg[x] = static_cast<int>(q);
+                        }
+                        most[i] = std::max(most[i], b);
+                    }
+                    // Fewer units kept: every option keeping more qualifies (suffix minimum).
+                    for (int b = most[i] - 1; b >= 0; --b) {
+                        const std::size_t x = static_cast<std::size_t>(i * width + b);
+                        if (arg[x + 1] >= 0 && (arg[x] < 0 || phi[x + 1] < phi[x])) {
+                            phi[x] = phi[x + 1];
+                            arg[x] = arg[x + 1];
+                        }
+                    }
+                }
+                for (int i = n_ - 1; i >= 0; --i) {
+                    const std::size_t u = static_cast<std::size_t>(i);
+                    rest_least[u] = rest_least[u + 1] + phi[static_cast<std::size_t>(i * width)];
+                    rest_top[u] = rest_top[u + 1] + most[i] * multi_->stride(type_, i);
+                }
+                auto dfs = [&](auto&& self, int i, std::int64_t idx, Score value) -> void {
+                    if (--left < 0) {
+                        aborted = true;
+                        return;
+                    }
+                    tick();
+                    if (i == n_) {
+                        const Score v = multi_->at(type_, idx) + value;
+                        if (v <= e.h) return;
+                        e.h = v;
+                        e.k = x_size[o] + cur_a;
+                        best_o = o;
+                        best_idx = idx;
+                        best_pick = pick;
+                        return;
+                    }
+                    const std::size_t u = static_cast<std::size_t>(i);
+                    if (multi_->at(type_, idx + rest_top[u]) + value - rest_least[u] <= e.h) return;
+                    for (int b = most[i]; b >= 0 && !aborted; --b) {
+                        const std::size_t x = static_cast<std::size_t>(i * width + b);
+                        if (arg[x] < 0) continue;
+                        pick[u] = arg[x];
+                        const int a = (*opts[o][u])[static_cast<std::size_t>(arg[x])].a;
+                        cur_a += a;
+                        self(self, i + 1, idx + b * multi_->stride(type_, i), value - phi[x]);
+                        cur_a -= a;
+                    }
+                };
+                dfs(dfs, 0, 0, -x_land[o] - mu * x_size[o]);
+            }
+            if (aborted) return e;
+            auto w = std::make_shared<Witness>();
+            for (std::size_t m = 0; m < multi.size(); ++m)
+                if (outer[best_o][m] > 0) w->removed.emplace_back(classes_[multi[m]].flavor, outer[best_o][m]);
+            w->rooms.assign(free_.size(), 0);
+            for (int j = 0; j < n_; ++j) {
+                const SlotOption& opt =
+                    (*opts[best_o][static_cast<std::size_t>(j)])[static_cast<std::size_t>(best_pick[static_cast<std::size_t>(j)])];
+                for (const auto& [c, x] : node_states_[j].take[static_cast<std::size_t>(opt.state)])
+                    w->removed.emplace_back(classes_[c].flavor, x);
+                std::copy(opt.arrive.begin(), opt.arrive.end(), w->rooms.begin() + static_cast<std::ptrdiff_t>(j) * R_);
+            }
+            w->arrived.assign(p_.flavors.size(), 0);
+            multi_->arrivals_at(type_, best_idx, w->arrived);
+            e.w = std::move(w);
+            return e;
+        };
+        // The breakpoints of H: lines G - mu k of the configurations found (G = h + mu k).
+        std::vector<std::pair<Score, Eval>> done;  // (mu, H(mu))
+        const Eval e0 = eval(0);
+        if (aborted) return false;
+        done.emplace_back(0, e0);
+        if (e0.k > 0) {
+            // No removal pays beyond mu = H(0) + 1: every configuration with removals is then below 0
+            // <= the best without (T >= 0, pieces >= 0, no prices paid).
+            const Score top = std::max<Score>(e0.h, 0) + 1;
+            const Eval e1 = eval(top);
+            if (aborted) return false;
+            done.emplace_back(top, e1);
+            // Pairs (a, b) of configurations, a with more removals, to intersect.
+            std::vector<std::pair<std::pair<int, Score>, std::pair<int, Score>>> todo;
+            todo.push_back({{e0.k, e0.h}, {e1.k, e1.h + top * e1.k}});
+            while (!todo.empty() && static_cast<int>(done.size()) < kMaxPricedMu) {
+                const auto [a, b] = todo.back();
+                todo.pop_back();
+                if (a.first <= b.first) continue;
+                // The mu where a's line G_a - mu k_a meets b's, rounded up.
+                const Score num = a.second - b.second, den = a.first - b.first;
+                const Score mu = num <= 0 ? 0 : (num + den - 1) / den;
+                const Eval e = eval(mu);
+                if (aborted) return false;
+                done.emplace_back(mu, e);
+                const Score g = e.h + mu * e.k;
+                // A configuration above both lines at mu splits the pair; else the pair is an edge.
+                if (e.h > a.second - mu * a.first && e.h > b.second - mu * b.first && e.k < a.first && e.k > b.first) {
+                    todo.push_back({a, {e.k, g}});
+                    todo.push_back({{e.k, g}, b});
+                }
+            }
+        }
+        slot_best_.assign(static_cast<std::size_t>(k_top) + 1, 0);
+        slot_wit_.assign(slot_best_.size(), nullptr);
+        for (int k = 0; k <= k_top; ++k) {
+            Score v = std::numeric_limits<Score>::max();
+            std::shared_ptr<const Witness> w;
+            for (const auto& [mu, e] : done)
+                if (e.h + mu * k < v) {
+                    v = e.h + mu * k;
+                    w = e.w;
+                }
+            slot_best_[static_cast<std::size_t>(k)] = v;
+            slot_wit_[static_cast<std::size_t>(k)] = w;
+        }
+        return true;
+    }
+
+    /**
      * lagrangian_upper_bound()'s table of the host: front[k] bounds the best
      * V_h(F + d(S) - d(A)) - W x RAM(S) - pi(S) + pi(A) over removal sets S of k VMs and arrival
      * piece sets A (grid_), k = 0..min(VMs, kcap), each at the k smallest RAMs, with its witness.
@@ -544,9 +908,16 @@ private:
         HostTable t;
         t.depth = 0;
         const int k_top = std::min(static_cast<int>(movable.size()), kcap);
-        g_all_ = all_removed_value(movable);
+        std::vector<Amount> all = free_;
+        for (int v : movable) shift(all.data(), p_.vms[v].flavor, vm_mask(v), +1);
+        g_all_ = tvalue(all.data());
         prepare_suffixes();
-        const bool ok = node_subsets_retried(k_top, std::min(prm_.max_allocation_per_host, allocation_share_));
+        const std::int64_t allowance = std::min(prm_.max_allocation_per_host, allocation_share_);
+        // Exact per k first; where it runs out, the envelope of the removals priced (cheaper on
+        // 8-node hosts, where the per-k search's combinations are too many: docs/upper-bound.md).
+        bool ok = prm_.arrival_per_k_first && node_subsets_retried(k_top, allowance);
+        if (!ok && multi_ != nullptr && wm_ == 0 && multi_->fits(type_, kMaxPricedUnits)) ok = priced_search(k_top, allowance);
+        if (!ok && !prm_.arrival_per_k_first) ok = node_subsets_retried(k_top, allowance);
         t.node_subsets = ok;
         t.beyond = k_top > 0;
         std::vector<Amount> top(free_.size());
@@ -559,10 +930,14 @@ private:
                 w = slot_wit_[static_cast<std::size_t>(k)];
             } else {
                 for (std::size_t x = 0; x < top.size(); ++x) top[x] = free_[x] + suf_top_[0][x][static_cast<std::size_t>(k)];
-                val = std::min(g_all_, value(top.data())) - suf_land_[0][static_cast<std::size_t>(k)];
+                val = std::min(g_all_, tvalue(top.data())) - suf_land_[0][static_cast<std::size_t>(k)];
                 for (int i = 0; i < n_; ++i) val += grid_->value(top.data() + static_cast<std::ptrdiff_t>(i) * R_);
                 auto tw = std::make_shared<Witness>();
                 tw->rooms = top;
+                if (multi_ != nullptr) {
+                    tw->arrived.assign(p_.flavors.size(), 0);
+                    multi_->arrivals(type_, top.data(), tw->arrived);
+                }
                 w = std::move(tw);
             }
             t.front.push_back({Point{min_ram, val - wm_ * min_ram}});
@@ -725,32 +1100,10 @@ private:
      */
     bool node_subset_bound(int k_top, std::int64_t& allowance, double& progress) {
         progress = 0.0;
-        constexpr std::int64_t kOuterSets = 1024, kWorkPerEvaluation = 8, kCombinationsPerEvaluation = 64;
+        constexpr std::int64_t kCombinationsPerEvaluation = 64;
         std::vector<int> multi, single;
-        for (std::size_t c = 0; c < classes_.size(); ++c)
-            (std::popcount(classes_[c].mask) > 1 ? multi : single).push_back(static_cast<int>(c));
-        // The multisets X of multi-node VMs (counts per class in `multi`), at most k_top VMs.
-        std::vector<std::vector<int>> outer(1, std::vector<int>(multi.size(), 0));
-        for (std::size_t m = 0; m < multi.size(); ++m) {
-            const std::size_t n = outer.size();
-            for (std::size_t o = 0; o < n; ++o) {
-                int size = 0;
-                for (int x : outer[o]) size += x;
-                for (int x = 1; x <= classes_[multi[m]].count && size + x <= k_top; ++x) {
-                    outer.push_back(outer[o]);
-                    outer.back()[m] = x;
-                    if (static_cast<std::int64_t>(outer.size()) > kOuterSets) return false;
-                }
-            }
-        }
-        // Smallest X first (X empty stays first): the best combinations of few removals are found
-        // first, so the cuts prune more of the larger X.
-        std::stable_sort(outer.begin(), outer.end(), [](const std::vector<int>& x, const std::vector<int>& y) {
-            int sx = 0, sy = 0;
-            for (int c : x) sx += c;
-            for (int c : y) sy += c;
-            return sx < sy;
-        });
+        std::vector<std::vector<int>> outer;
+        if (!outer_sets(k_top, multi, single, outer)) return false;
         std::int64_t work = kWorkPerEvaluation * allowance;
         node_states_.resize(static_cast<std::size_t>(n_));
         for (int i = 0; i < n_; ++i)
@@ -816,7 +1169,7 @@ private:
                 }
                 const std::size_t k = static_cast<std::size_t>(x_size + cost);
                 if (i == n_) {
-                    const Score v = value(slot_free_.data()) - land;
+                    const Score v = tvalue(slot_free_.data()) - land;
                     if (upto[k] >= v) return;
                     const auto w = grid_ != nullptr ? joint_witness(multi, xs, chosen) : nullptr;
                     for (std::size_t q = k; q < upto.size() && upto[q] < v; ++q) {
@@ -828,7 +1181,7 @@ private:
                 slot_bound_ = slot_free_;
                 std::copy(slot_top_.begin() + static_cast<std::ptrdiff_t>(i) * R_, slot_top_.end(),
                           slot_bound_.begin() + static_cast<std::ptrdiff_t>(i) * R_);
-                const Score vb = value(slot_bound_.data()) - land;
+                const Score vb = tvalue(slot_bound_.data()) - land;
                 if (vb - neg[static_cast<std::size_t>(i)] <= upto[k]) return;
                 for (const SlotOption& opt : slot_opts_[i]) {
                     if (i == 0) first_begun_ = static_cast<std::size_t>(&opt - slot_opts_[0].data());
@@ -867,6 +1220,38 @@ private:
         return true;
     }
 
+    static constexpr std::int64_t kOuterSets = 1024, kWorkPerEvaluation = 8;
+
+    /** The host's classes split into multi-node (`multi`) and single-node ones (`single`), and
+     *  the multisets X of multi-node VMs (counts per class of `multi`) of at most k_top VMs, the
+     *  smallest first (X empty first): the best combinations of few removals are found first, so
+     *  the cuts prune more of the larger X. False when there are more than `most`. */
+    bool outer_sets(int k_top, std::vector<int>& multi, std::vector<int>& single, std::vector<std::vector<int>>& outer,
+                    std::int64_t most = kOuterSets) const {
+        for (std::size_t c = 0; c < classes_.size(); ++c)
+            (std::popcount(classes_[c].mask) > 1 ? multi : single).push_back(static_cast<int>(c));
+        outer.assign(1, std::vector<int>(multi.size(), 0));
+        for (std::size_t m = 0; m < multi.size(); ++m) {
+            const std::size_t n = outer.size();
+            for (std::size_t o = 0; o < n; ++o) {
+                int size = 0;
+                for (int x : outer[o]) size += x;
+                for (int x = 1; x <= classes_[multi[m]].count && size + x <= k_top; ++x) {
+                    outer.push_back(outer[o]);
+                    outer.back()[m] = x;
+                    if (static_cast<std::int64_t>(outer.size()) > most) return false;
+                }
+            }
+        }
+        std::stable_sort(outer.begin(), outer.end(), [](const std::vector<int>& x, const std::vector<int>& y) {
+            int sx = 0, sy = 0;
+            for (int c : x) sx += c;
+            for (int c : y) sy += c;
+            return sx < sy;
+        });
+        return true;
+    }
+
     /** The witness of a complete combination: X (counts per class of `multi`) and each node's
      *  option (`chosen`): the VMs removed per flavor and each node's room for arriving pieces. */
     std::shared_ptr<const Witness> joint_witness(const std::vector<int>& multi, const std::vector<int>& xs,
@@ -880,6 +1265,10 @@ private:
             for (const auto& [c, x] : node_states_[i].take[static_cast<std::size_t>(opt.state)])
                 w->removed.emplace_back(classes_[c].flavor, x);
             std::copy(opt.arrive.begin(), opt.arrive.end(), w->rooms.begin() + static_cast<std::ptrdiff_t>(i) * R_);
+        }
+        if (multi_ != nullptr) {
+            w->arrived.assign(p_.flavors.size(), 0);
+            multi_->arrivals(type_, slot_free_.data(), w->arrived);
         }
         return w;
     }
@@ -1181,8 +1570,7 @@ private:
     /** Upper bound on the host's weighted VMCAP with free amounts `f` (exact without free remaps;
      *  with them, the pooled relaxation of any re-placement of the VMs that stay). */
     Score value(const Amount* f) {
-        if (checking_ && watch_ != nullptr && (evaluations_ & 63) == 0 && watch_->check()) throw BoundHalted{};
-        ++evaluations_;
+        tick();
         // Closed forms only: the target-parallel kernel where it is the faster of the two on this
         // host type (kernel_by_type()), the same integer (weighted_vmcap.h).
         if (kernel_[type_]) return m_.vmcap_host_value(type_, f);
@@ -1208,6 +1596,20 @@ private:
             s += m_.target_weight_units(j) * c;
         }
         return s;
+    }
+
+    /** One value evaluation: counted, and the watch checked every 64 (throws BoundHalted). */
+    void tick() {
+        if (checking_ && watch_ != nullptr && (evaluations_ & 63) == 0 && watch_->check()) throw BoundHalted{};
+        ++evaluations_;
+    }
+
+    /** In joint tables: the best value of the targets' copies and whole multi-node arrivals at
+     *  free amounts `f` (MultiNodeArrivals::value) when set_arrivals() gave them, else value(f). */
+    Score tvalue(const Amount* f) {
+        if (multi_ == nullptr) return value(f);
+        tick();
+        return multi_->value(type_, f);
     }
 
     void enumerate(int first, int k, Amount ram, Score landing) {
@@ -1273,13 +1675,17 @@ private:
     std::vector<int> span_sum_;  // [q]: the q largest spans (vNUMA counts) of the host's VMs, summed
     std::vector<int> on_node_;   // [node]: the host's migratable VMs with a vNUMA node there
     Score alloc_best_ = 0;
-    std::vector<std::vector<SlotOption>> slot_opts_;        // node_subset_bound(): [node] options
-    std::vector<NodeStates> node_states_;                   // node_subset_bound(): [node] node_states()
-    std::size_t first_begun_ = 0;                           // node_subset_bound(): the index of node 0's option being searched
-    static constexpr double kSubsetRetryProgress = 0.125;   // node_subset_retry: the share searched before a second try
-    std::vector<Score> slot_best_;                          // [k]: its bound on V_h over k-sets
-    std::vector<std::shared_ptr<const Witness>> slot_wit_;  // [k]: with arrivals, slot_best_[k]'s witness
-    const ArrivalGrid* grid_ = nullptr;                     // set_arrivals(): joint tables of removals and arrivals
+    std::vector<std::vector<SlotOption>> slot_opts_;                // node_subset_bound(): [node] options
+    std::vector<NodeStates> node_states_;                           // node_subset_bound(): [node] node_states()
+    std::size_t first_begun_ = 0;                                   // node_subset_bound(): the index of node 0's option being searched
+    static constexpr double kSubsetRetryProgress = 0.125;           // node_subset_retry: the share searched before a second try
+    std::vector<Score> slot_best_;                                  // [k]: its bound on V_h over k-sets
+    std::vector<std::shared_ptr<const Witness>> slot_wit_;          // [k]: with arrivals, slot_best_[k]'s witness
+    const ArrivalGrid* grid_ = nullptr;                             // set_arrivals(): joint tables of removals and arrivals
+    const MultiNodeArrivals* multi_ = nullptr;                      // set_arrivals(): whole multi-node arrivals, or null
+    static constexpr std::int64_t kPricedLeavesPerEvaluation = 64;  // priced_search(): leaves and cuts per unit of allowance
+    static constexpr int kMaxPricedMu = 64;                         // priced_search(): the most prices on removals per host
+    static constexpr int kMaxPricedUnits = 15;                      // priced_search(): the most units b per node it takes
     std::vector<Amount> slot_free_, slot_top_, slot_bound_;
     std::int64_t* alloc_left_ = nullptr;
     bool alloc_aborted_ = false;
@@ -1953,17 +2359,19 @@ LagrangianBound lagrangian_upper_bound(const CapacityModel& model, const UpperBo
     int stale = 0;
     for (int it = 0; it < steps; ++it) {
         std::vector<Score> piece(F);
+        for (std::size_t g = 0; g < F; ++g) price[g] = std::max<Score>(0, static_cast<Score>(std::llround(pi[g])));
+        const MultiNodeArrivals multi(model, price);
         for (std::size_t g = 0; g < F; ++g) {
-            price[g] = std::max<Score>(0, static_cast<Score>(std::llround(pi[g])));
             const Score span = p.flavors[g].num_vnuma();
-            piece[g] = (price[g] + span - 1) / span;  // rounded up: the pieces are worth at least the VM
+            // Rounded up: the pieces are worth at least the VM. A flavor arriving whole has none.
+            piece[g] = multi.covers(static_cast<int>(g)) ? 0 : (price[g] + span - 1) / span;
         }
         const ArrivalGrid grid(p, piece);
         if (!grid.ok()) break;
         std::atomic<bool> halted{false};
         run_workers(arena, workers, [&](int w) {
             HostBounder hb(model, params, false, ram_milli, price, search_share, allocation_share, false, kernel, &watch);
-            hb.set_arrivals(&grid);
+            hb.set_arrivals(&grid, multi.ok() ? &multi : nullptr);
             for (int h = w; h < H; h += workers) {
                 if (watch.check()) {
                     halted.store(true);
@@ -2004,6 +2412,7 @@ LagrangianBound lagrangian_upper_bound(const CapacityModel& model, const UpperBo
             const auto& w = tables[h].witness[static_cast<std::size_t>(pick[h])];
             if (!w) continue;
             for (const auto& [g, x] : w->removed) sub[static_cast<std::size_t>(g)] -= x;
+            for (std::size_t g = 0; g < w->arrived.size(); ++g) sub[g] += w->arrived[g];
             for (std::size_t x = 0; x + 1 < w->rooms.size(); x += 2) grid.pieces(w->rooms.data() + x, pieces);
         }
         for (std::size_t g = 0; g < F; ++g) sub[g] += static_cast<double>(pieces[g]) / p.flavors[g].num_vnuma();

@@ -88,6 +88,13 @@ struct UpperBoundParams {
      *  host alone, so the bound stays independent of threads) is searched once more with this
      *  many times its allowance (docs/upper-bound.md); 1: no second try. >= 1. */
     std::int64_t node_subset_retry = 4;
+    /** lagrangian_upper_bound(), where multi-node arrivals are exact (every target with the same
+     *  per-node demand, docs/upper-bound.md "Arrivals priced"): each host's table from the per-k
+     *  node-subset search first, and from the envelope of the removals priced where that runs out
+     *  (true); false: the envelope first, the per-k search only where the envelope runs out. Both
+     *  are valid; the first is tighter on small clusters (the knapsack's integrality), the second
+     *  cheaper on 8-node hosts. Kept to test and measure the envelope on its own. */
+    bool arrival_per_k_first = true;
     /** How host values are evaluated on host types whose targets all have closed forms (without
      *  free remaps): Auto times both ways on a sample of each type's hosts (about 2 ms per type)
      *  and keeps the faster; Kernel always uses the target-parallel kernel (WeightedVmcap),
@@ -229,11 +236,15 @@ struct LagrangianBound {
  *              V_h(F_h + d(S) - d(A)) - W x RAM(S) - pi(S) + pi(A)
  *
  * with multi-node arrivals relaxed to independent one-node pieces worth ceil(pi_g / vNUMA nodes)
- * each (a superset of the real arrivals at no less value). G_h is the node-subset search of
+ * each (a superset of the real arrivals at no less value) -- or, where every target has the same
+ * per-node demand u, arriving whole: a table per host type of the best value of the targets'
+ * copies and whole arrivals of the multi-node flavors whose per-node demand is u, over the units
+ * of u per node (at most 2^20 states per type, else pieces). G_h is the node-subset search of
  * compute_upper_bound with, per pNUMA node, options (removals, the room kept for the targets'
  * copies, removal prices less the best piece value of what is left: an exact two-resource
  * unbounded knapsack on a grid of the pieces' demands); a host where that search runs out gets a
- * valid tail bound. Without a RAM cost L is rounded down to a multiple of the targets' weights'
+ * valid tail bound (with whole arrivals and no RAM cost, before the tail: the concave envelope
+ * over k of a price on removals, UpperBoundParams::arrival_per_k_first). Without a RAM cost L is rounded down to a multiple of the targets' weights'
  * greatest common divisor (every VMCAP part is one).
  *
  * Multipliers: `prices` given (one per flavor): L at those alone (steps >= 1), what `vmcap
