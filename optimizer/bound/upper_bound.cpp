@@ -1675,17 +1675,21 @@ private:
     std::vector<int> span_sum_;  // [q]: the q largest spans (vNUMA counts) of the host's VMs, summed
     std::vector<int> on_node_;   // [node]: the host's migratable VMs with a vNUMA node there
     Score alloc_best_ = 0;
-    std::vector<std::vector<SlotOption>> slot_opts_;                // node_subset_bound(): [node] options
-    std::vector<NodeStates> node_states_;                           // node_subset_bound(): [node] node_states()
-    std::size_t first_begun_ = 0;                                   // node_subset_bound(): the index of node 0's option being searched
-    static constexpr double kSubsetRetryProgress = 0.125;           // node_subset_retry: the share searched before a second try
-    std::vector<Score> slot_best_;                                  // [k]: its bound on V_h over k-sets
-    std::vector<std::shared_ptr<const Witness>> slot_wit_;          // [k]: with arrivals, slot_best_[k]'s witness
-    const ArrivalGrid* grid_ = nullptr;                             // set_arrivals(): joint tables of removals and arrivals
-    const MultiNodeArrivals* multi_ = nullptr;                      // set_arrivals(): whole multi-node arrivals, or null
-    static constexpr std::int64_t kPricedLeavesPerEvaluation = 64;  // priced_search(): leaves and cuts per unit of allowance
-    static constexpr int kMaxPricedMu = 64;                         // priced_search(): the most prices on removals per host
-    static constexpr int kMaxPricedUnits = 15;                      // priced_search(): the most units b per node it takes
+    std::vector<std::vector<SlotOption>> slot_opts_;        // node_subset_bound(): [node] options
+    std::vector<NodeStates> node_states_;                   // node_subset_bound(): [node] node_states()
+    std::size_t first_begun_ = 0;                           // node_subset_bound(): the index of node 0's option being searched
+    static constexpr double kSubsetRetryProgress = 0.125;   // node_subset_retry: the share searched before a second try
+    std::vector<Score> slot_best_;                          // [k]: its bound on V_h over k-sets
+    std::vector<std::shared_ptr<const Witness>> slot_wit_;  // [k]: with arrivals, slot_best_[k]'s witness
+    const ArrivalGrid* grid_ = nullptr;                     // set_arrivals(): joint tables of removals and arrivals
+    const MultiNodeArrivals* multi_ = nullptr;              // set_arrivals(): whole multi-node arrivals, or null
+    // priced_search(): leaves and cuts per unit of allowance. A leaf is one table read and an
+    // add, far cheaper than a value evaluation; at 64 the hosts of random 4-host CQ3 clusters with
+    // up to 4 units per node (5^8 unit vectors per mu) ran out, at 512 they complete (measured:
+    // docs/performance.md, "Whole multi-node arrivals"), the bundled example's cost unchanged.
+    static constexpr std::int64_t kPricedLeavesPerEvaluation = 512;
+    static constexpr int kMaxPricedMu = 64;     // priced_search(): the most prices on removals per host
+    static constexpr int kMaxPricedUnits = 15;  // priced_search(): the most units b per node it takes
     std::vector<Amount> slot_free_, slot_top_, slot_bound_;
     std::int64_t* alloc_left_ = nullptr;
     bool alloc_aborted_ = false;
