@@ -1174,22 +1174,18 @@ TEST(UpperBound, ArrivalsPricedDoNotDependOnThreadsAndReproduceAtTheirPrices) {
     two.threads = 2;
     // Toward 85% of the removal-only bound, as toward a plan below it.
     const Score target = ub.score / 100 * 85;
-    const LagrangianBound a = lagrangian_upper_bound(m, one, target, 25, ub.score);
-    const LagrangianBound b = lagrangian_upper_bound(m, two, target, 25, ub.score);
-    ASSERT_TRUE(a.applied);
-    EXPECT_LT(a.score, ub.score);
-    EXPECT_EQ(a.score, b.score);
-    EXPECT_EQ(a.prices, b.prices);
-    EXPECT_EQ(a.steps, b.steps);
-    // The same with the envelope of the removals priced first.
-    one.arrival_per_k_first = two.arrival_per_k_first = false;
-    const LagrangianBound ea = lagrangian_upper_bound(m, one, target, 25, ub.score);
-    const LagrangianBound eb = lagrangian_upper_bound(m, two, target, 25, ub.score);
-    ASSERT_TRUE(ea.applied);
-    EXPECT_LT(ea.score, ub.score);
-    EXPECT_EQ(ea.score, eb.score);
-    EXPECT_EQ(ea.prices, eb.prices);
-    one.arrival_per_k_first = two.arrival_per_k_first = true;
+    LagrangianBound a;
+    // The per-k search first (the default), then the envelope of the removals priced first.
+    for (const bool per_k_first : {false, true}) {
+        one.arrival_per_k_first = two.arrival_per_k_first = per_k_first;
+        a = lagrangian_upper_bound(m, one, target, 25, ub.score);
+        const LagrangianBound b = lagrangian_upper_bound(m, two, target, 25, ub.score);
+        ASSERT_TRUE(a.applied);
+        EXPECT_LT(a.score, ub.score);
+        EXPECT_EQ(a.score, b.score);
+        EXPECT_EQ(a.prices, b.prices);
+        EXPECT_EQ(a.steps, b.steps);
+    }
     // What vmcap validate does: one evaluation at the stated prices gives the same bound.
     const LagrangianBound again = lagrangian_upper_bound(m, one, 0, 1, ub.score, &a.prices);
     EXPECT_EQ(again.steps, 1);

@@ -715,13 +715,10 @@ private:
      * x `allowance`.
      */
     bool priced_search(int k_top, std::int64_t allowance) {
-        std::vector<int> multi, single;
+        std::vector<int> multi;
         std::vector<std::vector<int>> outer;
-        if (!outer_sets(k_top, multi, single, outer)) return false;
         std::int64_t work = kWorkPerEvaluation * allowance;
-        node_states_.resize(static_cast<std::size_t>(n_));
-        for (int i = 0; i < n_; ++i)
-            if (!node_states(i, single, k_top, work, node_states_[i])) return false;
+        if (!subsets_and_states(k_top, work, multi, outer)) return false;
         // Every X's options per node (nodes X leaves alone share X empty's).
         using Opts = std::shared_ptr<const std::vector<SlotOption>>;
         std::vector<std::vector<Opts>> opts(outer.size(), std::vector<Opts>(static_cast<std::size_t>(n_)));
@@ -1101,13 +1098,10 @@ private:
     bool node_subset_bound(int k_top, std::int64_t& allowance, double& progress) {
         progress = 0.0;
         constexpr std::int64_t kCombinationsPerEvaluation = 64;
-        std::vector<int> multi, single;
+        std::vector<int> multi;
         std::vector<std::vector<int>> outer;
-        if (!outer_sets(k_top, multi, single, outer)) return false;
         std::int64_t work = kWorkPerEvaluation * allowance;
-        node_states_.resize(static_cast<std::size_t>(n_));
-        for (int i = 0; i < n_; ++i)
-            if (!node_states(i, single, k_top, work, node_states_[i])) return false;
+        if (!subsets_and_states(k_top, work, multi, outer)) return false;
         std::vector<std::vector<SlotOption>> none(n_);  // the options with X empty, reused where X adds nothing
         // upto[k]: the best combination found with at most k removals (over every X so far).
         std::vector<Score> upto(static_cast<std::size_t>(k_top) + 1, std::numeric_limits<Score>::min());
@@ -1249,6 +1243,17 @@ private:
             for (int c : y) sy += c;
             return sx < sy;
         });
+        return true;
+    }
+
+    /** What both node-subset searches start from: outer_sets() and every node's node_states()
+     *  (into node_states_), within `work`. False when either passes its cap. */
+    bool subsets_and_states(int k_top, std::int64_t& work, std::vector<int>& multi, std::vector<std::vector<int>>& outer) {
+        std::vector<int> single;
+        if (!outer_sets(k_top, multi, single, outer)) return false;
+        node_states_.resize(static_cast<std::size_t>(n_));
+        for (int i = 0; i < n_; ++i)
+            if (!node_states(i, single, k_top, work, node_states_[i])) return false;
         return true;
     }
 
