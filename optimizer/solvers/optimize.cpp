@@ -300,6 +300,7 @@ OptimizeResult optimize(const CapacityModel& model, const OptimizeParams& params
     // conservation, toward the plan's objective (its Polyak target), when the plan is not proven.
     const Score plan_score = out.search.score_best;
     if (ubp.arrival_steps > 0 && ub.covers_objective && ub.score > plan_score &&
+        relative_gap(static_cast<double>(ub.score), static_cast<double>(plan_score)) > OptimizeParams::kArrivalMinGap &&
         !(params.search.stop != nullptr && params.search.stop->load())) {
         // At most twice what the bound and the search took (at least kArrivalFloorSeconds): a
         // tighter bound should not make the plan cost three times as long (on 4-node hosts a price
