@@ -141,6 +141,15 @@ struct MakeRoomCache::Impl {
     std::vector<HostSums> sums;                   ///< [host]
     std::vector<std::vector<HostMovers>> movers;  ///< [flavor][host]
     std::vector<std::vector<Landing>> landing;    ///< [flavor][host]
+    /** Per flavor: the hosts of Search::top() (best first) when every host's version was at
+     *  most `clock`; `valid` false: none computed yet. A later call re-reads only the hosts
+     *  whose version is above `clock`. */
+    struct Top {
+        bool valid = false;
+        std::uint64_t clock = 0;
+        std::vector<int> hosts;
+    };
+    std::vector<Top> tops;  ///< [flavor]
 };
 
 MakeRoomCache::MakeRoomCache() : impl(std::make_unique<Impl>()) {}
@@ -248,7 +257,9 @@ public:
             cache_.movers.clear();
             cache_.landing.clear();
             cache_.sums.clear();
+            cache_.tops.clear();
         }
+        cache_.tops.resize(p_.flavors.size());
         cache_.movers.resize(p_.flavors.size());
         cache_.landing.resize(p_.flavors.size());
     }
@@ -920,26 +931,54 @@ private:
         return b;
     }
 
-    /** The best kTop hosts where a VM of `flavor` fits now (Dest::better order). */
+    /** The best kTop hosts where a VM of `flavor` fits now (Dest::better order, a strict total
+     *  order: the same hosts whatever order they are offered in). Kept between calls
+     *  (MakeRoomCache::Impl::Top): only the hosts whose version changed since are re-read, and
+     *  merged into the kept ones unless one of those changed (then every host is read). O(H)
+     *  version reads, plus O(H) when a kept host changed. */
     const std::vector<Dest>& top(int flavor) {
         auto& t = top_[static_cast<std::size_t>(flavor)];
         if (top_done_[static_cast<std::size_t>(flavor)]) return t;
         top_done_[static_cast<std::size_t>(flavor)] = 1;
         std::vector<Landing>& land = cache_.landing[static_cast<std::size_t>(flavor)];
+        MakeRoomCache::Impl::Top& kept = cache_.tops[static_cast<std::size_t>(flavor)];
         const int H = static_cast<int>(p_.hosts.size());
         land.resize(static_cast<std::size_t>(H));
-        for (int h = 0; h < H; ++h) {
+        const auto offer = [&](int h) {
             Landing& l = land[static_cast<std::size_t>(h)];
             if (l.version != s_.host_version(h)) {
                 const Dest d = dest_on(flavor, h, s_.free_of(h));
                 l = Landing{s_.host_version(h), d.placement, d.vcpu_left, d.ram_left, d.gain};
             }
-            if (l.placement < 0) continue;
+            if (l.placement < 0) return;
             const Dest d{h, l.placement, l.vcpu_left, l.ram_left, l.gain};
-            if (static_cast<int>(t.size()) == kTop && !d.better(t.back())) continue;
+            if (static_cast<int>(t.size()) == kTop && !d.better(t.back())) return;
             if (static_cast<int>(t.size()) == kTop) t.pop_back();
             t.insert(std::upper_bound(t.begin(), t.end(), d, [](const Dest& a, const Dest& b) { return a.better(b); }), d);
+        };
+        std::uint64_t clock = 0;
+        bool full = !kept.valid;
+        changed_.clear();
+        for (int h = 0; h < H; ++h) {
+            const std::uint64_t v = s_.host_version(h);
+            clock = std::max(clock, v);
+            if (!full && v > kept.clock) {
+                changed_.push_back(h);
+                full = std::find(kept.hosts.begin(), kept.hosts.end(), h) != kept.hosts.end();
+            }
         }
+        if (full) {
+            for (int h = 0; h < H; ++h) offer(h);
+        } else {
+            // The kept hosts are unchanged (their Landing is current) and every unchanged host
+            // not among them is behind the last of them: the best of the kept and the changed.
+            for (const int h : kept.hosts) offer(h);
+            for (const int h : changed_) offer(h);
+        }
+        kept.valid = true;
+        kept.clock = clock;
+        kept.hosts.clear();
+        for (const Dest& d : t) kept.hosts.push_back(d.host);
         return t;
     }
 
@@ -1147,6 +1186,14 @@ private:
      *  the first able to move now; for a shuffle, a single that could be remapped once a VM has
      *  left and a VM that frees the host's total lack and can move now. Necessary. */
     bool could_move(int g, Part part) {
+        // The answer depends on g's kinds and top() alone, fixed for this call: kept per host.
+        auto& known = could_[part == Part::Shuffles ? 1 : 0];
+        known.resize(p_.hosts.size(), -1);
+        signed char& k = known[static_cast<std::size_t>(g)];
+        if (k < 0) k = could_move_now(g, part) ? 1 : 0;
+        return k != 0;
+    }
+    bool could_move_now(int g, Part part) {
         HostMovers& hm = cache_.movers[static_cast<std::size_t>(f_)][static_cast<std::size_t>(g)];
         if (!hm.kinds_done) build_kinds(g, hm);
         if (part == Part::Shuffles) {
@@ -1424,8 +1471,26 @@ private:
         std::vector<Mover> can;  // migratable VMs on a deficient node, not singles
         NodeMask any_def = 0;
         for (const NodeMask d : def_) any_def = static_cast<NodeMask>(any_def | d);
+        // Outside run_plain, what a pair decides depends on its two VMs' kinds (flavor and node
+        // set) alone: g's free amounts with both lifted. So each kind's Mover::remap, and each
+        // pair of kinds' fit, remaps and Bound, are computed once (kind_ids, pair_memo_).
+        kind_of_.clear();
+        kinds_.clear();
+        kind_remap_.clear();
         for (const OnlineCluster::Resident& x : on)
-            if ((x.mask & any_def) && !single(x.vm) && s_.migratable(x.vm)) can.push_back(mover(x, g));
+            if ((x.mask & any_def) && !single(x.vm) && s_.migratable(x.vm)) {
+                if (plain_) {
+                    can.push_back(mover(x, g));
+                    continue;
+                }
+                const int k = kind_id(x.flavor, x.mask);
+                if (k == static_cast<int>(kind_remap_.size())) kind_remap_.push_back(mover(x, g).remap);
+                Mover m{x.vm, x.flavor, x.mask, this->flavor(x.flavor).demand[kRamMib], kind_remap_[static_cast<std::size_t>(k)] != 0};
+                can.push_back(m);
+                kind_of_.push_back(k);
+            }
+        const std::size_t K = kinds_.size();
+        if (!plain_) pair_memo_.assign(K * K, PairMemo{});
         // What the flavor's placements lack on their nodes, the least over them per resource: two
         // VMs that free less in total cannot make room (a quick test before the exact one).
         const auto [short_vcpu, short_ram] = least_short(flavor, g);
@@ -1437,21 +1502,34 @@ private:
                     (a.ram + b.ram < short_ram || this->flavor(a.flavor).demand[kVcpu] + this->flavor(b.flavor).demand[kVcpu] < short_vcpu))
                     continue;
                 if (!covers(def_, static_cast<NodeMask>(a.mask | b.mask))) continue;
-                share(tmp_.data(), this->flavor(a.flavor), a.mask, +1);
-                share(tmp_.data(), this->flavor(b.flavor), b.mask, +1);
-                if (fits(flavor, g, tmp_.data())) {
+                // (run_plain: computed for each pair, the memo unused)
+                PairMemo fresh;
+                PairMemo& memo = plain_ ? fresh : pair_memo_[static_cast<std::size_t>(kind_of_[i]) * K + static_cast<std::size_t>(kind_of_[j])];
+                if (!memo.done) {
+                    share(tmp_.data(), this->flavor(a.flavor), a.mask, +1);
+                    share(tmp_.data(), this->flavor(b.flavor), b.mask, +1);
+                    memo.done = true;
+                    memo.fits = fits(flavor, g, tmp_.data());
+                    if (memo.fits) {
+                        memo.remap_a = remaps(a, g, tmp_.data());
+                        memo.remap_b = remaps(b, g, tmp_.data());
+                        if (cap_) memo.ub = bound(flavor, g, tmp_.data());
+                    }
+                    share(tmp_.data(), this->flavor(a.flavor), a.mask, -1);
+                    share(tmp_.data(), this->flavor(b.flavor), b.mask, -1);
+                }
+                if (memo.fits) {
                     Pair pr;
-                    pr.m = a.vm < b.vm ? std::array<Mover, 2>{a, b} : std::array<Mover, 2>{b, a};
-                    pr.b_after_a = remaps(pr.m[1], g, tmp_.data());
-                    pr.a_after_b = remaps(pr.m[0], g, tmp_.data());
+                    const bool ab = a.vm < b.vm;
+                    pr.m = ab ? std::array<Mover, 2>{a, b} : std::array<Mover, 2>{b, a};
+                    pr.b_after_a = ab ? memo.remap_b : memo.remap_a;
+                    pr.a_after_b = ab ? memo.remap_a : memo.remap_b;
                     if (cap_) {
-                        pr.ub = bound(flavor, g, tmp_.data());
+                        pr.ub = memo.ub;
                         hm.pairs_top = std::max(hm.pairs_top, std::make_pair(pr.ub.own, pr.ub.w));
                     }
                     hm.pairs.push_back(pr);
                 }
-                share(tmp_.data(), this->flavor(a.flavor), a.mask, -1);
-                share(tmp_.data(), this->flavor(b.flavor), b.mask, -1);
             }
         const auto pair_key = [](const Pair& p) { return std::make_tuple(p.m[0].ram + p.m[1].ram, p.m[0].vm, p.m[1].vm); };
         std::sort(hm.pairs.begin(), hm.pairs.end(), [&](const Pair& a, const Pair& b) { return pair_key(a) < pair_key(b); });
@@ -1484,6 +1562,9 @@ private:
     /** Shuffles: y leaves g (anywhere), then the single x is remapped into the room. */
     void find_shuffles(int flavor, int g, HostMovers& hm) {
         if (fixes_ || !deficits(flavor, g, def_)) return;  // no remaps under a rule that fixes nodes
+        kinds_.clear();
+        shuffle_memo_.clear();
+        shuffle_k_ = 0;
         const auto on = c_.vms_on(g);
         const Amount* free = s_.free_of(g);
         tmp_.assign(free, free + s_.nodes_of(g) * R_);
@@ -1525,44 +1606,70 @@ private:
             share(tmp_.data(), fx, x.mask, -1);
             std::sort(need.begin(), need.end());
             need.erase(std::unique(need.begin(), need.end()), need.end());
+            const std::size_t xk = plain_ ? 0 : static_cast<std::size_t>(kind_id(x.flavor, x.mask));
             for (const OnlineCluster::Resident& y : on) {
                 if (y.vm == x.vm || !s_.migratable(y.vm) || !covers(need, y.mask)) continue;
                 const Flavor& fy = this->flavor(y.flavor);
                 if (!plain_ && (fy.demand[kVcpu] < short_vcpu || fy.demand[kRamMib] < short_ram)) continue;
-                share(tmp_.data(), fy, y.mask, +1);
-                bool ok = false;
-                for (std::size_t e = 0; e < pl.size() && !ok; ++e) {
-                    if (pl[e].mask == x.mask) continue;
-                    share(tmp_.data(), fx, x.mask, +1);
-                    if (room(fx, pl[e], tmp_.data())) {
-                        share(tmp_.data(), fx, pl[e].mask, -1);
-                        ok = fits(flavor, g, tmp_.data());
-                        share(tmp_.data(), fx, pl[e].mask, +1);
+                // Outside run_plain, what follows depends on x's and y's kinds (flavor and node
+                // set) alone (g's free amounts with both lifted): computed once per pair of kinds.
+                ShuffleMemo fresh;
+                ShuffleMemo* memo = &fresh;
+                if (!plain_) {
+                    const auto yk = static_cast<std::size_t>(kind_id(y.flavor, y.mask));
+                    const std::size_t need_size = std::max(xk, yk) + 1;
+                    if (need_size > shuffle_k_) {
+                        // new kinds: grow the square table, keeping what is known
+                        std::vector<ShuffleMemo> grown(need_size * 2 * need_size * 2);
+                        for (std::size_t i = 0; i < shuffle_k_; ++i)
+                            for (std::size_t j = 0; j < shuffle_k_; ++j) grown[i * need_size * 2 + j] = shuffle_memo_[i * shuffle_k_ + j];
+                        shuffle_memo_ = std::move(grown);
+                        shuffle_k_ = need_size * 2;
                     }
-                    share(tmp_.data(), fx, x.mask, -1);
+                    memo = &shuffle_memo_[xk * shuffle_k_ + yk];
                 }
-                if (ok) {
-                    Mover my = mover(y, g);
-                    if (cap_) {
-                        // x stays on g (no other host takes it, else it would be a plan of one
-                        // step), on one of its other placements with room that lets the
-                        // flavor fit: g ends with at most that, whatever y does.
+                if (!memo->done) {
+                    memo->done = true;
+                    share(tmp_.data(), fy, y.mask, +1);
+                    bool ok = false;
+                    for (std::size_t e = 0; e < pl.size() && !ok; ++e) {
+                        if (pl[e].mask == x.mask) continue;
                         share(tmp_.data(), fx, x.mask, +1);
-                        bool any = false;
-                        for (const Embedding& e : pl) {
-                            if (e.mask == x.mask || !room(fx, e, tmp_.data())) continue;
-                            share(tmp_.data(), fx, e.mask, -1);
-                            if (fits(flavor, g, tmp_.data())) {
-                                widen(my.ub, bound(flavor, g, tmp_.data()), any);
-                                any = true;
-                            }
-                            share(tmp_.data(), fx, e.mask, +1);
+                        if (room(fx, pl[e], tmp_.data())) {
+                            share(tmp_.data(), fx, pl[e].mask, -1);
+                            ok = fits(flavor, g, tmp_.data());
+                            share(tmp_.data(), fx, pl[e].mask, +1);
                         }
                         share(tmp_.data(), fx, x.mask, -1);
                     }
+                    memo->ok = ok;
+                    if (ok) {
+                        memo->remap = mover(y, g).remap;
+                        if (cap_) {
+                            // x stays on g (no other host takes it, else it would be a plan of one
+                            // step), on one of its other placements with room that lets the
+                            // flavor fit: g ends with at most that, whatever y does.
+                            share(tmp_.data(), fx, x.mask, +1);
+                            bool any = false;
+                            for (const Embedding& e : pl) {
+                                if (e.mask == x.mask || !room(fx, e, tmp_.data())) continue;
+                                share(tmp_.data(), fx, e.mask, -1);
+                                if (fits(flavor, g, tmp_.data())) {
+                                    widen(memo->ub, bound(flavor, g, tmp_.data()), any);
+                                    any = true;
+                                }
+                                share(tmp_.data(), fx, e.mask, +1);
+                            }
+                            share(tmp_.data(), fx, x.mask, -1);
+                        }
+                    }
+                    share(tmp_.data(), fy, y.mask, -1);
+                }
+                if (memo->ok) {
+                    Mover my{y.vm, y.flavor, y.mask, fy.demand[kRamMib], memo->remap};
+                    my.ub = memo->ub;
                     hm.shuffles.push_back({my, x});
                 }
-                share(tmp_.data(), fy, y.mask, -1);
             }
         }
         const auto shuffle_key = [](const std::array<Mover, 2>& t) {
@@ -1585,6 +1692,15 @@ private:
             hm.run_top.back() = std::max(hm.run_top.back(), v);
             hm.run_least_ram.back() = std::min(hm.run_least_ram.back(), sh[0].ram + sh[1].ram);
         }
+    }
+    /** The index of the kind (flavor, node set) in kinds_, added when new (kind_remap_ is then
+     *  one shorter than kinds_ until the caller adds its entry). O(kinds). */
+    int kind_id(int flavor, NodeMask mask) {
+        const std::pair<int, NodeMask> k{flavor, mask};
+        for (std::size_t i = 0; i < kinds_.size(); ++i)
+            if (kinds_[i] == k) return static_cast<int>(i);
+        kinds_.push_back(k);
+        return static_cast<int>(kinds_.size()) - 1;
     }
     Mover mover(const OnlineCluster::Resident& x, int g) {
         Mover m{x.vm, x.flavor, x.mask, flavor(x.flavor).demand[kRamMib], false};
@@ -1694,6 +1810,8 @@ private:
     MakeRoomCache::Impl& cache_;
     std::vector<std::vector<Dest>> top_;  ///< [flavor]: top(), this call
     std::vector<char> top_done_;
+    std::array<std::vector<signed char>, 2> could_;  ///< could_move this call, [pairs / shuffles][host]: -1 not known
+    std::vector<int> changed_;  ///< top(): hosts changed since the kept top was computed
     std::vector<NodeMask> def_;
     std::vector<Amount> tmp_, tmp2_;
     std::vector<Step> steps_;
@@ -1701,6 +1819,22 @@ private:
     std::vector<Cand> cands_;         ///< run_capacity's candidates
     std::vector<std::vector<Z>> zs_;  ///< run_capacity: per flavor, the chains' first VMs
     bool plain_ = false;
+    /** find_pairs' and find_shuffles' memos by kind (flavor, node set) of the VMs on one host:
+     *  what depends on the kinds alone (the host's free amounts with them lifted). */
+    struct PairMemo {
+        bool done = false, fits = false, remap_a = false, remap_b = false;
+        Bound ub;
+    };
+    std::vector<std::pair<int, NodeMask>> kinds_;
+    std::vector<char> kind_remap_;  ///< [kind]: Mover::remap of a VM of that kind
+    std::vector<int> kind_of_;      ///< find_pairs: [index into its list]: the kind
+    std::vector<PairMemo> pair_memo_;
+    struct ShuffleMemo {
+        bool done = false, ok = false, remap = false;
+        Bound ub;
+    };
+    std::vector<ShuffleMemo> shuffle_memo_;  ///< find_shuffles: [x's kind * shuffle_k_ + y's kind]
+    std::size_t shuffle_k_ = 0;
     std::vector<Amount> local_;              ///< remap_after's free amounts of g
     std::array<std::vector<Dest>, 2> opts_;  ///< options(), by depth: a plan's first step, its second
     std::vector<int> avail_, first_;         ///< could_move, per kind
