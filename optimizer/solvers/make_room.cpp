@@ -94,6 +94,11 @@ struct HostMovers {
      *  first with one, so a host's best single is among these. */
     std::vector<int> heads;
     std::vector<Mover> singles;
+    /** The singles' distinct flavors (`flavors`), each single's index among them (`group`), and
+     *  whether one has a remap (remap_at >= 0): a chain's first VMs are the singles another host
+     *  takes or that have a remap, decided per flavor (Search::each_mobile_single). */
+    std::vector<int> flavors, group;
+    bool any_remap = false;
     std::vector<Pair> pairs;
     std::vector<std::array<Mover, 2>> shuffles;
     /** Ranking by capacity: the largest (own, w) of the pairs' Bounds (and per run of
@@ -251,7 +256,8 @@ public:
           cap_(c.placer().values_capacity()),
           cache_(cache),
           top_(p_.flavors.size()),
-          top_done_(p_.flavors.size(), 0) {
+          top_done_(p_.flavors.size(), 0),
+          takers_(p_.flavors.size()) {
         if (cache_.serial != c.serial()) {
             cache_.serial = c.serial();
             cache_.movers.clear();
@@ -631,18 +637,24 @@ public:
                                          (hs.free_ram + hs.most_ram - fy.demand[kRamMib]) / ff.demand[kRamMib]) < need)
                                 continue;
                         }
-                        const auto& zsingles = movers(x.flavor, d, Part::Singles).singles;
-                        for (std::size_t l = 0; l < zsingles.size(); ++l)
-                            if (const Mover& m = zsingles[l]; plain_ ? movable(m, d) : elsewhere(m.flavor, d) || m.remap_at >= 0) {
-                                Z zz{m, d};
-                                if (prune) {
-                                    chain_bounds(zz, x.flavor, cache_.movers[y][static_cast<std::size_t>(d)], l);
-                                    if (zz.ub.own < need) continue;
-                                    widen(z_top[y].first, zz.ub, !z.empty());
-                                    z_top[y].second = std::min(z_top[y].second, m.ram);
-                                }
-                                z.push_back(zz);
+                        const HostMovers& zhm = movers(x.flavor, d, Part::Singles);
+                        const auto add = [&](std::size_t l) {
+                            const Mover& m = zhm.singles[l];
+                            Z zz{m, d};
+                            if (prune) {
+                                chain_bounds(zz, x.flavor, cache_.movers[y][static_cast<std::size_t>(d)], l);
+                                if (zz.ub.own < need) return;
+                                widen(z_top[y].first, zz.ub, !z.empty());
+                                z_top[y].second = std::min(z_top[y].second, m.ram);
                             }
+                            z.push_back(zz);
+                        };
+                        if (plain_) {
+                            for (std::size_t l = 0; l < zhm.singles.size(); ++l)
+                                if (movable(zhm.singles[l], d)) add(l);
+                        } else {
+                            each_mobile_single(zhm, d, add);
+                        }
                     }
                     // Pruning, by room for the flavor, the most first: a single's chains stop
                     // where they fall below floor_own.
@@ -937,8 +949,12 @@ private:
      *  merged into the kept ones unless one of those changed (then every host is read). O(H)
      *  version reads, plus O(H) when a kept host changed. */
     const std::vector<Dest>& top(int flavor) {
+        // Read for every candidate (elsewhere, movable): the known answer without a call.
+        if (top_done_[static_cast<std::size_t>(flavor)]) return top_[static_cast<std::size_t>(flavor)];
+        return compute_top(flavor);
+    }
+    [[gnu::noinline]] const std::vector<Dest>& compute_top(int flavor) {
         auto& t = top_[static_cast<std::size_t>(flavor)];
-        if (top_done_[static_cast<std::size_t>(flavor)]) return t;
         top_done_[static_cast<std::size_t>(flavor)] = 1;
         std::vector<Landing>& land = cache_.landing[static_cast<std::size_t>(flavor)];
         MakeRoomCache::Impl::Top& kept = cache_.tops[static_cast<std::size_t>(flavor)];
@@ -1005,16 +1021,33 @@ private:
      *  another placement on `from` has room, its own share counted free. A necessary condition for
      *  x's step first in a plan; for a later step only when it leaves another host than the
      *  earlier ones changed. */
-    bool movable(const Mover& x, int from) {
-        for (const Dest& d : top(x.flavor))
-            if (d.host != from) return true;
-        return x.remap;
+    bool movable(const Mover& x, int from) { return elsewhere(x.flavor, from) || x.remap; }
+    /** fn(l) for each single l of `hm` (host d's, in index order) that could be a chain's first
+     *  VM: another host takes its flavor (elsewhere), or it has a remap (remap_at >= 0). Decided
+     *  per flavor: a host where neither holds for any is skipped without reading its singles. */
+    template <class Fn>
+    void each_mobile_single(const HostMovers& hm, int d, Fn&& fn) {
+        mobile_.resize(hm.flavors.size());
+        bool any = hm.any_remap;
+        for (std::size_t k = 0; k < hm.flavors.size(); ++k) {
+            mobile_[k] = elsewhere(hm.flavors[k], d) ? 1 : 0;
+            any = any || mobile_[k] != 0;
+        }
+        if (!any) return;
+        for (std::size_t l = 0; l < hm.singles.size(); ++l)
+            if (mobile_[static_cast<std::size_t>(hm.group[l])] != 0 || hm.singles[l].remap_at >= 0) fn(l);
     }
     /** Does another host than h take a VM of `flavor` now? */
     bool elsewhere(int flavor, int h) {
-        for (const Dest& d : top(flavor))
-            if (d.host != h) return true;
-        return false;
+        // Read for nearly every candidate: from a flat per-flavor summary of top() (how many
+        // hosts, at most 2, and the first), not the list itself.
+        Takers& t = takers_[static_cast<std::size_t>(flavor)];
+        if (t.n < 0) {
+            const std::vector<Dest>& tp = top(flavor);
+            t.n = static_cast<int>(std::min<std::size_t>(tp.size(), 2));
+            t.first = tp.empty() ? -1 : tp.front().host;
+        }
+        return t.n >= 2 || (t.n == 1 && t.first != h);
     }
     /** The best host other than h that takes a VM of `flavor` now (its first option off h), or -1. */
     int first_other(int flavor, int h) {
@@ -1060,7 +1093,7 @@ private:
         constexpr Amount kNone = kNoPair;
         Amount least_ram = kNone;
         for (const OnlineCluster::Resident& x : c_.vms_on(g)) {
-            if (!s_.migratable(x.vm)) continue;
+            if (!x.migratable) continue;
             const Flavor& fx = this->flavor(x.flavor);
             const Amount v = fx.demand[kVcpu], r = fx.demand[kRamMib];
             least_ram = std::min(least_ram, r);
@@ -1234,7 +1267,7 @@ private:
         // The most any one migratable VM frees on each node.
         most_.assign(static_cast<std::size_t>(nodes * R_), 0);
         for (const OnlineCluster::Resident& x : c_.vms_on(g)) {
-            if (!s_.migratable(x.vm)) continue;
+            if (!x.migratable) continue;
             const Flavor& fx = flavor(x.flavor);
             for (unsigned b = x.mask; b; b &= b - 1)
                 for (int r = 0; r < R_; ++r) {
@@ -1252,7 +1285,7 @@ private:
             it->help += help ? 1 : 0;
         };
         for (const OnlineCluster::Resident& x : c_.vms_on(g)) {
-            if (!s_.migratable(x.vm)) continue;
+            if (!x.migratable) continue;
             const Flavor& fx = flavor(x.flavor);
             const Mover m{x.vm, x.flavor, x.mask, fx.demand[kRamMib], false};
             const bool remap = can_remap(m, g);
@@ -1330,6 +1363,15 @@ private:
                 remap_head = remap_head || first_remap;
                 if (first_of_flavor || first_remap) hm.heads.push_back(static_cast<int>(i));
             }
+            hm.flavors.clear();
+            hm.group.clear();
+            hm.any_remap = false;
+            for (const Mover& x : hm.singles) {
+                auto it = std::find(hm.flavors.begin(), hm.flavors.end(), x.flavor);
+                if (it == hm.flavors.end()) it = hm.flavors.insert(hm.flavors.end(), x.flavor);
+                hm.group.push_back(static_cast<int>(it - hm.flavors.begin()));
+                hm.any_remap = hm.any_remap || x.remap_at >= 0;
+            }
         }
         if (part == Part::Pairs && !hm.pairs_done) {
             hm.pairs_done = true;
@@ -1390,7 +1432,7 @@ private:
             }
         };
         for (const OnlineCluster::Resident& x : c_.vms_on(g))
-            if (s_.migratable(x.vm)) {
+            if (x.migratable) {
                 top2(hs.most_vcpu, hs.next_vcpu, flavor(x.flavor).demand[kVcpu]);
                 top2(hs.most_ram, hs.next_ram, flavor(x.flavor).demand[kRamMib]);
             }
@@ -1423,7 +1465,7 @@ private:
         // test before the exact one).
         const auto [short_vcpu, short_ram] = least_short(flavor, g);
         for (const OnlineCluster::Resident& x : c_.vms_on(g)) {
-            if (!covers(def_, x.mask) || !s_.migratable(x.vm)) continue;
+            if (!covers(def_, x.mask) || !x.migratable) continue;
             const Flavor& fx = this->flavor(x.flavor);
             if (!plain_ && (fx.demand[kVcpu] < short_vcpu || fx.demand[kRamMib] < short_ram)) continue;
             share(tmp_.data(), fx, x.mask, +1);
@@ -1478,14 +1520,14 @@ private:
         kinds_.clear();
         kind_remap_.clear();
         for (const OnlineCluster::Resident& x : on)
-            if ((x.mask & any_def) && !single(x.vm) && s_.migratable(x.vm)) {
+            if ((x.mask & any_def) && !single(x.vm) && x.migratable) {
                 if (plain_) {
                     can.push_back(mover(x, g));
                     continue;
                 }
                 const int k = kind_id(x.flavor, x.mask);
                 if (k == static_cast<int>(kind_remap_.size())) kind_remap_.push_back(mover(x, g).remap);
-                Mover m{x.vm, x.flavor, x.mask, this->flavor(x.flavor).demand[kRamMib], kind_remap_[static_cast<std::size_t>(k)] != 0};
+                Mover m{x.vm, x.flavor, x.mask, this->flavor(x.flavor).demand[kRamMib], kind_remap_[static_cast<std::size_t>(k)] != 0, -1, {}};
                 can.push_back(m);
                 kind_of_.push_back(k);
             }
@@ -1565,6 +1607,7 @@ private:
         kinds_.clear();
         shuffle_memo_.clear();
         shuffle_k_ = 0;
+        for (auto& n : need_memo_) n.first = false;
         const auto on = c_.vms_on(g);
         const Amount* free = s_.free_of(g);
         tmp_.assign(free, free + s_.nodes_of(g) * R_);
@@ -1581,34 +1624,40 @@ private:
             const auto& pl = placements(x.flavor, g);
             // The node sets y must cover: for a remap of x onto p, the nodes of p short of x's
             // share (x lifted), and those of some placement of the flavor short after it.
-            std::vector<NodeMask> need;
-            share(tmp_.data(), fx, x.mask, +1);
-            for (const Embedding& e : pl) {
-                if (e.mask == x.mask) continue;
-                NodeMask short_x = 0;
-                for (int i = 0; i < fx.num_vnuma(); ++i)
-                    for (int r = 0; r < R_; ++r)
-                        if (tmp_[static_cast<std::size_t>(e.map[static_cast<std::size_t>(i)] * R_ + r)] <
-                            fx.node_demand[static_cast<std::size_t>(r)])
-                            short_x = static_cast<NodeMask>(short_x | (1U << e.map[static_cast<std::size_t>(i)]));
-                share(tmp_.data(), fx, e.mask, -1);
-                for (const Embedding& q : fpl) {
-                    NodeMask short_f = 0;
-                    for (int i = 0; i < ff.num_vnuma(); ++i)
-                        for (int r = 0; r < R_; ++r)
-                            if (tmp_[static_cast<std::size_t>(q.map[static_cast<std::size_t>(i)] * R_ + r)] <
-                                ff.node_demand[static_cast<std::size_t>(r)])
-                                short_f = static_cast<NodeMask>(short_f | (1U << q.map[static_cast<std::size_t>(i)]));
-                    need.push_back(static_cast<NodeMask>(short_x | short_f));
-                }
-                share(tmp_.data(), fx, e.mask, +1);
-            }
-            share(tmp_.data(), fx, x.mask, -1);
-            std::sort(need.begin(), need.end());
-            need.erase(std::unique(need.begin(), need.end()), need.end());
+            // (x's kind alone decides them: outside run_plain, computed once per kind)
             const std::size_t xk = plain_ ? 0 : static_cast<std::size_t>(kind_id(x.flavor, x.mask));
+            if (need_memo_.size() <= xk) need_memo_.resize(xk + 1);
+            auto& [known, need] = need_memo_[xk];
+            if (plain_ || !known) {
+                known = true;
+                need.clear();
+                share(tmp_.data(), fx, x.mask, +1);
+                for (const Embedding& e : pl) {
+                    if (e.mask == x.mask) continue;
+                    NodeMask short_x = 0;
+                    for (int i = 0; i < fx.num_vnuma(); ++i)
+                        for (int r = 0; r < R_; ++r)
+                            if (tmp_[static_cast<std::size_t>(e.map[static_cast<std::size_t>(i)] * R_ + r)] <
+                                fx.node_demand[static_cast<std::size_t>(r)])
+                                short_x = static_cast<NodeMask>(short_x | (1U << e.map[static_cast<std::size_t>(i)]));
+                    share(tmp_.data(), fx, e.mask, -1);
+                    for (const Embedding& q : fpl) {
+                        NodeMask short_f = 0;
+                        for (int i = 0; i < ff.num_vnuma(); ++i)
+                            for (int r = 0; r < R_; ++r)
+                                if (tmp_[static_cast<std::size_t>(q.map[static_cast<std::size_t>(i)] * R_ + r)] <
+                                    ff.node_demand[static_cast<std::size_t>(r)])
+                                    short_f = static_cast<NodeMask>(short_f | (1U << q.map[static_cast<std::size_t>(i)]));
+                        need.push_back(static_cast<NodeMask>(short_x | short_f));
+                    }
+                    share(tmp_.data(), fx, e.mask, +1);
+                }
+                share(tmp_.data(), fx, x.mask, -1);
+                std::sort(need.begin(), need.end());
+                need.erase(std::unique(need.begin(), need.end()), need.end());
+            }
             for (const OnlineCluster::Resident& y : on) {
-                if (y.vm == x.vm || !s_.migratable(y.vm) || !covers(need, y.mask)) continue;
+                if (y.vm == x.vm || !y.migratable || !covers(need, y.mask)) continue;
                 const Flavor& fy = this->flavor(y.flavor);
                 if (!plain_ && (fy.demand[kVcpu] < short_vcpu || fy.demand[kRamMib] < short_ram)) continue;
                 // Outside run_plain, what follows depends on x's and y's kinds (flavor and node
@@ -1666,7 +1715,7 @@ private:
                     share(tmp_.data(), fy, y.mask, -1);
                 }
                 if (memo->ok) {
-                    Mover my{y.vm, y.flavor, y.mask, fy.demand[kRamMib], memo->remap};
+                    Mover my{y.vm, y.flavor, y.mask, fy.demand[kRamMib], memo->remap, -1, {}};
                     my.ub = memo->ub;
                     hm.shuffles.push_back({my, x});
                 }
@@ -1765,9 +1814,10 @@ private:
                 if (!done[y]) {
                     done[y] = 1;
                     for (int d = 0; d < H; ++d)
-                        if (may_have_singles(x.flavor, d))
-                            for (const Mover& m : movers(x.flavor, d, Part::Singles).singles)
-                                if (elsewhere(m.flavor, d) || m.remap_at >= 0) z.emplace_back(m, d);
+                        if (may_have_singles(x.flavor, d)) {
+                            const HostMovers& zhm = movers(x.flavor, d, Part::Singles);
+                            each_mobile_single(zhm, d, [&](std::size_t l) { z.emplace_back(zhm.singles[l], d); });
+                        }
                     std::sort(z.begin(), z.end(), [](const auto& a, const auto& b) {
                         return std::make_tuple(a.first.ram, a.first.vm) < std::make_tuple(b.first.ram, b.first.vm);
                     });
@@ -1811,7 +1861,14 @@ private:
     std::vector<std::vector<Dest>> top_;  ///< [flavor]: top(), this call
     std::vector<char> top_done_;
     std::array<std::vector<signed char>, 2> could_;  ///< could_move this call, [pairs / shuffles][host]: -1 not known
-    std::vector<int> changed_;  ///< top(): hosts changed since the kept top was computed
+    /** elsewhere's summary of top(flavor) this call: its size capped at 2 (-1: not read yet) and
+     *  its first host. */
+    struct Takers {
+        int n = -1, first = -1;
+    };
+    std::vector<Takers> takers_;  ///< [flavor]
+    std::vector<int> changed_;
+    std::vector<char> mobile_;  ///< each_mobile_single: [flavor index]: another host takes it  ///< top(): hosts changed since the kept top was computed
     std::vector<NodeMask> def_;
     std::vector<Amount> tmp_, tmp2_;
     std::vector<Step> steps_;
@@ -1835,6 +1892,7 @@ private:
     };
     std::vector<ShuffleMemo> shuffle_memo_;  ///< find_shuffles: [x's kind * shuffle_k_ + y's kind]
     std::size_t shuffle_k_ = 0;
+    std::vector<std::pair<bool, std::vector<NodeMask>>> need_memo_;  ///< find_shuffles: [x's kind]: known, the node sets y must cover
     std::vector<Amount> local_;              ///< remap_after's free amounts of g
     std::array<std::vector<Dest>, 2> opts_;  ///< options(), by depth: a plan's first step, its second
     std::vector<int> avail_, first_;         ///< could_move, per kind
