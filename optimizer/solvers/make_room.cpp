@@ -105,6 +105,11 @@ struct HostMovers {
      *  `shuffle_runs`, of its shuffles' first VMs' Bounds, with the least RAM of the run's plans):
      *  a host's pairs (a run) whose best cannot be ahead of a plan found are skipped whole. */
     std::pair<Count, Score> pairs_top{std::numeric_limits<Count>::min(), 0};
+    /** Ranking by capacity, before the pairs are listed (Search::pair_tops: from the pairs of VM
+     *  kinds, what listing them would give): pairs_top, the least RAM of a pair (kNoPair: no
+     *  pair), `tops_done` when computed. */
+    Amount pairs_least_ram = 0;
+    bool tops_done = false;
     std::vector<std::pair<Count, Score>> run_top;
     std::vector<Amount> run_least_ram;
     /** Ranking by capacity, as a chain's first VM: per single (index into `singles`), its Bounds
@@ -240,6 +245,14 @@ struct Two {
     bool forced = false, both_orders = false;
     /** The order plans are chosen in: RAM, host, the VMs moved, then the VM that moves first. */
     auto key() const { return std::make_tuple(ram, host, std::min(a.vm, b.vm), std::max(a.vm, b.vm), a.vm); }
+};
+
+/** find_shuffles' memo for a single x and a kind of VM y (flavor, node set) on its host: `done`
+ *  computed; `ok`: once y has left, x can be remapped so that the flavor fits; y's Mover::remap;
+ *  the shuffle's Bound (Mover::ub of its first VM). */
+struct ShuffleMemo {
+    bool done = false, ok = false, remap = false;
+    Bound ub;
 };
 
 class Search {
@@ -561,7 +574,15 @@ public:
             const auto pairs_behind = [&](const HostMovers& hm) {
                 return hm.pairs.empty() || behind(hm.pairs_top, lowest(hm.pairs.front().m[0].ram + hm.pairs.front().m[1].ram, g));
             };
-            if (!(prune && listed_hm.pairs_done && pairs_behind(listed_hm)) && (plain_ || could_move(g, Part::Pairs))) {
+            // Pruning, a host whose pairs are not listed yet is judged first by what listing
+            // them would give (pair_tops: their largest Bound and least RAM, from the VMs' kinds).
+            const auto tops_behind = [&]() {
+                HostMovers& hm = cache_.movers[static_cast<std::size_t>(f_)][static_cast<std::size_t>(g)];
+                if (!hm.tops_done) pair_tops(f_, g, hm);
+                return hm.pairs_least_ram == kNoPair || behind(hm.pairs_top, lowest(hm.pairs_least_ram, g));
+            };
+            if (!(prune && listed_hm.pairs_done && pairs_behind(listed_hm)) && (plain_ || could_move(g, Part::Pairs)) &&
+                !(prune && !listed_hm.pairs_done && tops_behind())) {
                 const HostMovers& hm = movers(f_, g, Part::Pairs);
                 if (!pairs_behind(hm))
                     for (std::size_t i = 0; i < hm.pairs.size(); ++i) {
@@ -1343,7 +1364,7 @@ private:
         HostMovers& hm = all[static_cast<std::size_t>(g)];
         if (hm.version != s_.host_version(g)) {
             hm.version = s_.host_version(g);
-            hm.pairs_done = hm.shuffles_done = hm.kinds_done = hm.bound_done = false;
+            hm.pairs_done = hm.shuffles_done = hm.kinds_done = hm.bound_done = hm.tops_done = false;
             hm.singles.clear();
             hm.pairs.clear();
             hm.shuffles.clear();
@@ -1502,6 +1523,50 @@ private:
         return false;
     }
 
+    /** HostMovers::pairs_top and pairs_least_ram of g for `flavor` (ranking by capacity, outside
+     *  run_plain), its singles known, without listing the pairs: what find_pairs would give,
+     *  from each pair of VM kinds (flavor, node set) present (a kind with itself when it has two
+     *  VMs), which decide its tests and Bound. O(VMs on g + kinds^2 x (fits + Bound)). */
+    void pair_tops(int flavor, int g, HostMovers& hm) {
+        hm.tops_done = true;
+        hm.pairs_least_ram = kNoPair;
+        if (!deficits(flavor, g, def_)) return;
+        const Amount* free = s_.free_of(g);
+        tmp_.assign(free, free + s_.nodes_of(g) * R_);
+        NodeMask any_def = 0;
+        for (const NodeMask d : def_) any_def = static_cast<NodeMask>(any_def | d);
+        kinds_.clear();
+        kind_count_.clear();
+        for (const OnlineCluster::Resident& x : c_.vms_on(g))
+            if ((x.mask & any_def) && x.migratable &&
+                std::none_of(hm.singles.begin(), hm.singles.end(), [&x](const Mover& m) { return m.vm == x.vm; })) {
+                const auto k = static_cast<std::size_t>(kind_id(x.flavor, x.mask));
+                if (k == kind_count_.size()) kind_count_.push_back(0);
+                ++kind_count_[k];
+            }
+        const auto [short_vcpu, short_ram] = least_short(flavor, g);
+        for (std::size_t i = 0; i < kinds_.size(); ++i)
+            for (std::size_t j = i; j < kinds_.size(); ++j) {
+                if (i == j && kind_count_[i] < 2) continue;
+                const auto [fa, ma] = kinds_[i];
+                const auto [fb, mb] = kinds_[j];
+                const Flavor& a = this->flavor(fa);
+                const Flavor& b = this->flavor(fb);
+                const Amount ram = a.demand[kRamMib] + b.demand[kRamMib];
+                if (ram < short_ram || a.demand[kVcpu] + b.demand[kVcpu] < short_vcpu) continue;
+                if (!covers(def_, static_cast<NodeMask>(ma | mb))) continue;
+                share(tmp_.data(), a, ma, +1);
+                share(tmp_.data(), b, mb, +1);
+                if (fits(flavor, g, tmp_.data())) {
+                    const Bound ub = bound(flavor, g, tmp_.data());
+                    hm.pairs_top = std::max(hm.pairs_top, std::make_pair(ub.own, ub.w));
+                    hm.pairs_least_ram = std::min(hm.pairs_least_ram, ram);
+                }
+                share(tmp_.data(), a, ma, -1);
+                share(tmp_.data(), b, mb, -1);
+            }
+    }
+
     void find_pairs(int flavor, int g, HostMovers& hm) {
         if (!deficits(flavor, g, def_)) return;
         const auto on = c_.vms_on(g);
@@ -1602,6 +1667,88 @@ private:
     }
 
     /** Shuffles: y leaves g (anywhere), then the single x is remapped into the room. */
+    /** find_shuffles' test and Bound for the single x (on g, for `flavor`) and a y of kind
+     *  (yf, ym) that leaves g first: `memo` filled (done); tmp_ holds g's free amounts, as on
+     *  return. */
+    void shuffle_value(ShuffleMemo& memo, const Mover& x, int yf, NodeMask ym, int g, int flavor) {
+        const Flavor& fx = this->flavor(x.flavor);
+        const Flavor& fy = this->flavor(yf);
+        const auto& pl = placements(x.flavor, g);
+        memo.done = true;
+        share(tmp_.data(), fy, ym, +1);
+        bool ok = false;
+        for (std::size_t e = 0; e < pl.size() && !ok; ++e) {
+            if (pl[e].mask == x.mask) continue;
+            share(tmp_.data(), fx, x.mask, +1);
+            if (room(fx, pl[e], tmp_.data())) {
+                share(tmp_.data(), fx, pl[e].mask, -1);
+                ok = fits(flavor, g, tmp_.data());
+                share(tmp_.data(), fx, pl[e].mask, +1);
+            }
+            share(tmp_.data(), fx, x.mask, -1);
+        }
+        memo.ok = ok;
+        if (ok) {
+            memo.remap = can_remap(Mover{-1, yf, ym, fy.demand[kRamMib], false, -1, {}}, g);  // on g as it is (tmp2_)
+            if (cap_) {
+                // x stays on g (no other host takes it, else it would be a plan of one step), on
+                // one of its other placements with room that lets the flavor fit: g ends with at
+                // most that, whatever y does.
+                share(tmp_.data(), fx, x.mask, +1);
+                bool any = false;
+                for (const Embedding& e : pl) {
+                    if (e.mask == x.mask || !room(fx, e, tmp_.data())) continue;
+                    share(tmp_.data(), fx, e.mask, -1);
+                    if (fits(flavor, g, tmp_.data())) {
+                        widen(memo.ub, bound(flavor, g, tmp_.data()), any);
+                        any = true;
+                    }
+                    share(tmp_.data(), fx, e.mask, +1);
+                }
+                share(tmp_.data(), fx, x.mask, -1);
+            }
+        }
+        share(tmp_.data(), fy, ym, -1);
+    }
+
+    /** The node sets a VM y must cover for the single x (of kind `xk`) to be remapped on g once y
+     *  has left, so that `flavor` fits (find_shuffles); outside run_plain kept per kind until
+     *  the next host's shuffles. tmp_ holds g's free amounts, as on return. */
+    const std::vector<NodeMask>& shuffle_need(const Mover& x, int g, int flavor, std::size_t xk) {
+        const Flavor& fx = this->flavor(x.flavor);
+        const Flavor& ff = this->flavor(flavor);
+        const auto& pl = placements(x.flavor, g);
+        const auto& fpl = placements(flavor, g);
+        if (need_memo_.size() <= xk) need_memo_.resize(xk + 1);
+        auto& [known, need] = need_memo_[xk];
+        if (!plain_ && known) return need;
+        known = true;
+        need.clear();
+        share(tmp_.data(), fx, x.mask, +1);
+        for (const Embedding& e : pl) {
+            if (e.mask == x.mask) continue;
+            NodeMask short_x = 0;
+            for (int i = 0; i < fx.num_vnuma(); ++i)
+                for (int r = 0; r < R_; ++r)
+                    if (tmp_[static_cast<std::size_t>(e.map[static_cast<std::size_t>(i)] * R_ + r)] < fx.node_demand[static_cast<std::size_t>(r)])
+                        short_x = static_cast<NodeMask>(short_x | (1U << e.map[static_cast<std::size_t>(i)]));
+            share(tmp_.data(), fx, e.mask, -1);
+            for (const Embedding& q : fpl) {
+                NodeMask short_f = 0;
+                for (int i = 0; i < ff.num_vnuma(); ++i)
+                    for (int r = 0; r < R_; ++r)
+                        if (tmp_[static_cast<std::size_t>(q.map[static_cast<std::size_t>(i)] * R_ + r)] < ff.node_demand[static_cast<std::size_t>(r)])
+                            short_f = static_cast<NodeMask>(short_f | (1U << q.map[static_cast<std::size_t>(i)]));
+                need.push_back(static_cast<NodeMask>(short_x | short_f));
+            }
+            share(tmp_.data(), fx, e.mask, +1);
+        }
+        share(tmp_.data(), fx, x.mask, -1);
+        std::sort(need.begin(), need.end());
+        need.erase(std::unique(need.begin(), need.end()), need.end());
+        return need;
+    }
+
     void find_shuffles(int flavor, int g, HostMovers& hm) {
         if (fixes_ || !deficits(flavor, g, def_)) return;  // no remaps under a rule that fixes nodes
         kinds_.clear();
@@ -1614,48 +1761,15 @@ private:
         // A remap leaves the host's totals as they are: y alone must free what the host lacks in
         // total for the flavor, a quick test before the exact one.
         const auto [short_vcpu, short_ram] = total_lack(flavor, g);
-        const Flavor& ff = this->flavor(flavor);
-        const auto& fpl = placements(flavor, g);
         for (const Mover& x : hm.singles) {
             // A single with a remap of its own is a plan of one step: the search never gets to
             // the shuffles then.
             if (x.remap_at >= 0) continue;
-            const Flavor& fx = this->flavor(x.flavor);
-            const auto& pl = placements(x.flavor, g);
             // The node sets y must cover: for a remap of x onto p, the nodes of p short of x's
             // share (x lifted), and those of some placement of the flavor short after it.
             // (x's kind alone decides them: outside run_plain, computed once per kind)
             const std::size_t xk = plain_ ? 0 : static_cast<std::size_t>(kind_id(x.flavor, x.mask));
-            if (need_memo_.size() <= xk) need_memo_.resize(xk + 1);
-            auto& [known, need] = need_memo_[xk];
-            if (plain_ || !known) {
-                known = true;
-                need.clear();
-                share(tmp_.data(), fx, x.mask, +1);
-                for (const Embedding& e : pl) {
-                    if (e.mask == x.mask) continue;
-                    NodeMask short_x = 0;
-                    for (int i = 0; i < fx.num_vnuma(); ++i)
-                        for (int r = 0; r < R_; ++r)
-                            if (tmp_[static_cast<std::size_t>(e.map[static_cast<std::size_t>(i)] * R_ + r)] <
-                                fx.node_demand[static_cast<std::size_t>(r)])
-                                short_x = static_cast<NodeMask>(short_x | (1U << e.map[static_cast<std::size_t>(i)]));
-                    share(tmp_.data(), fx, e.mask, -1);
-                    for (const Embedding& q : fpl) {
-                        NodeMask short_f = 0;
-                        for (int i = 0; i < ff.num_vnuma(); ++i)
-                            for (int r = 0; r < R_; ++r)
-                                if (tmp_[static_cast<std::size_t>(q.map[static_cast<std::size_t>(i)] * R_ + r)] <
-                                    ff.node_demand[static_cast<std::size_t>(r)])
-                                    short_f = static_cast<NodeMask>(short_f | (1U << q.map[static_cast<std::size_t>(i)]));
-                        need.push_back(static_cast<NodeMask>(short_x | short_f));
-                    }
-                    share(tmp_.data(), fx, e.mask, +1);
-                }
-                share(tmp_.data(), fx, x.mask, -1);
-                std::sort(need.begin(), need.end());
-                need.erase(std::unique(need.begin(), need.end()), need.end());
-            }
+            const std::vector<NodeMask>& need = shuffle_need(x, g, flavor, xk);
             for (const OnlineCluster::Resident& y : on) {
                 if (y.vm == x.vm || !y.migratable || !covers(need, y.mask)) continue;
                 const Flavor& fy = this->flavor(y.flavor);
@@ -1677,43 +1791,7 @@ private:
                     }
                     memo = &shuffle_memo_[xk * shuffle_k_ + yk];
                 }
-                if (!memo->done) {
-                    memo->done = true;
-                    share(tmp_.data(), fy, y.mask, +1);
-                    bool ok = false;
-                    for (std::size_t e = 0; e < pl.size() && !ok; ++e) {
-                        if (pl[e].mask == x.mask) continue;
-                        share(tmp_.data(), fx, x.mask, +1);
-                        if (room(fx, pl[e], tmp_.data())) {
-                            share(tmp_.data(), fx, pl[e].mask, -1);
-                            ok = fits(flavor, g, tmp_.data());
-                            share(tmp_.data(), fx, pl[e].mask, +1);
-                        }
-                        share(tmp_.data(), fx, x.mask, -1);
-                    }
-                    memo->ok = ok;
-                    if (ok) {
-                        memo->remap = mover(y, g).remap;
-                        if (cap_) {
-                            // x stays on g (no other host takes it, else it would be a plan of one
-                            // step), on one of its other placements with room that lets the
-                            // flavor fit: g ends with at most that, whatever y does.
-                            share(tmp_.data(), fx, x.mask, +1);
-                            bool any = false;
-                            for (const Embedding& e : pl) {
-                                if (e.mask == x.mask || !room(fx, e, tmp_.data())) continue;
-                                share(tmp_.data(), fx, e.mask, -1);
-                                if (fits(flavor, g, tmp_.data())) {
-                                    widen(memo->ub, bound(flavor, g, tmp_.data()), any);
-                                    any = true;
-                                }
-                                share(tmp_.data(), fx, e.mask, +1);
-                            }
-                            share(tmp_.data(), fx, x.mask, -1);
-                        }
-                    }
-                    share(tmp_.data(), fy, y.mask, -1);
-                }
+                if (!memo->done) shuffle_value(*memo, x, y.flavor, y.mask, g, flavor);
                 if (memo->ok) {
                     Mover my{y.vm, y.flavor, y.mask, fy.demand[kRamMib], memo->remap, -1, {}};
                     my.ub = memo->ub;
@@ -1885,11 +1963,8 @@ private:
     std::vector<std::pair<int, NodeMask>> kinds_;
     std::vector<char> kind_remap_;  ///< [kind]: Mover::remap of a VM of that kind
     std::vector<int> kind_of_;      ///< find_pairs: [index into its list]: the kind
+    std::vector<int> kind_count_;   ///< pair_tops: [kind]: VMs of that kind
     std::vector<PairMemo> pair_memo_;
-    struct ShuffleMemo {
-        bool done = false, ok = false, remap = false;
-        Bound ub;
-    };
     std::vector<ShuffleMemo> shuffle_memo_;  ///< find_shuffles: [x's kind * shuffle_k_ + y's kind]
     std::size_t shuffle_k_ = 0;
     std::vector<std::pair<bool, std::vector<NodeMask>>> need_memo_;  ///< find_shuffles: [x's kind]: known, the node sets y must cover
