@@ -80,6 +80,10 @@ struct HostMovers {
     };
     bool kinds_done = false, x_help = false;
     std::vector<Kind> kinds, ys;
+    /** Search::could_move's answer for the pairs (-1: none yet) when another host took the flavor
+     *  of kinds[i] iff pairs_away[i]: the same answer while those do not change. */
+    signed char pairs_could = -1;
+    std::vector<char> pairs_away;
     std::vector<std::array<Amount, 2>> shorts;
     /** A lower bound on the RAM of the pairs' plans: over the flavor's placements, the least RAM of
      *  two migratable VMs, neither a single, whose vCPU and RAM together cover what the
@@ -1257,11 +1261,21 @@ private:
             return false;
         }
         const std::size_t K = hm.kinds.size();
+        away_.resize(K);
+        for (std::size_t i = 0; i < K; ++i) away_[i] = elsewhere(hm.kinds[i].flavor, g) ? 1 : 0;
+        if (hm.pairs_could >= 0 && hm.pairs_away == away_) return hm.pairs_could != 0;
+        hm.pairs_away = away_;
+        hm.pairs_could = pairs_could_move(hm) ? 1 : 0;
+        return hm.pairs_could != 0;
+    }
+    /** could_move for the pairs of the host of `hm`, away_[i]: another host takes kinds[i]'s flavor. */
+    bool pairs_could_move(const HostMovers& hm) {
+        const std::size_t K = hm.kinds.size();
         avail_.resize(K);
         first_.resize(K);
         for (std::size_t i = 0; i < K; ++i) {
             const HostMovers::Kind& k = hm.kinds[i];
-            const bool away = elsewhere(k.flavor, g);
+            const bool away = away_[i] != 0;
             avail_[i] = away ? k.n : k.help;
             first_[i] = away ? k.n : k.remap;
         }
@@ -1279,6 +1293,7 @@ private:
 
     void build_kinds(int g, HostMovers& hm) {
         hm.kinds_done = true;
+        hm.pairs_could = -1;
         hm.kinds.clear();
         hm.ys.clear();
         hm.shorts.clear();
@@ -1756,6 +1771,10 @@ private:
         shuffle_k_ = 0;
         for (auto& n : need_memo_) n.first = false;
         const auto on = c_.vms_on(g);
+        if (!plain_) {
+            on_kind_.clear();
+            for (const OnlineCluster::Resident& y : on) on_kind_.push_back(kind_id(y.flavor, y.mask));
+        }
         const Amount* free = s_.free_of(g);
         tmp_.assign(free, free + s_.nodes_of(g) * R_);
         // A remap leaves the host's totals as they are: y alone must free what the host lacks in
@@ -1770,7 +1789,8 @@ private:
             // (x's kind alone decides them: outside run_plain, computed once per kind)
             const std::size_t xk = plain_ ? 0 : static_cast<std::size_t>(kind_id(x.flavor, x.mask));
             const std::vector<NodeMask>& need = shuffle_need(x, g, flavor, xk);
-            for (const OnlineCluster::Resident& y : on) {
+            for (std::size_t yi = 0; yi < on.size(); ++yi) {
+                const OnlineCluster::Resident& y = on[yi];
                 if (y.vm == x.vm || !y.migratable || !covers(need, y.mask)) continue;
                 const Flavor& fy = this->flavor(y.flavor);
                 if (!plain_ && (fy.demand[kVcpu] < short_vcpu || fy.demand[kRamMib] < short_ram)) continue;
@@ -1779,7 +1799,7 @@ private:
                 ShuffleMemo fresh;
                 ShuffleMemo* memo = &fresh;
                 if (!plain_) {
-                    const auto yk = static_cast<std::size_t>(kind_id(y.flavor, y.mask));
+                    const auto yk = static_cast<std::size_t>(on_kind_[yi]);
                     const std::size_t need_size = std::max(xk, yk) + 1;
                     if (need_size > shuffle_k_) {
                         // new kinds: grow the square table, keeping what is known
@@ -1964,6 +1984,7 @@ private:
     std::vector<char> kind_remap_;  ///< [kind]: Mover::remap of a VM of that kind
     std::vector<int> kind_of_;      ///< find_pairs: [index into its list]: the kind
     std::vector<int> kind_count_;   ///< pair_tops: [kind]: VMs of that kind
+    std::vector<int> on_kind_;      ///< find_shuffles: [index into vms_on]: the kind
     std::vector<PairMemo> pair_memo_;
     std::vector<ShuffleMemo> shuffle_memo_;  ///< find_shuffles: [x's kind * shuffle_k_ + y's kind]
     std::size_t shuffle_k_ = 0;
@@ -1971,6 +1992,7 @@ private:
     std::vector<Amount> local_;              ///< remap_after's free amounts of g
     std::array<std::vector<Dest>, 2> opts_;  ///< options(), by depth: a plan's first step, its second
     std::vector<int> avail_, first_;         ///< could_move, per kind
+    std::vector<char> away_;                 ///< could_move, per kind: another host takes its flavor
     std::vector<Amount> most_, helped_;      ///< build_kinds  ///< run_plain: no quick tests before the exact ones either
     Two best_sure_;                          ///< the best two-step plan sure to work so far (run())
     bool has_sure_ = false;
