@@ -1607,7 +1607,8 @@ private:
                 }
                 const int k = kind_id(x.flavor, x.mask);
                 if (k == static_cast<int>(kind_remap_.size())) kind_remap_.push_back(mover(x, g).remap);
-                Mover m{x.vm, x.flavor, x.mask, this->flavor(x.flavor).demand[kRamMib], kind_remap_[static_cast<std::size_t>(k)] != 0, -1, {}};
+                Mover m{x.vm, x.flavor, x.mask, this->flavor(x.flavor).demand[kRamMib], kind_remap_[static_cast<std::size_t>(k)] != 0,
+                        -1,   {}};
                 can.push_back(m);
                 kind_of_.push_back(k);
             }
@@ -1626,7 +1627,8 @@ private:
                 if (!covers(def_, static_cast<NodeMask>(a.mask | b.mask))) continue;
                 // (run_plain: computed for each pair, the memo unused)
                 PairMemo fresh;
-                PairMemo& memo = plain_ ? fresh : pair_memo_[static_cast<std::size_t>(kind_of_[i]) * K + static_cast<std::size_t>(kind_of_[j])];
+                PairMemo& memo =
+                    plain_ ? fresh : pair_memo_[static_cast<std::size_t>(kind_of_[i]) * K + static_cast<std::size_t>(kind_of_[j])];
                 if (!memo.done) {
                     share(tmp_.data(), this->flavor(a.flavor), a.mask, +1);
                     share(tmp_.data(), this->flavor(b.flavor), b.mask, +1);
@@ -1745,14 +1747,16 @@ private:
             NodeMask short_x = 0;
             for (int i = 0; i < fx.num_vnuma(); ++i)
                 for (int r = 0; r < R_; ++r)
-                    if (tmp_[static_cast<std::size_t>(e.map[static_cast<std::size_t>(i)] * R_ + r)] < fx.node_demand[static_cast<std::size_t>(r)])
+                    if (tmp_[static_cast<std::size_t>(e.map[static_cast<std::size_t>(i)] * R_ + r)] <
+                        fx.node_demand[static_cast<std::size_t>(r)])
                         short_x = static_cast<NodeMask>(short_x | (1U << e.map[static_cast<std::size_t>(i)]));
             share(tmp_.data(), fx, e.mask, -1);
             for (const Embedding& q : fpl) {
                 NodeMask short_f = 0;
                 for (int i = 0; i < ff.num_vnuma(); ++i)
                     for (int r = 0; r < R_; ++r)
-                        if (tmp_[static_cast<std::size_t>(q.map[static_cast<std::size_t>(i)] * R_ + r)] < ff.node_demand[static_cast<std::size_t>(r)])
+                        if (tmp_[static_cast<std::size_t>(q.map[static_cast<std::size_t>(i)] * R_ + r)] <
+                            ff.node_demand[static_cast<std::size_t>(r)])
                             short_f = static_cast<NodeMask>(short_f | (1U << q.map[static_cast<std::size_t>(i)]));
                 need.push_back(static_cast<NodeMask>(short_x | short_f));
             }
@@ -1966,7 +1970,8 @@ private:
     };
     std::vector<Takers> takers_;  ///< [flavor]
     std::vector<int> changed_;
-    std::vector<char> mobile_;  ///< each_mobile_single: [flavor index]: another host takes it  ///< top(): hosts changed since the kept top was computed
+    std::vector<char>
+        mobile_;  ///< each_mobile_single: [flavor index]: another host takes it  ///< top(): hosts changed since the kept top was computed
     std::vector<NodeMask> def_;
     std::vector<Amount> tmp_, tmp2_;
     std::vector<Step> steps_;
@@ -1989,12 +1994,12 @@ private:
     std::vector<ShuffleMemo> shuffle_memo_;  ///< find_shuffles: [x's kind * shuffle_k_ + y's kind]
     std::size_t shuffle_k_ = 0;
     std::vector<std::pair<bool, std::vector<NodeMask>>> need_memo_;  ///< find_shuffles: [x's kind]: known, the node sets y must cover
-    std::vector<Amount> local_;              ///< remap_after's free amounts of g
-    std::array<std::vector<Dest>, 2> opts_;  ///< options(), by depth: a plan's first step, its second
-    std::vector<int> avail_, first_;         ///< could_move, per kind
-    std::vector<char> away_;                 ///< could_move, per kind: another host takes its flavor
-    std::vector<Amount> most_, helped_;      ///< build_kinds  ///< run_plain: no quick tests before the exact ones either
-    Two best_sure_;                          ///< the best two-step plan sure to work so far (run())
+    std::vector<Amount> local_;                                      ///< remap_after's free amounts of g
+    std::array<std::vector<Dest>, 2> opts_;                          ///< options(), by depth: a plan's first step, its second
+    std::vector<int> avail_, first_;                                 ///< could_move, per kind
+    std::vector<char> away_;                                         ///< could_move, per kind: another host takes its flavor
+    std::vector<Amount> most_, helped_;  ///< build_kinds  ///< run_plain: no quick tests before the exact ones either
+    Two best_sure_;                      ///< the best two-step plan sure to work so far (run())
     bool has_sure_ = false;
     std::vector<Two> maybe_;                              ///< two-step plans that may work, to try
     std::vector<std::tuple<Amount, int, Part>> by_need_;  ///< (lower bound, host, pairs or shuffles), run()
