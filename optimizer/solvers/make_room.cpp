@@ -67,24 +67,6 @@ struct Pair {
 struct HostMovers {
     std::uint64_t version = 0;
     bool pairs_done = false, shuffles_done = false;
-    /** The migratable VMs by flavor (Search::could_move): `kinds`, those that are not singles; `ys`,
-     *  those that alone free what the host lacks in total for the flavor. Per kind: how many
-     *  (`n`), how many could be remapped now (`remap`), and how many could be remapped once some
-     *  one VM had left (`help`: with the most any one VM frees on each node, a bound). `x_help`:
-     *  a single with no remap of its own could be remapped once some VM had left. `shorts`: per
-     *  placement of the flavor, the vCPU and RAM its nodes lack. Built on first use. */
-    struct Kind {
-        int flavor = -1;
-        Amount vcpu = 0, ram = 0;
-        int n = 0, remap = 0, help = 0;
-    };
-    bool kinds_done = false, x_help = false;
-    std::vector<Kind> kinds, ys;
-    /** Search::could_move's answer for the pairs (-1: none yet) when another host took the flavor
-     *  of kinds[i] iff pairs_away[i]: the same answer while those do not change. */
-    signed char pairs_could = -1;
-    std::vector<char> pairs_away;
-    std::vector<std::array<Amount, 2>> shorts;
     /** A lower bound on the RAM of the pairs' plans: over the flavor's placements, the least RAM of
      *  two migratable VMs, neither a single, whose vCPU and RAM together cover what the
      *  placement's nodes lack (what a VM frees on them is at most its whole demand); kNoPair when
@@ -130,6 +112,26 @@ struct HostMovers {
      *  cannot be remapped can move only when another host takes their flavor, and then its first
      *  shuffle is the run's best and sure to work. */
     std::vector<std::array<int, 3>> shuffle_runs;
+    // (could_move's facts last: the fields every call reads for every host come first, in few
+    // cache lines)
+    /** The migratable VMs by flavor (Search::could_move): `kinds`, those that are not singles; `ys`,
+     *  those that alone free what the host lacks in total for the flavor. Per kind: how many
+     *  (`n`), how many could be remapped now (`remap`), and how many could be remapped once some
+     *  one VM had left (`help`: with the most any one VM frees on each node, a bound). `x_help`:
+     *  a single with no remap of its own could be remapped once some VM had left. `shorts`: per
+     *  placement of the flavor, the vCPU and RAM its nodes lack. Built on first use. */
+    struct Kind {
+        int flavor = -1;
+        Amount vcpu = 0, ram = 0;
+        int n = 0, remap = 0, help = 0;
+    };
+    bool kinds_done = false, x_help = false;
+    std::vector<Kind> kinds, ys;
+    /** Search::could_move's answer for the pairs (-1: none yet) when another host took the flavor
+     *  of kinds[i] iff pairs_away[i]: the same answer while those do not change. */
+    signed char pairs_could = -1;
+    std::vector<char> pairs_away;
+    std::vector<std::array<Amount, 2>> shorts;
 };
 
 /** Per host, for one flavor arriving there on the state's free amounts: its placement index (-1:
