@@ -74,6 +74,10 @@ struct HostMovers {
      *  the least migratable VM. */
     Amount least_two_ram = 0, least_shuffle_ram = 0;
     bool bound_done = false;  ///< least_two_ram and least_shuffle_ram computed (on first use)
+    /** Ranking by capacity: the singles' Mover::ub computed (Search::single_bounds: only where
+     *  the flavor arrives; a host's singles for another flavor serve as a chain's first VMs,
+     *  whose Bounds are Search::Z's). */
+    bool ubs_done = false;
 
     /** Indices into `singles`: the first of each flavor, and the first with a remap (remap_at >=
      *  0): a single another host takes is beaten by its flavor's first, one with a remap by the
@@ -1381,7 +1385,7 @@ private:
         HostMovers& hm = all[static_cast<std::size_t>(g)];
         if (hm.version != s_.host_version(g)) {
             hm.version = s_.host_version(g);
-            hm.pairs_done = hm.shuffles_done = hm.kinds_done = hm.bound_done = hm.tops_done = false;
+            hm.pairs_done = hm.shuffles_done = hm.kinds_done = hm.bound_done = hm.tops_done = hm.ubs_done = false;
             hm.singles.clear();
             hm.pairs.clear();
             hm.shuffles.clear();
@@ -1411,6 +1415,7 @@ private:
                 hm.any_remap = hm.any_remap || x.remap_at >= 0;
             }
         }
+        if (cap_ && flavor == f_ && !hm.ubs_done) single_bounds(flavor, g, hm);
         if (part == Part::Pairs && !hm.pairs_done) {
             hm.pairs_done = true;
             find_pairs(flavor, g, hm);
@@ -1494,6 +1499,18 @@ private:
         return hs.most_vcpu >= lack_vcpu && hs.most_ram >= lack_ram;
     }
 
+    /** Ranking by capacity: each single's Mover::ub, the Bound of g for `flavor` with it lifted. */
+    void single_bounds(int flavor, int g, HostMovers& hm) {
+        hm.ubs_done = true;
+        ub_tmp_.assign(s_.free_of(g), s_.free_of(g) + s_.nodes_of(g) * R_);
+        for (Mover& m : hm.singles) {
+            const Flavor& fx = this->flavor(m.flavor);
+            share(ub_tmp_.data(), fx, m.mask, +1);
+            m.ub = bound(flavor, g, ub_tmp_.data());
+            share(ub_tmp_.data(), fx, m.mask, -1);
+        }
+    }
+
     void find_singles(int flavor, int g, HostMovers& hm) {
         if (!may_have_singles(flavor, g)) return;
         if (!deficits(flavor, g, def_)) return;
@@ -1510,7 +1527,6 @@ private:
             if (fits(flavor, g, tmp_.data())) {
                 Mover m = mover(x, g);
                 if (m.remap) m.remap_at = remap_at(flavor, m, g, tmp_.data());
-                if (cap_) m.ub = bound(flavor, g, tmp_.data());
                 hm.singles.push_back(m);
             }
             share(tmp_.data(), fx, x.mask, -1);
@@ -1975,7 +1991,7 @@ private:
     std::vector<char>
         mobile_;  ///< each_mobile_single: [flavor index]: another host takes it  ///< top(): hosts changed since the kept top was computed
     std::vector<NodeMask> def_;
-    std::vector<Amount> tmp_, tmp2_;
+    std::vector<Amount> tmp_, tmp2_, ub_tmp_;
     std::vector<Step> steps_;
     std::optional<Overlay> done_;     ///< the free amounts of the hosts the plan in steps_ changed (one, plan_two)
     std::vector<Cand> cands_;         ///< run_capacity's candidates
