@@ -329,7 +329,7 @@ bool OnlineCluster::admit_with_migrations(int vm, Arrival& out) {
 void OnlineCluster::list_vm(int vm) {
     std::vector<Resident>& on = on_host_[static_cast<std::size_t>(state_.host_of(vm))];
     slot_[static_cast<std::size_t>(vm)] = static_cast<int>(on.size());
-    on.push_back(Resident{vm, state_.flavor_of(vm), state_.mask_of(vm)});
+    on.push_back(Resident{vm, state_.flavor_of(vm), state_.mask_of(vm), state_.migratable(vm)});
 }
 
 void OnlineCluster::unlist_vm(int vm, int host) {

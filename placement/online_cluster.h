@@ -201,11 +201,13 @@ public:
 
     /** VMs on a host now. O(1). */
     std::int64_t live() const { return live_; }
-    /** A VM on a host as vms_on lists it: its index, flavor and pNUMA node set there, copied so
-     *  that a pass over a host's VMs reads one contiguous array. */
+    /** A VM on a host as vms_on lists it: its index, flavor, pNUMA node set there and whether it
+     *  may be live-migrated (SearchState::migratable), copied so that a pass over a host's VMs
+     *  reads one contiguous array. */
     struct Resident {
         int vm = -1, flavor = -1;
         NodeMask mask = 0;
+        bool migratable = true;
     };
     /** The VMs on `host` now (state().host_of(v) == host, mask == state().mask_of(v)), in an
      *  order that depends on history (deterministic); valid until the next change. Kept by every

@@ -692,5 +692,53 @@ TEST(MakeRoom, SameHistorySamePlans) {
     EXPECT_EQ(a, run());
 }
 
+TEST(MakeRoom, ItsCacheFollowsEveryChangeOfTheCluster) {
+    // make_room_direct keeps per host and flavor what it found between calls on one MakeRoomCache
+    // (the singles, pairs and shuffles, their bounds, could_move's answer for the pairs) and per
+    // flavor the best hosts that take it (top(): only the hosts whose version changed are re-read
+    // and merged into the kept ones). On random replays with more hosts than top() keeps
+    // (arrivals, departures, the plans applied, steps in flight holding and reserving room),
+    // after every refusal, for every flavor not placed and budgets 1 and 2: the plan with the
+    // long-lived cache is the plan without one (each call from scratch), and, on every third
+    // call, make_room_direct_plain's.
+    int compared = 0, found[3] = {0, 0, 0};
+    for (const char* placer_name : {"vmcap-fit", "best-fit"})
+        for (const int hosts : {12, 20})
+            for (std::uint64_t seed = 1; seed <= 4; ++seed) {
+                SCOPED_TRACE(std::string(placer_name) + " hosts " + std::to_string(hosts) + " seed " + std::to_string(seed));
+                const std::uint64_t s = seed * 31 + static_cast<std::uint64_t>(hosts);
+                const Replay r(s, hosts, hosts * 12, "free", varied_trace(s, hosts * 17));
+                auto placer = make_placer(placer_name);
+                OnlineCluster c(*r.model, *placer);
+                c.set_reserve_steps(true);
+                const std::vector<int> of_flavor = r.of_flavor();
+                MakeRoomCache cache;
+                MakeRoomOptions copies;
+                copies.second_for_copies = 1;
+                MakeRoomCache copies_cache;
+                int calls = 0;
+                c.set_make_room(2, [&](const OnlineCluster& cl, int vm, int k) {
+                    ++calls;
+                    for (const int v : of_flavor) {
+                        if (v < 0 || cl.state().is_placed(v)) continue;
+                        for (int budget = 1; budget <= 2; ++budget) {
+                            const std::vector<Placement> fresh = make_room_direct(cl, v, budget);
+                            EXPECT_EQ(make_room_direct(cl, v, budget, &cache), fresh)
+                                << "flavor " << cl.state().flavor_of(v) << " k " << budget;
+                            EXPECT_EQ(make_room_direct(cl, v, budget, &copies_cache, nullptr, copies),
+                                      make_room_direct(cl, v, budget, nullptr, nullptr, copies))
+                                << "second_for_copies, flavor " << cl.state().flavor_of(v) << " k " << budget;
+                            if (calls % 3 == 0) EXPECT_EQ(fresh, make_room_direct_plain(cl, v, budget));
+                            ++compared;
+                            found[fresh.size()]++;
+                        }
+                    }
+                    return make_room_direct(cl, vm, k, &cache);
+                });
+                r.run(c, 5, 3, 2, 80.0);
+            }
+    expect_enough(compared, found);
+}
+
 }  // namespace
 }  // namespace vmcap

@@ -67,20 +67,6 @@ struct Pair {
 struct HostMovers {
     std::uint64_t version = 0;
     bool pairs_done = false, shuffles_done = false;
-    /** The migratable VMs by flavor (Search::could_move): `kinds`, those that are not singles; `ys`,
-     *  those that alone free what the host lacks in total for the flavor. Per kind: how many
-     *  (`n`), how many could be remapped now (`remap`), and how many could be remapped once some
-     *  one VM had left (`help`: with the most any one VM frees on each node, a bound). `x_help`:
-     *  a single with no remap of its own could be remapped once some VM had left. `shorts`: per
-     *  placement of the flavor, the vCPU and RAM its nodes lack. Built on first use. */
-    struct Kind {
-        int flavor = -1;
-        Amount vcpu = 0, ram = 0;
-        int n = 0, remap = 0, help = 0;
-    };
-    bool kinds_done = false, x_help = false;
-    std::vector<Kind> kinds, ys;
-    std::vector<std::array<Amount, 2>> shorts;
     /** A lower bound on the RAM of the pairs' plans: over the flavor's placements, the least RAM of
      *  two migratable VMs, neither a single, whose vCPU and RAM together cover what the
      *  placement's nodes lack (what a VM frees on them is at most its whole demand); kNoPair when
@@ -88,18 +74,32 @@ struct HostMovers {
      *  the least migratable VM. */
     Amount least_two_ram = 0, least_shuffle_ram = 0;
     bool bound_done = false;  ///< least_two_ram and least_shuffle_ram computed (on first use)
+    /** Ranking by capacity: the singles' Mover::ub computed (Search::single_bounds: only where
+     *  the flavor arrives; a host's singles for another flavor serve as a chain's first VMs,
+     *  whose Bounds are Search::Z's). */
+    bool ubs_done = false;
 
     /** Indices into `singles`: the first of each flavor, and the first with a remap (remap_at >=
      *  0): a single another host takes is beaten by its flavor's first, one with a remap by the
      *  first with one, so a host's best single is among these. */
     std::vector<int> heads;
     std::vector<Mover> singles;
+    /** The singles' distinct flavors (`flavors`), each single's index among them (`group`), and
+     *  whether one has a remap (remap_at >= 0): a chain's first VMs are the singles another host
+     *  takes or that have a remap, decided per flavor (Search::each_mobile_single). */
+    std::vector<int> flavors, group;
+    bool any_remap = false;
     std::vector<Pair> pairs;
     std::vector<std::array<Mover, 2>> shuffles;
     /** Ranking by capacity: the largest (own, w) of the pairs' Bounds (and per run of
      *  `shuffle_runs`, of its shuffles' first VMs' Bounds, with the least RAM of the run's plans):
      *  a host's pairs (a run) whose best cannot be ahead of a plan found are skipped whole. */
     std::pair<Count, Score> pairs_top{std::numeric_limits<Count>::min(), 0};
+    /** Ranking by capacity, before the pairs are listed (Search::pair_tops: from the pairs of VM
+     *  kinds, what listing them would give): pairs_top, the least RAM of a pair (kNoPair: no
+     *  pair), `tops_done` when computed. */
+    Amount pairs_least_ram = 0;
+    bool tops_done = false;
     std::vector<std::pair<Count, Score>> run_top;
     std::vector<Amount> run_least_ram;
     /** Ranking by capacity, as a chain's first VM: per single (index into `singles`), its Bounds
@@ -116,6 +116,26 @@ struct HostMovers {
      *  cannot be remapped can move only when another host takes their flavor, and then its first
      *  shuffle is the run's best and sure to work. */
     std::vector<std::array<int, 3>> shuffle_runs;
+    // (could_move's facts last: the fields every call reads for every host come first, in few
+    // cache lines)
+    /** The migratable VMs by flavor (Search::could_move): `kinds`, those that are not singles; `ys`,
+     *  those that alone free what the host lacks in total for the flavor. Per kind: how many
+     *  (`n`), how many could be remapped now (`remap`), and how many could be remapped once some
+     *  one VM had left (`help`: with the most any one VM frees on each node, a bound). `x_help`:
+     *  a single with no remap of its own could be remapped once some VM had left. `shorts`: per
+     *  placement of the flavor, the vCPU and RAM its nodes lack. Built on first use. */
+    struct Kind {
+        int flavor = -1;
+        Amount vcpu = 0, ram = 0;
+        int n = 0, remap = 0, help = 0;
+    };
+    bool kinds_done = false, x_help = false;
+    std::vector<Kind> kinds, ys;
+    /** Search::could_move's answer for the pairs (-1: none yet) when another host took the flavor
+     *  of kinds[i] iff pairs_away[i]: the same answer while those do not change. */
+    signed char pairs_could = -1;
+    std::vector<char> pairs_away;
+    std::vector<std::array<Amount, 2>> shorts;
 };
 
 /** Per host, for one flavor arriving there on the state's free amounts: its placement index (-1:
@@ -141,6 +161,15 @@ struct MakeRoomCache::Impl {
     std::vector<HostSums> sums;                   ///< [host]
     std::vector<std::vector<HostMovers>> movers;  ///< [flavor][host]
     std::vector<std::vector<Landing>> landing;    ///< [flavor][host]
+    /** Per flavor: the hosts of Search::top() (best first) when every host's version was at
+     *  most `clock`; `valid` false: none computed yet. A later call re-reads only the hosts
+     *  whose version is above `clock`. */
+    struct Top {
+        bool valid = false;
+        std::uint64_t clock = 0;
+        std::vector<int> hosts;
+    };
+    std::vector<Top> tops;  ///< [flavor]
 };
 
 MakeRoomCache::MakeRoomCache() : impl(std::make_unique<Impl>()) {}
@@ -228,6 +257,14 @@ struct Two {
     auto key() const { return std::make_tuple(ram, host, std::min(a.vm, b.vm), std::max(a.vm, b.vm), a.vm); }
 };
 
+/** find_shuffles' memo for a single x and a kind of VM y (flavor, node set) on its host: `done`
+ *  computed; `ok`: once y has left, x can be remapped so that the flavor fits; y's Mover::remap;
+ *  the shuffle's Bound (Mover::ub of its first VM). */
+struct ShuffleMemo {
+    bool done = false, ok = false, remap = false;
+    Bound ub;
+};
+
 class Search {
 public:
     Search(const OnlineCluster& c, int vm, MakeRoomCache::Impl& cache, const MakeRoomOptions& options = {})
@@ -242,13 +279,16 @@ public:
           cap_(c.placer().values_capacity()),
           cache_(cache),
           top_(p_.flavors.size()),
-          top_done_(p_.flavors.size(), 0) {
+          top_done_(p_.flavors.size(), 0),
+          takers_(p_.flavors.size()) {
         if (cache_.serial != c.serial()) {
             cache_.serial = c.serial();
             cache_.movers.clear();
             cache_.landing.clear();
             cache_.sums.clear();
+            cache_.tops.clear();
         }
+        cache_.tops.resize(p_.flavors.size());
         cache_.movers.resize(p_.flavors.size());
         cache_.landing.resize(p_.flavors.size());
     }
@@ -544,7 +584,15 @@ public:
             const auto pairs_behind = [&](const HostMovers& hm) {
                 return hm.pairs.empty() || behind(hm.pairs_top, lowest(hm.pairs.front().m[0].ram + hm.pairs.front().m[1].ram, g));
             };
-            if (!(prune && listed_hm.pairs_done && pairs_behind(listed_hm)) && (plain_ || could_move(g, Part::Pairs))) {
+            // Pruning, a host whose pairs are not listed yet is judged first by what listing
+            // them would give (pair_tops: their largest Bound and least RAM, from the VMs' kinds).
+            const auto tops_behind = [&]() {
+                HostMovers& hm = cache_.movers[static_cast<std::size_t>(f_)][static_cast<std::size_t>(g)];
+                if (!hm.tops_done) pair_tops(f_, g, hm);
+                return hm.pairs_least_ram == kNoPair || behind(hm.pairs_top, lowest(hm.pairs_least_ram, g));
+            };
+            if (!(prune && listed_hm.pairs_done && pairs_behind(listed_hm)) && (plain_ || could_move(g, Part::Pairs)) &&
+                !(prune && !listed_hm.pairs_done && tops_behind())) {
                 const HostMovers& hm = movers(f_, g, Part::Pairs);
                 if (!pairs_behind(hm))
                     for (std::size_t i = 0; i < hm.pairs.size(); ++i) {
@@ -620,18 +668,24 @@ public:
                                          (hs.free_ram + hs.most_ram - fy.demand[kRamMib]) / ff.demand[kRamMib]) < need)
                                 continue;
                         }
-                        const auto& zsingles = movers(x.flavor, d, Part::Singles).singles;
-                        for (std::size_t l = 0; l < zsingles.size(); ++l)
-                            if (const Mover& m = zsingles[l]; plain_ ? movable(m, d) : elsewhere(m.flavor, d) || m.remap_at >= 0) {
-                                Z zz{m, d};
-                                if (prune) {
-                                    chain_bounds(zz, x.flavor, cache_.movers[y][static_cast<std::size_t>(d)], l);
-                                    if (zz.ub.own < need) continue;
-                                    widen(z_top[y].first, zz.ub, !z.empty());
-                                    z_top[y].second = std::min(z_top[y].second, m.ram);
-                                }
-                                z.push_back(zz);
+                        const HostMovers& zhm = movers(x.flavor, d, Part::Singles);
+                        const auto add = [&](std::size_t l) {
+                            const Mover& m = zhm.singles[l];
+                            Z zz{m, d};
+                            if (prune) {
+                                chain_bounds(zz, x.flavor, cache_.movers[y][static_cast<std::size_t>(d)], l);
+                                if (zz.ub.own < need) return;
+                                widen(z_top[y].first, zz.ub, !z.empty());
+                                z_top[y].second = std::min(z_top[y].second, m.ram);
                             }
+                            z.push_back(zz);
+                        };
+                        if (plain_) {
+                            for (std::size_t l = 0; l < zhm.singles.size(); ++l)
+                                if (movable(zhm.singles[l], d)) add(l);
+                        } else {
+                            each_mobile_single(zhm, d, add);
+                        }
                     }
                     // Pruning, by room for the flavor, the most first: a single's chains stop
                     // where they fall below floor_own.
@@ -920,26 +974,58 @@ private:
         return b;
     }
 
-    /** The best kTop hosts where a VM of `flavor` fits now (Dest::better order). */
+    /** The best kTop hosts where a VM of `flavor` fits now (Dest::better order, a strict total
+     *  order: the same hosts whatever order they are offered in). Kept between calls
+     *  (MakeRoomCache::Impl::Top): only the hosts whose version changed since are re-read, and
+     *  merged into the kept ones unless one of those changed (then every host is read). O(H)
+     *  version reads, plus O(H) when a kept host changed. */
     const std::vector<Dest>& top(int flavor) {
+        // Read for every candidate (elsewhere, movable): the known answer without a call.
+        if (top_done_[static_cast<std::size_t>(flavor)]) return top_[static_cast<std::size_t>(flavor)];
+        return compute_top(flavor);
+    }
+    [[gnu::noinline]] const std::vector<Dest>& compute_top(int flavor) {
         auto& t = top_[static_cast<std::size_t>(flavor)];
-        if (top_done_[static_cast<std::size_t>(flavor)]) return t;
         top_done_[static_cast<std::size_t>(flavor)] = 1;
         std::vector<Landing>& land = cache_.landing[static_cast<std::size_t>(flavor)];
+        MakeRoomCache::Impl::Top& kept = cache_.tops[static_cast<std::size_t>(flavor)];
         const int H = static_cast<int>(p_.hosts.size());
         land.resize(static_cast<std::size_t>(H));
-        for (int h = 0; h < H; ++h) {
+        const auto offer = [&](int h) {
             Landing& l = land[static_cast<std::size_t>(h)];
             if (l.version != s_.host_version(h)) {
                 const Dest d = dest_on(flavor, h, s_.free_of(h));
                 l = Landing{s_.host_version(h), d.placement, d.vcpu_left, d.ram_left, d.gain};
             }
-            if (l.placement < 0) continue;
+            if (l.placement < 0) return;
             const Dest d{h, l.placement, l.vcpu_left, l.ram_left, l.gain};
-            if (static_cast<int>(t.size()) == kTop && !d.better(t.back())) continue;
+            if (static_cast<int>(t.size()) == kTop && !d.better(t.back())) return;
             if (static_cast<int>(t.size()) == kTop) t.pop_back();
             t.insert(std::upper_bound(t.begin(), t.end(), d, [](const Dest& a, const Dest& b) { return a.better(b); }), d);
+        };
+        std::uint64_t clock = 0;
+        bool full = !kept.valid;
+        changed_.clear();
+        for (int h = 0; h < H; ++h) {
+            const std::uint64_t v = s_.host_version(h);
+            clock = std::max(clock, v);
+            if (!full && v > kept.clock) {
+                changed_.push_back(h);
+                full = std::find(kept.hosts.begin(), kept.hosts.end(), h) != kept.hosts.end();
+            }
         }
+        if (full) {
+            for (int h = 0; h < H; ++h) offer(h);
+        } else {
+            // The kept hosts are unchanged (their Landing is current) and every unchanged host
+            // not among them is behind the last of them: the best of the kept and the changed.
+            for (const int h : kept.hosts) offer(h);
+            for (const int h : changed_) offer(h);
+        }
+        kept.valid = true;
+        kept.clock = clock;
+        kept.hosts.clear();
+        for (const Dest& d : t) kept.hosts.push_back(d.host);
         return t;
     }
 
@@ -966,16 +1052,33 @@ private:
      *  another placement on `from` has room, its own share counted free. A necessary condition for
      *  x's step first in a plan; for a later step only when it leaves another host than the
      *  earlier ones changed. */
-    bool movable(const Mover& x, int from) {
-        for (const Dest& d : top(x.flavor))
-            if (d.host != from) return true;
-        return x.remap;
+    bool movable(const Mover& x, int from) { return elsewhere(x.flavor, from) || x.remap; }
+    /** fn(l) for each single l of `hm` (host d's, in index order) that could be a chain's first
+     *  VM: another host takes its flavor (elsewhere), or it has a remap (remap_at >= 0). Decided
+     *  per flavor: a host where neither holds for any is skipped without reading its singles. */
+    template <class Fn>
+    void each_mobile_single(const HostMovers& hm, int d, Fn&& fn) {
+        mobile_.resize(hm.flavors.size());
+        bool any = hm.any_remap;
+        for (std::size_t k = 0; k < hm.flavors.size(); ++k) {
+            mobile_[k] = elsewhere(hm.flavors[k], d) ? 1 : 0;
+            any = any || mobile_[k] != 0;
+        }
+        if (!any) return;
+        for (std::size_t l = 0; l < hm.singles.size(); ++l)
+            if (mobile_[static_cast<std::size_t>(hm.group[l])] != 0 || hm.singles[l].remap_at >= 0) fn(l);
     }
     /** Does another host than h take a VM of `flavor` now? */
     bool elsewhere(int flavor, int h) {
-        for (const Dest& d : top(flavor))
-            if (d.host != h) return true;
-        return false;
+        // Read for nearly every candidate: from a flat per-flavor summary of top() (how many
+        // hosts, at most 2, and the first), not the list itself.
+        Takers& t = takers_[static_cast<std::size_t>(flavor)];
+        if (t.n < 0) {
+            const std::vector<Dest>& tp = top(flavor);
+            t.n = static_cast<int>(std::min<std::size_t>(tp.size(), 2));
+            t.first = tp.empty() ? -1 : tp.front().host;
+        }
+        return t.n >= 2 || (t.n == 1 && t.first != h);
     }
     /** The best host other than h that takes a VM of `flavor` now (its first option off h), or -1. */
     int first_other(int flavor, int h) {
@@ -1021,7 +1124,7 @@ private:
         constexpr Amount kNone = kNoPair;
         Amount least_ram = kNone;
         for (const OnlineCluster::Resident& x : c_.vms_on(g)) {
-            if (!s_.migratable(x.vm)) continue;
+            if (!x.migratable) continue;
             const Flavor& fx = this->flavor(x.flavor);
             const Amount v = fx.demand[kVcpu], r = fx.demand[kRamMib];
             least_ram = std::min(least_ram, r);
@@ -1147,6 +1250,14 @@ private:
      *  the first able to move now; for a shuffle, a single that could be remapped once a VM has
      *  left and a VM that frees the host's total lack and can move now. Necessary. */
     bool could_move(int g, Part part) {
+        // The answer depends on g's kinds and top() alone, fixed for this call: kept per host.
+        auto& known = could_[part == Part::Shuffles ? 1 : 0];
+        known.resize(p_.hosts.size(), -1);
+        signed char& k = known[static_cast<std::size_t>(g)];
+        if (k < 0) k = could_move_now(g, part) ? 1 : 0;
+        return k != 0;
+    }
+    bool could_move_now(int g, Part part) {
         HostMovers& hm = cache_.movers[static_cast<std::size_t>(f_)][static_cast<std::size_t>(g)];
         if (!hm.kinds_done) build_kinds(g, hm);
         if (part == Part::Shuffles) {
@@ -1156,11 +1267,21 @@ private:
             return false;
         }
         const std::size_t K = hm.kinds.size();
+        away_.resize(K);
+        for (std::size_t i = 0; i < K; ++i) away_[i] = elsewhere(hm.kinds[i].flavor, g) ? 1 : 0;
+        if (hm.pairs_could >= 0 && hm.pairs_away == away_) return hm.pairs_could != 0;
+        hm.pairs_away = away_;
+        hm.pairs_could = pairs_could_move(hm) ? 1 : 0;
+        return hm.pairs_could != 0;
+    }
+    /** could_move for the pairs of the host of `hm`, away_[i]: another host takes kinds[i]'s flavor. */
+    bool pairs_could_move(const HostMovers& hm) {
+        const std::size_t K = hm.kinds.size();
         avail_.resize(K);
         first_.resize(K);
         for (std::size_t i = 0; i < K; ++i) {
             const HostMovers::Kind& k = hm.kinds[i];
-            const bool away = elsewhere(k.flavor, g);
+            const bool away = away_[i] != 0;
             avail_[i] = away ? k.n : k.help;
             first_[i] = away ? k.n : k.remap;
         }
@@ -1178,6 +1299,7 @@ private:
 
     void build_kinds(int g, HostMovers& hm) {
         hm.kinds_done = true;
+        hm.pairs_could = -1;
         hm.kinds.clear();
         hm.ys.clear();
         hm.shorts.clear();
@@ -1187,7 +1309,7 @@ private:
         // The most any one migratable VM frees on each node.
         most_.assign(static_cast<std::size_t>(nodes * R_), 0);
         for (const OnlineCluster::Resident& x : c_.vms_on(g)) {
-            if (!s_.migratable(x.vm)) continue;
+            if (!x.migratable) continue;
             const Flavor& fx = flavor(x.flavor);
             for (unsigned b = x.mask; b; b &= b - 1)
                 for (int r = 0; r < R_; ++r) {
@@ -1205,7 +1327,7 @@ private:
             it->help += help ? 1 : 0;
         };
         for (const OnlineCluster::Resident& x : c_.vms_on(g)) {
-            if (!s_.migratable(x.vm)) continue;
+            if (!x.migratable) continue;
             const Flavor& fx = flavor(x.flavor);
             const Mover m{x.vm, x.flavor, x.mask, fx.demand[kRamMib], false};
             const bool remap = can_remap(m, g);
@@ -1263,7 +1385,7 @@ private:
         HostMovers& hm = all[static_cast<std::size_t>(g)];
         if (hm.version != s_.host_version(g)) {
             hm.version = s_.host_version(g);
-            hm.pairs_done = hm.shuffles_done = hm.kinds_done = hm.bound_done = false;
+            hm.pairs_done = hm.shuffles_done = hm.kinds_done = hm.bound_done = hm.tops_done = hm.ubs_done = false;
             hm.singles.clear();
             hm.pairs.clear();
             hm.shuffles.clear();
@@ -1283,7 +1405,17 @@ private:
                 remap_head = remap_head || first_remap;
                 if (first_of_flavor || first_remap) hm.heads.push_back(static_cast<int>(i));
             }
+            hm.flavors.clear();
+            hm.group.clear();
+            hm.any_remap = false;
+            for (const Mover& x : hm.singles) {
+                auto it = std::find(hm.flavors.begin(), hm.flavors.end(), x.flavor);
+                if (it == hm.flavors.end()) it = hm.flavors.insert(hm.flavors.end(), x.flavor);
+                hm.group.push_back(static_cast<int>(it - hm.flavors.begin()));
+                hm.any_remap = hm.any_remap || x.remap_at >= 0;
+            }
         }
+        if (cap_ && flavor == f_ && !hm.ubs_done) single_bounds(flavor, g, hm);
         if (part == Part::Pairs && !hm.pairs_done) {
             hm.pairs_done = true;
             find_pairs(flavor, g, hm);
@@ -1343,7 +1475,7 @@ private:
             }
         };
         for (const OnlineCluster::Resident& x : c_.vms_on(g))
-            if (s_.migratable(x.vm)) {
+            if (x.migratable) {
                 top2(hs.most_vcpu, hs.next_vcpu, flavor(x.flavor).demand[kVcpu]);
                 top2(hs.most_ram, hs.next_ram, flavor(x.flavor).demand[kRamMib]);
             }
@@ -1367,6 +1499,18 @@ private:
         return hs.most_vcpu >= lack_vcpu && hs.most_ram >= lack_ram;
     }
 
+    /** Ranking by capacity: each single's Mover::ub, the Bound of g for `flavor` with it lifted. */
+    void single_bounds(int flavor, int g, HostMovers& hm) {
+        hm.ubs_done = true;
+        ub_tmp_.assign(s_.free_of(g), s_.free_of(g) + s_.nodes_of(g) * R_);
+        for (Mover& m : hm.singles) {
+            const Flavor& fx = this->flavor(m.flavor);
+            share(ub_tmp_.data(), fx, m.mask, +1);
+            m.ub = bound(flavor, g, ub_tmp_.data());
+            share(ub_tmp_.data(), fx, m.mask, -1);
+        }
+    }
+
     void find_singles(int flavor, int g, HostMovers& hm) {
         if (!may_have_singles(flavor, g)) return;
         if (!deficits(flavor, g, def_)) return;
@@ -1376,14 +1520,13 @@ private:
         // test before the exact one).
         const auto [short_vcpu, short_ram] = least_short(flavor, g);
         for (const OnlineCluster::Resident& x : c_.vms_on(g)) {
-            if (!covers(def_, x.mask) || !s_.migratable(x.vm)) continue;
+            if (!covers(def_, x.mask) || !x.migratable) continue;
             const Flavor& fx = this->flavor(x.flavor);
             if (!plain_ && (fx.demand[kVcpu] < short_vcpu || fx.demand[kRamMib] < short_ram)) continue;
             share(tmp_.data(), fx, x.mask, +1);
             if (fits(flavor, g, tmp_.data())) {
                 Mover m = mover(x, g);
                 if (m.remap) m.remap_at = remap_at(flavor, m, g, tmp_.data());
-                if (cap_) m.ub = bound(flavor, g, tmp_.data());
                 hm.singles.push_back(m);
             }
             share(tmp_.data(), fx, x.mask, -1);
@@ -1413,6 +1556,50 @@ private:
         return false;
     }
 
+    /** HostMovers::pairs_top and pairs_least_ram of g for `flavor` (ranking by capacity, outside
+     *  run_plain), its singles known, without listing the pairs: what find_pairs would give,
+     *  from each pair of VM kinds (flavor, node set) present (a kind with itself when it has two
+     *  VMs), which decide its tests and Bound. O(VMs on g + kinds^2 x (fits + Bound)). */
+    void pair_tops(int flavor, int g, HostMovers& hm) {
+        hm.tops_done = true;
+        hm.pairs_least_ram = kNoPair;
+        if (!deficits(flavor, g, def_)) return;
+        const Amount* free = s_.free_of(g);
+        tmp_.assign(free, free + s_.nodes_of(g) * R_);
+        NodeMask any_def = 0;
+        for (const NodeMask d : def_) any_def = static_cast<NodeMask>(any_def | d);
+        kinds_.clear();
+        kind_count_.clear();
+        for (const OnlineCluster::Resident& x : c_.vms_on(g))
+            if ((x.mask & any_def) && x.migratable &&
+                std::none_of(hm.singles.begin(), hm.singles.end(), [&x](const Mover& m) { return m.vm == x.vm; })) {
+                const auto k = static_cast<std::size_t>(kind_id(x.flavor, x.mask));
+                if (k == kind_count_.size()) kind_count_.push_back(0);
+                ++kind_count_[k];
+            }
+        const auto [short_vcpu, short_ram] = least_short(flavor, g);
+        for (std::size_t i = 0; i < kinds_.size(); ++i)
+            for (std::size_t j = i; j < kinds_.size(); ++j) {
+                if (i == j && kind_count_[i] < 2) continue;
+                const auto [fa, ma] = kinds_[i];
+                const auto [fb, mb] = kinds_[j];
+                const Flavor& a = this->flavor(fa);
+                const Flavor& b = this->flavor(fb);
+                const Amount ram = a.demand[kRamMib] + b.demand[kRamMib];
+                if (ram < short_ram || a.demand[kVcpu] + b.demand[kVcpu] < short_vcpu) continue;
+                if (!covers(def_, static_cast<NodeMask>(ma | mb))) continue;
+                share(tmp_.data(), a, ma, +1);
+                share(tmp_.data(), b, mb, +1);
+                if (fits(flavor, g, tmp_.data())) {
+                    const Bound ub = bound(flavor, g, tmp_.data());
+                    hm.pairs_top = std::max(hm.pairs_top, std::make_pair(ub.own, ub.w));
+                    hm.pairs_least_ram = std::min(hm.pairs_least_ram, ram);
+                }
+                share(tmp_.data(), a, ma, -1);
+                share(tmp_.data(), b, mb, -1);
+            }
+    }
+
     void find_pairs(int flavor, int g, HostMovers& hm) {
         if (!deficits(flavor, g, def_)) return;
         const auto on = c_.vms_on(g);
@@ -1424,8 +1611,27 @@ private:
         std::vector<Mover> can;  // migratable VMs on a deficient node, not singles
         NodeMask any_def = 0;
         for (const NodeMask d : def_) any_def = static_cast<NodeMask>(any_def | d);
+        // Outside run_plain, what a pair decides depends on its two VMs' kinds (flavor and node
+        // set) alone: g's free amounts with both lifted. So each kind's Mover::remap, and each
+        // pair of kinds' fit, remaps and Bound, are computed once (kind_ids, pair_memo_).
+        kind_of_.clear();
+        kinds_.clear();
+        kind_remap_.clear();
         for (const OnlineCluster::Resident& x : on)
-            if ((x.mask & any_def) && !single(x.vm) && s_.migratable(x.vm)) can.push_back(mover(x, g));
+            if ((x.mask & any_def) && !single(x.vm) && x.migratable) {
+                if (plain_) {
+                    can.push_back(mover(x, g));
+                    continue;
+                }
+                const int k = kind_id(x.flavor, x.mask);
+                if (k == static_cast<int>(kind_remap_.size())) kind_remap_.push_back(mover(x, g).remap);
+                Mover m{x.vm, x.flavor, x.mask, this->flavor(x.flavor).demand[kRamMib], kind_remap_[static_cast<std::size_t>(k)] != 0,
+                        -1,   {}};
+                can.push_back(m);
+                kind_of_.push_back(k);
+            }
+        const std::size_t K = kinds_.size();
+        if (!plain_) pair_memo_.assign(K * K, PairMemo{});
         // What the flavor's placements lack on their nodes, the least over them per resource: two
         // VMs that free less in total cannot make room (a quick test before the exact one).
         const auto [short_vcpu, short_ram] = least_short(flavor, g);
@@ -1437,21 +1643,35 @@ private:
                     (a.ram + b.ram < short_ram || this->flavor(a.flavor).demand[kVcpu] + this->flavor(b.flavor).demand[kVcpu] < short_vcpu))
                     continue;
                 if (!covers(def_, static_cast<NodeMask>(a.mask | b.mask))) continue;
-                share(tmp_.data(), this->flavor(a.flavor), a.mask, +1);
-                share(tmp_.data(), this->flavor(b.flavor), b.mask, +1);
-                if (fits(flavor, g, tmp_.data())) {
+                // (run_plain: computed for each pair, the memo unused)
+                PairMemo fresh;
+                PairMemo& memo =
+                    plain_ ? fresh : pair_memo_[static_cast<std::size_t>(kind_of_[i]) * K + static_cast<std::size_t>(kind_of_[j])];
+                if (!memo.done) {
+                    share(tmp_.data(), this->flavor(a.flavor), a.mask, +1);
+                    share(tmp_.data(), this->flavor(b.flavor), b.mask, +1);
+                    memo.done = true;
+                    memo.fits = fits(flavor, g, tmp_.data());
+                    if (memo.fits) {
+                        memo.remap_a = remaps(a, g, tmp_.data());
+                        memo.remap_b = remaps(b, g, tmp_.data());
+                        if (cap_) memo.ub = bound(flavor, g, tmp_.data());
+                    }
+                    share(tmp_.data(), this->flavor(a.flavor), a.mask, -1);
+                    share(tmp_.data(), this->flavor(b.flavor), b.mask, -1);
+                }
+                if (memo.fits) {
                     Pair pr;
-                    pr.m = a.vm < b.vm ? std::array<Mover, 2>{a, b} : std::array<Mover, 2>{b, a};
-                    pr.b_after_a = remaps(pr.m[1], g, tmp_.data());
-                    pr.a_after_b = remaps(pr.m[0], g, tmp_.data());
+                    const bool ab = a.vm < b.vm;
+                    pr.m = ab ? std::array<Mover, 2>{a, b} : std::array<Mover, 2>{b, a};
+                    pr.b_after_a = ab ? memo.remap_b : memo.remap_a;
+                    pr.a_after_b = ab ? memo.remap_a : memo.remap_b;
                     if (cap_) {
-                        pr.ub = bound(flavor, g, tmp_.data());
+                        pr.ub = memo.ub;
                         hm.pairs_top = std::max(hm.pairs_top, std::make_pair(pr.ub.own, pr.ub.w));
                     }
                     hm.pairs.push_back(pr);
                 }
-                share(tmp_.data(), this->flavor(a.flavor), a.mask, -1);
-                share(tmp_.data(), this->flavor(b.flavor), b.mask, -1);
             }
         const auto pair_key = [](const Pair& p) { return std::make_tuple(p.m[0].ram + p.m[1].ram, p.m[0].vm, p.m[1].vm); };
         std::sort(hm.pairs.begin(), hm.pairs.end(), [&](const Pair& a, const Pair& b) { return pair_key(a) < pair_key(b); });
@@ -1482,87 +1702,143 @@ private:
     }
 
     /** Shuffles: y leaves g (anywhere), then the single x is remapped into the room. */
+    /** find_shuffles' test and Bound for the single x (on g, for `flavor`) and a y of kind
+     *  (yf, ym) that leaves g first: `memo` filled (done); tmp_ holds g's free amounts, as on
+     *  return. */
+    void shuffle_value(ShuffleMemo& memo, const Mover& x, int yf, NodeMask ym, int g, int flavor) {
+        const Flavor& fx = this->flavor(x.flavor);
+        const Flavor& fy = this->flavor(yf);
+        const auto& pl = placements(x.flavor, g);
+        memo.done = true;
+        share(tmp_.data(), fy, ym, +1);
+        bool ok = false;
+        for (std::size_t e = 0; e < pl.size() && !ok; ++e) {
+            if (pl[e].mask == x.mask) continue;
+            share(tmp_.data(), fx, x.mask, +1);
+            if (room(fx, pl[e], tmp_.data())) {
+                share(tmp_.data(), fx, pl[e].mask, -1);
+                ok = fits(flavor, g, tmp_.data());
+                share(tmp_.data(), fx, pl[e].mask, +1);
+            }
+            share(tmp_.data(), fx, x.mask, -1);
+        }
+        memo.ok = ok;
+        if (ok) {
+            memo.remap = can_remap(Mover{-1, yf, ym, fy.demand[kRamMib], false, -1, {}}, g);  // on g as it is (tmp2_)
+            if (cap_) {
+                // x stays on g (no other host takes it, else it would be a plan of one step), on
+                // one of its other placements with room that lets the flavor fit: g ends with at
+                // most that, whatever y does.
+                share(tmp_.data(), fx, x.mask, +1);
+                bool any = false;
+                for (const Embedding& e : pl) {
+                    if (e.mask == x.mask || !room(fx, e, tmp_.data())) continue;
+                    share(tmp_.data(), fx, e.mask, -1);
+                    if (fits(flavor, g, tmp_.data())) {
+                        widen(memo.ub, bound(flavor, g, tmp_.data()), any);
+                        any = true;
+                    }
+                    share(tmp_.data(), fx, e.mask, +1);
+                }
+                share(tmp_.data(), fx, x.mask, -1);
+            }
+        }
+        share(tmp_.data(), fy, ym, -1);
+    }
+
+    /** The node sets a VM y must cover for the single x (of kind `xk`) to be remapped on g once y
+     *  has left, so that `flavor` fits (find_shuffles); outside run_plain kept per kind until
+     *  the next host's shuffles. tmp_ holds g's free amounts, as on return. */
+    const std::vector<NodeMask>& shuffle_need(const Mover& x, int g, int flavor, std::size_t xk) {
+        const Flavor& fx = this->flavor(x.flavor);
+        const Flavor& ff = this->flavor(flavor);
+        const auto& pl = placements(x.flavor, g);
+        const auto& fpl = placements(flavor, g);
+        if (need_memo_.size() <= xk) need_memo_.resize(xk + 1);
+        auto& [known, need] = need_memo_[xk];
+        if (!plain_ && known) return need;
+        known = true;
+        need.clear();
+        share(tmp_.data(), fx, x.mask, +1);
+        for (const Embedding& e : pl) {
+            if (e.mask == x.mask) continue;
+            NodeMask short_x = 0;
+            for (int i = 0; i < fx.num_vnuma(); ++i)
+                for (int r = 0; r < R_; ++r)
+                    if (tmp_[static_cast<std::size_t>(e.map[static_cast<std::size_t>(i)] * R_ + r)] <
+                        fx.node_demand[static_cast<std::size_t>(r)])
+                        short_x = static_cast<NodeMask>(short_x | (1U << e.map[static_cast<std::size_t>(i)]));
+            share(tmp_.data(), fx, e.mask, -1);
+            for (const Embedding& q : fpl) {
+                NodeMask short_f = 0;
+                for (int i = 0; i < ff.num_vnuma(); ++i)
+                    for (int r = 0; r < R_; ++r)
+                        if (tmp_[static_cast<std::size_t>(q.map[static_cast<std::size_t>(i)] * R_ + r)] <
+                            ff.node_demand[static_cast<std::size_t>(r)])
+                            short_f = static_cast<NodeMask>(short_f | (1U << q.map[static_cast<std::size_t>(i)]));
+                need.push_back(static_cast<NodeMask>(short_x | short_f));
+            }
+            share(tmp_.data(), fx, e.mask, +1);
+        }
+        share(tmp_.data(), fx, x.mask, -1);
+        std::sort(need.begin(), need.end());
+        need.erase(std::unique(need.begin(), need.end()), need.end());
+        return need;
+    }
+
     void find_shuffles(int flavor, int g, HostMovers& hm) {
         if (fixes_ || !deficits(flavor, g, def_)) return;  // no remaps under a rule that fixes nodes
+        kinds_.clear();
+        shuffle_memo_.clear();
+        shuffle_k_ = 0;
+        for (auto& n : need_memo_) n.first = false;
         const auto on = c_.vms_on(g);
+        if (!plain_) {
+            on_kind_.clear();
+            for (const OnlineCluster::Resident& y : on) on_kind_.push_back(kind_id(y.flavor, y.mask));
+        }
         const Amount* free = s_.free_of(g);
         tmp_.assign(free, free + s_.nodes_of(g) * R_);
         // A remap leaves the host's totals as they are: y alone must free what the host lacks in
         // total for the flavor, a quick test before the exact one.
         const auto [short_vcpu, short_ram] = total_lack(flavor, g);
-        const Flavor& ff = this->flavor(flavor);
-        const auto& fpl = placements(flavor, g);
         for (const Mover& x : hm.singles) {
             // A single with a remap of its own is a plan of one step: the search never gets to
             // the shuffles then.
             if (x.remap_at >= 0) continue;
-            const Flavor& fx = this->flavor(x.flavor);
-            const auto& pl = placements(x.flavor, g);
             // The node sets y must cover: for a remap of x onto p, the nodes of p short of x's
             // share (x lifted), and those of some placement of the flavor short after it.
-            std::vector<NodeMask> need;
-            share(tmp_.data(), fx, x.mask, +1);
-            for (const Embedding& e : pl) {
-                if (e.mask == x.mask) continue;
-                NodeMask short_x = 0;
-                for (int i = 0; i < fx.num_vnuma(); ++i)
-                    for (int r = 0; r < R_; ++r)
-                        if (tmp_[static_cast<std::size_t>(e.map[static_cast<std::size_t>(i)] * R_ + r)] <
-                            fx.node_demand[static_cast<std::size_t>(r)])
-                            short_x = static_cast<NodeMask>(short_x | (1U << e.map[static_cast<std::size_t>(i)]));
-                share(tmp_.data(), fx, e.mask, -1);
-                for (const Embedding& q : fpl) {
-                    NodeMask short_f = 0;
-                    for (int i = 0; i < ff.num_vnuma(); ++i)
-                        for (int r = 0; r < R_; ++r)
-                            if (tmp_[static_cast<std::size_t>(q.map[static_cast<std::size_t>(i)] * R_ + r)] <
-                                ff.node_demand[static_cast<std::size_t>(r)])
-                                short_f = static_cast<NodeMask>(short_f | (1U << q.map[static_cast<std::size_t>(i)]));
-                    need.push_back(static_cast<NodeMask>(short_x | short_f));
-                }
-                share(tmp_.data(), fx, e.mask, +1);
-            }
-            share(tmp_.data(), fx, x.mask, -1);
-            std::sort(need.begin(), need.end());
-            need.erase(std::unique(need.begin(), need.end()), need.end());
-            for (const OnlineCluster::Resident& y : on) {
-                if (y.vm == x.vm || !s_.migratable(y.vm) || !covers(need, y.mask)) continue;
+            // (x's kind alone decides them: outside run_plain, computed once per kind)
+            const std::size_t xk = plain_ ? 0 : static_cast<std::size_t>(kind_id(x.flavor, x.mask));
+            const std::vector<NodeMask>& need = shuffle_need(x, g, flavor, xk);
+            for (std::size_t yi = 0; yi < on.size(); ++yi) {
+                const OnlineCluster::Resident& y = on[yi];
+                if (y.vm == x.vm || !y.migratable || !covers(need, y.mask)) continue;
                 const Flavor& fy = this->flavor(y.flavor);
                 if (!plain_ && (fy.demand[kVcpu] < short_vcpu || fy.demand[kRamMib] < short_ram)) continue;
-                share(tmp_.data(), fy, y.mask, +1);
-                bool ok = false;
-                for (std::size_t e = 0; e < pl.size() && !ok; ++e) {
-                    if (pl[e].mask == x.mask) continue;
-                    share(tmp_.data(), fx, x.mask, +1);
-                    if (room(fx, pl[e], tmp_.data())) {
-                        share(tmp_.data(), fx, pl[e].mask, -1);
-                        ok = fits(flavor, g, tmp_.data());
-                        share(tmp_.data(), fx, pl[e].mask, +1);
+                // Outside run_plain, what follows depends on x's and y's kinds (flavor and node
+                // set) alone (g's free amounts with both lifted): computed once per pair of kinds.
+                ShuffleMemo fresh;
+                ShuffleMemo* memo = &fresh;
+                if (!plain_) {
+                    const auto yk = static_cast<std::size_t>(on_kind_[yi]);
+                    const std::size_t need_size = std::max(xk, yk) + 1;
+                    if (need_size > shuffle_k_) {
+                        // new kinds: grow the square table, keeping what is known
+                        std::vector<ShuffleMemo> grown(need_size * 2 * need_size * 2);
+                        for (std::size_t i = 0; i < shuffle_k_; ++i)
+                            for (std::size_t j = 0; j < shuffle_k_; ++j) grown[i * need_size * 2 + j] = shuffle_memo_[i * shuffle_k_ + j];
+                        shuffle_memo_ = std::move(grown);
+                        shuffle_k_ = need_size * 2;
                     }
-                    share(tmp_.data(), fx, x.mask, -1);
+                    memo = &shuffle_memo_[xk * shuffle_k_ + yk];
                 }
-                if (ok) {
-                    Mover my = mover(y, g);
-                    if (cap_) {
-                        // x stays on g (no other host takes it, else it would be a plan of one
-                        // step), on one of its other placements with room that lets the
-                        // flavor fit: g ends with at most that, whatever y does.
-                        share(tmp_.data(), fx, x.mask, +1);
-                        bool any = false;
-                        for (const Embedding& e : pl) {
-                            if (e.mask == x.mask || !room(fx, e, tmp_.data())) continue;
-                            share(tmp_.data(), fx, e.mask, -1);
-                            if (fits(flavor, g, tmp_.data())) {
-                                widen(my.ub, bound(flavor, g, tmp_.data()), any);
-                                any = true;
-                            }
-                            share(tmp_.data(), fx, e.mask, +1);
-                        }
-                        share(tmp_.data(), fx, x.mask, -1);
-                    }
+                if (!memo->done) shuffle_value(*memo, x, y.flavor, y.mask, g, flavor);
+                if (memo->ok) {
+                    Mover my{y.vm, y.flavor, y.mask, fy.demand[kRamMib], memo->remap, -1, {}};
+                    my.ub = memo->ub;
                     hm.shuffles.push_back({my, x});
                 }
-                share(tmp_.data(), fy, y.mask, -1);
             }
         }
         const auto shuffle_key = [](const std::array<Mover, 2>& t) {
@@ -1585,6 +1861,15 @@ private:
             hm.run_top.back() = std::max(hm.run_top.back(), v);
             hm.run_least_ram.back() = std::min(hm.run_least_ram.back(), sh[0].ram + sh[1].ram);
         }
+    }
+    /** The index of the kind (flavor, node set) in kinds_, added when new (kind_remap_ is then
+     *  one shorter than kinds_ until the caller adds its entry). O(kinds). */
+    int kind_id(int flavor, NodeMask mask) {
+        const std::pair<int, NodeMask> k{flavor, mask};
+        for (std::size_t i = 0; i < kinds_.size(); ++i)
+            if (kinds_[i] == k) return static_cast<int>(i);
+        kinds_.push_back(k);
+        return static_cast<int>(kinds_.size()) - 1;
     }
     Mover mover(const OnlineCluster::Resident& x, int g) {
         Mover m{x.vm, x.flavor, x.mask, flavor(x.flavor).demand[kRamMib], false};
@@ -1649,9 +1934,10 @@ private:
                 if (!done[y]) {
                     done[y] = 1;
                     for (int d = 0; d < H; ++d)
-                        if (may_have_singles(x.flavor, d))
-                            for (const Mover& m : movers(x.flavor, d, Part::Singles).singles)
-                                if (elsewhere(m.flavor, d) || m.remap_at >= 0) z.emplace_back(m, d);
+                        if (may_have_singles(x.flavor, d)) {
+                            const HostMovers& zhm = movers(x.flavor, d, Part::Singles);
+                            each_mobile_single(zhm, d, [&](std::size_t l) { z.emplace_back(zhm.singles[l], d); });
+                        }
                     std::sort(z.begin(), z.end(), [](const auto& a, const auto& b) {
                         return std::make_tuple(a.first.ram, a.first.vm) < std::make_tuple(b.first.ram, b.first.vm);
                     });
@@ -1694,18 +1980,44 @@ private:
     MakeRoomCache::Impl& cache_;
     std::vector<std::vector<Dest>> top_;  ///< [flavor]: top(), this call
     std::vector<char> top_done_;
+    std::array<std::vector<signed char>, 2> could_;  ///< could_move this call, [pairs / shuffles][host]: -1 not known
+    /** elsewhere's summary of top(flavor) this call: its size capped at 2 (-1: not read yet) and
+     *  its first host. */
+    struct Takers {
+        int n = -1, first = -1;
+    };
+    std::vector<Takers> takers_;  ///< [flavor]
+    std::vector<int> changed_;
+    std::vector<char>
+        mobile_;  ///< each_mobile_single: [flavor index]: another host takes it  ///< top(): hosts changed since the kept top was computed
     std::vector<NodeMask> def_;
-    std::vector<Amount> tmp_, tmp2_;
+    std::vector<Amount> tmp_, tmp2_, ub_tmp_;
     std::vector<Step> steps_;
     std::optional<Overlay> done_;     ///< the free amounts of the hosts the plan in steps_ changed (one, plan_two)
     std::vector<Cand> cands_;         ///< run_capacity's candidates
     std::vector<std::vector<Z>> zs_;  ///< run_capacity: per flavor, the chains' first VMs
     bool plain_ = false;
-    std::vector<Amount> local_;              ///< remap_after's free amounts of g
-    std::array<std::vector<Dest>, 2> opts_;  ///< options(), by depth: a plan's first step, its second
-    std::vector<int> avail_, first_;         ///< could_move, per kind
-    std::vector<Amount> most_, helped_;      ///< build_kinds  ///< run_plain: no quick tests before the exact ones either
-    Two best_sure_;                          ///< the best two-step plan sure to work so far (run())
+    /** find_pairs' and find_shuffles' memos by kind (flavor, node set) of the VMs on one host:
+     *  what depends on the kinds alone (the host's free amounts with them lifted). */
+    struct PairMemo {
+        bool done = false, fits = false, remap_a = false, remap_b = false;
+        Bound ub;
+    };
+    std::vector<std::pair<int, NodeMask>> kinds_;
+    std::vector<char> kind_remap_;  ///< [kind]: Mover::remap of a VM of that kind
+    std::vector<int> kind_of_;      ///< find_pairs: [index into its list]: the kind
+    std::vector<int> kind_count_;   ///< pair_tops: [kind]: VMs of that kind
+    std::vector<int> on_kind_;      ///< find_shuffles: [index into vms_on]: the kind
+    std::vector<PairMemo> pair_memo_;
+    std::vector<ShuffleMemo> shuffle_memo_;  ///< find_shuffles: [x's kind * shuffle_k_ + y's kind]
+    std::size_t shuffle_k_ = 0;
+    std::vector<std::pair<bool, std::vector<NodeMask>>> need_memo_;  ///< find_shuffles: [x's kind]: known, the node sets y must cover
+    std::vector<Amount> local_;                                      ///< remap_after's free amounts of g
+    std::array<std::vector<Dest>, 2> opts_;                          ///< options(), by depth: a plan's first step, its second
+    std::vector<int> avail_, first_;                                 ///< could_move, per kind
+    std::vector<char> away_;                                         ///< could_move, per kind: another host takes its flavor
+    std::vector<Amount> most_, helped_;  ///< build_kinds  ///< run_plain: no quick tests before the exact ones either
+    Two best_sure_;                      ///< the best two-step plan sure to work so far (run())
     bool has_sure_ = false;
     std::vector<Two> maybe_;                              ///< two-step plans that may work, to try
     std::vector<std::tuple<Amount, int, Part>> by_need_;  ///< (lower bound, host, pairs or shuffles), run()

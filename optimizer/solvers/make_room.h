@@ -115,9 +115,13 @@ bool make_room_direct_applies(const CapacityModel& model);
  * (and the shuffles) only for the hosts that could hold a plan better than the best sure one
  * found so far: visited in order of a lower bound on their plans' RAM (two VMs' least RAM that
  * covers what the flavor's placements lack), and listed only when the VMs' kinds there (by
- * flavor: able to go to another host, or to be remapped) say they could make room now. Per call
- * O(hosts) to visit the cached candidates' heads and bounds, plus O(hosts x placements) once per
- * flavor of a VM that might move (its best destinations). Most candidates are decided without
+ * flavor: able to go to another host, or to be remapped) say they could make room now (that answer
+ * kept while the hosts that take those kinds' flavors do not change). Per call O(hosts) to visit
+ * the cached candidates' heads and bounds, and per flavor of a VM that might move its best
+ * destinations: O(hosts) version reads plus O(placements) per host changed since they were kept
+ * (O(hosts x placements) when one of the kept best changed). Within a host, what depends only on
+ * the kinds (flavor, node set) of the VMs a pair or shuffle moves is computed once per pair of
+ * kinds. Most candidates are decided without
  * being tried (one that another host takes surely works; one with nowhere to go surely fails);
  * the plan is make_room_direct_plain's. No Problem, model or VM copy is built. Ranking by
  * capacity costs more: each changed host's candidates get a bound (O(placements x targets x
@@ -126,8 +130,12 @@ bool make_room_direct_applies(const CapacityModel& model);
  * (the ranking by RAM tells, and its plan, the least key that works, starts the pruning), only
  * the pairs, shuffles and chains whose bound (with that key) could be ahead of the best found are
  * listed and tried: a host's listed pairs and shuffle runs, and a single's chains, are skipped
- * whole by their largest bound (chains' bounds cached per host and arriving flavor). On the 2-day
- * Azure run about 1.6 s of CPU against the RAM ranking's 0.7-1.4 s (docs/performance.md). With
+ * whole by their largest bound (chains' bounds cached per host and arriving flavor; a host's pairs
+ * judged before they are listed by the largest bound and least RAM of its pairs of VM kinds); the
+ * singles' bounds are computed only for the arriving flavor, and a chain's first VMs are chosen
+ * per flavor of a host's singles. On the 2-day Azure run (x3, 1,200 hosts, vmcap-fit, K = 2)
+ * about 1.6 s of CPU against the consolidation engine's 13.3 s in its place (8.5x; best fit: 1.8 s
+ * against 31.2 s, 17.8x; docs/performance.md, "make_room: kept best hosts and pairs judged by VM kinds"). With
  * MakeRoomOptions::second_for_copies and a plan of one step, the plans of two are searched the
  * same way from a floor on their room for the flavor instead of the ranking by RAM's plan.
  */
