@@ -1746,6 +1746,18 @@ private:
         share(tmp_.data(), fy, ym, -1);
     }
 
+    /** The nodes of placement e whose free amounts in tmp_ are short of a vNUMA node of `fl`. */
+    NodeMask short_nodes(const Flavor& fl, const Embedding& e) const {
+        NodeMask m = 0;
+        for (int i = 0; i < fl.num_vnuma(); ++i) {
+            const int node = e.map[static_cast<std::size_t>(i)];
+            for (int r = 0; r < R_; ++r)
+                if (tmp_[static_cast<std::size_t>(node * R_ + r)] < fl.node_demand[static_cast<std::size_t>(r)])
+                    m = static_cast<NodeMask>(m | (1U << node));
+        }
+        return m;
+    }
+
     /** The node sets a VM y must cover for the single x (of kind `xk`) to be remapped on g once y
      *  has left, so that `flavor` fits (find_shuffles); outside run_plain kept per kind until
      *  the next host's shuffles. tmp_ holds g's free amounts, as on return. */
@@ -1762,22 +1774,9 @@ private:
         share(tmp_.data(), fx, x.mask, +1);
         for (const Embedding& e : pl) {
             if (e.mask == x.mask) continue;
-            NodeMask short_x = 0;
-            for (int i = 0; i < fx.num_vnuma(); ++i)
-                for (int r = 0; r < R_; ++r)
-                    if (tmp_[static_cast<std::size_t>(e.map[static_cast<std::size_t>(i)] * R_ + r)] <
-                        fx.node_demand[static_cast<std::size_t>(r)])
-                        short_x = static_cast<NodeMask>(short_x | (1U << e.map[static_cast<std::size_t>(i)]));
+            const NodeMask short_x = short_nodes(fx, e);
             share(tmp_.data(), fx, e.mask, -1);
-            for (const Embedding& q : fpl) {
-                NodeMask short_f = 0;
-                for (int i = 0; i < ff.num_vnuma(); ++i)
-                    for (int r = 0; r < R_; ++r)
-                        if (tmp_[static_cast<std::size_t>(q.map[static_cast<std::size_t>(i)] * R_ + r)] <
-                            ff.node_demand[static_cast<std::size_t>(r)])
-                            short_f = static_cast<NodeMask>(short_f | (1U << q.map[static_cast<std::size_t>(i)]));
-                need.push_back(static_cast<NodeMask>(short_x | short_f));
-            }
+            for (const Embedding& q : fpl) need.push_back(static_cast<NodeMask>(short_x | short_nodes(ff, q)));
             share(tmp_.data(), fx, e.mask, +1);
         }
         share(tmp_.data(), fx, x.mask, -1);
