@@ -322,9 +322,10 @@ TEST(Validate, RejectsTamperedPlans) {
 }
 
 // The default run length: 1500 evaluations per migratable VM for budgets under 2% of them, times
-// the whole percents a larger budget allows, up to 5; the budget counted as what the migrated-RAM
-// budget lets move (the smallest VMs first). Recounted here from the snapshot itself.
-TEST(SearchParams, DefaultRunLengthGrowsWithTheBudget) {
+// s^2 for a budget of s >= 2 percent (s real), at most 25; the budget counted as what the
+// migrated-RAM budget lets move (the smallest VMs first). Recounted here from the snapshot itself
+// in floating point (an independent formula: the product's integer rounding is within 1).
+TEST(SearchParams, DefaultRunLengthGrowsWithTheSquareOfTheBudget) {
     RandomCluster rc;
     rc.hosts = 60;
     rc.fill = 0.9;
@@ -337,18 +338,28 @@ TEST(SearchParams, DefaultRunLengthGrowsWithTheBudget) {
             ram.push_back(p.flavors[vm.flavor].demand[1]);
         }
     ASSERT_GT(n * 1500, 1000000) << "the case needs a snapshot above the 10^6 floor";
+    ASSERT_LT(n * 1500 * 25, 250000000) << "the case needs a snapshot below the cap";
     auto at = [&](std::int64_t migrations, Amount ram_mib) {
         p.constraints.max_migrations = migrations;
         p.constraints.max_migrated_ram_mib = ram_mib;
         return default_evaluations(p);
     };
+    auto expected = [&](std::int64_t b) {
+        const double s = 100.0 * static_cast<double>(std::min(b, n)) / static_cast<double>(n);
+        return s < 2.0 ? static_cast<double>(n) * 1500.0 : static_cast<double>(n) * 1500.0 * std::min(25.0, s * s);
+    };
     const Amount no_ram = std::numeric_limits<Amount>::max();
     EXPECT_EQ(at(n / 100, no_ram), n * 1500);
-    EXPECT_EQ(at((2 * n - 1) / 100, no_ram), n * 1500);       // under 2%
-    EXPECT_EQ(at((2 * n + 99) / 100, no_ram), n * 1500 * 2);  // at least 2%
-    EXPECT_EQ(at((5 * n + 99) / 100, no_ram), n * 1500 * 5);  // 5%
-    EXPECT_EQ(at(n / 2, no_ram), n * 1500 * 5);               // at most 5x
-    EXPECT_EQ(at(std::numeric_limits<std::int64_t>::max(), no_ram), n * 1500 * 5);
+    EXPECT_EQ(at((2 * n - 1) / 100, no_ram), n * 1500);  // under 2%
+    for (const std::int64_t b : {(2 * n + 99) / 100, (3 * n) / 100 + 1, (4 * n + 50) / 100, (5 * n) / 100 - 1}) {
+        SCOPED_TRACE(b);
+        EXPECT_NEAR(static_cast<double>(at(b, no_ram)), expected(b), 1.0);
+        EXPECT_GE(at(b, no_ram), n * 1500 * 4);  // at least 4x from 2% on
+    }
+    EXPECT_GT(at((5 * n) / 100 - 1, no_ram), at((4 * n + 50) / 100, no_ram));  // grows within a whole percent
+    EXPECT_EQ(at((5 * n + 99) / 100, no_ram), n * 1500 * 25);                  // 5%
+    EXPECT_EQ(at(n / 2, no_ram), n * 1500 * 25);                               // at most 25x
+    EXPECT_EQ(at(std::numeric_limits<std::int64_t>::max(), no_ram), n * 1500 * 25);
     // A RAM budget holding only the k smallest VMs: the budget counts as k migrations.
     std::sort(ram.begin(), ram.end());
     auto smallest = [&](std::int64_t k) {
@@ -360,13 +371,13 @@ TEST(SearchParams, DefaultRunLengthGrowsWithTheBudget) {
     at(n, smallest(one));
     EXPECT_EQ(migrations_the_budget_allows(p), one);
     EXPECT_EQ(at(n, smallest(one)), n * 1500);
-    EXPECT_EQ(at(n, smallest(three)), n * 1500 * 3);
+    EXPECT_NEAR(static_cast<double>(at(n, smallest(three))), expected(three), 1.0);
     EXPECT_EQ(at(one, smallest(three)), n * 1500);  // the count binds first
     // Tiny snapshots keep the floor.
     RandomCluster tiny;
     tiny.hosts = 4;
     Problem q = make_random_problem(tiny);
-    q.constraints.max_migrations = std::numeric_limits<std::int64_t>::max();
+    q.constraints.max_migrations = 1;
     EXPECT_EQ(default_evaluations(q), 1000000);
 }
 

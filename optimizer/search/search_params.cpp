@@ -4,6 +4,8 @@
 #include <limits>
 #include <stdexcept>
 
+#include "evaluators/closed_forms/score.h"
+
 namespace vmcap {
 
 void SearchParams::validate() const {
@@ -41,16 +43,28 @@ std::int64_t migrations_the_budget_allows(const Problem& problem) {
 // 1500 per migratable VM: about the wall time of the earlier, slower default on 1,000 hosts, and
 // better plans; at most 2.5 x 10^8, so a 10,000-host default run at a 1% budget ends on its
 // evaluation budget (reproducibly) before the default 60 s time limit. Measurements:
-// docs/performance.md, "Search". A larger budget opens a larger space of final states, so the
-// figure is multiplied by the whole percents of the migratable VMs the budget allows, 1 to 5
-// (budgets under 2% keep the earlier default exactly): on the bundled example at 348 migrations
-// (4.99%, so 4x) the default run reaches 318 (mean of seeds 1-3) where 1x reached 307, of an
-// optimum in [331, 342] (docs/performance.md, "The default run length grows with the budget").
+// docs/performance.md, "Search". A larger budget opens a larger space of final states, and the
+// evaluations a plan needs grow faster than the budget: on the bundled example (means of seeds
+// 1-3), doubling the run at 1.99% gained 3 objective units and doubling again none, while at
+// 4.99% each doubling from 4x to 32x the base gained 3-4. So a budget of s >= 2 percent of the migratable VMs multiplies the
+// figure by s^2, at most 25 (s = 5); budgets under 2% keep the earlier default exactly. On the
+// bundled example at 348 migrations (s = 4.99: the 2.5 x 10^8 cap binds, 6x the former whole-
+// percent rule's 4x) the default run reaches 326-329 (seeds 1-3) where the former reached
+// 317-320, of an optimum in [331, 342] (docs/performance.md, "The default run length grows with
+// the square of the budget").
 std::int64_t default_evaluations(const Problem& problem) {
     std::int64_t movable = 0;
     for (const Vm& vm : problem.vms) movable += vm.migratable ? 1 : 0;
-    const std::int64_t percents = movable > 0 ? std::clamp<std::int64_t>(migrations_the_budget_allows(problem) * 100 / movable, 1, 5) : 1;
-    return std::clamp<std::int64_t>(movable * 1500 * percents, 1000000, 250000000);
+    const std::int64_t base = movable * 1500;
+    std::int64_t total = base;
+    if (movable > 0) {
+        // The budget as a share s of the migratable VMs, in percent: s >= 2 multiplies the base by
+        // s^2, at most 25 (s = 5). In 128 bits: 1500 x (100 B)^2 / movable, B at most movable.
+        const Wide b = std::min<std::int64_t>(migrations_the_budget_allows(problem), movable);
+        if (b * 100 >= Wide{2} * movable)
+            total = static_cast<std::int64_t>(std::min<Wide>(Wide{1500} * (b * 100) * (b * 100) / movable, Wide{base} * 25));
+    }
+    return std::clamp<std::int64_t>(total, 1000000, 250000000);
 }
 
 // Measured with the budget's multiplier as the reference, a 5% budget on a VMR2L-shaped snapshot

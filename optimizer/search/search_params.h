@@ -133,10 +133,11 @@ struct SearchResult {
  *  together. O(VMs log VMs) with a RAM budget, O(VMs) without. Thread-safe. */
 std::int64_t migrations_the_budget_allows(const Problem& problem);
 
-/** Default evaluation budget for a snapshot: 1500 per migratable VM times the whole percents of
- *  the migratable VMs the budget allows (1 to 5; the budget counted as at most the migratable VMs,
- *  and as at most as many of the smallest-RAM ones as the migrated-RAM budget holds), clamped to
- *  [10^6, 2.5 x 10^8]. Budgets under 2% give 1500 per migratable VM. O(VMs log VMs). */
+/** Default evaluation budget for a snapshot: 1500 per migratable VM, times s^2 (at most 25) when
+ *  the budget allows s >= 2 percent of the migratable VMs (the budget counted as at most the
+ *  migratable VMs, and as at most as many of the smallest-RAM ones as the migrated-RAM budget
+ *  holds; s real, the product rounded down), clamped to [10^6, 2.5 x 10^8]. Budgets under 2%
+ *  give 1500 per migratable VM. O(VMs log VMs). Thread-safe. */
 std::int64_t default_evaluations(const Problem& problem);
 
 /** The evaluations the annealing schedule is calibrated for, against which a clock-driven run is
