@@ -290,7 +290,7 @@ struct PlanOptions {
     std::string cluster, out, algorithm, start, mix, parallel, seed_text;
     std::int64_t max_mig = -1, max_evals = 0, check = 0;
     double max_gib = -1, time_limit = 60, t0 = 0, reheat = 3.0, neutral = 1.0;
-    int threads = 1, tenure = 25, candidates = 256, repair_rounds = 4;
+    int threads = 1, tenure = 25, candidates = 256, repair_rounds = 4, room_steps = OptimizeParams::kDefaultRoomSteps;
     std::uint64_t seed = 1;
     bool quiet = false;
     std::string weights = "snapshot", demand_log;  ///< --weights, --demand-log
@@ -338,6 +338,8 @@ bool parse_plan_options(const Args& args, PlanOptions& o) {
          "synchronisation point: one chain at the threads' combined rate; used when the objective is separable per host and "
          "every region gets >= 16 hosts, else chains) or chains (independent chains of the whole cluster sharing their best state)")
         ("sa-start", po::value(&start)->default_value("greedy"), "annealing start: greedy (the greedy plan, so never worse) or snapshot")
+        ("room-steps", po::value(&o.room_steps)->default_value(OptimizeParams::kDefaultRoomSteps),
+         "annealing / tabu: the greedy start also takes room steps, each evicting at most this many VMs of one host so that one more VM of a target flavor fits there (0: the plain greedy start; --algorithm greedy never takes them)")
         ("initial-temperature", po::value(&t0)->default_value(0), "annealing start temperature in objective units (0: calibrated)")
         ("free-remaps", "a move to other pNUMA nodes of the VM's own host (remap) does not count against the budget "
                         "(overrides constraints.remap_counts_as_migration; default: it counts)")
@@ -395,6 +397,7 @@ bool parse_plan_options(const Args& args, PlanOptions& o) {
     if (algorithm != "sa" && algorithm != "tabu" && algorithm != "greedy") throw UsageError("--algorithm must be sa, tabu or greedy");
     if (tenure < 0 || candidates < 1) throw UsageError("--tabu-tenure must be >= 0 and --tabu-candidates >= 1");
     if (start != "greedy" && start != "snapshot") throw UsageError("--sa-start must be greedy or snapshot");
+    if (o.room_steps < 0 || o.room_steps > 64) throw UsageError("--room-steps must be in 0..64");
     if (t0 < 0) throw UsageError("--initial-temperature must be >= 0");
     if (parallel != "regions" && parallel != "chains") throw UsageError("--parallel must be regions or chains");
     if (!(reheat >= 1.0 && reheat <= 1e6)) throw UsageError("--reheat must be in [1, 1e6]");
@@ -475,6 +478,7 @@ OptimizeParams plan_optimize_params(const PlanOptions& o, const Problem& p) {
     OptimizeParams op;
     op.algorithm = o.algorithm == "greedy" ? Algorithm::Greedy : o.algorithm == "sa" ? Algorithm::Annealing : Algorithm::Tabu;
     op.greedy_start = o.start == "greedy";
+    op.room_steps = o.room_steps;
     op.search = sp;
     op.tabu = TabuParams{o.tenure, o.candidates};
     op.repair_rounds = o.repair_rounds;
@@ -654,6 +658,9 @@ void print_plan_report(const PlanOptions& o, const CapacityModel& model, const O
             "on from the ordered part\n",
             fmt_num(res.search_best_objective).c_str(), res.repair_rounds);
     if (res.fell_back) std::printf("note      the search's ordered plan was below greedy's: the greedy plan was written\n");
+    if (res.room_taken)
+        std::printf("note      greedy with room steps (--room-steps) reached %s, above the search from greedy's plan: its state was kept\n",
+                    fmt_num(res.room_objective).c_str());
     if (sr.stopped_by == StopReason::ProvenOptimal)
         std::printf("note      the search's best state met the upper bound: no plan within the budget does better, so it stopped there\n");
     if (sr.clock_driven_from >= 0)

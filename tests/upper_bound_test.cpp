@@ -1203,10 +1203,11 @@ TEST(UpperBound, ArrivalsPricedDoNotDependOnThreadsAndReproduceAtTheirPrices) {
 }
 
 TEST(UpperBound, ArrivalsPricedOnlyWhenThePlanIsMoreThanOnePercentBelowTheBound) {
-    // The bundled example: at 110 migrations the plan is 0.6% below its bound (167 against 168),
-    // at 130 2.1% (184 against 188), measured; the Lagrangian runs only on the second.
+    // The bundled example: at 115 migrations the plan is 0.6% below its bound (172 against 173),
+    // at 130 2.1% (184 against 188), measured (with room steps in the start; before them, 110
+    // gave 0.6%, and now its plan meets its bound); the Lagrangian runs only on the second.
     const auto dir = test::tmp_dir();
-    for (const int budget : {110, 130}) {
+    for (const int budget : {115, 130}) {
         const std::string out = (dir / ("min-gap-" + std::to_string(budget) + ".json")).string();
         const auto r = test::run_vmcap("plan --max-migrations " + std::to_string(budget) + " --bound-arrival-steps 1 --quiet --out " + out);
         ASSERT_EQ(r.code, 0) << r.err;

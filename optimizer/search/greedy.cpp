@@ -1,14 +1,18 @@
 #include "optimizer/search/greedy.h"
 
+#include <algorithm>
 #include <chrono>
 #include <limits>
 #include <memory>
+#include <numeric>
 
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
 
+#include "moves/host_scratch.h"
 #include "moves/migrate.h"
+#include "moves/move.h"
 
 namespace vmcap {
 
@@ -92,8 +96,28 @@ public:
     Pick best_pick();
     void take(const Pick& pick);
     const SearchState& state() const { return s; }
+    /** Room steps on: every host's best room step estimated. */
+    void init_rooms();
+    /** The best room step's host after lazy re-estimation (its key in room_key), or -1. */
+    int best_room();
+    /** Applies host h's room step exactly; false (state restored, h banned) unless the objective
+     *  rose by more than `rival` (the best single migration's gain) per migration it added. */
+    bool take_room(int h, Score rival);
+    Score room_key(int h) const { return rooms.value(h); }
 
 private:
+    /** A room step of one host: evict `evict` so that one more VM of target flavor `t` fits on
+     *  placement `emb`; est = the host's exact removal gain plus each evicted VM's best insertion
+     *  elsewhere now; key = est per migration it adds (at least 1). */
+    struct Room {
+        Score est = 0;
+        int t = -1, emb = -1;
+        std::int64_t added = 0;
+        std::vector<int> evict;
+    };
+    void estimate_room(int h);
+    bool cover(int h, int t, const Embedding& e, std::vector<int>& out) const;
+    void move_vm_lists(int v, int from, int to);
     void consider(int v, int u, Pick& best) const;
     void refresh_host(int h);
     void refresh_vms(int h);
@@ -121,6 +145,12 @@ private:
     std::vector<char> restricted;
     std::vector<std::pair<int, Score>> masked;
     std::unique_ptr<HostValueMemo> memo;  ///< attached after the parallel initial pass (one thread from then on)
+    // Room steps (params.room_steps > 0): per host its best step and a tree of their keys.
+    std::vector<Room> room_of;
+    ArgMaxTree rooms;
+    std::vector<int> room_banned;  ///< hosts whose exact step did not pay: re-estimated after the next change
+    std::vector<char> room_is_banned;
+    std::vector<int> target_order;  ///< targets by weight, largest first
 };
 
 Greedy::Greedy(const CapacityModel& model, const SearchParams& params_, SearchResult& res_)
@@ -298,6 +328,203 @@ void Greedy::refresh_vms(int h) {
     }
 }
 
+void Greedy::init_rooms() {
+    const CapacityModel& m = s.model();
+    target_order.resize(static_cast<std::size_t>(m.num_targets()));
+    std::iota(target_order.begin(), target_order.end(), 0);
+    std::stable_sort(target_order.begin(), target_order.end(),
+                     [&](int a, int b) { return m.target_weight_units(a) > m.target_weight_units(b); });
+    room_of.assign(static_cast<std::size_t>(H), Room{});
+    room_is_banned.assign(static_cast<std::size_t>(H), 0);
+    rooms.build(std::vector<Score>(static_cast<std::size_t>(H), kNone));
+    for (int h = 0; h < H; ++h) estimate_room(h);
+}
+
+/** The fewest VMs of host h, chosen greedily by how much of the shortfall each covers (ties: less
+ *  RAM, then the earlier VM), that leave placement e room for one more VM of flavor t; false if
+ *  there is no shortfall or more than params.room_steps VMs would be needed. */
+bool Greedy::cover(int h, int t, const Embedding& e, std::vector<int>& out) const {
+    const int R = p.num_resources(), n = s.nodes_of(h);
+    const Amount* d = p.flavors[t].node_demand.data();
+    const Amount* free = s.free_of(h);
+    Amount need[kMaxPNuma][kMaxResources] = {};
+    int open = 0;
+    for (int i = 0; i < n; ++i)
+        if ((e.mask >> i) & 1U)
+            for (int r = 0; r < R; ++r) {
+                need[i][r] = std::max<Amount>(0, d[r] - free[i * R + r]);
+                open += need[i][r] > 0 ? 1 : 0;
+            }
+    if (open == 0) return false;
+    out.clear();
+    while (open > 0) {
+        if (static_cast<int>(out.size()) >= params.room_steps) return false;
+        int best = -1;
+        double best_cover = 0.0;
+        Amount best_ram = 0;
+        for (int v : on_host[h]) {
+            const NodeMask both = s.mask_of(v) & e.mask;
+            if (both == 0 || std::find(out.begin(), out.end(), v) != out.end()) continue;
+            const Amount* dv = p.flavors[p.vms[v].flavor].node_demand.data();
+            double c = 0.0;
+            for (int i = 0; i < n; ++i)
+                if ((both >> i) & 1U)
+                    for (int r = 0; r < R; ++r)
+                        if (d[r] > 0) c += static_cast<double>(std::min(need[i][r], dv[r])) / static_cast<double>(d[r]);
+            const Amount ram = p.flavors[p.vms[v].flavor].demand[kRamMib];
+            if (c > best_cover || (c > 0.0 && c == best_cover && ram < best_ram)) {
+                best = v;
+                best_cover = c;
+                best_ram = ram;
+            }
+        }
+        if (best < 0) return false;
+        out.push_back(best);
+        const NodeMask both = s.mask_of(best) & e.mask;
+        const Amount* dv = p.flavors[p.vms[best].flavor].node_demand.data();
+        open = 0;
+        for (int i = 0; i < n; ++i)
+            if ((e.mask >> i) & 1U)
+                for (int r = 0; r < R; ++r) {
+                    if ((both >> i) & 1U) need[i][r] = std::max<Amount>(0, need[i][r] - dv[r]);
+                    open += need[i][r] > 0 ? 1 : 0;
+                }
+    }
+    return true;
+}
+
+/** Host h's best room step by key (est per added migration), from the current trees. */
+void Greedy::estimate_room(int h) {
+    const CapacityModel& m = s.model();
+    const std::int64_t count_left = p.constraints.max_migrations - s.migrations();
+    const Amount ram_left = p.constraints.max_migrated_ram_mib - s.migrated_ram_mib();
+    Room best;
+    Score best_key = kNone;
+    std::vector<int> ev;
+    HostScratch sc;
+    for (int j : target_order) {
+        if (m.target_weight_units(j) <= 0) continue;
+        const int t = m.target_flavor(j);
+        const auto& embs = m.evaluator(s.type_of(h), t).placements();
+        for (int x = 0; x < static_cast<int>(embs.size()); ++x) {
+            if (!cover(h, t, embs[static_cast<std::size_t>(x)], ev)) continue;
+            std::int64_t added = 0;
+            Amount ram = 0;
+            for (int v : ev)
+                if (!s.is_migrated(v)) {
+                    ++added;
+                    ram += p.flavors[p.vms[v].flavor].demand[kRamMib];
+                }
+            if (added > count_left || ram > ram_left) continue;
+            sc.load(s, h);
+            Score est = 0;
+            bool ok = true;
+            for (int v : ev) {
+                sc.release(p.flavors[p.vms[v].flavor], s.pnuma_of(v));
+                const int u = used_index[p.vms[v].flavor];
+                int to = dst[u].argmax();
+                if (to == h) to = dst[u].argmax_except(h);
+                if (to < 0 || dst[u].value(to) == kNone) {
+                    ok = false;
+                    break;
+                }
+                est += dst[u].value(to);
+            }
+            if (!ok) continue;
+            est += sc.gain(s);
+            ++res.evaluations;
+            if (est <= 0) continue;
+            const Score key = est / std::max<std::int64_t>(1, added);
+            if (key > best_key) {
+                best_key = key;
+                best.est = est;
+                best.t = t;
+                best.emb = x;
+                best.added = added;
+                best.evict = ev;
+            }
+        }
+    }
+    room_of[static_cast<std::size_t>(h)] = std::move(best);
+    rooms.set(h, room_is_banned[static_cast<std::size_t>(h)] ? kNone : best_key);
+}
+
+int Greedy::best_room() {
+    // Lazy: a host's key was estimated against the trees of its time; re-estimate the top one
+    // until it stays on top (a key only goes stale through other hosts' changes).
+    for (int guard = 0; guard < H; ++guard) {
+        const int h = rooms.argmax();
+        if (h < 0 || rooms.value(h) == kNone) return -1;
+        const Score before = rooms.value(h);
+        estimate_room(h);
+        if (rooms.value(h) == before) return h;
+        const int next = rooms.argmax_except(h);
+        if (rooms.value(h) != kNone && (next < 0 || rooms.value(h) >= rooms.value(next))) return h;
+    }
+    return -1;
+}
+
+void Greedy::move_vm_lists(int v, int from, int to) {
+    auto& src_list = on_host[from];
+    src_list.erase(std::find(src_list.begin(), src_list.end(), v));
+    on_host[to].push_back(v);
+}
+
+bool Greedy::take_room(int h, Score rival) {
+    const Room step = room_of[static_cast<std::size_t>(h)];
+    const Score before = s.objective();
+    const std::int64_t migrations_before = s.migrations();
+    const std::vector<Placement> saved = s.displaced_placements();
+    std::vector<std::pair<int, int>> moved;  // (vm, destination)
+    bool ok = true;
+    for (int v : step.evict) {
+        const int u = used_index[p.vms[v].flavor];
+        int to = dst[u].argmax();
+        if (to == h) to = dst[u].argmax_except(h);
+        if (to < 0 || dst[u].value(to) == kNone) {
+            ok = false;
+            break;
+        }
+        const MigrateMove mv{v, to};
+        const MigrateDelta md = score_move(mv, s);
+        ++res.evaluations;
+        if (!md.feasible) {
+            ok = false;
+            break;
+        }
+        mv.apply(s, md);
+        move_vm_lists(v, h, to);
+        moved.emplace_back(v, to);
+        refresh_host(to);
+    }
+    const Score gain = s.objective() - before;
+    const bool pays = ok && gain > 0 && gain / std::max<std::int64_t>(1, s.migrations() - migrations_before) > rival;
+    if (!pays) {
+        s.set_placements(saved);
+        for (auto it = moved.rbegin(); it != moved.rend(); ++it) move_vm_lists(it->first, it->second, h);
+    } else {
+        res.accepted += static_cast<std::int64_t>(moved.size());
+    }
+    refresh_host(h);
+    refresh_vms(h);
+    for (const auto& [v, to] : moved) {
+        refresh_host(to);
+        refresh_vms(to);
+    }
+    if (!pays) {
+        room_is_banned[static_cast<std::size_t>(h)] = 1;
+        room_banned.push_back(h);
+        rooms.set(h, kNone);
+        return false;
+    }
+    for (int b : room_banned) room_is_banned[static_cast<std::size_t>(b)] = 0;
+    estimate_room(h);
+    for (const auto& [v, to] : moved) estimate_room(to);
+    for (int b : room_banned) estimate_room(b);
+    room_banned.clear();
+    return true;
+}
+
 }  // namespace
 
 SearchResult greedy(const CapacityModel& model, const SearchParams& params) {
@@ -310,6 +537,8 @@ SearchResult greedy(const CapacityModel& model, const SearchParams& params) {
     params.validate();
     res.stopped_by = StopReason::NoImprovingMove;
     g.initial_pass();
+    const bool rooms = params.room_steps > 0 && model.num_targets() <= kMaxRoomTargets;
+    if (rooms) g.init_rooms();
     while (!g.should_stop(t0)) {
         // At the bound no migration has a positive gain: stop (and say why) without a last scan.
         if (params.bound_score && g.state().objective() >= *params.bound_score) {
@@ -317,6 +546,13 @@ SearchResult greedy(const CapacityModel& model, const SearchParams& params) {
             break;
         }
         const Pick best = g.best_pick();
+        if (rooms) {
+            const int h = g.best_room();
+            if (h >= 0 && (best.vm < 0 || g.room_key(h) > best.g)) {
+                g.take_room(h, best.vm < 0 ? 0 : best.g);
+                continue;
+            }
+        }
         if (best.vm < 0) break;
         g.take(best);
     }

@@ -9,6 +9,9 @@
 
 namespace vmcap {
 
+/** The most targets with which greedy() takes room steps (see greedy()). */
+inline constexpr int kMaxRoomTargets = 16;
+
 /**
  * Runs the greedy baseline from the snapshot. Each round applies the exact best migrate move over
  * every (migratable VM, other host) pair, using that a move's delta splits into a source part
@@ -25,7 +28,27 @@ namespace vmcap {
  * best one. Deterministic (ties: the VM with less RAM, then lowest VM index, then lowest host
  * index). Stops at `params.time_limit_s`, and as soon as the objective reaches
  * `params.bound_score` (StopReason::ProvenOptimal: no migration can then raise it).
+ *
+ * Room steps (`params.room_steps` = K > 0; a second greedy run beside annealing and tabu,
+ * OptimizeParams::room_steps): a single migration rarely raises VMCAP on full hosts, where one more VM of a
+ * target flavor needs several VMs out of one pNUMA node set first. So greedy also weighs, per host,
+ * its best room step: for a target flavor t and a placement P of t there (every placement of every
+ * target with a positive weight, largest weight first), the fewest migratable VMs on P's nodes
+ * that leave P room for one more VM of t (chosen greedily by the share of the shortfall each
+ * covers, ties to less RAM; at most K, else no step), each sent to its flavor's best host other
+ * than this one. Its estimate is the host's exact gain from the evictions (HostScratch) plus each
+ * evicted VM's best insertion elsewhere from the trees; its key is the estimate per migration it
+ * adds (at least 1), and it is taken instead of the best single migration when its key is larger.
+ * Keys are kept per host in a tournament tree and re-estimated lazily: the top host's key is
+ * recomputed until it stays on top, a host's own key after every change it takes part in. A step
+ * is applied migration by migration (each re-scored exactly, score_move, and within the budget)
+ * and kept only if the whole objective rose; otherwise the state is restored exactly
+ * (set_placements) and the host gets no further step until another step pays. Every kept step
+ * raises the objective, so greedy still ends. Only with at most kMaxRoomTargets targets (the
+ * estimate walks every placement of every target on every host). Measured: docs/performance.md,
+ * "Room steps". Cost per host estimate O(targets x placements x VMs on the host x nodes).
  */
+
 SearchResult greedy(const CapacityModel& model, const SearchParams& params);
 
 }  // namespace vmcap

@@ -18,6 +18,7 @@ void SearchParams::validate() const {
     if (!(reheat_factor >= 1.0)) bad("reheat factor must be >= 1");
     if (!(neutral_acceptance >= 0.0 && neutral_acceptance <= 1.0)) bad("neutral acceptance must be in [0, 1]");
     if (!(initial_temperature >= 0.0)) bad("initial temperature must be >= 0");
+    if (room_steps < 0) bad("room steps must be >= 0");
     mix.validate();
 }
 

@@ -64,6 +64,11 @@ struct SearchParams {
      *  model has at least HostValueMemo::kMinTargets targets. Results are identical either way;
      *  false is for A/B measurements and the tests that show it. */
     bool value_memo = true;
+    /** Greedy: also take room steps (optimizer/search/greedy.h) that evict at most this many VMs
+     *  of one host so that one more VM of a target flavor fits on a pNUMA node set there; 0: off
+     *  (the published baseline). >= 0. OptimizeParams::room_steps sets it for the greedy run
+     *  beside annealing and tabu. */
+    int room_steps = 0;
     /** Probability of accepting an exactly neutral simple move (migrate, remap, return: objective
      *  and migration count unchanged): plateau steps; each invalidates two hosts' cached deltas.
      *  In [0, 1]. Neutral compound moves (swap, exchange, ejection, gather) take the threshold-first path,

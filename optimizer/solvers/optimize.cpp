@@ -20,6 +20,7 @@ void OptimizeParams::validate() const {
     if (tabu.tenure < 0) throw std::invalid_argument("tabu tenure must be >= 0");
     if (tabu.candidates < 1) throw std::invalid_argument("tabu candidate list size must be >= 1");
     if (repair_rounds < 0) throw std::invalid_argument("repair rounds must be >= 0");
+    if (room_steps < 0) throw std::invalid_argument("room steps must be >= 0");
     if (bound) bound->validate();
     if (schedule) {
         schedule->limits.validate();
@@ -65,6 +66,7 @@ namespace {
 /** The search phase of the pipeline on `model`: greedy (if asked), then annealing or tabu. */
 SearchResult run_phase(const CapacityModel& model, const OptimizeParams& params, const SearchParams& base, OptimizeResult* out) {
     SearchParams sp = base;
+    sp.room_steps = 0;  // greedy, the baseline and the annealing's start, takes single migrations
     SearchResult sr;
     if (params.algorithm == Algorithm::Greedy || params.greedy_start) sr = greedy(model, sp);
     if (out != nullptr) {
@@ -72,10 +74,35 @@ SearchResult run_phase(const CapacityModel& model, const OptimizeParams& params,
         out->greedy_objective = sr.objective_best;
         out->greedy_score = sr.score_best;
     }
-    const bool stop_now = sr.stopped_by == StopReason::Interrupted;  // interrupted during greedy: no search phase
-    if (params.algorithm != Algorithm::Greedy && !stop_now) {
-        const double greedy_seconds = sr.seconds;
-        const std::int64_t greedy_evals = sr.evaluations;
+    bool stop_now = sr.stopped_by == StopReason::Interrupted;  // interrupted during greedy: no search phase
+    // Annealing / tabu: a second plan, greedy with room steps (OptimizeParams::room_steps). The
+    // search still starts from the plain greedy plan, with its budget free to explore (from the
+    // room plan, whose budget is spent, it mostly stays there: docs/performance.md, "Room steps"),
+    // and the better of the two final states is kept.
+    SearchResult room;
+    bool have_room = false;
+    if (params.algorithm != Algorithm::Greedy && params.room_steps > 0 && !stop_now) {
+        SearchParams rp = base;
+        rp.room_steps = params.room_steps;
+        rp.time_limit_s = std::max(1e-3, base.time_limit_s - sr.seconds);
+        room = greedy(model, rp);
+        have_room = true;
+        stop_now = room.stopped_by == StopReason::Interrupted;
+        if (out != nullptr) out->room_objective = room.objective_best;
+    }
+    if (have_room && (stop_now || room.stopped_by == StopReason::ProvenOptimal)) {
+        // Met the bound (no search can do better) or interrupted: the better plan so far.
+        const double seconds = sr.seconds + room.seconds;
+        const std::int64_t evaluations = sr.evaluations + room.evaluations;
+        if (room.score_best >= sr.score_best || sr.best.empty()) {
+            sr = room;
+            if (out != nullptr) out->room_taken = true;
+        }
+        sr.seconds = seconds;
+        sr.evaluations = evaluations;
+    } else if (params.algorithm != Algorithm::Greedy && !stop_now) {
+        const double greedy_seconds = sr.seconds + room.seconds;
+        const std::int64_t greedy_evals = sr.evaluations + room.evaluations;
         const double greedy_objective = sr.objective_best;
         if (params.greedy_start) sp.start = sr.best;
         sp.time_limit_s = std::max(1e-3, base.time_limit_s - greedy_seconds);
@@ -92,6 +119,12 @@ SearchResult run_phase(const CapacityModel& model, const OptimizeParams& params,
         }
         if (params.greedy_start)
             sr.convergence.insert(sr.convergence.begin(), ConvergencePoint{greedy_seconds, greedy_evals, greedy_objective});
+        if (have_room && room.score_best > sr.score_best) {
+            sr.best = room.best;
+            sr.score_best = room.score_best;
+            sr.objective_best = room.objective_best;
+            if (out != nullptr) out->room_taken = true;
+        }
     }
     if (params.algorithm != Algorithm::Greedy) sr.best = drop_neutral_remaps(model, sr.best);
     return sr;

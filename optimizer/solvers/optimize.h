@@ -7,6 +7,7 @@
  * within the budget as well as greedy's (so the written plan is never worse than greedy's).
  */
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <string_view>
 #include <vector>
@@ -27,6 +28,14 @@ struct OptimizeParams {
     /** Start annealing / tabu from the greedy plan (default; never worse than greedy) or from the
      *  snapshot. Ignored for Algorithm::Greedy. */
     bool greedy_start = true;
+    /** Annealing / tabu: also run greedy with room steps that evict at most this many VMs of one
+     *  host (SearchParams::room_steps, optimizer/search/greedy.h) and keep its final state when it
+     *  is above the search's (the search itself starts from the plain greedy plan, or the
+     *  snapshot); when it meets the bound the search is not run. 0: off. Algorithm::Greedy (the
+     *  published baseline) never takes them. Default chosen on Huawei-East-1 and Azure replays
+     *  (docs/performance.md, "Room steps"). */
+    int room_steps = kDefaultRoomSteps;
+    static constexpr int kDefaultRoomSteps = 8;
     /** Budget, threads, seed, move mix... time_limit_s covers the whole pipeline (greedy included). */
     SearchParams search;
     TabuParams tabu;
@@ -78,6 +87,10 @@ struct OptimizeResult {
     double greedy_objective = 0.0;       ///< objective of greedy's final state (0 for a snapshot start)
     Score greedy_score = 0;              ///< the same in score units (exact)
     bool fell_back = false;              ///< the greedy plan was written instead of the search's
+    /** Objective of greedy with room steps (OptimizeParams::room_steps; NaN: not run), and whether
+     *  its final state was kept as the search's best (above the annealing's or tabu's). */
+    double room_objective = std::numeric_limits<double>::quiet_NaN();
+    bool room_taken = false;
     double search_best_objective = 0.0;  ///< objective of the first search's best (final) state
     int repair_rounds = 0;               ///< repair rounds run (OptimizeParams::repair_rounds)
     double phase_seconds = 0.0;          ///< the annealing / tabu phase alone (0 for greedy)
