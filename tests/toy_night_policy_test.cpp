@@ -227,6 +227,10 @@ TEST(ToyNightPolicy, TheRegistryNamesItAndRefusesWhatItDoesNotKnow) {
     EXPECT_EQ(refusal(o), "simulate: night policy tabu: candidates: expected an integer in 1..2147483647, got '0'");
     o.defrag_options = {{"evaluations", "many"}};
     EXPECT_EQ(refusal(o), "simulate: night policy tabu: evaluations: expected an integer >= 0, got 'many'");
+    o.defrag_options = {{"room_steps", "8"}};
+    EXPECT_EQ(refusal(o), "");
+    o.defrag_options = {{"room_steps", "65"}};
+    EXPECT_EQ(refusal(o), "simulate: night policy tabu: room_steps: expected an integer in 0..64, got '65'");
     o.defrag = "greedy";
     o.defrag_options = {{"tenure", "30"}};
     EXPECT_EQ(refusal(o), "simulate: night policy greedy: unknown option 'tenure' (its options: none)");
@@ -245,6 +249,14 @@ TEST(NightPolicyTabu, RunsAndNeverLowersTheNightsObjectiveBelowNones) {
     EXPECT_EQ(none.days[0].objective_after, none.days[0].objective_before);
     EXPECT_GE(tabu.days[0].objective_after, none.days[0].objective_after);
     for (const SimulateDay& d : tabu.days) EXPECT_GE(d.objective_after, d.objective_before) << "night " << d.day;
+    // With room steps beside it: each night's objective at least the tabu night's on the same
+    // cluster (the first night: the same cluster), never below its start.
+    SimulateOptions r = o;
+    r.defrag_options.emplace("room_steps", "8");
+    const SimulateResult room = simulate(trace, r);
+    ASSERT_EQ(room.days.size(), tabu.days.size());
+    EXPECT_GE(room.days[0].objective_after, tabu.days[0].objective_after);
+    for (const SimulateDay& d : room.days) EXPECT_GE(d.objective_after, d.objective_before) << "night " << d.day;
     EXPECT_GT(tabu.migrations, 0) << "tabu ran and moved VMs";
     EXPECT_EQ(none.migrations, 0);
     // Same seed, same simulation.

@@ -20,13 +20,14 @@ public:
 /** `greedy`, `sa`, `tabu`: the planning pipeline (optimize.h) on the night's cluster, one thread. */
 class EnginePolicy final : public NightPolicy {
 public:
-    EnginePolicy(Algorithm algorithm, std::optional<std::int64_t> evaluations, TabuParams tabu)
-        : algorithm_(algorithm), evaluations_(evaluations), tabu_(tabu) {}
+    EnginePolicy(Algorithm algorithm, std::optional<std::int64_t> evaluations, TabuParams tabu, int room_steps)
+        : algorithm_(algorithm), evaluations_(evaluations), tabu_(tabu), room_steps_(room_steps) {}
 
     std::optional<NightPlan> plan(const Night& night) const override {
         OptimizeParams op;
         op.algorithm = algorithm_;
         op.tabu = tabu_;
+        op.room_steps = room_steps_;
         op.search.threads = 1;
         op.search.quiet = true;
         op.search.seed = night.seed;
@@ -44,6 +45,7 @@ private:
     Algorithm algorithm_;
     std::optional<std::int64_t> evaluations_;  ///< evaluations=; unset: Night::evaluations
     TabuParams tabu_;
+    int room_steps_ = 0;  ///< room_steps=; 0: the plain pipeline (the nights as measured before room steps)
 };
 
 /** options[key] as an integer in [lo, hi], or nullopt when absent; InputError "KEY: expected an
@@ -74,6 +76,10 @@ NightPolicyInfo engine_policy(std::string name, std::string summary, Algorithm a
     NightPolicyInfo info{std::move(name), std::move(summary), {}, NightUses{.budget = true}, {}};
     if (algorithm != Algorithm::Greedy) {
         info.options.push_back(kEvaluations);
+        info.options.push_back({"room_steps",
+                                "also run greedy with room steps evicting at most K VMs of one host, keeping the better night plan "
+                                "(optimizer/search/greedy.h; default 0: off, as the nights were measured; vmcap plan's default is " +
+                                    std::to_string(OptimizeParams::kDefaultRoomSteps) + ")"});
         info.uses.evaluations = info.uses.seed = true;
     }
     if (algorithm == Algorithm::Tabu) {
@@ -88,7 +94,8 @@ NightPolicyInfo engine_policy(std::string name, std::string summary, Algorithm a
         TabuParams tabu;
         tabu.tenure = static_cast<int>(integer_option(o, "tenure", 0, max_int).value_or(tabu.tenure));
         tabu.candidates = static_cast<int>(integer_option(o, "candidates", 1, max_int).value_or(tabu.candidates));
-        return std::make_unique<EnginePolicy>(algorithm, evaluations, tabu);
+        const int room_steps = static_cast<int>(integer_option(o, "room_steps", 0, 64).value_or(0));
+        return std::make_unique<EnginePolicy>(algorithm, evaluations, tabu, room_steps);
     };
     return info;
 }
