@@ -42,7 +42,8 @@ inline constexpr int kMaxRoomTargets = 16;
  * Keys are kept per host in a tournament tree and re-estimated lazily: the top host's key is
  * recomputed until it stays on top, a host's own key after every change it takes part in. A step
  * is applied migration by migration (each re-scored exactly, score_move, and within the budget)
- * and kept only if the whole objective rose; otherwise the state is restored exactly
+ * and kept only if the whole objective rose by more per migration it added (at least 1) than the
+ * best single migration's gain at that point; otherwise the state is restored exactly
  * (set_placements) and the host gets no further step until another step pays. Every kept step
  * raises the objective, so greedy still ends. Only with at most kMaxRoomTargets targets (the
  * estimate walks every placement of every target on every host). Measured: docs/performance.md,
