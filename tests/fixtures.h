@@ -123,6 +123,16 @@ inline void add_flavor(Problem& p, std::string name, Amount vcpu, Amount ram_gib
     p.flavors.push_back(f);
 }
 
+/** Appends VM "vm<i>" (i: its index) of one-node flavor `flavor` on `host`'s pNUMA node `node`. */
+inline void add_one_node_vm(Problem& p, int flavor, int host, int node) {
+    Vm vm;
+    vm.id = name("vm", static_cast<int>(p.vms.size()));
+    vm.flavor = flavor;
+    vm.host = host;
+    vm.pnuma[0] = static_cast<std::uint8_t>(node);
+    p.vms.push_back(vm);
+}
+
 /** How place_at_random draws VMs. */
 struct RandomPlacing {
     int attempts = 400;                                      ///< draws at most

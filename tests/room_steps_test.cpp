@@ -28,14 +28,7 @@ Problem two_eviction_cluster() {
     for (int h = 0; h < 3; ++h) p.hosts.push_back(Host{name("h", h), 0, "r0", "p0", ""});
     add_flavor(p, "1c4g", 1, 4, "K1", 0.0);
     add_flavor(p, "8c32g", 8, 32, "K2", 1.0);
-    for (const auto& [h, node] : {std::pair{0, 0}, {0, 1}, {2, 0}, {2, 1}}) {
-        Vm vm;
-        vm.id = name("vm", static_cast<int>(p.vms.size()));
-        vm.flavor = 0;
-        vm.host = h;
-        vm.pnuma[0] = static_cast<std::uint8_t>(node);
-        p.vms.push_back(vm);
-    }
+    for (const auto& [h, node] : {std::pair{0, 0}, {0, 1}, {2, 0}, {2, 1}}) add_one_node_vm(p, 0, h, node);
     p.constraints.max_migrations = 2;
     finalize_problem(p, "<room>");
     return p;

@@ -373,14 +373,7 @@ Problem hand_problem(int hosts, const std::vector<std::pair<int, int>>& small_vm
     big.vnuma = parse_topology("K2");
     big.weight = 1.0;
     p.flavors = {small, big};
-    for (const auto& [h, node] : small_vms) {
-        Vm vm;
-        vm.id = name("vm", static_cast<int>(p.vms.size()));
-        vm.flavor = 0;
-        vm.host = h;
-        vm.pnuma[0] = static_cast<std::uint8_t>(node);
-        p.vms.push_back(vm);
-    }
+    for (const auto& [h, node] : small_vms) test::add_one_node_vm(p, 0, h, node);
     finalize_problem(p, "<hand>");
     return p;
 }

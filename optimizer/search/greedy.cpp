@@ -118,6 +118,8 @@ private:
     void estimate_room(int h);
     bool cover(int h, int t, const Embedding& e, std::vector<int>& out) const;
     void move_vm_lists(int v, int from, int to);
+    /** The best host other than h for VM v's flavor by the trees (-1 if none has room). */
+    int room_destination(int v, int h) const;
     void consider(int v, int u, Pick& best) const;
     void refresh_host(int h);
     void refresh_vms(int h);
@@ -421,14 +423,12 @@ void Greedy::estimate_room(int h) {
             bool ok = true;
             for (int v : ev) {
                 sc.release(p.flavors[p.vms[v].flavor], s.pnuma_of(v));
-                const int u = used_index[p.vms[v].flavor];
-                int to = dst[u].argmax();
-                if (to == h) to = dst[u].argmax_except(h);
-                if (to < 0 || dst[u].value(to) == kNone) {
+                const int to = room_destination(v, h);
+                if (to < 0) {
                     ok = false;
                     break;
                 }
-                est += dst[u].value(to);
+                est += dst[used_index[p.vms[v].flavor]].value(to);
             }
             if (!ok) continue;
             est += sc.gain(s);
@@ -464,6 +464,13 @@ int Greedy::best_room() {
     return -1;
 }
 
+int Greedy::room_destination(int v, int h) const {
+    const int u = used_index[p.vms[v].flavor];
+    int to = dst[u].argmax();
+    if (to == h) to = dst[u].argmax_except(h);
+    return to < 0 || dst[u].value(to) == kNone ? -1 : to;
+}
+
 void Greedy::move_vm_lists(int v, int from, int to) {
     auto& src_list = on_host[from];
     src_list.erase(std::find(src_list.begin(), src_list.end(), v));
@@ -478,10 +485,8 @@ bool Greedy::take_room(int h, Score rival) {
     std::vector<std::pair<int, int>> moved;  // (vm, destination)
     bool ok = true;
     for (int v : step.evict) {
-        const int u = used_index[p.vms[v].flavor];
-        int to = dst[u].argmax();
-        if (to == h) to = dst[u].argmax_except(h);
-        if (to < 0 || dst[u].value(to) == kNone) {
+        const int to = room_destination(v, h);
+        if (to < 0) {
             ok = false;
             break;
         }
