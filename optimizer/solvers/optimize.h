@@ -30,8 +30,8 @@ struct OptimizeParams {
     bool greedy_start = true;
     /** Annealing / tabu: also run greedy with room steps that evict at most this many VMs of one
      *  host (SearchParams::room_steps, optimizer/search/greedy.h) and keep its final state when it
-     *  is above the search's (the search itself starts from the plain greedy plan, or the
-     *  snapshot); when it meets the bound the search is not run. 0: off. Algorithm::Greedy (the
+     *  is strictly above the search's (the search itself starts from the plain greedy plan, or
+     *  the snapshot; on a tie the search's plan, usually in fewer waves, is kept). 0: off. Algorithm::Greedy (the
      *  published baseline) never takes them. Default chosen on Huawei-East-1 and Azure replays
      *  (docs/performance.md, "Room steps"). */
     int room_steps = kDefaultRoomSteps;
