@@ -339,7 +339,7 @@ bool parse_plan_options(const Args& args, PlanOptions& o) {
          "every region gets >= 16 hosts, else chains) or chains (independent chains of the whole cluster sharing their best state)")
         ("sa-start", po::value(&start)->default_value("greedy"), "annealing start: greedy (the greedy plan, so never worse) or snapshot")
         ("room-steps", po::value(&o.room_steps)->default_value(OptimizeParams::kDefaultRoomSteps),
-         "annealing / tabu: the greedy start also takes room steps, each evicting at most this many VMs of one host so that one more VM of a target flavor fits there (0: the plain greedy start; --algorithm greedy never takes them)")
+         "annealing / tabu: also run greedy with room steps, each evicting at most this many VMs of one host so that one more VM of a target flavor fits there, and keep its plan when strictly above the search's (0: off; --algorithm greedy never takes them)")
         ("initial-temperature", po::value(&t0)->default_value(0), "annealing start temperature in objective units (0: calibrated)")
         ("free-remaps", "a move to other pNUMA nodes of the VM's own host (remap) does not count against the budget "
                         "(overrides constraints.remap_counts_as_migration; default: it counts)")

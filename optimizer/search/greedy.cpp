@@ -106,18 +106,11 @@ public:
     Score room_key(int h) const { return rooms.value(h); }
 
 private:
-    /** A room step of one host: evict `evict` so that one more VM of target flavor `t` fits on
-     *  placement `emb`; est = the host's exact removal gain plus each evicted VM's best insertion
-     *  elsewhere now; key = est per migration it adds (at least 1). */
-    struct Room {
-        Score est = 0;
-        int t = -1, emb = -1;
-        std::int64_t added = 0;
-        std::vector<int> evict;
-    };
     void estimate_room(int h);
     bool cover(int h, int t, const Embedding& e, std::vector<int>& out) const;
     void move_vm_lists(int v, int from, int to);
+    /** After a change of the state: every VM banned since the last one is a candidate again. */
+    void lift_bans();
     /** The best host other than h for VM v's flavor by the trees (-1 if none has room). */
     int room_destination(int v, int h) const;
     void consider(int v, int u, Pick& best) const;
@@ -147,8 +140,10 @@ private:
     std::vector<char> restricted;
     std::vector<std::pair<int, Score>> masked;
     std::unique_ptr<HostValueMemo> memo;  ///< attached after the parallel initial pass (one thread from then on)
-    // Room steps (params.room_steps > 0): per host its best step and a tree of their keys.
-    std::vector<Room> room_of;
+    // Room steps (params.room_steps > 0): per host the VMs its best step evicts, and a tree of the
+    // steps' keys (estimated gain per added migration: the host's exact gain from the evictions
+    // plus each evicted VM's best insertion elsewhere, at the trees' state of the estimate).
+    std::vector<std::vector<int>> room_evict;
     ArgMaxTree rooms;
     std::vector<int> room_banned;  ///< hosts whose exact step did not pay: re-estimated after the next change
     std::vector<char> room_is_banned;
@@ -298,21 +293,20 @@ void Greedy::take(const Pick& pick) {
     const int from = s.host_of(bv);
     mv.apply(s, md);
     ++res.accepted;
-    for (auto it = on_host[from].begin(); it != on_host[from].end(); ++it)
-        if (*it == bv) {
-            on_host[from].erase(it);
-            break;
-        }
-    on_host[bh].push_back(bv);
+    move_vm_lists(bv, from, bh);
+    lift_bans();
+    refresh_host(from);
+    refresh_host(bh);
+    refresh_vms(from);
+    refresh_vms(bh);
+}
+
+void Greedy::lift_bans() {
     for (int v : banned_list) {
         banned[v] = 0;
         vms_tree[used_index[p.vms[v].flavor]].set(pos[v], src[v]);
     }
     banned_list.clear();
-    refresh_host(from);
-    refresh_host(bh);
-    refresh_vms(from);
-    refresh_vms(bh);
 }
 
 void Greedy::refresh_host(int h) {
@@ -336,7 +330,7 @@ void Greedy::init_rooms() {
     std::iota(target_order.begin(), target_order.end(), 0);
     std::stable_sort(target_order.begin(), target_order.end(),
                      [&](int a, int b) { return m.target_weight_units(a) > m.target_weight_units(b); });
-    room_of.assign(static_cast<std::size_t>(H), Room{});
+    room_evict.assign(static_cast<std::size_t>(H), {});
     room_is_banned.assign(static_cast<std::size_t>(H), 0);
     rooms.build(std::vector<Score>(static_cast<std::size_t>(H), kNone));
     for (int h = 0; h < H; ++h) estimate_room(h);
@@ -400,7 +394,7 @@ void Greedy::estimate_room(int h) {
     const CapacityModel& m = s.model();
     const std::int64_t count_left = p.constraints.max_migrations - s.migrations();
     const Amount ram_left = p.constraints.max_migrated_ram_mib - s.migrated_ram_mib();
-    Room best;
+    std::vector<int> best;
     Score best_key = kNone;
     std::vector<int> ev;
     HostScratch sc;
@@ -437,15 +431,11 @@ void Greedy::estimate_room(int h) {
             const Score key = est / std::max<std::int64_t>(1, added);
             if (key > best_key) {
                 best_key = key;
-                best.est = est;
-                best.t = t;
-                best.emb = x;
-                best.added = added;
-                best.evict = ev;
+                best = ev;
             }
         }
     }
-    room_of[static_cast<std::size_t>(h)] = std::move(best);
+    room_evict[static_cast<std::size_t>(h)] = std::move(best);
     rooms.set(h, room_is_banned[static_cast<std::size_t>(h)] ? kNone : best_key);
 }
 
@@ -478,13 +468,13 @@ void Greedy::move_vm_lists(int v, int from, int to) {
 }
 
 bool Greedy::take_room(int h, Score rival) {
-    const Room step = room_of[static_cast<std::size_t>(h)];
+    const std::vector<int> evict = room_evict[static_cast<std::size_t>(h)];
     const Score before = s.objective();
     const std::int64_t migrations_before = s.migrations();
     const std::vector<Placement> saved = s.displaced_placements();
     std::vector<std::pair<int, int>> moved;  // (vm, destination)
     bool ok = true;
-    for (int v : step.evict) {
+    for (int v : evict) {
         const int to = room_destination(v, h);
         if (to < 0) {
             ok = false;
@@ -507,15 +497,14 @@ bool Greedy::take_room(int h, Score rival) {
     if (!pays) {
         s.set_placements(saved);
         for (auto it = moved.rbegin(); it != moved.rend(); ++it) move_vm_lists(it->first, it->second, h);
+        for (const auto& [v, to] : moved) refresh_host(to);  // refreshed for the applied state above
     } else {
         res.accepted += static_cast<std::int64_t>(moved.size());
+        lift_bans();
     }
     refresh_host(h);
     refresh_vms(h);
-    for (const auto& [v, to] : moved) {
-        refresh_host(to);
-        refresh_vms(to);
-    }
+    for (const auto& [v, to] : moved) refresh_vms(to);
     if (!pays) {
         room_is_banned[static_cast<std::size_t>(h)] = 1;
         room_banned.push_back(h);
