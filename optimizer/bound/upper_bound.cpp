@@ -9,6 +9,7 @@
 #include <bit>
 #include <chrono>
 #include <cmath>
+#include <deque>
 #include <limits>
 #include <map>
 #include <memory>
@@ -16,6 +17,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include <boost/container/small_vector.hpp>
 #include <tbb/task_arena.h>
 
 #include "evaluators/state/capacity_model.h"
@@ -372,6 +374,8 @@ public:
     Count bmax(int type, int i) const { return types_[static_cast<std::size_t>(type)].bmax[i]; }
     /** T at state index `s`. O(1). */
     Score at(int type, std::int64_t s) const { return types_[static_cast<std::size_t>(type)].t[static_cast<std::size_t>(s)]; }
+    /** T of a host type, by state index (at() without the lookups, for tight loops). */
+    const Score* table(int type) const { return types_[static_cast<std::size_t>(type)].t.data(); }
     /** Adds T's arrivals at state index `s` to `count` [flavor]. */
     void arrivals_at(int type, std::int64_t s, std::vector<int>& count) const {
         const Type& ty = types_[static_cast<std::size_t>(type)];
@@ -417,14 +421,17 @@ struct VmClass {
 };
 
 class HostBounder {
-    /** An option of one pNUMA node in node_subset_bound(). */
+    /** An option of one pNUMA node in node_subset_bound(). Its vectors keep a few elements
+     *  inline (two resources, up to four targets): a host's tables make and drop hundreds of
+     *  thousands of options per price vector, and heap blocks for each were a quarter of
+     *  lagrangian_upper_bound()'s time (docs/performance.md, "Options without heap blocks"). */
     struct SlotOption {
-        int a = 0;                   ///< single-node VMs removed from the node
-        Score land = 0;              ///< their landing costs
-        std::vector<Count> b;        ///< copies per target the node then holds (node_b)
-        std::vector<Amount> free;    ///< the node's free amounts then
-        int state = 0;               ///< lagrangian_upper_bound(): the node state it comes from
-        std::vector<Amount> arrive;  ///< lagrangian_upper_bound(): the room left for arriving pieces
+        int a = 0;                                         ///< single-node VMs removed from the node
+        Score land = 0;                                    ///< their landing costs
+        boost::container::small_vector<Count, 4> b;        ///< copies per target the node then holds (node_b)
+        boost::container::small_vector<Amount, 2> free;    ///< the node's free amounts then
+        int state = 0;                                     ///< lagrangian_upper_bound(): the node state it comes from
+        boost::container::small_vector<Amount, 2> arrive;  ///< lagrangian_upper_bound(): the room left for arriving pieces
     };
 
 public:
@@ -563,6 +570,7 @@ private:
 
     /** classes_: the host's migratable VMs by (flavor, pNUMA node set), node by node. */
     void make_classes(const std::vector<int>& movable) {
+        made_.k_top = -1;  // what subsets_and_states() made was of the previous classes
         // Classes of identical VMs, in (flavor, mask) order.
         std::map<std::pair<int, NodeMask>, int> index;
         classes_.clear();
@@ -719,9 +727,11 @@ private:
         std::vector<std::vector<int>> outer;
         std::int64_t work = kWorkPerEvaluation * allowance;
         if (!subsets_and_states(k_top, work, multi, outer)) return false;
-        // Every X's options per node (nodes X leaves alone share X empty's).
-        using Opts = std::shared_ptr<const std::vector<SlotOption>>;
-        std::vector<std::vector<Opts>> opts(outer.size(), std::vector<Opts>(static_cast<std::size_t>(n_)));
+        // Every X's options per node (nodes X leaves alone share X empty's; those X touches are
+        // kept in `store`, whose elements stay put as it grows).
+        std::vector<std::vector<const std::vector<SlotOption>*>> opts(
+            outer.size(), std::vector<const std::vector<SlotOption>*>(static_cast<std::size_t>(n_)));
+        std::deque<std::vector<SlotOption>> store;
         std::vector<int> x_size(outer.size(), 0);
         std::vector<Score> x_land(outer.size(), 0);
         std::vector<Amount> base;
@@ -736,19 +746,25 @@ private:
                 for (int q = 0; q < outer[o][m]; ++q) shift(base.data(), vc.flavor, vc.mask, +1);
             }
             for (int i = 0; i < n_; ++i) {
-                if (o > 0 && ((touched >> i) & 1U) == 0) {
-                    opts[o][static_cast<std::size_t>(i)] = opts[0][static_cast<std::size_t>(i)];
-                    continue;
+                const std::vector<SlotOption>*& mine = opts[o][static_cast<std::size_t>(i)];
+                if (o == 0) {
+                    if (!empty_x_options(i, k_top, work, mine)) return false;
+                } else if (((touched >> i) & 1U) == 0) {
+                    mine = opts[0][static_cast<std::size_t>(i)];
+                } else {
+                    if (!node_options(i, base, k_top - x_size[o], node_states_[i], work, store.emplace_back())) return false;
+                    mine = &store.back();
                 }
-                auto v = std::make_shared<std::vector<SlotOption>>();
-                if (!node_options(i, base, k_top - x_size[o], node_states_[i], work, *v)) return false;
-                opts[o][static_cast<std::size_t>(i)] = std::move(v);
             }
         }
         std::int64_t left = kPricedLeavesPerEvaluation * allowance;
         const std::int64_t width = kMaxPricedUnits + 1;
         std::vector<Score> phi;
-        std::vector<int> arg, most, pick(static_cast<std::size_t>(n_)), best_pick;
+        std::vector<int> arg, arg_a, most, pick(static_cast<std::size_t>(n_)), best_pick;
+        // The search's leaves read T and the strides straight (a leaf is a read and an add).
+        const Score* const tab = multi_->table(type_);
+        std::int64_t stride[kMaxPNuma] = {};
+        for (int i = 0; i < n_; ++i) stride[i] = multi_->stride(type_, i);
         std::vector<Score> rest_least(static_cast<std::size_t>(n_) + 1);
         std::vector<std::int64_t> rest_top(static_cast<std::size_t>(n_) + 1);
         // H(mu): its value, the removals of a best configuration, and that configuration's witness.
@@ -767,6 +783,7 @@ private:
                 const int room = k_top - x_size[o];
                 phi.assign(static_cast<std::size_t>(n_ * width), std::numeric_limits<Score>::max());
                 arg.assign(phi.size(), -1);
+                arg_a.assign(phi.size(), 0);
                 most.assign(static_cast<std::size_t>(n_), -1);
                 for (int i = 0; i < n_; ++i) {
                     const std::vector<SlotOption>& os = *opts[o][static_cast<std::size_t>(i)];
@@ -775,9 +792,10 @@ private:
                         const int b = static_cast<int>(std::min<Count>(os[q].b[0], multi_->bmax(type_, i)));
                         const Score c = os[q].land + mu * os[q].a;
                         const std::size_t x = static_cast<std::size_t>(i * width + b);
-                        if (c < phi[x] || (c == phi[x] && os[q].a < os[static_cast<std::size_t>(arg[x])].a)) {
+                        if (c < phi[x] || (c == phi[x] && os[q].a < arg_a[x])) {
                             phi[x] = c;
                             arg[x] = static_cast<int>(q);
+                            arg_a[x] = os[q].a;
                         }
                         most[i] = std::max(most[i], b);
                     }
@@ -787,13 +805,14 @@ private:
                         if (arg[x + 1] >= 0 && (arg[x] < 0 || phi[x + 1] < phi[x])) {
                             phi[x] = phi[x + 1];
                             arg[x] = arg[x + 1];
+                            arg_a[x] = arg_a[x + 1];
                         }
                     }
                 }
                 for (int i = n_ - 1; i >= 0; --i) {
                     const std::size_t u = static_cast<std::size_t>(i);
                     rest_least[u] = rest_least[u + 1] + phi[static_cast<std::size_t>(i * width)];
-                    rest_top[u] = rest_top[u + 1] + most[i] * multi_->stride(type_, i);
+                    rest_top[u] = rest_top[u + 1] + most[i] * stride[i];
                 }
                 auto dfs = [&](auto&& self, int i, std::int64_t idx, Score value) -> void {
                     if (--left < 0) {
@@ -802,7 +821,7 @@ private:
                     }
                     tick();
                     if (i == n_) {
-                        const Score v = multi_->at(type_, idx) + value;
+                        const Score v = tab[idx] + value;
                         if (v <= e.h) return;
                         e.h = v;
                         e.k = x_size[o] + cur_a;
@@ -812,14 +831,14 @@ private:
                         return;
                     }
                     const std::size_t u = static_cast<std::size_t>(i);
-                    if (multi_->at(type_, idx + rest_top[u]) + value - rest_least[u] <= e.h) return;
+                    if (tab[idx + rest_top[u]] + value - rest_least[u] <= e.h) return;
                     for (int b = most[i]; b >= 0 && !aborted; --b) {
                         const std::size_t x = static_cast<std::size_t>(i * width + b);
                         if (arg[x] < 0) continue;
                         pick[u] = arg[x];
-                        const int a = (*opts[o][u])[static_cast<std::size_t>(arg[x])].a;
+                        const int a = arg_a[x];
                         cur_a += a;
-                        self(self, i + 1, idx + b * multi_->stride(type_, i), value - phi[x]);
+                        self(self, i + 1, idx + b * stride[i], value - phi[x]);
                         cur_a -= a;
                     }
                 };
@@ -1102,7 +1121,7 @@ private:
         std::vector<std::vector<int>> outer;
         std::int64_t work = kWorkPerEvaluation * allowance;
         if (!subsets_and_states(k_top, work, multi, outer)) return false;
-        std::vector<std::vector<SlotOption>> none(n_);  // the options with X empty, reused where X adds nothing
+        std::vector<std::vector<SlotOption>> own(n_);  // the options of the nodes X touches (X empty's: empty_x_options())
         // upto[k]: the best combination found with at most k removals (over every X so far).
         std::vector<Score> upto(static_cast<std::size_t>(k_top) + 1, std::numeric_limits<Score>::min());
         std::vector<std::shared_ptr<const Witness>> wit(grid_ != nullptr ? upto.size() : 0);  // [k]: upto[k]'s combination
@@ -1124,14 +1143,16 @@ private:
                 for (int q = 0; q < xs[m]; ++q) shift(base.data(), vc.flavor, vc.mask, +1);
             }
             const int room = k_top - x_size;  // single-node removals left
-            slot_opts_.assign(n_, {});
+            slot_opts_.assign(n_, nullptr);
             for (int i = 0; i < n_; ++i) {
-                if (o > 0 && ((touched >> i) & 1U) == 0) {
-                    slot_opts_[i] = none[i];  // the same free amounts as with X empty (combine() skips a > room)
-                } else if (!node_options(i, base, room, node_states_[i], work, slot_opts_[i])) {
-                    return false;
+                if (o == 0) {
+                    if (!empty_x_options(i, k_top, work, slot_opts_[i])) return false;
+                } else if (((touched >> i) & 1U) == 0) {
+                    slot_opts_[i] = &made_.none[i];  // the same free amounts as with X empty (combine() skips a > room)
+                } else {
+                    if (!node_options(i, base, room, node_states_[i], work, own[i])) return false;
+                    slot_opts_[i] = &own[i];
                 }
-                if (o == 0) none[i] = slot_opts_[i];
             }
             // Every combination of one option per node within the removals left, depth-first over
             // the nodes. A partial one (X alone included) is cut when even its later nodes at their
@@ -1142,7 +1163,7 @@ private:
             // with its removals added (later landing costs are >= 0).
             slot_top_.assign(free_.size(), 0);
             for (int i = 0; i < n_; ++i)
-                for (const SlotOption& opt : slot_opts_[i])
+                for (const SlotOption& opt : *slot_opts_[i])
                     for (int r = 0; r < R_; ++r)
                         slot_top_[static_cast<std::size_t>(i) * R_ + r] =
                             std::max(slot_top_[static_cast<std::size_t>(i) * R_ + r], opt.free[r]);
@@ -1150,7 +1171,7 @@ private:
             // cuts then add the later nodes' least costs (0 without arrivals, costs being >= 0).
             for (int i = n_ - 1; i >= 0; --i) {
                 Score least = 0;
-                for (const SlotOption& opt : slot_opts_[i]) least = std::min(least, opt.land);
+                for (const SlotOption& opt : *slot_opts_[i]) least = std::min(least, opt.land);
                 neg[static_cast<std::size_t>(i)] = neg[static_cast<std::size_t>(i) + 1] + least;
             }
             slot_free_ = base;
@@ -1177,8 +1198,8 @@ private:
                           slot_bound_.begin() + static_cast<std::ptrdiff_t>(i) * R_);
                 const Score vb = tvalue(slot_bound_.data()) - land;
                 if (vb - neg[static_cast<std::size_t>(i)] <= upto[k]) return;
-                for (const SlotOption& opt : slot_opts_[i]) {
-                    if (i == 0) first_begun_ = static_cast<std::size_t>(&opt - slot_opts_[0].data());
+                for (const SlotOption& opt : *slot_opts_[i]) {
+                    if (i == 0) first_begun_ = static_cast<std::size_t>(&opt - slot_opts_[0]->data());
                     if (cost + opt.a > room) continue;
                     // Its completions have at least cost + a removals, and are worth at most vb
                     // less its own cost and the later nodes' least costs.
@@ -1196,13 +1217,13 @@ private:
                 // while on huawei-1000 (2-node hosts, 20,000 each) hosts with 10^5.5 do
                 // (docs/performance.md, "Node-subset states by dynamic programming").
                 double combinations = 1.0;
-                for (int i = 0; i < n_; ++i) combinations *= static_cast<double>(std::max<std::size_t>(1, slot_opts_[i].size()));
+                for (int i = 0; i < n_; ++i) combinations *= static_cast<double>(std::max<std::size_t>(1, slot_opts_[i]->size()));
                 if (combinations > static_cast<double>(kCombinationsPerEvaluation) * static_cast<double>(allowance)) return false;
             }
             combine(combine, 0, 0, x_land);
             if (aborted) {
                 const double begun =
-                    slot_opts_[0].empty() ? 0.0 : static_cast<double>(first_begun_) / static_cast<double>(slot_opts_[0].size());
+                    slot_opts_[0]->empty() ? 0.0 : static_cast<double>(first_begun_) / static_cast<double>(slot_opts_[0]->size());
                 progress = (static_cast<double>(o) + begun) / static_cast<double>(outer.size());
                 return false;
             }
@@ -1249,11 +1270,44 @@ private:
     /** What both node-subset searches start from: outer_sets() and every node's node_states()
      *  (into node_states_), within `work`. False when either passes its cap. */
     bool subsets_and_states(int k_top, std::int64_t& work, std::vector<int>& multi, std::vector<std::vector<int>>& outer) {
+        if (made_.k_top == k_top) {  // made before for this host: charge the work it took
+            work -= made_.work;
+            if (work < 0) return false;
+            multi = made_.multi;
+            outer = made_.outer;
+            return true;
+        }
         std::vector<int> single;
         if (!outer_sets(k_top, multi, single, outer)) return false;
+        const std::int64_t before = work;
         node_states_.resize(static_cast<std::size_t>(n_));
         for (int i = 0; i < n_; ++i)
             if (!node_states(i, single, k_top, work, node_states_[i])) return false;
+        made_.k_top = k_top;
+        made_.work = before - work;
+        made_.multi = multi;
+        made_.outer = outer;
+        made_.none.resize(static_cast<std::size_t>(n_));
+        made_.none_work.assign(static_cast<std::size_t>(n_), -1);
+        return true;
+    }
+
+    /** node_options() of node i with X empty (free amounts free_, `k_top` removals), made once per
+     *  host after subsets_and_states() and then read (`out`) by the per-k search, its retry and
+     *  priced_search(). A read charges `work` what the making took, so every caller runs out of
+     *  work exactly where it would making them itself: the tables do not depend on the reuse. */
+    bool empty_x_options(int i, int k_top, std::int64_t& work, const std::vector<SlotOption>*& out) {
+        std::int64_t& took = made_.none_work[static_cast<std::size_t>(i)];
+        std::vector<SlotOption>& opts = made_.none[static_cast<std::size_t>(i)];
+        if (took >= 0) {
+            work -= took;
+            if (work < 0) return false;
+        } else {
+            const std::int64_t before = work;
+            if (!node_options(i, free_, k_top, node_states_[i], work, opts)) return false;
+            took = before - work;
+        }
+        out = &opts;
         return true;
     }
 
@@ -1375,12 +1429,15 @@ private:
     bool node_options(int i, const std::vector<Amount>& base, int room, const NodeStates& st, std::int64_t& work,
                       std::vector<SlotOption>& opts) {
         const std::int64_t per_set = std::max(1, T_);
-        std::vector<SlotOption> cand;
+        std::vector<SlotOption>& cand = cand_;
+        cand.clear();
         for (std::size_t s = 0; s < st.size(); ++s) {
             if (st.a[s] > room) continue;
             work -= per_set;
             if (work < 0) return false;
-            SlotOption o;
+            // Made in place (the candidates' list or, with arrivals, one scratch option): a copy of
+            // an option costs as much as making it.
+            SlotOption& o = grid_ != nullptr ? state_opt_ : cand.emplace_back();
             o.a = st.a[s];
             o.land = st.land[s];
             o.free.assign(base.begin() + static_cast<std::ptrdiff_t>(i) * R_, base.begin() + static_cast<std::ptrdiff_t>(i + 1) * R_);
@@ -1392,17 +1449,23 @@ private:
             }
             o.b.resize(T_);
             for (int j = 0; j < T_; ++j) o.b[j] = m_.node_b(m_.target_flavor(j), o.free.data());
-            cand.push_back(std::move(o));
         }
         // By removals, then landing cost, then copy counts (lexicographically, most first): an
-        // option that beats another comes before it.
-        std::sort(cand.begin(), cand.end(), [](const SlotOption& x, const SlotOption& y) {
+        // option that beats another comes before it. (Sorted by index: the options stay put.)
+        std::vector<int>& order = cand_order_;
+        order.resize(cand.size());
+        std::iota(order.begin(), order.end(), 0);
+        std::sort(order.begin(), order.end(), [&cand](int xi, int yi) {
+            const SlotOption& x = cand[static_cast<std::size_t>(xi)];
+            const SlotOption& y = cand[static_cast<std::size_t>(yi)];
             if (x.a != y.a) return x.a < y.a;
             if (x.land != y.land) return x.land < y.land;
-            return std::lexicographical_compare(y.b.begin(), y.b.end(), x.b.begin(), x.b.end());
+            if (y.b != x.b) return std::lexicographical_compare(y.b.begin(), y.b.end(), x.b.begin(), x.b.end());
+            return xi < yi;  // equal keys: the order made (std::sort is not stable)
         });
         opts.clear();
-        for (SlotOption& c : cand) {
+        for (int ci : order) {
+            const SlotOption& c = cand[static_cast<std::size_t>(ci)];
             bool covered = false;
             for (const SlotOption& o : opts) {
                 if (--work < 0) return false;
@@ -1413,7 +1476,7 @@ private:
                     break;
                 }
             }
-            if (!covered) opts.push_back(std::move(c));
+            if (!covered) opts.push_back(c);
         }
         return true;
     }
@@ -1445,7 +1508,7 @@ private:
             for (Amount y : keep[1]) {
                 work -= std::max(1, T_);
                 if (work < 0) return false;
-                SlotOption c;
+                SlotOption& c = cand.emplace_back();
                 c.a = o.a;
                 c.state = o.state;
                 c.free = {x, y};
@@ -1453,7 +1516,6 @@ private:
                 c.land = o.land - grid_->value(c.arrive.data());
                 c.b.resize(T_);
                 for (int j = 0; j < T_; ++j) c.b[j] = m_.node_b(m_.target_flavor(j), c.free.data());
-                cand.push_back(std::move(c));
             }
         return true;
     }
@@ -1680,8 +1742,22 @@ private:
     std::vector<int> span_sum_;  // [q]: the q largest spans (vNUMA counts) of the host's VMs, summed
     std::vector<int> on_node_;   // [node]: the host's migratable VMs with a vNUMA node there
     Score alloc_best_ = 0;
-    std::vector<std::vector<SlotOption>> slot_opts_;        // node_subset_bound(): [node] options
-    std::vector<NodeStates> node_states_;                   // node_subset_bound(): [node] node_states()
+    std::vector<const std::vector<SlotOption>*> slot_opts_;  // node_subset_bound(): [node] its options (X empty's or X's own)
+    std::vector<SlotOption> cand_;                           // node_options(): candidates (scratch, reused)
+    std::vector<int> cand_order_;                            // node_options(): their order
+    SlotOption state_opt_;                                   // node_options(): a node state before its joint options
+    std::vector<NodeStates> node_states_;                    // node_subset_bound(): [node] node_states()
+    /** What subsets_and_states() made for the host's classes at k_top (-1: nothing yet; reset by
+     *  make_classes()), with the work it took, and the options of X empty per node
+     *  (empty_x_options(); none_work[i] < 0: not made yet). */
+    struct Made {
+        int k_top = -1;
+        std::int64_t work = 0;
+        std::vector<int> multi;
+        std::vector<std::vector<int>> outer;
+        std::vector<std::vector<SlotOption>> none;
+        std::vector<std::int64_t> none_work;
+    } made_;
     std::size_t first_begun_ = 0;                           // node_subset_bound(): the index of node 0's option being searched
     static constexpr double kSubsetRetryProgress = 0.125;   // node_subset_retry: the share searched before a second try
     std::vector<Score> slot_best_;                          // [k]: its bound on V_h over k-sets
