@@ -348,18 +348,33 @@ public:
      *  nodes' capacities (the node-subset search's, the tails') read the table; beyond it (never
      *  met) each unit of b above bmax_i adds what one unit can: one copy per target and one arrival. */
     Score value(int type, const Amount* free) const {
-        const Type& ty = types_[static_cast<std::size_t>(type)];
         std::int64_t s = 0;
         Score extra = 0;
-        for (int i = 0; i < ty.n; ++i) {
-            Count b = m_.node_b(unit_flavor_, free + static_cast<std::ptrdiff_t>(i) * R_);
-            if (b > ty.bmax[i]) {
-                extra += (b - ty.bmax[i]) * (ty.most_gain + ty.most_gain_extra);
-                b = ty.bmax[i];
-            }
-            s += b * ty.stride[i];
+        for (int i = 0; i < types_[static_cast<std::size_t>(type)].n; ++i) {
+            const NodePart np = node_part(type, i, free + static_cast<std::ptrdiff_t>(i) * R_);
+            s += np.idx;
+            extra += np.extra;
         }
-        return ty.t[static_cast<std::size_t>(s)] + extra;
+        return at(type, s) + extra;
+    }
+    /** Node i's share of value(): its units b = node_b(unit flavor, `free_node`) as the state
+     *  index's digit (min(b, bmax_i) x stride_i) and what units beyond bmax_i add. value() = at()
+     *  of the nodes' idx summed, plus their extra summed; a search that keeps a node's free
+     *  amounts fixed while others change reads its part once. O(R). */
+    struct NodePart {
+        std::int64_t idx = 0;
+        Score extra = 0;
+    };
+    NodePart node_part(int type, int i, const Amount* free_node) const {
+        const Type& ty = types_[static_cast<std::size_t>(type)];
+        Count b = m_.node_b(unit_flavor_, free_node);
+        NodePart np;
+        if (b > ty.bmax[i]) {
+            np.extra = (b - ty.bmax[i]) * (ty.most_gain + ty.most_gain_extra);
+            b = ty.bmax[i];
+        }
+        np.idx = b * ty.stride[i];
+        return np;
     }
     /** Adds T's arrivals at `free` (value()'s argmax) to `count` [flavor]. O(arrivals x nodes). */
     void arrivals(int type, const Amount* free, std::vector<int>& count) const {
@@ -1175,8 +1190,28 @@ private:
                 neg[static_cast<std::size_t>(i)] = neg[static_cast<std::size_t>(i) + 1] + least;
             }
             slot_free_ = base;
+            // With whole multi-node arrivals T reads each node's units alone (node_part()): the
+            // options' parts and the later nodes' top parts are read once, and a value is a table
+            // read (what tvalue() of the same free amounts gives).
+            using Part = MultiNodeArrivals::NodePart;
+            if (multi_ != nullptr) {
+                top_part_.assign(static_cast<std::size_t>(n_) + 1, Part{});
+                for (int i = n_ - 1; i >= 0; --i) {
+                    const Part tp = multi_->node_part(type_, i, slot_top_.data() + static_cast<std::ptrdiff_t>(i) * R_);
+                    top_part_[static_cast<std::size_t>(i)] = Part{top_part_[static_cast<std::size_t>(i) + 1].idx + tp.idx,
+                                                                  top_part_[static_cast<std::size_t>(i) + 1].extra + tp.extra};
+                }
+                opt_part_.resize(static_cast<std::size_t>(n_));
+                for (int i = 0; i < n_; ++i) {
+                    opt_part_[static_cast<std::size_t>(i)].clear();
+                    for (const SlotOption& opt : *slot_opts_[i])
+                        opt_part_[static_cast<std::size_t>(i)].push_back(multi_->node_part(type_, i, opt.free.data()));
+                }
+            }
+            const Score* const tab = multi_ != nullptr ? multi_->table(type_) : nullptr;
             bool aborted = false;
-            auto combine = [&](auto&& self, int i, int cost, Score land) -> void {
+            // `pre`: the chosen options' parts summed (multi_ only).
+            auto combine = [&](auto&& self, int i, int cost, Score land, Part pre) -> void {
                 if (aborted) return;
                 if (--left < 0) {
                     aborted = true;
@@ -1184,7 +1219,14 @@ private:
                 }
                 const std::size_t k = static_cast<std::size_t>(x_size + cost);
                 if (i == n_) {
-                    const Score v = tvalue(slot_free_.data()) - land;
+                    Score tv = 0;
+                    if (tab != nullptr) {
+                        tick();
+                        tv = tab[pre.idx] + pre.extra;
+                    } else {
+                        tv = tvalue(slot_free_.data());
+                    }
+                    const Score v = tv - land;
                     if (upto[k] >= v) return;
                     const auto w = grid_ != nullptr ? joint_witness(multi, xs, chosen) : nullptr;
                     for (std::size_t q = k; q < upto.size() && upto[q] < v; ++q) {
@@ -1193,20 +1235,35 @@ private:
                     }
                     return;
                 }
-                slot_bound_ = slot_free_;
-                std::copy(slot_top_.begin() + static_cast<std::ptrdiff_t>(i) * R_, slot_top_.end(),
-                          slot_bound_.begin() + static_cast<std::ptrdiff_t>(i) * R_);
-                const Score vb = tvalue(slot_bound_.data()) - land;
+                Score vb = 0;
+                if (tab != nullptr) {
+                    tick();
+                    const Part& tp = top_part_[static_cast<std::size_t>(i)];
+                    vb = tab[pre.idx + tp.idx] + pre.extra + tp.extra - land;
+                } else {
+                    slot_bound_ = slot_free_;
+                    std::copy(slot_top_.begin() + static_cast<std::ptrdiff_t>(i) * R_, slot_top_.end(),
+                              slot_bound_.begin() + static_cast<std::ptrdiff_t>(i) * R_);
+                    vb = tvalue(slot_bound_.data()) - land;
+                }
                 if (vb - neg[static_cast<std::size_t>(i)] <= upto[k]) return;
-                for (const SlotOption& opt : *slot_opts_[i]) {
-                    if (i == 0) first_begun_ = static_cast<std::size_t>(&opt - slot_opts_[0]->data());
+                const std::vector<SlotOption>& os = *slot_opts_[i];
+                for (std::size_t q = 0; q < os.size(); ++q) {
+                    const SlotOption& opt = os[q];
+                    if (i == 0) first_begun_ = q;
                     if (cost + opt.a > room) continue;
                     // Its completions have at least cost + a removals, and are worth at most vb
                     // less its own cost and the later nodes' least costs.
                     if (vb - opt.land - neg[static_cast<std::size_t>(i) + 1] <= upto[k + static_cast<std::size_t>(opt.a)]) continue;
                     std::copy(opt.free.begin(), opt.free.end(), slot_free_.begin() + static_cast<std::ptrdiff_t>(i) * R_);
                     chosen[static_cast<std::size_t>(i)] = &opt;
-                    self(self, i + 1, cost + opt.a, land + opt.land);
+                    Part next = pre;
+                    if (tab != nullptr) {
+                        const Part& op = opt_part_[static_cast<std::size_t>(i)][q];
+                        next.idx += op.idx;
+                        next.extra += op.extra;
+                    }
+                    self(self, i + 1, cost + opt.a, land + opt.land, next);
                     if (aborted) return;
                 }
             };
@@ -1220,7 +1277,7 @@ private:
                 for (int i = 0; i < n_; ++i) combinations *= static_cast<double>(std::max<std::size_t>(1, slot_opts_[i]->size()));
                 if (combinations > static_cast<double>(kCombinationsPerEvaluation) * static_cast<double>(allowance)) return false;
             }
-            combine(combine, 0, 0, x_land);
+            combine(combine, 0, 0, x_land, Part{});
             if (aborted) {
                 const double begun =
                     slot_opts_[0]->empty() ? 0.0 : static_cast<double>(first_begun_) / static_cast<double>(slot_opts_[0]->size());
@@ -1742,11 +1799,13 @@ private:
     std::vector<int> span_sum_;  // [q]: the q largest spans (vNUMA counts) of the host's VMs, summed
     std::vector<int> on_node_;   // [node]: the host's migratable VMs with a vNUMA node there
     Score alloc_best_ = 0;
-    std::vector<const std::vector<SlotOption>*> slot_opts_;  // node_subset_bound(): [node] its options (X empty's or X's own)
-    std::vector<SlotOption> cand_;                           // node_options(): candidates (scratch, reused)
-    std::vector<int> cand_order_;                            // node_options(): their order
-    SlotOption state_opt_;                                   // node_options(): a node state before its joint options
-    std::vector<NodeStates> node_states_;                    // node_subset_bound(): [node] node_states()
+    std::vector<const std::vector<SlotOption>*> slot_opts_;           // node_subset_bound(): [node] its options (X empty's or X's own)
+    std::vector<SlotOption> cand_;                                    // node_options(): candidates (scratch, reused)
+    std::vector<MultiNodeArrivals::NodePart> top_part_;               // node_subset_bound(): [i] nodes i.. at slot_top_, summed
+    std::vector<std::vector<MultiNodeArrivals::NodePart>> opt_part_;  // node_subset_bound(): [node][option] its part
+    std::vector<int> cand_order_;                                     // node_options(): their order
+    SlotOption state_opt_;                                            // node_options(): a node state before its joint options
+    std::vector<NodeStates> node_states_;                             // node_subset_bound(): [node] node_states()
     /** What subsets_and_states() made for the host's classes at k_top (-1: nothing yet; reset by
      *  make_classes()), with the work it took, and the options of X empty per node
      *  (empty_x_options(); none_work[i] < 0: not made yet). */
