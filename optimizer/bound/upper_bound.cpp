@@ -1189,6 +1189,16 @@ private:
                 for (const SlotOption& opt : *slot_opts_[i]) least = std::min(least, opt.land);
                 neg[static_cast<std::size_t>(i)] = neg[static_cast<std::size_t>(i) + 1] + least;
             }
+            // Per node and option, the end of its group of options with as many removals (the
+            // options come by removals, then landing cost: node_options()).
+            group_end_.resize(static_cast<std::size_t>(n_));
+            for (int i = 0; i < n_; ++i) {
+                const std::vector<SlotOption>& os = *slot_opts_[i];
+                std::vector<std::uint32_t>& ge = group_end_[static_cast<std::size_t>(i)];
+                ge.resize(os.size());
+                for (std::size_t q = os.size(); q-- > 0;)
+                    ge[q] = q + 1 < os.size() && os[q + 1].a == os[q].a ? ge[q + 1] : static_cast<std::uint32_t>(q + 1);
+            }
             slot_free_ = base;
             // With whole multi-node arrivals T reads each node's units alone (node_part()): the
             // options' parts and the later nodes' top parts are read once, and a value is a table
@@ -1209,6 +1219,19 @@ private:
                 }
             }
             const Score* const tab = multi_ != nullptr ? multi_->table(type_) : nullptr;
+            // On the per-target value path (no T, no free remaps, not the kernel) a value is the
+            // closed forms of the copy counts b, which every option carries (node_options()): they
+            // are written per node into bmat_ (the later nodes' at slot_top_ for the cuts), and
+            // value_of_b() reads them, the same integer as value() without its divisions.
+            const bool by_b = tab == nullptr && !remaps_ && !kernel_[type_];
+            if (by_b) {
+                bmat_.assign(static_cast<std::size_t>(T_) * n_, 0);
+                top_b_.assign(static_cast<std::size_t>(T_) * n_, 0);
+                for (int i = 0; i < n_; ++i)
+                    for (int j = 0; j < T_; ++j)
+                        top_b_[static_cast<std::size_t>(j) * n_ + i] =
+                            m_.node_b(m_.target_flavor(j), slot_top_.data() + static_cast<std::ptrdiff_t>(i) * R_);
+            }
             bool aborted = false;
             // `pre`: the chosen options' parts summed (multi_ only).
             auto combine = [&](auto&& self, int i, int cost, Score land, Part pre) -> void {
@@ -1223,6 +1246,8 @@ private:
                     if (tab != nullptr) {
                         tick();
                         tv = tab[pre.idx] + pre.extra;
+                    } else if (by_b) {
+                        tv = value_of_b(bmat_.data());
                     } else {
                         tv = tvalue(slot_free_.data());
                     }
@@ -1240,6 +1265,12 @@ private:
                     tick();
                     const Part& tp = top_part_[static_cast<std::size_t>(i)];
                     vb = tab[pre.idx + tp.idx] + pre.extra + tp.extra - land;
+                } else if (by_b) {
+                    for (int j = 0; j < T_; ++j)
+                        std::copy(top_b_.begin() + static_cast<std::ptrdiff_t>(j) * n_ + i,
+                                  top_b_.begin() + static_cast<std::ptrdiff_t>(j + 1) * n_,
+                                  bmat_.begin() + static_cast<std::ptrdiff_t>(j) * n_ + i);
+                    vb = value_of_b(bmat_.data()) - land;
                 } else {
                     slot_bound_ = slot_free_;
                     std::copy(slot_top_.begin() + static_cast<std::ptrdiff_t>(i) * R_, slot_top_.end(),
@@ -1248,15 +1279,22 @@ private:
                 }
                 if (vb - neg[static_cast<std::size_t>(i)] <= upto[k]) return;
                 const std::vector<SlotOption>& os = *slot_opts_[i];
+                const std::vector<std::uint32_t>& group_end = group_end_[static_cast<std::size_t>(i)];
                 for (std::size_t q = 0; q < os.size(); ++q) {
                     const SlotOption& opt = os[q];
                     if (i == 0) first_begun_ = q;
-                    if (cost + opt.a > room) continue;
+                    if (cost + opt.a > room) break;  // the options come by removals, fewest first
                     // Its completions have at least cost + a removals, and are worth at most vb
-                    // less its own cost and the later nodes' least costs.
-                    if (vb - opt.land - neg[static_cast<std::size_t>(i) + 1] <= upto[k + static_cast<std::size_t>(opt.a)]) continue;
+                    // less its own cost and the later nodes' least costs. The options of as many
+                    // removals come by landing cost, least first: the rest of its group is cut too.
+                    if (vb - opt.land - neg[static_cast<std::size_t>(i) + 1] <= upto[k + static_cast<std::size_t>(opt.a)]) {
+                        q = group_end[q] - 1;
+                        continue;
+                    }
                     std::copy(opt.free.begin(), opt.free.end(), slot_free_.begin() + static_cast<std::ptrdiff_t>(i) * R_);
                     chosen[static_cast<std::size_t>(i)] = &opt;
+                    if (by_b)
+                        for (int j = 0; j < T_; ++j) bmat_[static_cast<std::size_t>(j) * n_ + i] = opt.b[static_cast<std::size_t>(j)];
                     Part next = pre;
                     if (tab != nullptr) {
                         const Part& op = opt_part_[static_cast<std::size_t>(i)][q];
@@ -1722,6 +1760,17 @@ private:
         return s;
     }
 
+    /** value() on the per-target path (no free remaps, not the kernel) from the copy counts
+     *  `b[j * n + i]` = node_b(target j, node i's free amounts): the same integer, without the
+     *  divisions. Counted as one value evaluation. */
+    Score value_of_b(const Count* b) {
+        tick();
+        Score s = 0;
+        for (int j = 0; j < T_; ++j)
+            s += m_.target_weight_units(j) * vmcap_ub(m_.target_flavor(j), b + static_cast<std::ptrdiff_t>(j) * n_);
+        return s;
+    }
+
     /** One value evaluation: counted, and the watch checked every 64 (throws BoundHalted). */
     void tick() {
         if (checking_ && watch_ != nullptr && (evaluations_ & 63) == 0 && watch_->check()) throw BoundHalted{};
@@ -1799,8 +1848,10 @@ private:
     std::vector<int> span_sum_;  // [q]: the q largest spans (vNUMA counts) of the host's VMs, summed
     std::vector<int> on_node_;   // [node]: the host's migratable VMs with a vNUMA node there
     Score alloc_best_ = 0;
-    std::vector<const std::vector<SlotOption>*> slot_opts_;           // node_subset_bound(): [node] its options (X empty's or X's own)
-    std::vector<SlotOption> cand_;                                    // node_options(): candidates (scratch, reused)
+    std::vector<const std::vector<SlotOption>*> slot_opts_;  // node_subset_bound(): [node] its options (X empty's or X's own)
+    std::vector<SlotOption> cand_;                           // node_options(): candidates (scratch, reused)
+    std::vector<std::vector<std::uint32_t>> group_end_;      // node_subset_bound(): [node][option] the end of its removals' group
+    std::vector<Count> bmat_, top_b_;  // node_subset_bound(), per-target values: [target * n + node] copy counts chosen / at slot_top_
     std::vector<MultiNodeArrivals::NodePart> top_part_;               // node_subset_bound(): [i] nodes i.. at slot_top_, summed
     std::vector<std::vector<MultiNodeArrivals::NodePart>> opt_part_;  // node_subset_bound(): [node][option] its part
     std::vector<int> cand_order_;                                     // node_options(): their order
