@@ -1195,6 +1195,39 @@ TEST(UpperBound, ArrivalsPricedDoNotDependOnThreadsAndReproduceAtTheirPrices) {
     EXPECT_THROW(lagrangian_upper_bound(m, one, 0, 1, ub.score, &short_prices), std::invalid_argument);
 }
 
+// The node-subset search reads the closed forms from its options' copy counts where the kernel
+// is not kept for it (PerTarget, and Auto where that timed faster), from free amounts by the kernel
+// otherwise: the same integers, so the same multipliers, steps and bound, on hosts of 2, 4 and 8
+// nodes. The small one-node flavor is a target too, so the targets' per-node demands differ and
+// arrivals are pieces (with one shared demand a table T of units decides every value instead).
+TEST(UpperBound, ArrivalsPricedDoNotDependOnTheValuePath) {
+    using Path = UpperBoundParams::ValuePath;
+    int cases = 0;
+    for (const char* topo : {"K2", "K4", "CQ3"})
+        for (int budget : {8, 16}) {
+            SCOPED_TRACE(std::string(topo) + " budget " + std::to_string(budget));
+            Problem p = random_cluster(topo, 12, 30 + budget, budget);
+            p.flavors[0].weight = 0.5;  // 2c4g: a target of another per-node demand than 4c16g's
+            const CapacityModel m(p);
+            const UpperBound ub = compute_upper_bound(m);
+            const Score target = ub.score / 100 * 80;
+            UpperBoundParams ref_params;
+            ref_params.value_path = Path::PerTarget;
+            const LagrangianBound ref = lagrangian_upper_bound(m, ref_params, target, 8, ub.score);
+            ASSERT_TRUE(ref.applied);
+            for (const Path path : {Path::Kernel, Path::Auto}) {
+                UpperBoundParams prm;
+                prm.value_path = path;
+                const LagrangianBound lb = lagrangian_upper_bound(m, prm, target, 8, ub.score);
+                EXPECT_EQ(lb.score, ref.score);
+                EXPECT_EQ(lb.prices, ref.prices);
+                EXPECT_EQ(lb.steps, ref.steps);
+            }
+            ++cases;
+        }
+    EXPECT_EQ(cases, 6);
+}
+
 TEST(UpperBound, ArrivalsPricedOnlyWhenThePlanIsMoreThanOnePercentBelowTheBound) {
     // The bundled example: at 115 migrations the plan is 0.6% below its bound (172 against 173),
     // at 130 2.1% (184 against 188), measured (with room steps in the start; before them, 110

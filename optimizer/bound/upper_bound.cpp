@@ -435,6 +435,10 @@ struct VmClass {
     Score landing = 0;  ///< lower bound on the cost of landing one of them anywhere
 };
 
+/** kernel_by_type()'s answers per host type: values target by target; by the kernel; by the
+ *  kernel, but the node-subset search's from its options' copy counts (HostBounder::value_of_b). */
+constexpr char kPerTarget = 0, kKernel = 1, kKernelOrCopyCounts = 2;
+
 class HostBounder {
     /** An option of one pNUMA node in node_subset_bound(). Its vectors keep a few elements
      *  inline (two resources, up to four targets): a host's tables make and drop hundreds of
@@ -454,8 +458,9 @@ public:
      *  units; landing_costs()), subtracted once per removed VM of f. `fronts`: keep the whole
      *  Pareto front of (RAM, value) of the enumerated sets (the RAM multiplier search reads it);
      *  false: only the best value per removal count, which is all the knapsack reads without it.
-     *  `kernel[type]`: evaluate hosts of that type by the target-parallel kernel (closed forms
-     *  only, no free remaps; kernel_by_type()). */
+     *  `kernel[type]`: how hosts of that type are evaluated (kPerTarget, kKernel: the
+     *  target-parallel kernel, closed forms only, no free remaps; kKernelOrCopyCounts: the kernel,
+     *  but the node-subset search from its options' copy counts; kernel_by_type()). */
     HostBounder(const CapacityModel& m, const UpperBoundParams& prm, bool free_remaps, Score ram_milli, const std::vector<Score>& landing,
                 std::int64_t search_share, std::int64_t allocation_share, bool fronts, const std::vector<char>& kernel, HaltWatch* watch)
         : watch_(watch),
@@ -1219,11 +1224,12 @@ private:
                 }
             }
             const Score* const tab = multi_ != nullptr ? multi_->table(type_) : nullptr;
-            // On the per-target value path (no T, no free remaps, not the kernel) a value is the
-            // closed forms of the copy counts b, which every option carries (node_options()): they
-            // are written per node into bmat_ (the later nodes' at slot_top_ for the cuts), and
-            // value_of_b() reads them, the same integer as value() without its divisions.
-            const bool by_b = tab == nullptr && !remaps_ && !kernel_[type_];
+            // Without T and free remaps, where kernel_by_type() did not keep the kernel for the
+            // search (kPerTarget, kKernelOrCopyCounts), a value is the closed forms of the copy
+            // counts b, which every option carries (node_options()): they are written per node
+            // into bmat_ (the later nodes' at slot_top_ for the cuts), and value_of_b() reads
+            // them, the same integer as value() without its divisions.
+            const bool by_b = tab == nullptr && !remaps_ && kernel_[type_] != kKernel;
             if (by_b) {
                 bmat_.assign(static_cast<std::size_t>(T_) * n_, 0);
                 top_b_.assign(static_cast<std::size_t>(T_) * n_, 0);
@@ -1735,7 +1741,7 @@ private:
         tick();
         // Closed forms only: the target-parallel kernel where it is the faster of the two on this
         // host type (kernel_by_type()), the same integer (weighted_vmcap.h).
-        if (kernel_[type_]) return m_.vmcap_host_value(type_, f);
+        if (kernel_[type_] != kPerTarget) return m_.vmcap_host_value(type_, f);
         Score s = 0;
         Count b[kMaxPNuma];
         for (int j = 0; j < T_; ++j) {
@@ -1760,9 +1766,9 @@ private:
         return s;
     }
 
-    /** value() on the per-target path (no free remaps, not the kernel) from the copy counts
-     *  `b[j * n + i]` = node_b(target j, node i's free amounts): the same integer, without the
-     *  divisions. Counted as one value evaluation. */
+    /** value() target by target (no free remaps) from the copy counts `b[j * n + i]` =
+     *  node_b(target j, node i's free amounts): the same integer as either of value()'s paths,
+     *  without the divisions. Counted as one value evaluation. */
     Score value_of_b(const Count* b) {
         tick();
         Score s = 0;
@@ -1819,7 +1825,7 @@ private:
     }
 
     HaltWatch* watch_;
-    const std::vector<char>& kernel_;  ///< [host type] value() uses the target-parallel kernel
+    const std::vector<char>& kernel_;  ///< [host type] kPerTarget, kKernel or kKernelOrCopyCounts (kernel_by_type())
     bool fronts_;
     bool checking_ = false;
     const CapacityModel& m_;
@@ -2098,6 +2104,14 @@ Score per_target_value(const CapacityModel& m, int type, int n, const Amount* f)
  * migratable VMs (three alternating rounds of at least 0.3 ms each, the fastest round of each
  * kept): about 2 ms per type (UpperBoundParams::value_path Auto; Kernel and PerTarget force
  * one way). Never with free remaps (their pooled relaxation is not VMCAP).
+ *
+ * Returns per type kPerTarget, kKernel, or kKernelOrCopyCounts: the kernel where free amounts are
+ * evaluated, but the node-subset search, whose options carry their copy counts, evaluates the
+ * closed forms from those (HostBounder::value_of_b), which Auto timed faster than the kernel on
+ * the same samples (on huawei-1000 the removal-only bound 2.16 -> 1.59 s; on az-test-1100 the
+ * kernel stays: 0.33 s against 0.53 s; docs/performance.md, "Price vectors of the arrivals'
+ * Lagrangian"). A per-target type always takes them from the copy counts (the same closed forms
+ * without the divisions).
  */
 std::vector<char> kernel_by_type(const CapacityModel& m, const std::vector<std::vector<int>>& movable,
                                  const std::vector<std::vector<Amount>>& usage, bool free_remaps, UpperBoundParams::ValuePath path) {
@@ -2109,7 +2123,7 @@ std::vector<char> kernel_by_type(const CapacityModel& m, const std::vector<std::
         const HostType& ht = p.host_types[type];
         if (!m.weighted_vmcap(static_cast<int>(type)).closed_forms_only()) continue;
         if (path == UpperBoundParams::ValuePath::Kernel) {
-            kernel[type] = 1;
+            kernel[type] = kKernel;
             continue;
         }
         const int n = ht.num_nodes();
@@ -2146,12 +2160,38 @@ std::vector<char> kernel_by_type(const CapacityModel& m, const std::vector<std::
             (void)keep;
             return dt / static_cast<double>(evals);
         };
-        double by_kernel = std::numeric_limits<double>::max(), by_target = by_kernel;
+        // The same samples' copy counts, [j * n + i], for the closed forms alone.
+        const int T = m.num_targets();
+        std::vector<std::vector<Count>> counts;
+        for (const auto& f : samples) {
+            std::vector<Count> b(static_cast<std::size_t>(T) * n);
+            for (int j = 0; j < T; ++j) m.capacity_vector(m.target_flavor(j), n, f.data(), b.data() + static_cast<std::ptrdiff_t>(j) * n);
+            counts.push_back(std::move(b));
+        }
+        auto per_eval_counts = [&] {
+            const auto t0 = clock::now();
+            std::int64_t evals = 0;
+            Score sink = 0;
+            double dt = 0.0;
+            do {
+                for (const auto& b : counts)
+                    for (int j = 0; j < T; ++j)
+                        sink += m.target_weight_units(j) *
+                                m.evaluator(static_cast<int>(type), m.target_flavor(j))(b.data() + static_cast<std::ptrdiff_t>(j) * n);
+                evals += static_cast<std::int64_t>(counts.size());
+                dt = std::chrono::duration<double>(clock::now() - t0).count();
+            } while (dt < 3e-4);
+            volatile Score keep = sink;
+            (void)keep;
+            return dt / static_cast<double>(evals);
+        };
+        double by_kernel = std::numeric_limits<double>::max(), by_target = by_kernel, by_counts = by_kernel;
         for (int round = 0; round < 3; ++round) {
             by_kernel = std::min(by_kernel, per_eval(true));
             by_target = std::min(by_target, per_eval(false));
+            by_counts = std::min(by_counts, per_eval_counts());
         }
-        kernel[type] = by_kernel < by_target ? 1 : 0;
+        kernel[type] = by_kernel < by_target ? (by_counts < by_kernel ? kKernelOrCopyCounts : kKernel) : kPerTarget;
     }
     return kernel;
 }
