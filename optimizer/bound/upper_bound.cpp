@@ -2102,8 +2102,8 @@ Score per_target_value(const CapacityModel& m, int type, int n, const Amount* f)
  * 2xK4 cluster; docs/performance.md, "Bound speed"). So each type with closed forms only is timed
  * both ways on the free amounts of up to 16 of its hosts, before and after removing all their
  * migratable VMs (three alternating rounds of at least 0.3 ms each, the fastest round of each
- * kept): about 2 ms per type (UpperBoundParams::value_path Auto; Kernel and PerTarget force
- * one way). Never with free remaps (their pooled relaxation is not VMCAP).
+ * kept), and the closed forms alone on those samples' copy counts (below): about 3 ms per type
+ * (UpperBoundParams::value_path Auto; Kernel and PerTarget force one way). Never with free remaps (their pooled relaxation is not VMCAP).
  *
  * Returns per type kPerTarget, kKernel, or kKernelOrCopyCounts: the kernel where free amounts are
  * evaluated, but the node-subset search, whose options carry their copy counts, evaluates the

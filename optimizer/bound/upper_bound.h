@@ -96,10 +96,11 @@ struct UpperBoundParams {
      *  cheaper on 8-node hosts. Kept to test and measure the envelope on its own. */
     bool arrival_per_k_first = true;
     /** How host values are evaluated on host types whose targets all have closed forms (without
-     *  free remaps): Auto times both ways on a sample of each type's hosts (about 2 ms per type)
-     *  and keeps the faster; Kernel always uses the target-parallel kernel (WeightedVmcap),
-     *  PerTarget the closed forms target by target. Both give the same integers
-     *  (weighted_vmcap.h), so the bound never depends on this, only its speed. */
+     *  free remaps): Auto times both ways on a sample of each type's hosts, and the closed forms
+     *  on copy counts the node-subset search already has (about 3 ms per type), and keeps the
+     *  fastest; Kernel always uses the target-parallel kernel (WeightedVmcap), PerTarget the
+     *  closed forms target by target (from copy counts where the search has them). Both give the
+     *  same integers (weighted_vmcap.h), so the bound never depends on this, only its speed. */
     enum class ValuePath : std::uint8_t { Auto, Kernel, PerTarget };
     ValuePath value_path = ValuePath::Auto;
     /** Worker threads of the per-host tables (oneTBB); the result does not depend on it. >= 1. */
