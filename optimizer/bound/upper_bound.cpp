@@ -2143,16 +2143,15 @@ std::vector<char> kernel_by_type(const CapacityModel& m, const std::vector<std::
             samples.push_back(std::move(f));
         }
         if (samples.empty()) continue;
-        using clock = std::chrono::steady_clock;
-        auto per_eval = [&](bool by_kernel) {  // seconds per evaluation over >= 0.3 ms
+        // Seconds per evaluation of eval(s) (s: a sample's index) over all samples, >= 0.3 ms.
+        auto seconds_per_eval = [&](auto&& eval) {
+            using clock = std::chrono::steady_clock;
             const auto t0 = clock::now();
             std::int64_t evals = 0;
             Score sink = 0;
             double dt = 0.0;
             do {
-                for (const auto& f : samples)
-                    sink += by_kernel ? m.vmcap_host_value(static_cast<int>(type), f.data())
-                                      : per_target_value(m, static_cast<int>(type), n, f.data());
+                for (std::size_t q = 0; q < samples.size(); ++q) sink += eval(q);
                 evals += static_cast<std::int64_t>(samples.size());
                 dt = std::chrono::duration<double>(clock::now() - t0).count();
             } while (dt < 3e-4);
@@ -2168,22 +2167,20 @@ std::vector<char> kernel_by_type(const CapacityModel& m, const std::vector<std::
             for (int j = 0; j < T; ++j) m.capacity_vector(m.target_flavor(j), n, f.data(), b.data() + static_cast<std::ptrdiff_t>(j) * n);
             counts.push_back(std::move(b));
         }
+        const int ty = static_cast<int>(type);
+        auto per_eval = [&](bool by_kernel) {
+            return seconds_per_eval([&](std::size_t q) {
+                return by_kernel ? m.vmcap_host_value(ty, samples[q].data()) : per_target_value(m, ty, n, samples[q].data());
+            });
+        };
         auto per_eval_counts = [&] {
-            const auto t0 = clock::now();
-            std::int64_t evals = 0;
-            Score sink = 0;
-            double dt = 0.0;
-            do {
-                for (const auto& b : counts)
-                    for (int j = 0; j < T; ++j)
-                        sink += m.target_weight_units(j) *
-                                m.evaluator(static_cast<int>(type), m.target_flavor(j))(b.data() + static_cast<std::ptrdiff_t>(j) * n);
-                evals += static_cast<std::int64_t>(counts.size());
-                dt = std::chrono::duration<double>(clock::now() - t0).count();
-            } while (dt < 3e-4);
-            volatile Score keep = sink;
-            (void)keep;
-            return dt / static_cast<double>(evals);
+            return seconds_per_eval([&](std::size_t q) {
+                Score v = 0;
+                for (int j = 0; j < T; ++j)
+                    v += m.target_weight_units(j) *
+                         m.evaluator(ty, m.target_flavor(j))(counts[q].data() + static_cast<std::ptrdiff_t>(j) * n);
+                return v;
+            });
         };
         double by_kernel = std::numeric_limits<double>::max(), by_target = by_kernel, by_counts = by_kernel;
         for (int round = 0; round < 3; ++round) {
