@@ -2571,10 +2571,13 @@ LagrangianBound lagrangian_upper_bound(const CapacityModel& model, const UpperBo
     // target) / |d|^2 along d = s + kDeflection x the previous d (Camerini, Fratta and Maffioli's
     // deflection: plain steps zigzag across the steep faces where a price makes arrivals pay on
     // every host), theta halved and the search restarted from the best multipliers after
-    // kPatience steps without a better bound. Give up on models where it does not pay: after the
+    // kPatience steps without a better bound, and multiplied by kGrow (at most kThetaMost) after
+    // a step that found one: the Polyak target is the plan's objective, below the dual optimum
+    // by an amount no one knows, and fixed steps were too short on some models and too long on
+    // others (docs/performance.md, "Longer steps after a better bound"). Give up on models where it does not pay: after the
     // first step when L exceeds today's bound by more than kHopeless, or after kNoGain steps that
     // never went below it (8-node hosts, where one-node pieces are far too loose).
-    constexpr double kTheta = 0.5, kDeflection = 0.5, kHopeless = 0.5;
+    constexpr double kTheta = 0.5, kDeflection = 0.5, kHopeless = 0.5, kGrow = 1.5, kThetaMost = 2.0;
     constexpr int kPatience = 3, kNoGain = 20;
     std::vector<double> pi(F);
     if (prices != nullptr) {
@@ -2628,6 +2631,8 @@ LagrangianBound lagrangian_upper_bound(const CapacityModel& model, const UpperBo
         if (grain > 0) L -= ((L % grain) + grain) % grain;
         ++out.steps;
         if (L < best) {
+            // A step that found a better bound is taken as a sign the steps can be longer.
+            if (best != std::numeric_limits<Score>::max()) theta = std::min(kThetaMost, theta * kGrow);
             best = L;
             best_pi = pi;
             out.prices = price;
