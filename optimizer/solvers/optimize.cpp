@@ -101,6 +101,9 @@ SearchResult run_phase(const CapacityModel& model, const OptimizeParams& params,
             sr = room;
             if (out != nullptr) out->room_taken = true;
         }
+        // The interrupt came during the room steps: it is the run's stop reason whichever plan is
+        // kept (greedy's own said "budget spent", and the plan then claimed to be complete, exit 0).
+        sr.stopped_by = StopReason::Interrupted;
         sr.seconds = seconds;
         sr.evaluations = evaluations;
     } else if (params.algorithm != Algorithm::Greedy && !stop_now) {
