@@ -343,7 +343,7 @@ OptimizeResult optimize(const CapacityModel& model, const OptimizeParams& params
         !(params.search.stop != nullptr && params.search.stop->load())) {
         // At most twice what the bound and the search took (at least kArrivalFloorSeconds): a
         // tighter bound should not make the plan cost three times as long (on 4-node hosts a price
-        // vector takes ~1.3 s at 1,000 hosts; docs/performance.md, "Price vectors of the arrivals' Lagrangian").
+        // vector takes ~1.4 s at 1,000 hosts; docs/performance.md, "Price vectors of the arrivals' Lagrangian").
         UpperBoundParams lp = ubp;
         const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         lp.deadline = std::min({params.bound->deadline, deadline_after(t0, params.search.time_limit_s),
