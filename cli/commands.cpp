@@ -291,6 +291,7 @@ struct PlanOptions {
     std::int64_t max_mig = -1, max_evals = 0, check = 0;
     double max_gib = -1, time_limit = 60, t0 = 0, reheat = 3.0, neutral = 1.0;
     int threads = 1, tenure = 25, candidates = 256, repair_rounds = 4, room_steps = OptimizeParams::kDefaultRoomSteps;
+    std::int64_t ruin_iterations = OptimizeParams::kDefaultRuinIterations;
     std::uint64_t seed = 1;
     bool quiet = false;
     std::string weights = "snapshot", demand_log;  ///< --weights, --demand-log
@@ -340,6 +341,8 @@ bool parse_plan_options(const Args& args, PlanOptions& o) {
         ("sa-start", po::value(&start)->default_value("greedy"), "annealing start: greedy (the greedy plan, so never worse) or snapshot")
         ("room-steps", po::value(&o.room_steps)->default_value(OptimizeParams::kDefaultRoomSteps),
          "annealing / tabu: also run greedy with room steps, each evicting at most this many VMs of one host so that one more VM of a target flavor fits there, and keep its plan when strictly above the search's (0: off; --algorithm greedy never takes them)")
+        ("ruin-iterations", po::value(&o.ruin_iterations)->default_value(OptimizeParams::kDefaultRuinIterations),
+         "annealing / tabu with room steps: ruin-and-recreate iterations after greedy with room steps (related migrations given back, greedy with room steps again, kept when not worse), within a fifth of --time-limit; 0: off")
         ("initial-temperature", po::value(&t0)->default_value(0), "annealing start temperature in objective units (0: calibrated)")
         ("free-remaps", "a move to other pNUMA nodes of the VM's own host (remap) does not count against the budget "
                         "(overrides constraints.remap_counts_as_migration; default: it counts)")
@@ -398,6 +401,7 @@ bool parse_plan_options(const Args& args, PlanOptions& o) {
     if (tenure < 0 || candidates < 1) throw UsageError("--tabu-tenure must be >= 0 and --tabu-candidates >= 1");
     if (start != "greedy" && start != "snapshot") throw UsageError("--sa-start must be greedy or snapshot");
     if (o.room_steps < 0 || o.room_steps > 64) throw UsageError("--room-steps must be in 0..64");
+    if (o.ruin_iterations < 0) throw UsageError("--ruin-iterations must be >= 0");
     if (t0 < 0) throw UsageError("--initial-temperature must be >= 0");
     if (parallel != "regions" && parallel != "chains") throw UsageError("--parallel must be regions or chains");
     if (!(reheat >= 1.0 && reheat <= 1e6)) throw UsageError("--reheat must be in [1, 1e6]");
@@ -479,6 +483,7 @@ OptimizeParams plan_optimize_params(const PlanOptions& o, const Problem& p) {
     op.algorithm = o.algorithm == "greedy" ? Algorithm::Greedy : o.algorithm == "sa" ? Algorithm::Annealing : Algorithm::Tabu;
     op.greedy_start = o.start == "greedy";
     op.room_steps = o.room_steps;
+    op.ruin_iterations = o.ruin_iterations;
     op.search = sp;
     op.tabu = TabuParams{o.tenure, o.candidates};
     op.repair_rounds = o.repair_rounds;
@@ -661,6 +666,10 @@ void print_plan_report(const PlanOptions& o, const CapacityModel& model, const O
     if (res.room_taken)
         std::printf("note      greedy with room steps (--room-steps) reached %s, above the search from greedy's plan: its state was kept\n",
                     fmt_num(res.room_objective).c_str());
+    if (res.room_ruins > 0)
+        std::printf("note      ruin and recreate: %lld iteration(s) after greedy with room steps, %lld with a better plan%s\n",
+                    static_cast<long long>(res.room_ruins), static_cast<long long>(res.room_ruins_improving),
+                    res.room_ruins_cut ? "; cut by their share of the time limit (not reproducible: --ruin-iterations N repeats N)" : "");
     if (sr.stopped_by == StopReason::ProvenOptimal)
         std::printf("note      the search's best state met the upper bound: no plan within the budget does better, so it stopped there\n");
     if (sr.clock_driven_from >= 0)

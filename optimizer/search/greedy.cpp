@@ -13,12 +13,18 @@
 #include "moves/host_scratch.h"
 #include "moves/migrate.h"
 #include "moves/move.h"
+#include "moves/return_move.h"
+#include "moves/rng.h"
 
 namespace vmcap {
 
 namespace {
 
 constexpr Score kNone = std::numeric_limits<Score>::min();  // nothing fits / not a candidate
+constexpr std::uint64_t kRuinStream = 0x52554E;             // the ruins' Rng stream (seed, this)
+/** The most a ruin gives back, as a share of the migrated VMs (uniform from 1 to this share):
+ *  measured against 0.02 and 0.15 on the Huawei K2 replay at 5% (docs/performance.md, "Ruin and recreate"). */
+constexpr double kRuinShare = 0.05;
 
 /**
  * Tournament tree over n values: argmax() is the index of the largest value, ties to the lowest
@@ -104,9 +110,24 @@ public:
      *  rose by more than `rival` (the best single migration's gain) per migration it added. */
     bool take_room(int h, Score rival);
     Score room_key(int h) const { return rooms.value(h); }
+    /** Greedy rounds from the current state until no step gains, the budget is spent, the bound
+     *  is met or the clock or an interrupt stops it (res.stopped_by says which). */
+    void run(std::chrono::steady_clock::time_point t0, bool rooms_on);
+    /** Ruin: up to about `share` of the migrated VMs, related through their hosts (from a random
+     *  migrated VM, every migrated VM whose snapshot or current host is one already reached), sent
+     *  back to their snapshot placements where these have room (in passes, since one return can
+     *  make room for another), whatever the objective says. Returns how many went back. */
+    int ruin(Rng& rng, double share);
+    /** Puts the state at `placements` (SearchState::set_placements) and refreshes what the changed
+     *  hosts feed: their gains, their VMs' gains and their room steps. */
+    void restore(const std::vector<Placement>& placements);
 
 private:
     void estimate_room(int h);
+    /** Hosts whose VMs changed (outside take/take_room): their gains, VMs' gains and room steps. */
+    void touched(const std::vector<int>& hosts);
+    /** VM v back to its snapshot placement if that has room (ReturnMove), any delta. */
+    bool give_back(int v);
     bool cover(int h, int t, const Embedding& e, std::vector<int>& out) const;
     void move_vm_lists(int v, int from, int to);
     /** After a change of the state: every VM banned since the last one is a candidate again. */
@@ -439,6 +460,123 @@ void Greedy::estimate_room(int h) {
     rooms.set(h, room_is_banned[static_cast<std::size_t>(h)] ? kNone : best_key);
 }
 
+void Greedy::run(std::chrono::steady_clock::time_point t0, bool rooms_on) {
+    res.stopped_by = StopReason::NoImprovingMove;
+    while (!should_stop(t0)) {
+        // At the bound no migration has a positive gain: stop (and say why) without a last scan.
+        if (params.bound_score && s.objective() >= *params.bound_score) {
+            res.stopped_by = StopReason::ProvenOptimal;
+            break;
+        }
+        const Pick best = best_pick();
+        if (rooms_on) {
+            const int h = best_room();
+            if (h >= 0 && (best.vm < 0 || room_key(h) > best.g)) {
+                take_room(h, best.vm < 0 ? 0 : best.g);
+                continue;
+            }
+        }
+        if (best.vm < 0) break;
+        take(best);
+    }
+}
+
+void Greedy::touched(const std::vector<int>& hosts) {
+    for (int h : hosts) refresh_host(h);
+    for (int h : hosts) refresh_vms(h);
+    for (int b : room_banned) room_is_banned[static_cast<std::size_t>(b)] = 0;
+    for (int b : room_banned) estimate_room(b);
+    room_banned.clear();
+    for (int h : hosts) estimate_room(h);
+}
+
+bool Greedy::give_back(int v) {
+    const ReturnMove rm{v};
+    const ReturnDelta d = score_move(rm, s);
+    ++res.evaluations;
+    if (!d.feasible) return false;
+    const int from = s.host_of(v), to = s.origin_of(v);
+    rm.apply(s, d);
+    lift_bans();
+    if (from == to) {
+        touched({from});
+    } else {
+        move_vm_lists(v, from, to);
+        touched({from, to});
+    }
+    return true;
+}
+
+int Greedy::ruin(Rng& rng, double share) {
+    std::vector<int> mig = s.migrated_vms();
+    if (mig.empty()) return 0;
+    std::sort(mig.begin(), mig.end());
+    const int m = static_cast<int>(mig.size());
+    const int q = 1 + static_cast<int>(rng.below(std::max<std::uint64_t>(1, static_cast<std::uint64_t>(share * m))));
+    // The migrated VMs by host (snapshot and current), the hosts reached in order, breadth first.
+    std::vector<std::vector<int>> by_host(static_cast<std::size_t>(H));
+    for (int v : mig) {
+        by_host[static_cast<std::size_t>(s.origin_of(v))].push_back(v);
+        if (s.host_of(v) != s.origin_of(v)) by_host[static_cast<std::size_t>(s.host_of(v))].push_back(v);
+    }
+    std::vector<char> reached(static_cast<std::size_t>(H), 0), picked(p.vms.size(), 0);
+    std::vector<int> hosts, pick;
+    const auto reach = [&](int h) {
+        if (!reached[static_cast<std::size_t>(h)]) {
+            reached[static_cast<std::size_t>(h)] = 1;
+            hosts.push_back(h);
+        }
+    };
+    const int v0 = mig[static_cast<std::size_t>(rng.below(static_cast<std::uint64_t>(m)))];
+    reach(s.origin_of(v0));
+    reach(s.host_of(v0));
+    for (std::size_t k = 0; k < hosts.size() && static_cast<int>(pick.size()) < q; ++k)
+        for (int v : by_host[static_cast<std::size_t>(hosts[k])]) {
+            if (picked[v] || static_cast<int>(pick.size()) >= q) continue;
+            picked[v] = 1;
+            pick.push_back(v);
+            reach(s.origin_of(v));
+            reach(s.host_of(v));
+        }
+    int back = 0;
+    for (bool progress = true; progress;) {
+        progress = false;
+        for (int& v : pick)
+            if (v >= 0 && give_back(v)) {
+                v = -1;
+                ++back;
+                progress = true;
+            }
+    }
+    return back;
+}
+
+void Greedy::restore(const std::vector<Placement>& placements) {
+    std::vector<int> vms = s.displaced_vms();
+    for (const Placement& x : placements) vms.push_back(x.vm);
+    std::sort(vms.begin(), vms.end());
+    vms.erase(std::unique(vms.begin(), vms.end()), vms.end());
+    // Only the VMs whose (host, pNUMA nodes) change touch their hosts.
+    std::vector<int> from(vms.size()), hosts;
+    std::vector<std::array<std::uint8_t, kMaxVNuma>> nodes(vms.size());
+    for (std::size_t i = 0; i < vms.size(); ++i) {
+        from[i] = s.host_of(vms[i]);
+        std::copy_n(s.pnuma_of(vms[i]), kMaxVNuma, nodes[i].begin());
+    }
+    s.set_placements(placements);
+    for (std::size_t i = 0; i < vms.size(); ++i) {
+        const int to = s.host_of(vms[i]);
+        if (to == from[i] && std::equal(nodes[i].begin(), nodes[i].end(), s.pnuma_of(vms[i]))) continue;
+        hosts.push_back(from[i]);
+        hosts.push_back(to);
+        if (to != from[i]) move_vm_lists(vms[i], from[i], to);
+    }
+    std::sort(hosts.begin(), hosts.end());
+    hosts.erase(std::unique(hosts.begin(), hosts.end()), hosts.end());
+    lift_bans();
+    touched(hosts);
+}
+
 int Greedy::best_room() {
     // Lazy: a host's key was estimated against the trees of its time; re-estimate the top one
     // until it stays on top (a key only goes stale through other hosts' changes).
@@ -533,27 +671,42 @@ SearchResult greedy(const CapacityModel& model, const SearchParams& params) {
     g.initial_pass();
     const bool rooms = params.room_steps > 0 && model.num_targets() <= kMaxRoomTargets;
     if (rooms) g.init_rooms();
-    while (!g.should_stop(t0)) {
-        // At the bound no migration has a positive gain: stop (and say why) without a last scan.
-        if (params.bound_score && g.state().objective() >= *params.bound_score) {
-            res.stopped_by = StopReason::ProvenOptimal;
-            break;
-        }
-        const Pick best = g.best_pick();
-        if (rooms) {
-            const int h = g.best_room();
-            if (h >= 0 && (best.vm < 0 || g.room_key(h) > best.g)) {
-                g.take_room(h, best.vm < 0 ? 0 : best.g);
-                continue;
-            }
-        }
-        if (best.vm < 0) break;
-        g.take(best);
-    }
+    g.run(t0, rooms);
     const SearchState& s = g.state();
     res.best = s.displaced_placements();
-    res.objective_best = s.objective_value();
     res.score_best = s.objective();
+    const auto searching = [&] { return res.stopped_by == StopReason::NoImprovingMove || res.stopped_by == StopReason::BudgetSpent; };
+    if (rooms && params.ruin_iterations > 0 && searching()) {
+        // Ruin and recreate (SearchParams::ruin_iterations): from the best state so far, related
+        // migrations given back, then greedy again; kept when not worse (plateaus are crossed).
+        Rng rng(params.seed, kRuinStream);
+        std::vector<Placement> cur = res.best;
+        Score cur_score = res.score_best;
+        const auto r0 = Clock::now();
+        for (std::int64_t it = 0; it < params.ruin_iterations && searching(); ++it) {
+            if (std::chrono::duration<double>(Clock::now() - r0).count() > params.ruin_time_limit_s) {
+                res.ruins_cut = true;
+                break;
+            }
+            g.ruin(rng, kRuinShare);
+            g.run(t0, true);
+            ++res.ruins;
+            if (s.objective() >= cur_score) {
+                if (s.objective() > res.score_best) {
+                    res.best = s.displaced_placements();
+                    res.score_best = s.objective();
+                    ++res.ruins_improving;
+                }
+                cur = s.displaced_placements();
+                cur_score = s.objective();
+            } else {
+                g.restore(cur);
+            }
+        }
+        if (searching()) res.stopped_by = StopReason::NoImprovingMove;
+        if (s.objective() != res.score_best) g.restore(res.best);
+    }
+    res.objective_best = s.objective_value();
     res.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
     if (res.stopped_by == StopReason::NoImprovingMove && s.migrations() >= p.constraints.max_migrations)
         res.stopped_by = StopReason::BudgetSpent;

@@ -48,6 +48,19 @@ inline constexpr int kMaxRoomTargets = 16;
  * raises the objective, so greedy still ends. Only with at most kMaxRoomTargets targets (the
  * estimate walks every placement of every target on every host). Measured: docs/performance.md,
  * "Room steps". Cost per host estimate O(targets x placements x VMs on the host x nodes).
+ *
+ * Ruin and recreate (`params.ruin_iterations` = N > 0, with room steps): after greedy ends, N
+ * iterations from the last kept state, each drawn from (params.seed, a fixed stream): a ruin gives
+ * back up to 5% of the migrated VMs (from 1, uniformly), related through their hosts (breadth first
+ * from a random migrated VM over the snapshot and current hosts of the VMs reached), each returned
+ * to its snapshot placement where that has room (ReturnMove, in passes, whatever its delta); then
+ * greedy with room steps runs again from that state, re-estimating only the hosts the ruin
+ * changed. The result is kept when not below the kept state (plateaus are crossed), else the
+ * kept state is restored (SearchState::set_placements, only the changed hosts refreshed). The best
+ * state is returned; SearchResult::ruins / ruins_improving count the iterations. Stops early at
+ * the time limit, params.ruin_time_limit_s (SearchResult::ruins_cut), an interrupt or the bound.
+ * Deterministic for a seed and any thread count. Measured: docs/performance.md, "Ruin and
+ * recreate" (the Huawei K2 replay at 5%: 2,648 -> 2,686 in 2,000 iterations, 1.5 s).
  */
 
 SearchResult greedy(const CapacityModel& model, const SearchParams& params);

@@ -19,6 +19,8 @@ void SearchParams::validate() const {
     if (!(neutral_acceptance >= 0.0 && neutral_acceptance <= 1.0)) bad("neutral acceptance must be in [0, 1]");
     if (!(initial_temperature >= 0.0)) bad("initial temperature must be >= 0");
     if (room_steps < 0) bad("room steps must be >= 0");
+    if (ruin_iterations < 0) bad("ruin iterations must be >= 0");
+    if (!(ruin_time_limit_s > 0.0)) bad("the ruin time limit must be > 0");
     mix.validate();
 }
 

@@ -7,6 +7,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <vector>
 
@@ -69,6 +70,17 @@ struct SearchParams {
      *  (the published baseline). >= 0. OptimizeParams::room_steps sets it for the greedy run
      *  beside annealing and tabu. */
     int room_steps = 0;
+    /** Greedy with room steps: after it ends, this many ruin-and-recreate iterations, each from
+     *  the last kept state: a few related migrations are given back (their VMs return to their
+     *  snapshot placements where those have room) and greedy with room steps runs again; the
+     *  result is kept when not worse, else the kept state is restored. The best state is returned.
+     *  Deterministic for a seed; stops early at the time limit, an interrupt or the bound. >= 0;
+     *  0 = off. OptimizeParams::ruin_iterations sets it beside annealing and tabu. */
+    std::int64_t ruin_iterations = 0;
+    /** At most this many seconds of ruin and recreate (no iteration starts after them; the run
+     *  then depends on timing: SearchResult::ruins says how many ran). > 0; the time limit still
+     *  applies. */
+    double ruin_time_limit_s = std::numeric_limits<double>::infinity();
     /** Probability of accepting an exactly neutral simple move (migrate, remap, return: objective
      *  and migration count unchanged): plateau steps; each invalidates two hosts' cached deltas.
      *  In [0, 1]. Neutral compound moves (swap, exchange, ejection, gather) take the threshold-first path,
@@ -106,12 +118,15 @@ struct SearchParams {
 /** Outcome of a search: the best state found, as the placements of its migrated VMs. */
 struct SearchResult {
     std::vector<Placement> best;
-    double objective_before = 0.0;  ///< objective units (evaluators/closed_forms/score.h)
-    double objective_best = 0.0;    ///< objective units
-    Score score_best = 0;           ///< the same, exactly (score units, evaluators/closed_forms/score.h)
-    std::int64_t evaluations = 0;   ///< candidate moves evaluated (all workers)
-    std::int64_t accepted = 0;      ///< moves applied
-    std::int64_t reheats = 0;       ///< annealing reheats (all workers)
+    double objective_before = 0.0;     ///< objective units (evaluators/closed_forms/score.h)
+    double objective_best = 0.0;       ///< objective units
+    Score score_best = 0;              ///< the same, exactly (score units, evaluators/closed_forms/score.h)
+    std::int64_t evaluations = 0;      ///< candidate moves evaluated (all workers)
+    std::int64_t accepted = 0;         ///< moves applied
+    std::int64_t reheats = 0;          ///< annealing reheats (all workers)
+    std::int64_t ruins = 0;            ///< greedy: ruin-and-recreate iterations run (SearchParams::ruin_iterations)
+    std::int64_t ruins_improving = 0;  ///< greedy: of those, the ones that found a new best state
+    bool ruins_cut = false;            ///< greedy: SearchParams::ruin_time_limit_s ended them early
     /** Annealing: moves with a negative delta accepted during the first tenth of each worker's run
      *  (all workers); 0 means the start temperature left the chain frozen. */
     std::int64_t early_worsening_accepted = 0;

@@ -87,11 +87,18 @@ SearchResult run_phase(const CapacityModel& model, const OptimizeParams& params,
     if (params.algorithm != Algorithm::Greedy && params.room_steps > 0 && !stop_now) {
         SearchParams rp = base;
         rp.room_steps = params.room_steps;
+        rp.ruin_iterations = params.ruin_iterations;
+        rp.ruin_time_limit_s = OptimizeParams::kRuinTimeShare * base.time_limit_s;
         rp.time_limit_s = std::max(1e-3, base.time_limit_s - sr.seconds);
         room = greedy(model, rp);
         have_room = true;
         stop_now = room.stopped_by == StopReason::Interrupted;
-        if (out != nullptr) out->room_objective = room.objective_best;
+        if (out != nullptr) {
+            out->room_objective = room.objective_best;
+            out->room_ruins = room.ruins;
+            out->room_ruins_improving = room.ruins_improving;
+            out->room_ruins_cut = room.ruins_cut;
+        }
     }
     if (have_room && stop_now) {
         // Interrupted: the better plan so far.
@@ -111,6 +118,11 @@ SearchResult run_phase(const CapacityModel& model, const OptimizeParams& params,
         const std::int64_t greedy_evals = sr.evaluations + room.evaluations;
         const double greedy_objective = sr.objective_best;
         if (params.greedy_start) sp.start = sr.best;
+        // Ruin and recreate found a plan above greedy's: on such clusters it gains more per second
+        // than the annealing (docs/performance.md, "Ruin and recreate"), so the default annealing
+        // run is halved, leaving its time to the bound. A budget the user gave is kept.
+        if (have_room && room.ruins > 0 && room.score_best > sr.score_best && base.max_evaluations == 0)
+            sp.max_evaluations = std::max<std::int64_t>(1, default_evaluations(model.problem()) / 2);
         sp.time_limit_s = std::max(1e-3, base.time_limit_s - greedy_seconds);
         sr = params.algorithm == Algorithm::Annealing ? anneal(model, sp) : tabu_search(model, sp, params.tabu);
         if (out != nullptr) {

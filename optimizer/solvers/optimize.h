@@ -36,6 +36,12 @@ struct OptimizeParams {
      *  (docs/performance.md, "Room steps"). */
     int room_steps = kDefaultRoomSteps;
     static constexpr int kDefaultRoomSteps = 8;
+    /** With room steps: ruin-and-recreate iterations after greedy with room steps
+     *  (SearchParams::ruin_iterations); 0: off. */
+    std::int64_t ruin_iterations = kDefaultRuinIterations;
+    static constexpr std::int64_t kDefaultRuinIterations = 2000;
+    /** Share of SearchParams::time_limit_s the ruin and recreate may take (SearchParams::ruin_time_limit_s). */
+    static constexpr double kRuinTimeShare = 0.2;
     /** Budget, threads, seed, move mix... time_limit_s covers the whole pipeline (greedy included). */
     SearchParams search;
     TabuParams tabu;
@@ -91,6 +97,9 @@ struct OptimizeResult {
      *  its final state was kept as the search's best (above the annealing's or tabu's). */
     double room_objective = std::numeric_limits<double>::quiet_NaN();
     bool room_taken = false;
+    std::int64_t room_ruins = 0;  ///< ruin-and-recreate iterations run after it (SearchResult::ruins)
+    std::int64_t room_ruins_improving = 0;
+    bool room_ruins_cut = false;         ///< their time share ended them (not reproducible; SearchResult::ruins_cut)
     double search_best_objective = 0.0;  ///< objective of the first search's best (final) state
     int repair_rounds = 0;               ///< repair rounds run (OptimizeParams::repair_rounds)
     double phase_seconds = 0.0;          ///< the annealing / tabu phase alone (0 for greedy)
