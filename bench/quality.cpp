@@ -188,6 +188,7 @@ int main(int argc, char** argv) {
     double initial_temperature = 0;    // 0: calibrated
     std::uint64_t seed = 1;            // of greedy, the annealing and tabu (not of the exact warm start)
     std::int64_t max_evaluations = 0;  // 0: the default run length (default_evaluations)
+    std::int64_t ruin_iterations = OptimizeParams::kDefaultRuinIterations;
     std::string move_mix, sa_start = "greedy";
     // --optima-file F: proven optima by row label ("kind|topology|hosts|vms|budget|seed-row k"),
     // read if F exists and appended to, so that parameter sweeps skip the exact solves they
@@ -206,6 +207,7 @@ int main(int argc, char** argv) {
                                                    {"--neutral-acceptance", &neutral_acceptance},
                                                    {"--ram-cost", &ram_cost},
                                                    {"--max-evaluations", &max_evaluations},
+                                                   {"--ruin-iterations", &ruin_iterations},
                                                    {"--sa-start", &sa_start},
                                                    {"--initial-temperature", &initial_temperature},
                                                    {"--optima-file", &optima_file},
@@ -221,7 +223,8 @@ int main(int argc, char** argv) {
             std::fprintf(stderr,
                          "usage: vmcap_quality [--instances N] [--sa-seconds S] [--exact-seconds S] [--only K] [--cold 1] [--symmetry 0] "
                          "[--mix-remap P] [--move-mix kind=p,...] [--neutral-acceptance P] [--ram-cost W] [--max-evaluations E] "
-                         "[--sa-start greedy|snapshot] [--initial-temperature T] [--seed K] [--optima-file F] [--extra 0] [--milp 1]\n");
+                         "[--ruin-iterations N] [--sa-start greedy|snapshot] [--initial-temperature T] [--seed K] [--optima-file F] "
+                         "[--extra 0] [--milp 1]\n");
             return 2;
         }
         const char* v = argv[i + 1];
@@ -230,10 +233,11 @@ int main(int argc, char** argv) {
                               [&](std::string* x) { *x = v; }},
                    it->second);
     }
-    if (instances < 1 || !(sa_seconds > 0) || !(exact_seconds > 0) || ram_cost < 0 || max_evaluations < 0 ||
+    if (instances < 1 || !(sa_seconds > 0) || !(exact_seconds > 0) || ram_cost < 0 || max_evaluations < 0 || ruin_iterations < 0 ||
         (sa_start != "greedy" && sa_start != "snapshot")) {
         std::fprintf(stderr,
-                     "vmcap_quality: --instances must be >= 1, --sa-seconds and --exact-seconds > 0, --ram-cost and --max-evaluations "
+                     "vmcap_quality: --instances must be >= 1, --sa-seconds and --exact-seconds > 0, --ram-cost, --max-evaluations and "
+                     "--ruin-iterations "
                      ">= 0, --sa-start greedy or snapshot\n");
         return 2;
     }
@@ -307,6 +311,7 @@ int main(int argc, char** argv) {
         OptimizeParams op;
         op.search = sp;
         op.greedy_start = sa_start == "greedy";
+        op.ruin_iterations = ruin_iterations;
         const auto t0 = std::chrono::steady_clock::now();
         const SearchResult g = greedy(m, sp);
         const OptimizeResult run = optimize(m, op);
