@@ -666,10 +666,12 @@ void print_plan_report(const PlanOptions& o, const CapacityModel& model, const O
     if (res.room_taken)
         std::printf("note      greedy with room steps (--room-steps) reached %s, above the search from greedy's plan: its state was kept\n",
                     fmt_num(res.room_objective).c_str());
-    if (res.room_ruins > 0)
-        std::printf("note      ruin and recreate: %lld iteration(s) after greedy with room steps, %lld with a better plan%s\n",
-                    static_cast<long long>(res.room_ruins), static_cast<long long>(res.room_ruins_improving),
-                    res.room_ruins_cut ? "; cut by their share of the time limit (not reproducible: --ruin-iterations N repeats N)" : "");
+    if (res.ruins > 0)
+        std::printf(
+            "note      ruin and recreate (--ruin-iterations) from the better plan: %lld iteration(s), %lld with a better plan%s%s\n",
+            static_cast<long long>(res.ruins), static_cast<long long>(res.ruins_improving),
+            res.ruin_taken ? (", reached " + fmt_num(res.ruin_objective) + ": kept").c_str() : "",
+            res.ruins_cut ? "; cut by their share of the time limit (not reproducible: --ruin-iterations N repeats N)" : "");
     if (sr.stopped_by == StopReason::ProvenOptimal)
         std::printf("note      the search's best state met the upper bound: no plan within the budget does better, so it stopped there\n");
     if (sr.clock_driven_from >= 0)

@@ -182,6 +182,7 @@ Greedy::Greedy(const CapacityModel& model, const SearchParams& params_, SearchRe
       src(p.vms.size(), 0),
       on_host(p.hosts.size()),
       banned(p.vms.size(), 0) {
+    if (!params.start.empty()) s.set_placements(params.start);
     const int F = static_cast<int>(p.flavors.size());
     const int V = static_cast<int>(p.vms.size());
     std::vector<char> flavor_used(F, 0);
@@ -201,7 +202,7 @@ Greedy::Greedy(const CapacityModel& model, const SearchParams& params_, SearchRe
             vms_of[u].push_back(v);
             movable.push_back(v);
         }
-    for (int v : movable) on_host[p.vms[v].host].push_back(v);
+    for (int v : movable) on_host[s.host_of(v)].push_back(v);
     top1.assign(U, -1);
     top2.assign(U, -1);
     restricted.assign(U, 0);

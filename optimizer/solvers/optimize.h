@@ -97,9 +97,14 @@ struct OptimizeResult {
      *  its final state was kept as the search's best (above the annealing's or tabu's). */
     double room_objective = std::numeric_limits<double>::quiet_NaN();
     bool room_taken = false;
-    std::int64_t room_ruins = 0;  ///< ruin-and-recreate iterations run after it (SearchResult::ruins)
-    std::int64_t room_ruins_improving = 0;
-    bool room_ruins_cut = false;         ///< their time share ended them (not reproducible; SearchResult::ruins_cut)
+    /** Ruin and recreate (OptimizeParams::ruin_iterations) from the better of the search's and the
+     *  room plan: iterations run, those with a new best, whether their time share cut them (not
+     *  reproducible), the objective reached (NaN: not run) and whether it was kept (strictly above). */
+    std::int64_t ruins = 0;
+    std::int64_t ruins_improving = 0;
+    bool ruins_cut = false;
+    double ruin_objective = std::numeric_limits<double>::quiet_NaN();
+    bool ruin_taken = false;
     double search_best_objective = 0.0;  ///< objective of the first search's best (final) state
     int repair_rounds = 0;               ///< repair rounds run (OptimizeParams::repair_rounds)
     double phase_seconds = 0.0;          ///< the annealing / tabu phase alone (0 for greedy)
