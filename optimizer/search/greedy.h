@@ -60,7 +60,9 @@ inline constexpr int kMaxRoomTargets = 16;
  * state is returned; SearchResult::ruins / ruins_improving count the iterations. Stops early at
  * the time limit, params.ruin_time_limit_s (SearchResult::ruins_cut), an interrupt or the bound.
  * Deterministic for a seed and any thread count. Measured: docs/performance.md, "Ruin and
- * recreate" (the Huawei K2 replay at 5%: 2,648 -> 2,686 in 2,000 iterations, 1.5 s).
+ * recreate" (the Huawei K2 replay at 5%: 2,648 -> 2,682 in 1,000 iterations, 1.4 s). With a
+ * start state (`params.start`), greedy and the ruins run from it instead of the snapshot
+ * (OptimizeParams::ruin_iterations: from the search's plan).
  */
 
 SearchResult greedy(const CapacityModel& model, const SearchParams& params);

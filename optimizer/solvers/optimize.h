@@ -36,8 +36,13 @@ struct OptimizeParams {
      *  (docs/performance.md, "Room steps"). */
     int room_steps = kDefaultRoomSteps;
     static constexpr int kDefaultRoomSteps = 8;
-    /** With room steps: ruin-and-recreate iterations after greedy with room steps
-     *  (SearchParams::ruin_iterations); 0: off. */
+    /** Annealing / tabu with room steps: after the search, ruin-and-recreate iterations
+     *  (SearchParams::ruin_iterations) from the better of the search's and the room plan, in the
+     *  time the search left and at most kRuinTimeShare of the time limit; their plan is kept when
+     *  strictly above. When the room plan is above greedy's and the run length is the default
+     *  (SearchParams::max_evaluations 0), the annealing / tabu run is halved. 0: off (and no
+     *  halving). Default chosen on Huawei-East-1, Azure and the bundled example (docs/performance.md,
+     *  "Ruin and recreate"). */
     std::int64_t ruin_iterations = kDefaultRuinIterations;
     static constexpr std::int64_t kDefaultRuinIterations = 2000;
     /** Share of SearchParams::time_limit_s the ruin and recreate may take (SearchParams::ruin_time_limit_s). */
