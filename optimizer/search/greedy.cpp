@@ -128,7 +128,14 @@ private:
     void touched(const std::vector<int>& hosts);
     /** VM v back to its snapshot placement if that has room (ReturnMove), any delta. */
     bool give_back(int v);
-    bool cover(int h, int t, const Embedding& e, std::vector<int>& out) const;
+    /** A migratable VM on the host of a room estimate: its node mask, per-node demand and RAM. */
+    struct Resident {
+        int vm;
+        NodeMask mask;
+        const Amount* demand;
+        Amount ram;
+    };
+    bool cover(int h, int t, const Embedding& e, const std::vector<Resident>& on, std::vector<int>& out) const;
     void move_vm_lists(int v, int from, int to);
     /** After a change of the state: every VM banned since the last one is a candidate again. */
     void lift_bans();
@@ -168,7 +175,8 @@ private:
     ArgMaxTree rooms;
     std::vector<int> room_banned;  ///< hosts whose exact step did not pay: re-estimated after the next change
     std::vector<char> room_is_banned;
-    std::vector<int> target_order;  ///< targets by weight, largest first
+    std::vector<int> target_order;           ///< targets by weight, largest first
+    std::vector<Resident> resident_scratch;  ///< estimate_room's list of the host's VMs (kept to reuse its memory)
 };
 
 Greedy::Greedy(const CapacityModel& model, const SearchParams& params_, SearchResult& res_)
@@ -361,7 +369,7 @@ void Greedy::init_rooms() {
 /** The fewest VMs of host h, chosen greedily by how much of the shortfall each covers (ties: less
  *  RAM, then the earlier VM), that leave placement e room for one more VM of flavor t; false if
  *  there is no shortfall or more than params.room_steps VMs would be needed. */
-bool Greedy::cover(int h, int t, const Embedding& e, std::vector<int>& out) const {
+bool Greedy::cover(int h, int t, const Embedding& e, const std::vector<Resident>& on, std::vector<int>& out) const {
     const int R = p.num_resources(), n = s.nodes_of(h);
     const Amount* d = p.flavors[t].node_demand.data();
     const Amount* free = s.free_of(h);
@@ -380,26 +388,26 @@ bool Greedy::cover(int h, int t, const Embedding& e, std::vector<int>& out) cons
         int best = -1;
         double best_cover = 0.0;
         Amount best_ram = 0;
-        for (int v : on_host[h]) {
-            const NodeMask both = s.mask_of(v) & e.mask;
-            if (both == 0 || std::find(out.begin(), out.end(), v) != out.end()) continue;
-            const Amount* dv = p.flavors[p.vms[v].flavor].node_demand.data();
+        for (int k = 0; k < static_cast<int>(on.size()); ++k) {
+            const Resident& o = on[static_cast<std::size_t>(k)];
+            const NodeMask both = o.mask & e.mask;
+            if (both == 0 || std::find(out.begin(), out.end(), o.vm) != out.end()) continue;
             double c = 0.0;
             for (int i = 0; i < n; ++i)
                 if ((both >> i) & 1U)
                     for (int r = 0; r < R; ++r)
-                        if (d[r] > 0) c += static_cast<double>(std::min(need[i][r], dv[r])) / static_cast<double>(d[r]);
-            const Amount ram = p.flavors[p.vms[v].flavor].demand[kRamMib];
-            if (c > best_cover || (c > 0.0 && c == best_cover && ram < best_ram)) {
-                best = v;
+                        if (d[r] > 0) c += static_cast<double>(std::min(need[i][r], o.demand[r])) / static_cast<double>(d[r]);
+            if (c > best_cover || (c > 0.0 && c == best_cover && o.ram < best_ram)) {
+                best = k;
                 best_cover = c;
-                best_ram = ram;
+                best_ram = o.ram;
             }
         }
         if (best < 0) return false;
-        out.push_back(best);
-        const NodeMask both = s.mask_of(best) & e.mask;
-        const Amount* dv = p.flavors[p.vms[best].flavor].node_demand.data();
+        const Resident& o = on[static_cast<std::size_t>(best)];
+        out.push_back(o.vm);
+        const NodeMask both = o.mask & e.mask;
+        const Amount* dv = o.demand;
         open = 0;
         for (int i = 0; i < n; ++i)
             if ((e.mask >> i) & 1U)
@@ -420,12 +428,18 @@ void Greedy::estimate_room(int h) {
     Score best_key = kNone;
     std::vector<int> ev;
     HostScratch sc;
+    std::vector<Resident>& on = resident_scratch;
+    on.clear();
+    for (int v : on_host[h]) {
+        const Flavor& fl = p.flavors[p.vms[v].flavor];
+        on.push_back(Resident{v, s.mask_of(v), fl.node_demand.data(), fl.demand[kRamMib]});
+    }
     for (int j : target_order) {
         if (m.target_weight_units(j) <= 0) continue;
         const int t = m.target_flavor(j);
         const auto& embs = m.evaluator(s.type_of(h), t).placements();
         for (int x = 0; x < static_cast<int>(embs.size()); ++x) {
-            if (!cover(h, t, embs[static_cast<std::size_t>(x)], ev)) continue;
+            if (!cover(h, t, embs[static_cast<std::size_t>(x)], on, ev)) continue;
             std::int64_t added = 0;
             Amount ram = 0;
             for (int v : ev)
