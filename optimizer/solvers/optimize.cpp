@@ -146,13 +146,15 @@ SearchResult run_phase(const CapacityModel& model, const OptimizeParams& params,
             sr.best = room.best;
             sr.score_best = room.score_best;
             sr.objective_best = room.objective_best;
+            sr.convergence.push_back(ConvergencePoint{sr.seconds, sr.evaluations, sr.objective_best});
             if (out != nullptr) out->room_taken = true;
         }
         // Ruin and recreate from the better of the two plans, in the time the search left (none
         // when the clock cut the annealing), at most a share of the time limit.
         const double left = base.time_limit_s - sr.seconds;
+        // Nothing to search when the plan already meets the bound.
         const bool searching = sr.stopped_by != StopReason::Interrupted && sr.stopped_by != StopReason::TimeLimit &&
-                               sr.stopped_by != StopReason::ProvenOptimal;
+                               sr.stopped_by != StopReason::ProvenOptimal && !(base.bound_score && sr.score_best >= *base.bound_score);
         if (ruins && searching && left > 0.0) {
             SearchParams lp = base;
             lp.room_steps = params.room_steps;
@@ -173,6 +175,7 @@ SearchResult run_phase(const CapacityModel& model, const OptimizeParams& params,
                 sr.best = r.best;
                 sr.score_best = r.score_best;
                 sr.objective_best = r.objective_best;
+                sr.convergence.push_back(ConvergencePoint{sr.seconds, sr.evaluations, sr.objective_best});
                 if (out != nullptr) out->ruin_taken = true;
             }
             if (r.stopped_by == StopReason::Interrupted || r.stopped_by == StopReason::ProvenOptimal) sr.stopped_by = r.stopped_by;
