@@ -44,6 +44,26 @@ SearchResult greedy_with(const CapacityModel& m, int room_steps, int threads = 1
     return greedy(m, sp);
 }
 
+/** A random cluster of `hosts` hosts of one topology, filled to `fill`, with a budget. */
+Problem random_cluster(const char* topo, int hosts, double fill, std::int64_t budget, std::uint64_t seed) {
+    RandomCluster rc;
+    rc.host_topology = topo;
+    rc.hosts = hosts;
+    rc.fill = fill;
+    rc.max_migrations = budget;
+    rc.seed = seed;
+    return make_random_problem(rc);
+}
+
+/** The same VMs on the same hosts, in the same order. */
+void expect_same_placements(const std::vector<Placement>& a, const std::vector<Placement>& b) {
+    ASSERT_EQ(a.size(), b.size());
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        EXPECT_EQ(a[i].vm, b[i].vm);
+        EXPECT_EQ(a[i].host, b[i].host);
+    }
+}
+
 TEST(RoomSteps, TakeTheEvictionsNoSingleMigrationPaysFor) {
     const Problem p = two_eviction_cluster();
     const CapacityModel m(p);
@@ -77,13 +97,7 @@ TEST(RoomSteps, ExactWithinTheBudgetDeterministicAndNeverAboveTheOptimum) {
     for (const char* topo : {"K2", "C4", "CQ3", "Q33"})
         for (const std::int64_t budget : {2, 4, 8})
             for (std::uint64_t seed = 1; seed <= 3; ++seed) {
-                RandomCluster rc;
-                rc.host_topology = topo;
-                rc.hosts = 8;
-                rc.fill = 0.8;
-                rc.max_migrations = budget;
-                rc.seed = seed;
-                const Problem p = make_random_problem(rc);
+                const Problem p = random_cluster(topo, 8, 0.8, budget, seed);
                 const CapacityModel m(p);
                 SCOPED_TRACE(std::string(topo) + " budget " + std::to_string(budget) + " seed " + std::to_string(seed));
                 const SearchResult base = greedy_with(m, 0);
@@ -97,11 +111,7 @@ TEST(RoomSteps, ExactWithinTheBudgetDeterministicAndNeverAboveTheOptimum) {
                 EXPECT_EQ(full_objective(m, s), r.score_best);
                 EXPECT_LE(s.migrations(), budget);
                 EXPECT_EQ(r2.score_best, r.score_best);
-                ASSERT_EQ(r2.best.size(), r.best.size());
-                for (std::size_t i = 0; i < r.best.size(); ++i) {
-                    EXPECT_EQ(r2.best[i].vm, r.best[i].vm);
-                    EXPECT_EQ(r2.best[i].host, r.best[i].host);
-                }
+                expect_same_placements(r2.best, r.best);
                 const Plan plan = build_plan(m, r.best);
                 EXPECT_LE(plan.migrations, budget);
                 EXPECT_LE(plan.score_after, r.score_best);
@@ -129,13 +139,7 @@ TEST(RoomSteps, RuinAndRecreateIsExactWithinTheBudgetDeterministicAndNeverAboveT
     for (const char* topo : {"K2", "C4", "CQ3"})
         for (const std::int64_t budget : {4, 8, 16})
             for (std::uint64_t seed = 1; seed <= 3; ++seed) {
-                RandomCluster rc;
-                rc.host_topology = topo;
-                rc.hosts = 10;
-                rc.fill = 0.85;
-                rc.max_migrations = budget;
-                rc.seed = seed;
-                const Problem p = make_random_problem(rc);
+                const Problem p = random_cluster(topo, 10, 0.85, budget, seed);
                 const CapacityModel m(p);
                 SCOPED_TRACE(std::string(topo) + " budget " + std::to_string(budget) + " seed " + std::to_string(seed));
                 const SearchResult room = greedy_with(m, 8);
@@ -156,11 +160,7 @@ TEST(RoomSteps, RuinAndRecreateIsExactWithinTheBudgetDeterministicAndNeverAboveT
                 EXPECT_LE(r.ruins_improving, r.ruins);
                 EXPECT_EQ(r2.score_best, r.score_best);
                 EXPECT_EQ(r2.ruins, r.ruins);
-                ASSERT_EQ(r2.best.size(), r.best.size());
-                for (std::size_t i = 0; i < r.best.size(); ++i) {
-                    EXPECT_EQ(r2.best[i].vm, r.best[i].vm);
-                    EXPECT_EQ(r2.best[i].host, r.best[i].host);
-                }
+                expect_same_placements(r2.best, r.best);
                 EXPECT_GE(other.score_best, room.score_best);
                 const Plan plan = build_plan(m, r.best);
                 EXPECT_LE(plan.migrations, budget);
@@ -186,13 +186,7 @@ TEST(RoomSteps, TheSearchPipelineRunsRuinAndRecreateDeterministically) {
     int ran = 0, kept = 0;
     for (const char* topo : {"K2", "CQ3"})
         for (std::uint64_t seed = 1; seed <= 3; ++seed) {
-            RandomCluster rc;
-            rc.host_topology = topo;
-            rc.hosts = 40;
-            rc.fill = 0.9;
-            rc.max_migrations = 40;
-            rc.seed = seed;
-            const Problem p = make_random_problem(rc);
+            const Problem p = random_cluster(topo, 40, 0.9, 40, seed);
             const CapacityModel m(p);
             SCOPED_TRACE(std::string(topo) + " seed " + std::to_string(seed));
             OptimizeParams op;
@@ -202,11 +196,7 @@ TEST(RoomSteps, TheSearchPipelineRunsRuinAndRecreateDeterministically) {
             OptimizeResult a = optimize(m, op);
             OptimizeResult b = optimize(m, op);
             ASSERT_EQ(a.search.score_best, b.search.score_best);
-            ASSERT_EQ(a.search.best.size(), b.search.best.size());
-            for (std::size_t i = 0; i < a.search.best.size(); ++i) {
-                EXPECT_EQ(a.search.best[i].vm, b.search.best[i].vm);
-                EXPECT_EQ(a.search.best[i].host, b.search.best[i].host);
-            }
+            expect_same_placements(a.search.best, b.search.best);
             EXPECT_EQ(a.ruins, b.ruins);
             SearchState s(m);
             s.set_placements(a.search.best);
