@@ -671,7 +671,7 @@ void print_plan_report(const PlanOptions& o, const CapacityModel& model, const O
             "note      ruin and recreate (--ruin-iterations) from the better plan: %lld iteration(s), %lld with a better plan%s%s\n",
             static_cast<long long>(res.ruins), static_cast<long long>(res.ruins_improving),
             res.ruin_taken ? (", reached " + fmt_num(res.ruin_objective) + ": kept").c_str() : "",
-            res.ruins_cut ? "; cut by their share of the time limit (not reproducible: --ruin-iterations N repeats N)" : "");
+            res.ruins_cut ? "; cut by the clock (not reproducible: --ruin-iterations N repeats N)" : "");
     if (sr.stopped_by == StopReason::ProvenOptimal)
         std::printf("note      the search's best state met the upper bound: no plan within the budget does better, so it stopped there\n");
     if (sr.clock_driven_from >= 0)

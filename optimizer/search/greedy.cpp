@@ -718,6 +718,7 @@ SearchResult greedy(const CapacityModel& model, const SearchParams& params) {
                 g.restore(cur);
             }
         }
+        if (res.stopped_by == StopReason::TimeLimit) res.ruins_cut = true;  // the clock ended them too
         if (searching()) res.stopped_by = StopReason::NoImprovingMove;
         if (s.objective() != res.score_best) g.restore(res.best);
     }

@@ -126,7 +126,7 @@ struct SearchResult {
     std::int64_t reheats = 0;          ///< annealing reheats (all workers)
     std::int64_t ruins = 0;            ///< greedy: ruin-and-recreate iterations run (SearchParams::ruin_iterations)
     std::int64_t ruins_improving = 0;  ///< greedy: of those, the ones that found a new best state
-    bool ruins_cut = false;            ///< greedy: SearchParams::ruin_time_limit_s ended them early
+    bool ruins_cut = false;            ///< greedy: the clock ended them early (ruin_time_limit_s or time_limit_s)
     /** Annealing: moves with a negative delta accepted during the first tenth of each worker's run
      *  (all workers); 0 means the start temperature left the chain frozen. */
     std::int64_t early_worsening_accepted = 0;

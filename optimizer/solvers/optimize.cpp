@@ -125,10 +125,15 @@ SearchResult run_phase(const CapacityModel& model, const OptimizeParams& params,
         // greedy's gain) the annealing carries the objective and keeps its whole run.
         const bool ruins = have_room && params.ruin_iterations > 0;
         const double greedy_gain = sr.objective_best - sr.objective_before;
-        if (ruins && params.greedy_start && room.objective_best - sr.objective_best > kRoomMargin * greedy_gain &&
-            room.score_best > sr.score_best && base.max_evaluations == 0)
+        // There the ruins' share of the time limit is also kept from the annealing, so a short
+        // time limit does not leave them nothing (the K2 replay at 5% with --time-limit 5: the
+        // annealing, cut by the clock, kept 2,648).
+        const bool room_ahead = ruins && params.greedy_start && room.objective_best - sr.objective_best > kRoomMargin * greedy_gain &&
+                                room.score_best > sr.score_best;
+        if (room_ahead && base.max_evaluations == 0)
             sp.max_evaluations = std::max<std::int64_t>(1, default_evaluations(model.problem()) / 2);
-        sp.time_limit_s = std::max(1e-3, base.time_limit_s - greedy_seconds);
+        const double ruin_reserve = room_ahead ? OptimizeParams::kRuinTimeShare * base.time_limit_s : 0.0;
+        sp.time_limit_s = std::max(1e-3, base.time_limit_s - greedy_seconds - ruin_reserve);
         sr = params.algorithm == Algorithm::Annealing ? anneal(model, sp) : tabu_search(model, sp, params.tabu);
         if (out != nullptr) {
             out->phase_seconds = sr.seconds;
@@ -153,9 +158,12 @@ SearchResult run_phase(const CapacityModel& model, const OptimizeParams& params,
         // when the clock cut the annealing), at most a share of the time limit.
         const double left = base.time_limit_s - sr.seconds;
         // Nothing to search when the plan already meets the bound.
-        const bool searching = sr.stopped_by != StopReason::Interrupted && sr.stopped_by != StopReason::TimeLimit &&
-                               sr.stopped_by != StopReason::ProvenOptimal && !(base.bound_score && sr.score_best >= *base.bound_score);
-        if (ruins && searching && left > 0.0) {
+        // A clock-cut annealing leaves them only the reserve kept above (none where the room plan
+        // is not ahead: greedy's set-up alone on 10,000 hosts would overrun the limit).
+        const bool searching = sr.stopped_by != StopReason::Interrupted && sr.stopped_by != StopReason::ProvenOptimal &&
+                               (sr.stopped_by != StopReason::TimeLimit || room_ahead) &&
+                               !(base.bound_score && sr.score_best >= *base.bound_score);
+        if (ruins && searching && left > 0.01) {
             SearchParams lp = base;
             lp.room_steps = params.room_steps;
             lp.ruin_iterations = params.ruin_iterations;
@@ -178,7 +186,9 @@ SearchResult run_phase(const CapacityModel& model, const OptimizeParams& params,
                 sr.convergence.push_back(ConvergencePoint{sr.seconds, sr.evaluations, sr.objective_best});
                 if (out != nullptr) out->ruin_taken = true;
             }
-            if (r.stopped_by == StopReason::Interrupted || r.stopped_by == StopReason::ProvenOptimal) sr.stopped_by = r.stopped_by;
+            if (r.stopped_by == StopReason::Interrupted || r.stopped_by == StopReason::ProvenOptimal ||
+                r.stopped_by == StopReason::TimeLimit)
+                sr.stopped_by = r.stopped_by;
         }
     }
     if (params.algorithm != Algorithm::Greedy) sr.best = drop_neutral_remaps(model, sr.best);

@@ -39,9 +39,9 @@ struct OptimizeParams {
     /** Annealing / tabu with room steps: after the search, ruin-and-recreate iterations
      *  (SearchParams::ruin_iterations) from the better of the search's and the room plan, in the
      *  time the search left and at most kRuinTimeShare of the time limit; their plan is kept when
-     *  strictly above. When the room plan is above greedy's and the run length is the default
-     *  (SearchParams::max_evaluations 0), the annealing / tabu run is halved. 0: off (and no
-     *  halving). Default chosen on Huawei-East-1, Azure and the bundled example (docs/performance.md,
+     *  strictly above. When the room plan is well above greedy's (optimize.cpp, kRoomMargin), that
+     *  share is kept from the annealing / tabu's time, and with the default run length
+     *  (SearchParams::max_evaluations 0) its run is halved. 0: off (and neither). Default chosen on Huawei-East-1, Azure and the bundled example (docs/performance.md,
      *  "Ruin and recreate"). */
     std::int64_t ruin_iterations = kDefaultRuinIterations;
     static constexpr std::int64_t kDefaultRuinIterations = 2000;
