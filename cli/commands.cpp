@@ -342,7 +342,7 @@ bool parse_plan_options(const Args& args, PlanOptions& o) {
         ("room-steps", po::value(&o.room_steps)->default_value(OptimizeParams::kDefaultRoomSteps),
          "annealing / tabu: also run greedy with room steps, each evicting at most this many VMs of one host so that one more VM of a target flavor fits there, and keep its plan when strictly above the search's (0: off; --algorithm greedy never takes them)")
         ("ruin-iterations", po::value(&o.ruin_iterations)->default_value(OptimizeParams::kDefaultRuinIterations),
-         "annealing / tabu with room steps: ruin-and-recreate iterations after greedy with room steps (related migrations given back, greedy with room steps again, kept when not worse), within a fifth of --time-limit; 0: off")
+         "annealing / tabu with room steps: ruin-and-recreate iterations after the search, from the better of its plan and the room plan (related migrations given back, greedy with room steps again, kept when not worse), within a fifth of --time-limit; 0: off")
         ("initial-temperature", po::value(&t0)->default_value(0), "annealing start temperature in objective units (0: calibrated)")
         ("free-remaps", "a move to other pNUMA nodes of the VM's own host (remap) does not count against the budget "
                         "(overrides constraints.remap_counts_as_migration; default: it counts)")

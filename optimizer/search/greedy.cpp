@@ -23,7 +23,8 @@ namespace {
 constexpr Score kNone = std::numeric_limits<Score>::min();  // nothing fits / not a candidate
 constexpr std::uint64_t kRuinStream = 0x52554E;             // the ruins' Rng stream (seed, this)
 /** The most a ruin gives back, as a share of the migrated VMs (uniform from 1 to this share):
- *  measured against 0.02 and 0.15 on the Huawei K2 replay at 5% (docs/performance.md, "Ruin and recreate"). */
+ *  measured against 0.02, 0.1, 0.15, 0.2 and 0.3 (docs/performance.md, "Ruin and recreate";
+ *  0.1 at equal time is within a seed's spread of it). */
 constexpr double kRuinShare = 0.05;
 
 /**

@@ -75,7 +75,7 @@ struct SearchParams {
      *  snapshot placements where those have room) and greedy with room steps runs again; the
      *  result is kept when not worse, else the kept state is restored. The best state is returned.
      *  Deterministic for a seed; stops early at the time limit, an interrupt or the bound. >= 0;
-     *  0 = off. OptimizeParams::ruin_iterations sets it beside annealing and tabu. */
+     *  0 = off. OptimizeParams::ruin_iterations sets it for the greedy run after annealing and tabu. */
     std::int64_t ruin_iterations = 0;
     /** At most this many seconds of ruin and recreate (no iteration starts after them; the run
      *  then depends on timing: SearchResult::ruins says how many ran). > 0; the time limit still

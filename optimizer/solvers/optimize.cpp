@@ -154,12 +154,11 @@ SearchResult run_phase(const CapacityModel& model, const OptimizeParams& params,
             sr.convergence.push_back(ConvergencePoint{sr.seconds, sr.evaluations, sr.objective_best});
             if (out != nullptr) out->room_taken = true;
         }
-        // Ruin and recreate from the better of the two plans, in the time the search left (none
-        // when the clock cut the annealing), at most a share of the time limit.
+        // Ruin and recreate from the better of the two plans, in the time the search left and at
+        // most a share of the time limit; nothing to search when the plan meets the bound. A
+        // clock-cut annealing leaves them only the reserve kept above, so none where the room plan
+        // is not ahead (greedy's set-up alone on 10,000 hosts would overrun the limit).
         const double left = base.time_limit_s - sr.seconds;
-        // Nothing to search when the plan already meets the bound.
-        // A clock-cut annealing leaves them only the reserve kept above (none where the room plan
-        // is not ahead: greedy's set-up alone on 10,000 hosts would overrun the limit).
         const bool searching = sr.stopped_by != StopReason::Interrupted && sr.stopped_by != StopReason::ProvenOptimal &&
                                (sr.stopped_by != StopReason::TimeLimit || room_ahead) &&
                                !(base.bound_score && sr.score_best >= *base.bound_score);

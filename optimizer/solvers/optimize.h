@@ -103,8 +103,8 @@ struct OptimizeResult {
     double room_objective = std::numeric_limits<double>::quiet_NaN();
     bool room_taken = false;
     /** Ruin and recreate (OptimizeParams::ruin_iterations) from the better of the search's and the
-     *  room plan: iterations run, those with a new best, whether their time share cut them (not
-     *  reproducible), the objective reached (NaN: not run) and whether it was kept (strictly above). */
+     *  room plan: iterations run, those with a new best, whether the clock cut them (their time
+     *  share or the time limit: not reproducible), the objective reached (NaN: not run) and whether it was kept (strictly above). */
     std::int64_t ruins = 0;
     std::int64_t ruins_improving = 0;
     bool ruins_cut = false;
