@@ -286,6 +286,109 @@ TEST(UpperBound, NeverBelowTheOptimumOnTinyInstances) {
         compared, tight, above, lagrangian, landing_tighter);
 }
 
+/**
+ * A tiny snapshot whose targets' per-node demands are different multiples of one unit (2c4g),
+ * as Huawei's flavors are: 8 vCPU / 16 GiB per pNUMA node; 1c2g and 2c4g (K1, weight 0); the
+ * targets 8c16g (K2, 4c8g per node: 2 units, weight 1) and 16c32g (K2, 8c16g: 4 units, weight
+ * 2); 12c24g (K2, 6c12g: 3 units, weight 0) and on hosts of >= 4 nodes 24c48g (K4 where K4
+ * embeds, else C4; 3 units, weight 0), which move as arrivals only. A node's units 0..4 fall in
+ * the classes {0, 1}, {2, 3}, {4}: a 3-unit arrival fits a class {2, 3} node only at 3 units.
+ */
+Problem tiny_multiples(const std::string& topo, int hosts, int vms, std::uint64_t seed) {
+    Problem p;
+    p.resources = {"vcpu", "ram_mib"};
+    p.host_types.push_back(test::small_host_type(topo, topo, 8, 16 * 1024));
+    for (int h = 0; h < hosts; ++h) p.hosts.push_back(Host{name("h", h), 0, "r0", "p0", ""});
+    test::add_flavor(p, "1c2g", 1, 2, "K1", 0.0);
+    test::add_flavor(p, "2c4g", 2, 4, "K1", 0.0);
+    test::add_flavor(p, "8c16g", 8, 16, "K2", 1.0);
+    test::add_flavor(p, "16c32g", 16, 32, "K2", 2.0);
+    test::add_flavor(p, "12c24g", 12, 24, "K2", 0.0);
+    const HostType& ht = p.host_types[0];
+    const bool k4 = !enumerate_embeddings(ht.topology.graph, parse_topology("K4").graph).empty();
+    if (ht.num_nodes() >= 4) test::add_flavor(p, "24c48g", 24, 48, k4 ? "K4" : "C4", 0.0);
+    std::mt19937_64 rng(seed);
+    test::RandomPlacing how;
+    how.max_vms = vms;
+    how.pinned_one_in = 6;
+    how.flavor = [&](std::mt19937_64& g) {
+        return static_cast<int>(g() % 6) < 2 ? static_cast<int>(g() % 2) : static_cast<int>(g() % p.flavors.size());
+    };
+    test::place_at_random(p, rng, how);
+    finalize_problem(p, "<tiny multiples>");
+    return p;
+}
+
+TEST(UpperBound, ArrivalsWholeInUnitClassesNeverBelowTheOptimum) {
+    // Targets of different per-node demands, all multiples of one unit: the multi-node arrivals
+    // arrive whole over classes of units (docs/upper-bound.md, "Arrivals priced"). Against the
+    // exhaustive search of every final state, toward target 0 (the multipliers driven hardest) and
+    // toward the optimum, with the per-k search first and the envelope first.
+    const Case cases[] = {{"K2", 3, 6}, {"K4", 3, 6}, {"C4", 3, 6}, {"CQ3", 2, 5}};
+    int compared = 0, whole = 0, tighter = 0;
+    for (int i = 0; i < 64; ++i) {
+        const Case& c = cases[i % 4];
+        Problem p = tiny_multiples(c.topo, c.hosts, c.vms, 900 + static_cast<std::uint64_t>(i));
+        p.constraints.max_migrations = 1 + (i / 4) % 3;
+        const CapacityModel m(p);
+        SCOPED_TRACE(std::string(c.topo) + " case " + std::to_string(i) + " budget " + std::to_string(p.constraints.max_migrations));
+        const Score opt = brute_force(m);
+        const UpperBound ub = compute_upper_bound(m);
+        ASSERT_GE(ub.score, opt);
+        for (const bool per_k_first : {true, false})
+            for (const Score target : {Score{0}, opt}) {
+                UpperBoundParams prm;
+                prm.arrival_per_k_first = per_k_first;
+                const LagrangianBound lb = lagrangian_upper_bound(m, prm, target, 20, ub.score);
+                if (!lb.applied) continue;
+                EXPECT_GE(lb.score, opt) << "target " << target << (per_k_first ? "" : ", envelope first");
+                whole += lb.whole_arrivals;
+                tighter += lb.whole_arrivals && lb.score < ub.score;
+            }
+        ++compared;
+    }
+    EXPECT_EQ(compared, 64);
+    EXPECT_GE(whole, 40);   // the whole arrivals in unit classes applied
+    EXPECT_GE(tighter, 5);  // and lowered the bound
+    std::printf("whole arrivals in unit classes on %d runs of 64 tiny instances, below the removal-only bound on %d\n", whole, tighter);
+
+    // By hand, two K2 hosts. Host 0 holds a 12c24g (3 units per node), which leaves 1 unit per
+    // node: worth 0; empty it is worth 4 (two 8c16g, one 16c32g). Host 1 holds two 2c4g, one per
+    // node: 3 units per node (class {2, 3}), worth 1 (one 8c16g). At budget 1 the optimum moves
+    // the 12c24g to host 1 (+4 - 1). The 12c24g fits host 1 only at the top of its nodes' class:
+    // a table that took a class's least units would have host 1 refuse it, and toward target 0
+    // the price of 12c24g would then push the bound below the optimum.
+    Problem p = tiny_multiples("K2", 2, 0, 1);
+    auto add = [&p](const char* id, const char* flavor, int host, std::vector<int> nodes) {
+        Vm vm;
+        vm.id = id;
+        vm.flavor = static_cast<int>(std::find_if(p.flavors.begin(), p.flavors.end(), [&](const Flavor& f) { return f.name == flavor; }) -
+                                     p.flavors.begin());
+        vm.host = host;
+        for (std::size_t i = 0; i < nodes.size(); ++i) vm.pnuma[i] = nodes[i];
+        p.vms.push_back(vm);
+    };
+    add("a", "12c24g", 0, {0, 1});
+    add("b", "2c4g", 1, {0});
+    add("c", "2c4g", 1, {1});
+    finalize_problem(p, "<hand>");
+    p.constraints.max_migrations = 1;
+    const CapacityModel m(p);
+    ASSERT_EQ(snapshot_score(m), 1 * kScoreScale);
+    ASSERT_EQ(brute_force(m), 4 * kScoreScale);
+    const UpperBound ub = compute_upper_bound(m);
+    // At any prices L is at least the optimum; with 12c24g's price above the 1 it costs host 1,
+    // host 1 must take it in for L to stay there (4 - pi + pi - 1 + 1).
+    for (const Score pi : {Score{0}, 1 * kScoreScale, 3 * kScoreScale, 10 * kScoreScale}) {
+        std::vector<Score> prices(p.flavors.size(), 0);
+        prices[4] = pi;  // 12c24g
+        const LagrangianBound lb = lagrangian_upper_bound(m, UpperBoundParams{}, 0, 1, ub.score, &prices);
+        ASSERT_TRUE(lb.applied);
+        EXPECT_EQ(lb.whole_arrivals, pi > 0);  // a flavor without a price does not arrive
+        EXPECT_GE(lb.score, 4 * kScoreScale) << "pi " << pi;
+    }
+}
+
 TEST(UpperBound, EqualsTheObjectiveAtBudgetZero) {
     for (const char* topo : {"K1", "K2", "K4", "CQ3", "2xK4"}) {
         for (std::uint64_t seed = 1; seed <= 3; ++seed) {

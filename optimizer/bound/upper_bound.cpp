@@ -247,18 +247,29 @@ private:
 };
 
 /**
- * lagrangian_upper_bound()'s exact arrivals of multi-node VMs, where every target has the same
- * per-node demand u (e.g. the bundled example: 8c56g on K2 and 16c112g on C4, 4c28g per vNUMA
- * node). Then a host's value V_h reads only b_i = node_b(u, free on node i), every arriving VM of a
- * multi-node flavor g whose per-node demand is u takes exactly one unit of b on each node of its
- * placement, and the best value of the targets' copies plus such arrivals in free amounts F is
+ * lagrangian_upper_bound()'s exact arrivals of multi-node VMs, where every target's per-node
+ * demand is a whole multiple m_t of one unit u (u = the targets' per-node demands' common divisor
+ * along their shared direction: the bundled example's 8c56g on K2 and 16c112g on C4 share 4c28g,
+ * m = 1; Huawei's 12c24g and 24c48g (6c12g per node), 16c32g and 32c64g (8c16g), 48c96g (12c24g)
+ * and 64c128g (16c32g) share 2c4g, m = 3, 4, 6, 8). Then node_b(t, free) = floor(b / m_t) with
+ * b = min over r of floor(free_r / u_r) (floor(x / (m u)) = floor(floor(x / u) / m)), so a host's
+ * value V_h reads only the units b_i of its nodes, and through the copy counts only their
+ * *class*: the run of b over which every floor(b / m_t) is the same (on a 16c64g node with
+ * Huawei's targets b = 0-2, 3, 4-5, 6-7, 8: five classes). An arriving VM of a multi-node flavor
+ * g whose per-node demand is m_g u takes m_g units on each node of its placement. With c the
+ * class vector and cmax its classes' largest units,
  *
- *     T(b) = max( V(b), max over g, placements P of g with b_i >= 1 on P of T(b - 1_P) + pi_g ),
+ *     T(c) = max( V(c), max over g, placements P of g with cmax_i >= m_g on P of
+ *                 T(class(cmax - m_g 1_P)) + pi_g ),
  *
- * exact (each arrival is placed whole, on linked nodes), made once per multiplier vector for every
- * b of each host type (b_i up to node i's capacity: prod (bmax_i + 1) states, at most kMaxStates
- * per type, else not applied). T is monotone in b (more room, more choices). Flavors it covers
- * are left out of the one-node pieces (ArrivalGrid). Read by every worker (const).
+ * made once per multiplier vector for every class vector of each host type (prod (classes_i)
+ * states, at most kMaxStates per type, else not applied), is at least the best value of the
+ * targets' copies plus such arrivals, each placed whole on linked nodes, at every b of class c:
+ * by induction, an arrival at b leaves b - m_g 1_P <= cmax - m_g 1_P, whose class is no higher,
+ * and T is monotone in the classes (more room, more choices). Where every m is 1 the classes are
+ * the units and T is exact. Applied only when every arrival lowers its nodes' classes (else a
+ * class could take an arrival and stay: no finite table). Flavors it covers are left out of the
+ * one-node pieces (ArrivalGrid). Read by every worker (const).
  */
 class MultiNodeArrivals {
 public:
@@ -267,65 +278,139 @@ public:
         const Problem& p = m.problem();
         const int T = m.num_targets();
         if (T == 0) return;
-        unit_flavor_ = m.target_flavor(0);
-        const std::vector<Amount>& u = p.flavors[static_cast<std::size_t>(unit_flavor_)].node_demand;
-        for (int j = 1; j < T; ++j)
-            if (p.flavors[static_cast<std::size_t>(m.target_flavor(j))].node_demand != u) return;
+        // The unit: every target's per-node demand is g_t x v for one direction v (its demands
+        // over their gcd); u = gcd(g_t) x v, m_t = g_t / gcd(g_t).
+        auto split = [&](const std::vector<Amount>& d, std::vector<Amount>& dir) -> Amount {
+            Amount g = 0;
+            for (int r = 0; r < R_; ++r) g = std::gcd(g, d[static_cast<std::size_t>(r)]);
+            dir.assign(d.begin(), d.end());
+            if (g > 0)
+                for (Amount& x : dir) x /= g;
+            return g;
+        };
+        std::vector<Amount> dir, dir_t;
+        std::vector<Amount> whole(static_cast<std::size_t>(T));
+        for (int j = 0; j < T; ++j) {
+            const Amount g = split(p.flavors[static_cast<std::size_t>(m.target_flavor(j))].node_demand, dir_t);
+            if (g <= 0 || (j > 0 && dir_t != dir)) return;
+            dir = dir_t;
+            whole[static_cast<std::size_t>(j)] = g;
+        }
+        // Covered: multi-node flavors of a price whose per-node demand lies along v; u divides
+        // theirs too.
         covers_.assign(p.flavors.size(), 0);
+        std::vector<Amount> flavor_whole(p.flavors.size(), 0);
+        Amount common = 0;
+        for (Amount g : whole) common = std::gcd(common, g);
         bool any = false;
         for (std::size_t g = 0; g < p.flavors.size(); ++g) {
-            covers_[g] = p.flavors[g].num_vnuma() > 1 && p.flavors[g].node_demand == u && price[g] > 0;
-            any = any || covers_[g];
+            if (p.flavors[g].num_vnuma() <= 1 || price[g] <= 0) continue;
+            const Amount w = split(p.flavors[g].node_demand, dir_t);
+            if (w <= 0 || dir_t != dir) continue;
+            covers_[g] = 1;
+            flavor_whole[g] = w;
+            common = std::gcd(common, w);
+            any = true;
         }
         if (!any) return;
+        unit_.resize(static_cast<std::size_t>(R_));
+        for (int r = 0; r < R_; ++r) unit_[static_cast<std::size_t>(r)] = common * dir[static_cast<std::size_t>(r)];
+        multiple_.resize(static_cast<std::size_t>(T));
+        for (int j = 0; j < T; ++j)
+            multiple_[static_cast<std::size_t>(j)] = static_cast<Count>(whole[static_cast<std::size_t>(j)] / common);
+        std::vector<Count> flavor_multiple(p.flavors.size(), 0);
+        for (std::size_t g = 0; g < p.flavors.size(); ++g) flavor_multiple[g] = static_cast<Count>(flavor_whole[g] / common);
         types_.resize(p.host_types.size());
+        std::vector<Count> sig, prev;
         for (std::size_t ht = 0; ht < p.host_types.size(); ++ht) {
             Type& ty = types_[ht];
             const HostType& h = p.host_types[ht];
             ty.n = h.num_nodes();
             std::int64_t states = 1;
             for (int i = 0; i < ty.n; ++i) {
-                ty.bmax[i] = m.node_b(unit_flavor_, h.node_capacity.data() + static_cast<std::ptrdiff_t>(i) * R_);
+                Node& nd = ty.node[i];
+                nd.bmax = units(h.node_capacity.data() + static_cast<std::ptrdiff_t>(i) * R_);
+                // Classes: the runs of b with the same copy counts floor(b / m_t).
+                nd.class_of.assign(static_cast<std::size_t>(nd.bmax) + 1, 0);
+                nd.low.clear();
+                nd.high.clear();
+                for (Count b = 0; b <= nd.bmax; ++b) {
+                    sig.resize(static_cast<std::size_t>(T));
+                    for (int j = 0; j < T; ++j) sig[static_cast<std::size_t>(j)] = b / multiple_[static_cast<std::size_t>(j)];
+                    if (b == 0 || sig != prev) {
+                        nd.low.push_back(b);
+                        nd.high.push_back(b);
+                    } else {
+                        nd.high.back() = b;
+                    }
+                    nd.class_of[static_cast<std::size_t>(b)] = static_cast<Count>(nd.low.size()) - 1;
+                    prev = sig;
+                }
                 ty.stride[i] = states;
-                states *= ty.bmax[i] + 1;
+                states *= static_cast<std::int64_t>(nd.low.size());
                 if (states > kMaxStates) return;
             }
-            for (std::size_t g = 0; g < p.flavors.size(); ++g)
-                if (covers_[g])
-                    for (const Embedding& e : m.evaluator(static_cast<int>(ht), static_cast<int>(g)).placements()) {
-                        std::int64_t step = 0;
-                        for (int i = 0; i < ty.n; ++i)
-                            if ((e.mask >> i) & 1U) step += ty.stride[i];
-                        ty.moves.push_back({static_cast<int>(g), e.mask, step, price[g]});
-                    }
+            for (std::size_t g = 0; g < p.flavors.size(); ++g) {
+                if (!covers_[g]) continue;
+                std::vector<NodeMask> masks;
+                for (const Embedding& e : m.evaluator(static_cast<int>(ht), static_cast<int>(g)).placements()) masks.push_back(e.mask);
+                std::sort(masks.begin(), masks.end());
+                masks.erase(std::unique(masks.begin(), masks.end()), masks.end());
+                for (NodeMask mask : masks) ty.moves.push_back({static_cast<int>(g), mask, flavor_multiple[g], price[g]});
+            }
+            // Every arrival must lower the classes of its nodes (T's recursion then ends).
+            for (const Move& mv : ty.moves)
+                for (int i = 0; i < ty.n; ++i) {
+                    if (((mv.mask >> i) & 1U) == 0) continue;
+                    const Node& nd = ty.node[i];
+                    for (std::size_t c = 0; c < nd.low.size(); ++c)
+                        if (nd.high[c] >= mv.units && nd.class_of[static_cast<std::size_t>(nd.high[c] - mv.units)] >= static_cast<Count>(c))
+                            return;
+                }
             ty.t.assign(static_cast<std::size_t>(states), 0);
+            ty.next.assign(static_cast<std::size_t>(states), -1);
             ty.choice.assign(static_cast<std::size_t>(states), -1);
-            Count b[kMaxPNuma] = {};
+            Count c[kMaxPNuma] = {};
+            Count counts[kMaxPNuma] = {};
             for (std::int64_t s = 0; s < states; ++s) {
-                if (s > 0)  // the next b in mixed radix (node 0 fastest): s's digits
+                if (s > 0)  // the next class vector in mixed radix (node 0 fastest): s's digits
                     for (int i = 0; i < ty.n; ++i) {
-                        if (b[i] < ty.bmax[i]) {
-                            ++b[i];
+                        if (c[i] + 1 < static_cast<Count>(ty.node[i].low.size())) {
+                            ++c[i];
                             break;
                         }
-                        b[i] = 0;
+                        c[i] = 0;
                     }
                 Score v = 0;
-                for (int j = 0; j < T; ++j) v += m.target_weight_units(j) * m.evaluator(static_cast<int>(ht), m.target_flavor(j))(b);
+                for (int j = 0; j < T; ++j) {
+                    for (int i = 0; i < ty.n; ++i)
+                        counts[i] = ty.node[i].low[static_cast<std::size_t>(c[i])] / multiple_[static_cast<std::size_t>(j)];
+                    v += m.target_weight_units(j) * m.evaluator(static_cast<int>(ht), m.target_flavor(j))(counts);
+                }
                 int pick = -1;
+                std::int64_t pick_next = -1;
                 for (std::size_t a = 0; a < ty.moves.size(); ++a) {
                     const Move& mv = ty.moves[a];
+                    std::int64_t to = s;
                     bool fits = true;
-                    for (int i = 0; i < ty.n && fits; ++i) fits = ((mv.mask >> i) & 1U) == 0 || b[i] >= 1;
+                    for (int i = 0; i < ty.n && fits; ++i) {
+                        if (((mv.mask >> i) & 1U) == 0) continue;
+                        const Node& nd = ty.node[i];
+                        const Count hi = nd.high[static_cast<std::size_t>(c[i])];
+                        fits = hi >= mv.units;
+                        if (fits) to -= (c[i] - nd.class_of[static_cast<std::size_t>(hi - mv.units)]) * ty.stride[i];
+                    }
                     if (!fits) continue;
-                    const Score c = ty.t[static_cast<std::size_t>(s - mv.step)] + mv.value;
-                    if (c > v) {
-                        v = c;
+                    const Score val = ty.t[static_cast<std::size_t>(to)] + mv.value;
+                    if (val > v) {
+                        v = val;
                         pick = static_cast<int>(a);
+                        pick_next = to;
                     }
                 }
                 ty.t[static_cast<std::size_t>(s)] = v;
                 ty.choice[static_cast<std::size_t>(s)] = pick;
+                ty.next[static_cast<std::size_t>(s)] = pick_next;
             }
             ty.most_gain = 0;
             for (int j = 0; j < T; ++j) ty.most_gain += std::max<Score>(0, m.target_weight_units(j));
@@ -335,11 +420,11 @@ public:
     }
     /** Does T apply (a table for every host type)? */
     bool ok() const { return ok_; }
-    /** Are all of a host type's nodes' units at most `units` (priced_search()'s per-node arrays)? */
-    bool fits(int type, Count units = 15) const {
+    /** Are all of a host type's nodes' classes below `classes` (priced_search()'s per-node arrays)? */
+    bool fits(int type, Count classes = 15) const {
         const Type& ty = types_[static_cast<std::size_t>(type)];
         for (int i = 0; i < ty.n; ++i)
-            if (ty.bmax[i] > units) return false;
+            if (static_cast<Count>(ty.node[i].low.size()) - 1 > classes) return false;
         return true;
     }
     /** Is flavor g's arrival exact here (so not a one-node piece)? */
@@ -357,36 +442,42 @@ public:
         }
         return at(type, s) + extra;
     }
-    /** Node i's share of value(): its units b = node_b(unit flavor, `free_node`) as the state
-     *  index's digit (min(b, bmax_i) x stride_i) and what units beyond bmax_i add. value() = at()
-     *  of the nodes' idx summed, plus their extra summed; a search that keeps a node's free
-     *  amounts fixed while others change reads its part once. O(R). */
+    /** Node i's share of value(): the class of its units b (min(b, bmax_i)) as the state index's
+     *  digit (class x stride_i) and what units beyond bmax_i add. value() = at() of the nodes'
+     *  idx summed, plus their extra summed; a search that keeps a node's free amounts fixed while
+     *  others change reads its part once. O(R). */
     struct NodePart {
         std::int64_t idx = 0;
         Score extra = 0;
     };
     NodePart node_part(int type, int i, const Amount* free_node) const {
         const Type& ty = types_[static_cast<std::size_t>(type)];
-        Count b = m_.node_b(unit_flavor_, free_node);
+        const Node& nd = ty.node[i];
+        Count b = units(free_node);
         NodePart np;
-        if (b > ty.bmax[i]) {
-            np.extra = (b - ty.bmax[i]) * (ty.most_gain + ty.most_gain_extra);
-            b = ty.bmax[i];
+        if (b > nd.bmax) {
+            np.extra = (b - nd.bmax) * (ty.most_gain + ty.most_gain_extra);
+            b = nd.bmax;
         }
-        np.idx = b * ty.stride[i];
+        np.idx = nd.class_of[static_cast<std::size_t>(b)] * ty.stride[i];
         return np;
+    }
+    /** The class of node i's units at `free_node` (at most the node's last class). O(R). */
+    Count unit_class(int type, int i, const Amount* free_node) const {
+        const Node& nd = types_[static_cast<std::size_t>(type)].node[i];
+        return nd.class_of[static_cast<std::size_t>(std::min(units(free_node), nd.bmax))];
     }
     /** Adds T's arrivals at `free` (value()'s argmax) to `count` [flavor]. O(arrivals x nodes). */
     void arrivals(int type, const Amount* free, std::vector<int>& count) const {
-        const Type& ty = types_[static_cast<std::size_t>(type)];
         std::int64_t s = 0;
-        for (int i = 0; i < ty.n; ++i)
-            s += std::min<Count>(m_.node_b(unit_flavor_, free + static_cast<std::ptrdiff_t>(i) * R_), ty.bmax[i]) * ty.stride[i];
+        for (int i = 0; i < types_[static_cast<std::size_t>(type)].n; ++i)
+            s += node_part(type, i, free + static_cast<std::ptrdiff_t>(i) * R_).idx;
         arrivals_at(type, s, count);
     }
-    /** The state index of b (sum of b_i x stride(type, i), b_i <= bmax(type, i)). */
+    /** The state index of a class vector (sum of c_i x stride(type, i), c_i <= last_class(type, i)). */
     std::int64_t stride(int type, int i) const { return types_[static_cast<std::size_t>(type)].stride[i]; }
-    Count bmax(int type, int i) const { return types_[static_cast<std::size_t>(type)].bmax[i]; }
+    /** Node i's last class (its classes are 0 .. last_class). */
+    Count last_class(int type, int i) const { return static_cast<Count>(types_[static_cast<std::size_t>(type)].node[i].low.size()) - 1; }
     /** T at state index `s`. O(1). */
     Score at(int type, std::int64_t s) const { return types_[static_cast<std::size_t>(type)].t[static_cast<std::size_t>(s)]; }
     /** T of a host type, by state index (at() without the lookups, for tight loops). */
@@ -396,31 +487,44 @@ public:
         const Type& ty = types_[static_cast<std::size_t>(type)];
         for (int a = ty.choice[static_cast<std::size_t>(s)]; a >= 0; a = ty.choice[static_cast<std::size_t>(s)]) {
             ++count[static_cast<std::size_t>(ty.moves[static_cast<std::size_t>(a)].flavor)];
-            s -= ty.moves[static_cast<std::size_t>(a)].step;
+            s = ty.next[static_cast<std::size_t>(s)];
         }
     }
-    /** The copy counts' flavor (target 0): every target's per-node demand is its. */
-    int unit_flavor() const { return unit_flavor_; }
 
 private:
+    /** b = min over resources with a unit of floor(free_r / u_r). */
+    Count units(const Amount* free_node) const {
+        Count b = std::numeric_limits<Count>::max();
+        for (int r = 0; r < R_; ++r)
+            if (unit_[static_cast<std::size_t>(r)] > 0)
+                b = std::min<Count>(b, static_cast<Count>(free_node[r] / unit_[static_cast<std::size_t>(r)]));
+        return b;
+    }
     struct Move {
         int flavor;
         NodeMask mask;
-        std::int64_t step;  ///< the state index it takes off (sum of its nodes' strides)
-        Score value;        ///< pi_flavor
+        Count units;  ///< m_flavor: the units it takes on each node of `mask`
+        Score value;  ///< pi_flavor
+    };
+    struct Node {
+        Count bmax = 0;                ///< units at the node's capacity
+        std::vector<Count> class_of;   ///< [b] its class
+        std::vector<Count> low, high;  ///< [class] its least and largest b
     };
     struct Type {
         int n = 0;
-        Count bmax[kMaxPNuma] = {};
+        Node node[kMaxPNuma];
         std::int64_t stride[kMaxPNuma] = {};
         std::vector<Move> moves;
         std::vector<Score> t;
-        std::vector<int> choice;  ///< [state] the arrival T takes there (-1: the copies alone)
+        std::vector<std::int64_t> next;  ///< [state] the state T's arrival there leaves (-1: none)
+        std::vector<int> choice;         ///< [state] the arrival T takes there (-1: the copies alone)
         Score most_gain = 0, most_gain_extra = 0;
     };
     const CapacityModel& m_;
     int R_;
-    int unit_flavor_ = -1;
+    std::vector<Amount> unit_;     ///< u per resource
+    std::vector<Count> multiple_;  ///< [target] m_t
     bool ok_ = false;
     std::vector<char> covers_;
     std::vector<Type> types_;
@@ -787,6 +891,13 @@ private:
         for (int i = 0; i < n_; ++i) stride[i] = multi_->stride(type_, i);
         std::vector<Score> rest_least(static_cast<std::size_t>(n_) + 1);
         std::vector<std::int64_t> rest_top(static_cast<std::size_t>(n_) + 1);
+        struct Level {
+            std::int64_t idx;  ///< its class x the node's stride
+            Score cost;        ///< phi at the class (with mu)
+            int arg, a;        ///< the option and its removals
+        };
+        std::vector<Level> levels(static_cast<std::size_t>(n_ * width));
+        std::vector<int> n_levels(static_cast<std::size_t>(n_)), order;
         // H(mu): its value, the removals of a best configuration, and that configuration's witness.
         struct Eval {
             Score h = std::numeric_limits<Score>::min();
@@ -794,8 +905,20 @@ private:
             std::shared_ptr<const Witness> w;
         };
         bool aborted = false;
+        // The configurations found so far (lines G - mu k): the best of them at mu seeds each
+        // evaluation, so the search only has to prove that nothing beats it (at a breakpoint
+        // search's mu two of them tie, and most often nothing does).
+        std::vector<Eval> lines;
         auto eval = [&](Score mu) {
             Eval e;
+            for (const Eval& l : lines) {
+                const Score at_mu = l.h - mu * l.k;
+                if (e.w == nullptr || at_mu > e.h) {
+                    e = l;
+                    e.h = at_mu;
+                }
+            }
+            bool found = false;
             std::size_t best_o = 0;
             std::int64_t best_idx = 0;
             int cur_a = 0;
@@ -809,7 +932,7 @@ private:
                     const std::vector<SlotOption>& os = *opts[o][static_cast<std::size_t>(i)];
                     for (std::size_t q = 0; q < os.size(); ++q) {
                         if (os[q].a > room) continue;
-                        const int b = static_cast<int>(std::min<Count>(os[q].b[0], multi_->bmax(type_, i)));
+                        const int b = static_cast<int>(multi_->unit_class(type_, i, os[q].free.data()));
                         const Score c = os[q].land + mu * os[q].a;
                         const std::size_t x = static_cast<std::size_t>(i * width + b);
                         if (c < phi[x] || (c == phi[x] && os[q].a < arg_a[x])) {
@@ -829,42 +952,106 @@ private:
                         }
                     }
                 }
-                for (int i = n_ - 1; i >= 0; --i) {
-                    const std::size_t u = static_cast<std::size_t>(i);
-                    rest_least[u] = rest_least[u + 1] + phi[static_cast<std::size_t>(i * width)];
-                    rest_top[u] = rest_top[u + 1] + most[i] * stride[i];
+                // Per node its undominated levels: the classes whose least cost is below that of
+                // every higher class (a class costing no less than a higher one is never better: T
+                // is monotone), largest first, so costs fall along the list. A node with one level
+                // is fixed; the others are searched, those with the most levels first.
+                std::int64_t idx0 = 0;
+                Score value0 = -x_land[o] - mu * x_size[o];
+                int a0 = 0;
+                order.clear();
+                for (int i = 0; i < n_; ++i) {
+                    Level* lv = levels.data() + static_cast<std::ptrdiff_t>(i) * width;
+                    int cnt_i = 0;
+                    Score above = std::numeric_limits<Score>::max();
+                    for (int b = most[i]; b >= 0; --b) {
+                        const std::size_t x = static_cast<std::size_t>(i * width + b);
+                        if (arg[x] < 0 || phi[x] >= above) continue;
+                        above = phi[x];
+                        lv[cnt_i++] = Level{b * stride[i], phi[x], arg[x], arg_a[x]};
+                    }
+                    n_levels[static_cast<std::size_t>(i)] = cnt_i;
+                    if (cnt_i == 1) {
+                        idx0 += lv[0].idx;
+                        value0 -= lv[0].cost;
+                        a0 += lv[0].a;
+                        pick[static_cast<std::size_t>(i)] = lv[0].arg;
+                    } else if (cnt_i > 1) {
+                        order.push_back(i);
+                    }
                 }
-                auto dfs = [&](auto&& self, int i, std::int64_t idx, Score value) -> void {
+                if (std::find(n_levels.begin(), n_levels.end(), 0) != n_levels.end())
+                    continue;  // a node without an option within the removals left
+                std::stable_sort(order.begin(), order.end(), [&](int x, int y) {
+                    return n_levels[static_cast<std::size_t>(x)] > n_levels[static_cast<std::size_t>(y)];
+                });
+                const int depth = static_cast<int>(order.size());
+                rest_least[static_cast<std::size_t>(depth)] = 0;
+                rest_top[static_cast<std::size_t>(depth)] = 0;
+                for (int d = depth - 1; d >= 0; --d) {
+                    const int i = order[static_cast<std::size_t>(d)];
+                    const Level* lv = levels.data() + static_cast<std::ptrdiff_t>(i) * width;
+                    rest_least[static_cast<std::size_t>(d)] =
+                        rest_least[static_cast<std::size_t>(d) + 1] + lv[n_levels[static_cast<std::size_t>(i)] - 1].cost;
+                    rest_top[static_cast<std::size_t>(d)] = rest_top[static_cast<std::size_t>(d) + 1] + lv[0].idx;
+                }
+                cur_a = a0;
+                auto leaf = [&](std::int64_t idx, Score v, int extra_a) {
+                    found = true;
+                    e.h = v;
+                    e.k = x_size[o] + cur_a + extra_a;
+                    best_o = o;
+                    best_idx = idx;
+                    best_pick = pick;
+                };
+                auto dfs = [&](auto&& self, int d, std::int64_t idx, Score value) -> void {
                     if (--left < 0) {
                         aborted = true;
                         return;
                     }
                     tick();
-                    if (i == n_) {
+                    if (d == depth) {
                         const Score v = tab[idx] + value;
-                        if (v <= e.h) return;
-                        e.h = v;
-                        e.k = x_size[o] + cur_a;
-                        best_o = o;
-                        best_idx = idx;
-                        best_pick = pick;
+                        if (v > e.h) leaf(idx, v, 0);
                         return;
                     }
-                    const std::size_t u = static_cast<std::size_t>(i);
+                    const std::size_t u = static_cast<std::size_t>(d);
                     if (tab[idx + rest_top[u]] + value - rest_least[u] <= e.h) return;
-                    for (int b = most[i]; b >= 0 && !aborted; --b) {
-                        const std::size_t x = static_cast<std::size_t>(i * width + b);
-                        if (arg[x] < 0) continue;
-                        pick[u] = arg[x];
-                        const int a = arg_a[x];
-                        cur_a += a;
-                        self(self, i + 1, idx + b * stride[i], value - phi[x]);
-                        cur_a -= a;
+                    // Each later node j at its own levels, the others at their top classes and least
+                    // costs: T(idx, s) - phi(s) <= T(idx, top but s_j) - phi_j(s_j) - the others' least.
+                    for (int dj = d; dj < depth; ++dj) {
+                        const int j = order[static_cast<std::size_t>(dj)];
+                        const Level* lj = levels.data() + static_cast<std::ptrdiff_t>(j) * width;
+                        const int nj = n_levels[static_cast<std::size_t>(j)];
+                        const std::int64_t base_j = idx + rest_top[u] - lj[0].idx;
+                        Score best_j = std::numeric_limits<Score>::min();
+                        for (int q = 0; q < nj; ++q) best_j = std::max(best_j, tab[base_j + lj[q].idx] - lj[q].cost);
+                        if (best_j + value - (rest_least[u] - lj[nj - 1].cost) <= e.h) return;
+                    }
+                    const int i = order[u];
+                    const Level* lv = levels.data() + static_cast<std::ptrdiff_t>(i) * width;
+                    const int nl = n_levels[static_cast<std::size_t>(i)];
+                    if (d == depth - 1) {
+                        // The last node's choices are leaves: read them in one loop.
+                        left -= nl;
+                        for (int q = 0; q < nl; ++q) {
+                            const Score v = tab[idx + lv[q].idx] + value - lv[q].cost;
+                            if (v <= e.h) continue;
+                            pick[static_cast<std::size_t>(i)] = lv[q].arg;
+                            leaf(idx + lv[q].idx, v, lv[q].a);
+                        }
+                        return;
+                    }
+                    for (int q = 0; q < nl && !aborted; ++q) {
+                        pick[static_cast<std::size_t>(i)] = lv[q].arg;
+                        cur_a += lv[q].a;
+                        self(self, d + 1, idx + lv[q].idx, value - lv[q].cost);
+                        cur_a -= lv[q].a;
                     }
                 };
-                dfs(dfs, 0, 0, -x_land[o] - mu * x_size[o]);
+                dfs(dfs, 0, idx0, value0);
             }
-            if (aborted) return e;
+            if (aborted || !found) return e;
             auto w = std::make_shared<Witness>();
             for (std::size_t m = 0; m < multi.size(); ++m)
                 if (outer[best_o][m] > 0) w->removed.emplace_back(classes_[multi[m]].flavor, outer[best_o][m]);
@@ -879,6 +1066,9 @@ private:
             w->arrived.assign(p_.flavors.size(), 0);
             multi_->arrivals_at(type_, best_idx, w->arrived);
             e.w = std::move(w);
+            Eval line = e;
+            line.h = e.h + mu * e.k;  // G: the line's value at mu = 0
+            lines.push_back(std::move(line));
             return e;
         };
         // The breakpoints of H: lines G - mu k of the configurations found (G = h + mu k).
@@ -2636,6 +2826,7 @@ LagrangianBound lagrangian_upper_bound(const CapacityModel& model, const UpperBo
             best = L;
             best_pi = pi;
             out.prices = price;
+            out.whole_arrivals = multi.ok();
             stale = 0;
         }
         if (L <= target) break;

@@ -223,6 +223,7 @@ struct LagrangianBound {
     StopReason stopped_by = StopReason::Complete;  ///< TimeLimit or Interrupted when cut short
     double seconds = 0.0;                          ///< wall clock
     std::vector<Score> prices;                     ///< [flavor] the multipliers of `score` (score units per VM)
+    bool whole_arrivals = false;                   ///< the multi-node arrivals arrived whole (not as pieces) at `prices`
 };
 
 /**
@@ -237,10 +238,11 @@ struct LagrangianBound {
  *              V_h(F_h + d(S) - d(A)) - W x RAM(S) - pi(S) + pi(A)
  *
  * with multi-node arrivals relaxed to independent one-node pieces worth ceil(pi_g / vNUMA nodes)
- * each (a superset of the real arrivals at no less value) -- or, where every target has the same
- * per-node demand u, arriving whole: a table per host type of the best value of the targets'
- * copies and whole arrivals of the multi-node flavors whose per-node demand is u, over the units
- * of u per node (at most 2^20 states per type, else pieces). G_h is the node-subset search of
+ * each (a superset of the real arrivals at no less value) -- or, where every target's per-node
+ * demand is a whole multiple of one unit u, arriving whole: a table per host type of (at least)
+ * the best value of the targets' copies and whole arrivals of the multi-node flavors whose
+ * per-node demand is a multiple of u, over the classes of the units of u per node (runs of units
+ * with the same copy counts; at most 2^20 states per type, else pieces). G_h is the node-subset search of
  * compute_upper_bound with, per pNUMA node, options (removals, the room kept for the targets'
  * copies, removal prices less the best piece value of what is left: an exact two-resource
  * unbounded knapsack on a grid of the pieces' demands); a host where that search runs out gets a
