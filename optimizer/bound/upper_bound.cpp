@@ -108,6 +108,9 @@ struct HostTable {
     TableKind kind = TableKind::Full;
     bool beyond = false;        ///< the table goes beyond the exact depth
     bool node_subsets = false;  ///< the node-subset bound completed there
+    /** lagrangian_upper_bound() only: the per-k search with arrivals ran out here or was not
+     *  tried (the next multiplier vector goes straight to the envelope on this host). */
+    bool per_k_out = false;
     /** lagrangian_upper_bound() only: [k] the witness of front[k] (null: none recorded). */
     std::vector<std::shared_ptr<const Witness>> witness;
 };
@@ -352,11 +355,14 @@ public:
             }
             for (std::size_t g = 0; g < p.flavors.size(); ++g) {
                 if (!covers_[g]) continue;
+                // One move per node set, in the placements' order (an embedding's automorphic
+                // copies take the same units).
                 std::vector<NodeMask> masks;
-                for (const Embedding& e : m.evaluator(static_cast<int>(ht), static_cast<int>(g)).placements()) masks.push_back(e.mask);
-                std::sort(masks.begin(), masks.end());
-                masks.erase(std::unique(masks.begin(), masks.end()), masks.end());
-                for (NodeMask mask : masks) ty.moves.push_back({static_cast<int>(g), mask, flavor_multiple[g], price[g]});
+                for (const Embedding& e : m.evaluator(static_cast<int>(ht), static_cast<int>(g)).placements()) {
+                    if (std::find(masks.begin(), masks.end(), e.mask) != masks.end()) continue;
+                    masks.push_back(e.mask);
+                    ty.moves.push_back({static_cast<int>(g), e.mask, flavor_multiple[g], price[g]});
+                }
             }
             // Every arrival must lower the classes of its nodes (T's recursion then ends).
             for (const Move& mv : ty.moves)
@@ -588,6 +594,11 @@ public:
         grid_ = grid;
         multi_ = multi;
     }
+    /** lagrangian_upper_bound(): whether the next run() may try the per-k search with arrivals
+     *  (UpperBoundParams::arrival_per_k_first). Off on a host where it ran out at the previous
+     *  multiplier vector: on 8-node hosts it runs out on most hosts at every vector, and trying
+     *  it again took about a fifth of the time of each vector on huawei-1000. */
+    void set_per_k(bool on) { per_k_ = on; }
 
     /** Host h's table for removal counts k <= kcap (front.size() - 1 <= kcap). Checks the watch
      *  every 64 value evaluations: throws BoundHalted once it says stop. */
@@ -955,7 +966,7 @@ private:
                 // Per node its undominated levels: the classes whose least cost is below that of
                 // every higher class (a class costing no less than a higher one is never better: T
                 // is monotone), largest first, so costs fall along the list. A node with one level
-                // is fixed; the others are searched, those with the most levels first.
+                // is fixed; the others are searched in their order.
                 std::int64_t idx0 = 0;
                 Score value0 = -x_land[o] - mu * x_size[o];
                 int a0 = 0;
@@ -982,9 +993,6 @@ private:
                 }
                 if (std::find(n_levels.begin(), n_levels.end(), 0) != n_levels.end())
                     continue;  // a node without an option within the removals left
-                std::stable_sort(order.begin(), order.end(), [&](int x, int y) {
-                    return n_levels[static_cast<std::size_t>(x)] > n_levels[static_cast<std::size_t>(y)];
-                });
                 const int depth = static_cast<int>(order.size());
                 rest_least[static_cast<std::size_t>(depth)] = 0;
                 rest_top[static_cast<std::size_t>(depth)] = 0;
@@ -1019,14 +1027,21 @@ private:
                     if (tab[idx + rest_top[u]] + value - rest_least[u] <= e.h) return;
                     // Each later node j at its own levels, the others at their top classes and least
                     // costs: T(idx, s) - phi(s) <= T(idx, top but s_j) - phi_j(s_j) - the others' least.
+                    // Node order[d]'s own terms bound each of its levels' subtrees (child_ub).
+                    Score child_ub[kMaxPricedUnits + 1];
                     for (int dj = d; dj < depth; ++dj) {
                         const int j = order[static_cast<std::size_t>(dj)];
                         const Level* lj = levels.data() + static_cast<std::ptrdiff_t>(j) * width;
                         const int nj = n_levels[static_cast<std::size_t>(j)];
                         const std::int64_t base_j = idx + rest_top[u] - lj[0].idx;
+                        const Score rest_j = value - (rest_least[u] - lj[nj - 1].cost);
                         Score best_j = std::numeric_limits<Score>::min();
-                        for (int q = 0; q < nj; ++q) best_j = std::max(best_j, tab[base_j + lj[q].idx] - lj[q].cost);
-                        if (best_j + value - (rest_least[u] - lj[nj - 1].cost) <= e.h) return;
+                        for (int q = 0; q < nj; ++q) {
+                            const Score b = tab[base_j + lj[q].idx] - lj[q].cost + rest_j;
+                            if (dj == d) child_ub[q] = b;
+                            best_j = std::max(best_j, b);
+                        }
+                        if (best_j <= e.h) return;
                     }
                     const int i = order[u];
                     const Level* lv = levels.data() + static_cast<std::ptrdiff_t>(i) * width;
@@ -1043,6 +1058,7 @@ private:
                         return;
                     }
                     for (int q = 0; q < nl && !aborted; ++q) {
+                        if (child_ub[q] <= e.h) continue;
                         pick[static_cast<std::size_t>(i)] = lv[q].arg;
                         cur_a += lv[q].a;
                         self(self, d + 1, idx + lv[q].idx, value - lv[q].cost);
@@ -1141,7 +1157,9 @@ private:
         const std::int64_t allowance = std::min(prm_.max_allocation_per_host, allocation_share_);
         // Exact per k first; where it runs out, the envelope of the removals priced (cheaper on
         // 8-node hosts, where the per-k search's combinations are too many: docs/upper-bound.md).
-        bool ok = prm_.arrival_per_k_first && node_subsets_retried(k_top, allowance);
+        const bool per_k = prm_.arrival_per_k_first && per_k_;
+        bool ok = per_k && node_subsets_retried(k_top, allowance);
+        t.per_k_out = !ok;
         if (!ok && multi_ != nullptr && wm_ == 0 && multi_->fits(type_, kMaxPricedUnits)) ok = priced_search(k_top, allowance);
         if (!ok && !prm_.arrival_per_k_first) ok = node_subsets_retried(k_top, allowance);
         t.node_subsets = ok;
@@ -2069,7 +2087,8 @@ private:
     std::vector<Score> slot_best_;                          // [k]: its bound on V_h over k-sets
     std::vector<std::shared_ptr<const Witness>> slot_wit_;  // [k]: with arrivals, slot_best_[k]'s witness
     const ArrivalGrid* grid_ = nullptr;                     // set_arrivals(): joint tables of removals and arrivals
-    const MultiNodeArrivals* multi_ = nullptr;              // set_arrivals(): whole multi-node arrivals, or null
+    const MultiNodeArrivals* multi_ = nullptr;
+    bool per_k_ = true;  // set_per_k()              // set_arrivals(): whole multi-node arrivals, or null
     // priced_search(): leaves and cuts per unit of allowance. A leaf is one table read and an
     // add, far cheaper than a value evaluation; at 64 the hosts of random 4-host CQ3 clusters with
     // up to 4 units per node (5^8 unit vectors per mu) ran out, at 512 they complete (measured:
@@ -2803,6 +2822,7 @@ LagrangianBound lagrangian_upper_bound(const CapacityModel& model, const UpperBo
                     break;
                 }
                 try {
+                    hb.set_per_k(!tables[h].per_k_out);
                     tables[h] = hb.run(h, movable[h], usage[h], kcap);
                 } catch (const BoundHalted&) {
                     halted.store(true);
