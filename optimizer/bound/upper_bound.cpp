@@ -277,6 +277,7 @@ private:
 class MultiNodeArrivals {
 public:
     static constexpr std::int64_t kMaxStates = std::int64_t{1} << 20;
+    static constexpr std::int64_t kMaxExactStates = std::int64_t{1} << 16;
     MultiNodeArrivals(const CapacityModel& m, const std::vector<Score>& price) : m_(m), R_(m.num_resources()) {
         const Problem& p = m.problem();
         const int T = m.num_targets();
@@ -323,16 +324,35 @@ public:
             multiple_[static_cast<std::size_t>(j)] = static_cast<Count>(whole[static_cast<std::size_t>(j)] / common);
         std::vector<Count> flavor_multiple(p.flavors.size(), 0);
         for (std::size_t g = 0; g < p.flavors.size(); ++g) flavor_multiple[g] = static_cast<Count>(flavor_whole[g] / common);
+        // Targets of different multiples on hosts whose nodes are all linked (K2, K4): pieces, as
+        // before this table took them. Measured on the Huawei K2 replay (1,000 hosts): with whole
+        // arrivals the multipliers' path never went below the removal-only bound in 20 steps
+        // (3,068 at 1,036 migrations, 2,476 at 207), where the pieces' path reaches 2,813 and
+        // 2,452 (docs/performance.md, "Whole arrivals in unit classes"). At pi = the landing
+        // costs whole arrivals tie with empty room, so the first subgradient has no arrivals.
+        const bool one_multiple = std::all_of(multiple_.begin(), multiple_.end(), [](Count x) { return x == 1; });
+        if (!one_multiple &&
+            std::all_of(p.host_types.begin(), p.host_types.end(), [](const HostType& h) { return h.topology.graph.is_complete(); }))
+            return;
         types_.resize(p.host_types.size());
         std::vector<Count> sig, prev;
         for (std::size_t ht = 0; ht < p.host_types.size(); ++ht) {
             Type& ty = types_[ht];
             const HostType& h = p.host_types[ht];
             ty.n = h.num_nodes();
+            // Every b its own class (T exact) where the units' vectors are at most kMaxExactStates
+            // (2-node hosts: 21 x 21 on Huawei's K2 40c90g, where the classes lost most of what
+            // the arrivals priced gain: docs/performance.md, "Whole arrivals in unit classes");
+            // else the classes of the copy counts (8-node CQ3 16c64g: 5^8 instead of 9^8).
+            std::int64_t unit_states = 1;
+            for (int i = 0; i < ty.n; ++i) {
+                ty.node[i].bmax = units(h.node_capacity.data() + static_cast<std::ptrdiff_t>(i) * R_);
+                unit_states = std::min(kMaxStates + 1, unit_states * (static_cast<std::int64_t>(ty.node[i].bmax) + 1));
+            }
+            const bool exact = unit_states <= kMaxExactStates;
             std::int64_t states = 1;
             for (int i = 0; i < ty.n; ++i) {
                 Node& nd = ty.node[i];
-                nd.bmax = units(h.node_capacity.data() + static_cast<std::ptrdiff_t>(i) * R_);
                 // Classes: the runs of b with the same copy counts floor(b / m_t).
                 nd.class_of.assign(static_cast<std::size_t>(nd.bmax) + 1, 0);
                 nd.low.clear();
@@ -340,7 +360,7 @@ public:
                 for (Count b = 0; b <= nd.bmax; ++b) {
                     sig.resize(static_cast<std::size_t>(T));
                     for (int j = 0; j < T; ++j) sig[static_cast<std::size_t>(j)] = b / multiple_[static_cast<std::size_t>(j)];
-                    if (b == 0 || sig != prev) {
+                    if (b == 0 || exact || sig != prev) {
                         nd.low.push_back(b);
                         nd.high.push_back(b);
                     } else {
@@ -473,6 +493,14 @@ public:
         const Node& nd = types_[static_cast<std::size_t>(type)].node[i];
         return nd.class_of[static_cast<std::size_t>(std::min(units(free_node), nd.bmax))];
     }
+    /** The least units of each class of node i up to the class of `free_node`'s units. */
+    std::vector<Count> class_lows(int type, int i, const Amount* free_node) const {
+        const Node& nd = types_[static_cast<std::size_t>(type)].node[i];
+        const Count c = nd.class_of[static_cast<std::size_t>(std::min(units(free_node), nd.bmax))];
+        return std::vector<Count>(nd.low.begin(), nd.low.begin() + c + 1);
+    }
+    /** u's amount of resource r. */
+    Amount unit(int r) const { return unit_[static_cast<std::size_t>(r)]; }
     /** Adds T's arrivals at `free` (value()'s argmax) to `count` [flavor]. O(arrivals x nodes). */
     void arrivals(int type, const Amount* free, std::vector<int>& count) const {
         std::int64_t s = 0;
@@ -1157,10 +1185,12 @@ private:
         const std::int64_t allowance = std::min(prm_.max_allocation_per_host, allocation_share_);
         // Exact per k first; where it runs out, the envelope of the removals priced (cheaper on
         // 8-node hosts, where the per-k search's combinations are too many: docs/upper-bound.md).
-        const bool per_k = prm_.arrival_per_k_first && per_k_;
+        // set_per_k(false) skips it only where the envelope can take its place.
+        const bool priced = multi_ != nullptr && wm_ == 0 && multi_->fits(type_, kMaxPricedUnits);
+        const bool per_k = prm_.arrival_per_k_first && (per_k_ || !priced);
         bool ok = per_k && node_subsets_retried(k_top, allowance);
         t.per_k_out = !ok;
-        if (!ok && multi_ != nullptr && wm_ == 0 && multi_->fits(type_, kMaxPricedUnits)) ok = priced_search(k_top, allowance);
+        if (!ok && priced) ok = priced_search(k_top, allowance);
         if (!ok && !prm_.arrival_per_k_first) ok = node_subsets_retried(k_top, allowance);
         t.node_subsets = ok;
         t.beyond = k_top > 0;
@@ -1753,7 +1783,7 @@ private:
             for (int r = 0; r < R_; ++r) o.free[r] += st.freed[s * R_ + r];
             o.state = static_cast<int>(s);
             if (grid_ != nullptr) {
-                if (!joint_options(o, work, cand)) return false;
+                if (!joint_options(i, o, work, cand)) return false;
                 continue;
             }
             o.b.resize(T_);
@@ -1799,8 +1829,27 @@ private:
      * listed, and leaves at least as much to the pieces. One unit of `work` per target and option;
      * false when it runs out.
      */
-    bool joint_options(const SlotOption& o, std::int64_t& work, std::vector<SlotOption>& cand) const {
+    bool joint_options(int i, const SlotOption& o, std::int64_t& work, std::vector<SlotOption>& cand) const {
         std::vector<Amount> keep[2];
+        if (multi_ != nullptr) {
+            // With whole multi-node arrivals the copies' room is read through its units' class
+            // alone: each class's least units (times u) is the least room holding it.
+            for (Count b : multi_->class_lows(type_, i, o.free.data())) {
+                work -= std::max(1, T_);
+                if (work < 0) return false;
+                SlotOption& c = cand.emplace_back();
+                c.a = o.a;
+                c.state = o.state;
+                c.free = {b * multi_->unit(0), b * multi_->unit(1)};
+                c.arrive = {o.free[0] - c.free[0], o.free[1] - c.free[1]};
+                c.land = o.land - grid_->value(c.arrive.data());
+                // Compared by class (node_options() drops an option that another beats in b and
+                // cost): T reads the units' class, which the copy counts alone do not give where
+                // each unit is its own class.
+                c.b.assign(static_cast<std::size_t>(T_), multi_->unit_class(type_, i, c.free.data()));
+            }
+            return true;
+        }
         for (int r = 0; r < 2; ++r) {
             keep[r].push_back(0);
             for (int j = 0; j < T_; ++j) {
