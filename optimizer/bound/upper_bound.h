@@ -242,7 +242,9 @@ struct LagrangianBound {
  * demand is a whole multiple of one unit u, arriving whole: a table per host type of (at least)
  * the best value of the targets' copies and whole arrivals of the multi-node flavors whose
  * per-node demand is a multiple of u, over the classes of the units of u per node (runs of units
- * with the same copy counts; at most 2^20 states per type, else pieces). G_h is the node-subset search of
+ * with the same copy counts, or each unit its own class where the units' vectors are few; at most
+ * 2^20 states per type, else pieces; pieces too on hosts whose nodes are all linked when the
+ * targets' multiples differ: docs/upper-bound.md). G_h is the node-subset search of
  * compute_upper_bound with, per pNUMA node, options (removals, the room kept for the targets'
  * copies, removal prices less the best piece value of what is left: an exact two-resource
  * unbounded knapsack on a grid of the pieces' demands); a host where that search runs out gets a
