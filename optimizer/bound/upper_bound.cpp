@@ -109,7 +109,7 @@ struct HostTable {
     bool beyond = false;        ///< the table goes beyond the exact depth
     bool node_subsets = false;  ///< the node-subset bound completed there
     /** lagrangian_upper_bound() only: the per-k search with arrivals ran out here or was not
-     *  tried (the next multiplier vector goes straight to the envelope on this host). */
+     *  tried (read after the first multiplier vector: the later ones skip it on this host). */
     bool per_k_out = false;
     /** lagrangian_upper_bound() only: [k] the witness of front[k] (null: none recorded). */
     std::vector<std::shared_ptr<const Witness>> witness;
@@ -623,9 +623,10 @@ public:
         multi_ = multi;
     }
     /** lagrangian_upper_bound(): whether the next run() may try the per-k search with arrivals
-     *  (UpperBoundParams::arrival_per_k_first). Off on a host where it ran out at the previous
-     *  multiplier vector: on 8-node hosts it runs out on most hosts at every vector, and trying
-     *  it again took about a fifth of the time of each vector on huawei-1000. */
+     *  (UpperBoundParams::arrival_per_k_first) where the envelope can take its place. Off on a
+     *  host where it ran out at the first multiplier vector (the landing costs): on 8-node hosts
+     *  it runs out on most hosts at every vector, and trying it again took about a fifth of the
+     *  time of each vector on huawei-1000. */
     void set_per_k(bool on) { per_k_ = on; }
 
     /** Host h's table for removal counts k <= kcap (front.size() - 1 <= kcap). Checks the watch
@@ -2837,13 +2838,15 @@ LagrangianBound lagrangian_upper_bound(const CapacityModel& model, const UpperBo
     // never went below it (8-node hosts, where one-node pieces are far too loose).
     constexpr double kTheta = 0.5, kDeflection = 0.5, kHopeless = 0.5, kGrow = 1.5, kThetaMost = 2.0;
     constexpr int kPatience = 3, kNoGain = 20;
+    // The first vector is always the landing costs. Its per-k searches decide where later
+    // vectors skip them (HostBounder::set_per_k): a fixed set, so that stated prices are
+    // evaluated as the search evaluated them -- first the landing costs, then the prices.
+    const std::vector<Score> landing = landing_costs(model);
     std::vector<double> pi(F);
-    if (prices != nullptr) {
-        for (std::size_t g = 0; g < F; ++g) pi[g] = static_cast<double>((*prices)[g]);
-    } else {
-        const std::vector<Score> landing = landing_costs(model);
-        for (std::size_t g = 0; g < F; ++g) pi[g] = static_cast<double>(landing[g]);
-    }
+    for (std::size_t g = 0; g < F; ++g) pi[g] = static_cast<double>(landing[g]);
+    const bool stated_first = prices != nullptr && *prices == landing;
+    if (prices != nullptr) steps = stated_first ? 1 : 2;
+    std::vector<char> skip_per_k(static_cast<std::size_t>(H), 0);
     std::vector<Score> price(F);
     std::vector<HostTable> tables(H);
     Score best = std::numeric_limits<Score>::max();
@@ -2871,7 +2874,7 @@ LagrangianBound lagrangian_upper_bound(const CapacityModel& model, const UpperBo
                     break;
                 }
                 try {
-                    hb.set_per_k(!tables[h].per_k_out);
+                    hb.set_per_k(skip_per_k[static_cast<std::size_t>(h)] == 0);
                     tables[h] = hb.run(h, movable[h], usage[h], kcap);
                 } catch (const BoundHalted&) {
                     halted.store(true);
@@ -2882,6 +2885,13 @@ LagrangianBound lagrangian_upper_bound(const CapacityModel& model, const UpperBo
         if (halted.load()) {  // this multiplier vector is discarded
             out.stopped_by = watch.reason.load() == 2 ? StopReason::Interrupted : StopReason::TimeLimit;
             break;
+        }
+        if (it == 0)
+            for (int h = 0; h < H; ++h) skip_per_k[static_cast<std::size_t>(h)] = tables[h].per_k_out ? 1 : 0;
+        if (prices != nullptr && !stated_first && it == 0) {
+            // Stated prices: the landing costs' vector only fixed the skips.
+            for (std::size_t g = 0; g < F; ++g) pi[g] = static_cast<double>((*prices)[g]);
+            continue;
         }
         Score base = 0;
         for (const HostTable& t : tables) base += t.front[0][0].value;

@@ -252,8 +252,10 @@ struct LagrangianBound {
  * over k of a price on removals, UpperBoundParams::arrival_per_k_first). Without a RAM cost L is rounded down to a multiple of the targets' weights'
  * greatest common divisor (every VMCAP part is one).
  *
- * Multipliers: `prices` given (one per flavor): L at those alone (steps >= 1), what `vmcap
- * validate` recomputes. Else from pi = the landing costs, at most `steps` deflected Polyak
+ * Multipliers: `prices` given (one per flavor): L at those alone (`steps` ignored; the landing
+ * costs' vector runs first where they differ, as in the search, whose per-k searches it fixes:
+ * the same integer), what `vmcap validate` recomputes. Else from pi = the landing costs, at
+ * most `steps` deflected Polyak
  * subgradient steps toward `target` (score units; the plan's objective; s = arrivals - removals
  * per flavor at the knapsack's choice), stopping when L <= target or s = 0, and giving up when the
  * first L exceeds `today` (compute_upper_bound's score) by more than 50% or 20 steps never went
