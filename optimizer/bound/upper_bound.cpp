@@ -14,6 +14,7 @@
 #include <map>
 #include <memory>
 #include <numeric>
+#include <span>
 #include <stdexcept>
 #include <vector>
 
@@ -494,10 +495,10 @@ public:
         return nd.class_of[static_cast<std::size_t>(std::min(units(free_node), nd.bmax))];
     }
     /** The least units of each class of node i up to the class of `free_node`'s units. */
-    std::vector<Count> class_lows(int type, int i, const Amount* free_node) const {
+    std::span<const Count> class_lows(int type, int i, const Amount* free_node) const {
         const Node& nd = types_[static_cast<std::size_t>(type)].node[i];
         const Count c = nd.class_of[static_cast<std::size_t>(std::min(units(free_node), nd.bmax))];
-        return std::vector<Count>(nd.low.begin(), nd.low.begin() + c + 1);
+        return {nd.low.data(), static_cast<std::size_t>(c) + 1};
     }
     /** u's amount of resource r. */
     Amount unit(int r) const { return unit_[static_cast<std::size_t>(r)]; }
