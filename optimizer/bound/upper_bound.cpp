@@ -270,9 +270,10 @@ private:
  * states, at most kMaxStates per type, else not applied), is at least the best value of the
  * targets' copies plus such arrivals, each placed whole on linked nodes, at every b of class c:
  * by induction, an arrival at b leaves b - m_g 1_P <= cmax - m_g 1_P, whose class is no higher,
- * and T is monotone in the classes (more room, more choices). Where every m is 1 the classes are
- * the units and T is exact. Applied only when every arrival lowers its nodes' classes (else a
- * class could take an arrival and stay: no finite table). Flavors it covers are left out of the
+ * and T is monotone in the classes (more room, more choices). Where every m is 1, or the units'
+ * vectors are at most kMaxExactStates, each b is its own class and T is exact. Applied only when
+ * every arrival lowers its nodes' classes (else a class could take an arrival and stay: no finite
+ * table), and not on hosts whose nodes are all linked when the multiples differ (below). Flavors it covers are left out of the
  * one-node pieces (ArrivalGrid). Read by every worker (const).
  */
 class MultiNodeArrivals {
@@ -497,8 +498,7 @@ public:
     /** The least units of each class of node i up to the class of `free_node`'s units. */
     std::span<const Count> class_lows(int type, int i, const Amount* free_node) const {
         const Node& nd = types_[static_cast<std::size_t>(type)].node[i];
-        const Count c = nd.class_of[static_cast<std::size_t>(std::min(units(free_node), nd.bmax))];
-        return {nd.low.data(), static_cast<std::size_t>(c) + 1};
+        return {nd.low.data(), static_cast<std::size_t>(unit_class(type, i, free_node)) + 1};
     }
     /** u's amount of resource r. */
     Amount unit(int r) const { return unit_[static_cast<std::size_t>(r)]; }
@@ -509,10 +509,8 @@ public:
             s += node_part(type, i, free + static_cast<std::ptrdiff_t>(i) * R_).idx;
         arrivals_at(type, s, count);
     }
-    /** The state index of a class vector (sum of c_i x stride(type, i), c_i <= last_class(type, i)). */
+    /** The state index of a class vector: sum of c_i x stride(type, i). */
     std::int64_t stride(int type, int i) const { return types_[static_cast<std::size_t>(type)].stride[i]; }
-    /** Node i's last class (its classes are 0 .. last_class). */
-    Count last_class(int type, int i) const { return static_cast<Count>(types_[static_cast<std::size_t>(type)].node[i].low.size()) - 1; }
     /** T at state index `s`. O(1). */
     Score at(int type, std::int64_t s) const { return types_[static_cast<std::size_t>(type)].t[static_cast<std::size_t>(s)]; }
     /** T of a host type, by state index (at() without the lookups, for tight loops). */
@@ -1832,26 +1830,32 @@ private:
      * false when it runs out.
      */
     bool joint_options(int i, const SlotOption& o, std::int64_t& work, std::vector<SlotOption>& cand) const {
-        std::vector<Amount> keep[2];
+        // The option keeping room (x, y) for the copies; its copy counts b are the caller's.
+        auto add = [&](Amount x, Amount y) -> SlotOption* {
+            work -= std::max(1, T_);
+            if (work < 0) return nullptr;
+            SlotOption& c = cand.emplace_back();
+            c.a = o.a;
+            c.state = o.state;
+            c.free = {x, y};
+            c.arrive = {o.free[0] - x, o.free[1] - y};
+            c.land = o.land - grid_->value(c.arrive.data());
+            return &c;
+        };
         if (multi_ != nullptr) {
             // With whole multi-node arrivals the copies' room is read through its units' class
-            // alone: each class's least units (times u) is the least room holding it.
-            for (Count b : multi_->class_lows(type_, i, o.free.data())) {
-                work -= std::max(1, T_);
-                if (work < 0) return false;
-                SlotOption& c = cand.emplace_back();
-                c.a = o.a;
-                c.state = o.state;
-                c.free = {b * multi_->unit(0), b * multi_->unit(1)};
-                c.arrive = {o.free[0] - c.free[0], o.free[1] - c.free[1]};
-                c.land = o.land - grid_->value(c.arrive.data());
-                // Compared by class (node_options() drops an option that another beats in b and
-                // cost): T reads the units' class, which the copy counts alone do not give where
-                // each unit is its own class.
-                c.b.assign(static_cast<std::size_t>(T_), multi_->unit_class(type_, i, c.free.data()));
+            // alone: each class's least units (times u) is the least room holding it. Compared by
+            // class (node_options() drops an option that another beats in b and cost): the copy
+            // counts alone do not give the class where each unit is its own.
+            const std::span<const Count> lows = multi_->class_lows(type_, i, o.free.data());
+            for (std::size_t q = 0; q < lows.size(); ++q) {
+                SlotOption* c = add(lows[q] * multi_->unit(0), lows[q] * multi_->unit(1));
+                if (c == nullptr) return false;
+                c->b.assign(static_cast<std::size_t>(T_), static_cast<Count>(q));
             }
             return true;
         }
+        std::vector<Amount> keep[2];
         for (int r = 0; r < 2; ++r) {
             keep[r].push_back(0);
             for (int j = 0; j < T_; ++j) {
@@ -1866,16 +1870,10 @@ private:
         }
         for (Amount x : keep[0])
             for (Amount y : keep[1]) {
-                work -= std::max(1, T_);
-                if (work < 0) return false;
-                SlotOption& c = cand.emplace_back();
-                c.a = o.a;
-                c.state = o.state;
-                c.free = {x, y};
-                c.arrive = {o.free[0] - x, o.free[1] - y};
-                c.land = o.land - grid_->value(c.arrive.data());
-                c.b.resize(T_);
-                for (int j = 0; j < T_; ++j) c.b[j] = m_.node_b(m_.target_flavor(j), c.free.data());
+                SlotOption* c = add(x, y);
+                if (c == nullptr) return false;
+                c->b.resize(T_);
+                for (int j = 0; j < T_; ++j) c->b[j] = m_.node_b(m_.target_flavor(j), c->free.data());
             }
         return true;
     }
@@ -2138,8 +2136,8 @@ private:
     std::vector<Score> slot_best_;                          // [k]: its bound on V_h over k-sets
     std::vector<std::shared_ptr<const Witness>> slot_wit_;  // [k]: with arrivals, slot_best_[k]'s witness
     const ArrivalGrid* grid_ = nullptr;                     // set_arrivals(): joint tables of removals and arrivals
-    const MultiNodeArrivals* multi_ = nullptr;
-    bool per_k_ = true;  // set_per_k()              // set_arrivals(): whole multi-node arrivals, or null
+    const MultiNodeArrivals* multi_ = nullptr;              // set_arrivals(): whole multi-node arrivals, or null
+    bool per_k_ = true;                                     // set_per_k()
     // priced_search(): leaves and cuts per unit of allowance. A leaf is one table read and an
     // add, far cheaper than a value evaluation; at 64 the hosts of random 4-host CQ3 clusters with
     // up to 4 units per node (5^8 unit vectors per mu) ran out, at 512 they complete (measured:
