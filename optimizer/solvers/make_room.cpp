@@ -1171,7 +1171,10 @@ private:
         // whether and how they work, the first has the least plan key: the others are skipped.
         seen_two_.clear();
         const auto first_of_kinds = [this](const Mover& a, const Mover& b) {
-            const std::array<int, 4> k{a.flavor, a.mask, b.flavor, b.mask};
+            const auto kind = [](const Mover& m) {
+                return (static_cast<std::uint64_t>(static_cast<std::uint32_t>(m.flavor)) << 16) | m.mask;
+            };
+            const std::pair<std::uint64_t, std::uint64_t> k{kind(a), kind(b)};
             if (std::find(seen_two_.begin(), seen_two_.end(), k) != seen_two_.end()) return false;
             seen_two_.push_back(k);
             return true;
@@ -2062,8 +2065,8 @@ private:
     std::vector<char>
         mobile_;  ///< each_mobile_single: [flavor index]: another host takes it  ///< top(): hosts changed since the kept top was computed
     std::vector<NodeMask> def_;
-    std::vector<std::pair<int, NodeMask>> seen_kinds_, seen_z_;  ///< chains(): the kinds of x (of z) met on a host
-    std::vector<std::array<int, 4>> seen_two_;                   ///< visit(): the pairs of kinds met on a host
+    std::vector<std::pair<int, NodeMask>> seen_kinds_, seen_z_;      ///< chains(): the kinds of x (of z) met on a host
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> seen_two_;  ///< visit(): the pairs of kinds met on a host
     /** plan_two's outcomes this call (TwoKey): most tries on a saturated cluster repeat one. */
     std::unordered_map<TwoKey, bool, TwoKeyHash> two_known_;
     std::vector<Amount> tmp_, tmp2_, ub_tmp_;
