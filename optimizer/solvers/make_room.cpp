@@ -171,9 +171,6 @@ struct MakeRoomCache::Impl {
         std::vector<int> hosts;
     };
     std::vector<Top> tops;  ///< [flavor]
-    /** Per flavor and step budget (1, 2): the clock (every host's version at most it) of a call
-     *  of Search::run_ram that searched every host and found no plan; 0: none since a plan. */
-    std::vector<std::array<std::uint64_t, 2>> failed;  ///< [flavor][k - 1]
 };
 
 MakeRoomCache::MakeRoomCache() : impl(std::make_unique<Impl>()) {}
@@ -291,9 +288,7 @@ public:
             cache_.landing.clear();
             cache_.sums.clear();
             cache_.tops.clear();
-            cache_.failed.clear();
         }
-        cache_.failed.resize(p_.flavors.size(), {0, 0});
         cache_.tops.resize(p_.flavors.size());
         cache_.movers.resize(p_.flavors.size());
         cache_.landing.resize(p_.flavors.size());
@@ -374,61 +369,7 @@ public:
      *  plans exist does not depend on the ranking). */
     std::vector<Placement> run_ram(int k) {
         if (k <= 0 || room_already()) return {};
-        k = std::min(k, 2);
-        std::uint64_t& failed = cache_.failed[static_cast<std::size_t>(f_)][static_cast<std::size_t>(k - 1)];
-        std::uint64_t clock = 0;
-        for (int h = 0; h < static_cast<int>(p_.hosts.size()); ++h) clock = std::max(clock, s_.host_version(h));
-        if (!(failed > 0 && only_changed_hosts(failed, k))) {
-            targets_.resize(p_.hosts.size());
-            for (std::size_t h = 0; h < targets_.size(); ++h) targets_[h] = static_cast<int>(h);
-        }
-        std::vector<Placement> plan = run_ram_on_targets(k);
-        failed = plan.empty() ? clock : 0;
-        return plan;
-    }
-
-    /**
-     * After a call that searched every host and found no plan (at `failed`, the clock then), the
-     * hosts changed since are the only ones a new plan can be on (targets_), when every other way
-     * a plan could read a changed host is ruled out. A plan reads the room of its host, of its
-     * steps' destinations and of a chain's second host (remaps read their own host only); one that
-     * reads no changed host existed at `failed` already. Ruled out here:
-     *  - a step to a changed host c of a VM of flavor y: where y has at least 3 takers that did not
-     *    change (top()), that step could go to one of them instead (not the plan's host, nor the
-     *    other step's destination or source): that plan existed;
-     *  - a chain through a changed host c (its single z for a single x's flavor leaves, x takes
-     *    its room): no single of the flavor on any host has a flavor c has a single for.
-     * Returns false (search every host) when more than 8 hosts changed or either is not ruled out.
-     */
-    bool only_changed_hosts(std::uint64_t failed, int k) {
         const int H = static_cast<int>(p_.hosts.size());
-        targets_.clear();
-        for (int h = 0; h < H; ++h)
-            if (s_.host_version(h) > failed) {
-                if (targets_.size() == 8) return false;
-                targets_.push_back(h);
-            }
-        const auto changed = [&](int h) { return std::find(targets_.begin(), targets_.end(), h) != targets_.end(); };
-        for (int y = 0; y < static_cast<int>(p_.flavors.size()); ++y) {
-            bool taken = false;
-            for (const int c : targets_) taken = taken || dest_on(y, c, s_.free_of(c)).host >= 0;
-            if (!taken) continue;
-            int others = 0;
-            for (const Dest& d : top(y)) others += changed(d.host) ? 0 : 1;
-            if (others < 3) return false;
-        }
-        if (k < 2) return true;
-        for (int g = 0; g < H; ++g) {
-            if (changed(g)) continue;
-            const HostMovers& hm = movers(f_, g, Part::Singles);
-            for (const int y : hm.flavors)
-                for (const int c : targets_)
-                    if (may_have_singles(y, c) && !movers(y, c, Part::Singles).singles.empty()) return false;
-        }
-        return true;
-    }
-
-    std::vector<Placement> run_ram_on_targets(int k) {
         // One step: the single of least (RAM, host, VM) that can move (a host's best is among its
         // heads, HostMovers::heads). Whether one can is
         // decided without trying it: a single another host takes always works (that host is
@@ -436,7 +377,7 @@ public:
         // own host could move works iff its cached remap (remap_at) does.
         int best_g = -1;
         const Mover* best = nullptr;
-        for (const int g : targets_) {
+        for (int g = 0; g < H; ++g) {
             const HostMovers& hm = movers(f_, g, Part::Singles);
             for (const int i : hm.heads) {
                 const Mover& x = hm.singles[static_cast<std::size_t>(i)];
@@ -464,7 +405,7 @@ public:
         // (HostMovers::least_two_ram) as far as it lets a plan beat the best sure one, each listed
         // only when its VMs could move now (could_move).
         by_need_.clear();
-        for (const int g : targets_) {
+        for (int g = 0; g < H; ++g) {
             movers(f_, g, Part::Singles);
             HostMovers& hm = cache_.movers[static_cast<std::size_t>(f_)][static_cast<std::size_t>(g)];
             if (!hm.bound_done) {
@@ -2053,7 +1994,7 @@ private:
             seen.push_back(k);
             return true;
         };
-        for (const int g : targets_) {
+        for (int g = 0; g < H; ++g) {
             seen_kinds_.clear();
             for (const Mover& x : movers(f_, g, Part::Singles).singles) {
                 if (has_sure_ && x.ram >= best_sure_.ram) break;  // singles in RAM order: none better
@@ -2121,7 +2062,6 @@ private:
     };
     std::vector<Takers> takers_;  ///< [flavor]
     std::vector<int> changed_;
-    std::vector<int> targets_;  ///< run_ram's hosts where a plan may be (all, or only_changed_hosts')
     std::vector<char>
         mobile_;  ///< each_mobile_single: [flavor index]: another host takes it  ///< top(): hosts changed since the kept top was computed
     std::vector<NodeMask> def_;
