@@ -1170,15 +1170,7 @@ private:
         // Of the pairs (shuffles) of the same two kinds of VM (flavor, node set), which decide
         // whether and how they work, the first has the least plan key: the others are skipped.
         seen_two_.clear();
-        const auto first_of_kinds = [this](const Mover& a, const Mover& b) {
-            const auto kind = [](const Mover& m) {
-                return (static_cast<std::uint64_t>(static_cast<std::uint32_t>(m.flavor)) << 16) | m.mask;
-            };
-            const std::pair<std::uint64_t, std::uint64_t> k{kind(a), kind(b)};
-            if (std::find(seen_two_.begin(), seen_two_.end(), k) != seen_two_.end()) return false;
-            seen_two_.push_back(k);
-            return true;
-        };
+        const auto first_of_kinds = [this](const Mover& a, const Mover& b) { return first_time(seen_two_, std::pair{kind(a), kind(b)}); };
         if (part == Part::Pairs)
             for (const Pair& pr : hm.pairs) {
                 const Mover& a = pr.m[0];
@@ -1886,11 +1878,22 @@ private:
     /** The index of the kind (flavor, node set) in kinds_, added when new (kind_remap_ is then
      *  one shorter than kinds_ until the caller adds its entry). O(kinds). */
     int kind_id(int flavor, NodeMask mask) {
-        const std::pair<int, NodeMask> k{flavor, mask};
+        const Kind k{flavor, mask};
         for (std::size_t i = 0; i < kinds_.size(); ++i)
             if (kinds_[i] == k) return static_cast<int>(i);
         kinds_.push_back(k);
         return static_cast<int>(kinds_.size()) - 1;
+    }
+    /** A VM's kind: its flavor and pNUMA node set, which with its host decide how it can move. */
+    using Kind = std::pair<int, NodeMask>;
+    static Kind kind(const Mover& m) { return Kind{m.flavor, m.mask}; }
+    /** Adds `k` to `seen` unless it is there; whether it was not (a linear scan: a host's VMs are
+     *  of few kinds). */
+    template <class K>
+    static bool first_time(std::vector<K>& seen, const K& k) {
+        if (std::find(seen.begin(), seen.end(), k) != seen.end()) return false;
+        seen.push_back(k);
+        return true;
     }
     Mover mover(const OnlineCluster::Resident& x, int g) {
         Mover m{x.vm, x.flavor, x.mask, flavor(x.flavor).demand[kRamMib], false};
@@ -1917,11 +1920,10 @@ private:
      *  hosts' amounts in done_; a key refuted earlier in this call (two_known_) is not tried again. */
     bool plan_two(const Two& t) {
         if (!movable(t.a, t.from_a)) return false;
-        const auto it = two_known_.find(two_key(t));
-        if (it != two_known_.end() && !it->second) return false;
-        const bool works = plan_two_tried(t);
-        two_known_[two_key(t)] = works;
-        return works;
+        const auto [it, added] = two_known_.try_emplace(two_key(t), false);
+        if (!added && !it->second) return false;
+        it->second = plan_two_tried(t);
+        return it->second;
     }
     /** Whether plan_two(t) would find a plan, without its steps (steps_ and done_ may change). */
     bool two_works(const Two& t) {
@@ -1988,18 +1990,12 @@ private:
         // A chain's outcome depends on its VMs' kinds (flavor, node set) and hosts alone, and of
         // the VMs of one kind on one host the first in (RAM, VM) order has the least plan key:
         // only that one of each kind is looked at, as x and as z.
-        const auto first_of_kind = [](std::vector<std::pair<int, NodeMask>>& seen, const Mover& m) {
-            const std::pair<int, NodeMask> k{m.flavor, m.mask};
-            if (std::find(seen.begin(), seen.end(), k) != seen.end()) return false;
-            seen.push_back(k);
-            return true;
-        };
         for (int g = 0; g < H; ++g) {
             seen_kinds_.clear();
             for (const Mover& x : movers(f_, g, Part::Singles).singles) {
                 if (has_sure_ && x.ram >= best_sure_.ram) break;  // singles in RAM order: none better
                 const auto y = static_cast<std::size_t>(x.flavor);
-                if (!first_of_kind(seen_kinds_, x)) continue;
+                if (!first_time(seen_kinds_, kind(x))) continue;
                 auto& z = zs[y];
                 if (!done[y]) {
                     done[y] = 1;
@@ -2008,7 +2004,7 @@ private:
                             const HostMovers& zhm = movers(x.flavor, d, Part::Singles);
                             seen_z_.clear();
                             each_mobile_single(zhm, d, [&](std::size_t l) {
-                                if (first_of_kind(seen_z_, zhm.singles[l])) z.emplace_back(zhm.singles[l], d);
+                                if (first_time(seen_z_, kind(zhm.singles[l]))) z.emplace_back(zhm.singles[l], d);
                             });
                         }
                     std::sort(z.begin(), z.end(), [](const auto& a, const auto& b) {
@@ -2065,8 +2061,8 @@ private:
     std::vector<char>
         mobile_;  ///< each_mobile_single: [flavor index]: another host takes it  ///< top(): hosts changed since the kept top was computed
     std::vector<NodeMask> def_;
-    std::vector<std::pair<int, NodeMask>> seen_kinds_, seen_z_;      ///< chains(): the kinds of x (of z) met on a host
-    std::vector<std::pair<std::uint64_t, std::uint64_t>> seen_two_;  ///< visit(): the pairs of kinds met on a host
+    std::vector<Kind> seen_kinds_, seen_z_;        ///< chains(): the kinds of x (of z) met on a host
+    std::vector<std::pair<Kind, Kind>> seen_two_;  ///< visit(): the pairs of kinds met on a host
     /** plan_two's outcomes this call (TwoKey): most tries on a saturated cluster repeat one. */
     std::unordered_map<TwoKey, bool, TwoKeyHash> two_known_;
     std::vector<Amount> tmp_, tmp2_, ub_tmp_;
@@ -2081,7 +2077,7 @@ private:
         bool done = false, fits = false, remap_a = false, remap_b = false;
         Bound ub;
     };
-    std::vector<std::pair<int, NodeMask>> kinds_;
+    std::vector<Kind> kinds_;
     std::vector<char> kind_remap_;  ///< [kind]: Mover::remap of a VM of that kind
     std::vector<int> kind_of_;      ///< find_pairs: [index into its list]: the kind
     std::vector<int> kind_count_;   ///< pair_tops: [kind]: VMs of that kind
