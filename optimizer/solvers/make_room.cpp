@@ -92,6 +92,11 @@ struct HostMovers {
     bool any_remap = false;
     std::vector<Pair> pairs;
     std::vector<std::array<Mover, 2>> shuffles;
+    /** Indices into `pairs` (`shuffles`), ascending: the first of each two kinds of VM (flavor,
+     *  node set) in list order, which has the least plan key of those kinds (Search::visit looks
+     *  at these alone: the kinds and the host decide whether and how a pair works);
+     *  `single_firsts`, the same for `singles` by one kind (Search::chains). */
+    std::vector<int> pair_firsts, shuffle_firsts, single_firsts;
     /** Ranking by capacity: the largest (own, w) of the pairs' Bounds (and per run of
      *  `shuffle_runs`, of its shuffles' first VMs' Bounds, with the least RAM of the run's plans):
      *  a host's pairs (a run) whose best cannot be ahead of a plan found are skipped whole. */
@@ -1064,8 +1069,10 @@ private:
     /** fn(l) for each single l of `hm` (host d's, in index order) that could be a chain's first
      *  VM: another host takes its flavor (elsewhere), or it has a remap (remap_at >= 0). Decided
      *  per flavor: a host where neither holds for any is skipped without reading its singles. */
+    /** With `firsts_only`, only the first single of each kind (HostMovers::single_firsts;
+     *  whether a single is mobile depends on its kind alone). */
     template <class Fn>
-    void each_mobile_single(const HostMovers& hm, int d, Fn&& fn) {
+    void each_mobile_single(const HostMovers& hm, int d, Fn&& fn, bool firsts_only = false) {
         mobile_.resize(hm.flavors.size());
         bool any = hm.any_remap;
         for (std::size_t k = 0; k < hm.flavors.size(); ++k) {
@@ -1073,8 +1080,14 @@ private:
             any = any || mobile_[k] != 0;
         }
         if (!any) return;
+        const auto mobile = [&](std::size_t l) { return mobile_[static_cast<std::size_t>(hm.group[l])] != 0 || hm.singles[l].remap_at >= 0; };
+        if (firsts_only) {
+            for (const int l : hm.single_firsts)
+                if (mobile(static_cast<std::size_t>(l))) fn(static_cast<std::size_t>(l));
+            return;
+        }
         for (std::size_t l = 0; l < hm.singles.size(); ++l)
-            if (mobile_[static_cast<std::size_t>(hm.group[l])] != 0 || hm.singles[l].remap_at >= 0) fn(l);
+            if (mobile(l)) fn(l);
     }
     /** Does another host than h take a VM of `flavor` now? */
     bool elsewhere(int flavor, int h) {
@@ -1169,13 +1182,12 @@ private:
         // the host's best, and none after one that cannot beat the best sure plan can.
         // Of the pairs (shuffles) of the same two kinds of VM (flavor, node set), which decide
         // whether and how they work, the first has the least plan key: the others are skipped.
-        seen_two_.clear();
-        const auto first_of_kinds = [this](const Mover& a, const Mover& b) { return first_time(seen_two_, std::pair{kind(a), kind(b)}); };
+        // (HostMovers::pair_firsts, shuffle_firsts: kept with the host's lists.)
         if (part == Part::Pairs)
-            for (const Pair& pr : hm.pairs) {
+            for (const int i : hm.pair_firsts) {
+                const Pair& pr = hm.pairs[static_cast<std::size_t>(i)];
                 const Mover& a = pr.m[0];
                 const Mover& b = pr.m[1];
-                if (!first_of_kinds(a, b)) continue;
                 const bool ma = movable(a, g), mb = movable(b, g);
                 if (!ma && !mb) continue;
                 // The order tried first: a then b when a can move, else b then a.
@@ -1191,12 +1203,14 @@ private:
                 }
                 if (first < 0 || second < 0) maybe(t);
             }
-        if (part == Part::Shuffles)
+        if (part == Part::Shuffles) {
+            // Two kinds' shuffles are in one run (a run is decided by its first VM's kind).
+            auto first = hm.shuffle_firsts.begin();
             for (const auto& [fy, begin, end] : hm.shuffle_runs) {
+                while (first != hm.shuffle_firsts.end() && *first < begin) ++first;
                 if (fy >= 0 && !elsewhere(fy, g)) continue;  // y can move nowhere
-                for (int i = begin; i < end; ++i) {
-                    const auto& sh = hm.shuffles[static_cast<std::size_t>(i)];
-                    if (!first_of_kinds(sh[0], sh[1])) continue;
+                for (; first != hm.shuffle_firsts.end() && *first < end; ++first) {
+                    const auto& sh = hm.shuffles[static_cast<std::size_t>(*first)];
                     const Two t{sh[0].ram + sh[1].ram, g, sh[0], sh[1], g, false, false};
                     if (has_sure_ && !(t.key() < best_sure_.key())) break;
                     // The VM that leaves first goes to another host: the remap the shuffle was
@@ -1209,6 +1223,7 @@ private:
                     if (works < 0) maybe(t);
                 }
             }
+        }
     }
 
     /** Does the plan "a off g, then b off g" (each to another host or remapped on g) make room
@@ -1419,6 +1434,7 @@ private:
                 remap_head = remap_head || first_remap;
                 if (first_of_flavor || first_remap) hm.heads.push_back(static_cast<int>(i));
             }
+            firsts_of(hm.singles, hm.single_firsts, [](const Mover& x) { return kind(x); });
             hm.flavors.clear();
             hm.group.clear();
             hm.any_remap = false;
@@ -1433,10 +1449,12 @@ private:
         if (part == Part::Pairs && !hm.pairs_done) {
             hm.pairs_done = true;
             find_pairs(flavor, g, hm);
+            firsts_of(hm.pairs, hm.pair_firsts, [](const Pair& pr) { return std::pair{kind(pr.m[0]), kind(pr.m[1])}; });
         }
         if (part == Part::Shuffles && !hm.shuffles_done) {
             hm.shuffles_done = true;
             find_shuffles(flavor, g, hm);
+            firsts_of(hm.shuffles, hm.shuffle_firsts, [](const std::array<Mover, 2>& sh) { return std::pair{kind(sh[0]), kind(sh[1])}; });
         }
         return hm;
     }
@@ -1895,6 +1913,16 @@ private:
         seen.push_back(k);
         return true;
     }
+    /** `out`: the indices (ascending) of the items of `list` whose key(item) is met for the first
+     *  time in list order. O(items x distinct keys). */
+    template <class T, class KeyOf>
+    static void firsts_of(const std::vector<T>& list, std::vector<int>& out, KeyOf key) {
+        using K = decltype(key(list.front()));
+        std::vector<K> seen;
+        out.clear();
+        for (std::size_t i = 0; i < list.size(); ++i)
+            if (first_time(seen, key(list[i]))) out.push_back(static_cast<int>(i));
+    }
     Mover mover(const OnlineCluster::Resident& x, int g) {
         Mover m{x.vm, x.flavor, x.mask, flavor(x.flavor).demand[kRamMib], false};
         m.remap = can_remap(m, g);
@@ -1991,21 +2019,19 @@ private:
         // the VMs of one kind on one host the first in (RAM, VM) order has the least plan key:
         // only that one of each kind is looked at, as x and as z.
         for (int g = 0; g < H; ++g) {
-            seen_kinds_.clear();
-            for (const Mover& x : movers(f_, g, Part::Singles).singles) {
+            const HostMovers& ghm = movers(f_, g, Part::Singles);
+            for (const int ix : ghm.single_firsts) {
+                const Mover& x = ghm.singles[static_cast<std::size_t>(ix)];
                 if (has_sure_ && x.ram >= best_sure_.ram) break;  // singles in RAM order: none better
                 const auto y = static_cast<std::size_t>(x.flavor);
-                if (!first_time(seen_kinds_, kind(x))) continue;
                 auto& z = zs[y];
                 if (!done[y]) {
                     done[y] = 1;
                     for (int d = 0; d < H; ++d)
                         if (may_have_singles(x.flavor, d)) {
                             const HostMovers& zhm = movers(x.flavor, d, Part::Singles);
-                            seen_z_.clear();
-                            each_mobile_single(zhm, d, [&](std::size_t l) {
-                                if (first_time(seen_z_, kind(zhm.singles[l]))) z.emplace_back(zhm.singles[l], d);
-                            });
+                            each_mobile_single(
+                                zhm, d, [&](std::size_t l) { z.emplace_back(zhm.singles[l], d); }, true);
                         }
                     std::sort(z.begin(), z.end(), [](const auto& a, const auto& b) {
                         return std::make_tuple(a.first.ram, a.first.vm) < std::make_tuple(b.first.ram, b.first.vm);
@@ -2061,8 +2087,6 @@ private:
     std::vector<char>
         mobile_;  ///< each_mobile_single: [flavor index]: another host takes it  ///< top(): hosts changed since the kept top was computed
     std::vector<NodeMask> def_;
-    std::vector<Kind> seen_kinds_, seen_z_;        ///< chains(): the kinds of x (of z) met on a host
-    std::vector<std::pair<Kind, Kind>> seen_two_;  ///< visit(): the pairs of kinds met on a host
     /** plan_two's outcomes this call (TwoKey): most tries on a saturated cluster repeat one. */
     std::unordered_map<TwoKey, bool, TwoKeyHash> two_known_;
     std::vector<Amount> tmp_, tmp2_, ub_tmp_;
