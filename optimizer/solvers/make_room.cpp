@@ -153,6 +153,15 @@ struct Landing {
     Score gain = 0;  ///< ranking by capacity: the weighted capacity change of the host (Dest::gain)
 };
 
+/** A single (HostMovers::singles) that is the first of its kind on its host, as
+ *  MakeRoomCache::Impl::Flat lists it: its RAM (MiB), VM, host, flavor, index in its host's
+ *  `singles` and whether it has a remap (Mover::remap_at >= 0). */
+struct SingleRef {
+    Amount ram = 0;
+    int vm = -1, host = -1, flavor = -1, index = -1;
+    bool remap = false;
+};
+
 }  // namespace
 
 /** Per host, whatever the flavor (valid at `version`): its free vCPU and RAM in total and the
@@ -176,6 +185,22 @@ struct MakeRoomCache::Impl {
         std::vector<int> hosts;
     };
     std::vector<Top> tops;  ///< [flavor]
+    /** Per flavor: the first single of each kind on every host (SingleRef), in (RAM, VM) order,
+     *  when every host's version was at most `clock` (`valid` false: none built yet). A later
+     *  call re-lists only the hosts whose version is above `clock`. */
+    struct Flat {
+        bool valid = false;
+        std::uint64_t clock = 0;
+        std::vector<SingleRef> list;
+    };
+    std::vector<Flat> flat;  ///< [flavor]
+    /** Per flavor, per step budget (1, 2): the largest host version when the direct search (by
+     *  RAM) last found no plan for that flavor and budget; 0: none. */
+    std::vector<std::array<std::uint64_t, 3>> failed;
+    /** Per host: the flavors of its migratable VMs, a bit set of `words` words ([host * words +
+     *  i]), valid at flavors_version[host]. */
+    std::vector<std::uint64_t> flavors_on, flavors_version;
+    std::size_t words = 0;
 };
 
 MakeRoomCache::MakeRoomCache() : impl(std::make_unique<Impl>()) {}
@@ -192,6 +217,9 @@ constexpr Amount kNoPair = std::numeric_limits<Amount>::max() / 4;
 /** Best destinations kept per flavor: more than the hosts a plan of two steps changes (3), so that
  *  the best host not among them is always in the list. */
 constexpr int kTop = 4;
+/** Search::restrict_to_changed: past this many hosts changed since a flavor's failing call, the
+ *  whole search runs again. */
+constexpr std::size_t kMaxChanged = 64;
 
 /** Where a VM may go: host, placement index there, and the vCPU and RAM it leaves free on it;
  *  ranking by capacity, `gain`: the weighted capacity change of the host when it arrives (<= 0;
@@ -286,15 +314,22 @@ public:
           cache_(cache),
           top_(p_.flavors.size()),
           top_done_(p_.flavors.size(), 0),
-          takers_(p_.flavors.size()) {
+          takers_(p_.flavors.size()),
+          flat_done_(p_.flavors.size(), 0) {
         if (cache_.serial != c.serial()) {
             cache_.serial = c.serial();
             cache_.movers.clear();
             cache_.landing.clear();
             cache_.sums.clear();
             cache_.tops.clear();
+            cache_.flat.clear();
+            cache_.failed.clear();
+            cache_.flavors_on.clear();
+            cache_.flavors_version.clear();
         }
         cache_.tops.resize(p_.flavors.size());
+        cache_.flat.resize(p_.flavors.size());
+        cache_.failed.resize(p_.flavors.size(), {0, 0, 0});
         cache_.movers.resize(p_.flavors.size());
         cache_.landing.resize(p_.flavors.size());
     }
@@ -371,33 +406,34 @@ public:
     }
 
     /** run() ranking by RAM (whatever cap_ says: the order of the destinations aside, which
-     *  plans exist does not depend on the ranking). */
+     *  plans exist does not depend on the ranking).
+     *
+     *  After a call for the same flavor and budget that found no plan, only the candidates a
+     *  host changed since can have made work are looked at (restrict_to_changed): the others
+     *  still fail, so the plan is the one the whole search would choose. */
     std::vector<Placement> run_ram(int k) {
         if (k <= 0 || room_already()) return {};
         const int H = static_cast<int>(p_.hosts.size());
-        // One step: the single of least (RAM, host, VM) that can move (a host's best is among its
-        // heads, HostMovers::heads). Whether one can is
-        // decided without trying it: a single another host takes always works (that host is
+        const int kk = std::min(k, 2);
+        restrict_to_changed(kk);
+        // One step: the single of least (RAM, host, VM) that can move; the first of its kind on
+        // its host has the least (RAM, VM) of its kind there (Flat). Whether one can is decided
+        // without trying it: a single another host takes always works (that host is
         // unchanged, and its leaving is what lets the flavor fit); one that only a remap on its
         // own host could move works iff its cached remap (remap_at) does.
-        int best_g = -1;
-        const Mover* best = nullptr;
-        for (int g = 0; g < H; ++g) {
-            const HostMovers& hm = movers(f_, g, Part::Singles);
-            for (const int i : hm.heads) {
-                const Mover& x = hm.singles[static_cast<std::size_t>(i)];
-                if (best != nullptr && std::tie(x.ram, g, x.vm) >= std::tie(best->ram, best_g, best->vm)) continue;
-                if (elsewhere(x.flavor, g) || x.remap_at >= 0) {
-                    best = &x;
-                    best_g = g;
-                }
-            }
-        }
+        const SingleRef* best = nullptr;
+        each_single(f_, [&](const SingleRef& x) {
+            if (best != nullptr && x.ram > best->ram) return false;  // (RAM, VM) order
+            if (!may_be_new(x.host, x.flavor)) return true;
+            if (best != nullptr && std::tie(x.host, x.vm) >= std::tie(best->host, best->vm)) return true;
+            if (elsewhere(x.flavor, x.host) || x.remap) best = &x;
+            return true;
+        });
         if (best != nullptr) {
-            if (!one(*best, best_g)) throw std::logic_error("make_room: a single predicted to move did not");
+            if (!one(single(f_, *best), best->host)) throw std::logic_error("make_room: a single predicted to move did not");
             return out();
         }
-        if (k < 2) return {};
+        if (k < 2) return failed(kk);
         // Two steps: pairs, shuffles and chains. Each candidate is decided without trying it when
         // it surely works (its first step to another host, its second then too: the plan's host
         // only gains room) or surely fails (a step with nowhere to go); the rest are tried in
@@ -410,7 +446,7 @@ public:
         // (HostMovers::least_two_ram) as far as it lets a plan beat the best sure one, each listed
         // only when its VMs could move now (could_move).
         by_need_.clear();
-        for (int g = 0; g < H; ++g) {
+        const auto offer_host = [&](int g) {
             movers(f_, g, Part::Singles);
             HostMovers& hm = cache_.movers[static_cast<std::size_t>(f_)][static_cast<std::size_t>(g)];
             if (!hm.bound_done) {
@@ -425,7 +461,11 @@ public:
                 else
                     by_need_.emplace_back(need, g, part);
             }
-        }
+        };
+        if (restricted_)
+            for (const int g : targets_) offer_host(g);
+        else
+            for (int g = 0; g < H; ++g) offer_host(g);
         std::sort(by_need_.begin(), by_need_.end());
         for (const auto& [need, g, part] : by_need_) {
             if (has_sure_ && need > best_sure_.ram) break;
@@ -449,7 +489,156 @@ public:
             if (!try_two(best_sure_)) throw std::logic_error("make_room: a plan predicted to work did not");
             return out();
         }
+        return failed(kk);
+    }
+
+    /** run_ram found no plan for budget kk: kept, so the next call for the flavor looks only at
+     *  what changed (restrict_to_changed). */
+    std::vector<Placement> failed(int kk) {
+        if (!plain_) cache_.failed[static_cast<std::size_t>(f_)][static_cast<std::size_t>(kk)] = now_;
         return {};
+    }
+
+    /**
+     * Sets restricted_ (and in_c_, rare_, targets_) for run_ram with budget kk: when the last
+     * call for this flavor and budget found no plan, and at most kMaxChanged hosts changed since
+     * (C, those whose version is above the one kept by failed()).
+     *
+     * Why the rest cannot hold a plan: a candidate (a host and the VMs moved off it, or a chain:
+     * x off g, z off d first) that works now and uses no host of C, as its host, a chain's d or
+     * a step's destination, worked then too (those hosts are as they were; which plans exist
+     * does not depend on the ranking), and none did. A step that lands on a host c of C a VM
+     * of a flavor w that at least 3 hosts outside C take now (in top(w)) can land on one of
+     * them instead, which is neither the plan's host nor the other step's source or destination,
+     * and is as it was (a chain's first step: not g, not d). So a candidate that works now has
+     * its host in C, or a chain's d in C, or moves a VM of a flavor that some host of C takes
+     * and fewer than 3 hosts outside it do (rare_). The search then visits: the singles on
+     * hosts of C or of a rare flavor; the pairs and shuffles of the hosts of C and of the hosts
+     * with a migratable VM of a rare flavor (targets_); the chains whose x or d is on a host of
+     * C or whose z is of a rare flavor. Cost: O(H) version reads, O(|C| x flavors) landings, and
+     * O(H) reads of flat bit sets when a flavor is rare.
+     */
+    void restrict_to_changed(int kk) {
+        restricted_ = false;
+        const int H = static_cast<int>(p_.hosts.size());
+        const std::uint64_t last = cache_.failed[static_cast<std::size_t>(f_)][static_cast<std::size_t>(kk)];
+        now_ = 0;
+        c_hosts_.clear();
+        for (int h = 0; h < H; ++h) {
+            const std::uint64_t v = s_.host_version(h);
+            now_ = std::max(now_, v);
+            if (last > 0 && v > last && c_hosts_.size() <= kMaxChanged) c_hosts_.push_back(h);
+        }
+        if (plain_ || last == 0 || c_hosts_.size() > kMaxChanged) return;
+        restricted_ = true;
+        in_c_.assign(static_cast<std::size_t>(H), 0);
+        for (const int c : c_hosts_) in_c_[static_cast<std::size_t>(c)] = 1;
+        const std::size_t F = p_.flavors.size();
+        rare_.assign(F, 0);
+        bool any_rare = false;
+        for (std::size_t w = 0; w < F; ++w) {
+            bool taken = false;
+            for (const int c : c_hosts_) taken = taken || landing(static_cast<int>(w), c).placement >= 0;
+            if (!taken) continue;
+            int outside = 0;
+            for (const Dest& d : top(static_cast<int>(w))) outside += in_c_[static_cast<std::size_t>(d.host)] ? 0 : 1;
+            if (outside < 3) rare_[w] = 1;
+            any_rare = any_rare || rare_[w] != 0;
+        }
+        targets_ = c_hosts_;
+        if (any_rare) {
+            const std::size_t W = (F + 63) / 64;
+            rare_bits_.assign(W, 0);
+            for (std::size_t w = 0; w < F; ++w)
+                if (rare_[w]) rare_bits_[w / 64] |= std::uint64_t{1} << (w % 64);
+            for (int g = 0; g < H; ++g) {
+                if (in_c_[static_cast<std::size_t>(g)]) continue;
+                const std::uint64_t* on = flavors_on(g);
+                bool any = false;
+                for (std::size_t i = 0; i < W && !any; ++i) any = (on[i] & rare_bits_[i]) != 0;
+                if (any) targets_.push_back(g);
+            }
+            std::sort(targets_.begin(), targets_.end());
+        }
+    }
+    /** Could a candidate with a VM of `flavor` off host g (or a chain's z of that flavor off g)
+     *  work now when the last call found none (restrict_to_changed)? Necessary for such a
+     *  candidate with no other VM or host of C. */
+    bool may_be_new(int g, int flavor) const {
+        return !restricted_ || in_c_[static_cast<std::size_t>(g)] != 0 || rare_[static_cast<std::size_t>(flavor)] != 0;
+    }
+    /** The flavors of the migratable VMs on g (MakeRoomCache::Impl::flavors_on), brought up to
+     *  date. O(VMs on g) when g changed. */
+    const std::uint64_t* flavors_on(int g) {
+        const std::size_t W = (p_.flavors.size() + 63) / 64;
+        if (cache_.words != W || cache_.flavors_version.size() != p_.hosts.size()) {
+            cache_.words = W;
+            cache_.flavors_on.assign(p_.hosts.size() * W, 0);
+            cache_.flavors_version.assign(p_.hosts.size(), 0);
+        }
+        std::uint64_t* on = cache_.flavors_on.data() + static_cast<std::size_t>(g) * W;
+        std::uint64_t& v = cache_.flavors_version[static_cast<std::size_t>(g)];
+        if (v != s_.host_version(g)) {
+            v = s_.host_version(g);
+            std::fill(on, on + W, 0);
+            for (const OnlineCluster::Resident& x : c_.vms_on(g))
+                if (x.migratable)
+                    on[static_cast<std::size_t>(x.flavor) / 64] |= std::uint64_t{1} << (static_cast<std::size_t>(x.flavor) % 64);
+        }
+        return on;
+    }
+
+    /** fn(x) for the first single of each kind on every host for `flavor` (MakeRoomCache::Impl::
+     *  Flat), in (RAM, VM) order, until fn returns false. */
+    template <class Fn>
+    void each_single(int flavor, Fn&& fn) {
+        for (const SingleRef& x : flat(flavor))
+            if (!fn(x)) return;
+    }
+    /** MakeRoomCache::Impl::Flat of `flavor`, brought up to date: O(H) version reads, and the
+     *  singles of the hosts changed since listed (all hosts when more than an eighth changed) and
+     *  merged in, O(entries). */
+    const std::vector<SingleRef>& flat(int flavor) {
+        MakeRoomCache::Impl::Flat& fl = cache_.flat[static_cast<std::size_t>(flavor)];
+        if (flat_done_[static_cast<std::size_t>(flavor)]) return fl.list;
+        flat_done_[static_cast<std::size_t>(flavor)] = 1;
+        const int H = static_cast<int>(p_.hosts.size());
+        std::uint64_t clock = 0;
+        changed_flat_.clear();
+        for (int h = 0; h < H; ++h) {
+            const std::uint64_t v = s_.host_version(h);
+            clock = std::max(clock, v);
+            if (fl.valid && v > fl.clock) changed_flat_.push_back(h);
+        }
+        const auto order = [](const SingleRef& a, const SingleRef& b) { return std::tie(a.ram, a.vm) < std::tie(b.ram, b.vm); };
+        if (!fl.valid || changed_flat_.size() * 8 > static_cast<std::size_t>(H)) {
+            fl.list.clear();
+            for (int h = 0; h < H; ++h) add_singles(flavor, h, fl.list);
+            std::sort(fl.list.begin(), fl.list.end(), order);
+        } else if (!changed_flat_.empty()) {
+            drop_.assign(static_cast<std::size_t>(H), 0);
+            for (const int h : changed_flat_) drop_[static_cast<std::size_t>(h)] = 1;
+            std::erase_if(fl.list, [&](const SingleRef& x) { return drop_[static_cast<std::size_t>(x.host)] != 0; });
+            const auto mid = static_cast<std::ptrdiff_t>(fl.list.size());
+            for (const int h : changed_flat_) add_singles(flavor, h, fl.list);
+            std::sort(fl.list.begin() + mid, fl.list.end(), order);
+            std::inplace_merge(fl.list.begin(), fl.list.begin() + mid, fl.list.end(), order);
+        }
+        fl.valid = true;
+        fl.clock = clock;
+        return fl.list;
+    }
+    void add_singles(int flavor, int h, std::vector<SingleRef>& out) {
+        if (!may_have_singles(flavor, h)) return;
+        const HostMovers& hm = movers(flavor, h, Part::Singles);
+        for (const int i : hm.single_firsts) {
+            const Mover& x = hm.singles[static_cast<std::size_t>(i)];
+            out.push_back(SingleRef{x.ram, x.vm, h, x.flavor, i, x.remap_at >= 0});
+        }
+    }
+    /** The Mover a SingleRef of `flavor` names (its host's HostMovers are current: flat()). */
+    const Mover& single(int flavor, const SingleRef& x) const {
+        return cache_.movers[static_cast<std::size_t>(flavor)][static_cast<std::size_t>(x.host)].singles[static_cast<std::size_t>(x.index)];
     }
 
     /**
@@ -997,6 +1186,17 @@ private:
         if (top_done_[static_cast<std::size_t>(flavor)]) return top_[static_cast<std::size_t>(flavor)];
         return compute_top(flavor);
     }
+    /** Where a VM of `flavor` lands on h now (Landing, kept per host version). */
+    const Landing& landing(int flavor, int h) {
+        std::vector<Landing>& land = cache_.landing[static_cast<std::size_t>(flavor)];
+        land.resize(p_.hosts.size());
+        Landing& l = land[static_cast<std::size_t>(h)];
+        if (l.version != s_.host_version(h)) {
+            const Dest d = dest_on(flavor, h, s_.free_of(h));
+            l = Landing{s_.host_version(h), d.placement, d.vcpu_left, d.ram_left, d.gain};
+        }
+        return l;
+    }
     [[gnu::noinline]] const std::vector<Dest>& compute_top(int flavor) {
         auto& t = top_[static_cast<std::size_t>(flavor)];
         top_done_[static_cast<std::size_t>(flavor)] = 1;
@@ -1005,11 +1205,7 @@ private:
         const int H = static_cast<int>(p_.hosts.size());
         land.resize(static_cast<std::size_t>(H));
         const auto offer = [&](int h) {
-            Landing& l = land[static_cast<std::size_t>(h)];
-            if (l.version != s_.host_version(h)) {
-                const Dest d = dest_on(flavor, h, s_.free_of(h));
-                l = Landing{s_.host_version(h), d.placement, d.vcpu_left, d.ram_left, d.gain};
-            }
+            const Landing& l = landing(flavor, h);
             if (l.placement < 0) return;
             const Dest d{h, l.placement, l.vcpu_left, l.ram_left, l.gain};
             if (static_cast<int>(t.size()) == kTop && !d.better(t.back())) return;
@@ -1069,10 +1265,8 @@ private:
     /** fn(l) for each single l of `hm` (host d's, in index order) that could be a chain's first
      *  VM: another host takes its flavor (elsewhere), or it has a remap (remap_at >= 0). Decided
      *  per flavor: a host where neither holds for any is skipped without reading its singles. */
-    /** With `firsts_only`, only the first single of each kind (HostMovers::single_firsts;
-     *  whether a single is mobile depends on its kind alone). */
     template <class Fn>
-    void each_mobile_single(const HostMovers& hm, int d, Fn&& fn, bool firsts_only = false) {
+    void each_mobile_single(const HostMovers& hm, int d, Fn&& fn) {
         mobile_.resize(hm.flavors.size());
         bool any = hm.any_remap;
         for (std::size_t k = 0; k < hm.flavors.size(); ++k) {
@@ -1080,14 +1274,8 @@ private:
             any = any || mobile_[k] != 0;
         }
         if (!any) return;
-        const auto mobile = [&](std::size_t l) { return mobile_[static_cast<std::size_t>(hm.group[l])] != 0 || hm.singles[l].remap_at >= 0; };
-        if (firsts_only) {
-            for (const int l : hm.single_firsts)
-                if (mobile(static_cast<std::size_t>(l))) fn(static_cast<std::size_t>(l));
-            return;
-        }
         for (std::size_t l = 0; l < hm.singles.size(); ++l)
-            if (mobile(l)) fn(l);
+            if (mobile_[static_cast<std::size_t>(hm.group[l])] != 0 || hm.singles[l].remap_at >= 0) fn(l);
     }
     /** Does another host than h take a VM of `flavor` now? */
     bool elsewhere(int flavor, int h) {
@@ -2012,47 +2200,50 @@ private:
      *  only a remap could move works iff its remap_at does (its host d only changes, x has room
      *  there after it iff its flavor has; g keeps x's room). */
     void chains() {
-        std::vector<std::vector<std::pair<Mover, int>>> zs(p_.flavors.size());
-        std::vector<char> done(p_.flavors.size(), 0);
-        const int H = static_cast<int>(p_.hosts.size());
         // A chain's outcome depends on its VMs' kinds (flavor, node set) and hosts alone, and of
         // the VMs of one kind on one host the first in (RAM, VM) order has the least plan key:
-        // only that one of each kind is looked at, as x and as z.
-        for (int g = 0; g < H; ++g) {
-            const HostMovers& ghm = movers(f_, g, Part::Singles);
-            for (const int ix : ghm.single_firsts) {
-                const Mover& x = ghm.singles[static_cast<std::size_t>(ix)];
-                if (has_sure_ && x.ram >= best_sure_.ram) break;  // singles in RAM order: none better
-                const auto y = static_cast<std::size_t>(x.flavor);
-                auto& z = zs[y];
-                if (!done[y]) {
-                    done[y] = 1;
-                    for (int d = 0; d < H; ++d)
-                        if (may_have_singles(x.flavor, d)) {
-                            const HostMovers& zhm = movers(x.flavor, d, Part::Singles);
-                            each_mobile_single(
-                                zhm, d, [&](std::size_t l) { z.emplace_back(zhm.singles[l], d); }, true);
-                        }
-                    std::sort(z.begin(), z.end(), [](const auto& a, const auto& b) {
-                        return std::make_tuple(a.first.ram, a.first.vm) < std::make_tuple(b.first.ram, b.first.vm);
-                    });
-                }
-                for (std::size_t i = 0; i < z.size(); ++i) {
-                    const auto& [m, d] = z[i];
-                    if (d == g) continue;
-                    const Two t{x.ram + m.ram, g, m, x, d, true, false};
-                    if (has_sure_ && t.ram > best_sure_.ram) break;  // z in RAM order: none better
-                    // z to another host: sure unless that host is g; else its remap (remap_at,
-                    // the same test plan_two makes: z remapped, then a VM of x's flavor fits on d).
-                    const int o1 = first_other(m.flavor, d);
-                    const bool works = o1 < 0 || o1 != g || two_works(t);
-                    if (works) {
-                        sure(t);
-                        break;
-                    }
+        // only that one of each kind is looked at, as x and as z (Flat). The x are taken in RAM
+        // order: the best sure chain does not depend on the order they are offered in.
+        zs_ram_.resize(p_.flavors.size());
+        zs_done_.assign(p_.flavors.size(), 0);
+        each_single(f_, [&](const SingleRef& xr) {
+            if (has_sure_ && xr.ram >= best_sure_.ram) return false;  // singles in RAM order: none better
+            const auto y = static_cast<std::size_t>(xr.flavor);
+            std::vector<const SingleRef*>& z = zs_ram_[y];
+            if (!zs_done_[y]) {
+                // The z that could move first: another host takes its flavor, or a remap.
+                zs_done_[y] = 1;
+                z.clear();
+                each_single(xr.flavor, [&](const SingleRef& m) {
+                    if (m.remap || elsewhere(m.flavor, m.host)) z.push_back(&m);
+                    return true;
+                });
+            }
+            const int g = xr.host;
+            const bool x_new = !restricted_ || in_c_[static_cast<std::size_t>(g)] != 0;
+            for (const SingleRef* mr : z) {
+                const int d = mr->host;
+                if (d == g) continue;
+                if (has_sure_ && xr.ram + mr->ram > best_sure_.ram) break;  // z in RAM order: none better
+                if (!x_new && !may_be_new(d, mr->flavor)) continue;
+                // The chains of x in z's (RAM, VM) order have increasing plan keys (Two::key).
+                if (has_sure_ &&
+                    !(std::make_tuple(xr.ram + mr->ram, g, std::min(xr.vm, mr->vm), std::max(xr.vm, mr->vm), mr->vm) < best_sure_.key()))
+                    break;
+                const Mover& x = single(f_, xr);
+                const Mover& m = single(xr.flavor, *mr);
+                const Two t{x.ram + m.ram, g, m, x, d, true, false};
+                // z to another host: sure unless that host is g; else its remap (remap_at,
+                // the same test plan_two makes: z remapped, then a VM of x's flavor fits on d).
+                const int o1 = first_other(m.flavor, d);
+                const bool works = o1 < 0 || o1 != g || two_works(t);
+                if (works) {
+                    sure(t);
+                    break;
                 }
             }
-        }
+            return true;
+        });
     }
 
     std::vector<Placement> out() const {
@@ -2119,6 +2310,20 @@ private:
     bool has_sure_ = false;
     std::vector<Two> maybe_;                              ///< two-step plans that may work, to try
     std::vector<std::tuple<Amount, int, Part>> by_need_;  ///< (lower bound, host, pairs or shuffles), run()
+    /** run_ram after a failing call (restrict_to_changed): `restricted_`, only what changed is
+     *  searched; `c_hosts_` (C) the hosts changed since, `in_c_` [host] membership; `rare_`
+     *  [flavor], a host of C takes it and fewer than 3 others; `targets_`, the hosts whose pairs
+     *  and shuffles are visited; `now_` the largest host version (kept by failed()). */
+    bool restricted_ = false;
+    std::uint64_t now_ = 0;
+    std::vector<int> c_hosts_, targets_;
+    std::vector<char> in_c_, rare_;
+    std::vector<std::uint64_t> rare_bits_;
+    std::vector<char> flat_done_;                        ///< [flavor]: flat() brought up to date this call
+    std::vector<int> changed_flat_;                      ///< flat(): hosts changed since its list
+    std::vector<char> drop_;                             ///< flat(): [host] changed
+    std::vector<std::vector<const SingleRef*>> zs_ram_;  ///< chains(): per flavor, the z that could move
+    std::vector<char> zs_done_;
 };
 
 }  // namespace

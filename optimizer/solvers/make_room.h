@@ -116,7 +116,12 @@ bool make_room_direct_applies(const CapacityModel& model);
  * found so far: visited in order of a lower bound on their plans' RAM (two VMs' least RAM that
  * covers what the flavor's placements lack), and listed only when the VMs' kinds there (by
  * flavor: able to go to another host, or to be remapped) say they could make room now (that answer
- * kept while the hosts that take those kinds' flavors do not change). Per call O(hosts) to visit
+ * kept while the hosts that take those kinds' flavors do not change). After a call for the same
+ * flavor and budget that found no plan, with at most 64 hosts changed since (C), only the
+ * candidates a host of C could have made work are looked at: those on a host of C, the chains
+ * through one, and those moving a VM of a flavor that a host of C takes and fewer than 3 other
+ * hosts do (any other such step could land elsewhere, so the candidate worked then too, and none
+ * did); the same plan as the whole search. Per call O(hosts) to visit
  * the cached candidates' heads and bounds, and per flavor of a VM that might move its best
  * destinations: O(hosts) version reads plus O(placements) per host changed since they were kept
  * (O(hosts x placements) when one of the kept best changed). Within a host, what depends only on
