@@ -536,6 +536,7 @@ public:
         const std::size_t F = p_.flavors.size();
         rare_.assign(F, 0);
         bool any_rare = false;
+        any_rare_ = false;
         for (std::size_t w = 0; w < F; ++w) {
             bool taken = false;
             for (const int c : c_hosts_) taken = taken || landing(static_cast<int>(w), c).placement >= 0;
@@ -546,6 +547,7 @@ public:
             any_rare = any_rare || rare_[w] != 0;
         }
         targets_ = c_hosts_;
+        any_rare_ = any_rare;
         if (any_rare) {
             const std::size_t W = (F + 63) / 64;
             rare_bits_.assign(W, 0);
@@ -2206,9 +2208,59 @@ private:
         // order: the best sure chain does not depend on the order they are offered in.
         zs_ram_.resize(p_.flavors.size());
         zs_done_.assign(p_.flavors.size(), 0);
+        zs_c_.resize(p_.flavors.size());
+        zs_c_done_.assign(p_.flavors.size(), 0);
         each_single(f_, [&](const SingleRef& xr) {
             if (has_sure_ && xr.ram >= best_sure_.ram) return false;  // singles in RAM order: none better
             const auto y = static_cast<std::size_t>(xr.flavor);
+            const int g = xr.host;
+            // After a failing call (restrict_to_changed) an x off a host outside C needs a z off
+            // a host of C or of a rare flavor: without rare flavors, the z of the hosts of C
+            // alone, read from their lists (the whole list of the flavor is not brought up to
+            // date).
+            const bool x_new = !restricted_ || in_c_[static_cast<std::size_t>(g)] != 0;
+            const auto try_z = [&](const SingleRef& mr) {  // false: no later z can do better
+                const int d = mr.host;
+                if (d == g) return true;
+                if (has_sure_ && xr.ram + mr.ram > best_sure_.ram) return false;  // z in RAM order: none better
+                if (!x_new && !may_be_new(d, mr.flavor)) return true;
+                // The chains of x in z's (RAM, VM) order have increasing plan keys (Two::key).
+                if (has_sure_ &&
+                    !(std::make_tuple(xr.ram + mr.ram, g, std::min(xr.vm, mr.vm), std::max(xr.vm, mr.vm), mr.vm) < best_sure_.key()))
+                    return false;
+                const Mover& x = single(f_, xr);
+                const Mover& m = single(xr.flavor, mr);
+                const Two t{x.ram + m.ram, g, m, x, d, true, false};
+                // z to another host: sure unless that host is g; else its remap (remap_at,
+                // the same test plan_two makes: z remapped, then a VM of x's flavor fits on d).
+                const int o1 = first_other(m.flavor, d);
+                if (o1 < 0 || o1 != g || two_works(t)) {
+                    sure(t);
+                    return false;
+                }
+                return true;
+            };
+            if (!x_new && !any_rare_) {
+                std::vector<SingleRef>& z = zs_c_[y];
+                if (!zs_c_done_[y]) {
+                    zs_c_done_[y] = 1;
+                    z.clear();
+                    for (const int c : c_hosts_) {
+                        if (!may_have_singles(xr.flavor, c)) continue;
+                        const HostMovers& hm = movers(xr.flavor, c, Part::Singles);
+                        for (const int i : hm.single_firsts) {
+                            const Mover& m = hm.singles[static_cast<std::size_t>(i)];
+                            if (m.remap_at >= 0 || elsewhere(m.flavor, c))
+                                z.push_back(SingleRef{m.ram, m.vm, c, m.flavor, i, m.remap_at >= 0});
+                        }
+                    }
+                    std::sort(z.begin(), z.end(),
+                              [](const SingleRef& a, const SingleRef& b) { return std::tie(a.ram, a.vm) < std::tie(b.ram, b.vm); });
+                }
+                for (const SingleRef& mr : z)
+                    if (!try_z(mr)) break;
+                return true;
+            }
             std::vector<const SingleRef*>& z = zs_ram_[y];
             if (!zs_done_[y]) {
                 // The z that could move first: another host takes its flavor, or a remap.
@@ -2219,29 +2271,8 @@ private:
                     return true;
                 });
             }
-            const int g = xr.host;
-            const bool x_new = !restricted_ || in_c_[static_cast<std::size_t>(g)] != 0;
-            for (const SingleRef* mr : z) {
-                const int d = mr->host;
-                if (d == g) continue;
-                if (has_sure_ && xr.ram + mr->ram > best_sure_.ram) break;  // z in RAM order: none better
-                if (!x_new && !may_be_new(d, mr->flavor)) continue;
-                // The chains of x in z's (RAM, VM) order have increasing plan keys (Two::key).
-                if (has_sure_ &&
-                    !(std::make_tuple(xr.ram + mr->ram, g, std::min(xr.vm, mr->vm), std::max(xr.vm, mr->vm), mr->vm) < best_sure_.key()))
-                    break;
-                const Mover& x = single(f_, xr);
-                const Mover& m = single(xr.flavor, *mr);
-                const Two t{x.ram + m.ram, g, m, x, d, true, false};
-                // z to another host: sure unless that host is g; else its remap (remap_at,
-                // the same test plan_two makes: z remapped, then a VM of x's flavor fits on d).
-                const int o1 = first_other(m.flavor, d);
-                const bool works = o1 < 0 || o1 != g || two_works(t);
-                if (works) {
-                    sure(t);
-                    break;
-                }
-            }
+            for (const SingleRef* mr : z)
+                if (!try_z(*mr)) break;
             return true;
         });
     }
@@ -2314,7 +2345,7 @@ private:
      *  searched; `c_hosts_` (C) the hosts changed since, `in_c_` [host] membership; `rare_`
      *  [flavor], a host of C takes it and fewer than 3 others; `targets_`, the hosts whose pairs
      *  and shuffles are visited; `now_` the largest host version (kept by failed()). */
-    bool restricted_ = false;
+    bool restricted_ = false, any_rare_ = false;
     std::uint64_t now_ = 0;
     std::vector<int> c_hosts_, targets_;
     std::vector<char> in_c_, rare_;
@@ -2324,6 +2355,8 @@ private:
     std::vector<char> drop_;                             ///< flat(): [host] changed
     std::vector<std::vector<const SingleRef*>> zs_ram_;  ///< chains(): per flavor, the z that could move
     std::vector<char> zs_done_;
+    std::vector<std::vector<SingleRef>> zs_c_;  ///< chains(): per flavor, the z off hosts of C that could move (restricted_)
+    std::vector<char> zs_c_done_;
 };
 
 }  // namespace
