@@ -63,7 +63,9 @@ struct Pair {
  * Per host, for one flavor f, what the host alone decides (valid while its host_version is
  * `version`): `singles`, the migratable VMs whose removal alone lets f fit, in (RAM, VM) order;
  * `pairs`, two migratable VMs, neither a single, whose removal together does; `shuffles`, (y, x)
- * with x a single that, once y has left the host, can be remapped on it so that f fits.
+ * with x a single that, once y has left the host, can be remapped on it so that f fits. Ranking
+ * by RAM (only run_ram reads them), `pairs` and `shuffles` hold the first of each two kinds of VM
+ * alone (find_pairs, find_shuffles); ranking by capacity, all of them.
  */
 struct HostMovers {
     std::uint64_t version = 0;
@@ -1854,6 +1856,11 @@ private:
             }
         const std::size_t K = kinds_.size();
         if (!plain_) pair_memo_.assign(K * K, PairMemo{});
+        // Ranking by RAM (run_ram alone reads the list: visit, its first pair of each two kinds
+        // of VM): only that first pair of each (kind of the lower VM, kind of the higher) is
+        // kept. The two kinds fix the pair's RAM, so it is the one of least (VM, VM).
+        const bool firsts_only = !cap_ && !plain_;
+        if (firsts_only) first_of_.assign(K * K, -1);
         // What the flavor's placements lack on their nodes, the least over them per resource: two
         // VMs that free less in total cannot make room (a quick test before the exact one).
         const auto [short_vcpu, short_ram] = least_short(flavor, g);
@@ -1891,6 +1898,19 @@ private:
                     if (cap_) {
                         pr.ub = memo.ub;
                         hm.pairs_top = std::max(hm.pairs_top, std::make_pair(pr.ub.own, pr.ub.w));
+                    }
+                    if (firsts_only) {
+                        const std::size_t key =
+                            static_cast<std::size_t>(kind_of_[ab ? i : j]) * K + static_cast<std::size_t>(kind_of_[ab ? j : i]);
+                        int& at = first_of_[key];
+                        if (at < 0) {
+                            at = static_cast<int>(hm.pairs.size());
+                            hm.pairs.push_back(pr);
+                        } else if (std::tie(pr.m[0].vm, pr.m[1].vm) < std::tie(hm.pairs[static_cast<std::size_t>(at)].m[0].vm,
+                                                                               hm.pairs[static_cast<std::size_t>(at)].m[1].vm)) {
+                            hm.pairs[static_cast<std::size_t>(at)] = pr;
+                        }
+                        continue;
                     }
                     hm.pairs.push_back(pr);
                 }
@@ -2018,6 +2038,11 @@ private:
             on_kind_.clear();
             for (const OnlineCluster::Resident& y : on) on_kind_.push_back(kind_id(y.flavor, y.mask));
         }
+        // Ranking by RAM (only visit reads the list): the first shuffle of each two kinds (y's,
+        // x's) alone, as in find_pairs. The kinds fix its run and RAM: least (VM, VM, y).
+        const bool firsts_only = !cap_ && !plain_;
+        const std::size_t KS = kinds_.size();  // every VM on g has its kind now, x's too
+        if (firsts_only) first_of_.assign(KS * KS, -1);
         const Amount* free = s_.free_of(g);
         tmp_.assign(free, free + s_.nodes_of(g) * R_);
         // A remap leaves the host's totals as they are: y alone must free what the host lacks in
@@ -2058,6 +2083,18 @@ private:
                 if (memo->ok) {
                     Mover my{y.vm, y.flavor, y.mask, fy.demand[kRamMib], memo->remap, -1, {}};
                     my.ub = memo->ub;
+                    if (firsts_only) {
+                        int& at = first_of_[static_cast<std::size_t>(on_kind_[yi]) * KS + xk];
+                        const auto order = [](int yv, int xv) { return std::make_tuple(std::min(yv, xv), std::max(yv, xv), yv); };
+                        if (at < 0) {
+                            at = static_cast<int>(hm.shuffles.size());
+                            hm.shuffles.push_back({my, x});
+                        } else if (const auto& kept = hm.shuffles[static_cast<std::size_t>(at)];
+                                   order(y.vm, x.vm) < order(kept[0].vm, kept[1].vm)) {
+                            hm.shuffles[static_cast<std::size_t>(at)] = {my, x};
+                        }
+                        continue;
+                    }
                     hm.shuffles.push_back({my, x});
                 }
             }
@@ -2326,6 +2363,7 @@ private:
     std::vector<Kind> kinds_;
     std::vector<char> kind_remap_;  ///< [kind]: Mover::remap of a VM of that kind
     std::vector<int> kind_of_;      ///< find_pairs: [index into its list]: the kind
+    std::vector<int> first_of_;     ///< find_pairs, find_shuffles (ranking by RAM): [kind x K + kind]: the kept first, -1 none
     std::vector<int> kind_count_;   ///< pair_tops: [kind]: VMs of that kind
     std::vector<int> on_kind_;      ///< find_shuffles: [index into vms_on]: the kind
     std::vector<PairMemo> pair_memo_;
