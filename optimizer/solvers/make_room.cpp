@@ -196,6 +196,13 @@ struct MakeRoomCache::Impl {
         std::vector<SingleRef> list;
     };
     std::vector<Flat> flat;  ///< [flavor]
+    /** Per flavor y, per host (valid at version[host]): the flavors of the first singles of each
+     *  kind there for y, a bit set of W words, then a word that is 1 when one of them has a remap
+     *  ([host * (W + 1) + i]; Search::mobile_singles). */
+    struct ZBits {
+        std::vector<std::uint64_t> version, bits;
+    };
+    std::vector<ZBits> zbits;  ///< [flavor]
     /** Per flavor, per step budget (1, 2): the largest host version when the direct search (by
      *  RAM) last found no plan for that flavor and budget; 0: none. */
     std::vector<std::array<std::uint64_t, 3>> failed;
@@ -325,12 +332,14 @@ public:
             cache_.sums.clear();
             cache_.tops.clear();
             cache_.flat.clear();
+            cache_.zbits.clear();
             cache_.failed.clear();
             cache_.flavors_on.clear();
             cache_.flavors_version.clear();
         }
         cache_.tops.resize(p_.flavors.size());
         cache_.flat.resize(p_.flavors.size());
+        cache_.zbits.resize(p_.flavors.size());
         cache_.failed.resize(p_.flavors.size(), {0, 0, 0});
         cache_.movers.resize(p_.flavors.size());
         cache_.landing.resize(p_.flavors.size());
@@ -640,6 +649,53 @@ public:
             out.push_back(SingleRef{x.ram, x.vm, h, x.flavor, i, x.remap_at >= 0});
         }
     }
+    /** `out`: the first single of each kind on every host for `flavor` that could move first (a
+     *  chain's z): another host takes its flavor, or it has a remap; in (RAM, VM) order. Only
+     *  the hosts whose singles' flavors (MakeRoomCache::Impl::ZBits, kept per host version)
+     *  include one some host takes now, or a remap, are read. O(H) flat reads, plus the singles
+     *  of those hosts and of the hosts changed since. */
+    void mobile_singles(int flavor, std::vector<SingleRef>& out) {
+        const std::size_t F = p_.flavors.size(), W = (F + 63) / 64;
+        const int H = static_cast<int>(p_.hosts.size());
+        if (!taken_done_) {
+            taken_done_ = true;
+            taken_bits_.assign(W, 0);
+            for (std::size_t w = 0; w < F; ++w)
+                if (!top(static_cast<int>(w)).empty()) taken_bits_[w / 64] |= std::uint64_t{1} << (w % 64);
+        }
+        MakeRoomCache::Impl::ZBits& zb = cache_.zbits[static_cast<std::size_t>(flavor)];
+        if (zb.version.size() != static_cast<std::size_t>(H)) {
+            zb.version.assign(static_cast<std::size_t>(H), 0);
+            zb.bits.assign(static_cast<std::size_t>(H) * (W + 1), 0);
+        }
+        out.clear();
+        for (int d = 0; d < H; ++d) {
+            std::uint64_t* bits = zb.bits.data() + static_cast<std::size_t>(d) * (W + 1);  // [W]: a remap
+            if (zb.version[static_cast<std::size_t>(d)] != s_.host_version(d)) {
+                zb.version[static_cast<std::size_t>(d)] = s_.host_version(d);
+                std::fill(bits, bits + W + 1, 0);
+                if (may_have_singles(flavor, d)) {
+                    const HostMovers& hm = movers(flavor, d, Part::Singles);
+                    for (const int i : hm.single_firsts) {
+                        const Mover& m = hm.singles[static_cast<std::size_t>(i)];
+                        bits[static_cast<std::size_t>(m.flavor) / 64] |= std::uint64_t{1} << (static_cast<std::size_t>(m.flavor) % 64);
+                        if (m.remap_at >= 0) bits[W] = 1;
+                    }
+                }
+            }
+            bool read = bits[W] != 0;
+            for (std::size_t i = 0; i < W && !read; ++i) read = (bits[i] & taken_bits_[i]) != 0;
+            if (!read) continue;
+            const HostMovers& hm = movers(flavor, d, Part::Singles);
+            for (const int i : hm.single_firsts) {
+                const Mover& m = hm.singles[static_cast<std::size_t>(i)];
+                if (m.remap_at >= 0 || elsewhere(m.flavor, d)) out.push_back(SingleRef{m.ram, m.vm, d, m.flavor, i, m.remap_at >= 0});
+            }
+        }
+        std::sort(out.begin(), out.end(),
+                  [](const SingleRef& a, const SingleRef& b) { return std::tie(a.ram, a.vm) < std::tie(b.ram, b.vm); });
+    }
+
     /** The Mover a SingleRef of `flavor` names (its host's HostMovers are current: flat()). */
     const Mover& single(int flavor, const SingleRef& x) const {
         return cache_.movers[static_cast<std::size_t>(flavor)][static_cast<std::size_t>(x.host)].singles[static_cast<std::size_t>(x.index)];
@@ -2298,18 +2354,13 @@ private:
                     if (!try_z(mr)) break;
                 return true;
             }
-            std::vector<const SingleRef*>& z = zs_ram_[y];
+            std::vector<SingleRef>& z = zs_ram_[y];
             if (!zs_done_[y]) {
-                // The z that could move first: another host takes its flavor, or a remap.
                 zs_done_[y] = 1;
-                z.clear();
-                each_single(xr.flavor, [&](const SingleRef& m) {
-                    if (m.remap || elsewhere(m.flavor, m.host)) z.push_back(&m);
-                    return true;
-                });
+                mobile_singles(xr.flavor, z);
             }
-            for (const SingleRef* mr : z)
-                if (!try_z(*mr)) break;
+            for (const SingleRef& mr : z)
+                if (!try_z(mr)) break;
             return true;
         });
     }
@@ -2388,10 +2439,12 @@ private:
     std::vector<int> c_hosts_, targets_;
     std::vector<char> in_c_, rare_;
     std::vector<std::uint64_t> rare_bits_;
-    std::vector<char> flat_done_;                        ///< [flavor]: flat() brought up to date this call
-    std::vector<int> changed_flat_;                      ///< flat(): hosts changed since its list
-    std::vector<char> drop_;                             ///< flat(): [host] changed
-    std::vector<std::vector<const SingleRef*>> zs_ram_;  ///< chains(): per flavor, the z that could move
+    std::vector<char> flat_done_;                 ///< [flavor]: flat() brought up to date this call
+    std::vector<int> changed_flat_;               ///< flat(): hosts changed since its list
+    std::vector<char> drop_;                      ///< flat(): [host] changed
+    std::vector<std::vector<SingleRef>> zs_ram_;  ///< chains(): per flavor, the z that could move (mobile_singles)
+    std::vector<std::uint64_t> taken_bits_;       ///< mobile_singles(): the flavors some host takes now (bit set), this call
+    bool taken_done_ = false;
     std::vector<char> zs_done_;
     std::vector<std::vector<SingleRef>> zs_c_;  ///< chains(): per flavor, the z off hosts of C that could move (restricted_)
     std::vector<char> zs_c_done_;
