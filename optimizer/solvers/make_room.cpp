@@ -189,7 +189,8 @@ struct MakeRoomCache::Impl {
     std::vector<Top> tops;  ///< [flavor]
     /** Per flavor: the first single of each kind on every host (SingleRef), in (RAM, VM) order,
      *  when every host's version was at most `clock` (`valid` false: none built yet). A later
-     *  call re-lists only the hosts whose version is above `clock`. */
+     *  call re-lists only the hosts whose version is above `clock`. Read for the arriving
+     *  flavor: the singles pass and the chains' x (Search::flat). */
     struct Flat {
         bool valid = false;
         std::uint64_t clock = 0;
@@ -2297,8 +2298,9 @@ private:
     void chains() {
         // A chain's outcome depends on its VMs' kinds (flavor, node set) and hosts alone, and of
         // the VMs of one kind on one host the first in (RAM, VM) order has the least plan key:
-        // only that one of each kind is looked at, as x and as z (Flat). The x are taken in RAM
-        // order: the best sure chain does not depend on the order they are offered in.
+        // only that one of each kind is looked at, as x (Flat) and as z (mobile_singles). The x
+        // are taken in RAM order: the best sure chain does not depend on the order they are
+        // offered in.
         zs_ram_.resize(p_.flavors.size());
         zs_done_.assign(p_.flavors.size(), 0);
         zs_c_.resize(p_.flavors.size());
