@@ -587,7 +587,11 @@ struct Small {
     std::unique_ptr<CapacityModel> model;
     std::unique_ptr<Placer> placer = make_placer("first-fit");
     std::unique_ptr<OnlineCluster> c;
-    Small(const std::vector<Amount>& vcpu, const std::vector<int>& host_of, const std::vector<bool>& migratable) {
+    /** VM i: `vcpu[i]` vCPU and 4 GiB per vCPU (the vNUMA rule splits it), placed on host
+     *  host_of[i] (on the pNUMA nodes nodes[i] when given) of 3 hosts of `topology` with
+     *  `node_vcpu` vCPU per node; the VMs after host_of's last are not placed. */
+    Small(const std::vector<Amount>& vcpu, const std::vector<int>& host_of, const std::vector<bool>& migratable,
+          const std::vector<std::vector<int>>& nodes = {}, const char* topology = "K1", Amount node_vcpu = 8) {
         for (std::size_t i = 0; i < vcpu.size(); ++i) {
             TraceVm vm;
             vm.arrival_s = static_cast<double>(i);
@@ -597,7 +601,7 @@ struct Small {
             trace.push_back(vm);
         }
         SnapshotOptions o;
-        o.host_type = uniform_host_type("K1", 8, 32 * 1024);
+        o.host_type = uniform_host_type(topology, node_vcpu, node_vcpu * 4 * 1024);
         o.num_hosts = 3;
         o.time_s = 100.0;
         o.targets = "all";
@@ -607,7 +611,11 @@ struct Small {
         c = std::make_unique<OnlineCluster>(*model, *placer);
         for (std::size_t i = 0; i < host_of.size(); ++i) {
             EXPECT_TRUE(c->place(static_cast<int>(i)).found());
-            if (c->state().host_of(static_cast<int>(i)) != host_of[i]) EXPECT_TRUE(c->migrate(static_cast<int>(i), host_of[i], {}));
+            std::array<std::uint8_t, kMaxVNuma> pnuma{};
+            if (i < nodes.size())
+                for (std::size_t j = 0; j < nodes[i].size(); ++j) pnuma[j] = static_cast<std::uint8_t>(nodes[i][j]);
+            if (i < nodes.size() || c->state().host_of(static_cast<int>(i)) != host_of[i])
+                EXPECT_TRUE(c->migrate(static_cast<int>(i), host_of[i], pnuma)) << "VM " << i;
         }
     }
 };
@@ -667,6 +675,39 @@ TEST(MakeRoom, TwoStepsOffOneHostOrAChain) {
     EXPECT_EQ(plan[0].host, 2);
     EXPECT_EQ(plan[1].vm, 0);
     EXPECT_EQ(plan[1].host, 1);
+}
+
+TEST(MakeRoom, AChainWhoseFirstVmCanOnlyBeRemapped) {
+    // K4 hosts, 16 vCPU per node. The request is 8c (one node). Host 0: x (6c) and 8c on node 0
+    // (2 free), the other nodes full. Host 1: z (10c: 5c on nodes 0 and 1) with 8c + 2c on node
+    // 0 (1 free) and 8c + 3c on node 1; 8c + 3c on node 2 (5 free); node 3 full. Host 2 full.
+    // Only x and z may migrate. No host takes 6c or 10c (no node has 6 free, no two have 5), so
+    // neither can leave its host; but z can be remapped on host 1 to nodes 1 and 2 (its own 5c
+    // on node 1 counted free), which frees 6c on node 0 for x; then the request fits where x
+    // was. The only plan: that chain, whose first VM moves by a remap alone.
+    const std::vector<Amount> vcpu = {6,  8, 8, 8, 8, 8, 8, 8,     // host 0: x, then the fillers
+                                      10, 8, 2, 8, 3, 8, 3, 8, 8,  // host 1: z, then the fillers
+                                      8,  8, 8, 8, 8, 8, 8, 8,     // host 2
+                                      8};                          // the request
+    const std::vector<int> host_of = {0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2, 2, 2};
+    const std::vector<std::vector<int>> nodes = {{0},    {0}, {1}, {1}, {2}, {2}, {3}, {3},       //
+                                                 {0, 1}, {0}, {0}, {1}, {1}, {2}, {2}, {3}, {3},  //
+                                                 {0},    {0}, {1}, {1}, {2}, {2}, {3}, {3}};
+    std::vector<bool> migratable(host_of.size(), false);
+    migratable[0] = migratable[8] = true;
+    Small s(vcpu, host_of, migratable, nodes, "K4", 16);
+    const int request = static_cast<int>(host_of.size());
+    const SearchState& st = s.c->state();
+    ASSERT_EQ(s.p.flavors[static_cast<std::size_t>(st.flavor_of(8))].num_vnuma(), 2) << "z spans 2 nodes";
+    EXPECT_TRUE(make_room(*s.c, request, 1).empty());
+    const std::vector<Placement> plan = make_room(*s.c, request, 2);
+    ASSERT_EQ(plan.size(), 2U);
+    expect_valid(st, plan, st.flavor_of(request), 2);
+    EXPECT_EQ(plan[0].vm, 8);
+    EXPECT_EQ(plan[0].host, 1);
+    EXPECT_EQ(plan[1].vm, 0);
+    EXPECT_EQ(plan[1].host, 1);
+    EXPECT_EQ(plan, make_room_direct_plain(*s.c, request, 2));
 }
 
 TEST(MakeRoom, SameHistorySamePlans) {
