@@ -82,10 +82,6 @@ struct HostMovers {
      *  whose Bounds are Search::Z's). */
     bool ubs_done = false;
 
-    /** Indices into `singles`: the first of each flavor, and the first with a remap (remap_at >=
-     *  0): a single another host takes is beaten by its flavor's first, one with a remap by the
-     *  first with one, so a host's best single is among these. */
-    std::vector<int> heads;
     std::vector<Mover> singles;
     /** The singles' distinct flavors (`flavors`), each single's index among them (`group`), and
      *  whether one has a remap (remap_at >= 0): a chain's first VMs are the singles another host
@@ -163,6 +159,10 @@ struct SingleRef {
     int vm = -1, host = -1, flavor = -1, index = -1;
     bool remap = false;
 };
+/** The order of the singles' lists: RAM, then VM. */
+bool by_ram_vm(const SingleRef& a, const SingleRef& b) {
+    return std::tie(a.ram, a.vm) < std::tie(b.ram, b.vm);
+}
 
 }  // namespace
 
@@ -624,19 +624,18 @@ public:
             clock = std::max(clock, v);
             if (fl.valid && v > fl.clock) changed_flat_.push_back(h);
         }
-        const auto order = [](const SingleRef& a, const SingleRef& b) { return std::tie(a.ram, a.vm) < std::tie(b.ram, b.vm); };
         if (!fl.valid || changed_flat_.size() * 8 > static_cast<std::size_t>(H)) {
             fl.list.clear();
             for (int h = 0; h < H; ++h) add_singles(flavor, h, fl.list);
-            std::sort(fl.list.begin(), fl.list.end(), order);
+            std::sort(fl.list.begin(), fl.list.end(), by_ram_vm);
         } else if (!changed_flat_.empty()) {
             drop_.assign(static_cast<std::size_t>(H), 0);
             for (const int h : changed_flat_) drop_[static_cast<std::size_t>(h)] = 1;
             std::erase_if(fl.list, [&](const SingleRef& x) { return drop_[static_cast<std::size_t>(x.host)] != 0; });
             const auto mid = static_cast<std::ptrdiff_t>(fl.list.size());
             for (const int h : changed_flat_) add_singles(flavor, h, fl.list);
-            std::sort(fl.list.begin() + mid, fl.list.end(), order);
-            std::inplace_merge(fl.list.begin(), fl.list.begin() + mid, fl.list.end(), order);
+            std::sort(fl.list.begin() + mid, fl.list.end(), by_ram_vm);
+            std::inplace_merge(fl.list.begin(), fl.list.begin() + mid, fl.list.end(), by_ram_vm);
         }
         fl.valid = true;
         fl.clock = clock;
@@ -686,15 +685,18 @@ public:
             }
             bool read = bits[W] != 0;
             for (std::size_t i = 0; i < W && !read; ++i) read = (bits[i] & taken_bits_[i]) != 0;
-            if (!read) continue;
-            const HostMovers& hm = movers(flavor, d, Part::Singles);
-            for (const int i : hm.single_firsts) {
-                const Mover& m = hm.singles[static_cast<std::size_t>(i)];
-                if (m.remap_at >= 0 || elsewhere(m.flavor, d)) out.push_back(SingleRef{m.ram, m.vm, d, m.flavor, i, m.remap_at >= 0});
-            }
+            if (read) add_mobile_singles(flavor, d, out);
         }
-        std::sort(out.begin(), out.end(),
-                  [](const SingleRef& a, const SingleRef& b) { return std::tie(a.ram, a.vm) < std::tie(b.ram, b.vm); });
+        std::sort(out.begin(), out.end(), by_ram_vm);
+    }
+    /** Appends to `out` the first single of each kind on d for `flavor` that could move first
+     *  (mobile_singles' test), unsorted. */
+    void add_mobile_singles(int flavor, int d, std::vector<SingleRef>& out) {
+        const HostMovers& hm = movers(flavor, d, Part::Singles);
+        for (const int i : hm.single_firsts) {
+            const Mover& m = hm.singles[static_cast<std::size_t>(i)];
+            if (m.remap_at >= 0 || elsewhere(m.flavor, d)) out.push_back(SingleRef{m.ram, m.vm, d, m.flavor, i, m.remap_at >= 0});
+        }
     }
 
     /** The Mover a SingleRef of `flavor` names (its host's HostMovers are current: flat()). */
@@ -1673,16 +1675,6 @@ private:
             hm.run_top.clear();
             hm.run_least_ram.clear();
             find_singles(flavor, g, hm);
-            hm.heads.clear();
-            bool remap_head = false;
-            for (std::size_t i = 0; i < hm.singles.size(); ++i) {
-                const Mover& x = hm.singles[i];
-                const bool first_of_flavor = std::none_of(
-                    hm.heads.begin(), hm.heads.end(), [&](int j) { return hm.singles[static_cast<std::size_t>(j)].flavor == x.flavor; });
-                const bool first_remap = !remap_head && x.remap_at >= 0;
-                remap_head = remap_head || first_remap;
-                if (first_of_flavor || first_remap) hm.heads.push_back(static_cast<int>(i));
-            }
             firsts_of(hm.singles, hm.single_firsts, [](const Mover& x) { return kind(x); });
             hm.flavors.clear();
             hm.group.clear();
@@ -2340,17 +2332,9 @@ private:
                 if (!zs_c_done_[y]) {
                     zs_c_done_[y] = 1;
                     z.clear();
-                    for (const int c : c_hosts_) {
-                        if (!may_have_singles(xr.flavor, c)) continue;
-                        const HostMovers& hm = movers(xr.flavor, c, Part::Singles);
-                        for (const int i : hm.single_firsts) {
-                            const Mover& m = hm.singles[static_cast<std::size_t>(i)];
-                            if (m.remap_at >= 0 || elsewhere(m.flavor, c))
-                                z.push_back(SingleRef{m.ram, m.vm, c, m.flavor, i, m.remap_at >= 0});
-                        }
-                    }
-                    std::sort(z.begin(), z.end(),
-                              [](const SingleRef& a, const SingleRef& b) { return std::tie(a.ram, a.vm) < std::tie(b.ram, b.vm); });
+                    for (const int c : c_hosts_)
+                        if (may_have_singles(xr.flavor, c)) add_mobile_singles(xr.flavor, c, z);
+                    std::sort(z.begin(), z.end(), by_ram_vm);
                 }
                 for (const SingleRef& mr : z)
                     if (!try_z(mr)) break;

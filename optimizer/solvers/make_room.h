@@ -122,7 +122,8 @@ bool make_room_direct_applies(const CapacityModel& model);
  * through one, and those moving a VM of a flavor that a host of C takes and fewer than 3 other
  * hosts do (any other such step could land elsewhere, so the candidate worked then too, and none
  * did); the same plan as the whole search. Per call O(hosts) to visit
- * the cached candidates' heads and bounds, and per flavor of a VM that might move its best
+ * the cached candidates' bounds and one pass over the flavor's singles kept in one list (the first
+ * of each kind per host), and per flavor of a VM that might move its best
  * destinations: O(hosts) version reads plus O(placements) per host changed since they were kept
  * (O(hosts x placements) when one of the kept best changed). Within a host, what depends only on
  * the kinds (flavor, node set) of the VMs a pair or shuffle moves is computed once per pair of
