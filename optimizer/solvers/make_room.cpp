@@ -159,10 +159,12 @@ struct SingleRef {
     int vm = -1, host = -1, flavor = -1, index = -1;
     bool remap = false;
 };
-/** The order of the singles' lists: RAM, then VM. */
-bool by_ram_vm(const SingleRef& a, const SingleRef& b) {
-    return std::tie(a.ram, a.vm) < std::tie(b.ram, b.vm);
-}
+/** The order of the singles' lists: RAM, then VM. A function object, not a function, so that
+ *  the sorts inline it (a function pointer costs a call per comparison). */
+struct ByRamVm {
+    bool operator()(const SingleRef& a, const SingleRef& b) const { return std::tie(a.ram, a.vm) < std::tie(b.ram, b.vm); }
+};
+constexpr ByRamVm by_ram_vm;
 
 }  // namespace
 
@@ -187,14 +189,18 @@ struct MakeRoomCache::Impl {
         std::vector<int> hosts;
     };
     std::vector<Top> tops;  ///< [flavor]
-    /** Per flavor: the first single of each kind on every host (SingleRef), in (RAM, VM) order,
-     *  when every host's version was at most `clock` (`valid` false: none built yet). A later
-     *  call re-lists only the hosts whose version is above `clock`. Read for the arriving
-     *  flavor: the singles pass and the chains' x (Search::flat). */
+    /** Per flavor: the first single of each kind on every host (SingleRef), by the single's
+     *  flavor (`of`, each list in VM order: a flavor fixes the RAM), with the flavors that have
+     *  one in (RAM, flavor) order (`flavors`), when every host's version was at most `clock`
+     *  (`valid` false: none built yet). A later call re-lists only the hosts whose version is
+     *  above `clock`. Read for the arriving flavor: the singles pass and the chains' x
+     *  (Search::flat); by flavor, so that the chains skip a flavor whose VMs cannot go where a
+     *  first step made room without reading its singles. */
     struct Flat {
         bool valid = false;
         std::uint64_t clock = 0;
-        std::vector<SingleRef> list;
+        std::vector<std::vector<SingleRef>> of;  ///< [flavor of the single]
+        std::vector<int> flavors;
     };
     std::vector<Flat> flat;  ///< [flavor]
     /** Per flavor y, per host (valid at version[host]): the flavors of the first singles of each
@@ -297,6 +303,10 @@ struct Two {
     Mover a, b;
     int from_a = -1;
     bool forced = false, both_orders = false;
+    /** Listed as a pair (both off `host`, neither forced; run_ram's visit): `b_after`, b has
+     *  another placement on the host with room once both have left (Pair::b_after_a in this
+     *  order); `a_after`, the same of a. Search::pair_either decides it without trying it. */
+    bool pair = false, b_after = false, a_after = false;
     /** The order plans are chosen in: RAM, host, the VMs moved, then the VM that moves first. */
     auto key() const { return std::make_tuple(ram, host, std::min(a.vm, b.vm), std::max(a.vm, b.vm), a.vm); }
 };
@@ -433,15 +443,28 @@ public:
         // without trying it: a single another host takes always works (that host is
         // unchanged, and its leaving is what lets the flavor fit); one that only a remap on its
         // own host could move works iff its cached remap (remap_at) does.
-        const SingleRef* best = nullptr;
-        each_single(f_, [&](const SingleRef& x) {
-            if (best != nullptr && x.ram > best->ram) return false;  // (RAM, VM) order
-            if (!may_be_new(x.host, x.flavor)) return true;
-            if (best != nullptr && std::tie(x.host, x.vm) >= std::tie(best->host, best->vm)) return true;
-            if (elsewhere(x.flavor, x.host) || x.remap) best = &x;
-            return true;
-        });
-        if (best != nullptr) {
+        // After a failing call (restrict_to_changed) only the singles on hosts of C and those of a
+        // rare flavor can move now: the others are not read.
+        std::optional<SingleRef> best;
+        const auto consider = [&](const SingleRef& x) {
+            if (best && std::tie(x.ram, x.host, x.vm) >= std::tie(best->ram, best->host, best->vm)) return;
+            if (elsewhere(x.flavor, x.host) || x.remap) best = x;
+        };
+        const MakeRoomCache::Impl::Flat& fl = flat(f_);
+        if (restricted_)
+            for (const int c : c_hosts_) {
+                if (!may_have_singles(f_, c)) continue;
+                const HostMovers& hm = movers(f_, c, Part::Singles);
+                for (const int i : hm.single_firsts) consider(ref(hm, i, c));
+            }
+        for (const int y : fl.flavors) {
+            const auto& xs = fl.of[static_cast<std::size_t>(y)];
+            if (best && xs.front().ram > best->ram) break;  // flavors in RAM order
+            if (restricted_ && !rare_[static_cast<std::size_t>(y)]) continue;
+            for (const SingleRef& x : xs)
+                if (!restricted_ || !in_c_[static_cast<std::size_t>(x.host)]) consider(x);
+        }
+        if (best) {
             if (!one(single(f_, *best), best->host)) throw std::logic_error("make_room: a single predicted to move did not");
             return out();
         }
@@ -602,20 +625,14 @@ public:
         return on;
     }
 
-    /** fn(x) for the first single of each kind on every host for `flavor` (MakeRoomCache::Impl::
-     *  Flat), in (RAM, VM) order, until fn returns false. */
-    template <class Fn>
-    void each_single(int flavor, Fn&& fn) {
-        for (const SingleRef& x : flat(flavor))
-            if (!fn(x)) return;
-    }
     /** MakeRoomCache::Impl::Flat of `flavor`, brought up to date: O(H) version reads, and the
      *  singles of the hosts changed since listed (all hosts when more than an eighth changed) and
      *  merged in, O(entries). */
-    const std::vector<SingleRef>& flat(int flavor) {
+    const MakeRoomCache::Impl::Flat& flat(int flavor) {
         MakeRoomCache::Impl::Flat& fl = cache_.flat[static_cast<std::size_t>(flavor)];
-        if (flat_done_[static_cast<std::size_t>(flavor)]) return fl.list;
+        if (flat_done_[static_cast<std::size_t>(flavor)]) return fl;
         flat_done_[static_cast<std::size_t>(flavor)] = 1;
+        const std::size_t F = p_.flavors.size();
         const int H = static_cast<int>(p_.hosts.size());
         std::uint64_t clock = 0;
         changed_flat_.clear();
@@ -624,30 +641,49 @@ public:
             clock = std::max(clock, v);
             if (fl.valid && v > fl.clock) changed_flat_.push_back(h);
         }
+        fl.of.resize(F);
         if (!fl.valid || changed_flat_.size() * 8 > static_cast<std::size_t>(H)) {
-            fl.list.clear();
-            for (int h = 0; h < H; ++h) add_singles(flavor, h, fl.list);
-            std::sort(fl.list.begin(), fl.list.end(), by_ram_vm);
+            for (auto& l : fl.of) l.clear();
+            for (int h = 0; h < H; ++h) add_singles(flavor, h, fl);
+            for (auto& l : fl.of) std::sort(l.begin(), l.end(), by_ram_vm);
         } else if (!changed_flat_.empty()) {
             drop_.assign(static_cast<std::size_t>(H), 0);
             for (const int h : changed_flat_) drop_[static_cast<std::size_t>(h)] = 1;
-            std::erase_if(fl.list, [&](const SingleRef& x) { return drop_[static_cast<std::size_t>(x.host)] != 0; });
-            const auto mid = static_cast<std::ptrdiff_t>(fl.list.size());
-            for (const int h : changed_flat_) add_singles(flavor, h, fl.list);
-            std::sort(fl.list.begin() + mid, fl.list.end(), by_ram_vm);
-            std::inplace_merge(fl.list.begin(), fl.list.begin() + mid, fl.list.end(), by_ram_vm);
+            mids_.resize(F);
+            for (std::size_t y = 0; y < F; ++y) {
+                std::erase_if(fl.of[y], [&](const SingleRef& x) { return drop_[static_cast<std::size_t>(x.host)] != 0; });
+                mids_[y] = fl.of[y].size();
+            }
+            for (const int h : changed_flat_) add_singles(flavor, h, fl);
+            for (std::size_t y = 0; y < F; ++y) {
+                auto& l = fl.of[y];
+                if (l.size() == mids_[y]) continue;
+                const auto mid = l.begin() + static_cast<std::ptrdiff_t>(mids_[y]);
+                std::sort(mid, l.end(), by_ram_vm);
+                std::inplace_merge(l.begin(), mid, l.end(), by_ram_vm);
+            }
         }
+        fl.flavors.clear();
+        for (std::size_t y = 0; y < F; ++y)
+            if (!fl.of[y].empty()) fl.flavors.push_back(static_cast<int>(y));
+        std::sort(fl.flavors.begin(), fl.flavors.end(), [&](int a, int b) {
+            return std::make_pair(fl.of[static_cast<std::size_t>(a)].front().ram, a) <
+                   std::make_pair(fl.of[static_cast<std::size_t>(b)].front().ram, b);
+        });
         fl.valid = true;
         fl.clock = clock;
-        return fl.list;
+        return fl;
     }
-    void add_singles(int flavor, int h, std::vector<SingleRef>& out) {
+    void add_singles(int flavor, int h, MakeRoomCache::Impl::Flat& fl) {
         if (!may_have_singles(flavor, h)) return;
         const HostMovers& hm = movers(flavor, h, Part::Singles);
-        for (const int i : hm.single_firsts) {
-            const Mover& x = hm.singles[static_cast<std::size_t>(i)];
-            out.push_back(SingleRef{x.ram, x.vm, h, x.flavor, i, x.remap_at >= 0});
-        }
+        for (const int i : hm.single_firsts)
+            fl.of[static_cast<std::size_t>(hm.singles[static_cast<std::size_t>(i)].flavor)].push_back(ref(hm, i, h));
+    }
+    /** The SingleRef of hm.singles[i] (host h's). */
+    static SingleRef ref(const HostMovers& hm, int i, int h) {
+        const Mover& x = hm.singles[static_cast<std::size_t>(i)];
+        return SingleRef{x.ram, x.vm, h, x.flavor, i, x.remap_at >= 0};
     }
     /** `out`: the first single of each kind on every host for `flavor` that could move first (a
      *  chain's z): another host takes its flavor, or it has a remap; in (RAM, VM) order. Only
@@ -1442,7 +1478,10 @@ private:
                 const bool ma = movable(a, g), mb = movable(b, g);
                 if (!ma && !mb) continue;
                 // The order tried first: a then b when a can move, else b then a.
-                const Two t = ma ? Two{a.ram + b.ram, g, a, b, g, false, mb} : Two{a.ram + b.ram, g, b, a, g, false, false};
+                Two t = ma ? Two{a.ram + b.ram, g, a, b, g, false, mb} : Two{a.ram + b.ram, g, b, a, g, false, false};
+                t.pair = true;
+                t.b_after = ma ? pr.b_after_a : pr.a_after_b;
+                t.a_after = ma ? pr.a_after_b : pr.b_after_a;
                 if (has_sure_ && !(t.key() < best_sure_.key())) break;
                 const bool ab = ma && (elsewhere(b.flavor, g) || pr.b_after_a);
                 const bool ba = mb && (elsewhere(a.flavor, g) || pr.a_after_b);
@@ -2237,8 +2276,68 @@ private:
         return it->second;
     }
     /** try_two's answer without its steps. */
-    bool works_two(const Two& t) { return two_works(t) || (t.both_orders && two_works(reversed(t))); }
-    static Two reversed(const Two& t) { return Two{t.ram, t.host, t.b, t.a, t.from_a, false, false}; }
+    bool works_two(const Two& t) {
+        if (t.pair && t.both_orders && elsewhere(t.a.flavor, t.host) && elsewhere(t.b.flavor, t.host)) return pair_either(t);
+        return two_works(t) || (t.both_orders && two_works(reversed(t)));
+    }
+    static Two reversed(const Two& t) {
+        Two r{t.ram, t.host, t.b, t.a, t.from_a, false, false};
+        r.pair = t.pair;
+        r.b_after = t.a_after;
+        r.a_after = t.b_after;
+        return r;
+    }
+    /**
+     * works_two for a pair that visit left a maybe (both its VMs have another host, so it may
+     * go in both orders): whether plan_two_tried finds a plan for t or for reversed(t), without
+     * trying them. plan_two_tried takes the first VM to another host of its top() or to another
+     * placement on g = t.host, then the second to another host of its top() outside those two,
+     * to the first's host with the first there, or to another placement on g, and asks that the
+     * flavor fits on g, which it does once both have left (a pair). So a plan in one order is:
+     *  - both to other hosts (pair_lands, kept per call by the two flavors when g is not among
+     *    their top hosts);
+     *  - the first to another host, then the second re-placed on g (remap_after without a
+     *    remap; needs Two::b_after);
+     *  - the first re-placed on g, then the second to another host or re-placed on g. Not
+     *    tried: the other order's plan of the previous kind then works (the second leaves first,
+     *    or the first leaves: it has another host; then the other is re-placed where it went,
+     *    with more room, and the flavor fits in the same or a roomier end state).
+     */
+    bool pair_either(const Two& t) {
+        const auto one = [&](const Two& o) {
+            return pair_lands(o.a, o.b, o.host) || (o.b_after && elsewhere(o.a.flavor, o.host) && remap_after(o.a, o.b, o.host, false));
+        };
+        return one(t) || one(reversed(t));
+    }
+    /** pair_either: can a (off g) go to another host of top(a), and then b to another host of
+     *  top(b) that is neither g nor a's, or to a's with a there? */
+    bool pair_lands(const Mover& a, const Mover& b, int g) {
+        const std::vector<Dest>& ta = top(a.flavor);
+        const std::vector<Dest>& tb = top(b.flavor);
+        bool touches = false;
+        for (const Dest& d : ta) touches = touches || d.host == g;
+        for (const Dest& d : tb) touches = touches || d.host == g;
+        signed char* known = nullptr;
+        if (!touches) {
+            const std::size_t F = p_.flavors.size();
+            if (lands_.size() != F * F) lands_.assign(F * F, -1);
+            known = &lands_[static_cast<std::size_t>(a.flavor) * F + static_cast<std::size_t>(b.flavor)];
+            if (*known >= 0) return *known != 0;
+        }
+        bool ok = false;
+        for (const Dest& d1 : ta) {
+            if (d1.host == g) continue;
+            for (const Dest& d2 : tb) ok = ok || (d2.host != g && d2.host != d1.host);
+            if (ok) break;
+            Overlay ov(s_);
+            if (apply(ov, a, g, d1) && dest_on(b.flavor, d1.host, ov.get(d1.host)).host >= 0) {
+                ok = true;
+                break;
+            }
+        }
+        if (known != nullptr) *known = ok ? 1 : 0;
+        return ok;
+    }
     /** What plan_two's outcome depends on besides the state, which a call does not change: the
      *  hosts, the two VMs' kinds (flavor, node set) and whether the second step is forced. On a
      *  saturated cluster most candidates fail, and many of one call share their key (measured on
@@ -2291,64 +2390,97 @@ private:
         // A chain's outcome depends on its VMs' kinds (flavor, node set) and hosts alone, and of
         // the VMs of one kind on one host the first in (RAM, VM) order has the least plan key:
         // only that one of each kind is looked at, as x (Flat) and as z (mobile_singles). The x
-        // are taken in RAM order: the best sure chain does not depend on the order they are
-        // offered in.
+        // are taken by flavor in RAM order (a flavor fixes the RAM): the best sure chain does not
+        // depend on the order they are offered in, and a flavor with no z that could move first
+        // is skipped whole.
         zs_ram_.resize(p_.flavors.size());
         zs_done_.assign(p_.flavors.size(), 0);
         zs_c_.resize(p_.flavors.size());
         zs_c_done_.assign(p_.flavors.size(), 0);
-        each_single(f_, [&](const SingleRef& xr) {
-            if (has_sure_ && xr.ram >= best_sure_.ram) return false;  // singles in RAM order: none better
-            const auto y = static_cast<std::size_t>(xr.flavor);
-            const int g = xr.host;
-            // After a failing call (restrict_to_changed) an x off a host outside C needs a z off
-            // a host of C or of a rare flavor: without rare flavors, the z of the hosts of C
-            // alone, read from their lists (the whole list of the flavor is not brought up to
-            // date).
-            const bool x_new = !restricted_ || in_c_[static_cast<std::size_t>(g)] != 0;
-            const auto try_z = [&](const SingleRef& mr) {  // false: no later z can do better
-                const int d = mr.host;
-                if (d == g) return true;
-                if (has_sure_ && xr.ram + mr.ram > best_sure_.ram) return false;  // z in RAM order: none better
-                if (!x_new && !may_be_new(d, mr.flavor)) return true;
-                // The chains of x in z's (RAM, VM) order have increasing plan keys (Two::key).
-                if (has_sure_ &&
-                    !(std::make_tuple(xr.ram + mr.ram, g, std::min(xr.vm, mr.vm), std::max(xr.vm, mr.vm), mr.vm) < best_sure_.key()))
-                    return false;
-                const Mover& x = single(f_, xr);
-                const Mover& m = single(xr.flavor, mr);
-                const Two t{x.ram + m.ram, g, m, x, d, true, false};
-                // z to another host: sure unless that host is g; else its remap (remap_at,
-                // the same test plan_two makes: z remapped, then a VM of x's flavor fits on d).
-                const int o1 = first_other(m.flavor, d);
-                if (o1 < 0 || o1 != g || two_works(t)) {
-                    sure(t);
-                    return false;
+        const MakeRoomCache::Impl::Flat& fl = flat(f_);
+        // After a failing call (restrict_to_changed) an x off a host outside C needs a z off a
+        // host of C or of a rare flavor: without rare flavors, the z of the hosts of C alone,
+        // read from their lists (the whole list of the flavor is not brought up to date), and
+        // the x of the hosts of C, which may take any z, read from theirs.
+        if (restricted_ && !any_rare_) {
+            for (const int c : c_hosts_) {
+                if (!may_have_singles(f_, c)) continue;
+                const HostMovers& hm = movers(f_, c, Part::Singles);
+                for (const int i : hm.single_firsts) {
+                    const SingleRef xr = ref(hm, i, c);
+                    if (has_sure_ && xr.ram >= best_sure_.ram) continue;
+                    for (const SingleRef& mr : mobile_zs(xr.flavor))
+                        if (!try_chain(xr, true, mr)) break;
                 }
-                return true;
-            };
-            if (!x_new && !any_rare_) {
-                std::vector<SingleRef>& z = zs_c_[y];
-                if (!zs_c_done_[y]) {
-                    zs_c_done_[y] = 1;
-                    z.clear();
-                    for (const int c : c_hosts_)
-                        if (may_have_singles(xr.flavor, c)) add_mobile_singles(xr.flavor, c, z);
-                    std::sort(z.begin(), z.end(), by_ram_vm);
+            }
+            for (const int y : fl.flavors) {
+                const auto& xs = fl.of[static_cast<std::size_t>(y)];
+                if (has_sure_ && xs.front().ram >= best_sure_.ram) break;  // none better
+                const std::vector<SingleRef>& z = c_zs(y);
+                if (z.empty()) continue;
+                for (const SingleRef& xr : xs) {
+                    if (in_c_[static_cast<std::size_t>(xr.host)]) continue;  // above
+                    for (const SingleRef& mr : z)
+                        if (!try_chain(xr, false, mr)) break;
                 }
+            }
+            return;
+        }
+        for (const int y : fl.flavors) {
+            const auto& xs = fl.of[static_cast<std::size_t>(y)];
+            if (has_sure_ && xs.front().ram >= best_sure_.ram) break;  // none better
+            const std::vector<SingleRef>& z = mobile_zs(y);
+            if (z.empty()) continue;
+            for (const SingleRef& xr : xs) {
+                const bool x_new = !restricted_ || in_c_[static_cast<std::size_t>(xr.host)] != 0;
                 for (const SingleRef& mr : z)
-                    if (!try_z(mr)) break;
-                return true;
+                    if (!try_chain(xr, x_new, mr)) break;
             }
-            std::vector<SingleRef>& z = zs_ram_[y];
-            if (!zs_done_[y]) {
-                zs_done_[y] = 1;
-                mobile_singles(xr.flavor, z);
-            }
-            for (const SingleRef& mr : z)
-                if (!try_z(mr)) break;
-            return true;
-        });
+        }
+    }
+    /** chains(): the z that could move first for an x of flavor y (mobile_singles), this call. */
+    const std::vector<SingleRef>& mobile_zs(int y) {
+        std::vector<SingleRef>& z = zs_ram_[static_cast<std::size_t>(y)];
+        if (!zs_done_[static_cast<std::size_t>(y)]) {
+            zs_done_[static_cast<std::size_t>(y)] = 1;
+            mobile_singles(y, z);
+        }
+        return z;
+    }
+    /** chains(), restricted_ without rare flavors: mobile_zs(y) of the hosts of C alone. */
+    const std::vector<SingleRef>& c_zs(int y) {
+        std::vector<SingleRef>& z = zs_c_[static_cast<std::size_t>(y)];
+        if (!zs_c_done_[static_cast<std::size_t>(y)]) {
+            zs_c_done_[static_cast<std::size_t>(y)] = 1;
+            z.clear();
+            for (const int c : c_hosts_)
+                if (may_have_singles(y, c)) add_mobile_singles(y, c, z);
+            std::sort(z.begin(), z.end(), by_ram_vm);
+        }
+        return z;
+    }
+    /** chains(): the chain "z (mr) off its host d, then x (xr) off g into d", offered as sure
+     *  when it works; `x_new`: x's host is in C or the call is not restricted. False: no later z
+     *  (in (RAM, VM) order) can give x a better chain. */
+    bool try_chain(const SingleRef& xr, bool x_new, const SingleRef& mr) {
+        const int g = xr.host, d = mr.host;
+        if (d == g) return true;
+        if (has_sure_ && xr.ram + mr.ram > best_sure_.ram) return false;  // z in RAM order: none better
+        if (!x_new && !may_be_new(d, mr.flavor)) return true;
+        // The chains of x in z's (RAM, VM) order have increasing plan keys (Two::key).
+        if (has_sure_ && !(std::make_tuple(xr.ram + mr.ram, g, std::min(xr.vm, mr.vm), std::max(xr.vm, mr.vm), mr.vm) < best_sure_.key()))
+            return false;
+        const Mover& x = single(f_, xr);
+        const Mover& m = single(xr.flavor, mr);
+        const Two t{x.ram + m.ram, g, m, x, d, true, false};
+        // z to another host: sure unless that host is g; else its remap (remap_at, the same
+        // test plan_two makes: z remapped, then a VM of x's flavor fits on d).
+        const int o1 = first_other(m.flavor, d);
+        if (o1 < 0 || o1 != g || two_works(t)) {
+            sure(t);
+            return false;
+        }
+        return true;
     }
 
     std::vector<Placement> out() const {
@@ -2385,6 +2517,9 @@ private:
     std::vector<NodeMask> def_;
     /** plan_two's outcomes this call (TwoKey): most tries on a saturated cluster repeat one. */
     std::unordered_map<TwoKey, bool, TwoKeyHash> two_known_;
+    /** pair_lands' answers this call, [flavor of a x flavors + flavor of b]: -1 not known (empty
+     *  until the first). */
+    std::vector<signed char> lands_;
     std::vector<Amount> tmp_, tmp2_, ub_tmp_;
     std::vector<Step> steps_;
     std::optional<Overlay> done_;     ///< the free amounts of the hosts the plan in steps_ changed (one, plan_two)
@@ -2427,6 +2562,7 @@ private:
     std::vector<std::uint64_t> rare_bits_;
     std::vector<char> flat_done_;                 ///< [flavor]: flat() brought up to date this call
     std::vector<int> changed_flat_;               ///< flat(): hosts changed since its list
+    std::vector<std::size_t> mids_;               ///< flat(): [flavor] entries kept
     std::vector<char> drop_;                      ///< flat(): [host] changed
     std::vector<std::vector<SingleRef>> zs_ram_;  ///< chains(): per flavor, the z that could move (mobile_singles)
     std::vector<std::uint64_t> taken_bits_;       ///< mobile_singles(): the flavors some host takes now (bit set), this call
