@@ -2476,11 +2476,42 @@ private:
         // z to another host: sure unless that host is g; else its remap (remap_at, the same
         // test plan_two makes: z remapped, then a VM of x's flavor fits on d).
         const int o1 = first_other(m.flavor, d);
-        if (o1 < 0 || o1 != g || two_works(t)) {
+        if (o1 < 0 || o1 != g || chain_via_g(xr, mr)) {
             sure(t);
             return false;
         }
         return true;
+    }
+    /** try_chain's answer when z's first other host is x's host g: plan_two_tried's for the
+     *  chain, without trying it. It takes z to a host of top(z) other than d, or re-places it
+     *  on d, then x to d (where a VM of x's flavor fits once z has left: z is a single for it),
+     *  and asks that the flavor fits on g. So the chain works when top(z) has a host other than
+     *  d and g (g then only loses x, a single), when z has a remap (remap_at: then x fits on d),
+     *  or when the flavor fits on g with z landed where top() puts it and x gone, which depends
+     *  on x and z's flavor alone (kept per x this call). */
+    bool chain_via_g(const SingleRef& xr, const SingleRef& mr) {
+        const int g = xr.host;
+        const Dest* at_g = nullptr;
+        for (const Dest& o : top(mr.flavor)) {
+            if (o.host != mr.host && o.host != g) return true;
+            if (o.host == g) at_g = &o;
+        }
+        if (mr.remap) return true;
+        if (at_g == nullptr) return false;
+        if (via_x_ != std::make_pair(xr.vm, g)) {
+            via_x_ = {xr.vm, g};
+            via_.assign(p_.flavors.size(), -1);
+        }
+        signed char& known = via_[static_cast<std::size_t>(mr.flavor)];
+        if (known < 0) {
+            const Mover& x = single(f_, xr);
+            const Flavor& fz = flavor(mr.flavor);
+            local_.assign(s_.free_of(g), s_.free_of(g) + s_.nodes_of(g) * R_);
+            share(local_.data(), fz, placements(mr.flavor, g)[static_cast<std::size_t>(at_g->placement)].mask, -1);
+            share(local_.data(), flavor(x.flavor), x.mask, +1);
+            known = fits(f_, g, local_.data()) ? 1 : 0;
+        }
+        return known != 0;
     }
 
     std::vector<Placement> out() const {
@@ -2520,6 +2551,9 @@ private:
     /** pair_lands' answers this call, [flavor of a x flavors + flavor of b]: -1 not known (empty
      *  until the first). */
     std::vector<signed char> lands_;
+    /** chain_via_g's answers for one x (its VM and host `via_x_`), [flavor of z]: -1 not known. */
+    std::pair<int, int> via_x_{-1, -1};
+    std::vector<signed char> via_;
     std::vector<Amount> tmp_, tmp2_, ub_tmp_;
     std::vector<Step> steps_;
     std::optional<Overlay> done_;     ///< the free amounts of the hosts the plan in steps_ changed (one, plan_two)
