@@ -686,7 +686,7 @@ public:
         return SingleRef{x.ram, x.vm, h, x.flavor, i, x.remap_at >= 0};
     }
     /** `out`: the first single of each kind on every host for `flavor` that could move first (a
-     *  chain's z): another host takes its flavor, or it has a remap; in (RAM, VM) order. Only
+     *  chain's z): another host takes its flavor, or it has a remap; in no order. Only
      *  the hosts whose singles' flavors (MakeRoomCache::Impl::ZBits, kept per host version)
      *  include one some host takes now, or a remap, are read. O(H) flat reads, plus the singles
      *  of those hosts and of the hosts changed since. */
@@ -723,7 +723,6 @@ public:
             for (std::size_t i = 0; i < W && !read; ++i) read = (bits[i] & taken_bits_[i]) != 0;
             if (read) add_mobile_singles(flavor, d, out);
         }
-        std::sort(out.begin(), out.end(), by_ram_vm);
     }
     /** Appends to `out` the first single of each kind on d for `flavor` that could move first
      *  (mobile_singles' test), unsorted. */
@@ -2409,8 +2408,7 @@ private:
                 for (const int i : hm.single_firsts) {
                     const SingleRef xr = ref(hm, i, c);
                     if (has_sure_ && xr.ram >= best_sure_.ram) continue;
-                    for (const SingleRef& mr : mobile_zs(xr.flavor))
-                        if (!try_chain(xr, true, mr)) break;
+                    for (const SingleRef& mr : mobile_zs(xr.flavor)) try_chain(xr, true, mr);
                 }
             }
             for (const int y : fl.flavors) {
@@ -2420,8 +2418,7 @@ private:
                 if (z.empty()) continue;
                 for (const SingleRef& xr : xs) {
                     if (in_c_[static_cast<std::size_t>(xr.host)]) continue;  // above
-                    for (const SingleRef& mr : z)
-                        if (!try_chain(xr, false, mr)) break;
+                    for (const SingleRef& mr : z) try_chain(xr, false, mr);
                 }
             }
             return;
@@ -2433,8 +2430,7 @@ private:
             if (z.empty()) continue;
             for (const SingleRef& xr : xs) {
                 const bool x_new = !restricted_ || in_c_[static_cast<std::size_t>(xr.host)] != 0;
-                for (const SingleRef& mr : z)
-                    if (!try_chain(xr, x_new, mr)) break;
+                for (const SingleRef& mr : z) try_chain(xr, x_new, mr);
             }
         }
     }
@@ -2455,32 +2451,27 @@ private:
             z.clear();
             for (const int c : c_hosts_)
                 if (may_have_singles(y, c)) add_mobile_singles(y, c, z);
-            std::sort(z.begin(), z.end(), by_ram_vm);
         }
         return z;
     }
     /** chains(): the chain "z (mr) off its host d, then x (xr) off g into d", offered as sure
-     *  when it works; `x_new`: x's host is in C or the call is not restricted. False: no later z
-     *  (in (RAM, VM) order) can give x a better chain. */
-    bool try_chain(const SingleRef& xr, bool x_new, const SingleRef& mr) {
+     *  when it works and its plan key (Two::key) is below the best sure one's; `x_new`: x's host
+     *  is in C or the call is not restricted. The z lists are in no order (sorting them cost
+     *  more than reading each whole): the best chain is the least key that works, whatever
+     *  the order its chains are offered in. */
+    void try_chain(const SingleRef& xr, bool x_new, const SingleRef& mr) {
         const int g = xr.host, d = mr.host;
-        if (d == g) return true;
-        if (has_sure_ && xr.ram + mr.ram > best_sure_.ram) return false;  // z in RAM order: none better
-        if (!x_new && !may_be_new(d, mr.flavor)) return true;
-        // The chains of x in z's (RAM, VM) order have increasing plan keys (Two::key).
+        if (d == g) return;
+        if (!x_new && !may_be_new(d, mr.flavor)) return;
         if (has_sure_ && !(std::make_tuple(xr.ram + mr.ram, g, std::min(xr.vm, mr.vm), std::max(xr.vm, mr.vm), mr.vm) < best_sure_.key()))
-            return false;
+            return;
         const Mover& x = single(f_, xr);
         const Mover& m = single(xr.flavor, mr);
         const Two t{x.ram + m.ram, g, m, x, d, true, false};
         // z to another host: sure unless that host is g; else its remap (remap_at, the same
         // test plan_two makes: z remapped, then a VM of x's flavor fits on d).
         const int o1 = first_other(m.flavor, d);
-        if (o1 < 0 || o1 != g || chain_via_g(xr, mr)) {
-            sure(t);
-            return false;
-        }
-        return true;
+        if (o1 < 0 || o1 != g || chain_via_g(xr, mr)) sure(t);
     }
     /** try_chain's answer when z's first other host is x's host g: plan_two_tried's for the
      *  chain, without trying it. It takes z to a host of top(z) other than d, or re-places it
