@@ -190,8 +190,9 @@ struct MakeRoomCache::Impl {
     };
     std::vector<Top> tops;  ///< [flavor]
     /** Per flavor: the first single of each kind on every host (SingleRef), by the single's
-     *  flavor (`of`, each list in VM order: a flavor fixes the RAM), with the flavors that have
-     *  one in (RAM, flavor) order (`flavors`), when every host's version was at most `clock`
+     *  flavor (`of`, each list in no order: its readers keep the least of what they find, and a
+     *  flavor fixes the RAM), with the flavors that have one in (RAM, flavor) order
+     *  (`flavors`), when every host's version was at most `clock`
      *  (`valid` false: none built yet). A later call re-lists only the hosts whose version is
      *  above `clock`. Read for the arriving flavor: the singles pass and the chains' x
      *  (Search::flat); by flavor, so that the chains skip a flavor whose VMs cannot go where a
@@ -626,8 +627,8 @@ public:
     }
 
     /** MakeRoomCache::Impl::Flat of `flavor`, brought up to date: O(H) version reads, and the
-     *  singles of the hosts changed since listed (all hosts when more than an eighth changed) and
-     *  merged in, O(entries). */
+     *  singles of the hosts changed since listed (all hosts when more than an eighth changed) in
+     *  place of theirs, O(entries). */
     const MakeRoomCache::Impl::Flat& flat(int flavor) {
         MakeRoomCache::Impl::Flat& fl = cache_.flat[static_cast<std::size_t>(flavor)];
         if (flat_done_[static_cast<std::size_t>(flavor)]) return fl;
@@ -645,23 +646,11 @@ public:
         if (!fl.valid || changed_flat_.size() * 8 > static_cast<std::size_t>(H)) {
             for (auto& l : fl.of) l.clear();
             for (int h = 0; h < H; ++h) add_singles(flavor, h, fl);
-            for (auto& l : fl.of) std::sort(l.begin(), l.end(), by_ram_vm);
         } else if (!changed_flat_.empty()) {
             drop_.assign(static_cast<std::size_t>(H), 0);
             for (const int h : changed_flat_) drop_[static_cast<std::size_t>(h)] = 1;
-            mids_.resize(F);
-            for (std::size_t y = 0; y < F; ++y) {
-                std::erase_if(fl.of[y], [&](const SingleRef& x) { return drop_[static_cast<std::size_t>(x.host)] != 0; });
-                mids_[y] = fl.of[y].size();
-            }
+            for (auto& l : fl.of) std::erase_if(l, [&](const SingleRef& x) { return drop_[static_cast<std::size_t>(x.host)] != 0; });
             for (const int h : changed_flat_) add_singles(flavor, h, fl);
-            for (std::size_t y = 0; y < F; ++y) {
-                auto& l = fl.of[y];
-                if (l.size() == mids_[y]) continue;
-                const auto mid = l.begin() + static_cast<std::ptrdiff_t>(mids_[y]);
-                std::sort(mid, l.end(), by_ram_vm);
-                std::inplace_merge(l.begin(), mid, l.end(), by_ram_vm);
-            }
         }
         fl.flavors.clear();
         for (std::size_t y = 0; y < F; ++y)
@@ -2587,7 +2576,6 @@ private:
     std::vector<std::uint64_t> rare_bits_;
     std::vector<char> flat_done_;                 ///< [flavor]: flat() brought up to date this call
     std::vector<int> changed_flat_;               ///< flat(): hosts changed since its list
-    std::vector<std::size_t> mids_;               ///< flat(): [flavor] entries kept
     std::vector<char> drop_;                      ///< flat(): [host] changed
     std::vector<std::vector<SingleRef>> zs_ram_;  ///< chains(): per flavor, the z that could move (mobile_singles)
     std::vector<std::uint64_t> taken_bits_;       ///< mobile_singles(): the flavors some host takes now (bit set), this call
