@@ -2124,7 +2124,63 @@ private:
         // A remap leaves the host's totals as they are: y alone must free what the host lacks in
         // total for the flavor, a quick test before the exact one.
         const auto [short_vcpu, short_ram] = total_lack(flavor, g);
+        if (firsts_only) {
+            // Every test below reads x's and y's kinds alone, so two kinds pass or fail whole,
+            // and the order kept, (least VM, greatest VM, y), grows with each VM: the first
+            // shuffle of two kinds is among the two least VMs of each (the second only when
+            // the first is the other's). O(VMs + singles + kinds^2).
+            least_y_.assign(KS, {-1, -1});
+            least_x_.assign(KS, {-1, -1});
+            const auto keep = [](std::array<int, 2>& two, int i, const auto& vm_of) {
+                if (two[0] < 0 || vm_of(i) < vm_of(two[0])) {
+                    two[1] = two[0];
+                    two[0] = i;
+                } else if (two[1] < 0 || vm_of(i) < vm_of(two[1])) {
+                    two[1] = i;
+                }
+            };
+            const auto on_vm = [&](int i) { return on[static_cast<std::size_t>(i)].vm; };
+            const auto x_vm = [&](int i) { return hm.singles[static_cast<std::size_t>(i)].vm; };
+            for (std::size_t yi = 0; yi < on.size(); ++yi)
+                if (on[yi].migratable) keep(least_y_[static_cast<std::size_t>(on_kind_[yi])], static_cast<int>(yi), on_vm);
+            for (std::size_t i = 0; i < hm.singles.size(); ++i) {
+                const Mover& x = hm.singles[i];
+                // A single with a remap of its own is a plan of one step (see below).
+                if (x.remap_at < 0) keep(least_x_[static_cast<std::size_t>(kind_id(x.flavor, x.mask))], static_cast<int>(i), x_vm);
+            }
+            for (std::size_t xk = 0; xk < KS; ++xk) {
+                if (least_x_[xk][0] < 0) continue;
+                const Mover& x0 = hm.singles[static_cast<std::size_t>(least_x_[xk][0])];
+                const std::vector<NodeMask>& need = shuffle_need(x0, g, flavor, xk);
+                for (std::size_t yk = 0; yk < KS; ++yk) {
+                    if (least_y_[yk][0] < 0) continue;
+                    const OnlineCluster::Resident& y0 = on[static_cast<std::size_t>(least_y_[yk][0])];
+                    if (!covers(need, y0.mask)) continue;
+                    const Flavor& fy = this->flavor(y0.flavor);
+                    if (fy.demand[kVcpu] < short_vcpu || fy.demand[kRamMib] < short_ram) continue;
+                    ShuffleMemo memo;
+                    shuffle_value(memo, x0, y0.flavor, y0.mask, g, flavor);
+                    if (!memo.ok) continue;
+                    const auto order = [](int yv, int xv) { return std::make_tuple(std::min(yv, xv), std::max(yv, xv), yv); };
+                    int bx = -1, by = -1;
+                    for (const int xi : least_x_[xk])
+                        for (const int yi : least_y_[yk]) {
+                            if (xi < 0 || yi < 0 || x_vm(xi) == on_vm(yi)) continue;
+                            if (bx < 0 || order(on_vm(yi), x_vm(xi)) < order(on_vm(by), x_vm(bx))) {
+                                bx = xi;
+                                by = yi;
+                            }
+                        }
+                    if (bx < 0) continue;
+                    const OnlineCluster::Resident& y = on[static_cast<std::size_t>(by)];
+                    Mover my{y.vm, y.flavor, y.mask, fy.demand[kRamMib], memo.remap, -1, {}};
+                    my.ub = memo.ub;
+                    hm.shuffles.push_back({my, hm.singles[static_cast<std::size_t>(bx)]});
+                }
+            }
+        }
         for (const Mover& x : hm.singles) {
+            if (firsts_only) break;  // above
             // A single with a remap of its own is a plan of one step: the search never gets to
             // the shuffles then.
             if (x.remap_at >= 0) continue;
@@ -2547,11 +2603,12 @@ private:
         Bound ub;
     };
     std::vector<Kind> kinds_;
-    std::vector<char> kind_remap_;  ///< [kind]: Mover::remap of a VM of that kind
-    std::vector<int> kind_of_;      ///< find_pairs: [index into its list]: the kind
-    std::vector<int> first_of_;     ///< find_pairs, find_shuffles (ranking by RAM): [kind x K + kind]: the kept first, -1 none
-    std::vector<int> kind_count_;   ///< pair_tops: [kind]: VMs of that kind
-    std::vector<int> on_kind_;      ///< find_shuffles: [index into vms_on]: the kind
+    std::vector<char> kind_remap_;                       ///< [kind]: Mover::remap of a VM of that kind
+    std::vector<int> kind_of_;                           ///< find_pairs: [index into its list]: the kind
+    std::vector<std::array<int, 2>> least_y_, least_x_;  ///< find_shuffles (ranking by RAM): [kind]: its two least VMs, -1 none
+    std::vector<int> first_of_;    ///< find_pairs, find_shuffles (ranking by RAM): [kind x K + kind]: the kept first, -1 none
+    std::vector<int> kind_count_;  ///< pair_tops: [kind]: VMs of that kind
+    std::vector<int> on_kind_;     ///< find_shuffles: [index into vms_on]: the kind
     std::vector<PairMemo> pair_memo_;
     std::vector<ShuffleMemo> shuffle_memo_;  ///< find_shuffles: [x's kind * shuffle_k_ + y's kind]
     std::size_t shuffle_k_ = 0;
