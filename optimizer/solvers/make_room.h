@@ -121,14 +121,19 @@ bool make_room_direct_applies(const CapacityModel& model);
  * candidates a host of C could have made work are looked at: those on a host of C, the chains
  * through one, and those moving a VM of a flavor that a host of C takes and fewer than 3 other
  * hosts do (any other such step could land elsewhere, so the candidate worked then too, and none
- * did); the same plan as the whole search. Per call O(hosts) to visit
- * the cached candidates' bounds and one pass over the flavor's singles kept in one list (the first
- * of each kind per host), and per flavor of a VM that might move its best
+ * did; a pair off a host outside C with no VM of such a flavor is skipped); the same plan as the
+ * whole search. Per call O(hosts) to visit the cached candidates' bounds and one pass over the
+ * flavor's singles kept by their own flavor (the first of each kind per host; a chain reads a
+ * flavor's only when a VM somewhere could move first to make room for one of them), and per
+ * flavor of a VM that might move its best
  * destinations: O(hosts) version reads plus O(placements) per host changed since they were kept
  * (O(hosts x placements) when one of the kept best changed). Within a host, what depends only on
  * the kinds (flavor, node set) of the VMs a pair or shuffle moves is computed once per pair of
- * kinds. Most candidates are decided without
- * being tried (one that another host takes surely works; one with nowhere to go surely fails);
+ * kinds (ranking by RAM, the first shuffle of two kinds is formed from each kind's two least
+ * VMs). Most candidates are decided without being tried (one that another host takes surely
+ * works; one with nowhere to go surely fails; a pair whose two VMs could each go to another host
+ * by where its flavors land, kept per call, and by the remaps on its host; a chain whose first
+ * VM would go to the second's host by that host's room with it landed, kept per VM and flavor);
  * the plan is make_room_direct_plain's. No Problem, model or VM copy is built. Ranking by
  * capacity costs more: each changed host's candidates get a bound (O(placements x targets x
  * VMCAP) each), the best destinations carry their capacity change (O(placements x targets x
