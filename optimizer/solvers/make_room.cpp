@@ -2451,7 +2451,8 @@ private:
         // host of C or of a rare flavor: without rare flavors, the z of the hosts of C alone,
         // read from their lists (the whole list of the flavor is not brought up to date), and
         // the x of the hosts of C, which may take any z, read from theirs.
-        if (restricted_ && !any_rare_) {
+        const bool c_only = restricted_ && !any_rare_;
+        if (c_only)
             for (const int c : c_hosts_) {
                 if (!may_have_singles(f_, c)) continue;
                 const HostMovers& hm = movers(f_, c, Part::Singles);
@@ -2461,25 +2462,14 @@ private:
                     for (const SingleRef& mr : mobile_zs(xr.flavor)) try_chain(xr, true, mr);
                 }
             }
-            for (const int y : fl.flavors) {
-                const auto& xs = fl.of[static_cast<std::size_t>(y)];
-                if (has_sure_ && xs.front().ram >= best_sure_.ram) break;  // none better
-                const std::vector<SingleRef>& z = c_zs(y);
-                if (z.empty()) continue;
-                for (const SingleRef& xr : xs) {
-                    if (in_c_[static_cast<std::size_t>(xr.host)]) continue;  // above
-                    for (const SingleRef& mr : z) try_chain(xr, false, mr);
-                }
-            }
-            return;
-        }
         for (const int y : fl.flavors) {
             const auto& xs = fl.of[static_cast<std::size_t>(y)];
             if (has_sure_ && xs.front().ram >= best_sure_.ram) break;  // none better
-            const std::vector<SingleRef>& z = mobile_zs(y);
+            const std::vector<SingleRef>& z = c_only ? c_zs(y) : mobile_zs(y);
             if (z.empty()) continue;
             for (const SingleRef& xr : xs) {
                 const bool x_new = !restricted_ || in_c_[static_cast<std::size_t>(xr.host)] != 0;
+                if (c_only && x_new) continue;  // above
                 for (const SingleRef& mr : z) try_chain(xr, x_new, mr);
             }
         }
