@@ -159,12 +159,6 @@ struct SingleRef {
     int vm = -1, host = -1, flavor = -1, index = -1;
     bool remap = false;
 };
-/** The order of the singles' lists: RAM, then VM. A function object, not a function, so that
- *  the sorts inline it (a function pointer costs a call per comparison). */
-struct ByRamVm {
-    bool operator()(const SingleRef& a, const SingleRef& b) const { return std::tie(a.ram, a.vm) < std::tie(b.ram, b.vm); }
-};
-constexpr ByRamVm by_ram_vm;
 
 }  // namespace
 
