@@ -713,7 +713,7 @@ public:
         const HostMovers& hm = movers(flavor, d, Part::Singles);
         for (const int i : hm.single_firsts) {
             const Mover& m = hm.singles[static_cast<std::size_t>(i)];
-            if (m.remap_at >= 0 || elsewhere(m.flavor, d)) out.push_back(SingleRef{m.ram, m.vm, d, m.flavor, i, m.remap_at >= 0});
+            if (m.remap_at >= 0 || elsewhere(m.flavor, d)) out.push_back(ref(hm, i, d));
         }
     }
 
@@ -1453,8 +1453,8 @@ private:
         // whether and how they work, the first has the least plan key: the others are skipped.
         // (HostMovers::pair_firsts, shuffle_firsts: kept with the host's lists.)
         // After a failing call (restrict_to_changed) a pair off a host outside C is new only
-        // when one of its VMs is of a rare flavor (it lands on a host of C). (The same test on
-        // the shuffles' runs measured no faster.)
+        // when one of its VMs is of a rare flavor (it lands on a host of C). Not on the shuffles'
+        // runs: the run of first VMs with a remap also holds VMs that can go to another host.
         const bool rare_only = restricted_ && !in_c_[static_cast<std::size_t>(g)];
         if (part == Part::Pairs)
             for (const int i : hm.pair_firsts) {
@@ -2117,7 +2117,6 @@ private:
         // x's) alone, as in find_pairs. The kinds fix its run and RAM: least (VM, VM, y).
         const bool firsts_only = !cap_ && !plain_;
         const std::size_t KS = kinds_.size();  // every VM on g has its kind now, x's too
-        if (firsts_only) first_of_.assign(KS * KS, -1);
         const Amount* free = s_.free_of(g);
         tmp_.assign(free, free + s_.nodes_of(g) * R_);
         // A remap leaves the host's totals as they are: y alone must free what the host lacks in
@@ -2179,7 +2178,7 @@ private:
             }
         }
         for (const Mover& x : hm.singles) {
-            if (firsts_only) break;  // above
+            if (firsts_only) break;  // formed above from the kinds
             // A single with a remap of its own is a plan of one step: the search never gets to
             // the shuffles then.
             if (x.remap_at >= 0) continue;
@@ -2214,18 +2213,6 @@ private:
                 if (memo->ok) {
                     Mover my{y.vm, y.flavor, y.mask, fy.demand[kRamMib], memo->remap, -1, {}};
                     my.ub = memo->ub;
-                    if (firsts_only) {
-                        int& at = first_of_[static_cast<std::size_t>(on_kind_[yi]) * KS + xk];
-                        const auto order = [](int yv, int xv) { return std::make_tuple(std::min(yv, xv), std::max(yv, xv), yv); };
-                        if (at < 0) {
-                            at = static_cast<int>(hm.shuffles.size());
-                            hm.shuffles.push_back({my, x});
-                        } else if (const auto& kept = hm.shuffles[static_cast<std::size_t>(at)];
-                                   order(y.vm, x.vm) < order(kept[0].vm, kept[1].vm)) {
-                            hm.shuffles[static_cast<std::size_t>(at)] = {my, x};
-                        }
-                        continue;
-                    }
                     hm.shuffles.push_back({my, x});
                 }
             }
@@ -2436,7 +2423,7 @@ private:
         // are taken by flavor in RAM order (a flavor fixes the RAM): the best sure chain does not
         // depend on the order they are offered in, and a flavor with no z that could move first
         // is skipped whole.
-        zs_ram_.resize(p_.flavors.size());
+        zs_mobile_.resize(p_.flavors.size());
         zs_done_.assign(p_.flavors.size(), 0);
         zs_c_.resize(p_.flavors.size());
         zs_c_done_.assign(p_.flavors.size(), 0);
@@ -2470,7 +2457,7 @@ private:
     }
     /** chains(): the z that could move first for an x of flavor y (mobile_singles), this call. */
     const std::vector<SingleRef>& mobile_zs(int y) {
-        std::vector<SingleRef>& z = zs_ram_[static_cast<std::size_t>(y)];
+        std::vector<SingleRef>& z = zs_mobile_[static_cast<std::size_t>(y)];
         if (!zs_done_[static_cast<std::size_t>(y)]) {
             zs_done_[static_cast<std::size_t>(y)] = 1;
             mobile_singles(y, z);
@@ -2595,9 +2582,9 @@ private:
     std::vector<char> kind_remap_;                       ///< [kind]: Mover::remap of a VM of that kind
     std::vector<int> kind_of_;                           ///< find_pairs: [index into its list]: the kind
     std::vector<std::array<int, 2>> least_y_, least_x_;  ///< find_shuffles (ranking by RAM): [kind]: its two least VMs, -1 none
-    std::vector<int> first_of_;    ///< find_pairs, find_shuffles (ranking by RAM): [kind x K + kind]: the kept first, -1 none
-    std::vector<int> kind_count_;  ///< pair_tops: [kind]: VMs of that kind
-    std::vector<int> on_kind_;     ///< find_shuffles: [index into vms_on]: the kind
+    std::vector<int> first_of_;                          ///< find_pairs (ranking by RAM): [kind x K + kind]: the kept first, -1 none
+    std::vector<int> kind_count_;                        ///< pair_tops: [kind]: VMs of that kind
+    std::vector<int> on_kind_;                           ///< find_shuffles: [index into vms_on]: the kind
     std::vector<PairMemo> pair_memo_;
     std::vector<ShuffleMemo> shuffle_memo_;  ///< find_shuffles: [x's kind * shuffle_k_ + y's kind]
     std::size_t shuffle_k_ = 0;
@@ -2620,11 +2607,11 @@ private:
     std::vector<int> c_hosts_, targets_;
     std::vector<char> in_c_, rare_;
     std::vector<std::uint64_t> rare_bits_;
-    std::vector<char> flat_done_;                 ///< [flavor]: flat() brought up to date this call
-    std::vector<int> changed_flat_;               ///< flat(): hosts changed since its list
-    std::vector<char> drop_;                      ///< flat(): [host] changed
-    std::vector<std::vector<SingleRef>> zs_ram_;  ///< chains(): per flavor, the z that could move (mobile_singles)
-    std::vector<std::uint64_t> taken_bits_;       ///< mobile_singles(): the flavors some host takes now (bit set), this call
+    std::vector<char> flat_done_;                    ///< [flavor]: flat() brought up to date this call
+    std::vector<int> changed_flat_;                  ///< flat(): hosts changed since its list
+    std::vector<char> drop_;                         ///< flat(): [host] changed
+    std::vector<std::vector<SingleRef>> zs_mobile_;  ///< chains(): per flavor, the z that could move (mobile_singles)
+    std::vector<std::uint64_t> taken_bits_;          ///< mobile_singles(): the flavors some host takes now (bit set), this call
     bool taken_done_ = false;
     std::vector<char> zs_done_;
     std::vector<std::vector<SingleRef>> zs_c_;  ///< chains(): per flavor, the z off hosts of C that could move (restricted_)
