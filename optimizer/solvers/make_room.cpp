@@ -1930,16 +1930,52 @@ private:
                 kind_of_.push_back(k);
             }
         const std::size_t K = kinds_.size();
-        if (!plain_) pair_memo_.assign(K * K, PairMemo{});
-        // Ranking by RAM (run_ram alone reads the list: visit, its first pair of each two kinds
-        // of VM): only that first pair of each (kind of the lower VM, kind of the higher) is
-        // kept. The two kinds fix the pair's RAM, so it is the one of least (VM, VM).
-        const bool firsts_only = !cap_ && !plain_;
-        if (firsts_only) first_of_.assign(K * K, -1);
+        if (cap_ && !plain_) pair_memo_.assign(K * K, PairMemo{});
         // What the flavor's placements lack on their nodes, the least over them per resource: two
         // VMs that free less in total cannot make room (a quick test before the exact one).
         const auto [short_vcpu, short_ram] = least_short(flavor, g);
-        for (std::size_t i = 0; i < can.size(); ++i)
+        // Ranking by RAM (run_ram alone reads the list: visit, its first pair of each two kinds
+        // of VM): only the first pair of each two kinds is kept. The two kinds fix the pair's
+        // RAM and every test below, so it is the one of least (VM, VM): each kind's least VM
+        // (a kind with itself: its two least). O(VMs + kinds^2).
+        if (!cap_ && !plain_) {
+            least_x_.assign(K, {-1, -1});
+            for (std::size_t i = 0; i < can.size(); ++i) {
+                std::array<int, 2>& two = least_x_[static_cast<std::size_t>(kind_of_[i])];
+                const int vm = can[i].vm;
+                if (two[0] < 0 || vm < can[static_cast<std::size_t>(two[0])].vm) {
+                    two[1] = two[0];
+                    two[0] = static_cast<int>(i);
+                } else if (two[1] < 0 || vm < can[static_cast<std::size_t>(two[1])].vm) {
+                    two[1] = static_cast<int>(i);
+                }
+            }
+            for (std::size_t ki = 0; ki < K; ++ki)
+                for (std::size_t kj = ki; kj < K; ++kj) {
+                    int ia = least_x_[ki][0], ib = ki == kj ? least_x_[ki][1] : least_x_[kj][0];
+                    if (ia < 0 || ib < 0) continue;
+                    if (can[static_cast<std::size_t>(ib)].vm < can[static_cast<std::size_t>(ia)].vm) std::swap(ia, ib);
+                    const Mover& a = can[static_cast<std::size_t>(ia)];  // the lower VM first, as Pair::m
+                    const Mover& b = can[static_cast<std::size_t>(ib)];
+                    const Flavor& fa = this->flavor(a.flavor);
+                    const Flavor& fb = this->flavor(b.flavor);
+                    if (a.ram + b.ram < short_ram || fa.demand[kVcpu] + fb.demand[kVcpu] < short_vcpu) continue;
+                    if (!covers(def_, static_cast<NodeMask>(a.mask | b.mask))) continue;
+                    share(tmp_.data(), fa, a.mask, +1);
+                    share(tmp_.data(), fb, b.mask, +1);
+                    if (fits(flavor, g, tmp_.data())) {
+                        Pair pr;
+                        pr.m = {a, b};
+                        pr.b_after_a = remaps(b, g, tmp_.data());
+                        pr.a_after_b = remaps(a, g, tmp_.data());
+                        hm.pairs.push_back(pr);
+                    }
+                    share(tmp_.data(), fa, a.mask, -1);
+                    share(tmp_.data(), fb, b.mask, -1);
+                }
+        }
+        // Ranking by capacity (run_capacity reads every pair) and run_plain: every pair.
+        for (std::size_t i = 0; i < can.size() && (cap_ || plain_); ++i)
             for (std::size_t j = i + 1; j < can.size(); ++j) {
                 const Mover& a = can[i];
                 const Mover& b = can[j];
@@ -1973,19 +2009,6 @@ private:
                     if (cap_) {
                         pr.ub = memo.ub;
                         hm.pairs_top = std::max(hm.pairs_top, std::make_pair(pr.ub.own, pr.ub.w));
-                    }
-                    if (firsts_only) {
-                        const std::size_t key =
-                            static_cast<std::size_t>(kind_of_[ab ? i : j]) * K + static_cast<std::size_t>(kind_of_[ab ? j : i]);
-                        int& at = first_of_[key];
-                        if (at < 0) {
-                            at = static_cast<int>(hm.pairs.size());
-                            hm.pairs.push_back(pr);
-                        } else if (std::tie(pr.m[0].vm, pr.m[1].vm) < std::tie(hm.pairs[static_cast<std::size_t>(at)].m[0].vm,
-                                                                               hm.pairs[static_cast<std::size_t>(at)].m[1].vm)) {
-                            hm.pairs[static_cast<std::size_t>(at)] = pr;
-                        }
-                        continue;
                     }
                     hm.pairs.push_back(pr);
                 }
@@ -2581,8 +2604,7 @@ private:
     std::vector<Kind> kinds_;
     std::vector<char> kind_remap_;                       ///< [kind]: Mover::remap of a VM of that kind
     std::vector<int> kind_of_;                           ///< find_pairs: [index into its list]: the kind
-    std::vector<std::array<int, 2>> least_y_, least_x_;  ///< find_shuffles (ranking by RAM): [kind]: its two least VMs, -1 none
-    std::vector<int> first_of_;                          ///< find_pairs (ranking by RAM): [kind x K + kind]: the kept first, -1 none
+    std::vector<std::array<int, 2>> least_y_, least_x_;  ///< find_shuffles, find_pairs (ranking by RAM): [kind]: its two least VMs, -1 none
     std::vector<int> kind_count_;                        ///< pair_tops: [kind]: VMs of that kind
     std::vector<int> on_kind_;                           ///< find_shuffles: [index into vms_on]: the kind
     std::vector<PairMemo> pair_memo_;
