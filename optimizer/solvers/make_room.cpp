@@ -954,7 +954,7 @@ public:
                         const HostMovers& zhm = movers(x.flavor, d, Part::Singles);
                         const auto add = [&](std::size_t l) {
                             const Mover& m = zhm.singles[l];
-                            Z zz{m, d};
+                            Z zz{m, d, {}, {}};
                             if (prune) {
                                 chain_bounds(zz, x.flavor, cache_.movers[y][static_cast<std::size_t>(d)], l);
                                 if (zz.ub.own < need) return;
@@ -1635,7 +1635,7 @@ private:
         for (const OnlineCluster::Resident& x : c_.vms_on(g)) {
             if (!x.migratable) continue;
             const Flavor& fx = flavor(x.flavor);
-            const Mover m{x.vm, x.flavor, x.mask, fx.demand[kRamMib], false};
+            const Mover m{x.vm, x.flavor, x.mask, fx.demand[kRamMib], false, -1, {}};
             const bool remap = can_remap(m, g);
             bool help = remap;
             if (!help && !fixes_) {
@@ -2292,7 +2292,7 @@ private:
             if (first_time(seen, key(list[i]))) out.push_back(static_cast<int>(i));
     }
     Mover mover(const OnlineCluster::Resident& x, int g) {
-        Mover m{x.vm, x.flavor, x.mask, flavor(x.flavor).demand[kRamMib], false};
+        Mover m{x.vm, x.flavor, x.mask, flavor(x.flavor).demand[kRamMib], false, -1, {}};
         m.remap = can_remap(m, g);
         return m;
     }
