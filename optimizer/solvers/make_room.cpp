@@ -120,6 +120,9 @@ struct HostMovers {
      *  cannot be remapped can move only when another host takes their flavor, and then its first
      *  shuffle is the run's best and sure to work. */
     std::vector<std::array<int, 3>> shuffle_runs;
+    /** Ranking by RAM: the flavors of the y without a remap whose runs are not listed yet
+     *  (Search::shuffle_run; listed when visit first finds another host taking the flavor). */
+    std::vector<int> shuffle_pending;
     // (could_move's facts last: the fields every call reads for every host come first, in few
     // cache lines)
     /** The migratable VMs by flavor (Search::could_move): `kinds`, those that are not singles; `ys`,
@@ -1481,6 +1484,20 @@ private:
                 if (first < 0 || second < 0) maybe(t);
             }
         if (part == Part::Shuffles) {
+            // A pending run whose flavor another host takes now is listed (shuffle_run).
+            if (!hm.shuffle_pending.empty()) {
+                HostMovers& mut = cache_.movers[static_cast<std::size_t>(f_)][static_cast<std::size_t>(g)];
+                std::vector<int>& pending = mut.shuffle_pending;
+                for (std::size_t i = 0; i < pending.size();) {
+                    if (elsewhere(pending[i], g)) {
+                        const int fy = pending[i];
+                        pending.erase(pending.begin() + static_cast<std::ptrdiff_t>(i));
+                        shuffle_run(f_, g, mut, fy);
+                    } else {
+                        ++i;
+                    }
+                }
+            }
             // Two kinds' shuffles are in one run (a run is decided by its first VM's kind).
             auto first = hm.shuffle_firsts.begin();
             for (const auto& [fy, begin, end] : hm.shuffle_runs) {
@@ -1696,6 +1713,7 @@ private:
             hm.pairs.clear();
             hm.shuffles.clear();
             hm.shuffle_runs.clear();
+            hm.shuffle_pending.clear();
             hm.chain.clear();
             hm.pairs_top = {std::numeric_limits<Count>::min(), 0};
             hm.run_top.clear();
@@ -1720,8 +1738,13 @@ private:
         }
         if (part == Part::Shuffles && !hm.shuffles_done) {
             hm.shuffles_done = true;
+            hm.shuffle_firsts.clear();
             find_shuffles(flavor, g, hm);
-            firsts_of(hm.shuffles, hm.shuffle_firsts, [](const std::array<Mover, 2>& sh) { return std::pair{kind(sh[0]), kind(sh[1])}; });
+            // (ranking by RAM: shuffle_run keeps them, every shuffle being the first of its kinds)
+            if (cap_ || plain_)
+                firsts_of(hm.shuffles, hm.shuffle_firsts, [](const std::array<Mover, 2>& sh) {
+                    return std::pair{kind(sh[0]), kind(sh[1])};
+                });
         }
         return hm;
     }
@@ -2127,6 +2150,12 @@ private:
 
     void find_shuffles(int flavor, int g, HostMovers& hm) {
         if (fixes_ || !deficits(flavor, g, def_)) return;  // no remaps under a rule that fixes nodes
+        // Ranking by RAM (only visit reads the list): the first shuffle of each two kinds (y's,
+        // x's) alone, as in find_pairs, run by run (shuffle_run).
+        if (!cap_ && !plain_) {
+            shuffle_run(flavor, g, hm, -1);
+            return;
+        }
         kinds_.clear();
         shuffle_memo_.clear();
         shuffle_k_ = 0;
@@ -2136,72 +2165,12 @@ private:
             on_kind_.clear();
             for (const OnlineCluster::Resident& y : on) on_kind_.push_back(kind_id(y.flavor, y.mask));
         }
-        // Ranking by RAM (only visit reads the list): the first shuffle of each two kinds (y's,
-        // x's) alone, as in find_pairs. The kinds fix its run and RAM: least (VM, VM, y).
-        const bool firsts_only = !cap_ && !plain_;
-        const std::size_t KS = kinds_.size();  // every VM on g has its kind now, x's too
         const Amount* free = s_.free_of(g);
         tmp_.assign(free, free + s_.nodes_of(g) * R_);
         // A remap leaves the host's totals as they are: y alone must free what the host lacks in
         // total for the flavor, a quick test before the exact one.
         const auto [short_vcpu, short_ram] = total_lack(flavor, g);
-        if (firsts_only) {
-            // Every test below reads x's and y's kinds alone, so two kinds pass or fail whole,
-            // and the order kept, (least VM, greatest VM, y), grows with each VM: the first
-            // shuffle of two kinds is among the two least VMs of each (the second only when
-            // the first is the other's). O(VMs + singles + kinds^2).
-            least_y_.assign(KS, {-1, -1});
-            least_x_.assign(KS, {-1, -1});
-            const auto keep = [](std::array<int, 2>& two, int i, const auto& vm_of) {
-                if (two[0] < 0 || vm_of(i) < vm_of(two[0])) {
-                    two[1] = two[0];
-                    two[0] = i;
-                } else if (two[1] < 0 || vm_of(i) < vm_of(two[1])) {
-                    two[1] = i;
-                }
-            };
-            const auto on_vm = [&](int i) { return on[static_cast<std::size_t>(i)].vm; };
-            const auto x_vm = [&](int i) { return hm.singles[static_cast<std::size_t>(i)].vm; };
-            for (std::size_t yi = 0; yi < on.size(); ++yi)
-                if (on[yi].migratable) keep(least_y_[static_cast<std::size_t>(on_kind_[yi])], static_cast<int>(yi), on_vm);
-            for (std::size_t i = 0; i < hm.singles.size(); ++i) {
-                const Mover& x = hm.singles[i];
-                // A single with a remap of its own is a plan of one step (see below).
-                if (x.remap_at < 0) keep(least_x_[static_cast<std::size_t>(kind_id(x.flavor, x.mask))], static_cast<int>(i), x_vm);
-            }
-            for (std::size_t xk = 0; xk < KS; ++xk) {
-                if (least_x_[xk][0] < 0) continue;
-                const Mover& x0 = hm.singles[static_cast<std::size_t>(least_x_[xk][0])];
-                const std::vector<NodeMask>& need = shuffle_need(x0, g, flavor, xk);
-                for (std::size_t yk = 0; yk < KS; ++yk) {
-                    if (least_y_[yk][0] < 0) continue;
-                    const OnlineCluster::Resident& y0 = on[static_cast<std::size_t>(least_y_[yk][0])];
-                    if (!covers(need, y0.mask)) continue;
-                    const Flavor& fy = this->flavor(y0.flavor);
-                    if (fy.demand[kVcpu] < short_vcpu || fy.demand[kRamMib] < short_ram) continue;
-                    ShuffleMemo memo;
-                    shuffle_value(memo, x0, y0.flavor, y0.mask, g, flavor);
-                    if (!memo.ok) continue;
-                    const auto order = [](int yv, int xv) { return std::make_tuple(std::min(yv, xv), std::max(yv, xv), yv); };
-                    int bx = -1, by = -1;
-                    for (const int xi : least_x_[xk])
-                        for (const int yi : least_y_[yk]) {
-                            if (xi < 0 || yi < 0 || x_vm(xi) == on_vm(yi)) continue;
-                            if (bx < 0 || order(on_vm(yi), x_vm(xi)) < order(on_vm(by), x_vm(bx))) {
-                                bx = xi;
-                                by = yi;
-                            }
-                        }
-                    if (bx < 0) continue;
-                    const OnlineCluster::Resident& y = on[static_cast<std::size_t>(by)];
-                    Mover my{y.vm, y.flavor, y.mask, fy.demand[kRamMib], memo.remap, -1, {}};
-                    my.ub = memo.ub;
-                    hm.shuffles.push_back({my, hm.singles[static_cast<std::size_t>(bx)]});
-                }
-            }
-        }
         for (const Mover& x : hm.singles) {
-            if (firsts_only) break;  // formed above from the kinds
             // A single with a remap of its own is a plan of one step: the search never gets to
             // the shuffles then.
             if (x.remap_at >= 0) continue;
@@ -2260,6 +2229,103 @@ private:
             hm.run_top.back() = std::max(hm.run_top.back(), v);
             hm.run_least_ram.back() = std::min(hm.run_least_ram.back(), sh[0].ram + sh[1].ram);
         }
+    }
+    /**
+     * find_shuffles ranking by RAM (only visit reads the list): the first shuffle of each two
+     * kinds (y's, x's) alone, as in find_pairs, for the y of one run: `run` -1, the y whose kind
+     * has a remap (then also HostMovers::shuffle_pending, the flavors of the other y); `run` a
+     * flavor, that flavor's y without one (visit lists a pending run when another host takes
+     * its flavor: else the run is skipped whole, as most are on a saturated cluster). The run's
+     * shuffles are appended to hm.shuffles in plan order, with their run and firsts (every one:
+     * one per two kinds). Every test reads x's and y's kinds alone, so two kinds pass or fail
+     * whole, and the order kept, (least VM, greatest VM, y), grows with each VM: the first
+     * shuffle of two kinds is among the two least VMs of each (the second only when the first
+     * is the other's). O(VMs + singles + kinds^2), as a whole listing.
+     */
+    void shuffle_run(int flavor, int g, HostMovers& hm, int run) {
+        kinds_.clear();
+        for (auto& n : need_memo_) n.first = false;
+        const auto on = c_.vms_on(g);
+        on_kind_.clear();
+        for (const OnlineCluster::Resident& y : on) on_kind_.push_back(kind_id(y.flavor, y.mask));
+        const std::size_t KS = kinds_.size();  // every VM on g has its kind now, x's too
+        const Amount* free = s_.free_of(g);
+        tmp_.assign(free, free + s_.nodes_of(g) * R_);
+        // A remap leaves the host's totals as they are: y alone must free what the host lacks in
+        // total for the flavor, a quick test before the exact one.
+        const auto [short_vcpu, short_ram] = total_lack(flavor, g);
+        least_y_.assign(KS, {-1, -1});
+        least_x_.assign(KS, {-1, -1});
+        const auto keep = [](std::array<int, 2>& two, int i, const auto& vm_of) {
+            if (two[0] < 0 || vm_of(i) < vm_of(two[0])) {
+                two[1] = two[0];
+                two[0] = i;
+            } else if (two[1] < 0 || vm_of(i) < vm_of(two[1])) {
+                two[1] = i;
+            }
+        };
+        const auto on_vm = [&](int i) { return on[static_cast<std::size_t>(i)].vm; };
+        const auto x_vm = [&](int i) { return hm.singles[static_cast<std::size_t>(i)].vm; };
+        for (std::size_t yi = 0; yi < on.size(); ++yi)
+            if (on[yi].migratable) keep(least_y_[static_cast<std::size_t>(on_kind_[yi])], static_cast<int>(yi), on_vm);
+        bool any_x = false;
+        for (std::size_t i = 0; i < hm.singles.size(); ++i) {
+            const Mover& x = hm.singles[i];
+            // A single with a remap of its own is a plan of one step: the search never gets to
+            // the shuffles then.
+            if (x.remap_at >= 0) continue;
+            keep(least_x_[static_cast<std::size_t>(kind_id(x.flavor, x.mask))], static_cast<int>(i), x_vm);
+            any_x = true;
+        }
+        if (!any_x) return;
+        const std::size_t begin = hm.shuffles.size();
+        for (std::size_t yk = 0; yk < KS; ++yk) {
+            if (least_y_[yk][0] < 0) continue;
+            const OnlineCluster::Resident& y0 = on[static_cast<std::size_t>(least_y_[yk][0])];
+            if (run >= 0 && y0.flavor != run) continue;
+            const Flavor& fy = this->flavor(y0.flavor);
+            if (fy.demand[kVcpu] < short_vcpu || fy.demand[kRamMib] < short_ram) continue;
+            // y's run: -1 when its kind has a remap on g (Mover::remap, as shuffle_value's).
+            const bool remap = can_remap(Mover{-1, y0.flavor, y0.mask, fy.demand[kRamMib], false, -1, {}}, g);
+            if (run < 0 && !remap) {
+                if (std::find(hm.shuffle_pending.begin(), hm.shuffle_pending.end(), y0.flavor) == hm.shuffle_pending.end())
+                    hm.shuffle_pending.push_back(y0.flavor);
+                continue;
+            }
+            if (run >= 0 && remap) continue;  // in run -1
+            for (std::size_t xk = 0; xk < KS; ++xk) {
+                if (least_x_[xk][0] < 0) continue;
+                const Mover& x0 = hm.singles[static_cast<std::size_t>(least_x_[xk][0])];
+                const std::vector<NodeMask>& need = shuffle_need(x0, g, flavor, xk);
+                if (!covers(need, y0.mask)) continue;
+                ShuffleMemo memo;
+                shuffle_value(memo, x0, y0.flavor, y0.mask, g, flavor);
+                if (!memo.ok) continue;
+                const auto order = [](int yv, int xv) { return std::make_tuple(std::min(yv, xv), std::max(yv, xv), yv); };
+                int bx = -1, by = -1;
+                for (const int xi : least_x_[xk])
+                    for (const int yi : least_y_[yk]) {
+                        if (xi < 0 || yi < 0 || x_vm(xi) == on_vm(yi)) continue;
+                        if (bx < 0 || order(on_vm(yi), x_vm(xi)) < order(on_vm(by), x_vm(bx))) {
+                            bx = xi;
+                            by = yi;
+                        }
+                    }
+                if (bx < 0) continue;
+                const OnlineCluster::Resident& y = on[static_cast<std::size_t>(by)];
+                Mover my{y.vm, y.flavor, y.mask, fy.demand[kRamMib], memo.remap, -1, {}};
+                my.ub = memo.ub;
+                hm.shuffles.push_back({my, hm.singles[static_cast<std::size_t>(bx)]});
+            }
+        }
+        const auto shuffle_key = [](const std::array<Mover, 2>& t) {
+            return std::make_tuple(t[0].ram + t[1].ram, std::min(t[0].vm, t[1].vm), std::max(t[0].vm, t[1].vm), t[0].vm);
+        };
+        std::sort(hm.shuffles.begin() + static_cast<std::ptrdiff_t>(begin), hm.shuffles.end(),
+                  [&](const std::array<Mover, 2>& a, const std::array<Mover, 2>& b) { return shuffle_key(a) < shuffle_key(b); });
+        const int b = static_cast<int>(begin), e = static_cast<int>(hm.shuffles.size());
+        if (e > b) hm.shuffle_runs.push_back({run, b, e});
+        for (int i = b; i < e; ++i) hm.shuffle_firsts.push_back(i);
     }
     /** The index of the kind (flavor, node set) in kinds_, added when new (kind_remap_ is then
      *  one shorter than kinds_ until the caller adds its entry). O(kinds). */
