@@ -1935,7 +1935,7 @@ private:
         for (const NodeMask d : def_) any_def = static_cast<NodeMask>(any_def | d);
         // Outside run_plain, what a pair decides depends on its two VMs' kinds (flavor and node
         // set) alone: g's free amounts with both lifted. So each kind's Mover::remap, and each
-        // pair of kinds' fit, remaps and Bound, are computed once (kind_ids, pair_memo_).
+        // pair of kinds' fit, remaps and Bound, are computed once (kind_of_, below).
         kind_of_.clear();
         kinds_.clear();
         kind_remap_.clear();
@@ -1953,7 +1953,7 @@ private:
                 kind_of_.push_back(k);
             }
         const std::size_t K = kinds_.size();
-        if (cap_ && !plain_) pair_memo_.assign(K * K, PairMemo{});
+
         // What the flavor's placements lack on their nodes, the least over them per resource: two
         // VMs that free less in total cannot make room (a quick test before the exact one).
         const auto [short_vcpu, short_ram] = least_short(flavor, g);
@@ -1997,44 +1997,74 @@ private:
                     share(tmp_.data(), fb, b.mask, -1);
                 }
         }
-        // Ranking by capacity (run_capacity reads every pair) and run_plain: every pair.
-        for (std::size_t i = 0; i < can.size() && (cap_ || plain_); ++i)
+        // Ranking by capacity (run_capacity reads every pair): every pair, each two kinds tested
+        // once (their fit, remaps and Bound), then every two VMs of those kinds listed.
+        // O(VMs + kinds^2 + pairs listed).
+        if (cap_ && !plain_) {
+            kind_vms_.resize(K);
+            for (auto& l : kind_vms_) l.clear();
+            for (std::size_t i = 0; i < can.size(); ++i) kind_vms_[static_cast<std::size_t>(kind_of_[i])].push_back(static_cast<int>(i));
+            for (std::size_t ki = 0; ki < K; ++ki)
+                for (std::size_t kj = ki; kj < K; ++kj) {
+                    if (ki == kj && kind_vms_[ki].size() < 2) continue;
+                    const Mover& a = can[static_cast<std::size_t>(kind_vms_[ki].front())];
+                    const Mover& b = can[static_cast<std::size_t>(kind_vms_[kj].back())];
+                    const Flavor& fa = this->flavor(a.flavor);
+                    const Flavor& fb = this->flavor(b.flavor);
+                    if (a.ram + b.ram < short_ram || fa.demand[kVcpu] + fb.demand[kVcpu] < short_vcpu) continue;
+                    if (!covers(def_, static_cast<NodeMask>(a.mask | b.mask))) continue;
+                    share(tmp_.data(), fa, a.mask, +1);
+                    share(tmp_.data(), fb, b.mask, +1);
+                    const bool fit = fits(flavor, g, tmp_.data());
+                    bool remap_a = false, remap_b = false;
+                    Bound ub;
+                    if (fit) {
+                        remap_a = remaps(a, g, tmp_.data());
+                        remap_b = remaps(b, g, tmp_.data());
+                        ub = bound(flavor, g, tmp_.data());
+                        hm.pairs_top = std::max(hm.pairs_top, std::make_pair(ub.own, ub.w));
+                    }
+                    share(tmp_.data(), fa, a.mask, -1);
+                    share(tmp_.data(), fb, b.mask, -1);
+                    if (!fit) continue;
+                    for (const int i : kind_vms_[ki])
+                        for (const int j : kind_vms_[kj]) {
+                            if (ki == kj && j <= i) continue;
+                            const Mover& x = can[static_cast<std::size_t>(i)];  // of kind ki
+                            const Mover& y = can[static_cast<std::size_t>(j)];  // of kind kj
+                            Pair pr;
+                            const bool xy = x.vm < y.vm;
+                            pr.m = xy ? std::array<Mover, 2>{x, y} : std::array<Mover, 2>{y, x};
+                            pr.b_after_a = xy ? remap_b : remap_a;
+                            pr.a_after_b = xy ? remap_a : remap_b;
+                            pr.ub = ub;
+                            hm.pairs.push_back(pr);
+                        }
+                }
+        }
+        // run_plain: every pair, each tested on its own (no quick test, no memo).
+        for (std::size_t i = 0; i < can.size() && plain_; ++i)
             for (std::size_t j = i + 1; j < can.size(); ++j) {
                 const Mover& a = can[i];
                 const Mover& b = can[j];
-                if (!plain_ &&
-                    (a.ram + b.ram < short_ram || this->flavor(a.flavor).demand[kVcpu] + this->flavor(b.flavor).demand[kVcpu] < short_vcpu))
-                    continue;
                 if (!covers(def_, static_cast<NodeMask>(a.mask | b.mask))) continue;
-                // (run_plain: computed for each pair, the memo unused)
-                PairMemo fresh;
-                PairMemo& memo =
-                    plain_ ? fresh : pair_memo_[static_cast<std::size_t>(kind_of_[i]) * K + static_cast<std::size_t>(kind_of_[j])];
-                if (!memo.done) {
-                    share(tmp_.data(), this->flavor(a.flavor), a.mask, +1);
-                    share(tmp_.data(), this->flavor(b.flavor), b.mask, +1);
-                    memo.done = true;
-                    memo.fits = fits(flavor, g, tmp_.data());
-                    if (memo.fits) {
-                        memo.remap_a = remaps(a, g, tmp_.data());
-                        memo.remap_b = remaps(b, g, tmp_.data());
-                        if (cap_) memo.ub = bound(flavor, g, tmp_.data());
-                    }
-                    share(tmp_.data(), this->flavor(a.flavor), a.mask, -1);
-                    share(tmp_.data(), this->flavor(b.flavor), b.mask, -1);
-                }
-                if (memo.fits) {
+                share(tmp_.data(), this->flavor(a.flavor), a.mask, +1);
+                share(tmp_.data(), this->flavor(b.flavor), b.mask, +1);
+                if (fits(flavor, g, tmp_.data())) {
                     Pair pr;
                     const bool ab = a.vm < b.vm;
+                    const bool remap_a = remaps(a, g, tmp_.data()), remap_b = remaps(b, g, tmp_.data());
                     pr.m = ab ? std::array<Mover, 2>{a, b} : std::array<Mover, 2>{b, a};
-                    pr.b_after_a = ab ? memo.remap_b : memo.remap_a;
-                    pr.a_after_b = ab ? memo.remap_a : memo.remap_b;
+                    pr.b_after_a = ab ? remap_b : remap_a;
+                    pr.a_after_b = ab ? remap_a : remap_b;
                     if (cap_) {
-                        pr.ub = memo.ub;
+                        pr.ub = bound(flavor, g, tmp_.data());
                         hm.pairs_top = std::max(hm.pairs_top, std::make_pair(pr.ub.own, pr.ub.w));
                     }
                     hm.pairs.push_back(pr);
                 }
+                share(tmp_.data(), this->flavor(a.flavor), a.mask, -1);
+                share(tmp_.data(), this->flavor(b.flavor), b.mask, -1);
             }
         const auto pair_key = [](const Pair& p) { return std::make_tuple(p.m[0].ram + p.m[1].ram, p.m[0].vm, p.m[1].vm); };
         std::sort(hm.pairs.begin(), hm.pairs.end(), [&](const Pair& a, const Pair& b) { return pair_key(a) < pair_key(b); });
@@ -2663,18 +2693,14 @@ private:
     bool plain_ = false;
     /** find_pairs' and find_shuffles' memos by kind (flavor, node set) of the VMs on one host:
      *  what depends on the kinds alone (the host's free amounts with them lifted). */
-    struct PairMemo {
-        bool done = false, fits = false, remap_a = false, remap_b = false;
-        Bound ub;
-    };
     std::vector<Kind> kinds_;
     std::vector<char> kind_remap_;                       ///< [kind]: Mover::remap of a VM of that kind
     std::vector<int> kind_of_;                           ///< find_pairs: [index into its list]: the kind
     std::vector<std::array<int, 2>> least_y_, least_x_;  ///< find_shuffles, find_pairs (ranking by RAM): [kind]: its two least VMs, -1 none
     std::vector<int> kind_count_;                        ///< pair_tops: [kind]: VMs of that kind
+    std::vector<std::vector<int>> kind_vms_;             ///< find_pairs (ranking by capacity): [kind]: its VMs (indices into its list)
     std::vector<int> on_kind_;                           ///< find_shuffles: [index into vms_on]: the kind
-    std::vector<PairMemo> pair_memo_;
-    std::vector<ShuffleMemo> shuffle_memo_;  ///< find_shuffles: [x's kind * shuffle_k_ + y's kind]
+    std::vector<ShuffleMemo> shuffle_memo_;              ///< find_shuffles: [x's kind * shuffle_k_ + y's kind]
     std::size_t shuffle_k_ = 0;
     std::vector<std::pair<bool, std::vector<NodeMask>>> need_memo_;  ///< find_shuffles: [x's kind]: known, the node sets y must cover
     std::vector<Amount> local_;                                      ///< remap_after's free amounts of g
