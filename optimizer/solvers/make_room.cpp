@@ -888,7 +888,9 @@ public:
                     }
             }
             if ((prune && listed_hm.shuffles_done) || plain_ || could_move(g, Part::Shuffles)) {
-                const HostMovers& hm = movers(f_, g, Part::Shuffles);
+                movers(f_, g, Part::Shuffles);
+                list_pending_runs(g);  // the runs of a flavor no other host takes are skipped below
+                const HostMovers& hm = cache_.movers[static_cast<std::size_t>(f_)][static_cast<std::size_t>(g)];
                 for (std::size_t r = 0; r < hm.shuffle_runs.size(); ++r) {
                     const auto [fy, begin, end] = hm.shuffle_runs[r];
                     // A run's y cannot be remapped (fy >= 0): each goes to another host, which
@@ -1484,20 +1486,7 @@ private:
                 if (first < 0 || second < 0) maybe(t);
             }
         if (part == Part::Shuffles) {
-            // A pending run whose flavor another host takes now is listed (shuffle_run).
-            if (!hm.shuffle_pending.empty()) {
-                HostMovers& mut = cache_.movers[static_cast<std::size_t>(f_)][static_cast<std::size_t>(g)];
-                std::vector<int>& pending = mut.shuffle_pending;
-                for (std::size_t i = 0; i < pending.size();) {
-                    if (elsewhere(pending[i], g)) {
-                        const int fy = pending[i];
-                        pending.erase(pending.begin() + static_cast<std::ptrdiff_t>(i));
-                        shuffle_run(f_, g, mut, fy);
-                    } else {
-                        ++i;
-                    }
-                }
-            }
+            list_pending_runs(g);
             // Two kinds' shuffles are in one run (a run is decided by its first VM's kind).
             auto first = hm.shuffle_firsts.begin();
             for (const auto& [fy, begin, end] : hm.shuffle_runs) {
@@ -1516,6 +1505,22 @@ private:
                     }
                     if (works < 0) maybe(t);
                 }
+            }
+        }
+    }
+
+    /** The pending shuffle runs of g (HostMovers::shuffle_pending) whose flavor another host
+     *  takes now, listed (shuffle_run): the others' y can move nowhere. */
+    void list_pending_runs(int g) {
+        HostMovers& hm = cache_.movers[static_cast<std::size_t>(f_)][static_cast<std::size_t>(g)];
+        std::vector<int>& pending = hm.shuffle_pending;
+        for (std::size_t i = 0; i < pending.size();) {
+            if (elsewhere(pending[i], g)) {
+                const int fy = pending[i];
+                pending.erase(pending.begin() + static_cast<std::ptrdiff_t>(i));
+                shuffle_run(f_, g, hm, fy);
+            } else {
+                ++i;
             }
         }
     }
@@ -1740,8 +1745,8 @@ private:
             hm.shuffles_done = true;
             hm.shuffle_firsts.clear();
             find_shuffles(flavor, g, hm);
-            // (ranking by RAM: shuffle_run keeps them, every shuffle being the first of its kinds)
-            if (cap_ || plain_)
+            // (outside run_plain shuffle_run keeps them)
+            if (plain_)
                 firsts_of(hm.shuffles, hm.shuffle_firsts, [](const std::array<Mover, 2>& sh) {
                     return std::pair{kind(sh[0]), kind(sh[1])};
                 });
@@ -2180,61 +2185,30 @@ private:
 
     void find_shuffles(int flavor, int g, HostMovers& hm) {
         if (fixes_ || !deficits(flavor, g, def_)) return;  // no remaps under a rule that fixes nodes
-        // Ranking by RAM (only visit reads the list): the first shuffle of each two kinds (y's,
-        // x's) alone, as in find_pairs, run by run (shuffle_run).
-        if (!cap_ && !plain_) {
+        // Outside run_plain, run by run (shuffle_run).
+        if (!plain_) {
             shuffle_run(flavor, g, hm, -1);
             return;
         }
-        kinds_.clear();
-        shuffle_memo_.clear();
-        shuffle_k_ = 0;
+        // run_plain: every single x and VM y, each tested on its own (no quick test, no memo).
         for (auto& n : need_memo_) n.first = false;
         const auto on = c_.vms_on(g);
-        if (!plain_) {
-            on_kind_.clear();
-            for (const OnlineCluster::Resident& y : on) on_kind_.push_back(kind_id(y.flavor, y.mask));
-        }
         const Amount* free = s_.free_of(g);
         tmp_.assign(free, free + s_.nodes_of(g) * R_);
-        // A remap leaves the host's totals as they are: y alone must free what the host lacks in
-        // total for the flavor, a quick test before the exact one.
-        const auto [short_vcpu, short_ram] = total_lack(flavor, g);
         for (const Mover& x : hm.singles) {
             // A single with a remap of its own is a plan of one step: the search never gets to
             // the shuffles then.
             if (x.remap_at >= 0) continue;
             // The node sets y must cover: for a remap of x onto p, the nodes of p short of x's
             // share (x lifted), and those of some placement of the flavor short after it.
-            // (x's kind alone decides them: outside run_plain, computed once per kind)
-            const std::size_t xk = plain_ ? 0 : static_cast<std::size_t>(kind_id(x.flavor, x.mask));
-            const std::vector<NodeMask>& need = shuffle_need(x, g, flavor, xk);
-            for (std::size_t yi = 0; yi < on.size(); ++yi) {
-                const OnlineCluster::Resident& y = on[yi];
+            const std::vector<NodeMask>& need = shuffle_need(x, g, flavor, 0);
+            for (const OnlineCluster::Resident& y : on) {
                 if (y.vm == x.vm || !y.migratable || !covers(need, y.mask)) continue;
-                const Flavor& fy = this->flavor(y.flavor);
-                if (!plain_ && (fy.demand[kVcpu] < short_vcpu || fy.demand[kRamMib] < short_ram)) continue;
-                // Outside run_plain, what follows depends on x's and y's kinds (flavor and node
-                // set) alone (g's free amounts with both lifted): computed once per pair of kinds.
-                ShuffleMemo fresh;
-                ShuffleMemo* memo = &fresh;
-                if (!plain_) {
-                    const auto yk = static_cast<std::size_t>(on_kind_[yi]);
-                    const std::size_t need_size = std::max(xk, yk) + 1;
-                    if (need_size > shuffle_k_) {
-                        // new kinds: grow the square table, keeping what is known
-                        std::vector<ShuffleMemo> grown(need_size * 2 * need_size * 2);
-                        for (std::size_t i = 0; i < shuffle_k_; ++i)
-                            for (std::size_t j = 0; j < shuffle_k_; ++j) grown[i * need_size * 2 + j] = shuffle_memo_[i * shuffle_k_ + j];
-                        shuffle_memo_ = std::move(grown);
-                        shuffle_k_ = need_size * 2;
-                    }
-                    memo = &shuffle_memo_[xk * shuffle_k_ + yk];
-                }
-                if (!memo->done) shuffle_value(*memo, x, y.flavor, y.mask, g, flavor);
-                if (memo->ok) {
-                    Mover my{y.vm, y.flavor, y.mask, fy.demand[kRamMib], memo->remap, -1, {}};
-                    my.ub = memo->ub;
+                ShuffleMemo memo;
+                shuffle_value(memo, x, y.flavor, y.mask, g, flavor);
+                if (memo.ok) {
+                    Mover my{y.vm, y.flavor, y.mask, this->flavor(y.flavor).demand[kRamMib], memo.remap, -1, {}};
+                    my.ub = memo.ub;
                     hm.shuffles.push_back({my, x});
                 }
             }
@@ -2309,7 +2283,35 @@ private:
         }
         if (!any_x) return;
         const std::size_t begin = hm.shuffles.size();
-        for (std::size_t yk = 0; yk < KS; ++yk) {
+        // Ranking by capacity (run_capacity reads every shuffle and its Bound): every single x and
+        // VM y of the run, what the two kinds decide computed once per two kinds.
+        if (cap_) {
+            shuffle_memo_.assign(KS * KS, ShuffleMemo{});
+            y_remap_.assign(KS, -1);
+            for (const Mover& x : hm.singles) {
+                if (x.remap_at >= 0) continue;
+                const auto xk = static_cast<std::size_t>(kind_id(x.flavor, x.mask));
+                const std::vector<NodeMask>& need = shuffle_need(x, g, flavor, xk);
+                for (std::size_t yi = 0; yi < on.size(); ++yi) {
+                    const OnlineCluster::Resident& y = on[yi];
+                    if (y.vm == x.vm || !y.migratable || !covers(need, y.mask)) continue;
+                    const Flavor& fy = this->flavor(y.flavor);
+                    if (fy.demand[kVcpu] < short_vcpu || fy.demand[kRamMib] < short_ram) continue;
+                    const auto yk = static_cast<std::size_t>(on_kind_[yi]);
+                    if (y_remap_[yk] < 0)
+                        y_remap_[yk] = can_remap(Mover{-1, y.flavor, y.mask, fy.demand[kRamMib], false, -1, {}}, g) ? 1 : 0;
+                    if (!in_run(hm, y.flavor, y_remap_[yk] != 0, run)) continue;
+                    ShuffleMemo& memo = shuffle_memo_[xk * KS + yk];
+                    if (!memo.done) shuffle_value(memo, x, y.flavor, y.mask, g, flavor);
+                    if (memo.ok) {
+                        Mover my{y.vm, y.flavor, y.mask, fy.demand[kRamMib], memo.remap, -1, {}};
+                        my.ub = memo.ub;
+                        hm.shuffles.push_back({my, x});
+                    }
+                }
+            }
+        }
+        for (std::size_t yk = 0; yk < KS && !cap_; ++yk) {
             if (least_y_[yk][0] < 0) continue;
             const OnlineCluster::Resident& y0 = on[static_cast<std::size_t>(least_y_[yk][0])];
             if (run >= 0 && y0.flavor != run) continue;
@@ -2317,12 +2319,7 @@ private:
             if (fy.demand[kVcpu] < short_vcpu || fy.demand[kRamMib] < short_ram) continue;
             // y's run: -1 when its kind has a remap on g (Mover::remap, as shuffle_value's).
             const bool remap = can_remap(Mover{-1, y0.flavor, y0.mask, fy.demand[kRamMib], false, -1, {}}, g);
-            if (run < 0 && !remap) {
-                if (std::find(hm.shuffle_pending.begin(), hm.shuffle_pending.end(), y0.flavor) == hm.shuffle_pending.end())
-                    hm.shuffle_pending.push_back(y0.flavor);
-                continue;
-            }
-            if (run >= 0 && remap) continue;  // in run -1
+            if (!in_run(hm, y0.flavor, remap, run)) continue;
             for (std::size_t xk = 0; xk < KS; ++xk) {
                 if (least_x_[xk][0] < 0) continue;
                 const Mover& x0 = hm.singles[static_cast<std::size_t>(least_x_[xk][0])];
@@ -2354,8 +2351,33 @@ private:
         std::sort(hm.shuffles.begin() + static_cast<std::ptrdiff_t>(begin), hm.shuffles.end(),
                   [&](const std::array<Mover, 2>& a, const std::array<Mover, 2>& b) { return shuffle_key(a) < shuffle_key(b); });
         const int b = static_cast<int>(begin), e = static_cast<int>(hm.shuffles.size());
-        if (e > b) hm.shuffle_runs.push_back({run, b, e});
-        for (int i = b; i < e; ++i) hm.shuffle_firsts.push_back(i);
+        if (e == b) return;
+        hm.shuffle_runs.push_back({run, b, e});
+        if (!cap_) {
+            for (int i = b; i < e; ++i) hm.shuffle_firsts.push_back(i);  // one per two kinds
+            return;
+        }
+        // The first of each two kinds (visit's), the run's largest Bound and least RAM
+        // (run_capacity's).
+        std::vector<std::pair<Kind, Kind>> seen;
+        std::pair<Count, Score> top{std::numeric_limits<Count>::min(), 0};
+        Amount least = std::numeric_limits<Amount>::max();
+        for (int i = b; i < e; ++i) {
+            const auto& sh = hm.shuffles[static_cast<std::size_t>(i)];
+            if (first_time(seen, std::pair{kind(sh[0]), kind(sh[1])})) hm.shuffle_firsts.push_back(i);
+            top = std::max(top, std::make_pair(sh[0].ub.own, sh[0].ub.w));
+            least = std::min(least, sh[0].ram + sh[1].ram);
+        }
+        hm.run_top.push_back(top);
+        hm.run_least_ram.push_back(least);
+    }
+    /** shuffle_run: is a y of `flavor` (with a remap or not) in `run`? When `run` is -1 and it is
+     *  not (no remap), its flavor is kept pending (HostMovers::shuffle_pending). */
+    static bool in_run(HostMovers& hm, int flavor, bool remap, int run) {
+        if (run >= 0) return !remap && flavor == run;
+        if (!remap && std::find(hm.shuffle_pending.begin(), hm.shuffle_pending.end(), flavor) == hm.shuffle_pending.end())
+            hm.shuffle_pending.push_back(flavor);
+        return remap;
     }
     /** The index of the kind (flavor, node set) in kinds_, added when new (kind_remap_ is then
      *  one shorter than kinds_ until the caller adds its entry). O(kinds). */
@@ -2700,8 +2722,8 @@ private:
     std::vector<int> kind_count_;                        ///< pair_tops: [kind]: VMs of that kind
     std::vector<std::vector<int>> kind_vms_;             ///< find_pairs (ranking by capacity): [kind]: its VMs (indices into its list)
     std::vector<int> on_kind_;                           ///< find_shuffles: [index into vms_on]: the kind
-    std::vector<ShuffleMemo> shuffle_memo_;              ///< find_shuffles: [x's kind * shuffle_k_ + y's kind]
-    std::size_t shuffle_k_ = 0;
+    std::vector<ShuffleMemo> shuffle_memo_;              ///< shuffle_run (ranking by capacity): [x's kind * kinds + y's kind]
+    std::vector<signed char> y_remap_;                   ///< shuffle_run (ranking by capacity): [kind]: Mover::remap, -1 not known
     std::vector<std::pair<bool, std::vector<NodeMask>>> need_memo_;  ///< find_shuffles: [x's kind]: known, the node sets y must cover
     std::vector<Amount> local_;                                      ///< remap_after's free amounts of g
     std::array<std::vector<Dest>, 2> opts_;                          ///< options(), by depth: a plan's first step, its second

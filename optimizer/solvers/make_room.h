@@ -130,9 +130,9 @@ bool make_room_direct_applies(const CapacityModel& model);
  * (O(hosts x placements) when one of the kept best changed). Within a host, what depends only on
  * the kinds (flavor, node set) of the VMs a pair or shuffle moves is computed once per pair of
  * kinds (ranking by RAM, the first pair and the first shuffle of two kinds are formed from each
- * kind's two least VMs: O(VMs + kinds^2) per host listed; a host's shuffles whose first VM has no
- * remap are listed per flavor of that VM, when another host first takes that flavor: until then
- * none of them can move). Most candidates are decided without being tried (one that another host takes surely
+ * kind's two least VMs: O(VMs + kinds^2) per host listed; whatever the ranking, a host's shuffles
+ * whose first VM has no remap are listed per flavor of that VM, when another host first takes
+ * that flavor: until then none of them can move). Most candidates are decided without being tried (one that another host takes surely
  * works; one with nowhere to go surely fails; a pair whose two VMs could each go to another host
  * by where its flavors land, kept per call, and by the remaps on its host; a chain whose first
  * VM would go to the second's host by that host's room with it landed, kept per VM and flavor);
