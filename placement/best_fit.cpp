@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <bit>
 #include <cstdint>
+#include <map>
 #include <vector>
 
 #include "placement/placer.h"
@@ -73,19 +74,25 @@ public:
             most = std::max(most, v);
         }
         free_.resize(static_cast<std::size_t>(H));
-        buckets_.assign(static_cast<std::size_t>(most) + 1, HostSet(H));
+        hosts_ = H;
+        // One bucket per free vCPU count up to the largest host's; past kDenseBuckets (hosts of
+        // absurd size, e.g. a fuzzed input) a bucket per count present instead, so that memory
+        // and a scan follow the hosts, not the counts.
+        dense_ = most < kDenseBuckets;
+        buckets_.assign(dense_ ? static_cast<std::size_t>(most) + 1 : 0, HostSet(H));
+        sparse_.clear();
         for (int h = 0; h < H; ++h) {
             free_[static_cast<std::size_t>(h)] = host_free(s, h);
-            buckets_[static_cast<std::size_t>(free_[static_cast<std::size_t>(h)].vcpu)].insert(h);
+            bucket_insert(free_[static_cast<std::size_t>(h)].vcpu, h);
         }
         failed_.assign(p.flavors.size(), {});
     }
 
     void host_changed(const SearchState& s, int h) override {
         HostFree& f = free_[static_cast<std::size_t>(h)];
-        buckets_[static_cast<std::size_t>(f.vcpu)].erase(h);
+        bucket_erase(f.vcpu, h);
         f = host_free(s, h);
-        buckets_[static_cast<std::size_t>(f.vcpu)].insert(h);
+        bucket_insert(f.vcpu, h);
     }
 
     PlaceChoice choose(const SearchState& s, int vm) override {
@@ -105,10 +112,8 @@ public:
         if (failed.empty()) failed.assign(free_.size(), 0);  // host versions start at 1: 0 = never failed
         PlaceChoice found;
         const auto least = static_cast<std::size_t>(std::max<Amount>(fl.demand[kVcpu], 0));
-        for (std::size_t i = least; i < buckets_.size() && !found.found(); ++i) {
-            const std::size_t v = spread_ ? buckets_.size() - 1 - (i - least) : i;  // worst fit: the most free first
-            if (buckets_[v].empty()) continue;
-            buckets_[v].for_each([&](int h) {
+        const auto visit = [&](const HostSet& bucket) {
+            bucket.for_each([&](int h) {
                 const HostFree& a = free_[static_cast<std::size_t>(h)];
                 if (a.node_vcpu < fl.node_demand[kVcpu] || a.node_ram_mib < fl.node_demand[kRamMib] || a.ram_mib < fl.demand[kRamMib])
                     return true;
@@ -122,15 +127,47 @@ public:
                 memo = s.host_version(h);
                 return true;
             });
+        };
+        if (dense_) {
+            for (std::size_t i = least; i < buckets_.size() && !found.found(); ++i) {
+                const std::size_t v = spread_ ? buckets_.size() - 1 - (i - least) : i;  // worst fit: the most free first
+                if (!buckets_[v].empty()) visit(buckets_[v]);
+            }
+        } else if (spread_) {
+            for (auto it = sparse_.rbegin(); it != sparse_.rend() && it->first >= static_cast<Amount>(least) && !found.found(); ++it)
+                visit(it->second);
+        } else {
+            for (auto it = sparse_.lower_bound(static_cast<Amount>(least)); it != sparse_.end() && !found.found(); ++it) visit(it->second);
         }
         return found;
     }
 
 private:
-    bool spread_ = false;                             // worst fit
-    bool rules_ = false;                              // the model has feasibility rules: rank every candidate (first_admitted)
-    std::vector<HostFree> free_;                      // [host], as of the last host_changed
-    std::vector<HostSet> buckets_;                    // [free vCPU] -> hosts
+    static constexpr Amount kDenseBuckets = Amount{1} << 16;
+
+    void bucket_insert(Amount vcpu, int h) {
+        if (dense_)
+            buckets_[static_cast<std::size_t>(vcpu)].insert(h);
+        else
+            sparse_.try_emplace(vcpu, hosts_).first->second.insert(h);
+    }
+    void bucket_erase(Amount vcpu, int h) {
+        if (dense_) {
+            buckets_[static_cast<std::size_t>(vcpu)].erase(h);
+            return;
+        }
+        const auto it = sparse_.find(vcpu);
+        it->second.erase(h);
+        if (it->second.empty()) sparse_.erase(it);
+    }
+
+    bool spread_ = false;               // worst fit
+    bool rules_ = false;                // the model has feasibility rules: rank every candidate (first_admitted)
+    std::vector<HostFree> free_;        // [host], as of the last host_changed
+    std::vector<HostSet> buckets_;      // [free vCPU] -> hosts (dense_)
+    std::map<Amount, HostSet> sparse_;  // free vCPU -> hosts, the counts present (not dense_)
+    bool dense_ = true;
+    int hosts_ = 0;
     std::vector<std::vector<std::uint64_t>> failed_;  // [flavor][host]: host version at which it did not fit (0: never)
 };
 

@@ -92,6 +92,39 @@ TEST(AdmissionRules, WorstFitHandMade) {
     EXPECT_EQ(placements_of(replay_hand("worst-fit")), want);
 }
 
+TEST(AdmissionRules, BestAndWorstFitOnHostsOfAbsurdSizeChooseAsOnNormalOnes) {
+    // Best and worst fit keep a bucket per free vCPU count up to the largest host's, and past
+    // 2^16 a bucket per count present (a fuzzed NetSolver file with a 12,222,226-vCPU server took
+    // 2 GiB and 11 s before). Their choices depend only on the order of the free vCPU counts and
+    // on what fits, so the same random stream with every amount times 8,192 (nodes of 131,072
+    // vCPU: the sparse buckets) must be placed exactly as on 16-vCPU nodes (the dense ones).
+    std::mt19937_64 rng(5);
+    std::vector<TraceVm> small, huge;
+    for (int i = 0; i < 300; ++i) {
+        const double at = i, until = rng() % 3 == 0 ? kInf : at + 1.0 + static_cast<double>(rng() % 60);
+        // (even amounts: a VM splits over two nodes only when its demand divides, which scaling
+        // must not change)
+        const Amount vcpu = 2 + 2 * static_cast<Amount>(rng() % 6), gib = 2 + 2 * static_cast<Amount>(rng() % 6);
+        small.push_back(vm_at(at, until, vcpu, gib));
+        huge.push_back(vm_at(at, until, vcpu * 8192, gib * 8192));
+    }
+    for (const char* placer : {"best-fit", "worst-fit"}) {
+        SCOPED_TRACE(placer);
+        SnapshotOptions o;
+        o.host_type = uniform_host_type("K2", 16, 16 * 1024);
+        o.num_hosts = 6;
+        o.time_s = 300.0;
+        o.placer = placer;
+        const Problem a = replay_snapshot(small, o);
+        o.host_type = uniform_host_type("K2", 16 * 8192, 16 * 1024 * 8192);
+        const Problem b = replay_snapshot(huge, o);
+        const auto pa = placements_of(a);
+        EXPECT_GT(pa.size(), 20U);
+        EXPECT_LT(pa.size(), 290U) << "some arrivals must be refused for the stream to say something";
+        EXPECT_EQ(pa, placements_of(b));
+    }
+}
+
 /** VMAgent's Server (sched_env.py lines 33-136): two NUMA nodes, floats as Python's. */
 struct VmagentServer {
     double tot_cpu[2], tot_mem[2], remain_cpu[2], remain_mem[2];
