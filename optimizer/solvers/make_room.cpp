@@ -1985,21 +1985,13 @@ private:
                     if (can[static_cast<std::size_t>(ib)].vm < can[static_cast<std::size_t>(ia)].vm) std::swap(ia, ib);
                     const Mover& a = can[static_cast<std::size_t>(ia)];  // the lower VM first, as Pair::m
                     const Mover& b = can[static_cast<std::size_t>(ib)];
-                    const Flavor& fa = this->flavor(a.flavor);
-                    const Flavor& fb = this->flavor(b.flavor);
-                    if (a.ram + b.ram < short_ram || fa.demand[kVcpu] + fb.demand[kVcpu] < short_vcpu) continue;
-                    if (!covers(def_, static_cast<NodeMask>(a.mask | b.mask))) continue;
-                    share(tmp_.data(), fa, a.mask, +1);
-                    share(tmp_.data(), fb, b.mask, +1);
-                    if (fits(flavor, g, tmp_.data())) {
-                        Pair pr;
-                        pr.m = {a, b};
-                        pr.b_after_a = remaps(b, g, tmp_.data());
-                        pr.a_after_b = remaps(a, g, tmp_.data());
-                        hm.pairs.push_back(pr);
-                    }
-                    share(tmp_.data(), fa, a.mask, -1);
-                    share(tmp_.data(), fb, b.mask, -1);
+                    const KindPair two = kind_pair(a, b, flavor, g, short_vcpu, short_ram);
+                    if (!two.fits) continue;
+                    Pair pr;
+                    pr.m = {a, b};
+                    pr.b_after_a = two.remap_b;
+                    pr.a_after_b = two.remap_a;
+                    hm.pairs.push_back(pr);
                 }
         }
         // Ranking by capacity (run_capacity reads every pair): every pair, each two kinds tested
@@ -2012,26 +2004,12 @@ private:
             for (std::size_t ki = 0; ki < K; ++ki)
                 for (std::size_t kj = ki; kj < K; ++kj) {
                     if (ki == kj && kind_vms_[ki].size() < 2) continue;
-                    const Mover& a = can[static_cast<std::size_t>(kind_vms_[ki].front())];
-                    const Mover& b = can[static_cast<std::size_t>(kind_vms_[kj].back())];
-                    const Flavor& fa = this->flavor(a.flavor);
-                    const Flavor& fb = this->flavor(b.flavor);
-                    if (a.ram + b.ram < short_ram || fa.demand[kVcpu] + fb.demand[kVcpu] < short_vcpu) continue;
-                    if (!covers(def_, static_cast<NodeMask>(a.mask | b.mask))) continue;
-                    share(tmp_.data(), fa, a.mask, +1);
-                    share(tmp_.data(), fb, b.mask, +1);
-                    const bool fit = fits(flavor, g, tmp_.data());
-                    bool remap_a = false, remap_b = false;
-                    Bound ub;
-                    if (fit) {
-                        remap_a = remaps(a, g, tmp_.data());
-                        remap_b = remaps(b, g, tmp_.data());
-                        ub = bound(flavor, g, tmp_.data());
-                        hm.pairs_top = std::max(hm.pairs_top, std::make_pair(ub.own, ub.w));
-                    }
-                    share(tmp_.data(), fa, a.mask, -1);
-                    share(tmp_.data(), fb, b.mask, -1);
-                    if (!fit) continue;
+                    const KindPair two = kind_pair(can[static_cast<std::size_t>(kind_vms_[ki].front())],
+                                                   can[static_cast<std::size_t>(kind_vms_[kj].back())], flavor, g, short_vcpu, short_ram);
+                    if (!two.fits) continue;
+                    const bool remap_a = two.remap_a, remap_b = two.remap_b;
+                    const Bound ub = two.ub;
+                    hm.pairs_top = std::max(hm.pairs_top, std::make_pair(ub.own, ub.w));
                     for (const int i : kind_vms_[ki])
                         for (const int j : kind_vms_[kj]) {
                             if (ki == kj && j <= i) continue;
@@ -2073,6 +2051,33 @@ private:
             }
         const auto pair_key = [](const Pair& p) { return std::make_tuple(p.m[0].ram + p.m[1].ram, p.m[0].vm, p.m[1].vm); };
         std::sort(hm.pairs.begin(), hm.pairs.end(), [&](const Pair& a, const Pair& b) { return pair_key(a) < pair_key(b); });
+    }
+
+    /** find_pairs outside run_plain: what two VM kinds decide, tested on a VM of each (a, b):
+     *  whether lifting both lets `flavor` fit on g (after the quick tests on their totals and
+     *  node sets), each one's remap with both lifted and, ranking by capacity, g's Bound then.
+     *  tmp_ holds g's free amounts, as on return. */
+    struct KindPair {
+        bool fits = false, remap_a = false, remap_b = false;
+        Bound ub;
+    };
+    KindPair kind_pair(const Mover& a, const Mover& b, int flavor, int g, Amount short_vcpu, Amount short_ram) {
+        KindPair out;
+        const Flavor& fa = this->flavor(a.flavor);
+        const Flavor& fb = this->flavor(b.flavor);
+        if (a.ram + b.ram < short_ram || fa.demand[kVcpu] + fb.demand[kVcpu] < short_vcpu) return out;
+        if (!covers(def_, static_cast<NodeMask>(a.mask | b.mask))) return out;
+        share(tmp_.data(), fa, a.mask, +1);
+        share(tmp_.data(), fb, b.mask, +1);
+        out.fits = fits(flavor, g, tmp_.data());
+        if (out.fits) {
+            out.remap_a = remaps(a, g, tmp_.data());
+            out.remap_b = remaps(b, g, tmp_.data());
+            if (cap_) out.ub = bound(flavor, g, tmp_.data());
+        }
+        share(tmp_.data(), fa, a.mask, -1);
+        share(tmp_.data(), fb, b.mask, -1);
+        return out;
     }
 
     /** What the placements of `flavor` on g lack on their nodes, vCPU and RAM, each the least over
