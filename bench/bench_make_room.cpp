@@ -9,8 +9,8 @@
 //
 // Input: the Azure V1 test trace x3 (../shared/data/azure-v1-flavor-traces, lifetimes of seeds
 // 1-3 as `vmcap simulate --copies 3 --seed 1`; skipped without it) on 1,200 CQ3 hosts (16 vCPU,
-// 64 GiB per node), replayed with best fit and no migrations up to its 2,000th refusal (day 2, at
-// the wall; not timed), then the next 5,000 arrivals with admission migrations (timed). An
+// 64 GiB per node), replayed with best fit and no migrations up to its 20,000th refusal (at the
+// wall; not timed), then the next 5,000 arrivals with admission migrations (timed). An
 // iteration is the whole window; items: the calls to the room maker in it (its counter `calls`:
 // per iteration; `placed`: the window's arrivals placed). The two makers choose different plans,
 // so the states, and the calls, part after the first plan: compare the window's time and the

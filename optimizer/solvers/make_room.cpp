@@ -120,8 +120,9 @@ struct HostMovers {
      *  cannot be remapped can move only when another host takes their flavor, and then its first
      *  shuffle is the run's best and sure to work. */
     std::vector<std::array<int, 3>> shuffle_runs;
-    /** Ranking by RAM: the flavors of the y without a remap whose runs are not listed yet
-     *  (Search::shuffle_run; listed when visit first finds another host taking the flavor). */
+    /** Outside run_plain: the flavors of the y without a remap whose runs are not listed yet
+     *  (Search::shuffle_run; listed when visit or run_capacity first finds another host taking
+     *  the flavor). */
     std::vector<int> shuffle_pending;
     // (could_move's facts last: the fields every call reads for every host come first, in few
     // cache lines)
@@ -1968,16 +1969,9 @@ private:
         // (a kind with itself: its two least). O(VMs + kinds^2).
         if (!cap_ && !plain_) {
             least_x_.assign(K, {-1, -1});
-            for (std::size_t i = 0; i < can.size(); ++i) {
-                std::array<int, 2>& two = least_x_[static_cast<std::size_t>(kind_of_[i])];
-                const int vm = can[i].vm;
-                if (two[0] < 0 || vm < can[static_cast<std::size_t>(two[0])].vm) {
-                    two[1] = two[0];
-                    two[0] = static_cast<int>(i);
-                } else if (two[1] < 0 || vm < can[static_cast<std::size_t>(two[1])].vm) {
-                    two[1] = static_cast<int>(i);
-                }
-            }
+            const auto can_vm = [&](int i) { return can[static_cast<std::size_t>(i)].vm; };
+            for (std::size_t i = 0; i < can.size(); ++i)
+                keep_least(least_x_[static_cast<std::size_t>(kind_of_[i])], static_cast<int>(i), can_vm);
             for (std::size_t ki = 0; ki < K; ++ki)
                 for (std::size_t kj = ki; kj < K; ++kj) {
                     int ia = least_x_[ki][0], ib = ki == kj ? least_x_[ki][1] : least_x_[kj][0];
@@ -2240,16 +2234,17 @@ private:
         }
     }
     /**
-     * find_shuffles ranking by RAM (only visit reads the list): the first shuffle of each two
-     * kinds (y's, x's) alone, as in find_pairs, for the y of one run: `run` -1, the y whose kind
-     * has a remap (then also HostMovers::shuffle_pending, the flavors of the other y); `run` a
-     * flavor, that flavor's y without one (visit lists a pending run when another host takes
-     * its flavor: else the run is skipped whole, as most are on a saturated cluster). The run's
-     * shuffles are appended to hm.shuffles in plan order, with their run and firsts (every one:
-     * one per two kinds). Every test reads x's and y's kinds alone, so two kinds pass or fail
-     * whole, and the order kept, (least VM, greatest VM, y), grows with each VM: the first
-     * shuffle of two kinds is among the two least VMs of each (the second only when the first
-     * is the other's). O(VMs + singles + kinds^2), as a whole listing.
+     * find_shuffles outside run_plain, for the y of one run: `run` -1, the y whose kind has a
+     * remap (then also HostMovers::shuffle_pending, the flavors of the other y); `run` a flavor,
+     * that flavor's y without one (visit and run_capacity list a pending run when another host
+     * takes its flavor: else the run is skipped whole, as most are on a saturated cluster). The
+     * run's shuffles are appended to hm.shuffles in plan order, with their run and the first of
+     * each two kinds (and ranking by capacity the run's largest Bound and least RAM). Every test
+     * reads x's and y's kinds alone, so two kinds pass or fail whole. Ranking by RAM (only visit
+     * reads the list) only the first shuffle of each two kinds is listed: the order kept, (least
+     * VM, greatest VM, y), grows with each VM, so it is among the two least VMs of each (the
+     * second only when the first is the other's); O(VMs + singles + kinds^2). Ranking by
+     * capacity (run_capacity reads them all) every shuffle, each two kinds valued once.
      */
     void shuffle_run(int flavor, int g, HostMovers& hm, int run) {
         kinds_.clear();
@@ -2263,30 +2258,20 @@ private:
         // A remap leaves the host's totals as they are: y alone must free what the host lacks in
         // total for the flavor, a quick test before the exact one.
         const auto [short_vcpu, short_ram] = total_lack(flavor, g);
-        least_y_.assign(KS, {-1, -1});
-        least_x_.assign(KS, {-1, -1});
-        const auto keep = [](std::array<int, 2>& two, int i, const auto& vm_of) {
-            if (two[0] < 0 || vm_of(i) < vm_of(two[0])) {
-                two[1] = two[0];
-                two[0] = i;
-            } else if (two[1] < 0 || vm_of(i) < vm_of(two[1])) {
-                two[1] = i;
-            }
-        };
+        // A single with a remap of its own is a plan of one step: the search never gets to the
+        // shuffles then.
+        if (std::all_of(hm.singles.begin(), hm.singles.end(), [](const Mover& x) { return x.remap_at >= 0; })) return;
         const auto on_vm = [&](int i) { return on[static_cast<std::size_t>(i)].vm; };
         const auto x_vm = [&](int i) { return hm.singles[static_cast<std::size_t>(i)].vm; };
-        for (std::size_t yi = 0; yi < on.size(); ++yi)
-            if (on[yi].migratable) keep(least_y_[static_cast<std::size_t>(on_kind_[yi])], static_cast<int>(yi), on_vm);
-        bool any_x = false;
-        for (std::size_t i = 0; i < hm.singles.size(); ++i) {
-            const Mover& x = hm.singles[i];
-            // A single with a remap of its own is a plan of one step: the search never gets to
-            // the shuffles then.
-            if (x.remap_at >= 0) continue;
-            keep(least_x_[static_cast<std::size_t>(kind_id(x.flavor, x.mask))], static_cast<int>(i), x_vm);
-            any_x = true;
+        if (!cap_) {
+            least_y_.assign(KS, {-1, -1});
+            least_x_.assign(KS, {-1, -1});
+            for (std::size_t yi = 0; yi < on.size(); ++yi)
+                if (on[yi].migratable) keep_least(least_y_[static_cast<std::size_t>(on_kind_[yi])], static_cast<int>(yi), on_vm);
+            for (std::size_t i = 0; i < hm.singles.size(); ++i)
+                if (const Mover& x = hm.singles[i]; x.remap_at < 0)
+                    keep_least(least_x_[static_cast<std::size_t>(kind_id(x.flavor, x.mask))], static_cast<int>(i), x_vm);
         }
-        if (!any_x) return;
         const std::size_t begin = hm.shuffles.size();
         // Ranking by capacity (run_capacity reads every shuffle and its Bound): every single x and
         // VM y of the run, what the two kinds decide computed once per two kinds.
@@ -2375,6 +2360,16 @@ private:
         }
         hm.run_top.push_back(top);
         hm.run_least_ram.push_back(least);
+    }
+    /** `two` := the two of least vm_of among its entries and i (-1: none yet), least first. */
+    template <class VmOf>
+    static void keep_least(std::array<int, 2>& two, int i, const VmOf& vm_of) {
+        if (two[0] < 0 || vm_of(i) < vm_of(two[0])) {
+            two[1] = two[0];
+            two[0] = i;
+        } else if (two[1] < 0 || vm_of(i) < vm_of(two[1])) {
+            two[1] = i;
+        }
     }
     /** shuffle_run: is a y of `flavor` (with a remap or not) in `run`? When `run` is -1 and it is
      *  not (no remap), its flavor is kept pending (HostMovers::shuffle_pending). */
