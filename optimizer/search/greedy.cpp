@@ -26,6 +26,13 @@ constexpr std::uint64_t kRuinStream = 0x52554E;             // the ruins' Rng st
  *  measured against 0.02, 0.1, 0.15, 0.2 and 0.3 (docs/performance.md, "Ruin and recreate";
  *  0.1 at equal time is within a seed's spread of it). */
 constexpr double kRuinShare = 0.05;
+/** A ruin's size is drawn from at least 1..this many room-step sizes (params.room_steps), whatever
+ *  5% of the migrated VMs is: at small budgets 5% is a few VMs, too few to give back what one
+ *  room step of the most evictions needs, so the ruins could only shuffle single migrations.
+ *  Measured against floors of 1, 4, 8, 32 and 64 on random 50- and 100-host cuts of the Huawei
+ *  1,000-host replay at ~1% budgets (docs/performance.md, "A ruin floor"): 2 gains on every cut
+ *  there, at about twice the time (seconds), and changes nothing at 5% budgets. */
+constexpr int kRuinFloorSteps = 2;
 
 /**
  * Tournament tree over n values: argmax() is the index of the largest value, ties to the lowest
@@ -114,11 +121,12 @@ public:
     /** Greedy rounds from the current state until no step gains, the budget is spent, the bound
      *  is met or the clock or an interrupt stops it (res.stopped_by says which). */
     void run(std::chrono::steady_clock::time_point t0, bool rooms_on);
-    /** Ruin: up to about `share` of the migrated VMs, related through their hosts (from a random
+    /** Ruin: up to about `share` of the migrated VMs, or `floor` where that is more (the size is
+     *  uniform from 1), related through their hosts (from a random
      *  migrated VM, every migrated VM whose snapshot or current host is one already reached), sent
      *  back to their snapshot placements where these have room (in passes, since one return can
      *  make room for another), whatever the objective says. Returns how many went back. */
-    int ruin(Rng& rng, double share);
+    int ruin(Rng& rng, double share, int floor);
     /** Puts the state at `placements` (SearchState::set_placements) and refreshes what the changed
      *  hosts feed: their gains, their VMs' gains and their room steps. */
     void restore(const std::vector<Placement>& placements);
@@ -523,12 +531,13 @@ bool Greedy::give_back(int v) {
     return true;
 }
 
-int Greedy::ruin(Rng& rng, double share) {
+int Greedy::ruin(Rng& rng, double share, int floor) {
     std::vector<int> mig = s.migrated_vms();
     if (mig.empty()) return 0;
     std::sort(mig.begin(), mig.end());
     const int m = static_cast<int>(mig.size());
-    const int q = 1 + static_cast<int>(rng.below(std::max<std::uint64_t>(1, static_cast<std::uint64_t>(share * m))));
+    const auto most = std::max<std::uint64_t>({1, static_cast<std::uint64_t>(share * m), static_cast<std::uint64_t>(std::max(floor, 0))});
+    const int q = 1 + static_cast<int>(rng.below(most));
     // The migrated VMs by host (snapshot and current), the hosts reached in order, breadth first.
     std::vector<std::vector<int>> by_host(static_cast<std::size_t>(H));
     for (int v : mig) {
@@ -704,7 +713,7 @@ SearchResult greedy(const CapacityModel& model, const SearchParams& params) {
                 res.ruins_cut = true;
                 break;
             }
-            g.ruin(rng, kRuinShare);
+            g.ruin(rng, kRuinShare, kRuinFloorSteps * params.room_steps);
             g.run(t0, true);
             ++res.ruins;
             if (s.objective() >= cur_score) {

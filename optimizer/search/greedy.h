@@ -51,7 +51,8 @@ inline constexpr int kMaxRoomTargets = 16;
  *
  * Ruin and recreate (`params.ruin_iterations` = N > 0, with room steps): after greedy ends, N
  * iterations from the last kept state, each drawn from (params.seed, a fixed stream): a ruin gives
- * back up to 5% of the migrated VMs (from 1, uniformly), related through their hosts (breadth first
+ * back up to 5% of the migrated VMs or 2K, whichever is more (from 1, uniformly; 2K so that a ruin
+ * at a small budget can give back what a room step of the most evictions needs), related through their hosts (breadth first
  * from a random migrated VM over the snapshot and current hosts of the VMs reached), each returned
  * to its snapshot placement where that has room (ReturnMove, in passes, whatever its delta); then
  * greedy with room steps runs again from that state, re-estimating only the hosts the ruin
