@@ -1342,10 +1342,11 @@ TEST(UpperBound, ArrivalsPricedDoNotDependOnTheValuePath) {
 
 TEST(UpperBound, ArrivalsPricedOnlyWhenThePlanIsMoreThanOnePercentBelowTheBound) {
     // The bundled example: at 125 migrations the plan is 0.55% below its bound (182 against 183),
-    // at 130 1.6% (185 against 188), measured with ruin and recreate after the room steps (before
-    // it, 115 gave 0.6% and now meets its bound); the Lagrangian runs only on the second.
+    // at 145 1.97% (199 against 203), measured with the ruins' floor (docs/performance.md, "A ruin
+    // floor"; before it, 130 gave 1.6% and now gives 0.53%, 187 against 188); the Lagrangian runs
+    // only on the second.
     const auto dir = test::tmp_dir();
-    for (const int budget : {125, 130}) {
+    for (const int budget : {125, 145}) {
         const std::string out = (dir / ("min-gap-" + std::to_string(budget) + ".json")).string();
         const auto r = test::run_vmcap("plan --max-migrations " + std::to_string(budget) + " --bound-arrival-steps 1 --quiet --out " + out);
         ASSERT_EQ(r.code, 0) << r.err;
@@ -1354,7 +1355,7 @@ TEST(UpperBound, ArrivalsPricedOnlyWhenThePlanIsMoreThanOnePercentBelowTheBound)
         ASSERT_GT(gap, 0.0);
         const bool ran = doc["search"].contains("upper_bound_arrival_steps");
         EXPECT_EQ(ran, gap > OptimizeParams::kArrivalMinGap) << "budget " << budget << " gap " << gap;
-        EXPECT_EQ(ran, budget == 130) << "budget " << budget << " gap " << gap;
+        EXPECT_EQ(ran, budget == 145) << "budget " << budget << " gap " << gap;
     }
 }
 
