@@ -80,9 +80,15 @@ TEST(ClockSchedule, ATimeCutRunCoolsAndEndsAtLeastAsHighAsACompletedBudget) {
     std::printf("greedy %g; 400,000 evaluations: %g; 250 M evaluations cut at 3 s: %g (%lld evaluations, clock from %lld)\n",
                 completed.greedy_objective, completed.plan.objective_after, cut.plan.objective_after,
                 static_cast<long long>(cut.search.evaluations), static_cast<long long>(cut.search.clock_driven_from));
+#ifndef __SANITIZE_ADDRESS__
+    // What 3 s buy is a Release figure: under AddressSanitizer (scripts/sanitize.sh) the same 3 s
+    // evaluate several times fewer moves and leave the ruins less time (measured there after the
+    // ruins' floor: 154 against 156), so that stage runs the clock-driven path for its memory
+    // checks and leaves the comparison to scripts/test.sh.
     EXPECT_GE(cut.plan.score_after, completed.plan.score_after)
         << "time-cut " << cut.plan.objective_after << " vs completed " << completed.plan.objective_after << " (greedy "
         << completed.greedy_objective << ")";
+#endif
 }
 
 // A run that ends by its evaluation budget is untouched by the clock: twice the same plan, and
