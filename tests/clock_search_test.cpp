@@ -18,6 +18,7 @@
 #include "optimizer/search/annealing.h"
 #include "optimizer/search/greedy.h"
 #include "optimizer/search/tabu.h"
+#include "tests/sanitizers.h"
 #include "optimizer/solvers/optimize.h"
 #include "tests/cli_run.h"
 #include "tests/fixtures.h"
@@ -80,7 +81,7 @@ TEST(ClockSchedule, ATimeCutRunCoolsAndEndsAtLeastAsHighAsACompletedBudget) {
     std::printf("greedy %g; 400,000 evaluations: %g; 250 M evaluations cut at 3 s: %g (%lld evaluations, clock from %lld)\n",
                 completed.greedy_objective, completed.plan.objective_after, cut.plan.objective_after,
                 static_cast<long long>(cut.search.evaluations), static_cast<long long>(cut.search.clock_driven_from));
-#ifndef __SANITIZE_ADDRESS__
+#ifndef VMCAP_TEST_UNDER_ASAN
     // What 3 s buy is a Release figure: under AddressSanitizer (scripts/sanitize.sh) the search is
     // much slower and the time-cut run ended below the completed one (154 against 156, after the
     // ruins' floor; 156 / 156 in Release), so that stage runs the clock-driven path for its

@@ -28,22 +28,7 @@
 #include "optimizer/bound/upper_bound.h"
 #include "tests/cli_run.h"
 #include "tests/fixtures.h"
-
-// GCC defines __SANITIZE_ADDRESS__ under AddressSanitizer, Clang 14 only __has_feature.
-#if defined(__SANITIZE_ADDRESS__)
-#define VMCAP_TEST_UNDER_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define VMCAP_TEST_UNDER_ASAN 1
-#endif
-#endif
-#if defined(__SANITIZE_THREAD__)
-#define VMCAP_TEST_UNDER_TSAN 1
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define VMCAP_TEST_UNDER_TSAN 1
-#endif
-#endif
+#include "tests/sanitizers.h"
 
 namespace vmcap {
 namespace {
