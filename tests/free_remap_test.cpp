@@ -238,8 +238,8 @@ TEST_P(FreeRemapsParallel, SearchOnTheBundledExampleWritesValidPlans) {
     const double greedy = nlohmann::json::parse(read_text_file(g_out))["objective_after"].get<double>();
     for (int seed = 1; seed <= 3; ++seed) {
         const std::string out = (test::tmp_dir() / ("fr-" + std::string(algorithm) + std::to_string(seed) + ".json")).string();
-        const std::string args = std::string("plan --quiet --free-remaps --threads 2 --max-evaluations 300000 --algorithm ") +
-                                 algorithm + " --seed " + std::to_string(seed) + " --out " + out;
+        const std::string args = std::string("plan --quiet --free-remaps --threads 2 --max-evaluations 300000 --algorithm ") + algorithm +
+                                 " --seed " + std::to_string(seed) + " --out " + out;
         SCOPED_TRACE(args);
         const auto r = test::run_vmcap(args);
         ASSERT_EQ(r.code, 0) << r.err;
