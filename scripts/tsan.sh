@@ -17,8 +17,8 @@ cmake --build build-tsan -j"$(nproc)"
 # earlier access's stack comes from TSan's per-thread history: with the default history a TBB
 # worker's read made long before (the model read during the search, freed by the main thread at
 # the end of `vmcap plan`) came back as "failed to restore the stack", without its libtbb frames,
-# and FreeRemaps.ParallelSearchOnTheBundledExampleWritesValidPlans (now FreeRemaps/FreeRemapsParallel.*) failed once on 2026-12-01 in a
-# run of this script alone (an earlier failure came from two runs sharing build-tsan; four runs of
+# and FreeRemaps.ParallelSearchOnTheBundledExampleWritesValidPlans (now split as
+# FreeRemaps/FreeRemapsParallel.*) failed once on 2026-12-01 in a run of this script alone (an earlier failure came from two runs sharing build-tsan; four runs of
 # that test alone passed with either history). history_size=7, the largest, keeps more of those
 # stacks.
 export TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 history_size=7 suppressions=$PWD/scripts/tsan.supp"
