@@ -34,8 +34,10 @@ Problem two_eviction_cluster() {
     return p;
 }
 
-SearchResult greedy_with(const CapacityModel& m, int room_steps, int threads = 1, std::int64_t ruins = 0, std::uint64_t seed = 1) {
+SearchResult greedy_with(const CapacityModel& m, int room_steps, int threads = 1, std::int64_t ruins = 0, std::uint64_t seed = 1,
+                         std::int64_t check_every = 0) {
     SearchParams sp;
+    sp.check_every = check_every;
     sp.quiet = true;
     sp.room_steps = room_steps;
     sp.threads = threads;
@@ -177,6 +179,31 @@ TEST(RoomSteps, RuinAndRecreateIsExactWithinTheBudgetDeterministicAndNeverAboveT
     EXPECT_GT(ran, cases / 2);
     EXPECT_GT(proven, 0);
     EXPECT_GT(better, 0) << "ruin and recreate never found a better plan than room steps alone";
+}
+
+// Greedy keeps each host's room candidates (its eviction sets and its own gain from them) until
+// the host changes. With check_every > 0 every estimate from the cache recomputes them from
+// scratch and throws on any difference (a change of a host that did not reach refresh_host): on
+// random clusters with room steps and ruins, which change hosts in every way greedy knows (single
+// migrations, steps kept and undone, VMs given back, restored states), no difference, and the
+// check itself changes nothing (the same plan, ruins and evaluations as without it).
+TEST(RoomSteps, CachedRoomCandidatesEqualARecomputationAtEveryEstimate) {
+    int ruins = 0;
+    for (const char* topo : {"K2", "C4", "CQ3"})
+        for (std::uint64_t seed = 1; seed <= 2; ++seed) {
+            const Problem p = random_cluster(topo, 12, 0.85, 16, seed);
+            const CapacityModel m(p);
+            SCOPED_TRACE(std::string(topo) + " seed " + std::to_string(seed));
+            const SearchResult plain = greedy_with(m, 8, 1, 100, seed);
+            SearchResult checked;
+            ASSERT_NO_THROW(checked = greedy_with(m, 8, 1, 100, seed, 1));
+            EXPECT_EQ(checked.score_best, plain.score_best);
+            EXPECT_EQ(checked.ruins, plain.ruins);
+            EXPECT_EQ(checked.evaluations, plain.evaluations);
+            expect_same_placements(checked.best, plain.best);
+            ruins += plain.ruins;
+        }
+    EXPECT_GT(ruins, 0) << "no ruin ran: the cache was not exercised across restores";
 }
 
 // The pipeline (optimize): ruin and recreate run after the annealing from the better of its plan

@@ -1,10 +1,13 @@
 #include "optimizer/search/greedy.h"
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <limits>
 #include <memory>
 #include <numeric>
+#include <stdexcept>
+#include <string>
 
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
@@ -133,7 +136,19 @@ public:
     void restore(const std::vector<Placement>& placements);
 
 private:
+    /** One distinct set of VMs whose eviction makes room on a host, with what of its estimate
+     *  depends on that host alone (its residents and free amounts, fixed until the host changes). */
+    struct RoomCandidate {
+        std::vector<int> evict;   ///< in cover()'s order, as the first (target, placement) giving the set found it
+        std::vector<int> sorted;  ///< the same VMs sorted: two placements giving one set are one candidate
+        Score host_gain = 0;      ///< the host's exact gain from the evictions (HostScratch::gain)
+        std::int64_t added = 0;   ///< migrations the evictions add (VMs not yet migrated)
+        Amount ram = 0;           ///< their RAM, MiB
+        int copies = 0;           ///< (target, placement) pairs giving the set (evaluations counted per pair, as before)
+    };
     void estimate_room(int h);
+    /** Host h's room candidates from scratch, in the (target, placement) order of the estimate. */
+    void room_candidates(int h, std::vector<RoomCandidate>& out);
     /** Hosts whose VMs changed (outside take/take_room): their gains, VMs' gains and room steps. */
     void touched(const std::vector<int>& hosts);
     /** VM v back to its snapshot placement if that has room (ReturnMove), any delta. */
@@ -185,8 +200,15 @@ private:
     ArgMaxTree rooms;
     std::vector<int> room_banned;  ///< hosts whose exact step did not pay: re-estimated after the next change
     std::vector<char> room_is_banned;
-    std::vector<int> target_order;           ///< targets by weight, largest first
-    std::vector<Resident> resident_scratch;  ///< estimate_room's list of the host's VMs (kept to reuse its memory)
+    std::vector<int> target_order;            ///< targets by weight, largest first
+    std::vector<Resident> resident_scratch;   ///< room_candidates' list of the host's VMs (kept to reuse its memory)
+    mutable std::vector<char> taken_scratch;  ///< cover(): the residents chosen so far, by position in its list
+    // Per host its room candidates, valid until the host changes (refresh_host clears the flag):
+    // the covers and the host's gains are the estimate's cost, and the lazy re-estimation, the
+    // banned hosts' re-estimation and the ruins call it far more often than hosts change.
+    std::vector<std::vector<RoomCandidate>> room_cands;
+    std::vector<char> room_cands_valid;
+    std::vector<RoomCandidate> room_check;  ///< params.check_every > 0: the from-scratch candidates compared
 };
 
 Greedy::Greedy(const CapacityModel& model, const SearchParams& params_, SearchResult& res_)
@@ -350,6 +372,9 @@ void Greedy::lift_bans() {
 }
 
 void Greedy::refresh_host(int h) {
+    // Every change of host h's VMs or their nodes passes here (take, take_room and its undo,
+    // give_back and restore through touched): its room candidates are stale from now.
+    if (!room_cands_valid.empty()) room_cands_valid[static_cast<std::size_t>(h)] = 0;
     for (int u = 0; u < U; ++u) {
         const Insertion ins = best_insertion(s, used[u], h, -1);
         dst[u].set(h, ins.embedding >= 0 ? ins.delta : kNone);
@@ -372,41 +397,56 @@ void Greedy::init_rooms() {
                      [&](int a, int b) { return m.target_weight_units(a) > m.target_weight_units(b); });
     room_evict.assign(static_cast<std::size_t>(H), {});
     room_is_banned.assign(static_cast<std::size_t>(H), 0);
+    room_cands.assign(static_cast<std::size_t>(H), {});
+    room_cands_valid.assign(static_cast<std::size_t>(H), 0);
     rooms.build(std::vector<Score>(static_cast<std::size_t>(H), kNone));
     for (int h = 0; h < H; ++h) estimate_room(h);
 }
 
 /** The fewest VMs of host h, chosen greedily by how much of the shortfall each covers (ties: less
  *  RAM, then the earlier VM), that leave placement e room for one more VM of flavor t; false if
- *  there is no shortfall or more than params.room_steps VMs would be needed. */
+ *  there is no shortfall or more than params.room_steps VMs would be needed. A VM's cover is the
+ *  sum over the open (node, resource) entries, in node then resource order, of min(shortfall, its
+ *  demand) / the flavor's demand: the entries already covered would add exactly +0.0, so only the
+ *  open ones are visited (the same doubles, so the same choices, as a sum over all entries). */
 bool Greedy::cover(int h, int t, const Embedding& e, const std::vector<Resident>& on, std::vector<int>& out) const {
     const int R = p.num_resources(), n = s.nodes_of(h);
     const Amount* d = p.flavors[t].node_demand.data();
     const Amount* free = s.free_of(h);
-    Amount need[kMaxPNuma][kMaxResources] = {};
-    int open = 0;
+    struct Open {
+        int node, r;
+        Amount need;
+    };
+    std::array<Open, static_cast<std::size_t>(kMaxPNuma) * kMaxResources> open;
+    int n_open = 0;
+    NodeMask open_nodes = 0;  // nodes with an open entry whose resource the flavor demands
     for (int i = 0; i < n; ++i)
         if ((e.mask >> i) & 1U)
             for (int r = 0; r < R; ++r) {
-                need[i][r] = std::max<Amount>(0, d[r] - free[i * R + r]);
-                open += need[i][r] > 0 ? 1 : 0;
+                const Amount need = std::max<Amount>(0, d[r] - free[i * R + r]);
+                if (need == 0) continue;
+                open[static_cast<std::size_t>(n_open++)] = Open{i, r, need};
+                if (d[r] > 0) open_nodes |= static_cast<NodeMask>(1U << i);
             }
-    if (open == 0) return false;
+    if (n_open == 0) return false;
     out.clear();
-    while (open > 0) {
+    taken_scratch.assign(on.size(), 0);
+    while (n_open > 0) {
         if (static_cast<int>(out.size()) >= params.room_steps) return false;
         int best = -1;
         double best_cover = 0.0;
         Amount best_ram = 0;
         for (int k = 0; k < static_cast<int>(on.size()); ++k) {
             const Resident& o = on[static_cast<std::size_t>(k)];
+            // A VM off e's nodes or off every open node covers 0: never chosen.
             const NodeMask both = o.mask & e.mask;
-            if (both == 0 || std::find(out.begin(), out.end(), o.vm) != out.end()) continue;
+            if ((both & open_nodes) == 0 || taken_scratch[static_cast<std::size_t>(k)]) continue;
             double c = 0.0;
-            for (int i = 0; i < n; ++i)
-                if ((both >> i) & 1U)
-                    for (int r = 0; r < R; ++r)
-                        if (d[r] > 0) c += static_cast<double>(std::min(need[i][r], o.demand[r])) / static_cast<double>(d[r]);
+            for (int q = 0; q < n_open; ++q) {
+                const Open& x = open[static_cast<std::size_t>(q)];
+                if (((both >> x.node) & 1U) && d[x.r] > 0)
+                    c += static_cast<double>(std::min(x.need, o.demand[x.r])) / static_cast<double>(d[x.r]);
+            }
             if (c > best_cover || (c > 0.0 && c == best_cover && o.ram < best_ram)) {
                 best = k;
                 best_cover = c;
@@ -416,27 +456,30 @@ bool Greedy::cover(int h, int t, const Embedding& e, const std::vector<Resident>
         if (best < 0) return false;
         const Resident& o = on[static_cast<std::size_t>(best)];
         out.push_back(o.vm);
+        taken_scratch[static_cast<std::size_t>(best)] = 1;
         const NodeMask both = o.mask & e.mask;
-        const Amount* dv = o.demand;
-        open = 0;
-        for (int i = 0; i < n; ++i)
-            if ((e.mask >> i) & 1U)
-                for (int r = 0; r < R; ++r) {
-                    if ((both >> i) & 1U) need[i][r] = std::max<Amount>(0, need[i][r] - dv[r]);
-                    open += need[i][r] > 0 ? 1 : 0;
-                }
+        int kept = 0;
+        open_nodes = 0;
+        for (int q = 0; q < n_open; ++q) {
+            Open x = open[static_cast<std::size_t>(q)];
+            if ((both >> x.node) & 1U) x.need = std::max<Amount>(0, x.need - o.demand[x.r]);
+            if (x.need == 0) continue;
+            open[static_cast<std::size_t>(kept++)] = x;
+            if (d[x.r] > 0) open_nodes |= static_cast<NodeMask>(1U << x.node);
+        }
+        n_open = kept;
     }
     return true;
 }
 
-/** Host h's best room step by key (est per added migration), from the current trees. */
-void Greedy::estimate_room(int h) {
+/** Every distinct eviction set cover() gives on host h over the targets (largest weight first)
+ *  and their placements, with the host's exact gain from it. A set a later (target, placement)
+ *  gives again only counts a copy: its estimate and key would be the first's, and a key wins
+ *  only when strictly larger, so the first of equal sets is the one a scan over all would keep. */
+void Greedy::room_candidates(int h, std::vector<RoomCandidate>& out) {
     const CapacityModel& m = s.model();
-    const std::int64_t count_left = p.constraints.max_migrations - s.migrations();
-    const Amount ram_left = p.constraints.max_migrated_ram_mib - s.migrated_ram_mib();
-    std::vector<int> best;
-    Score best_key = kNone;
-    std::vector<int> ev;
+    out.clear();
+    std::vector<int> ev, key;
     HostScratch sc;
     std::vector<Resident>& on = resident_scratch;
     on.clear();
@@ -450,39 +493,80 @@ void Greedy::estimate_room(int h) {
         const auto& embs = m.evaluator(s.type_of(h), t).placements();
         for (int x = 0; x < static_cast<int>(embs.size()); ++x) {
             if (!cover(h, t, embs[static_cast<std::size_t>(x)], on, ev)) continue;
-            std::int64_t added = 0;
-            Amount ram = 0;
-            for (int v : ev)
-                if (!s.is_migrated(v)) {
-                    ++added;
-                    ram += p.flavors[p.vms[v].flavor].demand[kRamMib];
-                }
-            if (added > count_left || ram > ram_left) continue;
+            key = ev;
+            std::sort(key.begin(), key.end());
+            const auto same = std::find_if(out.begin(), out.end(), [&](const RoomCandidate& c) { return c.sorted == key; });
+            if (same != out.end()) {
+                ++same->copies;
+                continue;
+            }
+            RoomCandidate c;
+            c.evict = ev;
+            c.sorted = key;
+            c.copies = 1;
             sc.load(s, h);
-            Score est = 0;
-            bool ok = true;
             for (int v : ev) {
-                sc.release(p.flavors[p.vms[v].flavor], s.pnuma_of(v));
-                const int to = room_destination(v, h);
-                if (to < 0) {
-                    ok = false;
-                    break;
+                if (!s.is_migrated(v)) {
+                    ++c.added;
+                    c.ram += p.flavors[p.vms[v].flavor].demand[kRamMib];
                 }
-                est += dst[used_index[p.vms[v].flavor]].value(to);
+                sc.release(p.flavors[p.vms[v].flavor], s.pnuma_of(v));
             }
-            if (!ok) continue;
-            est += sc.gain(s);
-            ++res.evaluations;
-            if (est <= 0) continue;
-            const Score key = est / std::max<std::int64_t>(1, added);
-            if (key > best_key) {
-                best_key = key;
-                best = ev;
-            }
+            c.host_gain = sc.gain(s);
+            out.push_back(std::move(c));
         }
     }
-    room_evict[static_cast<std::size_t>(h)] = std::move(best);
-    rooms.set(h, room_is_banned[static_cast<std::size_t>(h)] ? kNone : best_key);
+}
+
+/** Host h's best room step by key (est per added migration): its candidates (cached while the
+ *  host is unchanged) priced at the current trees and budget. */
+void Greedy::estimate_room(int h) {
+    const auto hh = static_cast<std::size_t>(h);
+    if (!room_cands_valid[hh]) {
+        room_candidates(h, room_cands[hh]);
+        room_cands_valid[hh] = 1;
+    } else if (params.check_every > 0) {
+        room_candidates(h, room_check);
+        const auto same = [](const RoomCandidate& a, const RoomCandidate& b) {
+            return a.evict == b.evict && a.host_gain == b.host_gain && a.added == b.added && a.ram == b.ram && a.copies == b.copies;
+        };
+        if (!std::equal(room_check.begin(), room_check.end(), room_cands[hh].begin(), room_cands[hh].end(), same))
+            throw std::logic_error("greedy room steps: host " + std::to_string(h) +
+                                   "'s cached room candidates differ from a recomputation (a change of the host was missed)");
+    }
+    const std::int64_t count_left = p.constraints.max_migrations - s.migrations();
+    const Amount ram_left = p.constraints.max_migrated_ram_mib - s.migrated_ram_mib();
+    const std::vector<RoomCandidate>& cands = room_cands[hh];
+    int best = -1;
+    Score best_key = kNone;
+    for (int i = 0; i < static_cast<int>(cands.size()); ++i) {
+        const RoomCandidate& c = cands[static_cast<std::size_t>(i)];
+        if (c.added > count_left || c.ram > ram_left) continue;
+        Score est = 0;
+        bool ok = true;
+        for (int v : c.evict) {
+            const int to = room_destination(v, h);
+            if (to < 0) {
+                ok = false;
+                break;
+            }
+            est += dst[used_index[p.vms[v].flavor]].value(to);
+        }
+        if (!ok) continue;
+        est += c.host_gain;
+        res.evaluations += c.copies;
+        if (est <= 0) continue;
+        const Score key = est / std::max<std::int64_t>(1, c.added);
+        if (key > best_key) {
+            best_key = key;
+            best = i;
+        }
+    }
+    if (best >= 0)
+        room_evict[hh] = cands[static_cast<std::size_t>(best)].evict;
+    else
+        room_evict[hh].clear();
+    rooms.set(h, room_is_banned[hh] ? kNone : best_key);
 }
 
 void Greedy::run(std::chrono::steady_clock::time_point t0, bool rooms_on) {
