@@ -398,6 +398,33 @@ public:
             ty.t.assign(static_cast<std::size_t>(states), 0);
             ty.next.assign(static_cast<std::size_t>(states), -1);
             ty.choice.assign(static_cast<std::size_t>(states), -1);
+            // Per (node, units) the state index an arrival of that many units on the node takes
+            // away, by the node's class: (c - class_of[high_c - units]) x stride, or -1 where
+            // the class's largest b has fewer units (the move does not fit). At least one stride
+            // where it fits (checked above), so -1 is free as the marker. Each move reads one
+            // table per node of its mask: the recursion below is most of a price vector's time on
+            // 8-node hosts (up to kMaxStates states x moves x nodes).
+            std::vector<std::vector<std::int64_t>> drops;
+            std::vector<std::pair<int, Count>> drop_key;  // (node, units) of drops[k]
+            std::vector<std::vector<std::pair<int, const std::int64_t*>>> move_nodes(ty.moves.size());
+            for (const Move& mv : ty.moves)
+                for (int i = 0; i < ty.n; ++i) {
+                    if (((mv.mask >> i) & 1U) == 0) continue;
+                    if (std::find(drop_key.begin(), drop_key.end(), std::pair{i, mv.units}) != drop_key.end()) continue;
+                    const Node& nd = ty.node[i];
+                    std::vector<std::int64_t> d(nd.low.size(), -1);
+                    for (std::size_t c = 0; c < nd.low.size(); ++c)
+                        if (nd.high[c] >= mv.units)
+                            d[c] = (static_cast<Count>(c) - nd.class_of[static_cast<std::size_t>(nd.high[c] - mv.units)]) * ty.stride[i];
+                    drop_key.emplace_back(i, mv.units);
+                    drops.push_back(std::move(d));
+                }
+            for (std::size_t a = 0; a < ty.moves.size(); ++a)
+                for (int i = 0; i < ty.n; ++i)
+                    if ((ty.moves[a].mask >> i) & 1U) {
+                        const auto k = std::find(drop_key.begin(), drop_key.end(), std::pair{i, ty.moves[a].units}) - drop_key.begin();
+                        move_nodes[a].emplace_back(i, drops[static_cast<std::size_t>(k)].data());
+                    }
             Count c[kMaxPNuma] = {};
             Count counts[kMaxPNuma] = {};
             for (std::int64_t s = 0; s < states; ++s) {
@@ -418,18 +445,18 @@ public:
                 int pick = -1;
                 std::int64_t pick_next = -1;
                 for (std::size_t a = 0; a < ty.moves.size(); ++a) {
-                    const Move& mv = ty.moves[a];
                     std::int64_t to = s;
                     bool fits = true;
-                    for (int i = 0; i < ty.n && fits; ++i) {
-                        if (((mv.mask >> i) & 1U) == 0) continue;
-                        const Node& nd = ty.node[i];
-                        const Count hi = nd.high[static_cast<std::size_t>(c[i])];
-                        fits = hi >= mv.units;
-                        if (fits) to -= (c[i] - nd.class_of[static_cast<std::size_t>(hi - mv.units)]) * ty.stride[i];
+                    for (const auto& [i, drop] : move_nodes[a]) {
+                        const std::int64_t x = drop[c[i]];
+                        if (x < 0) {
+                            fits = false;
+                            break;
+                        }
+                        to -= x;
                     }
                     if (!fits) continue;
-                    const Score val = ty.t[static_cast<std::size_t>(to)] + mv.value;
+                    const Score val = ty.t[static_cast<std::size_t>(to)] + ty.moves[a].value;
                     if (val > v) {
                         v = val;
                         pick = static_cast<int>(a);
