@@ -47,7 +47,11 @@ inline constexpr int kMaxRoomTargets = 16;
  * (set_placements) and the host gets no further step until another step pays. Every kept step
  * raises the objective, so greedy still ends. Only with at most kMaxRoomTargets targets (the
  * estimate walks every placement of every target on every host). Measured: docs/performance.md,
- * "Room steps". Cost per host estimate O(targets x placements x VMs on the host x nodes).
+ * "Room steps". A host's eviction sets and its own gain from them depend on that host alone, so
+ * they are kept until the host changes and each estimate prices them at the current trees and
+ * budget: O(its distinct sets x K x log hosts) while the host is unchanged, O(targets x placements
+ * x VMs on the host x K x nodes x resources) after a change (with `params.check_every` > 0 every
+ * cached read is compared with a recomputation; std::logic_error on a difference).
  *
  * Ruin and recreate (`params.ruin_iterations` = N > 0, with room steps): after greedy ends, N
  * iterations from the last kept state, each drawn from (params.seed, a fixed stream): a ruin gives

@@ -46,7 +46,9 @@ struct SearchParams {
     bool regions = true;
     static constexpr int kMinRegionHosts = 16;
     std::uint64_t seed = 1;
-    std::int64_t check_every = 0;  ///< > 0: every applied move's delta asserted, full recomputation every N applied moves
+    /** > 0: every applied move's delta asserted, full recomputation every N applied moves (annealing,
+     *  tabu); greedy's room steps compare every cached host's room candidates with a recomputation. */
+    std::int64_t check_every = 0;
     /** Evaluations per worker between synchronisation points; 0 = auto: 1/50 of the worker's run
      *  (host regions: 1/200, at least 50,000), clamped to [2,000, 2 x 10^7]. A worker that adopts another's best state finds the cached
      *  deltas of every host where the states differ stale, so on 10,000 hosts a synchronisation

@@ -78,7 +78,7 @@ struct OptimizeParams {
     /** After the search, the bound's Lagrangian on arrivals (UpperBoundParams::arrival_steps) runs
      *  at most kArrivalShare x the seconds the pipeline took so far, at least
      *  kArrivalFloorSeconds, and never past the time limit. */
-    static constexpr double kArrivalShare = 2.0;
+    static constexpr double kArrivalShare = 3.0;
     static constexpr double kArrivalFloorSeconds = 5.0;
     /** ... and only when the search's best is more than this relative gap below the bound: on the
      *  Azure test replays of 1,100 and 2,500 hosts at 0.5-1% budgets (gaps 0.25-0.5%) 10-13 price
