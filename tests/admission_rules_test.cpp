@@ -17,11 +17,12 @@
 #include "instances/trace.h"
 #include "instances/vnuma_rule.h"
 #include "placement/replay.h"
+#include "tests/test_constants.h"
 
 namespace vmcap {
 namespace {
 
-constexpr double kInf = std::numeric_limits<double>::infinity();
+using test::kInf;
 
 TraceVm vm_at(double arrival, double departure, Amount vcpu, Amount gib) {
     return TraceVm{arrival, departure, vcpu, gib * 1024, trace_flavor_name(vcpu, gib * 1024)};

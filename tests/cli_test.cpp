@@ -23,7 +23,7 @@ namespace fs = std::filesystem;
 
 using test::CmdResult;
 
-CmdResult run(const std::string& args) {
+CmdResult run_cli(const std::string& args) {
     return test::run_vmcap(args);
 }
 
@@ -33,12 +33,12 @@ fs::path tmp(const std::string& name) {
 
 TEST(Cli, EvalPrintsBareInteger) {
     // CQ3/K2 on the README's vector; the value is checked against the exhaustive oracle in vmcap_test.
-    CmdResult r = run("eval --host K4 --guest K2 --b 3,1,4,1");
+    CmdResult r = run_cli("eval --host K4 --guest K2 --b 3,1,4,1");
     EXPECT_EQ(r.code, 0) << r.err;
     EXPECT_EQ(r.out, "4\n");  // min(floor(9/2), 9 - 4) = 4
-    r = run("eval --host K4 --guest K4 --b 3,1,4,1");
+    r = run_cli("eval --host K4 --guest K4 --b 3,1,4,1");
     EXPECT_EQ(r.out, "1\n");
-    r = run("eval --host CQ3 --guest K2 --b 3,1,4,1,5,9,2,6");
+    r = run_cli("eval --host CQ3 --guest K2 --b 3,1,4,1,5,9,2,6");
     EXPECT_EQ(r.code, 0) << r.err;
     EXPECT_FALSE(r.out.empty());
 }
@@ -47,7 +47,7 @@ TEST(Cli, EvalBadInputExits2) {
     for (const char* args :
          {"eval --host CQ3 --guest K2 --b 1,2,3", "eval --host X9 --guest K2 --b 1", "eval --host K4 --guest K2 --b 1,-2,3,4",
           "eval --host K4 --guest K9 --b 1,2,3,4", "eval --host K4 --b 1,2,3,4", "eval --bogus"}) {
-        const CmdResult r = run(args);
+        const CmdResult r = run_cli(args);
         EXPECT_EQ(r.code, 2) << args;
         EXPECT_NE(r.err.find("vmcap eval: "), std::string::npos) << r.err;
         EXPECT_TRUE(r.out.empty()) << args;
@@ -56,13 +56,13 @@ TEST(Cli, EvalBadInputExits2) {
 
 TEST(Cli, HelpOnEverySubcommand) {
     for (const char* c : {"eval", "capacity", "plan", "validate", "snapshot"}) {
-        const CmdResult r = run(std::string(c) + " --help");
+        const CmdResult r = run_cli(std::string(c) + " --help");
         EXPECT_EQ(r.code, 0) << c;
         std::string lower = r.out;
         std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
         EXPECT_NE(lower.find("usage: vmcap"), std::string::npos) << c;
     }
-    EXPECT_EQ(run("frobnicate").code, 2);
+    EXPECT_EQ(run_cli("frobnicate").code, 2);
 }
 
 // Usage and dispatch come from one command table (cli/main.cpp): every command `vmcap --help`
@@ -70,7 +70,7 @@ TEST(Cli, HelpOnEverySubcommand) {
 // their usage order, no arguments print the same text on stderr with exit code 2, and an unknown
 // command is one line naming it, exit code 2, nothing on stdout.
 TEST(Cli, UsageListsExactlyTheCommandsThatDispatch) {
-    const CmdResult help = run("--help");
+    const CmdResult help = run_cli("--help");
     ASSERT_EQ(help.code, 0) << help.err;
     ASSERT_EQ(help.out.rfind("usage: vmcap <command> [options]", 0), 0u) << help.out;
     std::istringstream lines(help.out.substr(help.out.find("commands:\n") + 10));
@@ -84,17 +84,17 @@ TEST(Cli, UsageListsExactlyTheCommandsThatDispatch) {
                                                "import", "export",   "report",   "simulate", "exact",    "place"};
     EXPECT_EQ(listed, expected);
     for (const std::string& c : listed) {
-        const CmdResult r = run(c + " --help");
+        const CmdResult r = run_cli(c + " --help");
         EXPECT_EQ(r.code, 0) << c;
         std::string lower = r.out;
         std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
         EXPECT_NE(lower.find("usage: vmcap " + c), std::string::npos) << c;
     }
-    const CmdResult none = run("");
+    const CmdResult none = run_cli("");
     EXPECT_EQ(none.code, 2);
     EXPECT_EQ(none.err, help.out);
     EXPECT_TRUE(none.out.empty());
-    const CmdResult unknown = run("frobnicate --help");
+    const CmdResult unknown = run_cli("frobnicate --help");
     EXPECT_EQ(unknown.code, 2);
     EXPECT_EQ(unknown.err, "vmcap: unknown command 'frobnicate' (see vmcap --help)\n");
     EXPECT_TRUE(unknown.out.empty());
@@ -109,19 +109,19 @@ TEST(Cli, PlanThenValidateOnGeneratedCluster) {
     const std::string cluster = tmp("c.json").string(), plan = tmp("plan.json").string();
     write_file_atomic(cluster, format_json_lines(snapshot_to_json(p)));
     fs::remove(plan);
-    CmdResult r = run("plan --cluster " + cluster + " --out " + plan + " --max-evaluations 100000 --quiet --seed 3");
+    CmdResult r = run_cli("plan --cluster " + cluster + " --out " + plan + " --max-evaluations 100000 --quiet --seed 3");
     ASSERT_EQ(r.code, 0) << r.err;
     EXPECT_NE(r.out.find("objective"), std::string::npos);
     const auto doc = nlohmann::json::parse(read_text_file(plan));
     EXPECT_LE(doc["migrations"].get<int>(), 10);
     EXPECT_GE(doc["objective_after"].get<double>(), doc["objective_before"].get<double>());
-    r = run("validate --cluster " + cluster + " --plan " + plan);
+    r = run_cli("validate --cluster " + cluster + " --plan " + plan);
     EXPECT_EQ(r.code, 0) << r.err;
     EXPECT_NE(r.out.find("plan OK"), std::string::npos);
 
     // Same seed, same plan.
     const std::string plan2 = tmp("plan2.json").string();
-    r = run("plan --cluster " + cluster + " --out " + plan2 + " --max-evaluations 100000 --quiet --seed 3");
+    r = run_cli("plan --cluster " + cluster + " --out " + plan2 + " --max-evaluations 100000 --quiet --seed 3");
     ASSERT_EQ(r.code, 0);
     auto a = nlohmann::json::parse(read_text_file(plan)), b = nlohmann::json::parse(read_text_file(plan2));
     EXPECT_EQ(a["steps"], b["steps"]);
@@ -130,7 +130,7 @@ TEST(Cli, PlanThenValidateOnGeneratedCluster) {
     if (!a["steps"].empty()) {
         a["steps"][0]["from_host"] = a["steps"][0]["to_host"];
         std::ofstream(plan2) << a.dump();
-        r = run("validate --cluster " + cluster + " --plan " + plan2);
+        r = run_cli("validate --cluster " + cluster + " --plan " + plan2);
         EXPECT_EQ(r.code, 3);
         EXPECT_NE(r.err.find("steps[0]"), std::string::npos) << r.err;
     }
@@ -151,7 +151,7 @@ TEST(Cli, PlanParallelRegionsAndChains) {
         SCOPED_TRACE(kind);
         fs::remove(plan);
         const std::string extra = kind == "chains" ? " --parallel chains" : "";
-        CmdResult r = run("plan --cluster " + cluster + " --out " + plan + " --threads 2 --max-evaluations 200000 --seed 2" + extra);
+        CmdResult r = run_cli("plan --cluster " + cluster + " --out " + plan + " --threads 2 --max-evaluations 200000 --seed 2" + extra);
         ASSERT_EQ(r.code, 0) << r.err;
         EXPECT_NE(r.out.find(kind == "regions" ? "2 thread(s) (host regions)" : "2 thread(s) (chains)"), std::string::npos) << r.out;
         const auto doc = nlohmann::json::parse(read_text_file(plan));
@@ -160,11 +160,11 @@ TEST(Cli, PlanParallelRegionsAndChains) {
         const auto& conv = doc["search"]["convergence"];
         ASSERT_GE(conv.size(), 2u);
         EXPECT_EQ(conv.back()[2].get<double>(), doc["search"]["best_state_objective"].get<double>());
-        r = run("validate --cluster " + cluster + " --plan " + plan);
+        r = run_cli("validate --cluster " + cluster + " --plan " + plan);
         EXPECT_EQ(r.code, 0) << r.err;
     }
     fs::remove(plan);
-    const CmdResult bad = run("plan --cluster " + cluster + " --out " + plan + " --threads 2 --parallel islands");
+    const CmdResult bad = run_cli("plan --cluster " + cluster + " --out " + plan + " --threads 2 --parallel islands");
     EXPECT_EQ(bad.code, 2);
     EXPECT_NE(bad.err.find("--parallel must be regions or chains"), std::string::npos) << bad.err;
     EXPECT_FALSE(fs::exists(plan));
@@ -181,7 +181,7 @@ TEST(Cli, PlanProvenAtStartNamesNoParallelSearch) {
     const std::string cluster = tmp("par12.json").string(), plan = tmp("par12-plan.json").string();
     write_file_atomic(cluster, format_json_lines(snapshot_to_json(p)));
     fs::remove(plan);
-    const CmdResult r = run("plan --cluster " + cluster + " --out " + plan + " --threads 2 --max-evaluations 200000 --seed 2");
+    const CmdResult r = run_cli("plan --cluster " + cluster + " --out " + plan + " --threads 2 --max-evaluations 200000 --seed 2");
     ASSERT_EQ(r.code, 0) << r.err;
     const auto doc = nlohmann::json::parse(read_text_file(plan));
     ASSERT_EQ(doc["search"]["stopped_by"], "proven optimal") << "the case needs a start plan the bound proves optimal";
@@ -195,7 +195,7 @@ TEST(Cli, BadSnapshotExits2AndWritesNothing) {
     const std::string cluster = tmp("broken.json").string(), plan = tmp("never.json").string();
     std::ofstream(cluster) << R"({"host_types": [], "hosts": [], "flavors": [], "vms": [{"id": 1}]})";
     fs::remove(plan);
-    const CmdResult r = run("plan --cluster " + cluster + " --out " + plan + " --quiet");
+    const CmdResult r = run_cli("plan --cluster " + cluster + " --out " + plan + " --quiet");
     EXPECT_EQ(r.code, 2);
     EXPECT_NE(r.err.find(cluster + ": "), std::string::npos) << r.err;
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
@@ -239,7 +239,7 @@ TEST(Cli, NoCommandWritesOverItsInput) {
          "--out", "--servers"},
     };
     for (const auto& k : cases) {
-        const CmdResult res = run(k.args);
+        const CmdResult res = run_cli(k.args);
         EXPECT_EQ(res.code, 2) << k.args << "\n" << res.err;
         EXPECT_EQ(std::count(res.err.begin(), res.err.end(), '\n'), 1) << res.err;
         EXPECT_NE(res.err.find(k.first), std::string::npos) << res.err;

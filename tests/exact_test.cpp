@@ -71,7 +71,7 @@ Problem tiny_problem(const std::string& topo, int hosts, int vms, std::uint64_t 
     return p;
 }
 
-BranchBoundParams cold(bool symmetry) {
+BranchBoundParams cold_bb(bool symmetry) {
     BranchBoundParams bp;
     bp.time_limit_s = 60;
     bp.warm_start_evaluations = -1;  // the search must find the optimum itself
@@ -99,7 +99,7 @@ TEST(ExactBb, EqualsBruteForceOnTinyInstances) {
         SCOPED_TRACE(topo + " case " + std::to_string(i));
         const double bf = brute_force(m);
         for (bool sym : {true, false}) {
-            const ExactResult ex = solve_exact_bb(m, cold(sym));
+            const ExactResult ex = solve_exact_bb(m, cold_bb(sym));
             EXPECT_TRUE(ex.proven);
             EXPECT_DOUBLE_EQ(ex.objective, bf) << "symmetry " << sym;
             EXPECT_LE(static_cast<std::int64_t>(ex.best.size()), p.constraints.max_migrations);
@@ -135,7 +135,7 @@ TEST(ExactBb, EqualsMilpWhereCbcProves) {
         const ExactResult milp = solve_exact(m, 60);
         if (!milp.proven) continue;
         SCOPED_TRACE("seed " + std::to_string(seed));
-        const ExactResult bb = solve_exact_bb(m, cold(true));
+        const ExactResult bb = solve_exact_bb(m, cold_bb(true));
         EXPECT_TRUE(bb.proven);
         EXPECT_DOUBLE_EQ(bb.objective, milp.objective);
         EXPECT_DOUBLE_EQ(bb.objective, brute_force(m));
@@ -186,7 +186,7 @@ void check_aggregated_milp(int i, AggregatedCounts& n) {
     const CapacityModel m(p);
     SCOPED_TRACE(topo + " case " + std::to_string(i));
     const double bf = brute_force(m);
-    EXPECT_DOUBLE_EQ(solve_exact_bb(m, cold(true)).objective, bf);
+    EXPECT_DOUBLE_EQ(solve_exact_bb(m, cold_bb(true)).objective, bf);
     for (const MilpParams& mp : {milp_params(true, -1), milp_params(true, 2000), milp_params(false, -1)}) {
         const ExactResult ex = solve_exact(m, mp);
         EXPECT_TRUE(ex.proven);
@@ -247,7 +247,7 @@ TEST(ExactMilp, AggregatedEqualsBranchBoundOnTenHostInstances) {
             p.constraints.max_migrations = 4;
             const CapacityModel m(p);
             SCOPED_TRACE(std::string(topo) + " seed " + std::to_string(seed));
-            const ExactResult bb = solve_exact_bb(m, cold(true));
+            const ExactResult bb = solve_exact_bb(m, cold_bb(true));
             const ExactResult milp = solve_exact(m, milp_params(true, -1));
             ASSERT_TRUE(bb.proven);
             ASSERT_TRUE(milp.proven);
@@ -281,7 +281,7 @@ TEST(ExactMilp, PerVmModelOnTwentyHostsDoesNotCrash) {
     Problem p = generate_cluster(o);
     p.constraints.max_migrations = 4;
     const CapacityModel m(p);
-    const ExactResult bb = solve_exact_bb(m, cold(true));
+    const ExactResult bb = solve_exact_bb(m, cold_bb(true));
     ASSERT_TRUE(bb.proven);
     EXPECT_GT(bb.objective, SearchState(m).objective_value());
     for (bool aggregate : {false, true}) {
@@ -330,7 +330,7 @@ TEST(ExactBb, ProvesSmallGeneratedInstancesQuickly) {
         SearchParams sp;
         sp.quiet = true;
         EXPECT_GE(ex.objective, greedy(m, sp).objective_best);
-        EXPECT_DOUBLE_EQ(solve_exact_bb(m, cold(true)).objective, ex.objective);
+        EXPECT_DOUBLE_EQ(solve_exact_bb(m, cold_bb(true)).objective, ex.objective);
     }
 }
 
@@ -344,12 +344,12 @@ TEST(ExactBb, NodeLimitReportsNotProvenWithValidBound) {
     Problem p = generate_cluster(o);
     p.constraints.max_migrations = 3;
     const CapacityModel m(p);
-    BranchBoundParams bp = cold(true);
+    BranchBoundParams bp = cold_bb(true);
     bp.max_nodes = 5;
     const ExactResult ex = solve_exact_bb(m, bp);
     EXPECT_FALSE(ex.proven);
     EXPECT_EQ(to_string(ex.stopped_by), "node limit");
-    const ExactResult full = solve_exact_bb(m, cold(true));
+    const ExactResult full = solve_exact_bb(m, cold_bb(true));
     ASSERT_TRUE(full.proven);
     EXPECT_LE(ex.objective, full.objective);
     EXPECT_GE(ex.bound, full.objective);
@@ -383,7 +383,7 @@ TEST(ExactCli, WritesProvenPlanAndRejectsBadInput) {
     EXPECT_DOUBLE_EQ(doc["objective_after"].get<double>(), doc["search"]["optimum"].get<double>());
     EXPECT_DOUBLE_EQ(doc["search"]["proven_optimum"].get<double>(), doc["search"]["optimum"].get<double>());
     const CapacityModel m(p);
-    EXPECT_DOUBLE_EQ(doc["search"]["optimum"].get<double>(), solve_exact_bb(m, cold(true)).objective);
+    EXPECT_DOUBLE_EQ(doc["search"]["optimum"].get<double>(), solve_exact_bb(m, cold_bb(true)).objective);
     EXPECT_EQ(run_vmcap("validate --cluster " + snap + " --plan " + plan).code, 0);
 
     // The MILP started from the snapshot proves the same optimum, and its plan validates.

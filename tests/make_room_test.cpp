@@ -24,6 +24,7 @@
 #include "placement/online_cluster.h"
 #include "placement/placer.h"
 #include "placement/replay.h"
+#include "tests/test_constants.h"
 
 namespace vmcap {
 
@@ -34,7 +35,7 @@ bool operator==(const Placement& a, const Placement& b) {
 
 namespace {
 
-constexpr double kInf = std::numeric_limits<double>::infinity();
+using test::kInf;
 
 /** Does a VM of `flavor` arrive somewhere on `s` (a placement with room; under a rule that fixes
  *  nodes, the rule's)? */

@@ -23,16 +23,16 @@ BudgetTally from_scratch(const SearchState& s) {
     return MigrationBudget::tally(s.problem(), PlacementView{host, mask});
 }
 
-struct Case {
+struct BudgetCase {
     std::uint64_t seed;
     bool remap_counts;
     bool ram_budget;
 };
 
-class MigrationBudgetTest : public ::testing::TestWithParam<Case> {};
+class MigrationBudgetTest : public ::testing::TestWithParam<BudgetCase> {};
 
 TEST_P(MigrationBudgetTest, EveryMoveAgreesWithTheRuleOverItsRelocations) {
-    const Case c = GetParam();
+    const BudgetCase c = GetParam();
     test::RandomCluster rc;
     rc.seed = c.seed;
     rc.hosts = 10;
@@ -102,8 +102,8 @@ TEST_P(MigrationBudgetTest, EveryMoveAgreesWithTheRuleOverItsRelocations) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Seeds, MigrationBudgetTest,
-                         ::testing::Values(Case{1, true, false}, Case{2, false, false}, Case{3, true, true}, Case{4, false, true},
-                                           Case{5, true, false}, Case{6, false, true}));
+                         ::testing::Values(BudgetCase{1, true, false}, BudgetCase{2, false, false}, BudgetCase{3, true, true},
+                                           BudgetCase{4, false, true}, BudgetCase{5, true, false}, BudgetCase{6, false, true}));
 
 /** The from-scratch rule names the limit a placement exceeds, and first_rule_violation the rule. */
 TEST(MigrationBudget, ViolationNamesTheLimit) {

@@ -188,7 +188,7 @@ void PrintTo(const MovesCase& c, std::ostream* os) {
     *os << c.topo << " kind " << static_cast<int>(c.kind);
 }
 
-std::string case_name(const ::testing::TestParamInfo<MovesCase>& info) {
+std::string moves_case_name(const ::testing::TestParamInfo<MovesCase>& info) {
     const char* k = info.param.kind == Kind::Swap       ? "Swap"
                     : info.param.kind == Kind::Remap    ? "Remap"
                     : info.param.kind == Kind::Exchange ? "Exchange"
@@ -385,7 +385,7 @@ std::vector<MovesCase> all_cases() {
     return out;
 }
 
-INSTANTIATE_TEST_SUITE_P(Hosts, MovesTest, ::testing::ValuesIn(all_cases()), case_name);
+INSTANTIATE_TEST_SUITE_P(Hosts, MovesTest, ::testing::ValuesIn(all_cases()), moves_case_name);
 
 TEST(Moves, InfeasibleCasesAreRejected) {
     RandomCluster rc;

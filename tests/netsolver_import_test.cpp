@@ -31,7 +31,7 @@ namespace fs = std::filesystem;
 using test::run_vmcap;
 using test::tmp_dir;
 
-std::string write(const std::string& name, const std::string& text) {
+std::string write_text(const std::string& name, const std::string& text) {
     const fs::path dir = tmp_dir() / "netsolver";
     fs::create_directories(dir);
     const std::string path = (dir / name).string();
@@ -173,11 +173,11 @@ TEST(NetsolverImport, HandMadePlacementExactly) {
 }
 
 TEST(NetsolverImport, CliWritesAReloadableSnapshot) {
-    const std::string pn = write("t.pn", kPn), a = write("a.vn", kVnA), b = write("b.vn", kVnB);
+    const std::string pn = write_text("t.pn", kPn), a = write_text("a.vn", kVnA), b = write_text("b.vn", kVnB);
     // The list names files the way the bundled lists do: a path relative to another directory.
     fs::create_directories(tmp_dir() / "netsolver" / "sub");
-    write("sub/c.vn", kVnB);
-    const std::string list = write("list.txt", "# offered in this order\na.vn\n../../../somewhere/netsolver/sub/c.vn\n\na.vn\n");
+    write_text("sub/c.vn", kVnB);
+    const std::string list = write_text("list.txt", "# offered in this order\na.vn\n../../../somewhere/netsolver/sub/c.vn\n\na.vn\n");
     const std::string out = (tmp_dir() / "netsolver-out.json").string();
     const test::CmdResult r = run_vmcap("import netsolver --pn " + pn + " --list " + list + " --out " + out);
     ASSERT_EQ(r.code, 0) << r.err;
@@ -194,7 +194,7 @@ TEST(NetsolverImport, CliWritesAReloadableSnapshot) {
 
 /** The message of the InputError `f` throws ("" if none). */
 template <class F>
-std::string error_of(F&& f) {
+std::string netsolver_error_of(F&& f) {
     try {
         f();
     } catch (const InputError& e) {
@@ -204,10 +204,10 @@ std::string error_of(F&& f) {
 }
 
 std::string pn_error(const std::string& text) {
-    return error_of([&] { netsolver_cluster(nlohmann::json::parse(text), "bad.pn", {}); });
+    return netsolver_error_of([&] { netsolver_cluster(nlohmann::json::parse(text), "bad.pn", {}); });
 }
 std::string vn_error(const std::string& text) {
-    return error_of([&] { parse_netsolver_vn(nlohmann::json::parse(text), "bad.vn"); });
+    return netsolver_error_of([&] { parse_netsolver_vn(nlohmann::json::parse(text), "bad.vn"); });
 }
 
 TEST(NetsolverImport, BadInputsNameFileAndPath) {
@@ -257,7 +257,7 @@ TEST(NetsolverImport, BadInputsNameFileAndPath) {
 }
 
 TEST(NetsolverImport, CliBadInputsExit2AndWriteNothing) {
-    const std::string vn = write("ok.vn", kVnB);
+    const std::string vn = write_text("ok.vn", kVnB);
     const std::string out = (tmp_dir() / "netsolver-bad-out.json").string();
     struct Case {
         const char* name;
@@ -274,7 +274,7 @@ TEST(NetsolverImport, CliBadInputsExit2AndWriteNothing) {
     };
     for (const Case& c : cases) {
         SCOPED_TRACE(c.name);
-        const std::string pn = write(c.name, c.pn);
+        const std::string pn = write_text(c.name, c.pn);
         const std::string vns = c.extra.find("--list") == std::string::npos ? " " + vn : "";
         const test::CmdResult r = run_vmcap("import netsolver --pn " + pn + vns + c.extra + " --out " + out);
         EXPECT_EQ(r.code, 2);
@@ -309,9 +309,9 @@ TEST(NetsolverImport, DisconnectedSwitchesRefusedBeforeRoutes) {
     EXPECT_EQ(island.network.switches.size(), 3U);
 
     // Through the CLI: exit 2, one line, nothing written, also through an --out symlink.
-    const std::string pn = write("disc.pn", R"({"Servers": {"s0": [16, 32, 0], "s1": [16, 32, 0]},
+    const std::string pn = write_text("disc.pn", R"({"Servers": {"s0": [16, 32, 0], "s1": [16, 32, 0]},
         "PN": [["s0", "tor0", 10], ["s1", "tor1", 10]]})");
-    const std::string vn = write("one.vn", R"({"VMs": {"vm0": [2, 4, 0]}, "VN": []})");
+    const std::string vn = write_text("one.vn", R"({"VMs": {"vm0": [2, 4, 0]}, "VN": []})");
     const fs::path dir = tmp_dir() / "netsolver-disc";
     fs::remove_all(dir);
     fs::create_directories(dir);
@@ -333,26 +333,26 @@ TEST(NetsolverImport, NetworkRoutesThrowsOnADisconnectedNetwork) {
     p.network.links.clear();
     // (Only the gist is pinned: the full-duplex routing rewrite has a guard of its own inside its
     // breadth-first search, worded differently.)
-    const std::string e = error_of([&] { const NetworkRoutes routes(p); });
+    const std::string e = netsolver_error_of([&] { const NetworkRoutes routes(p); });
     EXPECT_NE(e.find("cannot reach switch"), std::string::npos) << e;
     EXPECT_NE(e.find("\"tor2\""), std::string::npos) << e;
     // One switch between them is enough again.
     p.network.links.push_back(NetLink{0, 1, 1000});
-    EXPECT_EQ(error_of([&] { const NetworkRoutes routes(p); }), "");
+    EXPECT_EQ(netsolver_error_of([&] { const NetworkRoutes routes(p); }), "");
 }
 
 // A NUL byte in an instance list line ended the message early (the CLI prints
 // what() as a C string), and a NUL after an existing file's name was silently cut off by the
 // file system. Now the line is refused, quoted with its control characters as \xNN.
 TEST(NetsolverImport, ListLineWithNulRefusedAndQuotedWhole) {
-    write("ok.vn", kVnB);
-    const std::string list = write("nul.txt", std::string("ok.vn\nok.vn\0.bak\n", 17));
-    EXPECT_EQ(error_of([&] { read_netsolver_instance_list(list); }),
+    write_text("ok.vn", kVnB);
+    const std::string list = write_text("nul.txt", std::string("ok.vn\nok.vn\0.bak\n", 17));
+    EXPECT_EQ(netsolver_error_of([&] { read_netsolver_instance_list(list); }),
               list + R"(: line 2: no VDC file "ok.vn\x00.bak" (a path cannot contain a NUL byte))");
-    const std::string esc = write("esc.txt", std::string("ok.vn\nno\x1b[31m\0pe.vn\n", 20));
-    EXPECT_EQ(error_of([&] { read_netsolver_instance_list(esc); }),
+    const std::string esc = write_text("esc.txt", std::string("ok.vn\nno\x1b[31m\0pe.vn\n", 20));
+    EXPECT_EQ(netsolver_error_of([&] { read_netsolver_instance_list(esc); }),
               esc + R"(: line 2: no VDC file "no\x1b[31m\x00pe.vn" (a path cannot contain a NUL byte))");
-    const test::CmdResult r = run_vmcap("import netsolver --pn " + write("t.pn", kPn) + " --list " + esc + " --out " +
+    const test::CmdResult r = run_vmcap("import netsolver --pn " + write_text("t.pn", kPn) + " --list " + esc + " --out " +
                                         (tmp_dir() / "netsolver-nul-out.json").string());
     EXPECT_EQ(r.code, 2);
     EXPECT_NE(r.err.find(R"(no VDC file "no\x1b[31m\x00pe.vn" (a path cannot contain a NUL byte))"), std::string::npos) << r.err;
@@ -365,7 +365,7 @@ TEST(NetsolverImport, ListLineWithNulRefusedAndQuotedWhole) {
 // Writing through a symbolic link (docs/cli.md "Commands, exit codes and time", docs/format.md): --out naming a symlink
 // writes the file the link points to (replaced atomically, or created), and the link stays.
 TEST(NetsolverImport, OutThroughASymlinkWritesItsTargetAndKeepsTheLink) {
-    const std::string pn = write("t.pn", kPn), vn = write("b.vn", kVnB);
+    const std::string pn = write_text("t.pn", kPn), vn = write_text("b.vn", kVnB);
     const fs::path dir = tmp_dir() / "netsolver-links";
     fs::remove_all(dir);
     fs::create_directories(dir / "data");

@@ -43,7 +43,7 @@ std::string net_snapshot(const std::vector<std::string>& host_switch, const std:
            (vlinks.empty() ? "" : R"(, "vlinks": )" + vlinks) + extra + "}";
 }
 
-Problem load(const std::string& text) {
+Problem load_network(const std::string& text) {
     return parse_snapshot(nlohmann::json::parse(text), "net.json");
 }
 
@@ -60,8 +60,8 @@ const char* kLeafSpineLinks =
 
 TEST(Network, LeafSpineLoadsByHand) {
     // v0, v1 under tor1 (hosts h0, h1), v2 under tor2; v3 on h0 with v0.
-    const Problem p = load(net_snapshot({"tor1", "tor1", "tor2", "tor1"}, kLeafSpineSwitches, kLeafSpineLinks, "",
-                                        R"(, "vdcs": [{"id": "tenant", "vlinks": [["v0", "v1", 100], ["v0", "v2", 200]]}],
+    const Problem p = load_network(net_snapshot({"tor1", "tor1", "tor2", "tor1"}, kLeafSpineSwitches, kLeafSpineLinks, "",
+                                                R"(, "vdcs": [{"id": "tenant", "vlinks": [["v0", "v1", 100], ["v0", "v2", 200]]}],
                                         "vlinks": [["v0", "v3", 50]])"));
     ASSERT_EQ(p.vlinks.size(), 3U);
     EXPECT_EQ(p.vdcs, std::vector<std::string>{"tenant"});
@@ -106,7 +106,7 @@ TEST(Network, ClosAcrossPodsSplitsAsTheDigestSays) {
     for (auto m : {"m1", "m2", "m3", "m4"})
         for (auto s : {"s1", "s2"}) link(m, s);
     links += "]";
-    const Problem p = load(net_snapshot({"t1", "t3"}, sw, links, R"([["v0", "v1", 800]])"));
+    const Problem p = load_network(net_snapshot({"t1", "t3"}, sw, links, R"([["v0", "v1", 800]])"));
     const NetworkRoutes routes(p);
     const auto loads = link_loads(p, routes, snapshot_hosts(p));
     const int H = 2;
@@ -148,7 +148,7 @@ TEST(Network, RoutesMatchAnEnumerationOfEveryShortestPath) {
         std::vector<std::string> host_sw;
         for (int s = 0; s < S; ++s)
             host_sw.push_back(std::string("s").append(std::to_string(s)));  // append: GCC 12 -Wrestrict false positive
-        const Problem p = load(net_snapshot(host_sw, sw, links, ""));
+        const Problem p = load_network(net_snapshot(host_sw, sw, links, ""));
         const NetworkRoutes routes(p);
         SCOPED_TRACE(links);
         for (int s = 0; s < S; ++s)
@@ -198,8 +198,8 @@ TEST(Network, RoutesMatchAnEnumerationOfEveryShortestPath) {
 }
 
 TEST(Network, AddingThenRemovingVlinksRestoresEveryLoadExactly) {
-    const Problem p = load(net_snapshot({"tor1", "tor1", "tor2", "tor2"}, kLeafSpineSwitches, kLeafSpineLinks,
-                                        R"([["v0", "v1", 7], ["v0", "v2", 13], ["v1", "v3", 29], ["v2", "v3", 31]])"));
+    const Problem p = load_network(net_snapshot({"tor1", "tor1", "tor2", "tor2"}, kLeafSpineSwitches, kLeafSpineLinks,
+                                                R"([["v0", "v1", 7], ["v0", "v2", 13], ["v1", "v3", 29], ["v2", "v3", 31]])"));
     const NetworkRoutes routes(p);
     std::mt19937_64 rng(3);
     std::vector<std::int64_t> loads(routes.num_links(), 0);
@@ -237,7 +237,7 @@ TEST(Network, MovingOneEndChangesLoadsByTheDifferenceOfTheTwoRoutes) {
         add_network(p, no);
         nets.push_back(p);
     }
-    nets.push_back(load(net_snapshot({"tor1", "tor1", "tor2", "tor2"}, kLeafSpineSwitches, kLeafSpineLinks, "[]")));
+    nets.push_back(load_network(net_snapshot({"tor1", "tor1", "tor2", "tor2"}, kLeafSpineSwitches, kLeafSpineLinks, "[]")));
     std::mt19937_64 rng(17);
     for (const Problem& p : nets) {
         const NetworkRoutes routes(p);
@@ -276,9 +276,9 @@ std::string asym_links(int ab_mbps) {
 
 TEST(Network, VlinkLoadsDoNotDependOnWhichEndIsWrittenFirst) {
     const Problem ab =
-        load(net_snapshot({"A", "D", "B", "C"}, kAsymSwitches, asym_links(1000), R"([["v0", "v1", 600], ["v2", "v3", 60]])"));
+        load_network(net_snapshot({"A", "D", "B", "C"}, kAsymSwitches, asym_links(1000), R"([["v0", "v1", 600], ["v2", "v3", 60]])"));
     const Problem ba =
-        load(net_snapshot({"A", "D", "B", "C"}, kAsymSwitches, asym_links(1000), R"([["v1", "v0", 600], ["v3", "v2", 60]])"));
+        load_network(net_snapshot({"A", "D", "B", "C"}, kAsymSwitches, asym_links(1000), R"([["v1", "v0", 600], ["v3", "v2", 60]])"));
     const NetworkRoutes ra(ab), rb(ba);
     std::mt19937_64 rng(5);
     for (int trial = 0; trial < 200; ++trial) {
@@ -382,7 +382,7 @@ TEST(Network, UnevenParallelLinksStayExact) {
                 vlinks += std::string(vlinks.size() > 1 ? ", " : "") + "[\"v" + std::to_string(i) + "\", \"v" + std::to_string(k) + "\", " +
                           std::to_string(97 + i * 7 + k) + "]";
         vlinks += "]";
-        const Problem p = load(net_snapshot(host_sw, sw, links, vlinks));
+        const Problem p = load_network(net_snapshot(host_sw, sw, links, vlinks));
         const NetworkRoutes routes(p);  // threw "need more than 16777216 parts per Mbps" with one scale for all links
         // Every route is a unit flow out of its source, exactly.
         for (int s = 0; s < leaves; ++s)
@@ -412,8 +412,8 @@ TEST(Network, UnevenParallelLinksStayExact) {
 }
 
 TEST(Network, SnapshotRoundTripKeepsNetworkVlinksAndVdcs) {
-    const Problem p = load(net_snapshot({"tor1", "tor2"}, kLeafSpineSwitches, kLeafSpineLinks, R"([["v0", "v1", 5]])",
-                                        R"(, "vdcs": [{"id": "a", "vlinks": [["v1", "v0", 9]]}])"));
+    const Problem p = load_network(net_snapshot({"tor1", "tor2"}, kLeafSpineSwitches, kLeafSpineLinks, R"([["v0", "v1", 5]])",
+                                                R"(, "vdcs": [{"id": "a", "vlinks": [["v1", "v0", 9]]}])"));
     const auto text = format_json_lines(snapshot_to_json(p));
     const Problem q = parse_snapshot(nlohmann::json::parse(text), "again.json");
     EXPECT_EQ(format_json_lines(snapshot_to_json(q)), text);
@@ -446,7 +446,7 @@ TEST(Network, BadSectionsGetOneLineErrorsNamingThePath) {
     };
     for (const Case& c : cases) {
         try {
-            load(c.text);
+            load_network(c.text);
             ADD_FAILURE() << "accepted; expected: " << c.message;
         } catch (const InputError& e) {
             EXPECT_NE(std::string(e.what()).find("net.json: " + c.message), std::string::npos) << e.what();
@@ -455,11 +455,11 @@ TEST(Network, BadSectionsGetOneLineErrorsNamingThePath) {
     // Vlinks without a network; a network host type without a NIC capacity.
     std::string no_net = net_snapshot(tors, kLeafSpineSwitches, ok_links, R"([["v0", "v1", 5]])");
     no_net.replace(no_net.find(R"("network")"), 0, R"("network_x": 0, )");
-    EXPECT_THROW(load(no_net), InputError);  // unknown key
+    EXPECT_THROW(load_network(no_net), InputError);  // unknown key
     std::string no_nic = net_snapshot(tors, kLeafSpineSwitches, ok_links, "");
     no_nic.erase(no_nic.find(R"(, "nic_mbps": 10000)"), std::string(R"(, "nic_mbps": 10000)").size());
     try {
-        load(no_nic);
+        load_network(no_nic);
         ADD_FAILURE() << "no NIC capacity accepted";
     } catch (const InputError& e) {
         EXPECT_NE(std::string(e.what()).find("host_types[0].nic_mbps: required when the snapshot has a network"), std::string::npos)
@@ -471,7 +471,7 @@ TEST(Network, BadSectionsGetOneLineErrorsNamingThePath) {
  "vms": [{"id": "a", "flavor": "f", "host": "h0", "pnuma": [1]}, {"id": "b", "flavor": "f", "host": "h0", "pnuma": [2]}],
  "vlinks": [["a", "b", 5]]})";
     try {
-        load(plain);
+        load_network(plain);
         ADD_FAILURE() << "vlinks without a network accepted";
     } catch (const InputError& e) {
         EXPECT_NE(std::string(e.what()).find("vlinks: vlinks need a \"network\" section"), std::string::npos) << e.what();

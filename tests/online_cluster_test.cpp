@@ -19,11 +19,12 @@
 #include "placement/online_cluster.h"
 #include "placement/placer.h"
 #include "placement/replay.h"
+#include "tests/test_constants.h"
 
 namespace vmcap {
 namespace {
 
-constexpr double kInf = std::numeric_limits<double>::infinity();
+using test::kInf;
 using Nodes = std::array<std::uint8_t, kMaxVNuma>;
 
 /** A cluster whose VMs all arrive later: the problem replay_arrivals builds from `trace`. */
@@ -46,7 +47,7 @@ struct Arriving {
 
 /** A random trace of `n` VMs of one-, two- and four-node flavors on CQ3 hosts of 8 vCPU and
  *  32 GiB per node (16c64g and larger span several nodes). */
-std::vector<TraceVm> random_trace(std::uint64_t seed, int n) {
+std::vector<TraceVm> random_online_trace(std::uint64_t seed, int n) {
     struct Kind {
         const char* name;
         Amount vcpu, ram_gib;
@@ -168,7 +169,7 @@ TEST(OnlineCluster, RandomSequencesMatchARecomputationFromScratch) {
     for (const char* placer_name : {"best-fit", "first-fit", "vmcap-fit"}) {
         for (std::uint64_t seed = 1; seed <= 3; ++seed) {
             SCOPED_TRACE(std::string(placer_name) + " seed " + std::to_string(seed));
-            const Arriving a(random_trace(seed, 160), uniform_host_type("CQ3", 8, 32 * 1024), 3);
+            const Arriving a(random_online_trace(seed, 160), uniform_host_type("CQ3", 8, 32 * 1024), 3);
             const Problem& p = a.problem;
             auto placer = make_placer(placer_name);
             OnlineCluster c(*a.model, *placer);
@@ -570,7 +571,7 @@ TEST(OnlineCluster, ReservationsEndWithThePlansWindow) {
 TEST(OnlineCluster, ReservationsNeverOverfillANodeAndAllEnd) {
     for (std::uint64_t seed = 1; seed <= 4; ++seed) {
         SCOPED_TRACE("seed " + std::to_string(seed));
-        const Arriving a(random_trace(seed, 200), uniform_host_type("CQ3", 8, 32 * 1024), 3);
+        const Arriving a(random_online_trace(seed, 200), uniform_host_type("CQ3", 8, 32 * 1024), 3);
         const Problem& p = a.problem;
         const int R = p.num_resources();
         auto placer = make_placer("best-fit");

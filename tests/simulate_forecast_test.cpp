@@ -27,11 +27,12 @@
 #include "optimizer/solvers/night_policy.h"
 #include "optimizer/solvers/simulate.h"
 #include "tests/fixtures.h"
+#include "tests/test_constants.h"
 
 namespace vmcap {
 namespace {
 
-constexpr double kInf = std::numeric_limits<double>::infinity();
+using test::kInf;
 
 /** When the toy was asked and with which budget. */
 struct Call {

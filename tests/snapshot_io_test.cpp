@@ -65,13 +65,13 @@ TEST(SnapshotIo, RoundTrip) {
     EXPECT_EQ(snapshot_to_json(r).dump(), snapshot_to_json(r2).dump());
 }
 
-struct BadCase {
+struct SnapshotBadCase {
     const char* name;
     std::function<void(json&)> mutate;
     const char* expect;  // fragment of the one-line message (beside "c.json: ")
 };
 
-class SnapshotErrors : public ::testing::TestWithParam<BadCase> {};
+class SnapshotErrors : public ::testing::TestWithParam<SnapshotBadCase> {};
 
 TEST_P(SnapshotErrors, OneClearLine) {
     json doc = small_doc();
@@ -86,45 +86,46 @@ TEST_P(SnapshotErrors, OneClearLine) {
 INSTANTIATE_TEST_SUITE_P(
     Cases, SnapshotErrors,
     ::testing::Values(
-        BadCase{"missing_hosts", [](json& d) { d.erase("hosts"); }, "missing required key \"hosts\""},
-        BadCase{"unknown_key", [](json& d) { d["vms"][0]["hots"] = "h1"; }, "vms[0]: unknown key \"hots\""},
-        BadCase{"unknown_topology", [](json& d) { d["host_types"][0]["topology"] = "Q4"; }, "host_types[0].topology"},
-        BadCase{"unknown_flavor", [](json& d) { d["vms"][0]["flavor"] = "huge"; }, "vms[0] (id \"a\").flavor: unknown flavor \"huge\""},
-        BadCase{"unknown_host", [](json& d) { d["vms"][0]["host"] = "h9"; }, "vms[0] (id \"a\").host: unknown host \"h9\""},
-        BadCase{"duplicate_vm", [](json& d) { d["vms"][1]["id"] = "a"; }, "duplicate VM id \"a\""},
-        BadCase{"same_pnuma_twice",
-                [](json& d) {
-                    d["vms"][0]["pnuma"] = {1, 1};
-                },
-                "distinct pNUMA nodes"},
-        BadCase{"edge_not_on_pnuma_edge",
-                [](json& d) {
-                    d["vms"][0]["pnuma"] = {1, 3};
-                },
-                "every vNUMA edge on a pNUMA edge"},
-        BadCase{"pnuma_out_of_range",
-                [](json& d) {
-                    d["vms"][0]["pnuma"] = {1, 9};
-                },
-                "pnuma[1]"},
-        BadCase{"wrong_pnuma_count", [](json& d) { d["vms"][0]["pnuma"] = {1}; }, "expected an array of 2 pNUMA node numbers"},
-        BadCase{"over_capacity",
-                [](json& d) {
-                    d["vms"].push_back(json{{"id", "c"}, {"flavor", "big"}, {"host", "h1"}, {"pnuma", {2, 1}}});
-                    d["vms"].push_back(json{{"id", "d"}, {"flavor", "big"}, {"host", "h1"}, {"pnuma", {1, 2}}});
-                    d["vms"].push_back(json{{"id", "e"}, {"flavor", "big"}, {"host", "h1"}, {"pnuma", {1, 2}}});
-                    d["vms"].push_back(json{{"id", "f"}, {"flavor", "big"}, {"host", "h1"}, {"pnuma", {1, 2}}});
-                },
-                "vms[5] (id \"f\"): pNUMA node 1 of host \"h1\" is over capacity in vcpu (20 > 16)"},
-        BadCase{"uneven_split", [](json& d) { d["flavors"][1]["vcpu"] = 7; }, "does not split evenly over 2 vNUMA nodes"},
-        BadCase{"negative_weight", [](json& d) { d["flavors"][1]["weight"] = -1; }, "flavors[1].weight"},
-        BadCase{"capacity_count", [](json& d) { d["host_types"][1]["node_capacity"].erase(0); }, "has 3 entries"},
-        BadCase{"string_capacity", [](json& d) { d["host_types"][0]["node_capacity"]["vcpu"] = "16"; }, "expected an integer"},
-        BadCase{"bad_format", [](json& d) { d["format"] = "other/2"; }, "format"},
-        BadCase{"negative_budget", [](json& d) { d["constraints"]["max_migrations"] = -1; }, "constraints.max_migrations"},
-        BadCase{"missing_ram", [](json& d) { d["flavors"][0].erase("ram_mib"); }, "missing required key \"ram_mib\""},
-        BadCase{"unknown_host_type", [](json& d) { d["hosts"][1]["type"] = "nope"; }, "hosts[1].type: unknown host type"}),
-    [](const ::testing::TestParamInfo<BadCase>& info) { return std::string(info.param.name); });
+        SnapshotBadCase{"missing_hosts", [](json& d) { d.erase("hosts"); }, "missing required key \"hosts\""},
+        SnapshotBadCase{"unknown_key", [](json& d) { d["vms"][0]["hots"] = "h1"; }, "vms[0]: unknown key \"hots\""},
+        SnapshotBadCase{"unknown_topology", [](json& d) { d["host_types"][0]["topology"] = "Q4"; }, "host_types[0].topology"},
+        SnapshotBadCase{"unknown_flavor", [](json& d) { d["vms"][0]["flavor"] = "huge"; },
+                        "vms[0] (id \"a\").flavor: unknown flavor \"huge\""},
+        SnapshotBadCase{"unknown_host", [](json& d) { d["vms"][0]["host"] = "h9"; }, "vms[0] (id \"a\").host: unknown host \"h9\""},
+        SnapshotBadCase{"duplicate_vm", [](json& d) { d["vms"][1]["id"] = "a"; }, "duplicate VM id \"a\""},
+        SnapshotBadCase{"same_pnuma_twice",
+                        [](json& d) {
+                            d["vms"][0]["pnuma"] = {1, 1};
+                        },
+                        "distinct pNUMA nodes"},
+        SnapshotBadCase{"edge_not_on_pnuma_edge",
+                        [](json& d) {
+                            d["vms"][0]["pnuma"] = {1, 3};
+                        },
+                        "every vNUMA edge on a pNUMA edge"},
+        SnapshotBadCase{"pnuma_out_of_range",
+                        [](json& d) {
+                            d["vms"][0]["pnuma"] = {1, 9};
+                        },
+                        "pnuma[1]"},
+        SnapshotBadCase{"wrong_pnuma_count", [](json& d) { d["vms"][0]["pnuma"] = {1}; }, "expected an array of 2 pNUMA node numbers"},
+        SnapshotBadCase{"over_capacity",
+                        [](json& d) {
+                            d["vms"].push_back(json{{"id", "c"}, {"flavor", "big"}, {"host", "h1"}, {"pnuma", {2, 1}}});
+                            d["vms"].push_back(json{{"id", "d"}, {"flavor", "big"}, {"host", "h1"}, {"pnuma", {1, 2}}});
+                            d["vms"].push_back(json{{"id", "e"}, {"flavor", "big"}, {"host", "h1"}, {"pnuma", {1, 2}}});
+                            d["vms"].push_back(json{{"id", "f"}, {"flavor", "big"}, {"host", "h1"}, {"pnuma", {1, 2}}});
+                        },
+                        "vms[5] (id \"f\"): pNUMA node 1 of host \"h1\" is over capacity in vcpu (20 > 16)"},
+        SnapshotBadCase{"uneven_split", [](json& d) { d["flavors"][1]["vcpu"] = 7; }, "does not split evenly over 2 vNUMA nodes"},
+        SnapshotBadCase{"negative_weight", [](json& d) { d["flavors"][1]["weight"] = -1; }, "flavors[1].weight"},
+        SnapshotBadCase{"capacity_count", [](json& d) { d["host_types"][1]["node_capacity"].erase(0); }, "has 3 entries"},
+        SnapshotBadCase{"string_capacity", [](json& d) { d["host_types"][0]["node_capacity"]["vcpu"] = "16"; }, "expected an integer"},
+        SnapshotBadCase{"bad_format", [](json& d) { d["format"] = "other/2"; }, "format"},
+        SnapshotBadCase{"negative_budget", [](json& d) { d["constraints"]["max_migrations"] = -1; }, "constraints.max_migrations"},
+        SnapshotBadCase{"missing_ram", [](json& d) { d["flavors"][0].erase("ram_mib"); }, "missing required key \"ram_mib\""},
+        SnapshotBadCase{"unknown_host_type", [](json& d) { d["hosts"][1]["type"] = "nope"; }, "hosts[1].type: unknown host type"}),
+    [](const ::testing::TestParamInfo<SnapshotBadCase>& info) { return std::string(info.param.name); });
 
 TEST(SnapshotIo, FileErrorsNameTheFile) {
     const auto dir = std::filesystem::temp_directory_path() / ("vmcap_io_test_" + std::to_string(::getpid()));

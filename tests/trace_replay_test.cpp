@@ -26,16 +26,17 @@
 #include "placement/replay.h"
 #include "cli/cli.h"
 #include "tests/fixtures.h"
+#include "tests/test_constants.h"
 
 namespace vmcap {
 namespace {
 
 namespace fs = std::filesystem;
-constexpr double kInf = std::numeric_limits<double>::infinity();
+using test::kInf;
 
 /** A fresh temporary directory named after this test file, removed at scope exit. */
-struct TempDir : test::TempDir {
-    TempDir() : test::TempDir("vmcap_trace_test") {}
+struct ReplayDir : test::TempDir {
+    ReplayDir() : test::TempDir("vmcap_trace_test") {}
 };
 
 /** Expects `f` to throw InputError whose message contains `needle`. */
@@ -50,17 +51,17 @@ void expect_input_error(F&& f, const std::string& needle) {
 }
 
 // Map: bins 0 (0 s), 1 (300 s), 2 (600, 900, 1200 s), 3 (1500 s); step 300 s.
-constexpr const char* kIntervalMap = "0 0\n300 1\n600 2\n900 2\n1200 2\n1500 3\n";
-constexpr const char* kFlavorMap = "1,0.75 a\n16,112 b\n2,3.5 c\n";
+constexpr const char* kReplayIntervalMap = "0 0\n300 1\n600 2\n900 2\n1200 2\n1500 3\n";
+constexpr const char* kReplayFlavorMap = "1,0.75 a\n16,112 b\n2,3.5 c\n";
 
 struct AzureFiles {
-    TempDir dir;
+    ReplayDir dir;
     std::string flav, dur, imap, fmap;
     AzureFiles(const std::string& flavors, const std::string& durations) {
         flav = dir.write("flav.txt", flavors);
         dur = dir.write("dur.txt", durations);
-        imap = dir.write("imap.txt", kIntervalMap);
-        fmap = dir.write("fmap.txt", kFlavorMap);
+        imap = dir.write("imap.txt", kReplayIntervalMap);
+        fmap = dir.write("fmap.txt", kReplayFlavorMap);
     }
     std::vector<TraceVm> read(std::uint64_t seed = 7) const { return read_azure_trace(flav, dur, imap, fmap, seed); }
 };
@@ -180,7 +181,7 @@ TEST(AzureTrace, MalformedInputNamesFileAndLine) {
 }
 
 TEST(HuaweiTrace, ParsesAndSortsStably) {
-    TempDir d;
+    ReplayDir d;
     const std::string csv = d.write("h.csv",
                                     "vmid,cpu,mem,at,lt\n"
                                     "0,4,16,10.0,5.0\n"
@@ -200,7 +201,7 @@ TEST(HuaweiTrace, ParsesAndSortsStably) {
 }
 
 TEST(HuaweiTrace, MalformedInputNamesFileAndLine) {
-    TempDir d;
+    ReplayDir d;
     const std::string header = d.write("a.csv", "vmid,cpu,memory,time,type\n0,1,1,0,0\n");
     expect_input_error([&] { read_huawei_trace(header); }, header + ":1: expected header");
     const std::string fields = d.write("b.csv", "vmid,cpu,mem,at,lt\n0,1,1,0.0,1.0\n1,1,1,0.0\n");
@@ -213,7 +214,7 @@ TEST(HuaweiTrace, MalformedInputNamesFileAndLine) {
 }
 
 TEST(RequestLog, ReadsRowsAndNamesFileAndLineOfABadOne) {
-    TempDir d;
+    ReplayDir d;
     const auto r = read_request_log(d.write("r.csv", "time_s,flavor\n30,4c8g\n-5.5,1c2g\r\n12,4c8g\n"));
     ASSERT_EQ(r.size(), 3u);
     EXPECT_DOUBLE_EQ(r[1].time_s, -5.5);  // any origin, any order, CRLF tolerated
@@ -335,12 +336,12 @@ TEST(UniformHostType, NamesAndCapacities) {
 
 // ---------------------------------------------------------------- replay
 
-TraceVm vm_at(double arrival, double departure, Amount vcpu, Amount gib) {
+TraceVm trace_vm_at(double arrival, double departure, Amount vcpu, Amount gib) {
     return TraceVm{arrival, departure, vcpu, gib * 1024, trace_flavor_name(vcpu, gib * 1024)};
 }
 
 /** Random trace with K1, K2 and C4 flavors (on CQ3-16c64g) and some censored VMs. */
-std::vector<TraceVm> random_trace(std::uint64_t seed, int n) {
+std::vector<TraceVm> random_replay_trace(std::uint64_t seed, int n) {
     std::mt19937_64 g(seed);
     const std::vector<std::pair<Amount, Amount>> sizes = {{1, 2}, {2, 4}, {4, 8}, {8, 32}, {8, 56}, {16, 112}, {1, 1}};
     std::vector<TraceVm> t;
@@ -349,7 +350,7 @@ std::vector<TraceVm> random_trace(std::uint64_t seed, int n) {
         now += static_cast<double>(g() % 100) / 10.0;
         const auto [v, r] = sizes[g() % sizes.size()];
         const double life = (g() % 10 == 0) ? kInf : static_cast<double>(g() % 4000);
-        t.push_back(vm_at(now, now + life, v, r));
+        t.push_back(trace_vm_at(now, now + life, v, r));
     }
     return t;
 }
@@ -380,7 +381,7 @@ void expect_within_capacity(const Problem& p) {
 }
 
 TEST(Replay, RandomTraceInvariants) {
-    const auto trace = random_trace(3, 3000);
+    const auto trace = random_replay_trace(3, 3000);
     for (const std::string placer : {"best-fit", "first-fit"}) {
         SCOPED_TRACE(placer);
         SnapshotOptions o = cq3_options(6, 10000.0);
@@ -570,7 +571,7 @@ TEST(Replay, MatchesABruteForcePlacer) {
     for (const Case& c : {Case{"CQ3", 6, 21}, Case{"CQ3", 3, 22}, Case{"K4", 12, 23}, Case{"Q33", 5, 24}}) {
         for (const std::string placer : {"best-fit", "first-fit", "vmcap-fit", "vmcap-first-fit", "vmcap-rack-fit", "worst-fit"}) {
             SCOPED_TRACE(c.topology + " " + placer + " seed " + std::to_string(c.seed));
-            const auto trace = random_trace(c.seed, 2500);
+            const auto trace = random_replay_trace(c.seed, 2500);
             SnapshotOptions o = cq3_options(c.hosts, 9000.0);
             o.host_type = uniform_host_type(c.topology, 16, 64 * 1024);
             o.placer = placer;
@@ -596,7 +597,7 @@ TEST(Replay, MatchesABruteForcePlacer) {
 // (vmcap-first-fit), with every host in one rack best fit's (vmcap-fit), and with racks of two
 // hosts it places differently from both.
 TEST(Replay, RackFitIsFirstFitOverRacksAndBestFitInThem) {
-    const auto trace = random_trace(21, 2500);
+    const auto trace = random_replay_trace(21, 2500);
     const auto hosts_of = [&](const std::string& placer, int hosts_per_rack) {
         SnapshotOptions o = cq3_options(6, 9000.0);
         o.host_type = uniform_host_type("CQ3", 16, 64 * 1024);
@@ -614,7 +615,7 @@ TEST(Replay, RackFitIsFirstFitOverRacksAndBestFitInThem) {
 }
 
 TEST(Replay, WithAmpleHostsTheSnapshotIsExactlyTheAliveSet) {
-    const auto trace = random_trace(4, 1500);
+    const auto trace = random_replay_trace(4, 1500);
     const SnapshotOptions o = cq3_options(400, 5000.0);
     ReplayStats st;
     const Problem p = replay_snapshot(trace, o, &st);
@@ -637,11 +638,11 @@ TEST(Replay, WithAmpleHostsTheSnapshotIsExactlyTheAliveSet) {
 // (A share below 0.0005 thousandths, one request in more than two million, is kept at 0.001.)
 TEST(Replay, DemandWeightsAreSharesOfTheWindowsRequests) {
     std::vector<TraceVm> t;
-    t.push_back(vm_at(0.0, kInf, 8, 32));    // before the window (and at stop - window): weight 0, alive
-    t.push_back(vm_at(100.0, 150.0, 2, 4));  // in the window, departed by the stop: still a target
-    for (int i = 0; i < 3; ++i) t.push_back(vm_at(101.0 + i, kInf, 1, 2));
-    for (int i = 0; i < 2995; ++i) t.push_back(vm_at(110.0 + i * 0.01, kInf, 4, 8));
-    t.push_back(vm_at(140.0, kInf, 16, 112));  // 1 of 3,000: 0.333 thousandths
+    t.push_back(trace_vm_at(0.0, kInf, 8, 32));    // before the window (and at stop - window): weight 0, alive
+    t.push_back(trace_vm_at(100.0, 150.0, 2, 4));  // in the window, departed by the stop: still a target
+    for (int i = 0; i < 3; ++i) t.push_back(trace_vm_at(101.0 + i, kInf, 1, 2));
+    for (int i = 0; i < 2995; ++i) t.push_back(trace_vm_at(110.0 + i * 0.01, kInf, 4, 8));
+    t.push_back(trace_vm_at(140.0, kInf, 16, 112));  // 1 of 3,000: 0.333 thousandths
     SnapshotOptions o = cq3_options(400, 200.0);
     o.targets = "demand";
     o.demand_window_s = 200.0;  // (0, 200]: every arrival but the first
@@ -666,14 +667,14 @@ TEST(Replay, CountsRejectionsAndHonoursDepartures) {
     o.num_hosts = 1;
     o.time_s = 100.0;
     const std::vector<TraceVm> t = {
-        vm_at(0, 10, 1, 1),     // vm0 departs at 10
-        vm_at(1, kInf, 1, 1),   // vm1
-        vm_at(2, kInf, 1, 1),   // vm2
-        vm_at(3, kInf, 1, 1),   // vm3: node full now
-        vm_at(4, kInf, 1, 1),   // vm4 rejected
-        vm_at(10, kInf, 1, 1),  // vm5: vm0 departs at 10 first, so it fits
-        vm_at(11, kInf, 1, 1),  // vm6 rejected
-        vm_at(101, kInf, 1, 1)  // after the stop time: not replayed
+        trace_vm_at(0, 10, 1, 1),     // vm0 departs at 10
+        trace_vm_at(1, kInf, 1, 1),   // vm1
+        trace_vm_at(2, kInf, 1, 1),   // vm2
+        trace_vm_at(3, kInf, 1, 1),   // vm3: node full now
+        trace_vm_at(4, kInf, 1, 1),   // vm4 rejected
+        trace_vm_at(10, kInf, 1, 1),  // vm5: vm0 departs at 10 first, so it fits
+        trace_vm_at(11, kInf, 1, 1),  // vm6 rejected
+        trace_vm_at(101, kInf, 1, 1)  // after the stop time: not replayed
     };
     ReplayStats st;
     const Problem p = replay_snapshot(t, o, &st);
@@ -699,9 +700,9 @@ TEST(Replay, CountsRejectionsAndHonoursDepartures) {
 TEST(Replay, BestFitAndFirstFitChooseDifferentHostsAndNodes) {
     // Hosts: two single-node hosts of 4 vCPU.
     const std::vector<TraceVm> hosts_trace = {
-        vm_at(0, 2, 2, 1),     // vm0 -> h1 (both placers)
-        vm_at(1, kInf, 3, 1),  // vm1 -> h2 (h1 has 2 free)
-        vm_at(3, kInf, 1, 1),  // vm2: h1 has 4 free, h2 has 1 free
+        trace_vm_at(0, 2, 2, 1),     // vm0 -> h1 (both placers)
+        trace_vm_at(1, kInf, 3, 1),  // vm1 -> h2 (h1 has 2 free)
+        trace_vm_at(3, kInf, 1, 1),  // vm2: h1 has 4 free, h2 has 1 free
     };
     SnapshotOptions o;
     o.host_type = uniform_host_type("K1", 4, 8 * 1024);
@@ -720,9 +721,9 @@ TEST(Replay, BestFitAndFirstFitChooseDifferentHostsAndNodes) {
 
     // Nodes: one host, two 4-vCPU nodes (K2).
     const std::vector<TraceVm> nodes_trace = {
-        vm_at(0, 5, 3, 1),     // vm0 -> node 1
-        vm_at(1, kInf, 2, 1),  // vm1 -> node 2 (node 1 has 1 free)
-        vm_at(6, kInf, 1, 1),  // vm2: node 1 has 4 free, node 2 has 2 free
+        trace_vm_at(0, 5, 3, 1),     // vm0 -> node 1
+        trace_vm_at(1, kInf, 2, 1),  // vm1 -> node 2 (node 1 has 1 free)
+        trace_vm_at(6, kInf, 1, 1),  // vm2: node 1 has 4 free, node 2 has 2 free
     };
     o.host_type = uniform_host_type("K2", 4, 8 * 1024);
     o.num_hosts = 1;
@@ -736,7 +737,7 @@ TEST(Replay, BestFitAndFirstFitChooseDifferentHostsAndNodes) {
     EXPECT_EQ(ff.vms[1].pnuma[0], 0);  // first feasible placement
 
     // On a random trace both are valid and they differ.
-    const auto trace = random_trace(8, 2000);
+    const auto trace = random_replay_trace(8, 2000);
     SnapshotOptions r = cq3_options(8, 8000.0);
     const Problem a = replay_snapshot(trace, r);
     r.placer = "first-fit";
@@ -747,7 +748,7 @@ TEST(Replay, BestFitAndFirstFitChooseDifferentHostsAndNodes) {
 }
 
 TEST(Replay, DeterministicForAFixedSeedAndSampleDependsOnSeed) {
-    const auto trace = random_trace(5, 2000);
+    const auto trace = random_replay_trace(5, 2000);
     SnapshotOptions o = cq3_options(5, 7000.0);
     o.sample = 0.5;
     o.seed = 42;
@@ -765,8 +766,8 @@ TEST(Replay, DeterministicForAFixedSeedAndSampleDependsOnSeed) {
 }
 
 TEST(Replay, TargetsWeightsTopologyAndConstraints) {
-    const std::vector<TraceVm> t = {vm_at(0, kInf, 1, 2), vm_at(1, kInf, 8, 56), vm_at(2, kInf, 16, 112), vm_at(3, kInf, 4, 8),
-                                    vm_at(4, 5, 2, 4)};
+    const std::vector<TraceVm> t = {trace_vm_at(0, kInf, 1, 2), trace_vm_at(1, kInf, 8, 56), trace_vm_at(2, kInf, 16, 112),
+                                    trace_vm_at(3, kInf, 4, 8), trace_vm_at(4, 5, 2, 4)};
     SnapshotOptions o = cq3_options(5, 10.0);
     o.hosts_per_rack = 2;
     o.racks_per_pod = 2;
@@ -804,7 +805,7 @@ TEST(Replay, TargetsWeightsTopologyAndConstraints) {
     EXPECT_EQ(p.flavors[2].weight, 2.5);
 
     // No multi-NUMA flavor alive: the largest flavor is the target.
-    const std::vector<TraceVm> small = {vm_at(0, kInf, 1, 2), vm_at(1, kInf, 4, 8), vm_at(2, kInf, 4, 4)};
+    const std::vector<TraceVm> small = {trace_vm_at(0, kInf, 1, 2), trace_vm_at(1, kInf, 4, 8), trace_vm_at(2, kInf, 4, 4)};
     o = cq3_options(2, 10.0);
     p = replay_snapshot(small, o);
     ASSERT_EQ(p.flavors.size(), 3u);
@@ -825,7 +826,7 @@ TEST(Replay, TargetsWeightsTopologyAndConstraints) {
 }
 
 TEST(Replay, RejectsBadOptionsAndTraces) {
-    const std::vector<TraceVm> t = {vm_at(0, kInf, 1, 2)};
+    const std::vector<TraceVm> t = {trace_vm_at(0, kInf, 1, 2)};
     auto bad = [&](auto mutate, const std::string& needle) {
         SnapshotOptions o = cq3_options(2, 10.0);
         mutate(o);
@@ -837,24 +838,24 @@ TEST(Replay, RejectsBadOptionsAndTraces) {
     bad([](SnapshotOptions& o) { o.targets = "some"; }, "targets");
     bad([](SnapshotOptions& o) { o.time_s = -1.0; }, "time");
     bad([](SnapshotOptions& o) { o.host_type.node_capacity.pop_back(); }, "node capacities");
-    const std::vector<TraceVm> unsorted = {vm_at(5, kInf, 1, 2), vm_at(1, kInf, 1, 2)};
+    const std::vector<TraceVm> unsorted = {trace_vm_at(5, kInf, 1, 2), trace_vm_at(1, kInf, 1, 2)};
     expect_input_error([&] { replay_snapshot(unsorted, cq3_options(2, 10.0)); }, "not sorted");
-    std::vector<TraceVm> clash = {vm_at(0, kInf, 1, 2), vm_at(1, kInf, 2, 2)};
+    std::vector<TraceVm> clash = {trace_vm_at(0, kInf, 1, 2), trace_vm_at(1, kInf, 2, 2)};
     clash[1].flavor_name = clash[0].flavor_name;
     expect_input_error([&] { replay_snapshot(clash, cq3_options(2, 10.0)); }, "two different sizes");
     // A flavor the rule cannot split on this host type.
-    const std::vector<TraceVm> huge = {vm_at(0, kInf, 256, 2)};
+    const std::vector<TraceVm> huge = {trace_vm_at(0, kInf, 256, 2)};
     expect_input_error([&] { replay_snapshot(huge, cq3_options(2, 10.0)); }, "256c2g");
 }
 
 // ---------------------------------------------------------------- CLI
 
 TEST(CmdSnapshot, WritesASnapshotFromASyntheticDataDir) {
-    TempDir d;
+    ReplayDir d;
     d.write("azure-v1-flavor-traces/traces/v1.dev.txt", "300 a,b,|,c\n600 c,c,|\n900 a\n");
     d.write("azure-v1-flavor-traces/traces/v1.dev.c2100000.txt", "300 C1,U1,|,U2\n600 U9,C2,|\n900 U0\n");
-    d.write("azure-v1-flavor-traces/maps/v1.interval_map.txt", kIntervalMap);
-    d.write("azure-v1-flavor-traces/maps/flav_map.txt", kFlavorMap);
+    d.write("azure-v1-flavor-traces/maps/v1.interval_map.txt", kReplayIntervalMap);
+    d.write("azure-v1-flavor-traces/maps/flav_map.txt", kReplayFlavorMap);
     const std::string out = (d.path() / "snap.json").string();
     const cli::Args args = {"--trace", "azure-dev", "--data-dir", d.path().string(), "--hosts",    "3",     "--time",
                             "400",     "--seed",    "9",          "--weight",        "2c3.5g=0.5", "--out", out};

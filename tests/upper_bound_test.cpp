@@ -73,7 +73,7 @@ Problem tiny(const std::string& topo, int hosts, int vms, std::uint64_t seed) {
  * (CapacityModel::host_capacity) minus `ram_milli` per MiB migrated (the ram-cost term). Uses
  * nothing of SearchState, the solvers or the bound.
  */
-Score brute_force(const CapacityModel& m, Score ram_milli = 0) {
+Score brute_force_score(const CapacityModel& m, Score ram_milli = 0) {
     const Problem& p = m.problem();
     const int R = p.num_resources(), H = static_cast<int>(p.hosts.size());
     const bool remap_counts = p.constraints.remap_counts_as_migration;
@@ -130,7 +130,7 @@ Score snapshot_score(const CapacityModel& m) {
     return SearchState(m).objective();
 }
 
-struct Case {
+struct BoundCase {
     const char* topo;
     int hosts, vms;
 };
@@ -177,11 +177,11 @@ TEST(UpperBound, NodeSubsetBoundNeverBelowTheExactOptimumOfSmallClusters) {
 TEST(UpperBound, NeverBelowTheOptimumOnTinyInstances) {
     // Host topologies with 1, 2, 4 and 8 pNUMA nodes; more hosts and VMs where the brute force
     // stays fast (free remaps multiply its branching).
-    const Case cases[] = {{"K1", 3, 7}, {"K2", 3, 7}, {"K4", 3, 6}, {"C4", 3, 6}, {"CQ3", 2, 5}, {"2xK4", 2, 5}};
+    const BoundCase cases[] = {{"K1", 3, 7}, {"K2", 3, 7}, {"K4", 3, 6}, {"C4", 3, 6}, {"CQ3", 2, 5}, {"2xK4", 2, 5}};
     int compared = 0, binding_ram = 0, lagrangian = 0, tight = 0, above = 0, remap_cases = 0, landing_tighter = 0, priced = 0;
     int arrivals_applied = 0, arrivals_tighter = 0, envelope_applied = 0;
     for (int i = 0; i < 120; ++i) {
-        const Case& c = cases[i % 6];
+        const BoundCase& c = cases[i % 6];
         Problem p = tiny(c.topo, c.hosts, c.vms, 500 + static_cast<std::uint64_t>(i));
         const int budget = (i / 6) % 4;
         p.constraints.max_migrations = budget;
@@ -194,7 +194,7 @@ TEST(UpperBound, NeverBelowTheOptimumOnTinyInstances) {
         const CapacityModel m(p);
         SCOPED_TRACE(std::string(c.topo) + " case " + std::to_string(i) + " budget " + std::to_string(budget) +
                      (ram_budget ? " ram-budget" : "") + (free_remaps ? " free-remaps" : "") + (ram_cost ? " ram-cost" : ""));
-        const Score opt = brute_force(m, ram_cost ? weight_milli(0.125) : 0);
+        const Score opt = brute_force_score(m, ram_cost ? weight_milli(0.125) : 0);
         const UpperBound ub = compute_upper_bound(m);
         EXPECT_TRUE(ub.covers_objective);
         EXPECT_GE(ub.score, opt);
@@ -310,15 +310,15 @@ TEST(UpperBound, ArrivalsWholeInUnitClassesNeverBelowTheOptimum) {
     // arrive whole over classes of units (docs/upper-bound.md, "Arrivals priced"). Against the
     // exhaustive search of every final state, toward target 0 (the multipliers driven hardest) and
     // toward the optimum, with the per-k search first and the envelope first.
-    const Case cases[] = {{"K2", 3, 6}, {"K4", 3, 6}, {"C4", 3, 6}, {"CQ3", 2, 5}};
+    const BoundCase cases[] = {{"K2", 3, 6}, {"K4", 3, 6}, {"C4", 3, 6}, {"CQ3", 2, 5}};
     int compared = 0, whole = 0, tighter = 0;
     for (int i = 0; i < 64; ++i) {
-        const Case& c = cases[i % 4];
+        const BoundCase& c = cases[i % 4];
         Problem p = tiny_multiples(c.topo, c.hosts, c.vms, 900 + static_cast<std::uint64_t>(i));
         p.constraints.max_migrations = 1 + (i / 4) % 3;
         const CapacityModel m(p);
         SCOPED_TRACE(std::string(c.topo) + " case " + std::to_string(i) + " budget " + std::to_string(p.constraints.max_migrations));
-        const Score opt = brute_force(m);
+        const Score opt = brute_force_score(m);
         const UpperBound ub = compute_upper_bound(m);
         ASSERT_GE(ub.score, opt);
         for (const bool per_k_first : {true, false})
@@ -368,7 +368,7 @@ TEST(UpperBound, ArrivalsWholeInUnitClassesNeverBelowTheOptimum) {
     p.constraints.max_migrations = 1;
     const CapacityModel m(p);
     ASSERT_EQ(snapshot_score(m), 1 * kScoreScale);
-    ASSERT_EQ(brute_force(m), 4 * kScoreScale);
+    ASSERT_EQ(brute_force_score(m), 4 * kScoreScale);
     const UpperBound ub = compute_upper_bound(m);
     // At any prices L is at least the optimum; with 12c24g's price above the 1 it costs host 1,
     // host 1 must take it in for L to stay there (4 - pi + pi - 1 + 1).
@@ -490,7 +490,7 @@ TEST(UpperBound, HandCheckedTable) {
         SCOPED_TRACE("budget " + std::to_string(b));
         const UpperBound ub = compute_upper_bound(m);
         EXPECT_EQ(ub.score, want_bound[b] * unit);
-        EXPECT_EQ(brute_force(m), want_opt[b] * unit);
+        EXPECT_EQ(brute_force_score(m), want_opt[b] * unit);
         EXPECT_EQ(ub.effective_budget, b);
         EXPECT_DOUBLE_EQ(relative_gap(ub.value, static_cast<double>(want_opt[b])), b == 3 ? 1.0 / 3.0 : 0.0);
     }
@@ -538,7 +538,7 @@ TEST(UpperBound, LandingCostOfATargetFlavorVm) {
         SCOPED_TRACE("budget " + std::to_string(b));
         const UpperBound ub = compute_upper_bound(m);
         EXPECT_EQ(ub.priced_flavors, 1);  // 8c32g; the 1c4g flavor holds no target copy
-        EXPECT_EQ(brute_force(m), 2 * kScoreScale);
+        EXPECT_EQ(brute_force_score(m), 2 * kScoreScale);
         EXPECT_EQ(ub.score, 2 * kScoreScale);
         UpperBoundParams off;
         off.landing_costs = false;
@@ -779,7 +779,7 @@ TEST(UpperBound, FreeRemapsCountTheSameHostRePlacement) {
     const CapacityModel mf(p);
     const UpperBound ub = compute_upper_bound(mf);
     EXPECT_TRUE(ub.free_remaps);
-    EXPECT_GE(ub.score, brute_force(mf));
+    EXPECT_GE(ub.score, brute_force_score(mf));
     // A case where the free remap pays: one 2c8g target per node (2 vCPU), the VMs 1c4g on both
     // nodes leave 3 + 3 -> 1 + 1 = 2; gathered on node 0: 2 + 4 -> 1 + 2 = 3.
     Problem g = hand_problem(1, {{0, 0}, {0, 1}});
@@ -794,7 +794,7 @@ TEST(UpperBound, FreeRemapsCountTheSameHostRePlacement) {
     g.constraints.remap_counts_as_migration = false;
     finalize_problem(g, "<hand>");
     const CapacityModel mg(g);
-    EXPECT_EQ(brute_force(mg), 3 * kScoreScale);
+    EXPECT_EQ(brute_force_score(mg), 3 * kScoreScale);
     EXPECT_GE(compute_upper_bound(mg).score, 3 * kScoreScale);
     g.constraints.remap_counts_as_migration = true;  // the same remap then needs a budget of 1
     const CapacityModel mg0(g);
@@ -872,10 +872,10 @@ int check_cut_bounds(const CapacityModel& m, Score floor, const UpperBound& full
 
 TEST(UpperBound, CutShortStaysValidAndNeverBelowTheCompleteBound) {
     // Tiny instances against the brute-force optimum: cut bound >= complete bound >= optimum.
-    const Case cases[] = {{"K1", 3, 7}, {"K2", 3, 7}, {"K4", 3, 6}, {"C4", 3, 6}, {"CQ3", 2, 5}, {"2xK4", 2, 5}};
+    const BoundCase cases[] = {{"K1", 3, 7}, {"K2", 3, 7}, {"K4", 3, 6}, {"C4", 3, 6}, {"CQ3", 2, 5}, {"2xK4", 2, 5}};
     int above = 0;
     for (int i = 0; i < 48; ++i) {
-        const Case& c = cases[i % 6];
+        const BoundCase& c = cases[i % 6];
         Problem p = tiny(c.topo, c.hosts, c.vms, 900 + static_cast<std::uint64_t>(i));
         p.constraints.max_migrations = 1 + (i / 6) % 3;
         if (i % 5 == 3) p.constraints.max_migrated_ram_mib = 12 * 1024;
@@ -884,7 +884,7 @@ TEST(UpperBound, CutShortStaysValidAndNeverBelowTheCompleteBound) {
         if (ram_cost) p.objective_terms = {{"ram-cost", 0.125}};
         const CapacityModel m(p);
         SCOPED_TRACE(std::string(c.topo) + " case " + std::to_string(i));
-        const Score opt = brute_force(m, ram_cost ? weight_milli(0.125) : 0);
+        const Score opt = brute_force_score(m, ram_cost ? weight_milli(0.125) : 0);
         const UpperBound full = compute_upper_bound(m);
         ASSERT_TRUE(full.complete);
         ASSERT_GE(full.score, opt);

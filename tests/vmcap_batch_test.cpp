@@ -172,7 +172,7 @@ std::vector<BatchCase> batch_cases() {
     return c;
 }
 
-std::string case_name(const testing::TestParamInfo<BatchCase>& info) {
+std::string batch_case_name(const testing::TestParamInfo<BatchCase>& info) {
     std::string s = info.param.host;
     s += "_";
     s += info.param.guest;
@@ -273,7 +273,7 @@ TEST_P(BatchClosedFormTest, WeightedBytesEqualTheScalarSum) {
     }
 }
 
-INSTANTIATE_TEST_SUITE_P(TableI, BatchClosedFormTest, testing::ValuesIn(batch_cases()), case_name);
+INSTANTIATE_TEST_SUITE_P(TableI, BatchClosedFormTest, testing::ValuesIn(batch_cases()), batch_case_name);
 
 // The network gives the t largest of n values in order at positions n-t..n-1 for all inputs iff
 // it does for all 0-1 inputs (0-1 principle, Knuth TAOCP 5.3.4, exercise 36 generalised to

@@ -232,7 +232,7 @@ std::vector<ClosedFormCase> closed_form_cases() {
     return c;
 }
 
-std::string case_name(const testing::TestParamInfo<ClosedFormCase>& info) {
+std::string closed_form_case_name(const testing::TestParamInfo<ClosedFormCase>& info) {
     std::string s = info.param.host + "_" + info.param.guest;
     if (!info.param.variant.empty()) s += "_" + info.param.variant;
     for (char& ch : s)
@@ -281,7 +281,7 @@ TEST_P(ClosedFormTest, MatchesCbcAndExactOnLargeValues) {
     }
 }
 
-INSTANTIATE_TEST_SUITE_P(TableI, ClosedFormTest, testing::ValuesIn(closed_form_cases()), case_name);
+INSTANTIATE_TEST_SUITE_P(TableI, ClosedFormTest, testing::ValuesIn(closed_form_cases()), closed_form_case_name);
 
 // Kn/Kk for every k <= n <= 16 on large values: the drop loop, the k == 1 and k == n special
 // cases, the unrolled n = 4 and n = 8 paths and the K4 specialisations, against the min-over-r
