@@ -53,7 +53,7 @@ constexpr const char* kHuaweiAttribution =
     "multi-NUMA virtual machines via reinforcement learning\" (Pattern Recognition 121, 2021).";
 
 /** Shortest fixed-point text that round-trips (reproducible in the source string). */
-std::string num(double v) {
+std::string fixed_text(double v) {
     char buf[64];
     auto [p, ec] = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::fixed);
     return ec == std::errc{} ? std::string(buf, p) : std::to_string(v);
@@ -253,13 +253,14 @@ std::vector<TraceVm> read_snapshot_trace(SnapshotCommand& c) {
 /** The snapshot's provenance text (Problem::source): trace, options, network and licence. */
 void set_snapshot_source(SnapshotCommand& c, double first_arrival_s) {
     c.opt.source = "vmcap snapshot: trace=" + c.trace_name + " (" + c.files + "), seed=" + std::to_string(c.opt.seed) +
-                   (c.copies > 1 ? ", copies=" + std::to_string(c.copies) : std::string()) + ", sample=" + num(c.opt.sample) +
-                   ", time=" + num(c.opt.time_s) + " s after the first arrival (trace time " + fixed(first_arrival_s + c.opt.time_s, 3) +
-                   " s), hosts=" + std::to_string(c.opt.num_hosts) + " x " + c.opt.host_type.name + ", placer=" + c.opt.placer +
-                   ", max-node-fraction=" + num(c.opt.rule.max_node_fraction) + ", targets=" + c.opt.targets +
-                   (c.opt.targets == "demand" ? ", demand-window=" + num(c.opt.demand_window_s) + " s" : "");
+                   (c.copies > 1 ? ", copies=" + std::to_string(c.copies) : std::string()) + ", sample=" + fixed_text(c.opt.sample) +
+                   ", time=" + fixed_text(c.opt.time_s) + " s after the first arrival (trace time " +
+                   fixed(first_arrival_s + c.opt.time_s, 3) + " s), hosts=" + std::to_string(c.opt.num_hosts) + " x " +
+                   c.opt.host_type.name + ", placer=" + c.opt.placer + ", max-node-fraction=" + fixed_text(c.opt.rule.max_node_fraction) +
+                   ", targets=" + c.opt.targets +
+                   (c.opt.targets == "demand" ? ", demand-window=" + fixed_text(c.opt.demand_window_s) + " s" : "");
     for (const auto& [name, topo] : c.opt.rule.overrides) c.opt.source += ", vnuma " + name + "=" + topo;
-    for (const auto& [name, w] : c.opt.weights) c.opt.source += ", weight " + name + "=" + num(w);
+    for (const auto& [name, w] : c.opt.weights) c.opt.source += ", weight " + name + "=" + fixed_text(w);
     if (c.net.present) {  // appended piece by piece ("literal" + string trips GCC 12's -Wrestrict)
         const DatacenterNetworkOptions& n = c.net.options;
         auto add = [&](std::initializer_list<std::string> parts) {
@@ -275,7 +276,7 @@ void set_snapshot_source(SnapshotCommand& c, double first_arrival_s) {
         if (n.kind != "leaf-spine") add({", upper links ", std::to_string(n.agg_uplink_mbps), " Mbps"});
         add({")"});
         if (c.bpc > 0.0)
-            add({", bpc=", num(c.bpc), " Mbps per vCPU, vdc-cap=", std::to_string(c.vdc_cap), " (Gridiron VDCs of tenant batches)"});
+            add({", bpc=", fixed_text(c.bpc), " Mbps per vCPU, vdc-cap=", std::to_string(c.vdc_cap), " (Gridiron VDCs of tenant batches)"});
     }
     c.opt.source += std::string(". ") + (c.azure ? kAzureAttribution : kHuaweiAttribution);
 }
@@ -303,13 +304,13 @@ void print_snapshot_summary(const SnapshotCommand& c, const Problem& problem, co
               << "  constraints: max_migrations " << problem.constraints.max_migrations << ", max_migrated_ram "
               << (problem.constraints.max_migrated_ram_mib == std::numeric_limits<Amount>::max()
                       ? std::string("unlimited")
-                      : num(static_cast<double>(problem.constraints.max_migrated_ram_mib) / 1024.0) + " GiB")
+                      : fixed_text(static_cast<double>(problem.constraints.max_migrated_ram_mib) / 1024.0) + " GiB")
               << "\n  flavors (vNUMA, weight, alive, rejected):\n";
     for (std::size_t f = 0; f < problem.flavors.size(); ++f) {
         const Flavor& fl = problem.flavors[f];
         const auto rej = st.rejected_by_flavor.find(fl.name);
-        std::cout << "    " << fl.name << "  " << fl.vnuma.name << "  " << num(fl.weight) << "  " << alive_per_flavor[static_cast<int>(f)]
-                  << "  " << (rej == st.rejected_by_flavor.end() ? 0 : rej->second) << "\n";
+        std::cout << "    " << fl.name << "  " << fl.vnuma.name << "  " << fixed_text(fl.weight) << "  "
+                  << alive_per_flavor[static_cast<int>(f)] << "  " << (rej == st.rejected_by_flavor.end() ? 0 : rej->second) << "\n";
     }
     for (const auto& [name, count] : st.rejected_by_flavor)
         if (std::none_of(problem.flavors.begin(), problem.flavors.end(), [&name = name](const Flavor& fl) { return fl.name == name; }))

@@ -13,4 +13,4 @@ cd "$(dirname "$0")/.."
 bash scripts/install_packages.sh sanitize clang libclang-rt-14-dev
 CC=clang CXX=clang++ cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -gline-tables-only -DNDEBUG" \
-  -DVMCAP_SANITIZE=ON -DVMCAP_BUILD_FUZZ=ON -DVMCAP_BUILD_TESTS=ON -DVMCAP_BUILD_BENCH=OFF >/dev/null
+  -DVMCAP_SANITIZE=ON -DVMCAP_BUILD_FUZZ=ON -DVMCAP_BUILD_TESTS=ON -DVMCAP_BUILD_BENCH=OFF -DVMCAP_UNITY_LIBS=ON >/dev/null

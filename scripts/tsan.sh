@@ -12,7 +12,7 @@ FILES+=";regions_test.cpp;tabu_test.cpp;toy_filter_test.cpp;upper_bound_test.cpp
 # -g1 (line tables and function names, what a report's stacks need; no variables): the TSan
 # tree's compile CPU is a quarter less than with RelWithDebInfo's -g (annealing.cpp 7.3 / 8.3 s
 # against 9.6 / 11.1 s; docs/performance.md, "Greedy's room candidates cached", its "CI time").
-cmake -S . -B build-tsan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" -DVMCAP_SANITIZE_THREAD=ON -DVMCAP_BUILD_TESTS=ON -DVMCAP_BUILD_BENCH=OFF \
+cmake -S . -B build-tsan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" -DVMCAP_SANITIZE_THREAD=ON -DVMCAP_BUILD_TESTS=ON -DVMCAP_BUILD_BENCH=OFF -DVMCAP_UNITY_LIBS=ON \
   -DVMCAP_TEST_FILES="$FILES" >/dev/null
 cmake --build build-tsan -j"$(nproc)"
 # oneTBB's own synchronisation is not instrumented; its scheduler internals are suppressed, our
