@@ -282,7 +282,7 @@ template <class T>
             y[l] = u - m;
         }
     }
-    auto divide = [&p](T x, int d) -> T {
+    auto divide = [&](T x, int d) -> T {  // [&]: the 64-bit path reads no p (an explicit &p warns there)
         if constexpr (sizeof(T) == 4) {
             const std::uint64_t q = (static_cast<std::uint64_t>(static_cast<std::uint32_t>(x)) * p.magic31[d]) >> p.shift31[d];
             return static_cast<T>(q);

@@ -280,7 +280,7 @@ class MultiNodeArrivals {
 public:
     static constexpr std::int64_t kMaxStates = std::int64_t{1} << 20;
     static constexpr std::int64_t kMaxExactStates = std::int64_t{1} << 16;
-    MultiNodeArrivals(const CapacityModel& m, const std::vector<Score>& price) : m_(m), R_(m.num_resources()) {
+    MultiNodeArrivals(const CapacityModel& m, const std::vector<Score>& price) : R_(m.num_resources()) {
         const Problem& p = m.problem();
         const int T = m.num_targets();
         if (T == 0) return;
@@ -581,7 +581,6 @@ private:
         std::vector<int> choice;         ///< [state] the arrival T takes there (-1: the copies alone)
         Score most_gain = 0, most_gain_extra = 0;
     };
-    const CapacityModel& m_;
     int R_;
     std::vector<Amount> unit_;     ///< u per resource
     std::vector<Count> multiple_;  ///< [target] m_t
