@@ -105,13 +105,7 @@ Score brute_force(const CapacityModel& m, bool links) {
     return best;
 }
 
-BranchBoundParams cold(bool symmetry) {
-    BranchBoundParams bp;
-    bp.time_limit_s = 60;
-    bp.warm_start_evaluations = -1;  // the search must find the optimum itself
-    bp.symmetry = symmetry;
-    return bp;
-}
+using test::cold_bb;
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -165,16 +159,16 @@ TEST(ExactLinks, BranchBoundAndMilpEqualBruteForceAndAnnealingReachesIt) {
         if (bf < bf_free) ++binding;
 
         auto t0 = std::chrono::steady_clock::now();
-        const ExactResult bb = solve_exact_bb(m, cold(true));
+        const ExactResult bb = solve_exact_bb(m, cold_bb(true));
         const double bb_s = seconds_since(t0);
         EXPECT_TRUE(bb.proven);
         EXPECT_DOUBLE_EQ(bb.objective, bf);
-        EXPECT_DOUBLE_EQ(solve_exact_bb(m, cold(false)).objective, bf);  // without symmetry rules
+        EXPECT_DOUBLE_EQ(solve_exact_bb(m, cold_bb(false)).objective, bf);  // without symmetry rules
         BranchBoundParams warm;
         warm.time_limit_s = 60;
         warm.warm_start_evaluations = 5000;
         EXPECT_DOUBLE_EQ(solve_exact_bb(m, warm).objective, bf);
-        EXPECT_DOUBLE_EQ(solve_exact_bb(m_free, cold(true)).objective, bf_free);
+        EXPECT_DOUBLE_EQ(solve_exact_bb(m_free, cold_bb(true)).objective, bf_free);
 
         t0 = std::chrono::steady_clock::now();
         const ExactResult milp = solve_exact(m, 60);
@@ -231,7 +225,7 @@ TEST(ExactLinks, BranchBoundAndMilpEqualBruteForceAndAnnealingReachesIt) {
 /** Both exact solvers (branch and bound, MILP) throw std::invalid_argument containing `message`. */
 void expect_both_solvers_refuse(const CapacityModel& m, const std::string& message) {
     for (const auto& solve :
-         {std::function<void()>([&] { solve_exact_bb(m, cold(true)); }), std::function<void()>([&] { solve_exact(m, 10); })}) {
+         {std::function<void()>([&] { solve_exact_bb(m, cold_bb(true)); }), std::function<void()>([&] { solve_exact(m, 10); })}) {
         try {
             solve();
             ADD_FAILURE() << "not refused";
@@ -254,7 +248,7 @@ TEST(ExactLinks, RefusesOtherFiltersByName) {
     const Problem p = networked("K2", 4, 6, 2, 5);
     CapacityModel m(p);
     ASSERT_NE(m.find<LinkCapacityFilter>(), nullptr);
-    EXPECT_NO_THROW(solve_exact_bb(m, cold(true)));
+    EXPECT_NO_THROW(solve_exact_bb(m, cold_bb(true)));
     m.add_filter(std::make_unique<test::DrainFilter>(0));
     expect_both_solvers_refuse(m, "feasibility filter 'drain' is not modelled");
 }

@@ -71,13 +71,7 @@ Problem tiny_problem(const std::string& topo, int hosts, int vms, std::uint64_t 
     return p;
 }
 
-BranchBoundParams cold_bb(bool symmetry) {
-    BranchBoundParams bp;
-    bp.time_limit_s = 60;
-    bp.warm_start_evaluations = -1;  // the search must find the optimum itself
-    bp.symmetry = symmetry;
-    return bp;
-}
+using test::cold_bb;
 
 // More cases for a local stress run: -DVMCAP_EXACT_TINY_CASES=400 (the suite keeps 40, ~3 s).
 #ifndef VMCAP_EXACT_TINY_CASES

@@ -22,6 +22,7 @@
 #include "evaluators/state/search_state.h"
 #include "instances/problem.h"
 #include "optimizer/plan/plan.h"
+#include "optimizer/solvers/exact_bb.h"
 #include "instances/topology.h"
 
 namespace vmcap::test {
@@ -437,6 +438,16 @@ inline void add_leaf_spine(Problem& p, std::uint64_t seed, std::int64_t nic, std
         const int a = static_cast<int>(rng() % V), b = static_cast<int>(rng() % V);
         if (a != b) p.vlinks.push_back(Vlink{a, b, lo + static_cast<std::int64_t>(rng() % span), -1});
     }
+}
+
+/** Branch-and-bound parameters for a cold exact solve (no warm start: the search must find the
+ *  optimum itself), 60 s, with or without symmetry breaking. */
+inline BranchBoundParams cold_bb(bool symmetry) {
+    BranchBoundParams bp;
+    bp.time_limit_s = 60;
+    bp.warm_start_evaluations = -1;
+    bp.symmetry = symmetry;
+    return bp;
 }
 
 }  // namespace vmcap::test

@@ -29,6 +29,7 @@
 #include "instances/trace.h"
 #include "cli/cli.h"
 #include "tests/fixtures.h"
+#include "tests/test_constants.h"
 
 namespace vmcap {
 namespace {
@@ -40,8 +41,8 @@ struct TempDir : test::TempDir {
     TempDir() : test::TempDir("vmcap_gridiron_test") {}
 };
 
-constexpr const char* kIntervalMap = "0 0\n300 1\n600 2\n900 2\n1200 2\n1500 3\n";
-constexpr const char* kFlavorMap = "1,0.75 a\n16,112 b\n2,3.5 c\n";
+using test::kFlavorMap;
+using test::kIntervalMap;
 
 /** `hosts` hosts of one K2 type in racks of `per_rack` ("r1", ...), no VMs. */
 Problem bare_hosts(int hosts, int per_rack) {

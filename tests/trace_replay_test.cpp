@@ -51,8 +51,8 @@ void expect_input_error(F&& f, const std::string& needle) {
 }
 
 // Map: bins 0 (0 s), 1 (300 s), 2 (600, 900, 1200 s), 3 (1500 s); step 300 s.
-constexpr const char* kReplayIntervalMap = "0 0\n300 1\n600 2\n900 2\n1200 2\n1500 3\n";
-constexpr const char* kReplayFlavorMap = "1,0.75 a\n16,112 b\n2,3.5 c\n";
+using test::kFlavorMap;
+using test::kIntervalMap;
 
 struct AzureFiles {
     ReplayDir dir;
@@ -60,8 +60,8 @@ struct AzureFiles {
     AzureFiles(const std::string& flavors, const std::string& durations) {
         flav = dir.write("flav.txt", flavors);
         dur = dir.write("dur.txt", durations);
-        imap = dir.write("imap.txt", kReplayIntervalMap);
-        fmap = dir.write("fmap.txt", kReplayFlavorMap);
+        imap = dir.write("imap.txt", kIntervalMap);
+        fmap = dir.write("fmap.txt", kFlavorMap);
     }
     std::vector<TraceVm> read(std::uint64_t seed = 7) const { return read_azure_trace(flav, dur, imap, fmap, seed); }
 };
@@ -854,8 +854,8 @@ TEST(CmdSnapshot, WritesASnapshotFromASyntheticDataDir) {
     ReplayDir d;
     d.write("azure-v1-flavor-traces/traces/v1.dev.txt", "300 a,b,|,c\n600 c,c,|\n900 a\n");
     d.write("azure-v1-flavor-traces/traces/v1.dev.c2100000.txt", "300 C1,U1,|,U2\n600 U9,C2,|\n900 U0\n");
-    d.write("azure-v1-flavor-traces/maps/v1.interval_map.txt", kReplayIntervalMap);
-    d.write("azure-v1-flavor-traces/maps/flav_map.txt", kReplayFlavorMap);
+    d.write("azure-v1-flavor-traces/maps/v1.interval_map.txt", kIntervalMap);
+    d.write("azure-v1-flavor-traces/maps/flav_map.txt", kFlavorMap);
     const std::string out = (d.path() / "snap.json").string();
     const cli::Args args = {"--trace", "azure-dev", "--data-dir", d.path().string(), "--hosts",    "3",     "--time",
                             "400",     "--seed",    "9",          "--weight",        "2c3.5g=0.5", "--out", out};
