@@ -725,6 +725,80 @@ TEST(UpperBound, NodeSubsetStatesCompleteWhereMultisetsAreMany) {
     EXPECT_EQ(d.score, e.score);
 }
 
+/** tiny()'s cluster with one-node targets of two more shapes (2c4g, weight 0.5, and 1c4g,
+ *  weight 0.25, beside 2c8g), so that the targets split (SplitShape) with one-node targets that
+ *  are not the multi-node targets' per-node demand, as on the Azure replays. */
+Problem split_tiny(const std::string& topo, int hosts, int vms, std::uint64_t seed) {
+    Problem p = tiny(topo, hosts, vms, seed);
+    for (Flavor& f : p.flavors)
+        if (f.name == "1c4g") f.weight = 0.25;
+    test::add_flavor(p, "2c4g", 2, 4, "K1", 0.5);
+    finalize_problem(p, "<split tiny>");
+    return p;
+}
+
+TEST(UpperBound, SplitTargetsBoundEveryFinalStateAndEqualTheEnumeration) {
+    // One-node targets of several shapes beside multi-node targets of one per-node demand: the
+    // node-subset search with the split (exact part, and the envelope of removals priced alone)
+    // never below the brute-force optimum, equal to the general node-subset search and to the
+    // enumeration where those are exact, and the envelope never below the exact part.
+    const BoundCase cases[] = {{"K2", 3, 7}, {"K4", 3, 6}, {"C4", 3, 6}, {"CQ3", 2, 5}};
+    int split_hosts = 0, envelope_looser = 0;
+    for (int i = 0; i < 48; ++i) {
+        const BoundCase& c = cases[i % 4];
+        Problem p = split_tiny(c.topo, c.hosts, c.vms, 900 + static_cast<std::uint64_t>(i));
+        const int budget = 1 + (i / 4) % 3;
+        p.constraints.max_migrations = budget;
+        const CapacityModel m(p);
+        SCOPED_TRACE(std::string(c.topo) + " case " + std::to_string(i) + " budget " + std::to_string(budget));
+        const Score opt = brute_force_score(m);
+        const Score exact = compute_upper_bound(m, enumerate_up_to_budget()).score;
+        UpperBoundParams split = node_subsets_alone();
+        const UpperBound s = compute_upper_bound(m, split);
+        split.split_exact_removals = 0;
+        const Score envelope = compute_upper_bound(m, split).score;
+        split.split_nodes = false;
+        split.split_exact_removals = 16;
+        const Score general = compute_upper_bound(m, split).score;
+        const Score by_default = compute_upper_bound(m).score;
+        EXPECT_GE(exact, opt);
+        EXPECT_EQ(s.score, exact);
+        EXPECT_EQ(general, exact);
+        EXPECT_EQ(by_default, exact);
+        EXPECT_GE(envelope, exact);
+        EXPECT_EQ(s.hosts_split, s.hosts_node_subsets);
+        split_hosts += static_cast<int>(s.hosts_split);
+        envelope_looser += envelope > exact;
+    }
+    EXPECT_GT(split_hosts, 48);     // the split search ran (it applies to every host here)
+    EXPECT_GT(envelope_looser, 0);  // the envelope alone is looser somewhere: the exact part counts
+}
+
+TEST(UpperBound, SplitTargetsOnLargerHostsEqualTheEnumeration) {
+    // Random 16-host clusters, budget 4: the one-node 2c4g (weight 0.5) a target beside 4c16g,
+    // 8c32g and 16c64g (per node 4c16g). The split search alone (no enumeration, branch and bound
+    // or allocation bound) gives the enumeration's exact bound; its envelope alone is never below.
+    int looser = 0;
+    for (const char* topo : {"K2", "K4", "CQ3"}) {
+        for (std::uint64_t seed = 1; seed <= 3; ++seed) {
+            Problem p = larger_hosts_problem(topo, seed);
+            p.flavors[0].weight = 0.5;  // 2c4g
+            const CapacityModel m(p);
+            SCOPED_TRACE(std::string(topo) + " seed " + std::to_string(seed));
+            const Score exact = compute_upper_bound(m, enumerate_up_to_budget()).score;
+            UpperBoundParams split = node_subsets_alone();
+            const UpperBound s = compute_upper_bound(m, split);
+            EXPECT_EQ(s.score, exact);
+            EXPECT_GT(s.hosts_split, 0);
+            split.split_exact_removals = 0;
+            const Score envelope = compute_upper_bound(m, split).score;
+            EXPECT_GE(envelope, exact);
+            looser += envelope > exact;
+        }
+    }
+    RecordProperty("envelope_looser", looser);
+}
+
 TEST(UpperBound, NodeSubsetSecondTryCompletesHostsThatRanOutLate) {
     // The node-subset bound alone (no enumeration, branch and bound or allocation bound) with a
     // small allowance: hosts run out of it. A host that ran out after an eighth of its search is
@@ -744,6 +818,7 @@ TEST(UpperBound, NodeSubsetSecondTryCompletesHostsThatRanOutLate) {
             subsets.max_exact_removals = 0;
             subsets.max_search_per_host = 0;
             subsets.max_allocation_per_host = kSmallAllowance;
+            subsets.split_nodes = false;  // the general search's retry (these targets split)
             subsets.node_subset_retry = 1;
             const UpperBound once = compute_upper_bound(m, subsets);
             subsets.node_subset_retry = 4;

@@ -41,6 +41,7 @@ void UpperBoundParams::validate() const {
     if (max_allocation_per_exact_host < 0) throw std::invalid_argument("upper bound: max_allocation_per_exact_host must be >= 0");
     if (node_subset_retry < 1) throw std::invalid_argument("upper bound: node_subset_retry must be >= 1");
     if (max_allocation_total < 0) throw std::invalid_argument("upper bound: max_allocation_total must be >= 0");
+    if (split_exact_removals < 0) throw std::invalid_argument("upper bound: split_exact_removals must be >= 0");
     if (ram_lagrangian_steps < 0) throw std::invalid_argument("upper bound: ram_lagrangian_steps must be >= 0");
     if (threads < 1) throw std::invalid_argument("upper bound: threads must be >= 1");
     if (arrival_steps < 0) throw std::invalid_argument("upper bound: arrival_steps must be >= 0");
@@ -109,6 +110,7 @@ struct HostTable {
     TableKind kind = TableKind::Full;
     bool beyond = false;        ///< the table goes beyond the exact depth
     bool node_subsets = false;  ///< the node-subset bound completed there
+    bool split = false;         ///< ... as split_subset_bound() (SplitShape)
     /** lagrangian_upper_bound() only: the per-k search with arrivals ran out here or was not
      *  tried (read after the first multiplier vector: the later ones skip it on this host). */
     bool per_k_out = false;
@@ -589,6 +591,134 @@ private:
     std::vector<Type> types_;
 };
 
+/**
+ * The split of a host's value where every target is either a one-node flavor or a multi-node
+ * flavor whose per-node demand is one u shared by all multi-node targets (az10k-8t: 8c56g on K2
+ * and 16c112g on C4, 4c28g per vNUMA node, beside six one-node targets). Then
+ *
+ *     V_h(F) = V_multi(n(F)) + sum_i V_one(F_i),   n_i(F) = min over r of floor(F_ir / u_r),
+ *
+ * V_one(x) = sum over one-node targets of w_t node_b(t, x) (a one-node flavor's VMCAP is the sum
+ * of its per-node copies) and V_multi reads the nodes only through n (node_b of every multi-node
+ * target is n_i). The node-subset search with this split (HostBounder::split_subset_bound) keeps
+ * per node, removal count and n only the best V_one less landing costs: the one-node targets add
+ * over the nodes, so a node's options no longer multiply by its copy counts of every target.
+ * V_multi is tabulated per host type over every n <= nmax (mixed radix). Checked on construction:
+ * each one-node target's evaluator gives the sum of b on sample vectors. Read by every worker (const).
+ */
+class SplitShape {
+public:
+    /** Copy vectors tabulated per host type at most (8-node 16c64g hosts with a 4c16g unit: 5^8). */
+    static constexpr std::int64_t kMaxStates = 1 << 19;
+
+    explicit SplitShape(const CapacityModel& m) : m_(m) {
+        const Problem& p = m.problem();
+        if (p.num_resources() != 2 || m.num_targets() == 0) return;
+        bool has_multi = false;
+        for (int j = 0; j < m.num_targets(); ++j) {
+            const int fl = m.target_flavor(j);
+            const Flavor& f = p.flavors[static_cast<std::size_t>(fl)];
+            if (f.num_vnuma() <= 1) {
+                one_.push_back({fl, m.target_weight_units(j)});
+                continue;
+            }
+            if (has_multi && (u_[0] != f.node_demand[0] || u_[1] != f.node_demand[1])) return;
+            has_multi = true;
+            u_[0] = f.node_demand[0];
+            u_[1] = f.node_demand[1];
+            multi_.push_back({fl, m.target_weight_units(j)});
+        }
+        if (one_.empty()) return;  // all multi-node: the copy counts are the node's whole state already
+        types_.resize(p.host_types.size());
+        for (std::size_t ht = 0; ht < p.host_types.size(); ++ht) {
+            const HostType& h = p.host_types[ht];
+            Type& t = types_[ht];
+            t.n = h.num_nodes();
+            for (int j = 0; j < m.num_targets(); ++j)
+                if (!m.evaluator(static_cast<int>(ht), m.target_flavor(j)).is_closed_form()) return;
+            Count nmax = 0;
+            if (has_multi)
+                for (int i = 0; i < t.n; ++i) {
+                    Count b = std::numeric_limits<Count>::max();
+                    for (int r = 0; r < 2; ++r)
+                        if (u_[r] > 0) b = std::min<Count>(b, h.node_capacity[static_cast<std::size_t>(i) * 2 + r] / u_[r]);
+                    nmax = std::max(nmax, b);
+                }
+            t.nmax = nmax;
+            std::int64_t states = 1;
+            for (int i = 0; i < t.n; ++i) {
+                t.stride[i] = states;
+                states *= nmax + 1;
+                if (states > kMaxStates) return;
+            }
+            t.vm.assign(static_cast<std::size_t>(states), 0);
+            Count n[kMaxPNuma] = {};
+            for (std::int64_t x = 0; x < states; ++x) {
+                std::int64_t y = x;
+                for (int i = 0; i < t.n; ++i) {
+                    n[i] = static_cast<Count>(y % (nmax + 1));
+                    y /= nmax + 1;
+                }
+                Score v = 0;
+                for (const Target& o : multi_) v += o.weight * m.evaluator(static_cast<int>(ht), o.flavor)(n);
+                t.vm[static_cast<std::size_t>(x)] = v;
+            }
+            // A one-node target's VMCAP must be the sum of its per-node copies.
+            for (const Target& o : one_) {
+                const VmcapEvaluator& ev = m.evaluator(static_cast<int>(ht), o.flavor);
+                for (int s = 0; s < 8; ++s) {
+                    Count b[kMaxPNuma] = {};
+                    Count sum = 0;
+                    for (int i = 0; i < t.n; ++i) {
+                        b[i] = static_cast<Count>((i * 7 + s * 3) % (s + 2));
+                        sum += b[i];
+                    }
+                    if (ev(b) != sum) return;
+                }
+            }
+            t.ok = true;
+        }
+        ok_ = true;
+    }
+
+    bool ok() const { return ok_; }
+    Count nmax(int type) const { return types_[static_cast<std::size_t>(type)].nmax; }
+    std::int64_t stride(int type, int i) const { return types_[static_cast<std::size_t>(type)].stride[i]; }
+    /** V_multi of the copy vector with mixed-radix index `x` (sum_i n_i stride(type, i)). */
+    Score vmulti(int type, std::int64_t x) const { return types_[static_cast<std::size_t>(type)].vm[static_cast<std::size_t>(x)]; }
+    /** n_i of one node's free amounts x (2 entries, >= 0), at most nmax. O(1). */
+    Count units(int type, const Amount* x) const {
+        Count b = types_[static_cast<std::size_t>(type)].nmax;
+        for (int r = 0; r < 2; ++r)
+            if (u_[r] > 0) b = std::min<Count>(b, x[r] / u_[r]);
+        return b;
+    }
+    /** V_one of one node's free amounts x (2 entries, >= 0). O(one-node targets). */
+    Score vone(const Amount* x) const {
+        Score v = 0;
+        for (const Target& o : one_) v += o.weight * m_.node_b(o.flavor, x);
+        return v;
+    }
+
+private:
+    struct Target {
+        int flavor;
+        Score weight;
+    };
+    struct Type {
+        bool ok = false;
+        int n = 0;
+        Count nmax = 0;
+        std::int64_t stride[kMaxPNuma] = {};
+        std::vector<Score> vm;
+    };
+    const CapacityModel& m_;
+    std::vector<Target> one_, multi_;
+    Amount u_[2] = {0, 0};
+    std::vector<Type> types_;
+    bool ok_ = false;
+};
+
 /** A class of identical migratable VMs of one host (same flavor and pNUMA node set). */
 struct VmClass {
     int flavor = -1;
@@ -653,6 +783,9 @@ public:
      *  it runs out on most hosts at every vector, and trying it again took about a fifth of the
      *  time of each vector on huawei-1000. */
     void set_per_k(bool on) { per_k_ = on; }
+    /** compute_upper_bound(): the targets' split (SplitShape), when they split; the node-subset
+     *  search then runs as split_subset_bound() on the host types it holds, else as before. */
+    void set_shape(const SplitShape* shape) { shape_ = shape; }
 
     /** Host h's table for removal counts k <= kcap (front.size() - 1 <= kcap). Checks the watch
      *  every 64 value evaluations: throws BoundHalted once it says stop. */
@@ -834,8 +967,11 @@ private:
             // allocation bound's; the allocation bound only where it does not complete. Where it completes without a RAM
             // cost it is exact (the best V_h - L over k-sets, carried at the k smallest RAMs, as
             // the branch and bound's points are), so the branch and bound has nothing to add.
-            const bool slot_ok = prm_.node_subsets && !remaps_ && !exact_pair && node_subsets_retried(k_top, alloc_allowance);
+            const bool split = shape_ != nullptr && grid_ == nullptr;
+            const bool slot_ok = prm_.node_subsets && !remaps_ && !exact_pair &&
+                                 (split ? split_subset_bound(k_top, alloc_allowance) : node_subsets_retried(k_top, alloc_allowance));
             t.node_subsets = slot_ok;
+            t.split = split;
             bool searching = allowance > 0 && !(slot_ok && wm_ == 0);
             Score best_cheap = std::numeric_limits<Score>::min();  // best point so far with ram = the k smallest
             std::vector<Amount> top(free_.size());
@@ -1601,6 +1737,283 @@ private:
     }
 
     static constexpr std::int64_t kOuterSets = 1024, kWorkPerEvaluation = 8;
+    /**
+     * node_subset_bound() where the targets split (SplitShape). For each multiset X of the host's
+     * multi-node VMs (outer_sets()) and each node i, phi_i(n, a) = the best V_one of the node's
+     * free amounts less landing costs over its states (node_states()) of at most a single-node
+     * removals that keep at least n copies of u there. A set of k removals is X plus one state
+     * per node, and V_h = V_multi(n(F)) + sum_i V_one(F_i) (SplitShape), so
+     *
+     *     G(k) = max over X, n, a with |X| + sum_i a_i <= k of V_multi(n) + sum_i phi_i(n_i, a_i) - L(X).
+     *
+     * Two searches over the copy vectors n, depth-first over the nodes (per node only the n whose
+     * row of phi is not below the next n's everywhere; cut: V_multi with the later nodes at their
+     * most copies, which is monotone, plus the later nodes' best rows):
+     * - exact, for k up to UpperBoundParams::split_exact_removals removals beyond X: the rows convolved (max-plus) over the
+     *   nodes, an array per removal count;
+     * - for every k, removals priced: H(mu) = max over X, n, a of the same less mu (|X| + sum a),
+     *   one scalar per node and n, so G(k) <= H(mu) + mu k for every mu >= 0. The mu are the
+     *   breakpoints of H (Eisner and Severance, from mu = 0 and a mu where no removal pays, up to
+     *   integer mu; at most kSplitPrices): the concave envelope of G.
+     * slot_best_[k] = the smaller where both hold (a bound on every set of at most k). One unit of
+     * `allowance` per state read and search node; false when the envelope runs out (the exact part
+     * then only stops early) or the X or the states pass their caps (node_subset_bound()'s).
+     */
+    bool split_subset_bound(int k_top, std::int64_t& allowance) {
+        std::vector<int> multi;
+        std::vector<std::vector<int>> outer;
+        std::int64_t work = kWorkPerEvaluation * allowance;
+        if (!subsets_and_states(k_top, work, multi, outer)) return false;
+        const int levels = static_cast<int>(shape_->nmax(type_)) + 1;
+        std::int64_t left = allowance * kSplitStepsPerEvaluation;
+        // Per X: its size, landing costs, removals left K, and per node the rows of phi.
+        split_x_.resize(outer.size());
+        std::vector<Amount> base;
+        for (std::size_t o = 0; o < outer.size(); ++o) {
+            SplitX& sx = split_x_[o];
+            sx.size = 0;
+            sx.land = 0;
+            base = free_;
+            for (std::size_t m = 0; m < multi.size(); ++m) {
+                const VmClass& vc = classes_[multi[m]];
+                sx.size += outer[o][m];
+                sx.land += vc.landing * outer[o][m];
+                for (int q = 0; q < outer[o][m]; ++q) shift(base.data(), vc.flavor, vc.mask, +1);
+            }
+            sx.K = k_top - sx.size;
+            const std::size_t W = static_cast<std::size_t>(sx.K) + 1;
+            sx.phi.assign(static_cast<std::size_t>(n_) * levels * W, kSplitNo);
+            sx.lv.assign(static_cast<std::size_t>(n_) * levels, -1);
+            sx.top.assign(static_cast<std::size_t>(n_), 0);
+            for (int i = 0; i < n_; ++i) {
+                Score* ph = sx.phi.data() + static_cast<std::size_t>(i) * levels * W;
+                const NodeStates& st = node_states_[static_cast<std::size_t>(i)];
+                Amount x[2];
+                for (std::size_t s = 0; s < st.size(); ++s) {
+                    if (st.a[s] > sx.K) continue;
+                    if (--left < 0) return false;
+                    for (int r = 0; r < 2; ++r) x[r] = base[static_cast<std::size_t>(i) * 2 + r] + st.freed[s * 2 + r];
+                    const Score v = shape_->vone(x) - st.land[s];
+                    const Count n = shape_->units(type_, x);
+                    for (Count c = 0; c <= n; ++c) {
+                        Score& e = ph[static_cast<std::size_t>(c) * W + static_cast<std::size_t>(st.a[s])];
+                        e = std::max(e, v);
+                    }
+                }
+                for (int c = 0; c < levels; ++c)
+                    for (std::size_t a = 1; a < W; ++a) ph[c * W + a] = std::max(ph[c * W + a], ph[c * W + a - 1]);
+                // Useful n: a row strictly above the next kept (higher) row somewhere, most first.
+                int* l = sx.lv.data() + static_cast<std::size_t>(i) * levels;
+                int kept = 0;
+                for (int c = levels - 1; c >= 0; --c) {
+                    bool some = false, above = kept == 0;
+                    for (std::size_t a = 0; a < W; ++a) {
+                        const Score v = ph[c * W + a];
+                        if (v > kSplitNo) some = true;
+                        if (kept > 0 && v > ph[static_cast<std::size_t>(l[kept - 1]) * W + a]) above = true;
+                    }
+                    if (some && above) l[kept++] = c;
+                }
+                sx.top[static_cast<std::size_t>(i)] = kept > 0 ? l[0] : 0;  // the no-removal state is always there
+            }
+            sx.top_idx.assign(static_cast<std::size_t>(n_) + 1, 0);
+            for (int i = n_ - 1; i >= 0; --i)
+                sx.top_idx[static_cast<std::size_t>(i)] = sx.top_idx[static_cast<std::size_t>(i) + 1] + sx.top[static_cast<std::size_t>(i)] * shape_->stride(type_, i);
+        }
+        const std::size_t KT = static_cast<std::size_t>(k_top) + 1;
+        // The envelope: H at the breakpoints, each a (k, value) of its best configuration.
+        std::vector<Score> env(KT, std::numeric_limits<Score>::max());
+        auto add_line = [&](Score mu, Score h) {
+            for (std::size_t k = 0; k < KT; ++k) env[k] = std::min(env[k], h + mu * static_cast<Score>(k));
+        };
+        int prices = 0;
+        using Pt = Pt2;
+        auto eval = [&](Score mu, Pt& out) -> bool {
+            if (++prices > kSplitPrices) return true;  // enough lines: the envelope stays valid with fewer
+            Score h = kSplitNo;
+            out = Pt{0, kSplitNo};
+            for (SplitX& sx : split_x_)
+                if (!split_priced(sx, levels, mu, h, out, left)) return false;
+            add_line(mu, h);
+            return true;
+        };
+        Pt lo{}, hi{};
+        if (!eval(0, lo)) return false;
+        const Score v0 = value(free_.data());
+        const Score mu_hi = std::max<Score>(1, lo.v - v0 + 1);  // no removal pays: every config with k >= 1 is below k = 0
+        if (!eval(mu_hi, hi)) return false;
+        std::vector<std::pair<Pt, Pt>> todo;
+        if (lo.k > hi.k) todo.push_back({lo, hi});
+        while (!todo.empty() && prices < kSplitPrices) {
+            const auto [a, b] = todo.back();
+            todo.pop_back();
+            if (a.k <= b.k) continue;
+            // Where the two lines meet: v_a - mu k_a = v_b - mu k_b.
+            const Score mu = std::max<Score>(0, (a.v - b.v) / (a.k - b.k));
+            Pt c{};
+            const int before = prices;
+            if (!eval(mu, c)) return false;
+            if (prices == before || prices > kSplitPrices) break;
+            if (c.k != a.k && c.k != b.k && c.v - mu * c.k > a.v - mu * a.k) {
+                todo.push_back({a, c});
+                todo.push_back({c, b});
+            }
+        }
+        // The exact part, for up to split_exact_removals removals beyond X, within what the envelope left.
+        std::vector<Score> exact(KT, kSplitNo);
+        bool exact_ok = true;
+        for (SplitX& sx : split_x_) {
+            const std::size_t W = static_cast<std::size_t>(std::min(sx.K, prm_.split_exact_removals)) + 1;
+            split_arr_.resize(static_cast<std::size_t>(n_) + 1);
+            split_arr_[0].assign(W, kSplitNo);
+            split_arr_[0][0] = 0;
+            if (!split_exact(sx, levels, 0, 0, W, exact, left)) {
+                exact_ok = false;
+                break;
+            }
+        }
+        int exact_top = -1;  // exact for every k <= exact_top
+        if (exact_ok) {
+            exact_top = k_top;
+            for (const SplitX& sx : split_x_) exact_top = std::min(exact_top, sx.size + std::min(sx.K, prm_.split_exact_removals));
+            for (std::size_t k = 1; k < KT; ++k) exact[k] = std::max(exact[k], exact[k - 1]);
+        }
+        allowance = std::max<std::int64_t>(0, left / kSplitStepsPerEvaluation);
+        std::vector<Score> best(KT);
+        for (std::size_t k = 0; k < KT; ++k)
+            best[k] = static_cast<int>(k) <= exact_top ? std::min(env[k], exact[k]) : env[k];
+        slot_best_ = std::move(best);
+        slot_wit_.clear();
+        return true;
+    }
+
+    static constexpr Score kSplitNo = std::numeric_limits<Score>::min() / 4;
+    static constexpr int kSplitPrices = 48;
+    /** split_subset_bound()'s states read and search nodes per value evaluation of the allowance:
+     *  each is a table read and an add (a value evaluation of eight targets is dozens of divisions);
+     *  with 32, 7,095 of az10k-8t's 7,129 hosts with removals beyond the exact depth complete at
+     *  their 2,617 evaluations (2,250 with 8), in about the time the general search gave up in. */
+    static constexpr std::int64_t kSplitStepsPerEvaluation = 32;
+    struct Pt2 {
+        int k = 0;    ///< removals of a configuration
+        Score v = 0;  ///< its value, unpriced
+    };
+    struct SplitX {
+        int size = 0, K = 0;
+        Score land = 0;
+        std::vector<Score> phi;           ///< [(node * levels + n) * (K + 1) + a]
+        std::vector<int> lv;              ///< [node * levels + q]: its useful n, most first (-1 ends)
+        std::vector<Count> top;           ///< [node]: its largest useful n
+        std::vector<std::int64_t> top_idx;  ///< [i]: nodes i.. at their top, as a copy-vector index
+    };
+
+    /** H(mu) over one X into `h` (and its configuration's k and unpriced value into `at`), scalar
+     *  depth-first search over the nodes' useful n. */
+    bool split_priced(SplitX& sx, int levels, Score mu, Score& h, Pt2& at, std::int64_t& left) {
+        const std::size_t W = static_cast<std::size_t>(sx.K) + 1;
+        // Per node and n: the best of phi - mu a and its a; and per node the best over n (the n = 0 row's).
+        psi_.resize(static_cast<std::size_t>(n_) * levels);
+        psi_a_.resize(psi_.size());
+        split_opt_.assign(static_cast<std::size_t>(n_) + 1, 0);
+        for (int i = 0; i < n_; ++i)
+            for (int q = 0; q < levels; ++q) {
+                const int c = sx.lv[static_cast<std::size_t>(i) * levels + q];
+                if (c < 0) break;
+                const Score* row = sx.phi.data() + (static_cast<std::size_t>(i) * levels + c) * W;
+                Score b = kSplitNo;
+                int ba = 0;
+                for (std::size_t a = 0; a < W; ++a)
+                    if (row[a] > kSplitNo && row[a] - mu * static_cast<Score>(a) > b) {
+                        b = row[a] - mu * static_cast<Score>(a);
+                        ba = static_cast<int>(a);
+                    }
+                psi_[static_cast<std::size_t>(i) * levels + c] = b;
+                psi_a_[static_cast<std::size_t>(i) * levels + c] = ba;
+            }
+        for (int i = n_ - 1; i >= 0; --i) {
+            Score b = kSplitNo;
+            for (int q = 0; q < levels; ++q) {
+                const int c = sx.lv[static_cast<std::size_t>(i) * levels + q];
+                if (c < 0) break;
+                b = std::max(b, psi_[static_cast<std::size_t>(i) * levels + c]);
+            }
+            split_opt_[static_cast<std::size_t>(i)] = split_opt_[static_cast<std::size_t>(i) + 1] + b;
+        }
+        const Score fixed = -sx.land - mu * sx.size;
+        return split_priced_dfs(sx, levels, 0, 0, 0, 0, fixed, mu, h, at, left);
+    }
+
+    bool split_priced_dfs(const SplitX& sx, int levels, int i, std::int64_t idx, Score acc, int acc_a, Score fixed, Score mu, Score& h,
+                          Pt2& at, std::int64_t& left) {
+        if (--left < 0) return false;
+        if (i == n_) {
+            const Score v = shape_->vmulti(type_, idx) + acc + fixed;
+            if (v > h) {
+                h = v;
+                at.k = sx.size + acc_a;
+                at.v = v + mu * at.k;
+            }
+            return true;
+        }
+        if (shape_->vmulti(type_, idx + sx.top_idx[static_cast<std::size_t>(i)]) + acc + split_opt_[static_cast<std::size_t>(i)] + fixed <= h) return true;
+        for (int q = 0; q < levels; ++q) {
+            const int c = sx.lv[static_cast<std::size_t>(i) * levels + q];
+            if (c < 0) break;
+            const std::size_t x = static_cast<std::size_t>(i) * levels + c;
+            if (!split_priced_dfs(sx, levels, i + 1, idx + c * shape_->stride(type_, i), acc + psi_[x], acc_a + psi_a_[x], fixed, mu, h, at, left))
+                return false;
+        }
+        return true;
+    }
+
+    /** The exact part over one X: node i on, split_arr_[i] the earlier nodes' convolved rows (W
+     *  entries: at most W - 1 removals beyond X), `idx` their copy vector; bests into `exact`. */
+    bool split_exact(const SplitX& sx, int levels, int i, std::int64_t idx, std::size_t W, std::vector<Score>& exact, std::int64_t& left) {
+        if (--left < 0) return false;
+        const std::vector<Score>& cur = split_arr_[static_cast<std::size_t>(i)];
+        if (i == n_) {
+            const Score vm = shape_->vmulti(type_, idx) - sx.land;
+            for (std::size_t a = 0; a < W; ++a)
+                if (cur[a] > kSplitNo) {
+                    Score& b = exact[static_cast<std::size_t>(sx.size) + a];
+                    b = std::max(b, cur[a] + vm);
+                }
+            return true;
+        }
+        {
+            // Cut: at every count the later nodes at their best (each node's n = 0 row bounds its
+            // others: phi falls with n) and V_multi at their most copies cannot beat the best found
+            // with at most as many removals.
+            const Score vm = shape_->vmulti(type_, idx + sx.top_idx[static_cast<std::size_t>(i)]) - sx.land;
+            Score prefix = std::numeric_limits<Score>::min();
+            for (std::size_t k = 0; k < static_cast<std::size_t>(sx.size); ++k) prefix = std::max(prefix, exact[k]);
+            // The later nodes' best rows summed at their largest (the arrays are monotone in a).
+            Score later = 0;
+            const std::size_t WK = static_cast<std::size_t>(sx.K) + 1;
+            for (int j = i; j < n_; ++j) later += sx.phi[static_cast<std::size_t>(j) * levels * WK + std::min(W - 1, WK - 1)];
+            bool hope = false;
+            for (std::size_t a = 0; a < W && !hope; ++a) {
+                prefix = std::max(prefix, exact[static_cast<std::size_t>(sx.size) + a]);
+                if (cur[a] > kSplitNo && cur[a] + later + vm > prefix) hope = true;
+            }
+            if (!hope) return true;
+        }
+        const std::size_t WK = static_cast<std::size_t>(sx.K) + 1;
+        std::vector<Score>& next = split_arr_[static_cast<std::size_t>(i) + 1];
+        for (int q = 0; q < levels; ++q) {
+            const int c = sx.lv[static_cast<std::size_t>(i) * levels + q];
+            if (c < 0) break;
+            const Score* row = sx.phi.data() + (static_cast<std::size_t>(i) * levels + c) * WK;
+            next.assign(W, kSplitNo);
+            for (std::size_t a1 = 0; a1 < W; ++a1) {
+                if (cur[a1] <= kSplitNo) continue;
+                for (std::size_t a2 = 0; a1 + a2 < W; ++a2)
+                    if (row[a2] > kSplitNo) next[a1 + a2] = std::max(next[a1 + a2], cur[a1] + row[a2]);
+            }
+            if (!split_exact(sx, levels, i + 1, idx + c * shape_->stride(type_, i), W, exact, left)) return false;
+        }
+        return true;
+    }
 
     /** The host's classes split into multi-node (`multi`) and single-node ones (`single`), and
      *  the multisets X of multi-node VMs (counts per class of `multi`) of at most k_top VMs, the
@@ -2163,6 +2576,11 @@ private:
     std::vector<std::shared_ptr<const Witness>> slot_wit_;  // [k]: with arrivals, slot_best_[k]'s witness
     const ArrivalGrid* grid_ = nullptr;                     // set_arrivals(): joint tables of removals and arrivals
     const MultiNodeArrivals* multi_ = nullptr;              // set_arrivals(): whole multi-node arrivals, or null
+    const SplitShape* shape_ = nullptr;                     // set_shape(): the targets' split, or null
+    std::vector<SplitX> split_x_;                           // split_subset_bound(): per X
+    std::vector<std::vector<Score>> split_arr_;             // split_exact(): [node] the convolved rows so far
+    std::vector<Score> psi_, split_opt_;                    // split_priced(): [node * levels + n], [node] suffix bests
+    std::vector<int> psi_a_;                                // split_priced(): [node * levels + n] its removals
     bool per_k_ = true;                                     // set_per_k()
     // priced_search(): leaves and cuts per unit of allowance. A leaf is one table read and an
     // add, far cheaper than a value evaluation; at 64 the hosts of random 4-host CQ3 clusters with
@@ -2491,6 +2909,7 @@ struct TableInputs {
     int kcap;                  ///< the effective budget: no table goes beyond it
     bool fronts;               ///< the RAM multiplier search will run: keep whole Pareto fronts (HostBounder)
     std::vector<char> kernel;  ///< [host type] evaluate by the target-parallel kernel (kernel_by_type())
+    const SplitShape* shape = nullptr;  ///< the targets' split (HostBounder::set_shape), or null
 };
 
 /** Until the deadline or the stop (the watch): the full table of every host, hosts dealt to the
@@ -2503,6 +2922,7 @@ void full_tables(tbb::task_arena& arena, int workers, const TableInputs& in, Hal
     run_workers(arena, workers, [&](int w) {
         HostBounder hb(in.model, in.params, in.free_remaps, in.ram_milli, in.landing, in.search_share, in.allocation_share, in.fronts,
                        in.kernel, &watch);
+        hb.set_shape(in.shape);
         for (int h = w; h < H; h += workers) {
             if (!watch.take_table()) break;
             try {
@@ -2527,6 +2947,7 @@ void fallback_tables(tbb::task_arena& arena, int workers, const TableInputs& in,
     run_workers(arena, workers, [&](int w) {
         HostBounder hb(in.model, in.params, in.free_remaps, in.ram_milli, in.landing, in.search_share, in.allocation_share, in.fronts,
                        in.kernel, &watch);
+        hb.set_shape(in.shape);
         for (int h = w; h < H; h += workers) {
             if (done[h]) continue;
             if (!late.load(std::memory_order_relaxed) && std::chrono::steady_clock::now() >= fallback_end) late.store(true);
@@ -2600,6 +3021,8 @@ std::vector<HostTable> host_tables(const CapacityModel& model, const UpperBoundP
                    kcap,
                    fronts,
                    kernel_by_type(model, movable, usage, out.free_remaps, params.value_path)};
+    const SplitShape shape(model);
+    if (shape.ok() && !out.free_remaps && params.split_nodes) in.shape = &shape;
     std::vector<char> done(H, 0);
     full_tables(arena, workers, in, watch, tables, done);
     if (watch.halted.load()) fallback_tables(arena, workers, in, watch, tables, done);
@@ -2620,6 +3043,7 @@ void tally_tables(const std::vector<HostTable>& tables, const std::vector<std::v
         if (!movable[h].empty()) {
             out.hosts_tightened += t.kind == TableKind::Full ? 1 : 0;
             out.hosts_node_subsets += t.kind == TableKind::Full && t.node_subsets ? 1 : 0;
+            out.hosts_split += t.kind == TableKind::Full && t.node_subsets && t.split ? 1 : 0;
             out.hosts_beyond_depth += t.kind == TableKind::Full && t.beyond ? 1 : 0;
             out.hosts_cheap += t.kind == TableKind::Cheap ? 1 : 0;
             out.hosts_trivial += t.kind == TableKind::Trivial ? 1 : 0;

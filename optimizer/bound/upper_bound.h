@@ -84,6 +84,16 @@ struct UpperBoundParams {
      *  (an allowance as large as the allocation bound's, which keeps its own). false: the branch and
      *  bound, allocation bound and tail alone (kept to test and measure them). */
     bool node_subsets = true;
+    /** Where every target is a one-node flavor or a multi-node flavor of one shared per-node
+     *  demand (the Azure replays with one-node targets), the node-subset search keeps per node,
+     *  removal count and copies of that demand only the best one-node value (docs/upper-bound.md,
+     *  "Targets that split"): the same exact tables where both complete, on many more hosts.
+     *  false: the general search there too (kept to test the two against each other). */
+    bool split_nodes = true;
+    /** With split_nodes: removal counts beyond the multi-node VMs taken out (X) searched exactly
+     *  per count; every count is also bounded by the concave envelope of removals priced (docs/
+     *  upper-bound.md, "Targets that split"), alone beyond this. >= 0 (0: the envelope alone). */
+    int split_exact_removals = 16;
     /** A host whose node-subset search ran out after at least an eighth of it (read from the
      *  host alone, so the bound stays independent of threads) is searched once more with this
      *  many times its allowance (docs/upper-bound.md); 1: no second try. >= 1. */
@@ -181,6 +191,10 @@ struct UpperBound {
     /** Of hosts_tightened, those whose tables go beyond the exact depth K_h, and of these the ones
      *  where the node-subset bound completed (their tables beyond K_h exact without a RAM cost). */
     std::int64_t hosts_beyond_depth = 0, hosts_node_subsets = 0;
+    /** Of hosts_node_subsets, those searched with the targets' split (UpperBoundParams::split_nodes):
+     *  exact up to split_exact_removals removals beyond the multi-node VMs taken out, the concave
+     *  envelope of the removals priced beyond. */
+    std::int64_t hosts_split = 0;
     /** Set by optimize() when lagrangian_upper_bound() lowered the bound (UpperBoundParams::
      *  arrival_steps): score is then its bound, `removal_only` compute_upper_bound's,
      *  arrival_prices its multipliers per flavor (score units per VM). */
