@@ -1818,7 +1818,8 @@ private:
             }
             sx.top_idx.assign(static_cast<std::size_t>(n_) + 1, 0);
             for (int i = n_ - 1; i >= 0; --i)
-                sx.top_idx[static_cast<std::size_t>(i)] = sx.top_idx[static_cast<std::size_t>(i) + 1] + sx.top[static_cast<std::size_t>(i)] * shape_->stride(type_, i);
+                sx.top_idx[static_cast<std::size_t>(i)] =
+                    sx.top_idx[static_cast<std::size_t>(i) + 1] + sx.top[static_cast<std::size_t>(i)] * shape_->stride(type_, i);
         }
         const std::size_t KT = static_cast<std::size_t>(k_top) + 1;
         // The envelope: H at the breakpoints, each a (k, value) of its best configuration.
@@ -1880,8 +1881,7 @@ private:
         }
         allowance = std::max<std::int64_t>(0, left / kSplitStepsPerEvaluation);
         std::vector<Score> best(KT);
-        for (std::size_t k = 0; k < KT; ++k)
-            best[k] = static_cast<int>(k) <= exact_top ? std::min(env[k], exact[k]) : env[k];
+        for (std::size_t k = 0; k < KT; ++k) best[k] = static_cast<int>(k) <= exact_top ? std::min(env[k], exact[k]) : env[k];
         slot_best_ = std::move(best);
         slot_wit_.clear();
         return true;
@@ -1901,9 +1901,9 @@ private:
     struct SplitX {
         int size = 0, K = 0;
         Score land = 0;
-        std::vector<Score> phi;           ///< [(node * levels + n) * (K + 1) + a]
-        std::vector<int> lv;              ///< [node * levels + q]: its useful n, most first (-1 ends)
-        std::vector<Count> top;           ///< [node]: its largest useful n
+        std::vector<Score> phi;             ///< [(node * levels + n) * (K + 1) + a]
+        std::vector<int> lv;                ///< [node * levels + q]: its useful n, most first (-1 ends)
+        std::vector<Count> top;             ///< [node]: its largest useful n
         std::vector<std::int64_t> top_idx;  ///< [i]: nodes i.. at their top, as a copy-vector index
     };
 
@@ -1955,12 +1955,15 @@ private:
             }
             return true;
         }
-        if (shape_->vmulti(type_, idx + sx.top_idx[static_cast<std::size_t>(i)]) + acc + split_opt_[static_cast<std::size_t>(i)] + fixed <= h) return true;
+        if (shape_->vmulti(type_, idx + sx.top_idx[static_cast<std::size_t>(i)]) + acc + split_opt_[static_cast<std::size_t>(i)] + fixed <=
+            h)
+            return true;
         for (int q = 0; q < levels; ++q) {
             const int c = sx.lv[static_cast<std::size_t>(i) * levels + q];
             if (c < 0) break;
             const std::size_t x = static_cast<std::size_t>(i) * levels + c;
-            if (!split_priced_dfs(sx, levels, i + 1, idx + c * shape_->stride(type_, i), acc + psi_[x], acc_a + psi_a_[x], fixed, mu, h, at, left))
+            if (!split_priced_dfs(sx, levels, i + 1, idx + c * shape_->stride(type_, i), acc + psi_[x], acc_a + psi_a_[x], fixed, mu, h, at,
+                                  left))
                 return false;
         }
         return true;
@@ -2906,9 +2909,9 @@ struct TableInputs {
     std::int64_t allocation_share;  ///< per-host share of max_allocation_total
     const std::vector<std::vector<int>>& movable;
     const std::vector<std::vector<Amount>>& usage;
-    int kcap;                  ///< the effective budget: no table goes beyond it
-    bool fronts;               ///< the RAM multiplier search will run: keep whole Pareto fronts (HostBounder)
-    std::vector<char> kernel;  ///< [host type] evaluate by the target-parallel kernel (kernel_by_type())
+    int kcap;                           ///< the effective budget: no table goes beyond it
+    bool fronts;                        ///< the RAM multiplier search will run: keep whole Pareto fronts (HostBounder)
+    std::vector<char> kernel;           ///< [host type] evaluate by the target-parallel kernel (kernel_by_type())
     const SplitShape* shape = nullptr;  ///< the targets' split (HostBounder::set_shape), or null
 };
 
